@@ -1,0 +1,39 @@
+# Tessera's two commands. Both install what they need first (scripts/install-tools.sh; only
+# what is missing), so they work on a fresh machine and cost little the second time.
+#
+#   make serve   build the site and serve it on http://127.0.0.1:8080
+#   make test    every check: fmt, clippy, cargo tests, the wasm build, Playwright
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+# cargo-installed tools and npm's wasm-opt (binaryen) come first on PATH, where trunk looks.
+export PATH := $(CURDIR)/e2e/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+# Mesa's Vulkan driver warns without it.
+export XDG_RUNTIME_DIR ?= /tmp
+
+.PHONY: serve test tools test-tools lint cargo-test site e2e
+
+serve: tools
+	trunk serve --release --offline
+
+test: test-tools lint cargo-test site e2e
+
+tools:
+	scripts/install-tools.sh build
+
+test-tools:
+	scripts/install-tools.sh test
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+	cargo clippy -p site --target wasm32-unknown-unknown --locked -- -D warnings
+
+cargo-test:
+	cargo test --workspace --locked
+
+site:
+	trunk build --release --offline
+
+e2e:
+	cd e2e && npx playwright test

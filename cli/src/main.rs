@@ -1,0 +1,123 @@
+//! `tessera`: Tessera's pipeline from a terminal.
+//!
+//! In: command-line arguments. Out: text on stdout, errors on stderr and a non-zero exit
+//! status. It only parses arguments and prints; the work happens in `compiler-core` and
+//! `runtime`, so the CLI, the playground and the tests share one implementation.
+
+use clap::{Parser, Subcommand};
+use compiler_core::hierarchy::{Dim3, LaunchShape, NVIDIA_LANES};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "tessera", version, about = "The Tessera GPU kernel language")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
+    Ctx(CtxArgs),
+    /// Describe the GPU this machine offers (through Vulkan) and its subgroups.
+    Gpu,
+}
+
+#[derive(clap::Args)]
+struct CtxArgs {
+    /// CTAs in the grid, as X[,Y[,Z]].
+    #[arg(long, value_parser = parse_extents, default_value = "4,3")]
+    grid: Dim3,
+    /// Threads per CTA, as in @launch(T).
+    #[arg(long = "launch", default_value_t = 256)]
+    threads: u32,
+    /// Lanes per warp (32 on NVIDIA).
+    #[arg(long, default_value_t = NVIDIA_LANES)]
+    lanes: u32,
+    /// The CTA, as X[,Y[,Z]].
+    #[arg(long, value_parser = parse_index, default_value = "2,1")]
+    block: Dim3,
+    /// The thread's index in its CTA (ctx.thread).
+    #[arg(long, default_value_t = 113)]
+    thread: u32,
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Ctx(args) => ctx(&args),
+        Command::Gpu => gpu(),
+    };
+    match result {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn ctx(args: &CtxArgs) -> Result<String, String> {
+    let shape = LaunchShape::new(args.grid, args.threads, args.lanes).map_err(|e| e.to_string())?;
+    let thread = shape
+        .locate(args.block, args.thread)
+        .map_err(|e| e.to_string())?;
+    let rows = thread.explain();
+    let field_width = rows
+        .iter()
+        .map(|r| r.field.len())
+        .fold("field".len(), usize::max);
+    let value_width = rows
+        .iter()
+        .map(|r| r.value.len())
+        .fold("value".len(), usize::max);
+    let mut out = format!("{}\n\n", thread.sentence());
+    out += &format!("{:field_width$}  {:value_width$}  why\n", "field", "value");
+    for row in &rows {
+        out += &format!(
+            "{:field_width$}  {:value_width$}  {}\n",
+            row.field, row.value, row.why
+        );
+    }
+    out += &format!(
+        "\nctx.thread = ctx.warp * ctx.lanes + ctx.lane: {}\n",
+        thread.relation()
+    );
+    out += &format!(
+        "active mask of warp {}: {}\n",
+        thread.warp(),
+        thread.active_mask()
+    );
+    Ok(out)
+}
+
+fn gpu() -> Result<String, String> {
+    let report = pollster::block_on(runtime::probe()).map_err(|e| e.to_string())?;
+    Ok(report.to_string())
+}
+
+/// Grid extents: axes left out are 1, as in CUDA's `dim3`.
+fn parse_extents(text: &str) -> Result<Dim3, String> {
+    parse_axes(text, 1)
+}
+
+/// A CTA's index: axes left out are 0.
+fn parse_index(text: &str) -> Result<Dim3, String> {
+    parse_axes(text, 0)
+}
+
+fn parse_axes(text: &str, missing: u32) -> Result<Dim3, String> {
+    let numbers = text
+        .split(',')
+        .map(|part| part.trim().parse::<u32>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| format!("`{text}` is not X[,Y[,Z]] with whole numbers"))?;
+    match numbers[..] {
+        [x] => Ok(Dim3::new(x, missing, missing)),
+        [x, y] => Ok(Dim3::new(x, y, missing)),
+        [x, y, z] => Ok(Dim3::new(x, y, z)),
+        _ => Err(format!("`{text}` has more than three axes")),
+    }
+}

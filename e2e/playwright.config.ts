@@ -1,0 +1,40 @@
+// Playwright runs the built site (dist/, made by `trunk build`) in Debian's Chromium.
+// Never `npx playwright install`: the browser is the system's, with real WebGPU on SwiftShader.
+import { defineConfig } from '@playwright/test';
+
+const port = Number(process.env.TESSERA_E2E_PORT ?? 4173);
+
+export default defineConfig({
+  testDir: './specs',
+  outputDir: './test-results',
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  timeout: 30_000,
+  forbidOnly: !!process.env.CI,
+  reporter: [['list']],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    browserName: 'chromium',
+    headless: true,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      args: [
+        '--enable-unsafe-webgpu',
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+    trace: 'retain-on-failure',
+  },
+  webServer: {
+    // --single serves index.html for every route, as a static host of the site must.
+    command: `npx sirv ../dist --single --host 127.0.0.1 --port ${port}`,
+    url: `http://127.0.0.1:${port}/`,
+    reuseExistingServer: false,
+    timeout: 30_000,
+  },
+});

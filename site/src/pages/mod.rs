@@ -1,0 +1,3 @@
+//! One module per page of the site.
+
+pub mod home;
