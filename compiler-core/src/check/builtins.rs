@@ -1,0 +1,440 @@
+//! Calls: casts, math built-ins, `barrier()`, shuffles, tile reductions and collectives.
+//!
+//! Each built-in's signature, the uniformity of its result and the control it needs live here
+//! and only here.
+
+use super::types::{unify, Scalar, Type};
+use super::uniformity::Uniformity;
+use super::{KernelChecker, Value};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+use crate::syntax::ast::{Expr, ExprKind, Ident};
+use crate::syntax::ctx::{self, CtxField};
+
+const MATH: [&str; 13] = [
+    "sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tanh", "floor", "ceil", "abs",
+    "fma",
+];
+const SHUFFLES: [&str; 5] = [
+    "shuffle",
+    "shuffle_xor",
+    "shuffle_up",
+    "shuffle_down",
+    "broadcast",
+];
+const REDUCTIONS: [&str; 6] = ["sum", "max", "min", "and", "or", "xor"];
+const LANE_ONLY: [&str; 4] = ["any", "all", "ballot", "prefix_sum"];
+const OTHERS: [&str; 11] = [
+    "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "sum",
+];
+
+/// The closest of `candidates` to `name`, if it is close enough to be a likely typo.
+pub(super) fn closest<'a>(
+    name: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let limit = (name.len() / 3).clamp(1, 2);
+    candidates
+        .filter(|c| *c != name)
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = (previous + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(current + 1);
+            previous = current;
+        }
+    }
+    row[b.len()]
+}
+
+impl KernelChecker {
+    fn arity(&mut self, callee: &Ident, args: &[Expr], expected: usize, span: Span) -> bool {
+        if args.len() == expected {
+            return true;
+        }
+        self.error(
+            Diagnostic::error(
+                Code::E0302,
+                span,
+                format!(
+                    "`{}` takes {expected} argument{}, not {}",
+                    callee.name,
+                    if expected == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            )
+            .with_label(format!("{} given", args.len())),
+        );
+        false
+    }
+
+    fn wrong_argument(&mut self, callee: &str, value: &Value, span: Span, expected: &str) -> Value {
+        if !value.ty.is_error() {
+            self.error(
+                Diagnostic::error(
+                    Code::E0302,
+                    span,
+                    format!("`{callee}` takes {expected}, not {}", value.ty),
+                )
+                .with_label(format!("this is {}", value.ty)),
+            );
+        }
+        Value::error()
+    }
+
+    pub(super) fn call(&mut self, callee: &Ident, args: &[Expr], span: Span) -> Value {
+        let name = callee.name.as_str();
+        if name == "barrier" {
+            if self.arity(callee, args, 0, span) {
+                self.require_control(Uniformity::Uniform, "barrier()", span);
+            }
+            return Value::new(Type::Unit, Uniformity::Uniform);
+        }
+        if name == "range" {
+            for arg in args {
+                self.expr(arg);
+            }
+            self.error(
+                Diagnostic::error(
+                    Code::E0302,
+                    span,
+                    "range(...) is only the bounds of a for loop",
+                )
+                .with_label("not a value")
+                .with_help("write for i in range(start, end, step) { ... }"),
+            );
+            return Value::error();
+        }
+        let values: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        let uniformity = values
+            .iter()
+            .fold(Uniformity::Uniform, |u, v| u.join(v.uniformity));
+        if let Some(target) = Scalar::from_name(name) {
+            if !self.arity(callee, args, 1, span) {
+                return Value::error();
+            }
+            let value = &values[0];
+            if value.ty.scalar().is_none() && !value.ty.is_error() {
+                return self.wrong_argument(name, value, args[0].span, "a number or a bool");
+            }
+            return Value::new(Type::Scalar(target), uniformity);
+        }
+        if SHUFFLES.contains(&name) {
+            return self.shuffle(callee, args, &values, span);
+        }
+        if (name == "sum" || name == "max") && values.first().is_some_and(|v| v.ty.is_tile()) {
+            return self.tile_reduction(callee, args, &values, span);
+        }
+        match name {
+            "min" | "max" | "clamp" | "select" | "fma" => {
+                self.numeric_call(callee, args, &values, span, uniformity)
+            }
+            _ if MATH.contains(&name) => self.numeric_call(callee, args, &values, span, uniformity),
+            _ if REDUCTIONS.contains(&name) || LANE_ONLY.contains(&name) => {
+                self.error(
+                    Diagnostic::error(Code::E0315, callee.span, format!("`{name}` needs <over ctx.lane> or <over ctx.thread>"))
+                        .with_label("over which threads?")
+                        .with_help(format!("write {name}<over ctx.lane>(x) for a warp, {name}<over ctx.thread>(x) for the CTA")),
+                );
+                Value::error()
+            }
+            _ => {
+                let known = MATH
+                    .iter()
+                    .chain(&SHUFFLES)
+                    .chain(&REDUCTIONS)
+                    .chain(&LANE_ONLY)
+                    .chain(&OTHERS)
+                    .copied();
+                let mut diagnostic = Diagnostic::error(
+                    Code::E0206,
+                    callee.span,
+                    format!("there is no function `{name}`"),
+                )
+                .with_label("not a built-in");
+                if let Some(similar) = closest(name, known) {
+                    diagnostic =
+                        diagnostic.with_help(format!("a built-in is similar: `{similar}`"));
+                }
+                self.error(diagnostic);
+                Value::error()
+            }
+        }
+    }
+
+    /// min, max, clamp, select, fma and the float math functions.
+    fn numeric_call(
+        &mut self,
+        callee: &Ident,
+        args: &[Expr],
+        values: &[Value],
+        span: Span,
+        uniformity: Uniformity,
+    ) -> Value {
+        let name = callee.name.as_str();
+        let (arity, first_operand) = match name {
+            "min" | "max" => (2, 0),
+            "clamp" | "fma" => (3, 0),
+            "select" => (3, 1),
+            _ => (1, 0),
+        };
+        if !self.arity(callee, args, arity, span) {
+            return Value::error();
+        }
+        if name == "select" && values[0].ty != Type::BOOL && !values[0].ty.is_error() {
+            return self.wrong_argument(name, &values[0], args[0].span, "a bool condition first");
+        }
+        let mut ty = values[first_operand].ty.clone();
+        for (value, arg) in values.iter().zip(args).skip(first_operand + 1) {
+            match unify(&ty, &value.ty) {
+                Some(t) => ty = t,
+                None => {
+                    return self.wrong_argument(
+                        name,
+                        value,
+                        arg.span,
+                        &format!("operands of one type ({ty})"),
+                    );
+                }
+            }
+        }
+        let wants_float = !matches!(name, "min" | "max" | "clamp" | "select" | "abs");
+        let fits = if wants_float {
+            ty.is_float() || ty == Type::IntLiteral
+        } else if name == "select" {
+            ty.scalar().is_some()
+        } else {
+            ty.is_numeric()
+        };
+        if !fits && !ty.is_error() {
+            let expected = if wants_float {
+                "floats (f32 or f16)"
+            } else {
+                "numbers"
+            };
+            return self.wrong_argument(name, &Value::new(ty, uniformity), span, expected);
+        }
+        if wants_float && ty == Type::IntLiteral {
+            ty = Type::FloatLiteral;
+        }
+        Value::new(ty, uniformity)
+    }
+
+    fn shuffle(&mut self, callee: &Ident, args: &[Expr], values: &[Value], span: Span) -> Value {
+        let name = callee.name.as_str();
+        if !self.arity(callee, args, 2, span) {
+            return Value::error();
+        }
+        self.require_control(Uniformity::WarpUniform, &format!("{name}()"), span);
+        let (value, lane) = (&values[0], &values[1]);
+        if value.ty.scalar().is_none_or(|s| s == Scalar::Bool) && !value.ty.is_error() {
+            return self.wrong_argument(
+                name,
+                value,
+                args[0].span,
+                "a number (i32, u32 or f32) to exchange",
+            );
+        }
+        if !lane.ty.is_integer() && !lane.ty.is_error() {
+            let what = if name == "shuffle_xor" {
+                "an integer lane mask"
+            } else {
+                "an integer lane or distance"
+            };
+            return self.wrong_argument(name, lane, args[1].span, what);
+        }
+        let ty = value.ty.clone().concrete();
+        if name == "broadcast" {
+            if lane.uniformity > Uniformity::WarpUniform {
+                self.error(
+                    Diagnostic::error(Code::E0403, args[1].span, "broadcast's lane must be warp-uniform, and this is varying")
+                        .with_label("this lane differs between threads of a warp")
+                        .with_help("broadcast sends one lane's value to the whole warp; to read a different lane in each thread, use shuffle(x, lane)"),
+                );
+            }
+            let uniformity = value.uniformity.min(Uniformity::WarpUniform);
+            return Value::new(ty, uniformity);
+        }
+        let uniformity = if value.uniformity == Uniformity::Uniform {
+            Uniformity::Uniform
+        } else {
+            Uniformity::Varying
+        };
+        Value::new(ty, uniformity)
+    }
+
+    /// `sum(t, axis)` and `max(t, axis)` over a tile: the tile without that axis.
+    fn tile_reduction(
+        &mut self,
+        callee: &Ident,
+        args: &[Expr],
+        values: &[Value],
+        span: Span,
+    ) -> Value {
+        if !self.arity(callee, args, 2, span) {
+            return Value::error();
+        }
+        self.require_control(
+            Uniformity::Uniform,
+            &format!("{}(tile, axis)", callee.name),
+            span,
+        );
+        let Type::Tile { element, shape } = &values[0].ty else {
+            return Value::error();
+        };
+        let axis = match args[1].kind {
+            ExprKind::Int(Some(axis)) if (axis as usize) < shape.len() => axis as usize,
+            _ => {
+                self.error(
+                    Diagnostic::error(
+                        Code::E0302,
+                        args[1].span,
+                        format!("the axis must be an integer literal below {}", shape.len()),
+                    )
+                    .with_label("which axis to reduce"),
+                );
+                return Value::error();
+            }
+        };
+        let mut shape = shape.clone();
+        shape.remove(axis);
+        let ty = if shape.is_empty() {
+            Type::Scalar(*element)
+        } else {
+            Type::Tile {
+                element: *element,
+                shape,
+            }
+        };
+        Value::new(ty, Uniformity::Uniform)
+    }
+
+    pub(super) fn collective(
+        &mut self,
+        op: &Ident,
+        over: &Expr,
+        args: &[Expr],
+        span: Span,
+    ) -> Value {
+        let values: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        let name = op.name.as_str();
+        let field = match &over.kind {
+            ExprKind::Ctx(path) => ctx::resolve(path, over.span).ok(),
+            _ => None,
+        };
+        let level = match field {
+            Some(CtxField::Lane) => Uniformity::WarpUniform,
+            Some(CtxField::Thread) => Uniformity::Uniform,
+            Some(other) => {
+                self.error(
+                    Diagnostic::error(
+                        Code::E0315,
+                        over.span,
+                        format!("a collective cannot run over {}", other.name()),
+                    )
+                    .with_label("expected ctx.lane or ctx.thread")
+                    .with_help("<over ctx.lane> combines the lanes of each warp; <over ctx.thread> every thread of the CTA"),
+                );
+                return Value::error();
+            }
+            None => return Value::error(),
+        };
+        if !REDUCTIONS.contains(&name) && !LANE_ONLY.contains(&name) {
+            let known = REDUCTIONS.iter().chain(&LANE_ONLY).copied();
+            let mut diagnostic = Diagnostic::error(
+                Code::E0206,
+                op.span,
+                format!("there is no collective `{name}`"),
+            )
+            .with_label("not a collective");
+            if let Some(similar) = closest(name, known) {
+                diagnostic = diagnostic.with_help(format!("a collective is similar: `{similar}`"));
+            }
+            self.error(diagnostic);
+            return Value::error();
+        }
+        if LANE_ONLY.contains(&name) && level == Uniformity::Uniform {
+            self.error(
+                Diagnostic::error(
+                    Code::E0315,
+                    over.span,
+                    format!("`{name}` runs over ctx.lane only"),
+                )
+                .with_label("votes and scans are warp operations")
+                .with_help(format!("write {name}<over ctx.lane>(...)")),
+            );
+            return Value::error();
+        }
+        let what = format!(
+            "{name}<over {}>",
+            if level == Uniformity::Uniform {
+                "ctx.thread"
+            } else {
+                "ctx.lane"
+            }
+        );
+        let callee = Ident {
+            name: what.clone(),
+            span: op.span,
+        };
+        if !self.arity(&callee, args, 1, span) {
+            return Value::error();
+        }
+        self.require_control(level, &what, span);
+        let value = &values[0];
+        let ty = match name {
+            "any" | "all" | "ballot" => {
+                if value.ty != Type::BOOL && !value.ty.is_error() {
+                    return self.wrong_argument(&what, value, args[0].span, "a bool");
+                }
+                if name == "ballot" {
+                    Type::U32
+                } else {
+                    Type::BOOL
+                }
+            }
+            "and" | "or" | "xor" => {
+                if !value.ty.is_integer() && !value.ty.is_error() {
+                    return self.wrong_argument(&what, value, args[0].span, "an integer");
+                }
+                value.ty.clone().concrete()
+            }
+            _ => {
+                if !value.ty.is_numeric() && !value.ty.is_error() {
+                    return self.wrong_argument(&what, value, args[0].span, "a number");
+                }
+                value.ty.clone().concrete()
+            }
+        };
+        let uniformity = if name == "prefix_sum" {
+            Uniformity::Varying
+        } else {
+            level
+        };
+        Value::new(ty, uniformity)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names_only() {
+        let names = ["shuffle", "shuffle_xor", "sum"];
+        assert_eq!(closest("shufle", names.iter().copied()), Some("shuffle"));
+        assert_eq!(closest("product", names.iter().copied()), None);
+    }
+}

@@ -1,0 +1,195 @@
+//! Types: scalars, untyped literals, tensors and tiles, and how operands unify.
+//!
+//! Invariant: `Type::Error` unifies with everything silently, so one mistake is reported once
+//! and not again by every expression that uses its result.
+
+use serde::Serialize;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Scalar {
+    Bool,
+    I32,
+    U32,
+    F32,
+    F16,
+}
+
+impl Scalar {
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Some(match name {
+            "bool" => Scalar::Bool,
+            "i32" => Scalar::I32,
+            "u32" => Scalar::U32,
+            "f32" => Scalar::F32,
+            "f16" => Scalar::F16,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I32 => "i32",
+            Scalar::U32 => "u32",
+            Scalar::F32 => "f32",
+            Scalar::F16 => "f16",
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::U32)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F16)
+    }
+
+    pub fn is_numeric(self) -> bool {
+        self != Scalar::Bool
+    }
+
+    /// Bytes per element in memory.
+    pub fn size(self) -> u64 {
+        match self {
+            Scalar::F16 => 2,
+            _ => 4,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Type {
+    Scalar(Scalar),
+    /// An integer literal not yet given a type: it becomes `i32`, `u32`, `f32` or `f16`.
+    IntLiteral,
+    /// A float literal not yet given a type: it becomes `f32` or `f16`.
+    FloatLiteral,
+    /// A kernel parameter in global memory; `dims` as written (`N`, `64`).
+    Tensor {
+        element: Scalar,
+        dims: Vec<String>,
+        /// Extents known at compile time (literal dimensions).
+        extents: Vec<Option<u64>>,
+    },
+    /// A tile: a block of elements in the CTA's shared memory, of a compile-time shape.
+    Tile {
+        element: Scalar,
+        shape: Vec<u64>,
+    },
+    /// What `barrier()` returns: nothing.
+    Unit,
+    Error,
+}
+
+impl Type {
+    pub const BOOL: Type = Type::Scalar(Scalar::Bool);
+    pub const I32: Type = Type::Scalar(Scalar::I32);
+    pub const U32: Type = Type::Scalar(Scalar::U32);
+    pub const F32: Type = Type::Scalar(Scalar::F32);
+
+    pub fn is_error(&self) -> bool {
+        matches!(self, Type::Error)
+    }
+
+    /// An integer scalar or an integer literal.
+    pub fn is_integer(&self) -> bool {
+        match self {
+            Type::Scalar(s) => s.is_integer(),
+            Type::IntLiteral => true,
+            _ => false,
+        }
+    }
+
+    pub fn is_numeric(&self) -> bool {
+        match self {
+            Type::Scalar(s) => s.is_numeric(),
+            Type::IntLiteral | Type::FloatLiteral => true,
+            _ => false,
+        }
+    }
+
+    pub fn is_float(&self) -> bool {
+        match self {
+            Type::Scalar(s) => s.is_float(),
+            Type::FloatLiteral => true,
+            _ => false,
+        }
+    }
+
+    pub fn is_tile(&self) -> bool {
+        matches!(self, Type::Tile { .. })
+    }
+
+    /// A literal takes its default type (`i32`, `f32`) when nothing else decides it.
+    pub fn concrete(self) -> Type {
+        match self {
+            Type::IntLiteral => Type::I32,
+            Type::FloatLiteral => Type::F32,
+            other => other,
+        }
+    }
+
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Type::Scalar(s) => Some(*s),
+            Type::IntLiteral => Some(Scalar::I32),
+            Type::FloatLiteral => Some(Scalar::F32),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Scalar(s) => f.write_str(s.name()),
+            Type::IntLiteral => f.write_str("{integer}"),
+            Type::FloatLiteral => f.write_str("{float}"),
+            Type::Tensor { element, dims, .. } => {
+                write!(f, "tensor<{}>[{}]", element.name(), dims.join(", "))
+            }
+            Type::Tile { element, shape } => {
+                let shape: Vec<String> = shape.iter().map(u64::to_string).collect();
+                write!(f, "tile<{}>[{}]", element.name(), shape.join(", "))
+            }
+            Type::Unit => f.write_str("()"),
+            Type::Error => f.write_str("{error}"),
+        }
+    }
+}
+
+/// The type two scalar operands share, if they can share one: equal types, or a literal that
+/// takes the other's type. `Error` absorbs everything.
+pub fn unify(a: &Type, b: &Type) -> Option<Type> {
+    use Type::*;
+    Some(match (a, b) {
+        (Error, _) | (_, Error) => Error,
+        (x, y) if x == y => x.clone(),
+        (IntLiteral, FloatLiteral) | (FloatLiteral, IntLiteral) => FloatLiteral,
+        (IntLiteral, Scalar(s)) | (Scalar(s), IntLiteral) if s.is_numeric() => Scalar(*s),
+        (FloatLiteral, Scalar(s)) | (Scalar(s), FloatLiteral) if s.is_float() => Scalar(*s),
+        _ => return None,
+    })
+}
+
+/// Whether a value of type `value` may be stored where `target` is expected.
+pub fn assignable(value: &Type, target: &Type) -> bool {
+    unify(value, target).is_some_and(|t| t == *target || t.is_error())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_take_the_other_operands_type() {
+        assert_eq!(unify(&Type::IntLiteral, &Type::U32), Some(Type::U32));
+        assert_eq!(unify(&Type::IntLiteral, &Type::F32), Some(Type::F32));
+        assert_eq!(unify(&Type::FloatLiteral, &Type::I32), None);
+        assert_eq!(unify(&Type::I32, &Type::U32), None);
+        assert_eq!(unify(&Type::Error, &Type::U32), Some(Type::Error));
+        assert!(assignable(&Type::IntLiteral, &Type::F32));
+        assert!(!assignable(&Type::F32, &Type::I32));
+    }
+}

@@ -1,0 +1,97 @@
+//! The registry of diagnostic codes: each code once, with a one-line explanation.
+//!
+//! In: nothing. Out: [`Code`], its text (`E0101`) and its explanation. Invariant: every code
+//! the compiler can emit is listed here, has a UI test in `compiler-core/tests/ui/` and an
+//! entry in the error index.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! codes {
+    ($($code:ident => $explanation:literal,)*) => {
+        /// A diagnostic's code, stable across releases: links, docs and tests name it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum Code { $($code,)* }
+
+        impl Code {
+            /// Every code, in order.
+            pub const ALL: &'static [Code] = &[$(Code::$code,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$code => stringify!($code),)* }
+            }
+
+            /// What the code means, in one line.
+            pub fn explanation(self) -> &'static str {
+                match self { $(Code::$code => $explanation,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    // Reading the text.
+    E0100 => "a character that is not part of the language",
+    E0101 => "the parser expected something else here",
+    E0102 => "an opening delimiter is never closed",
+    E0103 => "a closing delimiter has no matching opening one",
+    E0104 => "brackets or blocks are nested deeper than the compiler allows",
+    E0105 => "a statement has more operators than the compiler allows",
+    E0106 => "the source is larger than the compiler accepts",
+    E0107 => "the source is not valid UTF-8",
+    E0108 => "a number literal is malformed or too large",
+    // ctx, as the hierarchy page states it.
+    E0110 => "ctx is read only through a field",
+    E0111 => "ctx.block and ctx.blocks need an axis, as in ctx.block.x",
+    E0112 => "ctx has no field of that name",
+    E0113 => "ctx is reserved and cannot be declared",
+    E0114 => "only ctx.block and ctx.blocks take an axis; the CTA is one-dimensional",
+    // Kernels and attributes.
+    E0120 => "a kernel needs @launch(threads)",
+    E0121 => "@launch takes an integer literal from 1 to 1024",
+    E0122 => "an attribute is unknown or given twice",
+    E0123 => "@cluster names one of the kernel's dimensions and a positive super-tile size",
+    E0124 => "a tensor has rank 1 to 3 and an element type f32, i32, u32 or f16",
+    // Names.
+    E0201 => "a name is used that is not defined",
+    E0202 => "two parameters or dimensions of a kernel have the same name",
+    E0203 => "a name is declared twice in the same scope",
+    E0204 => "only a var can be assigned",
+    E0205 => "two kernels have the same name",
+    E0206 => "a function is called that does not exist",
+    // Types.
+    E0301 => "the types of an operation's operands do not fit it",
+    E0302 => "a call has the wrong number or types of arguments",
+    E0303 => "a condition must be a bool",
+    E0304 => "an index has the wrong number of coordinates for the tensor's rank",
+    E0305 => "an index coordinate must be an integer",
+    E0306 => "only tensors and tiles can be indexed",
+    E0307 => "a tile's length must be a positive integer literal",
+    E0308 => "a whole axis `:` needs an extent known at compile time",
+    E0309 => "a tile is used where it does not fit",
+    E0310 => "range takes 1 to 3 integer arguments and a step that is not zero",
+    E0311 => "a literal does not fit its type",
+    E0312 => "an assigned value does not have the variable's type",
+    E0313 => "break and continue are only allowed inside a loop",
+    E0314 => "an expression with no value is used as a value",
+    E0315 => "a collective runs over ctx.lane or ctx.thread, and votes and scans over ctx.lane",
+    // Uniformity.
+    E0401 => "barrier(), tile operations and collectives over ctx.thread need uniform control",
+    E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",
+    E0403 => "the lane of broadcast must be the same in every lane of the warp",
+    E0404 => "a tile's start must be the same in every thread of the CTA",
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Code;
+
+    #[test]
+    fn codes_are_unique_sorted_and_explained() {
+        let texts: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        let mut sorted = texts.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(texts, sorted);
+        assert!(Code::ALL.iter().all(|c| !c.explanation().is_empty()));
+    }
+}

@@ -1,0 +1,77 @@
+//! Diagnostics as data, and the one place that renders them.
+//!
+//! In: what a phase found wrong, as [`Diagnostic`] values (a code, a message, a primary span,
+//! labelled secondary spans, help). Out: terminal text ([`render`]) and a structured form for
+//! the playground ([`Structured`]). Invariant: no phase formats a diagnostic for display; they
+//! build data and the renderers here turn it into text.
+
+mod codes;
+mod render;
+
+pub use codes::Code;
+pub use render::{render, render_all, Structured, StructuredLabel};
+
+use crate::span::Span;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A secondary span with what it contributes to the diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    pub span: Span,
+    /// Printed under the primary span.
+    pub label: Option<String>,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: Code, span: Span, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            label: None,
+            labels: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}

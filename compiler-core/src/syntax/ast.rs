@@ -1,0 +1,246 @@
+//! The abstract syntax tree: what the parser makes and the checker reads.
+//!
+//! Invariant: every node carries the byte span of its text. Where the parser recovered from an
+//! error it leaves an `Error` node; later phases treat those as already reported.
+
+use crate::span::Span;
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct File {
+    pub kernels: Vec<Kernel>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Kernel {
+    pub attributes: Vec<Attribute>,
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Attribute {
+    pub name: Ident,
+    pub args: Vec<AttributeArg>,
+    pub span: Span,
+}
+
+/// `256` in `@launch(256)`, `N: 4096` in `@cluster(N: 4096)`.
+#[derive(Clone, Debug, Serialize)]
+pub struct AttributeArg {
+    pub key: Option<Ident>,
+    pub value: Expr,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Param {
+    /// `None` where the source wrote `ctx`, which is reserved (reported by the parser).
+    pub name: Ident,
+    pub ty: TypeExpr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum TypeExpr {
+    /// `f32`, `i32`, `u32`, `f16`, `bool`, or any other name (the checker rejects unknown ones).
+    Named(Ident),
+    Tensor {
+        element: Ident,
+        dims: Vec<Dim>,
+        span: Span,
+    },
+    Error(Span),
+}
+
+impl TypeExpr {
+    pub fn span(&self) -> Span {
+        match self {
+            TypeExpr::Named(ident) => ident.span,
+            TypeExpr::Tensor { span, .. } | TypeExpr::Error(span) => *span,
+        }
+    }
+}
+
+/// One extent of a tensor type: a literal or a dimension name bound at launch.
+#[derive(Clone, Debug, Serialize)]
+pub enum Dim {
+    Literal(Option<u64>, Span),
+    Name(Ident),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum StmtKind {
+    Let {
+        mutable: bool,
+        name: Ident,
+        ty: Option<TypeExpr>,
+        value: Expr,
+    },
+    /// `target = value`, or `target op= value` with `op` the binary operator.
+    Assign {
+        target: Expr,
+        op: Option<BinaryOp>,
+        value: Expr,
+    },
+    Expr(Expr),
+    If {
+        condition: Expr,
+        then_block: Block,
+        else_branch: Option<Box<Stmt>>,
+    },
+    /// An `else { }` block, as the else branch of an `If`.
+    Block(Block),
+    While {
+        condition: Expr,
+        body: Block,
+    },
+    For {
+        var: Ident,
+        range: Expr,
+        body: Block,
+    },
+    Break,
+    Continue,
+    Return,
+    Error,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum ExprKind {
+    Int(Option<u64>),
+    Float(f64),
+    Bool(bool),
+    Name(String),
+    /// `ctx.a.b`, the fields as written; `syntax::ctx` resolves them.
+    Ctx(CtxPath),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `f(args)`, including casts (`f32(x)`), built-ins and `barrier()`.
+    Call {
+        callee: Ident,
+        args: Vec<Expr>,
+    },
+    /// `sum<over ctx.lane>(x)`.
+    Collective {
+        op: Ident,
+        over: Box<Expr>,
+        args: Vec<Expr>,
+    },
+    /// `A[i, j]`, `A[r :+ 64, :]`.
+    Index {
+        base: Box<Expr>,
+        indices: Vec<IndexArg>,
+    },
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CtxPath {
+    pub fields: Vec<Ident>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum IndexArg {
+    Single(Expr),
+    Tile { start: Expr, length: Expr },
+    Whole(Span),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum BinaryOp {
+    Mul,
+    Div,
+    Rem,
+    MatMul,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    BitAnd,
+    BitXor,
+    BitOr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::MatMul => "@",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitXor => "^",
+            BinaryOp::BitOr => "|",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
+        )
+    }
+}
+
+impl UnaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "-",
+            UnaryOp::Not => "!",
+            UnaryOp::BitNot => "~",
+        }
+    }
+}

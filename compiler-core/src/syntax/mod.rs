@@ -1,0 +1,105 @@
+//! Syntax: source text to an AST with spans.
+//!
+//! In: the source. Out: an [`ast::File`] and the syntax diagnostics, in source order.
+//! Pipeline: `token` (chumsky lexer) → `layout` (newlines, balanced delimiters, limits) →
+//! `parser` (chumsky, Pratt expressions, recovery) → `ctx` (the reading rules of ctx).
+//! Invariant: parsing never fails and never panics; a file that is too large gets one
+//! diagnostic and an empty AST.
+
+pub mod ast;
+pub mod ctx;
+mod layout;
+mod parser;
+mod token;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+use chumsky::Parser;
+
+pub use layout::{MAX_NESTING, MAX_OPERATORS};
+
+/// The largest source the compiler reads: 1 MiB, far beyond any kernel file, and small enough
+/// to check on every keystroke.
+pub const MAX_SOURCE_BYTES: usize = 1 << 20;
+
+pub fn parse(source: &str) -> (ast::File, Vec<Diagnostic>) {
+    if source.len() > MAX_SOURCE_BYTES {
+        let diagnostic = Diagnostic::error(
+            Code::E0106,
+            Span::new(MAX_SOURCE_BYTES, source.len()).to(Span::empty(MAX_SOURCE_BYTES)),
+            format!(
+                "the source is {} bytes; the compiler reads at most {MAX_SOURCE_BYTES}",
+                source.len()
+            ),
+        )
+        .with_help("split the kernels into several files");
+        return (ast::File::default(), vec![diagnostic]);
+    }
+    let tokens = token::lexer()
+        .parse(source)
+        .into_output()
+        .unwrap_or_default();
+    let (tokens, mut diagnostics) = layout::layout(tokens, source.len());
+    let (file, parse_errors) = parser::parse(&tokens, source.len());
+    let lexical: Vec<Span> = diagnostics
+        .iter()
+        .filter(|d| d.code == Code::E0100)
+        .map(|d| d.span)
+        .collect();
+    diagnostics.extend(
+        parse_errors
+            .into_iter()
+            .filter(|error| !follows_lexical_error(error.span, &lexical, source))
+            .map(|error| explain_continuation(error, source)),
+    );
+    ctx::check_file(&file, &mut diagnostics);
+    diagnostics.sort_by_key(|d| (d.span.start, d.code));
+    (file, diagnostics)
+}
+
+/// A parse error later on the same line as an unknown character is its echo: the character
+/// was dropped, so what surrounds it no longer fits together.
+fn follows_lexical_error(span: Span, lexical: &[Span], source: &str) -> bool {
+    lexical.iter().any(|bad| {
+        let line_end = source[bad.end..]
+            .find('\n')
+            .map_or(source.len(), |at| bad.end + at);
+        (bad.start..=line_end).contains(&span.start)
+    })
+}
+
+/// A parse error on a line that continues the one before (which ends with an operator or a
+/// comma) says so: the usual cause is an operand forgotten at the end of that line.
+fn explain_continuation(mut error: Diagnostic, source: &str) -> Diagnostic {
+    let start = error.span.start.min(source.len());
+    let Some(line_start) = source[..start].rfind('\n') else {
+        return error;
+    };
+    let previous = source[..line_start].lines().last().unwrap_or("");
+    let code = previous.split("//").next().unwrap_or("").trim_end();
+    let ending = token::OPERATORS
+        .iter()
+        .copied()
+        .chain([","])
+        .filter(|op| !matches!(*op, "!" | "~"))
+        .find(|op| code.ends_with(op));
+    if let (Some(op), None) = (ending, &error.help) {
+        error.help = Some(format!(
+            "the line before ends with `{op}`, so this line continues its statement"
+        ));
+    }
+    error
+}
+
+/// Source bytes as text, or the diagnostic for the first byte that is not UTF-8.
+pub fn decode(bytes: &[u8]) -> Result<&str, Diagnostic> {
+    std::str::from_utf8(bytes).map_err(|error| {
+        let at = error.valid_up_to();
+        Diagnostic::error(
+            Code::E0107,
+            Span::new(at, at + error.error_len().unwrap_or(1)),
+            format!("the source is not valid UTF-8: byte {at} starts no character"),
+        )
+        .with_help("save the file as UTF-8")
+    })
+}

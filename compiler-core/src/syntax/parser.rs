@@ -1,0 +1,545 @@
+//! The chumsky parser: balanced tokens in, the AST out.
+//!
+//! Expressions use Pratt parsing with the brief's precedence (high to low): unary `- ! ~`;
+//! `* / % @`; `+ -`; `<< >>`; `&`; `^`; `|`; comparisons; `&&`; `||`. Statements end at a
+//! newline or `;` (after `layout` has dropped the newlines that continue a line); a statement
+//! that ends with a block needs no separator.
+//!
+//! Invariant: the parser never gives up. A statement that does not parse becomes
+//! `StmtKind::Error` spanning the rest of its line (delimiters kept balanced), so one error
+//! does not cascade, and chumsky's errors become diagnostics here and nowhere else.
+
+use super::ast::*;
+use super::layout::to_span;
+use super::token::Token;
+use crate::diagnostic::{Code, Diagnostic};
+use chumsky::error::{RichPattern, RichReason};
+use chumsky::input::ValueInput;
+use chumsky::pratt::{infix, left, postfix, prefix};
+use chumsky::prelude::*;
+
+type Extra<'t> = extra::Err<Rich<'t, Token, SimpleSpan>>;
+
+pub fn parse(tokens: &[(Token, SimpleSpan)], source_len: usize) -> (File, Vec<Diagnostic>) {
+    let eoi = SimpleSpan::from(source_len..source_len);
+    let input = tokens.map(eoi, |(token, span)| (token, span));
+    let (file, errors) = file_parser().parse(input).into_output_errors();
+    let diagnostics = errors.into_iter().map(to_diagnostic).collect();
+    (file.unwrap_or_default(), diagnostics)
+}
+
+fn to_diagnostic(error: Rich<'_, Token, SimpleSpan>) -> Diagnostic {
+    let span = to_span(*error.span());
+    match error.reason() {
+        RichReason::ExpectedFound { expected, found } => {
+            let found = found
+                .as_ref()
+                .map_or("the end of the file".to_owned(), |t| t.to_string());
+            let mut names: Vec<String> = expected.iter().map(pattern_name).collect();
+            // "an expression" already covers the tokens that can start one.
+            if names.iter().any(|n| n == "an expression") {
+                names.retain(|n| !matches!(n.as_str(), "`!`" | "`-`" | "`~`" | "`(`"));
+            }
+            // A list of every binary operator helps nobody: name them as one.
+            let before = names.len();
+            names.retain(|n| !is_operator_name(n));
+            if names.len() < before {
+                names.push("an operator".to_owned());
+            }
+            names.sort_by_key(|n| (n != "an operator", n.clone()));
+            names.dedup();
+            let message = match names.as_slice() {
+                [] => format!("unexpected {found}"),
+                [one] => format!("expected {one}, found {found}"),
+                [init @ .., last] => {
+                    format!("expected {} or {last}, found {found}", init.join(", "))
+                }
+            };
+            Diagnostic::error(Code::E0101, span, message).with_label(format!("unexpected {found}"))
+        }
+        RichReason::Custom(message) => Diagnostic::error(Code::E0101, span, message.clone()),
+    }
+}
+
+fn is_operator_name(name: &str) -> bool {
+    let bare = name.trim_matches('`');
+    name.starts_with('`') && (bare == "[" || bare != "=" && super::token::OPERATORS.contains(&bare))
+}
+
+fn pattern_name(pattern: &RichPattern<'_, Token>) -> String {
+    match pattern {
+        RichPattern::Token(token) => token.to_string(),
+        RichPattern::Label(label) => label.to_string(),
+        RichPattern::EndOfInput => "the end of the file".to_owned(),
+        _ => "something else".to_owned(),
+    }
+}
+
+fn span_of<'t, 'p, I>(e: &mut chumsky::input::MapExtra<'t, 'p, I, Extra<'t>>) -> crate::span::Span
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    to_span(e.span())
+}
+
+fn punct<'t, I>(c: char) -> impl Parser<'t, I, Token, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    just(Token::Punct(c))
+}
+
+fn op<'t, I>(symbol: &'static str) -> impl Parser<'t, I, Token, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    just(Token::Op(symbol))
+}
+
+fn ident<'t, I>() -> impl Parser<'t, I, Ident, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    select! { Token::Ident(name) => name }
+        .map_with(|name, e| Ident {
+            name,
+            span: span_of(e),
+        })
+        .labelled("a name")
+}
+
+/// A name being declared: `ctx` parses here so that the checker can say it is reserved.
+fn binding<'t, I>() -> impl Parser<'t, I, Ident, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    ident().or(just(Token::Ctx).map_with(|_, e| Ident {
+        name: "ctx".to_owned(),
+        span: span_of(e),
+    }))
+}
+
+/// Statement separators: newlines and `;`.
+fn separator<'t, I>() -> impl Parser<'t, I, (), Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    just(Token::Newline).or(punct(';')).ignored()
+}
+
+fn expr_parser<'t, I>() -> impl Parser<'t, I, Expr, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    recursive(|expr| {
+        let args = expr
+            .clone()
+            .separated_by(punct(','))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(punct('('), punct(')'));
+
+        let ctx_path = just(Token::Ctx)
+            .ignore_then(
+                punct('.')
+                    .ignore_then(ident())
+                    .repeated()
+                    .collect::<Vec<_>>(),
+            )
+            .map_with(|fields, e| Expr {
+                kind: ExprKind::Ctx(CtxPath { fields }),
+                span: span_of(e),
+            });
+
+        let over = op("<")
+            .ignore_then(just(Token::Over))
+            .ignore_then(ctx_path.clone().labelled("`ctx.lane` or `ctx.thread`"))
+            .then_ignore(op(">"));
+        let collective = ident()
+            .then(over)
+            .then(args.clone())
+            .map(|((op, over), args)| ExprKind::Collective {
+                op,
+                over: Box::new(over),
+                args,
+            });
+        let call = ident()
+            .then(args)
+            .map(|(callee, args)| ExprKind::Call { callee, args });
+        let literal = select! {
+            Token::Int(value) => ExprKind::Int(value),
+            Token::Float(value) => ExprKind::Float(value),
+            Token::True => ExprKind::Bool(true),
+            Token::False => ExprKind::Bool(false),
+        };
+        let name = select! { Token::Ident(name) => ExprKind::Name(name) };
+
+        let atom = choice((collective, call, literal, name))
+            .map_with(|kind, e| Expr {
+                kind,
+                span: span_of(e),
+            })
+            .or(ctx_path)
+            .or(expr
+                .clone()
+                .delimited_by(punct('('), punct(')'))
+                .map_with(|inner: Expr, e| Expr {
+                    kind: inner.kind,
+                    span: span_of(e),
+                }))
+            .labelled("an expression")
+            .boxed();
+
+        let index_arg = choice((
+            expr.clone()
+                .then_ignore(just(Token::TileLength))
+                .then(expr.clone())
+                .map(|(start, length)| IndexArg::Tile { start, length }),
+            expr.clone().map(IndexArg::Single),
+            punct(':').map_with(|_, e| IndexArg::Whole(span_of(e))),
+        ));
+        let indices = index_arg
+            .separated_by(punct(','))
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .delimited_by(punct('['), punct(']'));
+
+        let binary = |symbol: &'static str, operator: BinaryOp| op(symbol).to(operator);
+        let fold =
+            |l: Expr,
+             operator: BinaryOp,
+             r: Expr,
+             e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<'t>>| Expr {
+                kind: ExprKind::Binary(operator, Box::new(l), Box::new(r)),
+                span: span_of(e),
+            };
+        atom.pratt((
+            postfix(12, indices, |base: Expr, indices, e| Expr {
+                kind: ExprKind::Index {
+                    base: Box::new(base),
+                    indices,
+                },
+                span: span_of(e),
+            }),
+            prefix(
+                10,
+                choice((
+                    op("-").to(UnaryOp::Neg),
+                    op("!").to(UnaryOp::Not),
+                    op("~").to(UnaryOp::BitNot),
+                )),
+                |operator, operand: Expr, e| Expr {
+                    kind: ExprKind::Unary(operator, Box::new(operand)),
+                    span: span_of(e),
+                },
+            ),
+            infix(
+                left(9),
+                choice((
+                    binary("*", BinaryOp::Mul),
+                    binary("/", BinaryOp::Div),
+                    binary("%", BinaryOp::Rem),
+                    binary("@", BinaryOp::MatMul),
+                )),
+                fold,
+            ),
+            infix(
+                left(8),
+                binary("+", BinaryOp::Add).or(binary("-", BinaryOp::Sub)),
+                fold,
+            ),
+            infix(
+                left(7),
+                binary("<<", BinaryOp::Shl).or(binary(">>", BinaryOp::Shr)),
+                fold,
+            ),
+            infix(left(6), binary("&", BinaryOp::BitAnd), fold),
+            infix(left(5), binary("^", BinaryOp::BitXor), fold),
+            infix(left(4), binary("|", BinaryOp::BitOr), fold),
+            infix(
+                left(3),
+                choice((
+                    binary("<=", BinaryOp::Le),
+                    binary(">=", BinaryOp::Ge),
+                    binary("<", BinaryOp::Lt),
+                    binary(">", BinaryOp::Gt),
+                    binary("==", BinaryOp::Eq),
+                    binary("!=", BinaryOp::Ne),
+                )),
+                fold,
+            ),
+            infix(left(2), binary("&&", BinaryOp::And), fold),
+            infix(left(1), binary("||", BinaryOp::Or), fold),
+        ))
+        .labelled("an expression")
+        .boxed()
+    })
+}
+
+fn type_parser<'t, I>() -> impl Parser<'t, I, TypeExpr, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    let dim = select! { Token::Int(value) => value }
+        .map_with(|value, e| Dim::Literal(value, span_of(e)))
+        .or(ident().map(Dim::Name))
+        .labelled("a dimension (a number or a name)");
+    let tensor = just(Token::Tensor)
+        .ignore_then(ident().delimited_by(op("<"), op(">")))
+        .then(
+            dim.separated_by(punct(','))
+                .collect::<Vec<_>>()
+                .delimited_by(punct('['), punct(']')),
+        )
+        .map_with(|(element, dims), e| TypeExpr::Tensor {
+            element,
+            dims,
+            span: span_of(e),
+        });
+    tensor.or(ident().map(TypeExpr::Named)).labelled("a type")
+}
+
+fn block_parser<'t, I>(
+    stmt: impl Parser<'t, I, Stmt, Extra<'t>> + Clone + 't,
+) -> impl Parser<'t, I, Block, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    separator()
+        .repeated()
+        .ignore_then(stmt.repeated().collect::<Vec<_>>())
+        .delimited_by(punct('{'), punct('}'))
+        .map_with(|stmts, e| Block {
+            stmts,
+            span: span_of(e),
+        })
+        .boxed()
+}
+
+fn stmt_parser<'t, I>() -> impl Parser<'t, I, Stmt, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    recursive(|stmt| {
+        let expr = expr_parser();
+        let block = block_parser(stmt.clone());
+        let stmt_end = separator()
+            .repeated()
+            .at_least(1)
+            .or(punct('}').rewind().ignored())
+            .labelled("the end of the statement");
+
+        let let_ = just(Token::Let)
+            .to(false)
+            .or(just(Token::Var).to(true))
+            .then(binding())
+            .then(punct(':').ignore_then(type_parser()).or_not())
+            .then_ignore(op("="))
+            .then(expr.clone())
+            .map(|(((mutable, name), ty), value)| StmtKind::Let {
+                mutable,
+                name,
+                ty,
+                value,
+            });
+
+        let assign_op = select! {
+            Token::Op("=") => None,
+            Token::Op("+=") => Some(BinaryOp::Add),
+            Token::Op("-=") => Some(BinaryOp::Sub),
+            Token::Op("*=") => Some(BinaryOp::Mul),
+            Token::Op("/=") => Some(BinaryOp::Div),
+            Token::Op("%=") => Some(BinaryOp::Rem),
+            Token::Op("&=") => Some(BinaryOp::BitAnd),
+            Token::Op("|=") => Some(BinaryOp::BitOr),
+            Token::Op("^=") => Some(BinaryOp::BitXor),
+            Token::Op("<<=") => Some(BinaryOp::Shl),
+            Token::Op(">>=") => Some(BinaryOp::Shr),
+        };
+        let assign_or_expr = expr
+            .clone()
+            .then(assign_op.then(expr.clone()).or_not())
+            .map(|(target, assignment)| match assignment {
+                Some((op, value)) => StmtKind::Assign { target, op, value },
+                None => StmtKind::Expr(target),
+            });
+
+        let jump = select! {
+            Token::Break => StmtKind::Break,
+            Token::Continue => StmtKind::Continue,
+            Token::Return => StmtKind::Return,
+        };
+
+        let simple = choice((let_, jump, assign_or_expr))
+            .map_with(|kind, e| Stmt {
+                kind,
+                span: span_of(e),
+            })
+            .then_ignore(stmt_end);
+
+        let if_ = recursive(|if_| {
+            just(Token::If)
+                .ignore_then(expr.clone())
+                .then(block.clone())
+                .then(
+                    just(Token::Else)
+                        .ignore_then(if_.or(block.clone().map(|block: Block| Stmt {
+                            span: block.span,
+                            kind: StmtKind::Block(block),
+                        })))
+                        .or_not(),
+                )
+                .map_with(|((condition, then_block), else_branch), e| Stmt {
+                    kind: StmtKind::If {
+                        condition,
+                        then_block,
+                        else_branch: else_branch.map(Box::new),
+                    },
+                    span: span_of(e),
+                })
+                .boxed()
+        });
+        let while_ = just(Token::While)
+            .ignore_then(expr.clone())
+            .then(block.clone())
+            .map(|(condition, body)| StmtKind::While { condition, body });
+        let for_ = just(Token::For)
+            .ignore_then(binding())
+            .then_ignore(just(Token::In))
+            .then(expr.clone())
+            .then(block.clone())
+            .map(|((var, range), body)| StmtKind::For { var, range, body });
+        let compound = if_
+            .or(while_.or(for_).map_with(|kind, e| Stmt {
+                kind,
+                span: span_of(e),
+            }))
+            .then_ignore(separator().repeated());
+
+        compound
+            .or(simple)
+            .labelled("a statement")
+            .recover_with(via_parser(rest_of_statement()))
+            .boxed()
+    })
+}
+
+/// Recovery: everything up to the end of the line (keeping delimiters balanced), as an error
+/// statement, so the next line parses afresh.
+fn rest_of_statement<'t, I>() -> impl Parser<'t, I, Stmt, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    let nested = |open: char, close: char| {
+        nested_delimiters(
+            Token::Punct(open),
+            Token::Punct(close),
+            [
+                (Token::Punct('('), Token::Punct(')')),
+                (Token::Punct('['), Token::Punct(']')),
+                (Token::Punct('{'), Token::Punct('}')),
+            ],
+            |_| (),
+        )
+    };
+    let plain = none_of([
+        Token::Newline,
+        Token::Punct(';'),
+        Token::Punct('('),
+        Token::Punct('['),
+        Token::Punct('{'),
+        Token::Punct(')'),
+        Token::Punct(']'),
+        Token::Punct('}'),
+    ])
+    .ignored();
+    choice((nested('(', ')'), nested('[', ']'), nested('{', '}'), plain))
+        .repeated()
+        .at_least(1)
+        .map_with(|_, e| Stmt {
+            kind: StmtKind::Error,
+            span: span_of(e),
+        })
+        .then_ignore(separator().repeated())
+}
+
+fn file_parser<'t, I>() -> impl Parser<'t, I, File, Extra<'t>>
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    let expr = expr_parser();
+    let attribute_arg = ident()
+        .then_ignore(punct(':'))
+        .or_not()
+        .then(expr)
+        .map(|(key, value)| AttributeArg { key, value });
+    let attribute = op("@")
+        .ignore_then(ident())
+        .then(
+            attribute_arg
+                .separated_by(punct(','))
+                .allow_trailing()
+                .collect::<Vec<_>>()
+                .delimited_by(punct('('), punct(')'))
+                .or_not(),
+        )
+        .map_with(|(name, args), e| Attribute {
+            name,
+            args: args.unwrap_or_default(),
+            span: span_of(e),
+        })
+        .then_ignore(separator().repeated());
+    let param = binding()
+        .then_ignore(punct(':'))
+        .then(type_parser())
+        .map_with(|(name, ty), e| Param {
+            name,
+            ty,
+            span: span_of(e),
+        });
+    let params = param
+        .separated_by(punct(','))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(punct('('), punct(')'));
+    let header = attribute.clone().repeated().then(just(Token::Kernel));
+    let kernel = attribute
+        .repeated()
+        .collect::<Vec<_>>()
+        .then_ignore(just(Token::Kernel))
+        .then(ident())
+        .then(params)
+        .then(block_parser(stmt_parser()))
+        .map_with(|(((attributes, name), params), body), e| Kernel {
+            attributes,
+            name,
+            params,
+            body,
+            span: span_of(e),
+        })
+        .labelled("a kernel");
+    // A kernel that does not parse is skipped, header and all, up to where the next kernel's
+    // attributes or `kernel` keyword start.
+    let not_a_kernel_start = any().and_is(header.clone().not());
+    let skip_to_next_kernel = choice((
+        header
+            .clone()
+            .ignore_then(not_a_kernel_start.clone().repeated()),
+        not_a_kernel_start.repeated().at_least(1),
+    ))
+    .to(None);
+    separator()
+        .repeated()
+        .ignore_then(
+            kernel
+                .map(Some)
+                .recover_with(via_parser(skip_to_next_kernel))
+                .then_ignore(separator().repeated())
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(end())
+        .map(|kernels: Vec<Option<Kernel>>| File {
+            kernels: kernels.into_iter().flatten().collect(),
+        })
+}
