@@ -1086,7 +1086,7 @@ impl KernelChecker {
         let frame = self.frames.pop();
         self.control.truncate(depth);
         let mut back_edge = self.env.clone();
-        let mut after = at_head;
+        let mut after = at_head.clone();
         if let Some(frame) = frame {
             if let Some(env) = &frame.continue_env {
                 join_env(&mut back_edge, env);
@@ -1094,16 +1094,18 @@ impl KernelChecker {
             if let Some(env) = &frame.break_env {
                 join_env(&mut after, env);
             }
-            let new_state = LoopState {
+            let mut merged = LoopState {
                 back_edge: back_edge.clone(),
                 divergent_exit: frame.divergent_exit.map(|c| (c.uniformity, c.span, c.kind)),
             };
-            let mut merged = new_state;
             join_env(&mut merged.back_edge, &state.back_edge);
             if merged.divergent_exit.is_none() {
                 merged.divergent_exit = state.divergent_exit;
             }
-            if merged != state {
+            // Another pass is needed only if what flows back would change the loop head.
+            let mut head = at_head.clone();
+            join_env(&mut head, &merged.back_edge);
+            if head != at_head || merged.divergent_exit != state.divergent_exit {
                 self.loops_changed = true;
             }
             self.loops.insert(frame.key, merged);

@@ -18,17 +18,41 @@ use chumsky::input::ValueInput;
 use chumsky::pratt::{infix, left, postfix, prefix};
 use chumsky::prelude::*;
 
-type Extra<'t> = extra::Err<Rich<'t, Token, SimpleSpan>>;
+type Rich<'t> = chumsky::error::Rich<'t, Token, SimpleSpan>;
+
+/// What the parsers need of their error type: chumsky's default (no details) on the fast
+/// first pass, [`Rich`] when a file has errors and they must be explained.
+pub trait Extra<'t, I: ValueInput<'t, Token = Token, Span = SimpleSpan>>:
+    chumsky::extra::ParserExtra<'t, I, Error: chumsky::label::LabelError<'t, I, &'static str>> + 't
+{
+}
+
+impl<'t, I, E> Extra<'t, I> for E
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: chumsky::extra::ParserExtra<'t, I, Error: chumsky::label::LabelError<'t, I, &'static str>> + 't,
+{
+}
 
 pub fn parse(tokens: &[(Token, SimpleSpan)], source_len: usize) -> (File, Vec<Diagnostic>) {
     let eoi = SimpleSpan::from(source_len..source_len);
-    let input = tokens.map(eoi, |(token, span)| (token, span));
-    let (file, errors) = file_parser().parse(input).into_output_errors();
+    let input = || tokens.map(eoi, |(token, span)| (token, span));
+    // Most sources parse: try without building error details first (several times faster),
+    // and parse again with them only when there is something to explain.
+    let (file, errors) = file_parser::<_, extra::Default>()
+        .parse(input())
+        .into_output_errors();
+    if let (Some(file), true) = (file, errors.is_empty()) {
+        return (file, Vec::new());
+    }
+    let (file, errors) = file_parser::<_, extra::Err<Rich<'_>>>()
+        .parse(input())
+        .into_output_errors();
     let diagnostics = errors.into_iter().map(to_diagnostic).collect();
     (file.unwrap_or_default(), diagnostics)
 }
 
-fn to_diagnostic(error: Rich<'_, Token, SimpleSpan>) -> Diagnostic {
+fn to_diagnostic(error: Rich<'_>) -> Diagnostic {
     let span = to_span(*error.span());
     match error.reason() {
         RichReason::ExpectedFound { expected, found } => {
@@ -45,6 +69,10 @@ fn to_diagnostic(error: Rich<'_, Token, SimpleSpan>) -> Diagnostic {
             names.retain(|n| !is_operator_name(n));
             if names.len() < before {
                 names.push("an operator".to_owned());
+            }
+            // What `select!` cannot name: covered by the labelled alternatives beside it.
+            if names.len() > 1 {
+                names.retain(|n| n != "something else");
             }
             names.sort_by_key(|n| (n != "an operator", n.clone()));
             names.dedup();
@@ -75,30 +103,34 @@ fn pattern_name(pattern: &RichPattern<'_, Token>) -> String {
     }
 }
 
-fn span_of<'t, 'p, I>(e: &mut chumsky::input::MapExtra<'t, 'p, I, Extra<'t>>) -> crate::span::Span
+fn span_of<'t, 'p, I, E>(e: &mut chumsky::input::MapExtra<'t, 'p, I, E>) -> crate::span::Span
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     to_span(e.span())
 }
 
-fn punct<'t, I>(c: char) -> impl Parser<'t, I, Token, Extra<'t>> + Clone
+fn punct<'t, I, E>(c: char) -> impl Parser<'t, I, Token, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     just(Token::Punct(c))
 }
 
-fn op<'t, I>(symbol: &'static str) -> impl Parser<'t, I, Token, Extra<'t>> + Clone
+fn op<'t, I, E>(symbol: &'static str) -> impl Parser<'t, I, Token, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     just(Token::Op(symbol))
 }
 
-fn ident<'t, I>() -> impl Parser<'t, I, Ident, Extra<'t>> + Clone
+fn ident<'t, I, E>() -> impl Parser<'t, I, Ident, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     select! { Token::Ident(name) => name }
         .map_with(|name, e| Ident {
@@ -109,9 +141,10 @@ where
 }
 
 /// A name being declared: `ctx` parses here so that the checker can say it is reserved.
-fn binding<'t, I>() -> impl Parser<'t, I, Ident, Extra<'t>> + Clone
+fn binding<'t, I, E>() -> impl Parser<'t, I, Ident, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     ident().or(just(Token::Ctx).map_with(|_, e| Ident {
         name: "ctx".to_owned(),
@@ -120,16 +153,18 @@ where
 }
 
 /// Statement separators: newlines and `;`.
-fn separator<'t, I>() -> impl Parser<'t, I, (), Extra<'t>> + Clone
+fn separator<'t, I, E>() -> impl Parser<'t, I, (), E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     just(Token::Newline).or(punct(';')).ignored()
 }
 
-fn expr_parser<'t, I>() -> impl Parser<'t, I, Expr, Extra<'t>> + Clone
+fn expr_parser<'t, I, E>() -> impl Parser<'t, I, Expr, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     recursive(|expr| {
         let args = expr
@@ -155,26 +190,27 @@ where
             .ignore_then(just(Token::Over))
             .ignore_then(ctx_path.clone().labelled("`ctx.lane` or `ctx.thread`"))
             .then_ignore(op(">"));
-        let collective = ident()
-            .then(over)
-            .then(args.clone())
-            .map(|((op, over), args)| ExprKind::Collective {
-                op,
-                over: Box::new(over),
-                args,
+        // A name, a call `f(args)` or a collective `f<over ctx.lane>(args)`: one parse of the
+        // name, then what follows decides.
+        let named = ident()
+            .then(over.map(Some).then(args.clone()).or(args.map(|args| (None, args))).or_not())
+            .map(|(name, suffix)| match suffix {
+                None => ExprKind::Name(name.name),
+                Some((None, args)) => ExprKind::Call { callee: name, args },
+                Some((Some(over), args)) => ExprKind::Collective {
+                    op: name,
+                    over: Box::new(over),
+                    args,
+                },
             });
-        let call = ident()
-            .then(args)
-            .map(|(callee, args)| ExprKind::Call { callee, args });
         let literal = select! {
             Token::Int(value) => ExprKind::Int(value),
             Token::Float(value) => ExprKind::Float(value),
             Token::True => ExprKind::Bool(true),
             Token::False => ExprKind::Bool(false),
         };
-        let name = select! { Token::Ident(name) => ExprKind::Name(name) };
 
-        let atom = choice((collective, call, literal, name))
+        let atom = choice((named, literal))
             .map_with(|kind, e| Expr {
                 kind,
                 span: span_of(e),
@@ -204,15 +240,10 @@ where
             .collect::<Vec<_>>()
             .delimited_by(punct('['), punct(']'));
 
-        let binary = |symbol: &'static str, operator: BinaryOp| op(symbol).to(operator);
-        let fold =
-            |l: Expr,
-             operator: BinaryOp,
-             r: Expr,
-             e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<'t>>| Expr {
-                kind: ExprKind::Binary(operator, Box::new(l), Box::new(r)),
-                span: span_of(e),
-            };
+        let fold = |l: Expr, operator: BinaryOp, r: Expr, e: &mut chumsky::input::MapExtra<'t, '_, I, E>| Expr {
+            kind: ExprKind::Binary(operator, Box::new(l), Box::new(r)),
+            span: span_of(e),
+        };
         atom.pratt((
             postfix(12, indices, |base: Expr, indices, e| Expr {
                 kind: ExprKind::Index {
@@ -223,11 +254,11 @@ where
             }),
             prefix(
                 10,
-                choice((
-                    op("-").to(UnaryOp::Neg),
-                    op("!").to(UnaryOp::Not),
-                    op("~").to(UnaryOp::BitNot),
-                )),
+                select! {
+                    Token::Op("-") => UnaryOp::Neg,
+                    Token::Op("!") => UnaryOp::Not,
+                    Token::Op("~") => UnaryOp::BitNot,
+                },
                 |operator, operand: Expr, e| Expr {
                     kind: ExprKind::Unary(operator, Box::new(operand)),
                     span: span_of(e),
@@ -235,50 +266,60 @@ where
             ),
             infix(
                 left(9),
-                choice((
-                    binary("*", BinaryOp::Mul),
-                    binary("/", BinaryOp::Div),
-                    binary("%", BinaryOp::Rem),
-                    binary("@", BinaryOp::MatMul),
-                )),
+                select! {
+                    Token::Op("*") => BinaryOp::Mul,
+                    Token::Op("/") => BinaryOp::Div,
+                    Token::Op("%") => BinaryOp::Rem,
+                    Token::Op("@") => BinaryOp::MatMul,
+                }
+                .labelled("an operator"),
                 fold,
             ),
             infix(
                 left(8),
-                binary("+", BinaryOp::Add).or(binary("-", BinaryOp::Sub)),
+                select! { Token::Op("+") => BinaryOp::Add, Token::Op("-") => BinaryOp::Sub }
+                .labelled("an operator"),
                 fold,
             ),
             infix(
                 left(7),
-                binary("<<", BinaryOp::Shl).or(binary(">>", BinaryOp::Shr)),
+                select! { Token::Op("<<") => BinaryOp::Shl, Token::Op(">>") => BinaryOp::Shr }
+                .labelled("an operator"),
                 fold,
             ),
-            infix(left(6), binary("&", BinaryOp::BitAnd), fold),
-            infix(left(5), binary("^", BinaryOp::BitXor), fold),
-            infix(left(4), binary("|", BinaryOp::BitOr), fold),
+            infix(left(6), select! { Token::Op("&") => BinaryOp::BitAnd }
+                .labelled("an operator"), fold),
+            infix(left(5), select! { Token::Op("^") => BinaryOp::BitXor }
+                .labelled("an operator"), fold),
+            infix(left(4), select! { Token::Op("|") => BinaryOp::BitOr }
+                .labelled("an operator"), fold),
             infix(
                 left(3),
-                choice((
-                    binary("<=", BinaryOp::Le),
-                    binary(">=", BinaryOp::Ge),
-                    binary("<", BinaryOp::Lt),
-                    binary(">", BinaryOp::Gt),
-                    binary("==", BinaryOp::Eq),
-                    binary("!=", BinaryOp::Ne),
-                )),
+                select! {
+                    Token::Op("<=") => BinaryOp::Le,
+                    Token::Op(">=") => BinaryOp::Ge,
+                    Token::Op("<") => BinaryOp::Lt,
+                    Token::Op(">") => BinaryOp::Gt,
+                    Token::Op("==") => BinaryOp::Eq,
+                    Token::Op("!=") => BinaryOp::Ne,
+                }
+                .labelled("an operator"),
                 fold,
             ),
-            infix(left(2), binary("&&", BinaryOp::And), fold),
-            infix(left(1), binary("||", BinaryOp::Or), fold),
+            infix(left(2), select! { Token::Op("&&") => BinaryOp::And }
+                .labelled("an operator"), fold),
+            infix(left(1), select! { Token::Op("||") => BinaryOp::Or }
+                .labelled("an operator"), fold),
         ))
         .labelled("an expression")
         .boxed()
     })
 }
 
-fn type_parser<'t, I>() -> impl Parser<'t, I, TypeExpr, Extra<'t>> + Clone
+fn type_parser<'t, I, E>() -> impl Parser<'t, I, TypeExpr, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     let dim = select! { Token::Int(value) => value }
         .map_with(|value, e| Dim::Literal(value, span_of(e)))
@@ -299,11 +340,12 @@ where
     tensor.or(ident().map(TypeExpr::Named)).labelled("a type")
 }
 
-fn block_parser<'t, I>(
-    stmt: impl Parser<'t, I, Stmt, Extra<'t>> + Clone + 't,
-) -> impl Parser<'t, I, Block, Extra<'t>> + Clone
+fn block_parser<'t, I, E>(
+    stmt: impl Parser<'t, I, Stmt, E> + Clone + 't,
+) -> impl Parser<'t, I, Block, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     separator()
         .repeated()
@@ -316,9 +358,10 @@ where
         .boxed()
 }
 
-fn stmt_parser<'t, I>() -> impl Parser<'t, I, Stmt, Extra<'t>> + Clone
+fn stmt_parser<'t, I, E>() -> impl Parser<'t, I, Stmt, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     recursive(|stmt| {
         let expr = expr_parser();
@@ -426,9 +469,10 @@ where
 
 /// Recovery: everything up to the end of the line (keeping delimiters balanced), as an error
 /// statement, so the next line parses afresh.
-fn rest_of_statement<'t, I>() -> impl Parser<'t, I, Stmt, Extra<'t>> + Clone
+fn rest_of_statement<'t, I, E>() -> impl Parser<'t, I, Stmt, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     let nested = |open: char, close: char| {
         nested_delimiters(
@@ -463,9 +507,10 @@ where
         .then_ignore(separator().repeated())
 }
 
-fn file_parser<'t, I>() -> impl Parser<'t, I, File, Extra<'t>>
+fn file_parser<'t, I, E>() -> impl Parser<'t, I, File, E>
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
 {
     let expr = expr_parser();
     let attribute_arg = ident()

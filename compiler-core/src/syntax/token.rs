@@ -89,7 +89,8 @@ pub const OPERATORS: [&str; 32] = [
 
 pub type Spanned = (Token, SimpleSpan);
 
-type LexError<'src> = extra::Err<Rich<'src, char>>;
+// The lexer cannot fail (any character is a token), so it carries no error details: cheap.
+type LexError<'src> = extra::Default;
 
 pub fn lexer<'src>() -> impl Parser<'src, &'src str, Vec<Spanned>, LexError<'src>> {
     let hex = just("0x")
@@ -131,10 +132,24 @@ pub fn lexer<'src>() -> impl Parser<'src, &'src str, Vec<Spanned>, LexError<'src
     });
 
     let tile_length = just(":+").to(Token::TileLength);
-    let operator = choice(OPERATORS.map(|op| just(op).to(Token::Op(op))));
+    // Longest match first; the text is interned into the `OPERATORS` table.
+    let operator = choice((
+        just("<<=").or(just(">>=")).to_slice(),
+        any()
+            .filter(|c: &char| "&|=!<>+-*/%^".contains(*c))
+            .then(any().filter(|c: &char| matches!(c, '&' | '|' | '=' | '<' | '>')))
+            .to_slice()
+            .filter(|pair: &&str| OPERATORS.contains(pair)),
+        any()
+            .filter(|c: &char| "+-*/%&|^~!<>=@".contains(*c))
+            .to_slice(),
+    ))
+    .map(|text: &str| Token::Op(OPERATORS.iter().find(|op| **op == text).copied().unwrap_or("?")));
     // `@` is an operator (matrix product) in expressions and starts an attribute before a
     // kernel; the parser tells the two apart, so the lexer gives one token for both.
-    let punct = one_of("()[]{},;:.").map(Token::Punct);
+    let punct = any()
+        .filter(|c: &char| matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | ',' | ';' | ':' | '.'))
+        .map(Token::Punct);
     let newline = just('\n').to(Token::Newline);
     let unclosed_comment = just("/*")
         .then(any().and_is(just("*/").not()).repeated())
@@ -142,32 +157,36 @@ pub fn lexer<'src>() -> impl Parser<'src, &'src str, Vec<Spanned>, LexError<'src
         .to(Token::UnclosedComment);
     let unknown = any().map(Token::Unknown);
 
+    // Most frequent first: names, then punctuation and line breaks.
     let token = choice((
-        number,
         word,
         tile_length,
-        unclosed_comment,
-        operator,
         punct,
         newline,
+        number,
+        unclosed_comment,
+        operator,
         unknown,
     ));
 
-    let line_comment = just("//")
-        .then(any().and_is(just('\n').not()).repeated())
-        .ignored();
+    let line_comment = just("//").then(none_of('\n').repeated()).ignored();
     let block_comment = just("/*")
         .then(any().and_is(just("*/").not()).repeated())
         .then(just("*/"))
         .ignored();
-    let blank = one_of(" \t\r").ignored();
+    let blank = any()
+        .filter(|c: &char| matches!(c, ' ' | '\t' | '\r'))
+        .repeated()
+        .at_least(1);
     let trivia = choice((blank, line_comment, block_comment)).repeated();
 
-    token
-        .map_with(|token, extra| (token, extra.span()))
-        .padded_by(trivia)
-        .repeated()
-        .collect()
+    trivia.clone().ignore_then(
+        token
+            .map_with(|token, extra| (token, extra.span()))
+            .then_ignore(trivia)
+            .repeated()
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -176,6 +195,7 @@ mod tests {
 
     fn lex(source: &str) -> Vec<Token> {
         let (tokens, errors) = lexer().parse(source).into_output_errors();
+        let errors: Vec<_> = errors.into_iter().map(|_| ()).collect();
         assert!(errors.is_empty(), "{errors:?}");
         tokens
             .unwrap_or_default()

@@ -1,0 +1,170 @@
+//! No input makes the front end panic, overflow the stack or take seconds, and every span it
+//! reports lies inside the source on character boundaries.
+
+use compiler_core::syntax::{MAX_NESTING, MAX_SOURCE_BYTES};
+use compiler_core::{compile, Code, Compilation};
+use proptest::prelude::*;
+use std::time::{Duration, Instant};
+
+/// A guard against hangs and blow-ups, not a performance target (those are the criterion
+/// benchmarks in `benches/`, reported in BENCHMARKS.md): debug builds are slow.
+const HANG: Duration = Duration::from_secs(30);
+
+const MATVEC: &str = include_str!("ui/matvec.tsr");
+const UNIFORMITY: &str = include_str!("ui/uniformity_ok.tsr");
+
+fn spans_inside(source: &str, compilation: &Compilation) -> Result<(), String> {
+    for diagnostic in &compilation.diagnostics {
+        let spans = std::iter::once(diagnostic.span).chain(diagnostic.labels.iter().map(|l| l.span));
+        for span in spans {
+            let inside = span.start <= span.end
+                && span.end <= source.len()
+                && source.is_char_boundary(span.start)
+                && source.is_char_boundary(span.end);
+            if !inside {
+                return Err(format!("{:?} has span {span:?} outside a {}-byte source", diagnostic.code, source.len()));
+            }
+        }
+    }
+    for name in &compilation.checked.names {
+        if name.span.end > source.len() {
+            return Err(format!("name {} at {:?} is outside the source", name.name, name.span));
+        }
+    }
+    Ok(())
+}
+
+/// Compiles on a thread with a small stack (like wasm's 1 MiB) and a time limit.
+fn compile_bounded(source: String) -> (Compilation, Duration) {
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            let start = Instant::now();
+            let compilation = compile(&source);
+            let spans = spans_inside(&source, &compilation);
+            (compilation, start.elapsed(), spans)
+        });
+    let joined = match handle {
+        Ok(handle) => handle.join(),
+        Err(error) => panic!("could not start the compile thread: {error}"),
+    };
+    match joined {
+        Ok((compilation, elapsed, Ok(()))) => (compilation, elapsed),
+        Ok((_, _, Err(message))) => panic!("{message}"),
+        Err(_) => panic!("the compiler panicked"),
+    }
+}
+
+fn codes(compilation: &Compilation) -> Vec<Code> {
+    compilation.diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn twenty_thousand_nested_parentheses_give_one_depth_error() {
+    let source = format!("@launch(32)\nkernel k() {{\n  let x = {}1{}\n}}\n", "(".repeat(20_000), ")".repeat(20_000));
+    let (compilation, elapsed) = compile_bounded(source);
+    assert_eq!(codes(&compilation), vec![Code::E0104]);
+    assert!(elapsed < HANG, "{elapsed:?}");
+}
+
+#[test]
+fn five_thousand_nested_ifs_give_one_depth_error() {
+    let body = "if true {\n".repeat(5_000) + &"}\n".repeat(5_000);
+    let source = format!("@launch(32)\nkernel k() {{\n{body}}}\n");
+    let (compilation, elapsed) = compile_bounded(source);
+    assert_eq!(codes(&compilation), vec![Code::E0104]);
+    assert!(elapsed < HANG, "{elapsed:?}");
+}
+
+#[test]
+fn nesting_up_to_the_limit_is_fine() {
+    let depth = MAX_NESTING - 2; // the kernel's own braces and the `let` line
+    let source = format!("@launch(32)\nkernel k() {{\n  let x = {}1{}\n}}\n", "(".repeat(depth), ")".repeat(depth));
+    let (compilation, _) = compile_bounded(source);
+    assert_eq!(codes(&compilation), Vec::<Code>::new());
+}
+
+#[test]
+fn a_long_chain_of_unary_operators_is_limited() {
+    let source = format!("@launch(32)\nkernel k() {{\n  let x = {}1\n}}\n", "-".repeat(50_000));
+    let (compilation, _) = compile_bounded(source);
+    assert_eq!(codes(&compilation), vec![Code::E0105]);
+}
+
+#[test]
+fn a_megabyte_of_kernels_checks_in_well_under_seconds() {
+    let mut source = String::new();
+    let mut index = 0;
+    while source.len() < 1_000_000 {
+        source += &MATVEC.replace("kernel mv(", &format!("kernel mv{index}("));
+        index += 1;
+    }
+    let (compilation, elapsed) = compile_bounded(source);
+    assert!(!compilation.has_errors(), "{:?}", codes(&compilation).first());
+    assert_eq!(compilation.checked.kernels.len(), index);
+    assert!(elapsed < HANG, "{elapsed:?}");
+}
+
+#[test]
+fn a_source_over_the_limit_is_one_clear_error() {
+    let source = " ".repeat(MAX_SOURCE_BYTES + 1);
+    let (compilation, _) = compile_bounded(source);
+    assert_eq!(codes(&compilation), vec![Code::E0106]);
+}
+
+#[test]
+fn unbalanced_brackets_everywhere_never_panic() {
+    for source in ["(((", ")))", "{{{", "}}}", "[[[", "]]]", "@launch(32) kernel k() { ( ] } ) {", "@", "kernel", "@launch(", "kernel k(", "kernel k() { let x = A[1 :+ ] }"] {
+        let (compilation, _) = compile_bounded(source.to_owned());
+        assert!(compilation.has_errors(), "{source:?} gave no error");
+    }
+}
+
+fn mutate(source: &str, edits: &[(usize, u8, u8)]) -> String {
+    let alphabet = b"(){}[]<>:+-*/%=!&|^~@.,; \n\tabcxyz0123456789_\"ctxlanewarp";
+    let mut bytes: Vec<u8> = source.bytes().collect();
+    for &(position, kind, pick) in edits {
+        if bytes.is_empty() {
+            break;
+        }
+        let at = position % bytes.len();
+        let byte = alphabet[pick as usize % alphabet.len()];
+        match kind % 3 {
+            0 => bytes[at] = byte,
+            1 => bytes.insert(at, byte),
+            _ => {
+                bytes.remove(at);
+            }
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_text_never_panics(source in "\\PC{0,400}") {
+        let compilation = compile(&source);
+        prop_assert!(spans_inside(&source, &compilation).is_ok());
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        let source = String::from_utf8_lossy(&bytes).into_owned();
+        let compilation = compile(&source);
+        prop_assert!(spans_inside(&source, &compilation).is_ok());
+    }
+
+    #[test]
+    fn mutated_kernels_never_panic(
+        which in 0usize..2,
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 1..12),
+    ) {
+        let source = mutate([MATVEC, UNIFORMITY][which], &edits);
+        let compilation = compile(&source);
+        if let Err(message) = spans_inside(&source, &compilation) {
+            prop_assert!(false, "{}\n{}", message, source);
+        }
+    }
+}
