@@ -5,7 +5,10 @@
 //! `runtime`, so the CLI, the playground and the tests share one implementation.
 
 use clap::{Parser, Subcommand};
+use compiler_core::diagnostic::{render_all, Structured};
 use compiler_core::hierarchy::{Dim3, LaunchShape, NVIDIA_LANES};
+use compiler_core::span::LineIndex;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -17,10 +20,23 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Check kernels: print every diagnostic to stderr. Exit 0 without errors, 1 with errors,
+    /// 2 when a file cannot be read.
+    Check(CheckArgs),
     /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
     Ctx(CtxArgs),
     /// Describe the GPU this machine offers (through Vulkan) and its subgroups.
     Gpu,
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// The .tsr files to check.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print the diagnostics as JSON on stdout (the playground's structured form) instead.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -44,6 +60,7 @@ struct CtxArgs {
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
+        Command::Check(args) => return check(&args),
         Command::Ctx(args) => ctx(&args),
         Command::Gpu => gpu(),
     };
@@ -56,6 +73,84 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// One file's outcome, as `--json` prints it.
+#[derive(serde::Serialize)]
+struct FileReport {
+    file: String,
+    kernels: Vec<String>,
+    diagnostics: Vec<Structured>,
+}
+
+fn check(args: &CheckArgs) -> ExitCode {
+    let mut reports = Vec::new();
+    let mut errors = false;
+    for path in &args.files {
+        let name = path.display().to_string();
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                eprintln!("error: cannot read {name}: {error}");
+                return ExitCode::from(2);
+            }
+        };
+        let (source, diagnostics, kernels) = match compiler_core::syntax::decode(&bytes) {
+            Ok(source) => {
+                let compilation = compiler_core::compile(source);
+                let kernels = compilation
+                    .checked
+                    .kernels
+                    .iter()
+                    .map(|k| k.name.clone())
+                    .collect();
+                (source.to_owned(), compilation.diagnostics, kernels)
+            }
+            Err(diagnostic) => (
+                String::from_utf8_lossy(&bytes).into_owned(),
+                vec![diagnostic],
+                Vec::new(),
+            ),
+        };
+        errors |= diagnostics.iter().any(|d| d.is_error());
+        if args.json {
+            let index = LineIndex::new(&source);
+            reports.push(FileReport {
+                file: name,
+                kernels,
+                diagnostics: diagnostics
+                    .iter()
+                    .map(|d| Structured::new(d, &source, &index))
+                    .collect(),
+            });
+        } else if diagnostics.is_empty() {
+            eprintln!("{name}: ok ({})", kernel_list(&kernels));
+        } else {
+            eprint!("{}", render_all(&diagnostics, &source, &name));
+        }
+    }
+    if args.json {
+        match serde_json::to_string_pretty(&reports) {
+            Ok(json) => println!("{json}"),
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if errors {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn kernel_list(kernels: &[String]) -> String {
+    match kernels {
+        [] => "no kernels".to_owned(),
+        [one] => format!("kernel {one}"),
+        many => format!("kernels {}", many.join(", ")),
     }
 }
 

@@ -25,8 +25,12 @@ fn front_end(c: &mut Criterion) {
     let large = two_thousand_lines();
     assert!(!compile(&large).has_errors());
     assert!(!compile(MATVEC).has_errors());
-    c.bench_function("check matvec (hierarchy page)", |b| b.iter(|| compile(black_box(MATVEC))));
-    c.bench_function("check 2,000-line file", |b| b.iter(|| compile(black_box(&large))));
+    c.bench_function("check matvec (hierarchy page)", |b| {
+        b.iter(|| compile(black_box(MATVEC)))
+    });
+    c.bench_function("check 2,000-line file", |b| {
+        b.iter(|| compile(black_box(&large)))
+    });
 }
 
 criterion_group!(benches, front_end);

@@ -34,6 +34,12 @@ impl Compilation {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
+
+    /// What the editor shows when the pointer rests at byte `offset`: the name there, its type
+    /// and its uniformity, as in `col: i32 · warp-uniform`.
+    pub fn hover(&self, offset: usize) -> Option<String> {
+        self.checked.name_at(offset).map(check::NameInfo::describe)
+    }
 }
 
 /// The front door: parse and check `source`. Never panics, whatever the input.

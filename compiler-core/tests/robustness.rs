@@ -15,20 +15,28 @@ const UNIFORMITY: &str = include_str!("ui/uniformity_ok.tsr");
 
 fn spans_inside(source: &str, compilation: &Compilation) -> Result<(), String> {
     for diagnostic in &compilation.diagnostics {
-        let spans = std::iter::once(diagnostic.span).chain(diagnostic.labels.iter().map(|l| l.span));
+        let spans =
+            std::iter::once(diagnostic.span).chain(diagnostic.labels.iter().map(|l| l.span));
         for span in spans {
             let inside = span.start <= span.end
                 && span.end <= source.len()
                 && source.is_char_boundary(span.start)
                 && source.is_char_boundary(span.end);
             if !inside {
-                return Err(format!("{:?} has span {span:?} outside a {}-byte source", diagnostic.code, source.len()));
+                return Err(format!(
+                    "{:?} has span {span:?} outside a {}-byte source",
+                    diagnostic.code,
+                    source.len()
+                ));
             }
         }
     }
     for name in &compilation.checked.names {
         if name.span.end > source.len() {
-            return Err(format!("name {} at {:?} is outside the source", name.name, name.span));
+            return Err(format!(
+                "name {} at {:?} is outside the source",
+                name.name, name.span
+            ));
         }
     }
     Ok(())
@@ -61,7 +69,11 @@ fn codes(compilation: &Compilation) -> Vec<Code> {
 
 #[test]
 fn twenty_thousand_nested_parentheses_give_one_depth_error() {
-    let source = format!("@launch(32)\nkernel k() {{\n  let x = {}1{}\n}}\n", "(".repeat(20_000), ")".repeat(20_000));
+    let source = format!(
+        "@launch(32)\nkernel k() {{\n  let x = {}1{}\n}}\n",
+        "(".repeat(20_000),
+        ")".repeat(20_000)
+    );
     let (compilation, elapsed) = compile_bounded(source);
     assert_eq!(codes(&compilation), vec![Code::E0104]);
     assert!(elapsed < HANG, "{elapsed:?}");
@@ -79,14 +91,21 @@ fn five_thousand_nested_ifs_give_one_depth_error() {
 #[test]
 fn nesting_up_to_the_limit_is_fine() {
     let depth = MAX_NESTING - 2; // the kernel's own braces and the `let` line
-    let source = format!("@launch(32)\nkernel k() {{\n  let x = {}1{}\n}}\n", "(".repeat(depth), ")".repeat(depth));
+    let source = format!(
+        "@launch(32)\nkernel k() {{\n  let x = {}1{}\n}}\n",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    );
     let (compilation, _) = compile_bounded(source);
     assert_eq!(codes(&compilation), Vec::<Code>::new());
 }
 
 #[test]
 fn a_long_chain_of_unary_operators_is_limited() {
-    let source = format!("@launch(32)\nkernel k() {{\n  let x = {}1\n}}\n", "-".repeat(50_000));
+    let source = format!(
+        "@launch(32)\nkernel k() {{\n  let x = {}1\n}}\n",
+        "-".repeat(50_000)
+    );
     let (compilation, _) = compile_bounded(source);
     assert_eq!(codes(&compilation), vec![Code::E0105]);
 }
@@ -100,7 +119,11 @@ fn a_megabyte_of_kernels_checks_in_well_under_seconds() {
         index += 1;
     }
     let (compilation, elapsed) = compile_bounded(source);
-    assert!(!compilation.has_errors(), "{:?}", codes(&compilation).first());
+    assert!(
+        !compilation.has_errors(),
+        "{:?}",
+        codes(&compilation).first()
+    );
     assert_eq!(compilation.checked.kernels.len(), index);
     assert!(elapsed < HANG, "{elapsed:?}");
 }
@@ -114,7 +137,20 @@ fn a_source_over_the_limit_is_one_clear_error() {
 
 #[test]
 fn unbalanced_brackets_everywhere_never_panic() {
-    for source in ["(((", ")))", "{{{", "}}}", "[[[", "]]]", "@launch(32) kernel k() { ( ] } ) {", "@", "kernel", "@launch(", "kernel k(", "kernel k() { let x = A[1 :+ ] }"] {
+    for source in [
+        "(((",
+        ")))",
+        "{{{",
+        "}}}",
+        "[[[",
+        "]]]",
+        "@launch(32) kernel k() { ( ] } ) {",
+        "@",
+        "kernel",
+        "@launch(",
+        "kernel k(",
+        "kernel k() { let x = A[1 :+ ] }",
+    ] {
         let (compilation, _) = compile_bounded(source.to_owned());
         assert!(compilation.has_errors(), "{source:?} gave no error");
     }

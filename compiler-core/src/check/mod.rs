@@ -1369,8 +1369,7 @@ impl KernelChecker {
         if left.ty.is_tile() || right.ty.is_tile() {
             return self.tile_binary(op, left, right, span);
         }
-        let operands_fit =
-            |check: fn(&Type) -> bool| unify(&left.ty, &right.ty).filter(|t| check(t));
+        let operands_fit = |check: fn(&Type) -> bool| unify(&left.ty, &right.ty).filter(&check);
         let result = match op {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => {
                 operands_fit(Type::is_numeric)

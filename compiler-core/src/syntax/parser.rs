@@ -30,7 +30,8 @@ pub trait Extra<'t, I: ValueInput<'t, Token = Token, Span = SimpleSpan>>:
 impl<'t, I, E> Extra<'t, I> for E
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
-    E: chumsky::extra::ParserExtra<'t, I, Error: chumsky::label::LabelError<'t, I, &'static str>> + 't,
+    E: chumsky::extra::ParserExtra<'t, I, Error: chumsky::label::LabelError<'t, I, &'static str>>
+        + 't,
 {
 }
 
@@ -193,7 +194,12 @@ where
         // A name, a call `f(args)` or a collective `f<over ctx.lane>(args)`: one parse of the
         // name, then what follows decides.
         let named = ident()
-            .then(over.map(Some).then(args.clone()).or(args.map(|args| (None, args))).or_not())
+            .then(
+                over.map(Some)
+                    .then(args.clone())
+                    .or(args.map(|args| (None, args)))
+                    .or_not(),
+            )
             .map(|(name, suffix)| match suffix {
                 None => ExprKind::Name(name.name),
                 Some((None, args)) => ExprKind::Call { callee: name, args },
@@ -240,7 +246,10 @@ where
             .collect::<Vec<_>>()
             .delimited_by(punct('['), punct(']'));
 
-        let fold = |l: Expr, operator: BinaryOp, r: Expr, e: &mut chumsky::input::MapExtra<'t, '_, I, E>| Expr {
+        let fold = |l: Expr,
+                    operator: BinaryOp,
+                    r: Expr,
+                    e: &mut chumsky::input::MapExtra<'t, '_, I, E>| Expr {
             kind: ExprKind::Binary(operator, Box::new(l), Box::new(r)),
             span: span_of(e),
         };
@@ -278,21 +287,30 @@ where
             infix(
                 left(8),
                 select! { Token::Op("+") => BinaryOp::Add, Token::Op("-") => BinaryOp::Sub }
-                .labelled("an operator"),
+                    .labelled("an operator"),
                 fold,
             ),
             infix(
                 left(7),
                 select! { Token::Op("<<") => BinaryOp::Shl, Token::Op(">>") => BinaryOp::Shr }
-                .labelled("an operator"),
+                    .labelled("an operator"),
                 fold,
             ),
-            infix(left(6), select! { Token::Op("&") => BinaryOp::BitAnd }
-                .labelled("an operator"), fold),
-            infix(left(5), select! { Token::Op("^") => BinaryOp::BitXor }
-                .labelled("an operator"), fold),
-            infix(left(4), select! { Token::Op("|") => BinaryOp::BitOr }
-                .labelled("an operator"), fold),
+            infix(
+                left(6),
+                select! { Token::Op("&") => BinaryOp::BitAnd }.labelled("an operator"),
+                fold,
+            ),
+            infix(
+                left(5),
+                select! { Token::Op("^") => BinaryOp::BitXor }.labelled("an operator"),
+                fold,
+            ),
+            infix(
+                left(4),
+                select! { Token::Op("|") => BinaryOp::BitOr }.labelled("an operator"),
+                fold,
+            ),
             infix(
                 left(3),
                 select! {
@@ -306,10 +324,16 @@ where
                 .labelled("an operator"),
                 fold,
             ),
-            infix(left(2), select! { Token::Op("&&") => BinaryOp::And }
-                .labelled("an operator"), fold),
-            infix(left(1), select! { Token::Op("||") => BinaryOp::Or }
-                .labelled("an operator"), fold),
+            infix(
+                left(2),
+                select! { Token::Op("&&") => BinaryOp::And }.labelled("an operator"),
+                fold,
+            ),
+            infix(
+                left(1),
+                select! { Token::Op("||") => BinaryOp::Or }.labelled("an operator"),
+                fold,
+            ),
         ))
         .labelled("an expression")
         .boxed()

@@ -144,7 +144,15 @@ pub fn lexer<'src>() -> impl Parser<'src, &'src str, Vec<Spanned>, LexError<'src
             .filter(|c: &char| "+-*/%&|^~!<>=@".contains(*c))
             .to_slice(),
     ))
-    .map(|text: &str| Token::Op(OPERATORS.iter().find(|op| **op == text).copied().unwrap_or("?")));
+    .map(|text: &str| {
+        Token::Op(
+            OPERATORS
+                .iter()
+                .find(|op| **op == text)
+                .copied()
+                .unwrap_or("?"),
+        )
+    });
     // `@` is an operator (matrix product) in expressions and starts an attribute before a
     // kernel; the parser tells the two apart, so the lexer gives one token for both.
     let punct = any()
@@ -180,7 +188,7 @@ pub fn lexer<'src>() -> impl Parser<'src, &'src str, Vec<Spanned>, LexError<'src
         .at_least(1);
     let trivia = choice((blank, line_comment, block_comment)).repeated();
 
-    trivia.clone().ignore_then(
+    trivia.ignore_then(
         token
             .map_with(|token, extra| (token, extra.span()))
             .then_ignore(trivia)

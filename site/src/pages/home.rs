@@ -63,14 +63,18 @@ pub fn Home() -> impl IntoView {
                     "your browser, and the same from a terminal with "<code>"tessera ctx"</code>"."
                 </li>
                 <li>
+                    "The front end: the parser, and the checker of types and uniformity that "
+                    "explains every mistake with a code and the spans responsible, from a "
+                    "terminal with "<code>"tessera check"</code>"."
+                </li>
+                <li>
                     <code>"tessera gpu"</code>" describes the machine's GPU and its subgroups, "
                     "the lanes WGSL kernels will run on."
                 </li>
             </ul>
             <p>
-                "The parser and checker, the simulator, the PTX and WGSL back ends, the "
-                "playground and the docs are being built in the open; each appears here when "
-                "it works."
+                "The simulator, the PTX and WGSL back ends, the playground and the docs are "
+                "being built in the open; each appears here when it works."
             </p>
         </section>
     }

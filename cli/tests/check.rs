@@ -1,0 +1,69 @@
+//! `tessera check`: diagnostics on stderr, exit 0 / 1 / 2, and a JSON form.
+
+use std::process::{Command, Output};
+
+fn tessera(args: &[&str]) -> Output {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/check");
+    match Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+    {
+        Ok(output) => output,
+        Err(error) => panic!("tessera did not start: {error}"),
+    }
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn a_correct_file_exits_zero() {
+    let output = tessera(&["check", "good.tsr"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "good.tsr: ok (kernel mv)\n");
+}
+
+#[test]
+fn errors_are_rendered_and_exit_one() {
+    let output = tessera(&["check", "good.tsr", "bad.tsr"]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert!(text.starts_with("good.tsr: ok (kernel mv)\nerror[E0402]: sum<over ctx.lane> is reached under varying control\n --> bad.tsr:8:13\n"), "{text}");
+    assert!(
+        text.ends_with("error: could not compile: 2 errors\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unreadable_file_exits_two() {
+    let output = tessera(&["check", "missing.tsr"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).starts_with("error: cannot read missing.tsr:"));
+}
+
+#[test]
+fn no_file_is_a_usage_error() {
+    assert_eq!(tessera(&["check"]).status.code(), Some(2));
+}
+
+#[test]
+fn json_gives_codes_spans_and_lines() {
+    let output = tessera(&["check", "--json", "bad.tsr"]);
+    assert_eq!(output.status.code(), Some(1));
+    let reports: serde_json::Value = match serde_json::from_slice(&output.stdout) {
+        Ok(value) => value,
+        Err(error) => panic!("not JSON: {error}"),
+    };
+    let first = &reports[0]["diagnostics"][0];
+    assert_eq!(reports[0]["file"], "bad.tsr");
+    assert_eq!(first["code"], "E0402");
+    assert_eq!(first["primary"]["start"]["line"], 8);
+    assert_eq!(first["primary"]["start"]["column"], 13);
+    assert_eq!(
+        first["labels"][0]["message"],
+        "this condition differs between threads, and some threads `break` under it"
+    );
+}
