@@ -509,8 +509,8 @@ impl KernelChecker {
                 match element_type {
                     Some(element) => Type::Tensor {
                         element,
-                        dims: names,
-                        extents,
+                        dims: names.into(),
+                        extents: extents.into(),
                     },
                     None => Type::Error,
                 }
@@ -1482,7 +1482,7 @@ impl KernelChecker {
         let (element, extents, is_tensor) = match &base.ty {
             Type::Tensor {
                 element, extents, ..
-            } => (*element, extents.clone(), true),
+            } => (*element, extents.to_vec(), true),
             Type::Tile { element, shape } => {
                 (*element, shape.iter().map(|&n| Some(n)).collect(), false)
             }

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 use std::fmt;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Scalar {
@@ -68,9 +69,10 @@ pub enum Type {
     /// A kernel parameter in global memory; `dims` as written (`N`, `64`).
     Tensor {
         element: Scalar,
-        dims: Vec<String>,
+        /// Shared: a tensor's type is copied at every use of its name.
+        dims: Arc<[String]>,
         /// Extents known at compile time (literal dimensions).
-        extents: Vec<Option<u64>>,
+        extents: Arc<[Option<u64>]>,
     },
     /// A tile: a block of elements in the CTA's shared memory, of a compile-time shape.
     Tile {
