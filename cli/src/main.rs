@@ -4,6 +4,8 @@
 //! status. It only parses arguments and prints; the work happens in `compiler-core` and
 //! `runtime`, so the CLI, the playground and the tests share one implementation.
 
+mod run;
+
 use clap::{Parser, Subcommand};
 use compiler_core::diagnostic::{render_all, Structured};
 use compiler_core::hierarchy::{Dim3, LaunchShape, NVIDIA_LANES};
@@ -23,6 +25,10 @@ enum Command {
     /// Check kernels: print every diagnostic to stderr. Exit 0 without errors, 1 with errors,
     /// 2 when a file cannot be read.
     Check(CheckArgs),
+    /// Run a kernel on the reference simulator; tensors in and out as .npy files.
+    Run(run::RunArgs),
+    /// Print the IR of every kernel in a file.
+    Ir(run::IrArgs),
     /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
     Ctx(CtxArgs),
     /// Describe the GPU this machine offers (through Vulkan) and its subgroups.
@@ -61,6 +67,8 @@ struct CtxArgs {
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Check(args) => return check(&args),
+        Command::Run(args) => return run::run(&args),
+        Command::Ir(args) => return run::ir(&args),
         Command::Ctx(args) => ctx(&args),
         Command::Gpu => gpu(),
     };
@@ -194,7 +202,7 @@ fn gpu() -> Result<String, String> {
 }
 
 /// Grid extents: axes left out are 1, as in CUDA's `dim3`.
-fn parse_extents(text: &str) -> Result<Dim3, String> {
+pub(crate) fn parse_extents(text: &str) -> Result<Dim3, String> {
     parse_axes(text, 1)
 }
 

@@ -15,6 +15,9 @@
 pub mod check;
 pub mod diagnostic;
 pub mod hierarchy;
+pub mod ir;
+pub mod launch;
+pub mod sim;
 pub mod span;
 pub mod syntax;
 
@@ -53,4 +56,60 @@ pub fn compile(source: &str) -> Compilation {
         checked,
         diagnostics,
     }
+}
+
+/// What a simulated run produced: every parameter as the kernel left it, and statistics.
+pub struct RunOutput {
+    pub kernel: ir::Kernel,
+    pub args: sim::Args,
+    pub stats: sim::Stats,
+}
+
+impl Compilation {
+    /// The IR of every kernel, or the diagnostics that prevent it (errors in the source, or a
+    /// construct this version cannot run yet).
+    pub fn ir(&self) -> Result<ir::Module, Vec<Diagnostic>> {
+        if self.has_errors() {
+            return Err(self.diagnostics.clone());
+        }
+        ir::lower(&self.file, &self.checked)
+    }
+
+    /// Runs `launch` on the simulator.
+    pub fn run(&self, launch: &launch::Launch) -> Result<RunOutput, Vec<Diagnostic>> {
+        let module = self.ir()?;
+        let kernel = pick_kernel(&module, launch.kernel.as_deref()).map_err(|d| vec![d])?;
+        let mut args = launch.bind(&kernel).map_err(|d| vec![d])?;
+        let stats = sim::run(&kernel, &mut args, launch.sim_options())
+            .map_err(|fault| vec![fault.to_diagnostic()])?;
+        Ok(RunOutput {
+            kernel,
+            args,
+            stats,
+        })
+    }
+}
+
+/// The kernel a launch names, or the file's only kernel.
+pub fn pick_kernel(module: &ir::Module, name: Option<&str>) -> Result<ir::Kernel, Diagnostic> {
+    let names: Vec<&str> = module.kernels.iter().map(|k| k.name.as_str()).collect();
+    let found = match name {
+        Some(name) => module.kernels.iter().find(|k| k.name == name),
+        None if module.kernels.len() == 1 => module.kernels.first(),
+        None => None,
+    };
+    found.cloned().ok_or_else(|| {
+        let message = match (name, names.as_slice()) {
+            (_, []) => "the file has no kernel to run".to_owned(),
+            (Some(name), _) => format!(
+                "there is no kernel `{name}`; the file has {}",
+                names.join(", ")
+            ),
+            (None, _) => format!(
+                "the file has several kernels ({}): pick one with --kernel",
+                names.join(", ")
+            ),
+        };
+        Diagnostic::error(Code::E0515, Span::empty(0), message)
+    })
 }

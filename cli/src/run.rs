@@ -1,0 +1,316 @@
+//! `tessera run` and `tessera ir`: flags to a [`Launch`], `.npy` files in and out.
+//!
+//! Invariant: this module only translates between the terminal and files on one side and
+//! `compiler-core`'s `Launch` / `RunOutput` on the other; it runs nothing itself.
+
+use compiler_core::check::Scalar;
+use compiler_core::diagnostic::{render_all, Diagnostic};
+use compiler_core::hierarchy::Dim3;
+use compiler_core::ir::Param;
+use compiler_core::launch::{from_bits, Backend, Input, Launch, WarpMode};
+use compiler_core::sim::Arg;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The .tsr file.
+    file: PathBuf,
+    /// The kernel to run (the file's only kernel by default).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// CTAs in the grid, as X[,Y[,Z]].
+    #[arg(long, value_parser = crate::parse_extents, default_value = "1")]
+    grid: Dim3,
+    /// A dimension's value, NAME=V (otherwise inferred from .npy inputs).
+    #[arg(long = "dim", value_parser = parse_pair::<i64>)]
+    dims: Vec<(String, i64)>,
+    /// A scalar parameter's value, NAME=V.
+    #[arg(long = "scalar", value_parser = parse_pair::<f64>)]
+    scalars: Vec<(String, f64)>,
+    /// A tensor's contents: NAME=PATH.npy, or NAME=zeros|ones|iota|rand:SEED.
+    #[arg(long = "in", value_parser = parse_input)]
+    inputs: Vec<(String, InputSpec)>,
+    /// Write every tensor parameter to DIR/NAME.npy after the run.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Where to run: sim (the reference simulator) or gpu.
+    #[arg(long, default_value = "sim", value_parser = ["sim", "gpu"])]
+    backend: String,
+    /// Lanes per warp (ctx.lanes).
+    #[arg(long, default_value_t = 32)]
+    lanes: u32,
+    /// Emulate warps in workgroup memory on the GPU.
+    #[arg(long)]
+    emulate_warps: bool,
+    /// Statement executions (per CTA) before the run is stopped.
+    #[arg(long)]
+    step_limit: Option<u64>,
+}
+
+#[derive(clap::Args)]
+pub struct IrArgs {
+    /// The .tsr file.
+    file: PathBuf,
+}
+
+#[derive(Clone)]
+pub enum InputSpec {
+    Generator(Input),
+    File(PathBuf),
+}
+
+fn parse_pair<T: std::str::FromStr>(text: &str) -> Result<(String, T), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not NAME=VALUE"))?;
+    let value = value
+        .parse()
+        .map_err(|_| format!("`{value}` is not a number"))?;
+    Ok((name.to_owned(), value))
+}
+
+fn parse_input(text: &str) -> Result<(String, InputSpec), String> {
+    let (name, spec) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not NAME=SPEC"))?;
+    let spec = if spec.ends_with(".npy") {
+        InputSpec::File(PathBuf::from(spec))
+    } else {
+        InputSpec::Generator(spec.parse()?)
+    };
+    Ok((name.to_owned(), spec))
+}
+
+/// Reads the source and compiles it, or says why not (exit 2 for I/O, 1 for diagnostics).
+fn compile(path: &Path) -> Result<(String, compiler_core::Compilation), ExitCode> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|error| {
+        eprintln!("error: cannot read {name}: {error}");
+        ExitCode::from(2)
+    })?;
+    let source = match compiler_core::syntax::decode(&bytes) {
+        Ok(source) => source.to_owned(),
+        Err(diagnostic) => {
+            eprint!(
+                "{}",
+                render_all(&[diagnostic], &String::from_utf8_lossy(&bytes), &name)
+            );
+            return Err(ExitCode::from(1));
+        }
+    };
+    let compilation = compiler_core::compile(&source);
+    Ok((source, compilation))
+}
+
+fn report(diagnostics: &[Diagnostic], source: &str, path: &Path) -> ExitCode {
+    eprint!(
+        "{}",
+        render_all(diagnostics, source, &path.display().to_string())
+    );
+    ExitCode::from(1)
+}
+
+pub fn ir(args: &IrArgs) -> ExitCode {
+    let (source, compilation) = match compile(&args.file) {
+        Ok(compiled) => compiled,
+        Err(code) => return code,
+    };
+    match compilation.ir() {
+        Ok(module) => {
+            print!("{}", compiler_core::ir::print(&module));
+            ExitCode::SUCCESS
+        }
+        Err(diagnostics) => report(&diagnostics, &source, &args.file),
+    }
+}
+
+fn dtype_of(element: Scalar) -> &'static str {
+    match element {
+        Scalar::F32 => "<f4",
+        Scalar::I32 => "<i4",
+        Scalar::U32 | Scalar::Bool => "<u4",
+        Scalar::F16 => "<f2",
+    }
+}
+
+/// An `.npy` file as a launch input, checked against the parameter's element type.
+fn read_npy(path: &Path, name: &str, element: Scalar) -> Result<Input, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let npy = npyz::NpyFile::new(&bytes[..])
+        .map_err(|e| format!("{} is not an .npy file: {e}", path.display()))?;
+    let shape: Vec<usize> = npy.shape().iter().map(|&n| n as usize).collect();
+    let found = npy.dtype().descr().replace('\'', "");
+    let expected = dtype_of(element);
+    if found != expected {
+        return Err(format!(
+            "{} holds {found} values, but `{name}` is a tensor of {} (expected dtype {expected})",
+            path.display(),
+            element.name()
+        ));
+    }
+    let values: Vec<f64> = match element {
+        Scalar::F32 => npy
+            .into_vec::<f32>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::I32 => npy
+            .into_vec::<i32>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        _ => npy
+            .into_vec::<u32>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+    }
+    .map_err(|e| format!("cannot read the values of {}: {e}", path.display()))?;
+    Ok(Input::Data { shape, values })
+}
+
+fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std::io::Result<()> {
+    use npyz::WriterBuilder;
+    let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    match element {
+        Scalar::F32 | Scalar::F16 => {
+            let mut writer = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(file)
+                .begin_nd()?;
+            writer.extend(bits.iter().map(|b| f32::from_bits(*b)))?;
+            writer.finish()
+        }
+        Scalar::I32 => {
+            let mut writer = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(file)
+                .begin_nd()?;
+            writer.extend(bits.iter().map(|b| *b as i32))?;
+            writer.finish()
+        }
+        _ => {
+            let mut writer = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(file)
+                .begin_nd()?;
+            writer.extend(bits.iter().copied())?;
+            writer.finish()
+        }
+    }
+}
+
+pub fn run(args: &RunArgs) -> ExitCode {
+    if args.backend == "gpu" || args.emulate_warps {
+        eprintln!("error: running on the GPU (--backend gpu, --emulate-warps) arrives with the WGSL back end; use --backend sim");
+        return ExitCode::from(2);
+    }
+    let (source, compilation) = match compile(&args.file) {
+        Ok(compiled) => compiled,
+        Err(code) => return code,
+    };
+    let module = match compilation.ir() {
+        Ok(module) => module,
+        Err(diagnostics) => return report(&diagnostics, &source, &args.file),
+    };
+    let kernel = match compiler_core::pick_kernel(&module, args.kernel.as_deref()) {
+        Ok(kernel) => kernel,
+        Err(diagnostic) => {
+            eprintln!("error: {}", diagnostic.message);
+            return ExitCode::from(2);
+        }
+    };
+    let mut launch = Launch {
+        kernel: Some(kernel.name.clone()),
+        grid: args.grid,
+        dims: args.dims.iter().cloned().collect(),
+        scalars: args.scalars.iter().cloned().collect(),
+        lanes: args.lanes,
+        warp_mode: if args.emulate_warps {
+            WarpMode::Emulated
+        } else {
+            WarpMode::Subgroups
+        },
+        backend: Backend::Sim,
+        step_limit: args.step_limit,
+        ..Launch::default()
+    };
+    for (name, spec) in &args.inputs {
+        let element = match kernel.param_index(name).and_then(|i| kernel.params.get(i)) {
+            Some(Param::Tensor { element, .. }) => *element,
+            _ => {
+                eprintln!(
+                    "error: kernel `{}` has no tensor parameter `{name}`",
+                    kernel.name
+                );
+                return ExitCode::from(2);
+            }
+        };
+        let input = match spec {
+            InputSpec::Generator(input) => input.clone(),
+            InputSpec::File(path) => match read_npy(path, name, element) {
+                Ok(input) => input,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(2);
+                }
+            },
+        };
+        launch.inputs.insert(name.clone(), input);
+    }
+    let output = match compilation.run(&launch) {
+        Ok(output) => output,
+        Err(diagnostics) => return report(&diagnostics, &source, &args.file),
+    };
+    let grid = launch.grid;
+    eprintln!(
+        "ran {} on {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
+        kernel.name,
+        grid.x,
+        grid.y,
+        grid.z,
+        kernel.threads,
+        output.stats.steps,
+        output.stats.lane_ops
+    );
+    for (param, arg) in kernel.params.iter().zip(&output.args.params) {
+        let Arg::Tensor(tensor) = arg else { continue };
+        match &args.out {
+            Some(dir) => {
+                let path = dir.join(format!("{}.npy", param.name()));
+                if let Err(error) = std::fs::create_dir_all(dir)
+                    .and_then(|_| write_npy(&path, tensor.element, &tensor.shape, &tensor.bits))
+                {
+                    eprintln!("error: cannot write {}: {error}", path.display());
+                    return ExitCode::from(2);
+                }
+            }
+            None => println!("{}", preview(param.name(), tensor)),
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `C [1, 8] f32: [0, 1, …]`, at most 64 values.
+fn preview(name: &str, tensor: &compiler_core::sim::Tensor) -> String {
+    let values: Vec<String> = tensor
+        .bits
+        .iter()
+        .take(64)
+        .map(|b| match tensor.element {
+            Scalar::U32
+                if name.to_lowercase().contains("mask")
+                    || name.to_lowercase().contains("ballot") =>
+            {
+                format!("{b:#010x}")
+            }
+            element => from_bits(*b, element).to_string(),
+        })
+        .collect();
+    let more = if tensor.bits.len() > 64 { ", …" } else { "" };
+    format!(
+        "{name} {:?} {}: [{}{more}]",
+        tensor.shape,
+        tensor.element.name(),
+        values.join(", ")
+    )
+}

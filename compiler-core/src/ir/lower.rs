@@ -1,0 +1,857 @@
+//! Lowering: a checked AST to the IR.
+//!
+//! In: a file the checker accepted (no errors). Out: the IR [`Module`], or a list of what
+//! this version cannot lower yet (tile operations, `f16`), each with its span.
+//! Invariant: untyped literals get the type of the operation they appear in (i32 / f32 by
+//! default), exactly as the checker typed them.
+
+use super::*;
+use crate::check::Checked;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::syntax::ast::{self, ExprKind, IndexArg, StmtKind as AstStmt, TypeExpr};
+use crate::syntax::ctx;
+use std::collections::HashMap;
+
+/// Lowers every kernel of a checked file. Call only when the checker reported no errors.
+pub fn lower(file: &ast::File, checked: &Checked) -> Result<Module, Vec<Diagnostic>> {
+    let mut module = Module::default();
+    let mut unsupported = Vec::new();
+    for (kernel, info) in file.kernels.iter().zip(&checked.kernels) {
+        let Some(threads) = info.threads else {
+            continue;
+        };
+        let mut lowering = Lowering::new(kernel, threads);
+        lowering.kernel_body(kernel);
+        if lowering.unsupported.is_empty() {
+            module.kernels.push(lowering.finish(kernel));
+        } else {
+            unsupported.append(&mut lowering.unsupported);
+        }
+    }
+    if unsupported.is_empty() {
+        Ok(module)
+    } else {
+        Err(unsupported)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Binding {
+    Reg(Reg, Scalar),
+    Tensor(usize),
+    Scalar(usize, Scalar),
+    Dim(usize),
+}
+
+struct Lowering {
+    params: Vec<Param>,
+    dims: Vec<String>,
+    regs: Vec<RegInfo>,
+    scopes: Vec<HashMap<String, Binding>>,
+    blocks: Vec<Block>,
+    threads: u32,
+    unsupported: Vec<Diagnostic>,
+}
+
+fn scalar_of(ty: &TypeExpr) -> Scalar {
+    match ty {
+        TypeExpr::Named(name) => Scalar::from_name(&name.name).unwrap_or(Scalar::I32),
+        TypeExpr::Tensor { element, .. } => Scalar::from_name(&element.name).unwrap_or(Scalar::F32),
+        TypeExpr::Error(_) => Scalar::I32,
+    }
+}
+
+fn constant(value: f64, ty: Scalar) -> Operand {
+    Operand::Const(match ty {
+        Scalar::F32 | Scalar::F16 => (value as f32).to_bits(),
+        Scalar::Bool => u32::from(value != 0.0),
+        Scalar::I32 => (value as i64) as i32 as u32,
+        Scalar::U32 => (value as i64) as u32,
+    })
+}
+
+impl Lowering {
+    fn new(kernel: &ast::Kernel, threads: u32) -> Self {
+        let mut lowering = Self {
+            params: Vec::new(),
+            dims: Vec::new(),
+            regs: Vec::new(),
+            scopes: vec![HashMap::new()],
+            blocks: vec![Vec::new()],
+            threads,
+            unsupported: Vec::new(),
+        };
+        for param in &kernel.params {
+            let index = lowering.params.len();
+            match &param.ty {
+                TypeExpr::Tensor { element, dims, .. } => {
+                    let dims = dims
+                        .iter()
+                        .map(|dim| match dim {
+                            ast::Dim::Literal(n, _) => DimRef::Literal(n.unwrap_or(1) as u32),
+                            ast::Dim::Name(name) => DimRef::Dim(lowering.dim(&name.name)),
+                        })
+                        .collect();
+                    let element = Scalar::from_name(&element.name).unwrap_or(Scalar::F32);
+                    lowering.check_f16(element, param.span);
+                    lowering.params.push(Param::Tensor {
+                        name: param.name.name.clone(),
+                        element,
+                        dims,
+                    });
+                    lowering.bind(&param.name.name, Binding::Tensor(index));
+                }
+                other => {
+                    let ty = scalar_of(other);
+                    lowering.check_f16(ty, param.span);
+                    lowering.params.push(Param::Scalar {
+                        name: param.name.name.clone(),
+                        ty,
+                    });
+                    lowering.bind(&param.name.name, Binding::Scalar(index, ty));
+                }
+            }
+        }
+        lowering
+    }
+
+    fn dim(&mut self, name: &str) -> usize {
+        if let Some(index) = self.dims.iter().position(|d| d == name) {
+            return index;
+        }
+        self.dims.push(name.to_owned());
+        let index = self.dims.len() - 1;
+        self.bind(name, Binding::Dim(index));
+        index
+    }
+
+    fn check_f16(&mut self, ty: Scalar, span: Span) {
+        if ty == Scalar::F16 {
+            self.not_yet(span, "f16 values");
+        }
+    }
+
+    fn not_yet(&mut self, span: Span, what: &str) {
+        self.unsupported.push(
+            Diagnostic::error(Code::E0501, span, format!("{what} cannot run yet"))
+                .with_label("not supported by this version's simulator and back ends")
+                .with_help(
+                    "the checker accepts it; running it arrives with the tile-level lowering",
+                ),
+        );
+    }
+
+    fn finish(self, kernel: &ast::Kernel) -> Kernel {
+        Kernel {
+            name: kernel.name.name.clone(),
+            threads: self.threads,
+            params: self.params,
+            dims: self.dims,
+            regs: self.regs,
+            body: self.blocks.into_iter().next().unwrap_or_default(),
+            span: kernel.span,
+        }
+    }
+
+    fn bind(&mut self, name: &str, binding: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name.to_owned(), binding);
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn reg(&mut self, ty: Scalar, name: Option<&str>) -> Reg {
+        self.regs.push(RegInfo {
+            ty,
+            name: name.map(str::to_owned),
+        });
+        Reg(self.regs.len() as u32 - 1)
+    }
+
+    fn emit(&mut self, kind: StmtKind, span: Span) {
+        if let Some(block) = self.blocks.last_mut() {
+            block.push(Stmt { kind, span });
+        }
+    }
+
+    /// `dst = op` into a new register.
+    fn value(&mut self, op: Op, ty: Scalar, span: Span) -> Operand {
+        let dst = self.reg(ty, None);
+        self.emit(StmtKind::Let { dst, op }, span);
+        Operand::Reg(dst)
+    }
+
+    fn nested(&mut self, f: impl FnOnce(&mut Self)) -> Block {
+        self.blocks.push(Vec::new());
+        self.scopes.push(HashMap::new());
+        f(self);
+        self.scopes.pop();
+        self.blocks.pop().unwrap_or_default()
+    }
+
+    // ---- statements ----
+
+    fn kernel_body(&mut self, kernel: &ast::Kernel) {
+        for stmt in &kernel.body.stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    fn block(&mut self, block: &ast::Block) -> Block {
+        self.nested(|l| {
+            for stmt in &block.stmts {
+                l.stmt(stmt);
+            }
+        })
+    }
+
+    fn stmt(&mut self, stmt: &ast::Stmt) {
+        let span = stmt.span;
+        match &stmt.kind {
+            AstStmt::Let {
+                name, ty, value, ..
+            } => {
+                let hint = ty.as_ref().map(scalar_of);
+                if let Some(t) = hint {
+                    self.check_f16(t, span);
+                }
+                if is_tile(value) {
+                    self.not_yet(value.span, "tiles");
+                    return;
+                }
+                let (operand, ty) = self.expr(value, hint);
+                let dst = self.reg(ty, Some(&name.name));
+                self.emit(
+                    StmtKind::Let {
+                        dst,
+                        op: Op::Copy(operand),
+                    },
+                    span,
+                );
+                self.bind(&name.name, Binding::Reg(dst, ty));
+            }
+            AstStmt::Assign { target, op, value } => self.assign(target, *op, value, span),
+            AstStmt::Expr(expr) => {
+                if let ExprKind::Call { callee, .. } = &expr.kind {
+                    if callee.name == "barrier" {
+                        self.emit(StmtKind::Barrier, span);
+                        return;
+                    }
+                }
+                self.expr(expr, None);
+            }
+            AstStmt::If {
+                condition,
+                then_block,
+                else_branch,
+            } => {
+                let (condition, _) = self.expr(condition, Some(Scalar::Bool));
+                let then_block = self.block(then_block);
+                let else_block = match else_branch {
+                    Some(branch) => self.nested(|l| l.stmt(branch)),
+                    None => Vec::new(),
+                };
+                self.emit(
+                    StmtKind::If {
+                        condition,
+                        then_block,
+                        else_block,
+                    },
+                    span,
+                );
+            }
+            AstStmt::Block(block) => {
+                let block = self.block(block);
+                if let Some(current) = self.blocks.last_mut() {
+                    current.extend(block);
+                }
+            }
+            AstStmt::While { condition, body } => {
+                let body = self.nested(|l| {
+                    let (c, _) = l.expr(condition, Some(Scalar::Bool));
+                    l.exit_unless(c, condition.span);
+                    let inner = l.block(body);
+                    if let Some(current) = l.blocks.last_mut() {
+                        current.extend(inner);
+                    }
+                });
+                self.emit(
+                    StmtKind::Loop {
+                        body,
+                        continuing: Vec::new(),
+                    },
+                    span,
+                );
+            }
+            AstStmt::For { var, range, body } => self.for_(var, range, body, span),
+            AstStmt::Break => self.emit(StmtKind::Break, span),
+            AstStmt::Continue => self.emit(StmtKind::Continue, span),
+            AstStmt::Return => self.emit(StmtKind::Return, span),
+            AstStmt::Error => {}
+        }
+    }
+
+    /// `if !condition { break }`.
+    fn exit_unless(&mut self, condition: Operand, span: Span) {
+        let negated = self.value(
+            Op::Unary(UnaryOp::Not, Scalar::Bool, condition),
+            Scalar::Bool,
+            span,
+        );
+        let brk = Stmt {
+            kind: StmtKind::Break,
+            span,
+        };
+        self.emit(
+            StmtKind::If {
+                condition: negated,
+                then_block: vec![brk],
+                else_block: Vec::new(),
+            },
+            span,
+        );
+    }
+
+    fn for_(&mut self, var: &ast::Ident, range: &ast::Expr, body: &ast::Block, span: Span) {
+        let args = match &range.kind {
+            ExprKind::Call { args, .. } => args.as_slice(),
+            _ => &[],
+        };
+        let zero = Operand::Const(0);
+        let one = Operand::Const(1);
+        let (start, end, step) = match args {
+            [end] => (zero, self.expr(end, Some(Scalar::I32)).0, one),
+            [start, end] => {
+                let start = self.expr(start, Some(Scalar::I32)).0;
+                (start, self.expr(end, Some(Scalar::I32)).0, one)
+            }
+            [start, end, step] => {
+                let start = self.expr(start, Some(Scalar::I32)).0;
+                let end = self.expr(end, Some(Scalar::I32)).0;
+                (start, end, self.expr(step, Some(Scalar::I32)).0)
+            }
+            _ => return,
+        };
+        // The bounds are evaluated once, before the first trip, as in C.
+        let end = self.value(Op::Copy(end), Scalar::I32, range.span);
+        let step = self.value(Op::Copy(step), Scalar::I32, range.span);
+        let counter = self.reg(Scalar::I32, Some(&var.name));
+        self.emit(
+            StmtKind::Let {
+                dst: counter,
+                op: Op::Copy(start),
+            },
+            range.span,
+        );
+        let i = Operand::Reg(counter);
+        let body = self.nested(|l| {
+            // A positive step runs while i < end, a negative one while i > end.
+            let rs = range.span;
+            let up = l.value(
+                Op::Compare(CompareOp::Gt, Scalar::I32, step, zero),
+                Scalar::Bool,
+                rs,
+            );
+            let below = l.value(
+                Op::Compare(CompareOp::Lt, Scalar::I32, i, end),
+                Scalar::Bool,
+                rs,
+            );
+            let above = l.value(
+                Op::Compare(CompareOp::Gt, Scalar::I32, i, end),
+                Scalar::Bool,
+                rs,
+            );
+            let running = l.value(Op::Select(up, below, above), Scalar::Bool, rs);
+            l.exit_unless(running, rs);
+            l.bind(&var.name, Binding::Reg(counter, Scalar::I32));
+            let inner = l.block(body);
+            if let Some(current) = l.blocks.last_mut() {
+                current.extend(inner);
+            }
+        });
+        let continuing = vec![Stmt {
+            kind: StmtKind::Let {
+                dst: counter,
+                op: Op::Binary(BinaryOp::Add, Scalar::I32, i, step),
+            },
+            span: range.span,
+        }];
+        self.emit(StmtKind::Loop { body, continuing }, span);
+    }
+
+    fn assign(
+        &mut self,
+        target: &ast::Expr,
+        op: Option<ast::BinaryOp>,
+        value: &ast::Expr,
+        span: Span,
+    ) {
+        match &target.kind {
+            ExprKind::Name(name) => {
+                let Some(Binding::Reg(dst, ty)) = self.lookup(name) else {
+                    return;
+                };
+                let new = self.combined(Operand::Reg(dst), ty, op, value, span);
+                self.emit(
+                    StmtKind::Let {
+                        dst,
+                        op: Op::Copy(new),
+                    },
+                    span,
+                );
+            }
+            ExprKind::Index { base, indices } => {
+                let ExprKind::Name(name) = &base.kind else {
+                    return;
+                };
+                let Some(Binding::Tensor(tensor)) = self.lookup(name) else {
+                    self.not_yet(target.span, "tile element writes");
+                    return;
+                };
+                if indices.iter().any(|i| !matches!(i, IndexArg::Single(_))) {
+                    self.not_yet(target.span, "tile stores");
+                    return;
+                }
+                let element = match &self.params[tensor] {
+                    Param::Tensor { element, .. } => *element,
+                    Param::Scalar { ty, .. } => *ty,
+                };
+                let indices = self.indices(indices);
+                let current = match op {
+                    Some(_) => self.value(
+                        Op::Load {
+                            tensor,
+                            indices: indices.clone(),
+                        },
+                        element,
+                        target.span,
+                    ),
+                    None => Operand::Const(0),
+                };
+                let new = self.combined(current, element, op, value, span);
+                self.emit(
+                    StmtKind::Store {
+                        tensor,
+                        indices,
+                        value: new,
+                    },
+                    span,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// `value`, or `current op value` for a compound assignment.
+    fn combined(
+        &mut self,
+        current: Operand,
+        ty: Scalar,
+        op: Option<ast::BinaryOp>,
+        value: &ast::Expr,
+        span: Span,
+    ) -> Operand {
+        let (value, _) = self.expr(value, Some(ty));
+        match op.and_then(binary_op) {
+            Some(op) => self.value(Op::Binary(op, ty, current, value), ty, span),
+            None => value,
+        }
+    }
+
+    fn indices(&mut self, indices: &[IndexArg]) -> Vec<Operand> {
+        indices
+            .iter()
+            .filter_map(|index| match index {
+                IndexArg::Single(e) => Some(self.expr(e, Some(Scalar::I32)).0),
+                _ => None,
+            })
+            .collect()
+    }
+
+    // ---- expressions ----
+
+    /// The type an expression has by itself; `None` for untyped literals.
+    fn static_type(&self, e: &ast::Expr) -> Option<Scalar> {
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Float(_) => None,
+            ExprKind::Bool(_) => Some(Scalar::Bool),
+            ExprKind::Name(name) => match self.lookup(name)? {
+                Binding::Reg(_, ty) | Binding::Scalar(_, ty) => Some(ty),
+                Binding::Dim(_) => Some(Scalar::I32),
+                Binding::Tensor(_) => None,
+            },
+            ExprKind::Ctx(_) => Some(Scalar::I32),
+            ExprKind::Unary(ast::UnaryOp::Not, _) => Some(Scalar::Bool),
+            ExprKind::Unary(_, operand) => self.static_type(operand),
+            ExprKind::Binary(op, l, r) => {
+                if op.is_comparison() || matches!(op, ast::BinaryOp::And | ast::BinaryOp::Or) {
+                    Some(Scalar::Bool)
+                } else {
+                    self.static_type(l)
+                        .or_else(|| self.static_type(r))
+                        .or_else(|| {
+                            (is_float_literal(l) || is_float_literal(r)).then_some(Scalar::F32)
+                        })
+                }
+            }
+            ExprKind::Call { callee, args } => match Scalar::from_name(&callee.name) {
+                Some(ty) => Some(ty),
+                None => match callee.name.as_str() {
+                    "select" => args
+                        .get(1)
+                        .and_then(|a| self.static_type(a))
+                        .or_else(|| args.get(2).and_then(|a| self.static_type(a))),
+                    _ => args
+                        .iter()
+                        .find_map(|a| self.static_type(a))
+                        .or_else(|| args.iter().any(is_float_literal).then_some(Scalar::F32)),
+                },
+            },
+            ExprKind::Collective { op, args, .. } => match op.name.as_str() {
+                "any" | "all" => Some(Scalar::Bool),
+                "ballot" => Some(Scalar::U32),
+                _ => args
+                    .first()
+                    .and_then(|a| self.static_type(a))
+                    .or(Some(Scalar::I32)),
+            },
+            ExprKind::Index { base, .. } => match &base.kind {
+                ExprKind::Name(name) => match self.lookup(name)? {
+                    Binding::Tensor(i) => match &self.params[i] {
+                        Param::Tensor { element, .. } => Some(*element),
+                        Param::Scalar { ty, .. } => Some(*ty),
+                    },
+                    _ => None,
+                },
+                _ => None,
+            },
+            ExprKind::Error => None,
+        }
+    }
+
+    fn expr(&mut self, e: &ast::Expr, hint: Option<Scalar>) -> (Operand, Scalar) {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Int(value) => {
+                let ty = hint.filter(|t| *t != Scalar::Bool).unwrap_or(Scalar::I32);
+                (constant(value.unwrap_or(0) as f64, ty), ty)
+            }
+            ExprKind::Float(value) => {
+                let ty = hint.filter(|t| t.is_float()).unwrap_or(Scalar::F32);
+                (constant(*value, ty), ty)
+            }
+            ExprKind::Bool(value) => (Operand::Const(u32::from(*value)), Scalar::Bool),
+            ExprKind::Name(name) => match self.lookup(name) {
+                Some(Binding::Reg(reg, ty)) => (Operand::Reg(reg), ty),
+                Some(Binding::Scalar(index, ty)) => (self.value(Op::Scalar(index), ty, span), ty),
+                Some(Binding::Dim(index)) => {
+                    (self.value(Op::Dim(index), Scalar::I32, span), Scalar::I32)
+                }
+                _ => (Operand::Const(0), Scalar::I32),
+            },
+            ExprKind::Ctx(path) => match ctx::resolve(path, span) {
+                Ok(field) => (self.value(Op::Ctx(field), Scalar::I32, span), Scalar::I32),
+                Err(_) => (Operand::Const(0), Scalar::I32),
+            },
+            ExprKind::Unary(op, operand) => {
+                let (value, ty) = self.expr(operand, hint);
+                let op = match op {
+                    ast::UnaryOp::Neg => UnaryOp::Neg,
+                    ast::UnaryOp::Not => UnaryOp::Not,
+                    ast::UnaryOp::BitNot => UnaryOp::BitNot,
+                };
+                (self.value(Op::Unary(op, ty, value), ty, span), ty)
+            }
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, hint, span),
+            ExprKind::Call { callee, args } => self.call(callee, args, hint, span),
+            ExprKind::Collective { op, over, args } => {
+                let over = match &over.kind {
+                    ExprKind::Ctx(path)
+                        if ctx::resolve(path, span) == Ok(ctx::CtxField::Thread) =>
+                    {
+                        Over::Cta
+                    }
+                    _ => Over::Warp,
+                };
+                let arg_hint = self
+                    .static_type(e)
+                    .filter(|_| !matches!(op.name.as_str(), "any" | "all" | "ballot"));
+                let (value, ty) = match args.first() {
+                    Some(arg) => self.expr(arg, arg_hint.or(hint)),
+                    None => (Operand::Const(0), Scalar::I32),
+                };
+                let (op, result) = match op.name.as_str() {
+                    "any" => (Op::Vote(Vote::Any, value), Scalar::Bool),
+                    "all" => (Op::Vote(Vote::All, value), Scalar::Bool),
+                    "ballot" => (Op::Vote(Vote::Ballot, value), Scalar::U32),
+                    "prefix_sum" => (Op::PrefixSum(ty, value), ty),
+                    name => (Op::Reduce(reduce_op(name), over, ty, value), ty),
+                };
+                (self.value(op, result, span), result)
+            }
+            ExprKind::Index { base, indices } => {
+                let tensor = match &base.kind {
+                    ExprKind::Name(name) => match self.lookup(name) {
+                        Some(Binding::Tensor(t)) => Some(t),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let single = indices.iter().all(|i| matches!(i, IndexArg::Single(_)));
+                match (tensor, single) {
+                    (Some(tensor), true) => {
+                        let element = match &self.params[tensor] {
+                            Param::Tensor { element, .. } => *element,
+                            Param::Scalar { ty, .. } => *ty,
+                        };
+                        let indices = self.indices(indices);
+                        (
+                            self.value(Op::Load { tensor, indices }, element, span),
+                            element,
+                        )
+                    }
+                    _ => {
+                        self.not_yet(span, "tiles");
+                        (Operand::Const(0), Scalar::F32)
+                    }
+                }
+            }
+            ExprKind::Error => (Operand::Const(0), Scalar::I32),
+        }
+    }
+
+    fn binary(
+        &mut self,
+        op: ast::BinaryOp,
+        l: &ast::Expr,
+        r: &ast::Expr,
+        hint: Option<Scalar>,
+        span: Span,
+    ) -> (Operand, Scalar) {
+        if matches!(op, ast::BinaryOp::MatMul) {
+            self.not_yet(span, "tiles");
+            return (Operand::Const(0), Scalar::F32);
+        }
+        let comparison = op.is_comparison();
+        let logical = matches!(op, ast::BinaryOp::And | ast::BinaryOp::Or);
+        let operand_type = if logical {
+            Scalar::Bool
+        } else {
+            let inferred = self.static_type(l).or_else(|| self.static_type(r));
+            let literal_float = (is_float_literal(l) || is_float_literal(r)).then_some(Scalar::F32);
+            inferred
+                .or(if comparison {
+                    None
+                } else {
+                    hint.filter(|t| *t != Scalar::Bool)
+                })
+                .or(literal_float)
+                .unwrap_or(Scalar::I32)
+        };
+        let (a, _) = self.expr(l, Some(operand_type));
+        if logical {
+            return self.short_circuit(op, a, r, span);
+        }
+        let (b, _) = self.expr(r, Some(operand_type));
+        let compare = |c| Some(c);
+        let cmp = match op {
+            ast::BinaryOp::Lt => compare(CompareOp::Lt),
+            ast::BinaryOp::Le => compare(CompareOp::Le),
+            ast::BinaryOp::Gt => compare(CompareOp::Gt),
+            ast::BinaryOp::Ge => compare(CompareOp::Ge),
+            ast::BinaryOp::Eq => compare(CompareOp::Eq),
+            ast::BinaryOp::Ne => compare(CompareOp::Ne),
+            _ => None,
+        };
+        if let Some(cmp) = cmp {
+            return (
+                self.value(Op::Compare(cmp, operand_type, a, b), Scalar::Bool, span),
+                Scalar::Bool,
+            );
+        }
+        let op = binary_op(op).unwrap_or(BinaryOp::Add);
+        (
+            self.value(Op::Binary(op, operand_type, a, b), operand_type, span),
+            operand_type,
+        )
+    }
+
+    /// `a && b` evaluates `b` only where `a` holds: `r = a; if r { r = b }` (and dually).
+    fn short_circuit(
+        &mut self,
+        op: ast::BinaryOp,
+        a: Operand,
+        r: &ast::Expr,
+        span: Span,
+    ) -> (Operand, Scalar) {
+        let result = self.reg(Scalar::Bool, None);
+        self.emit(
+            StmtKind::Let {
+                dst: result,
+                op: Op::Copy(a),
+            },
+            span,
+        );
+        let condition = if op == ast::BinaryOp::And {
+            Operand::Reg(result)
+        } else {
+            self.value(
+                Op::Unary(UnaryOp::Not, Scalar::Bool, Operand::Reg(result)),
+                Scalar::Bool,
+                span,
+            )
+        };
+        let then_block = self.nested(|l| {
+            let (b, _) = l.expr(r, Some(Scalar::Bool));
+            l.emit(
+                StmtKind::Let {
+                    dst: result,
+                    op: Op::Copy(b),
+                },
+                span,
+            );
+        });
+        self.emit(
+            StmtKind::If {
+                condition,
+                then_block,
+                else_block: Vec::new(),
+            },
+            span,
+        );
+        (Operand::Reg(result), Scalar::Bool)
+    }
+
+    fn call(
+        &mut self,
+        callee: &ast::Ident,
+        args: &[ast::Expr],
+        hint: Option<Scalar>,
+        span: Span,
+    ) -> (Operand, Scalar) {
+        let name = callee.name.as_str();
+        if let Some(to) = Scalar::from_name(name) {
+            let Some(arg) = args.first() else {
+                return (Operand::Const(0), to);
+            };
+            let (value, from) = self.expr(arg, Some(to));
+            return (self.value(Op::Cast { from, to, value }, to, span), to);
+        }
+        let shuffle = match name {
+            "shuffle" => Some(Shuffle::Index),
+            "shuffle_xor" => Some(Shuffle::Xor),
+            "shuffle_up" => Some(Shuffle::Up),
+            "shuffle_down" => Some(Shuffle::Down),
+            "broadcast" => Some(Shuffle::Broadcast),
+            _ => None,
+        };
+        if let (Some(kind), [x, lane]) = (shuffle, args) {
+            let x_hint = self.static_type(x).or(hint);
+            let (value, ty) = self.expr(x, x_hint);
+            let (lane, _) = self.expr(lane, Some(Scalar::I32));
+            return (self.value(Op::Shuffle(kind, value, lane), ty, span), ty);
+        }
+        let first_operand = usize::from(name == "select");
+        let ty = args[first_operand.min(args.len())..]
+            .iter()
+            .find_map(|a| self.static_type(a))
+            .or(hint.filter(|t| *t != Scalar::Bool))
+            .or(args.iter().any(is_float_literal).then_some(Scalar::F32))
+            .unwrap_or(match name {
+                "min" | "max" | "clamp" | "abs" | "select" => Scalar::I32,
+                _ => Scalar::F32,
+            });
+        let mut operands: Vec<Operand> = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
+            let want = if name == "select" && i == 0 {
+                Scalar::Bool
+            } else {
+                ty
+            };
+            operands.push(self.expr(arg, Some(want)).0);
+        }
+        let operand = |i: usize| operands.get(i).copied().unwrap_or(Operand::Const(0));
+        let op = match name {
+            "min" => Op::Binary(BinaryOp::Min, ty, operand(0), operand(1)),
+            "max" => Op::Binary(BinaryOp::Max, ty, operand(0), operand(1)),
+            "clamp" => {
+                let low = self.value(
+                    Op::Binary(BinaryOp::Max, ty, operand(0), operand(1)),
+                    ty,
+                    span,
+                );
+                Op::Binary(BinaryOp::Min, ty, low, operand(2))
+            }
+            "select" => Op::Select(operand(0), operand(1), operand(2)),
+            "fma" => Op::Fma(operand(0), operand(1), operand(2)),
+            other => Op::Math(math_fn(other), ty, operand(0)),
+        };
+        (self.value(op, ty, span), ty)
+    }
+}
+
+fn is_float_literal(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ExprKind::Float(_) => true,
+        ExprKind::Unary(_, operand) => is_float_literal(operand),
+        _ => false,
+    }
+}
+
+fn is_tile(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ExprKind::Index { indices, .. } => {
+            indices.iter().any(|i| !matches!(i, IndexArg::Single(_)))
+        }
+        ExprKind::Binary(ast::BinaryOp::MatMul, ..) => true,
+        _ => false,
+    }
+}
+
+fn binary_op(op: ast::BinaryOp) -> Option<BinaryOp> {
+    Some(match op {
+        ast::BinaryOp::Add => BinaryOp::Add,
+        ast::BinaryOp::Sub => BinaryOp::Sub,
+        ast::BinaryOp::Mul => BinaryOp::Mul,
+        ast::BinaryOp::Div => BinaryOp::Div,
+        ast::BinaryOp::Rem => BinaryOp::Rem,
+        ast::BinaryOp::Shl => BinaryOp::Shl,
+        ast::BinaryOp::Shr => BinaryOp::Shr,
+        ast::BinaryOp::BitAnd => BinaryOp::And,
+        ast::BinaryOp::BitOr => BinaryOp::Or,
+        ast::BinaryOp::BitXor => BinaryOp::Xor,
+        _ => return None,
+    })
+}
+
+fn reduce_op(name: &str) -> Reduce {
+    match name {
+        "max" => Reduce::Max,
+        "min" => Reduce::Min,
+        "and" => Reduce::And,
+        "or" => Reduce::Or,
+        "xor" => Reduce::Xor,
+        _ => Reduce::Sum,
+    }
+}
+
+fn math_fn(name: &str) -> MathFn {
+    match name {
+        "abs" => MathFn::Abs,
+        "sqrt" => MathFn::Sqrt,
+        "rsqrt" => MathFn::Rsqrt,
+        "exp" => MathFn::Exp,
+        "exp2" => MathFn::Exp2,
+        "log" => MathFn::Log,
+        "log2" => MathFn::Log2,
+        "sin" => MathFn::Sin,
+        "cos" => MathFn::Cos,
+        "tanh" => MathFn::Tanh,
+        "floor" => MathFn::Floor,
+        _ => MathFn::Ceil,
+    }
+}

@@ -1,0 +1,239 @@
+//! The IR: structured, typed, three-address code per kernel, which the simulator runs and the
+//! backends translate.
+//!
+//! In: a checked AST (lowered by `lower`). Out: an [`Module`] and its text form ([`print`]).
+//! Invariants: control flow is structured (`If`, `Loop` with a `continuing` block, `Break`,
+//! `Continue`, `Return`), so every construct reconverges where it ends; every register has one
+//! scalar type; operands are registers or constants (bit patterns of their type); every
+//! statement keeps the span of the source it came from.
+
+mod lower;
+mod print;
+
+pub use lower::lower;
+pub use print::print;
+
+use crate::check::Scalar;
+use crate::span::Span;
+use crate::syntax::ctx::CtxField;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Module {
+    pub kernels: Vec<Kernel>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Kernel {
+    pub name: String,
+    pub threads: u32,
+    pub params: Vec<Param>,
+    /// Dimension names, bound at launch from the tensors' shapes.
+    pub dims: Vec<String>,
+    /// The type of each register, and the source name it holds, if any.
+    pub regs: Vec<RegInfo>,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RegInfo {
+    pub ty: Scalar,
+    pub name: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum Param {
+    Tensor {
+        name: String,
+        element: Scalar,
+        dims: Vec<DimRef>,
+    },
+    Scalar {
+        name: String,
+        ty: Scalar,
+    },
+}
+
+impl Param {
+    pub fn name(&self) -> &str {
+        match self {
+            Param::Tensor { name, .. } | Param::Scalar { name, .. } => name,
+        }
+    }
+}
+
+/// One extent of a tensor: a literal, or the index of a dimension name in `Kernel::dims`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum DimRef {
+    Literal(u32),
+    Dim(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Reg(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Operand {
+    Reg(Reg),
+    /// A constant's bits in its type (`f32::to_bits` for floats, two's complement for i32).
+    Const(u32),
+}
+
+pub type Block = Vec<Stmt>;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum StmtKind {
+    /// `dst = op`.
+    Let {
+        dst: Reg,
+        op: Op,
+    },
+    /// `tensor[indices] = value` in global memory.
+    Store {
+        tensor: usize,
+        indices: Vec<Operand>,
+        value: Operand,
+    },
+    If {
+        condition: Operand,
+        then_block: Block,
+        else_block: Block,
+    },
+    /// Runs `body` then `continuing` until every thread has left by `Break` or `Return`;
+    /// `Continue` goes to `continuing`.
+    Loop {
+        body: Block,
+        continuing: Block,
+    },
+    Break,
+    Continue,
+    Return,
+    Barrier,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CompareOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum MathFn {
+    Abs,
+    Sqrt,
+    Rsqrt,
+    Exp,
+    Exp2,
+    Log,
+    Log2,
+    Sin,
+    Cos,
+    Tanh,
+    Floor,
+    Ceil,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Reduce {
+    Sum,
+    Max,
+    Min,
+    And,
+    Or,
+    Xor,
+}
+
+/// Which threads a collective combines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Over {
+    Warp,
+    Cta,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Vote {
+    Any,
+    All,
+    Ballot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Shuffle {
+    /// Lane `l mod lanes`.
+    Index,
+    Xor,
+    Up,
+    Down,
+    /// Like `Index`, with a warp-uniform lane.
+    Broadcast,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum Op {
+    Copy(Operand),
+    Ctx(CtxField),
+    /// The value of dimension `dims[i]`.
+    Dim(usize),
+    /// The value of scalar parameter `params[i]`.
+    Scalar(usize),
+    Unary(UnaryOp, Scalar, Operand),
+    Binary(BinaryOp, Scalar, Operand, Operand),
+    Compare(CompareOp, Scalar, Operand, Operand),
+    /// `c ? a : b`, both evaluated.
+    Select(Operand, Operand, Operand),
+    Fma(Operand, Operand, Operand),
+    Math(MathFn, Scalar, Operand),
+    Cast {
+        from: Scalar,
+        to: Scalar,
+        value: Operand,
+    },
+    Load {
+        tensor: usize,
+        indices: Vec<Operand>,
+    },
+    Reduce(Reduce, Over, Scalar, Operand),
+    Vote(Vote, Operand),
+    PrefixSum(Scalar, Operand),
+    Shuffle(Shuffle, Operand, Operand),
+}
+
+impl Kernel {
+    pub fn param_index(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| p.name() == name)
+    }
+}
