@@ -84,7 +84,6 @@ codes! {
     E0510 => "a tensor access outside its shape",
     E0511 => "an integer division or remainder by zero",
     E0512 => "barrier() is not reached by every thread of the CTA",
-    E0513 => "two threads touch one shared-memory element between barriers, one of them writing",
     E0514 => "the kernel ran past the step limit",
     E0515 => "a launch does not fit the kernel: its grid, dimensions, scalars or inputs",
 }

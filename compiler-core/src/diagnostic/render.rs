@@ -19,6 +19,10 @@ pub fn render_all(diagnostics: &[Diagnostic], source: &str, file_name: &str) -> 
         out.push('\n');
     }
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    if diagnostics.iter().any(|d| d.code >= super::Code::E0510) {
+        out += "error: the run stopped\n";
+        return out;
+    }
     match errors {
         0 => {}
         1 => out += "error: could not compile: 1 error\n",

@@ -347,25 +347,18 @@ impl Lowering {
             range.span,
         );
         let i = Operand::Reg(counter);
+        let known_positive = step_is_positive(args.get(2));
         let body = self.nested(|l| {
-            // A positive step runs while i < end, a negative one while i > end.
             let rs = range.span;
-            let up = l.value(
-                Op::Compare(CompareOp::Gt, Scalar::I32, step, zero),
-                Scalar::Bool,
-                rs,
-            );
-            let below = l.value(
-                Op::Compare(CompareOp::Lt, Scalar::I32, i, end),
-                Scalar::Bool,
-                rs,
-            );
-            let above = l.value(
-                Op::Compare(CompareOp::Gt, Scalar::I32, i, end),
-                Scalar::Bool,
-                rs,
-            );
-            let running = l.value(Op::Select(up, below, above), Scalar::Bool, rs);
+            let running = if known_positive {
+                l.value(Op::Compare(CompareOp::Lt, Scalar::I32, i, end), Scalar::Bool, rs)
+            } else {
+                // A positive step runs while i < end, a negative one while i > end.
+                let up = l.value(Op::Compare(CompareOp::Gt, Scalar::I32, step, zero), Scalar::Bool, rs);
+                let below = l.value(Op::Compare(CompareOp::Lt, Scalar::I32, i, end), Scalar::Bool, rs);
+                let above = l.value(Op::Compare(CompareOp::Gt, Scalar::I32, i, end), Scalar::Bool, rs);
+                l.value(Op::Select(up, below, above), Scalar::Bool, rs)
+            };
             l.exit_unless(running, rs);
             l.bind(&var.name, Binding::Reg(counter, Scalar::I32));
             let inner = l.block(body);
@@ -791,6 +784,20 @@ impl Lowering {
             other => Op::Math(math_fn(other), ty, operand(0)),
         };
         (self.value(op, ty, span), ty)
+    }
+}
+
+/// Whether a range's step is positive whatever the launch: absent (1), a positive literal, or a
+/// count of the hierarchy (`ctx.lanes`, `ctx.threads`, `ctx.warps`, `ctx.blocks.*`).
+fn step_is_positive(step: Option<&ast::Expr>) -> bool {
+    match step.map(|s| &s.kind) {
+        None => true,
+        Some(ExprKind::Int(Some(n))) => *n > 0,
+        Some(ExprKind::Ctx(path)) => matches!(
+            ctx::resolve(path, Span::default()),
+            Ok(ctx::CtxField::Lanes | ctx::CtxField::Threads | ctx::CtxField::Warps | ctx::CtxField::Blocks(_))
+        ),
+        _ => false,
     }
 }
 

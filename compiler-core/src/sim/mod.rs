@@ -125,6 +125,8 @@ struct Cta<'a> {
     exited: Vec<bool>,
     loops: Vec<LoopFrame>,
     stats: &'a mut Stats,
+    /// Spare mask buffers, so that an `if` in a hot loop allocates nothing.
+    masks: Vec<Vec<bool>>,
 }
 
 fn identity(reduce: Reduce, ty: Scalar) -> u32 {
@@ -315,7 +317,14 @@ impl<'a> Cta<'a> {
             exited: vec![false; threads],
             loops: Vec::new(),
             stats,
+            masks: Vec::new(),
         }
+    }
+
+    fn take_mask(&mut self) -> Vec<bool> {
+        let mut mask = self.masks.pop().unwrap_or_default();
+        mask.clear();
+        mask
     }
 
     fn fault(&self, code: Code, span: Span, thread: usize, message: String) -> Fault {
@@ -356,8 +365,10 @@ impl<'a> Cta<'a> {
     }
 
     fn block(&mut self, stmts: &[Stmt], mask: &mut Vec<bool>) -> Result<(), Fault> {
+        // Only control statements change the mask: count the active threads after those.
+        let mut active = mask.iter().filter(|&&m| m).count() as u64;
         for stmt in stmts {
-            if !mask.iter().any(|&m| m) {
+            if active == 0 {
                 return Ok(());
             }
             self.stats.steps += 1;
@@ -373,7 +384,11 @@ impl<'a> Cta<'a> {
                     ),
                 ));
             }
+            self.stats.lane_ops += active;
             self.stmt(stmt, mask)?;
+            if !matches!(stmt.kind, StmtKind::Let { .. } | StmtKind::Store { .. } | StmtKind::Barrier) {
+                active = mask.iter().filter(|&&m| m).count() as u64;
+            }
         }
         Ok(())
     }
@@ -395,7 +410,6 @@ impl<'a> Cta<'a> {
                         }
                     }
                 }
-                self.count(mask);
                 Ok(())
             }
             StmtKind::If {
@@ -503,10 +517,6 @@ impl<'a> Cta<'a> {
         }
     }
 
-    fn count(&mut self, mask: &[bool]) {
-        self.stats.lane_ops += mask.iter().filter(|&&m| m).count() as u64;
-    }
-
     /// The flat index of `tensor[indices]` for thread `t`, or the out-of-bounds fault.
     fn element(
         &self,
@@ -566,7 +576,6 @@ impl<'a> Cta<'a> {
     }
 
     fn op(&mut self, dst: Reg, op: &Op, mask: &[bool], span: Span) -> Result<(), Fault> {
-        self.count(mask);
         let threads = self.threads;
         match op {
             Op::Copy(a) => self.lanewise(dst, mask, |c, t| c.get(*a, t)),
@@ -641,14 +650,27 @@ impl<'a> Cta<'a> {
                 self.lanewise(dst, mask, |s, t| cast(*from, *to, s.get(*value, t)))
             }
             Op::Load { tensor, indices } => {
+                let Some(Arg::Tensor(data)) = self.args.params.get(*tensor) else {
+                    return Err(self.fault(Code::E0515, span, 0, "a tensor argument is missing".into()));
+                };
+                let base = dst.0 as usize * threads;
                 for t in 0..threads {
-                    if mask[t] {
-                        let at = self.element(*tensor, indices, t, span)?;
-                        let bits = match self.args.params.get(*tensor) {
-                            Some(Arg::Tensor(data)) => data.bits[at],
-                            _ => 0,
-                        };
-                        self.set(dst, t, bits);
+                    if !mask[t] {
+                        continue;
+                    }
+                    // The common case inline; anything outside goes the slow way to its fault.
+                    let mut flat = 0usize;
+                    let mut inside = indices.len() == data.shape.len();
+                    for (index, extent) in indices.iter().zip(&data.shape) {
+                        let i = self.get(*index, t) as i32 as isize;
+                        inside &= i >= 0 && (i as usize) < *extent;
+                        flat = flat.wrapping_mul(*extent).wrapping_add(i as usize);
+                    }
+                    match data.bits.get(flat) {
+                        Some(bits) if inside => self.regs[base + t] = *bits,
+                        _ => {
+                            self.element(*tensor, indices, t, span)?;
+                        }
                     }
                 }
                 Ok(())

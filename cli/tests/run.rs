@@ -1,0 +1,117 @@
+//! `tessera run` and `tessera ir`: .npy in and out, dimensions from shapes, clear errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tessera-run-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(error) = std::fs::create_dir_all(&dir) {
+        panic!("{error}");
+    }
+    dir
+}
+
+fn tessera(args: &[&str]) -> Output {
+    match Command::new(env!("CARGO_BIN_EXE_tessera")).args(args).output() {
+        Ok(output) => output,
+        Err(error) => panic!("tessera did not start: {error}"),
+    }
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn write_f32(path: &Path, shape: &[u64], values: &[f32]) {
+    use npyz::WriterBuilder;
+    let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("{e}"));
+    let mut writer = npyz::WriteOptions::new().default_dtype().shape(shape).writer(file).begin_nd().unwrap_or_else(|e| panic!("{e}"));
+    writer.extend(values.iter().copied()).unwrap_or_else(|e| panic!("{e}"));
+    writer.finish().unwrap_or_else(|e| panic!("{e}"));
+}
+
+fn read_f32(path: &Path) -> (Vec<u64>, Vec<f32>) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let npy = npyz::NpyFile::new(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
+    let shape = npy.shape().to_vec();
+    (shape, npy.into_vec::<f32>().unwrap_or_else(|e| panic!("{e}")))
+}
+
+#[test]
+fn vector_add_from_npy_files_to_npy_files() {
+    let dir = scratch("add");
+    let a: Vec<f32> = (0..300).map(|i| i as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..300).map(|i| 1000.0 - i as f32).collect();
+    write_f32(&dir.join("a.npy"), &[300], &a);
+    write_f32(&dir.join("b.npy"), &[300], &b);
+    let file = examples().join("vector_add.tsr");
+    let out = dir.join("out");
+    let output = tessera(&[
+        "run", &file.to_string_lossy(), "--grid", "2",
+        "--in", &format!("A={}", dir.join("a.npy").display()),
+        "--in", &format!("B={}", dir.join("b.npy").display()),
+        "--out", &out.to_string_lossy(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).starts_with("ran vector_add on 2 x 1 x 1 CTAs of 256 threads"), "{}", stderr(&output));
+    let (shape, c) = read_f32(&out.join("C.npy"));
+    assert_eq!(shape, vec![300]);
+    let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    assert_eq!(c, expected);
+    assert_eq!(read_f32(&out.join("A.npy")).1, a);
+}
+
+#[test]
+fn a_dtype_that_does_not_match_the_parameter_is_an_error() {
+    let dir = scratch("dtype");
+    let path = dir.join("ints.npy");
+    npyz::to_file_1d(&path, vec![1i32, 2, 3]).unwrap_or_else(|e| panic!("{e}"));
+    let file = examples().join("vector_add.tsr");
+    let output = tessera(&["run", &file.to_string_lossy(), "--in", &format!("A={}", path.display())]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("holds <i4 values, but `A` is a tensor of f32 (expected dtype <f4)"), "{}", stderr(&output));
+}
+
+#[test]
+fn generators_and_explicit_dimensions() {
+    let file = examples().join("lane_ids.tsr");
+    let output = tessera(&["run", &file.to_string_lossy()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("Mask [48] u32: [0xffffffff,"), "{stdout}");
+    assert!(stdout.contains("0x0000ffff]"), "{stdout}");
+}
+
+#[test]
+fn a_launch_that_does_not_fit_exits_one() {
+    let file = examples().join("vector_add.tsr");
+    let output = tessera(&["run", &file.to_string_lossy(), "--dim", "N=8"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = tessera(&["run", &file.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("dimension N has no value"), "{}", stderr(&output));
+}
+
+#[test]
+fn the_gpu_backend_says_not_yet() {
+    let file = examples().join("vector_add.tsr");
+    let output = tessera(&["run", &file.to_string_lossy(), "--backend", "gpu"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("arrives with the WGSL back end"), "{}", stderr(&output));
+}
+
+#[test]
+fn ir_prints_the_lowered_kernel() {
+    let file = examples().join("saxpy.tsr");
+    let output = tessera(&["ir", &file.to_string_lossy()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.starts_with("kernel saxpy(alpha: f32, X: tensor<f32>[N], Y: tensor<f32>[N]) threads=128 {\n"), "{text}");
+    assert!(text.contains("  if %7 {\n    return\n  }\n"), "{text}");
+    assert!(text.contains("store Y[%5.i] = %11"), "{text}");
+}
