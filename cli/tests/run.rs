@@ -17,7 +17,10 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn tessera(args: &[&str]) -> Output {
-    match Command::new(env!("CARGO_BIN_EXE_tessera")).args(args).output() {
+    match Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .output()
+    {
         Ok(output) => output,
         Err(error) => panic!("tessera did not start: {error}"),
     }
@@ -30,8 +33,15 @@ fn stderr(output: &Output) -> String {
 fn write_f32(path: &Path, shape: &[u64], values: &[f32]) {
     use npyz::WriterBuilder;
     let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("{e}"));
-    let mut writer = npyz::WriteOptions::new().default_dtype().shape(shape).writer(file).begin_nd().unwrap_or_else(|e| panic!("{e}"));
-    writer.extend(values.iter().copied()).unwrap_or_else(|e| panic!("{e}"));
+    let mut writer = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(file)
+        .begin_nd()
+        .unwrap_or_else(|e| panic!("{e}"));
+    writer
+        .extend(values.iter().copied())
+        .unwrap_or_else(|e| panic!("{e}"));
     writer.finish().unwrap_or_else(|e| panic!("{e}"));
 }
 
@@ -39,7 +49,10 @@ fn read_f32(path: &Path) -> (Vec<u64>, Vec<f32>) {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let npy = npyz::NpyFile::new(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
     let shape = npy.shape().to_vec();
-    (shape, npy.into_vec::<f32>().unwrap_or_else(|e| panic!("{e}")))
+    (
+        shape,
+        npy.into_vec::<f32>().unwrap_or_else(|e| panic!("{e}")),
+    )
 }
 
 #[test]
@@ -52,13 +65,23 @@ fn vector_add_from_npy_files_to_npy_files() {
     let file = examples().join("vector_add.tsr");
     let out = dir.join("out");
     let output = tessera(&[
-        "run", &file.to_string_lossy(), "--grid", "2",
-        "--in", &format!("A={}", dir.join("a.npy").display()),
-        "--in", &format!("B={}", dir.join("b.npy").display()),
-        "--out", &out.to_string_lossy(),
+        "run",
+        &file.to_string_lossy(),
+        "--grid",
+        "2",
+        "--in",
+        &format!("A={}", dir.join("a.npy").display()),
+        "--in",
+        &format!("B={}", dir.join("b.npy").display()),
+        "--out",
+        &out.to_string_lossy(),
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(stderr(&output).starts_with("ran vector_add on 2 x 1 x 1 CTAs of 256 threads"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).starts_with("ran vector_add on 2 x 1 x 1 CTAs of 256 threads"),
+        "{}",
+        stderr(&output)
+    );
     let (shape, c) = read_f32(&out.join("C.npy"));
     assert_eq!(shape, vec![300]);
     let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
@@ -72,9 +95,19 @@ fn a_dtype_that_does_not_match_the_parameter_is_an_error() {
     let path = dir.join("ints.npy");
     npyz::to_file_1d(&path, vec![1i32, 2, 3]).unwrap_or_else(|e| panic!("{e}"));
     let file = examples().join("vector_add.tsr");
-    let output = tessera(&["run", &file.to_string_lossy(), "--in", &format!("A={}", path.display())]);
+    let output = tessera(&[
+        "run",
+        &file.to_string_lossy(),
+        "--in",
+        &format!("A={}", path.display()),
+    ]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("holds <i4 values, but `A` is a tensor of f32 (expected dtype <f4)"), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("holds <i4 values, but `A` is a tensor of f32 (expected dtype <f4)"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -94,7 +127,11 @@ fn a_launch_that_does_not_fit_exits_one() {
     assert!(output.status.success(), "{}", stderr(&output));
     let output = tessera(&["run", &file.to_string_lossy()]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("dimension N has no value"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("dimension N has no value"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -102,7 +139,11 @@ fn the_gpu_backend_says_not_yet() {
     let file = examples().join("vector_add.tsr");
     let output = tessera(&["run", &file.to_string_lossy(), "--backend", "gpu"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("arrives with the WGSL back end"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("arrives with the WGSL back end"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -111,7 +152,12 @@ fn ir_prints_the_lowered_kernel() {
     let output = tessera(&["ir", &file.to_string_lossy()]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.starts_with("kernel saxpy(alpha: f32, X: tensor<f32>[N], Y: tensor<f32>[N]) threads=128 {\n"), "{text}");
+    assert!(
+        text.starts_with(
+            "kernel saxpy(alpha: f32, X: tensor<f32>[N], Y: tensor<f32>[N]) threads=128 {\n"
+        ),
+        "{text}"
+    );
     assert!(text.contains("  if %7 {\n    return\n  }\n"), "{text}");
     assert!(text.contains("store Y[%5.i] = %11"), "{text}");
 }

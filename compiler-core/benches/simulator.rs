@@ -13,8 +13,15 @@ fn simulator(c: &mut Criterion) {
     let compilation = compiler_core::compile(MATVEC);
     let launch = Launch {
         grid: Dim3::new(2048 / 8, 1, 1),
-        dims: [("N".to_owned(), 2048), ("K".to_owned(), 2048)].into_iter().collect(),
-        inputs: [("A".to_owned(), Input::Rand(1)), ("W".to_owned(), Input::Rand(2))].into_iter().collect(),
+        dims: [("N".to_owned(), 2048), ("K".to_owned(), 2048)]
+            .into_iter()
+            .collect(),
+        inputs: [
+            ("A".to_owned(), Input::Rand(1)),
+            ("W".to_owned(), Input::Rand(2)),
+        ]
+        .into_iter()
+        .collect(),
         ..Launch::default()
     };
     let lane_ops = match compilation.run(&launch) {

@@ -22,9 +22,21 @@ struct Setup<'a> {
 fn run(name: &str, setup: Setup<'_>) -> RunOutput {
     let launch = Launch {
         grid: Dim3::new(setup.grid.0, setup.grid.1, 1),
-        dims: setup.dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-        scalars: setup.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-        inputs: setup.inputs.into_iter().map(|(n, i)| (n.to_string(), i)).collect::<BTreeMap<_, _>>(),
+        dims: setup
+            .dims
+            .iter()
+            .map(|(n, v)| (n.to_string(), *v))
+            .collect(),
+        scalars: setup
+            .scalars
+            .iter()
+            .map(|(n, v)| (n.to_string(), *v))
+            .collect(),
+        inputs: setup
+            .inputs
+            .into_iter()
+            .map(|(n, i)| (n.to_string(), i))
+            .collect::<BTreeMap<_, _>>(),
         ..Launch::default()
     };
     let compilation = compiler_core::compile(&example(name));
@@ -35,7 +47,10 @@ fn run(name: &str, setup: Setup<'_>) -> RunOutput {
 }
 
 fn tensor<'a>(output: &'a RunOutput, name: &str) -> &'a Tensor {
-    let index = output.kernel.param_index(name).unwrap_or_else(|| panic!("no parameter {name}"));
+    let index = output
+        .kernel
+        .param_index(name)
+        .unwrap_or_else(|| panic!("no parameter {name}"));
     match &output.args.params[index] {
         Arg::Tensor(tensor) => tensor,
         Arg::Scalar(_) => panic!("{name} is a scalar"),
@@ -43,11 +58,19 @@ fn tensor<'a>(output: &'a RunOutput, name: &str) -> &'a Tensor {
 }
 
 fn f32s(output: &RunOutput, name: &str) -> Vec<f32> {
-    tensor(output, name).bits.iter().map(|b| f32::from_bits(*b)).collect()
+    tensor(output, name)
+        .bits
+        .iter()
+        .map(|b| f32::from_bits(*b))
+        .collect()
 }
 
 fn i32s(output: &RunOutput, name: &str) -> Vec<i32> {
-    tensor(output, name).bits.iter().map(|b| *b as i32).collect()
+    tensor(output, name)
+        .bits
+        .iter()
+        .map(|b| *b as i32)
+        .collect()
 }
 
 fn u32s(output: &RunOutput, name: &str) -> Vec<u32> {
@@ -58,13 +81,24 @@ fn assert_close(actual: &[f32], expected: &[f64], tolerance: f64) {
     assert_eq!(actual.len(), expected.len());
     for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
         let error = (f64::from(*a) - e).abs();
-        assert!(error <= tolerance * e.abs().max(1.0), "element {i}: {a} vs {e}");
+        assert!(
+            error <= tolerance * e.abs().max(1.0),
+            "element {i}: {a} vs {e}"
+        );
     }
 }
 
 #[test]
 fn vector_add() {
-    let out = run("vector_add", Setup { grid: (4, 1), dims: &[("N", 1000)], scalars: &[], inputs: vec![("A", Input::Rand(1)), ("B", Input::Rand(2))] });
+    let out = run(
+        "vector_add",
+        Setup {
+            grid: (4, 1),
+            dims: &[("N", 1000)],
+            scalars: &[],
+            inputs: vec![("A", Input::Rand(1)), ("B", Input::Rand(2))],
+        },
+    );
     let (a, b) = (f32s(&out, "A"), f32s(&out, "B"));
     let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
     assert_eq!(f32s(&out, "C"), expected);
@@ -72,48 +106,132 @@ fn vector_add() {
 
 #[test]
 fn saxpy_returns_early_past_the_end() {
-    let out = run("saxpy", Setup { grid: (3, 1), dims: &[("N", 300)], scalars: &[("alpha", 2.5)], inputs: vec![("X", Input::Rand(3)), ("Y", Input::Iota)] });
+    let out = run(
+        "saxpy",
+        Setup {
+            grid: (3, 1),
+            dims: &[("N", 300)],
+            scalars: &[("alpha", 2.5)],
+            inputs: vec![("X", Input::Rand(3)), ("Y", Input::Iota)],
+        },
+    );
     let x = f32s(&out, "X");
-    let expected: Vec<f32> = x.iter().enumerate().map(|(i, x)| 2.5f32.mul_add(*x, i as f32)).collect();
+    let expected: Vec<f32> = x
+        .iter()
+        .enumerate()
+        .map(|(i, x)| 2.5f32.mul_add(*x, i as f32))
+        .collect();
     assert_eq!(f32s(&out, "Y"), expected);
 }
 
 #[test]
 fn matvec_with_a_warp_sum() {
-    let out = run("matvec", Setup { grid: (5, 1), dims: &[("N", 40), ("K", 100)], scalars: &[], inputs: vec![("A", Input::Rand(4)), ("W", Input::Rand(5))] });
+    let out = run(
+        "matvec",
+        Setup {
+            grid: (5, 1),
+            dims: &[("N", 40), ("K", 100)],
+            scalars: &[],
+            inputs: vec![("A", Input::Rand(4)), ("W", Input::Rand(5))],
+        },
+    );
     let (a, w) = (f32s(&out, "A"), f32s(&out, "W"));
-    let expected: Vec<f64> = (0..40).map(|col| (0..100).map(|k| f64::from(w[col * 100 + k]) * f64::from(a[k])).sum()).collect();
+    let expected: Vec<f64> = (0..40)
+        .map(|col| {
+            (0..100)
+                .map(|k| f64::from(w[col * 100 + k]) * f64::from(a[k]))
+                .sum()
+        })
+        .collect();
     assert_close(&f32s(&out, "C"), &expected, 1e-5);
 }
 
 #[test]
 fn matvec_is_exact_on_integers() {
-    let out = run("matvec", Setup { grid: (1, 1), dims: &[("N", 8), ("K", 64)], scalars: &[], inputs: vec![("A", Input::Ones), ("W", Input::Iota)] });
-    let expected: Vec<f32> = (0..8).map(|col| (0..64).map(|k| (col * 64 + k) as f32).sum()).collect();
+    let out = run(
+        "matvec",
+        Setup {
+            grid: (1, 1),
+            dims: &[("N", 8), ("K", 64)],
+            scalars: &[],
+            inputs: vec![("A", Input::Ones), ("W", Input::Iota)],
+        },
+    );
+    let expected: Vec<f32> = (0..8)
+        .map(|col| (0..64).map(|k| (col * 64 + k) as f32).sum())
+        .collect();
     assert_eq!(f32s(&out, "C"), expected);
 }
 
 #[test]
 fn warp_reductions_include_the_zeros_past_the_end() {
-    let out = run("warp_reduce", Setup { grid: (2, 1), dims: &[("N", 200), ("W", 7)], scalars: &[], inputs: vec![("X", Input::Rand(6))] });
+    let out = run(
+        "warp_reduce",
+        Setup {
+            grid: (2, 1),
+            dims: &[("N", 200), ("W", 7)],
+            scalars: &[],
+            inputs: vec![("X", Input::Rand(6))],
+        },
+    );
     let x = i32s(&out, "X");
-    let warp = |w: usize| (w * 32..w * 32 + 32).map(|i| if i < 200 { x[i] } else { 0 }).collect::<Vec<i32>>();
-    assert_eq!(i32s(&out, "Sum"), (0..7).map(|w| warp(w).iter().sum()).collect::<Vec<i32>>());
-    assert_eq!(i32s(&out, "Max"), (0..7).map(|w| *warp(w).iter().max().unwrap_or(&0)).collect::<Vec<i32>>());
-    assert_eq!(i32s(&out, "Min"), (0..7).map(|w| *warp(w).iter().min().unwrap_or(&0)).collect::<Vec<i32>>());
+    let warp = |w: usize| {
+        (w * 32..w * 32 + 32)
+            .map(|i| if i < 200 { x[i] } else { 0 })
+            .collect::<Vec<i32>>()
+    };
+    assert_eq!(
+        i32s(&out, "Sum"),
+        (0..7).map(|w| warp(w).iter().sum()).collect::<Vec<i32>>()
+    );
+    assert_eq!(
+        i32s(&out, "Max"),
+        (0..7)
+            .map(|w| *warp(w).iter().max().unwrap_or(&0))
+            .collect::<Vec<i32>>()
+    );
+    assert_eq!(
+        i32s(&out, "Min"),
+        (0..7)
+            .map(|w| *warp(w).iter().min().unwrap_or(&0))
+            .collect::<Vec<i32>>()
+    );
 }
 
 #[test]
 fn block_sum_over_the_cta() {
-    let out = run("block_sum", Setup { grid: (4, 1), dims: &[("N", 1000), ("B", 4)], scalars: &[], inputs: vec![("X", Input::Rand(7))] });
+    let out = run(
+        "block_sum",
+        Setup {
+            grid: (4, 1),
+            dims: &[("N", 1000), ("B", 4)],
+            scalars: &[],
+            inputs: vec![("X", Input::Rand(7))],
+        },
+    );
     let x = f32s(&out, "X");
-    let expected: Vec<f64> = (0..4).map(|b| x[b * 256..(b * 256 + 256).min(1000)].iter().map(|v| f64::from(*v)).sum()).collect();
+    let expected: Vec<f64> = (0..4)
+        .map(|b| {
+            x[b * 256..(b * 256 + 256).min(1000)]
+                .iter()
+                .map(|v| f64::from(*v))
+                .sum()
+        })
+        .collect();
     assert_close(&f32s(&out, "Partial"), &expected, 1e-5);
 }
 
 #[test]
 fn inclusive_prefix_sum_per_warp() {
-    let out = run("prefix_sum", Setup { grid: (2, 1), dims: &[("N", 100)], scalars: &[], inputs: vec![("X", Input::Rand(8))] });
+    let out = run(
+        "prefix_sum",
+        Setup {
+            grid: (2, 1),
+            dims: &[("N", 100)],
+            scalars: &[],
+            inputs: vec![("X", Input::Rand(8))],
+        },
+    );
     let x = i32s(&out, "X");
     let expected: Vec<i32> = (0..100).map(|i| x[i - i % 32..=i].iter().sum()).collect();
     assert_eq!(i32s(&out, "Y"), expected);
@@ -121,21 +239,61 @@ fn inclusive_prefix_sum_per_warp() {
 
 #[test]
 fn ballot_any_and_all() {
-    let out = run("votes", Setup { grid: (2, 1), dims: &[("N", 100), ("W", 4)], scalars: &[], inputs: vec![("X", Input::Rand(9))] });
+    let out = run(
+        "votes",
+        Setup {
+            grid: (2, 1),
+            dims: &[("N", 100), ("W", 4)],
+            scalars: &[],
+            inputs: vec![("X", Input::Rand(9))],
+        },
+    );
     let x = f32s(&out, "X");
     let positive = |i: usize| i < 100 && x[i] > 0.0;
-    let ballots: Vec<u32> = (0..4).map(|w| (0..32).filter(|l| positive(w * 32 + l)).fold(0, |m, l| m | 1 << l)).collect();
+    let ballots: Vec<u32> = (0..4)
+        .map(|w| {
+            (0..32)
+                .filter(|l| positive(w * 32 + l))
+                .fold(0, |m, l| m | 1 << l)
+        })
+        .collect();
     assert_eq!(u32s(&out, "Ballot"), ballots);
-    assert_eq!(i32s(&out, "Any"), ballots.iter().map(|b| i32::from(*b != 0)).collect::<Vec<_>>());
-    assert_eq!(i32s(&out, "All"), ballots.iter().map(|b| i32::from(*b == u32::MAX)).collect::<Vec<_>>());
+    assert_eq!(
+        i32s(&out, "Any"),
+        ballots
+            .iter()
+            .map(|b| i32::from(*b != 0))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        i32s(&out, "All"),
+        ballots
+            .iter()
+            .map(|b| i32::from(*b == u32::MAX))
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn each_shuffle_reads_the_lane_the_spec_names() {
-    let out = run("shuffles", Setup { grid: (1, 1), dims: &[], scalars: &[], inputs: vec![("X", Input::Iota)] });
+    let out = run(
+        "shuffles",
+        Setup {
+            grid: (1, 1),
+            dims: &[],
+            scalars: &[],
+            inputs: vec![("X", Input::Iota)],
+        },
+    );
     let got = i32s(&out, "Out");
     let lane = |l: i32| -> i32 { l };
-    let within = |own: i32, source: i32| if (0..32).contains(&source) { source } else { own };
+    let within = |own: i32, source: i32| {
+        if (0..32).contains(&source) {
+            source
+        } else {
+            own
+        }
+    };
     for l in 0..32i32 {
         let row = |r: usize| got[r * 32 + l as usize];
         assert_eq!(row(0), (l + 5).rem_euclid(32), "shuffle, lane {l}");
@@ -148,10 +306,20 @@ fn each_shuffle_reads_the_lane_the_spec_names() {
 
 #[test]
 fn the_48_thread_cta_of_the_lane_glossary() {
-    let out = run("lane_ids", Setup { grid: (1, 1), dims: &[], scalars: &[], inputs: vec![] });
+    let out = run(
+        "lane_ids",
+        Setup {
+            grid: (1, 1),
+            dims: &[],
+            scalars: &[],
+            inputs: vec![],
+        },
+    );
     let expected_lane: Vec<i32> = (0..48).map(|t| t % 32).collect();
     let expected_warp: Vec<i32> = (0..48).map(|t| t / 32).collect();
-    let expected_mask: Vec<u32> = (0..48).map(|t| if t < 32 { 0xffff_ffff } else { 0x0000_ffff }).collect();
+    let expected_mask: Vec<u32> = (0..48)
+        .map(|t| if t < 32 { 0xffff_ffff } else { 0x0000_ffff })
+        .collect();
     assert_eq!(i32s(&out, "Lane"), expected_lane);
     assert_eq!(i32s(&out, "Warp"), expected_warp);
     assert_eq!(u32s(&out, "Mask"), expected_mask);
@@ -159,26 +327,57 @@ fn the_48_thread_cta_of_the_lane_glossary() {
 
 #[test]
 fn a_two_dimensional_grid() {
-    let out = run("grid2d", Setup { grid: (2, 3), dims: &[("R", 3), ("C", 100)], scalars: &[], inputs: vec![] });
-    let expected: Vec<i32> = (0..3).flat_map(|r| (0..100).map(move |c| r * 10000 + (c / 64) * 100 + (c % 64) / 32)).collect();
+    let out = run(
+        "grid2d",
+        Setup {
+            grid: (2, 3),
+            dims: &[("R", 3), ("C", 100)],
+            scalars: &[],
+            inputs: vec![],
+        },
+    );
+    let expected: Vec<i32> = (0..3)
+        .flat_map(|r| (0..100).map(move |c| r * 10000 + (c / 64) * 100 + (c % 64) / 32))
+        .collect();
     assert_eq!(i32s(&out, "Out"), expected);
 }
 
 #[test]
 fn transpose() {
-    let out = run("transpose", Setup { grid: (2, 5), dims: &[("R", 5), ("C", 200)], scalars: &[], inputs: vec![("In", Input::Rand(10))] });
+    let out = run(
+        "transpose",
+        Setup {
+            grid: (2, 5),
+            dims: &[("R", 5), ("C", 200)],
+            scalars: &[],
+            inputs: vec![("In", Input::Rand(10))],
+        },
+    );
     let input = f32s(&out, "In");
-    let expected: Vec<f32> = (0..200).flat_map(|c| (0..5).map(move |r| (r, c))).map(|(r, c)| input[r * 200 + c]).collect();
+    let expected: Vec<f32> = (0..200)
+        .flat_map(|c| (0..5).map(move |r| (r, c)))
+        .map(|(r, c)| input[r * 200 + c])
+        .collect();
     assert_eq!(f32s(&out, "Out"), expected);
 }
 
 #[test]
 fn row_softmax() {
-    let out = run("softmax", Setup { grid: (2, 1), dims: &[("R", 6), ("C", 70)], scalars: &[], inputs: vec![("X", Input::Rand(11))] });
+    let out = run(
+        "softmax",
+        Setup {
+            grid: (2, 1),
+            dims: &[("R", 6), ("C", 70)],
+            scalars: &[],
+            inputs: vec![("X", Input::Rand(11))],
+        },
+    );
     let x = f32s(&out, "X");
     let mut expected = Vec::new();
     for row in x.chunks(70) {
-        let max = row.iter().fold(f64::NEG_INFINITY, |m, v| m.max(f64::from(*v)));
+        let max = row
+            .iter()
+            .fold(f64::NEG_INFINITY, |m, v| m.max(f64::from(*v)));
         let total: f64 = row.iter().map(|v| (f64::from(*v) - max).exp()).sum();
         expected.extend(row.iter().map(|v| (f64::from(*v) - max).exp() / total));
     }
@@ -187,25 +386,67 @@ fn row_softmax() {
 
 #[test]
 fn three_point_stencil() {
-    let out = run("stencil", Setup { grid: (2, 1), dims: &[("N", 500)], scalars: &[], inputs: vec![("X", Input::Rand(12))] });
+    let out = run(
+        "stencil",
+        Setup {
+            grid: (2, 1),
+            dims: &[("N", 500)],
+            scalars: &[],
+            inputs: vec![("X", Input::Rand(12))],
+        },
+    );
     let x = f32s(&out, "X");
-    let at = |i: i64| if (0..500).contains(&i) { x[i as usize] } else { 0.0 };
-    let expected: Vec<f32> = (0..500i64).map(|i| 0.25 * at(i - 1) + 0.5 * at(i) + 0.25 * at(i + 1)).collect();
+    let at = |i: i64| {
+        if (0..500).contains(&i) {
+            x[i as usize]
+        } else {
+            0.0
+        }
+    };
+    let expected: Vec<f32> = (0..500i64)
+        .map(|i| 0.25 * at(i - 1) + 0.5 * at(i) + 0.25 * at(i + 1))
+        .collect();
     assert_eq!(f32s(&out, "Y"), expected);
 }
 
 #[test]
 fn dot_product() {
-    let out = run("dot", Setup { grid: (1, 1), dims: &[("N", 1000)], scalars: &[], inputs: vec![("A", Input::Rand(13)), ("B", Input::Rand(14))] });
+    let out = run(
+        "dot",
+        Setup {
+            grid: (1, 1),
+            dims: &[("N", 1000)],
+            scalars: &[],
+            inputs: vec![("A", Input::Rand(13)), ("B", Input::Rand(14))],
+        },
+    );
     let (a, b) = (f32s(&out, "A"), f32s(&out, "B"));
-    let expected: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+    let expected: f64 = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum();
     assert_close(&f32s(&out, "Out"), &[expected], 1e-4);
 }
 
 #[test]
 fn collatz_steps_with_divergent_loops() {
     let starts: Vec<f64> = (1..=100).map(f64::from).collect();
-    let out = run("collatz", Setup { grid: (2, 1), dims: &[], scalars: &[], inputs: vec![("Start", Input::Data { shape: vec![100], values: starts })] });
+    let out = run(
+        "collatz",
+        Setup {
+            grid: (2, 1),
+            dims: &[],
+            scalars: &[],
+            inputs: vec![(
+                "Start",
+                Input::Data {
+                    shape: vec![100],
+                    values: starts,
+                },
+            )],
+        },
+    );
     let steps = |mut n: i32| {
         let mut count = 0;
         while n > 1 {
@@ -214,12 +455,20 @@ fn collatz_steps_with_divergent_loops() {
         }
         count
     };
-    assert_eq!(i32s(&out, "Steps"), (1..=100).map(steps).collect::<Vec<i32>>());
+    assert_eq!(
+        i32s(&out, "Steps"),
+        (1..=100).map(steps).collect::<Vec<i32>>()
+    );
 }
 
 #[test]
 fn the_same_launch_gives_bit_identical_results() {
-    let setup = || Setup { grid: (5, 1), dims: &[("N", 40), ("K", 100)], scalars: &[], inputs: vec![("A", Input::Rand(4)), ("W", Input::Rand(5))] };
+    let setup = || Setup {
+        grid: (5, 1),
+        dims: &[("N", 40), ("K", 100)],
+        scalars: &[],
+        inputs: vec![("A", Input::Rand(4)), ("W", Input::Rand(5))],
+    };
     let first = u32s(&run("matvec", setup()), "C");
     let second = u32s(&run("matvec", setup()), "C");
     assert_eq!(first, second);
@@ -229,11 +478,23 @@ fn the_same_launch_gives_bit_identical_results() {
 fn every_example_checks_without_diagnostics() {
     let dir = format!("{}/../examples", env!("CARGO_MANIFEST_DIR"));
     let mut count = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{dir}: {e}")).flatten() {
+    for entry in std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .flatten()
+    {
         let source = std::fs::read_to_string(entry.path()).unwrap_or_default();
         let compilation = compiler_core::compile(&source);
-        assert!(compilation.diagnostics.is_empty(), "{:?}: {:?}", entry.path(), compilation.diagnostics);
-        assert!(compilation.ir().is_ok(), "{:?} does not lower", entry.path());
+        assert!(
+            compilation.diagnostics.is_empty(),
+            "{:?}: {:?}",
+            entry.path(),
+            compilation.diagnostics
+        );
+        assert!(
+            compilation.ir().is_ok(),
+            "{:?} does not lower",
+            entry.path()
+        );
         count += 1;
     }
     assert!(count >= 14, "only {count} examples");

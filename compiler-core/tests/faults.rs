@@ -15,14 +15,20 @@ fn fault(source: &str, launch: Launch) -> (Code, String) {
     let compilation = compiler_core::compile(source);
     match compilation.run(&launch) {
         Ok(_) => panic!("the run did not fault"),
-        Err(diagnostics) => (diagnostics[0].code, render_all(&diagnostics, source, "k.tsr")),
+        Err(diagnostics) => (
+            diagnostics[0].code,
+            render_all(&diagnostics, source, "k.tsr"),
+        ),
     }
 }
 
 fn launch(dims: &[(&str, i64)], inputs: Vec<(&str, Input)>) -> Launch {
     Launch {
         dims: dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-        inputs: inputs.into_iter().map(|(n, i)| (n.to_string(), i)).collect(),
+        inputs: inputs
+            .into_iter()
+            .map(|(n, i)| (n.to_string(), i))
+            .collect(),
         ..Launch::default()
     }
 }
@@ -43,7 +49,10 @@ fn an_out_of_bounds_write_is_a_fault_too() {
     let source = "@launch(32)\nkernel k(Y: tensor<i32>[4, 4]) {\n  Y[ctx.thread / 4, ctx.thread % 4] = 1\n}\n";
     let (code, text) = fault(source, launch(&[], vec![]));
     assert_eq!(code, Code::E0510);
-    assert!(text.contains("Y[4, 0] is outside Y's shape [4, 4]"), "{text}");
+    assert!(
+        text.contains("Y[4, 0] is outside Y's shape [4, 4]"),
+        "{text}"
+    );
     assert!(text.contains("thread 16"), "{text}");
 }
 
@@ -51,19 +60,40 @@ fn an_out_of_bounds_write_is_a_fault_too() {
 fn integer_division_by_zero_names_the_thread() {
     let source = "@launch(32)\nkernel k(X: tensor<i32>[32], Y: tensor<i32>[32]) {\n  Y[ctx.lane] = 100 / X[ctx.lane]\n}\n";
     let values: Vec<f64> = (0..32).map(|i| if i == 5 { 0.0 } else { 1.0 }).collect();
-    let (code, text) = fault(source, launch(&[], vec![("X", Input::Data { shape: vec![32], values })]));
+    let (code, text) = fault(
+        source,
+        launch(
+            &[],
+            vec![(
+                "X",
+                Input::Data {
+                    shape: vec![32],
+                    values,
+                },
+            )],
+        ),
+    );
     assert_eq!(code, Code::E0511);
     assert!(text.contains("integer division by zero: 100 / 0"), "{text}");
-    assert!(text.contains("in block (0, 0, 0), warp 0, lane 5, thread 5"), "{text}");
+    assert!(
+        text.contains("in block (0, 0, 0), warp 0, lane 5, thread 5"),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_kernel_that_never_ends_stops_at_the_step_limit() {
     let source = "@launch(32)\nkernel k(Y: tensor<i32>[32]) {\n  var n = 0\n  while true {\n    n += 1\n  }\n}\n";
-    let limited = Launch { step_limit: Some(10_000), ..Launch::default() };
+    let limited = Launch {
+        step_limit: Some(10_000),
+        ..Launch::default()
+    };
     let (code, text) = fault(source, limited);
     assert_eq!(code, Code::E0514);
-    assert!(text.contains("the kernel ran past the step limit (10000 statement executions)"), "{text}");
+    assert!(
+        text.contains("the kernel ran past the step limit (10000 statement executions)"),
+        "{text}"
+    );
 }
 
 /// The checker rejects every barrier under divergent control, so this fault is built from IR
@@ -77,43 +107,100 @@ fn a_barrier_not_reached_by_every_thread_is_a_fault() {
         threads: 32,
         params: vec![],
         dims: vec![],
-        regs: vec![RegInfo { ty: Scalar::I32, name: None }, RegInfo { ty: Scalar::Bool, name: None }],
+        regs: vec![
+            RegInfo {
+                ty: Scalar::I32,
+                name: None,
+            },
+            RegInfo {
+                ty: Scalar::Bool,
+                name: None,
+            },
+        ],
         body: vec![
-            stmt(StmtKind::Let { dst: Reg(0), op: Op::Ctx(CtxField::Thread) }),
-            stmt(StmtKind::Let { dst: Reg(1), op: Op::Compare(CompareOp::Lt, Scalar::I32, Operand::Reg(Reg(0)), Operand::Const(16)) }),
-            stmt(StmtKind::If { condition: Operand::Reg(Reg(1)), then_block: vec![stmt(StmtKind::Barrier)], else_block: vec![] }),
+            stmt(StmtKind::Let {
+                dst: Reg(0),
+                op: Op::Ctx(CtxField::Thread),
+            }),
+            stmt(StmtKind::Let {
+                dst: Reg(1),
+                op: Op::Compare(
+                    CompareOp::Lt,
+                    Scalar::I32,
+                    Operand::Reg(Reg(0)),
+                    Operand::Const(16),
+                ),
+            }),
+            stmt(StmtKind::If {
+                condition: Operand::Reg(Reg(1)),
+                then_block: vec![stmt(StmtKind::Barrier)],
+                else_block: vec![],
+            }),
         ],
         span,
     };
-    let mut args = Args { grid: Dim3::new(1, 1, 1), dims: vec![], params: vec![] };
+    let mut args = Args {
+        grid: Dim3::new(1, 1, 1),
+        dims: vec![],
+        params: vec![],
+    };
     let result = sim::run(&kernel, &mut args, SimOptions::default());
-    let Err(fault) = result else { panic!("no fault") };
+    let Err(fault) = result else {
+        panic!("no fault")
+    };
     assert_eq!(fault.code, Code::E0512);
-    assert_eq!(fault.message, "barrier() is reached by thread 0 but not by thread 16, which has not finished");
+    assert_eq!(
+        fault.message,
+        "barrier() is reached by thread 0 but not by thread 16, which has not finished"
+    );
     assert_eq!((fault.warp, fault.lane, fault.thread), (0, 16, 16));
 }
 
 #[test]
 fn dimensions_from_two_inputs_must_agree() {
-    let source = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/vector_add.tsr")).unwrap_or_default();
-    let data = |n: usize| Input::Data { shape: vec![n], values: vec![0.0; n] };
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/vector_add.tsr"
+    ))
+    .unwrap_or_default();
+    let data = |n: usize| Input::Data {
+        shape: vec![n],
+        values: vec![0.0; n],
+    };
     let (code, text) = fault(&source, launch(&[], vec![("A", data(8)), ("B", data(9))]));
     assert_eq!(code, Code::E0515);
-    assert!(text.contains("dimension N is 8 from the shape of `A` but 9 from the shape of `B`"), "{text}");
+    assert!(
+        text.contains("dimension N is 8 from the shape of `A` but 9 from the shape of `B`"),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_dimension_without_a_value_is_explained() {
-    let source = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/vector_add.tsr")).unwrap_or_default();
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/vector_add.tsr"
+    ))
+    .unwrap_or_default();
     let (_, text) = fault(&source, launch(&[], vec![]));
-    assert!(text.contains("dimension N has no value: give --dim N=V or an input with data"), "{text}");
+    assert!(
+        text.contains("dimension N has no value: give --dim N=V or an input with data"),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_missing_scalar_is_explained() {
-    let source = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/saxpy.tsr")).unwrap_or_default();
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/saxpy.tsr"
+    ))
+    .unwrap_or_default();
     let (_, text) = fault(&source, launch(&[("N", 4)], vec![]));
-    assert!(text.contains("the scalar `alpha: f32` has no value: give --scalar alpha=V"), "{text}");
+    assert!(
+        text.contains("the scalar `alpha: f32` has no value: give --scalar alpha=V"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -121,7 +208,12 @@ fn the_launch_round_trips_through_json() {
     let launch = Launch {
         kernel: Some("mv".into()),
         grid: Dim3::new(4, 3, 1),
-        inputs: [("A".to_owned(), Input::Rand(7)), ("W".to_owned(), Input::Iota)].into_iter().collect(),
+        inputs: [
+            ("A".to_owned(), Input::Rand(7)),
+            ("W".to_owned(), Input::Iota),
+        ]
+        .into_iter()
+        .collect(),
         ..Launch::default()
     };
     let json = serde_json::to_string(&launch).unwrap_or_default();
@@ -134,8 +226,14 @@ fn the_launch_round_trips_through_json() {
 fn a_tile_kernel_is_checked_but_cannot_run_yet() {
     let source = "@launch(64)\nkernel k(A: tensor<f32>[64, 64], B: tensor<f32>[64, 64]) {\n  var t = A[0 :+ 64, :]\n  B[0 :+ 64, :] = t\n}\n";
     let compilation = compiler_core::compile(source);
-    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
-    let Err(diagnostics) = compilation.ir() else { panic!("tiles lowered") };
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
+    let Err(diagnostics) = compilation.ir() else {
+        panic!("tiles lowered")
+    };
     assert_eq!(diagnostics[0].code, Code::E0501);
     assert_eq!(diagnostics[0].message, "tiles cannot run yet");
 }

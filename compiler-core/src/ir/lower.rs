@@ -351,12 +351,28 @@ impl Lowering {
         let body = self.nested(|l| {
             let rs = range.span;
             let running = if known_positive {
-                l.value(Op::Compare(CompareOp::Lt, Scalar::I32, i, end), Scalar::Bool, rs)
+                l.value(
+                    Op::Compare(CompareOp::Lt, Scalar::I32, i, end),
+                    Scalar::Bool,
+                    rs,
+                )
             } else {
                 // A positive step runs while i < end, a negative one while i > end.
-                let up = l.value(Op::Compare(CompareOp::Gt, Scalar::I32, step, zero), Scalar::Bool, rs);
-                let below = l.value(Op::Compare(CompareOp::Lt, Scalar::I32, i, end), Scalar::Bool, rs);
-                let above = l.value(Op::Compare(CompareOp::Gt, Scalar::I32, i, end), Scalar::Bool, rs);
+                let up = l.value(
+                    Op::Compare(CompareOp::Gt, Scalar::I32, step, zero),
+                    Scalar::Bool,
+                    rs,
+                );
+                let below = l.value(
+                    Op::Compare(CompareOp::Lt, Scalar::I32, i, end),
+                    Scalar::Bool,
+                    rs,
+                );
+                let above = l.value(
+                    Op::Compare(CompareOp::Gt, Scalar::I32, i, end),
+                    Scalar::Bool,
+                    rs,
+                );
                 l.value(Op::Select(up, below, above), Scalar::Bool, rs)
             };
             l.exit_unless(running, rs);
@@ -795,7 +811,10 @@ fn step_is_positive(step: Option<&ast::Expr>) -> bool {
         Some(ExprKind::Int(Some(n))) => *n > 0,
         Some(ExprKind::Ctx(path)) => matches!(
             ctx::resolve(path, Span::default()),
-            Ok(ctx::CtxField::Lanes | ctx::CtxField::Threads | ctx::CtxField::Warps | ctx::CtxField::Blocks(_))
+            Ok(ctx::CtxField::Lanes
+                | ctx::CtxField::Threads
+                | ctx::CtxField::Warps
+                | ctx::CtxField::Blocks(_))
         ),
         _ => false,
     }

@@ -16,6 +16,10 @@
 //! Invariants: deterministic (no threads, no hashing order); never panics on a kernel or
 //! launch: faults are values.
 
+// Threads are addressed by index in parallel arrays (mask, registers, tensors): index loops
+// read better here than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+
 use crate::check::Scalar;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::Dim3;
@@ -127,6 +131,8 @@ struct Cta<'a> {
     stats: &'a mut Stats,
     /// Spare mask buffers, so that an `if` in a hot loop allocates nothing.
     masks: Vec<Vec<bool>>,
+    /// Operand values of the statement being run, one per thread.
+    scratch: [Vec<u32>; 3],
 }
 
 fn identity(reduce: Reduce, ty: Scalar) -> u32 {
@@ -318,7 +324,47 @@ impl<'a> Cta<'a> {
             loops: Vec::new(),
             stats,
             masks: Vec::new(),
+            scratch: [vec![0; threads], vec![0; threads], vec![0; threads]],
         }
+    }
+
+    /// Fills scratch buffer `slot` with `operand`'s value in every thread.
+    fn load(&mut self, slot: usize, operand: Operand) -> Vec<u32> {
+        let mut values = std::mem::take(&mut self.scratch[slot]);
+        let threads = self.threads;
+        match operand {
+            Operand::Reg(r) => {
+                let start = r.0 as usize * threads;
+                values.clear();
+                values.extend_from_slice(&self.regs[start..start + threads]);
+            }
+            Operand::Const(bits) => {
+                values.clear();
+                values.resize(threads, bits);
+            }
+        }
+        values
+    }
+
+    /// `dst = f(a, b)` in every active thread, with the operands read once as whole vectors.
+    fn zip2(
+        &mut self,
+        dst: Reg,
+        mask: &[bool],
+        a: Operand,
+        b: Operand,
+        f: impl Fn(u32, u32) -> u32,
+    ) {
+        let (x, y) = (self.load(0, a), self.load(1, b));
+        let start = dst.0 as usize * self.threads;
+        let out = &mut self.regs[start..start + self.threads];
+        for (((o, m), x), y) in out.iter_mut().zip(mask).zip(&x).zip(&y) {
+            if *m {
+                *o = f(*x, *y);
+            }
+        }
+        self.scratch[0] = x;
+        self.scratch[1] = y;
     }
 
     fn take_mask(&mut self) -> Vec<bool> {
@@ -364,7 +410,7 @@ impl<'a> Cta<'a> {
         }
     }
 
-    fn block(&mut self, stmts: &[Stmt], mask: &mut Vec<bool>) -> Result<(), Fault> {
+    fn block(&mut self, stmts: &[Stmt], mask: &mut [bool]) -> Result<(), Fault> {
         // Only control statements change the mask: count the active threads after those.
         let mut active = mask.iter().filter(|&&m| m).count() as u64;
         for stmt in stmts {
@@ -386,14 +432,17 @@ impl<'a> Cta<'a> {
             }
             self.stats.lane_ops += active;
             self.stmt(stmt, mask)?;
-            if !matches!(stmt.kind, StmtKind::Let { .. } | StmtKind::Store { .. } | StmtKind::Barrier) {
+            if !matches!(
+                stmt.kind,
+                StmtKind::Let { .. } | StmtKind::Store { .. } | StmtKind::Barrier
+            ) {
                 active = mask.iter().filter(|&&m| m).count() as u64;
             }
         }
         Ok(())
     }
 
-    fn stmt(&mut self, stmt: &Stmt, mask: &mut Vec<bool>) -> Result<(), Fault> {
+    fn stmt(&mut self, stmt: &Stmt, mask: &mut [bool]) -> Result<(), Fault> {
         match &stmt.kind {
             StmtKind::Let { dst, op } => self.op(*dst, op, mask, stmt.span),
             StmtKind::Store {
@@ -417,19 +466,26 @@ impl<'a> Cta<'a> {
                 then_block,
                 else_block,
             } => {
-                let mut then_mask: Vec<bool> = (0..self.threads)
-                    .map(|t| mask[t] && self.get(*condition, t) != 0)
-                    .collect();
-                let mut else_mask: Vec<bool> = (0..self.threads)
-                    .map(|t| mask[t] && !then_mask[t])
-                    .collect();
-                self.block(then_block, &mut then_mask)?;
-                self.block(else_block, &mut else_mask)?;
+                let mut then_mask = self.take_mask();
+                then_mask
+                    .extend((0..self.threads).map(|t| mask[t] && self.get(*condition, t) != 0));
+                let mut result = self.block(then_block, &mut then_mask);
+                if !else_block.is_empty() && result.is_ok() {
+                    let mut else_mask = self.take_mask();
+                    else_mask.extend(
+                        (0..self.threads)
+                            .map(|t| mask[t] && !then_mask[t] && self.get(*condition, t) == 0),
+                    );
+                    result = self.block(else_block, &mut else_mask);
+                    self.masks.push(else_mask);
+                }
+                self.masks.push(then_mask);
+                result?;
                 self.prune(mask);
                 Ok(())
             }
             StmtKind::Loop { body, continuing } => {
-                let entry = mask.clone();
+                let entry = mask.to_vec();
                 self.loops.push(LoopFrame {
                     broken: vec![false; self.threads],
                     continued: vec![false; self.threads],
@@ -578,7 +634,10 @@ impl<'a> Cta<'a> {
     fn op(&mut self, dst: Reg, op: &Op, mask: &[bool], span: Span) -> Result<(), Fault> {
         let threads = self.threads;
         match op {
-            Op::Copy(a) => self.lanewise(dst, mask, |c, t| c.get(*a, t)),
+            Op::Copy(a) => {
+                self.zip2(dst, mask, *a, *a, |x, _| x);
+                Ok(())
+            }
             Op::Ctx(field) => self.lanewise(dst, mask, |c, t| c.ctx(*field, t)),
             Op::Dim(i) => {
                 let value = self.args.dims.get(*i).copied().unwrap_or(0) as u32;
@@ -602,6 +661,13 @@ impl<'a> Cta<'a> {
                         (UnaryOp::BitNot, _) => !x,
                     }
                 })
+            }
+            Op::Binary(b, ty, x, y)
+                if !matches!(b, BinaryOp::Div | BinaryOp::Rem) || ty.is_float() =>
+            {
+                let (b, ty) = (*b, *ty);
+                self.zip2(dst, mask, *x, *y, |p, q| binary(b, ty, p, q).unwrap_or(0));
+                Ok(())
             }
             Op::Binary(b, ty, x, y) => {
                 for t in 0..threads {
@@ -649,27 +715,58 @@ impl<'a> Cta<'a> {
             Op::Cast { from, to, value } => {
                 self.lanewise(dst, mask, |s, t| cast(*from, *to, s.get(*value, t)))
             }
-            Op::Load { tensor, indices } => {
+            Op::Load { tensor, indices } if indices.len() <= 3 => {
+                let coordinates: Vec<Vec<u32>> = indices
+                    .iter()
+                    .enumerate()
+                    .map(|(slot, i)| self.load(slot, *i))
+                    .collect();
                 let Some(Arg::Tensor(data)) = self.args.params.get(*tensor) else {
-                    return Err(self.fault(Code::E0515, span, 0, "a tensor argument is missing".into()));
+                    return Err(self.fault(
+                        Code::E0515,
+                        span,
+                        0,
+                        "a tensor argument is missing".into(),
+                    ));
                 };
-                let base = dst.0 as usize * threads;
+                let rank_fits = indices.len() == data.shape.len();
+                let start = dst.0 as usize * threads;
+                let mut outside = None;
+                let out = &mut self.regs[start..start + threads];
                 for t in 0..threads {
                     if !mask[t] {
                         continue;
                     }
-                    // The common case inline; anything outside goes the slow way to its fault.
                     let mut flat = 0usize;
-                    let mut inside = indices.len() == data.shape.len();
-                    for (index, extent) in indices.iter().zip(&data.shape) {
-                        let i = self.get(*index, t) as i32 as isize;
+                    let mut inside = rank_fits;
+                    for (values, extent) in coordinates.iter().zip(&data.shape) {
+                        let i = values[t] as i32 as isize;
                         inside &= i >= 0 && (i as usize) < *extent;
                         flat = flat.wrapping_mul(*extent).wrapping_add(i as usize);
                     }
                     match data.bits.get(flat) {
-                        Some(bits) if inside => self.regs[base + t] = *bits,
+                        Some(bits) if inside => out[t] = *bits,
                         _ => {
-                            self.element(*tensor, indices, t, span)?;
+                            outside = Some(t);
+                            break;
+                        }
+                    }
+                }
+                for (slot, values) in coordinates.into_iter().enumerate() {
+                    self.scratch[slot] = values;
+                }
+                match outside {
+                    Some(t) => self.element(*tensor, indices, t, span).map(|_| ()),
+                    None => Ok(()),
+                }
+            }
+            Op::Load { tensor, indices } => {
+                for t in 0..threads {
+                    if mask[t] {
+                        let at = self.element(*tensor, indices, t, span)?;
+                        if let Some(Arg::Tensor(data)) = self.args.params.get(*tensor) {
+                            let bits = data.bits[at];
+                            self.set(dst, t, bits);
                         }
                     }
                 }
