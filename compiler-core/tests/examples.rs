@@ -462,6 +462,49 @@ fn collatz_steps_with_divergent_loops() {
 }
 
 #[test]
+fn tiled_transpose_through_shared_memory() {
+    let out = run(
+        "tiled_transpose",
+        Setup {
+            grid: (2, 2),
+            dims: &[("R", 40), ("C", 50)],
+            scalars: &[],
+            inputs: vec![("In", Input::Rand(15))],
+        },
+    );
+    let input = f32s(&out, "In");
+    let expected: Vec<f32> = (0..50)
+        .flat_map(|c| (0..40).map(move |r| (r, c)))
+        .map(|(r, c)| input[r * 50 + c])
+        .collect();
+    assert_eq!(f32s(&out, "Out"), expected);
+}
+
+#[test]
+fn tiled_matmul_with_ragged_edges() {
+    let (m, k, n) = (40usize, 70usize, 50usize);
+    let out = run(
+        "tiled_matmul",
+        Setup {
+            grid: (2, 2),
+            dims: &[("M", 40), ("K", 70), ("N", 50)],
+            scalars: &[],
+            inputs: vec![("A", Input::Rand(16)), ("B", Input::Rand(17))],
+        },
+    );
+    let (a, b) = (f32s(&out, "A"), f32s(&out, "B"));
+    let expected: Vec<f64> = (0..m)
+        .flat_map(|i| (0..n).map(move |j| (i, j)))
+        .map(|(i, j)| {
+            (0..k)
+                .map(|kk| f64::from(a[i * k + kk]) * f64::from(b[kk * n + j]))
+                .sum()
+        })
+        .collect();
+    assert_close(&f32s(&out, "C"), &expected, 1e-5);
+}
+
+#[test]
 fn the_same_launch_gives_bit_identical_results() {
     let setup = || Setup {
         grid: (5, 1),

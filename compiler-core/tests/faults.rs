@@ -117,6 +117,7 @@ fn a_barrier_not_reached_by_every_thread_is_a_fault() {
                 name: None,
             },
         ],
+        shared: vec![],
         body: vec![
             stmt(StmtKind::Let {
                 dst: Reg(0),
@@ -223,8 +224,8 @@ fn the_launch_round_trips_through_json() {
 }
 
 #[test]
-fn a_tile_kernel_is_checked_but_cannot_run_yet() {
-    let source = "@launch(64)\nkernel k(A: tensor<f32>[64, 64], B: tensor<f32>[64, 64]) {\n  var t = A[0 :+ 64, :]\n  B[0 :+ 64, :] = t\n}\n";
+fn f16_is_checked_but_cannot_run_yet() {
+    let source = "@launch(64)\nkernel k(X: tensor<f16>[N]) {\n}\n";
     let compilation = compiler_core::compile(source);
     assert!(
         compilation.diagnostics.is_empty(),
@@ -232,8 +233,39 @@ fn a_tile_kernel_is_checked_but_cannot_run_yet() {
         compilation.diagnostics
     );
     let Err(diagnostics) = compilation.ir() else {
-        panic!("tiles lowered")
+        panic!("f16 lowered")
     };
     assert_eq!(diagnostics[0].code, Code::E0501);
-    assert_eq!(diagnostics[0].message, "tiles cannot run yet");
+    assert_eq!(diagnostics[0].message, "f16 values cannot run yet");
+}
+
+#[test]
+fn two_threads_writing_one_shared_element_is_a_race() {
+    let source = "@launch(64)\nkernel k(A: tensor<f32>[32]) {\n  var t = A[0 :+ 32]\n  t[ctx.thread % 32] = 1.0\n}\n";
+    let (code, text) = fault(source, Launch::default());
+    assert_eq!(code, Code::E0513);
+    assert!(text.contains("data race on element 0 of tile `t`: thread 32 writes it after thread 0 wrote it, with no barrier() between"), "{text}");
+    assert!(text.contains("warp 1, lane 0, thread 32"), "{text}");
+}
+
+#[test]
+fn reading_what_another_thread_wrote_needs_a_barrier() {
+    let source = "@launch(32)\nkernel k(A: tensor<f32>[32], B: tensor<f32>[32]) {\n  var t = A[0 :+ 32]\n  t[ctx.lane] = 2.0\n  B[ctx.lane] = t[(ctx.lane + 1) % 32]\n}\n";
+    let (code, text) = fault(source, Launch::default());
+    assert_eq!(code, Code::E0513);
+    assert!(
+        text.contains("thread 0 reads it after thread 1 wrote it"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_tile_element_outside_the_tile_is_a_fault() {
+    let source = "@launch(32)\nkernel k(A: tensor<f32>[64], B: tensor<f32>[64]) {\n  var t = A[0 :+ 32]\n  B[ctx.lane] = t[ctx.lane + 1]\n}\n";
+    let (code, text) = fault(source, Launch::default());
+    assert_eq!(code, Code::E0510);
+    assert!(
+        text.contains("t[32] is outside the tile's shape [32]"),
+        "{text}"
+    );
 }

@@ -1432,6 +1432,21 @@ impl KernelChecker {
 
     fn tile_binary(&mut self, op: BinaryOp, left: &Value, right: &Value, span: Span) -> Value {
         self.require_control(Uniformity::Uniform, "a tile operation", span);
+        // Each element is computed by some thread of the CTA: a scalar operand must be the same
+        // in all of them, or the result would depend on the split.
+        let scalar = [left, right].into_iter().find(|v| !v.ty.is_tile());
+        if let Some(scalar) = scalar.filter(|v| v.uniformity != Uniformity::Uniform) {
+            self.error(
+                Diagnostic::error(
+                    Code::E0404,
+                    span,
+                    format!("a scalar combined with a tile must be uniform, and this one is {}", scalar.uniformity),
+                )
+                .with_label(format!("the scalar {}", scalar.uniformity.differs_between()))
+                .with_help("the CTA computes a tile's elements together: use a value from ctx.block, parameters and literals"),
+            );
+            return Value::error();
+        }
         let uniformity = Uniformity::Uniform;
         let result = match (op, &left.ty, &right.ty) {
             (

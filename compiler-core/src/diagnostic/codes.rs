@@ -78,12 +78,13 @@ codes! {
     E0401 => "barrier(), tile operations and collectives over ctx.thread need uniform control",
     E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",
     E0403 => "the lane of broadcast must be the same in every lane of the warp",
-    E0404 => "a tile's start must be the same in every thread of the CTA",
+    E0404 => "a tile's start, and a scalar combined with a tile, must be the same in every thread of the CTA",
     // Running.
     E0501 => "the checker accepts this, but this version cannot run it yet",
     E0510 => "a tensor access outside its shape",
     E0511 => "an integer division or remainder by zero",
     E0512 => "barrier() is not reached by every thread of the CTA",
+    E0513 => "two threads touch one shared-memory element between barriers, one of them writing",
     E0514 => "the kernel ran past the step limit",
     E0515 => "a launch does not fit the kernel: its grid, dimensions, scalars or inputs",
 }

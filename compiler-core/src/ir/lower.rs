@@ -36,15 +36,18 @@ pub fn lower(file: &ast::File, checked: &Checked) -> Result<Module, Vec<Diagnost
 }
 
 #[derive(Clone, Copy)]
-enum Binding {
+pub(super) enum Binding {
     Reg(Reg, Scalar),
     Tensor(usize),
     Scalar(usize, Scalar),
     Dim(usize),
+    /// A tile: the index of its shared array.
+    Tile(usize),
 }
 
-struct Lowering {
-    params: Vec<Param>,
+pub(super) struct Lowering {
+    pub(super) params: Vec<Param>,
+    pub(super) shared: Vec<SharedArray>,
     dims: Vec<String>,
     regs: Vec<RegInfo>,
     scopes: Vec<HashMap<String, Binding>>,
@@ -74,6 +77,7 @@ impl Lowering {
     fn new(kernel: &ast::Kernel, threads: u32) -> Self {
         let mut lowering = Self {
             params: Vec::new(),
+            shared: Vec::new(),
             dims: Vec::new(),
             regs: Vec::new(),
             scopes: vec![HashMap::new()],
@@ -148,6 +152,7 @@ impl Lowering {
             params: self.params,
             dims: self.dims,
             regs: self.regs,
+            shared: self.shared,
             body: self.blocks.into_iter().next().unwrap_or_default(),
             span: kernel.span,
         }
@@ -159,11 +164,11 @@ impl Lowering {
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<Binding> {
+    pub(super) fn lookup(&self, name: &str) -> Option<Binding> {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
 
-    fn reg(&mut self, ty: Scalar, name: Option<&str>) -> Reg {
+    pub(super) fn reg(&mut self, ty: Scalar, name: Option<&str>) -> Reg {
         self.regs.push(RegInfo {
             ty,
             name: name.map(str::to_owned),
@@ -171,20 +176,20 @@ impl Lowering {
         Reg(self.regs.len() as u32 - 1)
     }
 
-    fn emit(&mut self, kind: StmtKind, span: Span) {
+    pub(super) fn emit(&mut self, kind: StmtKind, span: Span) {
         if let Some(block) = self.blocks.last_mut() {
             block.push(Stmt { kind, span });
         }
     }
 
     /// `dst = op` into a new register.
-    fn value(&mut self, op: Op, ty: Scalar, span: Span) -> Operand {
+    pub(super) fn value(&mut self, op: Op, ty: Scalar, span: Span) -> Operand {
         let dst = self.reg(ty, None);
         self.emit(StmtKind::Let { dst, op }, span);
         Operand::Reg(dst)
     }
 
-    fn nested(&mut self, f: impl FnOnce(&mut Self)) -> Block {
+    pub(super) fn nested(&mut self, f: impl FnOnce(&mut Self)) -> Block {
         self.blocks.push(Vec::new());
         self.scopes.push(HashMap::new());
         f(self);
@@ -218,8 +223,10 @@ impl Lowering {
                 if let Some(t) = hint {
                     self.check_f16(t, span);
                 }
-                if is_tile(value) {
-                    self.not_yet(value.span, "tiles");
+                if self.is_tile_value(value) {
+                    if let Some(array) = self.tile_binding(&name.name, value) {
+                        self.bind(&name.name, Binding::Tile(array));
+                    }
                     return;
                 }
                 let (operand, ty) = self.expr(value, hint);
@@ -295,7 +302,7 @@ impl Lowering {
     }
 
     /// `if !condition { break }`.
-    fn exit_unless(&mut self, condition: Operand, span: Span) {
+    pub(super) fn exit_unless(&mut self, condition: Operand, span: Span) {
         let negated = self.value(
             Op::Unary(UnaryOp::Not, Scalar::Bool, condition),
             Scalar::Bool,
@@ -401,8 +408,13 @@ impl Lowering {
     ) {
         match &target.kind {
             ExprKind::Name(name) => {
-                let Some(Binding::Reg(dst, ty)) = self.lookup(name) else {
-                    return;
+                let (dst, ty) = match self.lookup(name) {
+                    Some(Binding::Reg(dst, ty)) => (dst, ty),
+                    Some(Binding::Tile(array)) => {
+                        self.tile_assign(array, op.and_then(binary_op), value, span);
+                        return;
+                    }
+                    _ => return,
                 };
                 let new = self.combined(Operand::Reg(dst), ty, op, value, span);
                 self.emit(
@@ -417,12 +429,37 @@ impl Lowering {
                 let ExprKind::Name(name) = &base.kind else {
                     return;
                 };
-                let Some(Binding::Tensor(tensor)) = self.lookup(name) else {
-                    self.not_yet(target.span, "tile element writes");
-                    return;
+                let tensor = match self.lookup(name) {
+                    Some(Binding::Tensor(tensor)) => tensor,
+                    Some(Binding::Tile(array)) => {
+                        let element = self.shared[array].element;
+                        let indices = self.indices(indices);
+                        let current = match op {
+                            Some(_) => self.value(
+                                Op::SharedLoad {
+                                    array,
+                                    indices: indices.clone(),
+                                },
+                                element,
+                                target.span,
+                            ),
+                            None => Operand::Const(0),
+                        };
+                        let new = self.combined(current, element, op, value, span);
+                        self.emit(
+                            StmtKind::SharedStore {
+                                array,
+                                indices,
+                                value: new,
+                            },
+                            span,
+                        );
+                        return;
+                    }
+                    _ => return,
                 };
                 if indices.iter().any(|i| !matches!(i, IndexArg::Single(_))) {
-                    self.not_yet(target.span, "tile stores");
+                    self.tile_store(tensor, indices, value, span);
                     return;
                 }
                 let element = match &self.params[tensor] {
@@ -435,6 +472,7 @@ impl Lowering {
                         Op::Load {
                             tensor,
                             indices: indices.clone(),
+                            guarded: false,
                         },
                         element,
                         target.span,
@@ -447,6 +485,7 @@ impl Lowering {
                         tensor,
                         indices,
                         value: new,
+                        guarded: false,
                     },
                     span,
                 );
@@ -484,14 +523,14 @@ impl Lowering {
     // ---- expressions ----
 
     /// The type an expression has by itself; `None` for untyped literals.
-    fn static_type(&self, e: &ast::Expr) -> Option<Scalar> {
+    pub(super) fn static_type(&self, e: &ast::Expr) -> Option<Scalar> {
         match &e.kind {
             ExprKind::Int(_) | ExprKind::Float(_) => None,
             ExprKind::Bool(_) => Some(Scalar::Bool),
             ExprKind::Name(name) => match self.lookup(name)? {
                 Binding::Reg(_, ty) | Binding::Scalar(_, ty) => Some(ty),
                 Binding::Dim(_) => Some(Scalar::I32),
-                Binding::Tensor(_) => None,
+                Binding::Tensor(_) | Binding::Tile(_) => None,
             },
             ExprKind::Ctx(_) => Some(Scalar::I32),
             ExprKind::Unary(ast::UnaryOp::Not, _) => Some(Scalar::Bool),
@@ -534,6 +573,7 @@ impl Lowering {
                         Param::Tensor { element, .. } => Some(*element),
                         Param::Scalar { ty, .. } => Some(*ty),
                     },
+                    Binding::Tile(array) => Some(self.shared[array].element),
                     _ => None,
                 },
                 _ => None,
@@ -542,7 +582,7 @@ impl Lowering {
         }
     }
 
-    fn expr(&mut self, e: &ast::Expr, hint: Option<Scalar>) -> (Operand, Scalar) {
+    pub(super) fn expr(&mut self, e: &ast::Expr, hint: Option<Scalar>) -> (Operand, Scalar) {
         let span = e.span;
         match &e.kind {
             ExprKind::Int(value) => {
@@ -603,11 +643,20 @@ impl Lowering {
                 (self.value(op, result, span), result)
             }
             ExprKind::Index { base, indices } => {
-                let tensor = match &base.kind {
-                    ExprKind::Name(name) => match self.lookup(name) {
-                        Some(Binding::Tensor(t)) => Some(t),
-                        _ => None,
-                    },
+                let binding = match &base.kind {
+                    ExprKind::Name(name) => self.lookup(name),
+                    _ => None,
+                };
+                if let Some(Binding::Tile(array)) = binding {
+                    let element = self.shared[array].element;
+                    let indices = self.indices(indices);
+                    return (
+                        self.value(Op::SharedLoad { array, indices }, element, span),
+                        element,
+                    );
+                }
+                let tensor = match binding {
+                    Some(Binding::Tensor(t)) => Some(t),
                     _ => None,
                 };
                 let single = indices.iter().all(|i| matches!(i, IndexArg::Single(_)));
@@ -619,7 +668,15 @@ impl Lowering {
                         };
                         let indices = self.indices(indices);
                         (
-                            self.value(Op::Load { tensor, indices }, element, span),
+                            self.value(
+                                Op::Load {
+                                    tensor,
+                                    indices,
+                                    guarded: false,
+                                },
+                                element,
+                                span,
+                            ),
                             element,
                         )
                     }
@@ -641,8 +698,8 @@ impl Lowering {
         hint: Option<Scalar>,
         span: Span,
     ) -> (Operand, Scalar) {
-        if matches!(op, ast::BinaryOp::MatMul) {
-            self.not_yet(span, "tiles");
+        if matches!(op, ast::BinaryOp::MatMul) || self.is_tile_value(l) || self.is_tile_value(r) {
+            self.not_yet(span, "a tile operation whose result is not stored");
             return (Operand::Const(0), Scalar::F32);
         }
         let comparison = op.is_comparison();
@@ -750,6 +807,9 @@ impl Lowering {
             let (value, from) = self.expr(arg, Some(to));
             return (self.value(Op::Cast { from, to, value }, to, span), to);
         }
+        if matches!(name, "sum" | "max") && args.first().is_some_and(|a| self.is_tile_value(a)) {
+            return self.tile_to_scalar(name, args, span);
+        }
         let shuffle = match name {
             "shuffle" => Some(Shuffle::Index),
             "shuffle_xor" => Some(Shuffle::Xor),
@@ -828,17 +888,7 @@ fn is_float_literal(e: &ast::Expr) -> bool {
     }
 }
 
-fn is_tile(e: &ast::Expr) -> bool {
-    match &e.kind {
-        ExprKind::Index { indices, .. } => {
-            indices.iter().any(|i| !matches!(i, IndexArg::Single(_)))
-        }
-        ExprKind::Binary(ast::BinaryOp::MatMul, ..) => true,
-        _ => false,
-    }
-}
-
-fn binary_op(op: ast::BinaryOp) -> Option<BinaryOp> {
+pub(super) fn binary_op(op: ast::BinaryOp) -> Option<BinaryOp> {
     Some(match op {
         ast::BinaryOp::Add => BinaryOp::Add,
         ast::BinaryOp::Sub => BinaryOp::Sub,

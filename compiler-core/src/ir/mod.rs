@@ -9,6 +9,7 @@
 
 mod lower;
 mod print;
+mod tiles;
 
 pub use lower::lower;
 pub use print::print;
@@ -32,8 +33,28 @@ pub struct Kernel {
     pub dims: Vec<String>,
     /// The type of each register, and the source name it holds, if any.
     pub regs: Vec<RegInfo>,
+    /// The CTA's shared-memory arrays: one per tile value.
+    pub shared: Vec<SharedArray>,
     pub body: Block,
     pub span: Span,
+}
+
+/// A tile in shared memory: row-major, of a compile-time shape.
+#[derive(Clone, Debug, Serialize)]
+pub struct SharedArray {
+    pub name: String,
+    pub element: Scalar,
+    pub shape: Vec<u32>,
+}
+
+impl SharedArray {
+    pub fn len(&self) -> usize {
+        self.shape.iter().map(|&n| n as usize).product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -95,9 +116,17 @@ pub enum StmtKind {
         dst: Reg,
         op: Op,
     },
-    /// `tensor[indices] = value` in global memory.
+    /// `tensor[indices] = value` in global memory; with `guarded`, a store outside the tensor
+    /// is dropped (tile stores) instead of being a fault.
     Store {
         tensor: usize,
+        indices: Vec<Operand>,
+        value: Operand,
+        guarded: bool,
+    },
+    /// `shared[array][indices] = value`.
+    SharedStore {
+        array: usize,
         indices: Vec<Operand>,
         value: Operand,
     },
@@ -222,8 +251,15 @@ pub enum Op {
         to: Scalar,
         value: Operand,
     },
+    /// A global element; with `guarded`, a read outside the tensor gives 0 (tile loads)
+    /// instead of being a fault.
     Load {
         tensor: usize,
+        indices: Vec<Operand>,
+        guarded: bool,
+    },
+    SharedLoad {
+        array: usize,
         indices: Vec<Operand>,
     },
     Reduce(Reduce, Over, Scalar, Operand),
@@ -233,6 +269,14 @@ pub enum Op {
 }
 
 impl Kernel {
+    /// Bytes of shared memory the kernel's tiles take.
+    pub fn shared_bytes(&self) -> u64 {
+        self.shared
+            .iter()
+            .map(|a| a.len() as u64 * a.element.size())
+            .sum()
+    }
+
     pub fn param_index(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p.name() == name)
     }

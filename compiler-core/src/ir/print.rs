@@ -37,6 +37,16 @@ pub fn print(module: &Module) -> String {
             params.join(", "),
             kernel.threads
         );
+        for (index, array) in kernel.shared.iter().enumerate() {
+            let shape: Vec<String> = array.shape.iter().map(u32::to_string).collect();
+            let _ = writeln!(
+                out,
+                "  shared @{index}.{}: {}[{}]",
+                array.name,
+                array.element.name(),
+                shape.join(", ")
+            );
+        }
         block(&mut out, kernel, &kernel.body, 1);
         out += "}\n";
     }
@@ -83,10 +93,24 @@ fn block(out: &mut String, kernel: &Kernel, stmts: &[Stmt], depth: usize) {
                     op_text(kernel, op, ty)
                 );
             }
+            StmtKind::SharedStore {
+                array,
+                indices,
+                value,
+            } => {
+                let (name, element) = shared_name(kernel, *array);
+                let _ = writeln!(
+                    out,
+                    "{pad}shared_store {name}[{}] = {}",
+                    list(kernel, indices),
+                    operand(kernel, *value, element)
+                );
+            }
             StmtKind::Store {
                 tensor,
                 indices,
                 value,
+                guarded,
             } => {
                 let name = kernel.params.get(*tensor).map_or("?", |p| p.name());
                 let element = match kernel.params.get(*tensor) {
@@ -95,7 +119,8 @@ fn block(out: &mut String, kernel: &Kernel, stmts: &[Stmt], depth: usize) {
                 };
                 let _ = writeln!(
                     out,
-                    "{pad}store {name}[{}] = {}",
+                    "{pad}store{} {name}[{}] = {}",
+                    if *guarded { ".guarded" } else { "" },
                     list(kernel, indices),
                     operand(kernel, *value, element)
                 );
@@ -142,6 +167,15 @@ fn block(out: &mut String, kernel: &Kernel, stmts: &[Stmt], depth: usize) {
     }
 }
 
+fn shared_name(kernel: &Kernel, array: usize) -> (String, Scalar) {
+    kernel
+        .shared
+        .get(array)
+        .map_or(("?".to_owned(), Scalar::F32), |a| {
+            (format!("@{array}.{}", a.name), a.element)
+        })
+}
+
 fn list(kernel: &Kernel, operands: &[Operand]) -> String {
     operands
         .iter()
@@ -183,11 +217,23 @@ fn op_text(kernel: &Kernel, op: &Op, ty: Scalar) -> String {
         Op::Cast { from, to, value } => {
             format!("cast.{}.{} {}", from.name(), to.name(), o(value, *from))
         }
-        Op::Load { tensor, indices } => format!(
-            "load {}[{}]",
+        Op::Load {
+            tensor,
+            indices,
+            guarded,
+        } => format!(
+            "load{} {}[{}]",
+            if *guarded { ".guarded" } else { "" },
             kernel.params.get(*tensor).map_or("?", |p| p.name()),
             list(kernel, indices)
         ),
+        Op::SharedLoad { array, indices } => {
+            format!(
+                "shared_load {}[{}]",
+                shared_name(kernel, *array).0,
+                list(kernel, indices)
+            )
+        }
         Op::Reduce(r, over, t, x) => format!(
             "{}<{}>.{} {}",
             format!("{r:?}").to_lowercase(),

@@ -133,6 +133,21 @@ struct Cta<'a> {
     masks: Vec<Vec<bool>>,
     /// Operand values of the statement being run, one per thread.
     scratch: [Vec<u32>; 3],
+    /// The CTA's shared memory: one array per tile.
+    shared: Vec<Vec<u32>>,
+    /// Who touched each shared element since the last barrier, to find data races.
+    accesses: Vec<Vec<Access>>,
+    /// Counts barriers: an access recorded in an older epoch is no longer in the way.
+    epoch: u32,
+}
+
+/// The accesses to one shared element in the current epoch: the writer and the reader (a
+/// thread index + 1; 0 for none; `u32::MAX` for several readers).
+#[derive(Clone, Copy, Default)]
+struct Access {
+    epoch: u32,
+    writer: u32,
+    reader: u32,
 }
 
 fn identity(reduce: Reduce, ty: Scalar) -> u32 {
@@ -325,7 +340,112 @@ impl<'a> Cta<'a> {
             stats,
             masks: Vec::new(),
             scratch: [vec![0; threads], vec![0; threads], vec![0; threads]],
+            shared: kernel.shared.iter().map(|a| vec![0; a.len()]).collect(),
+            accesses: kernel
+                .shared
+                .iter()
+                .map(|a| vec![Access::default(); a.len()])
+                .collect(),
+            epoch: 1,
         }
+    }
+
+    /// The flat index of `tile[indices]` for thread `t`, or the out-of-bounds fault.
+    fn shared_element(
+        &self,
+        array: usize,
+        indices: &[Operand],
+        t: usize,
+        span: Span,
+    ) -> Result<usize, Fault> {
+        let Some(info) = self.kernel.shared.get(array) else {
+            return Err(self.fault(Code::E0515, span, t, "a shared array is missing".into()));
+        };
+        let mut flat = 0usize;
+        let mut inside = indices.len() == info.shape.len();
+        for (index, &extent) in indices.iter().zip(&info.shape) {
+            let i = self.get(*index, t) as i32;
+            inside &= i >= 0 && (i as u32) < extent;
+            flat = flat * extent as usize + i.max(0) as usize;
+        }
+        if inside {
+            return Ok(flat);
+        }
+        let coordinates: Vec<String> = indices
+            .iter()
+            .map(|i| (self.get(*i, t) as i32).to_string())
+            .collect();
+        let shape: Vec<String> = info.shape.iter().map(u32::to_string).collect();
+        Err(self.fault(
+            Code::E0510,
+            span,
+            t,
+            format!(
+                "{}[{}] is outside the tile's shape [{}]",
+                info.name,
+                coordinates.join(", "),
+                shape.join(", ")
+            ),
+        ))
+    }
+
+    /// Records thread `t`'s access to a shared element; a second thread touching it in the same
+    /// epoch, one of them writing, is a data race.
+    fn touch(
+        &mut self,
+        array: usize,
+        at: usize,
+        t: usize,
+        write: bool,
+        span: Span,
+    ) -> Result<(), Fault> {
+        let me = t as u32 + 1;
+        let epoch = self.epoch;
+        let access = &mut self.accesses[array][at];
+        if access.epoch != epoch {
+            *access = Access {
+                epoch,
+                writer: 0,
+                reader: 0,
+            };
+        }
+        let other_writer = access.writer != 0 && access.writer != me;
+        let other_reader = write && access.reader != 0 && access.reader != me;
+        if other_writer || other_reader {
+            let other = if other_writer {
+                access.writer
+            } else {
+                access.reader
+            };
+            let other = if other == u32::MAX {
+                "other threads".to_owned()
+            } else {
+                format!("thread {}", other - 1)
+            };
+            let name = self
+                .kernel
+                .shared
+                .get(array)
+                .map_or("?", |a| a.name.as_str());
+            let what = if other_writer { "wrote" } else { "read" };
+            let verb = if write { "writes" } else { "reads" };
+            return Err(self.fault(
+                Code::E0513,
+                span,
+                t,
+                format!("data race on element {at} of tile `{name}`: thread {t} {verb} it after {other} {what} it, with no barrier() between"),
+            ));
+        }
+        if write {
+            access.writer = me;
+        } else {
+            access.reader = if access.reader == 0 || access.reader == me {
+                me
+            } else {
+                u32::MAX
+            };
+        }
+        Ok(())
     }
 
     /// Fills scratch buffer `slot` with `operand`'s value in every thread.
@@ -449,14 +569,36 @@ impl<'a> Cta<'a> {
                 tensor,
                 indices,
                 value,
+                guarded,
+            } => {
+                for t in 0..self.threads {
+                    if !mask[t] {
+                        continue;
+                    }
+                    let at = match self.element(*tensor, indices, t, stmt.span) {
+                        Ok(at) => at,
+                        // A tile store drops what falls outside the tensor.
+                        Err(fault) if *guarded && fault.code == Code::E0510 => continue,
+                        Err(fault) => return Err(fault),
+                    };
+                    let bits = self.get(*value, t);
+                    if let Some(Arg::Tensor(tensor)) = self.args.params.get_mut(*tensor) {
+                        tensor.bits[at] = bits;
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::SharedStore {
+                array,
+                indices,
+                value,
             } => {
                 for t in 0..self.threads {
                     if mask[t] {
-                        let at = self.element(*tensor, indices, t, stmt.span)?;
+                        let at = self.shared_element(*array, indices, t, stmt.span)?;
+                        self.touch(*array, at, t, true, stmt.span)?;
                         let bits = self.get(*value, t);
-                        if let Some(Arg::Tensor(tensor)) = self.args.params.get_mut(*tensor) {
-                            tensor.bits[at] = bits;
-                        }
+                        self.shared[*array][at] = bits;
                     }
                 }
                 Ok(())
@@ -525,7 +667,11 @@ impl<'a> Cta<'a> {
             StmtKind::Barrier => {
                 let missing = (0..self.threads).find(|&t| !mask[t] && !self.exited[t]);
                 match missing {
-                    None => Ok(()),
+                    None => {
+                        // Accesses before the barrier cannot race with those after it.
+                        self.epoch += 1;
+                        Ok(())
+                    }
                     Some(t) => {
                         let present = mask.iter().position(|&m| m).unwrap_or(0);
                         Err(self.fault(
@@ -715,7 +861,11 @@ impl<'a> Cta<'a> {
             Op::Cast { from, to, value } => {
                 self.lanewise(dst, mask, |s, t| cast(*from, *to, s.get(*value, t)))
             }
-            Op::Load { tensor, indices } if indices.len() <= 3 => {
+            Op::Load {
+                tensor,
+                indices,
+                guarded: false,
+            } if indices.len() <= 3 => {
                 let coordinates: Vec<Vec<u32>> = indices
                     .iter()
                     .enumerate()
@@ -760,14 +910,35 @@ impl<'a> Cta<'a> {
                     None => Ok(()),
                 }
             }
-            Op::Load { tensor, indices } => {
+            Op::Load {
+                tensor,
+                indices,
+                guarded,
+            } => {
+                for t in 0..threads {
+                    if !mask[t] {
+                        continue;
+                    }
+                    let bits = match self.element(*tensor, indices, t, span) {
+                        Ok(at) => match self.args.params.get(*tensor) {
+                            Some(Arg::Tensor(data)) => data.bits[at],
+                            _ => 0,
+                        },
+                        // A tile load reads 0 outside the tensor.
+                        Err(fault) if *guarded && fault.code == Code::E0510 => 0,
+                        Err(fault) => return Err(fault),
+                    };
+                    self.set(dst, t, bits);
+                }
+                Ok(())
+            }
+            Op::SharedLoad { array, indices } => {
                 for t in 0..threads {
                     if mask[t] {
-                        let at = self.element(*tensor, indices, t, span)?;
-                        if let Some(Arg::Tensor(data)) = self.args.params.get(*tensor) {
-                            let bits = data.bits[at];
-                            self.set(dst, t, bits);
-                        }
+                        let at = self.shared_element(*array, indices, t, span)?;
+                        self.touch(*array, at, t, false, span)?;
+                        let bits = self.shared[*array][at];
+                        self.set(dst, t, bits);
                     }
                 }
                 Ok(())

@@ -1,0 +1,669 @@
+//! Tile lowering: tile values become shared-memory arrays, and every tile operation a
+//! cooperative loop over `ctx.thread` (element `e` is done by thread `e mod ctx.threads`)
+//! followed by a barrier.
+//!
+//! Loads read 0 outside the tensor and stores outside it are dropped (`guarded`), as the
+//! brief's tile semantics say; the checker has already made tile starts uniform, lengths
+//! literal and the control around tile operations uniform.
+
+use super::lower::{Binding, Lowering};
+use super::*;
+use crate::syntax::ast::{self, ExprKind, IndexArg};
+use crate::syntax::ctx::CtxField;
+
+/// Where a tile operation's elements come from, per axis of the tensor.
+enum Axis {
+    /// A tile axis: `start :+ length`, or a whole axis (`start` 0).
+    Range { start: Operand, length: u32 },
+    /// A single index: the axis is dropped from the tile's shape.
+    Fixed(Operand),
+}
+
+impl Lowering {
+    /// Whether `e` is a tile value (so it lowers to a shared array, not a register).
+    pub(super) fn is_tile_value(&self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Name(name) => matches!(self.lookup(name), Some(Binding::Tile(_))),
+            ExprKind::Index { base, indices } => {
+                let tensor = matches!(&base.kind, ExprKind::Name(n) if matches!(self.lookup(n), Some(Binding::Tensor(_))));
+                tensor && indices.iter().any(|i| !matches!(i, IndexArg::Single(_)))
+            }
+            ExprKind::Binary(ast::BinaryOp::MatMul, ..) => true,
+            ExprKind::Binary(_, l, r) => self.is_tile_value(l) || self.is_tile_value(r),
+            ExprKind::Unary(_, operand) => self.is_tile_value(operand),
+            ExprKind::Call { callee, args } => {
+                matches!(callee.name.as_str(), "sum" | "max")
+                    && args.first().is_some_and(|a| self.is_tile_value(a))
+                    && self.tile_rank_after_reduce(args) > 0
+            }
+            _ => false,
+        }
+    }
+
+    fn tile_rank_after_reduce(&self, args: &[ast::Expr]) -> usize {
+        self.static_tile_rank(&args[0]).saturating_sub(1)
+    }
+
+    fn static_tile_rank(&self, e: &ast::Expr) -> usize {
+        match &e.kind {
+            ExprKind::Name(name) => match self.lookup(name) {
+                Some(Binding::Tile(array)) => self.shared[array].shape.len(),
+                _ => 0,
+            },
+            ExprKind::Index { indices, .. } => indices
+                .iter()
+                .filter(|i| !matches!(i, IndexArg::Single(_)))
+                .count(),
+            ExprKind::Binary(ast::BinaryOp::MatMul, ..) => 2,
+            ExprKind::Binary(_, l, r) => self.static_tile_rank(l).max(self.static_tile_rank(r)),
+            ExprKind::Unary(_, operand) => self.static_tile_rank(operand),
+            ExprKind::Call { args, .. } => args
+                .first()
+                .map_or(0, |a| self.static_tile_rank(a))
+                .saturating_sub(1),
+            _ => 0,
+        }
+    }
+
+    fn new_array(&mut self, name: &str, element: Scalar, shape: Vec<u32>) -> usize {
+        self.shared.push(SharedArray {
+            name: name.to_owned(),
+            element,
+            shape,
+        });
+        self.shared.len() - 1
+    }
+
+    /// `for e in range(ctx.thread, count, ctx.threads) { body(e) }`, then `barrier`.
+    fn cooperative(&mut self, count: u32, span: Span, body: impl FnOnce(&mut Self, Operand)) {
+        let e = self.reg(Scalar::I32, Some("e"));
+        self.emit(
+            StmtKind::Let {
+                dst: e,
+                op: Op::Ctx(CtxField::Thread),
+            },
+            span,
+        );
+        let step = self.value(Op::Ctx(CtxField::Threads), Scalar::I32, span);
+        let element = Operand::Reg(e);
+        let body = self.nested(|l| {
+            let running = l.value(
+                Op::Compare(CompareOp::Lt, Scalar::I32, element, Operand::Const(count)),
+                Scalar::Bool,
+                span,
+            );
+            l.exit_unless(running, span);
+            body(l, element);
+        });
+        let continuing = vec![Stmt {
+            kind: StmtKind::Let {
+                dst: e,
+                op: Op::Binary(BinaryOp::Add, Scalar::I32, element, step),
+            },
+            span,
+        }];
+        self.emit(StmtKind::Loop { body, continuing }, span);
+        self.emit(StmtKind::Barrier, span);
+    }
+
+    /// The coordinates of flat element `e` in a row-major `shape`.
+    fn unflatten(&mut self, e: Operand, shape: &[u32], span: Span) -> Vec<Operand> {
+        let mut coordinates = Vec::new();
+        let mut stride: u32 = shape.iter().product();
+        for &extent in shape {
+            stride /= extent.max(1);
+            let quotient = self.value(
+                Op::Binary(BinaryOp::Div, Scalar::I32, e, Operand::Const(stride.max(1))),
+                Scalar::I32,
+                span,
+            );
+            let coordinate = self.value(
+                Op::Binary(
+                    BinaryOp::Rem,
+                    Scalar::I32,
+                    quotient,
+                    Operand::Const(extent.max(1)),
+                ),
+                Scalar::I32,
+                span,
+            );
+            coordinates.push(coordinate);
+        }
+        coordinates
+    }
+
+    /// Lowers a tile value to the shared array that holds it (a new one unless it names an
+    /// existing tile).
+    pub(super) fn tile(&mut self, e: &ast::Expr) -> Option<usize> {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Name(name) => match self.lookup(name) {
+                Some(Binding::Tile(array)) => Some(array),
+                _ => None,
+            },
+            ExprKind::Index { base, indices } => {
+                let ExprKind::Name(name) = &base.kind else {
+                    return None;
+                };
+                let Some(Binding::Tensor(tensor)) = self.lookup(name) else {
+                    return None;
+                };
+                let (element, axes) = self.tile_axes(tensor, indices)?;
+                let shape: Vec<u32> = axes
+                    .iter()
+                    .filter_map(|a| match a {
+                        Axis::Range { length, .. } => Some(*length),
+                        Axis::Fixed(_) => None,
+                    })
+                    .collect();
+                let array = self.new_array(&format!("{name}_tile"), element, shape.clone());
+                let count = shape.iter().product();
+                self.cooperative(count, span, |l, e| {
+                    let local = l.unflatten(e, &shape, span);
+                    let global = l.global_indices(&axes, &local, span);
+                    let value = l.value(
+                        Op::Load {
+                            tensor,
+                            indices: global,
+                            guarded: true,
+                        },
+                        element,
+                        span,
+                    );
+                    l.emit(
+                        StmtKind::SharedStore {
+                            array,
+                            indices: local,
+                            value,
+                        },
+                        span,
+                    );
+                });
+                Some(array)
+            }
+            ExprKind::Binary(ast::BinaryOp::MatMul, l, r) => {
+                let (a, b) = (self.tile(l)?, self.tile(r)?);
+                let element = self.shared[a].element;
+                let (m, k, n) = (
+                    self.shared[a].shape[0],
+                    self.shared[a].shape[1],
+                    self.shared[b].shape[1],
+                );
+                let array = self.new_array("matmul", element, vec![m, n]);
+                self.cooperative(m * n, span, |lw, e| {
+                    let ij = lw.unflatten(e, &[m, n], span);
+                    let acc = lw.reg(element, Some("acc"));
+                    lw.emit(
+                        StmtKind::Let {
+                            dst: acc,
+                            op: Op::Copy(Operand::Const(0)),
+                        },
+                        span,
+                    );
+                    lw.counted(k, span, |lw, kk| {
+                        let x = lw.value(
+                            Op::SharedLoad {
+                                array: a,
+                                indices: vec![ij[0], kk],
+                            },
+                            element,
+                            span,
+                        );
+                        let y = lw.value(
+                            Op::SharedLoad {
+                                array: b,
+                                indices: vec![kk, ij[1]],
+                            },
+                            element,
+                            span,
+                        );
+                        let product =
+                            lw.value(Op::Binary(BinaryOp::Mul, element, x, y), element, span);
+                        lw.emit(
+                            StmtKind::Let {
+                                dst: acc,
+                                op: Op::Binary(BinaryOp::Add, element, Operand::Reg(acc), product),
+                            },
+                            span,
+                        );
+                    });
+                    lw.emit(
+                        StmtKind::SharedStore {
+                            array,
+                            indices: ij,
+                            value: Operand::Reg(acc),
+                        },
+                        span,
+                    );
+                });
+                Some(array)
+            }
+            ExprKind::Binary(op, l, r) => {
+                let op = super::lower::binary_op(*op)?;
+                self.elementwise(l, r, op, span)
+            }
+            ExprKind::Unary(ast::UnaryOp::Neg, operand) => {
+                let source = self.tile(operand)?;
+                let (element, shape) = (
+                    self.shared[source].element,
+                    self.shared[source].shape.clone(),
+                );
+                let array = self.new_array("neg", element, shape.clone());
+                self.cooperative(shape.iter().product(), span, |l, e| {
+                    let at = l.unflatten(e, &shape, span);
+                    let x = l.value(
+                        Op::SharedLoad {
+                            array: source,
+                            indices: at.clone(),
+                        },
+                        element,
+                        span,
+                    );
+                    let y = l.value(Op::Unary(UnaryOp::Neg, element, x), element, span);
+                    l.emit(
+                        StmtKind::SharedStore {
+                            array,
+                            indices: at,
+                            value: y,
+                        },
+                        span,
+                    );
+                });
+                Some(array)
+            }
+            ExprKind::Call { callee, args } => {
+                let source = self.tile(&args[0])?;
+                let axis = match args.get(1).map(|a| &a.kind) {
+                    Some(ExprKind::Int(Some(axis))) => *axis as usize,
+                    _ => 0,
+                };
+                let reduce = if callee.name == "max" {
+                    BinaryOp::Max
+                } else {
+                    BinaryOp::Add
+                };
+                let (element, shape) = (
+                    self.shared[source].element,
+                    self.shared[source].shape.clone(),
+                );
+                let mut out_shape = shape.clone();
+                let reduced = out_shape.remove(axis.min(shape.len() - 1));
+                let array = self.new_array(&callee.name, element, out_shape.clone());
+                self.cooperative(out_shape.iter().product(), span, |l, e| {
+                    let out_at = l.unflatten(e, &out_shape, span);
+                    let acc = l.reg(element, Some("acc"));
+                    let start = if reduce == BinaryOp::Max {
+                        Operand::Const(if element == Scalar::F32 {
+                            f32::NEG_INFINITY.to_bits()
+                        } else {
+                            i32::MIN as u32
+                        })
+                    } else {
+                        Operand::Const(0)
+                    };
+                    l.emit(
+                        StmtKind::Let {
+                            dst: acc,
+                            op: Op::Copy(start),
+                        },
+                        span,
+                    );
+                    l.counted(reduced, span, |l, r| {
+                        let mut at = out_at.clone();
+                        at.insert(axis, r);
+                        let x = l.value(
+                            Op::SharedLoad {
+                                array: source,
+                                indices: at,
+                            },
+                            element,
+                            span,
+                        );
+                        l.emit(
+                            StmtKind::Let {
+                                dst: acc,
+                                op: Op::Binary(reduce, element, Operand::Reg(acc), x),
+                            },
+                            span,
+                        );
+                    });
+                    l.emit(
+                        StmtKind::SharedStore {
+                            array,
+                            indices: out_at,
+                            value: Operand::Reg(acc),
+                        },
+                        span,
+                    );
+                });
+                Some(array)
+            }
+            _ => None,
+        }
+    }
+
+    /// `sum(t, 0)` / `max(t, 0)` of a 1-D tile: a scalar, computed by every thread (the same
+    /// value in each, so it is uniform as the checker says).
+    pub(super) fn tile_to_scalar(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> (Operand, Scalar) {
+        let Some(source) = self.tile(&args[0]) else {
+            return (Operand::Const(0), Scalar::F32);
+        };
+        let (element, count) = (
+            self.shared[source].element,
+            self.shared[source].len() as u32,
+        );
+        let reduce = if name == "max" {
+            BinaryOp::Max
+        } else {
+            BinaryOp::Add
+        };
+        let acc = self.reg(element, Some("acc"));
+        let start = if reduce == BinaryOp::Max {
+            Operand::Const(if element == Scalar::F32 {
+                f32::NEG_INFINITY.to_bits()
+            } else {
+                i32::MIN as u32
+            })
+        } else {
+            Operand::Const(0)
+        };
+        self.emit(
+            StmtKind::Let {
+                dst: acc,
+                op: Op::Copy(start),
+            },
+            span,
+        );
+        self.counted(count, span, |l, i| {
+            let x = l.value(
+                Op::SharedLoad {
+                    array: source,
+                    indices: vec![i],
+                },
+                element,
+                span,
+            );
+            l.emit(
+                StmtKind::Let {
+                    dst: acc,
+                    op: Op::Binary(reduce, element, Operand::Reg(acc), x),
+                },
+                span,
+            );
+        });
+        (Operand::Reg(acc), element)
+    }
+
+    /// `for k in range(count) { body(k) }` in every thread.
+    fn counted(&mut self, count: u32, span: Span, body: impl FnOnce(&mut Self, Operand)) {
+        let k = self.reg(Scalar::I32, Some("k"));
+        self.emit(
+            StmtKind::Let {
+                dst: k,
+                op: Op::Copy(Operand::Const(0)),
+            },
+            span,
+        );
+        let index = Operand::Reg(k);
+        let body = self.nested(|l| {
+            let running = l.value(
+                Op::Compare(CompareOp::Lt, Scalar::I32, index, Operand::Const(count)),
+                Scalar::Bool,
+                span,
+            );
+            l.exit_unless(running, span);
+            body(l, index);
+        });
+        let continuing = vec![Stmt {
+            kind: StmtKind::Let {
+                dst: k,
+                op: Op::Binary(BinaryOp::Add, Scalar::I32, index, Operand::Const(1)),
+            },
+            span,
+        }];
+        self.emit(StmtKind::Loop { body, continuing }, span);
+    }
+
+    /// `l op r` with at least one tile operand; a scalar operand applies to every element.
+    fn elementwise(
+        &mut self,
+        l: &ast::Expr,
+        r: &ast::Expr,
+        op: BinaryOp,
+        span: Span,
+    ) -> Option<usize> {
+        let left_tile = self.is_tile_value(l);
+        let right_tile = self.is_tile_value(r);
+        let a = if left_tile { Some(self.tile(l)?) } else { None };
+        let b = if right_tile {
+            Some(self.tile(r)?)
+        } else {
+            None
+        };
+        let reference = a.or(b)?;
+        let (element, shape) = (
+            self.shared[reference].element,
+            self.shared[reference].shape.clone(),
+        );
+        let scalar = match (left_tile, right_tile) {
+            (true, false) => Some(self.expr(r, Some(element)).0),
+            (false, true) => Some(self.expr(l, Some(element)).0),
+            _ => None,
+        };
+        let array = self.new_array("elementwise", element, shape.clone());
+        self.cooperative(shape.iter().product(), span, |lw, e| {
+            let at = lw.unflatten(e, &shape, span);
+            let operand = |tile: Option<usize>, lw: &mut Self| match tile {
+                Some(t) => lw.value(
+                    Op::SharedLoad {
+                        array: t,
+                        indices: at.clone(),
+                    },
+                    element,
+                    span,
+                ),
+                None => scalar.unwrap_or(Operand::Const(0)),
+            };
+            let x = operand(a, lw);
+            let y = operand(b, lw);
+            let z = lw.value(Op::Binary(op, element, x, y), element, span);
+            lw.emit(
+                StmtKind::SharedStore {
+                    array,
+                    indices: at,
+                    value: z,
+                },
+                span,
+            );
+        });
+        Some(array)
+    }
+
+    fn tile_axes(&mut self, tensor: usize, indices: &[IndexArg]) -> Option<(Scalar, Vec<Axis>)> {
+        let Param::Tensor { element, dims, .. } = self.params[tensor].clone() else {
+            return None;
+        };
+        let mut axes = Vec::new();
+        for (index, dim) in indices.iter().zip(&dims) {
+            axes.push(match index {
+                IndexArg::Single(e) => Axis::Fixed(self.expr(e, Some(Scalar::I32)).0),
+                IndexArg::Tile { start, length } => {
+                    let start = self.expr(start, Some(Scalar::I32)).0;
+                    let length = match length.kind {
+                        ExprKind::Int(Some(n)) => n as u32,
+                        _ => return None,
+                    };
+                    Axis::Range { start, length }
+                }
+                IndexArg::Whole(_) => match dim {
+                    DimRef::Literal(n) => Axis::Range {
+                        start: Operand::Const(0),
+                        length: *n,
+                    },
+                    DimRef::Dim(_) => return None,
+                },
+            });
+        }
+        Some((element, axes))
+    }
+
+    fn global_indices(&mut self, axes: &[Axis], local: &[Operand], span: Span) -> Vec<Operand> {
+        let mut local = local.iter();
+        axes.iter()
+            .map(|axis| match axis {
+                Axis::Fixed(index) => *index,
+                Axis::Range { start, .. } => {
+                    let offset = local.next().copied().unwrap_or(Operand::Const(0));
+                    self.value(
+                        Op::Binary(BinaryOp::Add, Scalar::I32, *start, offset),
+                        Scalar::I32,
+                        span,
+                    )
+                }
+            })
+            .collect()
+    }
+
+    /// `C[r :+ 64, :] = value`: a tile (of the view's shape) or a scalar, stored cooperatively;
+    /// elements outside the tensor are dropped.
+    pub(super) fn tile_store(
+        &mut self,
+        tensor: usize,
+        indices: &[IndexArg],
+        value: &ast::Expr,
+        span: Span,
+    ) {
+        let Some((element, axes)) = self.tile_axes(tensor, indices) else {
+            return;
+        };
+        let shape: Vec<u32> = axes
+            .iter()
+            .filter_map(|a| match a {
+                Axis::Range { length, .. } => Some(*length),
+                Axis::Fixed(_) => None,
+            })
+            .collect();
+        let source = if self.is_tile_value(value) {
+            self.tile(value)
+        } else {
+            None
+        };
+        let scalar = match source {
+            Some(_) => None,
+            None => Some(self.expr(value, Some(element)).0),
+        };
+        self.cooperative(shape.iter().product(), span, |l, e| {
+            let local = l.unflatten(e, &shape, span);
+            let global = l.global_indices(&axes, &local, span);
+            let value = match (source, scalar) {
+                (Some(array), _) => l.value(
+                    Op::SharedLoad {
+                        array,
+                        indices: local,
+                    },
+                    element,
+                    span,
+                ),
+                (None, Some(value)) => value,
+                (None, None) => Operand::Const(0),
+            };
+            l.emit(
+                StmtKind::Store {
+                    tensor,
+                    indices: global,
+                    value,
+                    guarded: true,
+                },
+                span,
+            );
+        });
+    }
+
+    /// `t = <tile>` or `t op= <tile>` for a tile variable `t`: element by element, in place.
+    pub(super) fn tile_assign(
+        &mut self,
+        target: usize,
+        op: Option<BinaryOp>,
+        value: &ast::Expr,
+        span: Span,
+    ) {
+        let Some(source) = self.tile(value) else {
+            return;
+        };
+        let (element, shape) = (
+            self.shared[target].element,
+            self.shared[target].shape.clone(),
+        );
+        self.cooperative(shape.iter().product(), span, |l, e| {
+            let at = l.unflatten(e, &shape, span);
+            let y = l.value(
+                Op::SharedLoad {
+                    array: source,
+                    indices: at.clone(),
+                },
+                element,
+                span,
+            );
+            let z = match op {
+                Some(op) => {
+                    let x = l.value(
+                        Op::SharedLoad {
+                            array: target,
+                            indices: at.clone(),
+                        },
+                        element,
+                        span,
+                    );
+                    l.value(Op::Binary(op, element, x, y), element, span)
+                }
+                None => y,
+            };
+            l.emit(
+                StmtKind::SharedStore {
+                    array: target,
+                    indices: at,
+                    value: z,
+                },
+                span,
+            );
+        });
+    }
+
+    /// `var t = <tile>`: the array that holds `t` (a copy when the value names another tile,
+    /// since tiles are values).
+    pub(super) fn tile_binding(&mut self, name: &str, value: &ast::Expr) -> Option<usize> {
+        let aliased = matches!(&value.kind, ExprKind::Name(_));
+        let array = self.tile(value)?;
+        if !aliased {
+            self.shared[array].name = name.to_owned();
+            return Some(array);
+        }
+        let (element, shape) = (self.shared[array].element, self.shared[array].shape.clone());
+        let copy = self.new_array(name, element, shape.clone());
+        self.cooperative(shape.iter().product(), value.span, |l, e| {
+            let at = l.unflatten(e, &shape, value.span);
+            let x = l.value(
+                Op::SharedLoad {
+                    array,
+                    indices: at.clone(),
+                },
+                element,
+                value.span,
+            );
+            l.emit(
+                StmtKind::SharedStore {
+                    array: copy,
+                    indices: at,
+                    value: x,
+                },
+                value.span,
+            );
+        });
+        Some(copy)
+    }
+}
