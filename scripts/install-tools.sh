@@ -5,6 +5,7 @@
 #
 #   scripts/install-tools.sh build   the wasm target, trunk, wasm-bindgen-cli, npm packages
 #   scripts/install-tools.sh test    the above, and Chromium, Mesa's Vulkan driver, ptxas
+#   scripts/install-tools.sh bench   the build tools, Chromium and ChromeDriver (bench-wasm.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -83,5 +84,9 @@ case "${1:-}" in
     apt_packages chromium mesa-vulkan-drivers
     ptxas
     ;;
-  *) echo "usage: $0 build|test" >&2; exit 2 ;;
+  bench)
+    build_tools
+    apt_packages chromium chromium-driver
+    ;;
+  *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
 esac

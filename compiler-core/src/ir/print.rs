@@ -37,6 +37,9 @@ pub fn print(module: &Module) -> String {
             params.join(", "),
             kernel.threads
         );
+        if !kernel.shared.is_empty() {
+            let _ = writeln!(out, "  // shared memory: {} bytes", kernel.shared_bytes());
+        }
         for (index, array) in kernel.shared.iter().enumerate() {
             let shape: Vec<String> = array.shape.iter().map(u32::to_string).collect();
             let _ = writeln!(

@@ -1,0 +1,45 @@
+//! The simulator's throughput as WebAssembly in Chromium (the browser's fallback when WebGPU is
+//! missing): the same matvec as `benches/simulator.rs`. Run by `scripts/bench-wasm.sh`; on
+//! native targets this file is empty.
+#![cfg(target_arch = "wasm32")]
+
+use compiler_core::hierarchy::Dim3;
+use compiler_core::launch::{Input, Launch};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const MATVEC: &str = include_str!("../../examples/matvec.tsr");
+
+#[wasm_bindgen_test]
+fn matvec_2048_lane_operations_per_second() {
+    let compilation = compiler_core::compile(MATVEC);
+    let launch = Launch {
+        grid: Dim3::new(2048 / 8, 1, 1),
+        dims: [("N".to_owned(), 2048), ("K".to_owned(), 2048)]
+            .into_iter()
+            .collect(),
+        inputs: [
+            ("A".to_owned(), Input::Rand(1)),
+            ("W".to_owned(), Input::Rand(2)),
+        ]
+        .into_iter()
+        .collect(),
+        ..Launch::default()
+    };
+    let mut times = Vec::new();
+    let mut lane_ops = 0;
+    for _ in 0..7 {
+        let start = js_sys::Date::now();
+        let output = compilation.run(&launch);
+        times.push(js_sys::Date::now() - start);
+        lane_ops = output.map(|o| o.stats.lane_ops).unwrap_or(0);
+    }
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    console_log!(
+        "wasm matvec N=K=2048: median {median:.1} ms, {:.1} M lane operations/s ({lane_ops} lane operations)",
+        lane_ops as f64 / median / 1e3
+    );
+    assert!(lane_ops > 0);
+}
