@@ -29,6 +29,8 @@ enum Command {
     Run(run::RunArgs),
     /// Print the IR of every kernel in a file.
     Ir(run::IrArgs),
+    /// Print (or write with -o) a kernel's PTX for sm_70, sm_80 or sm_90.
+    Ptx(run::PtxArgs),
     /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
     Ctx(CtxArgs),
     /// Describe the GPU this machine offers (through Vulkan) and its subgroups.
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Check(args) => return check(&args),
         Command::Run(args) => return run::run(&args),
         Command::Ir(args) => return run::ir(&args),
+        Command::Ptx(args) => return run::ptx(&args),
         Command::Ctx(args) => ctx(&args),
         Command::Gpu => gpu(),
     };

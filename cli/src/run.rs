@@ -54,6 +54,21 @@ pub struct IrArgs {
     file: PathBuf,
 }
 
+#[derive(clap::Args)]
+pub struct PtxArgs {
+    /// The .tsr file.
+    file: PathBuf,
+    /// The kernel (the file's only kernel by default).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// The target: sm_70, sm_80 or sm_90.
+    #[arg(long, default_value = "sm_70")]
+    arch: compiler_core::ptx::Arch,
+    /// Write the PTX to this file instead of stdout.
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+}
+
 #[derive(Clone)]
 pub enum InputSpec {
     Generator(Input),
@@ -123,6 +138,27 @@ pub fn ir(args: &IrArgs) -> ExitCode {
         }
         Err(diagnostics) => report(&diagnostics, &source, &args.file),
     }
+}
+
+pub fn ptx(args: &PtxArgs) -> ExitCode {
+    let (source, compilation) = match compile(&args.file) {
+        Ok(compiled) => compiled,
+        Err(code) => return code,
+    };
+    let ptx = match compilation.ptx(&source, args.kernel.as_deref(), args.arch) {
+        Ok(ptx) => ptx,
+        Err(diagnostics) => return report(&diagnostics, &source, &args.file),
+    };
+    match &args.output {
+        None => print!("{}", ptx.text),
+        Some(path) => {
+            if let Err(error) = std::fs::write(path, &ptx.text) {
+                eprintln!("error: cannot write {}: {error}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn dtype_of(element: Scalar) -> &'static str {

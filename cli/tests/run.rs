@@ -161,3 +161,29 @@ fn ir_prints_the_lowered_kernel() {
     assert!(text.contains("  if %7 {\n    return\n  }\n"), "{text}");
     assert!(text.contains("store Y[%5.i] = %11"), "{text}");
 }
+
+#[test]
+fn ptx_for_a_target_to_a_file() {
+    let dir = scratch("ptx");
+    let file = examples().join("matvec.tsr");
+    let out = dir.join("mv.ptx");
+    let output = tessera(&[
+        "ptx",
+        &file.to_string_lossy(),
+        "--arch",
+        "sm_90",
+        "-o",
+        &out.to_string_lossy(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    assert!(text.contains(".version 7.8\n.target sm_90\n"), "{text}");
+    assert!(text.contains(".visible .entry mv("), "{text}");
+    let bad = tessera(&["ptx", &file.to_string_lossy(), "--arch", "sm_61"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("`sm_61` is not a target: use sm_70, sm_80 or sm_90"),
+        "{}",
+        stderr(&bad)
+    );
+}

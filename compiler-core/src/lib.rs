@@ -17,6 +17,7 @@ pub mod diagnostic;
 pub mod hierarchy;
 pub mod ir;
 pub mod launch;
+pub mod ptx;
 pub mod sim;
 pub mod span;
 pub mod syntax;
@@ -73,6 +74,18 @@ impl Compilation {
             return Err(self.diagnostics.clone());
         }
         ir::lower(&self.file, &self.checked)
+    }
+
+    /// PTX for the kernel `name` (the only kernel when `None`).
+    pub fn ptx(
+        &self,
+        source: &str,
+        name: Option<&str>,
+        arch: ptx::Arch,
+    ) -> Result<ptx::Ptx, Vec<Diagnostic>> {
+        let module = self.ir()?;
+        let kernel = pick_kernel(&module, name).map_err(|d| vec![d])?;
+        Ok(ptx::emit(&kernel, source, arch))
     }
 
     /// Runs `launch` on the simulator.

@@ -176,10 +176,10 @@ fn combine(reduce: Reduce, ty: Scalar, a: u32, b: u32) -> u32 {
     binary(op, ty, a, b).unwrap_or(0)
 }
 
-/// The xor-butterfly combination of `values` (padded with the identity to a power of two):
-/// the order a GPU's shuffle reduction uses.
-fn butterfly(reduce: Reduce, ty: Scalar, values: &mut Vec<u32>) -> u32 {
-    let width = values.len().next_power_of_two().max(1);
+/// The xor-butterfly combination of `values`, padded with the identity to a power of two at
+/// least `width`: the order a GPU's shuffle reduction uses.
+fn butterfly(reduce: Reduce, ty: Scalar, values: &mut Vec<u32>, width: usize) -> u32 {
+    let width = width.max(values.len()).next_power_of_two().max(1);
     values.resize(width, identity(reduce, ty));
     let mut offset = width / 2;
     while offset > 0 {
@@ -960,11 +960,13 @@ impl<'a> Cta<'a> {
                     .map(|members| {
                         let mut values: Vec<u32> =
                             members.iter().map(|&t| self.get(*a, t)).collect();
-                        butterfly(*r, *ty, &mut values)
+                        // A partial warp pads its missing lanes with the identity up to the
+                        // full width, as the shuffle butterfly on a GPU does.
+                        butterfly(*r, *ty, &mut values, lanes)
                     })
                     .collect();
                 if *over == Over::Cta {
-                    let total = butterfly(*r, *ty, &mut results.clone());
+                    let total = butterfly(*r, *ty, &mut results.clone(), 1);
                     results.iter_mut().for_each(|v| *v = total);
                 }
                 for (members, value) in warps.iter().zip(results) {
@@ -992,15 +994,20 @@ impl<'a> Cta<'a> {
                 Ok(())
             }
             Op::PrefixSum(ty, a) => {
+                // Hillis-Steele order (distance 1, 2, 4, …), as a GPU's shuffle-up scan adds,
+                // so float results match it bit for bit.
                 self.warp_collective(dst, mask, |s, members| {
-                    let mut running = identity(Reduce::Sum, *ty);
-                    members
-                        .iter()
-                        .map(|&t| {
-                            running = combine(Reduce::Sum, *ty, running, s.get(*a, t));
-                            running
-                        })
-                        .collect()
+                    let mut values: Vec<u32> = members.iter().map(|&t| s.get(*a, t)).collect();
+                    let mut distance = 1;
+                    while distance < values.len() {
+                        let previous = values.clone();
+                        for l in distance..values.len() {
+                            values[l] =
+                                combine(Reduce::Sum, *ty, previous[l - distance], previous[l]);
+                        }
+                        distance *= 2;
+                    }
+                    values
                 });
                 Ok(())
             }

@@ -1,0 +1,189 @@
+//! The PTX backend: NVIDIA's own assembler (`ptxas`, from PyPI's `nvidia-cuda-nvcc-cu12`, which
+//! `make test` installs) accepts every example for sm_70, sm_80 and sm_90, and the PTX of each
+//! example is kept as a golden file (`TESSERA_BLESS=1` refreshes them; review the diff).
+
+use compiler_core::ptx::Arch;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `$PTXAS`, else the copy `make test` puts in `.tools/venv`.
+fn ptxas() -> PathBuf {
+    if let Some(path) = std::env::var_os("PTXAS") {
+        return PathBuf::from(path);
+    }
+    let lib = root().join(".tools/venv/lib");
+    let found = std::fs::read_dir(&lib).ok().and_then(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .map(|e| e.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas"))
+            .find(|p| p.exists())
+    });
+    found.unwrap_or_else(|| {
+        panic!("ptxas not found: set PTXAS or run `make test`, which installs it")
+    })
+}
+
+fn examples() -> Vec<(String, String)> {
+    let dir = root().join("examples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "tsr"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (name, std::fs::read_to_string(&p).unwrap_or_default())
+        })
+        .collect()
+}
+
+fn ptx(source: &str, arch: Arch) -> compiler_core::ptx::Ptx {
+    match compiler_core::compile(source).ptx(source, None, arch) {
+        Ok(ptx) => ptx,
+        Err(diagnostics) => panic!("{diagnostics:?}"),
+    }
+}
+
+#[test]
+fn ptxas_accepts_every_example_for_every_target() {
+    let ptxas = ptxas();
+    let dir = std::env::temp_dir().join(format!("tessera-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let mut failures = Vec::new();
+    for (name, source) in examples() {
+        for arch in Arch::ALL {
+            let file = dir.join(format!("{name}.{}.ptx", arch.name()));
+            std::fs::write(&file, ptx(&source, arch).text).unwrap_or_else(|e| panic!("{e}"));
+            let output = Command::new(&ptxas)
+                .arg(format!("-arch={}", arch.name()))
+                .arg(&file)
+                .arg("-o")
+                .arg(file.with_extension("cubin"))
+                .output()
+                .unwrap_or_else(|e| panic!("{}: {e}", ptxas.display()));
+            if !output.status.success() {
+                failures.push(format!(
+                    "{name} {}: {}",
+                    arch.name(),
+                    String::from_utf8_lossy(&output.stderr)
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "ptxas rejected:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn ptxas_rejects_broken_ptx_with_a_line_number() {
+    let source =
+        std::fs::read_to_string(root().join("examples/vector_add.tsr")).unwrap_or_default();
+    let broken = ptx(&source, Arch::Sm70)
+        .text
+        .replacen("add.s32", "add.bogus", 1);
+    let file = std::env::temp_dir().join(format!("tessera-broken-{}.ptx", std::process::id()));
+    std::fs::write(&file, broken).unwrap_or_else(|e| panic!("{e}"));
+    let output = Command::new(ptxas())
+        .arg("-arch=sm_70")
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("error"),
+        "{output:?}"
+    );
+}
+
+#[test]
+fn golden_ptx_for_every_example() {
+    let bless = std::env::var_os("TESSERA_BLESS").is_some();
+    let mut differ = Vec::new();
+    for (name, source) in examples() {
+        let text = ptx(&source, Arch::Sm80).text;
+        let golden =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/ptx/{name}.sm_80.ptx"));
+        if bless {
+            std::fs::write(&golden, &text).unwrap_or_else(|e| panic!("{e}"));
+        } else if std::fs::read_to_string(&golden).unwrap_or_default() != text {
+            differ.push(golden.display().to_string());
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "PTX differs from (TESSERA_BLESS=1 refreshes): {differ:?}"
+    );
+}
+
+#[test]
+fn versions_warp_index_and_partial_warp_masks() {
+    let source = std::fs::read_to_string(root().join("examples/lane_ids.tsr")).unwrap_or_default();
+    for (arch, version) in [
+        (Arch::Sm70, ".version 6.0"),
+        (Arch::Sm80, ".version 7.0"),
+        (Arch::Sm90, ".version 7.8"),
+    ] {
+        let text = ptx(&source, arch).text;
+        assert!(text.contains(version), "{text}");
+        assert!(text.contains(&format!(".target {}", arch.name())));
+        assert!(!text.contains("%warpid"));
+        assert!(text.contains("shr.u32"), "the warp index is %tid.x / 32");
+        // 48 threads: warp 1 has lanes 0 to 15.
+        assert!(
+            text.contains("selp.b32 %r") && text.contains("0x0000ffff, -1,"),
+            "{text}"
+        );
+        assert!(text.contains("vote.sync.ballot.b32"), "{text}");
+    }
+}
+
+#[test]
+fn integer_reductions_use_redux_from_sm_80_and_floats_a_butterfly() {
+    let source =
+        std::fs::read_to_string(root().join("examples/warp_reduce.tsr")).unwrap_or_default();
+    assert!(!ptx(&source, Arch::Sm70).text.contains("redux.sync"));
+    assert!(ptx(&source, Arch::Sm70).text.contains("shfl.sync.bfly.b32"));
+    assert!(ptx(&source, Arch::Sm80).text.contains("redux.sync.add.s32"));
+    let floats = std::fs::read_to_string(root().join("examples/matvec.tsr")).unwrap_or_default();
+    let text = ptx(&floats, Arch::Sm90).text;
+    assert!(!text.contains("redux.sync"));
+    assert!(text.contains("shfl.sync.bfly.b32"));
+}
+
+#[test]
+fn source_lines_are_comments_and_the_line_map_points_back() {
+    let source = std::fs::read_to_string(root().join("examples/matvec.tsr")).unwrap_or_default();
+    let ptx = ptx(&source, Arch::Sm70);
+    assert!(
+        ptx.text.contains("    // 9: acc += W[col, k] * A[0, k]\n"),
+        "{}",
+        ptx.text
+    );
+    let lines: Vec<&str> = ptx.text.lines().collect();
+    // The first global load is W[col, k]: its line maps to exactly that expression.
+    let load_line = lines
+        .iter()
+        .position(|l| l.contains("ld.global.f32"))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let mapped = ptx
+        .line_map
+        .iter()
+        .find(|(line, _)| *line == load_line)
+        .map(|(_, span)| &source[span.range()]);
+    assert_eq!(mapped, Some("W[col, k]"));
+}
