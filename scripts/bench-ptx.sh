@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Compares Tessera's PTX with nvcc's for four kernels (BENCHMARKS.md, "PTX quality"): the
+# registers ptxas reports and the SASS instructions (all, and in the innermost loop).
+# Installs NVIDIA's nvcc, ptxas and cuobjdump from PyPI into .tools/nvcc (about 350 MB); no GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=.tools/nvcc
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -m pip show -q nvidia-cuda-nvcc >/dev/null 2>&1; then
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check nvidia-cuda-nvcc nvidia-cuda-cuobjdump
+fi
+bin=$(dirname "$(find "$venv" -name nvcc -type f | head -n 1)")
+export PATH="$bin:$PATH"
+cargo build -q -p tessera
+out=$(mktemp -d)
+registers() { grep -o 'Used [0-9]* registers' | grep -o '[0-9]*'; }
+# Memory instructions in one source iteration of each kernel's innermost loop, to turn an
+# unrolled SASS loop into instructions per iteration.
+declare -A memory_per_iteration=([matvec]=2 [warp_reduce]=0 [tiled_transpose]=2 [tiled_matmul]=2)
+per_iteration() { # size memory_ops per_source_iteration
+  if [ "$3" -eq 0 ] || [ "$2" -eq 0 ]; then echo "-"; else python3 -c "print(f'{$1 * $3 / $2:.1f}')"; fi
+}
+printf '| kernel | registers (nvcc / Tessera) | SASS instructions (nvcc / Tessera) | innermost loop, instructions per iteration (nvcc / Tessera) | ratio |\n|---|---|---|---|---|\n'
+for kernel in matvec warp_reduce tiled_transpose tiled_matmul; do
+  nvcc_regs=$(nvcc -O3 -arch=sm_90 -cubin -o "$out/$kernel.nvcc.cubin" "bench/nvcc/$kernel.cu" -Xptxas -v 2>&1 | registers)
+  target/debug/tessera ptx "examples/$kernel.tsr" --arch sm_90 -o "$out/$kernel.ptx"
+  our_regs=$(ptxas -arch=sm_90 -O3 -v "$out/$kernel.ptx" -o "$out/$kernel.tessera.cubin" 2>&1 | registers)
+  read -r nvcc_all nvcc_loop nvcc_memory < <(python3 scripts/sass_stats.py cuobjdump "$out/$kernel.nvcc.cubin")
+  read -r our_all our_loop our_memory < <(python3 scripts/sass_stats.py cuobjdump "$out/$kernel.tessera.cubin")
+  m=${memory_per_iteration[$kernel]}
+  nvcc_iter=$(per_iteration "$nvcc_loop" "$nvcc_memory" "$m")
+  our_iter=$(per_iteration "$our_loop" "$our_memory" "$m")
+  ratio=$(python3 -c "print('-' if '$nvcc_iter' == '-' else f'{float(\"$our_iter\") / float(\"$nvcc_iter\"):.2f}x')")
+  printf '| %s | %s / %s | %s / %s | %s / %s | %s |\n' "$kernel" "$nvcc_regs" "$our_regs" "$nvcc_all" "$our_all" "$nvcc_iter" "$our_iter" "$ratio"
+done
+rm -rf "$out"
