@@ -462,10 +462,7 @@ impl Lowering {
                     self.tile_store(tensor, indices, value, span);
                     return;
                 }
-                let element = match &self.params[tensor] {
-                    Param::Tensor { element, .. } => *element,
-                    Param::Scalar { ty, .. } => *ty,
-                };
+                let element = self.params[tensor].element();
                 let indices = self.indices(indices);
                 let current = match op {
                     Some(_) => self.value(
@@ -569,10 +566,7 @@ impl Lowering {
             },
             ExprKind::Index { base, .. } => match &base.kind {
                 ExprKind::Name(name) => match self.lookup(name)? {
-                    Binding::Tensor(i) => match &self.params[i] {
-                        Param::Tensor { element, .. } => Some(*element),
-                        Param::Scalar { ty, .. } => Some(*ty),
-                    },
+                    Binding::Tensor(i) => Some(self.params[i].element()),
                     Binding::Tile(array) => Some(self.shared[array].element),
                     _ => None,
                 },
@@ -662,10 +656,7 @@ impl Lowering {
                 let single = indices.iter().all(|i| matches!(i, IndexArg::Single(_)));
                 match (tensor, single) {
                     (Some(tensor), true) => {
-                        let element = match &self.params[tensor] {
-                            Param::Tensor { element, .. } => *element,
-                            Param::Scalar { ty, .. } => *ty,
-                        };
+                        let element = self.params[tensor].element();
                         let indices = self.indices(indices);
                         (
                             self.value(

@@ -82,6 +82,14 @@ impl Param {
             Param::Tensor { name, .. } | Param::Scalar { name, .. } => name,
         }
     }
+
+    /// A tensor's element type, or a scalar's type.
+    pub fn element(&self) -> Scalar {
+        match self {
+            Param::Tensor { element, .. } => *element,
+            Param::Scalar { ty, .. } => *ty,
+        }
+    }
 }
 
 /// One extent of a tensor: a literal, or the index of a dimension name in `Kernel::dims`.
@@ -204,6 +212,22 @@ pub enum Reduce {
     And,
     Or,
     Xor,
+}
+
+impl Reduce {
+    /// The reduction's identity in type `ty`, as bits: what a missing lane contributes.
+    pub fn identity(self, ty: Scalar) -> u32 {
+        match (self, ty) {
+            (Reduce::Sum | Reduce::Or | Reduce::Xor, _) => 0,
+            (Reduce::And, _) => u32::MAX,
+            (Reduce::Max, Scalar::F32 | Scalar::F16) => f32::NEG_INFINITY.to_bits(),
+            (Reduce::Max, Scalar::I32) => i32::MIN as u32,
+            (Reduce::Max, _) => 0,
+            (Reduce::Min, Scalar::F32 | Scalar::F16) => f32::INFINITY.to_bits(),
+            (Reduce::Min, Scalar::I32) => i32::MAX as u32,
+            (Reduce::Min, _) => u32::MAX,
+        }
+    }
 }
 
 /// Which threads a collective combines.

@@ -76,34 +76,60 @@ impl Lowering {
 
     /// `for e in range(ctx.thread, count, ctx.threads) { body(e) }`, then `barrier`.
     fn cooperative(&mut self, count: u32, span: Span, body: impl FnOnce(&mut Self, Operand)) {
-        let e = self.reg(Scalar::I32, Some("e"));
+        let start = Op::Ctx(CtxField::Thread);
+        let step = self.value(Op::Ctx(CtxField::Threads), Scalar::I32, span);
+        self.counting_loop("e", start, step, count, span, body);
+        self.emit(StmtKind::Barrier, span);
+    }
+
+    /// `for k in range(count) { body(k) }` in every thread.
+    fn counted(&mut self, count: u32, span: Span, body: impl FnOnce(&mut Self, Operand)) {
+        self.counting_loop(
+            "k",
+            Op::Copy(Operand::Const(0)),
+            Operand::Const(1),
+            count,
+            span,
+            body,
+        );
+    }
+
+    /// `name = start; while name < count { body(name); name += step }`.
+    fn counting_loop(
+        &mut self,
+        name: &str,
+        start: Op,
+        step: Operand,
+        count: u32,
+        span: Span,
+        body: impl FnOnce(&mut Self, Operand),
+    ) {
+        let counter = self.reg(Scalar::I32, Some(name));
         self.emit(
             StmtKind::Let {
-                dst: e,
-                op: Op::Ctx(CtxField::Thread),
+                dst: counter,
+                op: start,
             },
             span,
         );
-        let step = self.value(Op::Ctx(CtxField::Threads), Scalar::I32, span);
-        let element = Operand::Reg(e);
+        let index = Operand::Reg(counter);
         let body = self.nested(|l| {
             let running = l.value(
-                Op::Compare(CompareOp::Lt, Scalar::I32, element, Operand::Const(count)),
+                Op::Compare(CompareOp::Lt, Scalar::I32, index, Operand::Const(count)),
                 Scalar::Bool,
                 span,
             );
             l.exit_unless(running, span);
-            body(l, element);
+            body(l, index);
         });
         let continuing = vec![Stmt {
             kind: StmtKind::Let {
-                dst: e,
-                op: Op::Binary(BinaryOp::Add, Scalar::I32, element, step),
+                dst: counter,
+                op: Op::Binary(BinaryOp::Add, Scalar::I32, index, step),
             },
             span,
         }];
         self.emit(StmtKind::Loop { body, continuing }, span);
-        self.emit(StmtKind::Barrier, span);
     }
 
     /// The coordinates of flat element `e` in a row-major `shape`.
@@ -397,36 +423,6 @@ impl Lowering {
             );
         });
         (Operand::Reg(acc), element)
-    }
-
-    /// `for k in range(count) { body(k) }` in every thread.
-    fn counted(&mut self, count: u32, span: Span, body: impl FnOnce(&mut Self, Operand)) {
-        let k = self.reg(Scalar::I32, Some("k"));
-        self.emit(
-            StmtKind::Let {
-                dst: k,
-                op: Op::Copy(Operand::Const(0)),
-            },
-            span,
-        );
-        let index = Operand::Reg(k);
-        let body = self.nested(|l| {
-            let running = l.value(
-                Op::Compare(CompareOp::Lt, Scalar::I32, index, Operand::Const(count)),
-                Scalar::Bool,
-                span,
-            );
-            l.exit_unless(running, span);
-            body(l, index);
-        });
-        let continuing = vec![Stmt {
-            kind: StmtKind::Let {
-                dst: k,
-                op: Op::Binary(BinaryOp::Add, Scalar::I32, index, Operand::Const(1)),
-            },
-            span,
-        }];
-        self.emit(StmtKind::Loop { body, continuing }, span);
     }
 
     /// `l op r` with at least one tile operand; a scalar operand applies to every element.

@@ -140,17 +140,7 @@ fn immediate(bits: u32, ty: Scalar) -> String {
 }
 
 fn identity(reduce: Reduce, ty: Scalar) -> String {
-    let bits = match (reduce, ty) {
-        (Reduce::Sum | Reduce::Or | Reduce::Xor, _) => 0,
-        (Reduce::And, _) => u32::MAX,
-        (Reduce::Max, Scalar::F32) => f32::NEG_INFINITY.to_bits(),
-        (Reduce::Max, Scalar::I32) => i32::MIN as u32,
-        (Reduce::Max, _) => 0,
-        (Reduce::Min, Scalar::F32) => f32::INFINITY.to_bits(),
-        (Reduce::Min, Scalar::I32) => i32::MAX as u32,
-        (Reduce::Min, _) => u32::MAX,
-    };
-    immediate(bits, ty)
+    immediate(reduce.identity(ty), ty)
 }
 
 impl<'a> Emitter<'a> {
@@ -504,10 +494,10 @@ impl<'a> Emitter<'a> {
     }
 
     fn element_type(&self, tensor: usize) -> Scalar {
-        match self.kernel.params.get(tensor) {
-            Some(Param::Tensor { element, .. }) => *element,
-            _ => Scalar::F32,
-        }
+        self.kernel
+            .params
+            .get(tensor)
+            .map_or(Scalar::F32, Param::element)
     }
 
     /// The global address of `tensor[indices]` and, for a guarded access, the predicate that

@@ -150,20 +150,6 @@ struct Access {
     reader: u32,
 }
 
-fn identity(reduce: Reduce, ty: Scalar) -> u32 {
-    match (reduce, ty) {
-        (Reduce::Sum | Reduce::Or | Reduce::Xor, Scalar::F32) => 0f32.to_bits(),
-        (Reduce::Sum | Reduce::Or | Reduce::Xor, _) => 0,
-        (Reduce::And, _) => u32::MAX,
-        (Reduce::Max, Scalar::F32) => f32::NEG_INFINITY.to_bits(),
-        (Reduce::Max, Scalar::I32) => i32::MIN as u32,
-        (Reduce::Max, _) => 0,
-        (Reduce::Min, Scalar::F32) => f32::INFINITY.to_bits(),
-        (Reduce::Min, Scalar::I32) => i32::MAX as u32,
-        (Reduce::Min, _) => u32::MAX,
-    }
-}
-
 fn combine(reduce: Reduce, ty: Scalar, a: u32, b: u32) -> u32 {
     let op = match reduce {
         Reduce::Sum => BinaryOp::Add,
@@ -180,7 +166,7 @@ fn combine(reduce: Reduce, ty: Scalar, a: u32, b: u32) -> u32 {
 /// least `width`: the order a GPU's shuffle reduction uses.
 fn butterfly(reduce: Reduce, ty: Scalar, values: &mut Vec<u32>, width: usize) -> u32 {
     let width = width.max(values.len()).next_power_of_two().max(1);
-    values.resize(width, identity(reduce, ty));
+    values.resize(width, reduce.identity(ty));
     let mut offset = width / 2;
     while offset > 0 {
         let previous = values.clone();

@@ -68,13 +68,23 @@ pub fn Home() -> impl IntoView {
                     "terminal with "<code>"tessera check"</code>"."
                 </li>
                 <li>
+                    "The reference simulator, which runs any kernel exactly (warps in lockstep, "
+                    "shared memory, every collective) and stops at out-of-bounds accesses, "
+                    "division by zero, divergent barriers and data races with the thread and "
+                    "line responsible: "<code>"tessera run"</code>"."
+                </li>
+                <li>
+                    "PTX for NVIDIA GPUs (sm_70, sm_80, sm_90) that NVIDIA's assembler accepts, "
+                    "with each source line as a comment: "<code>"tessera ptx"</code>"."
+                </li>
+                <li>
                     <code>"tessera gpu"</code>" describes the machine's GPU and its subgroups, "
                     "the lanes WGSL kernels will run on."
                 </li>
             </ul>
             <p>
-                "The simulator, the PTX and WGSL back ends, the playground and the docs are "
-                "being built in the open; each appears here when it works."
+                "The WGSL back end, the playground and the docs are being built in the open; "
+                "each appears here when it works."
             </p>
         </section>
     }
