@@ -12,6 +12,15 @@ const HANG: Duration = Duration::from_secs(30);
 
 const MATVEC: &str = include_str!("ui/matvec.tsr");
 const UNIFORMITY: &str = include_str!("ui/uniformity_ok.tsr");
+/// Kernels to mutate: the front end's cases and examples that exercise tiles, shuffles and
+/// divergent loops in the simulator.
+const SEEDS: [&str; 5] = [
+    MATVEC,
+    UNIFORMITY,
+    include_str!("../../examples/tiled_matmul.tsr"),
+    include_str!("../../examples/shuffles.tsr"),
+    include_str!("../../examples/collatz.tsr"),
+];
 
 fn spans_inside(source: &str, compilation: &Compilation) -> Result<(), String> {
     for diagnostic in &compilation.diagnostics {
@@ -156,6 +165,39 @@ fn unbalanced_brackets_everywhere_never_panic() {
     }
 }
 
+/// A launch every kernel accepts: each dimension 8, each scalar 1, a short step limit.
+fn small_launch(kernel: &compiler_core::ir::Kernel) -> compiler_core::launch::Launch {
+    use compiler_core::ir::Param;
+    compiler_core::launch::Launch {
+        kernel: Some(kernel.name.clone()),
+        dims: kernel.dims.iter().map(|d| (d.clone(), 8)).collect(),
+        scalars: kernel
+            .params
+            .iter()
+            .filter(|p| matches!(p, Param::Scalar { .. }))
+            .map(|p| (p.name().to_owned(), 1.0))
+            .collect(),
+        step_limit: Some(20_000),
+        ..compiler_core::launch::Launch::default()
+    }
+}
+
+#[test]
+fn every_example_runs_on_a_small_launch_without_panicking() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let source = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        let compilation = compile(&source);
+        let Ok(module) = compilation.ir() else {
+            continue;
+        };
+        for kernel in &module.kernels {
+            // Faults are fine (the dimensions are arbitrary); panics are not.
+            let _ = compilation.run(&small_launch(kernel));
+        }
+    }
+}
+
 fn mutate(source: &str, edits: &[(usize, u8, u8)]) -> String {
     let alphabet = b"(){}[]<>:+-*/%=!&|^~@.,; \n\tabcxyz0123456789_\"ctxlanewarp";
     let mut bytes: Vec<u8> = source.bytes().collect();
@@ -177,7 +219,11 @@ fn mutate(source: &str, edits: &[(usize, u8, u8)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    // 256 cases in the test command; `PROPTEST_CASES=20000` runs longer by hand.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(256),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn arbitrary_text_never_panics(source in "\\PC{0,400}") {
@@ -194,15 +240,21 @@ proptest! {
 
     #[test]
     fn mutated_kernels_never_panic(
-        which in 0usize..2,
+        which in 0usize..SEEDS.len(),
         edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 1..12),
     ) {
-        let source = mutate([MATVEC, UNIFORMITY][which], &edits);
+        let source = mutate(SEEDS[which], &edits);
         let compilation = compile(&source);
         if let Err(message) = spans_inside(&source, &compilation) {
             prop_assert!(false, "{}\n{}", message, source);
         }
-        // What the checker accepts lowers (or says it cannot yet) without panicking.
-        let _ = compilation.ir();
+        // What the checker accepts lowers (or says it cannot yet) and runs on the simulator
+        // (or faults) without panicking.
+        if let Ok(module) = compilation.ir() {
+            for kernel in &module.kernels {
+                let launch = small_launch(kernel);
+                let _ = compilation.run(&launch);
+            }
+        }
     }
 }
