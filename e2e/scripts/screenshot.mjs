@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const port = 4174;
-const server = spawn('npx', ['sirv', '../dist', '--single', '--host', '127.0.0.1', '--port', String(port)], {
+const server = spawn('node_modules/.bin/sirv', ['../dist', '--single', '--host', '127.0.0.1', '--port', String(port)], {
   stdio: 'ignore',
 });
 const browser = await chromium.launch({
