@@ -31,6 +31,8 @@ enum Command {
     Ir(run::IrArgs),
     /// Print (or write with -o) a kernel's PTX for sm_70, sm_80 or sm_90.
     Ptx(run::PtxArgs),
+    /// Print (or write with -o) a kernel's WGSL (subgroup mode).
+    Wgsl(run::WgslArgs),
     /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
     Ctx(CtxArgs),
     /// Describe the GPU this machine offers (through Vulkan) and its subgroups.
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         Command::Run(args) => return run::run(&args),
         Command::Ir(args) => return run::ir(&args),
         Command::Ptx(args) => return run::ptx(&args),
+        Command::Wgsl(args) => return run::wgsl(&args),
         Command::Ctx(args) => ctx(&args),
         Command::Gpu => gpu(),
     };

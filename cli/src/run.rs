@@ -37,9 +37,9 @@ pub struct RunArgs {
     /// Where to run: sim (the reference simulator) or gpu.
     #[arg(long, default_value = "sim", value_parser = ["sim", "gpu"])]
     backend: String,
-    /// Lanes per warp (ctx.lanes).
-    #[arg(long, default_value_t = 32)]
-    lanes: u32,
+    /// Lanes per warp (ctx.lanes): 32 on the simulator by default, the subgroup size on the GPU.
+    #[arg(long)]
+    lanes: Option<u32>,
     /// Emulate warps in workgroup memory on the GPU.
     #[arg(long)]
     emulate_warps: bool,
@@ -65,6 +65,24 @@ pub struct PtxArgs {
     #[arg(long, default_value = "sm_70")]
     arch: compiler_core::ptx::Arch,
     /// Write the PTX to this file instead of stdout.
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct WgslArgs {
+    /// The .tsr file.
+    file: PathBuf,
+    /// The kernel (the file's only kernel by default).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Lanes per warp: the subgroup size of the GPU it will run on.
+    #[arg(long, default_value_t = 32)]
+    lanes: u32,
+    /// Emulate warps in workgroup memory (not yet available).
+    #[arg(long)]
+    emulate_warps: bool,
+    /// Write the WGSL to this file instead of stdout.
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
 }
@@ -161,6 +179,33 @@ pub fn ptx(args: &PtxArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+pub fn wgsl(args: &WgslArgs) -> ExitCode {
+    if args.emulate_warps {
+        eprintln!(
+            "error: emulated-warp WGSL is not available yet; use subgroup mode with --lanes N"
+        );
+        return ExitCode::from(2);
+    }
+    let (source, compilation) = match compile(&args.file) {
+        Ok(compiled) => compiled,
+        Err(code) => return code,
+    };
+    let text = match compilation.wgsl(args.kernel.as_deref(), args.lanes) {
+        Ok((_, wgsl)) => wgsl.browser_text(),
+        Err(diagnostics) => return report(&diagnostics, &source, &args.file),
+    };
+    match &args.output {
+        None => print!("{text}"),
+        Some(path) => {
+            if let Err(error) = std::fs::write(path, &text) {
+                eprintln!("error: cannot write {}: {error}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn dtype_of(element: Scalar) -> &'static str {
     match element {
         Scalar::F32 => "<f4",
@@ -236,10 +281,32 @@ fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
-    if args.backend == "gpu" || args.emulate_warps {
-        eprintln!("error: running on the GPU (--backend gpu, --emulate-warps) arrives with the WGSL back end; use --backend sim");
+    if args.emulate_warps {
+        eprintln!("error: emulated warps (--emulate-warps) are not available yet; on the GPU, use subgroup mode");
         return ExitCode::from(2);
     }
+    let gpu = if args.backend == "gpu" {
+        match pollster::block_on(runtime::open()) {
+            Ok(gpu) => Some(gpu),
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
+    let lanes = match (&gpu, args.lanes) {
+        (_, Some(lanes)) => lanes,
+        (Some(gpu), None) => match gpu.report.fixed_subgroup_size() {
+            Some(size) => size,
+            None => {
+                eprintln!("error: this GPU's subgroups vary in size ({} to {}); subgroup mode needs a fixed size and emulated warps are not available yet", gpu.report.subgroup_min_size, gpu.report.subgroup_max_size);
+                return ExitCode::from(2);
+            }
+        },
+        (None, None) => 32,
+    };
     let (source, compilation) = match compile(&args.file) {
         Ok(compiled) => compiled,
         Err(code) => return code,
@@ -260,13 +327,13 @@ pub fn run(args: &RunArgs) -> ExitCode {
         grid: args.grid,
         dims: args.dims.iter().cloned().collect(),
         scalars: args.scalars.iter().cloned().collect(),
-        lanes: args.lanes,
-        warp_mode: if args.emulate_warps {
-            WarpMode::Emulated
+        lanes,
+        warp_mode: WarpMode::Subgroups,
+        backend: if gpu.is_some() {
+            Backend::Gpu
         } else {
-            WarpMode::Subgroups
+            Backend::Sim
         },
-        backend: Backend::Sim,
         step_limit: args.step_limit,
         ..Launch::default()
     };
@@ -293,22 +360,53 @@ pub fn run(args: &RunArgs) -> ExitCode {
         };
         launch.inputs.insert(name.clone(), input);
     }
-    let output = match compilation.run(&launch) {
-        Ok(output) => output,
-        Err(diagnostics) => return report(&diagnostics, &source, &args.file),
-    };
     let grid = launch.grid;
-    eprintln!(
-        "ran {} on {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
-        kernel.name,
-        grid.x,
-        grid.y,
-        grid.z,
-        kernel.threads,
-        output.stats.steps,
-        output.stats.lane_ops
-    );
-    for (param, arg) in kernel.params.iter().zip(&output.args.params) {
+    let params = match &gpu {
+        None => {
+            let output = match compilation.run(&launch) {
+                Ok(output) => output,
+                Err(diagnostics) => return report(&diagnostics, &source, &args.file),
+            };
+            eprintln!(
+                "ran {} on the simulator, {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
+                kernel.name, grid.x, grid.y, grid.z, kernel.threads, output.stats.steps, output.stats.lane_ops
+            );
+            output.args.params
+        }
+        Some(gpu) => {
+            let prepared =
+                compilation
+                    .wgsl(Some(&kernel.name), lanes)
+                    .and_then(|(kernel, wgsl)| {
+                        launch
+                            .bind(&kernel)
+                            .map(|args| (kernel, wgsl, args))
+                            .map_err(|d| vec![d])
+                    });
+            let (kernel, wgsl, mut bound) = match prepared {
+                Ok(prepared) => prepared,
+                Err(diagnostics) => return report(&diagnostics, &source, &args.file),
+            };
+            match runtime::run(gpu, &kernel, &wgsl, &mut bound) {
+                Ok(run) => eprintln!(
+                    "ran {} on {} (subgroups of {lanes}), {} x {} x {} CTAs of {} threads: {:.3} ms",
+                    kernel.name,
+                    gpu.report.name,
+                    grid.x,
+                    grid.y,
+                    grid.z,
+                    kernel.threads,
+                    run.elapsed.as_secs_f64() * 1e3
+                ),
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    return ExitCode::from(1);
+                }
+            }
+            bound.params
+        }
+    };
+    for (param, arg) in kernel.params.iter().zip(&params) {
         let Arg::Tensor(tensor) = arg else { continue };
         match &args.out {
             Some(dir) => {

@@ -78,7 +78,8 @@ fn vector_add_from_npy_files_to_npy_files() {
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(
-        stderr(&output).starts_with("ran vector_add on 2 x 1 x 1 CTAs of 256 threads"),
+        stderr(&output)
+            .starts_with("ran vector_add on the simulator, 2 x 1 x 1 CTAs of 256 threads"),
         "{}",
         stderr(&output)
     );
@@ -135,14 +136,33 @@ fn a_launch_that_does_not_fit_exits_one() {
 }
 
 #[test]
-fn the_gpu_backend_says_not_yet() {
-    let file = examples().join("vector_add.tsr");
-    let output = tessera(&["run", &file.to_string_lossy(), "--backend", "gpu"]);
-    assert_eq!(output.status.code(), Some(2));
+fn the_gpu_backend_runs_on_the_machines_vulkan_device() {
+    let file = examples().join("lane_ids.tsr");
+    let output = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["run", &file.to_string_lossy(), "--backend", "gpu"])
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(output.status.success(), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("arrives with the WGSL back end"),
+        stderr(&output).contains("(subgroups of"),
         "{}",
         stderr(&output)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("Lane [48] i32: [0, 1,"), "{stdout}");
+    let emulated = tessera(&[
+        "run",
+        &file.to_string_lossy(),
+        "--backend",
+        "gpu",
+        "--emulate-warps",
+    ]);
+    assert_eq!(emulated.status.code(), Some(2));
+    assert!(
+        stderr(&emulated).contains("emulated warps (--emulate-warps) are not available yet"),
+        "{}",
+        stderr(&emulated)
     );
 }
 

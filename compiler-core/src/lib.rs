@@ -21,6 +21,7 @@ pub mod ptx;
 pub mod sim;
 pub mod span;
 pub mod syntax;
+pub mod wgsl;
 
 pub use check::{Checked, Uniformity};
 pub use diagnostic::{Code, Diagnostic, Severity};
@@ -86,6 +87,18 @@ impl Compilation {
         let module = self.ir()?;
         let kernel = pick_kernel(&module, name).map_err(|d| vec![d])?;
         Ok(ptx::emit(&kernel, source, arch))
+    }
+
+    /// WGSL (subgroup mode, `lanes`-wide warps) for the kernel `name`.
+    pub fn wgsl(
+        &self,
+        name: Option<&str>,
+        lanes: u32,
+    ) -> Result<(ir::Kernel, wgsl::Wgsl), Vec<Diagnostic>> {
+        let module = self.ir()?;
+        let kernel = pick_kernel(&module, name).map_err(|d| vec![d])?;
+        let wgsl = wgsl::emit(&kernel, lanes).map_err(|d| vec![d])?;
+        Ok((kernel, wgsl))
     }
 
     /// Runs `launch` on the simulator.

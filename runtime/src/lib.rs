@@ -7,6 +7,10 @@
 //!
 //! Invariant: this crate is the only one that touches wgpu; the compiler core never does.
 
+mod launch;
+
+pub use launch::{run, GpuRun};
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -76,11 +80,15 @@ impl fmt::Display for AdapterReport {
     }
 }
 
-/// Why no GPU could be opened.
+/// Why no GPU could be opened, or a launch did not run.
 #[derive(Debug)]
 pub enum RuntimeError {
     NoAdapter(wgpu::RequestAdapterError),
     NoDevice(wgpu::RequestDeviceError),
+    /// The kernel does not fit the device: which limit, and by how much.
+    Limit(String),
+    /// The device rejected the shader or the launch, or was lost, or timed out.
+    Device(String),
 }
 
 impl fmt::Display for RuntimeError {
@@ -92,6 +100,8 @@ impl fmt::Display for RuntimeError {
                  for example Mesa's lavapipe (Debian package mesa-vulkan-drivers)"
             ),
             Self::NoDevice(error) => write!(f, "the GPU adapter refused a device: {error}"),
+            Self::Limit(message) => write!(f, "the kernel does not fit this GPU: {message}"),
+            Self::Device(message) => write!(f, "the GPU run failed: {message}"),
         }
     }
 }

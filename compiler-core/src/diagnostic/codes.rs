@@ -87,6 +87,7 @@ codes! {
     E0513 => "two threads touch one shared-memory element between barriers, one of them writing",
     E0514 => "the kernel ran past the step limit",
     E0515 => "a launch does not fit the kernel: its grid, dimensions, scalars or inputs",
+    E0520 => "the WGSL backend built a module naga rejects (a bug in Tessera)",
 }
 
 #[cfg(test)]

@@ -1,0 +1,105 @@
+//! The WGSL backend: every example builds a module that naga's validator accepts (subgroup mode,
+//! for the widths of the GPUs we meet), and its WGSL is kept as a golden file
+//! (`TESSERA_BLESS=1` refreshes them; review the diff).
+
+use std::path::{Path, PathBuf};
+
+fn examples() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "tsr"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (name, std::fs::read_to_string(&p).unwrap_or_default())
+        })
+        .collect()
+}
+
+#[test]
+fn every_example_validates_for_every_subgroup_width() {
+    let mut failures = Vec::new();
+    for (name, source) in examples() {
+        for lanes in [4, 8, 16, 32, 64] {
+            if let Err(diagnostics) = compiler_core::compile(&source).wgsl(None, lanes) {
+                failures.push(format!(
+                    "{name} (lanes {lanes}): {}",
+                    diagnostics[0].message
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn golden_wgsl_for_every_example() {
+    let bless = std::env::var_os("TESSERA_BLESS").is_some();
+    let mut differ = Vec::new();
+    for (name, source) in examples() {
+        let text = match compiler_core::compile(&source).wgsl(None, 32) {
+            Ok((_, wgsl)) => wgsl.browser_text(),
+            Err(diagnostics) => panic!("{name}: {diagnostics:?}"),
+        };
+        let golden =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/wgsl/{name}.lanes32.wgsl"));
+        if bless {
+            std::fs::write(&golden, &text).unwrap_or_else(|e| panic!("{e}"));
+        } else if std::fs::read_to_string(&golden).unwrap_or_default() != text {
+            differ.push(golden.display().to_string());
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "WGSL differs from (TESSERA_BLESS=1 refreshes): {differ:?}"
+    );
+}
+
+#[test]
+fn bindings_are_documented_and_read_only_tensors_are_marked() {
+    let source = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/saxpy.tsr"),
+    )
+    .unwrap_or_default();
+    let Ok((_, wgsl)) = compiler_core::compile(&source).wgsl(None, 32) else {
+        panic!("saxpy")
+    };
+    assert!(wgsl.text.contains("// @group(0): @binding(0) X (read), @binding(1) Y (read_write); @binding(2) uniform params: N, alpha."), "{}", wgsl.text);
+    assert!(
+        wgsl.text.contains("var<storage> X: array<f32>;"),
+        "{}",
+        wgsl.text
+    );
+    assert!(
+        wgsl.text
+            .contains("var<storage, read_write> Y: array<f32>;"),
+        "{}",
+        wgsl.text
+    );
+    assert!(
+        wgsl.text
+            .contains("@compute @workgroup_size(128, 1, 1) \nfn tessera_saxpy("),
+        "{}",
+        wgsl.text
+    );
+    assert!(!wgsl.uses_subgroups);
+    assert!(!wgsl.browser_text().starts_with("enable subgroups;"));
+    let matvec = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/matvec.tsr"),
+    )
+    .unwrap_or_default();
+    let Ok((_, wgsl)) = compiler_core::compile(&matvec).wgsl(None, 32) else {
+        panic!("matvec")
+    };
+    assert!(wgsl.browser_text().starts_with("enable subgroups;\n"));
+    assert!(wgsl.text.contains("subgroupAdd("), "{}", wgsl.text);
+}

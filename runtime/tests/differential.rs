@@ -1,0 +1,259 @@
+//! Every example runs through WGSL (subgroup mode) on the native GPU (Mesa's lavapipe in CI,
+//! subgroups of 8) and gives the simulator's results with the same `ctx.lanes`: integers
+//! exactly, floats within 1e-4 relative (subgroup reductions may add in another order, and
+//! `exp` may be approximate).
+
+use compiler_core::hierarchy::Dim3;
+use compiler_core::launch::{Input, Launch};
+use compiler_core::sim::Arg;
+use runtime::{open, run, Gpu};
+
+fn gpu() -> Gpu {
+    pollster::block_on(open()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+struct Case {
+    file: &'static str,
+    grid: (u32, u32),
+    dims: &'static [(&'static str, i64)],
+    scalars: &'static [(&'static str, f64)],
+    inputs: &'static [(&'static str, &'static str)],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        file: "vector_add",
+        grid: (4, 1),
+        dims: &[("N", 1000)],
+        scalars: &[],
+        inputs: &[("A", "rand:1"), ("B", "rand:2")],
+    },
+    Case {
+        file: "saxpy",
+        grid: (3, 1),
+        dims: &[("N", 300)],
+        scalars: &[("alpha", 2.5)],
+        inputs: &[("X", "rand:3"), ("Y", "iota")],
+    },
+    Case {
+        file: "matvec",
+        grid: (2, 1),
+        dims: &[("N", 40), ("K", 100)],
+        scalars: &[],
+        inputs: &[("A", "rand:4"), ("W", "rand:5")],
+    },
+    Case {
+        file: "warp_reduce",
+        grid: (2, 1),
+        dims: &[("N", 200), ("W", 30)],
+        scalars: &[],
+        inputs: &[("X", "rand:6")],
+    },
+    Case {
+        file: "block_sum",
+        grid: (4, 1),
+        dims: &[("N", 1000), ("B", 4)],
+        scalars: &[],
+        inputs: &[("X", "rand:7")],
+    },
+    Case {
+        file: "prefix_sum",
+        grid: (2, 1),
+        dims: &[("N", 100)],
+        scalars: &[],
+        inputs: &[("X", "rand:8")],
+    },
+    Case {
+        file: "votes",
+        grid: (2, 1),
+        dims: &[("N", 100), ("W", 16)],
+        scalars: &[],
+        inputs: &[("X", "rand:9")],
+    },
+    Case {
+        file: "shuffles",
+        grid: (1, 1),
+        dims: &[],
+        scalars: &[],
+        inputs: &[("X", "iota")],
+    },
+    Case {
+        file: "lane_ids",
+        grid: (1, 1),
+        dims: &[],
+        scalars: &[],
+        inputs: &[],
+    },
+    Case {
+        file: "grid2d",
+        grid: (2, 3),
+        dims: &[("R", 3), ("C", 100)],
+        scalars: &[],
+        inputs: &[],
+    },
+    Case {
+        file: "transpose",
+        grid: (2, 5),
+        dims: &[("R", 5), ("C", 200)],
+        scalars: &[],
+        inputs: &[("In", "rand:10")],
+    },
+    Case {
+        file: "softmax",
+        grid: (2, 1),
+        dims: &[("R", 6), ("C", 70)],
+        scalars: &[],
+        inputs: &[("X", "rand:11")],
+    },
+    Case {
+        file: "stencil",
+        grid: (2, 1),
+        dims: &[("N", 500)],
+        scalars: &[],
+        inputs: &[("X", "rand:12")],
+    },
+    Case {
+        file: "dot",
+        grid: (1, 1),
+        dims: &[("N", 1000)],
+        scalars: &[],
+        inputs: &[("A", "rand:13"), ("B", "rand:14")],
+    },
+    Case {
+        file: "collatz",
+        grid: (2, 1),
+        dims: &[("N", 100)],
+        scalars: &[],
+        inputs: &[("Start", "iota")],
+    },
+    Case {
+        file: "tiled_transpose",
+        grid: (2, 2),
+        dims: &[("R", 40), ("C", 50)],
+        scalars: &[],
+        inputs: &[("In", "rand:15")],
+    },
+    Case {
+        file: "tiled_matmul",
+        grid: (2, 2),
+        dims: &[("M", 40), ("K", 70), ("N", 50)],
+        scalars: &[],
+        inputs: &[("A", "rand:16"), ("B", "rand:17")],
+    },
+];
+
+#[test]
+fn every_example_on_the_gpu_matches_the_simulator() {
+    let gpu = gpu();
+    let Some(lanes) = gpu.report.fixed_subgroup_size() else {
+        panic!("the GPU has no fixed subgroup size:\n{}", gpu.report);
+    };
+    let mut failures = Vec::new();
+    for case in CASES {
+        let path = format!(
+            "{}/../examples/{}.tsr",
+            env!("CARGO_MANIFEST_DIR"),
+            case.file
+        );
+        let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let compilation = compiler_core::compile(&source);
+        let launch = Launch {
+            grid: Dim3::new(case.grid.0, case.grid.1, 1),
+            dims: case.dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            scalars: case
+                .scalars
+                .iter()
+                .map(|(n, v)| (n.to_string(), *v))
+                .collect(),
+            inputs: case
+                .inputs
+                .iter()
+                .map(|(n, i)| (n.to_string(), i.parse::<Input>().unwrap_or(Input::Zeros)))
+                .collect(),
+            lanes,
+            ..Launch::default()
+        };
+        let expected = match compilation.run(&launch) {
+            Ok(output) => output,
+            Err(d) => panic!("{}: simulator: {d:?}", case.file),
+        };
+        let (kernel, wgsl) = compilation
+            .wgsl(None, lanes)
+            .unwrap_or_else(|d| panic!("{}: {d:?}", case.file));
+        let mut args = launch
+            .bind(&kernel)
+            .unwrap_or_else(|d| panic!("{}: {d:?}", case.file));
+        if let Err(error) = run(&gpu, &kernel, &wgsl, &mut args) {
+            failures.push(format!("{}: {error}", case.file));
+            continue;
+        }
+        for ((param, gpu_arg), sim_arg) in kernel
+            .params
+            .iter()
+            .zip(&args.params)
+            .zip(&expected.args.params)
+        {
+            let (Arg::Tensor(got), Arg::Tensor(want)) = (gpu_arg, sim_arg) else {
+                continue;
+            };
+            let float = got.element == compiler_core::check::Scalar::F32;
+            let bad = got.bits.iter().zip(&want.bits).position(|(g, w)| {
+                if float {
+                    let (g, w) = (f32::from_bits(*g), f32::from_bits(*w));
+                    (g - w).abs() > 1e-4 * w.abs().max(1.0)
+                } else {
+                    g != w
+                }
+            });
+            if let Some(i) = bad {
+                let show = |b: u32| {
+                    if float {
+                        f32::from_bits(b).to_string()
+                    } else {
+                        (b as i32).to_string()
+                    }
+                };
+                failures.push(format!(
+                    "{} {}[{i}]: GPU {} vs simulator {}",
+                    case.file,
+                    param.name(),
+                    show(got.bits[i]),
+                    show(want.bits[i])
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "GPU and simulator differ (subgroups of {lanes}):\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_kernel_too_large_for_the_gpu_is_a_clear_error() {
+    let gpu = gpu();
+    let Some(lanes) = gpu.report.fixed_subgroup_size() else {
+        return;
+    };
+    let source = "@launch(1024)\nkernel big(X: tensor<f32>[N]) {\n  X[ctx.thread] = 1.0\n}\n";
+    let compilation = compiler_core::compile(source);
+    let (kernel, wgsl) = compilation
+        .wgsl(None, lanes)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let launch = Launch {
+        dims: [("N".to_owned(), 1024)].into_iter().collect(),
+        grid: Dim3::new(70_000, 1, 1),
+        lanes,
+        ..Launch::default()
+    };
+    let mut args = launch.bind(&kernel).unwrap_or_else(|d| panic!("{d:?}"));
+    let error = run(&gpu, &kernel, &wgsl, &mut args)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        error.contains("the grid has 70000 CTAs along x; this GPU dispatches at most 65535"),
+        "{error}"
+    );
+}
