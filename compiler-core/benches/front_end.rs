@@ -31,6 +31,13 @@ fn front_end(c: &mut Criterion) {
     c.bench_function("check 2,000-line file", |b| {
         b.iter(|| compile(black_box(&large)))
     });
+    // The WGSL backend on top: lower, build the naga module, validate, write (subgroup mode).
+    let tiled = include_str!("../../examples/tiled_matmul.tsr");
+    for (name, source) in [("matvec", MATVEC), ("tiled matmul", tiled)] {
+        c.bench_function(&format!("check + WGSL, {name}"), |b| {
+            b.iter(|| compile(black_box(source)).wgsl(None, 32).map(|(_, w)| w.text.len()))
+        });
+    }
 }
 
 criterion_group!(benches, front_end);
