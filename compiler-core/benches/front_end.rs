@@ -35,7 +35,11 @@ fn front_end(c: &mut Criterion) {
     let tiled = include_str!("../../examples/tiled_matmul.tsr");
     for (name, source) in [("matvec", MATVEC), ("tiled matmul", tiled)] {
         c.bench_function(&format!("check + WGSL, {name}"), |b| {
-            b.iter(|| compile(black_box(source)).wgsl(None, 32).map(|(_, w)| w.text.len()))
+            b.iter(|| {
+                compile(black_box(source))
+                    .wgsl(None, 32)
+                    .map(|(_, w)| w.text.len())
+            })
         });
     }
 }

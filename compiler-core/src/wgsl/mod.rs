@@ -59,10 +59,16 @@ pub struct TensorBinding {
 }
 
 impl Wgsl {
-    /// The text a browser needs: Chrome requires the `enable` directive for subgroup built-ins.
+    /// The text a browser needs: Chrome requires the `enable` directive for subgroup built-ins,
+    /// and its uniformity analysis cannot see that a collective under `if col < N` (with `col`
+    /// warp-uniform) is reached by whole subgroups; Tessera's checker proved it, so the
+    /// `subgroup_uniformity` diagnostic is turned off.
     pub fn browser_text(&self) -> String {
         if self.uses_subgroups {
-            format!("enable subgroups;\n{}", self.text)
+            format!(
+                "enable subgroups;\ndiagnostic(off, subgroup_uniformity);\n{}",
+                self.text
+            )
         } else {
             self.text.clone()
         }

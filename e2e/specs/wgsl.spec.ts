@@ -1,0 +1,122 @@
+import { test, expect } from '../fixtures/pages';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// The WGSL the compiler writes for the browser (the golden files of every example) must be
+// accepted by Chromium's own WGSL compiler (Tint), which is stricter than naga: it checks
+// uniformity, and requires `enable subgroups;`.
+const dir = join(__dirname, '../../compiler-core/tests/wgsl');
+const shaders = readdirSync(dir)
+  .filter((f) => f.endsWith('.wgsl'))
+  .sort()
+  .map((f) => ({ name: f, code: readFileSync(join(dir, f), 'utf8') }));
+
+test('Chromium compiles the WGSL of every example', async ({ home, page }) => {
+  expect(shaders.length).toBeGreaterThanOrEqual(14);
+  await home.open();
+  const results = await page.evaluate(async (shaders) => {
+    const gpu = (navigator as any).gpu;
+    const adapter = await gpu.requestAdapter();
+    const device = await adapter.requestDevice({ requiredFeatures: ['subgroups'] });
+    const out: { name: string; errors: string[] }[] = [];
+    for (const shader of shaders) {
+      const module = device.createShaderModule({ code: shader.code });
+      const info = await module.getCompilationInfo();
+      const errors = info.messages
+        .filter((m: any) => m.type === 'error')
+        .map((m: any) => `${m.lineNum}:${m.linePos} ${m.message}`);
+      out.push({ name: shader.name, errors });
+    }
+    return out;
+  }, shaders);
+  const failures = results.filter((r) => r.errors.length > 0);
+  expect(failures, JSON.stringify(failures, null, 2)).toEqual([]);
+});
+
+type Buffer = { binding: number; words: number[]; readOnly: boolean };
+
+/** Runs one kernel's WGSL on the page's WebGPU device and returns every read-write buffer. */
+async function runInBrowser(page: any, code: string, entry: string, buffers: Buffer[], uniform: number[], groups: number) {
+  return page.evaluate(
+    async ({ code, entry, buffers, uniform, groups }: any) => {
+      const gpu = (navigator as any).gpu;
+      const adapter = await gpu.requestAdapter();
+      const device = await adapter.requestDevice({ requiredFeatures: ['subgroups'] });
+      const S = (globalThis as any).GPUShaderStage;
+      const U = (globalThis as any).GPUBufferUsage;
+      const M = (globalThis as any).GPUMapMode;
+      const entries = buffers.map((b: any) => ({ binding: b.binding, visibility: S.COMPUTE, buffer: { type: b.readOnly ? 'read-only-storage' : 'storage' } }));
+      entries.push({ binding: buffers.length, visibility: S.COMPUTE, buffer: { type: 'uniform' } });
+      const layout = device.createBindGroupLayout({ entries });
+      const pipeline = device.createComputePipeline({
+        layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+        compute: { module: device.createShaderModule({ code }), entryPoint: entry },
+      });
+      const make = (words: number[], usage: number) => {
+        const buffer = device.createBuffer({ size: Math.max(16, words.length * 4), usage, mappedAtCreation: true });
+        new Uint32Array(buffer.getMappedRange()).set(words);
+        buffer.unmap();
+        return buffer;
+      };
+      const storage = buffers.map((b: any) => make(b.words, U.STORAGE | U.COPY_SRC));
+      const params = make(uniform, U.UNIFORM);
+      const group = device.createBindGroup({
+        layout,
+        entries: [...storage.map((buffer: any, i: number) => ({ binding: i, resource: { buffer } })), { binding: buffers.length, resource: { buffer: params } }],
+      });
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, group);
+      pass.dispatchWorkgroups(groups);
+      pass.end();
+      const reads = storage.map((buffer: any) => {
+        const read = device.createBuffer({ size: buffer.size, usage: U.MAP_READ | U.COPY_DST });
+        encoder.copyBufferToBuffer(buffer, 0, read, 0, buffer.size);
+        return read;
+      });
+      device.queue.submit([encoder.finish()]);
+      const out: number[][] = [];
+      for (const read of reads) {
+        await read.mapAsync(M.READ);
+        out.push(Array.from(new Int32Array(read.getMappedRange())));
+      }
+      return { subgroupMinSize: adapter.info.subgroupMinSize, out };
+    },
+    { code, entry, buffers, uniform, groups },
+  );
+}
+
+test('the 48-thread lane_ids kernel runs on WebGPU with 4-lane subgroups', async ({ home, page }) => {
+  await home.open();
+  const code = readFileSync(join(dir, 'lane_ids.lanes4.wgsl'), 'utf8');
+  const zeros = new Array(48).fill(0);
+  const { subgroupMinSize, out } = await runInBrowser(page, code, 'tessera_lane_ids', [0, 1, 2].map((binding) => ({ binding, words: zeros, readOnly: false })), [0, 0, 0, 0], 1);
+  test.skip(subgroupMinSize !== 4, `this WebGPU adapter's subgroups are ${subgroupMinSize} wide, the WGSL is for 4`);
+  const threads = [...Array(48).keys()];
+  expect(out[0].slice(0, 48)).toEqual(threads.map((t) => t % 4));
+  expect(out[1].slice(0, 48)).toEqual(threads.map((t) => Math.floor(t / 4)));
+  expect(out[2].slice(0, 48)).toEqual(threads.map(() => 0xf));
+});
+
+test('warp reductions run on WebGPU and match a reference', async ({ home, page }) => {
+  await home.open();
+  const code = readFileSync(join(dir, 'warp_reduce.lanes4.wgsl'), 'utf8');
+  const n = 100;
+  const x = [...Array(n).keys()].map((i) => ((i * 37) % 23) - 11);
+  const w = 32;
+  const empty = new Array(w).fill(0);
+  const buffers = [
+    { binding: 0, words: x, readOnly: true },
+    { binding: 1, words: empty, readOnly: false },
+    { binding: 2, words: empty, readOnly: false },
+    { binding: 3, words: empty, readOnly: false },
+  ];
+  const { subgroupMinSize, out } = await runInBrowser(page, code, 'tessera_warp_reduce', buffers, [n, w, 0, 0], 1);
+  test.skip(subgroupMinSize !== 4, `this WebGPU adapter's subgroups are ${subgroupMinSize} wide, the WGSL is for 4`);
+  const slice = (k: number) => [0, 1, 2, 3].map((l) => (k * 4 + l < n ? x[k * 4 + l] : 0));
+  const warps = [...Array(w).keys()];
+  expect(out[1].slice(0, w)).toEqual(warps.map((k) => slice(k).reduce((a, b) => a + b, 0)));
+  expect(out[2].slice(0, w)).toEqual(warps.map((k) => Math.max(...slice(k))));
+  expect(out[3].slice(0, w)).toEqual(warps.map((k) => Math.min(...slice(k))));
+});
