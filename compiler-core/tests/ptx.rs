@@ -3,12 +3,11 @@
 //! example is kept as a golden file (`TESSERA_BLESS=1` refreshes them; review the diff).
 
 use compiler_core::ptx::Arch;
+mod common;
+
+use common::{examples, root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// `$PTXAS`, else the copy `make test` puts in `.tools/venv`.
 fn ptxas() -> PathBuf {
@@ -25,27 +24,6 @@ fn ptxas() -> PathBuf {
     found.unwrap_or_else(|| {
         panic!("ptxas not found: set PTXAS or run `make test`, which installs it")
     })
-}
-
-fn examples() -> Vec<(String, String)> {
-    let dir = root().join("examples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "tsr"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            (name, std::fs::read_to_string(&p).unwrap_or_default())
-        })
-        .collect()
 }
 
 fn ptx(source: &str, arch: Arch) -> compiler_core::ptx::Ptx {

@@ -2,28 +2,10 @@
 //! for the widths of the GPUs we meet), and its WGSL is kept as a golden file
 //! (`TESSERA_BLESS=1` refreshes them; review the diff).
 
-use std::path::{Path, PathBuf};
+mod common;
 
-fn examples() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "tsr"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            (name, std::fs::read_to_string(&p).unwrap_or_default())
-        })
-        .collect()
-}
+use common::examples;
+use std::path::Path;
 
 #[test]
 fn every_example_validates_for_every_subgroup_width() {

@@ -131,7 +131,7 @@ fn check_kernel(kernel: &Kernel) -> (KernelInfo, Vec<NameInfo>, Vec<Diagnostic>)
     let mut pass = 0;
     loop {
         let widen = pass == MAX_PASSES;
-        let mut checker = KernelChecker::new(kernel, loops, widen);
+        let mut checker = KernelChecker::new(loops, widen);
         let info = checker.kernel(kernel);
         let changed = checker.loops_changed;
         if !changed || widen {
@@ -219,7 +219,7 @@ fn join_env(a: &mut [Uniformity], b: &[Uniformity]) {
 }
 
 impl KernelChecker {
-    fn new(_kernel: &Kernel, previous_loops: HashMap<usize, LoopState>, widen: bool) -> Self {
+    fn new(previous_loops: HashMap<usize, LoopState>, widen: bool) -> Self {
         Self {
             diagnostics: Vec::new(),
             names: Vec::new(),
