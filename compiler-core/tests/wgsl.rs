@@ -97,3 +97,25 @@ fn bindings_are_documented_and_read_only_tensors_are_marked() {
         .starts_with("enable subgroups;\ndiagnostic(off, subgroup_uniformity);\n"));
     assert!(wgsl.text.contains("subgroupAdd("), "{}", wgsl.text);
 }
+
+#[test]
+fn wgsl_lines_map_back_to_the_source() {
+    let source =
+        std::fs::read_to_string(common::root().join("examples/matvec.tsr")).unwrap_or_default();
+    let Ok((_, wgsl)) = compiler_core::compile(&source).wgsl(None, 32) else {
+        panic!("matvec")
+    };
+    let lines: Vec<&str> = wgsl.text.lines().collect();
+    let reduce = lines
+        .iter()
+        .position(|l| l.contains("subgroupAdd("))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let mapped = wgsl
+        .line_map
+        .iter()
+        .find(|(line, _)| *line == reduce)
+        .map(|(_, span)| &source[span.range()]);
+    assert_eq!(mapped, Some("sum<over ctx.lane>(acc)"), "{}", wgsl.text);
+    assert!(wgsl.line_map.len() > 20);
+}

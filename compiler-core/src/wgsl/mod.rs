@@ -48,6 +48,10 @@ pub struct Wgsl {
     /// Whether the kernel uses subgroup operations (and needs the `subgroups` feature).
     pub uses_subgroups: bool,
     pub workgroup_bytes: u64,
+    /// (line of `text`, 1-based; the source span it was generated from), for the playground's
+    /// source ↔ output highlighting. `browser_text` has [`Wgsl::browser_prefix_lines`] more
+    /// lines before these.
+    pub line_map: Vec<(usize, crate::span::Span)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -71,6 +75,15 @@ impl Wgsl {
             )
         } else {
             self.text.clone()
+        }
+    }
+
+    /// How many lines `browser_text` adds before `text`.
+    pub fn browser_prefix_lines(&self) -> usize {
+        if self.uses_subgroups {
+            2
+        } else {
+            0
         }
     }
 
@@ -118,6 +131,31 @@ pub fn emit(kernel: &Kernel, lanes: u32) -> Result<Wgsl, Diagnostic> {
 }
 
 const SP: naga::Span = naga::Span::UNDEFINED;
+
+/// For each line of `text` that names a baked expression `_eN`, the span of expression N.
+fn line_map(text: &str, spans: &[naga::Span]) -> Vec<(usize, crate::span::Span)> {
+    let mut map = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let found = line.match_indices("_e").find_map(|(at, _)| {
+            let digits: String = line[at + 2..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let preceded_by_word = line[..at]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if digits.is_empty() || preceded_by_word {
+                return None;
+            }
+            spans.get(digits.parse::<usize>().ok()?)?.to_range()
+        });
+        if let Some(range) = found {
+            map.push((number + 1, crate::span::Span::new(range.start, range.end)));
+        }
+    }
+    map
+}
 
 fn naga_scalar(ty: Scalar) -> naga::Scalar {
     match ty {
@@ -425,6 +463,14 @@ impl<'k> Builder<'k> {
             } else {
                 0
             };
+        // Spans of every expression and local, read before the function moves into the module:
+        // naga names a baked expression `_eN` (N its handle's index), which maps WGSL lines back.
+        let expression_spans: Vec<naga::Span> = self
+            .function
+            .expressions
+            .iter()
+            .map(|(handle, _)| self.function.expressions.get_span(handle))
+            .collect();
         let entry_point = format!("tessera_{}", self.kernel.name);
         self.module.entry_points.push(EntryPoint {
             name: entry_point.clone(),
@@ -467,8 +513,10 @@ impl<'k> Builder<'k> {
             uniform_bytes: self.uniform_bytes,
             uses_subgroups: self.uses_subgroups,
             workgroup_bytes,
+            line_map: Vec::new(),
         };
         wgsl.text = format!("{}{}", wgsl.header(self.kernel), wgsl.text);
+        wgsl.line_map = line_map(&wgsl.text, &expression_spans);
         Ok(wgsl)
     }
 
