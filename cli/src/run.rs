@@ -79,7 +79,7 @@ pub struct WgslArgs {
     /// Lanes per warp: the subgroup size of the GPU it will run on.
     #[arg(long, default_value_t = 32)]
     lanes: u32,
-    /// Emulate warps in workgroup memory (not yet available).
+    /// Emulate warps in workgroup memory (any width, any GPU) instead of using subgroups.
     #[arg(long)]
     emulate_warps: bool,
     /// Write the WGSL to this file instead of stdout.
@@ -180,17 +180,16 @@ pub fn ptx(args: &PtxArgs) -> ExitCode {
 }
 
 pub fn wgsl(args: &WgslArgs) -> ExitCode {
-    if args.emulate_warps {
-        eprintln!(
-            "error: emulated-warp WGSL is not available yet; use subgroup mode with --lanes N"
-        );
-        return ExitCode::from(2);
-    }
+    let mode = if args.emulate_warps {
+        WarpMode::Emulated
+    } else {
+        WarpMode::Subgroups
+    };
     let (source, compilation) = match compile(&args.file) {
         Ok(compiled) => compiled,
         Err(code) => return code,
     };
-    let text = match compilation.wgsl(args.kernel.as_deref(), args.lanes) {
+    let text = match compilation.wgsl(args.kernel.as_deref(), args.lanes, mode) {
         Ok((_, wgsl)) => wgsl.browser_text(),
         Err(diagnostics) => return report(&diagnostics, &source, &args.file),
     };
@@ -281,10 +280,6 @@ fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
-    if args.emulate_warps {
-        eprintln!("error: emulated warps (--emulate-warps) are not available yet; on the GPU, use subgroup mode");
-        return ExitCode::from(2);
-    }
     let gpu = if args.backend == "gpu" {
         match pollster::block_on(runtime::open()) {
             Ok(gpu) => Some(gpu),
@@ -296,16 +291,12 @@ pub fn run(args: &RunArgs) -> ExitCode {
     } else {
         None
     };
-    let lanes = match (&gpu, args.lanes) {
-        (_, Some(lanes)) => lanes,
-        (Some(gpu), None) => match gpu.report.fixed_subgroup_size() {
-            Some(size) => size,
-            None => {
-                eprintln!("error: this GPU's subgroups vary in size ({} to {}); subgroup mode needs a fixed size and emulated warps are not available yet", gpu.report.subgroup_min_size, gpu.report.subgroup_max_size);
-                return ExitCode::from(2);
-            }
-        },
-        (None, None) => 32,
+    // NVIDIA's 32 lanes unless asked otherwise, so a run means the same on every backend.
+    let lanes = args.lanes.unwrap_or(32);
+    let mode = match &gpu {
+        Some(_) if args.emulate_warps => WarpMode::Emulated,
+        Some(gpu) => gpu.report.warp_mode(lanes),
+        None => WarpMode::Subgroups,
     };
     let (source, compilation) = match compile(&args.file) {
         Ok(compiled) => compiled,
@@ -376,7 +367,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Some(gpu) => {
             let prepared =
                 compilation
-                    .wgsl(Some(&kernel.name), lanes)
+                    .wgsl(Some(&kernel.name), lanes, mode)
                     .and_then(|(kernel, wgsl)| {
                         launch
                             .bind(&kernel)
@@ -389,9 +380,13 @@ pub fn run(args: &RunArgs) -> ExitCode {
             };
             match runtime::run(gpu, &kernel, &wgsl, &mut bound) {
                 Ok(run) => eprintln!(
-                    "ran {} on {} (subgroups of {lanes}), {} x {} x {} CTAs of {} threads: {:.3} ms",
+                    "ran {} on {} ({}), {} x {} x {} CTAs of {} threads: {:.3} ms",
                     kernel.name,
                     gpu.report.name,
+                    match mode {
+                        WarpMode::Subgroups => format!("warps are its subgroups of {lanes}"),
+                        WarpMode::Emulated => format!("{lanes}-lane warps emulated"),
+                    },
                     grid.x,
                     grid.y,
                     grid.z,

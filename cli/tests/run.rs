@@ -138,32 +138,41 @@ fn a_launch_that_does_not_fit_exits_one() {
 #[test]
 fn the_gpu_backend_runs_on_the_machines_vulkan_device() {
     let file = examples().join("lane_ids.tsr");
-    let output = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(["run", &file.to_string_lossy(), "--backend", "gpu"])
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gpu = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            &file.to_str().unwrap_or_default(),
+            "--backend",
+            "gpu",
+        ];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .args(&args)
+            .env("XDG_RUNTIME_DIR", "/tmp")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let report = pollster::block_on(runtime::probe()).unwrap_or_else(|e| panic!("{e}"));
+    let width = report.subgroup_min_size;
+    // 32 lanes by default: emulated unless the GPU's subgroups are exactly 32 wide (lavapipe's
+    // are 8).
+    let output = gpu(&[]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("(subgroups of"),
-        "{}",
-        stderr(&output)
-    );
+    let expected = if report.fixed_subgroup_size() == Some(32) {
+        "(warps are its subgroups of 32)".to_owned()
+    } else {
+        "(32-lane warps emulated)".to_owned()
+    };
+    assert!(stderr(&output).contains(&expected), "{}", stderr(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("Lane [48] i32: [0, 1,"), "{stdout}");
-    let emulated = tessera(&[
-        "run",
-        &file.to_string_lossy(),
-        "--backend",
-        "gpu",
-        "--emulate-warps",
-    ]);
-    assert_eq!(emulated.status.code(), Some(2));
-    assert!(
-        stderr(&emulated).contains("emulated warps (--emulate-warps) are not available yet"),
-        "{}",
-        stderr(&emulated)
-    );
+    assert!(stdout.contains("Warp [48] i32: [0, 0,"), "{stdout}");
+    assert!(stdout.contains("0x0000ffff"), "{stdout}");
+    // The device's own width: its subgroups.
+    let lanes = width.to_string();
+    let output = gpu(&["--lanes", &lanes]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let expected = format!("(warps are its subgroups of {width})");
+    assert!(stderr(&output).contains(&expected), "{}", stderr(&output));
 }
 
 #[test]

@@ -37,7 +37,7 @@ fn front_end(c: &mut Criterion) {
         c.bench_function(&format!("check + WGSL, {name}"), |b| {
             b.iter(|| {
                 compile(black_box(source))
-                    .wgsl(None, 32)
+                    .wgsl(None, 32, compiler_core::launch::WarpMode::Subgroups)
                     .map(|(_, w)| w.text.len())
             })
         });

@@ -89,15 +89,20 @@ impl Compilation {
         Ok(ptx::emit(&kernel, source, arch))
     }
 
-    /// WGSL (subgroup mode, `lanes`-wide warps) for the kernel `name`.
+    /// WGSL for the kernel `name`, with `lanes`-wide warps: the GPU's subgroups, or emulated.
     pub fn wgsl(
         &self,
         name: Option<&str>,
         lanes: u32,
+        mode: launch::WarpMode,
     ) -> Result<(ir::Kernel, wgsl::Wgsl), Vec<Diagnostic>> {
         let module = self.ir()?;
         let kernel = pick_kernel(&module, name).map_err(|d| vec![d])?;
-        let wgsl = wgsl::emit(&kernel, lanes).map_err(|d| vec![d])?;
+        let wgsl = match mode {
+            launch::WarpMode::Subgroups => wgsl::emit(&kernel, lanes),
+            launch::WarpMode::Emulated => wgsl::emit_emulated(&kernel, lanes),
+        }
+        .map_err(|d| vec![d])?;
         Ok((kernel, wgsl))
     }
 

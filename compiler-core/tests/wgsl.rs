@@ -12,7 +12,11 @@ fn every_example_validates_for_every_subgroup_width() {
     let mut failures = Vec::new();
     for (name, source) in examples() {
         for lanes in [4, 8, 16, 32, 64] {
-            if let Err(diagnostics) = compiler_core::compile(&source).wgsl(None, lanes) {
+            if let Err(diagnostics) = compiler_core::compile(&source).wgsl(
+                None,
+                lanes,
+                compiler_core::launch::WarpMode::Subgroups,
+            ) {
                 failures.push(format!(
                     "{name} (lanes {lanes}): {}",
                     diagnostics[0].message
@@ -33,17 +37,30 @@ fn golden_wgsl_for_every_example() {
         .into_iter()
         .filter(|(name, _)| name == "lane_ids" || name == "warp_reduce")
         .map(|(name, source)| (name, source, 4));
+    use compiler_core::launch::WarpMode;
+    // And two with 32-lane warps emulated, which Chromium checks for barrier uniformity.
+    let emulated = examples()
+        .into_iter()
+        .filter(|(name, _)| name == "warp_reduce" || name == "tiled_transpose")
+        .map(|(name, source)| (name, source, 32, WarpMode::Emulated));
     let cases = examples()
         .into_iter()
         .map(|(name, source)| (name, source, 32))
-        .chain(four_lanes);
-    for (name, source, lanes) in cases {
-        let text = match compiler_core::compile(&source).wgsl(None, lanes) {
+        .chain(four_lanes)
+        .map(|(name, source, lanes)| (name, source, lanes, WarpMode::Subgroups))
+        .chain(emulated);
+    for (name, source, lanes, mode) in cases {
+        let text = match compiler_core::compile(&source).wgsl(None, lanes, mode) {
             Ok((_, wgsl)) => wgsl.browser_text(),
             Err(diagnostics) => panic!("{name}: {diagnostics:?}"),
         };
+        let kind = if mode == WarpMode::Emulated {
+            "emulated"
+        } else {
+            "lanes"
+        };
         let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("tests/wgsl/{name}.lanes{lanes}.wgsl"));
+            .join(format!("tests/wgsl/{name}.{kind}{lanes}.wgsl"));
         if bless {
             std::fs::write(&golden, &text).unwrap_or_else(|e| panic!("{e}"));
         } else if std::fs::read_to_string(&golden).unwrap_or_default() != text {
@@ -62,7 +79,9 @@ fn bindings_are_documented_and_read_only_tensors_are_marked() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/saxpy.tsr"),
     )
     .unwrap_or_default();
-    let Ok((_, wgsl)) = compiler_core::compile(&source).wgsl(None, 32) else {
+    let Ok((_, wgsl)) =
+        compiler_core::compile(&source).wgsl(None, 32, compiler_core::launch::WarpMode::Subgroups)
+    else {
         panic!("saxpy")
     };
     assert!(wgsl.text.contains("// @group(0): @binding(0) X (read), @binding(1) Y (read_write); @binding(2) uniform params: N, alpha."), "{}", wgsl.text);
@@ -89,7 +108,9 @@ fn bindings_are_documented_and_read_only_tensors_are_marked() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/matvec.tsr"),
     )
     .unwrap_or_default();
-    let Ok((_, wgsl)) = compiler_core::compile(&matvec).wgsl(None, 32) else {
+    let Ok((_, wgsl)) =
+        compiler_core::compile(&matvec).wgsl(None, 32, compiler_core::launch::WarpMode::Subgroups)
+    else {
         panic!("matvec")
     };
     assert!(wgsl
@@ -102,7 +123,9 @@ fn bindings_are_documented_and_read_only_tensors_are_marked() {
 fn wgsl_lines_map_back_to_the_source() {
     let source =
         std::fs::read_to_string(common::root().join("examples/matvec.tsr")).unwrap_or_default();
-    let Ok((_, wgsl)) = compiler_core::compile(&source).wgsl(None, 32) else {
+    let Ok((_, wgsl)) =
+        compiler_core::compile(&source).wgsl(None, 32, compiler_core::launch::WarpMode::Subgroups)
+    else {
         panic!("matvec")
     };
     let lines: Vec<&str> = wgsl.text.lines().collect();
@@ -118,4 +141,25 @@ fn wgsl_lines_map_back_to_the_source() {
         .map(|(_, span)| &source[span.range()]);
     assert_eq!(mapped, Some("sum<over ctx.lane>(acc)"), "{}", wgsl.text);
     assert!(wgsl.line_map.len() > 20);
+}
+
+#[test]
+fn every_example_validates_with_emulated_warps() {
+    let mut failures = Vec::new();
+    for (name, source) in examples() {
+        for lanes in [8, 32] {
+            let emulated = compiler_core::launch::WarpMode::Emulated;
+            match compiler_core::compile(&source).wgsl(None, lanes, emulated) {
+                Ok((_, wgsl)) => {
+                    assert!(wgsl.emulated && !wgsl.uses_subgroups, "{name}");
+                    assert!(!wgsl.text.contains("subgroup"), "{name} uses subgroups");
+                }
+                Err(diagnostics) => failures.push(format!(
+                    "{name} (lanes {lanes}): {}",
+                    diagnostics[0].message
+                )),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

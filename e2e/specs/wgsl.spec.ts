@@ -120,3 +120,24 @@ test('warp reductions run on WebGPU and match a reference', async ({ home, page 
   expect(out[2].slice(0, w)).toEqual(warps.map((k) => Math.max(...slice(k))));
   expect(out[3].slice(0, w)).toEqual(warps.map((k) => Math.min(...slice(k))));
 });
+
+test('warp reductions with 32-lane warps emulated run on WebGPU', async ({ home, page }) => {
+  await home.open();
+  const code = readFileSync(join(dir, 'warp_reduce.emulated32.wgsl'), 'utf8');
+  const n = 200;
+  const x = [...Array(n).keys()].map((i) => ((i * 37) % 23) - 11);
+  const w = 7;
+  const empty = new Array(w).fill(0);
+  const buffers = [
+    { binding: 0, words: x, readOnly: true },
+    { binding: 1, words: empty, readOnly: false },
+    { binding: 2, words: empty, readOnly: false },
+    { binding: 3, words: empty, readOnly: false },
+  ];
+  const { out } = await runInBrowser(page, code, 'tessera_warp_reduce', buffers, [n, w, 0, 0], 2);
+  const slice = (k: number) => [...Array(32).keys()].map((l) => (k * 32 + l < n ? x[k * 32 + l] : 0));
+  const warps = [...Array(w).keys()];
+  expect(out[1].slice(0, w)).toEqual(warps.map((k) => slice(k).reduce((a, b) => a + b, 0)));
+  expect(out[2].slice(0, w)).toEqual(warps.map((k) => Math.max(...slice(k))));
+  expect(out[3].slice(0, w)).toEqual(warps.map((k) => Math.min(...slice(k))));
+});

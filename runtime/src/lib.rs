@@ -38,6 +38,16 @@ impl AdapterReport {
             .then_some(self.subgroup_min_size)
     }
 
+    /// Subgroups stand in for `lanes`-wide warps when every subgroup is exactly that wide;
+    /// otherwise warps are emulated in workgroup memory.
+    pub fn warp_mode(&self, lanes: u32) -> compiler_core::launch::WarpMode {
+        if self.fixed_subgroup_size() == Some(lanes) {
+            compiler_core::launch::WarpMode::Subgroups
+        } else {
+            compiler_core::launch::WarpMode::Emulated
+        }
+    }
+
     fn of(adapter: &wgpu::Adapter) -> Self {
         let info = adapter.get_info();
         let limits = adapter.limits();
