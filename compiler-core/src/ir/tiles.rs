@@ -19,6 +19,15 @@ enum Axis {
     Fixed(Operand),
 }
 
+/// The reduction a tile `sum` or `max` performs, for its identity.
+fn reduction(op: BinaryOp) -> Reduce {
+    if op == BinaryOp::Max {
+        Reduce::Max
+    } else {
+        Reduce::Sum
+    }
+}
+
 impl Lowering {
     /// Whether `e` is a tile value (so it lowers to a shared array, not a register).
     pub(super) fn is_tile_value(&self, e: &ast::Expr) -> bool {
@@ -318,15 +327,7 @@ impl Lowering {
                 self.cooperative(out_shape.iter().product(), span, |l, e| {
                     let out_at = l.unflatten(e, &out_shape, span);
                     let acc = l.reg(element, Some("acc"));
-                    let start = if reduce == BinaryOp::Max {
-                        Operand::Const(if element == Scalar::F32 {
-                            f32::NEG_INFINITY.to_bits()
-                        } else {
-                            i32::MIN as u32
-                        })
-                    } else {
-                        Operand::Const(0)
-                    };
+                    let start = Operand::Const(reduction(reduce).identity(element));
                     l.emit(
                         StmtKind::Let {
                             dst: acc,
@@ -389,15 +390,7 @@ impl Lowering {
             BinaryOp::Add
         };
         let acc = self.reg(element, Some("acc"));
-        let start = if reduce == BinaryOp::Max {
-            Operand::Const(if element == Scalar::F32 {
-                f32::NEG_INFINITY.to_bits()
-            } else {
-                i32::MIN as u32
-            })
-        } else {
-            Operand::Const(0)
-        };
+        let start = Operand::Const(reduction(reduce).identity(element));
         self.emit(
             StmtKind::Let {
                 dst: acc,

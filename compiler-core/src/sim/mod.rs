@@ -347,34 +347,40 @@ impl<'a> Cta<'a> {
         let Some(info) = self.kernel.shared.get(array) else {
             return Err(self.fault(Code::E0515, span, t, "a shared array is missing".into()));
         };
-        let mut flat = 0usize;
-        let mut inside = indices.len() == info.shape.len();
-        for (index, &extent) in indices.iter().zip(&info.shape) {
-            let i = self.get(*index, t) as i32;
-            inside &= i >= 0 && (i as u32) < extent;
-            flat = flat * extent as usize + i.max(0) as usize;
+        let shape: Vec<usize> = info.shape.iter().map(|&n| n as usize).collect();
+        self.flat_index(indices, &shape, t).ok_or_else(|| {
+            let (coordinates, shape) = self.describe_access(indices, &shape, t);
+            let message = format!(
+                "{}[{coordinates}] is outside the tile's shape [{shape}]",
+                info.name
+            );
+            self.fault(Code::E0510, span, t, message)
+        })
+    }
+
+    /// Thread `t`'s row-major index of `indices` in `shape`, if every coordinate is inside.
+    fn flat_index(&self, indices: &[Operand], shape: &[usize], t: usize) -> Option<usize> {
+        if indices.len() != shape.len() {
+            return None;
         }
-        if inside {
-            return Ok(flat);
-        }
+        indices
+            .iter()
+            .zip(shape)
+            .try_fold(0usize, |flat, (index, &extent)| {
+                let i = self.get(*index, t) as i32;
+                (i >= 0 && (i as usize) < extent).then(|| flat * extent + i as usize)
+            })
+    }
+
+    /// "5, 300" and "4, 256": the coordinates thread `t` used and the shape, for a fault.
+    fn describe_access(&self, indices: &[Operand], shape: &[usize], t: usize) -> (String, String) {
         let coordinates: Vec<String> = indices
             .iter()
             .map(|i| (self.get(*i, t) as i32).to_string())
             .collect();
-        let shape: Vec<String> = info.shape.iter().map(u32::to_string).collect();
-        Err(self.fault(
-            Code::E0510,
-            span,
-            t,
-            format!(
-                "{}[{}] is outside the tile's shape [{}]",
-                info.name,
-                coordinates.join(", "),
-                shape.join(", ")
-            ),
-        ))
+        let shape: Vec<String> = shape.iter().map(usize::to_string).collect();
+        (coordinates.join(", "), shape.join(", "))
     }
-
     /// Records thread `t`'s access to a shared element; a second thread touching it in the same
     /// epoch, one of them writing, is a data race.
     fn touch(
@@ -716,34 +722,16 @@ impl<'a> Cta<'a> {
         let Some(Arg::Tensor(data)) = self.args.params.get(tensor) else {
             return Err(self.fault(Code::E0515, span, t, "a tensor argument is missing".into()));
         };
-        let mut flat = 0usize;
-        let mut inside = indices.len() == data.shape.len();
-        for (index, extent) in indices.iter().zip(&data.shape) {
-            let i = self.get(*index, t) as i32;
-            inside &= i >= 0 && (i as usize) < *extent;
-            flat = flat * extent + (i.max(0) as usize);
+        match self.flat_index(indices, &data.shape, t) {
+            Some(flat) if flat < data.bits.len() => Ok(flat),
+            _ => {
+                let name = self.kernel.params.get(tensor).map_or("?", |p| p.name());
+                let (coordinates, shape) = self.describe_access(indices, &data.shape, t);
+                let message = format!("{name}[{coordinates}] is outside {name}'s shape [{shape}]");
+                Err(self.fault(Code::E0510, span, t, message))
+            }
         }
-        if inside && flat < data.bits.len() {
-            return Ok(flat);
-        }
-        let name = self.kernel.params.get(tensor).map_or("?", |p| p.name());
-        let coordinates: Vec<String> = indices
-            .iter()
-            .map(|i| (self.get(*i, t) as i32).to_string())
-            .collect();
-        let shape: Vec<String> = data.shape.iter().map(usize::to_string).collect();
-        Err(self.fault(
-            Code::E0510,
-            span,
-            t,
-            format!(
-                "{name}[{}] is outside {name}'s shape [{}]",
-                coordinates.join(", "),
-                shape.join(", ")
-            ),
-        ))
     }
-
     fn ctx(&self, field: CtxField, t: usize) -> u32 {
         let lanes = self.options.lanes.max(1) as usize;
         let axis = |d: Dim3, a: Axis| match a {

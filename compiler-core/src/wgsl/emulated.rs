@@ -42,7 +42,7 @@ impl Builder<'_> {
     }
 
     fn local(&mut self, name: &str, ty: Scalar) -> Handle<LocalVariable> {
-        let ty = self.ty(TypeInner::Scalar(naga_scalar(ty)));
+        let ty = super::scalar_type(&mut self.module, naga_scalar(ty));
         let name = format!("{name}_{}", self.function.local_variables.len());
         self.function.local_variables.append(
             LocalVariable {
@@ -55,7 +55,7 @@ impl Builder<'_> {
     }
 
     fn workgroup_array(&mut self, name: &str, len: u32) -> Handle<GlobalVariable> {
-        let u32_t = self.ty(TypeInner::Scalar(naga::Scalar::U32));
+        let u32_t = super::scalar_type(&mut self.module, naga::Scalar::U32);
         let size = NonZeroU32::new(len.max(1)).map_or(ArraySize::Dynamic, ArraySize::Constant);
         let ty = self.ty(TypeInner::Array {
             base: u32_t,
@@ -82,7 +82,7 @@ impl Builder<'_> {
         let exited = self.local("exited", Scalar::Bool);
         let values = self.workgroup_array("lane_values", threads);
         let flags = self.workgroup_array("lane_active", threads);
-        let u32_t = self.ty(TypeInner::Scalar(naga::Scalar::U32));
+        let u32_t = super::scalar_type(&mut self.module, naga::Scalar::U32);
         let any = self.module.global_variables.append(
             GlobalVariable {
                 name: Some("workgroup_any".into()),
@@ -106,6 +106,16 @@ impl Builder<'_> {
         let no = self.lit(block, Literal::Bool(false));
         self.set_local(block, active, yes);
         self.set_local(block, exited, no);
+    }
+
+    fn not(&mut self, block: &mut Block, expr: Handle<E>) -> Handle<E> {
+        self.add(
+            block,
+            E::Unary {
+                op: UnaryOperator::LogicalNot,
+                expr,
+            },
+        )
     }
 
     fn get_local(&mut self, block: &mut Block, local: Handle<LocalVariable>) -> Handle<E> {
@@ -158,13 +168,7 @@ impl Builder<'_> {
             let either = self.binary(block, B::LogicalOr, b, c);
             left = self.binary(block, B::LogicalOr, left, either);
         }
-        let stay = self.add(
-            block,
-            E::Unary {
-                op: UnaryOperator::LogicalNot,
-                expr: left,
-            },
-        );
+        let stay = self.not(block, left);
         let value = self.binary(block, B::LogicalAnd, within, stay);
         self.set_local(block, active, value);
     }
@@ -195,13 +199,7 @@ impl Builder<'_> {
                 block.push(St::Block(then_part), self.span);
                 let was = self.get_local(block, saved);
                 let took = self.get_local(block, taken);
-                let not_taken = self.add(
-                    block,
-                    E::Unary {
-                        op: UnaryOperator::LogicalNot,
-                        expr: took,
-                    },
-                );
+                let not_taken = self.not(block, took);
                 let other = self.binary(block, B::LogicalAnd, was, not_taken);
                 self.refresh_active(block, other);
                 self.flush(block);
@@ -349,7 +347,7 @@ impl Builder<'_> {
             },
             self.span,
         );
-        let u32_t = self.ty(TypeInner::Scalar(naga::Scalar::U32));
+        let u32_t = super::scalar_type(&mut self.module, naga::Scalar::U32);
         let pointer = self.add(block, E::GlobalVariable(any));
         let result = self.add(block, E::WorkGroupUniformLoadResult { ty: u32_t });
         self.push(block, St::WorkGroupUniformLoad { pointer, result });

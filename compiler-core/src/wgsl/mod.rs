@@ -149,6 +149,17 @@ pub fn emit_emulated(kernel: &Kernel, lanes: u32) -> Result<Wgsl, Diagnostic> {
 
 const SP: naga::Span = naga::Span::UNDEFINED;
 
+/// The handle of a scalar type (types are unique in a module: inserting again finds it).
+fn scalar_type(module: &mut Module, scalar: naga::Scalar) -> Handle<Type> {
+    module.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Scalar(scalar),
+        },
+        SP,
+    )
+}
+
 /// For each line of `text` that names a baked expression `_eN`, the span of expression N.
 fn line_map(text: &str, spans: &[naga::Span]) -> Vec<(usize, crate::span::Span)> {
     let mut map = Vec::new();
@@ -245,13 +256,7 @@ impl<'k> Builder<'k> {
         let mut bindings = Vec::new();
         for (i, param) in kernel.params.iter().enumerate() {
             if let Param::Tensor { name, element, .. } = param {
-                let base = module.types.insert(
-                    Type {
-                        name: None,
-                        inner: TypeInner::Scalar(naga_scalar(*element)),
-                    },
-                    SP,
-                );
+                let base = scalar_type(&mut module, naga_scalar(*element));
                 let array = module.types.insert(
                     Type {
                         name: None,
@@ -291,13 +296,7 @@ impl<'k> Builder<'k> {
         }
         // One uniform struct: the dimension values, then the scalars, 4 bytes each.
         let mut members = Vec::new();
-        let i32_t = module.types.insert(
-            Type {
-                name: None,
-                inner: TypeInner::Scalar(naga::Scalar::I32),
-            },
-            SP,
-        );
+        let i32_t = scalar_type(&mut module, naga::Scalar::I32);
         let mut dim_members = Vec::new();
         for dim in &kernel.dims {
             dim_members.push(members.len() as u32);
@@ -311,13 +310,7 @@ impl<'k> Builder<'k> {
         let mut scalar_members = vec![None; kernel.params.len()];
         for (i, param) in kernel.params.iter().enumerate() {
             if let Param::Scalar { name, ty } = param {
-                let t = module.types.insert(
-                    Type {
-                        name: None,
-                        inner: TypeInner::Scalar(naga_scalar(*ty)),
-                    },
-                    SP,
-                );
+                let t = scalar_type(&mut module, naga_scalar(*ty));
                 scalar_members[i] = Some(members.len() as u32);
                 members.push(StructMember {
                     name: Some(name.clone()),
@@ -363,13 +356,7 @@ impl<'k> Builder<'k> {
         );
         let mut shared = Vec::new();
         for (i, array) in kernel.shared.iter().enumerate() {
-            let base = module.types.insert(
-                Type {
-                    name: None,
-                    inner: TypeInner::Scalar(naga_scalar(array.element)),
-                },
-                SP,
-            );
+            let base = scalar_type(&mut module, naga_scalar(array.element));
             let size = NonZeroU32::new(array.len().max(1) as u32)
                 .map_or(ArraySize::Dynamic, ArraySize::Constant);
             let ty = module.types.insert(
@@ -395,13 +382,7 @@ impl<'k> Builder<'k> {
                 SP,
             ));
         }
-        let u32_t = module.types.insert(
-            Type {
-                name: None,
-                inner: TypeInner::Scalar(naga::Scalar::U32),
-            },
-            SP,
-        );
+        let u32_t = scalar_type(&mut module, naga::Scalar::U32);
         let vec3u = module.types.insert(
             Type {
                 name: None,
@@ -429,13 +410,7 @@ impl<'k> Builder<'k> {
         }
         let mut locals = Vec::new();
         for (i, info) in kernel.regs.iter().enumerate() {
-            let ty = module.types.insert(
-                Type {
-                    name: None,
-                    inner: TypeInner::Scalar(naga_scalar(info.ty)),
-                },
-                SP,
-            );
+            let ty = scalar_type(&mut module, naga_scalar(info.ty));
             let name = info
                 .name
                 .as_ref()
@@ -1075,13 +1050,7 @@ impl<'k> Builder<'k> {
                 self.uses_subgroups = true;
                 match v {
                     Vote::Any | Vote::All => {
-                        let bool_t = self.module.types.insert(
-                            Type {
-                                name: None,
-                                inner: TypeInner::Scalar(naga::Scalar::BOOL),
-                            },
-                            SP,
-                        );
+                        let bool_t = scalar_type(&mut self.module, naga::Scalar::BOOL);
                         let result = self.add(block, E::SubgroupOperationResult { ty: bool_t });
                         let op = if *v == Vote::Any {
                             SubgroupOperation::Any
@@ -1121,13 +1090,7 @@ impl<'k> Builder<'k> {
             Op::PrefixSum(t, a) => {
                 let a = self.operand(block, *a, *t);
                 self.uses_subgroups = true;
-                let ty = self.module.types.insert(
-                    Type {
-                        name: None,
-                        inner: TypeInner::Scalar(naga_scalar(*t)),
-                    },
-                    SP,
-                );
+                let ty = scalar_type(&mut self.module, naga_scalar(*t));
                 let result = self.add(block, E::SubgroupOperationResult { ty });
                 self.push(
                     block,
@@ -1160,13 +1123,7 @@ impl<'k> Builder<'k> {
             Reduce::Or => SubgroupOperation::Or,
             Reduce::Xor => SubgroupOperation::Xor,
         };
-        let ty = self.module.types.insert(
-            Type {
-                name: None,
-                inner: TypeInner::Scalar(naga_scalar(t)),
-            },
-            SP,
-        );
+        let ty = scalar_type(&mut self.module, naga_scalar(t));
         let result = self.add(block, E::SubgroupOperationResult { ty });
         self.push(
             block,
@@ -1218,13 +1175,7 @@ impl<'k> Builder<'k> {
         let partials = match self.partials {
             Some(p) => p,
             None => {
-                let u32_t = self.module.types.insert(
-                    Type {
-                        name: None,
-                        inner: TypeInner::Scalar(naga::Scalar::U32),
-                    },
-                    SP,
-                );
+                let u32_t = scalar_type(&mut self.module, naga::Scalar::U32);
                 let warps = self.kernel.threads.div_ceil(self.lanes);
                 let size = NonZeroU32::new(warps).map_or(ArraySize::Dynamic, ArraySize::Constant);
                 let ty = self.module.types.insert(
@@ -1372,13 +1323,7 @@ impl<'k> Builder<'k> {
                 reject: lane_u,
             },
         );
-        let t = self.module.types.insert(
-            Type {
-                name: None,
-                inner: TypeInner::Scalar(naga_scalar(ty)),
-            },
-            SP,
-        );
+        let t = scalar_type(&mut self.module, naga_scalar(ty));
         let result = self.add(block, E::SubgroupOperationResult { ty: t });
         self.push(
             block,
