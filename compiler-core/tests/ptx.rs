@@ -165,3 +165,50 @@ fn source_lines_are_comments_and_the_line_map_points_back() {
         .map(|(_, span)| &source[span.range()]);
     assert_eq!(mapped, Some("W[col, k]"));
 }
+
+/// The lines between a loop's label and its back branch.
+fn loop_body(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("$L_loop_"))
+        .take_while(|l| !l.trim_start().starts_with("bra $L_loop_"))
+        .collect()
+}
+
+#[test]
+fn counting_loops_advance_pointers_instead_of_recomputing_addresses() {
+    let source = std::fs::read_to_string(root().join("examples/matvec.tsr")).unwrap_or_default();
+    let text = ptx(&source, Arch::Sm90).text;
+    let body = loop_body(&text);
+    assert_eq!(body.iter().filter(|l| l.contains("ld.global")).count(), 2);
+    assert!(!body.iter().any(|l| l.contains("mul.wide")), "{body:#?}");
+    assert_eq!(
+        body.iter().filter(|l| l.contains("add.s64")).count(),
+        2,
+        "one pointer per tensor advances per trip: {body:#?}"
+    );
+    assert!(text.contains("walks W with the loop"), "{text}");
+    // A loop whose index is assigned in its body keeps computing each address.
+    let mixed = "@launch(32)\nkernel k(A: tensor<f32>[N]) {\n  for i in range(0, N, 1) {\n    var j = i\n    j += 1\n    if j < N {\n      A[j] = 1.0\n    }\n  }\n}\n";
+    let body_text = ptx(mixed, Arch::Sm70).text;
+    assert!(loop_body(&body_text).iter().any(|l| l.contains("mul.wide")));
+}
+
+#[test]
+fn integer_division_by_a_power_of_two_is_a_shift() {
+    let source =
+        std::fs::read_to_string(root().join("examples/tiled_transpose.tsr")).unwrap_or_default();
+    let text = ptx(&source, Arch::Sm90).text;
+    assert!(
+        !text.contains("div.s32") && !text.contains("rem.s32"),
+        "{text}"
+    );
+    assert!(text.contains("shr.s32"));
+    let odd = "@launch(32)\nkernel k(A: tensor<i32>[N]) {\n  A[ctx.lane] = ctx.lane / 3\n}\n";
+    assert!(ptx(odd, Arch::Sm70).text.contains("div.s32"));
+}
+
+#[test]
+fn the_entry_requires_the_launch_threads() {
+    let source = std::fs::read_to_string(root().join("examples/matvec.tsr")).unwrap_or_default();
+    assert!(ptx(&source, Arch::Sm70).text.contains(".reqntid 256, 1, 1"));
+}

@@ -8,12 +8,17 @@
 //! `%tid.x / 32`, never `%warpid`; every `*.sync` names exactly the lanes that exist (the last
 //! warp's mask is known from `@launch`); float `+ - *` are `.rn` so ptxas does not contract them
 //! into FMAs and results match the simulator; warp reductions are xor butterflies (or
-//! `redux.sync` for integers on sm_80+), so they match the simulator bit for bit.
+//! `redux.sync` for integers on sm_80+), so they match the simulator bit for bit. Two
+//! rewrites nvcc's front end would have made before ptxas: counting loops advance a pointer per
+//! access (`induction`), and integer division by a power of two is a shift.
+
+mod induction;
 
 use crate::check::Scalar;
 use crate::ir::*;
 use crate::span::{LineIndex, Span};
 use crate::syntax::ctx::{Axis, CtxField};
+use induction::{counting_induction, strided_accesses, Access};
 use serde::Serialize;
 use std::fmt::Write;
 use std::str::FromStr;
@@ -112,6 +117,8 @@ struct Emitter<'a> {
     /// Lanes of this warp that hold a thread, when a warp can be partial.
     present: Option<String>,
     uses_partials: bool,
+    /// Pointers that advance with the enclosing loops' induction registers.
+    strided: Vec<(Access, String)>,
 }
 
 fn kind_of(ty: Scalar) -> Kind {
@@ -165,6 +172,7 @@ impl<'a> Emitter<'a> {
             mask: "-1".into(),
             present: None,
             uses_partials: false,
+            strided: Vec::new(),
         };
         emitter.regs = kernel
             .regs
@@ -350,7 +358,9 @@ impl<'a> Emitter<'a> {
         }
         let _ = writeln!(header, ".visible .entry {name}(");
         let _ = writeln!(header, "{}", params.join(",\n"));
+        // Every launch uses exactly `@launch` threads; saying so lets ptxas bound %tid.x.
         let _ = writeln!(header, ")");
+        let _ = writeln!(header, ".reqntid {}, 1, 1", kernel.threads);
         let _ = writeln!(header, "{{");
         for (kind, count) in ["b32 %r", "f32 %f", "pred %p", "b64 %rd"]
             .iter()
@@ -464,14 +474,20 @@ impl<'a> Emitter<'a> {
                     self.fresh_label("continue"),
                     self.fresh_label("break"),
                 );
+                let outer_pointers = self.strided.len();
+                let advances = self.induction_pointers(body, continuing);
                 self.label(&top);
                 self.loops.push((next.clone(), done.clone()));
                 self.block(body);
                 self.label(&next);
                 self.block(continuing);
+                for (pointer, bytes) in advances {
+                    self.line(format!("add.s64 {pointer}, {pointer}, {bytes};"), None);
+                }
                 self.loops.pop();
                 self.line(format!("bra {top};"), span);
                 self.label(&done);
+                self.strided.truncate(outer_pointers);
             }
             StmtKind::Break => {
                 if let Some((_, done)) = self.loops.last().cloned() {
@@ -500,15 +516,70 @@ impl<'a> Emitter<'a> {
             .map_or(Scalar::F32, Param::element)
     }
 
-    /// The global address of `tensor[indices]` and, for a guarded access, the predicate that
-    /// says it lies inside the tensor.
-    fn address(
-        &mut self,
-        tensor: usize,
-        indices: &[Operand],
-        guarded: bool,
-    ) -> (String, Option<String>) {
-        let extents: Vec<String> = match self.kernel.params.get(tensor) {
+    /// Before a counting loop: a pointer for each access that moves with its induction
+    /// register (see `induction`), and what to add to each pointer per trip.
+    fn induction_pointers(&mut self, body: &Block, continuing: &Block) -> Vec<(String, String)> {
+        let Some(induction) = counting_induction(body, continuing) else {
+            return Vec::new();
+        };
+        let mut advances = Vec::new();
+        for access in strided_accesses(body, continuing, &induction) {
+            let (entry, _) = self.address(access.tensor, &access.indices, false);
+            let pointer = self.temp(Kind::B64);
+            self.line(format!("mov.b64 {pointer}, {entry};"), None);
+            let bytes = self.bytes_per_trip(&access, induction.iv, induction.step);
+            let tensor = self
+                .kernel
+                .params
+                .get(access.tensor)
+                .map_or("", Param::name);
+            self.line(
+                format!("// {pointer} walks {tensor} with the loop: {bytes} bytes per trip"),
+                None,
+            );
+            advances.push((pointer.clone(), bytes));
+            self.strided.push((access, pointer));
+        }
+        advances
+    }
+
+    /// `4 * step * (sum of the strides of the dimensions the induction register indexes)`, as a
+    /// 64-bit immediate or register.
+    fn bytes_per_trip(&mut self, access: &Access, iv: Reg, step: Operand) -> String {
+        let extents = self.extents(access.tensor);
+        let mut elements = self.in_reg(step, Scalar::I32);
+        let mut stride_sum: Option<String> = None;
+        for (position, index) in access.indices.iter().enumerate() {
+            if *index != Operand::Reg(iv) {
+                continue;
+            }
+            let mut stride = "1".to_string();
+            for extent in &extents[position + 1..] {
+                let product = self.temp(Kind::B32);
+                self.line(format!("mul.lo.s32 {product}, {extent}, {stride};"), None);
+                stride = product;
+            }
+            stride_sum = Some(match stride_sum {
+                None => stride,
+                Some(sum) => {
+                    let total = self.temp(Kind::B32);
+                    self.line(format!("add.s32 {total}, {sum}, {stride};"), None);
+                    total
+                }
+            });
+        }
+        if let Some(stride) = stride_sum.filter(|s| s != "1") {
+            let scaled = self.temp(Kind::B32);
+            self.line(format!("mul.lo.s32 {scaled}, {elements}, {stride};"), None);
+            elements = scaled;
+        }
+        let bytes = self.temp(Kind::B64);
+        self.line(format!("mul.wide.s32 {bytes}, {elements}, 4;"), None);
+        bytes
+    }
+
+    fn extents(&self, tensor: usize) -> Vec<String> {
+        match self.kernel.params.get(tensor) {
             Some(Param::Tensor { dims, .. }) => dims
                 .iter()
                 .map(|d| match d {
@@ -517,7 +588,28 @@ impl<'a> Emitter<'a> {
                 })
                 .collect(),
             _ => Vec::new(),
-        };
+        }
+    }
+
+    /// The global address of `tensor[indices]` and, for a guarded access, the predicate that
+    /// says it lies inside the tensor.
+    fn address(
+        &mut self,
+        tensor: usize,
+        indices: &[Operand],
+        guarded: bool,
+    ) -> (String, Option<String>) {
+        if !guarded {
+            let strided = self
+                .strided
+                .iter()
+                .rev()
+                .find(|(a, _)| a.tensor == tensor && a.indices == indices);
+            if let Some((_, pointer)) = strided {
+                return (pointer.clone(), None);
+            }
+        }
+        let extents = self.extents(tensor);
         let mut inside: Option<String> = None;
         if guarded {
             for (index, extent) in indices.iter().zip(&extents) {
@@ -738,6 +830,10 @@ impl<'a> Emitter<'a> {
     }
 
     fn binary(&mut self, d: &str, b: BinaryOp, t: Scalar, x: Operand, y: Operand) {
+        if let Some(shift) = power_of_two_divisor(b, t, y) {
+            let x = self.in_reg(x, t);
+            return self.divide_by_power_of_two(d, b, t, &x, shift);
+        }
         let x = self.in_reg(x, t);
         let y = self.src(y, t);
         let s = suffix(t);
@@ -779,6 +875,35 @@ impl<'a> Emitter<'a> {
             }
         };
         self.line(text, None);
+    }
+
+    /// `x / 2^shift` or `x % 2^shift` with shifts: ptxas divides by a constant in a register
+    /// the long way (a reciprocal and corrections), where nvcc's front end would have shifted.
+    /// Signed division truncates toward zero, so a negative `x` is biased by `2^shift - 1` first.
+    fn divide_by_power_of_two(&mut self, d: &str, b: BinaryOp, t: Scalar, x: &str, shift: u32) {
+        let mask = (1u32 << shift) - 1;
+        if t == Scalar::U32 {
+            let text = if b == BinaryOp::Div {
+                format!("shr.u32 {d}, {x}, {shift};")
+            } else {
+                format!("and.b32 {d}, {x}, {mask};")
+            };
+            return self.line(text, None);
+        }
+        if shift == 0 {
+            let value = if b == BinaryOp::Div { x } else { "0" };
+            return self.line(format!("mov.b32 {d}, {value};"), None);
+        }
+        let biased = self.temp(Kind::B32);
+        self.line(format!("shr.s32 {biased}, {x}, 31;"), None);
+        self.line(format!("shr.u32 {biased}, {biased}, {};", 32 - shift), None);
+        self.line(format!("add.s32 {biased}, {x}, {biased};"), None);
+        if b == BinaryOp::Div {
+            self.line(format!("shr.s32 {d}, {biased}, {shift};"), None);
+        } else {
+            self.line(format!("and.b32 {biased}, {biased}, {};", !mask), None);
+            self.line(format!("sub.s32 {d}, {x}, {biased};"), None);
+        }
     }
 
     fn math(&mut self, d: &str, f: MathFn, t: Scalar, a: Operand) {
@@ -998,6 +1123,15 @@ impl<'a> Emitter<'a> {
     }
 }
 
+/// The `k` of an integer division or remainder by the constant `2^k`.
+fn power_of_two_divisor(b: BinaryOp, t: Scalar, y: Operand) -> Option<u32> {
+    let Operand::Const(bits) = y else { return None };
+    let integer = matches!(t, Scalar::I32 | Scalar::U32);
+    let positive = t == Scalar::U32 || (bits as i32) > 0;
+    (matches!(b, BinaryOp::Div | BinaryOp::Rem) && integer && positive && bits.is_power_of_two())
+        .then(|| bits.trailing_zeros())
+}
+
 fn suffix_b(ty: Scalar) -> &'static str {
     match ty {
         Scalar::F32 | Scalar::F16 => "f32",
@@ -1010,5 +1144,103 @@ fn axis(a: Axis) -> &'static str {
         Axis::X => "x",
         Axis::Y => "y",
         Axis::Z => "z",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the straight-line integer PTX that `divide_by_power_of_two` writes, register by
+    /// register, so the shift sequences are checked against Rust's `/` and `%` without a GPU.
+    fn run_lines(lines: &[(String, Option<Span>)], x: u32) -> u32 {
+        let mut regs = std::collections::HashMap::from([("%x".to_string(), x)]);
+        let value = |regs: &std::collections::HashMap<String, u32>, s: &str| {
+            regs.get(s)
+                .copied()
+                .unwrap_or_else(|| s.parse::<i64>().map_or(0, |v| v as u32))
+        };
+        for (line, _) in lines {
+            let line = line.trim().trim_end_matches(';');
+            let (op, args) = line.split_once(' ').unwrap_or((line, ""));
+            let args: Vec<&str> = args.split(", ").collect();
+            let a = value(&regs, args[1]);
+            let b = args.get(2).map_or(0, |s| value(&regs, s));
+            let result = match op {
+                "mov.b32" => a,
+                "shr.s32" => ((a as i32) >> b) as u32,
+                "shr.u32" => a >> b,
+                "add.s32" => a.wrapping_add(b),
+                "sub.s32" => a.wrapping_sub(b),
+                "and.b32" => a & b,
+                other => panic!("unexpected instruction {other}"),
+            };
+            regs.insert(args[0].to_string(), result);
+        }
+        regs["%d"]
+    }
+
+    fn shifted(b: BinaryOp, t: Scalar, divisor: u32, x: u32) -> u32 {
+        let source = "kernel k() {}";
+        let kernel = Kernel {
+            name: "k".into(),
+            threads: 32,
+            params: Vec::new(),
+            dims: Vec::new(),
+            regs: Vec::new(),
+            shared: Vec::new(),
+            body: Vec::new(),
+            span: Span { start: 0, end: 0 },
+        };
+        let mut emitter = Emitter::new(&kernel, source, Arch::Sm70);
+        let shift = power_of_two_divisor(b, t, Operand::Const(divisor));
+        emitter.divide_by_power_of_two("%d", b, t, "%x", shift.unwrap_or(99));
+        run_lines(&emitter.lines, x)
+    }
+
+    #[test]
+    fn division_by_a_power_of_two_truncates_toward_zero_like_the_simulator() {
+        let samples = [
+            0,
+            1,
+            5,
+            31,
+            32,
+            33,
+            1000,
+            -1,
+            -5,
+            -31,
+            -32,
+            -33,
+            -1000,
+            i32::MAX,
+            i32::MIN,
+        ];
+        for shift in [0, 1, 5, 30] {
+            let divisor = 1i32 << shift;
+            for x in samples {
+                let (q, r) = (x / divisor, x % divisor);
+                let div = shifted(BinaryOp::Div, Scalar::I32, divisor as u32, x as u32);
+                let rem = shifted(BinaryOp::Rem, Scalar::I32, divisor as u32, x as u32);
+                assert_eq!((div as i32, rem as i32), (q, r), "{x} by {divisor}");
+                let (ux, ud) = (x as u32, divisor as u32);
+                assert_eq!(shifted(BinaryOp::Div, Scalar::U32, ud, ux), ux / ud);
+                assert_eq!(shifted(BinaryOp::Rem, Scalar::U32, ud, ux), ux % ud);
+            }
+        }
+    }
+
+    #[test]
+    fn only_positive_powers_of_two_become_shifts() {
+        let divisor = |bits: u32, t| power_of_two_divisor(BinaryOp::Div, t, Operand::Const(bits));
+        assert_eq!(divisor(32, Scalar::I32), Some(5));
+        assert_eq!(divisor(1 << 31, Scalar::U32), Some(31));
+        assert_eq!(divisor(1 << 31, Scalar::I32), None, "i32::MIN is negative");
+        assert_eq!(divisor(24, Scalar::I32), None);
+        assert_eq!(divisor(0, Scalar::U32), None);
+        assert_eq!(divisor(32, Scalar::F32), None);
+        let add = power_of_two_divisor(BinaryOp::Add, Scalar::I32, Operand::Const(32));
+        assert_eq!(add, None);
     }
 }
