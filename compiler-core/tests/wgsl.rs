@@ -38,10 +38,11 @@ fn golden_wgsl_for_every_example() {
         .filter(|(name, _)| name == "lane_ids" || name == "warp_reduce")
         .map(|(name, source)| (name, source, 4));
     use compiler_core::launch::WarpMode;
-    // And two with 32-lane warps emulated, which Chromium checks for barrier uniformity.
+    // And three with 32-lane warps emulated, which Chromium checks for barrier uniformity (and
+    // runs: e2e/specs/wgsl.spec.ts).
     let emulated = examples()
         .into_iter()
-        .filter(|(name, _)| name == "warp_reduce" || name == "tiled_transpose")
+        .filter(|(name, _)| name == "warp_reduce" || name == "tiled_transpose" || name == "tiled_matmul")
         .map(|(name, source)| (name, source, 32, WarpMode::Emulated));
     let cases = examples()
         .into_iter()

@@ -151,10 +151,14 @@ fn every_example_in_subgroup_mode_matches_the_simulator() {
     compare_all(&gpu, lanes, WarpMode::Subgroups);
 }
 
-/// FIXME: in emulated-warp mode on lavapipe, tiled_matmul (two 32 x 32 matrix products per CTA,
-/// hundreds of barriers) loses every subgroup but the first after its first product; smaller
-/// tiles, or 32 threads, run right. Not understood yet (a bug of ours or of llvmpipe's barrier
-/// handling); `emulated_tiled_matmul_still_differs` notices when it starts to work.
+/// Lavapipe (Mesa's llvmpipe in Debian 12, LLVM 15) runs tiled_matmul's emulated-warp WGSL
+/// wrong: after the first of its two 32 x 32 products only the first subgroup keeps its results.
+/// The smallest kernel that shows it is two cooperative loops in a row, each with a nested counting
+/// loop (each loop's exit is a workgroup vote between barriers); one such pair, or 16 x 16 tiles,
+/// run right. The same WGSL runs right on Chromium's WebGPU (e2e/specs/wgsl.spec.ts, "the tiled
+/// matmul with 32-lane warps emulated"), and naga's SPIR-V keeps `workgroupUniformLoad`'s two
+/// barriers, so we take it for an llvmpipe fault; `emulated_tiled_matmul_still_differs` notices
+/// when a newer Mesa runs it right.
 const KNOWN_EMULATED_FAILURES: &[&str] = &["tiled_matmul"];
 
 /// NVIDIA's 32-lane warps on a GPU whose subgroups are narrower (lavapipe's are 8).
