@@ -42,7 +42,9 @@ fn golden_wgsl_for_every_example() {
     // runs: e2e/specs/wgsl.spec.ts).
     let emulated = examples()
         .into_iter()
-        .filter(|(name, _)| name == "warp_reduce" || name == "tiled_transpose" || name == "tiled_matmul")
+        .filter(|(name, _)| {
+            name == "warp_reduce" || name == "tiled_transpose" || name == "tiled_matmul"
+        })
         .map(|(name, source)| (name, source, 32, WarpMode::Emulated));
     let cases = examples()
         .into_iter()

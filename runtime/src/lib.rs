@@ -1,18 +1,41 @@
-//! Runs Tessera kernels on a GPU through wgpu.
+//! Runs Tessera kernels on a GPU: natively through wgpu (Vulkan), in the browser through WebGPU.
 //!
-//! In: the machine's GPUs (Vulkan natively, WebGPU in the browser). Out: a device and queue to
-//! launch kernels on, and an [`AdapterReport`] that says what the GPU offers for Tessera: above
-//! all whether it has subgroups and how wide they are, which decides between the subgroup and
-//! the emulated-warp WGSL modes.
+//! In: the machine's GPUs. Out: an opened [`Gpu`], an [`AdapterReport`] that says what the GPU
+//! offers for Tessera (above all whether it has subgroups and how wide they are, which decides
+//! between the subgroup and the emulated-warp WGSL modes), and `run`, which launches a kernel's
+//! WGSL on the simulator's bound [`compiler_core::sim::Args`] and copies the written tensors
+//! back into them.
 //!
-//! Invariant: this crate is the only one that touches wgpu; the compiler core never does.
+//! The two runners share one [`plan`] (limits, buffers, read-back) and the same API: `open`,
+//! `probe`, `run`, `Gpu`. Natively `run` blocks; in the browser it is `async`, since WebGPU
+//! only answers through promises. The browser runner uses web-sys's WebGPU bindings rather than
+//! wgpu's WebGPU backend, because wgpu 30 cannot request the browser's `subgroups` feature
+//! (gfx-rs/wgpu#10146; ARCHITECTURE.md).
+//!
+//! Invariant: this crate is the only one that touches a GPU API; the compiler core never does.
 
-mod launch;
+mod plan;
 
-pub use launch::{run, GpuRun};
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::{open, probe, run, Gpu};
+
+#[cfg(target_arch = "wasm32")]
+mod web;
+#[cfg(target_arch = "wasm32")]
+pub use web::{open, probe, run, Gpu};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::time::Duration;
+
+/// What a GPU run measured.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuRun {
+    /// From submitting the dispatch to the results being mapped for reading.
+    pub elapsed: Duration,
+}
 
 /// What one GPU adapter offers to Tessera.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,6 +52,7 @@ pub struct AdapterReport {
     pub subgroup_max_size: u32,
     pub max_invocations_per_workgroup: u32,
     pub max_workgroup_storage_bytes: u32,
+    pub max_workgroups_per_dimension: u32,
 }
 
 impl AdapterReport {
@@ -45,22 +69,6 @@ impl AdapterReport {
             compiler_core::launch::WarpMode::Subgroups
         } else {
             compiler_core::launch::WarpMode::Emulated
-        }
-    }
-
-    fn of(adapter: &wgpu::Adapter) -> Self {
-        let info = adapter.get_info();
-        let limits = adapter.limits();
-        Self {
-            name: info.name,
-            backend: info.backend.to_str().to_owned(),
-            device_type: format!("{:?}", info.device_type).to_lowercase(),
-            driver: info.driver,
-            subgroups: adapter.features().contains(wgpu::Features::SUBGROUP),
-            subgroup_min_size: info.subgroup_min_size,
-            subgroup_max_size: info.subgroup_max_size,
-            max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
-            max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
         }
     }
 }
@@ -93,8 +101,9 @@ impl fmt::Display for AdapterReport {
 /// Why no GPU could be opened, or a launch did not run.
 #[derive(Debug)]
 pub enum RuntimeError {
-    NoAdapter(wgpu::RequestAdapterError),
-    NoDevice(wgpu::RequestDeviceError),
+    /// No adapter, and why (the API's message, or what the platform lacks).
+    NoAdapter(String),
+    NoDevice(String),
     /// The kernel does not fit the device: which limit, and by how much.
     Limit(String),
     /// The device rejected the shader or the launch, or was lost, or timed out.
@@ -104,11 +113,7 @@ pub enum RuntimeError {
 impl fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::NoAdapter(error) => write!(
-                f,
-                "no GPU adapter was found ({error}); natively Tessera needs a Vulkan driver, \
-                 for example Mesa's lavapipe (Debian package mesa-vulkan-drivers)"
-            ),
+            Self::NoAdapter(why) => write!(f, "no GPU adapter was found: {why}"),
             Self::NoDevice(error) => write!(f, "the GPU adapter refused a device: {error}"),
             Self::Limit(message) => write!(f, "the kernel does not fit this GPU: {message}"),
             Self::Device(message) => write!(f, "the GPU run failed: {message}"),
@@ -117,51 +122,3 @@ impl fmt::Display for RuntimeError {
 }
 
 impl std::error::Error for RuntimeError {}
-
-/// An opened GPU: the device and queue kernels run on, and what the adapter offers.
-pub struct Gpu {
-    pub device: wgpu::Device,
-    pub queue: wgpu::Queue,
-    pub report: AdapterReport,
-}
-
-/// Finds the default adapter and describes it, without opening a device.
-pub async fn probe() -> Result<AdapterReport, RuntimeError> {
-    Ok(AdapterReport::of(&default_adapter().await?))
-}
-
-/// Opens the default adapter's device, with subgroups enabled whenever the adapter offers them.
-pub async fn open() -> Result<Gpu, RuntimeError> {
-    let adapter = default_adapter().await?;
-    let report = AdapterReport::of(&adapter);
-    let required_features = if report.subgroups {
-        wgpu::Features::SUBGROUP
-    } else {
-        wgpu::Features::empty()
-    };
-    let descriptor = wgpu::DeviceDescriptor {
-        label: Some("tessera"),
-        required_features,
-        // Kernels are checked against the adapter's own limits, so ask for all of them.
-        required_limits: adapter.limits(),
-        ..Default::default()
-    };
-    let (device, queue) = adapter
-        .request_device(&descriptor)
-        .await
-        .map_err(RuntimeError::NoDevice)?;
-    Ok(Gpu {
-        device,
-        queue,
-        report,
-    })
-}
-
-async fn default_adapter() -> Result<wgpu::Adapter, RuntimeError> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    instance
-        .request_adapter(&wgpu::RequestAdapterOptions::default())
-        .await
-        .map_err(RuntimeError::NoAdapter)
-}

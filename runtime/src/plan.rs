@@ -1,0 +1,116 @@
+//! What a launch needs from any GPU API, worked out once for the native (wgpu) and the browser
+//! (WebGPU through web-sys) runners: the device's limits checked, each tensor's storage buffer
+//! and the uniform buffer as bytes, and how the results go back into the simulator's [`Args`].
+//!
+//! Invariant: the binding layout is the one [`Wgsl`] documents (one storage buffer per tensor,
+//! read-only when never written; dimension values then scalars in one uniform buffer, 4 bytes
+//! each, padded as the uniform struct is); the grid is the dispatch size.
+
+use crate::{AdapterReport, RuntimeError};
+use compiler_core::ir::{Kernel, Param};
+use compiler_core::sim::{Arg, Args};
+use compiler_core::wgsl::Wgsl;
+
+pub(crate) struct Plan {
+    pub uniform: Vec<u8>,
+    pub buffers: Vec<PlannedBuffer>,
+    pub grid: [u32; 3],
+}
+
+pub(crate) struct PlannedBuffer {
+    pub binding: u32,
+    /// The tensor's index in the kernel's parameters (and in `Args::params`).
+    pub param: usize,
+    pub read_only: bool,
+    /// Never empty: GPU APIs refuse empty buffers, so an empty tensor gets one element.
+    pub bytes: Vec<u8>,
+}
+
+pub(crate) fn plan(
+    report: &AdapterReport,
+    kernel: &Kernel,
+    wgsl: &Wgsl,
+    args: &Args,
+) -> Result<Plan, RuntimeError> {
+    check_limits(report, wgsl, args)?;
+    let mut uniform: Vec<u32> = args.dims.iter().map(|d| *d as u32).collect();
+    for (param, arg) in kernel.params.iter().zip(&args.params) {
+        if let (Param::Scalar { .. }, Arg::Scalar(bits)) = (param, arg) {
+            uniform.push(*bits);
+        }
+    }
+    uniform.resize((wgsl.uniform_bytes / 4) as usize, 0);
+    let mut buffers = Vec::new();
+    for binding in &wgsl.tensors {
+        let Some(Arg::Tensor(tensor)) = args.params.get(binding.param) else {
+            return Err(RuntimeError::Device(format!(
+                "no data for tensor `{}`",
+                binding.name
+            )));
+        };
+        let mut words = tensor.bits.clone();
+        if words.is_empty() {
+            words.push(0);
+        }
+        buffers.push(PlannedBuffer {
+            binding: binding.binding,
+            param: binding.param,
+            read_only: binding.read_only,
+            bytes: bytes(&words),
+        });
+    }
+    Ok(Plan {
+        uniform: bytes(&uniform),
+        buffers,
+        grid: [args.grid.x, args.grid.y, args.grid.z],
+    })
+}
+
+/// Copies a written tensor's bytes, as read back from the GPU, into `args`.
+pub(crate) fn read_back(args: &mut Args, param: usize, bytes: &[u8]) {
+    if let Some(Arg::Tensor(tensor)) = args.params.get_mut(param) {
+        let count = tensor.bits.len();
+        tensor.bits = bytes
+            .chunks_exact(4)
+            .take(count)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+    }
+}
+
+fn bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The device's limits against the kernel: which limit, and by how much.
+fn check_limits(report: &AdapterReport, wgsl: &Wgsl, args: &Args) -> Result<(), RuntimeError> {
+    if wgsl.workgroup_size > report.max_invocations_per_workgroup {
+        return Err(RuntimeError::Limit(format!(
+            "@launch({}) asks for {} invocations per workgroup; this GPU allows {}",
+            wgsl.workgroup_size, wgsl.workgroup_size, report.max_invocations_per_workgroup
+        )));
+    }
+    let storage = u64::from(report.max_workgroup_storage_bytes);
+    if wgsl.workgroup_bytes > storage {
+        return Err(RuntimeError::Limit(format!(
+            "the tiles take {} bytes of workgroup memory; this GPU has {storage} ({} too many)",
+            wgsl.workgroup_bytes,
+            wgsl.workgroup_bytes - storage
+        )));
+    }
+    let most = report.max_workgroups_per_dimension;
+    for (axis, n) in [("x", args.grid.x), ("y", args.grid.y), ("z", args.grid.z)] {
+        if n > most {
+            return Err(RuntimeError::Limit(format!(
+                "the grid has {n} CTAs along {axis}; this GPU dispatches at most {most}"
+            )));
+        }
+    }
+    if wgsl.uses_subgroups && report.fixed_subgroup_size() != Some(wgsl.lanes) {
+        return Err(RuntimeError::Limit(format!(
+            "subgroup mode needs subgroups of exactly {} lanes; this GPU's are {} to {}",
+            wgsl.lanes, report.subgroup_min_size, report.subgroup_max_size
+        )));
+    }
+    Ok(())
+}

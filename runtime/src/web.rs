@@ -1,0 +1,299 @@
+//! The browser runner: WebGPU through web-sys, with the same plan, WGSL and binding layout as
+//! the native runner. It asks for the adapter's `subgroups` feature and its own limits (WebGPU's
+//! defaults, 16 KiB of workgroup storage, are below a 32 × 32 matmul's), and sends WGSL with
+//! `enable subgroups;` where the kernel uses subgroups ([`Wgsl::browser_text`]).
+//!
+//! Errors are values: no WebGPU, no adapter, a shader the browser rejects (with its compiler's
+//! messages), a lost device (the browser's GPU watchdog ends a runaway kernel that way).
+
+use crate::plan::{plan, read_back};
+use crate::{AdapterReport, GpuRun, RuntimeError};
+use compiler_core::ir::Kernel;
+use compiler_core::sim::Args;
+use compiler_core::wgsl::Wgsl;
+use js_sys::{JsString, Number, Object, Reflect, Uint8Array};
+use std::time::Duration;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{
+    gpu_buffer_usage as usage, gpu_map_mode, gpu_shader_stage, GpuAdapter, GpuBindGroupDescriptor,
+    GpuBindGroupEntry, GpuBindGroupLayoutDescriptor, GpuBindGroupLayoutEntry, GpuBuffer,
+    GpuBufferBindingLayout, GpuBufferBindingType, GpuBufferDescriptor, GpuCompilationMessageType,
+    GpuComputePipelineDescriptor, GpuDevice, GpuDeviceDescriptor, GpuErrorFilter,
+    GpuPipelineLayoutDescriptor, GpuProgrammableStage, GpuShaderModuleDescriptor,
+};
+
+/// An opened WebGPU device and what its adapter offers.
+pub struct Gpu {
+    pub device: GpuDevice,
+    pub report: AdapterReport,
+}
+
+impl AdapterReport {
+    fn of(adapter: &GpuAdapter) -> Self {
+        let info = adapter.info();
+        let limits = adapter.limits();
+        let subgroups = adapter.features().has("subgroups");
+        Self {
+            name: [info.vendor(), info.architecture(), info.description()]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+            backend: "webgpu".into(),
+            device_type: if info.is_fallback_adapter() {
+                "cpu".into()
+            } else {
+                "gpu".into()
+            },
+            driver: info.device(),
+            subgroups,
+            subgroup_min_size: if subgroups {
+                info.subgroup_min_size()
+            } else {
+                0
+            },
+            subgroup_max_size: if subgroups {
+                info.subgroup_max_size()
+            } else {
+                0
+            },
+            max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup(),
+            max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size(),
+            max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension(),
+        }
+    }
+}
+
+fn js_error(value: &JsValue) -> String {
+    value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}
+
+async fn adapter() -> Result<GpuAdapter, RuntimeError> {
+    let window = web_sys::window()
+        .ok_or_else(|| RuntimeError::NoAdapter("there is no browser window".into()))?;
+    let navigator = window.navigator();
+    let has_webgpu = Reflect::has(&navigator, &JsValue::from_str("gpu")).unwrap_or(false);
+    if !has_webgpu {
+        return Err(RuntimeError::NoAdapter(
+            "this browser has no WebGPU (navigator.gpu is missing; it needs a secure context \
+             and a browser that ships WebGPU)"
+                .into(),
+        ));
+    }
+    let found = navigator
+        .gpu()
+        .request_adapter()
+        .await
+        .map_err(|e| RuntimeError::NoAdapter(js_error(&e)))?;
+    found.as_option().ok_or_else(|| {
+        RuntimeError::NoAdapter(
+            "WebGPU is there but offered no adapter (the GPU may be blocklisted or disabled)"
+                .into(),
+        )
+    })
+}
+
+/// Describes the browser's default adapter, without opening a device.
+pub async fn probe() -> Result<AdapterReport, RuntimeError> {
+    Ok(AdapterReport::of(&adapter().await?))
+}
+
+/// Opens the default adapter's device with `subgroups` when offered and the adapter's limits.
+pub async fn open() -> Result<Gpu, RuntimeError> {
+    let adapter = adapter().await?;
+    let report = AdapterReport::of(&adapter);
+    let descriptor = GpuDeviceDescriptor::new();
+    descriptor.set_label("tessera");
+    if report.subgroups {
+        descriptor.set_required_features(&[JsString::from("subgroups")]);
+    }
+    let limits = Object::new();
+    for (name, value) in [
+        (
+            "maxComputeInvocationsPerWorkgroup",
+            report.max_invocations_per_workgroup,
+        ),
+        (
+            "maxComputeWorkgroupStorageSize",
+            report.max_workgroup_storage_bytes,
+        ),
+        (
+            "maxComputeWorkgroupsPerDimension",
+            report.max_workgroups_per_dimension,
+        ),
+        (
+            "maxComputeWorkgroupSizeX",
+            adapter.limits().max_compute_workgroup_size_x(),
+        ),
+    ] {
+        let _ = Reflect::set(&limits, &JsValue::from_str(name), &Number::from(value));
+    }
+    descriptor.set_required_limits(limits.unchecked_ref());
+    let device = adapter
+        .request_device_with_descriptor(&descriptor)
+        .await
+        .map_err(|e| RuntimeError::NoDevice(js_error(&e)))?;
+    Ok(Gpu { device, report })
+}
+
+fn device_error(what: &str, e: &JsValue) -> RuntimeError {
+    RuntimeError::Device(format!("{what}: {}", js_error(e)))
+}
+
+fn buffer(device: &GpuDevice, size: usize, usage: u32) -> Result<GpuBuffer, RuntimeError> {
+    // WebGPU sizes are multiples of 4; the plan's bytes always are.
+    let descriptor = GpuBufferDescriptor::new(size.max(4) as u32, usage);
+    device
+        .create_buffer(&descriptor)
+        .map_err(|e| device_error("could not create a buffer", &e))
+}
+
+/// A buffer filled with `bytes` through the queue.
+fn filled_buffer(gpu: &Gpu, bytes: &[u8], usage: u32) -> Result<GpuBuffer, RuntimeError> {
+    let created = buffer(&gpu.device, bytes.len(), usage | usage::COPY_DST)?;
+    gpu.device
+        .queue()
+        .write_buffer_with_u32_and_u8_slice(&created, 0, bytes)
+        .map_err(|e| device_error("could not upload a buffer", &e))?;
+    Ok(created)
+}
+
+/// The browser's WGSL compiler's errors, with their lines, or `None` when it accepted the shader.
+async fn compile_errors(module: &web_sys::GpuShaderModule) -> Option<String> {
+    let info = module.get_compilation_info().await.ok()?;
+    let errors: Vec<String> = info
+        .messages()
+        .iter()
+        .filter(|m| m.type_() == GpuCompilationMessageType::Error)
+        .map(|m| format!("{}:{}: {}", m.line_num(), m.line_pos(), m.message()))
+        .collect();
+    (!errors.is_empty()).then(|| errors.join("\n"))
+}
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Runs the kernel over `args.grid` and copies every written tensor back into `args`.
+pub async fn run(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    wgsl: &Wgsl,
+    args: &mut Args,
+) -> Result<GpuRun, RuntimeError> {
+    let plan = plan(&gpu.report, kernel, wgsl, args)?;
+    let device = &gpu.device;
+    device.push_error_scope(GpuErrorFilter::Validation);
+    let module = device.create_shader_module(&GpuShaderModuleDescriptor::new(&wgsl.browser_text()));
+    if let Some(errors) = compile_errors(&module).await {
+        let _ = device.pop_error_scope().await;
+        return Err(RuntimeError::Device(format!(
+            "the browser's WGSL compiler rejected the kernel:\n{errors}"
+        )));
+    }
+    let entry = |binding: u32, ty: GpuBufferBindingType| {
+        let layout = GpuBufferBindingLayout::new();
+        layout.set_type(ty);
+        let entry = GpuBindGroupLayoutEntry::new(binding, gpu_shader_stage::COMPUTE);
+        entry.set_buffer(&layout);
+        entry
+    };
+    let mut entries: Vec<GpuBindGroupLayoutEntry> = plan
+        .buffers
+        .iter()
+        .map(|b| {
+            let ty = if b.read_only {
+                GpuBufferBindingType::ReadOnlyStorage
+            } else {
+                GpuBufferBindingType::Storage
+            };
+            entry(b.binding, ty)
+        })
+        .collect();
+    entries.push(entry(wgsl.uniform_binding, GpuBufferBindingType::Uniform));
+    let bind_layout = device
+        .create_bind_group_layout(&GpuBindGroupLayoutDescriptor::new(&entries))
+        .map_err(|e| device_error("the bind group layout was refused", &e))?;
+    let layouts = [js_sys::JsNullable::wrap(bind_layout.clone())];
+    let pipeline_layout =
+        device.create_pipeline_layout(&GpuPipelineLayoutDescriptor::new(&layouts));
+    let stage = GpuProgrammableStage::new(&module);
+    stage.set_entry_point(&wgsl.entry_point);
+    let pipeline = device
+        .create_compute_pipeline(&GpuComputePipelineDescriptor::new(&pipeline_layout, &stage));
+    let uniform = filled_buffer(gpu, &plan.uniform, usage::UNIFORM)?;
+    let mut buffers = Vec::new();
+    for b in &plan.buffers {
+        buffers.push(filled_buffer(
+            gpu,
+            &b.bytes,
+            usage::STORAGE | usage::COPY_SRC,
+        )?);
+    }
+    let mut group_entries: Vec<GpuBindGroupEntry> = plan
+        .buffers
+        .iter()
+        .zip(&buffers)
+        .map(|(b, buffer)| GpuBindGroupEntry::new_with_gpu_buffer(b.binding, buffer))
+        .collect();
+    group_entries.push(GpuBindGroupEntry::new_with_gpu_buffer(
+        wgsl.uniform_binding,
+        &uniform,
+    ));
+    let group =
+        device.create_bind_group(&GpuBindGroupDescriptor::new(&group_entries, &bind_layout));
+    if let Ok(error) = device.pop_error_scope().await {
+        if let Some(error) = error.as_option() {
+            return Err(RuntimeError::Device(format!(
+                "the device rejected the kernel: {}",
+                error.message()
+            )));
+        }
+    }
+    let start = now_ms();
+    let encoder = device.create_command_encoder();
+    let pass = encoder.begin_compute_pass();
+    pass.set_pipeline(&pipeline);
+    pass.set_bind_group(0, Some(&group));
+    let [x, y, z] = plan.grid;
+    pass.dispatch_workgroups_with_workgroup_count_y_and_workgroup_count_z(x, y, z);
+    pass.end();
+    let mut written = Vec::new();
+    for (b, storage) in plan.buffers.iter().zip(&buffers) {
+        if b.read_only {
+            continue;
+        }
+        let size = b.bytes.len().max(4);
+        let readback = buffer(device, size, usage::MAP_READ | usage::COPY_DST)?;
+        encoder
+            .copy_buffer_to_buffer_with_u32_and_u32_and_u32(storage, 0, &readback, 0, size as u32)
+            .map_err(|e| device_error("could not copy the results", &e))?;
+        written.push((b.param, readback));
+    }
+    device.queue().submit(&[encoder.finish()]);
+    for (param, readback) in &written {
+        readback.map_async(gpu_map_mode::READ).await.map_err(|e| {
+            device_error(
+                "the GPU did not finish (the device may have been lost, for example to the \
+                 browser's watchdog after a kernel ran too long)",
+                &e,
+            )
+        })?;
+        let range = readback
+            .get_mapped_range()
+            .map_err(|e| device_error("could not read the results back", &e))?;
+        read_back(args, *param, &Uint8Array::new(&range).to_vec());
+        readback.unmap();
+    }
+    let elapsed = Duration::from_secs_f64((now_ms() - start).max(0.0) / 1000.0);
+    for storage in buffers.iter().chain([&uniform]) {
+        storage.destroy();
+    }
+    Ok(GpuRun { elapsed })
+}
