@@ -14,6 +14,7 @@
 
 pub mod check;
 pub mod diagnostic;
+pub mod examples;
 pub mod hierarchy;
 pub mod ir;
 pub mod launch;

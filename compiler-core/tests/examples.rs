@@ -1,6 +1,8 @@
 //! Every example in `examples/` runs on the simulator and matches a reference computed here in
 //! plain Rust from the same inputs (never by the simulator).
 
+mod common;
+
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{Arg, Tensor};
@@ -519,26 +521,45 @@ fn the_same_launch_gives_bit_identical_results() {
 
 #[test]
 fn every_example_checks_without_diagnostics() {
-    let dir = format!("{}/../examples", env!("CARGO_MANIFEST_DIR"));
-    let mut count = 0;
-    for entry in std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .flatten()
-    {
-        let source = std::fs::read_to_string(entry.path()).unwrap_or_default();
+    let examples = common::examples();
+    assert!(examples.len() >= 17);
+    for (name, source) in examples {
         let compilation = compiler_core::compile(&source);
         assert!(
             compilation.diagnostics.is_empty(),
-            "{:?}: {:?}",
-            entry.path(),
+            "{name}: {:?}",
             compilation.diagnostics
         );
-        assert!(
-            compilation.ir().is_ok(),
-            "{:?} does not lower",
-            entry.path()
-        );
-        count += 1;
+        assert!(compilation.ir().is_ok(), "{name} does not lower");
     }
-    assert!(count >= 14, "only {count} examples");
+}
+
+/// The catalogue the playground and docs use lists every file in `examples/` once, each with a
+/// launch in `launches.json` that the simulator runs.
+#[test]
+fn the_catalogue_lists_every_example_with_a_launch_that_runs() {
+    let files: Vec<String> = common::examples().into_iter().map(|(n, _)| n).collect();
+    let mut listed: Vec<String> = compiler_core::examples::all()
+        .iter()
+        .map(|e| e.name.to_string())
+        .collect();
+    let mut launched = compiler_core::examples::launch_names();
+    listed.sort();
+    launched.sort();
+    assert_eq!(
+        listed, files,
+        "examples.rs lists exactly the files in examples/"
+    );
+    assert_eq!(launched, files, "launches.json has one launch per example");
+    for example in compiler_core::examples::all() {
+        assert!(
+            !example.summary().is_empty(),
+            "{} has no opening comment",
+            example.name
+        );
+        let compilation = compiler_core::compile(example.source);
+        if let Err(d) = compilation.run(&example.launch) {
+            panic!("{}: {d:#?}", example.name);
+        }
+    }
 }

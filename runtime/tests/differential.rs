@@ -3,144 +3,15 @@
 //! exactly, floats within 1e-4 relative (subgroup reductions may add in another order, and
 //! `exp` may be approximate).
 
+use compiler_core::examples::{self, Example};
 use compiler_core::hierarchy::Dim3;
-use compiler_core::launch::{Input, Launch, WarpMode};
+use compiler_core::launch::{Launch, WarpMode};
 use compiler_core::sim::Arg;
 use runtime::{open, run, Gpu};
 
 fn gpu() -> Gpu {
     pollster::block_on(open()).unwrap_or_else(|e| panic!("{e}"))
 }
-
-struct Case {
-    file: &'static str,
-    grid: (u32, u32),
-    dims: &'static [(&'static str, i64)],
-    scalars: &'static [(&'static str, f64)],
-    inputs: &'static [(&'static str, &'static str)],
-}
-
-const CASES: &[Case] = &[
-    Case {
-        file: "vector_add",
-        grid: (4, 1),
-        dims: &[("N", 1000)],
-        scalars: &[],
-        inputs: &[("A", "rand:1"), ("B", "rand:2")],
-    },
-    Case {
-        file: "saxpy",
-        grid: (3, 1),
-        dims: &[("N", 300)],
-        scalars: &[("alpha", 2.5)],
-        inputs: &[("X", "rand:3"), ("Y", "iota")],
-    },
-    Case {
-        file: "matvec",
-        grid: (2, 1),
-        dims: &[("N", 40), ("K", 100)],
-        scalars: &[],
-        inputs: &[("A", "rand:4"), ("W", "rand:5")],
-    },
-    Case {
-        file: "warp_reduce",
-        grid: (2, 1),
-        dims: &[("N", 200), ("W", 30)],
-        scalars: &[],
-        inputs: &[("X", "rand:6")],
-    },
-    Case {
-        file: "block_sum",
-        grid: (4, 1),
-        dims: &[("N", 1000), ("B", 4)],
-        scalars: &[],
-        inputs: &[("X", "rand:7")],
-    },
-    Case {
-        file: "prefix_sum",
-        grid: (2, 1),
-        dims: &[("N", 100)],
-        scalars: &[],
-        inputs: &[("X", "rand:8")],
-    },
-    Case {
-        file: "votes",
-        grid: (2, 1),
-        dims: &[("N", 100), ("W", 16)],
-        scalars: &[],
-        inputs: &[("X", "rand:9")],
-    },
-    Case {
-        file: "shuffles",
-        grid: (1, 1),
-        dims: &[],
-        scalars: &[],
-        inputs: &[("X", "iota")],
-    },
-    Case {
-        file: "lane_ids",
-        grid: (1, 1),
-        dims: &[],
-        scalars: &[],
-        inputs: &[],
-    },
-    Case {
-        file: "grid2d",
-        grid: (2, 3),
-        dims: &[("R", 3), ("C", 100)],
-        scalars: &[],
-        inputs: &[],
-    },
-    Case {
-        file: "transpose",
-        grid: (2, 5),
-        dims: &[("R", 5), ("C", 200)],
-        scalars: &[],
-        inputs: &[("In", "rand:10")],
-    },
-    Case {
-        file: "softmax",
-        grid: (2, 1),
-        dims: &[("R", 6), ("C", 70)],
-        scalars: &[],
-        inputs: &[("X", "rand:11")],
-    },
-    Case {
-        file: "stencil",
-        grid: (2, 1),
-        dims: &[("N", 500)],
-        scalars: &[],
-        inputs: &[("X", "rand:12")],
-    },
-    Case {
-        file: "dot",
-        grid: (1, 1),
-        dims: &[("N", 1000)],
-        scalars: &[],
-        inputs: &[("A", "rand:13"), ("B", "rand:14")],
-    },
-    Case {
-        file: "collatz",
-        grid: (2, 1),
-        dims: &[("N", 100)],
-        scalars: &[],
-        inputs: &[("Start", "iota")],
-    },
-    Case {
-        file: "tiled_transpose",
-        grid: (2, 2),
-        dims: &[("R", 40), ("C", 50)],
-        scalars: &[],
-        inputs: &[("In", "rand:15")],
-    },
-    Case {
-        file: "tiled_matmul",
-        grid: (2, 2),
-        dims: &[("M", 40), ("K", 70), ("N", 50)],
-        scalars: &[],
-        inputs: &[("A", "rand:16"), ("B", "rand:17")],
-    },
-];
 
 #[test]
 fn every_example_in_subgroup_mode_matches_the_simulator() {
@@ -177,10 +48,10 @@ fn emulated_warps_of_the_subgroup_width_match_too() {
 #[test]
 fn emulated_tiled_matmul_still_differs() {
     let gpu = gpu();
-    let Some(case) = CASES.iter().find(|c| c.file == "tiled_matmul") else {
-        return;
+    let Some(example) = examples::find("tiled_matmul") else {
+        panic!("tiled_matmul is not in the catalogue");
     };
-    let failures = compare(&gpu, case, 32, WarpMode::Emulated);
+    let failures = compare(&gpu, &example, 32, WarpMode::Emulated);
     assert!(
         !failures.is_empty(),
         "tiled_matmul now matches in emulated mode: remove it from KNOWN_EMULATED_FAILURES"
@@ -189,11 +60,11 @@ fn emulated_tiled_matmul_still_differs() {
 
 fn compare_all(gpu: &Gpu, lanes: u32, mode: WarpMode) {
     let mut failures = Vec::new();
-    for case in CASES {
-        if mode == WarpMode::Emulated && KNOWN_EMULATED_FAILURES.contains(&case.file) {
+    for example in examples::all() {
+        if mode == WarpMode::Emulated && KNOWN_EMULATED_FAILURES.contains(&example.name) {
             continue;
         }
-        failures.extend(compare(gpu, case, lanes, mode));
+        failures.extend(compare(gpu, &example, lanes, mode));
     }
     assert!(
         failures.is_empty(),
@@ -202,45 +73,28 @@ fn compare_all(gpu: &Gpu, lanes: u32, mode: WarpMode) {
     );
 }
 
-/// Runs one case on the simulator and on the GPU; what differs.
-fn compare(gpu: &Gpu, case: &Case, lanes: u32, mode: WarpMode) -> Vec<String> {
+/// Runs one example, with its catalogue launch, on the simulator and on the GPU; what differs.
+fn compare(gpu: &Gpu, example: &Example, lanes: u32, mode: WarpMode) -> Vec<String> {
     let mut failures = Vec::new();
     {
-        let path = format!(
-            "{}/../examples/{}.tsr",
-            env!("CARGO_MANIFEST_DIR"),
-            case.file
-        );
-        let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let compilation = compiler_core::compile(&source);
+        let name = example.name;
+        let compilation = compiler_core::compile(example.source);
         let launch = Launch {
-            grid: Dim3::new(case.grid.0, case.grid.1, 1),
-            dims: case.dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-            scalars: case
-                .scalars
-                .iter()
-                .map(|(n, v)| (n.to_string(), *v))
-                .collect(),
-            inputs: case
-                .inputs
-                .iter()
-                .map(|(n, i)| (n.to_string(), i.parse::<Input>().unwrap_or(Input::Zeros)))
-                .collect(),
             lanes,
-            ..Launch::default()
+            ..example.launch.clone()
         };
         let expected = match compilation.run(&launch) {
             Ok(output) => output,
-            Err(d) => panic!("{}: simulator: {d:?}", case.file),
+            Err(d) => panic!("{}: simulator: {d:?}", name),
         };
         let (kernel, wgsl) = compilation
             .wgsl(None, lanes, mode)
-            .unwrap_or_else(|d| panic!("{}: {d:?}", case.file));
+            .unwrap_or_else(|d| panic!("{}: {d:?}", name));
         let mut args = launch
             .bind(&kernel)
-            .unwrap_or_else(|d| panic!("{}: {d:?}", case.file));
+            .unwrap_or_else(|d| panic!("{}: {d:?}", name));
         if let Err(error) = run(gpu, &kernel, &wgsl, &mut args) {
-            failures.push(format!("{}: {error}", case.file));
+            failures.push(format!("{}: {error}", name));
             return failures;
         }
         for ((param, gpu_arg), sim_arg) in kernel
@@ -271,7 +125,7 @@ fn compare(gpu: &Gpu, case: &Case, lanes: u32, mode: WarpMode) -> Vec<String> {
                 };
                 failures.push(format!(
                     "{} {}[{i}]: GPU {} vs simulator {}",
-                    case.file,
+                    name,
                     param.name(),
                     show(got.bits[i]),
                     show(want.bits[i])

@@ -1,0 +1,93 @@
+//! The example kernels (`examples/*.tsr`) and the launch each one runs with
+//! (`examples/launches.json`), built into the library so the playground's menu, the docs and
+//! the tests share one catalogue.
+//!
+//! Invariant: every `.tsr` in `examples/` is listed here once, with a launch
+//! (`tests/examples.rs` checks both ways), and the menu shows them in this order.
+
+use crate::launch::Launch;
+use serde::Deserialize;
+
+pub struct Example {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub launch: Launch,
+}
+
+impl Example {
+    /// The source's opening comment, joined into one line: what the example shows.
+    pub fn summary(&self) -> String {
+        self.source
+            .lines()
+            .map_while(|l| l.strip_prefix("//"))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+macro_rules! example {
+    ($name:literal) => {
+        (
+            $name,
+            include_str!(concat!("../../examples/", $name, ".tsr")),
+        )
+    };
+}
+
+const SOURCES: &[(&str, &str)] = &[
+    example!("vector_add"),
+    example!("saxpy"),
+    example!("matvec"),
+    example!("warp_reduce"),
+    example!("block_sum"),
+    example!("prefix_sum"),
+    example!("votes"),
+    example!("shuffles"),
+    example!("lane_ids"),
+    example!("grid2d"),
+    example!("transpose"),
+    example!("softmax"),
+    example!("stencil"),
+    example!("dot"),
+    example!("collatz"),
+    example!("tiled_transpose"),
+    example!("tiled_matmul"),
+];
+
+const LAUNCHES: &str = include_str!("../../examples/launches.json");
+
+#[derive(Deserialize)]
+struct Entry {
+    name: String,
+    launch: Launch,
+}
+
+/// Every example, in the menu's order, each with its launch (the default launch if
+/// `launches.json` has none, which the tests forbid).
+pub fn all() -> Vec<Example> {
+    let launches: Vec<Entry> = serde_json::from_str(LAUNCHES).unwrap_or_default();
+    SOURCES
+        .iter()
+        .map(|&(name, source)| Example {
+            name,
+            source,
+            launch: launches
+                .iter()
+                .find(|e| e.name == name)
+                .map(|e| e.launch.clone())
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// The launches file's example names, for the tests' cross-check.
+pub fn launch_names() -> Vec<String> {
+    let launches: Vec<Entry> = serde_json::from_str(LAUNCHES).unwrap_or_default();
+    launches.into_iter().map(|e| e.name).collect()
+}
+
+/// The example called `name`.
+pub fn find(name: &str) -> Option<Example> {
+    all().into_iter().find(|e| e.name == name)
+}
