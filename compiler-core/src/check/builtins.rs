@@ -28,6 +28,13 @@ const OTHERS: [&str; 11] = [
     "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "sum",
 ];
 
+/// Whether `name` is a built-in function (for the highlighter).
+pub fn is_builtin(name: &str) -> bool {
+    [&MATH[..], &SHUFFLES, &REDUCTIONS, &LANE_ONLY, &OTHERS]
+        .iter()
+        .any(|names| names.contains(&name))
+}
+
 /// The closest of `candidates` to `name`, if it is close enough to be a likely typo.
 pub(super) fn closest<'a>(
     name: &str,

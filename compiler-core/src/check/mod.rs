@@ -17,6 +17,7 @@ mod builtins;
 mod types;
 mod uniformity;
 
+pub use builtins::is_builtin;
 pub use types::{Scalar, Type};
 pub use uniformity::{Cause, CauseKind, Uniformity};
 

@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod ctx;
+pub mod highlight;
 mod layout;
 mod parser;
 mod token;
