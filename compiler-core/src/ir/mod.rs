@@ -304,4 +304,34 @@ impl Kernel {
     pub fn param_index(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p.name() == name)
     }
+
+    /// The parameters the kernel stores to: its outputs (the rest are read-only).
+    pub fn written_tensors(&self) -> Vec<usize> {
+        fn visit(block: &[Stmt], written: &mut Vec<usize>) {
+            for stmt in block {
+                match &stmt.kind {
+                    StmtKind::Store { tensor, .. } if !written.contains(tensor) => {
+                        written.push(*tensor);
+                    }
+                    StmtKind::If {
+                        then_block,
+                        else_block,
+                        ..
+                    } => {
+                        visit(then_block, written);
+                        visit(else_block, written);
+                    }
+                    StmtKind::Loop { body, continuing } => {
+                        visit(body, written);
+                        visit(continuing, written);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut written = Vec::new();
+        visit(&self.body, &mut written);
+        written.sort_unstable();
+        written
+    }
 }

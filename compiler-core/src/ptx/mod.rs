@@ -19,15 +19,18 @@ use crate::ir::*;
 use crate::span::{LineIndex, Span};
 use crate::syntax::ctx::{Axis, CtxField};
 use induction::{counting_induction, strided_accesses, Access};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use std::str::FromStr;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Arch {
     #[default]
+    #[serde(rename = "sm_70")]
     Sm70,
+    #[serde(rename = "sm_80")]
     Sm80,
+    #[serde(rename = "sm_90")]
     Sm90,
 }
 

@@ -203,27 +203,6 @@ fn literal(bits: u32, ty: Scalar) -> Literal {
     }
 }
 
-fn written_tensors(block: &[ir::Stmt], written: &mut Vec<usize>) {
-    for stmt in block {
-        match &stmt.kind {
-            StmtKind::Store { tensor, .. } => written.push(*tensor),
-            StmtKind::If {
-                then_block,
-                else_block,
-                ..
-            } => {
-                written_tensors(then_block, written);
-                written_tensors(else_block, written);
-            }
-            StmtKind::Loop { body, continuing } => {
-                written_tensors(body, written);
-                written_tensors(continuing, written);
-            }
-            _ => {}
-        }
-    }
-}
-
 struct Builder<'k> {
     kernel: &'k Kernel,
     lanes: u32,
@@ -250,8 +229,7 @@ struct Builder<'k> {
 impl<'k> Builder<'k> {
     fn new(kernel: &'k Kernel, lanes: u32) -> Self {
         let mut module = Module::default();
-        let mut written = Vec::new();
-        written_tensors(&kernel.body, &mut written);
+        let written = kernel.written_tensors();
         let mut tensors = vec![None; kernel.params.len()];
         let mut bindings = Vec::new();
         for (i, param) in kernel.params.iter().enumerate() {

@@ -1,0 +1,247 @@
+//! The playground's whole state as data, and its two stores: the share link (the URL fragment)
+//! and the browser's localStorage.
+//!
+//! A link is `#v1.` followed by the session as JSON, deflated (miniz_oxide) and base64url
+//! encoded. Decoding never panics and bounds everything it allocates: a fragment longer than
+//! [`MAX_LINK_BYTES`], one that inflates past [`MAX_SESSION_BYTES`], an unknown version, or text
+//! that is not what it claims gives a [`LinkError`] that says which, and the playground opens the
+//! default example with that message.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use compiler_core::launch::{Launch, WarpMode};
+use compiler_core::ptx::Arch;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The version written into links; older versions stay readable as long as they are listed in
+/// [`Session::from_link`].
+pub const LINK_VERSION: u32 = 1;
+/// Longer fragments are refused before decoding (browsers accept about 2 MB of URL; a kernel
+/// and its launch compress to well under 8 KB).
+pub const MAX_LINK_BYTES: usize = 256 * 1024;
+/// The inflated session's limit: the compiler's own source limit plus room for the launch.
+pub const MAX_SESSION_BYTES: usize = compiler_core::syntax::MAX_SOURCE_BYTES + 256 * 1024;
+
+/// The output tab on show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tab {
+    #[default]
+    Run,
+    Ptx,
+    Wgsl,
+    Ir,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 4] = [Tab::Run, Tab::Ptx, Tab::Wgsl, Tab::Ir];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Run => "Run",
+            Tab::Ptx => "PTX",
+            Tab::Wgsl => "WGSL",
+            Tab::Ir => "IR",
+        }
+    }
+}
+
+/// Everything a link restores.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Session {
+    pub source: String,
+    pub launch: Launch,
+    pub tab: Tab,
+    pub arch: Arch,
+    /// `None`: subgroups when the GPU's are exactly `ctx.lanes` wide, else emulated warps.
+    pub warp_mode: Option<WarpMode>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::example(DEFAULT_EXAMPLE)
+    }
+}
+
+/// The example a new visitor, or a broken link, opens.
+pub const DEFAULT_EXAMPLE: &str = "matvec";
+
+impl Session {
+    /// The example `name` with its launch (the default example if there is none by that name).
+    pub fn example(name: &str) -> Session {
+        let example = compiler_core::examples::find(name)
+            .or_else(|| compiler_core::examples::find(DEFAULT_EXAMPLE));
+        let (source, launch) = example.map_or_else(
+            || (String::new(), Launch::default()),
+            |e| (e.source.to_owned(), e.launch),
+        );
+        Session {
+            source,
+            launch,
+            tab: Tab::Run,
+            arch: Arch::default(),
+            warp_mode: None,
+        }
+    }
+
+    /// The fragment that restores this session, without the `#`.
+    pub fn to_link(&self) -> String {
+        let json = serde_json::to_vec(self).unwrap_or_default();
+        let deflated = miniz_oxide::deflate::compress_to_vec(&json, 9);
+        format!("v{LINK_VERSION}.{}", URL_SAFE_NO_PAD.encode(deflated))
+    }
+
+    /// The session a fragment (with or without its `#`) holds.
+    pub fn from_link(fragment: &str) -> Result<Session, LinkError> {
+        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+        if fragment.len() > MAX_LINK_BYTES {
+            return Err(LinkError::TooLong(fragment.len()));
+        }
+        let Some((version, payload)) = fragment.split_once('.') else {
+            return Err(LinkError::NotALink);
+        };
+        match version {
+            "v1" => {}
+            other if other.starts_with('v') => {
+                return Err(LinkError::UnknownVersion(other.to_owned()))
+            }
+            _ => return Err(LinkError::NotALink),
+        }
+        let deflated = URL_SAFE_NO_PAD
+            .decode(payload)
+            .map_err(|_| LinkError::Corrupt("its text is not base64url"))?;
+        let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_SESSION_BYTES)
+            .map_err(|e| match e.status {
+                miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::TooLarge,
+                _ => LinkError::Corrupt("it does not inflate (truncated or altered)"),
+            })?;
+        serde_json::from_slice(&json)
+            .map_err(|_| LinkError::Corrupt("its contents are not a session"))
+    }
+
+    /// The session as localStorage keeps it (plain JSON).
+    pub fn to_storage(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn from_storage(text: &str) -> Option<Session> {
+        if text.len() > MAX_SESSION_BYTES {
+            return None;
+        }
+        serde_json::from_str(text).ok()
+    }
+}
+
+/// Why a share link could not be opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkError {
+    NotALink,
+    UnknownVersion(String),
+    TooLong(usize),
+    TooLarge,
+    Corrupt(&'static str),
+}
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkError::NotALink => write!(f, "the link's fragment is not a Tessera share link"),
+            LinkError::UnknownVersion(v) => write!(
+                f,
+                "the link was made by a newer Tessera (format {v}; this one reads v{LINK_VERSION})"
+            ),
+            LinkError::TooLong(n) => write!(
+                f,
+                "the link is {n} bytes long; share links hold at most {MAX_LINK_BYTES}"
+            ),
+            LinkError::TooLarge => write!(
+                f,
+                "the link unpacks to more than {MAX_SESSION_BYTES} bytes, more than any kernel"
+            ),
+            LinkError::Corrupt(why) => write!(f, "the link is damaged: {why}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use compiler_core::launch::Input;
+
+    fn edited() -> Session {
+        let mut session = Session::example("saxpy");
+        session.source.push_str("\n// an edit: ünïcode too\n");
+        session.launch.grid.x = 7;
+        session.launch.inputs.insert("X".into(), Input::Rand(99));
+        session.tab = Tab::Ptx;
+        session.arch = Arch::Sm90;
+        session.warp_mode = Some(WarpMode::Emulated);
+        session
+    }
+
+    #[test]
+    fn a_link_restores_the_session_exactly() {
+        let session = edited();
+        let link = session.to_link();
+        assert!(link.starts_with("v1."), "{link}");
+        assert!(link
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)));
+        assert_eq!(Session::from_link(&format!("#{link}")), Ok(session.clone()));
+        assert_eq!(Session::from_storage(&session.to_storage()), Some(session));
+    }
+
+    #[test]
+    fn links_compress() {
+        let session = Session::example("tiled_matmul");
+        assert!(session.to_link().len() < session.to_storage().len());
+    }
+
+    #[test]
+    fn broken_links_say_what_is_wrong() {
+        let link = edited().to_link();
+        let truncated = &link[..link.len() / 2];
+        assert!(matches!(
+            Session::from_link(truncated),
+            Err(LinkError::Corrupt(_))
+        ));
+        let altered = link.replacen('A', "*", 1).replacen('b', "*", 1);
+        assert!(Session::from_link(&altered).is_err());
+        assert_eq!(Session::from_link(""), Err(LinkError::NotALink));
+        assert_eq!(Session::from_link("#hello"), Err(LinkError::NotALink));
+        assert_eq!(
+            Session::from_link("v9.abc"),
+            Err(LinkError::UnknownVersion("v9".into()))
+        );
+        let huge = "v1.".to_owned() + &"A".repeat(MAX_LINK_BYTES);
+        assert!(matches!(
+            Session::from_link(&huge),
+            Err(LinkError::TooLong(_))
+        ));
+        let not_a_session = miniz_oxide::deflate::compress_to_vec(b"[1, 2, 3]", 9);
+        let link = format!("v1.{}", URL_SAFE_NO_PAD.encode(not_a_session));
+        assert!(matches!(
+            Session::from_link(&link),
+            Err(LinkError::Corrupt(_))
+        ));
+    }
+
+    #[test]
+    fn a_link_that_inflates_too_far_is_refused_without_inflating_it_all() {
+        let bomb = vec![b' '; MAX_SESSION_BYTES + 10];
+        let link = format!(
+            "v1.{}",
+            URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(&bomb, 9))
+        );
+        assert!(link.len() < 8 * 1024, "a compression bomb is small");
+        assert_eq!(Session::from_link(&link), Err(LinkError::TooLarge));
+    }
+
+    #[test]
+    fn unknown_examples_fall_back_to_the_default() {
+        assert_eq!(Session::example("nope"), Session::example(DEFAULT_EXAMPLE));
+        assert!(Session::default().source.contains("kernel mv"));
+    }
+}
