@@ -1,5 +1,6 @@
 // Screenshots of any page of the built site, to look at while building it:
-//   node scripts/look.mjs PATH OUT.png [WIDTHxHEIGHT] [dark] [click-testid...]
+//   node scripts/look.mjs PATH OUT.png [WIDTHxHEIGHT] [light|dark] [ACTION...]
+// ACTION: click:TESTID, focus:TESTID, scroll:TESTID, key:KEY, type:TESTID=TEXT, wait:MS, full
 import { chromium } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,8 +21,20 @@ try {
     try { await page.goto(`http://127.0.0.1:${port}${path}`); break; } catch (error) { if (attempt > 50) throw error; await sleep(100); }
   }
   await sleep(1500);
-  for (const id of clicks) { await page.getByTestId(id).click(); await sleep(2500); }
-  await page.screenshot({ path: out, fullPage: false });
+  let fullPage = false;
+  for (const action of clicks) {
+    const [kind, arg = ''] = action.split(/:(.*)/s);
+    if (kind === 'click') await page.getByTestId(arg).first().click();
+    else if (kind === 'focus') await page.getByTestId(arg).first().focus();
+    else if (kind === 'scroll') await page.getByTestId(arg).first().scrollIntoViewIfNeeded();
+    else if (kind === 'key') await page.keyboard.press(arg);
+    else if (kind === 'type') { const [id, text] = arg.split(/=(.*)/s); await page.getByTestId(id).fill(text); }
+    else if (kind === 'wait') await sleep(Number(arg));
+    else if (kind === 'full') fullPage = true;
+    await sleep(300);
+  }
+  await sleep(500);
+  await page.screenshot({ path: out, fullPage });
 } finally {
   await browser.close();
   server.kill();

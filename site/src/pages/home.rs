@@ -1,7 +1,8 @@
 //! The home page: what Tessera is, a kernel to read, and the thread finder, which runs the
 //! compiler core's hierarchy arithmetic in the browser.
 
-use compiler_core::hierarchy::{Dim3, LaunchShape, ThreadCtx, NVIDIA_LANES};
+use compiler_core::hierarchy::{Dim3, LaunchShape, NVIDIA_LANES};
+use diagram::{DiagramConfig, HierarchyDiagram};
 use leptos::prelude::*;
 
 const MATVEC: &str = "\
@@ -55,6 +56,7 @@ pub fn Home() -> impl IntoView {
             </figure>
         </section>
         <ThreadFinder/>
+        <PartialWarp/>
         <section aria-labelledby="status">
             <h2 id="status">"What works today"</h2>
             <ul>
@@ -116,8 +118,8 @@ impl NumberField {
     }
 }
 
-/// The worked example of the hierarchy page, live: pick a launch and a thread and see its
-/// `ctx` fields with the reason for each value.
+/// The hierarchy page's schematic, live: pick a launch, then zoom through it in the diagram
+/// or type a thread to go straight to it.
 #[component]
 fn ThreadFinder() -> impl IntoView {
     let schematic = LaunchShape::SCHEMATIC;
@@ -132,40 +134,53 @@ fn ThreadFinder() -> impl IntoView {
         NumberField::new("block-y", "ctx.block.y", 1),
         NumberField::new("thread", "ctx.thread", 113),
     ];
-    let located = Memo::new(move |_| locate(&launch, &place));
+    // The place applies once the user edits it; until then the diagram opens at the grid.
+    let placed = RwSignal::new(false);
+    let config = Memo::new(move |_| diagram_config(&launch));
+    let located = Memo::new(move |_| {
+        let config = config.get()?;
+        let [block_x, block_y, thread] = place.each_ref().map(NumberField::value);
+        let (block, thread) = (Dim3::new(block_x?, block_y?, 0), thread?);
+        config
+            .shape
+            .locate(block, thread)
+            .map_err(|e| e.to_string())?;
+        Ok::<_, String>((block, thread))
+    });
+    let show = Signal::derive(move || placed.get().then(|| located.get().ok()).flatten());
+    let error = move || {
+        config
+            .get()
+            .err()
+            .or_else(|| placed.get().then(|| located.get().err()).flatten())
+    };
+    let shown = Signal::derive(move || config.get().unwrap_or_default());
 
     view! {
         <section class="finder" aria-labelledby="finder-title">
             <h2 id="finder-title">"Where does a thread sit?"</h2>
             <p>
-                "Pick a launch and one thread of it. Warps are cut from the thread's index in "
-                "its CTA, so its warp and lane follow from "<code>"ctx.thread"</code>" and "
-                <code>"ctx.lanes"</code>" alone."
+                "A launch is a grid of CTAs, each CTA runs as warps, and each thread is one lane "
+                "of its warp. Warps are cut from the thread's index in its CTA, so its warp and "
+                "lane follow from "<code>"ctx.thread"</code>" and "<code>"ctx.lanes"</code>" alone."
             </p>
             <form class="finder-form" on:submit=|event| event.prevent_default()>
                 <fieldset>
                     <legend>"The launch"</legend>
-                    {launch.map(number_input)}
+                    {launch.map(|f| number_input(f, None))}
                 </fieldset>
                 <fieldset>
-                    <legend>"The thread"</legend>
-                    {place.map(number_input)}
+                    <legend>"Go to a thread"</legend>
+                    {place.map(|f| number_input(f, Some(placed)))}
                 </fieldset>
             </form>
-            <div class="finder-result" aria-live="polite">
-                {move || match located.get() {
-                    Ok(thread) => thread_readout(&thread).into_any(),
-                    Err(message) => {
-                        view! { <p class="error" data-testid="finder-error">{message}</p> }
-                            .into_any()
-                    }
-                }}
-            </div>
+            {move || error().map(|message| view! { <p class="error" role="alert" data-testid="finder-error">{message}</p> })}
+            <HierarchyDiagram config=shown show=show label="The launch, from the grid to one lane"/>
         </section>
     }
 }
 
-fn number_input(field: NumberField) -> impl IntoView {
+fn number_input(field: NumberField, touched: Option<RwSignal<bool>>) -> impl IntoView {
     view! {
         <label class="number-field">
             <span class="number-label">{field.label}</span>
@@ -175,49 +190,41 @@ fn number_input(field: NumberField) -> impl IntoView {
                 inputmode="numeric"
                 data-testid=field.id
                 prop:value=move || field.text.get()
-                on:input=move |event| field.text.set(event_target_value(&event))
+                on:input=move |event| {
+                    field.text.set(event_target_value(&event));
+                    if let Some(touched) = touched {
+                        touched.set(true);
+                    }
+                }
             />
         </label>
     }
 }
 
-fn locate(launch: &[NumberField; 4], place: &[NumberField; 3]) -> Result<ThreadCtx, String> {
+fn diagram_config(launch: &[NumberField; 4]) -> Result<DiagramConfig, String> {
     let [grid_x, grid_y, threads, lanes] = launch.each_ref().map(NumberField::value);
-    let [block_x, block_y, thread] = place.each_ref().map(NumberField::value);
     let grid = Dim3::new(grid_x?, grid_y?, 1);
     let shape = LaunchShape::new(grid, threads?, lanes?).map_err(|e| e.to_string())?;
-    shape
-        .locate(Dim3::new(block_x?, block_y?, 0), thread?)
-        .map_err(|e| e.to_string())
+    let config = DiagramConfig {
+        shape,
+        ..DiagramConfig::default()
+    };
+    config.check()?;
+    Ok(config)
 }
 
-fn thread_readout(thread: &ThreadCtx) -> impl IntoView {
-    let rows = thread.explain().into_iter().map(|row| {
-        view! {
-            <tr>
-                <th scope="row"><code>{row.field}</code></th>
-                <td class="value">{row.value}</td>
-                <td>{row.why}</td>
-            </tr>
-        }
-    });
+/// The glossary's occupancy view: a 48-thread CTA in two warp slots.
+#[component]
+fn PartialWarp() -> impl IntoView {
     view! {
-        <p class="sentence" data-testid="sentence">{thread.sentence()}</p>
-        <table class="ctx-table" data-testid="ctx-table">
-            <caption class="visually-hidden">"The ctx fields of the thread picked"</caption>
-            <thead>
-                <tr><th scope="col">"Field"</th><th scope="col">"Value"</th><th scope="col">"Why"</th></tr>
-            </thead>
-            <tbody>{rows.collect_view()}</tbody>
-        </table>
-        <p class="relation">
-            <code>"ctx.thread = ctx.warp * ctx.lanes + ctx.lane"</code>": "
-            <code data-testid="relation">{thread.relation()}</code>
-        </p>
-        <p class="mask">
-            "Active mask of warp "{thread.warp()}": "
-            <code data-testid="active-mask">{thread.active_mask().to_string()}</code>
-            " ("{thread.active_mask().count()}" of "{thread.shape.lanes}" lanes hold a thread)"
-        </p>
+        <section aria-labelledby="partial-title">
+            <h2 id="partial-title">"A partial warp"</h2>
+            <p>
+                "A CTA of 48 threads fills one warp and half of another. Lane numbers restart at "
+                "zero in each warp, and the lanes past thread 47 hold no thread at all, so warp "
+                "1's active mask has sixteen bits set."
+            </p>
+            <HierarchyDiagram config=DiagramConfig::partial_warp() label="A 48-thread CTA in two warp slots"/>
+        </section>
     }
 }
