@@ -291,6 +291,27 @@ pub fn Playground() -> impl IntoView {
         report.set(None);
         notice.set(None);
     };
+    // A link pasted into this tab's address bar opens too.
+    let on_hash = move || {
+        let hash = window().location().hash().unwrap_or_default();
+        if hash.len() <= 1 {
+            return;
+        }
+        match Session::from_link(&hash) {
+            Ok(opened) => {
+                source.set(opened.source);
+                launch.set(opened.launch);
+                tab.set(opened.tab);
+                arch.set(opened.arch);
+                warp_mode.set(opened.warp_mode);
+                notice.set(None);
+            }
+            Err(error) => notice.set(Some(format!("{error}. The page keeps what it had."))),
+        }
+        report.set(None);
+    };
+    let listener = window_event_listener(leptos::ev::hashchange, move |_| on_hash());
+    on_cleanup(move || listener.remove());
     let share_status = RwSignal::new(String::new());
     let copy_link = move |_| {
         let link = session().to_link();

@@ -1,0 +1,161 @@
+import { test, expect } from '../fixtures/pages';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const examples = join(__dirname, '../../examples');
+const vectorAdd = readFileSync(join(examples, 'vector_add.tsr'), 'utf8');
+
+test('a mistake is underlined and listed at its line and column, and fixing it clears it', async ({ play, page, consoleErrors }) => {
+  await play.open('?example=vector_add');
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
+  await play.editor.fill(vectorAdd.replace('ctx.threads + ctx.thread', 'ctx.threads + ctx.thred'));
+  await expect(play.diagnostics).toHaveCount(1);
+  const diagnostic = play.diagnostics.first();
+  await expect(diagnostic.getByRole('link', { name: 'E0112' })).toHaveAttribute('href', '/errors/E0112');
+  await expect(diagnostic.getByTestId('where')).toHaveText('4:43');
+  await expect(diagnostic).toContainText('ctx has no field `thred`');
+  await expect(diagnostic).toContainText('help: the fields are ctx.blocks');
+  // The highlight layer underlines exactly the span.
+  await expect(page.locator('.editor-highlight .diag-error')).toHaveText('thred');
+  await play.editor.fill(vectorAdd);
+  await expect(play.diagnostics).toHaveCount(0);
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
+  expect(consoleErrors).toEqual([]);
+});
+
+test('hovering a name shows its type and uniformity', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  // Put the caret on `i` in `let i = …` (line 4, after "  let ").
+  const offset = vectorAdd.indexOf('let i') + 4;
+  await play.editor.evaluate((el: HTMLTextAreaElement, at) => {
+    el.focus();
+    el.setSelectionRange(at, at);
+  }, offset);
+  await play.editor.press('ArrowRight');
+  await play.editor.press('ArrowLeft');
+  await expect(page.getByTestId('hover-info')).toHaveText(/^i: i32 · varying/);
+});
+
+test('Tab indents and Ctrl+Enter runs', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.editor.evaluate((el: HTMLTextAreaElement) => {
+    el.focus();
+    el.setSelectionRange(0, 0);
+  });
+  await page.keyboard.press('Tab');
+  await expect(play.editor).toHaveValue('  ' + vectorAdd);
+  await page.keyboard.press('Control+z');
+  await expect(play.editor).toHaveValue(vectorAdd);
+  await page.keyboard.press('Control+Enter');
+  await expect(play.simStatus).toContainText('Simulator:');
+});
+
+test('a run on the simulator shows the values the kernel wrote', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await page.getByTestId('input-A').selectOption('ones');
+  await page.getByTestId('input-B').selectOption('iota');
+  await play.setField('dim-N', '20');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  const c = page.getByTestId('result-C');
+  await expect(c).toContainText('C');
+  await expect(c).toContainText('20');
+  // C[i] = 1 + i for the first row of sixteen.
+  const cells = c.locator('td');
+  await expect(cells.nth(0)).toHaveText('1');
+  await expect(cells.nth(5)).toHaveText('6');
+  await expect(cells.nth(15)).toHaveText('16');
+});
+
+test('a runaway kernel stops at the step limit with an explanation', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.editor.fill(vectorAdd.replace('C[i] = A[i] + B[i]', 'while true {\n      C[i] = A[i] + B[i]\n    }'));
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
+  await play.run();
+  await expect(page.getByTestId('run-status')).toContainText('The simulator stopped the run', { timeout: 20_000 });
+  await expect(play.diagnostics.first()).toBeVisible();
+});
+
+test('a share link restores the source and the launch in a new page', async ({ play, page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await play.open('?example=saxpy');
+  await play.editor.fill(readFileSync(join(examples, 'saxpy.tsr'), 'utf8') + '\n// shared\n');
+  await play.setField('grid-x', '7');
+  await play.setField('scalar-alpha', '1.5');
+  await page.getByTestId('copy-link').click();
+  await expect(page.getByTestId('share-status')).toContainText('Link copied');
+  const url = page.url();
+  expect(url).toMatch(/\/play#v1\.[A-Za-z0-9_-]+$/);
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toBe(url);
+  const other = await context.newPage();
+  await other.goto(url);
+  await expect(other.getByRole('textbox', { name: 'Kernel source' })).toHaveValue(/\/\/ shared\n$/);
+  await expect(other.getByTestId('grid-x')).toHaveValue('7');
+  await expect(other.getByTestId('scalar-alpha')).toHaveValue('1.5');
+});
+
+test('a damaged link says so and opens the default example', async ({ play, page }) => {
+  await page.goto('/play#v1.AAAAthis-is-not-a-session');
+  await expect(page.getByTestId('notice')).toContainText('the link is damaged');
+  await expect(page.getByTestId('notice')).toContainText('The default example is open instead');
+  await expect(play.editor).toHaveValue(/kernel mv/);
+  // A link pasted into the same tab is opened too.
+  await page.evaluate(() => { location.hash = 'v7.abc'; });
+  await expect(page.getByTestId('notice')).toContainText('made by a newer Tessera');
+});
+
+test('the last state survives a reload', async ({ play, page }) => {
+  await play.open('?example=dot');
+  await play.editor.fill('// kept\n' + readFileSync(join(examples, 'dot.tsr'), 'utf8'));
+  await page.waitForTimeout(200);
+  await page.goto('/play');
+  await expect(play.editor).toHaveValue(/^\/\/ kept\n/);
+});
+
+test('the PTX downloads as KERNEL.ptx, and its lines link to the source', async ({ play, page }) => {
+  await play.open('?example=matvec');
+  await play.tab('PTX').click();
+  await page.getByTestId('arch').selectOption('sm_90');
+  const listing = page.getByTestId('listing');
+  await expect(listing).toContainText('.target sm_90');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
+  expect(download.suggestedFilename()).toBe('mv.ptx');
+  const text = readFileSync(await download.path(), 'utf8');
+  expect(text).toContain('.visible .entry mv(');
+  expect(text).toContain('.version 7.8');
+  expect(text).toContain('// 9: acc += W[col, k] * A[0, k]');
+  // An output line marks its source span in the editor.
+  await listing.locator('.listing-line', { hasText: 'ld.global.f32' }).first().hover();
+  await expect.poll(async () => (await page.locator('.editor-highlight .linked').allTextContents()).join('')).toBe('W[col, k]');
+  // And the pointer on a source line marks the output lines it produced.
+  const w = page.locator('.editor-highlight span', { hasText: /^W$/ }).nth(1);
+  const box = await w.boundingBox();
+  await page.mouse.move((box?.x ?? 0) + 3, (box?.y ?? 0) + (box?.height ?? 0) / 2);
+  await expect(listing.locator('.listing-line.linked', { hasText: 'ld.global.f32 %f2' })).toHaveCount(1);
+  await expect(listing.locator('.listing-line.linked', { hasText: 'shfl.sync' })).toHaveCount(0);
+});
+
+test('WGSL and IR tabs show their listings', async ({ play, page }) => {
+  await play.open('?example=warp_reduce');
+  await play.tab('WGSL').click();
+  await expect(page.getByTestId('listing')).toContainText('@compute @workgroup_size(');
+  await play.tab('IR').click();
+  await expect(page.getByTestId('listing')).toContainText('kernel warp_reduce');
+});
+
+for (const [name, viewport] of [
+  ['desktop', { width: 1280, height: 800 }],
+  ['phone', { width: 390, height: 800 }],
+] as const) {
+  test(`the playground at ${name} width`, async ({ play, page }, info) => {
+    await page.setViewportSize(viewport);
+    await play.open('?example=matvec');
+    await play.run();
+    await play.gpuOutcome();
+    await page.screenshot({ path: info.outputPath(`play-${name}.png`), fullPage: true });
+    // Nothing spills sideways.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+}
