@@ -66,6 +66,8 @@ pub struct RunOutput {
     pub kernel: ir::Kernel,
     pub args: sim::Args,
     pub stats: sim::Stats,
+    /// Who wrote each element last, when the run recorded it ([`Compilation::run_recording`]).
+    pub writers: Option<sim::Writers>,
 }
 
 impl Compilation {
@@ -109,15 +111,30 @@ impl Compilation {
 
     /// Runs `launch` on the simulator.
     pub fn run(&self, launch: &launch::Launch) -> Result<RunOutput, Vec<Diagnostic>> {
+        self.simulate(launch, false)
+    }
+
+    /// Runs `launch` on the simulator, recording which thread wrote each element.
+    pub fn run_recording(&self, launch: &launch::Launch) -> Result<RunOutput, Vec<Diagnostic>> {
+        self.simulate(launch, true)
+    }
+
+    fn simulate(
+        &self,
+        launch: &launch::Launch,
+        record: bool,
+    ) -> Result<RunOutput, Vec<Diagnostic>> {
         let module = self.ir()?;
         let kernel = pick_kernel(&module, launch.kernel.as_deref()).map_err(|d| vec![d])?;
         let mut args = launch.bind(&kernel).map_err(|d| vec![d])?;
-        let stats = sim::run(&kernel, &mut args, launch.sim_options())
+        let mut writers = record.then(Vec::new);
+        let stats = sim::run_recording(&kernel, &mut args, launch.sim_options(), writers.as_mut())
             .map_err(|fault| vec![fault.to_diagnostic()])?;
         Ok(RunOutput {
             kernel,
             args,
             stats,
+            writers,
         })
     }
 }

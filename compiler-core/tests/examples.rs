@@ -563,3 +563,33 @@ fn the_catalogue_lists_every_example_with_a_launch_that_runs() {
         }
     }
 }
+
+/// A recorded run names the thread that wrote each element: in vector_add, element i is
+/// written by launch thread i (CTA i / 256, thread i % 256), and the inputs by nobody.
+#[test]
+fn a_recorded_run_knows_who_wrote_each_element() {
+    let Some(example) = compiler_core::examples::find("vector_add") else {
+        panic!("vector_add is not in the catalogue");
+    };
+    let launch = Launch {
+        grid: Dim3::new(2, 1, 1),
+        dims: [("N".to_owned(), 300)].into(),
+        ..Launch::default()
+    };
+    let compilation = compiler_core::compile(example.source);
+    let output = match compilation.run_recording(&launch) {
+        Ok(output) => output,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let writers = output.writers.unwrap_or_default();
+    let c = output.kernel.param_index("C").unwrap_or(usize::MAX);
+    let a = output.kernel.param_index("A").unwrap_or(usize::MAX);
+    let expected: Vec<u32> = (1..=300).collect();
+    assert_eq!(writers[c], expected);
+    assert!(writers[a].iter().all(|&w| w == 0));
+    assert_eq!(
+        compiler_core::sim::launch_thread(Dim3::new(2, 1, 1), Dim3::new(1, 0, 0), 256, 44),
+        300
+    );
+    assert!(compilation.run(&launch).is_ok_and(|o| o.writers.is_none()));
+}

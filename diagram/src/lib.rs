@@ -190,6 +190,13 @@ pub fn HierarchyDiagram(
     /// A thread to show (CTA, index in the CTA): the diagram zooms onto it whenever it changes.
     #[prop(into, optional)]
     show: Option<Signal<Option<(compiler_core::hierarchy::Dim3, u32)>>>,
+    /// Told the thread (CTA, index in the CTA) whenever a lane is picked, and `None` when the
+    /// diagram leaves the lane level.
+    #[prop(optional)]
+    on_pick: Option<Callback<Option<(compiler_core::hierarchy::Dim3, u32)>>>,
+    /// The readout under the drawing instead of beside it (narrow places).
+    #[prop(default = false)]
+    stacked: bool,
 ) -> impl IntoView {
     let id = instance_id();
     let zoom = RwSignal::new(Zoom::start(&config.get_untracked()));
@@ -204,6 +211,18 @@ pub fn HierarchyDiagram(
         origin.set(None);
     });
     let path = Memo::new(move |_| zoom.with(|z| z.path.clone()));
+    if let Some(on_pick) = on_pick {
+        Effect::new(move |_| {
+            path.track();
+            let picked = config.with(|c| {
+                zoom.with_untracked(|z| {
+                    let (block, warp, lane) = (z.block(c)?, z.warp(c)?, z.lane(c)?);
+                    Some((block, warp * c.shape.lanes + lane))
+                })
+            });
+            on_pick.run(picked);
+        });
+    }
     let focus = Memo::new(move |_| zoom.with(|z| z.focus));
     let level = Memo::new(move |_| {
         path.track();
@@ -373,7 +392,7 @@ pub fn HierarchyDiagram(
                 </ol>
                 <p class="visually-hidden" data-testid="breadcrumb">{move || crumbs().join(" › ")}</p>
             </nav>
-            <div class="hierarchy-body" class:stacked=move || config.with(|c| c.lane_labels)>
+            <div class="hierarchy-body" class:stacked=move || stacked || config.with(|c| c.lane_labels)>
                 <div class="hierarchy-figure">
                     <svg
                         class="hierarchy-drawing"

@@ -374,7 +374,7 @@ impl Zoom {
         let last = count - 1;
         let f = self.focus.min(last);
         self.focus = match m {
-            Move::Left if f % columns > 0 => f - 1,
+            Move::Left if !f.is_multiple_of(columns) => f - 1,
             Move::Right if f % columns + 1 < columns && f < last => f + 1,
             Move::Up if f >= columns => f - columns,
             Move::Down if f + columns <= last => f + columns,

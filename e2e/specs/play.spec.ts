@@ -159,3 +159,19 @@ for (const [name, viewport] of [
     expect(overflow).toBeLessThanOrEqual(0);
   });
 }
+
+test('the launch in the diagram: a lane shows what its thread wrote', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await page.getByTestId('input-A').selectOption('ones');
+  await page.getByTestId('input-B').selectOption('iota');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  const diagram = page.getByTestId('hierarchy');
+  await expect(diagram.getByRole('option')).toHaveCount(4);
+  await diagram.getByRole('option', { name: 'CTA (1, 0)' }).click();
+  await diagram.getByRole('option', { name: 'Warp 0, threads 0–31' }).click();
+  await diagram.getByRole('option', { name: 'Lane 5, thread 5' }).click();
+  await expect(diagram.getByTestId('readout-sentence')).toHaveText('block 1, warp 0, lane 5, thread 5');
+  await expect(page.getByTestId('thread-writes')).toContainText('thread 5 of block (1, 0) wrote 1 element');
+  await expect(page.getByTestId('thread-writes')).toContainText('C[261] = 262');
+});

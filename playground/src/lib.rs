@@ -21,7 +21,10 @@ use compiler_core::{Compilation, Diagnostic, Severity};
 use editor::{Editor, Mark};
 use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
-use run::{picked_kernel, run_gpu, run_simulator, GpuOutcome, LaunchPanel, Results, RunReport};
+use run::{
+    picked_kernel, run_gpu, run_simulator, GpuOutcome, LaunchDiagram, LaunchPanel, Results,
+    RunReport,
+};
 use session::{Session, Tab};
 use std::rc::Rc;
 use std::time::Duration;
@@ -371,6 +374,7 @@ pub fn Playground() -> impl IntoView {
                             Tab::Run => view! {
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=kernel kernel_names=kernel_names on_run=on_run/>
                                 <Results report=report/>
+                                <LaunchDiagram launch=launch kernel=kernel report=report/>
                             }.into_any(),
                             Tab::Ptx => view! {
                                 <label class="field">

@@ -100,12 +100,45 @@ impl Fault {
 
 /// Runs `kernel` over the whole grid, updating the tensors in `args`.
 pub fn run(kernel: &Kernel, args: &mut Args, options: SimOptions) -> Result<Stats, Fault> {
+    run_recording(kernel, args, options, None)
+}
+
+/// Which thread of the launch last wrote each element of each tensor: per parameter, per
+/// element, the thread's index in the whole launch plus one (0: nobody), where the launch
+/// numbers threads CTA by CTA in x, y, z order. Scalars have no entries.
+pub type Writers = Vec<Vec<u32>>;
+
+/// The thread index [`Writers`] records for `thread` of CTA `block`.
+pub fn launch_thread(grid: Dim3, block: Dim3, threads: u32, thread: u32) -> u32 {
+    ((block.z * grid.y + block.y) * grid.x + block.x) * threads + thread
+}
+
+/// [`run`], also recording in `writers` (when given) who wrote each tensor element last.
+pub fn run_recording(
+    kernel: &Kernel,
+    args: &mut Args,
+    options: SimOptions,
+    mut writers: Option<&mut Writers>,
+) -> Result<Stats, Fault> {
+    if let Some(writers) = writers.as_deref_mut() {
+        *writers = args
+            .params
+            .iter()
+            .map(|p| match p {
+                Arg::Tensor(t) => vec![0; t.bits.len()],
+                Arg::Scalar(_) => Vec::new(),
+            })
+            .collect();
+    }
     let mut stats = Stats::default();
     let grid = args.grid;
     for z in 0..grid.z {
         for y in 0..grid.y {
             for x in 0..grid.x {
-                let mut cta = Cta::new(kernel, args, options, Dim3::new(x, y, z), &mut stats);
+                let block = Dim3::new(x, y, z);
+                let mut cta = Cta::new(kernel, args, options, block, &mut stats);
+                cta.writers = writers.as_deref_mut();
+                cta.first_thread = launch_thread(grid, block, kernel.threads, 0);
                 let mut mask = vec![true; kernel.threads as usize];
                 cta.block(&kernel.body, &mut mask)?;
             }
@@ -139,6 +172,10 @@ struct Cta<'a> {
     accesses: Vec<Vec<Access>>,
     /// Counts barriers: an access recorded in an older epoch is no longer in the way.
     epoch: u32,
+    /// Where global stores are recorded, for the playground's per-thread view.
+    writers: Option<&'a mut Writers>,
+    /// The launch-wide index of this CTA's thread 0.
+    first_thread: u32,
 }
 
 /// The accesses to one shared element in the current epoch: the writer and the reader (a
@@ -333,6 +370,8 @@ impl<'a> Cta<'a> {
                 .map(|a| vec![Access::default(); a.len()])
                 .collect(),
             epoch: 1,
+            writers: None,
+            first_thread: 0,
         }
     }
 
@@ -574,8 +613,16 @@ impl<'a> Cta<'a> {
                         Err(fault) => return Err(fault),
                     };
                     let bits = self.get(*value, t);
-                    if let Some(Arg::Tensor(tensor)) = self.args.params.get_mut(*tensor) {
-                        tensor.bits[at] = bits;
+                    if let Some(Arg::Tensor(target)) = self.args.params.get_mut(*tensor) {
+                        target.bits[at] = bits;
+                    }
+                    if let Some(slot) = self
+                        .writers
+                        .as_deref_mut()
+                        .and_then(|w| w.get_mut(*tensor))
+                        .and_then(|w| w.get_mut(at))
+                    {
+                        *slot = self.first_thread + t as u32 + 1;
                     }
                 }
                 Ok(())
