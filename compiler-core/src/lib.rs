@@ -34,6 +34,8 @@ pub struct Compilation {
     pub file: syntax::ast::File,
     pub checked: Checked,
     pub diagnostics: Vec<Diagnostic>,
+    /// The IR, lowered on first use: the playground asks for it several times per keystroke.
+    ir: std::cell::OnceCell<Result<ir::Module, Vec<Diagnostic>>>,
 }
 
 impl Compilation {
@@ -58,6 +60,7 @@ pub fn compile(source: &str) -> Compilation {
         file,
         checked,
         diagnostics,
+        ir: std::cell::OnceCell::new(),
     }
 }
 
@@ -73,11 +76,16 @@ pub struct RunOutput {
 impl Compilation {
     /// The IR of every kernel, or the diagnostics that prevent it (errors in the source, or a
     /// construct this version cannot run yet).
-    pub fn ir(&self) -> Result<ir::Module, Vec<Diagnostic>> {
-        if self.has_errors() {
-            return Err(self.diagnostics.clone());
-        }
-        ir::lower(&self.file, &self.checked)
+    pub fn ir(&self) -> Result<&ir::Module, Vec<Diagnostic>> {
+        self.ir
+            .get_or_init(|| {
+                if self.has_errors() {
+                    return Err(self.diagnostics.clone());
+                }
+                ir::lower(&self.file, &self.checked)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// PTX for the kernel `name` (the only kernel when `None`).
@@ -88,7 +96,7 @@ impl Compilation {
         arch: ptx::Arch,
     ) -> Result<ptx::Ptx, Vec<Diagnostic>> {
         let module = self.ir()?;
-        let kernel = pick_kernel(&module, name).map_err(|d| vec![d])?;
+        let kernel = pick_kernel(module, name).map_err(|d| vec![d])?;
         Ok(ptx::emit(&kernel, source, arch))
     }
 
@@ -100,7 +108,7 @@ impl Compilation {
         mode: launch::WarpMode,
     ) -> Result<(ir::Kernel, wgsl::Wgsl), Vec<Diagnostic>> {
         let module = self.ir()?;
-        let kernel = pick_kernel(&module, name).map_err(|d| vec![d])?;
+        let kernel = pick_kernel(module, name).map_err(|d| vec![d])?;
         let wgsl = match mode {
             launch::WarpMode::Subgroups => wgsl::emit(&kernel, lanes),
             launch::WarpMode::Emulated => wgsl::emit_emulated(&kernel, lanes),
@@ -125,7 +133,7 @@ impl Compilation {
         record: bool,
     ) -> Result<RunOutput, Vec<Diagnostic>> {
         let module = self.ir()?;
-        let kernel = pick_kernel(&module, launch.kernel.as_deref()).map_err(|d| vec![d])?;
+        let kernel = pick_kernel(module, launch.kernel.as_deref()).map_err(|d| vec![d])?;
         let mut args = launch.bind(&kernel).map_err(|d| vec![d])?;
         let mut writers = record.then(Vec::new);
         let stats = sim::run_recording(&kernel, &mut args, launch.sim_options(), writers.as_mut())

@@ -43,3 +43,34 @@ fn matvec_2048_lane_operations_per_second() {
     );
     assert!(lane_ops > 0);
 }
+
+/// The playground's work per keystroke, for every example: check, then PTX and WGSL (emulated
+/// 32-lane warps, the WGSL tab's default without a GPU). Budget: one frame, 16 ms.
+#[wasm_bindgen_test]
+fn keystroke_to_diagnostics_ptx_and_wgsl_per_example() {
+    use compiler_core::launch::WarpMode;
+    use compiler_core::ptx::Arch;
+    let mut worst = (0.0f64, "");
+    for example in compiler_core::examples::all() {
+        let source = example.source;
+        let mut rounds = Vec::new();
+        for _ in 0..9 {
+            let start = js_sys::Date::now();
+            const REPS: u32 = 10;
+            for _ in 0..REPS {
+                let compilation = compiler_core::compile(source);
+                assert!(compilation.diagnostics.is_empty());
+                assert!(compilation.ptx(source, None, Arch::Sm70).is_ok());
+                assert!(compilation.wgsl(None, 32, WarpMode::Emulated).is_ok());
+            }
+            rounds.push((js_sys::Date::now() - start) / f64::from(REPS));
+        }
+        rounds.sort_by(f64::total_cmp);
+        let median = rounds[rounds.len() / 2];
+        console_log!("keystroke {}: median {median:.2} ms", example.name);
+        if median > worst.0 {
+            worst = (median, example.name);
+        }
+    }
+    console_log!("keystroke worst: {} at {:.2} ms", worst.1, worst.0);
+}

@@ -106,8 +106,41 @@ pub fn copy_to_clipboard(text: &str) {
     let _ = clipboard.write_text(text);
 }
 
-/// A listing with linked lines. `source_lines` are the source lines to link (0-based, from
-/// the pointer); `linked` receives the span of the output line under the pointer.
+/// The listing as HTML: one `<span class="listing-line">` per line, numbered by `data-line`,
+/// `mapped` when the line map knows its source. Built as one string because a tiled matmul's
+/// PTX has over a thousand lines, and a node per line through the framework costs a frame.
+pub fn listing_html(listing: &Listing) -> String {
+    let mut out = String::with_capacity(listing.text.len() * 2);
+    for (i, text) in listing.text.lines().enumerate() {
+        let number = i + 1;
+        let mapped = listing.line_map.iter().any(|(l, _)| *l == number);
+        out.push_str(if mapped {
+            "<span class=\"listing-line mapped\" data-line=\""
+        } else {
+            "<span class=\"listing-line\" data-line=\""
+        });
+        out.push_str(&number.to_string());
+        out.push_str("\">");
+        for c in text.chars() {
+            match c {
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '&' => out.push_str("&amp;"),
+                c => out.push(c),
+            }
+        }
+        out.push_str("\n</span>");
+    }
+    out
+}
+
+/// Whether two spans share a character (an empty span counts as its first character).
+fn overlaps(a: Span, b: Span) -> bool {
+    a.start < b.end.max(b.start + 1) && b.start < a.end.max(a.start + 1)
+}
+
+/// A listing with linked lines: `source_line` is the source line under the pointer, whose
+/// output lines are marked; `linked` receives the span of the output line under the pointer.
 #[component]
 pub fn ListingView(
     #[prop(into)] listing: Signal<Rc<Result<Listing, String>>, LocalStorage>,
@@ -116,32 +149,39 @@ pub fn ListingView(
     label: &'static str,
     #[prop(default = false)] downloadable: bool,
 ) -> impl IntoView {
-    let lines = move || {
-        let listing = listing.get();
-        let Ok(listing) = listing.as_ref() else {
-            return Vec::new();
-        };
+    let pre = NodeRef::<leptos::html::Pre>::new();
+    let html = move || listing.with(|l| l.as_ref().as_ref().map(listing_html).unwrap_or_default());
+    // Mark the lines the hovered source line produced, by toggling classes in place.
+    Effect::new(move |_| {
         let hovered = source_line_spans.get();
-        listing
-            .text
-            .lines()
-            .enumerate()
-            .map(|(i, text)| {
-                let number = i + 1;
-                let span = listing
-                    .line_map
-                    .iter()
-                    .find(|(l, _)| *l == number)
-                    .map(|(_, s)| *s);
-                let lit = match (span, hovered) {
-                    (Some(s), Some(h)) => {
-                        s.start < h.end.max(h.start + 1) && h.start < s.end.max(s.start + 1)
-                    }
-                    _ => false,
-                };
-                (text.to_owned(), span, lit)
-            })
-            .collect::<Vec<_>>()
+        let Some(pre) = pre.get() else { return };
+        listing.with(|l| {
+            let Ok(l) = l.as_ref() else { return };
+            let lines = pre.children();
+            for (i, map) in (0..lines.length()).map(|i| (i, i as usize + 1)) {
+                let Some(line) = lines.item(i) else { continue };
+                let lit = hovered
+                    .is_some_and(|h| l.line_map.iter().any(|(n, s)| *n == map && overlaps(*s, h)));
+                let _ = line.class_list().toggle_with_force("linked", lit);
+            }
+        });
+    });
+    let span_of = move |line: usize| {
+        listing.with(|l| {
+            l.as_ref()
+                .as_ref()
+                .ok()
+                .and_then(|l| l.line_map.iter().find(|(n, _)| *n == line).map(|(_, s)| *s))
+        })
+    };
+    let on_over = move |ev: leptos::ev::MouseEvent| {
+        let line = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest(".listing-line").ok().flatten())
+            .and_then(|e| e.get_attribute("data-line"))
+            .and_then(|n| n.parse::<usize>().ok());
+        linked.set(line.and_then(span_of));
     };
     let text = move || {
         listing
@@ -173,24 +213,46 @@ pub fn ListingView(
                     </button>
                 })}
             </div>
-            {move || match listing.get().as_ref() {
-                Err(why) => view! { <p class="listing-blocked" role="status">{why.clone()}</p> }.into_any(),
-                Ok(_) => view! {
-                    <pre class="listing-text" tabindex="0" aria-label=label data-testid="listing">
-                        {lines().into_iter().map(|(text, span, lit)| {
-                            view! {
-                                <span
-                                    class="listing-line"
-                                    class:linked=lit
-                                    class:mapped=span.is_some()
-                                    on:mouseenter=move |_| linked.set(span)
-                                    on:mouseleave=move |_| linked.set(None)
-                                >{text}"\n"</span>
-                            }
-                        }).collect_view()}
-                    </pre>
-                }.into_any(),
-            }}
+            {move || listing.with(|l| l.as_ref().as_ref().err().cloned()).map(|why| view! {
+                <p class="listing-blocked" role="status">{why}</p>
+            })}
+            <pre
+                node_ref=pre
+                class="listing-text"
+                class:hidden=move || listing.with(|l| l.is_err())
+                tabindex="0"
+                aria-label=label
+                data-testid="listing"
+                inner_html=html
+                on:mouseover=on_over
+                on:mouseleave=move |_| linked.set(None)
+            ></pre>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listings_number_their_lines_and_escape_them() {
+        let listing = Listing {
+            text: "a < b\n// c & d\n".into(),
+            line_map: vec![(2, Span::new(0, 1))],
+            file_name: "k.ptx".into(),
+        };
+        assert_eq!(
+            listing_html(&listing),
+            "<span class=\"listing-line\" data-line=\"1\">a &lt; b\n</span>\
+             <span class=\"listing-line mapped\" data-line=\"2\">// c &amp; d\n</span>"
+        );
+    }
+
+    #[test]
+    fn spans_overlap_when_they_share_a_character() {
+        assert!(overlaps(Span::new(0, 5), Span::new(4, 9)));
+        assert!(!overlaps(Span::new(0, 5), Span::new(5, 9)));
+        assert!(overlaps(Span::empty(3), Span::new(0, 5)));
     }
 }

@@ -1,0 +1,59 @@
+// Keystroke to screen in the playground, in Debian's Chromium (BENCHMARKS.md): with the PTX tab
+// open, type a character that breaks the kernel and time until the diagnostic is listed and the
+// PTX panel says it is blocked; then the character that fixes it, until the PTX is back (DOM
+// updated, before paint).
+// The playground waits 10 ms after the last keystroke before compiling (so a burst of typing
+// compiles once); the figures include that wait and report it separately.
+//   node scripts/bench-keystroke.mjs   (after `make site`)
+import { chromium } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const port = 4177;
+const server = spawn('node_modules/.bin/sirv', ['../dist', '--single', '--host', '127.0.0.1', '--port', String(port)], { stdio: 'ignore' });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+try {
+  const page = await browser.newPage();
+  for (let attempt = 0; ; attempt++) {
+    try { await page.goto(`http://127.0.0.1:${port}/play?example=tiled_matmul`); break; } catch (e) { if (attempt > 50) throw e; await sleep(100); }
+  }
+  await page.getByTestId('tab-PTX').click();
+  await page.getByTestId('listing').waitFor();
+  const times = await page.evaluate(async () => {
+    const area = document.querySelector('textarea');
+    const original = area.value;
+    // Resolves as soon as the DOM satisfies `test`: a MutationObserver sees each change as it
+    // is made, before the browser paints it.
+    const until = (test) => new Promise((resolve) => {
+      const observer = new MutationObserver(() => {
+        if (test()) { observer.disconnect(); resolve(); }
+      });
+      observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+    const type = (text) => {
+      area.value = text;
+      area.dispatchEvent(new Event('input', { bubbles: true }));
+    };
+    const broken = [], fixed = [];
+    for (let i = 0; i < 15; i++) {
+      const t0 = performance.now();
+      type(original.replace('ctx.block.y * 32', 'ctx.block.y * 32 +'));
+      await until(() => document.querySelector('[data-testid=diagnostic]') && document.querySelector('.listing-blocked'));
+      broken.push(performance.now() - t0);
+      const t1 = performance.now();
+      type(original);
+      await until(() => !document.querySelector('[data-testid=diagnostic]') && document.querySelector('[data-testid=listing]'));
+      fixed.push(performance.now() - t1);
+    }
+    return { broken, fixed };
+  });
+  console.log(`tiled_matmul, PTX tab: keystroke to diagnostic on screen: median ${median(times.broken).toFixed(1)} ms (of which 10 ms is the typing pause)`);
+  console.log(`tiled_matmul, PTX tab: keystroke to PTX back on screen: median ${median(times.fixed).toFixed(1)} ms (of which 10 ms is the typing pause)`);
+} finally {
+  await browser.close();
+  server.kill();
+}
