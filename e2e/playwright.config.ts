@@ -7,8 +7,11 @@ const port = Number(process.env.TESSERA_E2E_PORT ?? 4173);
 export default defineConfig({
   testDir: './specs',
   outputDir: './test-results',
+  // One worker: the GPU specs keep SwiftShader busy on every core, and a second browser beside
+  // them gets no animation frames for many seconds (its clicks then time out waiting for
+  // "stable"). The machine has two cores; one worker is also the honest measure of each test.
   fullyParallel: true,
-  workers: 2,
+  workers: 1,
   retries: 0,
   timeout: 30_000,
   forbidOnly: !!process.env.CI,

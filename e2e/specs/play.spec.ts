@@ -15,8 +15,15 @@ test('a mistake is underlined and listed at its line and column, and fixing it c
   await expect(diagnostic.getByTestId('where')).toHaveText('4:43');
   await expect(diagnostic).toContainText('ctx has no field `thred`');
   await expect(diagnostic).toContainText('help: the fields are ctx.blocks');
-  // The highlight layer underlines exactly the span.
+  // The highlight layer underlines exactly the span, and the caret on it shows the message.
   await expect(page.locator('.editor-highlight .diag-error')).toHaveText('thred');
+  const at = vectorAdd.indexOf('ctx.thread\n') + 5;
+  await play.editor.evaluate((el: HTMLTextAreaElement, offset) => {
+    el.focus();
+    el.setSelectionRange(offset, offset);
+  }, at);
+  await play.editor.press('ArrowRight');
+  await expect(page.getByTestId('hover-info')).toHaveText('E0112: ctx has no field `thred`');
   await play.editor.fill(vectorAdd);
   await expect(play.diagnostics).toHaveCount(0);
   await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
@@ -140,6 +147,10 @@ test('WGSL and IR tabs show their listings', async ({ play, page }) => {
   await play.open('?example=warp_reduce');
   await play.tab('WGSL').click();
   await expect(page.getByTestId('listing')).toContainText('@compute @workgroup_size(');
+  await expect(page.getByTestId('listing')).toContainText('emulated-warp mode');
+  await page.getByTestId('wgsl-mode').selectOption('subgroups');
+  await expect(page.getByTestId('listing')).toContainText('enable subgroups;');
+  await expect(page.getByTestId('listing')).toContainText('subgroupAdd');
   await play.tab('IR').click();
   await expect(page.getByTestId('listing')).toContainText('kernel warp_reduce');
 });

@@ -251,9 +251,15 @@ pub fn Playground() -> impl IntoView {
         }
         marks
     });
+    // Under the pointer: a problem's message if it is underlined there, else the name's type.
     let hover = move || {
         let at = pointer.get()?;
-        analysis.with(|a| a.compilation.hover(at))
+        let problem = diagnostics.with(|list| {
+            list.iter()
+                .find(|d| d.span.contains(at) || (d.span.is_empty() && d.span.start == at))
+                .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+        });
+        problem.or_else(|| analysis.with(|a| a.compilation.hover(at)))
     };
     let pointer_line = Signal::derive(move || {
         let at = pointer.get()?;
@@ -392,6 +398,18 @@ pub fn Playground() -> impl IntoView {
                                 <ListingView listing=ptx source_line_spans=pointer_line linked=linked label="PTX" downloadable=true/>
                             }.into_any(),
                             Tab::Wgsl => view! {
+                                <label class="field">
+                                    <span>{move || format!("warps of ctx.lanes = {}", launch.with(|l| l.lanes))}</span>
+                                    <select data-testid="wgsl-mode" on:change=move |ev| {
+                                        warp_mode.set(match event_target_value(&ev).as_str() {
+                                            "subgroups" => Some(compiler_core::launch::WarpMode::Subgroups),
+                                            _ => Some(compiler_core::launch::WarpMode::Emulated),
+                                        });
+                                    }>
+                                        <option value="subgroups" selected=move || warp_mode.get() == Some(compiler_core::launch::WarpMode::Subgroups)>"as subgroups"</option>
+                                        <option value="emulated" selected=move || warp_mode.get() != Some(compiler_core::launch::WarpMode::Subgroups)>"emulated in workgroup memory"</option>
+                                    </select>
+                                </label>
                                 <ListingView listing=wgsl source_line_spans=pointer_line linked=linked label="WGSL"/>
                             }.into_any(),
                             Tab::Ir => view! {

@@ -128,8 +128,16 @@ pub async fn run_gpu(analysis: &Analysis, launch: &Launch, forced: Option<WarpMo
             args,
             ms: run.elapsed.as_secs_f64() * 1000.0,
             how: format!(
-                "{} · {}",
+                "{}, subgroups of {} · {}",
                 gpu.report.name,
+                if gpu.report.subgroup_min_size == gpu.report.subgroup_max_size {
+                    gpu.report.subgroup_min_size.to_string()
+                } else {
+                    format!(
+                        "{} to {}",
+                        gpu.report.subgroup_min_size, gpu.report.subgroup_max_size
+                    )
+                },
                 match mode {
                     WarpMode::Subgroups => format!("{}-lane subgroups as warps", launch.lanes),
                     WarpMode::Emulated => format!("{}-lane warps emulated", launch.lanes),
