@@ -151,7 +151,7 @@ pub fn ir(args: &IrArgs) -> ExitCode {
     };
     match compilation.ir() {
         Ok(module) => {
-            print!("{}", compiler_core::ir::print(&module));
+            print!("{}", compiler_core::ir::print(module));
             ExitCode::SUCCESS
         }
         Err(diagnostics) => report(&diagnostics, &source, &args.file),
@@ -306,7 +306,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Ok(module) => module,
         Err(diagnostics) => return report(&diagnostics, &source, &args.file),
     };
-    let kernel = match compiler_core::pick_kernel(&module, args.kernel.as_deref()) {
+    let kernel = match compiler_core::pick_kernel(module, args.kernel.as_deref()) {
         Ok(kernel) => kernel,
         Err(diagnostic) => {
             eprintln!("error: {}", diagnostic.message);

@@ -173,6 +173,57 @@ fn launch_error(message: String) -> Diagnostic {
 }
 
 impl Launch {
+    /// A launch written as `key=value` words, as the docs' kernel blocks give it:
+    /// `launch=NAME` starts from that example's launch, `grid=4` or `grid=4x2`, `lanes=8`,
+    /// `steps=1000` (the step limit), `kernel=NAME`; any other key names one of `kernel`'s parameters or dimensions: a tensor
+    /// takes an input (`A=rand:1`), a scalar a number (`alpha=2.5`), a dimension an integer.
+    pub fn from_words(words: &[(String, String)], kernel: &Kernel) -> Result<Launch, String> {
+        let mut launch = Launch::default();
+        for (key, value) in words {
+            let bad = || {
+                format!(
+                    "`{key}={value}` is not a launch setting for `{}`",
+                    kernel.name
+                )
+            };
+            let count = |text: &str| text.parse::<u32>().map_err(|_| bad());
+            match key.as_str() {
+                "launch" => {
+                    launch = crate::examples::find(value)
+                        .map(|e| e.launch)
+                        .ok_or_else(|| {
+                            format!("there is no example `{value}` to take a launch from")
+                        })?;
+                }
+                "grid" => {
+                    let (x, y) = value.split_once('x').unwrap_or((value, "1"));
+                    launch.grid = Dim3::new(count(x)?, count(y)?, 1);
+                }
+                "lanes" => launch.lanes = count(value)?,
+                "steps" => launch.step_limit = Some(u64::from(count(value)?)),
+                "kernel" => launch.kernel = Some(value.clone()),
+                name if kernel.dims.iter().any(|d| d == name) => {
+                    let n = value.parse::<i64>().map_err(|_| bad())?;
+                    launch.dims.insert(name.to_owned(), n);
+                }
+                name => match kernel.param_index(name).map(|i| &kernel.params[i]) {
+                    Some(Param::Tensor { .. }) => {
+                        launch
+                            .inputs
+                            .insert(name.to_owned(), value.parse::<Input>().map_err(|_| bad())?);
+                    }
+                    Some(Param::Scalar { .. }) => {
+                        launch
+                            .scalars
+                            .insert(name.to_owned(), value.parse::<f64>().map_err(|_| bad())?);
+                    }
+                    None => return Err(bad()),
+                },
+            }
+        }
+        Ok(launch)
+    }
+
     pub fn sim_options(&self) -> SimOptions {
         SimOptions {
             lanes: self.lanes,

@@ -11,7 +11,7 @@ test('a mistake is underlined and listed at its line and column, and fixing it c
   await play.editor.fill(vectorAdd.replace('ctx.threads + ctx.thread', 'ctx.threads + ctx.thred'));
   await expect(play.diagnostics).toHaveCount(1);
   const diagnostic = play.diagnostics.first();
-  await expect(diagnostic.getByRole('link', { name: 'E0112' })).toHaveAttribute('href', '/errors/E0112');
+  await expect(diagnostic.getByRole('link', { name: 'E0112' })).toHaveAttribute('href', '/docs/errors#E0112');
   await expect(diagnostic.getByTestId('where')).toHaveText('4:43');
   await expect(diagnostic).toContainText('ctx has no field `thred`');
   await expect(diagnostic).toContainText('help: the fields are ctx.blocks');

@@ -123,7 +123,7 @@ fn DiagnosticList(
                     let code = d.code.as_str();
                     view! {
                         <li class=if d.severity == Severity::Error { "diagnostic error" } else { "diagnostic warning" } data-testid="diagnostic">
-                            <a class="code" href=format!("/errors/{code}")>{code}</a>
+                            <a class="code" href=format!("/docs/errors#{code}")>{code}</a>
                             " "
                             <span class="where" data-testid="where">{format!("{}:{}", at.line, at.column)}</span>
                             " "

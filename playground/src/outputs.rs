@@ -45,7 +45,7 @@ pub fn ptx_listing(
         .compilation
         .ir()
         .ok()
-        .and_then(|m| compiler_core::pick_kernel(&m, kernel).ok())
+        .and_then(|m| compiler_core::pick_kernel(m, kernel).ok())
         .map_or_else(|| "kernel".to_owned(), |k| k.name);
     Ok(Listing {
         text: ptx.text,
@@ -75,7 +75,7 @@ pub fn wgsl_listing(
 pub fn ir_listing(analysis: &Analysis) -> Result<Listing, String> {
     let module = analysis.compilation.ir().map_err(|d| blocked(&d))?;
     Ok(Listing {
-        text: compiler_core::ir::print(&module),
+        text: compiler_core::ir::print(module),
         line_map: Vec::new(),
         file_name: "kernel.ir".into(),
     })

@@ -57,7 +57,7 @@ fn now_ms() -> f64 {
 /// The kernel the launch names, from the current compilation.
 pub fn picked_kernel(analysis: &Analysis, launch: &Launch) -> Result<Kernel, Vec<Diagnostic>> {
     let module = analysis.compilation.ir()?;
-    compiler_core::pick_kernel(&module, launch.kernel.as_deref()).map_err(|d| vec![d])
+    compiler_core::pick_kernel(module, launch.kernel.as_deref()).map_err(|d| vec![d])
 }
 
 pub fn run_simulator(analysis: &Analysis, launch: &Launch) -> Result<SimRun, Vec<Diagnostic>> {

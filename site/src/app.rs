@@ -4,9 +4,10 @@
 //! (leptos_router); a static host serves `index.html` for every path (`sirv --single`,
 //! `trunk serve`), so `/play` and a docs URL work when opened directly.
 
+use crate::pages::docs::{first_slug, DocsPage};
 use crate::pages::home::Home;
 use leptos::prelude::*;
-use leptos_router::components::{Route, Router, Routes, A};
+use leptos_router::components::{Redirect, Route, Router, Routes, A};
 use leptos_router::path;
 use playground::Playground;
 
@@ -40,6 +41,7 @@ pub fn App() -> impl IntoView {
                 </a>
                 <nav aria-label="Site">
                     <A href="/" exact=true>"Home"</A>
+                    <A href="/docs">"Docs"</A>
                     <A href="/play">"Playground"</A>
                 </nav>
             </header>
@@ -47,6 +49,8 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=Home/>
                     <Route path=path!("/play") view=PlayPage/>
+                    <Route path=path!("/docs") view=|| view! { <Redirect path=format!("/docs/{}", first_slug())/> }/>
+                    <Route path=path!("/docs/:slug") view=DocsPage/>
                 </Routes>
             </main>
             <footer class="site-footer">

@@ -1,0 +1,240 @@
+//! The content check: the docs say only what the compiler does.
+//!
+//! Every page has a title and a byline block; every kernel compiles without a problem, or fails
+//! with exactly the code it says (`expect=E0112`; run-time codes by running its launch on the
+//! simulator), and a kernel with a launch runs; every diagram directive is one the diagram
+//! draws; every link inside the site resolves, anchors included; the error index has an entry
+//! for every code the compiler can give.
+
+use crate::{Block, KernelBlock, Page};
+use compiler_core::diagnostic::Code;
+use compiler_core::launch::Launch;
+
+/// Codes no kernel block can show: a source over 1 MiB, bytes that are not UTF-8, and the
+/// WGSL backend's own bug report. Their index entries explain them in prose.
+/// E0512 too: the checker refuses, with E0401, every source that could reach it.
+pub const CODES_WITHOUT_EXAMPLES: [&str; 4] = ["E0106", "E0107", "E0512", "E0520"];
+
+/// The slug of the error index.
+pub const ERROR_INDEX: &str = "errors";
+
+/// Everything wrong with the pages, as `page: problem` lines; empty when all is well.
+pub fn check(pages: &[Page]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for page in pages {
+        let mut say = |what: String| problems.push(format!("{}: {what}", page.slug));
+        if page.title.trim().is_empty() {
+            say("no title".into());
+        }
+        if page.byline.is_none() {
+            say("no byline block ([byline] in the front matter)".into());
+        }
+        for (i, block) in page.blocks.iter().enumerate() {
+            match block {
+                Block::Kernel(kernel) => {
+                    if let Err(e) = check_kernel(kernel) {
+                        say(format!(
+                            "kernel {} ({}…): {e}",
+                            i,
+                            first_line(&kernel.source)
+                        ));
+                    }
+                }
+                Block::Diagram(params) => {
+                    if let Err(e) = diagram::DiagramConfig::from_params(params) {
+                        say(format!("diagram `{params}`: {e}"));
+                    }
+                }
+                Block::Html(_) => {}
+            }
+        }
+        for link in &page.links {
+            if let Err(e) = resolve(link, page, pages) {
+                say(format!("link {link}: {e}"));
+            }
+        }
+    }
+    problems.extend(check_error_index(pages));
+    problems
+}
+
+fn first_line(source: &str) -> &str {
+    source
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with("//"))
+        .unwrap_or("")
+}
+
+/// Whether one kernel block does what the page says.
+pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
+    let compilation = compiler_core::compile(&block.source);
+    let errors: Vec<&str> = compilation
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.code.as_str())
+        .collect();
+    let expected = block.expect.as_deref();
+    let runtime = expected.is_some_and(|c| c.starts_with("E05"));
+    match expected {
+        Some(code) if !runtime => {
+            if errors.is_empty() {
+                return Err(format!("should fail with {code}, but compiles"));
+            }
+            if errors.iter().any(|e| *e != code) {
+                return Err(format!(
+                    "should fail with {code} only, gives {}",
+                    errors.join(", ")
+                ));
+            }
+            return Ok(());
+        }
+        _ if !compilation.diagnostics.is_empty() => {
+            let found: Vec<String> = compilation
+                .diagnostics
+                .iter()
+                .map(|d| format!("{} {}", d.code.as_str(), d.message))
+                .collect();
+            return Err(format!("does not compile cleanly: {}", found.join("; ")));
+        }
+        _ => {}
+    }
+    if block.launch.is_empty() && !runtime {
+        return Ok(());
+    }
+    let module = match compilation.ir() {
+        Ok(module) => module,
+        Err(d) if expected.is_some_and(|c| d.iter().all(|d| d.code.as_str() == c)) => {
+            return Ok(());
+        }
+        Err(d) => {
+            let found: Vec<String> = d
+                .iter()
+                .map(|d| format!("{} {}", d.code.as_str(), d.message))
+                .collect();
+            return Err(format!("does not lower: {}", found.join("; ")));
+        }
+    };
+    let kernel = compiler_core::pick_kernel(module, None).map_err(|d| d.message)?;
+    let launch = Launch::from_words(&block.launch, &kernel)?;
+    match (compilation.run(&launch), expected) {
+        (Ok(_), None) => Ok(()),
+        (Ok(_), Some(code)) => Err(format!("should stop with {code}, but runs")),
+        (Err(d), Some(code)) if d.iter().all(|d| d.code.as_str() == code) => Ok(()),
+        (Err(d), _) => Err(format!(
+            "the run stops: {}",
+            d.iter()
+                .map(|d| format!("{} {}", d.code.as_str(), d.message))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )),
+    }
+}
+
+/// Whether a link inside the site leads somewhere.
+fn resolve(link: &str, page: &Page, pages: &[Page]) -> Result<(), String> {
+    let (path, anchor) = link.split_once('#').unwrap_or((link, ""));
+    let target = match path {
+        "" => Some(page),
+        "/" | "/play" | "/docs" => None,
+        p if p.starts_with("/play?example=") => {
+            let name = &p["/play?example=".len()..];
+            return compiler_core::examples::find(name)
+                .map(|_| ())
+                .ok_or_else(|| format!("there is no example `{name}`"));
+        }
+        p => match p.strip_prefix("/docs/") {
+            Some(slug) => Some(
+                pages
+                    .iter()
+                    .find(|q| q.slug == slug)
+                    .ok_or_else(|| format!("there is no page `{slug}`"))?,
+            ),
+            None => return Err("not a page of the site".into()),
+        },
+    };
+    match target {
+        Some(target) if !anchor.is_empty() => target
+            .headings
+            .iter()
+            .any(|h| h.id == anchor)
+            .then_some(())
+            .ok_or_else(|| format!("`{}` has no heading #{anchor}", target.slug)),
+        _ => Ok(()),
+    }
+}
+
+/// The error index has one entry per code (a heading whose anchor is the code) and, unless the
+/// code cannot be shown, a kernel that fails with it.
+fn check_error_index(pages: &[Page]) -> Vec<String> {
+    let Some(index) = pages.iter().find(|p| p.slug == ERROR_INDEX) else {
+        return vec![format!(
+            "there is no error index (content/{ERROR_INDEX}.md)"
+        )];
+    };
+    let mut problems = Vec::new();
+    for code in Code::ALL {
+        let code = code.as_str();
+        if !index.headings.iter().any(|h| h.id == code) {
+            problems.push(format!("{ERROR_INDEX}: no entry for {code}"));
+            continue;
+        }
+        let shown = index
+            .blocks
+            .iter()
+            .any(|b| matches!(b, Block::Kernel(k) if k.expect.as_deref() == Some(code)));
+        if !shown && !CODES_WITHOUT_EXAMPLES.contains(&code) {
+            problems.push(format!(
+                "{ERROR_INDEX}: {code} has no example that fails with it"
+            ));
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(source: &str, info: &[(&str, &str)], expect: Option<&str>) -> KernelBlock {
+        KernelBlock {
+            source: source.into(),
+            expect: expect.map(str::to_owned),
+            launch: info
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    const ADD: &str = "@launch(64)\nkernel add(A: tensor<f32>[N]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    A[i] = A[i] + 1.0\n  }\n}\n";
+
+    #[test]
+    fn kernels_compile_run_or_fail_as_they_say() {
+        assert_eq!(check_kernel(&kernel(ADD, &[], None)), Ok(()));
+        assert_eq!(
+            check_kernel(&kernel(
+                ADD,
+                &[("grid", "2"), ("N", "100"), ("A", "iota")],
+                None
+            )),
+            Ok(())
+        );
+        let broken = ADD.replace("ctx.thread\n", "ctx.thred\n");
+        assert_eq!(check_kernel(&kernel(&broken, &[], Some("E0112"))), Ok(()));
+        assert!(check_kernel(&kernel(&broken, &[], Some("E0201"))).is_err());
+        assert!(check_kernel(&kernel(&broken, &[], None)).is_err());
+        assert!(check_kernel(&kernel(ADD, &[], Some("E0112"))).is_err());
+        let outside = ADD.replace("if i < N {", "if i < N + 5 {");
+        assert_eq!(
+            check_kernel(&kernel(
+                &outside,
+                &[("grid", "1"), ("N", "10")],
+                Some("E0510")
+            )),
+            Ok(())
+        );
+        assert!(check_kernel(&kernel(ADD, &[("grid", "1"), ("N", "10")], Some("E0510"))).is_err());
+        assert!(check_kernel(&kernel(ADD, &[("colour", "red")], None)).is_err());
+    }
+}

@@ -1,0 +1,91 @@
+//! The docs' build step and their checks.
+//!
+//! In: `content/**/*.md`, each a Markdown page with TOML front matter between `+++` lines.
+//! Out: [`Page`]s (front matter, headings with anchors, the body as [`Block`]s: HTML, runnable
+//! kernels and hierarchy diagrams), which `site/build.rs` writes as JSON for the site to embed;
+//! and [`check`], the content check the test command runs.
+//!
+//! Directives are fenced code blocks, so the Markdown stays readable anywhere:
+//! - ```` ```tsr ```` a kernel: highlighted, with Run and Open in playground. Its info string
+//!   may name a launch (`launch=matvec` takes the example's; `grid=4` or `grid=4x2`, `lanes=8`,
+//!   `N=1000` for a dimension, `alpha=2.5` for a scalar, `A=rand:1` for an input) and what it
+//!   should fail with (`expect=E0112`; a run-time code such as `expect=E0510` is checked by
+//!   running the launch on the simulator).
+//! - ```` ```diagram ```` the hierarchy diagram, its parameters in the info string (see
+//!   `diagram::DiagramConfig::from_params`: `grid=4x3 threads=256 lanes=32`,
+//!   `preset=partial-warp`, `cluster=4x6`).
+//!
+//! Invariant: a page that builds has a title, a byline block and unique heading anchors.
+
+#[cfg(feature = "render")]
+pub mod check;
+#[cfg(feature = "render")]
+mod render;
+
+use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "render")]
+pub use check::check;
+#[cfg(feature = "render")]
+pub use render::{anchor, load, parse};
+
+/// Who wrote and checked a page. A page is a draft until it names an author and a different
+/// reviewer.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Byline {
+    pub written_by: String,
+    pub reviewed_by: String,
+    pub written_on: String,
+    pub last_checked_on: String,
+}
+
+impl Byline {
+    pub fn is_draft(&self) -> bool {
+        self.written_by.trim().is_empty()
+            || self.reviewed_by.trim().is_empty()
+            || self.written_by.trim() == self.reviewed_by.trim()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Heading {
+    pub level: u8,
+    pub id: String,
+    pub text: String,
+}
+
+/// A kernel in the docs, and how it runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelBlock {
+    pub source: String,
+    /// The code it must fail with, compile time or run time.
+    pub expect: Option<String>,
+    /// The info string's `key=value` pairs other than `expect`.
+    pub launch: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Block {
+    Html(String),
+    Kernel(KernelBlock),
+    Diagram(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Page {
+    /// The URL: `/docs/{slug}`.
+    pub slug: String,
+    pub title: String,
+    pub section: String,
+    pub order: u32,
+    pub summary: String,
+    /// `None` when the page has no byline block (the check refuses that).
+    pub byline: Option<Byline>,
+    pub headings: Vec<Heading>,
+    pub blocks: Vec<Block>,
+    /// Links to other pages of the site, as written (`/docs/x#y`, `/play`).
+    pub links: Vec<String>,
+    /// The words of the page, for the site's search.
+    pub text: String,
+}

@@ -1,0 +1,317 @@
+//! Markdown to [`Page`]s with pulldown-cmark: front matter, anchors, directives.
+
+use crate::{Block, Byline, Heading, KernelBlock, Page};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Clone, Debug, Deserialize)]
+struct FrontMatter {
+    title: String,
+    #[serde(default)]
+    section: String,
+    #[serde(default)]
+    order: u32,
+    #[serde(default)]
+    summary: String,
+    byline: Option<Byline>,
+}
+
+/// Every page under `dir`, sorted by section order then page order; or what is wrong.
+pub fn load(dir: &Path) -> Result<Vec<Page>, Vec<String>> {
+    let mut files = Vec::new();
+    collect_markdown(dir, &mut files);
+    files.sort();
+    let mut pages = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        let slug = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if slug == "README" {
+            continue;
+        }
+        match std::fs::read_to_string(&file)
+            .map_err(|e| e.to_string())
+            .and_then(|text| parse(&slug, &text))
+        {
+            Ok(page) => pages.push(page),
+            Err(e) => errors.push(format!("{}: {e}", file.display())),
+        }
+    }
+    pages.sort_by_key(|p| p.order);
+    if errors.is_empty() {
+        Ok(pages)
+    } else {
+        Err(errors)
+    }
+}
+
+fn collect_markdown(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_markdown(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
+}
+
+/// `text` split into its front matter and its Markdown.
+fn front_matter(text: &str) -> Result<(FrontMatter, &str), String> {
+    let rest = text
+        .strip_prefix("+++\n")
+        .ok_or("a page starts with front matter between +++ lines")?;
+    let end = rest
+        .find("\n+++\n")
+        .ok_or("the front matter has no closing +++ line")?;
+    let matter: FrontMatter =
+        toml::from_str(&rest[..end]).map_err(|e| format!("front matter: {e}"))?;
+    Ok((matter, &rest[end + 5..]))
+}
+
+/// A heading's anchor: lower case, words joined by `-`, as GitHub does.
+pub fn anchor(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if (c == ' ' || c == '-' || c == '_') && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_owned()
+}
+
+pub fn parse(slug: &str, text: &str) -> Result<Page, String> {
+    let (matter, markdown) = front_matter(text)?;
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_SMART_PUNCTUATION;
+    let mut blocks = Vec::new();
+    let mut headings: Vec<Heading> = Vec::new();
+    let mut links = Vec::new();
+    let mut plain = String::new();
+    let mut pending: Vec<Event> = Vec::new();
+    let mut fence: Option<(String, String)> = None;
+    let mut heading: Option<(u8, Option<String>, String, Vec<Event>)> = None;
+    for event in Parser::new_ext(markdown, options) {
+        if let Some((_, code)) = fence.as_mut() {
+            match event {
+                Event::Text(t) => code.push_str(&t),
+                Event::End(TagEnd::CodeBlock) => {
+                    let (info, code) = fence.take().unwrap_or_default();
+                    flush(&mut pending, &mut blocks);
+                    blocks.push(directive(&info, code));
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if let Some((_, _, text, events)) = heading.as_mut() {
+            match event {
+                Event::End(TagEnd::Heading(_)) => {
+                    let (level, id, text, events) = heading.take().unwrap_or_default();
+                    let id = id.unwrap_or_else(|| anchor(&text));
+                    if headings.iter().any(|h| h.id == id) {
+                        return Err(format!("two headings have the anchor #{id}"));
+                    }
+                    let mut inner = String::new();
+                    pulldown_cmark::html::push_html(&mut inner, events.into_iter());
+                    pending.push(Event::Html(
+                        format!(
+                            "<h{level} id=\"{id}\">{inner} <a class=\"anchor\" href=\"#{id}\" aria-label=\"Link to this section\">#</a></h{level}>\n"
+                        )
+                        .into(),
+                    ));
+                    plain.push_str(&text);
+                    plain.push('\n');
+                    headings.push(Heading { level, id, text });
+                }
+                Event::Text(ref t) | Event::Code(ref t) => {
+                    text.push_str(t);
+                    events.push(event);
+                }
+                other => events.push(other),
+            }
+            continue;
+        }
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if is_directive(&info) => {
+                fence = Some((info.to_string(), String::new()));
+            }
+            Event::Start(Tag::Heading { level, id, .. }) => {
+                heading = Some((
+                    heading_level(level),
+                    id.map(|i| i.to_string()),
+                    String::new(),
+                    Vec::new(),
+                ));
+            }
+            Event::Start(Tag::Link { ref dest_url, .. }) => {
+                if dest_url.starts_with('/') || dest_url.starts_with('#') {
+                    links.push(dest_url.to_string());
+                }
+                pending.push(event);
+            }
+            Event::Text(ref t) | Event::Code(ref t) => {
+                plain.push_str(t);
+                plain.push(' ');
+                pending.push(event);
+            }
+            other => pending.push(other),
+        }
+    }
+    flush(&mut pending, &mut blocks);
+    Ok(Page {
+        slug: slug.to_owned(),
+        title: matter.title,
+        section: matter.section,
+        order: matter.order,
+        summary: matter.summary,
+        byline: matter.byline,
+        headings,
+        blocks,
+        links,
+        text: plain,
+    })
+}
+
+fn heading_level(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+fn is_directive(info: &str) -> bool {
+    matches!(info.split_whitespace().next(), Some("tsr" | "diagram"))
+}
+
+fn flush(pending: &mut Vec<Event>, blocks: &mut Vec<Block>) {
+    if pending.is_empty() {
+        return;
+    }
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, pending.drain(..));
+    blocks.push(Block::Html(html));
+}
+
+fn directive(info: &str, code: String) -> Block {
+    let mut words = info.split_whitespace();
+    let kind = words.next().unwrap_or_default();
+    let rest: Vec<&str> = words.collect();
+    if kind == "diagram" {
+        return Block::Diagram(rest.join(" "));
+    }
+    let mut expect = None;
+    let mut launch = Vec::new();
+    for word in rest {
+        let (key, value) = word.split_once('=').unwrap_or((word, ""));
+        if key == "expect" {
+            expect = Some(value.to_owned());
+        } else {
+            launch.push((key.to_owned(), value.to_owned()));
+        }
+    }
+    Block::Kernel(KernelBlock {
+        source: code,
+        expect,
+        launch,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Byline;
+
+    const PAGE: &str = "+++\ntitle = \"The hierarchy\"\nsection = \"Guide\"\norder = 20\n[byline]\nwritten_by = \"A\"\nreviewed_by = \"B\"\n+++\n# The hierarchy\n\nText with a [link](/docs/x#y).\n\n```diagram grid=4x3 threads=256\n```\n\n## Every field {#fields}\n\n```tsr grid=2 N=100 expect=E0112\nkernel k() {}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
+
+    #[test]
+    fn a_page_splits_into_html_kernels_and_diagrams() {
+        let page = parse("hierarchy", PAGE).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(page.title, "The hierarchy");
+        assert_eq!(page.order, 20);
+        assert!(!page.byline.as_ref().is_some_and(Byline::is_draft));
+        assert_eq!(
+            page.headings
+                .iter()
+                .map(|h| h.id.as_str())
+                .collect::<Vec<_>>(),
+            ["the-hierarchy", "fields"]
+        );
+        assert_eq!(page.links, ["/docs/x#y"]);
+        let kinds: Vec<&str> = page
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Block::Html(_) => "html",
+                Block::Kernel(_) => "kernel",
+                Block::Diagram(_) => "diagram",
+            })
+            .collect();
+        assert_eq!(kinds, ["html", "diagram", "html", "kernel", "html"]);
+        let Some(Block::Kernel(k)) = page.blocks.get(3) else {
+            panic!()
+        };
+        assert_eq!(k.expect.as_deref(), Some("E0112"));
+        assert_eq!(
+            k.launch,
+            [
+                ("grid".to_owned(), "2".to_owned()),
+                ("N".to_owned(), "100".to_owned())
+            ]
+        );
+        assert_eq!(k.source, "kernel k() {}\n");
+        let Some(Block::Html(table)) = page.blocks.get(4) else {
+            panic!()
+        };
+        assert!(table.contains("<table>"));
+        let Some(Block::Html(first)) = page.blocks.first() else {
+            panic!()
+        };
+        assert!(first.contains("<h1 id=\"the-hierarchy\">The hierarchy <a class=\"anchor\""));
+    }
+
+    #[test]
+    fn bylines_make_drafts_until_someone_else_reviews() {
+        let mut b = Byline {
+            written_by: "A".into(),
+            ..Byline::default()
+        };
+        assert!(b.is_draft());
+        b.reviewed_by = "A".into();
+        assert!(b.is_draft());
+        b.reviewed_by = "B".into();
+        assert!(!b.is_draft());
+    }
+
+    #[test]
+    fn anchors_are_github_style() {
+        assert_eq!(
+            anchor("Above the grid: the cluster"),
+            "above-the-grid-the-cluster"
+        );
+        assert_eq!(
+            anchor("What is a lane in a CUDA warp?"),
+            "what-is-a-lane-in-a-cuda-warp"
+        );
+    }
+
+    #[test]
+    fn broken_front_matter_is_reported() {
+        assert!(parse("x", "# no front matter").is_err());
+        assert!(parse("x", "+++\ntitle = 3\n+++\n").is_err());
+    }
+}

@@ -1,0 +1,77 @@
+import { test, expect } from '../fixtures/pages';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// The docs rendered from content/: navigation, search, runnable kernels, the playground link.
+
+test('the docs open, and the sidebar and next links walk through them', async ({ page, consoleErrors }) => {
+  await page.goto('/docs');
+  await expect(page).toHaveURL(/\/docs\/intro$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'Introduction' })).toBeVisible();
+  const sidebar = page.getByRole('navigation', { name: 'Docs' });
+  await sidebar.getByRole('link', { name: 'The hierarchy' }).click();
+  await expect(page).toHaveURL(/\/docs\/hierarchy$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'The hierarchy' })).toBeVisible();
+  await expect(sidebar.getByRole('link', { name: 'The hierarchy' })).toHaveAttribute('aria-current', 'page');
+  await page.getByTestId('next').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Collectives and shuffles' })).toBeVisible();
+  await expect(page.getByTestId('byline')).toContainText('Written by: Tessera engineering');
+  await expect(page.getByTestId('draft')).toBeVisible();
+  expect(consoleErrors).toEqual([]);
+});
+
+test('searching for "ballot" lands on it', async ({ page }) => {
+  await page.goto('/docs/intro');
+  await page.getByTestId('docs-search').fill('ballot');
+  const results = page.getByTestId('search-results');
+  await expect(results.getByRole('link').first()).toBeVisible();
+  await results.getByRole('link', { name: 'Ballot', exact: true }).click();
+  await expect(page).toHaveURL(/\/docs\/glossary#ballot$/);
+  await expect(page.getByRole('heading', { name: /^Ballot/ })).toBeInViewport();
+});
+
+test('an inline kernel runs and shows its results', async ({ page }) => {
+  await page.goto('/docs/collectives');
+  const kernel = page.getByTestId('kernel').filter({ hasText: 'kernel warp_scan' });
+  await kernel.getByTestId('kernel-run').click();
+  await expect(kernel.getByTestId('sim-status')).toContainText('Simulator:');
+  await expect(kernel.getByTestId('result-Y')).toBeVisible();
+  // WebGPU runs it too (or says why not), and agrees.
+  await expect(kernel.getByTestId('gpu-status')).not.toContainText('running', { timeout: 20_000 });
+  const gpu = (await kernel.getByTestId('gpu-status').textContent()) ?? '';
+  if (gpu.startsWith('WebGPU (')) await expect(kernel.getByTestId('verdict')).toHaveText(/^GPU = simulator/);
+});
+
+test('a failing kernel shows its diagnostic, linked to the error index', async ({ page }) => {
+  await page.goto('/docs/intro');
+  const kernel = page.getByTestId('kernel').filter({ hasText: 'thread_idx' });
+  await expect(kernel).toContainText('This kernel fails with E0112');
+  await kernel.getByRole('link', { name: 'E0112' }).click();
+  await expect(page).toHaveURL(/\/docs\/errors#E0112$/);
+  await expect(page.getByRole('heading', { name: /^E0112/ })).toBeInViewport();
+});
+
+test('Open in playground carries the kernel and its launch', async ({ page }) => {
+  await page.goto('/docs/tiles');
+  const kernel = page.getByTestId('kernel').filter({ hasText: 'kernel tiled_matmul' });
+  await kernel.getByTestId('open-in-playground').click();
+  await expect(page).toHaveURL(/\/play#v1\./);
+  const source = readFileSync(join(__dirname, '../../examples/tiled_matmul.tsr'), 'utf8');
+  await expect(page.getByRole('textbox', { name: 'Kernel source' })).toHaveValue(source.trimEnd() + '\n');
+  await expect(page.getByTestId('dim-K')).toHaveValue('70');
+});
+
+for (const [slug, viewport] of [
+  ['hierarchy', { width: 1280, height: 800 }],
+  ['errors', { width: 390, height: 800 }],
+  ['glossary', { width: 1280, height: 800 }],
+] as const) {
+  test(`screenshot of /docs/${slug}`, async ({ page }, info) => {
+    await page.setViewportSize(viewport);
+    await page.goto(`/docs/${slug}`);
+    await expect(page.getByTestId('docs-page')).toBeVisible();
+    await page.screenshot({ path: info.outputPath(`docs-${slug}.png`) });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+}

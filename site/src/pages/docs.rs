@@ -1,0 +1,315 @@
+//! The docs: pages rendered from `content/` at build time (`build.rs` → `pages.json`), with a
+//! sidebar in the pages' order, previous and next links, a search over every page, and the
+//! directives brought to life: kernels that run and open in the playground, hierarchy diagrams.
+
+use compiler_core::launch::Launch;
+use compiler_core::Diagnostic;
+use diagram::{DiagramConfig, HierarchyDiagram};
+use docs_build::{Block, KernelBlock, Page};
+use leptos::prelude::*;
+use leptos_router::hooks::{use_location, use_params_map};
+use playground::editor::highlight_html;
+use playground::run::{run_gpu, run_simulator, GpuOutcome, Results, RunReport};
+use playground::session::Session;
+use playground::Analysis;
+use std::rc::Rc;
+
+const PAGES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/pages.json"));
+
+thread_local! {
+    static PAGES: Rc<Vec<Page>> = Rc::new(serde_json::from_str(PAGES_JSON).unwrap_or_default());
+}
+
+pub fn pages() -> Rc<Vec<Page>> {
+    PAGES.with(Rc::clone)
+}
+
+/// The first page, where `/docs` leads.
+pub fn first_slug() -> String {
+    pages().first().map(|p| p.slug.clone()).unwrap_or_default()
+}
+
+#[component]
+fn Sidebar(current: String) -> impl IntoView {
+    let pages = pages();
+    let mut sections: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for page in pages.iter() {
+        let entry = (page.slug.clone(), page.title.clone());
+        match sections.last_mut() {
+            Some((section, list)) if *section == page.section => list.push(entry),
+            _ => sections.push((page.section.clone(), vec![entry])),
+        }
+    }
+    view! {
+        <nav class="docs-sidebar" aria-label="Docs">
+            <Search/>
+            {sections.into_iter().map(|(section, list)| view! {
+                <h2 class="docs-section">{section}</h2>
+                <ul>
+                    {list.into_iter().map(|(slug, title)| {
+                        let here = slug == current;
+                        view! {
+                            <li>
+                                <a href=format!("/docs/{slug}") aria-current=here.then_some("page")>{title}</a>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            }).collect_view()}
+        </nav>
+    }
+}
+
+/// Pages whose title, headings or text hold every word of the query, best first: a title
+/// match, then a heading match (linked to the heading), then the text.
+pub fn search(query: &str) -> Vec<(String, String, String)> {
+    let words: Vec<String> = query
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .filter(|w| w.len() > 1)
+        .collect();
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let has_all = |text: &str| {
+        let text = text.to_lowercase();
+        words.iter().all(|w| text.contains(w.as_str()))
+    };
+    let mut hits: Vec<(u8, String, String, String)> = Vec::new();
+    for page in pages().iter() {
+        if has_all(&page.title) {
+            hits.push((
+                0,
+                format!("/docs/{}", page.slug),
+                page.title.clone(),
+                page.summary.clone(),
+            ));
+        } else if let Some(h) = page.headings.iter().find(|h| has_all(&h.text)) {
+            hits.push((
+                1,
+                format!("/docs/{}#{}", page.slug, h.id),
+                h.text.clone(),
+                page.title.clone(),
+            ));
+        } else if has_all(&page.text) {
+            hits.push((
+                2,
+                format!("/docs/{}", page.slug),
+                page.title.clone(),
+                page.summary.clone(),
+            ));
+        }
+    }
+    hits.sort_by_key(|h| h.0);
+    hits.into_iter()
+        .map(|(_, a, b, c)| (a, b, c))
+        .take(12)
+        .collect()
+}
+
+#[component]
+fn Search() -> impl IntoView {
+    let query = RwSignal::new(String::new());
+    let results = Memo::new(move |_| search(&query.get()));
+    view! {
+        <div class="docs-search" role="search">
+            <label class="visually-hidden" for="docs-search">"Search the docs"</label>
+            <input
+                id="docs-search"
+                type="search"
+                placeholder="Search the docs"
+                data-testid="docs-search"
+                prop:value=move || query.get()
+                on:input=move |ev| query.set(event_target_value(&ev))
+            />
+            {move || (!query.get().trim().is_empty()).then(|| {
+                let list = results.get();
+                view! {
+                    <div class="search-results" aria-live="polite" data-testid="search-results">
+                        {if list.is_empty() {
+                            view! { <p class="hint">"Nothing found."</p> }.into_any()
+                        } else {
+                            view! {
+                                <ul>
+                                    {list.into_iter().map(|(href, title, context)| view! {
+                                        <li>
+                                            <a href=href on:click=move |_| query.set(String::new())>{title}</a>
+                                            <span class="search-context">{context}</span>
+                                        </li>
+                                    }).collect_view()}
+                                </ul>
+                            }.into_any()
+                        }}
+                    </div>
+                }
+            })}
+        </div>
+    }
+}
+
+/// A kernel from the page: highlighted, with Run and Open in playground; a kernel the page
+/// shows failing lists its diagnostics instead of Run.
+#[component]
+fn RunnableKernel(block: KernelBlock) -> impl IntoView {
+    let analysis = Rc::new(Analysis::new(block.source.clone()));
+    let kernel = analysis
+        .compilation
+        .ir()
+        .ok()
+        .and_then(|m| compiler_core::pick_kernel(m, None).ok());
+    let launch: Result<Launch, String> = match &kernel {
+        Some(k) => Launch::from_words(&block.launch, k),
+        None => Err("the kernel does not compile".into()),
+    };
+    let link = {
+        let session = Session {
+            source: block.source.clone(),
+            launch: launch.clone().unwrap_or_default(),
+            ..Session::default()
+        };
+        format!("/play#{}", session.to_link())
+    };
+    let code = highlight_html(block.source.trim_end(), &[]);
+    let failing: Vec<Diagnostic> = analysis.compilation.diagnostics.clone();
+    let expect = block.expect.clone();
+    let report = RwSignal::new_local(None::<RunReport>);
+    let runnable = expect.is_none() && failing.is_empty() && !block.launch.is_empty();
+    let on_run = {
+        let analysis = analysis.clone();
+        let launch = launch.clone();
+        move |_| {
+            let (Some(kernel), Ok(launch)) = (kernel.clone(), launch.clone()) else {
+                return;
+            };
+            let sim = run_simulator(&analysis, &launch);
+            report.set(Some(RunReport {
+                kernel: Rc::new(kernel),
+                sim,
+                gpu: GpuOutcome::Pending,
+            }));
+            let analysis = analysis.clone();
+            leptos::task::spawn_local(async move {
+                let outcome = run_gpu(&analysis, &launch, None).await;
+                report.update(|r| {
+                    if let Some(r) = r {
+                        r.gpu = outcome;
+                    }
+                });
+            });
+        }
+    };
+    view! {
+        <figure class="kernel" data-testid="kernel">
+            <pre class="code" tabindex="0"><code inner_html=code></code></pre>
+            <div class="kernel-actions">
+                {runnable.then(|| view! { <button type="button" class="primary" data-testid="kernel-run" on:click=on_run>"Run"</button> })}
+                <a class="button" href=link rel="external" data-testid="open-in-playground">"Open in playground"</a>
+                {expect.map(|code| view! {
+                    <span class="kernel-expect">{format!("This kernel fails with {code}:")}</span>
+                })}
+            </div>
+            {(!failing.is_empty()).then(|| view! {
+                <ul class="diagnostics">
+                    {failing.iter().map(|d| view! {
+                        <li class="diagnostic error">
+                            <a class="code" href=format!("/docs/errors#{}", d.code.as_str())>{d.code.as_str()}</a>
+                            " "{d.message.clone()}
+                            {d.help.clone().map(|h| view! { <div class="help">"help: "{h}</div> })}
+                        </li>
+                    }).collect_view()}
+                </ul>
+            })}
+            <div class="kernel-results">
+                {move || report.with(|r| r.is_some()).then(|| view! { <Results report=report/> })}
+            </div>
+        </figure>
+    }
+}
+
+fn block_view(block: &Block) -> AnyView {
+    match block {
+        Block::Html(html) => view! { <div class="prose" inner_html=html.clone()></div> }.into_any(),
+        Block::Kernel(kernel) => view! { <RunnableKernel block=kernel.clone()/> }.into_any(),
+        Block::Diagram(params) => match DiagramConfig::from_params(params) {
+            Ok(config) => view! { <HierarchyDiagram config=config/> }.into_any(),
+            Err(why) => view! { <p class="error">{why}</p> }.into_any(),
+        },
+    }
+}
+
+#[component]
+pub fn DocsPage() -> impl IntoView {
+    let params = use_params_map();
+    let location = use_location();
+    let slug = move || params.with(|p| p.get("slug").unwrap_or_else(first_slug));
+    // After a client-side navigation, show the heading the URL names (or the top).
+    Effect::new(move |_| {
+        let hash = location.hash.get();
+        slug();
+        request_animation_frame(move || {
+            let target = hash
+                .strip_prefix('#')
+                .and_then(|id| document().get_element_by_id(id));
+            match target {
+                Some(el) => el.scroll_into_view(),
+                None => window().scroll_to_with_x_and_y(0.0, 0.0),
+            }
+        });
+    });
+    move || {
+        let slug = slug();
+        let pages = pages();
+        let Some(at) = pages.iter().position(|p| p.slug == slug) else {
+            return view! {
+                <div class="docs">
+                    <Sidebar current=slug.clone()/>
+                    <article class="docs-page"><h1>"Not found"</h1><p>{format!("There is no page “{slug}”.")}</p></article>
+                </div>
+            }
+            .into_any();
+        };
+        let page = &pages[at];
+        let previous = at
+            .checked_sub(1)
+            .and_then(|i| pages.get(i))
+            .map(|p| (p.slug.clone(), p.title.clone()));
+        let next = pages.get(at + 1).map(|p| (p.slug.clone(), p.title.clone()));
+        let byline = page.byline.clone().unwrap_or_default();
+        let draft = byline.is_draft();
+        document().set_title(&format!("{} · Tessera", page.title));
+        view! {
+            <div class="docs">
+                <Sidebar current=slug.clone()/>
+                <article class="docs-page" data-testid="docs-page">
+                    {draft.then(|| view! {
+                        <p class="draft-banner" role="note" data-testid="draft">
+                            "Draft: this page has not yet been reviewed by a second person."
+                        </p>
+                    })}
+                    {page.blocks.iter().map(block_view).collect_view()}
+                    <footer class="byline" data-testid="byline">
+                        <p>
+                            {format!("Written by: {}. ", or_pending(&byline.written_by))}
+                            {format!("Reviewed by: {}. ", or_pending(&byline.reviewed_by))}
+                            {format!("Written on: {}. ", or_pending(&byline.written_on))}
+                            {format!("Last checked on: {}.", or_pending(&byline.last_checked_on))}
+                        </p>
+                    </footer>
+                    <nav class="docs-pager" aria-label="Previous and next page">
+                        {previous.map(|(s, t)| view! { <a rel="prev" href=format!("/docs/{s}")>"← "{t}</a> })}
+                        {next.map(|(s, t)| view! { <a rel="next" data-testid="next" href=format!("/docs/{s}")>{t}" →"</a> })}
+                    </nav>
+                </article>
+            </div>
+        }
+        .into_any()
+    }
+}
+
+fn or_pending(text: &str) -> &str {
+    if text.trim().is_empty() {
+        "pending"
+    } else {
+        text
+    }
+}
