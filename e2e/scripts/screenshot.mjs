@@ -1,6 +1,7 @@
 // Takes the README's screenshots of the built site (dist/), served by sirv on 127.0.0.1:
 //   npm run screenshot   (after `make site`)
-// Writes docs/home.png (desktop, light), docs/home-dark.png and docs/home-phone.png.
+// Writes docs/home.png (desktop, light), docs/home-dark.png, docs/home-phone.png, docs/play.png
+// (the playground after a run) and docs/docs.png (a docs page).
 import { chromium } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,27 +12,33 @@ const server = spawn('node_modules/.bin/sirv', ['../dist', '--single', '--host',
 });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  args: ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
 try {
   const shots = [
-    { file: '../docs/home.png', viewport: { width: 1200, height: 900 }, colorScheme: 'light' },
-    { file: '../docs/home-dark.png', viewport: { width: 1200, height: 900 }, colorScheme: 'dark' },
-    { file: '../docs/home-phone.png', viewport: { width: 390, height: 800 }, colorScheme: 'light' },
+    { file: '../docs/home.png', path: '/', viewport: { width: 1200, height: 900 }, colorScheme: 'light', ready: 'readout-table' },
+    { file: '../docs/home-dark.png', path: '/', viewport: { width: 1200, height: 900 }, colorScheme: 'dark', ready: 'readout-table' },
+    { file: '../docs/home-phone.png', path: '/', viewport: { width: 390, height: 800 }, colorScheme: 'light', ready: 'readout-table' },
+    { file: '../docs/play.png', path: '/play?example=matvec', viewport: { width: 1280, height: 800 }, colorScheme: 'light', ready: 'run', click: 'run', full: false },
+    { file: '../docs/docs.png', path: '/docs/hierarchy', viewport: { width: 1280, height: 800 }, colorScheme: 'light', ready: 'docs-page', full: false },
   ];
   for (const shot of shots) {
     const page = await browser.newPage({ viewport: shot.viewport, colorScheme: shot.colorScheme });
     for (let attempt = 0; ; attempt++) {
       try {
-        await page.goto(`http://127.0.0.1:${port}/`);
+        await page.goto(`http://127.0.0.1:${port}${shot.path}`);
         break;
       } catch (error) {
         if (attempt > 50) throw error;
         await sleep(100);
       }
     }
-    await page.getByTestId('sentence').waitFor();
-    await page.screenshot({ path: shot.file, fullPage: true });
+    await page.getByTestId(shot.ready).first().waitFor();
+    if (shot.click) {
+      await page.getByTestId(shot.click).click();
+      await page.getByTestId('gpu-status').filter({ hasNotText: 'running' }).waitFor({ timeout: 20000 });
+    }
+    await page.screenshot({ path: shot.file, fullPage: shot.full ?? true });
     await page.close();
   }
 } finally {

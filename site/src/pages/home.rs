@@ -58,36 +58,26 @@ pub fn Home() -> impl IntoView {
         <ThreadFinder/>
         <PartialWarp/>
         <section aria-labelledby="status">
-            <h2 id="status">"What works today"</h2>
+            <h2 id="status">"Where to go from here"</h2>
             <ul>
                 <li>
-                    "The launch-hierarchy arithmetic above, computed by the compiler core in "
-                    "your browser, and the same from a terminal with "<code>"tessera ctx"</code>"."
+                    <a href="/play">"The playground"</a>": edit a kernel with its problems "
+                    "underlined as you type, read its PTX, WGSL and IR line by line against the "
+                    "source, run it on the simulator and on your GPU through WebGPU, and share "
+                    "the whole state as a link."
                 </li>
                 <li>
-                    "The front end: the parser, and the checker of types and uniformity that "
-                    "explains every mistake with a code and the spans responsible, from a "
-                    "terminal with "<code>"tessera check"</code>"."
+                    <a href="/docs/intro">"The docs"</a>": the hierarchy, collectives, "
+                    "uniformity, tiles and targets, with kernels that run in the page, the "
+                    "spec, an index of every error and a glossary."
                 </li>
                 <li>
-                    "The reference simulator, which runs any kernel exactly (warps in lockstep, "
-                    "shared memory, every collective) and stops at out-of-bounds accesses, "
-                    "division by zero, divergent barriers and data races with the thread and "
-                    "line responsible: "<code>"tessera run"</code>"."
-                </li>
-                <li>
-                    "PTX for NVIDIA GPUs (sm_70, sm_80, sm_90) that NVIDIA's assembler accepts, "
-                    "with each source line as a comment: "<code>"tessera ptx"</code>"."
-                </li>
-                <li>
-                    <code>"tessera gpu"</code>" describes the machine's GPU and its subgroups, "
-                    "the lanes WGSL kernels will run on."
+                    "The same compiler from a terminal: "<code>"tessera check"</code>", "
+                    <code>"run"</code>" (simulator or GPU), "<code>"ptx"</code>", "
+                    <code>"wgsl"</code>", "<code>"ir"</code>", "<code>"ctx"</code>" and "
+                    <code>"gpu"</code>"."
                 </li>
             </ul>
-            <p>
-                "The WGSL back end, the playground and the docs are being built in the open; "
-                "each appears here when it works."
-            </p>
         </section>
     }
 }
