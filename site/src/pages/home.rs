@@ -3,6 +3,7 @@
 
 use compiler_core::hierarchy::{Dim3, LaunchShape, NVIDIA_LANES};
 use diagram::{DiagramConfig, HierarchyDiagram};
+use playground::editor::highlight_html;
 use leptos::prelude::*;
 
 const MATVEC: &str = "\
@@ -47,7 +48,7 @@ pub fn Home() -> impl IntoView {
                 "and to WGSL for WebGPU, and a CPU simulator defines what every kernel means."
             </p>
             <figure class="code-figure">
-                <pre class="code" tabindex="0"><code>{MATVEC}</code></pre>
+                <pre class="code" tabindex="0"><code inner_html=highlight_html(MATVEC, &[])></code></pre>
                 <figcaption>
                     "A matrix-vector product: each warp computes one output column, each lane "
                     "every 32nd product of it, and "<code>"sum<over ctx.lane>"</code>" folds "
