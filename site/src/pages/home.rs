@@ -3,8 +3,8 @@
 
 use compiler_core::hierarchy::{Dim3, LaunchShape, NVIDIA_LANES};
 use diagram::{DiagramConfig, HierarchyDiagram};
-use playground::editor::highlight_html;
 use leptos::prelude::*;
+use playground::editor::highlight_html;
 
 const MATVEC: &str = "\
 @launch(256)
