@@ -75,3 +75,20 @@ for (const [slug, viewport] of [
     expect(overflow).toBeLessThanOrEqual(0);
   });
 }
+
+test('the theme button switches to dark and back, and the choice is kept', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.goto('/docs/hierarchy');
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const light = await background();
+  const toggle = page.getByTestId('theme-toggle');
+  await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+  expect(await background()).not.toBe(light);
+  await page.reload();
+  await expect(page.getByTestId('theme-toggle')).toHaveAttribute('aria-pressed', 'true');
+  expect(await background()).not.toBe(light);
+  await page.getByTestId('theme-toggle').click();
+  expect(await background()).toBe(light);
+});

@@ -11,6 +11,49 @@ use leptos_router::components::{Redirect, Route, Router, Routes, A};
 use leptos_router::path;
 use playground::Playground;
 
+const THEME_KEY: &str = "tessera.theme";
+
+/// Light or dark: the system's preference until the reader picks one here; the pick is kept.
+#[component]
+fn ThemeToggle() -> impl IntoView {
+    let storage = window().local_storage().ok().flatten();
+    let stored = storage
+        .as_ref()
+        .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
+        .filter(|t| t == "light" || t == "dark");
+    let system_dark = window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches());
+    let dark = RwSignal::new(stored.as_deref().map_or(system_dark, |t| t == "dark"));
+    let apply = move |theme: &str| {
+        if let Some(root) = document().document_element() {
+            let _ = root.set_attribute("data-theme", theme);
+        }
+    };
+    if let Some(theme) = &stored {
+        apply(theme);
+    }
+    let toggle = move |_| {
+        let theme = if dark.get_untracked() {
+            "light"
+        } else {
+            "dark"
+        };
+        dark.set(theme == "dark");
+        apply(theme);
+        if let Some(s) = window().local_storage().ok().flatten() {
+            let _ = s.set_item(THEME_KEY, theme);
+        }
+    };
+    view! {
+        <button type="button" class="theme-toggle" data-testid="theme-toggle" aria-pressed=move || dark.get().to_string() on:click=toggle>
+            "Dark theme"
+        </button>
+    }
+}
+
 #[component]
 fn NotFound() -> impl IntoView {
     view! {
@@ -43,6 +86,7 @@ pub fn App() -> impl IntoView {
                     <A href="/" exact=true>"Home"</A>
                     <A href="/docs">"Docs"</A>
                     <A href="/play">"Playground"</A>
+                    <ThemeToggle/>
                 </nav>
             </header>
             <main id="main">
