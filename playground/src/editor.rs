@@ -286,6 +286,37 @@ mod tests {
         assert_eq!(decoded, format!("{source} "));
     }
 
+    proptest::proptest! {
+        /// No source turns into markup: outside the spans the highlighter writes, the HTML has
+        /// no `<`, and the text read back is the source.
+        #[test]
+        fn any_source_is_escaped(source in "(?s).{0,200}", start in 0usize..200, len in 0usize..20) {
+            let start = (0..=start.min(source.len())).rev().find(|&i| source.is_char_boundary(i)).unwrap_or(0);
+            let end = (start..=(start + len).min(source.len())).rev().find(|&i| source.is_char_boundary(i)).unwrap_or(start);
+            let html = highlight_html(&source, &[Mark { span: Span::new(start, end), class: "diag-error" }]);
+            let stripped = html.replace("</span>", "");
+            let stripped = regex_free_strip(&stripped);
+            proptest::prop_assert!(!stripped.contains('<'), "{html}");
+            let text = stripped.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+            let expected = if source.is_empty() || source.ends_with('\n') { format!("{source} ") } else { source.clone() };
+            proptest::prop_assert_eq!(text, expected);
+        }
+    }
+
+    /// Removes the `<span class="…">` openings the highlighter writes.
+    fn regex_free_strip(html: &str) -> String {
+        let mut out = String::new();
+        let mut rest = html;
+        while let Some(at) = rest.find("<span class=\"") {
+            out.push_str(&rest[..at]);
+            let after = &rest[at..];
+            let close = after.find("\">").map_or(after.len(), |c| c + 2);
+            rest = &after[close..];
+        }
+        out.push_str(rest);
+        out
+    }
+
     #[test]
     fn an_empty_mark_at_the_end_still_shows() {
         let html = highlight_html(

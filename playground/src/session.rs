@@ -239,6 +239,27 @@ mod tests {
         assert_eq!(Session::from_link(&link), Err(LinkError::TooLarge));
     }
 
+    proptest::proptest! {
+        /// Whatever follows the `#`, decoding ends in a session or a reason, never a panic.
+        #[test]
+        fn any_fragment_decodes_or_says_why(fragment in ".{0,300}") {
+            let _ = Session::from_link(&fragment);
+            let _ = Session::from_link(&format!("v1.{fragment}"));
+        }
+
+        /// Links whose payload is damaged anywhere are refused or give some session; never a panic.
+        #[test]
+        fn damaged_links_never_panic(at in 0usize..400, byte in 0u8..128) {
+            let link = edited().to_link();
+            let mut bytes = link.into_bytes();
+            let i = at % bytes.len();
+            bytes[i] = byte;
+            if let Ok(text) = String::from_utf8(bytes) {
+                let _ = Session::from_link(&text);
+            }
+        }
+    }
+
     #[test]
     fn unknown_examples_fall_back_to_the_default() {
         assert_eq!(Session::example("nope"), Session::example(DEFAULT_EXAMPLE));

@@ -54,6 +54,8 @@ pub(super) struct Lowering {
     blocks: Vec<Block>,
     threads: u32,
     unsupported: Vec<Diagnostic>,
+    /// How many source loops enclose the statement being lowered.
+    pub(super) loop_depth: u32,
 }
 
 fn scalar_of(ty: &TypeExpr) -> Scalar {
@@ -84,6 +86,7 @@ impl Lowering {
             blocks: vec![Vec::new()],
             threads,
             unsupported: Vec::new(),
+            loop_depth: 0,
         };
         for param in &kernel.params {
             let index = lowering.params.len();
@@ -280,7 +283,9 @@ impl Lowering {
                 let body = self.nested(|l| {
                     let (c, _) = l.expr(condition, Some(Scalar::Bool));
                     l.exit_unless(c, condition.span);
+                    l.loop_depth += 1;
                     let inner = l.block(body);
+                    l.loop_depth -= 1;
                     if let Some(current) = l.blocks.last_mut() {
                         current.extend(inner);
                     }
@@ -384,7 +389,9 @@ impl Lowering {
             };
             l.exit_unless(running, rs);
             l.bind(&var.name, Binding::Reg(counter, Scalar::I32));
+            l.loop_depth += 1;
             let inner = l.block(body);
+            l.loop_depth -= 1;
             if let Some(current) = l.blocks.last_mut() {
                 current.extend(inner);
             }

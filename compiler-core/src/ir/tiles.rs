@@ -83,8 +83,13 @@ impl Lowering {
         self.shared.len() - 1
     }
 
-    /// `for e in range(ctx.thread, count, ctx.threads) { body(e) }`, then `barrier`.
+    /// `for e in range(ctx.thread, count, ctx.threads) { body(e) }`, then `barrier`. Inside a
+    /// source loop a barrier comes first too: the shared array this fills is the one the last
+    /// trip filled, and threads may still be reading it there (a race the simulator reports).
     fn cooperative(&mut self, count: u32, span: Span, body: impl FnOnce(&mut Self, Operand)) {
+        if self.loop_depth > 0 {
+            self.emit(StmtKind::Barrier, span);
+        }
         let start = Op::Ctx(CtxField::Thread);
         let step = self.value(Op::Ctx(CtxField::Threads), Scalar::I32, span);
         self.counting_loop("e", start, step, count, span, body);

@@ -901,6 +901,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1071 = broken_139_;
                 let _e1073 = continued_140_;
                 active_108_ = (_e1067 && !((_e1069 || (_e1071 || _e1073))));
+                workgroupBarrier();
                 let _e1080 = active_108_;
                 if _e1080 {
                     r49_ = 256i;
@@ -1056,6 +1057,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1327 = continued_140_;
                 active_108_ = (_e1321 && !((_e1323 || (_e1325 || _e1327))));
                 workgroupBarrier();
+                workgroupBarrier();
                 let _e1334 = active_108_;
                 if _e1334 {
                     r60_ = 256i;
@@ -1210,6 +1212,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1579 = broken_139_;
                 let _e1581 = continued_140_;
                 active_108_ = (_e1575 && !((_e1577 || (_e1579 || _e1581))));
+                workgroupBarrier();
                 workgroupBarrier();
                 let _e1588 = active_108_;
                 if _e1588 {
@@ -1471,6 +1474,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1992 = broken_139_;
                 let _e1994 = continued_140_;
                 active_108_ = (_e1988 && !((_e1990 || (_e1992 || _e1994))));
+                workgroupBarrier();
                 workgroupBarrier();
                 let _e2001 = active_108_;
                 if _e2001 {

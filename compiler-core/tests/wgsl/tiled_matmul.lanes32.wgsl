@@ -305,6 +305,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         if _e351 {
             break;
         }
+        workgroupBarrier();
         r49_ = 256i;
         e_50_ = i32(local_index);
         loop {
@@ -349,6 +350,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             }
         }
         workgroupBarrier();
+        workgroupBarrier();
         r60_ = 256i;
         e_61_ = i32(local_index);
         loop {
@@ -392,6 +394,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 e_61_ = (_e541 + _e543);
             }
         }
+        workgroupBarrier();
         workgroupBarrier();
         r71_ = 256i;
         e_72_ = i32(local_index);
@@ -452,6 +455,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 e_72_ = (_e654 + _e656);
             }
         }
+        workgroupBarrier();
         workgroupBarrier();
         r86_ = 256i;
         e_87_ = i32(local_index);
