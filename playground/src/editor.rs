@@ -19,7 +19,8 @@ pub struct Mark {
     pub class: &'static str,
 }
 
-fn escape(text: &str, out: &mut String) {
+/// `text` as HTML text: `<`, `>` and `&` escaped, everything else as it is.
+pub(crate) fn escape(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
             '<' => out.push_str("&lt;"),

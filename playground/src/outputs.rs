@@ -121,14 +121,7 @@ pub fn listing_html(listing: &Listing) -> String {
         });
         out.push_str(&number.to_string());
         out.push_str("\">");
-        for c in text.chars() {
-            match c {
-                '<' => out.push_str("&lt;"),
-                '>' => out.push_str("&gt;"),
-                '&' => out.push_str("&amp;"),
-                c => out.push(c),
-            }
-        }
+        crate::editor::escape(text, &mut out);
         out.push_str("\n</span>");
     }
     out
