@@ -224,6 +224,25 @@ impl Launch {
         Ok(launch)
     }
 
+    /// How many elements the launch's tensors hold together, without allocating them: what a
+    /// host with little memory (a browser tab) checks before binding.
+    pub fn tensor_elements(&self, kernel: &Kernel) -> Result<u64, String> {
+        let dims = self.dimension_values(kernel)?;
+        let mut total = 0u64;
+        for param in &kernel.params {
+            if let Param::Tensor { dims: extents, .. } = param {
+                let count = extents.iter().fold(1u64, |n, d| {
+                    n.saturating_mul(match d {
+                        DimRef::Literal(e) => u64::from(*e),
+                        DimRef::Dim(i) => dims.get(*i).map_or(0, |v| (*v).max(0) as u64),
+                    })
+                });
+                total = total.saturating_add(count);
+            }
+        }
+        Ok(total)
+    }
+
     pub fn sim_options(&self) -> SimOptions {
         SimOptions {
             lanes: self.lanes,

@@ -295,3 +295,21 @@ fn a_tile_refilled_in_a_loop_is_not_a_race() {
     let expected: Vec<u32> = (0..32u32).map(|t| t % 16 + (t + 1) % 16).collect();
     assert_eq!(y.bits, expected);
 }
+
+#[test]
+fn a_launch_counts_its_elements_without_allocating_them() {
+    let source =
+        "@launch(64)\nkernel k(A: tensor<f32>[N, K], B: tensor<f32>[K], C: tensor<f32>[4]) {\n}\n";
+    let compilation = compiler_core::compile(source);
+    let Ok(module) = compilation.ir() else {
+        panic!("does not lower")
+    };
+    let kernel = module.kernels[0].clone();
+    let launch = Launch {
+        dims: [("N".to_owned(), 1000), ("K".to_owned(), 1_000_000)].into(),
+        ..Launch::default()
+    };
+    assert_eq!(launch.tensor_elements(&kernel), Ok(1_001_000_004));
+    let missing = Launch::default().tensor_elements(&kernel);
+    assert!(missing.is_err(), "{missing:?}");
+}

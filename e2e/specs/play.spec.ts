@@ -186,3 +186,12 @@ test('the launch in the diagram: a lane shows what its thread wrote', async ({ p
   await expect(page.getByTestId('thread-writes')).toContainText('thread 5 of block (1, 0) wrote 1 element');
   await expect(page.getByTestId('thread-writes')).toContainText('C[261] = 262');
 });
+
+test('a launch too large for the page is refused before anything is allocated', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.setField('dim-N', '100000000');
+  await play.run();
+  await expect(page.getByTestId('run-status')).toContainText('a run in the page holds at most 16777216');
+  await expect(play.gpuStatus).toContainText('too large for a run in the page');
+  await expect(page.getByTestId('diagnostic').first()).toContainText('tessera run');
+});

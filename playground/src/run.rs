@@ -20,6 +20,9 @@ use std::rc::Rc;
 /// Statement executions (each for a whole CTA) before the playground's simulator stops a run:
 /// about two seconds of a 256-thread CTA in the browser.
 pub const STEP_LIMIT: u64 = 2_000_000;
+/// The most tensor elements a run in the page may hold together: 64 MB of data (twice that
+/// while the simulator records who wrote each element), far below a tab's memory.
+pub const MAX_ELEMENTS_IN_PAGE: u64 = 16 << 20;
 /// Elements shown per tensor (the rest are summarised by the largest difference).
 const SHOWN: usize = 256;
 /// Floats agree when within this relative difference (as the differential tests require):
@@ -55,12 +58,31 @@ fn now_ms() -> f64 {
 }
 
 /// The kernel the launch names, from the current compilation.
+/// Refuses, before allocating anything, a launch too large for a browser tab.
+pub fn check_size(analysis: &Analysis, launch: &Launch) -> Result<(), Vec<Diagnostic>> {
+    let kernel = picked_kernel(analysis, launch)?;
+    let elements = launch.tensor_elements(&kernel).unwrap_or(0);
+    if elements <= MAX_ELEMENTS_IN_PAGE {
+        return Ok(());
+    }
+    let diagnostic = Diagnostic::error(
+        compiler_core::Code::E0515,
+        compiler_core::Span::new(kernel.span.start, kernel.span.start),
+        format!(
+            "the tensors would hold {elements} elements together; a run in the page holds at most {MAX_ELEMENTS_IN_PAGE} (64 MB)"
+        ),
+    )
+    .with_help("make the dimensions smaller here, or run the same launch from a terminal with `tessera run`");
+    Err(vec![diagnostic])
+}
+
 pub fn picked_kernel(analysis: &Analysis, launch: &Launch) -> Result<Kernel, Vec<Diagnostic>> {
     let module = analysis.compilation.ir()?;
     compiler_core::pick_kernel(module, launch.kernel.as_deref()).map_err(|d| vec![d])
 }
 
 pub fn run_simulator(analysis: &Analysis, launch: &Launch) -> Result<SimRun, Vec<Diagnostic>> {
+    check_size(analysis, launch)?;
     let launch = Launch {
         step_limit: launch.step_limit.or(Some(STEP_LIMIT)),
         ..launch.clone()
@@ -104,6 +126,9 @@ pub async fn run_gpu(_: &Analysis, _: &Launch, _: Option<WarpMode>) -> GpuOutcom
 
 #[cfg(target_arch = "wasm32")]
 pub async fn run_gpu(analysis: &Analysis, launch: &Launch, forced: Option<WarpMode>) -> GpuOutcome {
+    if check_size(analysis, launch).is_err() {
+        return GpuOutcome::Skipped("the launch is too large for a run in the page".into());
+    }
     let gpu = match gpu().await {
         Ok(gpu) => gpu,
         Err(why) => return GpuOutcome::Skipped(why),
