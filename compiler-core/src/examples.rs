@@ -63,10 +63,16 @@ struct Entry {
     launch: Launch,
 }
 
+/// `launches.json`, parsed once.
+fn launches() -> &'static [Entry] {
+    static PARSED: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| serde_json::from_str(LAUNCHES).unwrap_or_default())
+}
+
 /// Every example, in the menu's order, each with its launch (the default launch if
 /// `launches.json` has none, which the tests forbid).
 pub fn all() -> Vec<Example> {
-    let launches: Vec<Entry> = serde_json::from_str(LAUNCHES).unwrap_or_default();
+    let launches = launches();
     SOURCES
         .iter()
         .map(|&(name, source)| Example {
@@ -83,8 +89,7 @@ pub fn all() -> Vec<Example> {
 
 /// The launches file's example names, for the tests' cross-check.
 pub fn launch_names() -> Vec<String> {
-    let launches: Vec<Entry> = serde_json::from_str(LAUNCHES).unwrap_or_default();
-    launches.into_iter().map(|e| e.name).collect()
+    launches().iter().map(|e| e.name.clone()).collect()
 }
 
 /// The example called `name`.

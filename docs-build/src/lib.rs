@@ -86,6 +86,6 @@ pub struct Page {
     pub blocks: Vec<Block>,
     /// Links to other pages of the site, as written (`/docs/x#y`, `/play`).
     pub links: Vec<String>,
-    /// The words of the page, for the site's search.
+    /// The words of the page in lower case, for the site's search.
     pub text: String,
 }

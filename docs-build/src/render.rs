@@ -179,7 +179,7 @@ pub fn parse(slug: &str, text: &str) -> Result<Page, String> {
         headings,
         blocks,
         links,
-        text: plain,
+        text: plain.to_lowercase(),
     })
 }
 

@@ -732,30 +732,27 @@ impl<'a> Cta<'a> {
         continuing: &[Stmt],
     ) -> Result<(), Fault> {
         loop {
-            let mut body_mask: Vec<bool> = {
-                let frame = self.loops.last();
-                (0..self.threads)
-                    .map(|t| entry[t] && !self.exited[t] && !frame.is_some_and(|f| f.broken[t]))
-                    .collect()
-            };
-            if let Some(frame) = self.loops.last_mut() {
-                frame.continued.iter_mut().for_each(|c| *c = false);
-            }
+            let mut body_mask = self.still_looping(entry);
             if !body_mask.iter().any(|&m| m) {
                 return Ok(());
             }
             self.block(body, &mut body_mask)?;
-            let mut continue_mask: Vec<bool> = {
-                let frame = self.loops.last();
-                (0..self.threads)
-                    .map(|t| entry[t] && !self.exited[t] && !frame.is_some_and(|f| f.broken[t]))
-                    .collect()
-            };
-            if let Some(frame) = self.loops.last_mut() {
-                frame.continued.iter_mut().for_each(|c| *c = false);
-            }
+            let mut continue_mask = self.still_looping(entry);
             self.block(continuing, &mut continue_mask)?;
         }
+    }
+
+    /// The threads that entered the innermost loop and have neither left it nor the kernel;
+    /// those that continued take part again, so their flags are cleared.
+    fn still_looping(&mut self, entry: &[bool]) -> Vec<bool> {
+        let frame = self.loops.last();
+        let mask = (0..self.threads)
+            .map(|t| entry[t] && !self.exited[t] && !frame.is_some_and(|f| f.broken[t]))
+            .collect();
+        if let Some(frame) = self.loops.last_mut() {
+            frame.continued.iter_mut().for_each(|c| *c = false);
+        }
+        mask
     }
 
     /// The flat index of `tensor[indices]` for thread `t`, or the out-of-bounds fault.

@@ -71,26 +71,25 @@ pub fn search(query: &str) -> Vec<(String, String, String)> {
     if words.is_empty() {
         return Vec::new();
     }
-    let has_all = |text: &str| {
-        let text = text.to_lowercase();
-        words.iter().all(|w| text.contains(w.as_str()))
-    };
+    let has_all = |text: &str| words.iter().all(|w| text.contains(w.as_str()));
+    let has_all_folded = |text: &str| has_all(&text.to_lowercase());
     let mut hits: Vec<(u8, String, String, String)> = Vec::new();
     for page in pages().iter() {
-        if has_all(&page.title) {
+        if has_all_folded(&page.title) {
             hits.push((
                 0,
                 format!("/docs/{}", page.slug),
                 page.title.clone(),
                 page.summary.clone(),
             ));
-        } else if let Some(h) = page.headings.iter().find(|h| has_all(&h.text)) {
+        } else if let Some(h) = page.headings.iter().find(|h| has_all_folded(&h.text)) {
             hits.push((
                 1,
                 format!("/docs/{}#{}", page.slug, h.id),
                 h.text.clone(),
                 page.title.clone(),
             ));
+        // The page's text is lower case already (docs-build folds it at build time).
         } else if has_all(&page.text) {
             hits.push((
                 2,
