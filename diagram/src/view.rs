@@ -62,7 +62,7 @@ fn instance_id() -> String {
 fn font_size(rect: Rect, text: &str) -> f64 {
     // A monospace character is about 0.62 em wide; keep a tenth of the cell as margin.
     let fit = rect.w * 0.9 / (text.chars().count().max(1) as f64 * 0.62);
-    fit.min(rect.h * 0.34).clamp(7.0, 24.0)
+    fit.min(rect.h * 0.42).clamp(7.0, 24.0)
 }
 
 /// The drawing of one cell: its box, how full it is, its labels.
