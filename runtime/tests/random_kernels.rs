@@ -4,7 +4,7 @@
 //! must give the simulator's results, exactly, on the native GPU (Mesa's lavapipe, subgroups of
 //! 8) in subgroup mode and with 32-lane warps emulated.
 //!
-//! A failing kernel is shrunk by proptest and saved in `proptest-regressions/`, which is kept in
+//! A failing kernel is shrunk by proptest and saved in `random_kernels.regressions`, which is kept in
 //! the repository, so it is tried first on every later run. `PROPTEST_CASES` sets how many
 //! kernels (48 by default, to fit the test command's time; BENCHMARKS.md has longer runs).
 
@@ -97,8 +97,10 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
         options.push((1, cta.boxed()));
         // A tile of X in shared memory (a cooperative copy and a barrier), read per thread;
         // `if true` opens a scope, so two tiles never share a name.
+        // `& (len - 1)` keeps the index in the tile even when `a` is negative (`%` would not).
         let tile = (prop::sample::select(vec![16, 32, 64]), 0i32..8).prop_map(|(len, shift)| {
-            format!("if true {{\n  var t = X[ctx.block.x * ctx.threads + {shift} :+ {len}]\n  v = v + t[(ctx.thread + a) % {len}]\n}}")
+            let mask = len - 1;
+            format!("if true {{\n  var t = X[ctx.block.x * ctx.threads + {shift} :+ {len}]\n  v = v + t[(ctx.thread + a) & {mask}]\n}}")
         });
         options.push((1, tile.boxed()));
     }
@@ -212,9 +214,19 @@ fn compare(source: &str, threads: u32, lanes: u32, mode: WarpMode) -> Result<(),
     ))
 }
 
+/// The test command draws the same kernels on every run, so a landing never hangs on a lucky
+/// draw; `PROPTEST_RNG_SEED=N` (with `PROPTEST_CASES`) explores other kernels.
+fn fixed_unless_asked() -> proptest::test_runner::RngSeed {
+    match std::env::var_os("PROPTEST_RNG_SEED") {
+        Some(_) => ProptestConfig::default().rng_seed,
+        None => proptest::test_runner::RngSeed::Fixed(0x7e55e7a),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(48),
+        rng_seed: fixed_unless_asked(),
         max_shrink_iters: 200,
         failure_persistence: Some(Box::new(
             proptest::test_runner::FileFailurePersistence::WithSource("regressions"),
