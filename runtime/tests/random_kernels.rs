@@ -214,19 +214,9 @@ fn compare(source: &str, threads: u32, lanes: u32, mode: WarpMode) -> Result<(),
     ))
 }
 
-/// The test command draws the same kernels on every run, so a landing never hangs on a lucky
-/// draw; `PROPTEST_RNG_SEED=N` (with `PROPTEST_CASES`) explores other kernels.
-fn fixed_unless_asked() -> proptest::test_runner::RngSeed {
-    match std::env::var_os("PROPTEST_RNG_SEED") {
-        Some(_) => ProptestConfig::default().rng_seed,
-        None => proptest::test_runner::RngSeed::Fixed(0x7e55e7a),
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(48),
-        rng_seed: fixed_unless_asked(),
         max_shrink_iters: 200,
         failure_persistence: Some(Box::new(
             proptest::test_runner::FileFailurePersistence::WithSource("regressions"),
