@@ -2,7 +2,8 @@
 # what is missing), so they work on a fresh machine and cost little the second time.
 #
 #   make serve   build the site and serve it on http://127.0.0.1:8080
-#   make test    every check: fmt, clippy, cargo tests, the wasm build, Playwright
+#   make test    every check: fmt, clippy, cargo tests, the fuzzers briefly, the wasm build,
+#                Playwright
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -15,12 +16,12 @@ export XDG_RUNTIME_DIR ?= /tmp
 # tests' regressions files, which are tried first on every run.
 export PROPTEST_RNG_SEED ?= 2026
 
-.PHONY: serve test tools test-tools lint cargo-test site e2e
+.PHONY: serve test tools test-tools lint cargo-test fuzz site e2e
 
 serve: tools
 	trunk serve --release --offline
 
-test: test-tools lint cargo-test site e2e
+test: test-tools lint cargo-test fuzz site e2e
 
 tools:
 	scripts/install-tools.sh build
@@ -35,6 +36,11 @@ lint:
 
 cargo-test:
 	cargo test --workspace --locked
+
+# Each cargo-fuzz target briefly (the corpora are replayed in cargo-test); longer by hand:
+# scripts/fuzz.sh 600 pipeline
+fuzz:
+	scripts/fuzz.sh 15
 
 site:
 	trunk build --release --offline

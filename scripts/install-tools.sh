@@ -4,12 +4,14 @@
 # Debian's apt, nothing else (trunk runs with --offline and never downloads a tool).
 #
 #   scripts/install-tools.sh build   the wasm target, trunk, wasm-bindgen-cli, npm packages
-#   scripts/install-tools.sh test    the above, and Chromium, Mesa's Vulkan driver, ptxas
+#   scripts/install-tools.sh test    the above, and Chromium, Mesa's Vulkan driver, ptxas,
+#                                    cargo-fuzz
 #   scripts/install-tools.sh bench   the build tools, Chromium and ChromeDriver (bench-wasm.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TRUNK_VERSION=0.21.14
+CARGO_FUZZ_VERSION=0.13.2
 PTXAS_PACKAGE=nvidia-cuda-nvcc-cu12==12.9.86
 VENV=.tools/venv
 
@@ -83,6 +85,9 @@ case "${1:-}" in
     build_tools
     apt_packages chromium mesa-vulkan-drivers
     ptxas
+    # Runs on stable with --sanitizer none (scripts/fuzz.sh); libFuzzer builds with g++.
+    apt_packages g++
+    cargo_tool cargo-fuzz cargo-fuzz "$CARGO_FUZZ_VERSION" --locked
     ;;
   bench)
     build_tools

@@ -38,6 +38,25 @@ pub struct Launch {
     pub step_limit: Option<u64>,
 }
 
+impl Launch {
+    /// A launch every kernel accepts, for the robustness tests and the fuzzers: one CTA, each
+    /// dimension 8, each scalar 1, zeros in, and a short step limit.
+    pub fn smoke(kernel: &Kernel) -> Launch {
+        Launch {
+            kernel: Some(kernel.name.clone()),
+            dims: kernel.dims.iter().map(|d| (d.clone(), 8)).collect(),
+            scalars: kernel
+                .params
+                .iter()
+                .filter(|p| matches!(p, Param::Scalar { .. }))
+                .map(|p| (p.name().to_owned(), 1.0))
+                .collect(),
+            step_limit: Some(20_000),
+            ..Launch::default()
+        }
+    }
+}
+
 impl Default for Launch {
     fn default() -> Self {
         Self {

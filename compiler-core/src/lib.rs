@@ -48,6 +48,38 @@ impl Compilation {
     pub fn hover(&self, offset: usize) -> Option<String> {
         self.checked.name_at(offset).map(check::NameInfo::describe)
     }
+
+    /// The invariant the robustness tests and the fuzzers hold the front end to: every span it
+    /// reports (diagnostics, their labels, names) lies inside `source`, on character
+    /// boundaries. `Err` says which one does not.
+    pub fn check_spans(&self, source: &str) -> Result<(), String> {
+        let inside = |span: Span| {
+            span.start <= span.end
+                && span.end <= source.len()
+                && source.is_char_boundary(span.start)
+                && source.is_char_boundary(span.end)
+        };
+        for diagnostic in &self.diagnostics {
+            let spans =
+                std::iter::once(diagnostic.span).chain(diagnostic.labels.iter().map(|l| l.span));
+            for span in spans {
+                if !inside(span) {
+                    return Err(format!(
+                        "{:?} has span {span:?} outside a {}-byte source",
+                        diagnostic.code,
+                        source.len()
+                    ));
+                }
+            }
+        }
+        match self.checked.names.iter().find(|name| !inside(name.span)) {
+            Some(name) => Err(format!(
+                "name {} at {:?} is outside the source",
+                name.name, name.span
+            )),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The front door: parse and check `source`. Never panics, whatever the input.

@@ -22,35 +22,6 @@ const SEEDS: [&str; 5] = [
     include_str!("../../examples/collatz.tsr"),
 ];
 
-fn spans_inside(source: &str, compilation: &Compilation) -> Result<(), String> {
-    for diagnostic in &compilation.diagnostics {
-        let spans =
-            std::iter::once(diagnostic.span).chain(diagnostic.labels.iter().map(|l| l.span));
-        for span in spans {
-            let inside = span.start <= span.end
-                && span.end <= source.len()
-                && source.is_char_boundary(span.start)
-                && source.is_char_boundary(span.end);
-            if !inside {
-                return Err(format!(
-                    "{:?} has span {span:?} outside a {}-byte source",
-                    diagnostic.code,
-                    source.len()
-                ));
-            }
-        }
-    }
-    for name in &compilation.checked.names {
-        if name.span.end > source.len() {
-            return Err(format!(
-                "name {} at {:?} is outside the source",
-                name.name, name.span
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Compiles on a thread with a small stack (like wasm's 1 MiB) and a time limit.
 fn compile_bounded(source: String) -> (Compilation, Duration) {
     let handle = std::thread::Builder::new()
@@ -58,7 +29,7 @@ fn compile_bounded(source: String) -> (Compilation, Duration) {
         .spawn(move || {
             let start = Instant::now();
             let compilation = compile(&source);
-            let spans = spans_inside(&source, &compilation);
+            let spans = compilation.check_spans(&source);
             (compilation, start.elapsed(), spans)
         });
     let joined = match handle {
@@ -165,23 +136,6 @@ fn unbalanced_brackets_everywhere_never_panic() {
     }
 }
 
-/// A launch every kernel accepts: each dimension 8, each scalar 1, a short step limit.
-fn small_launch(kernel: &compiler_core::ir::Kernel) -> compiler_core::launch::Launch {
-    use compiler_core::ir::Param;
-    compiler_core::launch::Launch {
-        kernel: Some(kernel.name.clone()),
-        dims: kernel.dims.iter().map(|d| (d.clone(), 8)).collect(),
-        scalars: kernel
-            .params
-            .iter()
-            .filter(|p| matches!(p, Param::Scalar { .. }))
-            .map(|p| (p.name().to_owned(), 1.0))
-            .collect(),
-        step_limit: Some(20_000),
-        ..compiler_core::launch::Launch::default()
-    }
-}
-
 #[test]
 fn every_example_runs_on_a_small_launch_without_panicking() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
@@ -193,7 +147,7 @@ fn every_example_runs_on_a_small_launch_without_panicking() {
         };
         for kernel in &module.kernels {
             // Faults are fine (the dimensions are arbitrary); panics are not.
-            let _ = compilation.run(&small_launch(kernel));
+            let _ = compilation.run(&compiler_core::launch::Launch::smoke(kernel));
         }
     }
 }
@@ -228,14 +182,14 @@ proptest! {
     #[test]
     fn arbitrary_text_never_panics(source in "\\PC{0,400}") {
         let compilation = compile(&source);
-        prop_assert!(spans_inside(&source, &compilation).is_ok());
+        prop_assert!(compilation.check_spans(&source).is_ok());
     }
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         let source = String::from_utf8_lossy(&bytes).into_owned();
         let compilation = compile(&source);
-        prop_assert!(spans_inside(&source, &compilation).is_ok());
+        prop_assert!(compilation.check_spans(&source).is_ok());
     }
 
     #[test]
@@ -245,14 +199,14 @@ proptest! {
     ) {
         let source = mutate(SEEDS[which], &edits);
         let compilation = compile(&source);
-        if let Err(message) = spans_inside(&source, &compilation) {
+        if let Err(message) = compilation.check_spans(&source) {
             prop_assert!(false, "{}\n{}", message, source);
         }
         // What the checker accepts lowers (or says it cannot yet) and runs on the simulator
         // (or faults) without panicking.
         if let Ok(module) = compilation.ir() {
             for kernel in &module.kernels {
-                let launch = small_launch(kernel);
+                let launch = compiler_core::launch::Launch::smoke(kernel);
                 let _ = compilation.run(&launch);
             }
         }

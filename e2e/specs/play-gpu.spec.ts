@@ -49,3 +49,47 @@ test('without WebGPU the simulator still runs and a note says why', async ({ pla
   expect(await play.gpuOutcome()).toContain('not run: no GPU adapter was found: this browser has no WebGPU');
   await expect(page.getByTestId('result-C')).toBeVisible();
 });
+
+test('a GPU device lost during a run is explained, and the next run opens a new one', async ({ play, page }) => {
+  // Browsers lose the device when their watchdog ends a kernel that runs too long; here the
+  // page's own device is destroyed right after the run is submitted, which loses it the same way.
+  await page.addInitScript(() => {
+    const w = window as any;
+    w.__devices = [];
+    w.__loseOnSubmit = false;
+    if (!('GPUAdapter' in window)) return;
+    const requestDevice = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = async function (this: GPUAdapter, ...args: any[]) {
+      const device = await requestDevice.apply(this, args as any);
+      w.__devices.push(device);
+      return device;
+    };
+    const submit = GPUQueue.prototype.submit;
+    GPUQueue.prototype.submit = function (this: GPUQueue, ...args: any[]) {
+      const result = submit.apply(this, args as any);
+      if (w.__loseOnSubmit) {
+        w.__loseOnSubmit = false;
+        w.__devices[w.__devices.length - 1].destroy();
+      }
+      return result;
+    };
+  });
+  const first = await runOnGpu(play, 'matvec', '32', 'emulated');
+  test.skip(first.includes('not run'), `no WebGPU here: ${first}`);
+  expect(first).toContain('32-lane warps emulated');
+
+  await page.evaluate(() => ((window as any).__loseOnSubmit = true));
+  await play.run();
+  await expect(play.gpuStatus).toContainText('the GPU device was lost during the run', { timeout: 20_000 });
+  await expect(play.gpuStatus).toContainText('the next run opens a new one');
+  // The simulator's results stay on the page.
+  await expect(play.simStatus).toContainText('Simulator:');
+  await expect(page.getByTestId('result-C')).toBeVisible();
+
+  await play.run();
+  await expect(play.gpuStatus).toContainText('32-lane warps emulated', { timeout: 20_000 });
+  for (const verdict of await play.verdicts.all()) {
+    await expect(verdict).toHaveText(/^GPU = simulator/);
+  }
+  expect(await page.evaluate(() => (window as any).__devices.length)).toBe(2);
+});

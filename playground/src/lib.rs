@@ -83,7 +83,8 @@ fn initial_session() -> (Session, Option<String>) {
     (stored.unwrap_or_default(), None)
 }
 
-fn diagnostic_marks(diagnostics: &[Diagnostic]) -> Vec<Mark> {
+/// Where the editor underlines: each diagnostic's span by severity, and its labels.
+pub fn diagnostic_marks(diagnostics: &[Diagnostic]) -> Vec<Mark> {
     let mut marks = Vec::new();
     for d in diagnostics {
         for label in &d.labels {

@@ -104,7 +104,11 @@ thread_local! {
 /// The page's WebGPU device, opened on first use and kept.
 #[cfg(target_arch = "wasm32")]
 pub async fn gpu() -> Result<Rc<runtime::Gpu>, String> {
-    if let Some(gpu) = GPU.with(|g| g.borrow().clone()) {
+    // A lost device never works again: open a new one instead.
+    if let Some(gpu) = GPU
+        .with(|g| g.borrow().clone())
+        .filter(|g| g.lost().is_none())
+    {
         return Ok(gpu);
     }
     let gpu = Rc::new(runtime::open().await.map_err(|e| e.to_string())?);

@@ -12,20 +12,60 @@ use compiler_core::ir::Kernel;
 use compiler_core::sim::Args;
 use compiler_core::wgsl::Wgsl;
 use js_sys::{JsString, Number, Object, Reflect, Uint8Array};
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Duration;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
     gpu_buffer_usage as usage, gpu_map_mode, gpu_shader_stage, GpuAdapter, GpuBindGroupDescriptor,
     GpuBindGroupEntry, GpuBindGroupLayoutDescriptor, GpuBindGroupLayoutEntry, GpuBuffer,
     GpuBufferBindingLayout, GpuBufferBindingType, GpuBufferDescriptor, GpuCompilationMessageType,
-    GpuComputePipelineDescriptor, GpuDevice, GpuDeviceDescriptor, GpuErrorFilter,
-    GpuPipelineLayoutDescriptor, GpuProgrammableStage, GpuShaderModuleDescriptor,
+    GpuComputePipelineDescriptor, GpuDevice, GpuDeviceDescriptor, GpuDeviceLostInfo,
+    GpuErrorFilter, GpuPipelineLayoutDescriptor, GpuProgrammableStage, GpuShaderModuleDescriptor,
 };
 
 /// An opened WebGPU device and what its adapter offers.
 pub struct Gpu {
     pub device: GpuDevice,
     pub report: AdapterReport,
+    /// Why the device was lost, once it is (its `lost` promise settled).
+    lost: Rc<RefCell<Option<String>>>,
+}
+
+impl Gpu {
+    /// The browser's reason when the device is lost (to its GPU watchdog after a kernel ran
+    /// too long, a driver reset, or `destroy()`); a lost device never works again.
+    pub fn lost(&self) -> Option<String> {
+        self.lost.borrow().clone()
+    }
+
+    fn watch_for_loss(device: &GpuDevice) -> Rc<RefCell<Option<String>>> {
+        let lost = Rc::new(RefCell::new(None));
+        let slot = lost.clone();
+        let on_lost = Closure::new(move |info: GpuDeviceLostInfo| {
+            let message = info.message();
+            *slot.borrow_mut() = Some(if message.is_empty() {
+                "no reason given".to_owned()
+            } else {
+                message
+            });
+        });
+        let _ = device.lost().then(&on_lost);
+        // The promise may settle after the page has dropped this Gpu; the closure must outlive
+        // it (one small closure per opened device).
+        on_lost.forget();
+        lost
+    }
+
+    fn lost_error(&self, during: &str) -> Option<RuntimeError> {
+        self.lost().map(|reason| {
+            RuntimeError::Device(format!(
+                "the GPU device was lost {during} ({reason}); the next run opens a new one. \
+                 Browsers end a kernel that runs for seconds this way."
+            ))
+        })
+    }
 }
 
 impl AdapterReport {
@@ -137,7 +177,12 @@ pub async fn open() -> Result<Gpu, RuntimeError> {
         .request_device_with_descriptor(&descriptor)
         .await
         .map_err(|e| RuntimeError::NoDevice(js_error(&e)))?;
-    Ok(Gpu { device, report })
+    let lost = Gpu::watch_for_loss(&device);
+    Ok(Gpu {
+        device,
+        report,
+        lost,
+    })
 }
 
 fn device_error(what: &str, e: &JsValue) -> RuntimeError {
@@ -174,6 +219,19 @@ async fn compile_errors(module: &web_sys::GpuShaderModule) -> Option<String> {
     (!errors.is_empty()).then(|| errors.join("\n"))
 }
 
+/// Lets the event loop run for `ms` milliseconds (at once where there is no window).
+async fn pause(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let timer = web_sys::window().map(|window| {
+            window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+        });
+        if !matches!(timer, Some(Ok(_))) {
+            let _ = resolve.call0(&JsValue::NULL);
+        }
+    });
+    let _ = promise.await;
+}
+
 fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
@@ -187,6 +245,9 @@ pub async fn run(
     wgsl: &Wgsl,
     args: &mut Args,
 ) -> Result<GpuRun, RuntimeError> {
+    if let Some(error) = gpu.lost_error("before the run") {
+        return Err(error);
+    }
     let plan = plan(&gpu.report, kernel, wgsl, args)?;
     let device = &gpu.device;
     device.push_error_scope(GpuErrorFilter::Validation);
@@ -278,13 +339,13 @@ pub async fn run(
     }
     device.queue().submit(&[encoder.finish()]);
     for (param, readback) in &written {
-        readback.map_async(gpu_map_mode::READ).await.map_err(|e| {
-            device_error(
-                "the GPU did not finish (the device may have been lost, for example to the \
-                 browser's watchdog after a kernel ran too long)",
-                &e,
-            )
-        })?;
+        if let Err(e) = readback.map_async(gpu_map_mode::READ).await {
+            // The lost promise settles about when the read fails, in either order.
+            pause(50).await;
+            return Err(gpu
+                .lost_error("during the run")
+                .unwrap_or_else(|| device_error("the GPU did not finish", &e)));
+        }
         let range = readback
             .get_mapped_range()
             .map_err(|e| device_error("could not read the results back", &e))?;

@@ -72,7 +72,7 @@ impl Layout {
             Token::Else => self.drop_trailing_newlines(),
             Token::Kernel => {
                 if !self.open.is_empty() {
-                    self.close_before_kernel();
+                    self.close_before_kernel(span.start);
                 }
                 self.kernel_start = self.attributes_start();
             }
@@ -202,12 +202,13 @@ impl Layout {
         }
     }
 
-    /// A `kernel` while delimiters are open: the previous kernel lost a closer. Close
-    /// everything before this kernel's attributes.
-    fn close_before_kernel(&mut self) {
+    /// A `kernel` (at byte `kernel`) while delimiters are open: the previous kernel, or this
+    /// kernel's attributes, lost a closer. Close everything before this kernel's attributes
+    /// (right before the `kernel` when the attributes themselves are what is open).
+    fn close_before_kernel(&mut self, kernel: usize) {
         let start = self.attributes_start();
         let tail = self.out.split_off(start);
-        let at = tail.first().map_or(0, |(_, span)| span.start);
+        let at = tail.first().map_or(kernel, |(_, span)| span.start);
         while !self.open.is_empty() {
             self.close_unclosed(at);
         }

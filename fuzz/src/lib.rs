@@ -1,0 +1,89 @@
+//! The properties Tessera's fuzz targets check, one function per target. Each takes the
+//! fuzzer's bytes and panics when its property fails, so libFuzzer keeps the input;
+//! `tests/corpora.rs` replays every kept input through the same functions in the test command.
+//!
+//! - [`pipeline`]: any text goes through the whole compiler (parse, check, IR, PTX for each
+//!   architecture, WGSL in both warp modes, a small simulated run) without a panic or a hang,
+//!   every span lies inside the source, and naga accepts every module the backend builds.
+//! - [`share_link`]: any fragment decodes to a session or a reason, and a session's own link
+//!   restores it exactly.
+//! - [`markup`]: no source turns into markup in the editor's highlighting (with the
+//!   diagnostics' marks) or in the PTX listing.
+
+use compiler_core::diagnostic::Code;
+use compiler_core::launch::{Launch, WarpMode};
+use compiler_core::ptx::Arch;
+use playground::editor::{highlight_html, text_of_markup};
+use playground::outputs::{listing_html, Listing};
+use playground::session::Session;
+
+/// Fuzz inputs are text; other bytes are skipped rather than made lossy, so each kept input
+/// is the exact source that failed.
+fn text(data: &[u8]) -> Option<&str> {
+    std::str::from_utf8(data).ok()
+}
+
+pub fn pipeline(data: &[u8]) {
+    let Some(source) = text(data) else { return };
+    let compilation = compiler_core::compile(source);
+    if let Err(message) = compilation.check_spans(source) {
+        panic!("{message}");
+    }
+    let Ok(module) = compilation.ir() else { return };
+    let _ = compiler_core::ir::print(module);
+    for kernel in &module.kernels {
+        let name = Some(kernel.name.as_str());
+        for arch in [Arch::Sm70, Arch::Sm80, Arch::Sm90] {
+            if let Err(diagnostics) = compilation.ptx(source, name, arch) {
+                panic!("no PTX for a kernel that lowered: {diagnostics:?}");
+            }
+        }
+        for (lanes, mode) in [
+            (4, WarpMode::Subgroups),
+            (32, WarpMode::Subgroups),
+            (32, WarpMode::Emulated),
+        ] {
+            if let Err(diagnostics) = compilation.wgsl(name, lanes, mode) {
+                let bug = diagnostics.iter().find(|d| d.code == Code::E0520);
+                assert!(bug.is_none(), "naga refused the module: {bug:?}");
+            }
+        }
+        // Faults are fine (the launch is arbitrary); panics and hangs are not.
+        let _ = compilation.run(&Launch::smoke(kernel));
+    }
+}
+
+pub fn share_link(data: &[u8]) {
+    let Some(fragment) = text(data) else { return };
+    let Ok(session) = Session::from_link(fragment) else {
+        return;
+    };
+    assert_eq!(Session::from_link(&session.to_link()), Ok(session));
+}
+
+pub fn markup(data: &[u8]) {
+    let Some(source) = text(data) else { return };
+    let compilation = compiler_core::compile(source);
+    let marks = playground::diagnostic_marks(&compilation.diagnostics);
+    let html = highlight_html(source, &marks);
+    let shown = text_of_markup(&html);
+    // The highlighter adds a space after a final line break, so the overlay is as tall as
+    // the text area.
+    let expected = if source.is_empty() || source.ends_with('\n') {
+        format!("{source} ")
+    } else {
+        source.to_owned()
+    };
+    assert_eq!(shown.as_deref(), Some(expected.as_str()), "{html}");
+    if let Ok(ptx) = compilation.ptx(source, None, Arch::Sm70) {
+        let listing = Listing {
+            text: ptx.text,
+            line_map: ptx.line_map,
+            file_name: String::new(),
+        };
+        let html = listing_html(&listing);
+        let shown = text_of_markup(&html);
+        let lines: String = listing.text.lines().map(|l| format!("{l}\n")).collect();
+        assert_eq!(shown.as_deref(), Some(lines.as_str()), "{html}");
+    }
+}
