@@ -32,7 +32,7 @@ test-tools:
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
-	cargo clippy -p site --target wasm32-unknown-unknown --locked -- -D warnings
+	cargo clippy -p site -p playground-wasm --target wasm32-unknown-unknown --locked -- -D warnings
 
 cargo-test:
 	cargo test --workspace --locked

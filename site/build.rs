@@ -1,7 +1,10 @@
-//! Renders `content/` into the pages the site embeds (`$OUT_DIR/pages.json`), at build time,
-//! so the browser gets HTML and never a Markdown parser. A page that does not parse stops the
-//! build with its file and problem; the content check proper is `docs-build`'s test.
+//! Renders `content/` into the pages the site embeds (`$OUT_DIR/pages.json`), and the home
+//! page's kernel into highlighted HTML (`$OUT_DIR/home.html`), at build time, so the browser
+//! gets HTML and never a Markdown parser or a compiler on first load. A page that does not
+//! parse stops the build with its file and problem; the content check proper is `docs-build`'s
+//! test.
 
+use compiler_core::syntax::highlight::highlight_html;
 use std::path::Path;
 
 fn main() {
@@ -16,9 +19,19 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let json = serde_json::to_string(&pages).unwrap_or_default();
-    let out = Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("pages.json");
-    if let Err(e) = std::fs::write(&out, json) {
+    write(
+        "pages.json",
+        &serde_json::to_string(&pages).unwrap_or_default(),
+    );
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("home.tsr");
+    println!("cargo:rerun-if-changed={}", home.display());
+    let kernel = std::fs::read_to_string(&home).unwrap_or_default();
+    write("home.html", &highlight_html(kernel.trim_end(), &[]));
+}
+
+fn write(name: &str, text: &str) {
+    let out = Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join(name);
+    if let Err(e) = std::fs::write(&out, text) {
         println!("cargo:warning=cannot write {}: {e}", out.display());
         std::process::exit(1);
     }

@@ -19,6 +19,7 @@ pub mod hierarchy;
 pub mod ir;
 pub mod launch;
 pub mod ptx;
+pub mod share;
 pub mod sim;
 pub mod span;
 pub mod syntax;

@@ -204,6 +204,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            view: Default::default(),
         }
     }
 

@@ -63,6 +63,29 @@ pub struct KernelBlock {
     pub expect: Option<String>,
     /// The info string's `key=value` pairs other than `expect`.
     pub launch: Vec<(String, String)>,
+    /// What the page shows of it, prepared when the docs are built, so the site's first load
+    /// carries no compiler (it comes with Run).
+    #[serde(default)]
+    pub view: KernelView,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelView {
+    /// The source as highlighted HTML (the compiler's highlighter, as in the playground).
+    pub html: String,
+    /// The diagnostics of a kernel that does not compile (the page shows it failing).
+    pub diagnostics: Vec<ShownDiagnostic>,
+    /// It compiles and has a launch: Run can run it.
+    pub runnable: bool,
+    /// `/play#v1.…`: the kernel with its launch in the playground.
+    pub playground_link: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShownDiagnostic {
+    pub code: String,
+    pub message: String,
+    pub help: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,9 @@
 //! Markdown to [`Page`]s with pulldown-cmark: front matter, anchors, directives.
 
-use crate::{Block, Byline, Heading, KernelBlock, Page};
+use crate::{Block, Byline, Heading, KernelBlock, KernelView, Page, ShownDiagnostic};
+use compiler_core::launch::Launch;
+use compiler_core::share::Session;
+use compiler_core::syntax::highlight::highlight_html;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 use std::path::Path;
@@ -224,11 +227,44 @@ fn directive(info: &str, code: String) -> Block {
             launch.push((key.to_owned(), value.to_owned()));
         }
     }
+    let view = kernel_view(&code, expect.is_some(), &launch);
     Block::Kernel(KernelBlock {
         source: code,
         expect,
         launch,
+        view,
     })
+}
+
+fn kernel_view(source: &str, expected_to_fail: bool, words: &[(String, String)]) -> KernelView {
+    let compilation = compiler_core::compile(source);
+    let kernel = compilation
+        .ir()
+        .ok()
+        .and_then(|m| compiler_core::pick_kernel(m, None).ok());
+    let launch = kernel
+        .as_ref()
+        .and_then(|k| Launch::from_words(words, k).ok())
+        .unwrap_or_default();
+    let session = Session {
+        source: source.to_owned(),
+        launch,
+        ..Session::default()
+    };
+    KernelView {
+        html: highlight_html(source.trim_end(), &[]),
+        diagnostics: compilation
+            .diagnostics
+            .iter()
+            .map(|d| ShownDiagnostic {
+                code: d.code.as_str().to_owned(),
+                message: d.message.clone(),
+                help: d.help.clone(),
+            })
+            .collect(),
+        runnable: !expected_to_fail && compilation.diagnostics.is_empty() && !words.is_empty(),
+        playground_link: format!("/play#{}", session.to_link()),
+    }
 }
 
 #[cfg(test)]
@@ -282,6 +318,33 @@ mod tests {
             panic!()
         };
         assert!(first.contains("<h1 id=\"the-hierarchy\">The hierarchy <a class=\"anchor\""));
+    }
+
+    #[test]
+    fn kernels_come_prepared_for_a_page_without_a_compiler() {
+        let add = "@launch(64)\nkernel add(A: tensor<f32>[N]) {\n  A[ctx.thread] = 1.0\n}\n";
+        let words = [("N".to_owned(), "64".to_owned())];
+        let view = kernel_view(add, false, &words);
+        assert!(view.runnable);
+        assert!(view.diagnostics.is_empty());
+        assert!(
+            view.html
+                .contains("<span class=\"tok-keyword\">kernel</span>"),
+            "{}",
+            view.html
+        );
+        let link = view.playground_link.strip_prefix("/play#");
+        let session = link.map(Session::from_link);
+        assert!(
+            matches!(&session, Some(Ok(s)) if s.source == add && s.launch.dims.get("N") == Some(&64))
+        );
+
+        let failing = kernel_view("kernel k() { x }", true, &[]);
+        assert!(!failing.runnable);
+        assert_eq!(
+            failing.diagnostics.first().map(|d| d.code.as_str()),
+            Some("E0120")
+        );
     }
 
     #[test]

@@ -13,7 +13,8 @@
 pub mod editor;
 pub mod outputs;
 pub mod run;
-pub mod session;
+/// The share-link codec lives in the compiler core (the docs build writes links too).
+pub use compiler_core::share as session;
 
 use compiler_core::ptx::Arch;
 use compiler_core::span::{LineIndex, Span};

@@ -121,7 +121,7 @@ pub fn listing_html(listing: &Listing) -> String {
         });
         out.push_str(&number.to_string());
         out.push_str("\">");
-        crate::editor::escape(text, &mut out);
+        compiler_core::syntax::highlight::escape(text, &mut out);
         out.push_str("\n</span>");
     }
     out

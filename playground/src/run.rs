@@ -332,6 +332,43 @@ fn TensorResult(kernel: Rc<Kernel>, index: usize, sim: Args, gpu: Option<Args>) 
     .into_any()
 }
 
+/// A docs kernel run in place: compiles `source`, builds its launch from the page's `key=value`
+/// words, runs the simulator at once and then WebGPU, and shows the results as the playground
+/// does.
+#[component]
+pub fn KernelRun(source: String, words: Vec<(String, String)>) -> impl IntoView {
+    let analysis = Rc::new(Analysis::new(source));
+    let kernel = analysis
+        .compilation
+        .ir()
+        .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default())
+        .and_then(|m| compiler_core::pick_kernel(m, None).map_err(|d| d.message));
+    let launch = kernel
+        .clone()
+        .and_then(|k| Launch::from_words(&words, &k).map(|launch| (k, launch)));
+    let (kernel, launch) = match launch {
+        Ok(ready) => ready,
+        Err(why) => {
+            return view! { <p class="error">{format!("This kernel cannot run: {why}")}</p> }
+                .into_any()
+        }
+    };
+    let report = RwSignal::new_local(Some(RunReport {
+        kernel: Rc::new(kernel),
+        sim: run_simulator(&analysis, &launch),
+        gpu: GpuOutcome::Pending,
+    }));
+    leptos::task::spawn_local(async move {
+        let outcome = run_gpu(&analysis, &launch, None).await;
+        report.update(|r| {
+            if let Some(r) = r {
+                r.gpu = outcome;
+            }
+        });
+    });
+    view! { <Results report=report/> }.into_any()
+}
+
 #[component]
 pub fn Results(report: RwSignal<Option<RunReport>, LocalStorage>) -> impl IntoView {
     move || {

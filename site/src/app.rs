@@ -4,12 +4,12 @@
 //! (leptos_router); a static host serves `index.html` for every path (`sirv --single`,
 //! `trunk serve`), so `/play` and a docs URL work when opened directly.
 
+use crate::lazy::Slot;
 use crate::pages::docs::{first_slug, DocsPage};
 use crate::pages::home::Home;
 use leptos::prelude::*;
 use leptos_router::components::{Redirect, Route, Router, Routes, A};
 use leptos_router::path;
-use playground::Playground;
 
 const THEME_KEY: &str = "tessera.theme";
 
@@ -64,11 +64,28 @@ fn NotFound() -> impl IntoView {
     }
 }
 
+/// The playground, from the module that carries the compiler (loaded here on first visit).
 #[component]
 fn PlayPage() -> impl IntoView {
+    let host = NodeRef::<leptos::html::Div>::new();
+    let status = RwSignal::new(Some("Loading the playground…".to_owned()));
+    let slot = Slot::new();
+    Effect::new(move |_| {
+        let Some(host) = host.get() else { return };
+        let slot = slot.clone();
+        leptos::task::spawn_local(async move {
+            match slot.fill("mount_playground", &[host.into()]).await {
+                Ok(()) => status.set(None),
+                Err(why) => status.set(Some(format!(
+                    "The playground could not be loaded ({why}). Reload the page to try again."
+                ))),
+            }
+        });
+    });
     view! {
         <h1 class="visually-hidden">"Tessera playground"</h1>
-        <Playground/>
+        {move || status.get().map(|text| view! { <p class="loading" role="status" data-testid="play-loading">{text}</p> })}
+        <div class="playground-host" node_ref=host></div>
     }
 }
 

@@ -3,7 +3,9 @@
 //!
 //! In: source text. Out: [`Highlight`]s in source order, not overlapping; text between them
 //! (spaces, unknown characters) is plain. Comments are the gaps between tokens that start with
-//! `//` or `/*`, since the lexer skips them.
+//! `//` or `/*`, since the lexer skips them. [`highlight_html`] writes them as HTML (with marks
+//! such as diagnostics' underlines), and [`text_of_markup`] checks that no source turned into
+//! markup on the way.
 
 use super::token::{lexer, Token};
 use crate::span::Span;
@@ -131,6 +133,147 @@ fn comments_between(source: &str, start: usize, end: usize, out: &mut Vec<Highli
     }
 }
 
+// ---- As HTML: what the editor, the docs and the error pages show. ----
+
+/// A stretch of the source to mark, and the CSS class that marks it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub span: Span,
+    pub class: &'static str,
+}
+
+/// `text` as HTML text: `<`, `>` and `&` escaped, everything else as it is.
+pub fn escape(text: &str, out: &mut String) {
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// The text that HTML written by this crate shows, or `None` when it holds anything but
+/// `<span>` tags with plain attributes and escaped text: the check that no input turned into
+/// markup (the tests and the fuzzers hold the highlighter and the listings to it).
+pub fn text_of_markup(html: &str) -> Option<String> {
+    let mut text = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("</span>") {
+            rest = after;
+        } else if c == '<' {
+            let end = rest.find('>')?;
+            if !is_plain_span_tag(&rest[..=end]) {
+                return None;
+            }
+            rest = &rest[end + 1..];
+        } else if c == '&' {
+            let (decoded, length) = [("&lt;", '<'), ("&gt;", '>'), ("&amp;", '&')]
+                .into_iter()
+                .find_map(|(entity, c)| rest.starts_with(entity).then_some((c, entity.len())))?;
+            text.push(decoded);
+            rest = &rest[length..];
+        } else if c == '>' {
+            return None;
+        } else {
+            text.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    Some(text)
+}
+
+/// `<span class="…" data-line="…">` (either, both or neither) with values free of `<`, `>`,
+/// `"` and `&`.
+fn is_plain_span_tag(tag: &str) -> bool {
+    let Some(mut attributes) = tag.strip_prefix("<span").and_then(|t| t.strip_suffix('>')) else {
+        return false;
+    };
+    while let Some(rest) = attributes.strip_prefix(' ') {
+        let Some((name, value)) = rest.split_once("=\"") else {
+            return false;
+        };
+        let Some((value, after)) = value.split_once('"') else {
+            return false;
+        };
+        if !["class", "data-line"].contains(&name) || value.contains(['<', '>', '&']) {
+            return false;
+        }
+        attributes = after;
+    }
+    attributes.is_empty()
+}
+
+/// The source as HTML: each token in a `<span class="tok-…">`, each mark's stretch in a
+/// `<span class="…">` around it (split where tokens and marks cross, so the HTML nests).
+/// A trailing line break gets a space after it so the `<pre>` is as tall as the textarea.
+pub fn highlight_html(source: &str, marks: &[Mark]) -> String {
+    let tokens = highlight(source);
+    let mut cuts: Vec<usize> = vec![0, source.len()];
+    for h in &tokens {
+        cuts.extend([h.span.start, h.span.end]);
+    }
+    for m in marks {
+        // An empty mark (an error at the end of the file) still shows: one character wide.
+        let end = if m.span.is_empty() {
+            next_boundary(source, m.span.end)
+        } else {
+            m.span.end
+        };
+        cuts.extend([m.span.start.min(source.len()), end.min(source.len())]);
+    }
+    cuts.retain(|&c| source.is_char_boundary(c));
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut out = String::with_capacity(source.len() * 2);
+    let mut token = tokens.iter().peekable();
+    for pair in cuts.windows(2) {
+        let (start, end) = (pair[0], pair[1]);
+        while token.peek().is_some_and(|t| t.span.end <= start) {
+            token.next();
+        }
+        let mut classes: Vec<&str> = Vec::new();
+        if let Some(t) = token
+            .peek()
+            .filter(|t| t.span.start <= start && end <= t.span.end)
+        {
+            classes.push(t.class.css());
+        }
+        for m in marks {
+            let mark_end = if m.span.is_empty() {
+                next_boundary(source, m.span.end)
+            } else {
+                m.span.end
+            };
+            if m.span.start <= start && end <= mark_end {
+                classes.push(m.class);
+            }
+        }
+        let text = &source[start..end];
+        if classes.is_empty() {
+            escape(text, &mut out);
+        } else {
+            out.push_str("<span class=\"");
+            out.push_str(&classes.join(" "));
+            out.push_str("\">");
+            escape(text, &mut out);
+            out.push_str("</span>");
+        }
+    }
+    if source.is_empty() || source.ends_with('\n') {
+        out.push(' ');
+    }
+    out
+}
+
+fn next_boundary(source: &str, at: usize) -> usize {
+    (at + 1..=source.len())
+        .find(|&i| source.is_char_boundary(i))
+        .unwrap_or(source.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +318,89 @@ mod tests {
             assert!(pair[0].end <= pair[1].start, "{pair:?}");
         }
         assert!(spans.iter().all(|s| source.get(s.range()).is_some()));
+    }
+
+    #[test]
+    fn tokens_and_marks_nest_and_the_text_survives() {
+        let source = "let a = b < 3 // x & y\n";
+        let marks = [Mark {
+            span: Span::new(4, 9),
+            class: "diag-error",
+        }];
+        let html = highlight_html(source, &marks);
+        assert!(
+            html.contains("<span class=\"tok-keyword\">let</span>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<span class=\"tok-name diag-error\">a</span>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<span class=\"tok-operator diag-error\">=</span>"),
+            "{html}"
+        );
+        assert!(html.contains("&lt;"), "{html}");
+        assert!(html.contains("// x &amp; y"), "{html}");
+        assert_eq!(text_of_markup(&html), Some(format!("{source} ")));
+    }
+
+    #[test]
+    fn markup_other_than_plain_spans_is_caught() {
+        assert_eq!(
+            text_of_markup("<span class=\"a\" data-line=\"3\">x &lt; y</span>"),
+            Some("x < y".into())
+        );
+        for html in [
+            "<script>",
+            "<span onclick=\"x\">",
+            "<span class=\"a\"",
+            "<span class=\"a\"><b>",
+            "<span class=\"a\"\">",
+            "a > b",
+            "&quot;",
+            "<span class=\"a<b\">",
+        ] {
+            assert_eq!(text_of_markup(html), None, "{html}");
+        }
+    }
+
+    proptest::proptest! {
+        /// No source turns into markup: the HTML is spans and escaped text, and the text read
+        /// back is the source.
+        #[test]
+        fn any_source_is_escaped(source in "(?s).{0,200}", start in 0usize..200, len in 0usize..20) {
+            let start = (0..=start.min(source.len())).rev().find(|&i| source.is_char_boundary(i)).unwrap_or(0);
+            let end = (start..=(start + len).min(source.len())).rev().find(|&i| source.is_char_boundary(i)).unwrap_or(start);
+            let html = highlight_html(&source, &[Mark { span: Span::new(start, end), class: "diag-error" }]);
+            let expected = if source.is_empty() || source.ends_with('\n') { format!("{source} ") } else { source.clone() };
+            proptest::prop_assert_eq!(text_of_markup(&html), Some(expected), "{}", html);
+        }
+    }
+
+    #[test]
+    fn an_empty_mark_at_the_end_still_shows() {
+        let html = highlight_html(
+            "let a =",
+            &[Mark {
+                span: Span::empty(7),
+                class: "diag-error",
+            }],
+        );
+        assert!(
+            !html.contains("diag-error"),
+            "nothing after the end to mark: {html}"
+        );
+        let html = highlight_html(
+            "let a =\n",
+            &[Mark {
+                span: Span::empty(7),
+                class: "diag-error",
+            }],
+        );
+        assert!(
+            html.contains("<span class=\"diag-error\">\n</span>"),
+            "{html}"
+        );
     }
 }

@@ -2,17 +2,13 @@
 //! sidebar in the pages' order, previous and next links, a search over every page, and the
 //! directives brought to life: kernels that run and open in the playground, hierarchy diagrams.
 
-use compiler_core::launch::Launch;
-use compiler_core::Diagnostic;
+use crate::lazy::Slot;
 use diagram::{DiagramConfig, HierarchyDiagram};
 use docs_build::{Block, KernelBlock, Page};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
-use playground::editor::highlight_html;
-use playground::run::{run_gpu, run_simulator, GpuOutcome, Results, RunReport};
-use playground::session::Session;
-use playground::Analysis;
 use std::rc::Rc;
+use wasm_bindgen::JsValue;
 
 const PAGES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/pages.json"));
 
@@ -146,81 +142,63 @@ fn Search() -> impl IntoView {
     }
 }
 
-/// A kernel from the page: highlighted, with Run and Open in playground; a kernel the page
-/// shows failing lists its diagnostics instead of Run.
+/// A kernel from the page, as the docs build prepared it: highlighted, with Run and Open in
+/// playground; a kernel the page shows failing lists its diagnostics instead of Run. Run loads
+/// the playground module (first time only), which runs the kernel and renders its results.
 #[component]
 fn RunnableKernel(block: KernelBlock) -> impl IntoView {
-    let analysis = Rc::new(Analysis::new(block.source.clone()));
-    let kernel = analysis
-        .compilation
-        .ir()
-        .ok()
-        .and_then(|m| compiler_core::pick_kernel(m, None).ok());
-    let launch: Result<Launch, String> = match &kernel {
-        Some(k) => Launch::from_words(&block.launch, k),
-        None => Err("the kernel does not compile".into()),
-    };
-    let link = {
-        let session = Session {
-            source: block.source.clone(),
-            launch: launch.clone().unwrap_or_default(),
-            ..Session::default()
+    let KernelBlock {
+        source,
+        expect,
+        launch,
+        view: prepared,
+    } = block;
+    let results = NodeRef::<leptos::html::Div>::new();
+    let note = RwSignal::new(None::<String>);
+    let slot = Slot::new();
+    let on_run = move |_| {
+        let Some(parent) = results.get_untracked() else {
+            return;
         };
-        format!("/play#{}", session.to_link())
-    };
-    let code = highlight_html(block.source.trim_end(), &[]);
-    let failing: Vec<Diagnostic> = analysis.compilation.diagnostics.clone();
-    let expect = block.expect.clone();
-    let report = RwSignal::new_local(None::<RunReport>);
-    let runnable = expect.is_none() && failing.is_empty() && !block.launch.is_empty();
-    let on_run = {
-        let analysis = analysis.clone();
-        let launch = launch.clone();
-        move |_| {
-            let (Some(kernel), Ok(launch)) = (kernel.clone(), launch.clone()) else {
-                return;
-            };
-            let sim = run_simulator(&analysis, &launch);
-            report.set(Some(RunReport {
-                kernel: Rc::new(kernel),
-                sim,
-                gpu: GpuOutcome::Pending,
-            }));
-            let analysis = analysis.clone();
-            leptos::task::spawn_local(async move {
-                let outcome = run_gpu(&analysis, &launch, None).await;
-                report.update(|r| {
-                    if let Some(r) = r {
-                        r.gpu = outcome;
-                    }
-                });
-            });
-        }
+        let words: js_sys::Array = launch
+            .iter()
+            .flat_map(|(k, v)| [JsValue::from_str(k), JsValue::from_str(v)])
+            .collect();
+        let args = [parent.into(), JsValue::from_str(&source), words.into()];
+        let slot = slot.clone();
+        note.set(Some("Loading the compiler…".into()));
+        leptos::task::spawn_local(async move {
+            note.set(
+                slot.fill("mount_kernel_run", &args)
+                    .await
+                    .err()
+                    .map(|why| format!("The compiler could not be loaded ({why}).")),
+            );
+        });
     };
     view! {
         <figure class="kernel" data-testid="kernel">
-            <pre class="code" tabindex="0"><code inner_html=code></code></pre>
+            <pre class="code" tabindex="0"><code inner_html=prepared.html></code></pre>
             <div class="kernel-actions">
-                {runnable.then(|| view! { <button type="button" class="primary" data-testid="kernel-run" on:click=on_run>"Run"</button> })}
-                <a class="button" href=link rel="external" data-testid="open-in-playground">"Open in playground"</a>
+                {prepared.runnable.then(|| view! { <button type="button" class="primary" data-testid="kernel-run" on:click=on_run>"Run"</button> })}
+                <a class="button" href=prepared.playground_link rel="external" data-testid="open-in-playground">"Open in playground"</a>
                 {expect.map(|code| view! {
                     <span class="kernel-expect">{format!("This kernel fails with {code}:")}</span>
                 })}
             </div>
-            {(!failing.is_empty()).then(|| view! {
+            {(!prepared.diagnostics.is_empty()).then(|| view! {
                 <ul class="diagnostics">
-                    {failing.iter().map(|d| view! {
+                    {prepared.diagnostics.into_iter().map(|d| view! {
                         <li class="diagnostic error">
-                            <a class="code" href=format!("/docs/errors#{}", d.code.as_str())>{d.code.as_str()}</a>
-                            " "{d.message.clone()}
-                            {d.help.clone().map(|h| view! { <div class="help">"help: "{h}</div> })}
+                            <a class="code" href=format!("/docs/errors#{}", d.code)>{d.code.clone()}</a>
+                            " "{d.message}
+                            {d.help.map(|h| view! { <div class="help">"help: "{h}</div> })}
                         </li>
                     }).collect_view()}
                 </ul>
             })}
-            <div class="kernel-results">
-                {move || report.with(|r| r.is_some()).then(|| view! { <Results report=report/> })}
-            </div>
+            {move || note.get().map(|text| view! { <p class="loading" role="status">{text}</p> })}
+            <div class="kernel-results" node_ref=results></div>
         </figure>
     }
 }

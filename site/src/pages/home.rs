@@ -4,23 +4,9 @@
 use compiler_core::hierarchy::{Dim3, LaunchShape, NVIDIA_LANES};
 use diagram::{DiagramConfig, HierarchyDiagram};
 use leptos::prelude::*;
-use playground::editor::highlight_html;
 
-const MATVEC: &str = "\
-@launch(256)
-kernel mv(A: tensor<f32>[1, K], W: tensor<f32>[N, K], C: tensor<f32>[1, N]) {
-  let col = ctx.block.x * ctx.warps + ctx.warp
-  if col < N {
-    var acc: f32 = 0.0
-    for k in range(ctx.lane, K, ctx.lanes) {
-      acc += W[col, k] * A[0, k]
-    }
-    let total = sum<over ctx.lane>(acc)
-    if ctx.lane == 0 {
-      C[0, col] = total
-    }
-  }
-}";
+/// `site/home.tsr`, highlighted by the compiler's highlighter when the site is built.
+const MATVEC_HTML: &str = include_str!(concat!(env!("OUT_DIR"), "/home.html"));
 
 #[component]
 pub fn Home() -> impl IntoView {
@@ -48,7 +34,7 @@ pub fn Home() -> impl IntoView {
                 "and to WGSL for WebGPU, and a CPU simulator defines what every kernel means."
             </p>
             <figure class="code-figure">
-                <pre class="code" tabindex="0"><code inner_html=highlight_html(MATVEC, &[])></code></pre>
+                <pre class="code" tabindex="0"><code inner_html=MATVEC_HTML></code></pre>
                 <figcaption>
                     "A matrix-vector product: each warp computes one output column, each lane "
                     "every 32nd product of it, and "<code>"sum<over ctx.lane>"</code>" folds "

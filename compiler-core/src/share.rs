@@ -1,5 +1,6 @@
-//! The playground's whole state as data, and its two stores: the share link (the URL fragment)
-//! and the browser's localStorage.
+//! Share links: the playground's whole state as data, and its two stores, the link (the URL
+//! fragment) and the browser's localStorage. Here, not in the playground, so that the docs build
+//! can write each kernel's "Open in playground" link without the playground's framework.
 //!
 //! A link is `#v1.` followed by the session as JSON, deflated (miniz_oxide) and base64url
 //! encoded. Decoding never panics and bounds everything it allocates: a fragment longer than
@@ -7,10 +8,10 @@
 //! that is not what it claims gives a [`LinkError`] that says which, and the playground opens the
 //! default example with that message.
 
+use crate::launch::{Launch, WarpMode};
+use crate::ptx::Arch;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use compiler_core::launch::{Launch, WarpMode};
-use compiler_core::ptx::Arch;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -21,7 +22,7 @@ pub const LINK_VERSION: u32 = 1;
 /// and its launch compress to well under 8 KB).
 pub const MAX_LINK_BYTES: usize = 256 * 1024;
 /// The inflated session's limit: the compiler's own source limit plus room for the launch.
-pub const MAX_SESSION_BYTES: usize = compiler_core::syntax::MAX_SOURCE_BYTES + 256 * 1024;
+pub const MAX_SESSION_BYTES: usize = crate::syntax::MAX_SOURCE_BYTES + 256 * 1024;
 
 /// The output tab on show.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,8 +72,8 @@ pub const DEFAULT_EXAMPLE: &str = "matvec";
 impl Session {
     /// The example `name` with its launch (the default example if there is none by that name).
     pub fn example(name: &str) -> Session {
-        let example = compiler_core::examples::find(name)
-            .or_else(|| compiler_core::examples::find(DEFAULT_EXAMPLE));
+        let example =
+            crate::examples::find(name).or_else(|| crate::examples::find(DEFAULT_EXAMPLE));
         let (source, launch) = example.map_or_else(
             || (String::new(), Launch::default()),
             |e| (e.source.to_owned(), e.launch),
@@ -168,7 +169,7 @@ impl fmt::Display for LinkError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use compiler_core::launch::Input;
+    use crate::launch::Input;
 
     fn edited() -> Session {
         let mut session = Session::example("saxpy");

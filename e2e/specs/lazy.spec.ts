@@ -1,0 +1,47 @@
+import { test, expect } from '../fixtures/pages';
+
+// The compiler comes in a second module (dist/lazy/playground.js), loaded on first use, so the
+// first page a reader opens carries no compiler (BENCHMARKS.md has the sizes).
+
+const MODULE = /\/lazy\/playground(\.js|_bg\.wasm)$/;
+
+test('the home page loads no compiler; the playground loads it once', async ({ home, page, consoleErrors }) => {
+  const fetched: string[] = [];
+  page.on('request', (request) => {
+    if (MODULE.test(new URL(request.url()).pathname)) fetched.push(new URL(request.url()).pathname);
+  });
+  await home.open();
+  await page.waitForLoadState('networkidle');
+  expect(fetched).toEqual([]);
+
+  const nav = page.getByRole('navigation', { name: 'Site' });
+  await nav.getByRole('link', { name: 'Playground' }).click();
+  await expect(page.getByRole('textbox', { name: 'Kernel source' })).toBeVisible();
+  await expect(page.getByTestId('play-loading')).toHaveCount(0);
+  expect(fetched.sort()).toEqual(['/lazy/playground.js', '/lazy/playground_bg.wasm']);
+
+  // Leaving unmounts the playground; coming back mounts a new one from the same module.
+  await nav.getByRole('link', { name: 'Docs' }).click();
+  await expect(page.getByRole('textbox', { name: 'Kernel source' })).toHaveCount(0);
+  await nav.getByRole('link', { name: 'Playground' }).click();
+  await expect(page.getByRole('textbox', { name: 'Kernel source' })).toHaveCount(1);
+  expect(fetched).toHaveLength(2);
+  expect(consoleErrors).toEqual([]);
+});
+
+test('a docs kernel runs after Run loads the compiler, and runs again in place', async ({ page }) => {
+  await page.goto('/docs/intro');
+  const kernel = page.getByTestId('kernel').filter({ has: page.getByTestId('kernel-run') }).first();
+  await kernel.getByTestId('kernel-run').click();
+  await expect(kernel.getByTestId('sim-status')).toContainText('Simulator:');
+  await kernel.getByTestId('kernel-run').click();
+  await expect(kernel.getByTestId('sim-status')).toHaveCount(1);
+  await expect(kernel.getByTestId('sim-status')).toContainText('Simulator:');
+});
+
+test('when the module cannot be loaded the playground says so', async ({ page }) => {
+  await page.route(MODULE, (route) => route.abort());
+  await page.goto('/play');
+  await expect(page.getByTestId('play-loading')).toContainText('The playground could not be loaded');
+  await expect(page.getByTestId('play-loading')).toContainText('Reload the page to try again');
+});

@@ -1,0 +1,56 @@
+//! The playground, built as its own WebAssembly module (`dist/lazy/playground.js`, by
+//! `scripts/build-playground-module.sh`) and loaded by the site only when a reader opens
+//! `/play` or presses Run on a docs kernel. The site's first load is then the pages, the
+//! diagram and the framework; the compiler, the simulator and the WebGPU runner come here.
+//!
+//! In: an element of the site's page to render into. Out: a [`Mounted`] view, which the site
+//! unmounts when it leaves the page. The module has its own leptos runtime; it shares nothing
+//! with the site's but the DOM under that element.
+
+use leptos::prelude::*;
+use playground::run::KernelRun;
+use playground::Playground;
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlElement;
+
+/// A view this module rendered into the site's page; dropping it unmounts the view.
+#[wasm_bindgen]
+pub struct Mounted {
+    _view: Box<dyn std::any::Any>,
+}
+
+#[wasm_bindgen]
+impl Mounted {
+    /// Removes the view and disposes of its reactive state.
+    pub fn unmount(self) {
+        drop(self);
+    }
+}
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The whole playground, in `parent`.
+#[wasm_bindgen]
+pub fn mount_playground(parent: HtmlElement) -> Mounted {
+    Mounted {
+        _view: Box::new(leptos::mount::mount_to(parent, Playground)),
+    }
+}
+
+/// One docs kernel run in place, in `parent`: `words` are the page's `key=value` launch words
+/// as a flat array `[key, value, key, value, …]`.
+#[wasm_bindgen]
+pub fn mount_kernel_run(parent: HtmlElement, source: String, words: Vec<String>) -> Mounted {
+    let words = words
+        .chunks(2)
+        .map(|pair| (pair[0].clone(), pair.get(1).cloned().unwrap_or_default()))
+        .collect();
+    Mounted {
+        _view: Box::new(leptos::mount::mount_to(parent, move || {
+            view! { <KernelRun source=source words=words/> }
+        })),
+    }
+}

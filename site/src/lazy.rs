@@ -1,0 +1,99 @@
+//! The playground module (crate `playground-wasm`, served at [`MODULE_URL`]), loaded on first
+//! use: by `/play`, or by Run on a docs kernel. Until then the site carries no compiler, which
+//! keeps its first load small (BENCHMARKS.md).
+//!
+//! [`Slot`] is where the module renders under one of the site's elements: it unmounts what it
+//! holds when refilled or when the site's view goes away, also when that happens while the
+//! module is still loading.
+
+use send_wrapper::SendWrapper;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Written by `scripts/build-playground-module.sh` (a trunk hook) beside the site.
+pub const MODULE_URL: &str = "/lazy/playground.js";
+
+#[wasm_bindgen(inline_js = r#"
+let loading;
+export function load_playground_module(url) {
+  loading ??= import(url)
+    .then(async (module) => { await module.default(); return module; })
+    .catch((error) => { loading = undefined; throw error; });
+  return loading;
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(catch)]
+    async fn load_playground_module(url: &str) -> Result<JsValue, JsValue>;
+}
+
+fn describe(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "unknown error".to_owned())
+}
+
+#[derive(Default)]
+struct Held {
+    /// The module's `Mounted` object.
+    mounted: Option<JsValue>,
+    disposed: bool,
+}
+
+/// A place in the site's page that the module renders into.
+#[derive(Clone)]
+pub struct Slot(Rc<RefCell<Held>>);
+
+impl Slot {
+    /// A slot owned by the current view: emptied when the view is cleaned up.
+    pub fn new() -> Self {
+        let slot = Slot(Rc::default());
+        let owned = SendWrapper::new(slot.clone());
+        leptos::prelude::on_cleanup(move || {
+            owned.0.borrow_mut().disposed = true;
+            owned.empty();
+        });
+        slot
+    }
+
+    fn empty(&self) {
+        if let Some(mounted) = self.0.borrow_mut().mounted.take() {
+            unmount(&mounted);
+        }
+    }
+
+    /// Loads the module if needed, and renders the module's `function` with `args` (the
+    /// parent element first) in place of what the slot held.
+    pub async fn fill(&self, function: &str, args: &[JsValue]) -> Result<(), String> {
+        let module = load_playground_module(MODULE_URL)
+            .await
+            .map_err(|e| describe(&e))?;
+        let mount = js_sys::Reflect::get(&module, &JsValue::from_str(function))
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            .ok_or_else(|| format!("the module has no `{function}`"))?;
+        self.empty();
+        let mounted = mount
+            .apply(&JsValue::NULL, &args.iter().collect())
+            .map_err(|e| describe(&e))?;
+        if self.0.borrow().disposed {
+            unmount(&mounted);
+        } else {
+            self.0.borrow_mut().mounted = Some(mounted);
+        }
+        Ok(())
+    }
+}
+
+fn unmount(mounted: &JsValue) {
+    if let Some(unmount) = js_sys::Reflect::get(mounted, &JsValue::from_str("unmount"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+    {
+        let _ = unmount.call0(mounted);
+    }
+}
