@@ -5,7 +5,7 @@
 #
 #   scripts/install-tools.sh build   the wasm target, trunk, wasm-bindgen-cli, npm packages
 #   scripts/install-tools.sh test    the above, and Chromium, Mesa's Vulkan driver, ptxas,
-#                                    cargo-fuzz
+#                                    cargo-fuzz, Open MPI
 #   scripts/install-tools.sh bench   the build tools, Chromium and ChromeDriver (bench-wasm.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -87,6 +87,8 @@ case "${1:-}" in
     ptxas
     # Runs on stable with --sanitizer none (scripts/fuzz.sh); libFuzzer builds with g++.
     apt_packages g++
+    # The CLI's @cluster runner: Open MPI, and libclang for the mpi crate's bindings.
+    apt_packages openmpi-bin libopenmpi-dev libclang-dev
     cargo_tool cargo-fuzz cargo-fuzz "$CARGO_FUZZ_VERSION" --locked
     ;;
   bench)

@@ -4,6 +4,8 @@
 //! status. It only parses arguments and prints; the work happens in `compiler-core` and
 //! `runtime`, so the CLI, the playground and the tests share one implementation.
 
+#[cfg(feature = "mpi")]
+mod mpi_run;
 mod run;
 
 use clap::{Parser, Subcommand};

@@ -4,9 +4,10 @@
 //! `compiler-core`'s `Launch` / `RunOutput` on the other; it runs nothing itself.
 
 use compiler_core::check::Scalar;
+use compiler_core::cluster::SuperTile;
 use compiler_core::diagnostic::{render_all, Diagnostic};
 use compiler_core::hierarchy::Dim3;
-use compiler_core::ir::Param;
+use compiler_core::ir::{Kernel, Param};
 use compiler_core::launch::{from_bits, Backend, Input, Launch, WarpMode};
 use compiler_core::sim::Arg;
 use std::path::{Path, PathBuf};
@@ -46,6 +47,10 @@ pub struct RunArgs {
     /// Statement executions (per CTA) before the run is stopped.
     #[arg(long)]
     step_limit: Option<u64>,
+    /// For a kernel under @cluster: the nodes its super-tiles are dealt to, in this process
+    /// (under `mpirun -n P`, the P processes are the nodes instead).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    nodes: u32,
 }
 
 #[derive(clap::Args)]
@@ -326,6 +331,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
             Backend::Sim
         },
         step_limit: args.step_limit,
+        nodes: args.nodes,
         ..Launch::default()
     };
     for (name, spec) in &args.inputs {
@@ -351,6 +357,18 @@ pub fn run(args: &RunArgs) -> ExitCode {
         };
         launch.inputs.insert(name.clone(), input);
     }
+    #[cfg(feature = "mpi")]
+    if let Some(universe) = crate::mpi_run::world() {
+        return across_processes(
+            &universe,
+            args,
+            &compilation,
+            &source,
+            &launch,
+            gpu.as_ref(),
+            mode,
+        );
+    }
     let grid = launch.grid;
     let params = match &gpu {
         None => {
@@ -362,6 +380,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 "ran {} on the simulator, {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
                 kernel.name, grid.x, grid.y, grid.z, kernel.threads, output.stats.steps, output.stats.lane_ops
             );
+            if let Some(run) = &output.cluster {
+                print_super_tiles(&kernel, &run.tiles, run.nodes);
+            }
             output.args.params
         }
         Some(gpu) => {
@@ -401,7 +422,30 @@ pub fn run(args: &RunArgs) -> ExitCode {
             bound.params
         }
     };
-    for (param, arg) in kernel.params.iter().zip(&params) {
+    write_results(args, &kernel, &params)
+}
+
+/// Which node ran which super-tile, on stderr.
+fn print_super_tiles(kernel: &Kernel, tiles: &[SuperTile], nodes: usize) {
+    let dim = kernel.cluster.map_or("", |c| kernel.dims[c.dim].as_str());
+    eprintln!(
+        "@cluster: {} super-tiles of {dim} on {nodes} node(s)",
+        tiles.len()
+    );
+    for tile in tiles {
+        eprintln!(
+            "  super-tile {}: {dim} {}..{} on node {}",
+            tile.index,
+            tile.start,
+            tile.start + tile.len,
+            tile.node
+        );
+    }
+}
+
+/// Prints each tensor, or writes it to `--out DIR/NAME.npy`.
+fn write_results(args: &RunArgs, kernel: &Kernel, params: &[Arg]) -> ExitCode {
+    for (param, arg) in kernel.params.iter().zip(params) {
         let Arg::Tensor(tensor) = arg else { continue };
         match &args.out {
             Some(dir) => {
@@ -417,6 +461,69 @@ pub fn run(args: &RunArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `mpirun -n P tessera run …`: each process is one node of the cluster (see `mpi_run`).
+#[cfg(feature = "mpi")]
+fn across_processes(
+    universe: &mpi::environment::Universe,
+    args: &RunArgs,
+    compilation: &compiler_core::Compilation,
+    source: &str,
+    launch: &Launch,
+    gpu: Option<&runtime::Gpu>,
+    mode: WarpMode,
+) -> ExitCode {
+    use mpi::traits::Communicator;
+    let world = universe.world();
+    let prepared = match gpu {
+        None => compilation
+            .ir()
+            .and_then(|m| {
+                compiler_core::pick_kernel(m, launch.kernel.as_deref()).map_err(|d| vec![d])
+            })
+            .map(|kernel| (kernel, None)),
+        Some(_) => compilation
+            .wgsl(launch.kernel.as_deref(), launch.lanes, mode)
+            .map(|(kernel, wgsl)| (kernel, Some(wgsl))),
+    };
+    let (kernel, wgsl) = match prepared {
+        Ok(prepared) => prepared,
+        Err(diagnostics) => return report(&diagnostics, source, &args.file),
+    };
+    let mut whole = match launch.bind(&kernel) {
+        Ok(bound) => bound,
+        Err(d) => return report(&[d], source, &args.file),
+    };
+    if kernel.cluster.is_none() {
+        if world.rank() != 0 {
+            return ExitCode::SUCCESS;
+        }
+        eprintln!("`{}` has no @cluster: rank 0 runs it whole", kernel.name);
+    }
+    let options = launch.sim_options();
+    let outcome = crate::mpi_run::run(universe, &kernel, &mut whole, |part, tile| {
+        match (gpu, &wgsl) {
+            (Some(gpu), Some(wgsl)) => runtime::run(gpu, &kernel, wgsl, part)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            _ => compiler_core::cluster::simulate_one(&kernel, part, tile, options)
+                .map(|_| ())
+                .map_err(|fault| fault.to_diagnostic().message),
+        }
+    });
+    match outcome {
+        Ok(true) => {
+            let tiles = compiler_core::cluster::plan(&kernel, &whole, world.size() as usize);
+            print_super_tiles(&kernel, &tiles, world.size() as usize);
+            write_results(args, &kernel, &whole.params)
+        }
+        Ok(false) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error (rank {}): {message}", world.rank());
+            world.abort(1)
+        }
+    }
 }
 
 /// `C [1, 8] f32: [0, 1, …]`, at most 64 values.

@@ -53,6 +53,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("collatz"),
     example!("tiled_transpose"),
     example!("tiled_matmul"),
+    example!("cluster_scale"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

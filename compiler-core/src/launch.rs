@@ -36,6 +36,9 @@ pub struct Launch {
     pub warp_mode: WarpMode,
     pub backend: Backend,
     pub step_limit: Option<u64>,
+    /// The nodes a kernel under `@cluster` deals its super-tiles to (1: one node runs them
+    /// all). Results do not depend on it; which node runs which super-tile does.
+    pub nodes: u32,
 }
 
 impl Launch {
@@ -70,6 +73,7 @@ impl Default for Launch {
             warp_mode: WarpMode::Subgroups,
             backend: Backend::Sim,
             step_limit: None,
+            nodes: 1,
         }
     }
 }
@@ -194,7 +198,7 @@ fn launch_error(message: String) -> Diagnostic {
 impl Launch {
     /// A launch written as `key=value` words, as the docs' kernel blocks give it:
     /// `launch=NAME` starts from that example's launch, `grid=4` or `grid=4x2`, `lanes=8`,
-    /// `steps=1000` (the step limit), `kernel=NAME`; any other key names one of `kernel`'s parameters or dimensions: a tensor
+    /// `steps=1000` (the step limit), `kernel=NAME`, `nodes=4` (for `@cluster`); any other key names one of `kernel`'s parameters or dimensions: a tensor
     /// takes an input (`A=rand:1`), a scalar a number (`alpha=2.5`), a dimension an integer.
     pub fn from_words(words: &[(String, String)], kernel: &Kernel) -> Result<Launch, String> {
         let mut launch = Launch::default();
@@ -220,6 +224,7 @@ impl Launch {
                 }
                 "lanes" => launch.lanes = count(value)?,
                 "steps" => launch.step_limit = Some(u64::from(count(value)?)),
+                "nodes" => launch.nodes = count(value)?.max(1),
                 "kernel" => launch.kernel = Some(value.clone()),
                 name if kernel.dims.iter().any(|d| d == name) => {
                     let n = value.parse::<i64>().map_err(|_| bad())?;

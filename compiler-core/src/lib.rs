@@ -13,6 +13,7 @@
 //! the docs share.
 
 pub mod check;
+pub mod cluster;
 pub mod diagnostic;
 pub mod examples;
 pub mod hierarchy;
@@ -102,8 +103,11 @@ pub struct RunOutput {
     pub kernel: ir::Kernel,
     pub args: sim::Args,
     pub stats: sim::Stats,
-    /// Who wrote each element last, when the run recorded it ([`Compilation::run_recording`]).
+    /// Who wrote each element last, when the run recorded it ([`Compilation::run_recording`];
+    /// not for a kernel under `@cluster`, whose super-tiles are separate launches).
     pub writers: Option<sim::Writers>,
+    /// The super-tiles and their nodes, for a kernel under `@cluster`.
+    pub cluster: Option<cluster::ClusterRun>,
 }
 
 impl Compilation {
@@ -168,6 +172,18 @@ impl Compilation {
         let module = self.ir()?;
         let kernel = pick_kernel(module, launch.kernel.as_deref()).map_err(|d| vec![d])?;
         let mut args = launch.bind(&kernel).map_err(|d| vec![d])?;
+        if kernel.cluster.is_some() {
+            let nodes = launch.nodes.max(1) as usize;
+            let (stats, run) = cluster::simulate(&kernel, &mut args, launch.sim_options(), nodes)
+                .map_err(|fault| vec![fault.to_diagnostic()])?;
+            return Ok(RunOutput {
+                kernel,
+                args,
+                stats,
+                writers: None,
+                cluster: Some(run),
+            });
+        }
         let mut writers = record.then(Vec::new);
         let stats = sim::run_recording(&kernel, &mut args, launch.sim_options(), writers.as_mut())
             .map_err(|fault| vec![fault.to_diagnostic()])?;
@@ -176,6 +192,7 @@ impl Compilation {
             args,
             stats,
             writers,
+            cluster: None,
         })
     }
 }

@@ -126,6 +126,57 @@ fn saxpy_returns_early_past_the_end() {
     assert_eq!(f32s(&out, "Y"), expected);
 }
 
+/// N = 1000 in super-tiles of 256 (the last 232 long); each runs as a launch over its slice, so
+/// the index inside the kernel restarts at every super-tile, whatever the nodes.
+#[test]
+fn cluster_super_tiles_run_over_their_slices_on_any_number_of_nodes() {
+    let source = example("cluster_scale");
+    let compilation = compiler_core::compile(&source);
+    let mut results = Vec::new();
+    for nodes in [1, 2, 3, 4, 8] {
+        let launch = Launch {
+            grid: Dim3::new(4, 1, 1),
+            dims: [("N".to_owned(), 1000)].into(),
+            scalars: [("alpha".to_owned(), 2.0)].into(),
+            inputs: [("X".to_owned(), Input::Rand(18))].into(),
+            nodes,
+            ..Launch::default()
+        };
+        let out = compilation
+            .run(&launch)
+            .unwrap_or_else(|d| panic!("{nodes} nodes: {d:#?}"));
+        let run = out.cluster.as_ref().map(|c| (c.nodes, c.tiles.len()));
+        assert_eq!(run, Some((nodes as usize, 4)));
+        let x = f32s(&out, "X");
+        let expected: Vec<f32> = x
+            .iter()
+            .enumerate()
+            .map(|(i, x)| 2.0 * x + (i % 256) as f32)
+            .collect();
+        assert_eq!(f32s(&out, "Y"), expected, "{nodes} nodes");
+        results.push(f32s(&out, "Y"));
+    }
+    assert!(results.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[test]
+fn a_cluster_slices_the_axis_it_names_in_a_matrix() {
+    // Each super-tile of N sees Y's columns start..start+len as columns 0..len.
+    let source = "@launch(32)\n@cluster(N: 3)\nkernel k(Y: tensor<i32>[M, N]) {\n  let i = ctx.thread\n  if i < M * N {\n    Y[i / N, i % N] = i % N + 10 * N\n  }\n}\n";
+    let compilation = compiler_core::compile(source);
+    let launch = Launch {
+        dims: [("M".to_owned(), 2), ("N".to_owned(), 7)].into(),
+        nodes: 2,
+        ..Launch::default()
+    };
+    let out = compilation
+        .run(&launch)
+        .unwrap_or_else(|d| panic!("{d:#?}"));
+    // Super-tiles: columns 0..3 (N = 3), 3..6 (N = 3), 6..7 (N = 1).
+    let row = [30, 31, 32, 30, 31, 32, 10];
+    assert_eq!(i32s(&out, "Y"), [row, row].concat());
+}
+
 #[test]
 fn matvec_with_a_warp_sum() {
     let out = run(

@@ -139,6 +139,7 @@ fn a_barrier_not_reached_by_every_thread_is_a_fault() {
             }),
         ],
         span,
+        cluster: None,
     };
     let mut args = Args {
         grid: Dim3::new(1, 1, 1),

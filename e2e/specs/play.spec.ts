@@ -195,3 +195,22 @@ test('a launch too large for the page is refused before anything is allocated', 
   await expect(play.gpuStatus).toContainText('too large for a run in the page');
   await expect(page.getByTestId('diagnostic').first()).toContainText('tessera run');
 });
+
+test('a kernel under @cluster shows which node ran which super-tile, and the GPU agrees', async ({ play, page }) => {
+  await play.open('?example=cluster_scale');
+  await expect(page.getByTestId('nodes')).toHaveValue('3');
+  await play.run();
+  const status = page.getByTestId('cluster-status');
+  await expect(status).toContainText('@cluster: 4 super-tiles of N on 3 nodes');
+  await expect(status).toContainText('Node 0: 0 (N 0..256), 3 (N 768..1000).');
+  await expect(status).toContainText('Node 2: 2 (N 512..768).');
+  // The GPU runs one launch per super-tile too (where this browser has WebGPU).
+  const outcome = await play.gpuOutcome();
+  if (!outcome.includes('not run')) {
+    await expect(play.verdicts.first()).toHaveText(/^GPU = simulator/);
+  }
+  await play.setField('nodes', '5');
+  await play.run();
+  await expect(status).toContainText('on 5 nodes');
+  await expect(status).toContainText('Node 4: none.');
+});

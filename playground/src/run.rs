@@ -8,6 +8,7 @@
 
 use crate::Analysis;
 use compiler_core::check::Scalar;
+use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::{Dim3, LaunchShape};
 use compiler_core::ir::{Kernel, Param};
 use compiler_core::launch::{from_bits, Input, Launch, WarpMode};
@@ -43,6 +44,8 @@ pub struct SimRun {
     pub args: Args,
     pub writers: Rc<Writers>,
     pub ms: f64,
+    /// For a kernel under `@cluster`: its super-tiles and the nodes that ran them.
+    pub cluster: Option<ClusterRun>,
 }
 
 #[derive(Clone)]
@@ -93,6 +96,7 @@ pub fn run_simulator(analysis: &Analysis, launch: &Launch) -> Result<SimRun, Vec
         args: output.args,
         writers: Rc::new(output.writers.unwrap_or_default()),
         ms: now_ms() - start,
+        cluster: output.cluster,
     })
 }
 
@@ -400,13 +404,15 @@ pub fn Results(report: RwSignal<Option<RunReport>, LocalStorage>) -> impl IntoVi
                 </div>
             }
             .into_any(),
-            Ok(SimRun { args, ms, .. }) => {
+            Ok(SimRun { args, ms, cluster, .. }) => {
                 let written = report.kernel.written_tensors();
                 let kernel = report.kernel.clone();
                 let args = args.clone();
+                let cluster_line = cluster.as_ref().map(|run| super_tiles_line(&kernel, run));
                 view! {
                     <div class="run-status" role="status" data-testid="run-status">
                         <p data-testid="sim-status">{format!("Simulator: {ms:.1} ms")}</p>
+                        {cluster_line.map(|line| view! { <p data-testid="cluster-status">{line}</p> })}
                         <p data-testid="gpu-status">{gpu_line}</p>
                     </div>
                     {written.into_iter().map(|i| view! {
@@ -417,6 +423,33 @@ pub fn Results(report: RwSignal<Option<RunReport>, LocalStorage>) -> impl IntoVi
             }
         }
     }
+}
+
+/// Which node ran which super-tile: `@cluster: 4 super-tiles of N on 2 nodes. Node 0: 0
+/// (N 0..256), 2 (N 512..768). Node 1: …`.
+pub fn super_tiles_line(kernel: &Kernel, run: &ClusterRun) -> String {
+    let dim = kernel.cluster.map_or("", |c| kernel.dims[c.dim].as_str());
+    let mut line = format!(
+        "@cluster: {} super-tiles of {dim} on {} node{}, each an ordinary launch over its slice.",
+        run.tiles.len(),
+        run.nodes,
+        if run.nodes == 1 { "" } else { "s" }
+    );
+    for node in 0..run.nodes {
+        let tiles: Vec<String> = run
+            .tiles
+            .iter()
+            .filter(|t| t.node == node)
+            .map(|t| format!("{} ({dim} {}..{})", t.index, t.start, t.start + t.len))
+            .collect();
+        let tiles = if tiles.is_empty() {
+            "none".to_owned()
+        } else {
+            tiles.join(", ")
+        };
+        line.push_str(&format!(" Node {node}: {tiles}."));
+    }
+    line
 }
 
 /// What the picked thread wrote in the last simulated run: (tensor, flat index, value).
@@ -479,8 +512,18 @@ pub fn LaunchDiagram(
         let (grid, lanes) = launch.with(|l| (l.grid, l.lanes));
         let shape = LaunchShape::new(Dim3::new(grid.x, grid.y, 1), kernel.threads, lanes)
             .map_err(|e| e.to_string())?;
+        // The dashed tier of a kernel under @cluster, once its dimension's value is known.
+        let cluster = kernel.cluster.and_then(|c| {
+            let extent = launch.with(|l| l.dims.get(&kernel.dims[c.dim]).copied())?;
+            let supertiles = u64::try_from(extent).ok()?.div_ceil(c.size.max(1));
+            Some(diagram::Cluster {
+                nodes: launch.with(|l| l.nodes.max(1)),
+                supertiles: u32::try_from(supertiles).ok()?,
+            })
+        });
         let config = DiagramConfig {
             shape,
+            cluster,
             ..DiagramConfig::default()
         };
         config.check()?;
@@ -689,6 +732,12 @@ pub fn LaunchPanel(
                     move || launch.with(|l| l.lanes.to_string()),
                     move |text| if let Some(n) = parse_count(&text) { launch.update(|l| l.lanes = n) },
                 )}
+                {move || kernel.get().is_some_and(|k| k.cluster.is_some()).then(|| number_input(
+                    "@cluster nodes".into(),
+                    "nodes".into(),
+                    move || launch.with(|l| l.nodes.to_string()),
+                    move |text| if let Some(n) = parse_count(&text) { launch.update(|l| l.nodes = n) },
+                ))}
                 <label class="field">
                     <span>"warps on the GPU"</span>
                     <select data-testid="warp-mode" on:change=move |ev| {

@@ -2,6 +2,7 @@
 
 use crate::plan::{plan, read_back};
 use crate::{AdapterReport, GpuRun, RuntimeError};
+use compiler_core::cluster;
 use compiler_core::ir::Kernel;
 use compiler_core::sim::Args;
 use compiler_core::wgsl::Wgsl;
@@ -82,8 +83,27 @@ async fn default_adapter() -> Result<wgpu::Adapter, RuntimeError> {
         })
 }
 
-/// Runs the kernel over `args.grid` and copies every written tensor back into `args`.
+/// Runs the kernel over `args.grid` and copies every written tensor back into `args`; a kernel
+/// under `@cluster` runs one launch per super-tile, over its slices (`compiler_core::cluster`).
 pub fn run(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    wgsl: &Wgsl,
+    args: &mut Args,
+) -> Result<GpuRun, RuntimeError> {
+    if kernel.cluster.is_none() {
+        return run_launch(gpu, kernel, wgsl, args);
+    }
+    let mut elapsed = Duration::ZERO;
+    let tiles = cluster::plan(kernel, args, 1);
+    cluster::run_tiles(kernel, args, &tiles, None, |part, _| {
+        elapsed += run_launch(gpu, kernel, wgsl, part)?.elapsed;
+        Ok::<(), RuntimeError>(())
+    })?;
+    Ok(GpuRun { elapsed })
+}
+
+fn run_launch(
     gpu: &Gpu,
     kernel: &Kernel,
     wgsl: &Wgsl,

@@ -8,6 +8,7 @@
 
 use crate::plan::{plan, read_back};
 use crate::{AdapterReport, GpuRun, RuntimeError};
+use compiler_core::cluster;
 use compiler_core::ir::Kernel;
 use compiler_core::sim::Args;
 use compiler_core::wgsl::Wgsl;
@@ -238,8 +239,27 @@ fn now_ms() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
-/// Runs the kernel over `args.grid` and copies every written tensor back into `args`.
+/// Runs the kernel over `args.grid` and copies every written tensor back into `args`; a kernel
+/// under `@cluster` runs one launch per super-tile, over its slices (`compiler_core::cluster`).
 pub async fn run(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    wgsl: &Wgsl,
+    args: &mut Args,
+) -> Result<GpuRun, RuntimeError> {
+    if kernel.cluster.is_none() {
+        return run_launch(gpu, kernel, wgsl, args).await;
+    }
+    let mut elapsed = Duration::ZERO;
+    for tile in cluster::plan(kernel, args, 1) {
+        let mut part = cluster::slice(kernel, args, tile);
+        elapsed += run_launch(gpu, kernel, wgsl, &mut part).await?.elapsed;
+        cluster::merge(kernel, args, tile, &part);
+    }
+    Ok(GpuRun { elapsed })
+}
+
+async fn run_launch(
     gpu: &Gpu,
     kernel: &Kernel,
     wgsl: &Wgsl,

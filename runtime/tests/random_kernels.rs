@@ -6,7 +6,7 @@
 //!
 //! A failing kernel is shrunk by proptest and saved in `random_kernels.regressions`, which is kept in
 //! the repository, so it is tried first on every later run. `PROPTEST_CASES` sets how many
-//! kernels (48 by default, to fit the test command's time; BENCHMARKS.md has longer runs).
+//! kernels (256 by default, about 30 s; BENCHMARKS.md has longer runs).
 
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::{Input, Launch, WarpMode};
@@ -216,7 +216,7 @@ fn compare(source: &str, threads: u32, lanes: u32, mode: WarpMode) -> Result<(),
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(48),
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
         max_shrink_iters: 200,
         failure_persistence: Some(Box::new(
             proptest::test_runner::FileFailurePersistence::WithSource("regressions"),

@@ -209,6 +209,8 @@ struct KernelChecker {
     loops_changed: bool,
     widen: bool,
     shared_bytes: u64,
+    /// Each store into a tensor parameter: its name and where (the @cluster rules).
+    tensor_stores: Vec<(String, Span)>,
 }
 
 /// Joins `b` into `a` variable by variable; `a` keeps its length (variables declared after
@@ -234,6 +236,7 @@ impl KernelChecker {
             loops_changed: false,
             widen,
             shared_bytes: 0,
+            tensor_stores: Vec::new(),
         }
     }
 
@@ -251,6 +254,9 @@ impl KernelChecker {
         let exits = self.block(&kernel.body);
         // A `return` ends the kernel; a stray break/continue was reported where it stands.
         drop(exits);
+        if let Some((dim, _)) = &cluster {
+            self.what_a_cluster_can_split(dim, &params);
+        }
         KernelInfo {
             name: kernel.name.name.clone(),
             span: kernel.span,
@@ -365,6 +371,67 @@ impl KernelChecker {
                 );
                 None
             }
+        }
+    }
+
+    /// Under `@cluster(dim: …)` each super-tile runs over its own slice of every tensor with
+    /// `dim` in its shape, and the slices are written back: a tensor sliced twice (`[N, N]`)
+    /// would be a block of the diagonal, and a tensor without `dim` would be written by every
+    /// super-tile, in an order no node knows.
+    fn what_a_cluster_can_split(&mut self, dim: &str, params: &[ParamInfo]) {
+        let dims_of = |name: &str| {
+            params
+                .iter()
+                .find(|p| p.name == name)
+                .and_then(|p| match &p.ty {
+                    Type::Tensor { dims, .. } => Some(dims.clone()),
+                    _ => None,
+                })
+        };
+        for param in params {
+            let Type::Tensor { dims, .. } = &param.ty else {
+                continue;
+            };
+            if dims.iter().filter(|d| d.as_str() == dim).count() > 1 {
+                let span = self
+                    .names
+                    .iter()
+                    .find(|n| n.name == param.name && n.kind == NameKind::Param)
+                    .map_or(Span::empty(0), |n| n.span);
+                self.error(
+                    Diagnostic::error(
+                        Code::E0125,
+                        span,
+                        format!(
+                            "`{}` has the cluster dimension `{dim}` on more than one axis",
+                            param.name
+                        ),
+                    )
+                    .with_label(format!("shape [{}]", dims.join(", ")))
+                    .with_help(
+                        "a super-tile slices one axis; give the other axis its own dimension name",
+                    ),
+                );
+            }
+        }
+        let mut reported = Vec::new();
+        for (name, span) in std::mem::take(&mut self.tensor_stores) {
+            let sliced = dims_of(&name).is_some_and(|dims| dims.iter().any(|d| d == dim));
+            if sliced || reported.contains(&name) {
+                continue;
+            }
+            self.error(
+                Diagnostic::error(
+                    Code::E0126,
+                    span,
+                    format!("`{name}` is written, but @cluster does not slice it"),
+                )
+                .with_label(format!("`{name}` has no axis `{dim}`"))
+                .with_help(
+                    "every super-tile would write the whole tensor; write only tensors with the cluster dimension, or drop @cluster",
+                ),
+            );
+            reported.push(name);
         }
     }
 
@@ -963,6 +1030,9 @@ impl KernelChecker {
                     )),
                 );
             }
+        }
+        if let Type::Tensor { .. } = &base_value.ty {
+            self.tensor_stores.push((name.clone(), base.span));
         }
         let value = self.index(&base_value, base.span, indices, span);
         let is_tile = value.ty.is_tile() && base_value.ty != value.ty;

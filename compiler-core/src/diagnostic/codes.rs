@@ -51,6 +51,8 @@ codes! {
     E0122 => "an attribute is unknown or given twice",
     E0123 => "@cluster names one of the kernel's dimensions and a positive super-tile size",
     E0124 => "a tensor has rank 1 to 3 and an element type f32, i32, u32 or f16",
+    E0125 => "@cluster's dimension is on one axis of each tensor",
+    E0126 => "under @cluster, a kernel writes only tensors the cluster slices",
     // Names.
     E0201 => "a name is used that is not defined",
     E0202 => "two parameters or dimensions of a kernel have the same name",

@@ -23,7 +23,12 @@ pub fn lower(file: &ast::File, checked: &Checked) -> Result<Module, Vec<Diagnost
         let mut lowering = Lowering::new(kernel, threads);
         lowering.kernel_body(kernel);
         if lowering.unsupported.is_empty() {
-            module.kernels.push(lowering.finish(kernel));
+            let mut lowered = lowering.finish(kernel);
+            lowered.cluster = info.cluster.as_ref().and_then(|(dim, size)| {
+                let dim = lowered.dims.iter().position(|d| d == dim)?;
+                Some(Cluster { dim, size: *size })
+            });
+            module.kernels.push(lowered);
         } else {
             unsupported.append(&mut lowering.unsupported);
         }
@@ -158,6 +163,7 @@ impl Lowering {
             shared: self.shared,
             body: self.blocks.into_iter().next().unwrap_or_default(),
             span: kernel.span,
+            cluster: None,
         }
     }
 

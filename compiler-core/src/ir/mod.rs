@@ -37,6 +37,17 @@ pub struct Kernel {
     pub shared: Vec<SharedArray>,
     pub body: Block,
     pub span: Span,
+    /// `@cluster(dim: size)`: super-tiles over one dimension (see [`crate::cluster`]).
+    pub cluster: Option<Cluster>,
+}
+
+/// `@cluster(dim: size)` of a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Cluster {
+    /// The index in [`Kernel::dims`] of the dimension the super-tiles split.
+    pub dim: usize,
+    /// Elements of that dimension per super-tile (the last may be shorter).
+    pub size: u64,
 }
 
 /// A tile in shared memory: row-major, of a compile-time shape.

@@ -1194,6 +1194,7 @@ mod tests {
             shared: Vec::new(),
             body: Vec::new(),
             span: Span { start: 0, end: 0 },
+            cluster: None,
         };
         let mut emitter = Emitter::new(&kernel, source, Arch::Sm70);
         let shift = power_of_two_divisor(b, t, Operand::Const(divisor));
