@@ -53,6 +53,7 @@ pub struct Highlight {
 }
 
 const TYPES: [&str; 5] = ["i32", "u32", "f32", "f16", "bool"];
+const ATTRIBUTES: [&str; 2] = ["launch", "cluster"];
 
 pub fn highlight(source: &str) -> Vec<Highlight> {
     let tokens = lexer().parse(source).into_output().unwrap_or_default();
@@ -76,7 +77,7 @@ pub fn highlight(source: &str) -> Vec<Highlight> {
         }
     }
     comments_between(source, end_of_last, source.len(), &mut out);
-    // The `@` of `@launch` (elsewhere `@` is the matrix product).
+    // The `@` of `@launch` and `@cluster` (elsewhere `@` is the matrix product).
     for i in 1..out.len() {
         let adjacent = out[i - 1].span.end == out[i].span.start;
         if adjacent && out[i].class == Class::Attribute && out[i - 1].class == Class::Operator {
@@ -95,7 +96,7 @@ fn classify(token: &Token, previous: Option<&Token>, before: Option<&Token>) -> 
         Token::Ident(name) => match (previous, before) {
             // `ctx.block`, and the axis in `ctx.block.x`.
             (Some(Token::Punct('.')), Some(Token::Ctx)) => Class::Ctx,
-            (Some(Token::Op("@")), _) if name == "launch" => Class::Attribute,
+            (Some(Token::Op("@")), _) if ATTRIBUTES.contains(&name.as_str()) => Class::Attribute,
             _ if TYPES.contains(&name.as_str()) => Class::Type,
             _ if crate::check::is_builtin(name) => Class::Builtin,
             _ => Class::Name,
@@ -287,11 +288,12 @@ mod tests {
 
     #[test]
     fn every_kind_of_token_gets_its_class() {
-        let source = "// a kernel\n@launch(32)\nkernel k(X: tensor<f32>[N]) {\n  X[ctx.lane] = sum<over ctx.lane>(1.5) /* c */ + 2\n}\n";
+        let source = "// a kernel\n@launch(32)\n@cluster(N: 64)\nkernel k(X: tensor<f32>[N]) {\n  X[ctx.lane] = sum<over ctx.lane>(1.5) /* c */ + 2\n}\n";
         let got = classes(source);
         for expected in [
             ("// a kernel", Class::Comment),
             ("@", Class::Attribute),
+            ("cluster", Class::Attribute),
             ("launch", Class::Attribute),
             ("kernel", Class::Keyword),
             ("k", Class::Name),
