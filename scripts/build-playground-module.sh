@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # trunk's post-build hook (Trunk.toml): builds the playground module (crate playground-wasm)
-# into the site's output as lazy/playground.js and lazy/playground_bg.wasm, which the site
-# imports on first use (site/src/lazy.rs). Same profile as trunk's build; offline, like trunk.
+# into the site's output as lazy/playground-HASH.js and lazy/playground-HASH_bg.wasm, which the
+# site imports on first use (site/src/lazy.rs). HASH is the module's content hash, so a cache
+# never serves an old module after a deploy; the built index.html names the file
+# (window.tesseraPlayground). Same profile as trunk's build; offline, like trunk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,8 +15,12 @@ else
   cargo build --offline --locked -p playground-wasm --target wasm32-unknown-unknown
   wasm=target/wasm32-unknown-unknown/debug/playground_wasm.wasm
 fi
-wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name playground "$wasm"
+name="playground-$(sha256sum "$wasm" | cut -c1-16)"
+rm -rf "$out"
+wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name "$name" "$wasm"
 if [ "${TRUNK_PROFILE:-release}" = release ]; then
   # The same optimisation trunk gives the site's own module (data-wasm-opt="z").
-  wasm-opt -Oz "$out/playground_bg.wasm" -o "$out/playground_bg.wasm"
+  wasm-opt -Oz "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
 fi
+script="<script>window.tesseraPlayground = '/lazy/$name.js';</script>"
+sed -i "s|</head>|$script</head>|" "$TRUNK_STAGING_DIR/index.html"

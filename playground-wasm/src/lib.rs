@@ -1,4 +1,4 @@
-//! The playground, built as its own WebAssembly module (`dist/lazy/playground.js`, by
+//! The playground, built as its own WebAssembly module (`dist/lazy/playground-HASH.js`, by
 //! `scripts/build-playground-module.sh`) and loaded by the site only when a reader opens
 //! `/play` or presses Run on a docs kernel. The site's first load is then the pages, the
 //! diagram and the framework; the compiler, the simulator and the WebGPU runner come here.

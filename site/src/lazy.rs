@@ -1,5 +1,5 @@
-//! The playground module (crate `playground-wasm`, served at [`MODULE_URL`]), loaded on first
-//! use: by `/play`, or by Run on a docs kernel. Until then the site carries no compiler, which
+//! The playground module (crate `playground-wasm`, at the URL the built `index.html` gives as
+//! `window.tesseraPlayground`), loaded on first use: by `/play`, or by Run on a docs kernel. Until then the site carries no compiler, which
 //! keeps its first load small (BENCHMARKS.md).
 //!
 //! [`Slot`] is where the module renders under one of the site's elements: it unmounts what it
@@ -12,12 +12,12 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// Written by `scripts/build-playground-module.sh` (a trunk hook) beside the site.
-pub const MODULE_URL: &str = "/lazy/playground.js";
-
 #[wasm_bindgen(inline_js = r#"
 let loading;
-export function load_playground_module(url) {
+export function load_playground_module() {
+  // Set by scripts/build-playground-module.sh (a trunk hook), with the module's content hash.
+  const url = window.tesseraPlayground;
+  if (!url) return Promise.reject(new Error('this build of the site has no playground module'));
   loading ??= import(url)
     .then(async (module) => { await module.default(); return module; })
     .catch((error) => { loading = undefined; throw error; });
@@ -26,7 +26,7 @@ export function load_playground_module(url) {
 "#)]
 extern "C" {
     #[wasm_bindgen(catch)]
-    async fn load_playground_module(url: &str) -> Result<JsValue, JsValue>;
+    async fn load_playground_module() -> Result<JsValue, JsValue>;
 }
 
 fn describe(error: &JsValue) -> String {
@@ -69,7 +69,7 @@ impl Slot {
     /// Loads the module if needed, and renders the module's `function` with `args` (the
     /// parent element first) in place of what the slot held.
     pub async fn fill(&self, function: &str, args: &[JsValue]) -> Result<(), String> {
-        let module = load_playground_module(MODULE_URL)
+        let module = load_playground_module()
             .await
             .map_err(|e| describe(&e))?;
         let mount = js_sys::Reflect::get(&module, &JsValue::from_str(function))
