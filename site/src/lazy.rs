@@ -69,9 +69,7 @@ impl Slot {
     /// Loads the module if needed, and renders the module's `function` with `args` (the
     /// parent element first) in place of what the slot held.
     pub async fn fill(&self, function: &str, args: &[JsValue]) -> Result<(), String> {
-        let module = load_playground_module()
-            .await
-            .map_err(|e| describe(&e))?;
+        let module = load_playground_module().await.map_err(|e| describe(&e))?;
         let mount = js_sys::Reflect::get(&module, &JsValue::from_str(function))
             .ok()
             .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
