@@ -4,7 +4,7 @@
 //! super-tiles wrote to rank 0, in super-tile order, and rank 0 merges them and prints or
 //! writes the results as a one-process run would. Results do not depend on P.
 
-use compiler_core::cluster::{self, SuperTile};
+use compiler_core::cluster::{self, ClusterRun, SuperTile};
 use compiler_core::ir::Kernel;
 use compiler_core::sim::{Arg, Args};
 use mpi::traits::*;
@@ -22,14 +22,26 @@ pub fn world() -> Option<mpi::environment::Universe> {
     }
 }
 
-/// Runs this rank's super-tiles with `launch_one` and gathers every rank's results into
-/// `whole` on rank 0. Returns whether this process is rank 0 (the one that reports).
+/// Whether this process is rank 0, the one that reports.
+pub fn is_root(universe: &mpi::environment::Universe) -> bool {
+    universe.world().rank() == 0
+}
+
+/// Stops every rank: one rank's failure leaves the others waiting for its results.
+pub fn abort(universe: &mpi::environment::Universe, message: &str) -> ! {
+    let world = universe.world();
+    eprintln!("error (rank {}): {message}", world.rank());
+    world.abort(1)
+}
+
+/// Runs this rank's super-tiles of a kernel under `@cluster` with `launch_one`, and gathers
+/// every rank's results into `whole` on rank 0, which gets the super-tiles and their nodes.
 pub fn run<E>(
     universe: &mpi::environment::Universe,
     kernel: &Kernel,
     whole: &mut Args,
     launch_one: impl FnMut(&mut Args, SuperTile) -> Result<(), E>,
-) -> Result<bool, E> {
+) -> Result<Option<ClusterRun>, E> {
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     let tiles = cluster::plan(kernel, whole, size);
@@ -60,5 +72,5 @@ pub fn run<E>(
             _ => {}
         }
     }
-    Ok(rank == 0)
+    Ok((rank == 0).then_some(ClusterRun { nodes: size, tiles }))
 }

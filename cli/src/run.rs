@@ -4,7 +4,7 @@
 //! `compiler-core`'s `Launch` / `RunOutput` on the other; it runs nothing itself.
 
 use compiler_core::check::Scalar;
-use compiler_core::cluster::SuperTile;
+use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::{render_all, Diagnostic};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param};
@@ -359,15 +359,21 @@ pub fn run(args: &RunArgs) -> ExitCode {
     }
     #[cfg(feature = "mpi")]
     if let Some(universe) = crate::mpi_run::world() {
-        return across_processes(
-            &universe,
-            args,
-            &compilation,
-            &source,
-            &launch,
-            gpu.as_ref(),
-            mode,
-        );
+        if kernel.cluster.is_some() {
+            return across_processes(
+                &universe,
+                args,
+                &compilation,
+                &source,
+                &launch,
+                gpu.as_ref(),
+                mode,
+            );
+        }
+        if !crate::mpi_run::is_root(&universe) {
+            return ExitCode::SUCCESS;
+        }
+        eprintln!("`{}` has no @cluster: rank 0 runs it whole", kernel.name);
     }
     let grid = launch.grid;
     let params = match &gpu {
@@ -381,22 +387,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 kernel.name, grid.x, grid.y, grid.z, kernel.threads, output.stats.steps, output.stats.lane_ops
             );
             if let Some(run) = &output.cluster {
-                print_super_tiles(&kernel, &run.tiles, run.nodes);
+                print_super_tiles(&kernel, run);
             }
             output.args.params
         }
         Some(gpu) => {
-            let prepared =
-                compilation
-                    .wgsl(Some(&kernel.name), lanes, mode)
-                    .and_then(|(kernel, wgsl)| {
-                        launch
-                            .bind(&kernel)
-                            .map(|args| (kernel, wgsl, args))
-                            .map_err(|d| vec![d])
-                    });
-            let (kernel, wgsl, mut bound) = match prepared {
-                Ok(prepared) => prepared,
+            let (kernel, wgsl, mut bound) = match prepare(&compilation, &launch, Some(mode)) {
+                Ok((kernel, Some(wgsl), bound)) => (kernel, wgsl, bound),
+                Ok(_) => return ExitCode::from(2),
                 Err(diagnostics) => return report(&diagnostics, &source, &args.file),
             };
             match runtime::run(gpu, &kernel, &wgsl, &mut bound) {
@@ -426,13 +424,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
 }
 
 /// Which node ran which super-tile, on stderr.
-fn print_super_tiles(kernel: &Kernel, tiles: &[SuperTile], nodes: usize) {
-    let dim = kernel.cluster.map_or("", |c| kernel.dims[c.dim].as_str());
+fn print_super_tiles(kernel: &Kernel, run: &ClusterRun) {
+    let dim = kernel.cluster_dim().unwrap_or_default();
     eprintln!(
-        "@cluster: {} super-tiles of {dim} on {nodes} node(s)",
-        tiles.len()
+        "@cluster: {} super-tiles of {dim} on {} node(s)",
+        run.tiles.len(),
+        run.nodes
     );
-    for tile in tiles {
+    for tile in &run.tiles {
         eprintln!(
             "  super-tile {}: {dim} {}..{} on node {}",
             tile.index,
@@ -474,33 +473,10 @@ fn across_processes(
     gpu: Option<&runtime::Gpu>,
     mode: WarpMode,
 ) -> ExitCode {
-    use mpi::traits::Communicator;
-    let world = universe.world();
-    let prepared = match gpu {
-        None => compilation
-            .ir()
-            .and_then(|m| {
-                compiler_core::pick_kernel(m, launch.kernel.as_deref()).map_err(|d| vec![d])
-            })
-            .map(|kernel| (kernel, None)),
-        Some(_) => compilation
-            .wgsl(launch.kernel.as_deref(), launch.lanes, mode)
-            .map(|(kernel, wgsl)| (kernel, Some(wgsl))),
-    };
-    let (kernel, wgsl) = match prepared {
+    let (kernel, wgsl, mut whole) = match prepare(compilation, launch, gpu.map(|_| mode)) {
         Ok(prepared) => prepared,
         Err(diagnostics) => return report(&diagnostics, source, &args.file),
     };
-    let mut whole = match launch.bind(&kernel) {
-        Ok(bound) => bound,
-        Err(d) => return report(&[d], source, &args.file),
-    };
-    if kernel.cluster.is_none() {
-        if world.rank() != 0 {
-            return ExitCode::SUCCESS;
-        }
-        eprintln!("`{}` has no @cluster: rank 0 runs it whole", kernel.name);
-    }
     let options = launch.sim_options();
     let outcome = crate::mpi_run::run(universe, &kernel, &mut whole, |part, tile| {
         match (gpu, &wgsl) {
@@ -513,17 +489,41 @@ fn across_processes(
         }
     });
     match outcome {
-        Ok(true) => {
-            let tiles = compiler_core::cluster::plan(&kernel, &whole, world.size() as usize);
-            print_super_tiles(&kernel, &tiles, world.size() as usize);
+        Ok(Some(run)) => {
+            print_super_tiles(&kernel, &run);
             write_results(args, &kernel, &whole.params)
         }
-        Ok(false) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error (rank {}): {message}", world.rank());
-            world.abort(1)
-        }
+        Ok(None) => ExitCode::SUCCESS,
+        Err(message) => crate::mpi_run::abort(universe, &message),
     }
+}
+
+/// The kernel `launch` runs, its WGSL when `mode` is given (a GPU run), and its arguments.
+fn prepare(
+    compilation: &compiler_core::Compilation,
+    launch: &Launch,
+    mode: Option<WarpMode>,
+) -> Result<
+    (
+        Kernel,
+        Option<compiler_core::wgsl::Wgsl>,
+        compiler_core::sim::Args,
+    ),
+    Vec<Diagnostic>,
+> {
+    let name = launch.kernel.as_deref();
+    let (kernel, wgsl) = match mode {
+        Some(mode) => {
+            let (kernel, wgsl) = compilation.wgsl(name, launch.lanes, mode)?;
+            (kernel, Some(wgsl))
+        }
+        None => (
+            compiler_core::pick_kernel(compilation.ir()?, name).map_err(|d| vec![d])?,
+            None,
+        ),
+    };
+    let args = launch.bind(&kernel).map_err(|d| vec![d])?;
+    Ok((kernel, wgsl, args))
 }
 
 /// `C [1, 8] f32: [0, 1, …]`, at most 64 values.

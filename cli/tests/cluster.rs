@@ -110,3 +110,35 @@ fn mpirun_with_one_two_and_four_processes_agrees_with_one_process() {
         assert_eq!(&y, reference, "{processes} processes, N = {n}");
     }
 }
+
+#[test]
+fn under_mpirun_a_kernel_without_cluster_runs_once_on_rank_0() {
+    let vector_add = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/vector_add.tsr");
+    let args = [
+        "run",
+        &vector_add.display().to_string(),
+        "--grid",
+        "2",
+        "--dim",
+        "N=300",
+        "--in",
+        "A=iota",
+        "--in",
+        "B=ones",
+    ]
+    .map(str::to_owned);
+    let mut plain = Command::new(TESSERA);
+    plain.args(&args);
+    let expected = succeed(plain).stdout;
+    let mut command = Command::new("mpirun");
+    command
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(["-n", "2", "--oversubscribe", TESSERA])
+        .args(&args);
+    let output = succeed(command);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("has no @cluster: rank 0 runs it whole")
+    );
+    assert_eq!(output.stdout, expected);
+}

@@ -428,7 +428,7 @@ pub fn Results(report: RwSignal<Option<RunReport>, LocalStorage>) -> impl IntoVi
 /// Which node ran which super-tile: `@cluster: 4 super-tiles of N on 2 nodes. Node 0: 0
 /// (N 0..256), 2 (N 512..768). Node 1: …`.
 pub fn super_tiles_line(kernel: &Kernel, run: &ClusterRun) -> String {
-    let dim = kernel.cluster.map_or("", |c| kernel.dims[c.dim].as_str());
+    let dim = kernel.cluster_dim().unwrap_or_default();
     let mut line = format!(
         "@cluster: {} super-tiles of {dim} on {} node{}, each an ordinary launch over its slice.",
         run.tiles.len(),
@@ -514,7 +514,7 @@ pub fn LaunchDiagram(
             .map_err(|e| e.to_string())?;
         // The dashed tier of a kernel under @cluster, once its dimension's value is known.
         let cluster = kernel.cluster.and_then(|c| {
-            let extent = launch.with(|l| l.dims.get(&kernel.dims[c.dim]).copied())?;
+            let extent = launch.with(|l| l.dims.get(kernel.cluster_dim()?).copied())?;
             let supertiles = u64::try_from(extent).ok()?.div_ceil(c.size.max(1));
             Some(diagram::Cluster {
                 nodes: launch.with(|l| l.nodes.max(1)),

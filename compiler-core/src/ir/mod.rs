@@ -316,6 +316,13 @@ impl Kernel {
         self.params.iter().position(|p| p.name() == name)
     }
 
+    /// The name of the dimension `@cluster` splits, if the kernel has one.
+    pub fn cluster_dim(&self) -> Option<&str> {
+        self.cluster
+            .and_then(|c| self.dims.get(c.dim))
+            .map(String::as_str)
+    }
+
     /// The parameters the kernel stores to: its outputs (the rest are read-only).
     pub fn written_tensors(&self) -> Vec<usize> {
         fn visit(block: &[Stmt], written: &mut Vec<usize>) {
