@@ -13,9 +13,9 @@
 use compiler_core::diagnostic::Code;
 use compiler_core::launch::{Launch, WarpMode};
 use compiler_core::ptx::Arch;
-use playground::editor::{highlight_html, text_of_markup};
+use compiler_core::share::Session;
+use compiler_core::syntax::highlight::{highlight_html, text_of_markup};
 use playground::outputs::{listing_html, Listing};
-use playground::session::Session;
 
 /// Fuzz inputs are text; other bytes are skipped rather than made lossy, so each kept input
 /// is the exact source that failed.

@@ -5,7 +5,7 @@
 //! Both layers use one monospace font, size and line height (style.css), so a pointer position
 //! maps to a line and column by arithmetic; the `<pre>` sizes the box and the textarea fills it.
 
-pub use compiler_core::syntax::highlight::{highlight_html, text_of_markup, Mark};
+use compiler_core::syntax::highlight::{highlight_html, Mark};
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

@@ -13,20 +13,19 @@
 pub mod editor;
 pub mod outputs;
 pub mod run;
-/// The share-link codec lives in the compiler core (the docs build writes links too).
-pub use compiler_core::share as session;
 
 use compiler_core::ptx::Arch;
+use compiler_core::share::{Session, Tab};
 use compiler_core::span::{LineIndex, Span};
+use compiler_core::syntax::highlight::Mark;
 use compiler_core::{Compilation, Diagnostic, Severity};
-use editor::{Editor, Mark};
+use editor::Editor;
 use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
 use run::{
     picked_kernel, run_gpu, run_simulator, GpuOutcome, LaunchDiagram, LaunchPanel, Results,
     RunReport,
 };
-use session::{Session, Tab};
 use std::rc::Rc;
 use std::time::Duration;
 
