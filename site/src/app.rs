@@ -11,30 +11,19 @@ use leptos::prelude::*;
 use leptos_router::components::{Redirect, Route, Router, Routes, A};
 use leptos_router::path;
 
+/// Where the theme button keeps the pick (`index.html` reads it too).
 const THEME_KEY: &str = "tessera.theme";
 
-/// Light or dark: the system's preference until the reader picks one here; the pick is kept.
+/// Light or dark: `index.html` sets `data-theme` before the first paint (the kept pick, else
+/// the system's preference); the button flips it and keeps the pick.
 #[component]
 fn ThemeToggle() -> impl IntoView {
-    let storage = window().local_storage().ok().flatten();
-    let stored = storage
-        .as_ref()
-        .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
-        .filter(|t| t == "light" || t == "dark");
-    let system_dark = window()
-        .match_media("(prefers-color-scheme: dark)")
-        .ok()
-        .flatten()
-        .is_some_and(|m| m.matches());
-    let dark = RwSignal::new(stored.as_deref().map_or(system_dark, |t| t == "dark"));
-    let apply = move |theme: &str| {
-        if let Some(root) = document().document_element() {
-            let _ = root.set_attribute("data-theme", theme);
-        }
-    };
-    if let Some(theme) = &stored {
-        apply(theme);
-    }
+    let root = document().document_element();
+    let dark = RwSignal::new(
+        root.as_ref()
+            .and_then(|r| r.get_attribute("data-theme"))
+            .is_some_and(|t| t == "dark"),
+    );
     let toggle = move |_| {
         let theme = if dark.get_untracked() {
             "light"
@@ -42,7 +31,9 @@ fn ThemeToggle() -> impl IntoView {
             "dark"
         };
         dark.set(theme == "dark");
-        apply(theme);
+        if let Some(root) = document().document_element() {
+            let _ = root.set_attribute("data-theme", theme);
+        }
         if let Some(s) = window().local_storage().ok().flatten() {
             let _ = s.set_item(THEME_KEY, theme);
         }
