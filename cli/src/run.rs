@@ -517,10 +517,7 @@ fn prepare(
             let (kernel, wgsl) = compilation.wgsl(name, launch.lanes, mode)?;
             (kernel, Some(wgsl))
         }
-        None => (
-            compiler_core::pick_kernel(compilation.ir()?, name).map_err(|d| vec![d])?,
-            None,
-        ),
+        None => (compilation.kernel(name)?, None),
     };
     let args = launch.bind(&kernel).map_err(|d| vec![d])?;
     Ok((kernel, wgsl, args))

@@ -125,6 +125,11 @@ impl Compilation {
             .map_err(Clone::clone)
     }
 
+    /// The IR of the kernel `name` (the file's only kernel when `None`), or why there is none.
+    pub fn kernel(&self, name: Option<&str>) -> Result<ir::Kernel, Vec<Diagnostic>> {
+        pick_kernel(self.ir()?, name).map_err(|d| vec![d])
+    }
+
     /// PTX for the kernel `name` (the only kernel when `None`).
     pub fn ptx(
         &self,
@@ -132,9 +137,7 @@ impl Compilation {
         name: Option<&str>,
         arch: ptx::Arch,
     ) -> Result<ptx::Ptx, Vec<Diagnostic>> {
-        let module = self.ir()?;
-        let kernel = pick_kernel(module, name).map_err(|d| vec![d])?;
-        Ok(ptx::emit(&kernel, source, arch))
+        Ok(ptx::emit(&self.kernel(name)?, source, arch))
     }
 
     /// WGSL for the kernel `name`, with `lanes`-wide warps: the GPU's subgroups, or emulated.
@@ -144,8 +147,7 @@ impl Compilation {
         lanes: u32,
         mode: launch::WarpMode,
     ) -> Result<(ir::Kernel, wgsl::Wgsl), Vec<Diagnostic>> {
-        let module = self.ir()?;
-        let kernel = pick_kernel(module, name).map_err(|d| vec![d])?;
+        let kernel = self.kernel(name)?;
         let wgsl = match mode {
             launch::WarpMode::Subgroups => wgsl::emit(&kernel, lanes),
             launch::WarpMode::Emulated => wgsl::emit_emulated(&kernel, lanes),
@@ -169,8 +171,7 @@ impl Compilation {
         launch: &launch::Launch,
         record: bool,
     ) -> Result<RunOutput, Vec<Diagnostic>> {
-        let module = self.ir()?;
-        let kernel = pick_kernel(module, launch.kernel.as_deref()).map_err(|d| vec![d])?;
+        let kernel = self.kernel(launch.kernel.as_deref())?;
         let mut args = launch.bind(&kernel).map_err(|d| vec![d])?;
         if kernel.cluster.is_some() {
             let nodes = launch.nodes.max(1) as usize;

@@ -238,10 +238,7 @@ fn directive(info: &str, code: String) -> Block {
 
 fn kernel_view(source: &str, expected_to_fail: bool, words: &[(String, String)]) -> KernelView {
     let compilation = compiler_core::compile(source);
-    let kernel = compilation
-        .ir()
-        .ok()
-        .and_then(|m| compiler_core::pick_kernel(m, None).ok());
+    let kernel = compilation.kernel(None).ok();
     let launch = kernel
         .as_ref()
         .and_then(|k| Launch::from_words(words, k).ok())

@@ -22,10 +22,7 @@ use compiler_core::{Compilation, Diagnostic, Severity};
 use editor::Editor;
 use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
-use run::{
-    picked_kernel, run_gpu, run_simulator, GpuOutcome, LaunchDiagram, LaunchPanel, Results,
-    RunReport,
-};
+use run::{run_gpu, run_simulator, GpuOutcome, LaunchDiagram, LaunchPanel, Results, RunReport};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -208,7 +205,7 @@ pub fn Playground() -> impl IntoView {
         let launch = launch.get_untracked();
         runs.update_value(|n| *n += 1);
         let this_run = runs.get_value();
-        let kernel = match picked_kernel(&analysis, &launch) {
+        let kernel = match analysis.compilation.kernel(launch.kernel.as_deref()) {
             Ok(kernel) => Rc::new(kernel),
             Err(diagnostics) => {
                 run_faults.set(diagnostics);
@@ -273,7 +270,13 @@ pub fn Playground() -> impl IntoView {
     });
     let kernel = Signal::derive_local(move || {
         let analysis = analysis.get();
-        launch.with(|l| picked_kernel(&analysis, l).ok().map(Rc::new))
+        launch.with(|l| {
+            analysis
+                .compilation
+                .kernel(l.kernel.as_deref())
+                .ok()
+                .map(Rc::new)
+        })
     });
     let kernel_names = Signal::derive(move || {
         analysis.with(|a| {

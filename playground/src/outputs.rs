@@ -43,10 +43,8 @@ pub fn ptx_listing(
         .map_err(|d| blocked(&d))?;
     let name = analysis
         .compilation
-        .ir()
-        .ok()
-        .and_then(|m| compiler_core::pick_kernel(m, kernel).ok())
-        .map_or_else(|| "kernel".to_owned(), |k| k.name);
+        .kernel(kernel)
+        .map_or_else(|_| "kernel".to_owned(), |k| k.name);
     Ok(Listing {
         text: ptx.text,
         line_map: ptx.line_map,

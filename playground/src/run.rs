@@ -63,7 +63,7 @@ fn now_ms() -> f64 {
 /// The kernel the launch names, from the current compilation.
 /// Refuses, before allocating anything, a launch too large for a browser tab.
 pub fn check_size(analysis: &Analysis, launch: &Launch) -> Result<(), Vec<Diagnostic>> {
-    let kernel = picked_kernel(analysis, launch)?;
+    let kernel = analysis.compilation.kernel(launch.kernel.as_deref())?;
     let elements = launch.tensor_elements(&kernel).unwrap_or(0);
     if elements <= MAX_ELEMENTS_IN_PAGE {
         return Ok(());
@@ -77,11 +77,6 @@ pub fn check_size(analysis: &Analysis, launch: &Launch) -> Result<(), Vec<Diagno
     )
     .with_help("make the dimensions smaller here, or run the same launch from a terminal with `tessera run`");
     Err(vec![diagnostic])
-}
-
-pub fn picked_kernel(analysis: &Analysis, launch: &Launch) -> Result<Kernel, Vec<Diagnostic>> {
-    let module = analysis.compilation.ir()?;
-    compiler_core::pick_kernel(module, launch.kernel.as_deref()).map_err(|d| vec![d])
 }
 
 pub fn run_simulator(analysis: &Analysis, launch: &Launch) -> Result<SimRun, Vec<Diagnostic>> {
@@ -344,9 +339,8 @@ pub fn KernelRun(source: String, words: Vec<(String, String)>) -> impl IntoView 
     let analysis = Rc::new(Analysis::new(source));
     let kernel = analysis
         .compilation
-        .ir()
-        .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default())
-        .and_then(|m| compiler_core::pick_kernel(m, None).map_err(|d| d.message));
+        .kernel(None)
+        .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default());
     let launch = kernel
         .clone()
         .and_then(|k| Launch::from_words(&words, &k).map(|launch| (k, launch)));
