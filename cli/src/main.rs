@@ -112,38 +112,29 @@ fn check(args: &CheckArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let (source, diagnostics, kernels) = match compiler_core::syntax::decode(&bytes) {
-            Ok(source) => {
-                let compilation = compiler_core::compile(source);
-                let kernels = compilation
-                    .checked
-                    .kernels
-                    .iter()
-                    .map(|k| k.name.clone())
-                    .collect();
-                (source.to_owned(), compilation.diagnostics, kernels)
-            }
-            Err(diagnostic) => (
-                String::from_utf8_lossy(&bytes).into_owned(),
-                vec![diagnostic],
-                Vec::new(),
-            ),
-        };
+        let compilation = compiler_core::compile_bytes(&bytes);
+        let (source, diagnostics) = (compilation.source(), &compilation.diagnostics);
+        let kernels: Vec<String> = compilation
+            .checked
+            .kernels
+            .iter()
+            .map(|k| k.name.clone())
+            .collect();
         errors |= diagnostics.iter().any(|d| d.is_error());
         if args.json {
-            let index = LineIndex::new(&source);
+            let index = LineIndex::new(source);
             reports.push(FileReport {
                 file: name,
                 kernels,
                 diagnostics: diagnostics
                     .iter()
-                    .map(|d| Structured::new(d, &source, &index))
+                    .map(|d| Structured::new(d, source, &index))
                     .collect(),
             });
         } else if diagnostics.is_empty() {
             eprintln!("{name}: ok ({})", kernel_list(&kernels));
         } else {
-            eprint!("{}", render_all(&diagnostics, &source, &name));
+            eprint!("{}", render_all(diagnostics, source, &name));
         }
     }
     if args.json {

@@ -3,13 +3,14 @@
 //! Invariant: this module only translates between the terminal and files on one side and
 //! `compiler-core`'s `Launch` / `RunOutput` on the other; it runs nothing itself.
 
-use compiler_core::check::Scalar;
 use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::{render_all, Diagnostic};
 use compiler_core::hierarchy::Dim3;
-use compiler_core::ir::{Kernel, Param};
-use compiler_core::launch::{from_bits, Backend, Input, Launch, WarpMode};
+use compiler_core::ir::{Kernel, Param, Scalar};
+use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::Arg;
+use compiler_core::wgsl::WarpMode;
+use compiler_core::{Compilation, RunLimits};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -120,38 +121,31 @@ fn parse_input(text: &str) -> Result<(String, InputSpec), String> {
     Ok((name.to_owned(), spec))
 }
 
-/// Reads the source and compiles it, or says why not (exit 2 for I/O, 1 for diagnostics).
-fn compile(path: &Path) -> Result<(String, compiler_core::Compilation), ExitCode> {
-    let name = path.display().to_string();
+/// Reads the file and compiles it (exit 2 when it cannot be read).
+pub fn compile(path: &Path) -> Result<Compilation, ExitCode> {
     let bytes = std::fs::read(path).map_err(|error| {
-        eprintln!("error: cannot read {name}: {error}");
+        eprintln!("error: cannot read {}: {error}", path.display());
         ExitCode::from(2)
     })?;
-    let source = match compiler_core::syntax::decode(&bytes) {
-        Ok(source) => source.to_owned(),
-        Err(diagnostic) => {
-            eprint!(
-                "{}",
-                render_all(&[diagnostic], &String::from_utf8_lossy(&bytes), &name)
-            );
-            return Err(ExitCode::from(1));
-        }
-    };
-    let compilation = compiler_core::compile(&source);
-    Ok((source, compilation))
+    Ok(compiler_core::compile_bytes(&bytes))
 }
 
-fn report(diagnostics: &[Diagnostic], source: &str, path: &Path) -> ExitCode {
+/// Prints diagnostics of the file's source, as `tessera check` does; exit 1.
+fn report(diagnostics: &[Diagnostic], compilation: &Compilation, path: &Path) -> ExitCode {
     eprint!(
         "{}",
-        render_all(diagnostics, source, &path.display().to_string())
+        render_all(
+            diagnostics,
+            compilation.source(),
+            &path.display().to_string()
+        )
     );
     ExitCode::from(1)
 }
 
 pub fn ir(args: &IrArgs) -> ExitCode {
-    let (source, compilation) = match compile(&args.file) {
-        Ok(compiled) => compiled,
+    let compilation = match compile(&args.file) {
+        Ok(compilation) => compilation,
         Err(code) => return code,
     };
     match compilation.ir() {
@@ -159,23 +153,27 @@ pub fn ir(args: &IrArgs) -> ExitCode {
             print!("{}", compiler_core::ir::print(module));
             ExitCode::SUCCESS
         }
-        Err(diagnostics) => report(&diagnostics, &source, &args.file),
+        Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
     }
 }
 
 pub fn ptx(args: &PtxArgs) -> ExitCode {
-    let (source, compilation) = match compile(&args.file) {
-        Ok(compiled) => compiled,
+    let compilation = match compile(&args.file) {
+        Ok(compilation) => compilation,
         Err(code) => return code,
     };
-    let ptx = match compilation.ptx(&source, args.kernel.as_deref(), args.arch) {
-        Ok(ptx) => ptx,
-        Err(diagnostics) => return report(&diagnostics, &source, &args.file),
-    };
-    match &args.output {
-        None => print!("{}", ptx.text),
+    match compilation.ptx(args.kernel.as_deref(), args.arch) {
+        Ok(ptx) => write_output(&ptx.text, args.output.as_deref()),
+        Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
+    }
+}
+
+/// Prints `text`, or writes it to `path` (exit 2 when it cannot be written).
+fn write_output(text: &str, path: Option<&Path>) -> ExitCode {
+    match path {
+        None => print!("{text}"),
         Some(path) => {
-            if let Err(error) = std::fs::write(path, &ptx.text) {
+            if let Err(error) = std::fs::write(path, text) {
                 eprintln!("error: cannot write {}: {error}", path.display());
                 return ExitCode::from(2);
             }
@@ -190,24 +188,14 @@ pub fn wgsl(args: &WgslArgs) -> ExitCode {
     } else {
         WarpMode::Subgroups
     };
-    let (source, compilation) = match compile(&args.file) {
-        Ok(compiled) => compiled,
+    let compilation = match compile(&args.file) {
+        Ok(compilation) => compilation,
         Err(code) => return code,
     };
-    let text = match compilation.wgsl(args.kernel.as_deref(), args.lanes, mode) {
-        Ok((_, wgsl)) => wgsl.browser_text(),
-        Err(diagnostics) => return report(&diagnostics, &source, &args.file),
-    };
-    match &args.output {
-        None => print!("{text}"),
-        Some(path) => {
-            if let Err(error) = std::fs::write(path, &text) {
-                eprintln!("error: cannot write {}: {error}", path.display());
-                return ExitCode::from(2);
-            }
-        }
+    match compilation.wgsl(args.kernel.as_deref(), args.lanes, mode) {
+        Ok(wgsl) => write_output(&wgsl.browser_text(), args.output.as_deref()),
+        Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
     }
-    ExitCode::SUCCESS
 }
 
 fn dtype_of(element: Scalar) -> &'static str {
@@ -303,72 +291,37 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Some(gpu) => gpu.report.warp_mode(lanes),
         None => WarpMode::Subgroups,
     };
-    let (source, compilation) = match compile(&args.file) {
-        Ok(compiled) => compiled,
+    let compilation = match compile(&args.file) {
+        Ok(compilation) => compilation,
         Err(code) => return code,
     };
-    let module = match compilation.ir() {
-        Ok(module) => module,
-        Err(diagnostics) => return report(&diagnostics, &source, &args.file),
-    };
-    let kernel = match compiler_core::pick_kernel(module, args.kernel.as_deref()) {
+    if let Err(diagnostics) = compilation.ir() {
+        return report(&diagnostics, &compilation, &args.file);
+    }
+    let kernel = match compilation.kernel(args.kernel.as_deref()) {
         Ok(kernel) => kernel,
-        Err(diagnostic) => {
-            eprintln!("error: {}", diagnostic.message);
+        Err(diagnostics) => {
+            for diagnostic in diagnostics {
+                eprintln!("error: {}", diagnostic.message);
+            }
             return ExitCode::from(2);
         }
     };
-    let mut launch = Launch {
-        kernel: Some(kernel.name.clone()),
-        grid: args.grid,
-        dims: args.dims.iter().cloned().collect(),
-        scalars: args.scalars.iter().cloned().collect(),
-        lanes,
-        warp_mode: WarpMode::Subgroups,
-        backend: if gpu.is_some() {
-            Backend::Gpu
-        } else {
-            Backend::Sim
-        },
-        step_limit: args.step_limit,
-        nodes: args.nodes,
-        ..Launch::default()
+    let launch = match launch_of(args, kernel, lanes) {
+        Ok(launch) => launch,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
     };
-    for (name, spec) in &args.inputs {
-        let element = match kernel.param_index(name).and_then(|i| kernel.params.get(i)) {
-            Some(Param::Tensor { element, .. }) => *element,
-            _ => {
-                eprintln!(
-                    "error: kernel `{}` has no tensor parameter `{name}`",
-                    kernel.name
-                );
-                return ExitCode::from(2);
-            }
-        };
-        let input = match spec {
-            InputSpec::Generator(input) => input.clone(),
-            InputSpec::File(path) => match read_npy(path, name, element) {
-                Ok(input) => input,
-                Err(message) => {
-                    eprintln!("error: {message}");
-                    return ExitCode::from(2);
-                }
-            },
-        };
-        launch.inputs.insert(name.clone(), input);
-    }
+    let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+        Ok(prepared) => prepared,
+        Err(diagnostics) => return report(&diagnostics, &compilation, &args.file),
+    };
     #[cfg(feature = "mpi")]
     if let Some(universe) = crate::mpi_run::world() {
         if kernel.cluster.is_some() {
-            return across_processes(
-                &universe,
-                args,
-                &compilation,
-                &source,
-                &launch,
-                gpu.as_ref(),
-                mode,
-            );
+            return across_processes(&universe, args, &prepared, gpu.as_ref(), mode);
         }
         if !crate::mpi_run::is_root(&universe) {
             return ExitCode::SUCCESS;
@@ -378,27 +331,22 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let grid = launch.grid;
     let params = match &gpu {
         None => {
-            let output = match compilation.run(&launch) {
+            let output = match prepared.simulate() {
                 Ok(output) => output,
-                Err(diagnostics) => return report(&diagnostics, &source, &args.file),
+                Err(diagnostic) => return report(&[diagnostic], &compilation, &args.file),
             };
             eprintln!(
                 "ran {} on the simulator, {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
                 kernel.name, grid.x, grid.y, grid.z, kernel.threads, output.stats.steps, output.stats.lane_ops
             );
             if let Some(run) = &output.cluster {
-                print_super_tiles(&kernel, run);
+                print_super_tiles(kernel, run);
             }
             output.args.params
         }
-        Some(gpu) => {
-            let (kernel, wgsl, mut bound) = match prepare(&compilation, &launch, Some(mode)) {
-                Ok((kernel, Some(wgsl), bound)) => (kernel, wgsl, bound),
-                Ok(_) => return ExitCode::from(2),
-                Err(diagnostics) => return report(&diagnostics, &source, &args.file),
-            };
-            match runtime::run(gpu, &kernel, &wgsl, &mut bound) {
-                Ok(run) => eprintln!(
+        Some(gpu) => match runtime::run(gpu, &prepared, mode) {
+            Ok(output) => {
+                eprintln!(
                     "ran {} on {} ({}), {} x {} x {} CTAs of {} threads: {:.3} ms",
                     kernel.name,
                     gpu.report.name,
@@ -410,17 +358,48 @@ pub fn run(args: &RunArgs) -> ExitCode {
                     grid.y,
                     grid.z,
                     kernel.threads,
-                    run.elapsed.as_secs_f64() * 1e3
-                ),
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    return ExitCode::from(1);
-                }
+                    output.elapsed.as_secs_f64() * 1e3
+                );
+                output.args.params
             }
-            bound.params
-        }
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(1);
+            }
+        },
     };
-    write_results(args, &kernel, &params)
+    write_results(args, kernel, &params)
+}
+
+/// The launch the flags describe, `.npy` inputs read and checked against their parameters.
+fn launch_of(args: &RunArgs, kernel: &Kernel, lanes: u32) -> Result<Launch, String> {
+    let mut launch = Launch {
+        kernel: Some(kernel.name.clone()),
+        grid: args.grid,
+        dims: args.dims.iter().cloned().collect(),
+        scalars: args.scalars.iter().cloned().collect(),
+        lanes,
+        step_limit: args.step_limit,
+        nodes: args.nodes,
+        ..Launch::default()
+    };
+    for (name, spec) in &args.inputs {
+        let element = match kernel.param_index(name).and_then(|i| kernel.params.get(i)) {
+            Some(Param::Tensor { element, .. }) => *element,
+            _ => {
+                return Err(format!(
+                    "kernel `{}` has no tensor parameter `{name}`",
+                    kernel.name
+                ))
+            }
+        };
+        let input = match spec {
+            InputSpec::Generator(input) => input.clone(),
+            InputSpec::File(path) => read_npy(path, name, element)?,
+        };
+        launch.inputs.insert(name.clone(), input);
+    }
+    Ok(launch)
 }
 
 /// Which node ran which super-tile, on stderr.
@@ -467,60 +446,34 @@ fn write_results(args: &RunArgs, kernel: &Kernel, params: &[Arg]) -> ExitCode {
 fn across_processes(
     universe: &mpi::environment::Universe,
     args: &RunArgs,
-    compilation: &compiler_core::Compilation,
-    source: &str,
-    launch: &Launch,
+    prepared: &compiler_core::PreparedRun<'_>,
     gpu: Option<&runtime::Gpu>,
     mode: WarpMode,
 ) -> ExitCode {
-    let (kernel, wgsl, mut whole) = match prepare(compilation, launch, gpu.map(|_| mode)) {
-        Ok(prepared) => prepared,
-        Err(diagnostics) => return report(&diagnostics, source, &args.file),
+    let kernel = prepared.kernel;
+    let wgsl = match gpu.map(|_| prepared.wgsl(mode)).transpose() {
+        Ok(wgsl) => wgsl,
+        Err(diagnostic) => crate::mpi_run::abort(universe, &diagnostic.message),
     };
-    let options = launch.sim_options();
-    let outcome = crate::mpi_run::run(universe, &kernel, &mut whole, |part, tile| {
+    let mut whole = prepared.args.clone();
+    let outcome = crate::mpi_run::run(universe, kernel, &mut whole, |part, tile| {
         match (gpu, &wgsl) {
-            (Some(gpu), Some(wgsl)) => runtime::run(gpu, &kernel, wgsl, part)
+            (Some(gpu), Some(wgsl)) => runtime::run_wgsl(gpu, kernel, wgsl, part)
                 .map(|_| ())
                 .map_err(|e| e.to_string()),
-            _ => compiler_core::cluster::simulate_one(&kernel, part, tile, options)
+            _ => compiler_core::cluster::simulate_one(kernel, part, tile, prepared.options)
                 .map(|_| ())
                 .map_err(|fault| fault.to_diagnostic().message),
         }
     });
     match outcome {
         Ok(Some(run)) => {
-            print_super_tiles(&kernel, &run);
-            write_results(args, &kernel, &whole.params)
+            print_super_tiles(kernel, &run);
+            write_results(args, kernel, &whole.params)
         }
         Ok(None) => ExitCode::SUCCESS,
         Err(message) => crate::mpi_run::abort(universe, &message),
     }
-}
-
-/// The kernel `launch` runs, its WGSL when `mode` is given (a GPU run), and its arguments.
-fn prepare(
-    compilation: &compiler_core::Compilation,
-    launch: &Launch,
-    mode: Option<WarpMode>,
-) -> Result<
-    (
-        Kernel,
-        Option<compiler_core::wgsl::Wgsl>,
-        compiler_core::sim::Args,
-    ),
-    Vec<Diagnostic>,
-> {
-    let name = launch.kernel.as_deref();
-    let (kernel, wgsl) = match mode {
-        Some(mode) => {
-            let (kernel, wgsl) = compilation.wgsl(name, launch.lanes, mode)?;
-            (kernel, Some(wgsl))
-        }
-        None => (compilation.kernel(name)?, None),
-    };
-    let args = launch.bind(&kernel).map_err(|d| vec![d])?;
-    Ok((kernel, wgsl, args))
 }
 
 /// `C [1, 8] f32: [0, 1, …]`, at most 64 values.
@@ -536,7 +489,7 @@ fn preview(name: &str, tensor: &compiler_core::sim::Tensor) -> String {
             {
                 format!("{b:#010x}")
             }
-            element => from_bits(*b, element).to_string(),
+            element => element.value(*b).to_string(),
         })
         .collect();
     let more = if tensor.bits.len() > 64 { ", …" } else { "" };

@@ -82,6 +82,8 @@ fn one_two_and_four_nodes_in_process_agree() {
     assert_eq!(few, one);
 }
 
+// The MPI tests need the CLI built with `--features mpi`, as `make test` builds it.
+#[cfg(feature = "mpi")]
 #[test]
 fn mpirun_with_one_two_and_four_processes_agrees_with_one_process() {
     let (expected, _) = in_process(1000, 1, "reference");
@@ -111,6 +113,7 @@ fn mpirun_with_one_two_and_four_processes_agrees_with_one_process() {
     }
 }
 
+#[cfg(feature = "mpi")]
 #[test]
 fn under_mpirun_a_kernel_without_cluster_runs_once_on_rank_0() {
     let vector_add = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/vector_add.tsr");

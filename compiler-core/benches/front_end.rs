@@ -37,8 +37,8 @@ fn front_end(c: &mut Criterion) {
         c.bench_function(&format!("check + WGSL, {name}"), |b| {
             b.iter(|| {
                 compile(black_box(source))
-                    .wgsl(None, 32, compiler_core::launch::WarpMode::Subgroups)
-                    .map(|(_, w)| w.text.len())
+                    .wgsl(None, 32, compiler_core::wgsl::WarpMode::Subgroups)
+                    .map(|w| w.text.len())
             })
         });
     }

@@ -35,7 +35,7 @@ pub fn super_tiles(cluster: Cluster, extent: usize, nodes: usize) -> Vec<SuperTi
             let start = index * size;
             SuperTile {
                 index,
-                node: index % nodes,
+                node: crate::hierarchy::node_of_supertile(index, nodes),
                 start,
                 len: size.min(extent - start),
             }
@@ -222,7 +222,7 @@ mod tests {
             threads: 32,
             params: vec![Param::Tensor {
                 name: "Y".into(),
-                element: crate::check::Scalar::I32,
+                element: crate::ir::Scalar::I32,
                 dims: vec![DimRef::Dim(0), DimRef::Dim(1)],
             }],
             dims: vec!["M".into(), "N".into()],
@@ -236,7 +236,7 @@ mod tests {
             grid: crate::hierarchy::Dim3::new(1, 1, 1),
             dims: vec![2, 5],
             params: vec![Arg::Tensor(sim::Tensor {
-                element: crate::check::Scalar::I32,
+                element: crate::ir::Scalar::I32,
                 shape: vec![2, 5],
                 bits: (0..10).collect(),
             })],

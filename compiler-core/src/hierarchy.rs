@@ -6,7 +6,8 @@
 //!
 //! Invariant: warps are cut from the linear thread index, so for every thread a shape holds
 //! `thread == warp * lanes + lane`, and only the last warp of a CTA can be partial. The
-//! simulator, the backends, the diagram and the docs all take these numbers from here.
+//! simulator, the backends, the diagram and the docs all take these numbers from here, and
+//! two more rules: a thread's index in the whole launch and the node of a `@cluster` super-tile.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -40,6 +41,18 @@ impl Dim3 {
     fn contains(self, index: Dim3) -> bool {
         index.x < self.x && index.y < self.y && index.z < self.z
     }
+}
+
+/// A thread's index in the whole launch, numbering threads CTA by CTA in x, y, z order: what
+/// the simulator records as an element's writer.
+pub fn launch_thread(grid: Dim3, block: Dim3, threads: u32, thread: u32) -> u32 {
+    ((block.z * grid.y + block.y) * grid.x + block.x) * threads + thread
+}
+
+/// The node that runs super-tile `index` of a kernel under `@cluster`: round robin, as the spec
+/// states. The runners and the diagram's cluster tier both deal them by this rule.
+pub fn node_of_supertile(index: usize, nodes: usize) -> usize {
+    index % nodes.max(1)
 }
 
 /// The shape of one launch: what `ctx.blocks`, `ctx.threads` and `ctx.lanes` say.

@@ -1,16 +1,21 @@
-//! A launch as data: which kernel, the grid, dimension and scalar values, inputs, lanes and
-//! backend. The CLI's flags, the playground's share links and the tests all build this one
-//! struct, so the same launch means the same run everywhere.
+//! A launch as data: which kernel, the grid, dimension and scalar values, inputs, lanes, the
+//! step limit and the nodes. The CLI's flags, the playground's share links, the docs and the
+//! tests all build this one struct, so the same launch means the same run everywhere.
 //!
-//! In: a [`Launch`] and an IR kernel. Out: the simulator's [`Args`] (tensors made from data or
-//! generators, dimensions inferred from data shapes and checked for agreement), or a
-//! diagnostic that says what does not fit.
+//! In: a [`Launch`], an IR kernel and the host's [`RunLimits`]. Out: a [`PreparedRun`] (the
+//! kernel, the sizes checked, the simulator's [`Args`] built once: tensors made from data or
+//! generators, dimensions inferred from data shapes and checked for agreement) that runs on
+//! the simulator or, through its WGSL, on a GPU; or a diagnostic that says what does not fit.
 
-use crate::check::Scalar;
+use crate::cluster;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::Dim3;
+use crate::ir::Scalar;
 use crate::ir::{DimRef, Kernel, Param};
-use crate::sim::{Arg, Args, SimOptions, Tensor};
+use crate::sim::{self, Arg, Args, SimOptions, Tensor};
+use crate::span::Span;
+use crate::wgsl::{self, WarpMode};
+use crate::RunOutput;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -33,8 +38,8 @@ pub struct Launch {
     pub inputs: BTreeMap<String, Input>,
     /// `ctx.lanes`.
     pub lanes: u32,
-    pub warp_mode: WarpMode,
-    pub backend: Backend,
+    /// Statement executions per CTA before the simulator stops the run (E0514); `None`: the
+    /// host's default ([`RunLimits`]).
     pub step_limit: Option<u64>,
     /// The nodes a kernel under `@cluster` deals its super-tiles to (1: one node runs them
     /// all). Results do not depend on it; which node runs which super-tile does.
@@ -70,30 +75,10 @@ impl Default for Launch {
             scalars: BTreeMap::new(),
             inputs: BTreeMap::new(),
             lanes: 32,
-            warp_mode: WarpMode::Subgroups,
-            backend: Backend::Sim,
             step_limit: None,
             nodes: 1,
         }
     }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum WarpMode {
-    /// Warps are the GPU's subgroups (when their size is fixed and equals `lanes`).
-    #[default]
-    Subgroups,
-    /// Warps emulated in workgroup memory, any width on any GPU.
-    Emulated,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Backend {
-    #[default]
-    Sim,
-    Gpu,
 }
 
 /// A tensor's initial contents.
@@ -140,25 +125,6 @@ impl fmt::Display for Input {
     }
 }
 
-/// The bits of `value` as an element of type `ty`.
-pub fn to_bits(value: f64, ty: Scalar) -> u32 {
-    match ty {
-        Scalar::F32 | Scalar::F16 => (value as f32).to_bits(),
-        Scalar::I32 => value as i32 as u32,
-        Scalar::U32 => value as u32,
-        Scalar::Bool => u32::from(value != 0.0),
-    }
-}
-
-/// An element's value from its bits.
-pub fn from_bits(bits: u32, ty: Scalar) -> f64 {
-    match ty {
-        Scalar::F32 | Scalar::F16 => f64::from(f32::from_bits(bits)),
-        Scalar::I32 => f64::from(bits as i32),
-        _ => f64::from(bits),
-    }
-}
-
 /// SplitMix64: small, fast and the same on every platform.
 fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -170,9 +136,9 @@ fn splitmix(state: &mut u64) -> u64 {
 
 fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
     match input {
-        Input::Zeros => vec![to_bits(0.0, element); count],
-        Input::Ones => vec![to_bits(1.0, element); count],
-        Input::Iota => (0..count).map(|i| to_bits(i as f64, element)).collect(),
+        Input::Zeros => vec![element.bits(0.0); count],
+        Input::Ones => vec![element.bits(1.0); count],
+        Input::Iota => (0..count).map(|i| element.bits(i as f64)).collect(),
         Input::Rand(seed) => {
             let mut state = *seed;
             (0..count)
@@ -180,77 +146,26 @@ fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
                     let r = splitmix(&mut state);
                     match element {
                         Scalar::F32 | Scalar::F16 => {
-                            to_bits((r >> 40) as f64 / (1u64 << 23) as f64 - 1.0, element)
+                            element.bits((r >> 40) as f64 / (1u64 << 23) as f64 - 1.0)
                         }
                         _ => (r % 100) as u32,
                     }
                 })
                 .collect()
         }
-        Input::Data { values, .. } => values.iter().map(|v| to_bits(*v, element)).collect(),
+        Input::Data { values, .. } => values.iter().map(|v| element.bits(*v)).collect(),
     }
 }
 
-fn launch_error(message: String) -> Diagnostic {
-    Diagnostic::error(Code::E0515, crate::span::Span::empty(0), message)
+/// A launch problem, pointed at the start of `kernel` (a launch has no place in the source).
+fn launch_error(kernel: &Kernel, message: String) -> Diagnostic {
+    Diagnostic::error(Code::E0515, Span::empty(kernel.span.start), message)
 }
 
 impl Launch {
-    /// A launch written as `key=value` words, as the docs' kernel blocks give it:
-    /// `launch=NAME` starts from that example's launch, `grid=4` or `grid=4x2`, `lanes=8`,
-    /// `steps=1000` (the step limit), `kernel=NAME`, `nodes=4` (for `@cluster`); any other key names one of `kernel`'s parameters or dimensions: a tensor
-    /// takes an input (`A=rand:1`), a scalar a number (`alpha=2.5`), a dimension an integer.
-    pub fn from_words(words: &[(String, String)], kernel: &Kernel) -> Result<Launch, String> {
-        let mut launch = Launch::default();
-        for (key, value) in words {
-            let bad = || {
-                format!(
-                    "`{key}={value}` is not a launch setting for `{}`",
-                    kernel.name
-                )
-            };
-            let count = |text: &str| text.parse::<u32>().map_err(|_| bad());
-            match key.as_str() {
-                "launch" => {
-                    launch = crate::examples::find(value)
-                        .map(|e| e.launch)
-                        .ok_or_else(|| {
-                            format!("there is no example `{value}` to take a launch from")
-                        })?;
-                }
-                "grid" => {
-                    let (x, y) = value.split_once('x').unwrap_or((value, "1"));
-                    launch.grid = Dim3::new(count(x)?, count(y)?, 1);
-                }
-                "lanes" => launch.lanes = count(value)?,
-                "steps" => launch.step_limit = Some(u64::from(count(value)?)),
-                "nodes" => launch.nodes = count(value)?.max(1),
-                "kernel" => launch.kernel = Some(value.clone()),
-                name if kernel.dims.iter().any(|d| d == name) => {
-                    let n = value.parse::<i64>().map_err(|_| bad())?;
-                    launch.dims.insert(name.to_owned(), n);
-                }
-                name => match kernel.param_index(name).map(|i| &kernel.params[i]) {
-                    Some(Param::Tensor { .. }) => {
-                        launch
-                            .inputs
-                            .insert(name.to_owned(), value.parse::<Input>().map_err(|_| bad())?);
-                    }
-                    Some(Param::Scalar { .. }) => {
-                        launch
-                            .scalars
-                            .insert(name.to_owned(), value.parse::<f64>().map_err(|_| bad())?);
-                    }
-                    None => return Err(bad()),
-                },
-            }
-        }
-        Ok(launch)
-    }
-
     /// How many elements the launch's tensors hold together, without allocating them: what a
     /// host with little memory (a browser tab) checks before binding.
-    pub fn tensor_elements(&self, kernel: &Kernel) -> Result<u64, String> {
+    fn tensor_elements(&self, kernel: &Kernel) -> Result<u64, String> {
         let dims = self.dimension_values(kernel)?;
         let mut total = 0u64;
         for param in &kernel.params {
@@ -267,22 +182,11 @@ impl Launch {
         Ok(total)
     }
 
-    pub fn sim_options(&self) -> SimOptions {
-        SimOptions {
-            lanes: self.lanes,
-            step_limit: self.step_limit.unwrap_or(SimOptions::default().step_limit),
-        }
-    }
-
     /// The simulator's arguments for `kernel`, or what does not fit. `span` is the kernel's, so
     /// the error points at it.
-    pub fn bind(&self, kernel: &Kernel) -> Result<Args, Diagnostic> {
-        let at = |d: Diagnostic| Diagnostic {
-            span: crate::span::Span::new(kernel.span.start, kernel.span.start),
-            ..d
-        };
+    fn bind(&self, kernel: &Kernel) -> Result<Args, Diagnostic> {
         self.bind_inner(kernel)
-            .map_err(|message| at(launch_error(message)))
+            .map_err(|message| launch_error(kernel, message))
     }
 
     fn bind_inner(&self, kernel: &Kernel) -> Result<Args, String> {
@@ -318,7 +222,7 @@ impl Launch {
                             ty.name()
                         ));
                     };
-                    params.push(Arg::Scalar(to_bits(*value, *ty)));
+                    params.push(Arg::Scalar(ty.bits(*value)));
                 }
                 Param::Tensor {
                     name,
@@ -428,3 +332,127 @@ impl Launch {
 /// The most elements one tensor of a launch may have (64 Mi: 256 MiB of f32), so a typo in a
 /// dimension cannot exhaust a browser's memory.
 pub const MAX_ELEMENTS: usize = 1 << 26;
+
+/// What a host allows one run: the terminal, or a browser tab. The one place that knows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Elements of all the launch's tensors together, checked before any is allocated (each
+    /// tensor is also held to [`MAX_ELEMENTS`]).
+    pub max_elements: u64,
+    /// When the launch sets no step limit: statement executions per CTA times the CTA's
+    /// threads. The time a step takes grows with the threads that run it, so a budget of
+    /// thread-statements stops a runaway loop after about the same time in any CTA.
+    pub step_budget: u64,
+    /// What to do about a launch over `max_elements`, for the diagnostic's help.
+    pub larger: &'static str,
+}
+
+impl RunLimits {
+    /// `tessera run` and the tests: tensors up to [`MAX_ELEMENTS`] each, and 2^27
+    /// thread-statements per CTA (4 M statements for 32 threads, 131 K for 1024), which an
+    /// endless loop reaches in about 2 s in a release build and 10 s in a debug build
+    /// (BENCHMARKS.md); `--step-limit` sets another.
+    pub const TERMINAL: RunLimits = RunLimits {
+        max_elements: u64::MAX,
+        step_budget: 1 << 27,
+        larger: "make the dimensions smaller",
+    };
+    /// A run in a browser tab, on the page's thread: 64 MB of tensors (twice that while the
+    /// simulator records who wrote each element), and 2^29 thread-statements per CTA (2 M
+    /// statements for 256 threads, about two seconds in the browser).
+    pub const PAGE: RunLimits = RunLimits {
+        max_elements: 16 << 20,
+        step_budget: 1 << 29,
+        larger: "make the dimensions smaller here, or run the same launch from a terminal with `tessera run`",
+    };
+
+    /// The step limit of a CTA of `threads` threads, when the launch sets none.
+    pub fn step_limit(self, threads: u32) -> u64 {
+        (self.step_budget / u64::from(threads.max(1))).max(1)
+    }
+}
+
+/// A launch checked against its kernel once and its arguments built once: it runs on the
+/// simulator ([`PreparedRun::simulate`]) and gives the WGSL a GPU runs it with
+/// ([`PreparedRun::wgsl`]), as often as wanted.
+pub struct PreparedRun<'k> {
+    pub kernel: &'k Kernel,
+    /// The arguments before the run: the inputs as the launch made them.
+    pub args: Args,
+    /// `ctx.lanes`, and the step limit (the host's default when the launch sets none).
+    pub options: SimOptions,
+    /// The nodes a kernel under `@cluster` deals its super-tiles to.
+    pub nodes: usize,
+}
+
+impl<'k> PreparedRun<'k> {
+    pub(crate) fn new(
+        kernel: &'k Kernel,
+        launch: &Launch,
+        limits: RunLimits,
+    ) -> Result<Self, Diagnostic> {
+        // Before anything is allocated: a typo in a dimension must not exhaust a tab's memory.
+        let elements = launch
+            .tensor_elements(kernel)
+            .map_err(|message| launch_error(kernel, message))?;
+        if elements > limits.max_elements {
+            return Err(launch_error(
+                kernel,
+                format!(
+                    "the tensors would hold {elements} elements together; a run here holds at most {}",
+                    limits.max_elements
+                ),
+            )
+            .with_help(limits.larger));
+        }
+        Ok(Self {
+            kernel,
+            args: launch.bind(kernel)?,
+            options: SimOptions {
+                lanes: launch.lanes,
+                step_limit: launch
+                    .step_limit
+                    .unwrap_or_else(|| limits.step_limit(kernel.threads)),
+            },
+            nodes: launch.nodes.max(1) as usize,
+        })
+    }
+
+    /// Runs on the simulator.
+    pub fn simulate(&self) -> Result<RunOutput, Diagnostic> {
+        self.simulate_with(false)
+    }
+
+    /// Runs on the simulator, recording which thread wrote each element last.
+    pub fn simulate_recording(&self) -> Result<RunOutput, Diagnostic> {
+        self.simulate_with(true)
+    }
+
+    fn simulate_with(&self, record: bool) -> Result<RunOutput, Diagnostic> {
+        let mut args = self.args.clone();
+        if self.kernel.cluster.is_some() {
+            let (stats, run) = cluster::simulate(self.kernel, &mut args, self.options, self.nodes)
+                .map_err(|fault| fault.to_diagnostic())?;
+            return Ok(RunOutput {
+                args,
+                stats,
+                writers: None,
+                cluster: Some(run),
+            });
+        }
+        let mut writers = record.then(Vec::new);
+        let stats = sim::run_recording(self.kernel, &mut args, self.options, writers.as_mut())
+            .map_err(|fault| fault.to_diagnostic())?;
+        Ok(RunOutput {
+            args,
+            stats,
+            writers,
+            cluster: None,
+        })
+    }
+
+    /// The WGSL a GPU runs this launch with, its warps as `mode` gives them.
+    pub fn wgsl(&self, mode: WarpMode) -> Result<wgsl::Wgsl, Diagnostic> {
+        wgsl::emit(self.kernel, self.options.lanes, mode)
+    }
+}

@@ -1,16 +1,21 @@
 //! Tessera's compiler core: the whole language pipeline as a pure library.
 //!
-//! In: kernel source text. Out: diagnostics and, for a correct program, the checked kernels
-//! (and, as the backends land, each target's output). It does no I/O, so the same code runs
-//! in the browser (wasm32), in the CLI and in the tests; whoever calls it supplies files,
-//! GPUs and terminals.
+//! In: kernel source text (or a file's bytes). Out: diagnostics and, for a correct program,
+//! each target's output and runs on the simulator. It does no I/O, so the same code runs in the
+//! browser (wasm32), in the CLI and in the tests; whoever calls it supplies files, GPUs and
+//! terminals.
 //!
 //! ```text
-//! Source ─▶ syntax (Tokens ─▶ Ast) ─▶ check (types, uniformity) ─▶ Checked
+//! bytes ─▶ compile_bytes ─┐
+//! text  ─▶ compile ───────┴▶ Compilation ─┬▶ ptx(kernel, arch)          PTX text
+//!          syntax ─▶ check                ├▶ ir() ─▶ kernel(name)        the IR
+//!                                         └▶ prepare(&Launch, limits) ─▶ PreparedRun
+//!                                              ├▶ simulate()             sim (the reference)
+//!                                              └▶ wgsl(mode)             for runtime::run
 //! ```
 //!
 //! [`hierarchy`] holds the arithmetic of the launch hierarchy that every stage, the diagram and
-//! the docs share.
+//! the docs share; [`ir::Scalar`], [`ir::CtxField`] are the vocabulary every phase shares.
 
 pub mod check;
 pub mod cluster;
@@ -28,11 +33,15 @@ pub mod wgsl;
 
 pub use check::{Checked, Uniformity};
 pub use diagnostic::{Code, Diagnostic, Severity};
+pub use launch::{PreparedRun, RunLimits};
 pub use span::Span;
 
-/// Everything the front end knows about one source: its tree, what the checker learnt, and
-/// every diagnostic of every phase in source order.
+use std::sync::Arc;
+
+/// Everything the front end knows about one source: the source itself, its tree, what the
+/// checker learnt, and every diagnostic of every phase in source order.
 pub struct Compilation {
+    source: Arc<str>,
     pub file: syntax::ast::File,
     pub checked: Checked,
     pub diagnostics: Vec<Diagnostic>,
@@ -41,6 +50,11 @@ pub struct Compilation {
 }
 
 impl Compilation {
+    /// The source this compilation is of: what every span indexes.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
@@ -52,9 +66,10 @@ impl Compilation {
     }
 
     /// The invariant the robustness tests and the fuzzers hold the front end to: every span it
-    /// reports (diagnostics, their labels, names) lies inside `source`, on character
+    /// reports (diagnostics, their labels, names) lies inside the source, on character
     /// boundaries. `Err` says which one does not.
-    pub fn check_spans(&self, source: &str) -> Result<(), String> {
+    pub fn check_spans(&self) -> Result<(), String> {
+        let source = self.source();
         let inside = |span: Span| {
             span.start <= span.end
                 && span.end <= source.len()
@@ -91,6 +106,7 @@ pub fn compile(source: &str) -> Compilation {
     diagnostics.extend(checked.diagnostics.iter().cloned());
     diagnostics.sort_by_key(|d| (d.span.start, d.code));
     Compilation {
+        source: source.into(),
         file,
         checked,
         diagnostics,
@@ -98,12 +114,27 @@ pub fn compile(source: &str) -> Compilation {
     }
 }
 
+/// The front door for a file's bytes: [`compile`] when they are UTF-8; otherwise a compilation
+/// of nothing whose one diagnostic (E0107) points at the first bad byte of the text as shown
+/// (each bad sequence replaced by U+FFFD).
+pub fn compile_bytes(bytes: &[u8]) -> Compilation {
+    match syntax::decode(bytes) {
+        Ok(source) => compile(source),
+        Err(diagnostic) => Compilation {
+            source: String::from_utf8_lossy(bytes).into(),
+            file: syntax::ast::File::default(),
+            checked: Checked::default(),
+            diagnostics: vec![diagnostic],
+            ir: std::cell::OnceCell::new(),
+        },
+    }
+}
+
 /// What a simulated run produced: every parameter as the kernel left it, and statistics.
 pub struct RunOutput {
-    pub kernel: ir::Kernel,
     pub args: sim::Args,
     pub stats: sim::Stats,
-    /// Who wrote each element last, when the run recorded it ([`Compilation::run_recording`];
+    /// Who wrote each element last, when the run recorded it ([`PreparedRun::simulate_recording`];
     /// not for a kernel under `@cluster`, whose super-tiles are separate launches).
     pub writers: Option<sim::Writers>,
     /// The super-tiles and their nodes, for a kernel under `@cluster`.
@@ -126,18 +157,20 @@ impl Compilation {
     }
 
     /// The IR of the kernel `name` (the file's only kernel when `None`), or why there is none.
-    pub fn kernel(&self, name: Option<&str>) -> Result<ir::Kernel, Vec<Diagnostic>> {
+    pub fn kernel(&self, name: Option<&str>) -> Result<&ir::Kernel, Vec<Diagnostic>> {
         pick_kernel(self.ir()?, name).map_err(|d| vec![d])
     }
 
+    /// The names of the kernels that lower (none while the source has errors).
+    pub fn kernel_names(&self) -> Vec<String> {
+        self.ir()
+            .map(|m| m.kernels.iter().map(|k| k.name.clone()).collect())
+            .unwrap_or_default()
+    }
+
     /// PTX for the kernel `name` (the only kernel when `None`).
-    pub fn ptx(
-        &self,
-        source: &str,
-        name: Option<&str>,
-        arch: ptx::Arch,
-    ) -> Result<ptx::Ptx, Vec<Diagnostic>> {
-        Ok(ptx::emit(&self.kernel(name)?, source, arch))
+    pub fn ptx(&self, name: Option<&str>, arch: ptx::Arch) -> Result<ptx::Ptx, Vec<Diagnostic>> {
+        Ok(ptx::emit(self.kernel(name)?, self.source(), arch))
     }
 
     /// WGSL for the kernel `name`, with `lanes`-wide warps: the GPU's subgroups, or emulated.
@@ -145,68 +178,43 @@ impl Compilation {
         &self,
         name: Option<&str>,
         lanes: u32,
-        mode: launch::WarpMode,
-    ) -> Result<(ir::Kernel, wgsl::Wgsl), Vec<Diagnostic>> {
-        let kernel = self.kernel(name)?;
-        let wgsl = match mode {
-            launch::WarpMode::Subgroups => wgsl::emit(&kernel, lanes),
-            launch::WarpMode::Emulated => wgsl::emit_emulated(&kernel, lanes),
-        }
-        .map_err(|d| vec![d])?;
-        Ok((kernel, wgsl))
+        mode: wgsl::WarpMode,
+    ) -> Result<wgsl::Wgsl, Vec<Diagnostic>> {
+        wgsl::emit(self.kernel(name)?, lanes, mode).map_err(|d| vec![d])
     }
 
-    /// Runs `launch` on the simulator.
-    pub fn run(&self, launch: &launch::Launch) -> Result<RunOutput, Vec<Diagnostic>> {
-        self.simulate(launch, false)
-    }
-
-    /// Runs `launch` on the simulator, recording which thread wrote each element.
-    pub fn run_recording(&self, launch: &launch::Launch) -> Result<RunOutput, Vec<Diagnostic>> {
-        self.simulate(launch, true)
-    }
-
-    fn simulate(
+    /// `launch` checked against its kernel, within `limits`, and its arguments built: ready to
+    /// run on the simulator or a GPU, as often as wanted.
+    pub fn prepare(
         &self,
         launch: &launch::Launch,
-        record: bool,
-    ) -> Result<RunOutput, Vec<Diagnostic>> {
+        limits: RunLimits,
+    ) -> Result<PreparedRun<'_>, Vec<Diagnostic>> {
         let kernel = self.kernel(launch.kernel.as_deref())?;
-        let mut args = launch.bind(&kernel).map_err(|d| vec![d])?;
-        if kernel.cluster.is_some() {
-            let nodes = launch.nodes.max(1) as usize;
-            let (stats, run) = cluster::simulate(&kernel, &mut args, launch.sim_options(), nodes)
-                .map_err(|fault| vec![fault.to_diagnostic()])?;
-            return Ok(RunOutput {
-                kernel,
-                args,
-                stats,
-                writers: None,
-                cluster: Some(run),
-            });
-        }
-        let mut writers = record.then(Vec::new);
-        let stats = sim::run_recording(&kernel, &mut args, launch.sim_options(), writers.as_mut())
-            .map_err(|fault| vec![fault.to_diagnostic()])?;
-        Ok(RunOutput {
-            kernel,
-            args,
-            stats,
-            writers,
-            cluster: None,
-        })
+        PreparedRun::new(kernel, launch, limits).map_err(|d| vec![d])
+    }
+
+    /// Runs `launch` on the simulator, with the terminal's limits: the shorthand for tests and
+    /// tools that want only the results.
+    pub fn run(&self, launch: &launch::Launch) -> Result<RunOutput, Vec<Diagnostic>> {
+        self.prepare(launch, RunLimits::TERMINAL)?
+            .simulate()
+            .map_err(|d| vec![d])
     }
 }
 
 /// The kernel a launch names, or the file's only kernel.
-pub fn pick_kernel(module: &ir::Module, name: Option<&str>) -> Result<ir::Kernel, Diagnostic> {
+fn pick_kernel<'m>(
+    module: &'m ir::Module,
+    name: Option<&str>,
+) -> Result<&'m ir::Kernel, Diagnostic> {
     let names: Vec<&str> = module.kernels.iter().map(|k| k.name.as_str()).collect();
     let found = match name {
         Some(name) => module.kernels.iter().find(|k| k.name == name),
         None if module.kernels.len() == 1 => module.kernels.first(),
         None => None,
     };
-    found.cloned().ok_or_else(|| {
+    found.ok_or_else(|| {
         let message = match (name, names.as_slice()) {
             (_, []) => "the file has no kernel to run".to_owned(),
             (Some(name), _) => format!(

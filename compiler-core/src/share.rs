@@ -8,8 +8,9 @@
 //! that is not what it claims gives a [`LinkError`] that says which, and the playground opens the
 //! default example with that message.
 
-use crate::launch::{Launch, WarpMode};
+use crate::launch::Launch;
 use crate::ptx::Arch;
+use crate::wgsl::WarpMode;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde::{Deserialize, Serialize};

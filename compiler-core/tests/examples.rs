@@ -6,7 +6,7 @@ mod common;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{Arg, Tensor};
-use compiler_core::RunOutput;
+use compiler_core::{RunLimits, RunOutput};
 use std::collections::BTreeMap;
 
 fn example(name: &str) -> String {
@@ -21,7 +21,13 @@ struct Setup<'a> {
     inputs: Vec<(&'a str, Input)>,
 }
 
-fn run(name: &str, setup: Setup<'_>) -> RunOutput {
+/// A run's output, and its kernel's parameter names (to find a tensor by name).
+struct Ran {
+    output: RunOutput,
+    params: Vec<String>,
+}
+
+fn run(name: &str, setup: Setup<'_>) -> Ran {
     let launch = Launch {
         grid: Dim3::new(setup.grid.0, setup.grid.1, 1),
         dims: setup
@@ -41,25 +47,33 @@ fn run(name: &str, setup: Setup<'_>) -> RunOutput {
             .collect::<BTreeMap<_, _>>(),
         ..Launch::default()
     };
-    let compilation = compiler_core::compile(&example(name));
-    match compilation.run(&launch) {
-        Ok(output) => output,
-        Err(diagnostics) => panic!("{name}: {diagnostics:#?}"),
+    ran(&compiler_core::compile(&example(name)), &launch)
+}
+
+fn ran(compilation: &compiler_core::Compilation, launch: &Launch) -> Ran {
+    let params = match compilation.kernel(None) {
+        Ok(kernel) => kernel.params.iter().map(|p| p.name().to_owned()).collect(),
+        Err(diagnostics) => panic!("{diagnostics:#?}"),
+    };
+    match compilation.run(launch) {
+        Ok(output) => Ran { output, params },
+        Err(diagnostics) => panic!("{diagnostics:#?}"),
     }
 }
 
-fn tensor<'a>(output: &'a RunOutput, name: &str) -> &'a Tensor {
-    let index = output
-        .kernel
-        .param_index(name)
+fn tensor<'a>(ran: &'a Ran, name: &str) -> &'a Tensor {
+    let index = ran
+        .params
+        .iter()
+        .position(|p| p == name)
         .unwrap_or_else(|| panic!("no parameter {name}"));
-    match &output.args.params[index] {
+    match &ran.output.args.params[index] {
         Arg::Tensor(tensor) => tensor,
         Arg::Scalar(_) => panic!("{name} is a scalar"),
     }
 }
 
-fn f32s(output: &RunOutput, name: &str) -> Vec<f32> {
+fn f32s(output: &Ran, name: &str) -> Vec<f32> {
     tensor(output, name)
         .bits
         .iter()
@@ -67,7 +81,7 @@ fn f32s(output: &RunOutput, name: &str) -> Vec<f32> {
         .collect()
 }
 
-fn i32s(output: &RunOutput, name: &str) -> Vec<i32> {
+fn i32s(output: &Ran, name: &str) -> Vec<i32> {
     tensor(output, name)
         .bits
         .iter()
@@ -75,7 +89,7 @@ fn i32s(output: &RunOutput, name: &str) -> Vec<i32> {
         .collect()
 }
 
-fn u32s(output: &RunOutput, name: &str) -> Vec<u32> {
+fn u32s(output: &Ran, name: &str) -> Vec<u32> {
     tensor(output, name).bits.clone()
 }
 
@@ -142,10 +156,12 @@ fn cluster_super_tiles_run_over_their_slices_on_any_number_of_nodes() {
             nodes,
             ..Launch::default()
         };
-        let out = compilation
-            .run(&launch)
-            .unwrap_or_else(|d| panic!("{nodes} nodes: {d:#?}"));
-        let run = out.cluster.as_ref().map(|c| (c.nodes, c.tiles.len()));
+        let out = ran(&compilation, &launch);
+        let run = out
+            .output
+            .cluster
+            .as_ref()
+            .map(|c| (c.nodes, c.tiles.len()));
         assert_eq!(run, Some((nodes as usize, 4)));
         let x = f32s(&out, "X");
         let expected: Vec<f32> = x
@@ -169,9 +185,7 @@ fn a_cluster_slices_the_axis_it_names_in_a_matrix() {
         nodes: 2,
         ..Launch::default()
     };
-    let out = compilation
-        .run(&launch)
-        .unwrap_or_else(|d| panic!("{d:#?}"));
+    let out = ran(&compilation, &launch);
     // Super-tiles: columns 0..3 (N = 3), 3..6 (N = 3), 6..7 (N = 1).
     let row = [30, 31, 32, 30, 31, 32, 10];
     assert_eq!(i32s(&out, "Y"), [row, row].concat());
@@ -628,18 +642,22 @@ fn a_recorded_run_knows_who_wrote_each_element() {
         ..Launch::default()
     };
     let compilation = compiler_core::compile(example.source);
-    let output = match compilation.run_recording(&launch) {
+    let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+        Ok(prepared) => prepared,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let output = match prepared.simulate_recording() {
         Ok(output) => output,
         Err(d) => panic!("{d:#?}"),
     };
     let writers = output.writers.unwrap_or_default();
-    let c = output.kernel.param_index("C").unwrap_or(usize::MAX);
-    let a = output.kernel.param_index("A").unwrap_or(usize::MAX);
+    let c = prepared.kernel.param_index("C").unwrap_or(usize::MAX);
+    let a = prepared.kernel.param_index("A").unwrap_or(usize::MAX);
     let expected: Vec<u32> = (1..=300).collect();
     assert_eq!(writers[c], expected);
     assert!(writers[a].iter().all(|&w| w == 0));
     assert_eq!(
-        compiler_core::sim::launch_thread(Dim3::new(2, 1, 1), Dim3::new(1, 0, 0), 256, 44),
+        compiler_core::hierarchy::launch_thread(Dim3::new(2, 1, 1), Dim3::new(1, 0, 0), 256, 44),
         300
     );
     assert!(compilation.run(&launch).is_ok_and(|o| o.writers.is_none()));

@@ -1,14 +1,15 @@
 //! Run-time faults are errors that name the fault, the thread (block, warp, lane, thread) and the
 //! source line; launches that do not fit the kernel are explained before anything runs.
 
-use compiler_core::check::Scalar;
 use compiler_core::diagnostic::{render_all, Code};
 use compiler_core::hierarchy::Dim3;
-use compiler_core::ir::{CompareOp, Kernel, Op, Operand, Reg, RegInfo, Stmt, StmtKind};
+use compiler_core::ir::{
+    CompareOp, CtxField, Kernel, Op, Operand, Reg, RegInfo, Scalar, Stmt, StmtKind,
+};
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{self, Arg, Args, SimOptions};
 use compiler_core::span::Span;
-use compiler_core::syntax::ctx::CtxField;
+use compiler_core::RunLimits;
 
 /// Runs `source` and returns the rendered error.
 fn fault(source: &str, launch: Launch) -> (Code, String) {
@@ -91,9 +92,31 @@ fn a_kernel_that_never_ends_stops_at_the_step_limit() {
     let (code, text) = fault(source, limited);
     assert_eq!(code, Code::E0514);
     assert!(
-        text.contains("the kernel ran past the step limit (10000 statement executions)"),
+        text.contains("the CTA ran 10000 statements, its step limit, and had not finished"),
         "{text}"
     );
+}
+
+#[test]
+fn the_step_limit_bounds_each_cta_not_the_whole_grid() {
+    let source = "@launch(32)\nkernel k(Y: tensor<i32>[N]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    Y[i] = i\n  }\n}\n";
+    let launch = Launch {
+        grid: Dim3::new(50, 1, 1),
+        dims: [("N".to_owned(), 1600)].into(),
+        step_limit: Some(10),
+        ..Launch::default()
+    };
+    let compilation = compiler_core::compile(source);
+    let output = compilation.run(&launch).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(output.stats.steps > 10, "{} steps in all", output.stats.steps);
+}
+
+#[test]
+fn a_hosts_default_step_limit_shrinks_as_the_cta_grows() {
+    assert_eq!(RunLimits::TERMINAL.step_limit(32), 1 << 22);
+    assert_eq!(RunLimits::TERMINAL.step_limit(1024), 1 << 17);
+    assert_eq!(RunLimits::PAGE.step_limit(256), 1 << 21);
+    assert_eq!(RunLimits::TERMINAL.step_limit(0), 1 << 27, "no threads is one thread");
 }
 
 /// The checker rejects every barrier under divergent control, so this fault is built from IR
@@ -298,19 +321,42 @@ fn a_tile_refilled_in_a_loop_is_not_a_race() {
 }
 
 #[test]
-fn a_launch_counts_its_elements_without_allocating_them() {
+fn a_launch_too_large_for_its_host_is_refused_before_allocating() {
     let source =
         "@launch(64)\nkernel k(A: tensor<f32>[N, K], B: tensor<f32>[K], C: tensor<f32>[4]) {\n}\n";
     let compilation = compiler_core::compile(source);
-    let Ok(module) = compilation.ir() else {
-        panic!("does not lower")
-    };
-    let kernel = module.kernels[0].clone();
     let launch = Launch {
         dims: [("N".to_owned(), 1000), ("K".to_owned(), 1_000_000)].into(),
         ..Launch::default()
     };
-    assert_eq!(launch.tensor_elements(&kernel), Ok(1_001_000_004));
-    let missing = Launch::default().tensor_elements(&kernel);
-    assert!(missing.is_err(), "{missing:?}");
+    // 4 GB of f32 together: a tab refuses it by counting, before any tensor exists.
+    let Err(page) = compilation.prepare(&launch, RunLimits::PAGE) else {
+        panic!("a tab accepted 1,001,000,004 elements")
+    };
+    assert_eq!(page[0].code, Code::E0515);
+    assert!(
+        page[0].message.contains("1001000004 elements together"),
+        "{}",
+        page[0].message
+    );
+    assert_eq!(page[0].help.as_deref(), Some(RunLimits::PAGE.larger));
+    // A terminal holds each tensor to 64 Mi elements; `A` alone is over.
+    let Err(terminal) = compilation.prepare(&launch, RunLimits::TERMINAL) else {
+        panic!("a terminal accepted a tensor of 10^9 elements")
+    };
+    assert!(
+        terminal[0]
+            .message
+            .contains("`A` would have 1000000000 elements"),
+        "{}",
+        terminal[0].message
+    );
+    let Err(missing) = compilation.prepare(&Launch::default(), RunLimits::PAGE) else {
+        panic!("a launch without N ran")
+    };
+    assert!(
+        missing[0].message.contains("dimension N has no value"),
+        "{}",
+        missing[0].message
+    );
 }

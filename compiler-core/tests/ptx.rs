@@ -5,7 +5,7 @@
 use compiler_core::ptx::Arch;
 mod common;
 
-use common::{examples, root};
+use common::{examples, root, Golden};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -27,7 +27,7 @@ fn ptxas() -> PathBuf {
 }
 
 fn ptx(source: &str, arch: Arch) -> compiler_core::ptx::Ptx {
-    match compiler_core::compile(source).ptx(source, None, arch) {
+    match compiler_core::compile(source).ptx(None, arch) {
         Ok(ptx) => ptx,
         Err(diagnostics) => panic!("{diagnostics:?}"),
     }
@@ -89,22 +89,13 @@ fn ptxas_rejects_broken_ptx_with_a_line_number() {
 
 #[test]
 fn golden_ptx_for_every_example() {
-    let bless = std::env::var_os("TESSERA_BLESS").is_some();
-    let mut differ = Vec::new();
+    let mut golden = Golden::default();
     for (name, source) in examples() {
-        let text = ptx(&source, Arch::Sm80).text;
-        let golden =
+        let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/ptx/{name}.sm_80.ptx"));
-        if bless {
-            std::fs::write(&golden, &text).unwrap_or_else(|e| panic!("{e}"));
-        } else if std::fs::read_to_string(&golden).unwrap_or_default() != text {
-            differ.push(golden.display().to_string());
-        }
+        golden.check(&path, &ptx(&source, Arch::Sm80).text);
     }
-    assert!(
-        differ.is_empty(),
-        "PTX differs from (TESSERA_BLESS=1 refreshes): {differ:?}"
-    );
+    golden.finish();
 }
 
 #[test]

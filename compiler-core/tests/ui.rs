@@ -4,7 +4,10 @@
 //! Refresh every golden file with `TESSERA_BLESS=1 cargo test -p compiler-core --test ui`, then
 //! review the diff like code.
 
-use compiler_core::diagnostic::{render_all, Code};
+mod common;
+
+use common::Golden;
+use compiler_core::diagnostic::{render_all, Code, Phase};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -29,40 +32,19 @@ fn rendered(case: &Path) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    match compiler_core::syntax::decode(&bytes) {
-        Ok(source) => render_all(&compiler_core::compile(source).diagnostics, source, &name),
-        Err(diagnostic) => render_all(&[diagnostic], &String::from_utf8_lossy(&bytes), &name),
-    }
+    let compilation = compiler_core::compile_bytes(&bytes);
+    render_all(&compilation.diagnostics, compilation.source(), &name)
 }
 
 #[test]
 fn ui_golden_files() {
-    let bless = std::env::var_os("TESSERA_BLESS").is_some();
-    let mut failures = Vec::new();
     let cases = cases();
     assert!(!cases.is_empty(), "no UI cases found");
+    let mut golden = Golden::default();
     for case in &cases {
-        let actual = rendered(case);
-        let golden = case.with_extension("stderr");
-        if bless {
-            std::fs::write(&golden, &actual)
-                .unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
-            continue;
-        }
-        let expected = std::fs::read_to_string(&golden).unwrap_or_default();
-        if actual != expected {
-            failures.push(format!(
-                "--- {} (expected)\n{expected}\n+++ actual\n{actual}",
-                golden.display()
-            ));
-        }
+        golden.check(&case.with_extension("stderr"), &rendered(case));
     }
-    assert!(
-        failures.is_empty(),
-        "{} UI case(s) differ (TESSERA_BLESS=1 refreshes them):\n\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    golden.finish();
 }
 
 #[test]
@@ -78,10 +60,12 @@ fn every_code_has_a_ui_case() {
     }
     let missing: Vec<&str> = Code::ALL
         .iter()
+        .copied()
+        // E0106 needs a source over 1 MiB (`tests/robustness.rs` covers it); lowering,
+        // launching and running need a launch (`tests/faults.rs` covers them).
+        .filter(|c| !seen.contains(c.as_str()) && *c != Code::E0106)
+        .filter(|c| !c.phase().needs_a_launch() && c.phase() != Phase::Backend)
         .map(|c| c.as_str())
-        // E0106 needs a source over 1 MiB (`tests/robustness.rs` covers it); E05xx come from
-        // lowering and running (`tests/faults.rs` covers them).
-        .filter(|c| !seen.contains(c) && *c != "E0106" && !c.starts_with("E05"))
         .collect();
     assert!(missing.is_empty(), "codes without a UI case: {missing:?}");
 }

@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::examples;
+use common::{examples, Golden};
+use compiler_core::wgsl::WarpMode;
 use std::path::Path;
 
 #[test]
@@ -12,11 +13,9 @@ fn every_example_validates_for_every_subgroup_width() {
     let mut failures = Vec::new();
     for (name, source) in examples() {
         for lanes in [4, 8, 16, 32, 64] {
-            if let Err(diagnostics) = compiler_core::compile(&source).wgsl(
-                None,
-                lanes,
-                compiler_core::launch::WarpMode::Subgroups,
-            ) {
+            if let Err(diagnostics) =
+                compiler_core::compile(&source).wgsl(None, lanes, WarpMode::Subgroups)
+            {
                 failures.push(format!(
                     "{name} (lanes {lanes}): {}",
                     diagnostics[0].message
@@ -29,15 +28,13 @@ fn every_example_validates_for_every_subgroup_width() {
 
 #[test]
 fn golden_wgsl_for_every_example() {
-    let bless = std::env::var_os("TESSERA_BLESS").is_some();
-    let mut differ = Vec::new();
+    let mut golden = Golden::default();
     // Every example for NVIDIA-wide warps, and two for the 4-lane subgroups of Chromium's
     // SwiftShader, which the e2e suite runs in the browser.
     let four_lanes = examples()
         .into_iter()
         .filter(|(name, _)| name == "lane_ids" || name == "warp_reduce")
         .map(|(name, source)| (name, source, 4));
-    use compiler_core::launch::WarpMode;
     // And three with 32-lane warps emulated, which Chromium checks for barrier uniformity (and
     // runs: e2e/specs/wgsl.spec.ts).
     let emulated = examples()
@@ -54,7 +51,7 @@ fn golden_wgsl_for_every_example() {
         .chain(emulated);
     for (name, source, lanes, mode) in cases {
         let text = match compiler_core::compile(&source).wgsl(None, lanes, mode) {
-            Ok((_, wgsl)) => wgsl.browser_text(),
+            Ok(wgsl) => wgsl.browser_text(),
             Err(diagnostics) => panic!("{name}: {diagnostics:?}"),
         };
         let kind = if mode == WarpMode::Emulated {
@@ -62,18 +59,11 @@ fn golden_wgsl_for_every_example() {
         } else {
             "lanes"
         };
-        let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(format!("tests/wgsl/{name}.{kind}{lanes}.wgsl"));
-        if bless {
-            std::fs::write(&golden, &text).unwrap_or_else(|e| panic!("{e}"));
-        } else if std::fs::read_to_string(&golden).unwrap_or_default() != text {
-            differ.push(golden.display().to_string());
-        }
+        golden.check(&path, &text);
     }
-    assert!(
-        differ.is_empty(),
-        "WGSL differs from (TESSERA_BLESS=1 refreshes): {differ:?}"
-    );
+    golden.finish();
 }
 
 #[test]
@@ -82,9 +72,7 @@ fn bindings_are_documented_and_read_only_tensors_are_marked() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/saxpy.tsr"),
     )
     .unwrap_or_default();
-    let Ok((_, wgsl)) =
-        compiler_core::compile(&source).wgsl(None, 32, compiler_core::launch::WarpMode::Subgroups)
-    else {
+    let Ok(wgsl) = compiler_core::compile(&source).wgsl(None, 32, WarpMode::Subgroups) else {
         panic!("saxpy")
     };
     assert!(wgsl.text.contains("// @group(0): @binding(0) X (read), @binding(1) Y (read_write); @binding(2) uniform params: N, alpha."), "{}", wgsl.text);
@@ -111,9 +99,7 @@ fn bindings_are_documented_and_read_only_tensors_are_marked() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/matvec.tsr"),
     )
     .unwrap_or_default();
-    let Ok((_, wgsl)) =
-        compiler_core::compile(&matvec).wgsl(None, 32, compiler_core::launch::WarpMode::Subgroups)
-    else {
+    let Ok(wgsl) = compiler_core::compile(&matvec).wgsl(None, 32, WarpMode::Subgroups) else {
         panic!("matvec")
     };
     assert!(wgsl
@@ -126,9 +112,7 @@ fn bindings_are_documented_and_read_only_tensors_are_marked() {
 fn wgsl_lines_map_back_to_the_source() {
     let source =
         std::fs::read_to_string(common::root().join("examples/matvec.tsr")).unwrap_or_default();
-    let Ok((_, wgsl)) =
-        compiler_core::compile(&source).wgsl(None, 32, compiler_core::launch::WarpMode::Subgroups)
-    else {
+    let Ok(wgsl) = compiler_core::compile(&source).wgsl(None, 32, WarpMode::Subgroups) else {
         panic!("matvec")
     };
     let lines: Vec<&str> = wgsl.text.lines().collect();
@@ -151,9 +135,9 @@ fn every_example_validates_with_emulated_warps() {
     let mut failures = Vec::new();
     for (name, source) in examples() {
         for lanes in [8, 32] {
-            let emulated = compiler_core::launch::WarpMode::Emulated;
+            let emulated = WarpMode::Emulated;
             match compiler_core::compile(&source).wgsl(None, lanes, emulated) {
-                Ok((_, wgsl)) => {
+                Ok(wgsl) => {
                     assert!(wgsl.emulated && !wgsl.uses_subgroups, "{name}");
                     assert!(!wgsl.text.contains("subgroup"), "{name} uses subgroups");
                 }

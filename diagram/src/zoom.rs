@@ -44,9 +44,9 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// The node that runs super-tile `s`: dealt round robin.
+    /// The node that runs super-tile `s` (the runners' rule).
     pub fn node_of(self, supertile: u32) -> u32 {
-        supertile % self.nodes.max(1)
+        compiler_core::hierarchy::node_of_supertile(supertile as usize, self.nodes as usize) as u32
     }
 }
 

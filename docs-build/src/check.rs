@@ -8,7 +8,7 @@
 
 use crate::{Block, KernelBlock, Page};
 use compiler_core::diagnostic::Code;
-use compiler_core::launch::Launch;
+use compiler_core::{Diagnostic, RunLimits};
 
 /// Codes no kernel block can show: a source over 1 MiB, bytes that are not UTF-8, and the
 /// WGSL backend's own bug report. Their index entries explain them in prose.
@@ -74,10 +74,16 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         .filter(|d| d.is_error())
         .map(|d| d.code.as_str())
         .collect();
-    let expected = block.expect.as_deref();
-    let runtime = expected.is_some_and(|c| c.starts_with("E05"));
+    let expected = match block.expect.as_deref() {
+        Some(text) => {
+            Some(Code::parse(text).ok_or_else(|| format!("`expect={text}` is not a code"))?)
+        }
+        None => None,
+    };
+    let found_by_a_launch = expected.is_some_and(|c| c.phase().needs_a_launch());
     match expected {
-        Some(code) if !runtime => {
+        Some(code) if !found_by_a_launch => {
+            let code = code.as_str();
             if errors.is_empty() {
                 return Err(format!("should fail with {code}, but compiles"));
             }
@@ -90,45 +96,34 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
             return Ok(());
         }
         _ if !compilation.diagnostics.is_empty() => {
-            let found: Vec<String> = compilation
-                .diagnostics
-                .iter()
-                .map(|d| format!("{} {}", d.code.as_str(), d.message))
-                .collect();
-            return Err(format!("does not compile cleanly: {}", found.join("; ")));
+            return Err(format!(
+                "does not compile cleanly: {}",
+                listed(&compilation.diagnostics)
+            ));
         }
         _ => {}
     }
-    if block.launch.is_empty() && !runtime {
+    let launch = block.launch.as_ref().map_err(Clone::clone)?;
+    if !block.view.runnable && !found_by_a_launch {
         return Ok(());
     }
-    let module = match compilation.ir() {
-        Ok(module) => module,
-        Err(d) if expected.is_some_and(|c| d.iter().all(|d| d.code.as_str() == c)) => {
-            return Ok(());
-        }
-        Err(d) => {
-            let found: Vec<String> = d
-                .iter()
-                .map(|d| format!("{} {}", d.code.as_str(), d.message))
-                .collect();
-            return Err(format!("does not lower: {}", found.join("; ")));
-        }
-    };
-    let kernel = compiler_core::pick_kernel(module, None).map_err(|d| d.message)?;
-    let launch = Launch::from_words(&block.launch, &kernel)?;
-    match (compilation.run(&launch), expected) {
+    let outcome = compilation
+        .prepare(launch, RunLimits::TERMINAL)
+        .and_then(|prepared| prepared.simulate().map_err(|d| vec![d]));
+    match (outcome, expected) {
         (Ok(_), None) => Ok(()),
-        (Ok(_), Some(code)) => Err(format!("should stop with {code}, but runs")),
-        (Err(d), Some(code)) if d.iter().all(|d| d.code.as_str() == code) => Ok(()),
-        (Err(d), _) => Err(format!(
-            "the run stops: {}",
-            d.iter()
-                .map(|d| format!("{} {}", d.code.as_str(), d.message))
-                .collect::<Vec<_>>()
-                .join("; ")
-        )),
+        (Ok(_), Some(code)) => Err(format!("should stop with {}, but runs", code.as_str())),
+        (Err(d), Some(code)) if d.iter().all(|d| d.code == code) => Ok(()),
+        (Err(d), _) => Err(format!("the run stops: {}", listed(&d))),
     }
+}
+
+fn listed(diagnostics: &[Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .map(|d| format!("{} {}", d.code.as_str(), d.message))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Whether a link inside the site leads somewhere.
@@ -197,14 +192,20 @@ mod tests {
     use super::*;
 
     fn kernel(source: &str, info: &[(&str, &str)], expect: Option<&str>) -> KernelBlock {
-        KernelBlock {
-            source: source.into(),
-            expect: expect.map(str::to_owned),
-            launch: info
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            view: Default::default(),
+        let mut words: Vec<String> = info.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        words.extend(expect.map(|code| format!("expect={code}")));
+        let page = format!(
+            "+++\ntitle = \"t\"\n[byline]\n+++\n```tsr {}\n{source}```\n",
+            words.join(" ")
+        );
+        let page = crate::parse("t", &page).unwrap_or_else(|e| panic!("{e}"));
+        match page
+            .blocks
+            .into_iter()
+            .find(|b| matches!(b, Block::Kernel(_)))
+        {
+            Some(Block::Kernel(block)) => block,
+            _ => panic!("no kernel block"),
         }
     }
 

@@ -8,9 +8,9 @@
 //! Directives are fenced code blocks, so the Markdown stays readable anywhere:
 //! - ```` ```tsr ```` a kernel: highlighted, with Run and Open in playground. Its info string
 //!   may name a launch (`launch=matvec` takes the example's; `grid=4` or `grid=4x2`, `lanes=8`,
-//!   `N=1000` for a dimension, `alpha=2.5` for a scalar, `A=rand:1` for an input) and what it
-//!   should fail with (`expect=E0112`; a run-time code such as `expect=E0510` is checked by
-//!   running the launch on the simulator).
+//!   `N=1000` for a dimension, `alpha=2.5` for a scalar, `A=rand:1` for an input: see
+//!   `launch_words`) and what it should fail with (`expect=E0112`; a code found only by a
+//!   launch, such as `expect=E0510`, is checked by running the launch on the simulator).
 //! - ```` ```diagram ```` the hierarchy diagram, its parameters in the info string (see
 //!   `diagram::DiagramConfig::from_params`: `grid=4x3 threads=256 lanes=32`,
 //!   `preset=partial-warp`, `cluster=4x6`).
@@ -20,8 +20,11 @@
 #[cfg(feature = "render")]
 pub mod check;
 #[cfg(feature = "render")]
+pub mod launch_words;
+#[cfg(feature = "render")]
 mod render;
 
+use compiler_core::launch::Launch;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "render")]
@@ -61,8 +64,9 @@ pub struct KernelBlock {
     pub source: String,
     /// The code it must fail with, compile time or run time.
     pub expect: Option<String>,
-    /// The info string's `key=value` pairs other than `expect`.
-    pub launch: Vec<(String, String)>,
+    /// The launch its info string names, resolved when the docs are built (the default launch
+    /// when it names none), or why it does not resolve (the content check reports it).
+    pub launch: Result<Launch, String>,
     /// What the page shows of it, prepared when the docs are built, so the site's first load
     /// carries no compiler (it comes with Run).
     #[serde(default)]
@@ -75,7 +79,7 @@ pub struct KernelView {
     pub html: String,
     /// The diagnostics of a kernel that does not compile (the page shows it failing).
     pub diagnostics: Vec<ShownDiagnostic>,
-    /// It compiles and has a launch: Run can run it.
+    /// It compiles and names a launch that resolves: Run can run it.
     pub runnable: bool,
     /// `/play#v1.…`: the kernel with its launch in the playground.
     pub playground_link: String,

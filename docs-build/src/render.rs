@@ -4,6 +4,7 @@ use crate::{Block, Byline, Heading, KernelBlock, KernelView, Page, ShownDiagnost
 use compiler_core::launch::Launch;
 use compiler_core::share::Session;
 use compiler_core::syntax::highlight::highlight_html;
+use compiler_core::Compilation;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 use std::path::Path;
@@ -218,16 +219,26 @@ fn directive(info: &str, code: String) -> Block {
         return Block::Diagram(rest.join(" "));
     }
     let mut expect = None;
-    let mut launch = Vec::new();
+    let mut words = Vec::new();
     for word in rest {
         let (key, value) = word.split_once('=').unwrap_or((word, ""));
         if key == "expect" {
             expect = Some(value.to_owned());
         } else {
-            launch.push((key.to_owned(), value.to_owned()));
+            words.push((key.to_owned(), value.to_owned()));
         }
     }
-    let view = kernel_view(&code, expect.is_some(), &launch);
+    let compilation = compiler_core::compile(&code);
+    let launch = match compilation.kernel(None) {
+        Ok(kernel) => crate::launch_words::resolve(&words, kernel),
+        // A kernel that does not compile has no launch to resolve; the page shows it failing.
+        Err(_) => Ok(Launch::default()),
+    };
+    let runnable = expect.is_none()
+        && compilation.diagnostics.is_empty()
+        && !words.is_empty()
+        && launch.is_ok();
+    let view = kernel_view(&compilation, launch.as_ref().ok(), runnable);
     Block::Kernel(KernelBlock {
         source: code,
         expect,
@@ -236,16 +247,12 @@ fn directive(info: &str, code: String) -> Block {
     })
 }
 
-fn kernel_view(source: &str, expected_to_fail: bool, words: &[(String, String)]) -> KernelView {
-    let compilation = compiler_core::compile(source);
-    let kernel = compilation.kernel(None).ok();
-    let launch = kernel
-        .as_ref()
-        .and_then(|k| Launch::from_words(words, k).ok())
-        .unwrap_or_default();
+/// What a page shows of a kernel, prepared here so the site's first load has no compiler.
+fn kernel_view(compilation: &Compilation, launch: Option<&Launch>, runnable: bool) -> KernelView {
+    let source = compilation.source();
     let session = Session {
         source: source.to_owned(),
-        launch,
+        launch: launch.cloned().unwrap_or_default(),
         ..Session::default()
     };
     KernelView {
@@ -259,7 +266,7 @@ fn kernel_view(source: &str, expected_to_fail: bool, words: &[(String, String)])
                 help: d.help.clone(),
             })
             .collect(),
-        runnable: !expected_to_fail && compilation.diagnostics.is_empty() && !words.is_empty(),
+        runnable,
         playground_link: format!("/play#{}", session.to_link()),
     }
 }
@@ -301,11 +308,10 @@ mod tests {
         assert_eq!(k.expect.as_deref(), Some("E0112"));
         assert_eq!(
             k.launch,
-            [
-                ("grid".to_owned(), "2".to_owned()),
-                ("N".to_owned(), "100".to_owned())
-            ]
+            Ok(Launch::default()),
+            "a kernel that does not compile has the default launch"
         );
+        assert!(!k.view.runnable);
         assert_eq!(k.source, "kernel k() {}\n");
         let Some(Block::Html(table)) = page.blocks.get(4) else {
             panic!()
@@ -320,8 +326,14 @@ mod tests {
     #[test]
     fn kernels_come_prepared_for_a_page_without_a_compiler() {
         let add = "@launch(64)\nkernel add(A: tensor<f32>[N]) {\n  A[ctx.thread] = 1.0\n}\n";
-        let words = [("N".to_owned(), "64".to_owned())];
-        let view = kernel_view(add, false, &words);
+        let Block::Kernel(block) = directive("tsr N=64", add.to_owned()) else {
+            panic!("not a kernel")
+        };
+        assert_eq!(
+            block.launch.as_ref().map(|l| l.dims.get("N")),
+            Ok(Some(&64))
+        );
+        let view = block.view;
         assert!(view.runnable);
         assert!(view.diagnostics.is_empty());
         assert!(
@@ -336,7 +348,11 @@ mod tests {
             matches!(&session, Some(Ok(s)) if s.source == add && s.launch.dims.get("N") == Some(&64))
         );
 
-        let failing = kernel_view("kernel k() { x }", true, &[]);
+        let Block::Kernel(failing) = directive("tsr expect=E0120", "kernel k() { x }".to_owned())
+        else {
+            panic!("not a kernel")
+        };
+        let failing = failing.view;
         assert!(!failing.runnable);
         assert_eq!(
             failing.diagnostics.first().map(|d| d.code.as_str()),

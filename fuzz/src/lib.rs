@@ -11,10 +11,11 @@
 //!   diagnostics' marks) or in the PTX listing.
 
 use compiler_core::diagnostic::Code;
-use compiler_core::launch::{Launch, WarpMode};
+use compiler_core::launch::Launch;
 use compiler_core::ptx::Arch;
 use compiler_core::share::Session;
 use compiler_core::syntax::highlight::{highlight_html, text_of_markup};
+use compiler_core::wgsl::WarpMode;
 use playground::outputs::{listing_html, Listing};
 
 /// Fuzz inputs are text; other bytes are skipped rather than made lossy, so each kept input
@@ -26,7 +27,7 @@ fn text(data: &[u8]) -> Option<&str> {
 pub fn pipeline(data: &[u8]) {
     let Some(source) = text(data) else { return };
     let compilation = compiler_core::compile(source);
-    if let Err(message) = compilation.check_spans(source) {
+    if let Err(message) = compilation.check_spans() {
         panic!("{message}");
     }
     let Ok(module) = compilation.ir() else { return };
@@ -34,7 +35,7 @@ pub fn pipeline(data: &[u8]) {
     for kernel in &module.kernels {
         let name = Some(kernel.name.as_str());
         for arch in [Arch::Sm70, Arch::Sm80, Arch::Sm90] {
-            if let Err(diagnostics) = compilation.ptx(source, name, arch) {
+            if let Err(diagnostics) = compilation.ptx(name, arch) {
                 panic!("no PTX for a kernel that lowered: {diagnostics:?}");
             }
         }
@@ -75,7 +76,7 @@ pub fn markup(data: &[u8]) {
         source.to_owned()
     };
     assert_eq!(shown.as_deref(), Some(expected.as_str()), "{html}");
-    if let Ok(ptx) = compilation.ptx(source, None, Arch::Sm70) {
+    if let Ok(ptx) = compilation.ptx(None, Arch::Sm70) {
         let listing = Listing {
             text: ptx.text,
             line_map: ptx.line_map,

@@ -7,6 +7,7 @@
 //! unmounts when it leaves the page. The module has its own leptos runtime; it shares nothing
 //! with the site's but the DOM under that element.
 
+use compiler_core::launch::Launch;
 use leptos::prelude::*;
 use playground::run::KernelRun;
 use playground::Playground;
@@ -40,17 +41,18 @@ pub fn mount_playground(parent: HtmlElement) -> Mounted {
     }
 }
 
-/// One docs kernel run in place, in `parent`: `words` are the page's `key=value` launch words
-/// as a flat array `[key, value, key, value, …]`.
+/// One docs kernel run in place, in `parent`: `launch` is the JSON of the `Launch` the docs
+/// build resolved from the page's launch words.
 #[wasm_bindgen]
-pub fn mount_kernel_run(parent: HtmlElement, source: String, words: Vec<String>) -> Mounted {
-    let words = words
-        .chunks(2)
-        .map(|pair| (pair[0].clone(), pair.get(1).cloned().unwrap_or_default()))
-        .collect();
+pub fn mount_kernel_run(parent: HtmlElement, source: String, launch: String) -> Mounted {
+    let view = match serde_json::from_str::<Launch>(&launch) {
+        Ok(launch) => view! { <KernelRun source=source launch=launch/> }.into_any(),
+        Err(error) => {
+            view! { <p class="error">{format!("This kernel's launch cannot be read: {error}")}</p> }
+                .into_any()
+        }
+    };
     Mounted {
-        _view: Box::new(leptos::mount::mount_to(parent, move || {
-            view! { <KernelRun source=source words=words/> }
-        })),
+        _view: Box::new(leptos::mount::mount_to(parent, move || view)),
     }
 }

@@ -1,14 +1,14 @@
 //! The playground: edit a kernel, see its diagnostics, PTX, WGSL and IR as you type, run it on
 //! the simulator and on your GPU, and share the whole state as a link.
 //!
-//! In: the user's edits and the URL. Out: the views below, and the session in the URL fragment
-//! (on Copy link) and in localStorage (always). Every compiler call goes through
-//! `compiler_core::compile`, the same front door as the CLI; every GPU run through `runtime`.
+//! In: the user's edits and the URL. Out: the views below, and the session
+//! (`compiler_core::share::Session`) in the URL fragment (on Copy link) and in localStorage
+//! (always). Every compiler call goes through `compiler_core::compile`, the same front door as
+//! the CLI; every run through `Compilation::prepare`, and every GPU run through `runtime`.
 //!
 //! - `editor`: the text area over the highlighted text, diagnostics underlined.
 //! - `outputs`: PTX / WGSL / IR listings linked line by line to the source.
 //! - `run`: the launch form, the simulator and WebGPU runs, the results.
-//! - `session`: the state as data, share links and storage.
 
 pub mod editor;
 pub mod outputs;
@@ -20,36 +20,20 @@ use compiler_core::span::{LineIndex, Span};
 use compiler_core::syntax::highlight::Mark;
 use compiler_core::{Compilation, Diagnostic, Severity};
 use editor::Editor;
+use gloo_storage::Storage;
 use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
-use run::{run_gpu, run_simulator, GpuOutcome, LaunchDiagram, LaunchPanel, Results, RunReport};
+use run::{start_run, LaunchDiagram, LaunchPanel, Results, RunReport};
 use std::rc::Rc;
-use std::time::Duration;
 
 /// Edits closer together than this are compiled once, after the last. A compile with PTX and
 /// WGSL takes under 2 ms in the browser (BENCHMARKS.md), so the pause only coalesces a burst
 /// of keystrokes (a paste, key repeat) and keeps the frame the keystroke lands in for typing.
-const COMPILE_DELAY: Duration = Duration::from_millis(10);
+const COMPILE_DELAY_MS: u32 = 10;
 const STORAGE_KEY: &str = "tessera.session";
 
-/// One compiled version of the source.
-pub struct Analysis {
-    pub source: String,
-    pub compilation: Compilation,
-}
-
-impl Analysis {
-    pub fn new(source: String) -> Self {
-        let compilation = compiler_core::compile(&source);
-        Self {
-            source,
-            compilation,
-        }
-    }
-}
-
-fn storage() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
+fn compile(source: &str) -> Rc<Compilation> {
+    Rc::new(compiler_core::compile(source))
 }
 
 /// The session to open: the link's, else `?example=NAME`, else the last one, else the default;
@@ -74,8 +58,10 @@ fn initial_session() -> (Session, Option<String>) {
     {
         return (Session::example(name), None);
     }
-    let stored = storage()
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+    let stored = gloo_storage::LocalStorage::raw()
+        .get_item(STORAGE_KEY)
+        .ok()
+        .flatten()
         .and_then(|text| Session::from_storage(&text));
     (stored.unwrap_or_default(), None)
 }
@@ -105,19 +91,20 @@ pub fn diagnostic_marks(diagnostics: &[Diagnostic]) -> Vec<Mark> {
 #[component]
 fn DiagnosticList(
     #[prop(into)] diagnostics: Signal<Vec<Diagnostic>>,
-    #[prop(into)] source: Signal<Rc<Analysis>, LocalStorage>,
+    #[prop(into)] compilation: Signal<Rc<Compilation>, LocalStorage>,
 ) -> impl IntoView {
     move || {
         let list = diagnostics.get();
-        let analysis = source.get();
-        let index = LineIndex::new(&analysis.source);
+        let compilation = compilation.get();
+        let source = compilation.source();
+        let index = LineIndex::new(source);
         if list.is_empty() {
             return view! { <p class="diagnostics-ok" data-testid="diagnostics-ok">"No problems."</p> }.into_any();
         }
         view! {
             <ul class="diagnostics" data-testid="diagnostics" aria-label="Problems">
                 {list.into_iter().map(|d| {
-                    let at = index.line_column(&analysis.source, d.span.start);
+                    let at = index.line_column(source, d.span.start);
                     let code = d.code.as_str();
                     view! {
                         <li class=if d.severity == Severity::Error { "diagnostic error" } else { "diagnostic warning" } data-testid="diagnostic">
@@ -128,7 +115,7 @@ fn DiagnosticList(
                             <span class="message">{d.message.clone()}</span>
                             {d.label.clone().map(|l| view! { <span class="label">{format!(" ({l})")}</span> })}
                             {d.labels.iter().map(|l| {
-                                let at = index.line_column(&analysis.source, l.span.start);
+                                let at = index.line_column(source, l.span.start);
                                 view! { <div class="secondary">{format!("{}:{}: {}", at.line, at.column, l.message)}</div> }
                             }).collect_view()}
                             {d.help.clone().map(|h| view! { <div class="help">"help: "{h}</div> })}
@@ -150,7 +137,7 @@ pub fn Playground() -> impl IntoView {
     let arch = RwSignal::new(initial.arch);
     let warp_mode = RwSignal::new(initial.warp_mode);
     let notice = RwSignal::new(initial_notice);
-    let analysis = RwSignal::new_local(Rc::new(Analysis::new(initial.source)));
+    let compilation = RwSignal::new_local(compile(&initial.source));
     let pointer = RwSignal::new(None::<usize>);
     let linked = RwSignal::new(None::<Span>);
     let report = RwSignal::new_local(None::<RunReport>);
@@ -158,23 +145,19 @@ pub fn Playground() -> impl IntoView {
     let runs = StoredValue::new(0u64);
 
     // Compile after a pause in typing; the highlighting itself follows every keystroke.
-    let pending = StoredValue::new_local(None::<TimeoutHandle>);
+    // Replacing the pending timeout drops, and so cancels, the one before.
+    let pending = StoredValue::new_local(None::<gloo_timers::callback::Timeout>);
     Effect::new(move |_| {
         let text = source.get();
-        if let Some(handle) = pending.get_value() {
-            handle.clear();
-        }
-        if analysis.with_untracked(|a| a.source == text) {
+        if compilation.with_untracked(|a| a.source() == text) {
+            pending.set_value(None);
             return;
         }
-        let handle = set_timeout_with_handle(
-            move || {
-                analysis.set(Rc::new(Analysis::new(text)));
-                run_faults.set(Vec::new());
-            },
-            COMPILE_DELAY,
-        );
-        pending.set_value(handle.ok());
+        let timeout = gloo_timers::callback::Timeout::new(COMPILE_DELAY_MS, move || {
+            compilation.set(compile(&text));
+            run_faults.set(Vec::new());
+        });
+        pending.set_value(Some(timeout));
     });
 
     let session = move || Session {
@@ -185,57 +168,42 @@ pub fn Playground() -> impl IntoView {
         warp_mode: warp_mode.get(),
     };
     Effect::new(move |_| {
-        let text = session().to_storage();
-        if let Some(storage) = storage() {
-            let _ = storage.set_item(STORAGE_KEY, &text);
-        }
+        let _ = gloo_storage::LocalStorage::raw().set_item(STORAGE_KEY, &session().to_storage());
     });
 
     let current = move || {
         // Run and the outputs use the source as it is now, even inside the typing pause.
         let text = source.get_untracked();
-        if analysis.with_untracked(|a| a.source != text) {
-            analysis.set(Rc::new(Analysis::new(text)));
+        if compilation.with_untracked(|a| a.source() != text) {
+            compilation.set(compile(&text));
         }
-        analysis.get_untracked()
+        compilation.get_untracked()
     };
 
     let on_run = Callback::new(move |()| {
-        let analysis = current();
+        let compilation = current();
         let launch = launch.get_untracked();
         runs.update_value(|n| *n += 1);
         let this_run = runs.get_value();
-        let kernel = match analysis.compilation.kernel(launch.kernel.as_deref()) {
-            Ok(kernel) => Rc::new(kernel),
-            Err(diagnostics) => {
-                run_faults.set(diagnostics);
-                report.set(None);
-                return;
-            }
-        };
-        let sim = run_simulator(&analysis, &launch);
-        run_faults.set(sim.as_ref().err().cloned().unwrap_or_default());
-        report.set(Some(RunReport {
-            kernel,
-            sim,
-            gpu: GpuOutcome::Pending,
-        }));
         tab.set(Tab::Run);
-        let forced = warp_mode.get_untracked();
-        leptos::task::spawn_local(async move {
-            let outcome = run_gpu(&analysis, &launch, forced).await;
-            if runs.get_value() == this_run {
-                report.update(|r| {
-                    if let Some(r) = r {
-                        r.gpu = outcome;
-                    }
-                });
-            }
-        });
+        start_run(
+            compilation,
+            launch,
+            warp_mode.get_untracked(),
+            report,
+            move || runs.get_value() == this_run,
+        );
+    });
+    // A run's faults are listed with the source's problems until the next compile.
+    Effect::new(move |_| {
+        report.with(|r| {
+            let faults = r.as_ref().and_then(|r| r.sim.as_ref().err().cloned());
+            run_faults.set(faults.unwrap_or_default());
+        })
     });
 
     let diagnostics = Signal::derive(move || {
-        let mut all = analysis.with(|a| a.compilation.diagnostics.clone());
+        let mut all = compilation.with(|a| a.diagnostics.clone());
         all.extend(run_faults.get());
         all
     });
@@ -257,7 +225,7 @@ pub fn Playground() -> impl IntoView {
                 .find(|d| d.span.contains(at) || (d.span.is_empty() && d.span.start == at))
                 .map(|d| format!("{}: {}", d.code.as_str(), d.message))
         });
-        problem.or_else(|| analysis.with(|a| a.compilation.hover(at)))
+        problem.or_else(|| compilation.with(|a| a.hover(at)))
     };
     let pointer_line = Signal::derive(move || {
         let at = pointer.get()?;
@@ -269,35 +237,28 @@ pub fn Playground() -> impl IntoView {
         })
     });
     let kernel = Signal::derive_local(move || {
-        let analysis = analysis.get();
+        let compilation = compilation.get();
         launch.with(|l| {
-            analysis
-                .compilation
+            compilation
                 .kernel(l.kernel.as_deref())
                 .ok()
+                .cloned()
                 .map(Rc::new)
         })
     });
-    let kernel_names = Signal::derive(move || {
-        analysis.with(|a| {
-            a.compilation
-                .ir()
-                .map(|m| m.kernels.iter().map(|k| k.name.clone()).collect())
-                .unwrap_or_default()
-        })
-    });
+    let kernel_names = Signal::derive(move || compilation.with(|a| a.kernel_names()));
     let ptx = Signal::derive_local(move || {
-        let analysis = analysis.get();
-        Rc::new(launch.with(|l| ptx_listing(&analysis, l.kernel.as_deref(), arch.get())))
+        let compilation = compilation.get();
+        Rc::new(launch.with(|l| ptx_listing(&compilation, l.kernel.as_deref(), arch.get())))
     });
     let wgsl = Signal::derive_local(move || {
-        let analysis = analysis.get();
+        let compilation = compilation.get();
         let mode = warp_mode
             .get()
-            .unwrap_or(compiler_core::launch::WarpMode::Emulated);
-        Rc::new(launch.with(|l| wgsl_listing(&analysis, l.kernel.as_deref(), l.lanes, mode)))
+            .unwrap_or(compiler_core::wgsl::WarpMode::Emulated);
+        Rc::new(launch.with(|l| wgsl_listing(&compilation, l.kernel.as_deref(), l.lanes, mode)))
     });
-    let ir = Signal::derive_local(move || Rc::new(ir_listing(&analysis.get())));
+    let ir = Signal::derive_local(move || Rc::new(ir_listing(&compilation.get())));
 
     let load_example = move |name: String| {
         let example = Session::example(&name);
@@ -366,7 +327,7 @@ pub fn Playground() -> impl IntoView {
                 <section class="pane source-pane" aria-label="Source">
                     <Editor source=source marks=marks pointer=pointer on_run=on_run/>
                     <p class="hover-info" aria-live="polite" data-testid="hover-info">{move || hover().unwrap_or_default()}</p>
-                    <DiagnosticList diagnostics=diagnostics source=Signal::derive_local(move || analysis.get())/>
+                    <DiagnosticList diagnostics=diagnostics compilation=Signal::derive_local(move || compilation.get())/>
                 </section>
                 <section class="pane output-pane" aria-label="Output">
                     <div class="tabs" role="tablist" aria-label="Output">
@@ -406,12 +367,12 @@ pub fn Playground() -> impl IntoView {
                                     <span>{move || format!("warps of ctx.lanes = {}", launch.with(|l| l.lanes))}</span>
                                     <select data-testid="wgsl-mode" on:change=move |ev| {
                                         warp_mode.set(match event_target_value(&ev).as_str() {
-                                            "subgroups" => Some(compiler_core::launch::WarpMode::Subgroups),
-                                            _ => Some(compiler_core::launch::WarpMode::Emulated),
+                                            "subgroups" => Some(compiler_core::wgsl::WarpMode::Subgroups),
+                                            _ => Some(compiler_core::wgsl::WarpMode::Emulated),
                                         });
                                     }>
-                                        <option value="subgroups" selected=move || warp_mode.get() == Some(compiler_core::launch::WarpMode::Subgroups)>"as subgroups"</option>
-                                        <option value="emulated" selected=move || warp_mode.get() != Some(compiler_core::launch::WarpMode::Subgroups)>"emulated in workgroup memory"</option>
+                                        <option value="subgroups" selected=move || warp_mode.get() == Some(compiler_core::wgsl::WarpMode::Subgroups)>"as subgroups"</option>
+                                        <option value="emulated" selected=move || warp_mode.get() != Some(compiler_core::wgsl::WarpMode::Subgroups)>"emulated in workgroup memory"</option>
                                     </select>
                                 </label>
                                 <ListingView listing=wgsl source_line_spans=pointer_line linked=linked label="WGSL"/>

@@ -4,11 +4,10 @@
 //! Hovering a source line marks the output lines it produced; hovering an output line marks
 //! its source span in the editor.
 
-use crate::Analysis;
-use compiler_core::launch::WarpMode;
 use compiler_core::ptx::Arch;
 use compiler_core::span::Span;
-use compiler_core::Diagnostic;
+use compiler_core::wgsl::WarpMode;
+use compiler_core::{Compilation, Diagnostic};
 use leptos::prelude::*;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -33,18 +32,14 @@ fn blocked(diagnostics: &[Diagnostic]) -> String {
 }
 
 pub fn ptx_listing(
-    analysis: &Analysis,
+    compilation: &Compilation,
     kernel: Option<&str>,
     arch: Arch,
 ) -> Result<Listing, String> {
-    let ptx = analysis
-        .compilation
-        .ptx(&analysis.source, kernel, arch)
-        .map_err(|d| blocked(&d))?;
-    let name = analysis
-        .compilation
+    let ptx = compilation.ptx(kernel, arch).map_err(|d| blocked(&d))?;
+    let name = compilation
         .kernel(kernel)
-        .map_or_else(|_| "kernel".to_owned(), |k| k.name);
+        .map_or("kernel", |k| k.name.as_str());
     Ok(Listing {
         text: ptx.text,
         line_map: ptx.line_map,
@@ -53,25 +48,27 @@ pub fn ptx_listing(
 }
 
 pub fn wgsl_listing(
-    analysis: &Analysis,
+    compilation: &Compilation,
     kernel: Option<&str>,
     lanes: u32,
     mode: WarpMode,
 ) -> Result<Listing, String> {
-    let (kernel, wgsl) = analysis
-        .compilation
+    let wgsl = compilation
         .wgsl(kernel, lanes, mode)
         .map_err(|d| blocked(&d))?;
+    let name = compilation
+        .kernel(kernel)
+        .map_or("kernel", |k| k.name.as_str());
     let shift = wgsl.browser_prefix_lines();
     Ok(Listing {
         text: wgsl.browser_text(),
         line_map: wgsl.line_map.iter().map(|&(l, s)| (l + shift, s)).collect(),
-        file_name: format!("{}.wgsl", kernel.name),
+        file_name: format!("{name}.wgsl"),
     })
 }
 
-pub fn ir_listing(analysis: &Analysis) -> Result<Listing, String> {
-    let module = analysis.compilation.ir().map_err(|d| blocked(&d))?;
+pub fn ir_listing(compilation: &Compilation) -> Result<Listing, String> {
+    let module = compilation.ir().map_err(|d| blocked(&d))?;
     Ok(Listing {
         text: compiler_core::ir::print(module),
         line_map: Vec::new(),
@@ -79,24 +76,16 @@ pub fn ir_listing(analysis: &Analysis) -> Result<Listing, String> {
     })
 }
 
-/// Saves `text` as a file through a temporary object URL.
+/// Saves `text` as a file through a temporary object URL (revoked when it is dropped).
 fn download(file_name: &str, text: &str) {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("text/plain");
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
+    let url =
+        gloo_file::ObjectUrl::from(gloo_file::Blob::new_with_options(text, Some("text/plain")));
     if let Ok(anchor) = document().create_element("a") {
         let anchor = anchor.unchecked_into::<web_sys::HtmlAnchorElement>();
         anchor.set_href(&url);
         anchor.set_download(file_name);
         anchor.click();
     }
-    let _ = web_sys::Url::revoke_object_url(&url);
 }
 
 pub fn copy_to_clipboard(text: &str) {

@@ -19,13 +19,14 @@ mod plan;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
 #[cfg(not(target_arch = "wasm32"))]
-pub use native::{open, probe, run, Gpu};
+pub use native::{open, probe, run, run_wgsl, Gpu};
 
 #[cfg(target_arch = "wasm32")]
 mod web;
 #[cfg(target_arch = "wasm32")]
-pub use web::{open, probe, run, Gpu};
+pub use web::{open, probe, run, run_wgsl, Gpu};
 
+use compiler_core::wgsl::WarpMode;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
@@ -34,6 +35,13 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug)]
 pub struct GpuRun {
     /// From submitting the dispatch to the results being mapped for reading.
+    pub elapsed: Duration,
+}
+
+/// What [`run`] gives back: the arguments as the kernel left them, and the time it took.
+#[derive(Clone, Debug)]
+pub struct GpuOutput {
+    pub args: compiler_core::sim::Args,
     pub elapsed: Duration,
 }
 
@@ -64,11 +72,23 @@ impl AdapterReport {
 
     /// Subgroups stand in for `lanes`-wide warps when every subgroup is exactly that wide;
     /// otherwise warps are emulated in workgroup memory.
-    pub fn warp_mode(&self, lanes: u32) -> compiler_core::launch::WarpMode {
+    pub fn warp_mode(&self, lanes: u32) -> WarpMode {
         if self.fixed_subgroup_size() == Some(lanes) {
-            compiler_core::launch::WarpMode::Subgroups
+            WarpMode::Subgroups
         } else {
-            compiler_core::launch::WarpMode::Emulated
+            WarpMode::Emulated
+        }
+    }
+
+    /// `subgroups of 4`, or `subgroups of 4 to 64`: what the run's note says of the GPU.
+    pub fn subgroups(&self) -> String {
+        match self.fixed_subgroup_size() {
+            Some(size) => format!("subgroups of {size}"),
+            None if self.subgroups => format!(
+                "subgroups of {} to {}",
+                self.subgroup_min_size, self.subgroup_max_size
+            ),
+            None => "no subgroups".to_owned(),
         }
     }
 }
@@ -108,6 +128,8 @@ pub enum RuntimeError {
     Limit(String),
     /// The device rejected the shader or the launch, or was lost, or timed out.
     Device(String),
+    /// The WGSL backend failed (a bug in Tessera, E0520).
+    Wgsl(String),
 }
 
 impl fmt::Display for RuntimeError {
@@ -117,6 +139,7 @@ impl fmt::Display for RuntimeError {
             Self::NoDevice(error) => write!(f, "the GPU adapter refused a device: {error}"),
             Self::Limit(message) => write!(f, "the kernel does not fit this GPU: {message}"),
             Self::Device(message) => write!(f, "the GPU run failed: {message}"),
+            Self::Wgsl(message) => write!(f, "no WGSL for the GPU: {message}"),
         }
     }
 }

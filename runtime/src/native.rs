@@ -1,11 +1,12 @@
 //! The native runner: wgpu on Vulkan (Mesa's lavapipe on a machine without a GPU).
 
 use crate::plan::{plan, read_back};
-use crate::{AdapterReport, GpuRun, RuntimeError};
+use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
 use compiler_core::sim::Args;
-use compiler_core::wgsl::Wgsl;
+use compiler_core::wgsl::{WarpMode, Wgsl};
+use compiler_core::PreparedRun;
 use std::time::{Duration, Instant};
 use wgpu::util::DeviceExt;
 
@@ -83,9 +84,29 @@ async fn default_adapter() -> Result<wgpu::Adapter, RuntimeError> {
         })
 }
 
-/// Runs the kernel over `args.grid` and copies every written tensor back into `args`; a kernel
-/// under `@cluster` runs one launch per super-tile, over its slices (`compiler_core::cluster`).
+/// Runs a prepared launch with its warps as `mode` gives them: its WGSL, over a copy of its
+/// arguments, which come back as the kernel left them.
 pub fn run(
+    gpu: &Gpu,
+    prepared: &PreparedRun<'_>,
+    mode: WarpMode,
+) -> Result<GpuOutput, RuntimeError> {
+    let wgsl = prepared
+        .wgsl(mode)
+        .map_err(|d| RuntimeError::Wgsl(d.message))?;
+    let mut args = prepared.args.clone();
+    let run = run_wgsl(gpu, prepared.kernel, &wgsl, &mut args)?;
+    Ok(GpuOutput {
+        args,
+        elapsed: run.elapsed,
+    })
+}
+
+/// Runs `wgsl` over `args.grid` and copies every written tensor back into `args`; a kernel
+/// under `@cluster` runs one launch per super-tile, over its slices (`compiler_core::cluster`).
+/// For a part of a launch (an MPI rank's super-tile) or WGSL of one's own; [`run`] is the
+/// usual door.
+pub fn run_wgsl(
     gpu: &Gpu,
     kernel: &Kernel,
     wgsl: &Wgsl,

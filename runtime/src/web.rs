@@ -7,11 +7,12 @@
 //! messages), a lost device (the browser's GPU watchdog ends a runaway kernel that way).
 
 use crate::plan::{plan, read_back};
-use crate::{AdapterReport, GpuRun, RuntimeError};
+use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
 use compiler_core::sim::Args;
-use compiler_core::wgsl::Wgsl;
+use compiler_core::wgsl::{WarpMode, Wgsl};
+use compiler_core::PreparedRun;
 use js_sys::{JsString, Number, Object, Reflect, Uint8Array};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -239,9 +240,29 @@ fn now_ms() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
-/// Runs the kernel over `args.grid` and copies every written tensor back into `args`; a kernel
-/// under `@cluster` runs one launch per super-tile, over its slices (`compiler_core::cluster`).
+/// Runs a prepared launch with its warps as `mode` gives them: its WGSL, over a copy of its
+/// arguments, which come back as the kernel left them.
 pub async fn run(
+    gpu: &Gpu,
+    prepared: &PreparedRun<'_>,
+    mode: WarpMode,
+) -> Result<GpuOutput, RuntimeError> {
+    let wgsl = prepared
+        .wgsl(mode)
+        .map_err(|d| RuntimeError::Wgsl(d.message))?;
+    let mut args = prepared.args.clone();
+    let run = run_wgsl(gpu, prepared.kernel, &wgsl, &mut args).await?;
+    Ok(GpuOutput {
+        args,
+        elapsed: run.elapsed,
+    })
+}
+
+/// Runs `wgsl` over `args.grid` and copies every written tensor back into `args`; a kernel
+/// under `@cluster` runs one launch per super-tile, over its slices (`compiler_core::cluster`).
+/// For a part of a launch (an MPI rank's super-tile) or WGSL of one's own; [`run`] is the
+/// usual door.
+pub async fn run_wgsl(
     gpu: &Gpu,
     kernel: &Kernel,
     wgsl: &Wgsl,

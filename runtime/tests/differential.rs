@@ -5,8 +5,10 @@
 
 use compiler_core::examples::{self, Example};
 use compiler_core::hierarchy::Dim3;
-use compiler_core::launch::{Launch, WarpMode};
-use compiler_core::sim::Arg;
+use compiler_core::launch::Launch;
+use compiler_core::sim::{compare_tensor, Arg};
+use compiler_core::wgsl::WarpMode;
+use compiler_core::RunLimits;
 use runtime::{open, run, Gpu};
 
 fn gpu() -> Gpu {
@@ -83,52 +85,41 @@ fn compare(gpu: &Gpu, example: &Example, lanes: u32, mode: WarpMode) -> Vec<Stri
             lanes,
             ..example.launch.clone()
         };
-        let expected = match compilation.run(&launch) {
+        let prepared = compilation
+            .prepare(&launch, RunLimits::TERMINAL)
+            .unwrap_or_else(|d| panic!("{}: {d:?}", name));
+        let expected = match prepared.simulate() {
             Ok(output) => output,
             Err(d) => panic!("{}: simulator: {d:?}", name),
         };
-        let (kernel, wgsl) = compilation
-            .wgsl(None, lanes, mode)
-            .unwrap_or_else(|d| panic!("{}: {d:?}", name));
-        let mut args = launch
-            .bind(&kernel)
-            .unwrap_or_else(|d| panic!("{}: {d:?}", name));
-        if let Err(error) = run(gpu, &kernel, &wgsl, &mut args) {
-            failures.push(format!("{}: {error}", name));
-            return failures;
-        }
-        for ((param, gpu_arg), sim_arg) in kernel
+        let got = match run(gpu, &prepared, mode) {
+            Ok(output) => output,
+            Err(error) => {
+                failures.push(format!("{}: {error}", name));
+                return failures;
+            }
+        };
+        for ((param, gpu_arg), sim_arg) in prepared
+            .kernel
             .params
             .iter()
-            .zip(&args.params)
+            .zip(&got.args.params)
             .zip(&expected.args.params)
         {
             let (Arg::Tensor(got), Arg::Tensor(want)) = (gpu_arg, sim_arg) else {
                 continue;
             };
-            let float = got.element == compiler_core::check::Scalar::F32;
-            let bad = got.bits.iter().zip(&want.bits).position(|(g, w)| {
-                if float {
-                    let (g, w) = (f32::from_bits(*g), f32::from_bits(*w));
-                    (g - w).abs() > 1e-4 * w.abs().max(1.0)
-                } else {
-                    g != w
-                }
-            });
-            if let Some(i) = bad {
-                let show = |b: u32| {
-                    if float {
-                        f32::from_bits(b).to_string()
-                    } else {
-                        (b as i32).to_string()
-                    }
+            if let Some(i) = compare_tensor(got.element, &got.bits, &want.bits).first_mismatch {
+                let show = |bits: &[u32]| {
+                    bits.get(i)
+                        .map_or("nothing".to_owned(), |&b| got.element.value(b).to_string())
                 };
                 failures.push(format!(
                     "{} {}[{i}]: GPU {} vs simulator {}",
                     name,
                     param.name(),
-                    show(got.bits[i]),
-                    show(want.bits[i])
+                    show(&got.bits),
+                    show(&want.bits)
                 ));
             }
         }
@@ -144,17 +135,16 @@ fn a_kernel_too_large_for_the_gpu_is_a_clear_error() {
     };
     let source = "@launch(1024)\nkernel big(X: tensor<f32>[N]) {\n  X[ctx.thread] = 1.0\n}\n";
     let compilation = compiler_core::compile(source);
-    let (kernel, wgsl) = compilation
-        .wgsl(None, lanes, WarpMode::Subgroups)
-        .unwrap_or_else(|d| panic!("{d:?}"));
     let launch = Launch {
         dims: [("N".to_owned(), 1024)].into_iter().collect(),
         grid: Dim3::new(70_000, 1, 1),
         lanes,
         ..Launch::default()
     };
-    let mut args = launch.bind(&kernel).unwrap_or_else(|d| panic!("{d:?}"));
-    let error = run(&gpu, &kernel, &wgsl, &mut args)
+    let prepared = compilation
+        .prepare(&launch, RunLimits::TERMINAL)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let error = run(&gpu, &prepared, WarpMode::Subgroups)
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();

@@ -9,8 +9,10 @@
 //! kernels (256 by default, about 30 s; BENCHMARKS.md has longer runs).
 
 use compiler_core::hierarchy::Dim3;
-use compiler_core::launch::{Input, Launch, WarpMode};
+use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::Arg;
+use compiler_core::wgsl::WarpMode;
+use compiler_core::RunLimits;
 use proptest::prelude::*;
 use runtime::{open, run, Gpu};
 use std::sync::OnceLock;
@@ -190,14 +192,13 @@ fn compare(source: &str, threads: u32, lanes: u32, mode: WarpMode) -> Result<(),
         lanes,
         ..Launch::default()
     };
-    let expected = compilation
-        .run(&launch)
+    let prepared = compilation
+        .prepare(&launch, RunLimits::TERMINAL)
+        .map_err(|d| format!("launch: {d:?}"))?;
+    let expected = prepared
+        .simulate()
         .map_err(|d| format!("simulator: {d:?}"))?;
-    let (kernel, wgsl) = compilation
-        .wgsl(None, lanes, mode)
-        .map_err(|d| format!("wgsl: {d:?}"))?;
-    let mut args = launch.bind(&kernel).map_err(|d| d.message)?;
-    run(gpu(), &kernel, &wgsl, &mut args).map_err(|e| e.to_string())?;
+    let args = run(gpu(), &prepared, mode).map_err(|e| e.to_string())?.args;
     let y = |a: &compiler_core::sim::Args| match a.params.get(1) {
         Some(Arg::Tensor(t)) => t.bits.clone(),
         _ => Vec::new(),

@@ -7,6 +7,7 @@
 use crate::lazy::Slot;
 use crate::pages::docs::{first_slug, DocsPage};
 use crate::pages::home::Home;
+use gloo_storage::{LocalStorage, Storage};
 use leptos::prelude::*;
 use leptos_router::components::{Redirect, Route, Router, Routes, A};
 use leptos_router::path;
@@ -34,9 +35,7 @@ fn ThemeToggle() -> impl IntoView {
         if let Some(root) = document().document_element() {
             let _ = root.set_attribute("data-theme", theme);
         }
-        if let Some(s) = window().local_storage().ok().flatten() {
-            let _ = s.set_item(THEME_KEY, theme);
-        }
+        let _ = LocalStorage::raw().set_item(THEME_KEY, theme);
     };
     view! {
         <button type="button" class="theme-toggle" data-testid="theme-toggle" aria-pressed=move || dark.get().to_string() on:click=toggle>

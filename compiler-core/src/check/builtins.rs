@@ -3,37 +3,15 @@
 //! Each built-in's signature, the uniformity of its result and the control it needs live here
 //! and only here.
 
-use super::types::{unify, Scalar, Type};
+use super::types::{unify, Type};
 use super::uniformity::Uniformity;
 use super::{KernelChecker, Value};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{CtxField, Scalar};
 use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind, Ident};
-use crate::syntax::ctx::{self, CtxField};
-
-const MATH: [&str; 13] = [
-    "sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tanh", "floor", "ceil", "abs",
-    "fma",
-];
-const SHUFFLES: [&str; 5] = [
-    "shuffle",
-    "shuffle_xor",
-    "shuffle_up",
-    "shuffle_down",
-    "broadcast",
-];
-const REDUCTIONS: [&str; 6] = ["sum", "max", "min", "and", "or", "xor"];
-const LANE_ONLY: [&str; 4] = ["any", "all", "ballot", "prefix_sum"];
-const OTHERS: [&str; 11] = [
-    "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "sum",
-];
-
-/// Whether `name` is a built-in function (for the highlighter).
-pub fn is_builtin(name: &str) -> bool {
-    [&MATH[..], &SHUFFLES, &REDUCTIONS, &LANE_ONLY, &OTHERS]
-        .iter()
-        .any(|names| names.contains(&name))
-}
+use crate::syntax::builtins::{LANE_ONLY, MATH, OTHERS, REDUCTIONS, SHUFFLES};
+use crate::syntax::ctx;
 
 /// The closest of `candidates` to `name`, if it is close enough to be a likely typo.
 pub(super) fn closest<'a>(

@@ -17,15 +17,15 @@ mod builtins;
 mod types;
 mod uniformity;
 
-pub use builtins::is_builtin;
-pub use types::{Scalar, Type};
+pub use types::Type;
 pub use uniformity::{Cause, CauseKind, Uniformity};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::MAX_THREADS_PER_CTA;
+use crate::ir::{CtxField, Scalar};
 use crate::span::Span;
 use crate::syntax::ast::*;
-use crate::syntax::ctx::{self, CtxField};
+use crate::syntax::ctx;
 use serde::Serialize;
 use std::collections::HashMap;
 use types::{assignable, unify};

@@ -3,61 +3,10 @@
 //! Invariant: `Type::Error` unifies with everything silently, so one mistake is reported once
 //! and not again by every expression that uses its result.
 
+use crate::ir::Scalar;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum Scalar {
-    Bool,
-    I32,
-    U32,
-    F32,
-    F16,
-}
-
-impl Scalar {
-    pub fn from_name(name: &str) -> Option<Scalar> {
-        Some(match name {
-            "bool" => Scalar::Bool,
-            "i32" => Scalar::I32,
-            "u32" => Scalar::U32,
-            "f32" => Scalar::F32,
-            "f16" => Scalar::F16,
-            _ => return None,
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Scalar::Bool => "bool",
-            Scalar::I32 => "i32",
-            Scalar::U32 => "u32",
-            Scalar::F32 => "f32",
-            Scalar::F16 => "f16",
-        }
-    }
-
-    pub fn is_integer(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::U32)
-    }
-
-    pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F16)
-    }
-
-    pub fn is_numeric(self) -> bool {
-        self != Scalar::Bool
-    }
-
-    /// Bytes per element in memory.
-    pub fn size(self) -> u64 {
-        match self {
-            Scalar::F16 => 2,
-            _ => 4,
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Type {

@@ -8,7 +8,7 @@
 mod codes;
 mod render;
 
-pub use codes::Code;
+pub use codes::{Code, Phase};
 pub use render::{render, render_all, Structured, StructuredLabel};
 
 use crate::span::Span;

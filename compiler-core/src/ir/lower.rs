@@ -72,12 +72,7 @@ fn scalar_of(ty: &TypeExpr) -> Scalar {
 }
 
 fn constant(value: f64, ty: Scalar) -> Operand {
-    Operand::Const(match ty {
-        Scalar::F32 | Scalar::F16 => (value as f32).to_bits(),
-        Scalar::Bool => u32::from(value != 0.0),
-        Scalar::I32 => (value as i64) as i32 as u32,
-        Scalar::U32 => (value as i64) as u32,
-    })
+    Operand::Const(ty.bits(value))
 }
 
 impl Lowering {
@@ -626,9 +621,7 @@ impl Lowering {
             ExprKind::Call { callee, args } => self.call(callee, args, hint, span),
             ExprKind::Collective { op, over, args } => {
                 let over = match &over.kind {
-                    ExprKind::Ctx(path)
-                        if ctx::resolve(path, span) == Ok(ctx::CtxField::Thread) =>
-                    {
+                    ExprKind::Ctx(path) if ctx::resolve(path, span) == Ok(CtxField::Thread) => {
                         Over::Cta
                     }
                     _ => Over::Warp,
@@ -875,10 +868,7 @@ fn step_is_positive(step: Option<&ast::Expr>) -> bool {
         Some(ExprKind::Int(Some(n))) => *n > 0,
         Some(ExprKind::Ctx(path)) => matches!(
             ctx::resolve(path, Span::default()),
-            Ok(ctx::CtxField::Lanes
-                | ctx::CtxField::Threads
-                | ctx::CtxField::Warps
-                | ctx::CtxField::Blocks(_))
+            Ok(CtxField::Lanes | CtxField::Threads | CtxField::Warps | CtxField::Blocks(_))
         ),
         _ => false,
     }

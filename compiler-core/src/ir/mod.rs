@@ -10,13 +10,13 @@
 mod lower;
 mod print;
 mod tiles;
+mod types;
 
 pub use lower::lower;
 pub use print::print;
+pub use types::{Axis, CtxField, Scalar};
 
-use crate::check::Scalar;
 use crate::span::Span;
-use crate::syntax::ctx::CtxField;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -9,7 +9,6 @@
 use super::lower::{Binding, Lowering};
 use super::*;
 use crate::syntax::ast::{self, ExprKind, IndexArg};
-use crate::syntax::ctx::CtxField;
 
 /// Where a tile operation's elements come from, per axis of the tensor.
 enum Axis {

@@ -14,10 +14,10 @@
 
 mod induction;
 
-use crate::check::Scalar;
+use crate::ir::Scalar;
 use crate::ir::*;
+use crate::ir::{Axis, CtxField};
 use crate::span::{LineIndex, Span};
-use crate::syntax::ctx::{Axis, CtxField};
 use induction::{counting_induction, strided_accesses, Access};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;

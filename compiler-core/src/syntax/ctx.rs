@@ -7,47 +7,8 @@
 
 use super::ast::*;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{Axis, CtxField};
 use crate::span::Span;
-use serde::Serialize;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum Axis {
-    X,
-    Y,
-    Z,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum CtxField {
-    Blocks(Axis),
-    Block(Axis),
-    Threads,
-    Warps,
-    Lanes,
-    Warp,
-    Thread,
-    Lane,
-}
-
-impl CtxField {
-    pub fn name(self) -> String {
-        let axis = |axis: Axis| match axis {
-            Axis::X => "x",
-            Axis::Y => "y",
-            Axis::Z => "z",
-        };
-        match self {
-            CtxField::Blocks(a) => format!("ctx.blocks.{}", axis(a)),
-            CtxField::Block(a) => format!("ctx.block.{}", axis(a)),
-            CtxField::Threads => "ctx.threads".into(),
-            CtxField::Warps => "ctx.warps".into(),
-            CtxField::Lanes => "ctx.lanes".into(),
-            CtxField::Warp => "ctx.warp".into(),
-            CtxField::Thread => "ctx.thread".into(),
-            CtxField::Lane => "ctx.lane".into(),
-        }
-    }
-}
 
 const FIELDS: &str =
     "ctx.blocks, ctx.block, ctx.threads, ctx.warps, ctx.lanes, ctx.warp, ctx.thread, ctx.lane";

@@ -98,7 +98,7 @@ fn classify(token: &Token, previous: Option<&Token>, before: Option<&Token>) -> 
             (Some(Token::Punct('.')), Some(Token::Ctx)) => Class::Ctx,
             (Some(Token::Op("@")), _) if ATTRIBUTES.contains(&name.as_str()) => Class::Attribute,
             _ if TYPES.contains(&name.as_str()) => Class::Type,
-            _ if crate::check::is_builtin(name) => Class::Builtin,
+            _ if super::builtins::is_builtin(name) => Class::Builtin,
             _ => Class::Name,
         },
         Token::Punct(_) => Class::Punctuation,

@@ -7,6 +7,7 @@
 //! diagnostic and an empty AST.
 
 pub mod ast;
+pub mod builtins;
 pub mod ctx;
 pub mod highlight;
 mod layout;

@@ -12,7 +12,7 @@
 //! Hillis-Steele order), so integer results are exact and float results agree within rounding.
 
 use super::{literal, naga_scalar, Builder};
-use crate::check::Scalar;
+use crate::ir::Scalar;
 use crate::ir::{self, Op, Over, Shuffle, StmtKind, Vote};
 use naga::{
     AddressSpace, ArraySize, Barrier, BinaryOperator as B, Block, Expression as E, GlobalVariable,

@@ -16,10 +16,10 @@
 //! the text has no `enable subgroups;` (naga's own parser rejects it): [`Wgsl::browser_text`]
 //! prepends it for browsers.
 
-use crate::check::Scalar;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::Scalar;
 use crate::ir::{self, DimRef, Kernel, Operand, Over, Param, Reduce, Reg, Shuffle, StmtKind, Vote};
-use crate::syntax::ctx::{Axis, CtxField};
+use crate::ir::{Axis, CtxField};
 use naga::{
     AddressSpace, ArraySize, Barrier, BinaryOperator as B, Binding, Block, BuiltIn,
     CollectiveOperation, EntryPoint, Expression as E, Function, FunctionArgument, GatherMode,
@@ -27,7 +27,7 @@ use naga::{
     ResourceBinding, ScalarKind, ShaderStage, Statement as St, StorageAccess, StructMember,
     SubgroupOperation, Type, TypeInner, UnaryOperator, VectorSize,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::num::NonZeroU32;
 
 mod emulated;
@@ -128,22 +128,32 @@ impl Wgsl {
     }
 }
 
-/// Builds, validates and writes the WGSL of `kernel` with `lanes`-wide warps.
-pub fn emit(kernel: &Kernel, lanes: u32) -> Result<Wgsl, Diagnostic> {
-    let mut builder = Builder::new(kernel, lanes);
-    let body = builder.block(&kernel.body);
-    builder.finish(body)
+/// How a GPU gives a kernel its `lanes`-wide warps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WarpMode {
+    /// Warps are the GPU's subgroups (when their size is fixed and equals `lanes`).
+    #[default]
+    Subgroups,
+    /// Warps emulated in workgroup memory, any width on any GPU.
+    Emulated,
 }
 
-/// Builds the WGSL of `kernel` in emulated-warp mode: `lanes`-wide warps in workgroup memory,
-/// on any GPU, with no subgroup operations.
-pub fn emit_emulated(kernel: &Kernel, lanes: u32) -> Result<Wgsl, Diagnostic> {
+/// Builds, validates and writes the WGSL of `kernel` with `lanes`-wide warps: the GPU's
+/// subgroups, or emulated in workgroup memory (on any GPU, with no subgroup operations).
+pub fn emit(kernel: &Kernel, lanes: u32, mode: WarpMode) -> Result<Wgsl, Diagnostic> {
     let mut builder = Builder::new(kernel, lanes);
-    let mut body = Block::new();
-    builder.start_emulation(&mut body);
-    let rest = builder.block(&kernel.body);
-    body.push(St::Block(rest), SP);
-    builder.flush(&mut body);
+    let body = match mode {
+        WarpMode::Subgroups => builder.block(&kernel.body),
+        WarpMode::Emulated => {
+            let mut body = Block::new();
+            builder.start_emulation(&mut body);
+            let rest = builder.block(&kernel.body);
+            body.push(St::Block(rest), SP);
+            builder.flush(&mut body);
+            body
+        }
+    };
     builder.finish(body)
 }
 

@@ -160,11 +160,17 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
         let Some(parent) = results.get_untracked() else {
             return;
         };
-        let words: js_sys::Array = launch
-            .iter()
-            .flat_map(|(k, v)| [JsValue::from_str(k), JsValue::from_str(v)])
-            .collect();
-        let args = [parent.into(), JsValue::from_str(&source), words.into()];
+        // The docs build resolved the launch; only a runnable kernel has Run.
+        let launch = launch
+            .as_ref()
+            .ok()
+            .and_then(|l| serde_json::to_string(l).ok())
+            .unwrap_or_default();
+        let args = [
+            parent.into(),
+            JsValue::from_str(&source),
+            JsValue::from_str(&launch),
+        ];
         let slot = slot.clone();
         note.set(Some("Loading the compiler…".into()));
         leptos::task::spawn_local(async move {

@@ -1,0 +1,176 @@
+//! The IR's vocabulary: element types and the `ctx` fields. The front end produces these
+//! values (the parser reads `ctx` paths into [`CtxField`], the checker types names with
+//! [`Scalar`]), the IR carries them, and the simulator and the backends consume them.
+//!
+//! Invariant: a leaf module. It depends on nothing else in the crate, so every phase can name
+//! these types without reaching into another phase.
+//!
+//! It is also the one place that converts between a number and an element's bits
+//! ([`Scalar::bits`], [`Scalar::value`]): launch inputs and scalars, literals in the IR, and
+//! the values the playground and the CLI print all go through it.
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Scalar {
+    Bool,
+    I32,
+    U32,
+    F32,
+    F16,
+}
+
+impl Scalar {
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Some(match name {
+            "bool" => Scalar::Bool,
+            "i32" => Scalar::I32,
+            "u32" => Scalar::U32,
+            "f32" => Scalar::F32,
+            "f16" => Scalar::F16,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I32 => "i32",
+            Scalar::U32 => "u32",
+            Scalar::F32 => "f32",
+            Scalar::F16 => "f16",
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::U32)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F16)
+    }
+
+    pub fn is_numeric(self) -> bool {
+        self != Scalar::Bool
+    }
+
+    /// Bytes per element in memory.
+    pub fn size(self) -> u64 {
+        match self {
+            Scalar::F16 => 2,
+            _ => 4,
+        }
+    }
+
+    /// `value` as the bits of an element of this type, as the spec states literals and launch
+    /// values: floats round to the nearest `f32`; integers drop their fraction (toward zero)
+    /// and wrap to 32 bits, two's complement, as all integer arithmetic does (so 4294967295 is
+    /// the `i32` -1, and -1 is the `u32` 0xffffffff); NaN and infinities have no integer
+    /// value and give 0; a `bool` is true when the value is not zero.
+    ///
+    /// A cast in a kernel (`i32(x)`) is not this: it saturates, as GPUs do (see `sim`).
+    pub fn bits(self, value: f64) -> u32 {
+        match self {
+            Scalar::F32 | Scalar::F16 => (value as f32).to_bits(),
+            Scalar::Bool => u32::from(value != 0.0),
+            // `%` on f64 is exact, so this is the value modulo 2^32 for every finite value.
+            Scalar::I32 | Scalar::U32 if value.is_finite() => {
+                value.trunc().rem_euclid(4_294_967_296.0) as u32
+            }
+            Scalar::I32 | Scalar::U32 => 0,
+        }
+    }
+
+    /// The number an element's bits hold: exact for every integer and every `f32`.
+    pub fn value(self, bits: u32) -> f64 {
+        match self {
+            Scalar::F32 | Scalar::F16 => f64::from(f32::from_bits(bits)),
+            Scalar::I32 => f64::from(bits as i32),
+            Scalar::U32 => f64::from(bits),
+            Scalar::Bool => f64::from(u32::from(bits != 0)),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum CtxField {
+    Blocks(Axis),
+    Block(Axis),
+    Threads,
+    Warps,
+    Lanes,
+    Warp,
+    Thread,
+    Lane,
+}
+
+impl CtxField {
+    pub fn name(self) -> String {
+        let axis = |axis: Axis| match axis {
+            Axis::X => "x",
+            Axis::Y => "y",
+            Axis::Z => "z",
+        };
+        match self {
+            CtxField::Blocks(a) => format!("ctx.blocks.{}", axis(a)),
+            CtxField::Block(a) => format!("ctx.block.{}", axis(a)),
+            CtxField::Threads => "ctx.threads".into(),
+            CtxField::Warps => "ctx.warps".into(),
+            CtxField::Lanes => "ctx.lanes".into(),
+            CtxField::Warp => "ctx.warp".into(),
+            CtxField::Thread => "ctx.thread".into(),
+            CtxField::Lane => "ctx.lane".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scalar;
+
+    #[test]
+    fn integers_wrap_to_32_bits_and_floats_round() {
+        assert_eq!(Scalar::I32.bits(-1.0), 0xffff_ffff);
+        assert_eq!(Scalar::I32.bits(4_294_967_295.0), 0xffff_ffff);
+        assert_eq!(Scalar::I32.bits(2_147_483_648.0), 0x8000_0000);
+        assert_eq!(Scalar::U32.bits(-1.0), 0xffff_ffff);
+        assert_eq!(Scalar::U32.bits(4_294_967_296.0), 0);
+        assert_eq!(Scalar::U32.bits(1e20), (1e20f64 % 4_294_967_296.0) as u32);
+        assert_eq!(
+            Scalar::I32.bits(-2.7),
+            (-2i32) as u32,
+            "the fraction goes toward zero"
+        );
+        assert_eq!(Scalar::I32.bits(f64::NAN), 0);
+        assert_eq!(Scalar::U32.bits(f64::INFINITY), 0);
+        assert_eq!(Scalar::F32.bits(0.1), 0.1f32.to_bits());
+        assert_eq!(Scalar::Bool.bits(2.0), 1);
+        assert_eq!(Scalar::Bool.bits(0.0), 0);
+    }
+
+    #[test]
+    fn bits_read_back_as_the_value_they_hold() {
+        for ty in [Scalar::I32, Scalar::U32, Scalar::F32, Scalar::Bool] {
+            for bits in [0, 1, 7, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0x3f80_0000] {
+                let bits = if ty == Scalar::Bool {
+                    bits.min(1)
+                } else {
+                    bits
+                };
+                if ty == Scalar::F32 && f32::from_bits(bits).is_nan() {
+                    continue;
+                }
+                assert_eq!(ty.bits(ty.value(bits)), bits, "{ty:?} {bits:#x}");
+            }
+        }
+        assert_eq!(Scalar::I32.value(0xffff_ffff), -1.0);
+        assert_eq!(Scalar::U32.value(0xffff_ffff), 4_294_967_295.0);
+    }
+}

@@ -1,0 +1,150 @@
+//! Arithmetic on bits: the operators, comparisons, casts and math functions of each scalar
+//! type, and the combination order of reductions.
+
+use crate::ir::*;
+
+pub(super) fn combine(reduce: Reduce, ty: Scalar, a: u32, b: u32) -> u32 {
+    let op = match reduce {
+        Reduce::Sum => BinaryOp::Add,
+        Reduce::Max => BinaryOp::Max,
+        Reduce::Min => BinaryOp::Min,
+        Reduce::And => BinaryOp::And,
+        Reduce::Or => BinaryOp::Or,
+        Reduce::Xor => BinaryOp::Xor,
+    };
+    binary(op, ty, a, b).unwrap_or(0)
+}
+
+/// The xor-butterfly combination of `values`, padded with the identity to a power of two at
+/// least `width`: the order a GPU's shuffle reduction uses.
+pub(super) fn butterfly(reduce: Reduce, ty: Scalar, values: &mut Vec<u32>, width: usize) -> u32 {
+    let width = width.max(values.len()).next_power_of_two().max(1);
+    values.resize(width, reduce.identity(ty));
+    let mut offset = width / 2;
+    while offset > 0 {
+        let previous = values.clone();
+        for (i, value) in values.iter_mut().enumerate() {
+            *value = combine(reduce, ty, previous[i], previous[i ^ offset]);
+        }
+        offset /= 2;
+    }
+    values[0]
+}
+
+/// `a op b` on bits of type `ty`; `None` for an integer division by zero.
+pub(super) fn binary(op: BinaryOp, ty: Scalar, a: u32, b: u32) -> Option<u32> {
+    Some(match ty {
+        Scalar::F32 | Scalar::F16 => {
+            let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+            let r = match op {
+                BinaryOp::Add => x + y,
+                BinaryOp::Sub => x - y,
+                BinaryOp::Mul => x * y,
+                BinaryOp::Div => x / y,
+                BinaryOp::Rem => x % y,
+                BinaryOp::Min => x.min(y),
+                BinaryOp::Max => x.max(y),
+                _ => return Some(0),
+            };
+            r.to_bits()
+        }
+        Scalar::I32 => {
+            let (x, y) = (a as i32, b as i32);
+            (match op {
+                BinaryOp::Add => x.wrapping_add(y),
+                BinaryOp::Sub => x.wrapping_sub(y),
+                BinaryOp::Mul => x.wrapping_mul(y),
+                BinaryOp::Div => {
+                    if y == 0 {
+                        return None;
+                    }
+                    x.wrapping_div(y)
+                }
+                BinaryOp::Rem => {
+                    if y == 0 {
+                        return None;
+                    }
+                    x.wrapping_rem(y)
+                }
+                BinaryOp::Shl => x.wrapping_shl(b & 31),
+                BinaryOp::Shr => x.wrapping_shr(b & 31),
+                BinaryOp::And => x & y,
+                BinaryOp::Or => x | y,
+                BinaryOp::Xor => x ^ y,
+                BinaryOp::Min => x.min(y),
+                BinaryOp::Max => x.max(y),
+            }) as u32
+        }
+        Scalar::U32 | Scalar::Bool => match op {
+            BinaryOp::Add => a.wrapping_add(b),
+            BinaryOp::Sub => a.wrapping_sub(b),
+            BinaryOp::Mul => a.wrapping_mul(b),
+            BinaryOp::Div => a.checked_div(b)?,
+            BinaryOp::Rem => a.checked_rem(b)?,
+            BinaryOp::Shl => a.wrapping_shl(b & 31),
+            BinaryOp::Shr => a.wrapping_shr(b & 31),
+            BinaryOp::And => a & b,
+            BinaryOp::Or => a | b,
+            BinaryOp::Xor => a ^ b,
+            BinaryOp::Min => a.min(b),
+            BinaryOp::Max => a.max(b),
+        },
+    })
+}
+
+pub(super) fn compare(op: CompareOp, ty: Scalar, a: u32, b: u32) -> bool {
+    use std::cmp::Ordering;
+    let ordering = match ty {
+        Scalar::F32 | Scalar::F16 => f32::from_bits(a).partial_cmp(&f32::from_bits(b)),
+        Scalar::I32 => Some((a as i32).cmp(&(b as i32))),
+        _ => Some(a.cmp(&b)),
+    };
+    match (op, ordering) {
+        (CompareOp::Ne, None) => true,
+        (_, None) => false,
+        (CompareOp::Lt, Some(o)) => o == Ordering::Less,
+        (CompareOp::Le, Some(o)) => o != Ordering::Greater,
+        (CompareOp::Gt, Some(o)) => o == Ordering::Greater,
+        (CompareOp::Ge, Some(o)) => o != Ordering::Less,
+        (CompareOp::Eq, Some(o)) => o == Ordering::Equal,
+        (CompareOp::Ne, Some(o)) => o != Ordering::Equal,
+    }
+}
+
+/// A cast in a kernel. Between integers it keeps the bits (values wrap, as the spec says);
+/// to a float it rounds to nearest; from a float to an integer it saturates and NaN gives 0, as
+/// PTX's `cvt.rzi.sat` and WGSL's conversions do. Only that last case differs from
+/// [`Scalar::bits`].
+pub(super) fn cast(from: Scalar, to: Scalar, bits: u32) -> u32 {
+    let value = from.value(bits);
+    match to {
+        Scalar::I32 if from.is_float() => (value as i32) as u32,
+        Scalar::U32 if from.is_float() => value as u32,
+        _ => to.bits(value),
+    }
+}
+
+pub(super) fn math(f: MathFn, ty: Scalar, bits: u32) -> u32 {
+    if ty == Scalar::I32 {
+        return (bits as i32).wrapping_abs() as u32;
+    }
+    if ty == Scalar::U32 {
+        return bits;
+    }
+    let x = f32::from_bits(bits);
+    (match f {
+        MathFn::Abs => x.abs(),
+        MathFn::Sqrt => x.sqrt(),
+        MathFn::Rsqrt => 1.0 / x.sqrt(),
+        MathFn::Exp => x.exp(),
+        MathFn::Exp2 => x.exp2(),
+        MathFn::Log => x.ln(),
+        MathFn::Log2 => x.log2(),
+        MathFn::Sin => x.sin(),
+        MathFn::Cos => x.cos(),
+        MathFn::Tanh => x.tanh(),
+        MathFn::Floor => x.floor(),
+        MathFn::Ceil => x.ceil(),
+    })
+    .to_bits()
+}

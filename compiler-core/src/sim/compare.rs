@@ -1,0 +1,83 @@
+//! Comparing another run of a tensor (a GPU's) with the simulator's: the one rule the
+//! playground's verdict and the GPU tests share.
+
+use crate::ir::Scalar;
+
+/// A GPU's floats agree with the simulator's when within this difference, relative to the
+/// simulator's value (at least 1): subgroup reductions may add in another order, and `exp` and
+/// friends may be approximate (the spec allows both).
+pub const FLOAT_TOLERANCE: f64 = 1e-4;
+
+/// How another run of a tensor (a GPU's) compares with the simulator's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Comparison {
+    /// The largest difference between two elements (infinite where one is NaN).
+    pub largest: f64,
+    /// The first element that does not agree, if any.
+    pub first_mismatch: Option<usize>,
+}
+
+impl Comparison {
+    pub fn agree(&self) -> bool {
+        self.first_mismatch.is_none()
+    }
+}
+
+/// Compares `got` with the reference `want`, both of `element`s: integers must be equal,
+/// floats within [`FLOAT_TOLERANCE`] (NaN agrees only with NaN), and the lengths the same.
+pub fn compare_tensor(element: Scalar, got: &[u32], want: &[u32]) -> Comparison {
+    let mut largest = 0.0f64;
+    let mut first_mismatch = (got.len() != want.len()).then_some(got.len().min(want.len()));
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let (g, w) = (element.value(g), element.value(w));
+        let d = (g - w).abs();
+        let d = if d.is_nan() { f64::INFINITY } else { d };
+        largest = largest.max(d);
+        let agree = if element.is_float() {
+            d <= FLOAT_TOLERANCE * w.abs().max(1.0) || (g.is_nan() && w.is_nan())
+        } else {
+            d == 0.0
+        };
+        if !agree && first_mismatch.is_none_or(|m| i < m) {
+            first_mismatch = Some(i);
+        }
+    }
+    Comparison {
+        largest,
+        first_mismatch,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_agree_within_the_tolerance_integers_exactly() {
+        let f = |v: f32| v.to_bits();
+        let same = compare_tensor(Scalar::F32, &[f(1.0), f(2.0)], &[f(1.0), f(2.0)]);
+        assert_eq!(
+            same,
+            Comparison {
+                largest: 0.0,
+                first_mismatch: None
+            }
+        );
+        let close = compare_tensor(Scalar::F32, &[f(1000.0)], &[f(1000.05)]);
+        assert!(close.agree() && close.largest > 0.0);
+        let far = compare_tensor(
+            Scalar::F32,
+            &[f(1.0), f(1.0), f(1.1)],
+            &[f(1.0), f(1.1), f(1.0)],
+        );
+        assert_eq!(far.first_mismatch, Some(1));
+        assert!(!compare_tensor(Scalar::I32, &[1], &[2]).agree());
+        assert!(!compare_tensor(Scalar::F32, &[f(f32::NAN)], &[f(1.0)]).agree());
+        assert!(compare_tensor(Scalar::F32, &[f(f32::NAN)], &[f(f32::NAN)]).agree());
+        assert_eq!(
+            compare_tensor(Scalar::I32, &[1, 2], &[1]).first_mismatch,
+            Some(1),
+            "lengths differ"
+        );
+    }
+}

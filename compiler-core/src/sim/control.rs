@@ -1,0 +1,217 @@
+//! Control flow under the active mask: blocks, statements (the step limit, E0514), `if`,
+//! loops with `break` and `continue`, `return`, and barriers (E0512).
+
+use super::*;
+
+impl<'a> Cta<'a> {
+    pub(super) fn take_mask(&mut self) -> Vec<bool> {
+        let mut mask = self.masks.pop().unwrap_or_default();
+        mask.clear();
+        mask
+    }
+
+    /// Drops from `mask` the threads that have left through `return`, `break` or `continue`.
+    pub(super) fn prune(&self, mask: &mut [bool]) {
+        let frame = self.loops.last();
+        for (t, active) in mask.iter_mut().enumerate() {
+            if *active && (self.exited[t] || frame.is_some_and(|f| f.broken[t] || f.continued[t])) {
+                *active = false;
+            }
+        }
+    }
+
+    pub(super) fn block(&mut self, stmts: &[Stmt], mask: &mut [bool]) -> Result<(), Fault> {
+        // Only control statements change the mask: count the active threads after those.
+        let mut active = mask.iter().filter(|&&m| m).count() as u64;
+        for stmt in stmts {
+            if active == 0 {
+                return Ok(());
+            }
+            self.stats.steps += 1;
+            self.steps += 1;
+            if self.steps > self.options.step_limit {
+                let first = mask.iter().position(|&m| m).unwrap_or(0);
+                return Err(self.fault(
+                    Code::E0514,
+                    stmt.span,
+                    first,
+                    format!(
+                        "the CTA ran {} statements, its step limit, and had not finished",
+                        self.options.step_limit
+                    ),
+                ));
+            }
+            self.stats.lane_ops += active;
+            self.stmt(stmt, mask)?;
+            if !matches!(
+                stmt.kind,
+                StmtKind::Let { .. } | StmtKind::Store { .. } | StmtKind::Barrier
+            ) {
+                active = mask.iter().filter(|&&m| m).count() as u64;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn stmt(&mut self, stmt: &Stmt, mask: &mut [bool]) -> Result<(), Fault> {
+        match &stmt.kind {
+            StmtKind::Let { dst, op } => self.op(*dst, op, mask, stmt.span),
+            StmtKind::Store {
+                tensor,
+                indices,
+                value,
+                guarded,
+            } => {
+                for t in 0..self.threads {
+                    if !mask[t] {
+                        continue;
+                    }
+                    let at = match self.element(*tensor, indices, t, stmt.span) {
+                        Ok(at) => at,
+                        // A tile store drops what falls outside the tensor.
+                        Err(fault) if *guarded && fault.code == Code::E0510 => continue,
+                        Err(fault) => return Err(fault),
+                    };
+                    let bits = self.get(*value, t);
+                    if let Some(Arg::Tensor(target)) = self.args.params.get_mut(*tensor) {
+                        target.bits[at] = bits;
+                    }
+                    if let Some(slot) = self
+                        .writers
+                        .as_deref_mut()
+                        .and_then(|w| w.get_mut(*tensor))
+                        .and_then(|w| w.get_mut(at))
+                    {
+                        *slot = self.first_thread + t as u32 + 1;
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::SharedStore {
+                array,
+                indices,
+                value,
+            } => {
+                for t in 0..self.threads {
+                    if mask[t] {
+                        let at = self.shared_element(*array, indices, t, stmt.span)?;
+                        self.touch(*array, at, t, true, stmt.span)?;
+                        let bits = self.get(*value, t);
+                        self.shared[*array][at] = bits;
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::If {
+                condition,
+                then_block,
+                else_block,
+            } => {
+                let mut then_mask = self.take_mask();
+                then_mask
+                    .extend((0..self.threads).map(|t| mask[t] && self.get(*condition, t) != 0));
+                let mut result = self.block(then_block, &mut then_mask);
+                if !else_block.is_empty() && result.is_ok() {
+                    let mut else_mask = self.take_mask();
+                    else_mask.extend(
+                        (0..self.threads)
+                            .map(|t| mask[t] && !then_mask[t] && self.get(*condition, t) == 0),
+                    );
+                    result = self.block(else_block, &mut else_mask);
+                    self.masks.push(else_mask);
+                }
+                self.masks.push(then_mask);
+                result?;
+                self.prune(mask);
+                Ok(())
+            }
+            StmtKind::Loop { body, continuing } => {
+                let entry = mask.to_vec();
+                self.loops.push(LoopFrame {
+                    broken: vec![false; self.threads],
+                    continued: vec![false; self.threads],
+                });
+                let result = self.run_loop(&entry, body, continuing);
+                self.loops.pop();
+                result?;
+                self.prune(mask);
+                Ok(())
+            }
+            StmtKind::Break | StmtKind::Continue => {
+                let is_break = matches!(stmt.kind, StmtKind::Break);
+                if let Some(frame) = self.loops.last_mut() {
+                    let target = if is_break {
+                        &mut frame.broken
+                    } else {
+                        &mut frame.continued
+                    };
+                    for (t, active) in mask.iter_mut().enumerate() {
+                        if *active {
+                            target[t] = true;
+                            *active = false;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::Return => {
+                for (t, active) in mask.iter_mut().enumerate() {
+                    if *active {
+                        self.exited[t] = true;
+                        *active = false;
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::Barrier => {
+                let missing = (0..self.threads).find(|&t| !mask[t] && !self.exited[t]);
+                match missing {
+                    None => {
+                        // Accesses before the barrier cannot race with those after it.
+                        self.epoch += 1;
+                        Ok(())
+                    }
+                    Some(t) => {
+                        let present = mask.iter().position(|&m| m).unwrap_or(0);
+                        Err(self.fault(
+                            Code::E0512,
+                            stmt.span,
+                            t,
+                            format!("barrier() is reached by thread {present} but not by thread {t}, which has not finished"),
+                        ))
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn run_loop(
+        &mut self,
+        entry: &[bool],
+        body: &[Stmt],
+        continuing: &[Stmt],
+    ) -> Result<(), Fault> {
+        loop {
+            let mut body_mask = self.still_looping(entry);
+            if !body_mask.iter().any(|&m| m) {
+                return Ok(());
+            }
+            self.block(body, &mut body_mask)?;
+            let mut continue_mask = self.still_looping(entry);
+            self.block(continuing, &mut continue_mask)?;
+        }
+    }
+
+    /// The threads that entered the innermost loop and have neither left it nor the kernel;
+    /// those that continued take part again, so their flags are cleared.
+    pub(super) fn still_looping(&mut self, entry: &[bool]) -> Vec<bool> {
+        let frame = self.loops.last();
+        let mask = (0..self.threads)
+            .map(|t| entry[t] && !self.exited[t] && !frame.is_some_and(|f| f.broken[t]))
+            .collect();
+        if let Some(frame) = self.loops.last_mut() {
+            frame.continued.iter_mut().for_each(|c| *c = false);
+        }
+        mask
+    }
+}

@@ -1,0 +1,143 @@
+//! Memory: tensor and shared-memory elements, bounds (E0510) and the shared-memory race
+//! detector (E0513), which records who touched each shared element since the last barrier.
+
+use super::*;
+
+impl<'a> Cta<'a> {
+    /// The flat index of `tile[indices]` for thread `t`, or the out-of-bounds fault.
+    pub(super) fn shared_element(
+        &self,
+        array: usize,
+        indices: &[Operand],
+        t: usize,
+        span: Span,
+    ) -> Result<usize, Fault> {
+        let Some(info) = self.kernel.shared.get(array) else {
+            return Err(self.fault(Code::E0515, span, t, "a shared array is missing".into()));
+        };
+        let shape: Vec<usize> = info.shape.iter().map(|&n| n as usize).collect();
+        self.flat_index(indices, &shape, t).ok_or_else(|| {
+            let (coordinates, shape) = self.describe_access(indices, &shape, t);
+            let message = format!(
+                "{}[{coordinates}] is outside the tile's shape [{shape}]",
+                info.name
+            );
+            self.fault(Code::E0510, span, t, message)
+        })
+    }
+
+    /// Thread `t`'s row-major index of `indices` in `shape`, if every coordinate is inside.
+    pub(super) fn flat_index(
+        &self,
+        indices: &[Operand],
+        shape: &[usize],
+        t: usize,
+    ) -> Option<usize> {
+        if indices.len() != shape.len() {
+            return None;
+        }
+        indices
+            .iter()
+            .zip(shape)
+            .try_fold(0usize, |flat, (index, &extent)| {
+                let i = self.get(*index, t) as i32;
+                (i >= 0 && (i as usize) < extent).then(|| flat * extent + i as usize)
+            })
+    }
+
+    /// "5, 300" and "4, 256": the coordinates thread `t` used and the shape, for a fault.
+    pub(super) fn describe_access(
+        &self,
+        indices: &[Operand],
+        shape: &[usize],
+        t: usize,
+    ) -> (String, String) {
+        let coordinates: Vec<String> = indices
+            .iter()
+            .map(|i| (self.get(*i, t) as i32).to_string())
+            .collect();
+        let shape: Vec<String> = shape.iter().map(usize::to_string).collect();
+        (coordinates.join(", "), shape.join(", "))
+    }
+
+    /// Records thread `t`'s access to a shared element; a second thread touching it in the same
+    /// epoch, one of them writing, is a data race.
+    pub(super) fn touch(
+        &mut self,
+        array: usize,
+        at: usize,
+        t: usize,
+        write: bool,
+        span: Span,
+    ) -> Result<(), Fault> {
+        let me = t as u32 + 1;
+        let epoch = self.epoch;
+        let access = &mut self.accesses[array][at];
+        if access.epoch != epoch {
+            *access = Access {
+                epoch,
+                writer: 0,
+                reader: 0,
+            };
+        }
+        let other_writer = access.writer != 0 && access.writer != me;
+        let other_reader = write && access.reader != 0 && access.reader != me;
+        if other_writer || other_reader {
+            let other = if other_writer {
+                access.writer
+            } else {
+                access.reader
+            };
+            let other = if other == u32::MAX {
+                "other threads".to_owned()
+            } else {
+                format!("thread {}", other - 1)
+            };
+            let name = self
+                .kernel
+                .shared
+                .get(array)
+                .map_or("?", |a| a.name.as_str());
+            let what = if other_writer { "wrote" } else { "read" };
+            let verb = if write { "writes" } else { "reads" };
+            return Err(self.fault(
+                Code::E0513,
+                span,
+                t,
+                format!("data race on element {at} of tile `{name}`: thread {t} {verb} it after {other} {what} it, with no barrier() between"),
+            ));
+        }
+        if write {
+            access.writer = me;
+        } else {
+            access.reader = if access.reader == 0 || access.reader == me {
+                me
+            } else {
+                u32::MAX
+            };
+        }
+        Ok(())
+    }
+
+    /// The flat index of `tensor[indices]` for thread `t`, or the out-of-bounds fault.
+    pub(super) fn element(
+        &self,
+        tensor: usize,
+        indices: &[Operand],
+        t: usize,
+        span: Span,
+    ) -> Result<usize, Fault> {
+        let Some(Arg::Tensor(data)) = self.args.params.get(tensor) else {
+            return Err(self.fault(Code::E0515, span, t, "a tensor argument is missing".into()));
+        };
+        match self.flat_index(indices, &data.shape, t) {
+            Some(flat) if flat < data.bits.len() => Ok(flat),
+            _ => {
+                let name = self.kernel.params.get(tensor).map_or("?", |p| p.name());
+                let (coordinates, shape) = self.describe_access(indices, &data.shape, t);
+                let message = format!("{name}[{coordinates}] is outside {name}'s shape [{shape}]");
+                Err(self.fault(Code::E0510, span, t, message))
+            }
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! Operations: each IR `Op` on every active thread, collectives, votes, scans and shuffles
+//! over the warp or the CTA.
+
+use super::arith::*;
+use super::*;
+
+impl<'a> Cta<'a> {
+    pub(super) fn op(&mut self, dst: Reg, op: &Op, mask: &[bool], span: Span) -> Result<(), Fault> {
+        let threads = self.threads;
+        match op {
+            Op::Copy(a) => {
+                self.zip2(dst, mask, *a, *a, |x, _| x);
+                Ok(())
+            }
+            Op::Ctx(field) => self.lanewise(dst, mask, |c, t| c.ctx(*field, t)),
+            Op::Dim(i) => {
+                let value = self.args.dims.get(*i).copied().unwrap_or(0) as u32;
+                self.lanewise(dst, mask, |_, _| value)
+            }
+            Op::Scalar(i) => {
+                let value = match self.args.params.get(*i) {
+                    Some(Arg::Scalar(bits)) => *bits,
+                    _ => 0,
+                };
+                self.lanewise(dst, mask, |_, _| value)
+            }
+            Op::Unary(u, ty, a) => {
+                let (u, ty) = (*u, *ty);
+                self.lanewise(dst, mask, |c, t| {
+                    let x = c.get(*a, t);
+                    match (u, ty) {
+                        (UnaryOp::Neg, Scalar::F32 | Scalar::F16) => (-f32::from_bits(x)).to_bits(),
+                        (UnaryOp::Neg, _) => (x as i32).wrapping_neg() as u32,
+                        (UnaryOp::Not, _) => u32::from(x == 0),
+                        (UnaryOp::BitNot, _) => !x,
+                    }
+                })
+            }
+            Op::Binary(b, ty, x, y)
+                if !matches!(b, BinaryOp::Div | BinaryOp::Rem) || ty.is_float() =>
+            {
+                let (b, ty) = (*b, *ty);
+                self.zip2(dst, mask, *x, *y, |p, q| binary(b, ty, p, q).unwrap_or(0));
+                Ok(())
+            }
+            Op::Binary(b, ty, x, y) => {
+                for t in 0..threads {
+                    if mask[t] {
+                        match binary(*b, *ty, self.get(*x, t), self.get(*y, t)) {
+                            Some(v) => self.set(dst, t, v),
+                            None => {
+                                return Err(self.fault(
+                                    Code::E0511,
+                                    span,
+                                    t,
+                                    format!(
+                                        "integer {} by zero: {} {} 0",
+                                        if *b == BinaryOp::Div {
+                                            "division"
+                                        } else {
+                                            "remainder"
+                                        },
+                                        self.get(*x, t) as i32,
+                                        if *b == BinaryOp::Div { "/" } else { "%" }
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Op::Compare(c, ty, x, y) => self.lanewise(dst, mask, |s, t| {
+                u32::from(compare(*c, *ty, s.get(*x, t), s.get(*y, t)))
+            }),
+            Op::Select(c, a, b) => self.lanewise(dst, mask, |s, t| {
+                if s.get(*c, t) != 0 {
+                    s.get(*a, t)
+                } else {
+                    s.get(*b, t)
+                }
+            }),
+            Op::Fma(a, b, c) => self.lanewise(dst, mask, |s, t| {
+                f32::from_bits(s.get(*a, t))
+                    .mul_add(f32::from_bits(s.get(*b, t)), f32::from_bits(s.get(*c, t)))
+                    .to_bits()
+            }),
+            Op::Math(f, ty, a) => self.lanewise(dst, mask, |s, t| math(*f, *ty, s.get(*a, t))),
+            Op::Cast { from, to, value } => {
+                self.lanewise(dst, mask, |s, t| cast(*from, *to, s.get(*value, t)))
+            }
+            Op::Load {
+                tensor,
+                indices,
+                guarded: false,
+            } if indices.len() <= 3 => {
+                let coordinates: Vec<Vec<u32>> = indices
+                    .iter()
+                    .enumerate()
+                    .map(|(slot, i)| self.load(slot, *i))
+                    .collect();
+                let Some(Arg::Tensor(data)) = self.args.params.get(*tensor) else {
+                    return Err(self.fault(
+                        Code::E0515,
+                        span,
+                        0,
+                        "a tensor argument is missing".into(),
+                    ));
+                };
+                let rank_fits = indices.len() == data.shape.len();
+                let start = dst.0 as usize * threads;
+                let mut outside = None;
+                let out = &mut self.regs[start..start + threads];
+                for t in 0..threads {
+                    if !mask[t] {
+                        continue;
+                    }
+                    let mut flat = 0usize;
+                    let mut inside = rank_fits;
+                    for (values, extent) in coordinates.iter().zip(&data.shape) {
+                        let i = values[t] as i32 as isize;
+                        inside &= i >= 0 && (i as usize) < *extent;
+                        flat = flat.wrapping_mul(*extent).wrapping_add(i as usize);
+                    }
+                    match data.bits.get(flat) {
+                        Some(bits) if inside => out[t] = *bits,
+                        _ => {
+                            outside = Some(t);
+                            break;
+                        }
+                    }
+                }
+                for (slot, values) in coordinates.into_iter().enumerate() {
+                    self.scratch[slot] = values;
+                }
+                match outside {
+                    Some(t) => self.element(*tensor, indices, t, span).map(|_| ()),
+                    None => Ok(()),
+                }
+            }
+            Op::Load {
+                tensor,
+                indices,
+                guarded,
+            } => {
+                for t in 0..threads {
+                    if !mask[t] {
+                        continue;
+                    }
+                    let bits = match self.element(*tensor, indices, t, span) {
+                        Ok(at) => match self.args.params.get(*tensor) {
+                            Some(Arg::Tensor(data)) => data.bits[at],
+                            _ => 0,
+                        },
+                        // A tile load reads 0 outside the tensor.
+                        Err(fault) if *guarded && fault.code == Code::E0510 => 0,
+                        Err(fault) => return Err(fault),
+                    };
+                    self.set(dst, t, bits);
+                }
+                Ok(())
+            }
+            Op::SharedLoad { array, indices } => {
+                for t in 0..threads {
+                    if mask[t] {
+                        let at = self.shared_element(*array, indices, t, span)?;
+                        self.touch(*array, at, t, false, span)?;
+                        let bits = self.shared[*array][at];
+                        self.set(dst, t, bits);
+                    }
+                }
+                Ok(())
+            }
+            Op::Reduce(r, over, ty, a) => {
+                // Each warp's butterfly; over the CTA, then a butterfly over the warps' results.
+                let lanes = self.options.lanes.max(1) as usize;
+                let warps: Vec<Vec<usize>> = (0..threads)
+                    .step_by(lanes)
+                    .map(|start| {
+                        (start..(start + lanes).min(threads))
+                            .filter(|&t| mask[t])
+                            .collect()
+                    })
+                    .filter(|members: &Vec<usize>| !members.is_empty())
+                    .collect();
+                let mut results: Vec<u32> = warps
+                    .iter()
+                    .map(|members| {
+                        let mut values: Vec<u32> =
+                            members.iter().map(|&t| self.get(*a, t)).collect();
+                        // A partial warp pads its missing lanes with the identity up to the
+                        // full width, as the shuffle butterfly on a GPU does.
+                        butterfly(*r, *ty, &mut values, lanes)
+                    })
+                    .collect();
+                if *over == Over::Cta {
+                    let total = butterfly(*r, *ty, &mut results.clone(), 1);
+                    results.iter_mut().for_each(|v| *v = total);
+                }
+                for (members, value) in warps.iter().zip(results) {
+                    for &t in members {
+                        self.set(dst, t, value);
+                    }
+                }
+                Ok(())
+            }
+            Op::Vote(v, a) => {
+                let lanes = self.options.lanes.max(1) as usize;
+                self.warp_collective(dst, mask, |s, members| {
+                    let result = match v {
+                        Vote::Any => u32::from(members.iter().any(|&t| s.get(*a, t) != 0)),
+                        Vote::All => u32::from(members.iter().all(|&t| s.get(*a, t) != 0)),
+                        Vote::Ballot => members
+                            .iter()
+                            .filter(|&&t| s.get(*a, t) != 0)
+                            .fold(0u32, |bits, &t| {
+                                bits | 1u32.checked_shl((t % lanes) as u32).unwrap_or(0)
+                            }),
+                    };
+                    vec![result; members.len()]
+                });
+                Ok(())
+            }
+            Op::PrefixSum(ty, a) => {
+                // Hillis-Steele order (distance 1, 2, 4, …), as a GPU's shuffle-up scan adds,
+                // so float results match it bit for bit.
+                self.warp_collective(dst, mask, |s, members| {
+                    let mut values: Vec<u32> = members.iter().map(|&t| s.get(*a, t)).collect();
+                    let mut distance = 1;
+                    while distance < values.len() {
+                        let previous = values.clone();
+                        for l in distance..values.len() {
+                            values[l] =
+                                combine(Reduce::Sum, *ty, previous[l - distance], previous[l]);
+                        }
+                        distance *= 2;
+                    }
+                    values
+                });
+                Ok(())
+            }
+            Op::Shuffle(kind, x, l) => {
+                let lanes = self.options.lanes.max(1) as i64;
+                let mut out = vec![0u32; threads];
+                for t in 0..threads {
+                    if !mask[t] {
+                        continue;
+                    }
+                    let lane = (t as i64) % lanes;
+                    let base = t as i64 - lane;
+                    let arg = self.get(*l, t) as i32 as i64;
+                    let source = match kind {
+                        Shuffle::Index | Shuffle::Broadcast => arg.rem_euclid(lanes),
+                        Shuffle::Xor => lane ^ arg,
+                        Shuffle::Up => lane - arg,
+                        Shuffle::Down => lane + arg,
+                    };
+                    let thread = base + source;
+                    let exists = (0..lanes).contains(&source)
+                        && (thread as usize) < threads
+                        && mask[thread as usize];
+                    out[t] = if exists {
+                        self.get(*x, thread as usize)
+                    } else {
+                        self.get(*x, t)
+                    };
+                }
+                for t in 0..threads {
+                    if mask[t] {
+                        self.set(dst, t, out[t]);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn lanewise(
+        &mut self,
+        dst: Reg,
+        mask: &[bool],
+        f: impl Fn(&Self, usize) -> u32,
+    ) -> Result<(), Fault> {
+        for t in 0..self.threads {
+            if mask[t] {
+                let v = f(self, t);
+                self.set(dst, t, v);
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `f` with the active threads of each warp, in lane order, and writes back what it
+    /// returns for each.
+    pub(super) fn warp_collective(
+        &mut self,
+        dst: Reg,
+        mask: &[bool],
+        f: impl Fn(&Self, &[usize]) -> Vec<u32>,
+    ) {
+        let lanes = self.options.lanes.max(1) as usize;
+        for start in (0..self.threads).step_by(lanes) {
+            let end = (start + lanes).min(self.threads);
+            let members: Vec<usize> = (start..end).filter(|&t| mask[t]).collect();
+            if !members.is_empty() {
+                let results = f(self, &members);
+                for (&t, v) in members.iter().zip(results) {
+                    self.set(dst, t, v);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! The current launch in the hierarchy diagram, and what the thread picked in it wrote.
+
+use super::engine::RunReport;
+use super::results::{show, tensor};
+use compiler_core::hierarchy::{self, Dim3, LaunchShape};
+use compiler_core::ir::Kernel;
+use compiler_core::launch::Launch;
+use diagram::{DiagramConfig, HierarchyDiagram};
+use leptos::prelude::*;
+use std::rc::Rc;
+
+/// What the picked thread wrote in the last simulated run: (tensor, flat index, value).
+fn writes_of(
+    report: &RunReport,
+    grid: Dim3,
+    block: Dim3,
+    thread: u32,
+) -> Vec<(String, String, String)> {
+    let (Ok(sim), Some(kernel)) = (&report.sim, report.kernel()) else {
+        return Vec::new();
+    };
+    let id = hierarchy::launch_thread(grid, block, kernel.threads, thread) + 1;
+    let mut out = Vec::new();
+    for (param, who) in sim.writers.iter().enumerate() {
+        let Some(tensor) = tensor(&sim.args, param) else {
+            continue;
+        };
+        for (at, _) in who.iter().enumerate().filter(|(_, w)| **w == id) {
+            let index = unflatten(at, &tensor.shape);
+            out.push((
+                kernel.params[param].name().to_owned(),
+                index,
+                show(tensor.bits[at], tensor.element),
+            ));
+        }
+    }
+    out
+}
+
+/// `[2, 7]` for flat index 2 * columns + 7 of a row-major shape.
+fn unflatten(mut at: usize, shape: &[usize]) -> String {
+    let mut index = vec![0; shape.len()];
+    for (i, &extent) in shape.iter().enumerate().rev() {
+        index[i] = at % extent.max(1);
+        at /= extent.max(1);
+    }
+    format!(
+        "[{}]",
+        index
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The current launch in the hierarchy diagram; after a simulated run, the lane picked shows
+/// what its thread wrote.
+#[component]
+pub fn LaunchDiagram(
+    launch: RwSignal<Launch>,
+    #[prop(into)] kernel: Signal<Option<Rc<Kernel>>, LocalStorage>,
+    report: RwSignal<Option<RunReport>, LocalStorage>,
+) -> impl IntoView {
+    let config = Signal::derive_local(move || {
+        let kernel = kernel
+            .get()
+            .ok_or_else(|| "Fix the source to see its launch.".to_owned())?;
+        let (grid, lanes) = launch.with(|l| (l.grid, l.lanes));
+        let shape = LaunchShape::new(Dim3::new(grid.x, grid.y, 1), kernel.threads, lanes)
+            .map_err(|e| e.to_string())?;
+        // The dashed tier of a kernel under @cluster, once its dimension's value is known.
+        let cluster = kernel.cluster.and_then(|c| {
+            let extent = launch.with(|l| l.dims.get(kernel.cluster_dim()?).copied())?;
+            let supertiles = u64::try_from(extent).ok()?.div_ceil(c.size.max(1));
+            Some(diagram::Cluster {
+                nodes: launch.with(|l| l.nodes.max(1)),
+                supertiles: u32::try_from(supertiles).ok()?,
+            })
+        });
+        let config = DiagramConfig {
+            shape,
+            cluster,
+            ..DiagramConfig::default()
+        };
+        config.check()?;
+        Ok::<_, String>(config)
+    });
+    let picked = RwSignal::new(None::<(Dim3, u32)>);
+    let on_pick = Callback::new(move |p| picked.set(p));
+    let writes = move || {
+        let (block, thread) = picked.get()?;
+        let grid = launch.with(|l| l.grid);
+        report.with(|r| {
+            r.as_ref()
+                .map(|r| (block, thread, writes_of(r, grid, block, thread)))
+        })
+    };
+    view! {
+        <section class="launch-diagram" aria-labelledby="launch-diagram-title">
+            <h2 id="launch-diagram-title">"Where each thread sits"</h2>
+            {move || match config.get() {
+                Err(why) => view! { <p class="hint" data-testid="launch-diagram-error">{why}</p> }.into_any(),
+                Ok(c) => view! {
+                    <HierarchyDiagram config=c label="This launch, from the grid to one lane" on_pick=on_pick stacked=true/>
+                }.into_any(),
+            }}
+            {move || launch.with(|l| l.grid.z > 1).then(|| view! {
+                <p class="hint">"The grid has a z extent; the diagram shows the slice z = 0."</p>
+            })}
+            {move || writes().map(|(block, thread, list)| view! {
+                <div class="thread-writes" data-testid="thread-writes">
+                    <p>{format!("In the last simulated run, thread {thread} of block ({}, {}) wrote {}:", block.x, block.y, if list.is_empty() { "nothing".to_owned() } else { format!("{} element{}", list.len(), if list.len() == 1 { "" } else { "s" }) })}</p>
+                    <ul>
+                        {list.into_iter().take(32).map(|(name, index, value)| view! {
+                            <li><code>{format!("{name}{index} = {value}")}</code></li>
+                        }).collect_view()}
+                    </ul>
+                </div>
+            })}
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_indices_read_back_as_row_major_indices() {
+        assert_eq!(unflatten(7, &[2, 5]), "[1, 2]");
+        assert_eq!(unflatten(7, &[40]), "[7]");
+        assert_eq!(unflatten(0, &[1, 3, 4]), "[0, 0, 0]");
+        assert_eq!(unflatten(23, &[2, 3, 4]), "[1, 2, 3]");
+    }
+}

@@ -1,0 +1,172 @@
+//! One press of Run: the launch prepared once (`Compilation::prepare`, with a browser tab's
+//! limits), the simulator at once, then WebGPU, each result published as it comes.
+//!
+//! The simulator is the reference; it runs on the page's thread with the page's step limit, so
+//! a runaway kernel stops with an explanation instead of freezing the page. The GPU runs when
+//! the browser offers WebGPU; otherwise the outcome says why.
+
+use compiler_core::cluster::ClusterRun;
+use compiler_core::ir::Kernel;
+use compiler_core::launch::Launch;
+use compiler_core::sim::{Args, Writers};
+use compiler_core::wgsl::WarpMode;
+use compiler_core::{Compilation, Diagnostic, PreparedRun, RunLimits};
+use leptos::prelude::*;
+use std::rc::Rc;
+
+/// What one press of Run produced.
+#[derive(Clone)]
+pub struct RunReport {
+    /// The compilation the run was of, so its kernel is read in place, not copied.
+    pub compilation: Rc<Compilation>,
+    /// The kernel the launch named (the file's only kernel when `None`).
+    pub kernel_name: Option<String>,
+    pub sim: Result<SimRun, Vec<Diagnostic>>,
+    pub gpu: GpuOutcome,
+}
+
+impl RunReport {
+    /// The kernel that ran; `None` only for a launch that named no kernel of the source.
+    pub fn kernel(&self) -> Option<&Kernel> {
+        self.compilation.kernel(self.kernel_name.as_deref()).ok()
+    }
+}
+
+/// The simulator's results, who wrote each element, and how long it took.
+#[derive(Clone)]
+pub struct SimRun {
+    pub args: Args,
+    pub writers: Rc<Writers>,
+    pub ms: f64,
+    /// For a kernel under `@cluster`: its super-tiles and the nodes that ran them.
+    pub cluster: Option<ClusterRun>,
+}
+
+#[derive(Clone)]
+pub enum GpuOutcome {
+    Pending,
+    Skipped(String),
+    Failed(String),
+    Done { args: Args, ms: f64, how: String },
+}
+
+fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Runs `launch` of `compilation` into `report`: the simulator's results (or why there are
+/// none) at once, then the GPU's outcome, each only while `is_current` (a later Run replaces
+/// this one). `forced` picks the GPU's warp mode; `None` lets the GPU's subgroups decide.
+pub fn start_run(
+    compilation: Rc<Compilation>,
+    launch: Launch,
+    forced: Option<WarpMode>,
+    report: RwSignal<Option<RunReport>, LocalStorage>,
+    is_current: impl Fn() -> bool + 'static,
+) {
+    // The prepared run borrows the compilation, so both live in the task: the simulator runs
+    // in its first poll, the GPU in the next.
+    leptos::task::spawn_local(async move {
+        let publish = |sim, gpu| {
+            if is_current() {
+                report.set(Some(RunReport {
+                    compilation: compilation.clone(),
+                    kernel_name: launch.kernel.clone(),
+                    sim,
+                    gpu,
+                }));
+            }
+        };
+        let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => {
+                let why = "the launch does not fit the kernel".to_owned();
+                publish(Err(diagnostics), GpuOutcome::Skipped(why));
+                return;
+            }
+        };
+        publish(simulate(&prepared), GpuOutcome::Pending);
+        let gpu = run_gpu(&prepared, forced).await;
+        if is_current() {
+            report.update(|r| {
+                if let Some(r) = r {
+                    r.gpu = gpu;
+                }
+            });
+        }
+    });
+}
+
+fn simulate(prepared: &PreparedRun<'_>) -> Result<SimRun, Vec<Diagnostic>> {
+    let start = now_ms();
+    let output = prepared.simulate_recording().map_err(|d| vec![d])?;
+    Ok(SimRun {
+        args: output.args,
+        writers: Rc::new(output.writers.unwrap_or_default()),
+        ms: now_ms() - start,
+        cluster: output.cluster,
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static GPU: std::cell::RefCell<Option<Rc<runtime::Gpu>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The page's WebGPU device, opened on first use and kept.
+#[cfg(target_arch = "wasm32")]
+async fn gpu() -> Result<Rc<runtime::Gpu>, String> {
+    // A lost device never works again: open a new one instead.
+    if let Some(gpu) = GPU
+        .with(|g| g.borrow().clone())
+        .filter(|g| g.lost().is_none())
+    {
+        return Ok(gpu);
+    }
+    let gpu = Rc::new(runtime::open().await.map_err(|e| e.to_string())?);
+    GPU.with(|g| *g.borrow_mut() = Some(gpu.clone()));
+    Ok(gpu)
+}
+
+/// Forgets the device (after it was lost), so the next run opens a new one.
+#[cfg(target_arch = "wasm32")]
+fn forget_gpu() {
+    GPU.with(|g| *g.borrow_mut() = None);
+}
+
+/// Natively (the unit tests) there is no browser and no WebGPU.
+#[cfg(not(target_arch = "wasm32"))]
+async fn run_gpu(_: &PreparedRun<'_>, _: Option<WarpMode>) -> GpuOutcome {
+    GpuOutcome::Skipped("WebGPU runs only in the browser".into())
+}
+
+#[cfg(target_arch = "wasm32")]
+async fn run_gpu(prepared: &PreparedRun<'_>, forced: Option<WarpMode>) -> GpuOutcome {
+    let gpu = match gpu().await {
+        Ok(gpu) => gpu,
+        Err(why) => return GpuOutcome::Skipped(why),
+    };
+    let lanes = prepared.options.lanes;
+    let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
+    match runtime::run(&gpu, prepared, mode).await {
+        Ok(output) => GpuOutcome::Done {
+            args: output.args,
+            ms: output.elapsed.as_secs_f64() * 1000.0,
+            how: format!(
+                "{}, {} · {}",
+                gpu.report.name,
+                gpu.report.subgroups(),
+                match mode {
+                    WarpMode::Subgroups => format!("{lanes}-lane subgroups as warps"),
+                    WarpMode::Emulated => format!("{lanes}-lane warps emulated"),
+                }
+            ),
+        },
+        Err(error) => {
+            if matches!(error, runtime::RuntimeError::Device(_)) {
+                forget_gpu();
+            }
+            GpuOutcome::Failed(error.to_string())
+        }
+    }
+}

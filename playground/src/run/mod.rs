@@ -1,0 +1,37 @@
+//! The Run tab: the launch as a form, a run on the simulator and on the user's GPU through
+//! WebGPU, and the written tensors side by side with their largest difference.
+//!
+//! - `engine`: one press of Run, from one prepared launch (the simulator, then WebGPU).
+//! - `results`: the run's status and each written tensor.
+//! - `form`: the launch form.
+//! - `diagram`: the launch in the hierarchy diagram, and what a picked thread wrote.
+
+mod diagram;
+mod engine;
+mod form;
+mod results;
+
+pub use diagram::LaunchDiagram;
+pub use engine::{start_run, GpuOutcome, RunReport, SimRun};
+pub use form::LaunchPanel;
+pub use results::Results;
+
+use compiler_core::launch::Launch;
+use leptos::prelude::*;
+use std::rc::Rc;
+
+/// A docs kernel run in place: compiles `source`, runs `launch` (resolved when the docs were
+/// built) on the simulator at once and then on WebGPU, and shows the results as the playground
+/// does.
+#[component]
+pub fn KernelRun(source: String, launch: Launch) -> impl IntoView {
+    let report = RwSignal::new_local(None::<RunReport>);
+    start_run(
+        Rc::new(compiler_core::compile(&source)),
+        launch,
+        None,
+        report,
+        || true,
+    );
+    view! { <Results report=report/> }
+}
