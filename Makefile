@@ -29,13 +29,17 @@ tools:
 test-tools:
 	scripts/install-tools.sh test
 
+# The CLI's MPI runner is opt-in (a plain `cargo build -p tessera` needs no Open MPI); the test
+# command builds, lints and tests it.
+FEATURES := --features tessera/mpi
+
 lint:
 	cargo fmt --all --check
-	cargo clippy --workspace --all-targets --locked -- -D warnings
+	cargo clippy --workspace --all-targets --locked $(FEATURES) -- -D warnings
 	cargo clippy -p site -p playground-wasm --target wasm32-unknown-unknown --locked -- -D warnings
 
 cargo-test:
-	cargo test --workspace --locked
+	cargo test --workspace --locked $(FEATURES)
 
 # Each cargo-fuzz target briefly (the corpora are replayed in cargo-test); longer by hand:
 # scripts/fuzz.sh 600 pipeline

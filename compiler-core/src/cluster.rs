@@ -1,4 +1,5 @@
-//! `@cluster(dim: size)`: the tier above the grid (LANGUAGE.md §7).
+//! `@cluster(dim: size)`: the tier above the grid, as the spec states it (`content/spec.md`,
+//! "@cluster").
 //!
 //! In: a kernel with a [`Cluster`], and its arguments bound for the whole problem. Out: the
 //! super-tiles, each as the arguments of one ordinary launch over its slice ([`slice`]), and
@@ -7,7 +8,8 @@
 //! runner cuts the problem the same way.
 //!
 //! Invariants: the super-tiles cover `0..N` of the cluster dimension in order, each `size`
-//! long but the last; super-tile `t` runs on node `t % nodes`; inside a super-tile the kernel
+//! long but the last; super-tile `t` runs on node `t % nodes`
+//! ([`crate::hierarchy::node_of_supertile`]); inside a super-tile the kernel
 //! sees `N` = the slice's length, every tensor with an axis `N` sliced on that axis, every
 //! other tensor whole, the launch's grid and `ctx` unchanged. The checker lets a kernel under
 //! `@cluster` write only sliced tensors (E0126) with `N` on one axis (E0125), so super-tiles

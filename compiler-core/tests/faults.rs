@@ -108,7 +108,11 @@ fn the_step_limit_bounds_each_cta_not_the_whole_grid() {
     };
     let compilation = compiler_core::compile(source);
     let output = compilation.run(&launch).unwrap_or_else(|d| panic!("{d:?}"));
-    assert!(output.stats.steps > 10, "{} steps in all", output.stats.steps);
+    assert!(
+        output.stats.steps > 10,
+        "{} steps in all",
+        output.stats.steps
+    );
 }
 
 #[test]
@@ -116,7 +120,11 @@ fn a_hosts_default_step_limit_shrinks_as_the_cta_grows() {
     assert_eq!(RunLimits::TERMINAL.step_limit(32), 1 << 22);
     assert_eq!(RunLimits::TERMINAL.step_limit(1024), 1 << 17);
     assert_eq!(RunLimits::PAGE.step_limit(256), 1 << 21);
-    assert_eq!(RunLimits::TERMINAL.step_limit(0), 1 << 27, "no threads is one thread");
+    assert_eq!(
+        RunLimits::TERMINAL.step_limit(0),
+        1 << 27,
+        "no threads is one thread"
+    );
 }
 
 /// The checker rejects every barrier under divergent control, so this fault is built from IR

@@ -1,0 +1,437 @@
+//! Expressions and tiles: names, operators (with untyped literals), tile operations and
+//! indexing, each with its type and uniformity.
+
+use super::*;
+
+impl KernelChecker {
+    pub(super) fn use_var(&mut self, id: usize, span: Span) -> Value {
+        let var = &self.vars[id];
+        let value = Value::new(var.ty.clone(), self.env[id]);
+        self.names.push(NameInfo {
+            span,
+            name: var.name.clone(),
+            kind: var.kind,
+            ty: value.ty.clone(),
+            uniformity: value.uniformity,
+        });
+        value
+    }
+
+    pub(super) fn expr(&mut self, expr: &Expr) -> Value {
+        match &expr.kind {
+            ExprKind::Int(Some(n)) if *n <= u64::from(u32::MAX) => {
+                Value::new(Type::IntLiteral, Uniformity::Uniform)
+            }
+            ExprKind::Int(_) => {
+                self.error(
+                    Diagnostic::error(
+                        Code::E0311,
+                        expr.span,
+                        "this integer does not fit in 32 bits",
+                    )
+                    .with_label("larger than 4294967295"),
+                );
+                Value::error()
+            }
+            ExprKind::Float(f) if f.is_finite() => {
+                Value::new(Type::FloatLiteral, Uniformity::Uniform)
+            }
+            ExprKind::Float(_) => {
+                self.error(
+                    Diagnostic::error(
+                        Code::E0108,
+                        expr.span,
+                        "this number is too large for a float",
+                    )
+                    .with_label("not a finite number"),
+                );
+                Value::error()
+            }
+            ExprKind::Bool(_) => Value::new(Type::BOOL, Uniformity::Uniform),
+            ExprKind::Name(name) => match self.lookup(name) {
+                Some(id) => self.use_var(id, expr.span),
+                None => {
+                    self.unknown_name(name, expr.span);
+                    Value::error()
+                }
+            },
+            ExprKind::Ctx(path) => match ctx::resolve(path, expr.span) {
+                Ok(field) => {
+                    let uniformity = ctx_uniformity(field);
+                    self.names.push(NameInfo {
+                        span: expr.span,
+                        name: field.name(),
+                        kind: NameKind::Ctx,
+                        ty: Type::I32,
+                        uniformity,
+                    });
+                    Value::new(Type::I32, uniformity)
+                }
+                Err(_) => Value::error(),
+            },
+            ExprKind::Unary(op, operand) => self.unary(*op, operand, expr.span),
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, expr.span),
+            ExprKind::Call { callee, args } => self.call(callee, args, expr.span),
+            ExprKind::Collective { op, over, args } => self.collective(op, over, args, expr.span),
+            ExprKind::Index { base, indices } => {
+                let base_value = match &base.kind {
+                    ExprKind::Name(_) => self.expr(base),
+                    _ => {
+                        let value = self.expr(base);
+                        if !value.ty.is_error() {
+                            self.error(
+                                Diagnostic::error(
+                                    Code::E0306,
+                                    base.span,
+                                    "only tensors and tiles can be indexed",
+                                )
+                                .with_label(format!("this is {}", value.ty)),
+                            );
+                        }
+                        return Value::error();
+                    }
+                };
+                let value = self.index(&base_value, base.span, indices, expr.span);
+                if value.ty.is_tile() && matches!(base_value.ty, Type::Tensor { .. }) {
+                    self.require_control(Uniformity::Uniform, "a tile load", expr.span);
+                }
+                value
+            }
+            ExprKind::Error => Value::error(),
+        }
+    }
+
+    pub(super) fn unary(&mut self, op: UnaryOp, operand: &Expr, span: Span) -> Value {
+        let value = self.expr(operand);
+        let fits = match op {
+            UnaryOp::Neg => value.ty.is_numeric() || value.ty.is_tile(),
+            UnaryOp::Not => value.ty == Type::BOOL,
+            UnaryOp::BitNot => value.ty.is_integer(),
+        };
+        if fits || value.ty.is_error() {
+            return value;
+        }
+        self.error(
+            Diagnostic::error(
+                Code::E0301,
+                span,
+                format!("`{}` cannot be applied to {}", op.symbol(), value.ty),
+            )
+            .with_label(format!("this is {}", value.ty))
+            .with_help(match op {
+                UnaryOp::Neg => "negate a number",
+                UnaryOp::Not => "`!` negates a bool; for integers use `~`",
+                UnaryOp::BitNot => "`~` flips the bits of an integer; for a bool use `!`",
+            }),
+        );
+        Value::error()
+    }
+
+    pub(super) fn binary(&mut self, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -> Value {
+        let left = self.expr(l);
+        let right = if matches!(op, BinaryOp::And | BinaryOp::Or) {
+            // The right side runs only where the left side lets it: control depends on it.
+            self.push_cause(left.uniformity, l.span, CauseKind::Condition);
+            let right = self.expr(r);
+            self.control.pop();
+            right
+        } else {
+            self.expr(r)
+        };
+        self.binary_types(op, &left, &right, span)
+    }
+
+    pub(super) fn binary_types(
+        &mut self,
+        op: BinaryOp,
+        left: &Value,
+        right: &Value,
+        span: Span,
+    ) -> Value {
+        let uniformity = left.uniformity.join(right.uniformity);
+        if left.ty.is_error() || right.ty.is_error() {
+            return Value::error();
+        }
+        if left.ty.is_tile() || right.ty.is_tile() {
+            return self.tile_binary(op, left, right, span);
+        }
+        let operands_fit = |check: fn(&Type) -> bool| unify(&left.ty, &right.ty).filter(&check);
+        let result = match op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => {
+                operands_fit(Type::is_numeric)
+            }
+            BinaryOp::Rem
+            | BinaryOp::Shl
+            | BinaryOp::Shr
+            | BinaryOp::BitAnd
+            | BinaryOp::BitOr
+            | BinaryOp::BitXor => operands_fit(Type::is_integer),
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+                operands_fit(Type::is_numeric).map(|_| Type::BOOL)
+            }
+            BinaryOp::Eq | BinaryOp::Ne => unify(&left.ty, &right.ty)
+                .filter(|t| t.is_numeric() || *t == Type::BOOL)
+                .map(|_| Type::BOOL),
+            BinaryOp::And | BinaryOp::Or => {
+                (left.ty == Type::BOOL && right.ty == Type::BOOL).then_some(Type::BOOL)
+            }
+            BinaryOp::MatMul => None,
+        };
+        match result {
+            Some(ty) => Value::new(ty, uniformity),
+            None => {
+                let help = match op {
+                    BinaryOp::MatMul => "`@` multiplies two 2-D tiles".to_owned(),
+                    BinaryOp::And | BinaryOp::Or => {
+                        "`&&` and `||` take bools; compare numbers first".to_owned()
+                    }
+                    BinaryOp::Rem
+                    | BinaryOp::Shl
+                    | BinaryOp::Shr
+                    | BinaryOp::BitAnd
+                    | BinaryOp::BitOr
+                    | BinaryOp::BitXor
+                        if left.ty.is_float() || right.ty.is_float() =>
+                    {
+                        format!("`{}` takes integers", op.symbol())
+                    }
+                    _ => cast_help(&right.ty, &left.ty),
+                };
+                self.error(
+                    Diagnostic::error(
+                        Code::E0301,
+                        span,
+                        format!(
+                            "`{}` cannot combine {} and {}",
+                            op.symbol(),
+                            left.ty,
+                            right.ty
+                        ),
+                    )
+                    .with_label(format!("{} {} {}", left.ty, op.symbol(), right.ty))
+                    .with_help(help),
+                );
+                Value::error()
+            }
+        }
+    }
+
+    pub(super) fn tile_binary(
+        &mut self,
+        op: BinaryOp,
+        left: &Value,
+        right: &Value,
+        span: Span,
+    ) -> Value {
+        self.require_control(Uniformity::Uniform, "a tile operation", span);
+        // Each element is computed by some thread of the CTA: a scalar operand must be the same
+        // in all of them, or the result would depend on the split.
+        let scalar = [left, right].into_iter().find(|v| !v.ty.is_tile());
+        if let Some(scalar) = scalar.filter(|v| v.uniformity != Uniformity::Uniform) {
+            self.error(
+                Diagnostic::error(
+                    Code::E0404,
+                    span,
+                    format!("a scalar combined with a tile must be uniform, and this one is {}", scalar.uniformity),
+                )
+                .with_label(format!("the scalar {}", scalar.uniformity.differs_between()))
+                .with_help("the CTA computes a tile's elements together: use a value from ctx.block, parameters and literals"),
+            );
+            return Value::error();
+        }
+        let uniformity = Uniformity::Uniform;
+        let result = match (op, &left.ty, &right.ty) {
+            (
+                BinaryOp::MatMul,
+                Type::Tile {
+                    element: a,
+                    shape: sa,
+                },
+                Type::Tile {
+                    element: b,
+                    shape: sb,
+                },
+            ) if a == b && sa.len() == 2 && sb.len() == 2 && sa[1] == sb[0] => Some(Type::Tile {
+                element: *a,
+                shape: vec![sa[0], sb[1]],
+            }),
+            (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div, l, r) => match (l, r) {
+                (Type::Tile { .. }, Type::Tile { .. }) if l == r => Some(l.clone()),
+                (Type::Tile { element, .. }, s) | (s, Type::Tile { element, .. })
+                    if !s.is_tile() && assignable(s, &Type::Scalar(*element)) =>
+                {
+                    Some(if l.is_tile() { l.clone() } else { r.clone() })
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        match result {
+            Some(ty) => Value::new(ty, uniformity),
+            None => {
+                self.error(
+                    Diagnostic::error(
+                        Code::E0309,
+                        span,
+                        format!("`{}` cannot combine {} and {}", op.symbol(), left.ty, right.ty),
+                    )
+                    .with_label("tile shapes or element types do not fit")
+                    .with_help("tiles combine element-wise with tiles of the same shape or with scalars; `@` takes [m, k] and [k, n]"),
+                );
+                Value::error()
+            }
+        }
+    }
+
+    /// `base[indices]` where `base` is a tensor (an element or a tile of it) or a tile (an
+    /// element).
+    pub(super) fn index(
+        &mut self,
+        base: &Value,
+        base_span: Span,
+        indices: &[IndexArg],
+        span: Span,
+    ) -> Value {
+        let (element, extents, is_tensor) = match &base.ty {
+            Type::Tensor {
+                element, extents, ..
+            } => (*element, extents.to_vec(), true),
+            Type::Tile { element, shape } => {
+                (*element, shape.iter().map(|&n| Some(n)).collect(), false)
+            }
+            Type::Error => {
+                self.index_values(indices);
+                return Value::error();
+            }
+            other => {
+                let other = other.clone();
+                self.index_values(indices);
+                self.error(
+                    Diagnostic::error(Code::E0306, base_span, format!("{other} cannot be indexed"))
+                        .with_label("only tensors and tiles can be indexed"),
+                );
+                return Value::error();
+            }
+        };
+        if indices.len() != extents.len() {
+            self.index_values(indices);
+            self.error(
+                Diagnostic::error(
+                    Code::E0304,
+                    span,
+                    format!(
+                        "{} coordinates for a {} of rank {}",
+                        indices.len(),
+                        if is_tensor { "tensor" } else { "tile" },
+                        extents.len()
+                    ),
+                )
+                .with_label(format!(
+                    "expected {} coordinate{}",
+                    extents.len(),
+                    if extents.len() == 1 { "" } else { "s" }
+                ))
+                .with_secondary(base_span, format!("this is {}", base.ty)),
+            );
+            return Value::error();
+        }
+        let mut uniformity = Uniformity::Uniform;
+        let mut shape = Vec::new();
+        let mut ok = true;
+        for (arg, extent) in indices.iter().zip(&extents) {
+            match arg {
+                IndexArg::Single(index) => {
+                    let value = self.expr(index);
+                    ok &= self.integer_index(&value, index.span);
+                    uniformity = uniformity.join(value.uniformity);
+                }
+                IndexArg::Tile { start, length } => {
+                    let value = self.expr(start);
+                    ok &= self.integer_index(&value, start.span);
+                    if value.uniformity != Uniformity::Uniform && !value.ty.is_error() {
+                        self.error(
+                            Diagnostic::error(
+                                Code::E0404,
+                                start.span,
+                                format!("a tile's start must be uniform, and this is {}", value.uniformity),
+                            )
+                            .with_label(format!("this start {}", value.uniformity.differs_between()))
+                            .with_help("every thread copies the same tile together: compute its start from ctx.block, parameters and literals"),
+                        );
+                    }
+                    match length.kind {
+                        ExprKind::Int(Some(n)) if n > 0 && n <= u64::from(u32::MAX) => {
+                            shape.push(n)
+                        }
+                        _ => {
+                            ok = false;
+                            self.expr(length);
+                            self.error(
+                                Diagnostic::error(Code::E0307, length.span, "a tile's length must be a positive integer literal")
+                                    .with_label("not a compile-time constant")
+                                    .with_help("the shared memory a tile takes is fixed when the kernel is compiled: write a number, e.g. A[r :+ 64, :]"),
+                            );
+                        }
+                    }
+                }
+                IndexArg::Whole(whole) => match extent {
+                    Some(n) => shape.push(*n),
+                    None => {
+                        ok = false;
+                        self.error(
+                            Diagnostic::error(Code::E0308, *whole, "`:` takes a whole axis, and this axis's extent is a name")
+                                .with_label("its extent is only known at launch")
+                                .with_secondary(base_span, format!("this is {}", base.ty))
+                                .with_help("give a start and a length, as in r :+ 64, or declare the extent as a number"),
+                        );
+                    }
+                },
+            }
+        }
+        if !ok {
+            return Value::error();
+        }
+        if shape.is_empty() {
+            return Value::new(Type::Scalar(element), uniformity);
+        }
+        if !is_tensor {
+            self.error(
+                Diagnostic::error(Code::E0309, span, "a tile cannot be sliced")
+                    .with_label("index a tile's elements one by one, as in a[i, j]"),
+            );
+            return Value::error();
+        }
+        Value::new(Type::Tile { element, shape }, Uniformity::Uniform)
+    }
+
+    pub(super) fn index_values(&mut self, indices: &[IndexArg]) {
+        for arg in indices {
+            match arg {
+                IndexArg::Single(e) => {
+                    self.expr(e);
+                }
+                IndexArg::Tile { start, length } => {
+                    self.expr(start);
+                    self.expr(length);
+                }
+                IndexArg::Whole(_) => {}
+            }
+        }
+    }
+
+    pub(super) fn integer_index(&mut self, value: &Value, span: Span) -> bool {
+        if value.ty.is_integer() || value.ty.is_error() {
+            return true;
+        }
+        self.error(
+            Diagnostic::error(
+                Code::E0305,
+                span,
+                format!("an index must be an integer, not {}", value.ty),
+            )
+            .with_label(format!("this is {}", value.ty))
+            .with_help(cast_help(&value.ty, &Type::I32)),
+        );
+        false
+    }
+}

@@ -1,0 +1,155 @@
+//! Names and scopes, and the control a statement runs under: declaring and finding names,
+//! and the uniformity a barrier or a collective needs of its control (E0401, E0402).
+
+use super::*;
+
+impl KernelChecker {
+    pub(super) fn declare(
+        &mut self,
+        name: &Ident,
+        ty: Type,
+        kind: NameKind,
+        uniformity: Uniformity,
+    ) -> usize {
+        let id = self.vars.len();
+        self.vars.push(Variable {
+            name: name.name.clone(),
+            ty: ty.clone(),
+            kind,
+            declared_at: name.span,
+            control_depth: self.control.len(),
+        });
+        self.env.push(uniformity);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.name.clone(), id));
+        }
+        self.record(name, ty, kind, uniformity);
+        id
+    }
+
+    /// A `let`/`var` declaration: reports a second declaration in the same scope.
+    pub(super) fn declare_local(
+        &mut self,
+        name: &Ident,
+        ty: Type,
+        kind: NameKind,
+        uniformity: Uniformity,
+    ) {
+        if name.name == "ctx" {
+            return; // reported by the parser's ctx rules
+        }
+        let earlier = self
+            .scopes
+            .last()
+            .and_then(|scope| scope.iter().rev().find(|(n, _)| *n == name.name))
+            .map(|&(_, id)| self.vars[id].declared_at);
+        if let Some(first) = earlier {
+            self.error(
+                Diagnostic::error(
+                    Code::E0203,
+                    name.span,
+                    format!("`{}` is already declared in this block", name.name),
+                )
+                .with_label("declared again here")
+                .with_secondary(first, "first declared here")
+                .with_help("pick another name, or assign to it if it is a var"),
+            );
+        }
+        self.declare(name, ty, kind, uniformity);
+    }
+
+    pub(super) fn record(
+        &mut self,
+        name: &Ident,
+        ty: Type,
+        kind: NameKind,
+        uniformity: Uniformity,
+    ) {
+        self.names.push(NameInfo {
+            span: name.span,
+            name: name.name.clone(),
+            kind,
+            ty,
+            uniformity,
+        });
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|scope| scope.iter().rev().find(|(n, _)| n == name))
+            .map(|&(_, id)| id)
+    }
+
+    pub(super) fn names_in_scope(&self) -> impl Iterator<Item = &str> {
+        self.scopes.iter().flatten().map(|(n, _)| n.as_str())
+    }
+
+    pub(super) fn unknown_name(&mut self, name: &str, span: Span) {
+        let mut diagnostic =
+            Diagnostic::error(Code::E0201, span, format!("`{name}` is not defined"))
+                .with_label("not defined here");
+        if let Some(similar) = builtins::closest(name, self.names_in_scope()) {
+            diagnostic = diagnostic.with_help(format!("a name in scope is similar: `{similar}`"));
+        } else if matches!(
+            name,
+            "threadIdx" | "blockIdx" | "blockDim" | "gridDim" | "warpSize"
+        ) {
+            diagnostic = diagnostic.with_help("Tessera has no CUDA built-in variables: read ctx.thread, ctx.block.x, ctx.threads, ctx.blocks.x or ctx.lanes");
+        }
+        self.error(diagnostic);
+    }
+
+    pub(super) fn with_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.scopes.push(Vec::new());
+        let result = f(self);
+        self.scopes.pop();
+        result
+    }
+
+    /// Reports `what` if control here is more divergent than `needed`.
+    pub(super) fn require_control(&mut self, needed: Uniformity, what: &str, span: Span) {
+        let Some(cause) = strongest(&self.control) else {
+            return;
+        };
+        if cause.uniformity <= needed {
+            return;
+        }
+        let (code, needed_text) = if needed == Uniformity::Uniform {
+            (Code::E0401, "every thread of the CTA")
+        } else {
+            (Code::E0402, "every lane of the warp")
+        };
+        let mut diagnostic = Diagnostic::error(
+            code,
+            span,
+            format!(
+                "{what} is reached under {} control",
+                cause.uniformity.name()
+            ),
+        )
+        .with_label(format!("{what} needs {needed_text} to get here together"))
+        .with_secondary(cause.span, cause.label());
+        if let CauseKind::EarlyExit { jump, keyword } = cause.kind {
+            diagnostic = diagnostic.with_secondary(jump, format!("some threads `{keyword}` here"));
+        }
+        let help = match needed {
+            Uniformity::Uniform => format!(
+                "move {what} where every thread of the CTA reaches it, or make the condition uniform (from ctx.block, ctx.blocks, parameters and literals)"
+            ),
+            _ => format!(
+                "move {what} where every lane of the warp reaches it, or make the condition warp-uniform (ctx.warp and uniform values)"
+            ),
+        };
+        self.error(diagnostic.with_help(help));
+    }
+
+    pub(super) fn push_cause(&mut self, uniformity: Uniformity, span: Span, kind: CauseKind) {
+        self.control.push(Cause {
+            uniformity,
+            span,
+            kind,
+        });
+    }
+}

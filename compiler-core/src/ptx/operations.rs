@@ -1,0 +1,420 @@
+//! Operations: each IR `Op` as PTX instructions (arithmetic with `.rn` floats, division by a
+//! power of two as a shift, math functions, casts, loads and stores).
+
+use super::*;
+
+/// The `k` of an integer division or remainder by the constant `2^k`.
+pub(super) fn power_of_two_divisor(b: BinaryOp, t: Scalar, y: Operand) -> Option<u32> {
+    let Operand::Const(bits) = y else { return None };
+    let integer = matches!(t, Scalar::I32 | Scalar::U32);
+    let positive = t == Scalar::U32 || (bits as i32) > 0;
+    (matches!(b, BinaryOp::Div | BinaryOp::Rem) && integer && positive && bits.is_power_of_two())
+        .then(|| bits.trailing_zeros())
+}
+
+impl<'a> Emitter<'a> {
+    pub(super) fn op(&mut self, dst: Reg, op: &Op) {
+        let d = self.reg(dst);
+        let ty = self.ty(dst);
+        match op {
+            Op::Copy(a) => {
+                let a = self.src(*a, ty);
+                let t = match kind_of(ty) {
+                    Kind::Pred => "pred",
+                    Kind::F32 => "f32",
+                    _ => "b32",
+                };
+                self.line(format!("mov.{t} {d}, {a};"), None);
+            }
+            Op::Ctx(field) => {
+                let value = match field {
+                    CtxField::Thread => self.tid.clone(),
+                    CtxField::Lane => self.lane.clone(),
+                    CtxField::Warp => self.warp.clone(),
+                    CtxField::Threads => self.kernel.threads.to_string(),
+                    CtxField::Warps => self.kernel.threads.div_ceil(WARP).to_string(),
+                    CtxField::Lanes => WARP.to_string(),
+                    CtxField::Block(a) => format!("%ctaid.{}", axis(*a)),
+                    CtxField::Blocks(a) => format!("%nctaid.{}", axis(*a)),
+                };
+                self.line(format!("mov.u32 {d}, {value};"), None);
+            }
+            Op::Dim(i) => {
+                let r = self.dims.get(*i).cloned().unwrap_or_default();
+                self.line(format!("mov.u32 {d}, {r};"), None);
+            }
+            Op::Scalar(i) => {
+                let r = self.params.get(*i).cloned().flatten().unwrap_or_default();
+                let t = if ty == Scalar::F32 { "f32" } else { "b32" };
+                self.line(format!("mov.{t} {d}, {r};"), None);
+            }
+            Op::Unary(u, t, a) => {
+                let a = self.src(*a, *t);
+                let text = match (u, t) {
+                    (UnaryOp::Neg, Scalar::F32) => format!("neg.f32 {d}, {a};"),
+                    (UnaryOp::Neg, _) => format!("neg.s32 {d}, {a};"),
+                    (UnaryOp::Not, _) => format!("not.pred {d}, {a};"),
+                    (UnaryOp::BitNot, _) => format!("not.b32 {d}, {a};"),
+                };
+                self.line(text, None);
+            }
+            Op::Binary(b, t, x, y) => self.binary(&d, *b, *t, *x, *y),
+            Op::Compare(c, t, x, y) => {
+                let x = self.in_reg(*x, *t);
+                let y = self.src(*y, *t);
+                if *t == Scalar::Bool {
+                    self.line(format!("xor.pred {d}, {x}, {y};"), None);
+                    if *c == CompareOp::Eq {
+                        self.line(format!("not.pred {d}, {d};"), None);
+                    }
+                    return;
+                }
+                let name = match c {
+                    CompareOp::Lt => "lt",
+                    CompareOp::Le => "le",
+                    CompareOp::Gt => "gt",
+                    CompareOp::Ge => "ge",
+                    CompareOp::Eq => "eq",
+                    // Unordered: NaN != NaN holds, as in the simulator.
+                    CompareOp::Ne if *t == Scalar::F32 => "neu",
+                    CompareOp::Ne => "ne",
+                };
+                self.line(format!("setp.{name}.{} {d}, {x}, {y};", suffix(*t)), None);
+            }
+            Op::Select(c, a, b) => {
+                let p = self.src(*c, Scalar::Bool);
+                if ty == Scalar::Bool {
+                    let (a, b) = (self.src(*a, ty), self.src(*b, ty));
+                    let t = self.temp(Kind::Pred);
+                    self.line(format!("and.pred {t}, {p}, {a};"), None);
+                    self.line(format!("not.pred {d}, {p};"), None);
+                    self.line(format!("and.pred {d}, {d}, {b};"), None);
+                    self.line(format!("or.pred {d}, {d}, {t};"), None);
+                } else {
+                    let (a, b) = (self.src(*a, ty), self.src(*b, ty));
+                    let t = if ty == Scalar::F32 { "f32" } else { "b32" };
+                    self.line(format!("selp.{t} {d}, {a}, {b}, {p};"), None);
+                }
+            }
+            Op::Fma(a, b, c) => {
+                let a = self.in_reg(*a, Scalar::F32);
+                let (b, c) = (self.src(*b, Scalar::F32), self.src(*c, Scalar::F32));
+                self.line(format!("fma.rn.f32 {d}, {a}, {b}, {c};"), None);
+            }
+            Op::Math(f, t, a) => self.math(&d, *f, *t, *a),
+            Op::Cast { from, to, value } => self.cast(&d, *from, *to, *value),
+            Op::Load {
+                tensor,
+                indices,
+                guarded,
+            } => {
+                let element = self.element_type(*tensor);
+                let (address, inside) = self.address(*tensor, indices, *guarded);
+                match inside {
+                    Some(p) => {
+                        self.line(
+                            format!("mov.{} {d}, {};", suffix_b(element), immediate(0, element)),
+                            None,
+                        );
+                        self.line(
+                            format!("@{p} ld.global.{} {d}, [{address}];", suffix_b(element)),
+                            None,
+                        );
+                    }
+                    None => self.line(
+                        format!("ld.global.{} {d}, [{address}];", suffix_b(element)),
+                        None,
+                    ),
+                }
+            }
+            Op::SharedLoad { array, indices } => {
+                let element = self.kernel.shared[*array].element;
+                let address = self.shared_address(*array, indices);
+                self.line(
+                    format!("ld.shared.{} {d}, [{address}];", suffix_b(element)),
+                    None,
+                );
+            }
+            Op::Reduce(r, over, t, a) => self.reduce(&d, *r, *over, *t, *a),
+            Op::Vote(v, a) => {
+                let p = self.src(*a, Scalar::Bool);
+                let mask = self.mask.clone();
+                match v {
+                    Vote::Any => self.line(format!("vote.sync.any.pred {d}, {p}, {mask};"), None),
+                    Vote::All => self.line(format!("vote.sync.all.pred {d}, {p}, {mask};"), None),
+                    Vote::Ballot => {
+                        self.line(format!("vote.sync.ballot.b32 {d}, {p}, {mask};"), None)
+                    }
+                }
+            }
+            Op::PrefixSum(t, a) => {
+                let a = self.src(*a, *t);
+                let kind = if *t == Scalar::F32 { "f32" } else { "b32" };
+                self.line(format!("mov.{kind} {d}, {a};"), None);
+                let mask = self.mask.clone();
+                let mut distance = 1;
+                while distance < WARP {
+                    let shifted = self.temp(kind_of(*t));
+                    let from_below = self.temp(Kind::Pred);
+                    self.line(
+                        format!(
+                            "shfl.sync.up.b32 {shifted}|{from_below}, {d}, {distance}, 0, {mask};"
+                        ),
+                        None,
+                    );
+                    let add = if *t == Scalar::F32 {
+                        "add.rn.f32"
+                    } else {
+                        "add.s32"
+                    };
+                    self.line(format!("@{from_below} {add} {d}, {shifted}, {d};"), None);
+                    distance *= 2;
+                }
+            }
+            Op::Shuffle(kind, x, l) => self.shuffle(&d, ty, *kind, *x, *l),
+        }
+    }
+
+    pub(super) fn binary(&mut self, d: &str, b: BinaryOp, t: Scalar, x: Operand, y: Operand) {
+        if let Some(shift) = power_of_two_divisor(b, t, y) {
+            let x = self.in_reg(x, t);
+            return self.divide_by_power_of_two(d, b, t, &x, shift);
+        }
+        let x = self.in_reg(x, t);
+        let y = self.src(y, t);
+        let s = suffix(t);
+        let float = t == Scalar::F32;
+        let text = match b {
+            // `.rn` keeps ptxas from contracting into FMA: results match the simulator.
+            BinaryOp::Add if float => format!("add.rn.f32 {d}, {x}, {y};"),
+            BinaryOp::Sub if float => format!("sub.rn.f32 {d}, {x}, {y};"),
+            BinaryOp::Mul if float => format!("mul.rn.f32 {d}, {x}, {y};"),
+            BinaryOp::Div if float => format!("div.rn.f32 {d}, {x}, {y};"),
+            BinaryOp::Rem if float => {
+                // x - trunc(x / y) * y, as C's fmodf for the values kernels use.
+                let q = self.temp(Kind::F32);
+                self.line(format!("div.rn.f32 {q}, {x}, {y};"), None);
+                self.line(format!("cvt.rzi.f32.f32 {q}, {q};"), None);
+                self.line(format!("neg.f32 {q}, {q};"), None);
+                format!("fma.rn.f32 {d}, {q}, {y}, {x};")
+            }
+            BinaryOp::Min => format!("min.{s} {d}, {x}, {y};"),
+            BinaryOp::Max => format!("max.{s} {d}, {x}, {y};"),
+            BinaryOp::Add => format!("add.{s} {d}, {x}, {y};"),
+            BinaryOp::Sub => format!("sub.{s} {d}, {x}, {y};"),
+            BinaryOp::Mul => format!("mul.lo.{s} {d}, {x}, {y};"),
+            BinaryOp::Div => format!("div.{s} {d}, {x}, {y};"),
+            BinaryOp::Rem => format!("rem.{s} {d}, {x}, {y};"),
+            BinaryOp::And => format!("and.b32 {d}, {x}, {y};"),
+            BinaryOp::Or => format!("or.b32 {d}, {x}, {y};"),
+            BinaryOp::Xor => format!("xor.b32 {d}, {x}, {y};"),
+            BinaryOp::Shl | BinaryOp::Shr => {
+                // Tessera shifts by the count's low 5 bits; PTX would clamp larger counts.
+                let count = self.temp(Kind::B32);
+                self.line(format!("and.b32 {count}, {y}, 31;"), None);
+                let op = match (b, t) {
+                    (BinaryOp::Shl, _) => "shl.b32",
+                    (_, Scalar::I32) => "shr.s32",
+                    _ => "shr.u32",
+                };
+                format!("{op} {d}, {x}, {count};")
+            }
+        };
+        self.line(text, None);
+    }
+
+    /// `x / 2^shift` or `x % 2^shift` with shifts: ptxas divides by a constant in a register
+    /// the long way (a reciprocal and corrections), where nvcc's front end would have shifted.
+    /// Signed division truncates toward zero, so a negative `x` is biased by `2^shift - 1` first.
+    pub(super) fn divide_by_power_of_two(
+        &mut self,
+        d: &str,
+        b: BinaryOp,
+        t: Scalar,
+        x: &str,
+        shift: u32,
+    ) {
+        let mask = (1u32 << shift) - 1;
+        if t == Scalar::U32 {
+            let text = if b == BinaryOp::Div {
+                format!("shr.u32 {d}, {x}, {shift};")
+            } else {
+                format!("and.b32 {d}, {x}, {mask};")
+            };
+            return self.line(text, None);
+        }
+        if shift == 0 {
+            let value = if b == BinaryOp::Div { x } else { "0" };
+            return self.line(format!("mov.b32 {d}, {value};"), None);
+        }
+        let biased = self.temp(Kind::B32);
+        self.line(format!("shr.s32 {biased}, {x}, 31;"), None);
+        self.line(format!("shr.u32 {biased}, {biased}, {};", 32 - shift), None);
+        self.line(format!("add.s32 {biased}, {x}, {biased};"), None);
+        if b == BinaryOp::Div {
+            self.line(format!("shr.s32 {d}, {biased}, {shift};"), None);
+        } else {
+            self.line(format!("and.b32 {biased}, {biased}, {};", !mask), None);
+            self.line(format!("sub.s32 {d}, {x}, {biased};"), None);
+        }
+    }
+
+    pub(super) fn math(&mut self, d: &str, f: MathFn, t: Scalar, a: Operand) {
+        let a = self.src(a, t);
+        if t != Scalar::F32 {
+            let text = match (f, t) {
+                (MathFn::Abs, Scalar::I32) => format!("abs.s32 {d}, {a};"),
+                _ => format!("mov.b32 {d}, {a};"),
+            };
+            self.line(text, None);
+            return;
+        }
+        const LOG2_E: &str = "0f3FB8AA3B";
+        const LN_2: &str = "0f3F317218";
+        match f {
+            MathFn::Abs => self.line(format!("abs.f32 {d}, {a};"), None),
+            MathFn::Sqrt => self.line(format!("sqrt.rn.f32 {d}, {a};"), None),
+            MathFn::Rsqrt => self.line(format!("rsqrt.approx.f32 {d}, {a};"), None),
+            MathFn::Exp => {
+                self.line(format!("mul.rn.f32 {d}, {a}, {LOG2_E};"), None);
+                self.line(format!("ex2.approx.f32 {d}, {d};"), None);
+            }
+            MathFn::Exp2 => self.line(format!("ex2.approx.f32 {d}, {a};"), None),
+            MathFn::Log => {
+                self.line(format!("lg2.approx.f32 {d}, {a};"), None);
+                self.line(format!("mul.rn.f32 {d}, {d}, {LN_2};"), None);
+            }
+            MathFn::Log2 => self.line(format!("lg2.approx.f32 {d}, {a};"), None),
+            MathFn::Sin => self.line(format!("sin.approx.f32 {d}, {a};"), None),
+            MathFn::Cos => self.line(format!("cos.approx.f32 {d}, {a};"), None),
+            MathFn::Tanh => {
+                // tanh(x) = 1 - 2 / (exp(2x) + 1); tanh.approx needs sm_75.
+                let e = self.temp(Kind::F32);
+                self.line(format!("mul.rn.f32 {e}, {a}, 0f4038AA3B;"), None);
+                self.line(format!("ex2.approx.f32 {e}, {e};"), None);
+                self.line(format!("add.rn.f32 {e}, {e}, 0f3F800000;"), None);
+                self.line(format!("div.rn.f32 {e}, 0f40000000, {e};"), None);
+                self.line(format!("sub.rn.f32 {d}, 0f3F800000, {e};"), None);
+            }
+            MathFn::Floor => self.line(format!("cvt.rmi.f32.f32 {d}, {a};"), None),
+            MathFn::Ceil => self.line(format!("cvt.rpi.f32.f32 {d}, {a};"), None),
+        }
+    }
+
+    pub(super) fn cast(&mut self, d: &str, from: Scalar, to: Scalar, value: Operand) {
+        let v = self.src(value, from);
+        let text = match (from, to) {
+            (Scalar::Bool, Scalar::F32) => format!("selp.f32 {d}, 0f3F800000, 0f00000000, {v};"),
+            (Scalar::Bool, Scalar::Bool) => format!("mov.pred {d}, {v};"),
+            (Scalar::Bool, _) => format!("selp.u32 {d}, 1, 0, {v};"),
+            (_, Scalar::Bool) => format!("setp.ne.b32 {d}, {v}, 0;"),
+            (Scalar::F32, Scalar::F32) => format!("mov.f32 {d}, {v};"),
+            // Saturating, and NaN gives 0, as in the simulator.
+            (Scalar::F32, Scalar::I32) => format!("cvt.rzi.sat.s32.f32 {d}, {v};"),
+            (Scalar::F32, _) => format!("cvt.rzi.sat.u32.f32 {d}, {v};"),
+            (Scalar::I32, Scalar::F32) => format!("cvt.rn.f32.s32 {d}, {v};"),
+            (_, Scalar::F32) => format!("cvt.rn.f32.u32 {d}, {v};"),
+            _ => format!("mov.b32 {d}, {v};"),
+        };
+        self.line(text, None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the straight-line integer PTX that `divide_by_power_of_two` writes, register by
+    /// register, so the shift sequences are checked against Rust's `/` and `%` without a GPU.
+    fn run_lines(lines: &[(String, Option<Span>)], x: u32) -> u32 {
+        let mut regs = std::collections::HashMap::from([("%x".to_string(), x)]);
+        let value = |regs: &std::collections::HashMap<String, u32>, s: &str| {
+            regs.get(s)
+                .copied()
+                .unwrap_or_else(|| s.parse::<i64>().map_or(0, |v| v as u32))
+        };
+        for (line, _) in lines {
+            let line = line.trim().trim_end_matches(';');
+            let (op, args) = line.split_once(' ').unwrap_or((line, ""));
+            let args: Vec<&str> = args.split(", ").collect();
+            let a = value(&regs, args[1]);
+            let b = args.get(2).map_or(0, |s| value(&regs, s));
+            let result = match op {
+                "mov.b32" => a,
+                "shr.s32" => ((a as i32) >> b) as u32,
+                "shr.u32" => a >> b,
+                "add.s32" => a.wrapping_add(b),
+                "sub.s32" => a.wrapping_sub(b),
+                "and.b32" => a & b,
+                other => panic!("unexpected instruction {other}"),
+            };
+            regs.insert(args[0].to_string(), result);
+        }
+        regs["%d"]
+    }
+
+    fn shifted(b: BinaryOp, t: Scalar, divisor: u32, x: u32) -> u32 {
+        let source = "kernel k() {}";
+        let kernel = Kernel {
+            name: "k".into(),
+            threads: 32,
+            params: Vec::new(),
+            dims: Vec::new(),
+            regs: Vec::new(),
+            shared: Vec::new(),
+            body: Vec::new(),
+            span: Span { start: 0, end: 0 },
+            cluster: None,
+        };
+        let mut emitter = Emitter::new(&kernel, source, Arch::Sm70);
+        let shift = power_of_two_divisor(b, t, Operand::Const(divisor));
+        emitter.divide_by_power_of_two("%d", b, t, "%x", shift.unwrap_or(99));
+        run_lines(&emitter.lines, x)
+    }
+
+    #[test]
+    fn division_by_a_power_of_two_truncates_toward_zero_like_the_simulator() {
+        let samples = [
+            0,
+            1,
+            5,
+            31,
+            32,
+            33,
+            1000,
+            -1,
+            -5,
+            -31,
+            -32,
+            -33,
+            -1000,
+            i32::MAX,
+            i32::MIN,
+        ];
+        for shift in [0, 1, 5, 30] {
+            let divisor = 1i32 << shift;
+            for x in samples {
+                let (q, r) = (x / divisor, x % divisor);
+                let div = shifted(BinaryOp::Div, Scalar::I32, divisor as u32, x as u32);
+                let rem = shifted(BinaryOp::Rem, Scalar::I32, divisor as u32, x as u32);
+                assert_eq!((div as i32, rem as i32), (q, r), "{x} by {divisor}");
+                let (ux, ud) = (x as u32, divisor as u32);
+                assert_eq!(shifted(BinaryOp::Div, Scalar::U32, ud, ux), ux / ud);
+                assert_eq!(shifted(BinaryOp::Rem, Scalar::U32, ud, ux), ux % ud);
+            }
+        }
+    }
+
+    #[test]
+    fn only_positive_powers_of_two_become_shifts() {
+        let divisor = |bits: u32, t| power_of_two_divisor(BinaryOp::Div, t, Operand::Const(bits));
+        assert_eq!(divisor(32, Scalar::I32), Some(5));
+        assert_eq!(divisor(1 << 31, Scalar::U32), Some(31));
+        assert_eq!(divisor(1 << 31, Scalar::I32), None, "i32::MIN is negative");
+        assert_eq!(divisor(24, Scalar::I32), None);
+        assert_eq!(divisor(0, Scalar::U32), None);
+        assert_eq!(divisor(32, Scalar::F32), None);
+        let add = power_of_two_divisor(BinaryOp::Add, Scalar::I32, Operand::Const(32));
+        assert_eq!(add, None);
+    }
+}

@@ -1,0 +1,102 @@
+//! Statements: the IR's structured control flow as naga's (blocks, `if`, loops with a
+//! continuing block, `break`, `continue`, `return`, barriers), and stores.
+
+use super::*;
+
+impl<'k> Builder<'k> {
+    pub(super) fn block(&mut self, stmts: &[ir::Stmt]) -> Block {
+        let mut block = Block::new();
+        for stmt in stmts {
+            self.span = naga::Span::new(stmt.span.start as u32, stmt.span.end as u32);
+            if self.emulation.is_some() {
+                self.stmt_emulated(&mut block, stmt);
+            } else {
+                self.stmt(&mut block, stmt);
+            }
+        }
+        self.flush(&mut block);
+        block
+    }
+
+    pub(super) fn stmt(&mut self, block: &mut Block, stmt: &ir::Stmt) {
+        match &stmt.kind {
+            StmtKind::Let { dst, op } => {
+                let ty = self.reg_ty(*dst);
+                let value = self.op(block, op, ty);
+                self.store_reg(block, *dst, value);
+            }
+            StmtKind::Store {
+                tensor,
+                indices,
+                value,
+                guarded,
+            } => {
+                let element = self.kernel.params[*tensor].element();
+                let v = self.operand(block, *value, element);
+                let (pointer, inside) = self.tensor_pointer(block, *tensor, indices, *guarded);
+                match inside {
+                    None => self.push(block, St::Store { pointer, value: v }),
+                    Some(condition) => {
+                        self.flush(block);
+                        let mut accept = Block::new();
+                        accept.push(St::Store { pointer, value: v }, self.span);
+                        block.push(
+                            St::If {
+                                condition,
+                                accept,
+                                reject: Block::new(),
+                            },
+                            self.span,
+                        );
+                    }
+                }
+            }
+            StmtKind::SharedStore {
+                array,
+                indices,
+                value,
+            } => {
+                let element = self.kernel.shared[*array].element;
+                let v = self.operand(block, *value, element);
+                let pointer = self.shared_pointer(block, *array, indices);
+                self.push(block, St::Store { pointer, value: v });
+            }
+            StmtKind::If {
+                condition,
+                then_block,
+                else_block,
+            } => {
+                let condition = self.operand(block, *condition, Scalar::Bool);
+                self.flush(block);
+                let accept = self.block(then_block);
+                let reject = self.block(else_block);
+                self.span = naga::Span::new(stmt.span.start as u32, stmt.span.end as u32);
+                block.push(
+                    St::If {
+                        condition,
+                        accept,
+                        reject,
+                    },
+                    self.span,
+                );
+            }
+            StmtKind::Loop { body, continuing } => {
+                self.flush(block);
+                let body = self.block(body);
+                let continuing = self.block(continuing);
+                block.push(
+                    St::Loop {
+                        body,
+                        continuing,
+                        break_if: None,
+                    },
+                    self.span,
+                );
+            }
+            StmtKind::Break => self.push(block, St::Break),
+            StmtKind::Continue => self.push(block, St::Continue),
+            StmtKind::Return => self.push(block, St::Return { value: None }),
+            StmtKind::Barrier => self.push(block, St::ControlBarrier(Barrier::WORK_GROUP)),
+        }
+    }
+}
