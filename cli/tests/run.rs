@@ -216,3 +216,21 @@ fn ptx_for_a_target_to_a_file() {
         stderr(&bad)
     );
 }
+
+#[test]
+fn a_kernel_past_its_step_limit_says_how_to_raise_it() {
+    let dir = scratch("spin");
+    let file = dir.join("spin.tsr");
+    let source = "@launch(32)\nkernel spin(Y: tensor<i32>[32]) {\n  var n = 0\n  while true {\n    n += 1\n  }\n}\n";
+    std::fs::write(&file, source).unwrap_or_else(|e| panic!("{e}"));
+    let output = tessera(&["run", &file.display().to_string(), "--step-limit", "500"]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert!(
+        text.contains(
+            "error[E0514]: the CTA ran 500 statements, its step limit, and had not finished"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("help: a loop that never ends needs an end; a kernel that is only long needs a larger limit (`tessera run --step-limit N`)"), "{text}");
+}

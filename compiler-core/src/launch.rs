@@ -15,7 +15,6 @@ use crate::ir::{DimRef, Kernel, Param};
 use crate::sim::{self, Arg, Args, SimOptions, Tensor};
 use crate::span::Span;
 use crate::wgsl::{self, WarpMode};
-use crate::RunOutput;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -350,7 +349,7 @@ pub struct RunLimits {
 impl RunLimits {
     /// `tessera run` and the tests: tensors up to [`MAX_ELEMENTS`] each, and 2^27
     /// thread-statements per CTA (4 M statements for 32 threads, 131 K for 1024), which an
-    /// endless loop reaches in about 2 s in a release build and 10 s in a debug build
+    /// endless loop reaches in about 1 s in a release build and 8 s in a debug build
     /// (BENCHMARKS.md); `--step-limit` sets another.
     pub const TERMINAL: RunLimits = RunLimits {
         max_elements: u64::MAX,
@@ -370,6 +369,17 @@ impl RunLimits {
     pub fn step_limit(self, threads: u32) -> u64 {
         (self.step_budget / u64::from(threads.max(1))).max(1)
     }
+}
+
+/// What a simulated run produced: every parameter as the kernel left it, and statistics.
+pub struct RunOutput {
+    pub args: Args,
+    pub stats: sim::Stats,
+    /// Who wrote each element last, when the run recorded it ([`PreparedRun::simulate_recording`];
+    /// not for a kernel under `@cluster`, whose super-tiles are separate launches).
+    pub writers: Option<sim::Writers>,
+    /// The super-tiles and their nodes, for a kernel under `@cluster`.
+    pub cluster: Option<cluster::ClusterRun>,
 }
 
 /// A launch checked against its kernel once and its arguments built once: it runs on the

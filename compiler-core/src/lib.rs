@@ -33,7 +33,7 @@ pub mod wgsl;
 
 pub use check::{Checked, Uniformity};
 pub use diagnostic::{Code, Diagnostic, Severity};
-pub use launch::{PreparedRun, RunLimits};
+pub use launch::{PreparedRun, RunLimits, RunOutput};
 pub use span::Span;
 
 use std::sync::Arc;
@@ -128,17 +128,6 @@ pub fn compile_bytes(bytes: &[u8]) -> Compilation {
             ir: std::cell::OnceCell::new(),
         },
     }
-}
-
-/// What a simulated run produced: every parameter as the kernel left it, and statistics.
-pub struct RunOutput {
-    pub args: sim::Args,
-    pub stats: sim::Stats,
-    /// Who wrote each element last, when the run recorded it ([`PreparedRun::simulate_recording`];
-    /// not for a kernel under `@cluster`, whose super-tiles are separate launches).
-    pub writers: Option<sim::Writers>,
-    /// The super-tiles and their nodes, for a kernel under `@cluster`.
-    pub cluster: Option<cluster::ClusterRun>,
 }
 
 impl Compilation {

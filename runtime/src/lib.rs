@@ -45,6 +45,24 @@ pub struct GpuOutput {
     pub elapsed: Duration,
 }
 
+impl GpuOutput {
+    /// What both runners do first: the WGSL for `mode`, and the arguments to run it over (a
+    /// copy of the prepared ones).
+    fn start(
+        prepared: &compiler_core::PreparedRun<'_>,
+        mode: WarpMode,
+    ) -> Result<(compiler_core::wgsl::Wgsl, GpuOutput), RuntimeError> {
+        let wgsl = prepared
+            .wgsl(mode)
+            .map_err(|d| RuntimeError::Wgsl(d.message))?;
+        let output = GpuOutput {
+            args: prepared.args.clone(),
+            elapsed: Duration::ZERO,
+        };
+        Ok((wgsl, output))
+    }
+}
+
 /// What one GPU adapter offers to Tessera.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdapterReport {

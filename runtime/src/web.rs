@@ -247,15 +247,11 @@ pub async fn run(
     prepared: &PreparedRun<'_>,
     mode: WarpMode,
 ) -> Result<GpuOutput, RuntimeError> {
-    let wgsl = prepared
-        .wgsl(mode)
-        .map_err(|d| RuntimeError::Wgsl(d.message))?;
-    let mut args = prepared.args.clone();
-    let run = run_wgsl(gpu, prepared.kernel, &wgsl, &mut args).await?;
-    Ok(GpuOutput {
-        args,
-        elapsed: run.elapsed,
-    })
+    let (wgsl, mut output) = GpuOutput::start(prepared, mode)?;
+    output.elapsed = run_wgsl(gpu, prepared.kernel, &wgsl, &mut output.args)
+        .await?
+        .elapsed;
+    Ok(output)
 }
 
 /// Runs `wgsl` over `args.grid` and copies every written tensor back into `args`; a kernel
