@@ -342,6 +342,8 @@ pub struct RunLimits {
     /// threads. The time a step takes grows with the threads that run it, so a budget of
     /// thread-statements stops a runaway loop after about the same time in any CTA.
     pub step_budget: u64,
+    /// Who runs it, for messages: "a run in the page".
+    pub host: &'static str,
     /// What to do about a launch over `max_elements`, for the diagnostic's help.
     pub larger: &'static str,
 }
@@ -354,6 +356,7 @@ impl RunLimits {
     pub const TERMINAL: RunLimits = RunLimits {
         max_elements: u64::MAX,
         step_budget: 1 << 27,
+        host: "a run from the command line",
         larger: "make the dimensions smaller",
     };
     /// A run in a browser tab, on the page's thread: 64 MB of tensors (twice that while the
@@ -362,6 +365,7 @@ impl RunLimits {
     pub const PAGE: RunLimits = RunLimits {
         max_elements: 16 << 20,
         step_budget: 1 << 29,
+        host: "a run in the page",
         larger: "make the dimensions smaller here, or run the same launch from a terminal with `tessera run`",
     };
 
@@ -409,8 +413,8 @@ impl<'k> PreparedRun<'k> {
             return Err(launch_error(
                 kernel,
                 format!(
-                    "the tensors would hold {elements} elements together; a run here holds at most {}",
-                    limits.max_elements
+                    "the tensors would hold {elements} elements together; {} holds at most {}",
+                    limits.host, limits.max_elements
                 ),
             )
             .with_help(limits.larger));

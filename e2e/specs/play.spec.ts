@@ -192,7 +192,7 @@ test('a launch too large for the page is refused before anything is allocated', 
   await play.setField('dim-N', '100000000');
   await play.run();
   await expect(page.getByTestId('run-status')).toContainText('a run in the page holds at most 16777216');
-  await expect(play.gpuStatus).toContainText('too large for a run in the page');
+  await expect(play.gpuStatus).toContainText('not run: the launch does not fit the kernel');
   await expect(page.getByTestId('diagnostic').first()).toContainText('tessera run');
 });
 

@@ -45,14 +45,14 @@ pub fn mount_playground(parent: HtmlElement) -> Mounted {
 /// build resolved from the page's launch words.
 #[wasm_bindgen]
 pub fn mount_kernel_run(parent: HtmlElement, source: String, launch: String) -> Mounted {
-    let view = match serde_json::from_str::<Launch>(&launch) {
-        Ok(launch) => view! { <KernelRun source=source launch=launch/> }.into_any(),
-        Err(error) => {
-            view! { <p class="error">{format!("This kernel's launch cannot be read: {error}")}</p> }
-                .into_any()
-        }
-    };
+    let launch = serde_json::from_str::<Launch>(&launch);
     Mounted {
-        _view: Box::new(leptos::mount::mount_to(parent, move || view)),
+        _view: Box::new(leptos::mount::mount_to(parent, move || match launch {
+            Ok(launch) => view! { <KernelRun source=source launch=launch/> }.into_any(),
+            Err(error) => view! {
+                <p class="error">{format!("This kernel's launch cannot be read: {error}")}</p>
+            }
+            .into_any(),
+        })),
     }
 }
