@@ -204,7 +204,7 @@ mod tests {
             .into_iter()
             .find(|b| matches!(b, Block::Kernel(_)))
         {
-            Some(Block::Kernel(block)) => block,
+            Some(Block::Kernel(block)) => *block,
             _ => panic!("no kernel block"),
         }
     }

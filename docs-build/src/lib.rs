@@ -95,7 +95,7 @@ pub struct ShownDiagnostic {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Block {
     Html(String),
-    Kernel(KernelBlock),
+    Kernel(Box<KernelBlock>),
     Diagram(String),
 }
 

@@ -239,12 +239,12 @@ fn directive(info: &str, code: String) -> Block {
         && !words.is_empty()
         && launch.is_ok();
     let view = kernel_view(&compilation, launch.as_ref().ok(), runnable);
-    Block::Kernel(KernelBlock {
+    Block::Kernel(Box::new(KernelBlock {
         source: code,
         expect,
         launch,
         view,
-    })
+    }))
 }
 
 /// What a page shows of a kernel, prepared here so the site's first load has no compiler.

@@ -212,7 +212,7 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
 fn block_view(block: &Block) -> AnyView {
     match block {
         Block::Html(html) => view! { <div class="prose" inner_html=html.clone()></div> }.into_any(),
-        Block::Kernel(kernel) => view! { <RunnableKernel block=kernel.clone()/> }.into_any(),
+        Block::Kernel(kernel) => view! { <RunnableKernel block=(**kernel).clone()/> }.into_any(),
         Block::Diagram(params) => match DiagramConfig::from_params(params) {
             Ok(config) => view! { <HierarchyDiagram config=config/> }.into_any(),
             Err(why) => view! { <p class="error">{why}</p> }.into_any(),
