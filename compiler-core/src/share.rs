@@ -196,6 +196,16 @@ mod tests {
     }
 
     #[test]
+    fn sessions_from_before_the_warp_mode_left_the_launch_still_open() {
+        // Earlier playgrounds wrote `warp_mode` and `backend` into every launch.
+        let old = r#"{"source":"kernel k() {}","launch":{"version":1,"grid":{"x":3,"y":1,"z":1},"lanes":8,"warp_mode":"emulated","backend":"sim"}}"#;
+        let Some(session) = Session::from_storage(old) else {
+            panic!("an old session did not open")
+        };
+        assert_eq!((session.launch.grid.x, session.launch.lanes), (3, 8));
+    }
+
+    #[test]
     fn links_compress() {
         let session = Session::example("tiled_matmul");
         assert!(session.to_link().len() < session.to_storage().len());
