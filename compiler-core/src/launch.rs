@@ -156,116 +156,193 @@ fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
     }
 }
 
-/// A launch problem, pointed at the start of `kernel` (a launch has no place in the source).
-fn launch_error(kernel: &Kernel, message: String) -> Diagnostic {
-    Diagnostic::error(Code::E0515, Span::empty(kernel.span.start), message)
+/// The part of a launch a problem concerns: where the playground shows it, beside its field.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", content = "name", rename_all = "kebab-case")]
+pub enum LaunchField {
+    Grid,
+    Lanes,
+    /// A dimension, by name.
+    Dim(String),
+    /// A scalar parameter, by name.
+    Scalar(String),
+    /// A tensor parameter's input, by name.
+    Input(String),
+    /// The launch as a whole: its tensors together.
+    Size,
+}
+
+/// What does not fit in a launch, and where.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LaunchProblem {
+    pub field: LaunchField,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl LaunchProblem {
+    fn new(field: LaunchField, message: String) -> Self {
+        Self {
+            field,
+            message,
+            help: None,
+        }
+    }
+
+    fn with_help(self, help: impl Into<String>) -> Self {
+        Self {
+            help: Some(help.into()),
+            ..self
+        }
+    }
+
+    /// The problem as a diagnostic (E0515) for a terminal, pointed at the start of `kernel`:
+    /// a launch has no place in the source.
+    pub fn to_diagnostic(&self, kernel: &Kernel) -> Diagnostic {
+        let diagnostic =
+            Diagnostic::error(Code::E0515, Span::empty(kernel.span.start), &self.message);
+        match &self.help {
+            Some(help) => diagnostic.with_help(help),
+            None => diagnostic,
+        }
+    }
 }
 
 impl Launch {
-    /// How many elements the launch's tensors hold together, without allocating them: what a
-    /// host with little memory (a browser tab) checks before binding.
-    fn tensor_elements(&self, kernel: &Kernel) -> Result<u64, String> {
-        let dims = self.dimension_values(kernel)?;
-        let mut total = 0u64;
-        for param in &kernel.params {
-            if let Param::Tensor { dims: extents, .. } = param {
-                let count = extents.iter().fold(1u64, |n, d| {
-                    n.saturating_mul(match d {
-                        DimRef::Literal(e) => u64::from(*e),
-                        DimRef::Dim(i) => dims.get(*i).map_or(0, |v| (*v).max(0) as u64),
-                    })
-                });
-                total = total.saturating_add(count);
-            }
-        }
-        Ok(total)
-    }
-
-    /// The simulator's arguments for `kernel`, or what does not fit. `span` is the kernel's, so
-    /// the error points at it.
-    fn bind(&self, kernel: &Kernel) -> Result<Args, Diagnostic> {
-        self.bind_inner(kernel)
-            .map_err(|message| launch_error(kernel, message))
-    }
-
-    fn bind_inner(&self, kernel: &Kernel) -> Result<Args, String> {
+    /// Everything that keeps this launch from running `kernel` within `limits`, each at its
+    /// field; empty when it fits. Nothing is allocated: a host checks before it binds, and the
+    /// playground checks as the launch is edited.
+    pub fn problems(&self, kernel: &Kernel, limits: RunLimits) -> Vec<LaunchProblem> {
+        let mut problems = Vec::new();
         if self.grid.volume() == 0 {
-            return Err(format!(
-                "the grid {} x {} x {} has no CTAs",
-                self.grid.x, self.grid.y, self.grid.z
+            problems.push(LaunchProblem::new(
+                LaunchField::Grid,
+                format!(
+                    "the grid {} x {} x {} has no CTAs: every extent must be at least 1",
+                    self.grid.x, self.grid.y, self.grid.z
+                ),
             ));
         }
         if !(1..=crate::hierarchy::MAX_LANES).contains(&self.lanes) {
-            return Err(format!(
-                "a warp has 1 to {} lanes, not {}",
-                crate::hierarchy::MAX_LANES,
-                self.lanes
+            problems.push(LaunchProblem::new(
+                LaunchField::Lanes,
+                format!(
+                    "a warp has 1 to {} lanes, not {}",
+                    crate::hierarchy::MAX_LANES,
+                    self.lanes
+                ),
             ));
         }
-        for name in self.inputs.keys().chain(self.scalars.keys()) {
-            if kernel.param_index(name).is_none() {
-                return Err(format!(
-                    "kernel `{}` has no parameter `{name}`",
-                    kernel.name
-                ));
+        let unknown = |name: &String| kernel.param_index(name).is_none();
+        for name in self.inputs.keys().filter(|n| unknown(n)) {
+            let message = format!("kernel `{}` has no parameter `{name}`", kernel.name);
+            problems.push(LaunchProblem::new(
+                LaunchField::Input(name.clone()),
+                message,
+            ));
+        }
+        for name in self.scalars.keys().filter(|n| unknown(n)) {
+            let message = format!("kernel `{}` has no parameter `{name}`", kernel.name);
+            problems.push(LaunchProblem::new(
+                LaunchField::Scalar(name.clone()),
+                message,
+            ));
+        }
+        for param in &kernel.params {
+            if let Param::Scalar { name, ty } = param {
+                if !self.scalars.contains_key(name) {
+                    problems.push(
+                        LaunchProblem::new(
+                            LaunchField::Scalar(name.clone()),
+                            format!("the scalar `{name}: {}` has no value", ty.name()),
+                        )
+                        .with_help(format!(
+                            "give it one (on the command line: --scalar {name}=V)"
+                        )),
+                    );
+                }
             }
         }
-        let dims = self.dimension_values(kernel)?;
-        let mut params = Vec::new();
-        for param in &kernel.params {
-            match param {
-                Param::Scalar { name, ty } => {
-                    let Some(value) = self.scalars.get(name) else {
-                        return Err(format!(
-                            "the scalar `{name}: {}` has no value: give --scalar {name}=V",
-                            ty.name()
-                        ));
-                    };
-                    params.push(Arg::Scalar(ty.bits(*value)));
+        let dims = match self.dimension_values(kernel) {
+            Ok(dims) => dims,
+            Err(found) => {
+                problems.extend(found);
+                return problems;
+            }
+        };
+        let mut total = 0u64;
+        for (param, shape) in kernel.params.iter().zip(tensor_shapes(kernel, &dims)) {
+            let (Param::Tensor { name, .. }, Some(shape)) = (param, shape) else {
+                continue;
+            };
+            let count = shape.iter().fold(1u64, |n, &e| n.saturating_mul(e as u64));
+            total = total.saturating_add(count);
+            let field = || LaunchField::Input(name.clone());
+            if count > MAX_ELEMENTS as u64 {
+                problems.push(LaunchProblem::new(
+                    field(),
+                    format!("`{name}` would have {count} elements; a launch holds at most {MAX_ELEMENTS} per tensor"),
+                ));
+            } else if let Some(Input::Data { values, .. }) = self.inputs.get(name) {
+                if values.len() as u64 != count {
+                    problems.push(LaunchProblem::new(
+                        field(),
+                        format!(
+                            "`{name}` has {} values for a shape of {count} elements",
+                            values.len()
+                        ),
+                    ));
                 }
-                Param::Tensor {
-                    name,
-                    element,
-                    dims: extents,
-                } => {
-                    let shape: Vec<usize> = extents
-                        .iter()
-                        .map(|d| match d {
-                            DimRef::Literal(n) => *n as usize,
-                            DimRef::Dim(i) => dims[*i] as usize,
-                        })
-                        .collect();
-                    let count: usize = shape.iter().product();
-                    if count > MAX_ELEMENTS {
-                        return Err(format!("`{name}` would have {count} elements; a launch holds at most {MAX_ELEMENTS} per tensor"));
-                    }
+            }
+        }
+        if total > limits.max_elements {
+            problems.push(
+                LaunchProblem::new(
+                    LaunchField::Size,
+                    format!(
+                        "the tensors would hold {total} elements together; {} holds at most {}",
+                        limits.host, limits.max_elements
+                    ),
+                )
+                .with_help(limits.larger),
+            );
+        }
+        problems
+    }
+
+    /// The simulator's arguments for `kernel`, for a launch without [`Launch::problems`].
+    fn bind(&self, kernel: &Kernel) -> Args {
+        let dims = self.dimension_values(kernel).unwrap_or_default();
+        let params = kernel
+            .params
+            .iter()
+            .zip(tensor_shapes(kernel, &dims))
+            .map(|(param, shape)| match param {
+                Param::Scalar { name, ty } => {
+                    Arg::Scalar(ty.bits(self.scalars.get(name).copied().unwrap_or(0.0)))
+                }
+                Param::Tensor { name, element, .. } => {
+                    let shape = shape.unwrap_or_default();
+                    let count = shape.iter().product();
                     let input = self.inputs.get(name).unwrap_or(&Input::Zeros);
-                    if let Input::Data { values, .. } = input {
-                        if values.len() != count {
-                            return Err(format!(
-                                "`{name}` has {} values for a shape of {count} elements",
-                                values.len()
-                            ));
-                        }
-                    }
-                    params.push(Arg::Tensor(Tensor {
+                    Arg::Tensor(Tensor {
                         element: *element,
                         shape,
                         bits: generate(input, *element, count),
-                    }));
+                    })
                 }
-            }
-        }
-        Ok(Args {
+            })
+            .collect();
+        Args {
             grid: self.grid,
             dims,
             params,
-        })
+        }
     }
 
     /// Each dimension's value: given explicitly or read from a data input's shape; every source
     /// must agree.
-    fn dimension_values(&self, kernel: &Kernel) -> Result<Vec<i32>, String> {
+    fn dimension_values(&self, kernel: &Kernel) -> Result<Vec<i32>, Vec<LaunchProblem>> {
         let mut values: Vec<Option<(i64, String)>> = kernel
             .dims
             .iter()
@@ -278,28 +355,36 @@ impl Launch {
             let Some(Input::Data { shape, .. }) = self.inputs.get(name) else {
                 continue;
             };
+            let field = || LaunchField::Input(name.clone());
             if shape.len() != dims.len() {
-                return Err(format!(
-                    "`{name}` has rank {} but its input has rank {} (shape {shape:?})",
-                    dims.len(),
-                    shape.len()
-                ));
+                return Err(vec![LaunchProblem::new(
+                    field(),
+                    format!(
+                        "`{name}` has rank {} but its input has rank {} (shape {shape:?})",
+                        dims.len(),
+                        shape.len()
+                    ),
+                )]);
             }
             for (axis, (dim, &extent)) in dims.iter().zip(shape).enumerate() {
                 match dim {
                     DimRef::Literal(n) if *n as usize != extent => {
-                        return Err(format!(
-                            "axis {axis} of `{name}` is {n}, but its input's is {extent}"
-                        ));
+                        return Err(vec![LaunchProblem::new(
+                            field(),
+                            format!("axis {axis} of `{name}` is {n}, but its input's is {extent}"),
+                        )]);
                     }
                     DimRef::Literal(_) => {}
                     DimRef::Dim(i) => {
                         let dim_name = &kernel.dims[*i];
                         match &values[*i] {
                             Some((value, source)) if *value != extent as i64 => {
-                                return Err(format!(
-                                    "dimension {dim_name} is {value} from {source} but {extent} from the shape of `{name}`"
-                                ));
+                                return Err(vec![LaunchProblem::new(
+                                    LaunchField::Dim(dim_name.clone()),
+                                    format!(
+                                        "dimension {dim_name} is {value} from {source} but {extent} from the shape of `{name}`"
+                                    ),
+                                )]);
                             }
                             Some(_) => {}
                             None => {
@@ -314,18 +399,145 @@ impl Launch {
             .dims
             .iter()
             .zip(values)
-            .map(|(name, value)| match value {
-                Some((v, _)) if (0..=i64::from(i32::MAX)).contains(&v) => Ok(v as i32),
-                Some((v, _)) => Err(format!(
-                    "dimension {name} is {v}; it must be from 0 to {}",
-                    i32::MAX
-                )),
-                None => Err(format!(
-                    "dimension {name} has no value: give --dim {name}=V or an input with data"
-                )),
+            .map(|(name, value)| {
+                let field = LaunchField::Dim(name.clone());
+                match value {
+                    Some((v, _)) if (0..=i64::from(i32::MAX)).contains(&v) => Ok(v as i32),
+                    Some((v, _)) => Err(LaunchProblem::new(
+                        field,
+                        format!("dimension {name} is {v}; it must be from 0 to {}", i32::MAX),
+                    )),
+                    None => Err(LaunchProblem::new(
+                        field,
+                        format!("dimension {name} has no value"),
+                    )
+                    .with_help(format!(
+                        "give it one (on the command line: --dim {name}=V, or an input with data)"
+                    ))),
+                }
             })
-            .collect()
+            .fold(Ok(Vec::new()), |all, one| match (all, one) {
+                (Ok(mut values), Ok(value)) => {
+                    values.push(value);
+                    Ok(values)
+                }
+                (Ok(_), Err(problem)) => Err(vec![problem]),
+                (Err(problems), Ok(_)) => Err(problems),
+                (Err(mut problems), Err(problem)) => {
+                    problems.push(problem);
+                    Err(problems)
+                }
+            })
     }
+}
+
+/// The elements a fitted launch gives its new dimensions at most, all tensors together: a
+/// default that runs at once anywhere, the browser tab included.
+const FITTED_ELEMENTS: u64 = 1 << 20;
+
+impl Launch {
+    /// This launch made to fit `kernel`, whose signature may have changed since the launch was
+    /// made (a kernel pasted over another, a parameter renamed, a share link whose launch and
+    /// source disagree). What still applies is kept; what names nothing of the kernel is
+    /// dropped; each parameter the launch does not name gets a default that runs: a dimension
+    /// sized to the grid (`grid.x` × the CTA's threads, halved while the tensors would hold
+    /// more than 2^20 elements), a tensor the kernel only reads random values (`rand:` its
+    /// position + 1), a tensor it writes zeros, a scalar 1. Fitting a fitted launch changes
+    /// nothing.
+    pub fn fitted_to(&self, kernel: &Kernel) -> Launch {
+        let mut launch = self.clone();
+        let param = |name: &str| kernel.param_index(name).map(|i| &kernel.params[i]);
+        launch.dims.retain(|name, _| kernel.dims.contains(name));
+        launch
+            .scalars
+            .retain(|name, _| matches!(param(name), Some(Param::Scalar { .. })));
+        launch
+            .inputs
+            .retain(|name, input| match (param(name), input) {
+                (Some(Param::Tensor { dims, .. }), Input::Data { shape, .. }) => {
+                    shape.len() == dims.len()
+                }
+                (Some(Param::Tensor { .. }), _) => true,
+                _ => false,
+            });
+        let written = kernel.written_tensors();
+        for (index, param) in kernel.params.iter().enumerate() {
+            match param {
+                Param::Scalar { name, .. } => {
+                    launch.scalars.entry(name.clone()).or_insert(1.0);
+                }
+                Param::Tensor { name, .. } => {
+                    launch.inputs.entry(name.clone()).or_insert_with(|| {
+                        if written.contains(&index) {
+                            Input::Zeros
+                        } else {
+                            Input::Rand(index as u64 + 1)
+                        }
+                    });
+                }
+            }
+        }
+        let from_data = launch.dims_from_data(kernel);
+        let missing: Vec<&String> = kernel
+            .dims
+            .iter()
+            .filter(|name| !launch.dims.contains_key(*name) && !from_data.contains(name))
+            .collect();
+        if missing.is_empty() {
+            return launch;
+        }
+        let mut size = (i64::from(self.grid.x) * i64::from(kernel.threads)).max(1);
+        loop {
+            for name in &missing {
+                launch.dims.insert((*name).clone(), size);
+            }
+            let elements = launch.dimension_values(kernel).map(|dims| {
+                tensor_shapes(kernel, &dims)
+                    .flatten()
+                    .map(|shape| shape.iter().product::<usize>() as u64)
+                    .sum::<u64>()
+            });
+            if size == 1 || elements.is_ok_and(|n| n <= FITTED_ELEMENTS) {
+                return launch;
+            }
+            size = (size / 2).max(1);
+        }
+    }
+
+    /// The dimensions a data input's shape gives.
+    fn dims_from_data(&self, kernel: &Kernel) -> Vec<String> {
+        let mut names = Vec::new();
+        for param in &kernel.params {
+            if let Param::Tensor { name, dims, .. } = param {
+                if let Some(Input::Data { .. }) = self.inputs.get(name) {
+                    names.extend(dims.iter().filter_map(|d| match d {
+                        DimRef::Dim(i) => kernel.dims.get(*i).cloned(),
+                        DimRef::Literal(_) => None,
+                    }));
+                }
+            }
+        }
+        names
+    }
+}
+
+/// Each parameter's shape for these dimension values (`None` for a scalar).
+fn tensor_shapes<'k>(
+    kernel: &'k Kernel,
+    dims: &'k [i32],
+) -> impl Iterator<Item = Option<Vec<usize>>> + 'k {
+    kernel.params.iter().map(move |param| match param {
+        Param::Scalar { .. } => None,
+        Param::Tensor { dims: extents, .. } => Some(
+            extents
+                .iter()
+                .map(|d| match d {
+                    DimRef::Literal(n) => *n as usize,
+                    DimRef::Dim(i) => dims.get(*i).map_or(0, |v| (*v).max(0) as usize),
+                })
+                .collect(),
+        ),
+    })
 }
 
 /// The most elements one tensor of a launch may have (64 Mi: 256 MiB of f32), so a typo in a
@@ -404,24 +616,15 @@ impl<'k> PreparedRun<'k> {
         kernel: &'k Kernel,
         launch: &Launch,
         limits: RunLimits,
-    ) -> Result<Self, Diagnostic> {
+    ) -> Result<Self, Vec<Diagnostic>> {
         // Before anything is allocated: a typo in a dimension must not exhaust a tab's memory.
-        let elements = launch
-            .tensor_elements(kernel)
-            .map_err(|message| launch_error(kernel, message))?;
-        if elements > limits.max_elements {
-            return Err(launch_error(
-                kernel,
-                format!(
-                    "the tensors would hold {elements} elements together; {} holds at most {}",
-                    limits.host, limits.max_elements
-                ),
-            )
-            .with_help(limits.larger));
+        let problems = launch.problems(kernel, limits);
+        if !problems.is_empty() {
+            return Err(problems.iter().map(|p| p.to_diagnostic(kernel)).collect());
         }
         Ok(Self {
             kernel,
-            args: launch.bind(kernel)?,
+            args: launch.bind(kernel),
             options: SimOptions {
                 lanes: launch.lanes,
                 step_limit: launch

@@ -180,7 +180,7 @@ impl Compilation {
         limits: RunLimits,
     ) -> Result<PreparedRun<'_>, Vec<Diagnostic>> {
         let kernel = self.kernel(launch.kernel.as_deref())?;
-        PreparedRun::new(kernel, launch, limits).map_err(|d| vec![d])
+        PreparedRun::new(kernel, launch, limits)
     }
 
     /// Runs `launch` on the simulator, with the terminal's limits: the shorthand for tests and

@@ -1,0 +1,172 @@
+//! A launch against its kernel: the problems it has, each at its field, and the launch made to
+//! fit a kernel whose signature changed.
+
+use compiler_core::hierarchy::Dim3;
+use compiler_core::ir::Kernel;
+use compiler_core::launch::{Input, Launch, LaunchField};
+use compiler_core::{Compilation, RunLimits};
+
+fn compiled(source: &str) -> Compilation {
+    compiler_core::compile(source)
+}
+
+fn kernel(compilation: &Compilation) -> &Kernel {
+    compilation
+        .kernel(None)
+        .unwrap_or_else(|d| panic!("{d:#?}"))
+}
+
+fn fields(launch: &Launch, kernel: &Kernel) -> Vec<LaunchField> {
+    launch
+        .problems(kernel, RunLimits::PAGE)
+        .into_iter()
+        .map(|p| p.field)
+        .collect()
+}
+
+const SCALE: &str = "@launch(256)\nkernel scale(X: tensor<f32>[M], Y: tensor<f32>[M]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  Y[i] = 2.0 * X[i]\n}\n";
+
+#[test]
+fn a_kernel_pasted_over_another_gets_a_launch_that_runs() {
+    let Some(matvec) = compiler_core::examples::find("matvec") else {
+        panic!("no matvec")
+    };
+    let compilation = compiled(SCALE);
+    let scale = kernel(&compilation);
+    assert_eq!(
+        fields(&matvec.launch, scale),
+        [
+            LaunchField::Input("A".into()),
+            LaunchField::Input("W".into()),
+            LaunchField::Dim("M".into())
+        ],
+        "before fitting: matvec's inputs name nothing of scale, and M has no value"
+    );
+    let fitted = matvec.launch.fitted_to(scale);
+    let m = i64::from(matvec.launch.grid.x) * 256;
+    assert_eq!(fitted.dims, [("M".to_owned(), m)].into());
+    assert_eq!(
+        fitted.inputs,
+        [
+            ("X".to_owned(), Input::Rand(1)),
+            ("Y".to_owned(), Input::Zeros)
+        ]
+        .into()
+    );
+    assert!(fitted.scalars.is_empty());
+    assert_eq!(fitted.grid, matvec.launch.grid, "the grid is kept");
+    assert!(fields(&fitted, scale).is_empty());
+    // Unguarded, `Y[i]` is inside the tensor for every thread of the grid: it runs.
+    let output = compilation
+        .run(&fitted)
+        .unwrap_or_else(|d| panic!("{d:#?}"));
+    assert!(output.stats.steps > 0);
+    assert_eq!(
+        fitted.fitted_to(scale),
+        fitted,
+        "fitting twice changes nothing"
+    );
+}
+
+#[test]
+fn a_renamed_parameter_is_dropped_and_its_new_name_gets_a_default() {
+    let Some(saxpy) = compiler_core::examples::find("saxpy") else {
+        panic!("no saxpy")
+    };
+    let renamed = saxpy.source.replace("alpha", "beta");
+    let compilation = compiled(&renamed);
+    let fitted = saxpy.launch.fitted_to(kernel(&compilation));
+    assert_eq!(fitted.scalars, [("beta".to_owned(), 1.0)].into());
+    assert_eq!(
+        fitted.dims, saxpy.launch.dims,
+        "N still applies and is kept"
+    );
+    assert_eq!(fitted.inputs, saxpy.launch.inputs, "X and Y still apply");
+    assert!(compilation.run(&fitted).is_ok());
+}
+
+#[test]
+fn data_keeps_its_dimensions_and_data_of_another_rank_is_replaced() {
+    let compilation = compiled(SCALE);
+    let scale = kernel(&compilation);
+    let data = |shape: Vec<usize>| Input::Data {
+        values: vec![0.5; shape.iter().product()],
+        shape,
+    };
+    let launch = Launch {
+        inputs: [("X".to_owned(), data(vec![40]))].into(),
+        ..Launch::default()
+    };
+    let fitted = launch.fitted_to(scale);
+    assert!(fitted.dims.is_empty(), "M comes from X's shape: {fitted:?}");
+    assert!(fields(&fitted, scale).is_empty());
+    let wrong_rank = Launch {
+        inputs: [("X".to_owned(), data(vec![4, 10]))].into(),
+        ..Launch::default()
+    };
+    let fitted = wrong_rank.fitted_to(scale);
+    assert_eq!(fitted.inputs.get("X"), Some(&Input::Rand(1)));
+    assert_eq!(fitted.dims.get("M"), Some(&256));
+}
+
+#[test]
+fn new_dimensions_are_halved_until_the_tensors_are_small() {
+    let source = "@launch(1024)\nkernel square(A: tensor<f32>[N, N]) {\n  A[ctx.block.x, ctx.thread % N] = 1.0\n}\n";
+    let compilation = compiled(source);
+    let launch = Launch {
+        grid: Dim3::new(4096, 1, 1),
+        ..Launch::default()
+    };
+    let fitted = launch.fitted_to(kernel(&compilation));
+    assert_eq!(
+        fitted.dims.get("N"),
+        Some(&1024),
+        "1024 × 1024 = 2^20 elements"
+    );
+}
+
+#[test]
+fn each_problem_names_its_field() {
+    let Some(saxpy) = compiler_core::examples::find("saxpy") else {
+        panic!("no saxpy")
+    };
+    let compilation = compiled(saxpy.source);
+    let k = kernel(&compilation);
+    let launch = Launch {
+        grid: Dim3::new(0, 1, 1),
+        lanes: 0,
+        inputs: [("Z".to_owned(), Input::Ones)].into(),
+        ..Launch::default()
+    };
+    let problems = launch.problems(k, RunLimits::PAGE);
+    let found: Vec<(LaunchField, &str)> = problems
+        .iter()
+        .map(|p| (p.field.clone(), p.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                LaunchField::Grid,
+                "the grid 0 x 1 x 1 has no CTAs: every extent must be at least 1"
+            ),
+            (LaunchField::Lanes, "a warp has 1 to 128 lanes, not 0"),
+            (
+                LaunchField::Input("Z".into()),
+                "kernel `saxpy` has no parameter `Z`"
+            ),
+            (
+                LaunchField::Scalar("alpha".into()),
+                "the scalar `alpha: f32` has no value"
+            ),
+            (LaunchField::Dim("N".into()), "dimension N has no value"),
+        ]
+    );
+    let too_big = Launch {
+        dims: [("N".to_owned(), 10_000_000)].into(),
+        scalars: [("alpha".to_owned(), 1.0)].into(),
+        ..Launch::default()
+    };
+    assert_eq!(fields(&too_big, k), [LaunchField::Size]);
+    assert!(too_big.problems(k, RunLimits::TERMINAL).is_empty());
+}
