@@ -124,6 +124,21 @@ impl fmt::Display for Input {
     }
 }
 
+impl Input {
+    /// What the input fills a tensor with, in a phrase, for the page and the CLI's help.
+    pub fn describe(&self) -> String {
+        match self {
+            Input::Zeros => "every element 0".to_owned(),
+            Input::Ones => "every element 1".to_owned(),
+            Input::Iota => "0, 1, 2, … in row-major order".to_owned(),
+            Input::Rand(seed) => format!(
+                "pseudo-random from seed {seed}, the same every run: floats in [-1, 1), integers 0 to 99"
+            ),
+            Input::Data { shape, .. } => format!("data of shape {shape:?}"),
+        }
+    }
+}
+
 /// SplitMix64: small, fast and the same on every platform.
 fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -395,39 +410,29 @@ impl Launch {
                 }
             }
         }
-        kernel
-            .dims
-            .iter()
-            .zip(values)
-            .map(|(name, value)| {
-                let field = LaunchField::Dim(name.clone());
-                match value {
-                    Some((v, _)) if (0..=i64::from(i32::MAX)).contains(&v) => Ok(v as i32),
-                    Some((v, _)) => Err(LaunchProblem::new(
-                        field,
-                        format!("dimension {name} is {v}; it must be from 0 to {}", i32::MAX),
-                    )),
-                    None => Err(LaunchProblem::new(
-                        field,
-                        format!("dimension {name} has no value"),
-                    )
-                    .with_help(format!(
+        let (mut found, mut problems) = (Vec::new(), Vec::new());
+        for (name, value) in kernel.dims.iter().zip(values) {
+            let field = LaunchField::Dim(name.clone());
+            match value {
+                Some((v, _)) if (0..=i64::from(i32::MAX)).contains(&v) => found.push(v as i32),
+                Some((v, _)) => problems.push(LaunchProblem::new(
+                    field,
+                    format!("dimension {name} is {v}; it must be from 0 to {}", i32::MAX),
+                )),
+                None => problems.push(
+                    LaunchProblem::new(field, format!("dimension {name} has no value")).with_help(
+                        format!(
                         "give it one (on the command line: --dim {name}=V, or an input with data)"
-                    ))),
-                }
-            })
-            .fold(Ok(Vec::new()), |all, one| match (all, one) {
-                (Ok(mut values), Ok(value)) => {
-                    values.push(value);
-                    Ok(values)
-                }
-                (Ok(_), Err(problem)) => Err(vec![problem]),
-                (Err(problems), Ok(_)) => Err(problems),
-                (Err(mut problems), Err(problem)) => {
-                    problems.push(problem);
-                    Err(problems)
-                }
-            })
+                    ),
+                    ),
+                ),
+            }
+        }
+        if problems.is_empty() {
+            Ok(found)
+        } else {
+            Err(problems)
+        }
     }
 }
 
@@ -438,13 +443,14 @@ const FITTED_ELEMENTS: u64 = 1 << 20;
 impl Launch {
     /// This launch made to fit `kernel`, whose signature may have changed since the launch was
     /// made (a kernel pasted over another, a parameter renamed, a share link whose launch and
-    /// source disagree). What still applies is kept; what names nothing of the kernel is
-    /// dropped; each parameter the launch does not name gets a default that runs: a dimension
-    /// sized to the grid (`grid.x` × the CTA's threads, halved while the tensors would hold
-    /// more than 2^20 elements), a tensor the kernel only reads random values (`rand:` its
-    /// position + 1), a tensor it writes zeros, a scalar 1. Fitting a fitted launch changes
-    /// nothing.
-    pub fn fitted_to(&self, kernel: &Kernel) -> Launch {
+    /// source disagree); `previous` is the kernel the launch was made for, when known. What
+    /// still applies is kept; what names nothing of the kernel is dropped; a dimension or a
+    /// scalar without a value gets one that runs: a dimension sized to the grid (`grid.x` × the
+    /// CTA's threads, halved while the tensors would hold more than 2^20 elements), a scalar 1.
+    /// A tensor new since `previous` gets random values (`rand:` its position + 1) when the
+    /// kernel only reads it; a tensor the launch does not name starts as zeros, as always.
+    /// Fitting a fitted launch changes nothing.
+    pub fn fitted_to(&self, kernel: &Kernel, previous: Option<&Kernel>) -> Launch {
         let mut launch = self.clone();
         let param = |name: &str| kernel.param_index(name).map(|i| &kernel.params[i]);
         launch.dims.retain(|name, _| kernel.dims.contains(name));
@@ -461,19 +467,27 @@ impl Launch {
                 _ => false,
             });
         let written = kernel.written_tensors();
+        let was_a_tensor = |name: &str| {
+            previous.is_some_and(|p| {
+                matches!(
+                    p.param_index(name).map(|i| &p.params[i]),
+                    Some(Param::Tensor { .. })
+                )
+            })
+        };
         for (index, param) in kernel.params.iter().enumerate() {
             match param {
                 Param::Scalar { name, .. } => {
                     launch.scalars.entry(name.clone()).or_insert(1.0);
                 }
                 Param::Tensor { name, .. } => {
-                    launch.inputs.entry(name.clone()).or_insert_with(|| {
-                        if written.contains(&index) {
-                            Input::Zeros
-                        } else {
-                            Input::Rand(index as u64 + 1)
-                        }
-                    });
+                    let new = previous.is_some() && !was_a_tensor(name);
+                    if new && !written.contains(&index) {
+                        launch
+                            .inputs
+                            .entry(name.clone())
+                            .or_insert(Input::Rand(index as u64 + 1));
+                    }
                 }
             }
         }

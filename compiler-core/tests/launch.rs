@@ -42,16 +42,14 @@ fn a_kernel_pasted_over_another_gets_a_launch_that_runs() {
         ],
         "before fitting: matvec's inputs name nothing of scale, and M has no value"
     );
-    let fitted = matvec.launch.fitted_to(scale);
+    let before = compiled(matvec.source);
+    let fitted = matvec.launch.fitted_to(scale, Some(kernel(&before)));
     let m = i64::from(matvec.launch.grid.x) * 256;
     assert_eq!(fitted.dims, [("M".to_owned(), m)].into());
     assert_eq!(
         fitted.inputs,
-        [
-            ("X".to_owned(), Input::Rand(1)),
-            ("Y".to_owned(), Input::Zeros)
-        ]
-        .into()
+        [("X".to_owned(), Input::Rand(1))].into(),
+        "X is new and only read; Y is written, and starts as zeros"
     );
     assert!(fitted.scalars.is_empty());
     assert_eq!(fitted.grid, matvec.launch.grid, "the grid is kept");
@@ -62,9 +60,14 @@ fn a_kernel_pasted_over_another_gets_a_launch_that_runs() {
         .unwrap_or_else(|d| panic!("{d:#?}"));
     assert!(output.stats.steps > 0);
     assert_eq!(
-        fitted.fitted_to(scale),
+        fitted.fitted_to(scale, Some(scale)),
         fitted,
         "fitting twice changes nothing"
+    );
+    assert_eq!(
+        matvec.launch.fitted_to(kernel(&before), None),
+        matvec.launch,
+        "an example's launch fits its kernel as it is"
     );
 }
 
@@ -75,7 +78,10 @@ fn a_renamed_parameter_is_dropped_and_its_new_name_gets_a_default() {
     };
     let renamed = saxpy.source.replace("alpha", "beta");
     let compilation = compiled(&renamed);
-    let fitted = saxpy.launch.fitted_to(kernel(&compilation));
+    let before = compiled(saxpy.source);
+    let fitted = saxpy
+        .launch
+        .fitted_to(kernel(&compilation), Some(kernel(&before)));
     assert_eq!(fitted.scalars, [("beta".to_owned(), 1.0)].into());
     assert_eq!(
         fitted.dims, saxpy.launch.dims,
@@ -97,15 +103,15 @@ fn data_keeps_its_dimensions_and_data_of_another_rank_is_replaced() {
         inputs: [("X".to_owned(), data(vec![40]))].into(),
         ..Launch::default()
     };
-    let fitted = launch.fitted_to(scale);
+    let fitted = launch.fitted_to(scale, None);
     assert!(fitted.dims.is_empty(), "M comes from X's shape: {fitted:?}");
     assert!(fields(&fitted, scale).is_empty());
     let wrong_rank = Launch {
         inputs: [("X".to_owned(), data(vec![4, 10]))].into(),
         ..Launch::default()
     };
-    let fitted = wrong_rank.fitted_to(scale);
-    assert_eq!(fitted.inputs.get("X"), Some(&Input::Rand(1)));
+    let fitted = wrong_rank.fitted_to(scale, None);
+    assert_eq!(fitted.inputs.get("X"), None, "zeros");
     assert_eq!(fitted.dims.get("M"), Some(&256));
 }
 
@@ -117,7 +123,7 @@ fn new_dimensions_are_halved_until_the_tensors_are_small() {
         grid: Dim3::new(4096, 1, 1),
         ..Launch::default()
     };
-    let fitted = launch.fitted_to(kernel(&compilation));
+    let fitted = launch.fitted_to(kernel(&compilation), None);
     assert_eq!(
         fitted.dims.get("N"),
         Some(&1024),

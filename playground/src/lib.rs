@@ -2,25 +2,35 @@
 //! the simulator and on your GPU, and share the whole state as a link.
 //!
 //! In: the user's edits and the URL. Out: the views below, and the session
-//! (`compiler_core::share::Session`) in the URL fragment (on Copy link) and in localStorage
-//! (always). Every compiler call goes through `compiler_core::compile`, the same front door as
-//! the CLI; every run through `Compilation::prepare`, and every GPU run through `runtime`.
+//! (`compiler_core::share::Session`) in the address, the history and localStorage. Every
+//! compiler call goes through `compiler_core::compile`, the same front door as the CLI; every
+//! run through `Compilation::prepare`, and every GPU run through `runtime`.
+//!
+//! State never goes stale: when the kernel's signature changes, the launch is fitted to it
+//! (`Launch::fitted_to`); the launch is checked as it is edited, each problem at its field; a
+//! run's results say when the source or the launch changed since.
 //!
 //! - `editor`: the text area over the highlighted text, diagnostics underlined.
+//! - `diagnostics`: the source's problems, listed and marked.
 //! - `outputs`: PTX / WGSL / IR listings linked line by line to the source.
 //! - `run`: the launch form, the simulator and WebGPU runs, the results.
+//! - `address`: the URL and the history entries, so reload, Back and Forward restore a state.
 
+pub mod address;
+pub mod diagnostics;
 pub mod editor;
 pub mod outputs;
 pub mod run;
 
+use compiler_core::ir::Kernel;
+use compiler_core::launch::Launch;
 use compiler_core::ptx::Arch;
 use compiler_core::share::{Session, Tab};
 use compiler_core::span::{LineIndex, Span};
 use compiler_core::syntax::highlight::Mark;
-use compiler_core::{Compilation, Diagnostic, Severity};
+use compiler_core::{Compilation, RunLimits};
+use diagnostics::{diagnostic_marks, DiagnosticList};
 use editor::Editor;
-use gloo_storage::Storage;
 use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
 use run::{start_run, LaunchDiagram, LaunchPanel, Results, RunReport};
@@ -30,107 +40,81 @@ use std::rc::Rc;
 /// WGSL takes under 2 ms in the browser (BENCHMARKS.md), so the pause only coalesces a burst
 /// of keystrokes (a paste, key repeat) and keeps the frame the keystroke lands in for typing.
 const COMPILE_DELAY_MS: u32 = 10;
-const STORAGE_KEY: &str = "tessera.session";
 
 fn compile(source: &str) -> Rc<Compilation> {
     Rc::new(compiler_core::compile(source))
 }
 
-/// The session to open: the link's, else `?example=NAME`, else the last one, else the default;
-/// and a notice when a link could not be opened.
-fn initial_session() -> (Session, Option<String>) {
-    let location = window().location();
-    let hash = location.hash().unwrap_or_default();
-    if hash.len() > 1 {
-        return match Session::from_link(&hash) {
-            Ok(session) => (session, None),
-            Err(error) => (
-                Session::default(),
-                Some(format!("{error}. The default example is open instead.")),
-            ),
-        };
-    }
-    let search = location.search().unwrap_or_default();
-    if let Some(name) = search
-        .trim_start_matches('?')
-        .split('&')
-        .find_map(|p| p.strip_prefix("example="))
-    {
-        return (Session::example(name), None);
-    }
-    let stored = gloo_storage::LocalStorage::raw()
-        .get_item(STORAGE_KEY)
-        .ok()
-        .flatten()
-        .and_then(|text| Session::from_storage(&text));
-    (stored.unwrap_or_default(), None)
+/// The kernel `launch` runs in `compilation` (the one it names, else the first), and the
+/// launch fitted to it (`previous` is the kernel the launch was made for); `None` while the
+/// source has no kernel that lowers.
+fn fit<'c>(
+    compilation: &'c Compilation,
+    launch: &Launch,
+    previous: Option<&Kernel>,
+) -> Option<(&'c Kernel, Launch)> {
+    let names = compilation.kernel_names();
+    let first = names.first()?;
+    let name = match &launch.kernel {
+        Some(name) if names.contains(name) => Some(name.clone()),
+        _ if names.len() == 1 => None,
+        _ => Some(first.clone()),
+    };
+    let kernel = compilation.kernel(name.as_deref()).ok()?;
+    let named = Launch {
+        kernel: name,
+        ..launch.clone()
+    };
+    Some((kernel, named.fitted_to(kernel, previous)))
 }
 
-/// Where the editor underlines: each diagnostic's span by severity, and its labels.
-pub fn diagnostic_marks(diagnostics: &[Diagnostic]) -> Vec<Mark> {
-    let mut marks = Vec::new();
-    for d in diagnostics {
-        for label in &d.labels {
-            marks.push(Mark {
-                span: label.span,
-                class: "diag-label",
-            });
-        }
-        marks.push(Mark {
-            span: d.span,
-            class: if d.severity == Severity::Error {
-                "diag-error"
-            } else {
-                "diag-warning"
-            },
-        });
-    }
-    marks
-}
-
+/// The output tabs, as the ARIA tabs pattern has them: one tab stop (the selected tab), arrow
+/// keys, Home and End move between tabs and select them.
 #[component]
-fn DiagnosticList(
-    #[prop(into)] diagnostics: Signal<Vec<Diagnostic>>,
-    #[prop(into)] compilation: Signal<Rc<Compilation>, LocalStorage>,
-) -> impl IntoView {
-    move || {
-        let list = diagnostics.get();
-        let compilation = compilation.get();
-        let source = compilation.source();
-        let index = LineIndex::new(source);
-        if list.is_empty() {
-            return view! { <p class="diagnostics-ok" data-testid="diagnostics-ok">"No problems."</p> }.into_any();
+fn OutputTabs(tab: RwSignal<Tab>) -> impl IntoView {
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let all = Tab::ALL;
+        let at = all
+            .iter()
+            .position(|&t| t == tab.get_untracked())
+            .unwrap_or(0);
+        let next = match ev.key().as_str() {
+            "ArrowRight" => (at + 1) % all.len(),
+            "ArrowLeft" => (at + all.len() - 1) % all.len(),
+            "Home" => 0,
+            "End" => all.len() - 1,
+            _ => return,
+        };
+        ev.prevent_default();
+        tab.set(all[next]);
+        if let Some(button) = document()
+            .get_element_by_id(&format!("tab-{}", all[next].label()))
+            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+        {
+            let _ = button.focus();
         }
-        view! {
-            <ul class="diagnostics" data-testid="diagnostics" aria-label="Problems">
-                {list.into_iter().map(|d| {
-                    let at = index.line_column(source, d.span.start);
-                    let code = d.code.as_str();
-                    view! {
-                        <li class=if d.severity == Severity::Error { "diagnostic error" } else { "diagnostic warning" } data-testid="diagnostic">
-                            <a class="code" href=format!("/docs/errors#{code}")>{code}</a>
-                            " "
-                            <span class="where" data-testid="where">{format!("{}:{}", at.line, at.column)}</span>
-                            " "
-                            <span class="message">{d.message.clone()}</span>
-                            {d.label.clone().map(|l| view! { <span class="label">{format!(" ({l})")}</span> })}
-                            {d.labels.iter().map(|l| {
-                                let at = index.line_column(source, l.span.start);
-                                view! { <div class="secondary">{format!("{}:{}: {}", at.line, at.column, l.message)}</div> }
-                            }).collect_view()}
-                            {d.help.clone().map(|h| view! { <div class="help">"help: "{h}</div> })}
-                        </li>
-                    }
-                }).collect_view()}
-            </ul>
-        }
-        .into_any()
+    };
+    view! {
+        <div class="tabs" role="tablist" aria-label="Output" on:keydown=on_key>
+            {Tab::ALL.into_iter().map(|t| view! {
+                <button
+                    type="button"
+                    role="tab"
+                    id=format!("tab-{}", t.label())
+                    data-testid=format!("tab-{}", t.label())
+                    aria-selected=move || (tab.get() == t).to_string()
+                    aria-controls="output-panel"
+                    tabindex=move || if tab.get() == t { "0" } else { "-1" }
+                    on:click=move |_| tab.set(t)
+                >{t.label()}</button>
+            }).collect_view()}
+        </div>
     }
 }
 
 #[component]
 pub fn Playground() -> impl IntoView {
-    let (initial, initial_notice) = initial_session();
+    let (initial, initial_notice) = address::initial_session();
     let source = RwSignal::new(initial.source.clone());
     let launch = RwSignal::new(initial.launch.clone());
     let tab = RwSignal::new(initial.tab);
@@ -141,23 +125,41 @@ pub fn Playground() -> impl IntoView {
     let pointer = RwSignal::new(None::<usize>);
     let linked = RwSignal::new(None::<Span>);
     let report = RwSignal::new_local(None::<RunReport>);
-    let run_faults = RwSignal::new(Vec::<Diagnostic>::new());
+    let blocked = RwSignal::new(None::<String>);
     let runs = StoredValue::new(0u64);
+    // The kernel the launch was last fitted to: it stays for the form while the source has
+    // errors, and tells which parameters an edit made new.
+    let kernel = RwSignal::new_local(None::<Rc<Kernel>>);
 
     // Compile after a pause in typing; the highlighting itself follows every keystroke.
     // Replacing the pending timeout drops, and so cancels, the one before.
     let pending = StoredValue::new_local(None::<gloo_timers::callback::Timeout>);
     Effect::new(move |_| {
         let text = source.get();
-        if compilation.with_untracked(|a| a.source() == text) {
+        if compilation.with_untracked(|c| c.source() == text) {
             pending.set_value(None);
             return;
         }
         let timeout = gloo_timers::callback::Timeout::new(COMPILE_DELAY_MS, move || {
             compilation.set(compile(&text));
-            run_faults.set(Vec::new());
         });
         pending.set_value(Some(timeout));
+    });
+
+    // Whenever the source has a kernel, the launch fits it: a new signature keeps what applies
+    // and gives every new parameter a value that runs.
+    let refit = move |c: &Compilation| {
+        let previous = kernel.get_untracked();
+        let fitted = launch.with_untracked(|l| fit(c, l, previous.as_deref()));
+        let Some((k, fitted)) = fitted else { return };
+        kernel.set(Some(Rc::new(k.clone())));
+        if launch.with_untracked(|l| *l != fitted) {
+            launch.set(fitted);
+        }
+    };
+    Effect::new(move |_| {
+        launch.with(|l| l.kernel.clone());
+        compilation.with(|c| refit(c));
     });
 
     let session = move || Session {
@@ -167,48 +169,95 @@ pub fn Playground() -> impl IntoView {
         arch: arch.get(),
         warp_mode: warp_mode.get(),
     };
-    Effect::new(move |_| {
-        let _ = gloo_storage::LocalStorage::raw().set_item(STORAGE_KEY, &session().to_storage());
-    });
+    Effect::new(move |_| address::remember(&session()));
 
     let current = move || {
         // Run and the outputs use the source as it is now, even inside the typing pause.
         let text = source.get_untracked();
-        if compilation.with_untracked(|a| a.source() != text) {
+        if compilation.with_untracked(|c| c.source() != text) {
             compilation.set(compile(&text));
         }
         compilation.get_untracked()
     };
 
     let on_run = Callback::new(move |()| {
-        let compilation = current();
-        let launch = launch.get_untracked();
-        runs.update_value(|n| *n += 1);
-        let this_run = runs.get_value();
+        let compiled = current();
         tab.set(Tab::Run);
+        runs.update_value(|n| *n += 1);
+        let errors = compiled.diagnostics.iter().filter(|d| d.is_error()).count();
+        if errors > 0 {
+            report.set(None);
+            blocked.set(Some(format!(
+                "Fix the source first: it has {errors} error{} (listed under the editor).",
+                if errors == 1 { "" } else { "s" }
+            )));
+            return;
+        }
+        refit(&compiled);
+        let to_run = launch.get_untracked();
+        let problems = compiled
+            .kernel(to_run.kernel.as_deref())
+            .map(|k| to_run.problems(k, RunLimits::PAGE))
+            .unwrap_or_default();
+        if let Some(first) = problems.first() {
+            report.set(None);
+            blocked.set(Some(format!(
+                "The launch does not fit the kernel: {}{}",
+                first.message,
+                match problems.len() - 1 {
+                    0 => ".".to_owned(),
+                    more => format!(", and {more} more (each marked at its field)."),
+                }
+            )));
+            return;
+        }
+        blocked.set(None);
+        let this_run = runs.get_value();
         start_run(
-            compilation,
-            launch,
+            compiled,
+            to_run,
             warp_mode.get_untracked(),
             report,
             move || runs.get_value() == this_run,
         );
     });
-    // A run's faults are listed with the source's problems until the next compile.
-    Effect::new(move |_| {
-        report.with(|r| {
-            let faults = r.as_ref().and_then(|r| r.sim.as_ref().err().cloned());
-            run_faults.set(faults.unwrap_or_default());
-        })
+    let raise_step_limit = Callback::new(move |limit: u64| {
+        launch.update(|l| l.step_limit = Some(limit));
+        on_run.run(());
     });
 
-    let diagnostics = Signal::derive(move || {
-        let mut all = compilation.with(|a| a.diagnostics.clone());
-        all.extend(run_faults.get());
-        all
+    let problems = Signal::derive_local(move || {
+        let Some(k) = kernel.get() else {
+            return Vec::new();
+        };
+        launch.with(|l| l.problems(&k, RunLimits::PAGE))
     });
+    // The run shown is of another source or launch than the page has now.
+    let stale = Signal::derive_local(move || {
+        report.with(|r| {
+            r.as_ref().is_some_and(|r| {
+                source.with(|s| r.compilation.source() != s) || launch.with(|l| r.launch != *l)
+            })
+        })
+    });
+    // A run's fault marks its span, while the source is the one that ran.
+    let fault_span = move || {
+        report.with(|r| {
+            let r = r.as_ref()?;
+            let fault = r.sim.as_ref().err()?.first()?;
+            let same = source.with(|s| r.compilation.source() == s);
+            (same && fault.code.phase() == compiler_core::diagnostic::Phase::Run)
+                .then_some(fault.span)
+        })
+    };
     let marks = Signal::derive(move || {
-        let mut marks = diagnostic_marks(&diagnostics.get());
+        let mut marks = compilation.with(|c| diagnostic_marks(&c.diagnostics));
+        if let Some(span) = fault_span() {
+            marks.push(Mark {
+                span,
+                class: "run-fault",
+            });
+        }
         if let Some(span) = linked.get() {
             marks.push(Mark {
                 span,
@@ -220,12 +269,13 @@ pub fn Playground() -> impl IntoView {
     // Under the pointer: a problem's message if it is underlined there, else the name's type.
     let hover = move || {
         let at = pointer.get()?;
-        let problem = diagnostics.with(|list| {
-            list.iter()
+        let problem = compilation.with(|c| {
+            c.diagnostics
+                .iter()
                 .find(|d| d.span.contains(at) || (d.span.is_empty() && d.span.start == at))
                 .map(|d| format!("{}: {}", d.code.as_str(), d.message))
         });
-        problem.or_else(|| compilation.with(|a| a.hover(at)))
+        problem.or_else(|| compilation.with(|c| c.hover(at)))
     };
     let pointer_line = Signal::derive(move || {
         let at = pointer.get()?;
@@ -236,17 +286,8 @@ pub fn Playground() -> impl IntoView {
             Some(Span::new(start, start + index.line_text(s, line).len()))
         })
     });
-    let kernel = Signal::derive_local(move || {
-        let compilation = compilation.get();
-        launch.with(|l| {
-            compilation
-                .kernel(l.kernel.as_deref())
-                .ok()
-                .cloned()
-                .map(Rc::new)
-        })
-    });
-    let kernel_names = Signal::derive(move || compilation.with(|a| a.kernel_names()));
+    let form_kernel = Signal::derive_local(move || kernel.get());
+    let kernel_names = Signal::derive(move || compilation.with(|c| c.kernel_names()));
     let ptx = Signal::derive_local(move || {
         let compilation = compilation.get();
         Rc::new(launch.with(|l| ptx_listing(&compilation, l.kernel.as_deref(), arch.get())))
@@ -260,34 +301,66 @@ pub fn Playground() -> impl IntoView {
     });
     let ir = Signal::derive_local(move || Rc::new(ir_listing(&compilation.get())));
 
-    let load_example = move |name: String| {
-        let example = Session::example(&name);
-        source.set(example.source);
-        launch.set(example.launch);
+    let open = move |opened: Session| {
+        source.set(opened.source);
+        launch.set(opened.launch);
+        tab.set(opened.tab);
+        arch.set(opened.arch);
+        warp_mode.set(opened.warp_mode);
         report.set(None);
-        notice.set(None);
+        blocked.set(None);
+        // The kernel is the opened launch's own: nothing in it is new.
+        kernel.set(None);
     };
-    // A link pasted into this tab's address bar opens too.
-    let on_hash = move || {
+    // The menu shows the example the source is, unedited, or says it is the reader's own.
+    let example_now = Signal::derive(move || {
+        source.with(|s| address::example_of(s).unwrap_or_default().to_owned())
+    });
+    let load_example = move |name: String| {
+        let edited = example_now.get_untracked().is_empty();
+        let example = Session {
+            tab: tab.get_untracked(),
+            arch: arch.get_untracked(),
+            warp_mode: warp_mode.get_untracked(),
+            ..Session::example(&name)
+        };
+        // The session before stays in its own history entry: Back brings it back.
+        address::push(&example);
+        open(example);
+        notice.set(edited.then(|| {
+            format!("Opened {name}. Your own kernel is one step back in this tab's history.")
+        }));
+    };
+    let back = move |_| {
+        if let Ok(history) = window().history() {
+            let _ = history.back();
+        }
+    };
+    // Back and Forward restore the session their entry holds; a link pasted into this tab's
+    // address bar opens too.
+    let on_pop = window_event_listener(leptos::ev::popstate, move |ev| {
+        if let Some(session) = address::session_of_state(ev.state()) {
+            open(session);
+            notice.set(None);
+        }
+    });
+    let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
         let hash = window().location().hash().unwrap_or_default();
         if hash.len() <= 1 {
             return;
         }
         match Session::from_link(&hash) {
             Ok(opened) => {
-                source.set(opened.source);
-                launch.set(opened.launch);
-                tab.set(opened.tab);
-                arch.set(opened.arch);
-                warp_mode.set(opened.warp_mode);
+                open(opened);
                 notice.set(None);
             }
             Err(error) => notice.set(Some(format!("{error}. The page keeps what it had."))),
         }
-        report.set(None);
-    };
-    let listener = window_event_listener(leptos::ev::hashchange, move |_| on_hash());
-    on_cleanup(move || listener.remove());
+    });
+    on_cleanup(move || {
+        on_pop.remove();
+        on_hash.remove();
+    });
     let share_status = RwSignal::new(String::new());
     let copy_link = move |_| {
         let link = session().to_link();
@@ -299,7 +372,8 @@ pub fn Playground() -> impl IntoView {
         );
         let url = format!("{base}#{link}");
         if let Ok(history) = window().history() {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            let state = wasm_bindgen::JsValue::from_str(&session().to_storage());
+            let _ = history.replace_state_with_url(&state, "", Some(&url));
         }
         outputs::copy_to_clipboard(&url);
         share_status.set(format!("Link copied ({} characters).", url.len()));
@@ -307,14 +381,23 @@ pub fn Playground() -> impl IntoView {
 
     view! {
         <div class="playground">
-            {move || notice.get().map(|text| view! {
-                <p class="notice" role="alert" data-testid="notice">{text}</p>
+            {move || notice.get().map(|text| {
+                let offers_back = text.contains("one step back");
+                view! {
+                    <p class="notice" role="alert" data-testid="notice">
+                        {text}
+                        {offers_back.then(|| view! {
+                            " "<button type="button" data-testid="notice-back" on:click=back>"Back to it"</button>
+                        })}
+                    </p>
+                }
             })}
             <div class="playground-bar">
                 <label class="field">
                     <span>"Example"</span>
-                    <select data-testid="examples" on:change=move |ev| load_example(event_target_value(&ev))>
-                        <option value="" selected=true disabled=true>"Open an example…"</option>
+                    <select data-testid="examples" prop:value=move || example_now.get()
+                        on:change=move |ev| load_example(event_target_value(&ev))>
+                        <option value="" disabled=true>"Your own kernel"</option>
                         {compiler_core::examples::all().into_iter().map(|e| view! {
                             <option value=e.name title=e.summary()>{e.name}</option>
                         }).collect_view()}
@@ -327,27 +410,16 @@ pub fn Playground() -> impl IntoView {
                 <section class="pane source-pane" aria-label="Source">
                     <Editor source=source marks=marks pointer=pointer on_run=on_run/>
                     <p class="hover-info" aria-live="polite" data-testid="hover-info">{move || hover().unwrap_or_default()}</p>
-                    <DiagnosticList diagnostics=diagnostics compilation=Signal::derive_local(move || compilation.get())/>
+                    <DiagnosticList compilation=Signal::derive_local(move || compilation.get())/>
                 </section>
                 <section class="pane output-pane" aria-label="Output">
-                    <div class="tabs" role="tablist" aria-label="Output">
-                        {Tab::ALL.into_iter().map(|t| view! {
-                            <button
-                                type="button"
-                                role="tab"
-                                id=format!("tab-{}", t.label())
-                                data-testid=format!("tab-{}", t.label())
-                                aria-selected=move || (tab.get() == t).to_string()
-                                on:click=move |_| tab.set(t)
-                            >{t.label()}</button>
-                        }).collect_view()}
-                    </div>
-                    <div class="tab-panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", tab.get().label())>
+                    <OutputTabs tab=tab/>
+                    <div class="tab-panel" id="output-panel" role="tabpanel" tabindex="0" aria-labelledby=move || format!("tab-{}", tab.get().label())>
                         {move || match tab.get() {
                             Tab::Run => view! {
-                                <LaunchPanel launch=launch warp_mode=warp_mode kernel=kernel kernel_names=kernel_names on_run=on_run/>
-                                <Results report=report/>
-                                <LaunchDiagram launch=launch kernel=kernel report=report/>
+                                <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names problems=problems on_run=on_run/>
+                                <Results report=report blocked=blocked stale=stale on_raise_step_limit=raise_step_limit/>
+                                <LaunchDiagram launch=launch kernel=form_kernel report=report/>
                             }.into_any(),
                             Tab::Ptx => view! {
                                 <label class="field">

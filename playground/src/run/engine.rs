@@ -19,8 +19,8 @@ use std::rc::Rc;
 pub struct RunReport {
     /// The compilation the run was of, so its kernel is read in place, not copied.
     pub compilation: Rc<Compilation>,
-    /// The kernel the launch named (the file's only kernel when `None`).
-    pub kernel_name: Option<String>,
+    /// The launch it ran.
+    pub launch: Launch,
     pub sim: Result<SimRun, Vec<Diagnostic>>,
     pub gpu: GpuOutcome,
 }
@@ -28,13 +28,15 @@ pub struct RunReport {
 impl RunReport {
     /// The kernel that ran; `None` only for a launch that named no kernel of the source.
     pub fn kernel(&self) -> Option<&Kernel> {
-        self.compilation.kernel(self.kernel_name.as_deref()).ok()
+        self.compilation.kernel(self.launch.kernel.as_deref()).ok()
     }
 }
 
 /// The simulator's results, who wrote each element, and how long it took.
 #[derive(Clone)]
 pub struct SimRun {
+    /// The arguments as the run began: the inputs the launch made.
+    pub inputs: Rc<Args>,
     pub args: Args,
     pub writers: Rc<Writers>,
     pub ms: f64,
@@ -71,7 +73,7 @@ pub fn start_run(
             if is_current() {
                 report.set(Some(RunReport {
                     compilation: compilation.clone(),
-                    kernel_name: launch.kernel.clone(),
+                    launch: launch.clone(),
                     sim,
                     gpu,
                 }));
@@ -101,6 +103,7 @@ fn simulate(prepared: &PreparedRun<'_>) -> Result<SimRun, Vec<Diagnostic>> {
     let start = now_ms();
     let output = prepared.simulate_recording().map_err(|d| vec![d])?;
     Ok(SimRun {
+        inputs: Rc::new(prepared.args.clone()),
         args: output.args,
         writers: Rc::new(output.writers.unwrap_or_default()),
         ms: now_ms() - start,

@@ -1,49 +1,222 @@
 //! The launch form: the same [`Launch`] the CLI and the share links use, field by field, for
-//! the kernel the source has now.
+//! the kernel the source has now (or, while the source has errors, the last one it had).
+//!
+//! The launch is checked as it is edited (`Launch::problems`, with a tab's limits): each
+//! problem shows under the field it concerns, which is marked `aria-invalid` and described by
+//! it, so a launch problem never lands among the source's diagnostics.
 
 use compiler_core::ir::{Kernel, Param};
-use compiler_core::launch::{Input, Launch};
+use compiler_core::launch::{Input, Launch, LaunchField, LaunchProblem};
 use compiler_core::wgsl::WarpMode;
+use compiler_core::RunLimits;
 use leptos::prelude::*;
 use std::rc::Rc;
 
-fn number_input(
+/// The message of the first problem at `field`.
+fn problem_at(
+    problems: Signal<Vec<LaunchProblem>, LocalStorage>,
+    field: LaunchField,
+) -> Signal<Option<String>, LocalStorage> {
+    Signal::derive_local(move || {
+        problems.with(|all| {
+            all.iter()
+                .find(|p| p.field == field)
+                .map(|p| match &p.help {
+                    Some(help) => format!("{} ({help})", p.message),
+                    None => p.message.clone(),
+                })
+        })
+    })
+}
+
+/// The ids that describe a field's control: its problem (when it has one) and its note.
+fn described_by(
+    testid: &str,
+    problem: Signal<Option<String>, LocalStorage>,
+    has_note: bool,
+) -> impl Fn() -> Option<String> + Clone + Send + Sync + 'static {
+    let (problem_id, note_id) = (format!("problem-{testid}"), format!("note-{testid}"));
+    move || {
+        let mut ids = Vec::new();
+        if problem.with(Option::is_some) {
+            ids.push(problem_id.clone());
+        }
+        if has_note {
+            ids.push(note_id.clone());
+        }
+        (!ids.is_empty()).then(|| ids.join(" "))
+    }
+}
+
+/// One field of the form: a label over its control, a note on what it means, and under it the
+/// problem the launch has there.
+fn field(
     label: String,
-    testid: String,
-    value: impl Fn() -> String + Send + Sync + 'static,
-    set: impl Fn(String) + 'static,
+    testid: &str,
+    control: AnyView,
+    note: Option<Signal<String, LocalStorage>>,
+    problem: Signal<Option<String>, LocalStorage>,
 ) -> impl IntoView {
+    let problem_id = format!("problem-{testid}");
+    let note_id = format!("note-{testid}");
     view! {
-        <label class="field">
+        <label class="field" class:invalid=move || problem.with(Option::is_some)>
             <span>{label}</span>
-            <input type="number" inputmode="numeric" data-testid=testid prop:value=value on:change=move |ev| set(event_target_value(&ev))/>
+            {control}
+            {note.map(|note| view! { <span class="field-note" id=note_id>{note}</span> })}
+            {move || problem.get().map(|text| view! {
+                <span class="field-problem" id=problem_id.clone() data-testid=problem_id.clone()>{text}</span>
+            })}
         </label>
     }
+}
+
+/// A number field's control.
+fn number_input(
+    testid: &str,
+    value: impl Fn() -> String + Send + Sync + 'static,
+    set: impl Fn(String) + 'static,
+    problem: Signal<Option<String>, LocalStorage>,
+    placeholder: Option<String>,
+    has_note: bool,
+) -> AnyView {
+    view! {
+        <input
+            type="number"
+            inputmode="numeric"
+            data-testid=testid.to_owned()
+            prop:value=value
+            placeholder=placeholder
+            aria-invalid=move || problem.with(Option::is_some).to_string()
+            aria-describedby=described_by(testid, problem, has_note)
+            on:change=move |ev| set(event_target_value(&ev))
+        />
+    }
+    .into_any()
+}
+
+/// A number field of the launch.
+fn number_field(
+    label: String,
+    testid: &str,
+    value: impl Fn() -> String + Send + Sync + 'static,
+    set: impl Fn(String) + 'static,
+    problem: Signal<Option<String>, LocalStorage>,
+) -> impl IntoView {
+    field(
+        label,
+        testid,
+        number_input(testid, value, set, problem, None, false),
+        None,
+        problem,
+    )
 }
 
 fn parse_count(text: &str) -> Option<u32> {
     text.trim().parse::<u32>().ok()
 }
 
-/// The launch form for the picked kernel.
+/// A tensor's input: the generator, a seed for `rand`, and what it fills the tensor with.
+fn input_field(
+    launch: RwSignal<Launch>,
+    name: String,
+    problem: Signal<Option<String>, LocalStorage>,
+) -> impl IntoView {
+    let current = {
+        let name = name.clone();
+        move || launch.with(|l| l.inputs.get(&name).cloned().unwrap_or(Input::Zeros))
+    };
+    let kind = {
+        let current = current.clone();
+        move || match current() {
+            Input::Rand(_) => "rand".to_owned(),
+            Input::Data { .. } => "data".to_owned(),
+            other => other.to_string(),
+        }
+    };
+    let note = Signal::derive_local({
+        let current = current.clone();
+        move || current().describe()
+    });
+    let seed = Signal::derive_local({
+        let current = current.clone();
+        move || match current() {
+            Input::Rand(seed) => Some(seed),
+            _ => None,
+        }
+    });
+    let testid = format!("input-{name}");
+    let label = name.clone();
+    let has_data = kind() == "data";
+    let select = {
+        let name = name.clone();
+        view! {
+            <select
+                data-testid=testid.clone()
+                prop:value=kind
+                aria-invalid=move || problem.with(Option::is_some).to_string()
+                aria-describedby=described_by(&testid, problem, true)
+                on:change=move |ev| {
+                    let input = match event_target_value(&ev).as_str() {
+                        "rand" => Some(Input::Rand(1)),
+                        "data" => None,
+                        text => text.parse::<Input>().ok(),
+                    };
+                    if let Some(input) = input {
+                        launch.update(|l| {
+                            l.inputs.insert(name.clone(), input);
+                        });
+                    }
+                }
+            >
+                <option value="zeros">"zeros"</option>
+                <option value="ones">"ones"</option>
+                <option value="iota">"iota"</option>
+                <option value="rand">"random"</option>
+                {has_data.then(|| view! { <option value="data">"data"</option> })}
+            </select>
+        }
+        .into_any()
+    };
+    let seed_field = move || {
+        seed.get().map(|_| {
+            let name = name.clone();
+            let testid = format!("seed-{name}");
+            let put = name.clone();
+            number_field(
+                format!("{name} seed"),
+                &testid,
+                move || seed.get().map(|s| s.to_string()).unwrap_or_default(),
+                move |text| {
+                    if let Ok(s) = text.trim().parse::<u64>() {
+                        launch.update(|l| {
+                            l.inputs.insert(put.clone(), Input::Rand(s));
+                        });
+                    }
+                },
+                Signal::derive_local(|| None),
+            )
+        })
+    };
+    view! {
+        {field(label, &testid, select, Some(note), problem)}
+        {seed_field}
+    }
+}
+
+/// The launch form for the kernel.
 #[component]
 pub fn LaunchPanel(
     launch: RwSignal<Launch>,
     warp_mode: RwSignal<Option<WarpMode>>,
     #[prop(into)] kernel: Signal<Option<Rc<Kernel>>, LocalStorage>,
     #[prop(into)] kernel_names: Signal<Vec<String>>,
+    #[prop(into)] problems: Signal<Vec<LaunchProblem>, LocalStorage>,
     on_run: Callback<()>,
 ) -> impl IntoView {
-    let axis = |which: usize| {
-        let value = move || {
-            launch
-                .with(|l| match which {
-                    0 => l.grid.x,
-                    1 => l.grid.y,
-                    _ => l.grid.z,
-                })
-                .to_string()
-        };
+    let none = Signal::derive_local(|| None::<String>);
+    let grid_problem = problem_at(problems, LaunchField::Grid);
+    let axis = move |which: usize| {
         let set = move |text: String| {
             if let Some(n) = parse_count(&text) {
                 launch.update(|l| match which {
@@ -53,102 +226,125 @@ pub fn LaunchPanel(
                 });
             }
         };
-        number_input(
-            format!("grid.{}", ["x", "y", "z"][which]),
-            format!("grid-{}", ["x", "y", "z"][which]),
-            value,
+        // The grid's problem shows under the axis that is 0.
+        let problem = Signal::derive_local(move || {
+            let first_zero =
+                launch.with(|l| [l.grid.x, l.grid.y, l.grid.z].iter().position(|&n| n == 0));
+            grid_problem.get().filter(|_| first_zero == Some(which))
+        });
+        let name = ["x", "y", "z"][which];
+        number_field(
+            format!("grid.{name}"),
+            &format!("grid-{name}"),
+            move || {
+                launch
+                    .with(|l| [l.grid.x, l.grid.y, l.grid.z][which])
+                    .to_string()
+            },
             set,
+            problem,
         )
     };
     let parameters = move || {
         let Some(kernel) = kernel.get() else {
-            return ().into_any();
+            return view! {
+                <p class="hint">"Write a kernel that compiles to see its parameters."</p>
+            }
+            .into_any();
         };
-        let dims = kernel.dims.clone();
-        let dim_fields = dims
-            .into_iter()
+        let dim_fields = kernel
+            .dims
+            .iter()
             .map(|name| {
-                let key = name.clone();
-                let key2 = name.clone();
-                number_input(
+                let (get, put) = (name.clone(), name.clone());
+                number_field(
                     name.clone(),
-                    format!("dim-{name}"),
+                    &format!("dim-{name}"),
                     move || {
-                        launch.with(|l| l.dims.get(&key).map(i64::to_string).unwrap_or_default())
+                        launch.with(|l| l.dims.get(&get).map(i64::to_string).unwrap_or_default())
                     },
                     move |text| {
                         if let Ok(v) = text.trim().parse::<i64>() {
                             launch.update(|l| {
-                                l.dims.insert(key2.clone(), v);
+                                l.dims.insert(put.clone(), v);
                             });
                         }
                     },
+                    problem_at(problems, LaunchField::Dim(name.clone())),
                 )
+                .into_any()
             })
             .collect_view();
         let param_fields = kernel
             .params
             .iter()
             .map(|p| match p {
-                Param::Scalar { name, .. } => {
-                    let (key, key2) = (name.clone(), name.clone());
-                    number_input(
-                        name.clone(),
-                        format!("scalar-{name}"),
-                        move || launch.with(|l| l.scalars.get(&key).map(f64::to_string).unwrap_or_default()),
+                Param::Scalar { name, ty } => {
+                    let (get, put) = (name.clone(), name.clone());
+                    number_field(
+                        format!("{name}: {}", ty.name()),
+                        &format!("scalar-{name}"),
+                        move || {
+                            launch.with(|l| {
+                                l.scalars.get(&get).map(f64::to_string).unwrap_or_default()
+                            })
+                        },
                         move |text| {
                             if let Ok(v) = text.trim().parse::<f64>() {
                                 launch.update(|l| {
-                                    l.scalars.insert(key2.clone(), v);
+                                    l.scalars.insert(put.clone(), v);
                                 });
                             }
                         },
+                        problem_at(problems, LaunchField::Scalar(name.clone())),
                     )
                     .into_any()
                 }
                 Param::Tensor { name, .. } => {
-                    let (key, key2) = (name.clone(), name.clone());
-                    let current = move || {
-                        launch.with(|l| l.inputs.get(&key).cloned().unwrap_or(Input::Zeros).to_string())
-                    };
-                    let options_now = current.clone();
-                    view! {
-                        <label class="field">
-                            <span>{name.clone()}</span>
-                            <select
-                                data-testid=format!("input-{name}")
-                                prop:value=current
-                                on:change=move |ev| {
-                                    let text = event_target_value(&ev);
-                                    let input = if text == "rand" { Ok(Input::Rand(1)) } else { text.parse::<Input>() };
-                                    if let Ok(input) = input {
-                                        launch.update(|l| { l.inputs.insert(key2.clone(), input); });
-                                    }
-                                }
-                            >
-                                {move || {
-                                    let now = options_now();
-                                    let mut options: Vec<String> = ["zeros", "ones", "iota"].map(str::to_owned).to_vec();
-                                    if now.starts_with("rand:") || now.starts_with("data") { options.push(now.clone()); }
-                                    if !now.starts_with("rand:") { options.push("rand:1".into()); }
-                                    options.into_iter().map(|o| view! { <option value=o.clone() selected=o == now>{o.clone()}</option> }).collect_view()
-                                }}
-                            </select>
-                        </label>
-                    }
-                    .into_any()
+                    let problem = problem_at(problems, LaunchField::Input(name.clone()));
+                    input_field(launch, name.clone(), problem).into_any()
                 }
             })
             .collect_view();
+        let default_steps = RunLimits::PAGE.step_limit(kernel.threads);
+        let steps_note = Signal::derive_local(move || {
+            format!(
+                "statements per CTA; empty: {default_steps}, for a CTA of {} threads",
+                kernel.threads
+            )
+        });
+        let steps = field(
+            "step limit".into(),
+            "step-limit",
+            number_input(
+                "step-limit",
+                move || launch.with(|l| l.step_limit.map(|s| s.to_string()).unwrap_or_default()),
+                move |text| {
+                    let limit = text.trim().parse::<u64>().ok().filter(|&n| n > 0);
+                    launch.update(|l| l.step_limit = limit);
+                },
+                none,
+                Some(default_steps.to_string()),
+                true,
+            ),
+            Some(steps_note),
+            none,
+        );
+        let size = problem_at(problems, LaunchField::Size);
         view! {
             <fieldset>
                 <legend>"Parameters"</legend>
                 {dim_fields}
                 {param_fields}
+                {steps}
+                {move || size.get().map(|text| view! {
+                    <p class="field-problem" data-testid="problem-size">{text}</p>
+                })}
             </fieldset>
         }
         .into_any()
     };
+    let lanes_problem = problem_at(problems, LaunchField::Lanes);
     view! {
         <form class="launch-panel" aria-label="Launch" on:submit=move |ev| { ev.prevent_default(); on_run.run(()); }>
             {move || (kernel_names.get().len() > 1).then(|| view! {
@@ -168,17 +364,19 @@ pub fn LaunchPanel(
             <fieldset>
                 <legend>"Grid and warps"</legend>
                 {axis(0)}{axis(1)}{axis(2)}
-                {number_input(
+                {number_field(
                     "ctx.lanes".into(),
-                    "lanes".into(),
+                    "lanes",
                     move || launch.with(|l| l.lanes.to_string()),
                     move |text| if let Some(n) = parse_count(&text) { launch.update(|l| l.lanes = n) },
+                    lanes_problem,
                 )}
-                {move || kernel.get().is_some_and(|k| k.cluster.is_some()).then(|| number_input(
+                {move || kernel.get().is_some_and(|k| k.cluster.is_some()).then(|| number_field(
                     "@cluster nodes".into(),
-                    "nodes".into(),
+                    "nodes",
                     move || launch.with(|l| l.nodes.to_string()),
-                    move |text| if let Some(n) = parse_count(&text) { launch.update(|l| l.nodes = n) },
+                    move |text| if let Some(n) = parse_count(&text) { launch.update(|l| l.nodes = n.max(1)) },
+                    none,
                 ))}
                 <label class="field">
                     <span>"warps on the GPU"</span>

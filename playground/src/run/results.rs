@@ -1,14 +1,23 @@
-//! The results of a run: the status of the simulator and of the GPU, and each tensor the
-//! kernel writes, as the simulator computed it, with the GPU's verdict beside it.
+//! The Run panel's results: the status of the simulator and of the GPU, a fault with the thread
+//! and the line it happened on, and each tensor the kernel writes as the simulator computed it
+//! (every value reachable, page by page; 2-D tensors as a heat map), with the GPU's verdict
+//! beside it; and the inputs the run began with.
 
 use super::engine::{GpuOutcome, RunReport, SimRun};
 use compiler_core::cluster::ClusterRun;
+use compiler_core::diagnostic::Phase;
 use compiler_core::ir::{Kernel, Scalar};
 use compiler_core::sim::{compare_tensor, Arg, Args, Tensor};
+use compiler_core::span::LineIndex;
+use compiler_core::{Code, Diagnostic, RunLimits};
 use leptos::prelude::*;
 
-/// Elements shown per tensor (the rest are summarised by the largest difference).
-const SHOWN: usize = 256;
+/// Values on one page of a tensor's table.
+const PAGE_VALUES: usize = 256;
+/// Values per row of a tensor shown flat (1-D, 3-D, or 2-D wider than [`WIDEST_ROW`]).
+const FLAT_ROW: usize = 16;
+/// The widest 2-D row drawn as a row of the heat map.
+const WIDEST_ROW: usize = 64;
 
 /// A value as the results table prints it.
 pub(super) fn show(bits: u32, element: Scalar) -> String {
@@ -34,7 +43,7 @@ pub(super) fn tensor(args: &Args, index: usize) -> Option<&Tensor> {
     }
 }
 
-/// The heat colour of a value between `low` and `high` (2-D results).
+/// The heat colour of a value between `low` and `high`.
 fn heat(value: f64, low: f64, high: f64) -> String {
     let t = if high > low {
         ((value - low) / (high - low)).clamp(0.0, 1.0)
@@ -44,106 +53,262 @@ fn heat(value: f64, low: f64, high: f64) -> String {
     format!("--heat: {:.0}%", t * 100.0)
 }
 
+/// How a tensor's values are laid out: values per row, and whether the rows are a 2-D
+/// tensor's own (a heat map with row and column numbers).
+fn layout(shape: &[usize]) -> (usize, bool) {
+    match shape {
+        [_, columns] if (1..=WIDEST_ROW).contains(columns) => (*columns, true),
+        _ => (FLAT_ROW, false),
+    }
+}
+
+/// Which rows a page shows: (first row, rows on the page, pages).
+fn page_rows(values: usize, row: usize, page: usize) -> (usize, usize, usize) {
+    let rows = values.div_ceil(row).max(1);
+    let per_page = (PAGE_VALUES / row).max(1);
+    let pages = rows.div_ceil(per_page);
+    let page = page.min(pages - 1);
+    let first = page * per_page;
+    (first, per_page.min(rows - first), pages)
+}
+
+/// A tensor's values as a table, page by page; `other` (a GPU's run) marks the values that
+/// differ from these.
 #[component]
-fn TensorResult(name: String, index: usize, sim: Args, gpu: Option<Args>) -> impl IntoView {
-    let Some(want) = tensor(&sim, index).cloned() else {
-        return ().into_any();
-    };
-    let got = gpu.as_ref().and_then(|g| tensor(g, index)).cloned();
-    let shape = want
-        .shape
+fn TensorTable(name: String, tensor: Tensor, other: Option<Tensor>) -> impl IntoView {
+    let page = RwSignal::new(0usize);
+    let (row, grid) = layout(&tensor.shape);
+    let values: Vec<f64> = tensor
+        .bits
         .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(" × ");
-    let verdict = got.as_ref().map(|g| {
-        let comparison = compare_tensor(want.element, &g.bits, &want.bits);
-        (comparison.largest, comparison.agree())
-    });
-    let values: Vec<f64> = want.bits.iter().map(|&b| want.element.value(b)).collect();
+        .map(|&b| tensor.element.value(b))
+        .collect();
     let (low, high) = values
         .iter()
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
             (l.min(v), h.max(v))
         });
-    let columns = if want.shape.len() == 2 {
-        want.shape[1].clamp(1, 16)
-    } else {
-        16
-    };
-    let rows_total = if want.shape.len() == 2 {
-        want.shape[0]
-    } else {
-        want.bits.len().div_ceil(16)
-    };
-    let row_len = if want.shape.len() == 2 {
-        want.shape[1]
-    } else {
-        16
-    };
-    let rows = rows_total.min(SHOWN / columns).max(1);
+    let count = tensor.bits.len();
     let cell = move |i: usize| -> AnyView {
-        let Some(&bits) = want.bits.get(i) else {
-            return view! { <td></td> }.into_any();
+        let Some(&bits) = tensor.bits.get(i) else {
+            return view! { <td class="empty"></td> }.into_any();
         };
-        let sim_text = show(bits, want.element);
-        let gpu_text = got
+        let mine = show(bits, tensor.element);
+        let theirs = other
             .as_ref()
-            .and_then(|g| g.bits.get(i))
-            .map(|&b| show(b, want.element));
-        let differs = gpu_text.as_ref().is_some_and(|g| *g != sim_text);
-        let title = match &gpu_text {
-            Some(g) => format!("[{i}] simulator {sim_text}, GPU {g}"),
-            None => format!("[{i}] {sim_text}"),
+            .and_then(|o| o.bits.get(i))
+            .map(|&b| show(b, tensor.element));
+        let differs = theirs.as_ref().is_some_and(|t| *t != mine);
+        let title = match &theirs {
+            Some(t) => format!("[{i}] simulator {mine}, GPU {t}"),
+            None => format!("[{i}] {mine}"),
         };
         view! {
-            <td class:differs=differs style=heat(want.element.value(bits), low, high) title=title>
-                {sim_text}
+            <td class:differs=differs style=heat(tensor.element.value(bits), low, high) title=title>
+                {mine}
             </td>
         }
         .into_any()
     };
+    let table = move || {
+        let (first, rows, _) = page_rows(count, row, page.get());
+        let header = grid.then(|| {
+            view! {
+                <thead>
+                    <tr>
+                        <th></th>
+                        {(0..row).map(|c| view! { <th scope="col">{c}</th> }).collect_view()}
+                    </tr>
+                </thead>
+            }
+        });
+        view! {
+            {header}
+            <tbody>
+                {(first..first + rows).map(|r| view! {
+                    <tr>
+                        <th scope="row">{if grid { r } else { r * row }}</th>
+                        {(0..row).map(|c| cell(r * row + c)).collect_view()}
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        }
+    };
+    let pager = move || {
+        let (first, rows, pages) = page_rows(count, row, page.get());
+        (pages > 1).then(|| {
+            let shown = format!(
+                "Values {} to {} of {count}, page {} of {pages}",
+                first * row,
+                ((first + rows) * row).min(count) - 1,
+                page.get().min(pages - 1) + 1
+            );
+            view! {
+                <div class="pager">
+                    <button type="button" data-testid="page-previous" disabled=move || page.get() == 0
+                        on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
+                    <span data-testid="page-info" aria-live="polite">{shown}</span>
+                    <button type="button" data-testid="page-next" disabled=move || page.get() + 1 >= pages
+                        on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
+                </div>
+            }
+        })
+    };
+    let label = format!(
+        "{name}{}",
+        if grid {
+            ", a heat map by row and column"
+        } else {
+            ""
+        }
+    );
     view! {
-        <section class="tensor-result" data-testid=format!("result-{name}")>
+        {pager}
+        <div class="table-scroll" tabindex="0" role="region" aria-label=label.clone()>
+            <table class="values" class:heat-map=grid>
+                {table}
+            </table>
+        </div>
+    }
+}
+
+fn shape_text(tensor: &Tensor) -> String {
+    tensor
+        .shape
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(" × ")
+}
+
+#[component]
+fn TensorResult(name: String, index: usize, sim: Args, gpu: Option<Args>) -> impl IntoView {
+    let Some(want) = tensor(&sim, index).cloned() else {
+        return ().into_any();
+    };
+    let got = gpu.as_ref().and_then(|g| tensor(g, index)).cloned();
+    let verdict = got
+        .as_ref()
+        .map(|g| compare_tensor(want.element, &g.bits, &want.bits));
+    view! {
+        <section class="tensor-result" data-testid=format!("result-{}", name.clone())>
             <h3>
-                <code>{name.clone()}</code>" "<span class="shape">{shape}</span>
-                {verdict.map(|(largest, agree)| view! {
-                    <span class="verdict" class:agree=agree data-testid="verdict">
-                        {if agree { "GPU = simulator" } else { "GPU ≠ simulator" }}
-                        {format!(" · largest difference {largest:.3e}")}
+                <code>{name.clone()}</code>" "<span class="shape">{shape_text(&want)}</span>
+                {verdict.map(|c| view! {
+                    <span class="verdict" class:agree=c.agree() data-testid="verdict">
+                        {if c.agree() { "GPU = simulator" } else { "GPU ≠ simulator" }}
+                        {format!(" · largest difference {:.3e}", c.largest)}
                     </span>
                 })}
             </h3>
-            <div class="table-scroll">
-                <table class="values" aria-label=format!("{name}, as the simulator computed it")>
-                    <tbody>
-                        {(0..rows).map(|r| view! {
-                            <tr>
-                                <th scope="row">{r * row_len}</th>
-                                {(0..columns).map(|c| cell(r * row_len + c)).collect_view()}
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            </div>
-            {(rows < rows_total || columns < row_len).then(|| view! {
-                <p class="more">{format!("Showing the first {rows} rows and {columns} columns.")}</p>
-            })}
+            <TensorTable name=name.clone() tensor=want other=got/>
         </section>
     }
     .into_any()
 }
 
+/// The tensors as the run began.
 #[component]
-pub fn Results(report: RwSignal<Option<RunReport>, LocalStorage>) -> impl IntoView {
+fn Inputs(kernel_params: Vec<(usize, String)>, inputs: std::rc::Rc<Args>) -> impl IntoView {
+    view! {
+        <details class="run-inputs" data-testid="run-inputs">
+            <summary>"The inputs, as the run began"</summary>
+            {kernel_params.into_iter().filter_map(|(index, name)| {
+                let t = tensor(&inputs, index)?.clone();
+                Some(view! {
+                    <section class="tensor-result" data-testid=format!("input-values-{}", name.clone())>
+                        <h3><code>{name.clone()}</code>" "<span class="shape">{shape_text(&t)}</span></h3>
+                        <TensorTable name=name.clone() tensor=t other=None/>
+                    </section>
+                })
+            }).collect_view()}
+        </details>
+    }
+}
+
+/// A fault or a launch problem the run stopped at, in the Run panel: its code, message, the
+/// line and thread it happened on, and for the step limit an offer to raise it.
+fn stopped_view(
+    diagnostic: &Diagnostic,
+    report: &RunReport,
+    on_raise_step_limit: Option<Callback<u64>>,
+) -> impl IntoView {
+    let code = diagnostic.code.as_str();
+    let source = report.compilation.source();
+    let at = LineIndex::new(source).line_column(source, diagnostic.span.start);
+    let place = (diagnostic.code.phase() == Phase::Run).then(|| {
+        format!(
+            "At line {}, column {}{}.",
+            at.line,
+            at.column,
+            diagnostic
+                .label
+                .as_ref()
+                .map(|l| format!(", {l}"))
+                .unwrap_or_default()
+        )
+    });
+    let raise = (diagnostic.code == Code::E0514).then_some(()).and(on_raise_step_limit).map(|raise| {
+        let threads = report.kernel().map_or(1, |k| k.threads);
+        let limit = report
+            .launch
+            .step_limit
+            .unwrap_or_else(|| RunLimits::PAGE.step_limit(threads));
+        let larger = limit.saturating_mul(10);
+        view! {
+            <button type="button" data-testid="raise-step-limit" on:click=move |_| raise.run(larger)>
+                {format!("Run again with a step limit of {larger}")}
+            </button>
+        }
+    });
+    view! {
+        <div class="run-fault" data-testid="run-fault">
+            <p>
+                <a class="diag-code" href=format!("/docs/errors#{code}")>{code}</a>
+                " "
+                <span class="message">{diagnostic.message.clone()}</span>
+            </p>
+            {place.map(|p| view! { <p class="where" data-testid="fault-where">{p}</p> })}
+            {diagnostic.help.clone().map(|h| view! { <p class="help">"help: "{h}</p> })}
+            {raise}
+        </div>
+    }
+}
+
+#[component]
+pub fn Results(
+    report: RwSignal<Option<RunReport>, LocalStorage>,
+    /// Why Run did not run (errors in the source, a launch that does not fit).
+    #[prop(optional, into)]
+    blocked: Option<Signal<Option<String>>>,
+    /// Whether the source or the launch changed since the run shown.
+    #[prop(optional, into)]
+    stale: Option<Signal<bool, LocalStorage>>,
+    /// Runs again with a larger step limit, after a run stopped at it.
+    #[prop(optional)]
+    on_raise_step_limit: Option<Callback<u64>>,
+) -> impl IntoView {
     move || {
+        if let Some(why) = blocked.and_then(|b| b.get()) {
+            return view! {
+                <p class="run-blocked" role="status" data-testid="run-blocked">{why}</p>
+            }
+            .into_any();
+        }
         let Some(report) = report.get() else {
             return view! {
                 <p class="hint">"Press Run (or Ctrl+Enter in the editor) to run the kernel on the simulator and on your GPU."</p>
             }
             .into_any();
         };
+        let stale_note = stale.filter(|s| s.get()).map(|_| {
+            view! {
+                <p class="stale" role="status" data-testid="stale">
+                    "The source or the launch changed since this run: press Run to run it again."
+                </p>
+            }
+        });
         let gpu_line = match &report.gpu {
             GpuOutcome::Pending => "WebGPU: running…".to_owned(),
             GpuOutcome::Skipped(why) => {
@@ -158,18 +323,24 @@ pub fn Results(report: RwSignal<Option<RunReport>, LocalStorage>) -> impl IntoVi
         };
         match &report.sim {
             Err(diagnostics) => view! {
+                {stale_note}
                 <div class="run-status" role="status" data-testid="run-status">
-                    <p class="run-fault">
-                        {format!("The simulator stopped the run: {}", diagnostics.iter().map(|d| format!("{} {}", d.code.as_str(), d.message)).collect::<Vec<_>>().join("; "))}
-                    </p>
+                    <p>"The simulator stopped the run:"</p>
+                    {diagnostics.iter().map(|d| stopped_view(d, &report, on_raise_step_limit)).collect_view()}
                     <p data-testid="gpu-status">{gpu_line}</p>
                 </div>
             }
             .into_any(),
-            Ok(SimRun { args, ms, cluster, .. }) => {
+            Ok(SimRun { args, ms, cluster, inputs, .. }) => {
                 let Some(kernel) = report.kernel() else {
                     return ().into_any();
                 };
+                let tensors: Vec<(usize, String)> = kernel
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (i, p.name().to_owned()))
+                    .collect();
                 let written: Vec<(usize, String)> = kernel
                     .written_tensors()
                     .into_iter()
@@ -178,6 +349,7 @@ pub fn Results(report: RwSignal<Option<RunReport>, LocalStorage>) -> impl IntoVi
                 let args = args.clone();
                 let cluster_line = cluster.as_ref().map(|run| super_tiles_line(kernel, run));
                 view! {
+                    {stale_note}
                     <div class="run-status" role="status" data-testid="run-status">
                         <p data-testid="sim-status">{format!("Simulator: {ms:.1} ms")}</p>
                         {cluster_line.map(|line| view! { <p data-testid="cluster-status">{line}</p> })}
@@ -186,6 +358,7 @@ pub fn Results(report: RwSignal<Option<RunReport>, LocalStorage>) -> impl IntoVi
                     {written.into_iter().map(|(index, name)| view! {
                         <TensorResult name=name index=index sim=args.clone() gpu=gpu_args.clone()/>
                     }).collect_view()}
+                    <Inputs kernel_params=tensors inputs=inputs.clone()/>
                 }
                 .into_any()
             }
@@ -231,5 +404,26 @@ mod tests {
         assert_eq!(show((-4i32) as u32, Scalar::I32), "-4");
         assert_eq!(show(0xffff_ffff, Scalar::U32), "0xffffffff");
         assert_eq!(show(1, Scalar::Bool), "true");
+    }
+
+    #[test]
+    fn every_value_is_on_some_page() {
+        // 1000 values, 16 a row: 63 rows, 16 rows a page, 4 pages; the last has 15 rows.
+        assert_eq!(page_rows(1000, 16, 0), (0, 16, 4));
+        assert_eq!(page_rows(1000, 16, 3), (48, 15, 4));
+        assert_eq!(
+            page_rows(1000, 16, 9),
+            (48, 15, 4),
+            "past the end is the last page"
+        );
+        // A 2-D tensor of 70 columns is shown flat; of 50, a row per row.
+        assert_eq!(layout(&[6, 70]), (FLAT_ROW, false));
+        assert_eq!(layout(&[40, 50]), (50, true));
+        assert_eq!(page_rows(40 * 50, 50, 0), (0, 5, 8));
+        assert_eq!(
+            page_rows(0, 16, 0),
+            (0, 1, 1),
+            "an empty tensor has one empty page"
+        );
     }
 }

@@ -196,7 +196,7 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
                 <ul class="diagnostics">
                     {prepared.diagnostics.into_iter().map(|d| view! {
                         <li class="diagnostic error">
-                            <a class="code" href=format!("/docs/errors#{}", d.code)>{d.code.clone()}</a>
+                            <a class="diag-code" href=format!("/docs/errors#{}", d.code)>{d.code.clone()}</a>
                             " "{d.message}
                             {d.help.map(|h| view! { <div class="help">"help: "{h}</div> })}
                         </li>
