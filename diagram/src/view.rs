@@ -418,7 +418,11 @@ pub fn HierarchyDiagram(
                         </p>
                     })}
                 </div>
-                <div class="hierarchy-readout" aria-live="polite" data-testid="readout">
+                // Screen readers hear the sentence of what is picked, not the whole table.
+                <p class="visually-hidden" aria-live="polite" data-testid="readout-announce">
+                    {move || readout().sentence.unwrap_or_default()}
+                </p>
+                <div class="hierarchy-readout" data-testid="readout">
                     {move || {
                         let r = readout();
                         view! {

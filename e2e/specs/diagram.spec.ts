@@ -75,10 +75,35 @@ test('the mouse path, and the buttons back out', async ({ home, page }) => {
 test('typing a thread zooms the diagram onto it', async ({ home, page }) => {
   await home.open();
   const diagram = diagrams(page).first();
+  await home.setNumber('block-x', '2');
+  await home.setNumber('block-y', '1');
   await home.setNumber('thread', '113');
   await expectWorkedExample(diagram);
   await home.setNumber('thread', '300');
   await expect(home.finderError).toHaveText('thread 300 is outside the CTA: ctx.thread runs from 0 to 255');
+  // A place that is not a thread leaves the drawing where it was.
+  await expectWorkedExample(diagram);
+});
+
+test('the fields and the drawing show the same thread, both ways', async ({ home, page }) => {
+  await home.open();
+  const diagram = diagrams(page).first();
+  // Nothing is picked on load, and nothing is typed: the placeholders show the example.
+  await expect(diagram.getByTestId('crumb-current')).toHaveText('Grid');
+  await expect(home.field('thread')).toHaveValue('');
+  await expect(home.field('thread')).toHaveAttribute('placeholder', '113');
+  await expect(home.finderError).toHaveCount(0);
+  const option = (name: string) => diagram.getByRole('option', { name });
+  await option('CTA (1, 2)').click();
+  await option('Warp 0, threads 0–31').click();
+  await option('Lane 9, thread 9').click();
+  await expect(home.field('block-x')).toHaveValue('1');
+  await expect(home.field('block-y')).toHaveValue('2');
+  await expect(home.field('thread')).toHaveValue('9');
+  // Leaving the lane level leaves no thread picked: the fields empty again.
+  await diagram.getByTestId('zoom-out').click();
+  await expect(home.field('thread')).toHaveValue('');
+  await expect(home.finderError).toHaveCount(0);
 });
 
 test('the 48-thread preset: two warp slots, 16 empty lanes, both masks', async ({ home, page }) => {

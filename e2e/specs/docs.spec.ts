@@ -92,3 +92,45 @@ test('the theme button switches to dark and back, and the choice is kept', async
   await page.getByTestId('theme-toggle').click();
   expect(await background()).toBe(light);
 });
+
+test('the page title is the first heading, and search results are reached with the keyboard', async ({ page }) => {
+  await page.goto('/docs/intro');
+  const first = page.getByRole('heading').first();
+  await expect(first).toHaveText(/^Introduction/);
+  await expect(first).toHaveJSProperty('tagName', 'H1');
+  const search = page.getByTestId('docs-search');
+  await search.fill('ballot');
+  await expect(search).toHaveAttribute('aria-expanded', 'true');
+  await search.press('ArrowDown');
+  const chosen = page.getByRole('option', { selected: true });
+  await expect(chosen).toHaveCount(1);
+  await expect(search).toHaveAttribute('aria-activedescendant', 'docs-search-result-0');
+  await search.press('Enter');
+  await expect(page).toHaveURL(/\/docs\/\w+#ballot/);
+  await expect(page.getByRole('heading', { name: /^Ballot/ })).toBeInViewport();
+});
+
+test('search results stay one under another on a phone', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/docs/intro');
+  await page.getByTestId('docs-search').fill('warp');
+  const results = page.getByTestId('search-result');
+  await expect(results.nth(1)).toBeVisible();
+  const [a, b] = [await results.nth(0).boundingBox(), await results.nth(1).boundingBox()];
+  expect(a && b && b.y >= a.y + a.height - 1).toBeTruthy();
+});
+
+test('Back from the playground returns to where the reader was', async ({ page }) => {
+  await page.goto('/docs/tiles');
+  const kernel = page.getByTestId('kernel').filter({ hasText: 'kernel tiled_matmul' });
+  await kernel.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(200);
+  const before = await page.evaluate(() => window.scrollY);
+  expect(before).toBeGreaterThan(200);
+  await kernel.getByTestId('open-in-playground').click();
+  await expect(page).toHaveURL(/\/play#v1\./);
+  await page.goBack();
+  await expect(page.getByRole('heading', { level: 1, name: 'The tile level' })).toBeAttached();
+  await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(before - 40);
+  await expect(kernel).toBeInViewport();
+});

@@ -80,7 +80,9 @@ test('a runaway kernel stops at the step limit with an explanation', async ({ pl
   await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
   await play.run();
   await expect(page.getByTestId('run-status')).toContainText('The simulator stopped the run', { timeout: 20_000 });
-  await expect(play.diagnostics.first()).toBeVisible();
+  await expect(page.getByTestId('run-fault')).toContainText('E0514');
+  // A run's fault belongs to the Run panel, not among the source's problems.
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
 });
 
 test('a share link restores the source and the launch in a new page', async ({ play, page, context }) => {
@@ -190,10 +192,12 @@ test('the launch in the diagram: a lane shows what its thread wrote', async ({ p
 test('a launch too large for the page is refused before anything is allocated', async ({ play, page }) => {
   await play.open('?example=vector_add');
   await play.setField('dim-N', '100000000');
+  const size = page.getByTestId('problem-size');
+  await expect(size).toContainText('the tensors would hold 300000000 elements together; a run in the page holds at most 16777216');
+  await expect(size).toContainText('tessera run');
   await play.run();
-  await expect(page.getByTestId('run-status')).toContainText('a run in the page holds at most 16777216');
-  await expect(play.gpuStatus).toContainText('not run: the launch does not fit the kernel');
-  await expect(page.getByTestId('diagnostic').first()).toContainText('tessera run');
+  await expect(page.getByTestId('run-blocked')).toContainText('The launch does not fit the kernel: the tensors would hold 300000000 elements together');
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
 });
 
 test('a kernel under @cluster shows which node ran which super-tile, and the GPU agrees', async ({ play, page }) => {

@@ -149,6 +149,11 @@ pub fn Playground() -> impl IntoView {
     // Whenever the source has a kernel, the launch fits it: a new signature keeps what applies
     // and gives every new parameter a value that runs.
     let refit = move |c: &Compilation| {
+        // Only a compilation of the source as it is now: a launch just opened with its source
+        // waits for that source's compilation.
+        if source.with_untracked(|s| c.source() != s) {
+            return;
+        }
         let previous = kernel.get_untracked();
         let fitted = launch.with_untracked(|l| fit(c, l, previous.as_deref()));
         let Some((k, fitted)) = fitted else { return };
@@ -302,7 +307,9 @@ pub fn Playground() -> impl IntoView {
     let ir = Signal::derive_local(move || Rc::new(ir_listing(&compilation.get())));
 
     let open = move |opened: Session| {
+        let compiled = compile(&opened.source);
         source.set(opened.source);
+        compilation.set(compiled);
         launch.set(opened.launch);
         tab.set(opened.tab);
         arch.set(opened.arch);

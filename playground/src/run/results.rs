@@ -149,7 +149,7 @@ fn TensorTable(name: String, tensor: Tensor, other: Option<Tensor>) -> impl Into
                     <button type="button" data-testid="page-previous" disabled=move || page.get() == 0
                         on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
                     <span data-testid="page-info" aria-live="polite">{shown}</span>
-                    <button type="button" data-testid="page-next" disabled=move || page.get() + 1 >= pages
+                    <button type="button" data-testid="page-next" disabled=move || { page.get() + 1 >= pages }
                         on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
                 </div>
             }

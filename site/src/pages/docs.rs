@@ -39,9 +39,11 @@ fn Sidebar(current: String) -> impl IntoView {
     view! {
         <nav class="docs-sidebar" aria-label="Docs">
             <Search/>
-            {sections.into_iter().map(|(section, list)| view! {
-                <h2 class="docs-section">{section}</h2>
-                <ul>
+            // The sections are labels, not headings: a page's h1 is the first heading a reader
+            // meets.
+            {sections.into_iter().enumerate().map(|(i, (section, list))| view! {
+                <p class="docs-section" id=format!("docs-section-{i}")>{section}</p>
+                <ul aria-labelledby=format!("docs-section-{i}")>
                     {list.into_iter().map(|(slug, title)| {
                         let here = slug == current;
                         view! {
@@ -102,35 +104,99 @@ pub fn search(query: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The search box, as a combobox: results are options; ArrowDown and ArrowUp move through
+/// them, Enter opens the one chosen, Escape clears the query.
 #[component]
 fn Search() -> impl IntoView {
     let query = RwSignal::new(String::new());
     let results = Memo::new(move |_| search(&query.get()));
+    let active = RwSignal::new(None::<usize>);
+    let navigate = leptos_router::hooks::use_navigate();
+    let open_result = move |href: String| {
+        query.set(String::new());
+        active.set(None);
+        navigate(&href, Default::default());
+    };
+    let on_key = {
+        let open_result = open_result.clone();
+        move |ev: leptos::ev::KeyboardEvent| {
+            let count = results.with(Vec::len);
+            match ev.key().as_str() {
+                "ArrowDown" if count > 0 => {
+                    ev.prevent_default();
+                    active.update(|a| *a = Some(a.map_or(0, |i| (i + 1) % count)));
+                }
+                "ArrowUp" if count > 0 => {
+                    ev.prevent_default();
+                    active.update(|a| *a = Some(a.map_or(count - 1, |i| (i + count - 1) % count)));
+                }
+                "Enter" => {
+                    let chosen = active.get().or((count > 0).then_some(0));
+                    if let Some(href) = chosen.and_then(|i| results.with(|r| r.get(i).map(|h| h.0.clone()))) {
+                        ev.prevent_default();
+                        open_result(href);
+                    }
+                }
+                "Escape" => {
+                    query.set(String::new());
+                    active.set(None);
+                }
+                _ => {}
+            }
+        }
+    };
+    let expanded = move || !query.get().trim().is_empty();
     view! {
         <div class="docs-search" role="search">
             <label class="visually-hidden" for="docs-search">"Search the docs"</label>
             <input
                 id="docs-search"
                 type="search"
+                role="combobox"
+                aria-autocomplete="list"
+                aria-controls="docs-search-results"
+                aria-expanded=move || expanded().to_string()
+                aria-activedescendant=move || active.get().map(|i| format!("docs-search-result-{i}"))
                 placeholder="Search the docs"
                 data-testid="docs-search"
                 prop:value=move || query.get()
-                on:input=move |ev| query.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    query.set(event_target_value(&ev));
+                    active.set(None);
+                }
+                on:keydown=on_key
             />
-            {move || (!query.get().trim().is_empty()).then(|| {
+            {move || expanded().then(|| {
                 let list = results.get();
+                let count = list.len();
+                let open_result = open_result.clone();
                 view! {
-                    <div class="search-results" aria-live="polite" data-testid="search-results">
+                    <div class="search-results" data-testid="search-results">
+                        <p class="visually-hidden" aria-live="polite">
+                            {match count { 0 => "Nothing found.".to_owned(), 1 => "1 result.".to_owned(), n => format!("{n} results.") }}
+                        </p>
                         {if list.is_empty() {
                             view! { <p class="hint">"Nothing found."</p> }.into_any()
                         } else {
                             view! {
-                                <ul>
-                                    {list.into_iter().map(|(href, title, context)| view! {
-                                        <li>
-                                            <a href=href on:click=move |_| query.set(String::new())>{title}</a>
-                                            <span class="search-context">{context}</span>
-                                        </li>
+                                <ul role="listbox" id="docs-search-results" aria-label="Results">
+                                    {list.into_iter().enumerate().map(|(i, (href, title, context))| {
+                                        let open_result = open_result.clone();
+                                        let target = href.clone();
+                                        view! {
+                                            <li
+                                                role="option"
+                                                id=format!("docs-search-result-{i}")
+                                                aria-selected=move || (active.get() == Some(i)).to_string()
+                                                data-testid="search-result"
+                                            >
+                                                <a href=href tabindex="-1" on:click=move |ev| {
+                                                    ev.prevent_default();
+                                                    open_result(target.clone());
+                                                }>{title}</a>
+                                                <span class="search-context">{context}</span>
+                                            </li>
+                                        }
                                     }).collect_view()}
                                 </ul>
                             }.into_any()
@@ -225,11 +291,17 @@ pub fn DocsPage() -> impl IntoView {
     let params = use_params_map();
     let location = use_location();
     let slug = move || params.with(|p| p.get("slug").unwrap_or_else(first_slug));
-    // After a client-side navigation, show the heading the URL names (or the top).
+    // After a navigation, show where the reader was (Back and Forward), else the heading the
+    // URL names, else the top.
     Effect::new(move |_| {
         let hash = location.hash.get();
+        let path = location.pathname.get();
         slug();
         request_animation_frame(move || {
+            if let Some(y) = scroll::take_restore(&path) {
+                window().scroll_to_with_x_and_y(0.0, y);
+                return;
+            }
             let target = hash
                 .strip_prefix('#')
                 .and_then(|id| document().get_element_by_id(id));
@@ -239,6 +311,7 @@ pub fn DocsPage() -> impl IntoView {
             }
         });
     });
+    scroll::keep_for(location.pathname);
     move || {
         let slug = slug();
         let pages = pages();
@@ -294,5 +367,66 @@ fn or_pending(text: &str) -> &str {
         "pending"
     } else {
         text
+    }
+}
+
+/// Where a reader was on each docs page, so Back (from the playground, a full page load, or
+/// within the site) returns there instead of to the top. The browser's own restoration cannot
+/// do it: the page is drawn after the module loads, when the browser has given up.
+mod scroll {
+    use leptos::prelude::*;
+    use std::cell::Cell;
+
+    const KEY: &str = "tessera.scroll:";
+
+    thread_local! {
+        /// The next page shown comes from Back or Forward.
+        static BACK_OR_FORWARD: Cell<bool> = Cell::new(came_back());
+        /// Whether Back and Forward within the site are being noted.
+        static NOTING: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Whether this page load itself is a Back or Forward.
+    fn came_back() -> bool {
+        let entries = window().performance().map(|p| p.get_entries_by_type("navigation"));
+        entries
+            .and_then(|e| js_sys::Reflect::get(&e.get(0), &"type".into()).ok())
+            .and_then(|t| t.as_string())
+            .is_some_and(|t| t == "back_forward")
+    }
+
+    fn storage() -> Option<web_sys::Storage> {
+        window().session_storage().ok().flatten()
+    }
+
+    /// The position to return to on `path`, once, after Back or Forward.
+    pub fn take_restore(path: &str) -> Option<f64> {
+        if !BACK_OR_FORWARD.with(|b| b.replace(false)) {
+            return None;
+        }
+        storage()?
+            .get_item(&format!("{KEY}{path}"))
+            .ok()
+            .flatten()?
+            .parse()
+            .ok()
+    }
+
+    /// Keeps the position on the current page as the reader scrolls, and notes Back and
+    /// Forward within the site, for as long as the docs page is shown.
+    pub fn keep_for(path: Memo<String>) {
+        let on_scroll = window_event_listener(leptos::ev::scroll, move |_| {
+            let y = window().scroll_y().unwrap_or(0.0);
+            if let Some(s) = storage() {
+                let _ = s.set_item(&format!("{KEY}{}", path.get_untracked()), &y.to_string());
+            }
+        });
+        // From then on, for every page: Back to a docs page starts elsewhere in the site.
+        if !NOTING.with(|n| n.replace(true)) {
+            let _kept = window_event_listener(leptos::ev::popstate, move |_| {
+                BACK_OR_FORWARD.with(|b| b.set(true));
+            });
+        }
+        on_cleanup(move || on_scroll.remove());
     }
 }

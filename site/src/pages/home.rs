@@ -76,6 +76,7 @@ struct NumberField {
     id: &'static str,
     label: &'static str,
     text: RwSignal<String>,
+    placeholder: &'static str,
 }
 
 impl NumberField {
@@ -84,6 +85,17 @@ impl NumberField {
             id,
             label,
             text: RwSignal::new(value.to_string()),
+            placeholder: "",
+        }
+    }
+
+    /// A field that starts empty, `placeholder` showing what it takes.
+    fn empty(id: &'static str, label: &'static str, placeholder: &'static str) -> Self {
+        Self {
+            id,
+            label,
+            text: RwSignal::new(String::new()),
+            placeholder,
         }
     }
 
@@ -96,7 +108,9 @@ impl NumberField {
 }
 
 /// The hierarchy page's schematic, live: pick a launch, then zoom through it in the diagram
-/// or type a thread to go straight to it.
+/// or type a thread to go straight to it. The "Go to a thread" fields and the drawing show the
+/// same thread both ways: typing one zooms onto it, picking a lane fills the fields, and
+/// leaving the lane level empties them.
 #[component]
 fn ThreadFinder() -> impl IntoView {
     let schematic = LaunchShape::SCHEMATIC;
@@ -106,13 +120,13 @@ fn ThreadFinder() -> impl IntoView {
         NumberField::new("threads", "@launch threads", schematic.threads),
         NumberField::new("lanes", "ctx.lanes", NVIDIA_LANES),
     ];
+    // Empty until a thread is typed or picked; the placeholders show the worked example.
     let place = [
-        NumberField::new("block-x", "ctx.block.x", 2),
-        NumberField::new("block-y", "ctx.block.y", 1),
-        NumberField::new("thread", "ctx.thread", 113),
+        NumberField::empty("block-x", "ctx.block.x", "2"),
+        NumberField::empty("block-y", "ctx.block.y", "1"),
+        NumberField::empty("thread", "ctx.thread", "113"),
     ];
-    // The place applies once the user edits it; until then the diagram opens at the grid.
-    let placed = RwSignal::new(false);
+    let placed = Memo::new(move |_| place.iter().any(|f| !f.text.get().trim().is_empty()));
     let config = Memo::new(move |_| diagram_config(&launch));
     let located = Memo::new(move |_| {
         let config = config.get()?;
@@ -124,7 +138,29 @@ fn ThreadFinder() -> impl IntoView {
             .map_err(|e| e.to_string())?;
         Ok::<_, String>((block, thread))
     });
-    let show = Signal::derive(move || placed.get().then(|| located.get().ok()).flatten());
+    // The thread the drawing shows: the fields' once they name one (a half-typed place leaves
+    // the drawing where it is).
+    let shown_thread = RwSignal::new(None::<(Dim3, u32)>);
+    Effect::new(move |_| {
+        if let Ok(at) = located.get() {
+            if shown_thread.get_untracked() != Some(at) {
+                shown_thread.set(Some(at));
+            }
+        }
+    });
+    let on_pick = Callback::new(move |picked: Option<(Dim3, u32)>| match picked {
+        Some((block, thread)) if located.get_untracked() != Ok((block, thread)) => {
+            for (field, value) in place.iter().zip([block.x, block.y, thread]) {
+                field.text.set(value.to_string());
+            }
+        }
+        Some(_) => {}
+        None => {
+            if placed.get_untracked() {
+                place.iter().for_each(|f| f.text.set(String::new()));
+            }
+        }
+    });
     let error = move || {
         config
             .get()
@@ -144,20 +180,20 @@ fn ThreadFinder() -> impl IntoView {
             <form class="finder-form" on:submit=|event| event.prevent_default()>
                 <fieldset>
                     <legend>"The launch"</legend>
-                    {launch.map(|f| number_input(f, None))}
+                    {launch.map(number_input)}
                 </fieldset>
                 <fieldset>
                     <legend>"Go to a thread"</legend>
-                    {place.map(|f| number_input(f, Some(placed)))}
+                    {place.map(number_input)}
                 </fieldset>
             </form>
             {move || error().map(|message| view! { <p class="error" role="alert" data-testid="finder-error">{message}</p> })}
-            <HierarchyDiagram config=shown show=show label="The launch, from the grid to one lane"/>
+            <HierarchyDiagram config=shown show=shown_thread on_pick=on_pick label="The launch, from the grid to one lane"/>
         </section>
     }
 }
 
-fn number_input(field: NumberField, touched: Option<RwSignal<bool>>) -> impl IntoView {
+fn number_input(field: NumberField) -> impl IntoView {
     view! {
         <label class="number-field">
             <span class="number-label">{field.label}</span>
@@ -167,12 +203,8 @@ fn number_input(field: NumberField, touched: Option<RwSignal<bool>>) -> impl Int
                 inputmode="numeric"
                 data-testid=field.id
                 prop:value=move || field.text.get()
-                on:input=move |event| {
-                    field.text.set(event_target_value(&event));
-                    if let Some(touched) = touched {
-                        touched.set(true);
-                    }
-                }
+                placeholder=field.placeholder
+                on:input=move |event| field.text.set(event_target_value(&event))
             />
         </label>
     }
