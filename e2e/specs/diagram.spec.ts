@@ -128,6 +128,8 @@ test('a partial warp in the launch form: a 48-thread CTA', async ({ home, page }
   await home.open();
   const diagram = diagrams(page).first();
   await home.setNumber('threads', '48');
+  await home.setNumber('block-x', '2');
+  await home.setNumber('block-y', '1');
   await home.setNumber('thread', '47');
   await expect(diagram.getByTestId('readout-sentence')).toHaveText('block (2, 1), warp 1, lane 15, thread 47');
   await expect(diagram.getByTestId('readout-mask')).toHaveText('0x0000ffff');

@@ -14,16 +14,20 @@ test('a launch the diagram cannot draw is explained, and fixing it recovers', as
   await home.open();
   await home.setNumber('threads', '0');
   await expect(home.finderError).toHaveText('a CTA has 1 to 1024 threads, not 0');
+  await expect(home.field('threads')).toHaveAttribute('aria-invalid', 'true');
+  await expect(home.field('threads')).toHaveAttribute('aria-describedby', 'finder-error');
   await home.setNumber('threads', '');
   await expect(home.finderError).toContainText('@launch threads must be a whole number');
   await home.setNumber('threads', '256');
   await expect(home.finderError).toHaveCount(0);
+  await expect(home.field('threads')).toHaveAttribute('aria-invalid', 'false');
   await expect(page.getByTestId('readout-table').first()).toContainText('256 / 32');
 });
 
 test('the playground is one link away', async ({ home, page }) => {
   await home.open();
   await page.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Playground' }).click();
-  await expect(page).toHaveURL(/\/play$/);
+  // The address names the example the playground opens with.
+  await expect(page).toHaveURL(/\/play\?example=matvec$/);
   await expect(page.getByRole('textbox', { name: 'Kernel source' })).toBeVisible();
 });

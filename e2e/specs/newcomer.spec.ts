@@ -99,7 +99,7 @@ test('a run-time fault shows in the Run panel with its thread and line, marked i
   const fault = page.getByTestId('run-fault');
   await expect(fault).toContainText('E0510');
   await expect(page.getByTestId('fault-where')).toHaveText('At line 6, column 12, in block (3, 0, 0), warp 7, lane 8, thread 232.');
-  await expect(page.locator('.editor-highlight .run-fault')).toHaveText('A[i]');
+  await expect.poll(async () => (await page.locator('.editor-highlight .run-fault').allTextContents()).join('')).toBe('A[i]');
   await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
   // The mark goes with the source it belongs to.
   await play.editor.fill(example('vector_add'));
@@ -112,6 +112,8 @@ test('the step limit says how far the run got and offers a larger one', async ({
   await play.setField('step-limit', '1000');
   await play.run();
   await expect(page.getByTestId('run-fault')).toContainText('the CTA ran 1000 statements, its step limit, and had not finished');
+  // A kernel that does not end is not sent to the GPU, where it would hang.
+  await expect(play.gpuStatus).toContainText('not run: the simulator stopped the run');
   await page.getByTestId('raise-step-limit').click();
   await expect(page.getByTestId('step-limit')).toHaveValue('10000');
   await expect(page.getByTestId('run-fault')).toContainText('the CTA ran 10000 statements');

@@ -87,7 +87,14 @@ pub fn start_run(
                 return;
             }
         };
-        publish(simulate(&prepared), GpuOutcome::Pending);
+        let sim = simulate(&prepared);
+        if sim.is_err() {
+            // A kernel that faults or never ends would hang the GPU, or compare with nothing.
+            let why = "the simulator stopped the run, so it was not sent to the GPU".to_owned();
+            publish(sim, GpuOutcome::Skipped(why));
+            return;
+        }
+        publish(sim, GpuOutcome::Pending);
         let gpu = run_gpu(&prepared, forced).await;
         if is_current() {
             report.update(|r| {

@@ -167,6 +167,10 @@ fn ThreadFinder() -> impl IntoView {
             .err()
             .or_else(|| placed.get().then(|| located.get().err()).flatten())
     };
+    // Which group of fields the error is about: the launch's, or the thread's.
+    let launch_invalid = Signal::derive(move || config.with(Result::is_err));
+    let place_invalid =
+        Signal::derive(move || !launch_invalid.get() && placed.get() && located.with(Result::is_err));
     let shown = Signal::derive(move || config.get().unwrap_or_default());
 
     view! {
@@ -180,20 +184,20 @@ fn ThreadFinder() -> impl IntoView {
             <form class="finder-form" on:submit=|event| event.prevent_default()>
                 <fieldset>
                     <legend>"The launch"</legend>
-                    {launch.map(number_input)}
+                    {launch.map(|f| number_input(f, launch_invalid))}
                 </fieldset>
                 <fieldset>
                     <legend>"Go to a thread"</legend>
-                    {place.map(number_input)}
+                    {place.map(|f| number_input(f, place_invalid))}
                 </fieldset>
             </form>
-            {move || error().map(|message| view! { <p class="error" role="alert" data-testid="finder-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error" role="alert" id="finder-error" data-testid="finder-error">{message}</p> })}
             <HierarchyDiagram config=shown show=shown_thread on_pick=on_pick label="The launch, from the grid to one lane"/>
         </section>
     }
 }
 
-fn number_input(field: NumberField) -> impl IntoView {
+fn number_input(field: NumberField, invalid: Signal<bool>) -> impl IntoView {
     view! {
         <label class="number-field">
             <span class="number-label">{field.label}</span>
@@ -204,6 +208,8 @@ fn number_input(field: NumberField) -> impl IntoView {
                 data-testid=field.id
                 prop:value=move || field.text.get()
                 placeholder=field.placeholder
+                aria-invalid=move || invalid.get().to_string()
+                aria-describedby=move || invalid.get().then_some("finder-error")
                 on:input=move |event| field.text.set(event_target_value(&event))
             />
         </label>
