@@ -23,6 +23,10 @@ async function expectWorkedExample(diagram: Locator) {
   await expect(diagram.getByTestId('breadcrumb')).toHaveText('Grid › CTA (2, 1) › Warp 3 › Lane 17');
   await expect(diagram.getByTestId('readout-sentence')).toHaveText('block (2, 1), warp 3, lane 17, thread 113');
   await expect(diagram.getByTestId('readout-relation')).toHaveText('113 = 3 * 32 + 17');
+  // A screen reader hears the sentence, not the whole table.
+  await expect(diagram.getByTestId('readout-announce')).toHaveText('block (2, 1), warp 3, lane 17, thread 113');
+  await expect(diagram.getByTestId('readout-announce')).toHaveAttribute('aria-live', 'polite');
+  await expect(diagram.getByTestId('readout')).not.toHaveAttribute('aria-live');
   const rows = diagram.getByTestId('readout-table').locator('tbody tr');
   await expect(rows).toHaveCount(8);
   for (const [i, [field, value, why]] of workedExample.entries()) {

@@ -136,3 +136,19 @@ test('Back from the playground returns to where the reader was', async ({ page }
   await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(before - 40);
   await expect(kernel).toBeInViewport();
 });
+
+test('code comments are readable: at least 4.5:1 against the code background', async ({ page }) => {
+  await page.goto('/docs/intro');
+  const ratio = await page.locator('.tok-comment').first().evaluate((el) => {
+    const rgb = (c: string) => (c.match(/\d+/g) ?? []).slice(0, 3).map(Number);
+    const lum = ([r, g, b]: number[]) => {
+      const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    let bg = el as Element | null;
+    while (bg && getComputedStyle(bg).backgroundColor.endsWith(', 0)')) bg = bg.parentElement;
+    const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(rgb(getComputedStyle(bg ?? document.body).backgroundColor))];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  });
+  expect(ratio).toBeGreaterThanOrEqual(4.5);
+});

@@ -191,12 +191,12 @@ test('the launch in the diagram: a lane shows what its thread wrote', async ({ p
 
 test('a launch too large for the page is refused before anything is allocated', async ({ play, page }) => {
   await play.open('?example=vector_add');
-  await play.setField('dim-N', '100000000');
+  await play.setField('dim-N', '20000000');
   const size = page.getByTestId('problem-size');
-  await expect(size).toContainText('the tensors would hold 300000000 elements together; a run in the page holds at most 16777216');
+  await expect(size).toContainText('the tensors would hold 60000000 elements together; a run in the page holds at most 16777216');
   await expect(size).toContainText('tessera run');
   await play.run();
-  await expect(page.getByTestId('run-blocked')).toContainText('The launch does not fit the kernel: the tensors would hold 300000000 elements together');
+  await expect(page.getByTestId('run-blocked')).toContainText('The launch does not fit the kernel: the tensors would hold 60000000 elements together');
   await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
 });
 

@@ -311,9 +311,10 @@ pub fn Results(
         });
         let gpu_line = match &report.gpu {
             GpuOutcome::Pending => "WebGPU: running…".to_owned(),
-            GpuOutcome::Skipped(why) => {
+            GpuOutcome::Skipped(why) if report.sim.is_ok() => {
                 format!("WebGPU: not run: {why}. The simulator's results are below.")
             }
+            GpuOutcome::Skipped(why) => format!("WebGPU: not run: {why}."),
             GpuOutcome::Failed(why) => format!("WebGPU: {why}"),
             GpuOutcome::Done { ms, how, .. } => format!("WebGPU ({how}): {ms:.1} ms"),
         };
