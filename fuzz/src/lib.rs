@@ -65,7 +65,7 @@ pub fn share_link(data: &[u8]) {
 pub fn markup(data: &[u8]) {
     let Some(source) = text(data) else { return };
     let compilation = compiler_core::compile(source);
-    let marks = playground::diagnostic_marks(&compilation.diagnostics);
+    let marks = playground::diagnostics::diagnostic_marks(&compilation.diagnostics);
     let html = highlight_html(source, &marks);
     let shown = text_of_markup(&html);
     // The highlighter adds a space after a final line break, so the overlay is as tall as

@@ -132,7 +132,9 @@ fn Search() -> impl IntoView {
                 }
                 "Enter" => {
                     let chosen = active.get().or((count > 0).then_some(0));
-                    if let Some(href) = chosen.and_then(|i| results.with(|r| r.get(i).map(|h| h.0.clone()))) {
+                    if let Some(href) =
+                        chosen.and_then(|i| results.with(|r| r.get(i).map(|h| h.0.clone())))
+                    {
                         ev.prevent_default();
                         open_result(href);
                     }
@@ -388,7 +390,9 @@ mod scroll {
 
     /// Whether this page load itself is a Back or Forward.
     fn came_back() -> bool {
-        let entries = window().performance().map(|p| p.get_entries_by_type("navigation"));
+        let entries = window()
+            .performance()
+            .map(|p| p.get_entries_by_type("navigation"));
         entries
             .and_then(|e| js_sys::Reflect::get(&e.get(0), &"type".into()).ok())
             .and_then(|t| t.as_string())

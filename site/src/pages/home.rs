@@ -169,8 +169,9 @@ fn ThreadFinder() -> impl IntoView {
     };
     // Which group of fields the error is about: the launch's, or the thread's.
     let launch_invalid = Signal::derive(move || config.with(Result::is_err));
-    let place_invalid =
-        Signal::derive(move || !launch_invalid.get() && placed.get() && located.with(Result::is_err));
+    let place_invalid = Signal::derive(move || {
+        !launch_invalid.get() && placed.get() && located.with(Result::is_err)
+    });
     let shown = Signal::derive(move || config.get().unwrap_or_default());
 
     view! {
