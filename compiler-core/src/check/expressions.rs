@@ -91,9 +91,15 @@ impl KernelChecker {
                         return Value::error();
                     }
                 };
-                let value = self.index(&base_value, base.span, indices, expr.span);
+                let mut value = self.index(&base_value, base.span, indices, expr.span);
                 if value.ty.is_tile() && matches!(base_value.ty, Type::Tensor { .. }) {
                     self.require_control(Uniformity::Uniform, "a tile load", expr.span);
+                }
+                // An element of a tensor the kernel writes may change under the load (another
+                // thread, another CTA): what each thread reads differs, whatever the index.
+                let written = matches!(&base.kind, ExprKind::Name(n) if self.written.contains(n));
+                if written && matches!(base_value.ty, Type::Tensor { .. }) && !value.ty.is_tile() {
+                    value.uniformity = Uniformity::Varying;
                 }
                 value
             }

@@ -36,7 +36,7 @@ use crate::span::Span;
 use crate::syntax::ast::*;
 use crate::syntax::ctx;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use types::{assignable, unify};
 use uniformity::strongest;
 
@@ -220,6 +220,9 @@ struct KernelChecker {
     shared_bytes: u64,
     /// Each store into a tensor parameter: its name and where (the @cluster rules).
     tensor_stores: Vec<(String, Span)>,
+    /// The names the kernel stores into anywhere (`X[..] = ..`): a load from one of them is
+    /// varying, whatever its index.
+    written: HashSet<String>,
 }
 
 /// Joins `b` into `a` variable by variable; `a` keeps its length (variables declared after
@@ -246,22 +249,48 @@ impl KernelChecker {
             widen,
             shared_bytes: 0,
             tensor_stores: Vec::new(),
+            written: HashSet::new(),
         }
     }
 
     fn error(&mut self, diagnostic: Diagnostic) {
         self.diagnostics.push(diagnostic);
     }
+}
 
-    // ---- kernels, attributes, parameters ----
+/// The names `stmts` store into, at any depth: `X` for every `X[..] = ..` and `X[..] op= ..`.
+fn stored_names<'s>(stmts: impl IntoIterator<Item = &'s Stmt>, names: &mut HashSet<String>) {
+    for stmt in stmts {
+        match &stmt.kind {
+            StmtKind::Assign { target, .. } => {
+                if let ExprKind::Index { base, .. } = &target.kind {
+                    if let ExprKind::Name(name) = &base.kind {
+                        names.insert(name.clone());
+                    }
+                }
+            }
+            StmtKind::If {
+                then_block,
+                else_branch,
+                ..
+            } => {
+                stored_names(&then_block.stmts, names);
+                stored_names(else_branch.as_deref(), names);
+            }
+            StmtKind::Block(body) | StmtKind::While { body, .. } | StmtKind::For { body, .. } => {
+                stored_names(&body.stmts, names)
+            }
+            _ => {}
+        }
+    }
+}
 
-    // ---- names and scopes ----
-
-    // ---- control ----
-
-    // ---- statements ----
-
-    // ---- expressions ----
+impl KernelChecker {
+    /// The names `kernel` stores into, found before its body is checked: a load from one of
+    /// them is varying (the spec's "Uniformity" section says why).
+    fn note_written(&mut self, kernel: &Kernel) {
+        stored_names(&kernel.body.stmts, &mut self.written);
+    }
 }
 
 fn ctx_uniformity(field: CtxField) -> Uniformity {

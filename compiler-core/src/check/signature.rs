@@ -9,6 +9,7 @@ impl KernelChecker {
         let threads = self.launch(kernel);
         let cluster = self.cluster(kernel, &dims);
         self.unknown_attributes(kernel);
+        self.note_written(kernel);
         let exits = self.block(&kernel.body);
         // A `return` ends the kernel; a stray break/continue was reported where it stands.
         drop(exits);
