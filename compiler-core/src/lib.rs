@@ -157,9 +157,10 @@ impl Compilation {
             .unwrap_or_default()
     }
 
-    /// PTX for the kernel `name` (the only kernel when `None`).
+    /// PTX for the kernel `name` (the only kernel when `None`), or why the target cannot run
+    /// it.
     pub fn ptx(&self, name: Option<&str>, arch: ptx::Arch) -> Result<ptx::Ptx, Vec<Diagnostic>> {
-        Ok(ptx::emit(self.kernel(name)?, self.source(), arch))
+        ptx::emit(self.kernel(name)?, self.source(), arch).map_err(|d| vec![d])
     }
 
     /// WGSL for the kernel `name`, with `lanes`-wide warps: the GPU's subgroups, or emulated.

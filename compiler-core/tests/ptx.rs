@@ -203,3 +203,114 @@ fn the_entry_requires_the_launch_threads() {
     let source = std::fs::read_to_string(root().join("examples/matvec.tsr")).unwrap_or_default();
     assert!(ptx(&source, Arch::Sm70).text.contains(".reqntid 256, 1, 1"));
 }
+
+/// The review's kernel: the loop starts at r = -3145728, whose flat index -3145728 * 1024 wraps
+/// in 32 bits; only r = 0 is loaded.
+const WRAPPING_START: &str = "@launch(32)\nkernel k(A: tensor<f32>[2, 1024], Out: tensor<f32>[1024]) {\n  let t = ctx.thread\n  var acc = 0.0\n  for r in range(-3145728, 2, 1048576) {\n    if r >= 0 {\n      acc += A[r, t]\n    }\n  }\n  Out[t] = acc\n}\n";
+
+#[test]
+fn an_induction_pointer_starts_from_its_index_in_64_bits() {
+    let text = ptx(WRAPPING_START, Arch::Sm80).text;
+    assert!(text.contains("walks A with the loop"), "{text}");
+    let before_loop: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("cvt.s64.s32"))
+        .take_while(|l| !l.starts_with("$L_loop_"))
+        .collect();
+    // The start: r sign-extended, times 1024 and plus t in 64 bits, then 4 bytes each.
+    assert!(
+        before_loop.iter().any(|l| l.contains("mul.lo.s64")),
+        "{before_loop:#?}"
+    );
+    assert!(
+        !before_loop.iter().any(|l| l.contains("mad.lo.s32")),
+        "no 32-bit flat index feeds the pointer: {before_loop:#?}"
+    );
+    // The step: 1048576 rows of 1024 elements, 4 bytes each, widened before it can wrap
+    // (2^32 bytes a trip).
+    let widened = before_loop
+        .iter()
+        .position(|l| l.contains("mul.wide.s32"))
+        .unwrap_or(usize::MAX);
+    assert!(
+        before_loop
+            .get(widened + 1)
+            .is_some_and(|l| l.contains("shl.b64")),
+        "{before_loop:#?}"
+    );
+    // The simulator reads A[0, t] at r = 0, which the pointer now reaches exactly.
+    let launch = compiler_core::launch::Launch {
+        inputs: [("A".to_owned(), compiler_core::launch::Input::Iota)].into(),
+        ..Default::default()
+    };
+    let out = compiler_core::compile(WRAPPING_START)
+        .run(&launch)
+        .unwrap_or_else(|d| panic!("{d:#?}"));
+    let Some(compiler_core::sim::Arg::Tensor(result)) = out.args.params.get(1) else {
+        panic!("no Out")
+    };
+    let first: Vec<f32> = result.bits[..4]
+        .iter()
+        .map(|b| f32::from_bits(*b))
+        .collect();
+    assert_eq!(first, [0.0, 1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn ptxas_accepts_the_64_bit_induction_start() {
+    let ptxas = ptxas();
+    let file = std::env::temp_dir().join(format!("tessera-wrap-{}.ptx", std::process::id()));
+    std::fs::write(&file, ptx(WRAPPING_START, Arch::Sm90).text).unwrap_or_else(|e| panic!("{e}"));
+    let output = Command::new(&ptxas)
+        .arg("-arch=sm_90")
+        .arg(&file)
+        .arg("-o")
+        .arg(file.with_extension("cubin"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(output.status.success(), "{output:?}");
+}
+
+/// A kernel whose one tile is `rows` x 128 f32.
+fn tile_kernel(rows: u32) -> String {
+    format!("@launch(256)\nkernel k(A: tensor<f32>[{rows}, 128], Out: tensor<f32>[{rows}, 128]) {{\n  var t = A[0 :+ {rows}, 0 :+ 128]\n  for e in range(ctx.thread, {rows} * 128, ctx.threads) {{\n    Out[e / 128, e % 128] = t[e / 128, e % 128] + 1.0\n  }}\n}}\n")
+}
+
+#[test]
+fn a_tile_at_the_shared_memory_limit_assembles_and_one_past_it_is_refused() {
+    let ptxas = ptxas();
+    // 96 x 128 x 4 bytes = 49152, the 48 KiB a CTA may declare.
+    let at_limit = tile_kernel(96);
+    for arch in Arch::ALL {
+        let file = std::env::temp_dir().join(format!(
+            "tessera-tile-{}-{}.ptx",
+            arch.name(),
+            std::process::id()
+        ));
+        std::fs::write(&file, ptx(&at_limit, arch).text).unwrap_or_else(|e| panic!("{e}"));
+        let output = Command::new(&ptxas)
+            .arg(format!("-arch={}", arch.name()))
+            .arg(&file)
+            .arg("-o")
+            .arg(file.with_extension("cubin"))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(output.status.success(), "{} {output:?}", arch.name());
+    }
+    // 128 x 128 x 4 = 65536 bytes: ptxas would say "uses too much shared data".
+    let past = compiler_core::compile(&tile_kernel(128));
+    assert!(past.diagnostics.is_empty(), "the checker accepts it");
+    for arch in Arch::ALL {
+        let Err(diagnostics) = past.ptx(None, arch) else {
+            panic!("PTX for 64 KiB of shared memory on {}", arch.name())
+        };
+        assert_eq!(diagnostics[0].code, compiler_core::Code::E0521);
+        assert_eq!(
+            diagnostics[0].message,
+            format!(
+                "kernel `k` needs 65536 bytes of shared memory; a CTA on {} may have 49152",
+                arch.name()
+            )
+        );
+    }
+}

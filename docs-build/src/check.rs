@@ -7,7 +7,8 @@
 //! for every code the compiler can give.
 
 use crate::{Block, KernelBlock, Page};
-use compiler_core::diagnostic::Code;
+use compiler_core::diagnostic::{Code, Phase};
+use compiler_core::ptx::Arch;
 use compiler_core::{Diagnostic, RunLimits};
 
 /// Codes no kernel block can show: a source over 1 MiB, bytes that are not UTF-8, and the
@@ -81,6 +82,9 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         None => None,
     };
     let found_by_a_launch = expected.is_some_and(|c| c.phase().needs_a_launch());
+    if let Some(code) = expected.filter(|c| c.phase() == Phase::Backend) {
+        return check_backends(&compilation, code);
+    }
     match expected {
         Some(code) if !found_by_a_launch => {
             let code = code.as_str();
@@ -115,6 +119,29 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         (Ok(_), Some(code)) => Err(format!("should stop with {}, but runs", code.as_str())),
         (Err(d), Some(code)) if d.iter().all(|d| d.code == code) => Ok(()),
         (Err(d), _) => Err(format!("the run stops: {}", listed(&d))),
+    }
+}
+
+/// A kernel that compiles, and that a backend refuses with `code` (for PTX, on some target).
+fn check_backends(compilation: &compiler_core::Compilation, code: Code) -> Result<(), String> {
+    if compilation.has_errors() {
+        return Err(format!(
+            "does not compile cleanly: {}",
+            listed(&compilation.diagnostics)
+        ));
+    }
+    let refused = Arch::ALL
+        .into_iter()
+        .filter_map(|arch| compilation.ptx(None, arch).err())
+        .flatten()
+        .any(|d| d.code == code);
+    if refused {
+        Ok(())
+    } else {
+        Err(format!(
+            "should be refused by a backend with {}, but is not",
+            code.as_str()
+        ))
     }
 }
 

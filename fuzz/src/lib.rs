@@ -36,7 +36,13 @@ pub fn pipeline(data: &[u8]) {
         let name = Some(kernel.name.as_str());
         for arch in [Arch::Sm70, Arch::Sm80, Arch::Sm90] {
             if let Err(diagnostics) = compilation.ptx(name, arch) {
-                panic!("no PTX for a kernel that lowered: {diagnostics:?}");
+                // A kernel may need more shared memory than a CTA has (E0521); nothing else
+                // keeps a kernel that lowered from having PTX.
+                let other = diagnostics.iter().find(|d| d.code != Code::E0521);
+                assert!(
+                    other.is_none(),
+                    "no PTX for a kernel that lowered: {other:?}"
+                );
             }
         }
         for (lanes, mode) in [

@@ -137,6 +137,7 @@ codes! {
     }
     Backend {
         E0520 => "the WGSL backend built a module naga rejects (a bug in Tessera)",
+        E0521 => "the kernel needs more shared memory than the target gives a CTA",
     }
 }
 

@@ -23,9 +23,7 @@ impl<'a> Emitter<'a> {
         };
         let mut advances = Vec::new();
         for access in strided_accesses(body, continuing, &induction) {
-            let (entry, _) = self.address(access.tensor, &access.indices, false);
-            let pointer = self.temp(Kind::B64);
-            self.line(format!("mov.b64 {pointer}, {entry};"), None);
+            let pointer = self.wide_address(access.tensor, &access.indices);
             let bytes = self.bytes_per_trip(&access, induction.iv, induction.step);
             let tensor = self
                 .kernel
@@ -42,16 +40,56 @@ impl<'a> Emitter<'a> {
         advances
     }
 
+    /// The address of `tensor[indices]` with the flat index in 64 bits: where an induction
+    /// pointer starts. The loop's first index may lie far outside the tensor (a range that
+    /// starts negative, a guard that skips the first trips), and its 32-bit flat index would
+    /// wrap while the pointer, advancing in 64 bits, never wraps back.
+    fn wide_address(&mut self, tensor: usize, indices: &[Operand]) -> String {
+        let extents = self.extents(tensor);
+        let first = indices.first().copied().unwrap_or(Operand::Const(0));
+        let first = self.in_reg(first, Scalar::I32);
+        let flat = self.temp(Kind::B64);
+        self.line(format!("cvt.s64.s32 {flat}, {first};"), None);
+        for (index, extent) in indices.iter().zip(&extents).skip(1) {
+            let extent = self.wide(extent);
+            let i = self.in_reg(*index, Scalar::I32);
+            let i = self.wide(&i);
+            self.line(format!("mul.lo.s64 {flat}, {flat}, {extent};"), None);
+            self.line(format!("add.s64 {flat}, {flat}, {i};"), None);
+        }
+        let base = self
+            .tensors
+            .get(tensor)
+            .cloned()
+            .flatten()
+            .unwrap_or_default();
+        let pointer = self.temp(Kind::B64);
+        self.line(format!("shl.b64 {flat}, {flat}, 2;"), None);
+        self.line(format!("add.s64 {pointer}, {base}, {flat};"), None);
+        pointer
+    }
+
+    /// A 32-bit register or immediate as a 64-bit value (sign-extended).
+    fn wide(&mut self, value: &str) -> String {
+        if !value.starts_with('%') {
+            return value.to_owned();
+        }
+        let wide = self.temp(Kind::B64);
+        self.line(format!("cvt.s64.s32 {wide}, {value};"), None);
+        wide
+    }
+
     /// `4 * step * (sum of the strides of the dimensions the induction register indexes)`, as a
-    /// 64-bit immediate or register.
+    /// 64-bit register: the step times the strides in 64 bits, so a large step cannot wrap.
     pub(super) fn bytes_per_trip(&mut self, access: &Access, iv: Reg, step: Operand) -> String {
         let extents = self.extents(access.tensor);
-        let mut elements = self.in_reg(step, Scalar::I32);
+        let step = self.in_reg(step, Scalar::I32);
         let mut stride_sum: Option<String> = None;
         for (position, index) in access.indices.iter().enumerate() {
             if *index != Operand::Reg(iv) {
                 continue;
             }
+            // A stride is a product of extents: below 2^26, the most elements a tensor holds.
             let mut stride = "1".to_string();
             for extent in &extents[position + 1..] {
                 let product = self.temp(Kind::B32);
@@ -67,13 +105,14 @@ impl<'a> Emitter<'a> {
                 }
             });
         }
-        if let Some(stride) = stride_sum.filter(|s| s != "1") {
-            let scaled = self.temp(Kind::B32);
-            self.line(format!("mul.lo.s32 {scaled}, {elements}, {stride};"), None);
-            elements = scaled;
-        }
         let bytes = self.temp(Kind::B64);
-        self.line(format!("mul.wide.s32 {bytes}, {elements}, 4;"), None);
+        match stride_sum.filter(|s| s != "1") {
+            Some(stride) => {
+                self.line(format!("mul.wide.s32 {bytes}, {step}, {stride};"), None);
+                self.line(format!("shl.b64 {bytes}, {bytes}, 2;"), None);
+            }
+            None => self.line(format!("mul.wide.s32 {bytes}, {step}, 4;"), None),
+        }
         bytes
     }
 

@@ -7,9 +7,12 @@
 //! block `iv = iv + step`, with `step` not assigned in the loop; an access qualifies when every
 //! index is a constant, the induction register, or a register the loop never assigns, so its
 //! flat index is `entry_index + trips * step * stride`. Why this is exact although Tessera's
-//! `i32` arithmetic wraps: an in-bounds flat index is below 2^31 (a tensor holds at most 2^26
-//! elements), so the 64-bit pointer and the wrapped 32-bit index agree on every in-bounds access,
-//! and an out-of-bounds access is undefined in PTX either way (the simulator reports it).
+//! `i32` arithmetic wraps: the pointer starts at the entry index computed in 64 bits and moves
+//! by `step * stride` computed in 64 bits, so at every trip it is the base plus the true
+//! (unwrapped) flat index; an in-bounds flat index is below 2^31 (a tensor holds at most 2^26
+//! elements), where the 32-bit index other accesses use agrees with it. The entry index itself
+//! may be far outside the tensor (a range that starts negative, under a guard), which is why it
+//! is not computed in 32 bits: it would wrap, and the pointer would never wrap back.
 
 use crate::ir::{BinaryOp, Block, Op, Operand, Reg, StmtKind};
 use std::collections::HashSet;

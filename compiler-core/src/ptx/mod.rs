@@ -21,6 +21,7 @@ mod collectives;
 mod induction;
 mod operations;
 
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::*;
 use crate::span::{LineIndex, Span};
 use induction::{counting_induction, strided_accesses, Access};
@@ -59,6 +60,12 @@ impl Arch {
         }
     }
 
+    /// The static shared memory (`.shared` declared in the kernel) a CTA may use: 48 KiB on
+    /// every target; more needs dynamic shared memory and an opt-in, which Tessera does not use.
+    pub fn static_shared_bytes(self) -> u64 {
+        48 * 1024
+    }
+
     /// `redux.sync` (integer warp reductions in one instruction) exists from sm_80.
     fn has_redux(self) -> bool {
         self != Arch::Sm70
@@ -86,13 +93,28 @@ pub struct Ptx {
 
 const WARP: u32 = 32;
 
-/// Emits one kernel.
-pub fn emit(kernel: &Kernel, source: &str, arch: Arch) -> Ptx {
+/// Emits one kernel, or says why the target cannot run it (E0521: more shared memory than a
+/// CTA may have).
+pub fn emit(kernel: &Kernel, source: &str, arch: Arch) -> Result<Ptx, Diagnostic> {
     let mut emitter = Emitter::new(kernel, source, arch);
     emitter.prologue();
     emitter.block(&kernel.body);
     emitter.line("ret;", None);
-    emitter.finish()
+    let shared = emitter.shared_bytes();
+    let most = arch.static_shared_bytes();
+    if shared > most {
+        return Err(Diagnostic::error(
+            Code::E0521,
+            Span::empty(kernel.span.start),
+            format!(
+                "kernel `{}` needs {shared} bytes of shared memory; a CTA on {} may have {most}",
+                kernel.name,
+                arch.name()
+            ),
+        )
+        .with_help("make the tiles smaller: a 64 x 64 tile of f32 takes 16384 bytes"));
+    }
+    Ok(emitter.finish())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -304,6 +326,12 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Bytes of `.shared` the kernel declares: its tiles, and the warps' partial results of a
+    /// CTA-wide reduction.
+    fn shared_bytes(&self) -> u64 {
+        self.kernel.shared_bytes() + if self.uses_partials { 128 } else { 0 }
+    }
+
     fn finish(mut self) -> Ptx {
         let kernel = self.kernel;
         let name = &kernel.name;
@@ -337,13 +365,22 @@ impl<'a> Emitter<'a> {
             "//   gridDim = (ctx.blocks.x, ctx.blocks.y, ctx.blocks.z); ctx.lanes = 32."
         );
         let _ = writeln!(header, "// Parameters, in order: tensor pointers ({}), then dimension values ({}), then scalars ({}).", tensors.join(", "), kernel.dims.join(", "), scalars.join(", "));
-        if kernel.shared_bytes() > 0 {
-            let _ = writeln!(
-                header,
-                "// Shared memory: {} bytes.",
-                kernel.shared_bytes() + if self.uses_partials { 128 } else { 0 }
-            );
+        if self.shared_bytes() > 0 {
+            let _ = writeln!(header, "// Shared memory: {} bytes.", self.shared_bytes());
         }
+        let _ = writeln!(
+            header,
+            "// Indices are 32-bit: a launch holds tensors of at most {} elements (2^26).",
+            crate::launch::MAX_ELEMENTS
+        );
+        let _ = writeln!(
+            header,
+            "// Unchecked, as on any GPU: an index outside a tensor, and an integer division by zero"
+        );
+        let _ = writeln!(
+            header,
+            "// (its result unspecified); the simulator stops at both (E0510, E0511)."
+        );
         let _ = writeln!(header, "//");
         let _ = writeln!(header, ".version {}", self.arch.version());
         let _ = writeln!(header, ".target {}", self.arch.name());
