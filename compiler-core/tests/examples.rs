@@ -662,3 +662,25 @@ fn a_recorded_run_knows_who_wrote_each_element() {
     );
     assert!(compilation.run(&launch).is_ok_and(|o| o.writers.is_none()));
 }
+
+#[test]
+fn tanh_keeps_zero_its_sign_and_small_values_on_the_simulator() {
+    let source = "@launch(32)\nkernel t(X: tensor<f32>[4], Y: tensor<f32>[4]) {\n  if ctx.thread < 4 {\n    Y[ctx.thread] = tanh(X[ctx.thread])\n  }\n}\n";
+    let launch = Launch {
+        inputs: [(
+            "X".to_owned(),
+            Input::Data {
+                shape: vec![4],
+                values: vec![0.0, -0.0, 1e-8, 20.0],
+            },
+        )]
+        .into(),
+        ..Launch::default()
+    };
+    let out = ran(&compiler_core::compile(source), &launch);
+    let y = tensor(&out, "Y");
+    assert_eq!(y.bits[0], 0.0f32.to_bits());
+    assert_eq!(y.bits[1], (-0.0f32).to_bits(), "tanh(-0) is -0");
+    assert_eq!(f32::from_bits(y.bits[2]), 1e-8);
+    assert_eq!(f32::from_bits(y.bits[3]), 1.0);
+}

@@ -288,13 +288,40 @@ impl<'a> Emitter<'a> {
             MathFn::Sin => self.line(format!("sin.approx.f32 {d}, {a};"), None),
             MathFn::Cos => self.line(format!("cos.approx.f32 {d}, {a};"), None),
             MathFn::Tanh => {
-                // tanh(x) = 1 - 2 / (exp(2x) + 1); tanh.approx needs sm_75.
+                // tanh(x) = 1 - 2 / (2^(2x log2 e) + 1) loses small x (tanh(1e-8) would be 0,
+                // tanh(-0) +0); below |x| = 1/8 the series x (1 - x^2/3 + 2x^4/15), within
+                // 2 ulp there, keeps them and the sign of zero. tanh.approx needs sm_75.
+                let x = if a.starts_with('%') {
+                    a
+                } else {
+                    let r = self.temp(Kind::F32);
+                    self.line(format!("mov.f32 {r}, {a};"), None);
+                    r
+                };
+                let (magnitude, small) = (self.temp(Kind::F32), self.temp(Kind::Pred));
+                self.line(format!("abs.f32 {magnitude}, {x};"), None);
+                self.line(
+                    format!("setp.lt.f32 {small}, {magnitude}, 0f3E000000;"),
+                    None,
+                );
+                let (square, series) = (self.temp(Kind::F32), self.temp(Kind::F32));
+                self.line(format!("mul.rn.f32 {square}, {x}, {x};"), None);
+                self.line(
+                    format!("fma.rn.f32 {series}, {square}, 0f3E088889, 0fBEAAAAAB;"),
+                    None,
+                );
+                self.line(
+                    format!("fma.rn.f32 {series}, {series}, {square}, 0f3F800000;"),
+                    None,
+                );
+                self.line(format!("mul.rn.f32 {series}, {series}, {x};"), None);
                 let e = self.temp(Kind::F32);
-                self.line(format!("mul.rn.f32 {e}, {a}, 0f4038AA3B;"), None);
+                self.line(format!("mul.rn.f32 {e}, {x}, 0f4038AA3B;"), None);
                 self.line(format!("ex2.approx.f32 {e}, {e};"), None);
                 self.line(format!("add.rn.f32 {e}, {e}, 0f3F800000;"), None);
                 self.line(format!("div.rn.f32 {e}, 0f40000000, {e};"), None);
-                self.line(format!("sub.rn.f32 {d}, 0f3F800000, {e};"), None);
+                self.line(format!("sub.rn.f32 {e}, 0f3F800000, {e};"), None);
+                self.line(format!("selp.f32 {d}, {series}, {e}, {small};"), None);
             }
             MathFn::Floor => self.line(format!("cvt.rmi.f32.f32 {d}, {a};"), None),
             MathFn::Ceil => self.line(format!("cvt.rpi.f32.f32 {d}, {a};"), None),
@@ -416,5 +443,79 @@ mod tests {
         assert_eq!(divisor(32, Scalar::F32), None);
         let add = power_of_two_divisor(BinaryOp::Add, Scalar::I32, Operand::Const(32));
         assert_eq!(add, None);
+    }
+
+    /// Runs the float instructions the `tanh` lowering emits, as the GPU would (`ex2.approx`
+    /// taken as exact).
+    fn run_float_lines(lines: &[(String, Option<Span>)]) -> f32 {
+        let mut regs: std::collections::HashMap<String, f32> = Default::default();
+        let value =
+            |regs: &std::collections::HashMap<String, f32>, s: &str| match s.strip_prefix("0f") {
+                Some(hex) => f32::from_bits(u32::from_str_radix(hex, 16).unwrap_or(0)),
+                None => regs.get(s).copied().unwrap_or(f32::NAN),
+            };
+        for (line, _) in lines {
+            let line = line.trim().trim_end_matches(';');
+            let (op, args) = line.split_once(' ').unwrap_or((line, ""));
+            let args: Vec<&str> = args.split(", ").collect();
+            let v = |i: usize| value(&regs, args[i]);
+            let result = match op {
+                "mov.f32" => v(1),
+                "abs.f32" => v(1).abs(),
+                "setp.lt.f32" => f32::from(u8::from(v(1) < v(2))),
+                "mul.rn.f32" => v(1) * v(2),
+                "add.rn.f32" => v(1) + v(2),
+                "sub.rn.f32" => v(1) - v(2),
+                "div.rn.f32" => v(1) / v(2),
+                "fma.rn.f32" => v(1).mul_add(v(2), v(3)),
+                "ex2.approx.f32" => v(1).exp2(),
+                "selp.f32" => {
+                    if v(3) != 0.0 {
+                        v(1)
+                    } else {
+                        v(2)
+                    }
+                }
+                other => panic!("unexpected instruction {other}"),
+            };
+            regs.insert(args[0].to_string(), result);
+        }
+        regs["%d"]
+    }
+
+    fn tanh_on_the_gpu(x: f32) -> f32 {
+        let kernel = Kernel {
+            name: "k".into(),
+            threads: 32,
+            params: Vec::new(),
+            dims: Vec::new(),
+            regs: Vec::new(),
+            shared: Vec::new(),
+            body: Vec::new(),
+            span: Span { start: 0, end: 0 },
+            cluster: None,
+        };
+        let mut emitter = Emitter::new(&kernel, "kernel k() {}", Arch::Sm70);
+        emitter.math("%d", MathFn::Tanh, Scalar::F32, Operand::Const(x.to_bits()));
+        run_float_lines(&emitter.lines)
+    }
+
+    #[test]
+    fn tanh_keeps_small_arguments_and_the_sign_of_zero() {
+        assert_eq!(tanh_on_the_gpu(0.0).to_bits(), 0.0f32.to_bits());
+        assert_eq!(tanh_on_the_gpu(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(tanh_on_the_gpu(1e-8), 1e-8);
+        assert_eq!(tanh_on_the_gpu(-1e-8), -1e-8);
+        for x in [
+            0.01f32, 0.1, 0.124, 0.125, 0.2, 0.5, 1.0, 3.0, 9.0, 20.0, 100.0,
+        ] {
+            for x in [x, -x] {
+                let (got, want) = (f64::from(tanh_on_the_gpu(x)), f64::from(x).tanh());
+                assert!(
+                    (got - want).abs() <= 2e-6 * want.abs(),
+                    "tanh({x}) = {got}, not {want}"
+                );
+            }
+        }
     }
 }
