@@ -248,6 +248,19 @@ impl Launch {
                 ),
             ));
         }
+        let widest = kernel.widest_warp();
+        if self.lanes > widest && self.lanes <= crate::hierarchy::MAX_LANES {
+            problems.push(
+                LaunchProblem::new(
+                    LaunchField::Lanes,
+                    format!(
+                        "kernel `{}` takes a ballot, one u32 bit a lane: its warps have at most {widest} lanes, not {}",
+                        kernel.name, self.lanes
+                    ),
+                )
+                .with_help(format!("run it with ctx.lanes = {widest} or fewer")),
+            );
+        }
         let unknown = |name: &String| kernel.param_index(name).is_none();
         for name in self.inputs.keys().filter(|n| unknown(n)) {
             let message = format!("kernel `{}` has no parameter `{name}`", kernel.name);

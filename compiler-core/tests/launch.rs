@@ -176,3 +176,41 @@ fn each_problem_names_its_field() {
     assert_eq!(fields(&too_big, k), [LaunchField::Size]);
     assert!(too_big.problems(k, RunLimits::TERMINAL).is_empty());
 }
+
+#[test]
+fn a_kernel_that_takes_a_ballot_runs_in_warps_of_at_most_32_lanes() {
+    let Some(votes) = compiler_core::examples::find("votes") else {
+        panic!("no votes example")
+    };
+    let compilation = compiled(votes.source);
+    let k = kernel(&compilation);
+    let wide = Launch {
+        lanes: 64,
+        ..votes.launch.clone()
+    };
+    let problems = wide.problems(k, RunLimits::TERMINAL);
+    assert_eq!(
+        problems.iter().map(|p| &p.field).collect::<Vec<_>>(),
+        [&LaunchField::Lanes]
+    );
+    assert!(
+        problems[0].message.contains(
+            "takes a ballot, one u32 bit a lane: its warps have at most 32 lanes, not 64"
+        ),
+        "{}",
+        problems[0].message
+    );
+    assert!(votes.launch.problems(k, RunLimits::TERMINAL).is_empty());
+    // Without a ballot, 64-lane warps are fine.
+    let Some(reduce) = compiler_core::examples::find("warp_reduce") else {
+        panic!("no warp_reduce example")
+    };
+    let compilation = compiled(reduce.source);
+    let wide = Launch {
+        lanes: 64,
+        ..reduce.launch.clone()
+    };
+    assert!(wide
+        .problems(kernel(&compilation), RunLimits::TERMINAL)
+        .is_empty());
+}

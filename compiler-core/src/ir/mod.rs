@@ -325,31 +325,60 @@ impl Kernel {
 
     /// The parameters the kernel stores to: its outputs (the rest are read-only).
     pub fn written_tensors(&self) -> Vec<usize> {
-        fn visit(block: &[Stmt], written: &mut Vec<usize>) {
+        let mut written = Vec::new();
+        self.visit(&mut |kind| {
+            if let StmtKind::Store { tensor, .. } = kind {
+                if !written.contains(tensor) {
+                    written.push(*tensor);
+                }
+            }
+        });
+        written.sort_unstable();
+        written
+    }
+
+    /// The widest warp the kernel can run in: a ballot is one `u32` bit a lane, so a kernel
+    /// that takes one needs warps of at most 32 lanes.
+    pub fn widest_warp(&self) -> u32 {
+        let mut ballot = false;
+        self.visit(&mut |kind| {
+            ballot |= matches!(
+                kind,
+                StmtKind::Let {
+                    op: Op::Vote(Vote::Ballot, _),
+                    ..
+                }
+            );
+        });
+        if ballot {
+            32
+        } else {
+            crate::hierarchy::MAX_LANES
+        }
+    }
+
+    /// Calls `f` with every statement of the kernel, nested ones included.
+    fn visit(&self, f: &mut impl FnMut(&StmtKind)) {
+        fn walk(block: &[Stmt], f: &mut impl FnMut(&StmtKind)) {
             for stmt in block {
+                f(&stmt.kind);
                 match &stmt.kind {
-                    StmtKind::Store { tensor, .. } if !written.contains(tensor) => {
-                        written.push(*tensor);
-                    }
                     StmtKind::If {
                         then_block,
                         else_block,
                         ..
                     } => {
-                        visit(then_block, written);
-                        visit(else_block, written);
+                        walk(then_block, f);
+                        walk(else_block, f);
                     }
                     StmtKind::Loop { body, continuing } => {
-                        visit(body, written);
-                        visit(continuing, written);
+                        walk(body, f);
+                        walk(continuing, f);
                     }
                     _ => {}
                 }
             }
         }
-        let mut written = Vec::new();
-        visit(&self.body, &mut written);
-        written.sort_unstable();
-        written
+        walk(&self.body, f);
     }
 }
