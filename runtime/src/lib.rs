@@ -79,6 +79,12 @@ pub struct AdapterReport {
     pub max_invocations_per_workgroup: u32,
     pub max_workgroup_storage_bytes: u32,
     pub max_workgroups_per_dimension: u32,
+    /// Whether this device's subgroups are cut from consecutive invocations with
+    /// `subgroup_invocation_id = local_invocation_index % size`, which subgroup mode assumes
+    /// (WGSL does not promise it). Found by [`lane_probe`] when the device opens; `false` until
+    /// then, and for a device without fixed-size subgroups.
+    #[serde(default)]
+    pub lanes_follow_index: bool,
 }
 
 impl AdapterReport {
@@ -88,10 +94,11 @@ impl AdapterReport {
             .then_some(self.subgroup_min_size)
     }
 
-    /// Subgroups stand in for `lanes`-wide warps when every subgroup is exactly that wide;
-    /// otherwise warps are emulated in workgroup memory.
+    /// Subgroups stand in for `lanes`-wide warps when every subgroup is exactly that wide and
+    /// its lanes follow the invocation index (the probe said so); otherwise warps are emulated
+    /// in workgroup memory.
     pub fn warp_mode(&self, lanes: u32) -> WarpMode {
-        if self.fixed_subgroup_size() == Some(lanes) {
+        if self.fixed_subgroup_size() == Some(lanes) && self.lanes_follow_index {
             WarpMode::Subgroups
         } else {
             WarpMode::Emulated
@@ -101,7 +108,8 @@ impl AdapterReport {
     /// `subgroups of 4`, or `subgroups of 4 to 64`: what the run's note says of the GPU.
     pub fn subgroups(&self) -> String {
         match self.fixed_subgroup_size() {
-            Some(size) => format!("subgroups of {size}"),
+            Some(size) if self.lanes_follow_index => format!("subgroups of {size}"),
+            Some(size) => format!("subgroups of {size}, lanes not in invocation order"),
             None if self.subgroups => format!(
                 "subgroups of {} to {}",
                 self.subgroup_min_size, self.subgroup_max_size
@@ -109,6 +117,35 @@ impl AdapterReport {
             None => "no subgroups".to_owned(),
         }
     }
+}
+
+/// The kernel that checks, once per device, what subgroup mode assumes: a subgroup is the
+/// consecutive invocations `size * k .. size * (k + 1)`, its lane `i` the invocation
+/// `size * k + i`. In subgroup mode `ctx.lane` is `local_invocation_index % size` and a
+/// shuffle reads the lane the hardware numbers so: each thread reads its own index back
+/// exactly when the two numberings agree.
+pub const LANE_PROBE: &str = "@launch(256)\nkernel lane_probe(Out: tensor<i32>[256]) {\n  Out[ctx.thread] = shuffle(ctx.thread, ctx.lane)\n}\n";
+
+/// Whether `out`, the probe's result, shows the lanes following the invocation index.
+fn lanes_follow_index(out: &compiler_core::sim::Args) -> bool {
+    match out.params.first() {
+        Some(compiler_core::sim::Arg::Tensor(t)) => {
+            t.bits.iter().enumerate().all(|(i, &b)| b as usize == i)
+        }
+        _ => false,
+    }
+}
+
+/// The probe's launch on a device whose subgroups are `size` wide, or `None` when the device
+/// has no fixed subgroup size (subgroup mode is not used there anyway) or cannot hold it.
+fn lane_probe_launch(report: &AdapterReport) -> Option<compiler_core::launch::Launch> {
+    let size = report.fixed_subgroup_size()?;
+    (report.max_invocations_per_workgroup >= 256 && 256 % size == 0).then(|| {
+        compiler_core::launch::Launch {
+            lanes: size,
+            ..Default::default()
+        }
+    })
 }
 
 impl fmt::Display for AdapterReport {
@@ -122,8 +159,14 @@ impl fmt::Display for AdapterReport {
         if self.subgroups {
             writeln!(
                 f,
-                "subgroups: {} to {} lanes",
-                self.subgroup_min_size, self.subgroup_max_size
+                "subgroups: {} to {} lanes{}",
+                self.subgroup_min_size,
+                self.subgroup_max_size,
+                if self.lanes_follow_index {
+                    ", lane i of a subgroup is invocation size * k + i (checked)"
+                } else {
+                    ""
+                }
             )?;
         } else {
             writeln!(f, "subgroups: not offered (warps will be emulated)")?;

@@ -28,6 +28,7 @@ impl AdapterReport {
             max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+            lanes_follow_index: false,
         }
     }
 }
@@ -63,11 +64,25 @@ pub async fn open() -> Result<Gpu, RuntimeError> {
         .request_device(&descriptor)
         .await
         .map_err(|error| RuntimeError::NoDevice(error.to_string()))?;
-    Ok(Gpu {
+    let mut gpu = Gpu {
         device,
         queue,
         report,
-    })
+    };
+    gpu.report.lanes_follow_index = lanes_follow_index(&gpu);
+    Ok(gpu)
+}
+
+/// Runs the [`crate::LANE_PROBE`] in subgroup mode: whether the lanes follow the index.
+fn lanes_follow_index(gpu: &Gpu) -> bool {
+    let Some(launch) = crate::lane_probe_launch(&gpu.report) else {
+        return false;
+    };
+    let compilation = compiler_core::compile(crate::LANE_PROBE);
+    let Ok(prepared) = compilation.prepare(&launch, compiler_core::RunLimits::TERMINAL) else {
+        return false;
+    };
+    run(gpu, &prepared, WarpMode::Subgroups).is_ok_and(|out| crate::lanes_follow_index(&out.args))
 }
 
 async fn default_adapter() -> Result<wgpu::Adapter, RuntimeError> {

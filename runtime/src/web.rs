@@ -102,6 +102,7 @@ impl AdapterReport {
             max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup(),
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size(),
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension(),
+            lanes_follow_index: false,
         }
     }
 }
@@ -180,11 +181,28 @@ pub async fn open() -> Result<Gpu, RuntimeError> {
         .await
         .map_err(|e| RuntimeError::NoDevice(js_error(&e)))?;
     let lost = Gpu::watch_for_loss(&device);
-    Ok(Gpu {
+    let mut gpu = Gpu {
         device,
         report,
         lost,
-    })
+    };
+    gpu.report.lanes_follow_index = lanes_follow_index(&gpu).await;
+    Ok(gpu)
+}
+
+/// Runs the [`crate::LANE_PROBE`] in subgroup mode: whether the lanes follow the index.
+async fn lanes_follow_index(gpu: &Gpu) -> bool {
+    let Some(launch) = crate::lane_probe_launch(&gpu.report) else {
+        return false;
+    };
+    let compilation = compiler_core::compile(crate::LANE_PROBE);
+    let Ok(prepared) = compilation.prepare(&launch, compiler_core::RunLimits::TERMINAL) else {
+        return false;
+    };
+    match run(gpu, &prepared, WarpMode::Subgroups).await {
+        Ok(out) => crate::lanes_follow_index(&out.args),
+        Err(_) => false,
+    }
 }
 
 fn device_error(what: &str, e: &JsValue) -> RuntimeError {

@@ -118,3 +118,38 @@ fn a_subgroup_shader_runs_and_sums_each_subgroup() {
         .collect();
     assert_eq!(got, expected, "subgroup size {width}");
 }
+
+#[test]
+fn the_lane_probe_checks_lavapipes_subgroups_before_they_stand_in_for_warps() {
+    let gpu = opened();
+    let Some(size) = gpu.report.fixed_subgroup_size() else {
+        assert!(!gpu.report.lanes_follow_index);
+        return;
+    };
+    // Lavapipe cuts its subgroups from consecutive invocations: the probe finds it so, and
+    // subgroup mode is chosen for warps of its width.
+    assert!(gpu.report.lanes_follow_index, "{}", gpu.report);
+    assert_eq!(
+        gpu.report.warp_mode(size),
+        compiler_core::wgsl::WarpMode::Subgroups
+    );
+    // The probe means what it claims: on the simulator every thread reads its own index back.
+    let launch = compiler_core::launch::Launch {
+        lanes: size,
+        ..Default::default()
+    };
+    let out = compiler_core::compile(runtime::LANE_PROBE)
+        .run(&launch)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let Some(compiler_core::sim::Arg::Tensor(t)) = out.args.params.first() else {
+        panic!("no Out")
+    };
+    assert!(t.bits.iter().enumerate().all(|(i, &b)| b as usize == i));
+    // Where the probe fails, warps are emulated instead.
+    let mut unordered = gpu.report.clone();
+    unordered.lanes_follow_index = false;
+    assert_eq!(
+        unordered.warp_mode(size),
+        compiler_core::wgsl::WarpMode::Emulated
+    );
+}
