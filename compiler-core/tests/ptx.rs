@@ -33,23 +33,29 @@ fn ptx(source: &str, arch: Arch) -> compiler_core::ptx::Ptx {
     }
 }
 
+/// `text` assembled by ptxas for `arch` (written to a file named `name` in the temp folder).
+fn assemble(name: &str, text: &str, arch: Arch) -> std::process::Output {
+    let file = std::env::temp_dir().join(format!(
+        "tessera-{}-{name}.{}.ptx",
+        std::process::id(),
+        arch.name()
+    ));
+    std::fs::write(&file, text).unwrap_or_else(|e| panic!("{e}"));
+    Command::new(ptxas())
+        .arg(format!("-arch={}", arch.name()))
+        .arg(&file)
+        .arg("-o")
+        .arg(file.with_extension("cubin"))
+        .output()
+        .unwrap_or_else(|e| panic!("ptxas: {e}"))
+}
+
 #[test]
 fn ptxas_accepts_every_example_for_every_target() {
-    let ptxas = ptxas();
-    let dir = std::env::temp_dir().join(format!("tessera-ptx-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
     for (name, source) in examples() {
         for arch in Arch::ALL {
-            let file = dir.join(format!("{name}.{}.ptx", arch.name()));
-            std::fs::write(&file, ptx(&source, arch).text).unwrap_or_else(|e| panic!("{e}"));
-            let output = Command::new(&ptxas)
-                .arg(format!("-arch={}", arch.name()))
-                .arg(&file)
-                .arg("-o")
-                .arg(file.with_extension("cubin"))
-                .output()
-                .unwrap_or_else(|e| panic!("{}: {e}", ptxas.display()));
+            let output = assemble(&name, &ptx(&source, arch).text, arch);
             if !output.status.success() {
                 failures.push(format!(
                     "{name} {}: {}",
@@ -258,16 +264,7 @@ fn an_induction_pointer_starts_from_its_index_in_64_bits() {
 
 #[test]
 fn ptxas_accepts_the_64_bit_induction_start() {
-    let ptxas = ptxas();
-    let file = std::env::temp_dir().join(format!("tessera-wrap-{}.ptx", std::process::id()));
-    std::fs::write(&file, ptx(WRAPPING_START, Arch::Sm90).text).unwrap_or_else(|e| panic!("{e}"));
-    let output = Command::new(&ptxas)
-        .arg("-arch=sm_90")
-        .arg(&file)
-        .arg("-o")
-        .arg(file.with_extension("cubin"))
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let output = assemble("wrap", &ptx(WRAPPING_START, Arch::Sm90).text, Arch::Sm90);
     assert!(output.status.success(), "{output:?}");
 }
 
@@ -278,23 +275,10 @@ fn tile_kernel(rows: u32) -> String {
 
 #[test]
 fn a_tile_at_the_shared_memory_limit_assembles_and_one_past_it_is_refused() {
-    let ptxas = ptxas();
     // 96 x 128 x 4 bytes = 49152, the 48 KiB a CTA may declare.
     let at_limit = tile_kernel(96);
     for arch in Arch::ALL {
-        let file = std::env::temp_dir().join(format!(
-            "tessera-tile-{}-{}.ptx",
-            arch.name(),
-            std::process::id()
-        ));
-        std::fs::write(&file, ptx(&at_limit, arch).text).unwrap_or_else(|e| panic!("{e}"));
-        let output = Command::new(&ptxas)
-            .arg(format!("-arch={}", arch.name()))
-            .arg(&file)
-            .arg("-o")
-            .arg(file.with_extension("cubin"))
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let output = assemble("tile", &ptx(&at_limit, arch).text, arch);
         assert!(output.status.success(), "{} {output:?}", arch.name());
     }
     // 128 x 128 x 4 = 65536 bytes: ptxas would say "uses too much shared data".

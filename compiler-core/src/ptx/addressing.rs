@@ -57,16 +57,20 @@ impl<'a> Emitter<'a> {
             self.line(format!("mul.lo.s64 {flat}, {flat}, {extent};"), None);
             self.line(format!("add.s64 {flat}, {flat}, {i};"), None);
         }
-        let base = self
-            .tensors
-            .get(tensor)
-            .cloned()
-            .flatten()
-            .unwrap_or_default();
+        let base = self.tensor_base(tensor);
         let pointer = self.temp(Kind::B64);
         self.line(format!("shl.b64 {flat}, {flat}, 2;"), None);
         self.line(format!("add.s64 {pointer}, {base}, {flat};"), None);
         pointer
+    }
+
+    /// The register that holds `tensor`'s global address.
+    fn tensor_base(&self, tensor: usize) -> String {
+        self.tensors
+            .get(tensor)
+            .cloned()
+            .flatten()
+            .unwrap_or_default()
     }
 
     /// A 32-bit register or immediate as a 64-bit value (sign-extended).
@@ -167,12 +171,7 @@ impl<'a> Emitter<'a> {
         let flat = self.flatten(indices, &extents);
         let offset = self.temp(Kind::B64);
         let address = self.temp(Kind::B64);
-        let base = self
-            .tensors
-            .get(tensor)
-            .cloned()
-            .flatten()
-            .unwrap_or_default();
+        let base = self.tensor_base(tensor);
         self.line(format!("mul.wide.s32 {offset}, {flat}, 4;"), None);
         self.line(format!("add.s64 {address}, {base}, {offset};"), None);
         (address, inside)

@@ -380,9 +380,9 @@ mod tests {
         regs["%d"]
     }
 
-    fn shifted(b: BinaryOp, t: Scalar, divisor: u32, x: u32) -> u32 {
-        let source = "kernel k() {}";
-        let kernel = Kernel {
+    /// A kernel with nothing in it, to emit single operations with.
+    fn empty_kernel() -> Kernel {
+        Kernel {
             name: "k".into(),
             threads: 32,
             params: Vec::new(),
@@ -392,7 +392,12 @@ mod tests {
             body: Vec::new(),
             span: Span { start: 0, end: 0 },
             cluster: None,
-        };
+        }
+    }
+
+    fn shifted(b: BinaryOp, t: Scalar, divisor: u32, x: u32) -> u32 {
+        let source = "kernel k() {}";
+        let kernel = empty_kernel();
         let mut emitter = Emitter::new(&kernel, source, Arch::Sm70);
         let shift = power_of_two_divisor(b, t, Operand::Const(divisor));
         emitter.divide_by_power_of_two("%d", b, t, "%x", shift.unwrap_or(99));
@@ -484,17 +489,7 @@ mod tests {
     }
 
     fn tanh_on_the_gpu(x: f32) -> f32 {
-        let kernel = Kernel {
-            name: "k".into(),
-            threads: 32,
-            params: Vec::new(),
-            dims: Vec::new(),
-            regs: Vec::new(),
-            shared: Vec::new(),
-            body: Vec::new(),
-            span: Span { start: 0, end: 0 },
-            cluster: None,
-        };
+        let kernel = empty_kernel();
         let mut emitter = Emitter::new(&kernel, "kernel k() {}", Arch::Sm70);
         emitter.math("%d", MathFn::Tanh, Scalar::F32, Operand::Const(x.to_bits()));
         run_float_lines(&emitter.lines)
