@@ -39,6 +39,15 @@ for (const example of ['matvec', 'block_sum', 'votes', 'tiled_matmul']) {
   });
 }
 
+test('the lane probe finds SwiftShader\'s subgroups in invocation order, so they stand in for warps', async ({ play }) => {
+  // Automatic mode: subgroups are warps only after the probe kernel checked the lane order.
+  const outcome = await runOnGpu(play, 'lane_ids', '4', 'auto');
+  test.skip(outcome.includes('not run'), `no WebGPU here: ${outcome}`);
+  expect(outcome).toContain('subgroups of 4 ·');
+  expect(outcome).toContain('4-lane subgroups as warps');
+  await expect(play.verdicts.first()).toHaveText(/^GPU = simulator/);
+});
+
 test('without WebGPU the simulator still runs and a note says why', async ({ play, page }) => {
   await page.addInitScript(() => {
     delete (Navigator.prototype as any).gpu;
