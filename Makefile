@@ -16,18 +16,23 @@ export XDG_RUNTIME_DIR ?= /tmp
 # tests' regressions files, which are tried first on every run.
 export PROPTEST_RNG_SEED ?= 2026
 
-.PHONY: serve test tools test-tools lint cargo-test fuzz site e2e
+.PHONY: serve test tools test-tools editor lint cargo-test fuzz site e2e
 
-serve: tools
+serve: tools editor
 	trunk serve --release --offline
 
-test: test-tools lint cargo-test fuzz site e2e
+test: test-tools editor lint cargo-test fuzz site e2e
 
 tools:
 	scripts/install-tools.sh build
 
 test-tools:
 	scripts/install-tools.sh test
+
+# The playground's editor (CodeMirror 6 from npm, bundled by esbuild): the playground module
+# imports it, so it is built before anything compiles that module.
+editor:
+	scripts/build-editor.sh
 
 # The CLI's MPI runner is opt-in (a plain `cargo build -p tessera` needs no Open MPI); the test
 # command builds, lints and tests it.

@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out="${TRUNK_STAGING_DIR:?run by trunk (make serve, make test)}/lazy"
+# The editor the module imports, up to date (trunk serve rebuilds on every change).
+scripts/build-editor.sh
 if [ "${TRUNK_PROFILE:-release}" = release ]; then
   cargo build --release --offline --locked -p playground-wasm --target wasm32-unknown-unknown
   wasm=target/wasm32-unknown-unknown/release/playground_wasm.wasm

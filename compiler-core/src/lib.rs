@@ -25,6 +25,7 @@ pub mod hierarchy;
 pub mod ir;
 pub mod launch;
 pub mod ptx;
+pub mod query;
 pub mod share;
 pub mod sim;
 pub mod span;
@@ -57,12 +58,6 @@ impl Compilation {
 
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
-    }
-
-    /// What the editor shows when the pointer rests at byte `offset`: the name there, its type
-    /// and its uniformity, as in `col: i32 · warp-uniform`.
-    pub fn hover(&self, offset: usize) -> Option<String> {
-        self.checked.name_at(offset).map(check::NameInfo::describe)
     }
 
     /// The invariant the robustness tests and the fuzzers hold the front end to: every span it

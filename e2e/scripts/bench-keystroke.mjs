@@ -24,8 +24,8 @@ try {
   await page.getByTestId('tab-PTX').click();
   await page.getByTestId('listing').waitFor();
   const times = await page.evaluate(async () => {
-    const area = document.querySelector('textarea');
-    const original = area.value;
+    const editor = document.querySelector('.cm-editor');
+    const original = editor.tesseraDoc();
     // Resolves as soon as the DOM satisfies `test`: a MutationObserver sees each change as it
     // is made, before the browser paints it.
     const until = (test) => new Promise((resolve) => {
@@ -34,10 +34,8 @@ try {
       });
       observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     });
-    const type = (text) => {
-      area.value = text;
-      area.dispatchEvent(new Event('input', { bubbles: true }));
-    };
+    // One edit through CodeMirror, as a keystroke or a paste makes it.
+    const type = (text) => editor.tesseraPaste(text);
     const broken = [], fixed = [];
     for (let i = 0; i < 15; i++) {
       const t0 = performance.now();

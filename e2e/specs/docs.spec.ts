@@ -57,7 +57,7 @@ test('Open in playground carries the kernel and its launch', async ({ page }) =>
   await kernel.getByTestId('open-in-playground').click();
   await expect(page).toHaveURL(/\/play#v1\./);
   const source = readFileSync(join(__dirname, '../../examples/tiled_matmul.tsr'), 'utf8');
-  await expect(page.getByRole('textbox', { name: 'Kernel source' })).toHaveValue(source.trimEnd() + '\n');
+  await expect.poll(() => page.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc())).toBe(source.trimEnd() + '\n');
   await expect(page.getByTestId('dim-K')).toHaveValue('70');
 });
 

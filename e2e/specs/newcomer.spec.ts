@@ -60,7 +60,7 @@ test('a share link whose launch names parameters the source lacks opens ready to
     launch: { version: 1, grid: { x: 2, y: 1, z: 1 }, inputs: { A: 'ones' }, scalars: { alpha: 2 }, lanes: 32 },
   });
   await page.goto(`/play#${fragment}`);
-  await expect(play.editor).toHaveValue(SCALE);
+  await play.expectSource(SCALE);
   await expect(page.getByTestId('dim-M')).toHaveValue('512');
   await play.run();
   await expect(page.getByTestId('result-Y')).toBeVisible();
@@ -99,11 +99,11 @@ test('a run-time fault shows in the Run panel with its thread and line, marked i
   const fault = page.getByTestId('run-fault');
   await expect(fault).toContainText('E0510');
   await expect(page.getByTestId('fault-where')).toHaveText('At line 6, column 12, in block (3, 0, 0), warp 7, lane 8, thread 232.');
-  await expect.poll(async () => (await page.locator('.editor-highlight .run-fault').allTextContents()).join('')).toBe('A[i]');
+  await expect.poll(async () => (await page.locator('.editor .run-fault').allTextContents()).join('')).toBe('A[i]');
   await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
   // The mark goes with the source it belongs to.
   await play.editor.fill(example('vector_add'));
-  await expect(page.locator('.editor-highlight .run-fault')).toHaveCount(0);
+  await expect(page.locator('.editor .run-fault')).toHaveCount(0);
 });
 
 test('the step limit says how far the run got and offers a larger one', async ({ play, page }) => {
@@ -125,12 +125,12 @@ test('the address follows the example, Back and Forward work, and edits are neve
   await expect(page.getByTestId('examples')).toHaveValue('matvec');
   await page.getByTestId('examples').selectOption('saxpy');
   await expect(page).toHaveURL(/\/play\?example=saxpy$/);
-  await expect(play.editor).toHaveValue(example('saxpy'));
+  await play.expectSource(example('saxpy'));
   await page.goBack();
   await expect(page).toHaveURL(/\/play\?example=matvec$/);
-  await expect(play.editor).toHaveValue(example('matvec'));
+  await play.expectSource(example('matvec'));
   await page.goForward();
-  await expect(play.editor).toHaveValue(example('saxpy'));
+  await play.expectSource(example('saxpy'));
   // An edit is the reader's own kernel: the address no longer names an example.
   await play.editor.fill(example('saxpy') + '// mine\n');
   await expect(page).toHaveURL(/\/play$/);
@@ -138,10 +138,10 @@ test('the address follows the example, Back and Forward work, and edits are neve
   await page.getByTestId('examples').selectOption('dot');
   await expect(page.getByTestId('notice')).toContainText('Your own kernel is one step back');
   await page.getByTestId('notice-back').click();
-  await expect(play.editor).toHaveValue(example('saxpy') + '// mine\n');
+  await play.expectSource(example('saxpy') + '// mine\n');
   // And a reload keeps it.
   await page.reload();
-  await expect(play.editor).toHaveValue(example('saxpy') + '// mine\n');
+  await play.expectSource(example('saxpy') + '// mine\n');
 });
 
 test('every value is reachable, 2-D results are a heat map, and the inputs can be seen', async ({ play, page }) => {

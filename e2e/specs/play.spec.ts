@@ -16,12 +16,9 @@ test('a mistake is underlined and listed at its line and column, and fixing it c
   await expect(diagnostic).toContainText('ctx has no field `thred`');
   await expect(diagnostic).toContainText('help: the fields are ctx.blocks');
   // The highlight layer underlines exactly the span, and the caret on it shows the message.
-  await expect(page.locator('.editor-highlight .diag-error')).toHaveText('thred');
+  await expect(page.locator('.editor .cm-lintRange-error')).toHaveText('thred');
   const at = vectorAdd.indexOf('ctx.thread\n') + 5;
-  await play.editor.evaluate((el: HTMLTextAreaElement, offset) => {
-    el.focus();
-    el.setSelectionRange(offset, offset);
-  }, at);
+  await play.caret(at);
   await play.editor.press('ArrowRight');
   await expect(page.getByTestId('hover-info')).toHaveText('E0112: ctx has no field `thred`');
   await play.editor.fill(vectorAdd);
@@ -34,10 +31,7 @@ test('hovering a name shows its type and uniformity', async ({ play, page }) => 
   await play.open('?example=vector_add');
   // Put the caret on `i` in `let i = …` (line 4, after "  let ").
   const offset = vectorAdd.indexOf('let i') + 4;
-  await play.editor.evaluate((el: HTMLTextAreaElement, at) => {
-    el.focus();
-    el.setSelectionRange(at, at);
-  }, offset);
+  await play.caret(offset);
   await play.editor.press('ArrowRight');
   await play.editor.press('ArrowLeft');
   await expect(page.getByTestId('hover-info')).toHaveText(/^i: i32 · varying/);
@@ -45,14 +39,11 @@ test('hovering a name shows its type and uniformity', async ({ play, page }) => 
 
 test('Tab indents and Ctrl+Enter runs', async ({ play, page }) => {
   await play.open('?example=vector_add');
-  await play.editor.evaluate((el: HTMLTextAreaElement) => {
-    el.focus();
-    el.setSelectionRange(0, 0);
-  });
+  await play.caret(0);
   await page.keyboard.press('Tab');
-  await expect(play.editor).toHaveValue('  ' + vectorAdd);
+  await play.expectSource('  ' + vectorAdd);
   await page.keyboard.press('Control+z');
-  await expect(play.editor).toHaveValue(vectorAdd);
+  await play.expectSource(vectorAdd);
   await page.keyboard.press('Control+Enter');
   await expect(play.simStatus).toContainText('Simulator:');
 });
@@ -99,7 +90,7 @@ test('a share link restores the source and the launch in a new page', async ({ p
   expect(copied).toBe(url);
   const other = await context.newPage();
   await other.goto(url);
-  await expect(other.getByRole('textbox', { name: 'Kernel source' })).toHaveValue(/\/\/ shared\n$/);
+  await expect.poll(() => other.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc())).toMatch(/\/\/ shared\n$/);
   await expect(other.getByTestId('grid-x')).toHaveValue('7');
   await expect(other.getByTestId('scalar-alpha')).toHaveValue('1.5');
 });
@@ -108,7 +99,7 @@ test('a damaged link says so and opens the default example', async ({ play, page
   await page.goto('/play#v1.AAAAthis-is-not-a-session');
   await expect(page.getByTestId('notice')).toContainText('the link is damaged');
   await expect(page.getByTestId('notice')).toContainText('The default example is open instead');
-  await expect(play.editor).toHaveValue(/kernel mv/);
+  await play.expectSource(/kernel mv/);
   // A link pasted into the same tab is opened too.
   await page.evaluate(() => { location.hash = 'v7.abc'; });
   await expect(page.getByTestId('notice')).toContainText('made by a newer Tessera');
@@ -119,7 +110,7 @@ test('the last state survives a reload', async ({ play, page }) => {
   await play.editor.fill('// kept\n' + readFileSync(join(examples, 'dot.tsr'), 'utf8'));
   await page.waitForTimeout(200);
   await page.goto('/play');
-  await expect(play.editor).toHaveValue(/^\/\/ kept\n/);
+  await play.expectSource(/^\/\/ kept\n/);
 });
 
 test('the PTX downloads as KERNEL.ptx, and its lines link to the source', async ({ play, page }) => {
@@ -136,9 +127,9 @@ test('the PTX downloads as KERNEL.ptx, and its lines link to the source', async 
   expect(text).toContain('// 9: acc += W[col, k] * A[0, k]');
   // An output line marks its source span in the editor.
   await listing.locator('.listing-line', { hasText: 'ld.global.f32' }).first().hover();
-  await expect.poll(async () => (await page.locator('.editor-highlight .linked').allTextContents()).join('')).toBe('W[col, k]');
+  await expect.poll(async () => (await page.locator('.editor .linked').allTextContents()).join('')).toBe('W[col, k]');
   // And the pointer on a source line marks the output lines it produced.
-  const w = page.locator('.editor-highlight span', { hasText: /^W$/ }).nth(1);
+  const w = page.locator('.cm-content .tok-name', { hasText: /^W$/ }).nth(1);
   const box = await w.boundingBox();
   await page.mouse.move((box?.x ?? 0) + 3, (box?.y ?? 0) + (box?.height ?? 0) / 2);
   await expect(listing.locator('.listing-line.linked', { hasText: 'ld.global.f32 %f2' })).toHaveCount(1);

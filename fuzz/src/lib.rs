@@ -14,7 +14,7 @@ use compiler_core::diagnostic::Code;
 use compiler_core::launch::Launch;
 use compiler_core::ptx::Arch;
 use compiler_core::share::Session;
-use compiler_core::syntax::highlight::{highlight_html, text_of_markup};
+use compiler_core::syntax::highlight::{highlight_html, text_of_markup, Mark};
 use compiler_core::wgsl::WarpMode;
 use playground::outputs::{listing_html, Listing};
 
@@ -71,7 +71,16 @@ pub fn share_link(data: &[u8]) {
 pub fn markup(data: &[u8]) {
     let Some(source) = text(data) else { return };
     let compilation = compiler_core::compile(source);
-    let marks = playground::diagnostics::diagnostic_marks(&compilation.diagnostics);
+    // Every diagnostic's span marked, as a page marks them.
+    let marks: Vec<Mark> = compilation
+        .diagnostics
+        .iter()
+        .flat_map(|d| std::iter::once(d.span).chain(d.labels.iter().map(|l| l.span)))
+        .map(|span| Mark {
+            span,
+            class: "diag-error",
+        })
+        .collect();
     let html = highlight_html(source, &marks);
     let shown = text_of_markup(&html);
     // The highlighter adds a space after a final line break, so the overlay is as tall as

@@ -1,34 +1,11 @@
-//! The source's problems: the list under the editor and the marks in it. Only the source's
+//! The source's problems, listed under the editor (the editor marks them itself). Only the source's
 //! own diagnostics (syntax, checking, lowering) are listed here; a launch problem shows beside
 //! its field and a run's fault in the Run panel.
 
 use compiler_core::span::LineIndex;
-use compiler_core::syntax::highlight::Mark;
-use compiler_core::{Compilation, Diagnostic, Severity};
+use compiler_core::{Compilation, Severity};
 use leptos::prelude::*;
 use std::rc::Rc;
-
-/// Where the editor underlines: each diagnostic's span by severity, and its labels.
-pub fn diagnostic_marks(diagnostics: &[Diagnostic]) -> Vec<Mark> {
-    let mut marks = Vec::new();
-    for d in diagnostics {
-        for label in &d.labels {
-            marks.push(Mark {
-                span: label.span,
-                class: "diag-label",
-            });
-        }
-        marks.push(Mark {
-            span: d.span,
-            class: if d.severity == Severity::Error {
-                "diag-error"
-            } else {
-                "diag-warning"
-            },
-        });
-    }
-    marks
-}
 
 #[component]
 pub fn DiagnosticList(

@@ -1,90 +1,253 @@
-//! The editor: a native `<textarea>` (so typing, selection, undo, IME and screen readers are
-//! the browser's own) over a `<pre>` that draws the same text highlighted by the compiler's
-//! lexer, with diagnostics underlined and linked output lines marked.
+//! The editor: CodeMirror 6 (`playground/editor/index.js`, bundled into `editor/dist/editor.js`
+//! and loaded with this module), told about the language by the compiler: the tokens it colours
+//! (the lexer's, as the docs use), the diagnostics it marks, what a name is on hover, and what
+//! can be completed. Editing itself (keys, selections, undo, search, focus) is CodeMirror's.
 //!
-//! Both layers use one monospace font, size and line height (style.css), so a pointer position
-//! maps to a line and column by arithmetic; the `<pre>` sizes the box and the textarea fills it.
+//! In: the source signal, the compilation, marks (a run's fault, a linked output line).
+//! Out: every edit into the source signal, and the byte offset under the pointer or the caret.
+//! Offsets cross here between the compiler's UTF-8 bytes and the editor's UTF-16 code units
+//! ([`Utf16`]).
 
-use compiler_core::syntax::highlight::{highlight_html, Mark};
-use leptos::ev;
+use compiler_core::syntax::highlight::{highlight, Class, Mark};
+use compiler_core::Compilation;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{HtmlDocument, HtmlTextAreaElement};
+use std::rc::Rc;
 
-/// The byte offset of (0-based) `line` and `column` (in characters), clamped to the line.
-pub fn offset_at(source: &str, line: usize, column: usize) -> Option<usize> {
-    let mut start = 0;
-    for (i, text) in source.split('\n').enumerate() {
-        if i == line {
-            let within = text
-                .char_indices()
-                .nth(column)
-                .map_or(text.len(), |(at, _)| at);
-            return Some(start + within);
+/// Offsets into one text, as UTF-8 bytes (the compiler's) and as UTF-16 code units (every
+/// JavaScript string's, so CodeMirror's).
+pub struct Utf16<'t> {
+    text: &'t str,
+    /// For a text that is not ASCII: the UTF-16 offset of each byte offset.
+    units: Option<Vec<u32>>,
+}
+
+impl<'t> Utf16<'t> {
+    pub fn new(text: &'t str) -> Self {
+        let units = (!text.is_ascii()).then(|| {
+            let mut units = Vec::with_capacity(text.len() + 1);
+            let mut at = 0u32;
+            for c in text.chars() {
+                units.extend(std::iter::repeat_n(at, c.len_utf8()));
+                at += c.len_utf16() as u32;
+            }
+            units.push(at);
+            units
+        });
+        Self { text, units }
+    }
+
+    /// The UTF-16 offset of byte `byte` (clamped to the text).
+    pub fn unit(&self, byte: usize) -> u32 {
+        let byte = byte.min(self.text.len());
+        match &self.units {
+            None => byte as u32,
+            Some(units) => units[byte],
         }
-        start += text.len() + 1;
     }
-    None
-}
 
-/// Inserts `text` at the selection the way typing would, so the browser's undo knows it.
-fn insert_text(text: &str) {
-    let document = document().unchecked_into::<HtmlDocument>();
-    let _ = document.exec_command_with_show_ui_and_value("insertText", false, text);
-}
-
-thread_local! {
-    static CHAR_WIDTH: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
-}
-
-/// The width of one character of the editor's monospace font, measured once.
-fn char_width(area: &HtmlTextAreaElement) -> f64 {
-    let known = CHAR_WIDTH.with(std::cell::Cell::get);
-    if known > 0.0 {
-        return known;
+    /// The byte offset of UTF-16 offset `unit` (clamped; inside a character, its start).
+    pub fn byte(&self, unit: u32) -> usize {
+        match &self.units {
+            None => (unit as usize).min(self.text.len()),
+            Some(units) => units.partition_point(|&u| u < unit).min(self.text.len()),
+        }
     }
-    let (Ok(probe), Some(parent)) = (document().create_element("span"), area.parent_element())
-    else {
-        return 0.0;
-    };
-    probe.set_class_name("editor-probe");
-    probe.set_text_content(Some(&"0".repeat(100)));
-    let _ = parent.append_child(&probe);
-    let width = probe.get_bounding_client_rect().width() / 100.0;
-    probe.remove();
-    CHAR_WIDTH.with(|c| c.set(width));
-    width
 }
 
-/// Where the pointer is, as a byte offset into the source, by the editor's fixed metrics.
-fn pointer_offset(area: &HtmlTextAreaElement, source: &str, x: f64, y: f64) -> Option<usize> {
-    let style = window().get_computed_style(area).ok()??;
-    let px = |name: &str| {
-        style
-            .get_property_value(name)
-            .ok()
-            .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    let line_height = px("line-height").max(1.0);
-    let char_width = char_width(area).max(1.0);
-    let rect = area.get_bounding_client_rect();
-    let line = ((y - rect.top() - px("padding-top")) / line_height).floor();
-    let column = ((x - rect.left() - px("padding-left")) / char_width).floor();
-    if line < 0.0 || column < 0.0 {
-        return None;
+/// The compiler's tokens of `text` as the editor takes them: `[from, to, class, …]` in UTF-16
+/// offsets, `class` an index into [`Class::ALL`].
+pub fn token_triples(text: &str) -> Vec<u32> {
+    let offsets = Utf16::new(text);
+    let mut out = Vec::new();
+    for h in highlight(text) {
+        let class = Class::ALL.iter().position(|c| *c == h.class).unwrap_or(0);
+        out.extend([
+            offsets.unit(h.span.start),
+            offsets.unit(h.span.end),
+            class as u32,
+        ]);
     }
-    let offset = offset_at(source, line as usize, column as usize)?;
-    // Past the end of a line is not on a name.
-    let line_text = source.split('\n').nth(line as usize)?;
-    ((column as usize) < line_text.chars().count()).then_some(offset)
+    out
+}
+
+#[cfg(target_arch = "wasm32")]
+mod code_mirror {
+    use super::*;
+    use compiler_core::Severity;
+    use js_sys::{Array, Object, Reflect};
+    use wasm_bindgen::prelude::*;
+
+    #[wasm_bindgen(module = "/editor/dist/editor.js")]
+    extern "C" {
+        pub type EditorHandle;
+
+        #[wasm_bindgen(js_name = createEditor)]
+        pub fn create_editor(parent: &web_sys::HtmlElement, options: &JsValue) -> EditorHandle;
+
+        #[wasm_bindgen(method, js_name = setDoc)]
+        pub fn set_doc(this: &EditorHandle, text: &str);
+
+        #[wasm_bindgen(method, js_name = setDiagnostics)]
+        pub fn set_diagnostics(this: &EditorHandle, list: &JsValue);
+
+        #[wasm_bindgen(method, js_name = setMarks)]
+        pub fn set_marks(this: &EditorHandle, list: &JsValue);
+
+        #[wasm_bindgen(method)]
+        pub fn destroy(this: &EditorHandle);
+    }
+
+    fn set(object: &Object, key: &str, value: impl Into<JsValue>) {
+        let _ = Reflect::set(object, &JsValue::from_str(key), &value.into());
+    }
+
+    fn record(fields: &[(&str, JsValue)]) -> JsValue {
+        let object = Object::new();
+        for (key, value) in fields {
+            set(&object, key, value.clone());
+        }
+        object.into()
+    }
+
+    /// The compilation's diagnostics, in the editor's offsets.
+    pub fn diagnostic_list(compilation: &Compilation) -> JsValue {
+        let offsets = Utf16::new(compilation.source());
+        compilation
+            .diagnostics
+            .iter()
+            .map(|d| {
+                record(&[
+                    ("from", offsets.unit(d.span.start).into()),
+                    ("to", offsets.unit(d.span.end).into()),
+                    (
+                        "severity",
+                        if d.severity == Severity::Error {
+                            "error"
+                        } else {
+                            "warning"
+                        }
+                        .into(),
+                    ),
+                    ("code", d.code.as_str().into()),
+                    ("message", d.message.as_str().into()),
+                    (
+                        "help",
+                        d.help.as_deref().map_or(JsValue::NULL, JsValue::from_str),
+                    ),
+                ])
+            })
+            .collect::<Array>()
+            .into()
+    }
+
+    pub fn mark_list(text: &str, marks: &[Mark]) -> JsValue {
+        let offsets = Utf16::new(text);
+        marks
+            .iter()
+            .map(|m| {
+                record(&[
+                    ("from", offsets.unit(m.span.start).into()),
+                    ("to", offsets.unit(m.span.end).into()),
+                    ("class", m.class.into()),
+                ])
+            })
+            .collect::<Array>()
+            .into()
+    }
+
+    /// What CodeMirror's completion takes, from the compiler's answer at UTF-16 `caret`.
+    pub fn completions(text: &str, caret: u32, explicit: bool) -> JsValue {
+        let offsets = Utf16::new(text);
+        let compilation = compiler_core::compile(text);
+        let Some(found) = compilation.completions(offsets.byte(caret), explicit) else {
+            return JsValue::NULL;
+        };
+        let options: Array = found
+            .items
+            .iter()
+            .map(|c| {
+                record(&[
+                    ("label", c.label.as_str().into()),
+                    ("type", c.kind.into()),
+                    ("detail", c.detail.as_str().into()),
+                ])
+            })
+            .collect();
+        record(&[
+            ("from", offsets.unit(found.from).into()),
+            ("options", options.into()),
+        ])
+    }
+
+    /// The closures CodeMirror calls back, kept alive as long as the editor.
+    pub struct Callbacks {
+        _kept: Vec<Box<dyn std::any::Any>>,
+    }
+
+    pub fn options(
+        doc: &str,
+        source: RwSignal<String>,
+        compilation: Signal<Rc<Compilation>, LocalStorage>,
+        pointer: RwSignal<Option<usize>>,
+        on_run: Callback<()>,
+    ) -> (JsValue, Callbacks) {
+        let object = Object::new();
+        set(&object, "doc", doc);
+        set(&object, "label", "Kernel source");
+        set(&object, "describedBy", "editor-help");
+        let classes: Array = Class::ALL
+            .iter()
+            .map(|c| JsValue::from_str(c.css()))
+            .collect();
+        set(&object, "classes", classes);
+        let on_change = Closure::<dyn Fn(String)>::new(move |text: String| source.set(text));
+        let run = Closure::<dyn Fn()>::new(move || on_run.run(()));
+        let on_pointer = Closure::<dyn Fn(JsValue)>::new(move |at: JsValue| {
+            let byte = at
+                .as_f64()
+                .map(|unit| source.with_untracked(|s| Utf16::new(s).byte(unit as u32)));
+            pointer.set(byte);
+        });
+        let tokens = Closure::<dyn Fn(String) -> js_sys::Uint32Array>::new(|text: String| {
+            js_sys::Uint32Array::from(token_triples(&text).as_slice())
+        });
+        let hover = Closure::<dyn Fn(u32) -> JsValue>::new(move |unit: u32| {
+            compilation.with_untracked(|c| {
+                let byte = Utf16::new(c.source()).byte(unit);
+                c.hover(byte)
+                    .map_or(JsValue::NULL, |t| JsValue::from_str(&t))
+            })
+        });
+        let complete = Closure::<dyn Fn(String, u32, bool) -> JsValue>::new(
+            |text: String, caret: u32, explicit: bool| completions(&text, caret, explicit),
+        );
+        set(&object, "onChange", on_change.as_ref().clone());
+        set(&object, "onRun", run.as_ref().clone());
+        set(&object, "onPointer", on_pointer.as_ref().clone());
+        set(&object, "tokens", tokens.as_ref().clone());
+        set(&object, "hover", hover.as_ref().clone());
+        set(&object, "complete", complete.as_ref().clone());
+        let kept: Vec<Box<dyn std::any::Any>> = vec![
+            Box::new(on_change),
+            Box::new(run),
+            Box::new(on_pointer),
+            Box::new(tokens),
+            Box::new(hover),
+            Box::new(complete),
+        ];
+        (object.into(), Callbacks { _kept: kept })
+    }
 }
 
 #[component]
 pub fn Editor(
-    /// The text; the editor writes every keystroke into it.
+    /// The text; the editor writes every edit into it, and shows it when it changes elsewhere
+    /// (an example opened, Back).
     source: RwSignal<String>,
-    /// Diagnostics and linked lines to draw over the text.
+    /// The compilation of the source (diagnostics, hover).
+    #[prop(into)]
+    compilation: Signal<Rc<Compilation>, LocalStorage>,
+    /// A run's fault and the span a hovered output line came from.
     #[prop(into)]
     marks: Signal<Vec<Mark>>,
     /// The byte offset under the pointer (or the caret), for hover information and linking.
@@ -92,62 +255,48 @@ pub fn Editor(
     /// Ctrl/Cmd+Enter.
     on_run: Callback<()>,
 ) -> impl IntoView {
-    let area = NodeRef::<leptos::html::Textarea>::new();
-    let html = move || source.with(|s| marks.with(|m| highlight_html(s, m)));
-    let lines = move || source.with(|s| s.split('\n').count());
-    let on_keydown = move |ev: ev::KeyboardEvent| {
-        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
-            ev.prevent_default();
-            on_run.run(());
-        } else if ev.key() == "Tab" && !ev.shift_key() && !ev.ctrl_key() && !ev.alt_key() {
-            // Tab indents; Escape then Tab leaves the editor (the textarea keeps focus order).
-            ev.prevent_default();
-            insert_text("  ");
-        }
-    };
-    let on_mousemove = move |ev: ev::MouseEvent| {
-        let Some(el) = area.get() else { return };
-        // web-sys types the coordinates f64 on wasm32 and i32 natively (the unit tests).
-        #[allow(clippy::useless_conversion)]
-        let (x, y) = (f64::from(ev.client_x()), f64::from(ev.client_y()));
-        let at = source.with(|s| pointer_offset(&el, s, x, y));
-        pointer.set(at);
-    };
-    let on_caret = move || {
-        if let Some(el) = area.get() {
-            pointer.set(el.selection_start().ok().flatten().map(|c| {
-                source.with(|s| {
-                    let chars = c as usize;
-                    s.char_indices().nth(chars).map_or(s.len(), |(at, _)| at)
-                })
-            }));
-        }
-    };
+    let host = NodeRef::<leptos::html::Div>::new();
+    #[cfg(target_arch = "wasm32")]
+    {
+        use code_mirror::*;
+        let editor = StoredValue::new_local(None::<(EditorHandle, Callbacks)>);
+        Effect::new(move |_| {
+            let Some(parent) = host.get() else { return };
+            if editor.with_value(Option::is_some) {
+                return;
+            }
+            let doc = source.get_untracked();
+            let (options, callbacks) = options(&doc, source, compilation, pointer, on_run);
+            let handle = create_editor(&parent, &options);
+            editor.set_value(Some((handle, callbacks)));
+        });
+        Effect::new(move |_| {
+            let text = source.get();
+            editor.with_value(|e| e.as_ref().map(|(h, _)| h.set_doc(&text)));
+        });
+        Effect::new(move |_| {
+            let list = compilation.with(|c| diagnostic_list(c));
+            editor.with_value(|e| e.as_ref().map(|(h, _)| h.set_diagnostics(&list)));
+        });
+        Effect::new(move |_| {
+            let list = source.with_untracked(|s| marks.with(|m| mark_list(s, m)));
+            editor.with_value(|e| e.as_ref().map(|(h, _)| h.set_marks(&list)));
+        });
+        on_cleanup(move || {
+            if let Some((handle, _)) = editor.try_update_value(Option::take).flatten() {
+                handle.destroy();
+            }
+        });
+    }
+    // Natively (the unit tests) there is no CodeMirror; these are read only in the browser.
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (source, compilation, marks, pointer, on_run);
     view! {
-        <div class="editor" data-testid="editor">
-            <div class="editor-gutter" aria-hidden="true">
-                {move || (1..=lines()).map(|n| view! { <div>{n}</div> }).collect_view()}
-            </div>
-            <div class="editor-layers">
-                <pre class="editor-highlight" aria-hidden="true" inner_html=html></pre>
-                <textarea
-                    node_ref=area
-                    class="editor-input"
-                    aria-label="Kernel source"
-                    spellcheck="false"
-                    autocapitalize="off"
-                    autocomplete="off"
-                    wrap="off"
-                    prop:value=move || source.get()
-                    on:input=move |ev| source.set(event_target_value(&ev))
-                    on:keydown=on_keydown
-                    on:mousemove=on_mousemove
-                    on:mouseleave=move |_| pointer.set(None)
-                    on:keyup=move |_| on_caret()
-                    on:click=move |_| on_caret()
-                ></textarea>
-            </div>
-        </div>
+        <div class="editor" data-testid="editor" node_ref=host></div>
+        <p id="editor-help" class="visually-hidden">
+            "Tab indents and Shift+Tab outdents; press Escape, then Tab, to leave the editor. "
+            "Ctrl+Enter runs the kernel; Ctrl+Space completes; Ctrl+F searches."
+        </p>
     }
 }
 
@@ -156,11 +305,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn offsets_count_characters_within_lines() {
-        let source = "ab\nçd x\n";
-        assert_eq!(offset_at(source, 0, 1), Some(1));
-        assert_eq!(offset_at(source, 1, 1), Some(5));
-        assert_eq!(offset_at(source, 1, 99), Some(8));
-        assert_eq!(offset_at(source, 5, 0), None);
+    fn offsets_cross_between_bytes_and_utf16_units() {
+        let ascii = Utf16::new("kernel k() {}");
+        assert_eq!((ascii.unit(7), ascii.byte(7)), (7, 7));
+        // `ç` is 2 bytes and 1 unit; `𝑥` is 4 bytes and 2 units.
+        let text = "ab\nçd 𝑥 y";
+        let offsets = Utf16::new(text);
+        let y = text.find('y').unwrap_or(0);
+        assert_eq!(y, 11);
+        assert_eq!(offsets.unit(y), 8);
+        assert_eq!(offsets.byte(8), y);
+        assert_eq!(offsets.byte(4), text.find('d').unwrap_or(0));
+        assert_eq!(offsets.unit(text.len()), 9);
+        assert_eq!(offsets.byte(99), text.len());
+    }
+
+    #[test]
+    fn tokens_come_as_triples_in_utf16_offsets() {
+        let triples = token_triples("// ç\nkernel k() {}");
+        // The comment is 4 units (`// ç`), then `kernel` from 5 to 11.
+        let comment = Class::ALL.iter().position(|c| *c == Class::Comment);
+        assert_eq!(&triples[..3], &[0, 4, comment.unwrap_or(0) as u32]);
+        assert_eq!(&triples[3..5], &[5, 11]);
     }
 }

@@ -29,7 +29,7 @@ use compiler_core::share::{Session, Tab};
 use compiler_core::span::{LineIndex, Span};
 use compiler_core::syntax::highlight::Mark;
 use compiler_core::{Compilation, RunLimits};
-use diagnostics::{diagnostic_marks, DiagnosticList};
+use diagnostics::DiagnosticList;
 use editor::Editor;
 use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
@@ -256,7 +256,8 @@ pub fn Playground() -> impl IntoView {
         })
     };
     let marks = Signal::derive(move || {
-        let mut marks = compilation.with(|c| diagnostic_marks(&c.diagnostics));
+        // The diagnostics are the editor's lint marks; these are the run's and the listing's.
+        let mut marks = Vec::new();
         if let Some(span) = fault_span() {
             marks.push(Mark {
                 span,
@@ -415,7 +416,7 @@ pub fn Playground() -> impl IntoView {
             </div>
             <div class="playground-panes">
                 <section class="pane source-pane" aria-label="Source">
-                    <Editor source=source marks=marks pointer=pointer on_run=on_run/>
+                    <Editor source=source compilation=Signal::derive_local(move || compilation.get()) marks=marks pointer=pointer on_run=on_run/>
                     <p class="hover-info" aria-live="polite" data-testid="hover-info">{move || hover().unwrap_or_default()}</p>
                     <DiagnosticList compilation=Signal::derive_local(move || compilation.get())/>
                 </section>

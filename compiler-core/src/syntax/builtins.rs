@@ -25,3 +25,69 @@ pub fn is_builtin(name: &str) -> bool {
         .iter()
         .any(|names| names.contains(&name))
 }
+
+/// What a built-in does, in a line: the editor's hover and completion show it.
+pub fn describe(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "sqrt" => "sqrt(x): the square root, correctly rounded",
+        "rsqrt" => "rsqrt(x): 1 / sqrt(x), approximate on GPUs",
+        "exp" => "exp(x): e to the x, approximate on GPUs",
+        "exp2" => "exp2(x): 2 to the x, approximate on GPUs",
+        "log" => "log(x): the natural logarithm, approximate on GPUs",
+        "log2" => "log2(x): the base-2 logarithm, approximate on GPUs",
+        "sin" => "sin(x): the sine of x radians, approximate on GPUs",
+        "cos" => "cos(x): the cosine of x radians, approximate on GPUs",
+        "tanh" => "tanh(x): the hyperbolic tangent, approximate on GPUs",
+        "floor" => "floor(x): the largest whole number not above x",
+        "ceil" => "ceil(x): the smallest whole number not below x",
+        "abs" => "abs(x): the absolute value",
+        "fma" => "fma(a, b, c): a * b + c, rounded once",
+        "min" => "min(a, b), or min<over ctx.lane>(x): the smallest over the warp (or CTA)",
+        "max" => "max(a, b), or max<over ctx.lane>(x): the largest over the warp (or CTA)",
+        "sum" => "sum<over ctx.lane>(x): the sum over the warp (ctx.thread: over the CTA)",
+        "and" => "and<over ctx.lane>(x): the bitwise and over the warp (or CTA)",
+        "or" => "or<over ctx.lane>(x): the bitwise or over the warp (or CTA)",
+        "xor" => "xor<over ctx.lane>(x): the bitwise xor over the warp (or CTA)",
+        "any" => "any<over ctx.lane>(b): whether b is true in some lane of the warp",
+        "all" => "all<over ctx.lane>(b): whether b is true in every lane of the warp",
+        "ballot" => "ballot<over ctx.lane>(b): a u32 with bit N set when lane N's b is true",
+        "prefix_sum" => "prefix_sum<over ctx.lane>(x): the sum of lanes 0 to this one (inclusive)",
+        "shuffle" => "shuffle(x, l): x from lane l mod ctx.lanes of this warp",
+        "shuffle_xor" => {
+            "shuffle_xor(x, m): x from lane ctx.lane ^ m (outside the warp: this lane's own)"
+        }
+        "shuffle_up" => {
+            "shuffle_up(x, d): x from lane ctx.lane - d (below lane 0: this lane's own)"
+        }
+        "shuffle_down" => {
+            "shuffle_down(x, d): x from lane ctx.lane + d (past the warp: this lane's own)"
+        }
+        "broadcast" => "broadcast(x, l): x from lane l, the same in every lane (l warp-uniform)",
+        "clamp" => "clamp(x, lo, hi): x kept between lo and hi",
+        "select" => "select(c, a, b): a where c is true, else b (both evaluated)",
+        "barrier" => "barrier(): waits for every thread of the CTA; needs uniform control",
+        "range" => {
+            "range(end), range(start, end), range(start, end, step): a for loop's i32 values"
+        }
+        "f32" => "f32(x): x as an f32",
+        "i32" => "i32(x): x as an i32 (from a float: saturating, NaN gives 0)",
+        "u32" => "u32(x): x as a u32 (from a float: saturating, NaN gives 0)",
+        "f16" => "f16(x): x as an f16 (checked, not run yet)",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_is_described() {
+        for names in [&MATH[..], &SHUFFLES, &REDUCTIONS, &LANE_ONLY, &OTHERS] {
+            for name in names {
+                assert!(describe(name).is_some(), "{name} has no description");
+            }
+        }
+        assert_eq!(describe("warp_size"), None);
+    }
+}

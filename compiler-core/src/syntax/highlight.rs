@@ -29,6 +29,19 @@ pub enum Class {
 }
 
 impl Class {
+    pub const ALL: [Class; 10] = [
+        Class::Keyword,
+        Class::Type,
+        Class::Ctx,
+        Class::Builtin,
+        Class::Number,
+        Class::Comment,
+        Class::Attribute,
+        Class::Operator,
+        Class::Punctuation,
+        Class::Name,
+    ];
+
     /// The CSS class the site styles.
     pub fn css(self) -> &'static str {
         match self {

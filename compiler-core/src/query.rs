@@ -1,0 +1,254 @@
+//! The editor's questions, answered by the compiler: what the name under the pointer is, and
+//! what can be written at the caret. Offsets are bytes into the compilation's source.
+//!
+//! Invariant: the answers come from what the compiler itself knows (the checker's names, the
+//! built-in table, the `ctx` fields), so the editor says nothing the compiler would not.
+
+use crate::check::NameKind;
+use crate::ir::{Axis, CtxField};
+use crate::syntax::builtins;
+use crate::Compilation;
+
+/// One thing the editor can offer at the caret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub label: String,
+    /// CodeMirror's kind: `property`, `function`, `variable`, `keyword` or `type`.
+    pub kind: &'static str,
+    pub detail: String,
+}
+
+/// What can be written at the caret, replacing `source[from..caret]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completions {
+    pub from: usize,
+    pub items: Vec<Completion>,
+}
+
+const KEYWORDS: [&str; 14] = [
+    "kernel", "let", "var", "if", "else", "while", "for", "in", "break", "continue", "return",
+    "true", "false", "ctx",
+];
+const TYPES: [&str; 6] = ["i32", "u32", "f32", "f16", "bool", "tensor"];
+
+fn ctx_fields() -> Vec<Completion> {
+    let field = |f: CtxField, why: &str| Completion {
+        label: f
+            .name()
+            .trim_start_matches("ctx.")
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        kind: "property",
+        detail: why.to_owned(),
+    };
+    vec![
+        field(
+            CtxField::Blocks(Axis::X),
+            "the grid's extent (.x, .y, .z) · uniform",
+        ),
+        field(
+            CtxField::Block(Axis::X),
+            "this CTA's index in the grid (.x, .y, .z) · uniform",
+        ),
+        field(
+            CtxField::Threads,
+            "threads per CTA, the @launch count · uniform",
+        ),
+        field(CtxField::Warps, "warps per CTA · uniform"),
+        field(CtxField::Lanes, "lanes per warp · uniform"),
+        field(
+            CtxField::Warp,
+            "this thread's warp in the CTA · warp-uniform",
+        ),
+        field(CtxField::Thread, "this thread's index in the CTA · varying"),
+        field(CtxField::Lane, "this thread's lane in its warp · varying"),
+    ]
+}
+
+fn axes() -> Vec<Completion> {
+    ["x", "y", "z"]
+        .map(|a| Completion {
+            label: a.to_owned(),
+            kind: "property",
+            detail: format!("along {a} · uniform"),
+        })
+        .to_vec()
+}
+
+impl Compilation {
+    /// What the editor shows when the pointer rests at byte `offset`: the name there, its type
+    /// and its uniformity, as in `col: i32 · warp-uniform`; for a built-in, what it does.
+    pub fn hover(&self, offset: usize) -> Option<String> {
+        if let Some(name) = self.checked.name_at(offset) {
+            return Some(name.describe());
+        }
+        let (from, to) = word_around(self.source(), offset)?;
+        builtins::describe(&self.source()[from..to]).map(str::to_owned)
+    }
+
+    /// What can be written at byte `caret`: the `ctx` fields after `ctx.`, the axes after
+    /// `ctx.block.` and `ctx.blocks.`, else the names in scope, the built-ins, the keywords and
+    /// types (only when a word is begun, or the reader asked).
+    pub fn completions(&self, caret: usize, explicit: bool) -> Option<Completions> {
+        let source = self.source();
+        let before = source.get(..caret)?;
+        let word = before.len() - before.trim_end_matches(is_word).len();
+        let from = caret - word;
+        let context = before[..from].trim_end_matches([' ', '\t']);
+        if context.ends_with("ctx.block.") || context.ends_with("ctx.blocks.") {
+            return Some(Completions {
+                from,
+                items: axes(),
+            });
+        }
+        if context.ends_with("ctx.") {
+            return Some(Completions {
+                from,
+                items: ctx_fields(),
+            });
+        }
+        if context.ends_with('.') || (word == 0 && !explicit) {
+            return None;
+        }
+        let mut items = self.names_in_scope(caret);
+        let builtin_names = [
+            &builtins::MATH[..],
+            &builtins::SHUFFLES,
+            &builtins::REDUCTIONS,
+            &builtins::LANE_ONLY,
+            &builtins::OTHERS,
+        ];
+        for name in builtin_names.into_iter().flatten() {
+            if !items.iter().any(|i| i.label == *name) {
+                items.push(Completion {
+                    label: (*name).to_owned(),
+                    kind: "function",
+                    detail: builtins::describe(name).unwrap_or_default().to_owned(),
+                });
+            }
+        }
+        items.extend(KEYWORDS.map(|k| Completion {
+            label: k.to_owned(),
+            kind: "keyword",
+            detail: String::new(),
+        }));
+        items.extend(TYPES.map(|t| Completion {
+            label: t.to_owned(),
+            kind: "type",
+            detail: String::new(),
+        }));
+        Some(Completions { from, items })
+    }
+
+    /// The parameters, dimensions and locals of the kernel around `caret` declared before it.
+    fn names_in_scope(&self, caret: usize) -> Vec<Completion> {
+        let Some(kernel) = self
+            .checked
+            .kernels
+            .iter()
+            .find(|k| k.span.start <= caret && caret <= k.span.end)
+        else {
+            return Vec::new();
+        };
+        let mut found: Vec<Completion> = Vec::new();
+        for name in &self.checked.names {
+            let inside = kernel.span.start <= name.span.start && name.span.end <= caret;
+            if !inside || name.kind == NameKind::Ctx || found.iter().any(|f| f.label == name.name) {
+                continue;
+            }
+            found.push(Completion {
+                label: name.name.clone(),
+                kind: "variable",
+                detail: format!("{} · {}", name.ty, name.uniformity),
+            });
+        }
+        found
+    }
+}
+
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The identifier around byte `offset`, as a range.
+fn word_around(source: &str, offset: usize) -> Option<(usize, usize)> {
+    let before = source.get(..offset)?;
+    let from = before.trim_end_matches(is_word).len();
+    let after = source.get(offset..)?;
+    let to = offset + (after.len() - after.trim_start_matches(is_word).len());
+    (from < to).then_some((from, to))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const K: &str = "@launch(64)\nkernel k(X: tensor<f32>[N]) {\n  let i = ctx.thread\n  var acc = 0.0\n  acc += sum<over ctx.lane>(X[i])\n}\n";
+
+    fn labels(c: &Completions) -> Vec<&str> {
+        c.items.iter().map(|i| i.label.as_str()).collect()
+    }
+
+    #[test]
+    fn after_ctx_the_eight_fields_and_after_ctx_block_the_axes() {
+        let source = K.replace("ctx.thread\n", "ctx.th\n");
+        let compilation = crate::compile(&source);
+        let caret = source.find("ctx.th").map_or(0, |i| i + "ctx.th".len());
+        let Some(found) = compilation.completions(caret, false) else {
+            panic!("nothing after ctx.")
+        };
+        assert_eq!(found.from, caret - 2);
+        assert_eq!(
+            labels(&found),
+            ["blocks", "block", "threads", "warps", "lanes", "warp", "thread", "lane"]
+        );
+        let source = K.replace("ctx.thread\n", "ctx.block.\n");
+        let caret = source
+            .find("ctx.block.")
+            .map_or(0, |i| i + "ctx.block.".len());
+        let found = crate::compile(&source).completions(caret, false);
+        assert_eq!(found.map(|f| f.items.len()), Some(3));
+    }
+
+    #[test]
+    fn a_begun_word_gets_the_names_in_scope_and_the_builtins() {
+        let source = K.replace("  acc += sum", "  ac += sum");
+        let compilation = crate::compile(&source);
+        let caret = source.find("  ac +=").map_or(0, |i| i + 4);
+        let Some(found) = compilation.completions(caret, false) else {
+            panic!("nothing for `ac`")
+        };
+        let names = labels(&found);
+        for expected in [
+            "X",
+            "N",
+            "i",
+            "acc",
+            "shuffle_xor",
+            "barrier",
+            "kernel",
+            "f32",
+        ] {
+            assert!(
+                names.contains(&expected),
+                "{expected} missing from {names:?}"
+            );
+        }
+        let acc = found.items.iter().find(|i| i.label == "acc");
+        assert_eq!(acc.map(|a| a.detail.as_str()), Some("f32 · uniform"));
+        // Nothing offered in the middle of nowhere unless asked.
+        assert_eq!(compilation.completions(source.len(), false), None);
+        assert!(compilation.completions(source.len(), true).is_some());
+    }
+
+    #[test]
+    fn hover_names_a_value_or_says_what_a_builtin_does() {
+        let compilation = crate::compile(K);
+        let at = K.find("let i").map_or(0, |i| i + 4);
+        assert_eq!(compilation.hover(at).as_deref(), Some("i: i32 · varying"));
+        let at = K.find("sum<").map_or(0, |i| i + 1);
+        assert_eq!(compilation.hover(at).as_deref(), builtins::describe("sum"));
+    }
+}

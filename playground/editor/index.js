@@ -1,0 +1,233 @@
+// The playground's editor: CodeMirror 6, told everything about the language by the compiler.
+//
+// This module knows editing (keys, selections, undo, search, tooltips, the DOM); the compiler
+// (in the playground's WebAssembly, through the callbacks `createEditor` is given) knows the
+// language: the tokens to colour, the diagnostics, what a name is, what can be completed. So
+// nothing about Tessera is written twice. Offsets here are UTF-16 code units, as in every
+// JavaScript string; the playground converts them to and from the compiler's byte offsets.
+//
+// Bundled by esbuild (`make editor`) into `dist/editor.js`, which the playground's module
+// imports through wasm-bindgen, so it loads with the playground and with no other page.
+
+import { EditorState, StateEffect, StateField, Prec, RangeSetBuilder } from "@codemirror/state";
+import {
+  EditorView, Decoration, keymap, lineNumbers, drawSelection, highlightActiveLine,
+  highlightActiveLineGutter, hoverTooltip,
+} from "@codemirror/view";
+import {
+  defaultKeymap, history, historyKeymap, indentWithTab, toggleComment,
+} from "@codemirror/commands";
+import { indentService, indentOnInput, bracketMatching, indentUnit } from "@codemirror/language";
+import { search, searchKeymap, highlightSelectionMatches } from "@codemirror/search";
+import {
+  autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap,
+} from "@codemirror/autocomplete";
+import { setDiagnostics, lintKeymap } from "@codemirror/lint";
+
+const TAB = "  ";
+
+// Blocks are braces: a line is indented two spaces per brace still open before it, one
+// fewer when it starts with `}`. Comments hold no braces in practice, and strings do not exist.
+function braceIndent(context, pos) {
+  const text = context.state.doc.sliceString(0, context.lineAt(pos).from);
+  let depth = 0;
+  for (const c of text) {
+    if (c === "{") depth++;
+    else if (c === "}") depth = Math.max(0, depth - 1);
+  }
+  const rest = context.textAfterPos(pos);
+  if (/^\s*\}/.test(rest)) depth = Math.max(0, depth - 1);
+  return depth * TAB.length;
+}
+
+const language = EditorState.languageData.of(() => [{
+  commentTokens: { line: "//", block: { open: "/*", close: "*/" } },
+  indentOnInput: /^\s*\}$/,
+  closeBrackets: { brackets: ["(", "[", "{"] },
+}]);
+
+// Decorations from the compiler's tokens: `tokens(doc)` gives [from, to, class, ...] as a
+// Uint32Array, `classes[class]` the CSS class the site styles (tok-keyword, …).
+function highlighting(tokens, classes) {
+  const marks = classes.map((c) => Decoration.mark({ class: c }));
+  const build = (doc) => {
+    const builder = new RangeSetBuilder();
+    const t = tokens(doc.toString());
+    for (let i = 0; i + 2 < t.length; i += 3) {
+      if (t[i] < t[i + 1]) builder.add(t[i], t[i + 1], marks[t[i + 2]]);
+    }
+    return builder.finish();
+  };
+  return StateField.define({
+    create: (state) => build(state.doc),
+    update: (value, tr) => (tr.docChanged ? build(tr.state.doc) : value),
+    provide: (field) => EditorView.decorations.from(field),
+  });
+}
+
+// Marks the playground sets: where a run faulted, the span an output line came from.
+const setMarks = StateEffect.define();
+const marksField = StateField.define({
+  create: () => Decoration.none,
+  update(value, tr) {
+    value = value.map(tr.changes);
+    for (const effect of tr.effects) {
+      if (effect.is(setMarks)) {
+        const length = tr.state.doc.length;
+        const ranges = effect.value
+          .filter((m) => m.from < m.to && m.to <= length)
+          .sort((a, b) => a.from - b.from)
+          .map((m) => Decoration.mark({ class: m.class }).range(m.from, m.to));
+        value = Decoration.set(ranges, true);
+      }
+    }
+    return value;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
+
+function diagnosticMessage(d) {
+  return () => {
+    const box = document.createElement("span");
+    const code = document.createElement("a");
+    code.className = "diag-code";
+    code.href = `/docs/errors#${d.code}`;
+    code.textContent = d.code;
+    box.append(code, " ", d.message);
+    if (d.help) {
+      const help = document.createElement("div");
+      help.className = "help";
+      help.textContent = `help: ${d.help}`;
+      box.append(help);
+    }
+    return box;
+  };
+}
+
+/**
+ * The editor, in `parent`. `options`: `doc`, `label`, `describedBy` (the id of the text that
+ * tells how to leave the editor), and the callbacks `onChange(doc)`, `onRun()`,
+ * `onPointer(offset | null)`, `tokens(doc)`, `classes`, `hover(offset) → text | null`,
+ * `complete(doc, offset, explicit) → { from, options: [{ label, type, detail }] } | null`.
+ */
+export function createEditor(parent, options) {
+  let quiet = false;
+  const run = () => {
+    options.onRun();
+    return true;
+  };
+  const completion = (context) => {
+    const found = options.complete(context.state.doc.toString(), context.pos, context.explicit);
+    return found ? { from: found.from, options: found.options, validFor: /^\w*$/ } : null;
+  };
+  const tooltip = hoverTooltip((view, pos) => {
+    const text = options.hover(pos);
+    if (!text) return null;
+    return {
+      pos,
+      create() {
+        const dom = document.createElement("div");
+        dom.className = "hover-tooltip";
+        dom.textContent = text;
+        return { dom };
+      },
+    };
+  });
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc: options.doc,
+      extensions: [
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        history(),
+        drawSelection(),
+        indentOnInput(),
+        bracketMatching(),
+        closeBrackets(),
+        autocompletion({ override: [completion], icons: false }),
+        highlightActiveLine(),
+        highlightSelectionMatches(),
+        search({ top: true }),
+        indentUnit.of(TAB),
+        EditorState.tabSize.of(2),
+        language,
+        indentService.of(braceIndent),
+        highlighting(options.tokens, options.classes),
+        marksField,
+        tooltip,
+        Prec.highest(keymap.of([{ key: "Mod-Enter", run }])),
+        keymap.of([
+          ...closeBracketsKeymap,
+          ...defaultKeymap,
+          ...searchKeymap,
+          ...historyKeymap,
+          ...completionKeymap,
+          ...lintKeymap,
+          { key: "Mod-/", run: toggleComment },
+          indentWithTab,
+        ]),
+        EditorView.contentAttributes.of({
+          "aria-label": options.label,
+          "aria-describedby": options.describedBy,
+          "data-testid": "editor-content",
+        }),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged && !quiet) options.onChange(update.state.doc.toString());
+          if (update.selectionSet || update.docChanged) {
+            const head = update.state.selection.main.head;
+            options.onPointer(head);
+          }
+        }),
+        EditorView.domEventHandlers({
+          mousemove(event, view) {
+            options.onPointer(view.posAtCoords({ x: event.clientX, y: event.clientY }));
+          },
+        }),
+      ],
+    }),
+  });
+  // For tests and tools: the text as the editor has it, a caret put at an offset, and the
+  // text replaced as a paste would.
+  view.dom.tesseraDoc = () => view.state.doc.toString();
+  view.dom.tesseraCaret = (at) => {
+    view.focus();
+    view.dispatch({ selection: { anchor: at }, scrollIntoView: true });
+  };
+  view.dom.tesseraPaste = (text) =>
+    view.dispatch({
+      changes: { from: 0, to: view.state.doc.length, insert: text },
+      userEvent: "input.paste",
+    });
+  return {
+    /** Replaces the text (a loaded example, a link), keeping undo for the reader's edits. */
+    setDoc(text) {
+      if (text === view.state.doc.toString()) return;
+      quiet = true;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      quiet = false;
+    },
+    /** `list`: [{ from, to, severity, code, message, help }]. */
+    setDiagnostics(list) {
+      const length = view.state.doc.length;
+      const diagnostics = list.map((d) => ({
+        from: Math.min(d.from, length),
+        to: Math.min(Math.max(d.to, d.from), length),
+        severity: d.severity,
+        message: `${d.code}: ${d.message}`,
+        renderMessage: diagnosticMessage(d),
+      }));
+      view.dispatch(setDiagnostics(view.state, diagnostics));
+    },
+    /** `list`: [{ from, to, class }]. */
+    setMarks(list) {
+      view.dispatch({ effects: setMarks.of(list) });
+    },
+    focus() {
+      view.focus();
+    },
+    destroy() {
+      view.destroy();
+    },
+  };
+}
