@@ -95,7 +95,17 @@ impl Session {
         format!("v{LINK_VERSION}.{}", URL_SAFE_NO_PAD.encode(deflated))
     }
 
-    /// The session a fragment (with or without its `#`) holds.
+    /// The fragment of a session made of `source` and a launch already written as JSON, not
+    /// deflated (`v1j.` + base64url(JSON)): what a page without the deflate code (the site, for
+    /// a docs kernel's "Open in playground") can write. A third longer than `to_link`'s.
+    pub fn plain_link(source: &str, launch_json: &str) -> String {
+        let source = serde_json::to_string(source).unwrap_or_default();
+        let json = format!("{{\"source\":{source},\"launch\":{launch_json}}}");
+        format!("v{LINK_VERSION}j.{}", URL_SAFE_NO_PAD.encode(json))
+    }
+
+    /// The session a fragment (with or without its `#`) holds: `v1.` links (deflated) and
+    /// `v1j.` links ([`Session::plain_link`]).
     pub fn from_link(fragment: &str) -> Result<Session, LinkError> {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
         if fragment.len() > MAX_LINK_BYTES {
@@ -104,21 +114,24 @@ impl Session {
         let Some((version, payload)) = fragment.split_once('.') else {
             return Err(LinkError::NotALink);
         };
-        match version {
-            "v1" => {}
+        let deflated = match version {
+            "v1" | "v1j" => URL_SAFE_NO_PAD
+                .decode(payload)
+                .map_err(|_| LinkError::Corrupt("its text is not base64url"))?,
             other if other.starts_with('v') => {
                 return Err(LinkError::UnknownVersion(other.to_owned()))
             }
             _ => return Err(LinkError::NotALink),
-        }
-        let deflated = URL_SAFE_NO_PAD
-            .decode(payload)
-            .map_err(|_| LinkError::Corrupt("its text is not base64url"))?;
-        let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_SESSION_BYTES)
-            .map_err(|e| match e.status {
-                miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::TooLarge,
-                _ => LinkError::Corrupt("it does not inflate (truncated or altered)"),
-            })?;
+        };
+        let json = if version == "v1j" {
+            deflated
+        } else {
+            miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_SESSION_BYTES)
+                .map_err(|e| match e.status {
+                    miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::TooLarge,
+                    _ => LinkError::Corrupt("it does not inflate (truncated or altered)"),
+                })?
+        };
         serde_json::from_slice(&json)
             .map_err(|_| LinkError::Corrupt("its contents are not a session"))
     }
@@ -203,6 +216,20 @@ mod tests {
             panic!("an old session did not open")
         };
         assert_eq!((session.launch.grid.x, session.launch.lanes), (3, 8));
+    }
+
+    #[test]
+    fn a_plain_link_opens_its_source_and_launch() {
+        let saxpy = Session::example("saxpy");
+        let launch = serde_json::to_string(&saxpy.launch).unwrap_or_default();
+        let link = Session::plain_link(&saxpy.source, &launch);
+        assert!(link.starts_with("v1j."), "{link}");
+        let Ok(opened) = Session::from_link(&link) else {
+            panic!("{link} does not open")
+        };
+        assert_eq!((opened.source, opened.launch), (saxpy.source, saxpy.launch));
+        assert_eq!(opened.tab, Tab::Run);
+        assert!(Session::from_link("v1j.not*base64").is_err());
     }
 
     #[test]

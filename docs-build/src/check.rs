@@ -8,6 +8,7 @@
 
 use crate::{Block, KernelBlock, Page};
 use compiler_core::diagnostic::{Code, Phase};
+use compiler_core::launch::Launch;
 use compiler_core::ptx::Arch;
 use compiler_core::{Diagnostic, RunLimits};
 
@@ -108,11 +109,13 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         _ => {}
     }
     let launch = block.launch.as_ref().map_err(Clone::clone)?;
+    let launch: Launch =
+        serde_json::from_str(launch).map_err(|e| format!("the launch does not read back: {e}"))?;
     if !block.view.runnable && !found_by_a_launch {
         return Ok(());
     }
     let outcome = compilation
-        .prepare(launch, RunLimits::TERMINAL)
+        .prepare(&launch, RunLimits::TERMINAL)
         .and_then(|prepared| prepared.simulate().map_err(|d| vec![d]));
     match (outcome, expected) {
         (Ok(_), None) => Ok(()),

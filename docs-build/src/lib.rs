@@ -24,7 +24,6 @@ pub mod launch_words;
 #[cfg(feature = "render")]
 mod render;
 
-use compiler_core::launch::Launch;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "render")]
@@ -65,8 +64,10 @@ pub struct KernelBlock {
     /// The code it must fail with, compile time or run time.
     pub expect: Option<String>,
     /// The launch its info string names, resolved when the docs are built (the default launch
-    /// when it names none), or why it does not resolve (the content check reports it).
-    pub launch: Result<Launch, String>,
+    /// when it names none) and written as the JSON the playground module takes, or why it does
+    /// not resolve (the content check reports it). JSON, not a `Launch`, so the site's first
+    /// load carries no code to read or write one.
+    pub launch: Result<String, String>,
     /// What the page shows of it, prepared when the docs are built, so the site's first load
     /// carries no compiler (it comes with Run).
     #[serde(default)]
@@ -81,8 +82,6 @@ pub struct KernelView {
     pub diagnostics: Vec<ShownDiagnostic>,
     /// It compiles and names a launch that resolves: Run can run it.
     pub runnable: bool,
-    /// `/play#v1.…`: the kernel with its launch in the playground.
-    pub playground_link: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

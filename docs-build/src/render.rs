@@ -2,7 +2,6 @@
 
 use crate::{Block, Byline, Heading, KernelBlock, KernelView, Page, ShownDiagnostic};
 use compiler_core::launch::Launch;
-use compiler_core::share::Session;
 use compiler_core::syntax::highlight::highlight_html;
 use compiler_core::Compilation;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
@@ -238,23 +237,18 @@ fn directive(info: &str, code: String) -> Block {
         && compilation.diagnostics.is_empty()
         && !words.is_empty()
         && launch.is_ok();
-    let view = kernel_view(&compilation, launch.as_ref().ok(), runnable);
+    let view = kernel_view(&compilation, runnable);
     Block::Kernel(Box::new(KernelBlock {
         source: code,
         expect,
-        launch,
+        launch: launch.and_then(|l| serde_json::to_string(&l).map_err(|e| e.to_string())),
         view,
     }))
 }
 
 /// What a page shows of a kernel, prepared here so the site's first load has no compiler.
-fn kernel_view(compilation: &Compilation, launch: Option<&Launch>, runnable: bool) -> KernelView {
+fn kernel_view(compilation: &Compilation, runnable: bool) -> KernelView {
     let source = compilation.source();
-    let session = Session {
-        source: source.to_owned(),
-        launch: launch.cloned().unwrap_or_default(),
-        ..Session::default()
-    };
     KernelView {
         html: highlight_html(source.trim_end(), &[]),
         diagnostics: compilation
@@ -267,7 +261,6 @@ fn kernel_view(compilation: &Compilation, launch: Option<&Launch>, runnable: boo
             })
             .collect(),
         runnable,
-        playground_link: format!("/play#{}", session.to_link()),
     }
 }
 
@@ -275,6 +268,7 @@ fn kernel_view(compilation: &Compilation, launch: Option<&Launch>, runnable: boo
 mod tests {
     use super::*;
     use crate::Byline;
+    use compiler_core::share::Session;
 
     const PAGE: &str = "+++\ntitle = \"The hierarchy\"\nsection = \"Guide\"\norder = 20\n[byline]\nwritten_by = \"A\"\nreviewed_by = \"B\"\n+++\n# The hierarchy\n\nText with a [link](/docs/x#y).\n\n```diagram grid=4x3 threads=256\n```\n\n## Every field {#fields}\n\n```tsr grid=2 N=100 expect=E0112\nkernel k() {}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
 
@@ -306,9 +300,9 @@ mod tests {
             panic!()
         };
         assert_eq!(k.expect.as_deref(), Some("E0112"));
-        assert_eq!(
-            k.launch,
-            Ok(Launch::default()),
+        let launch = k.launch.as_deref().map(serde_json::from_str::<Launch>);
+        assert!(
+            matches!(launch, Ok(Ok(l)) if l == Launch::default()),
             "a kernel that does not compile has the default launch"
         );
         assert!(!k.view.runnable);
@@ -329,9 +323,13 @@ mod tests {
         let Block::Kernel(block) = directive("tsr N=64", add.to_owned()) else {
             panic!("not a kernel")
         };
-        assert_eq!(
-            block.launch.as_ref().map(|l| l.dims.get("N")),
-            Ok(Some(&64))
+        let launch = block.launch.as_deref().map(serde_json::from_str::<Launch>);
+        assert!(matches!(launch, Ok(Ok(l)) if l.dims.get("N") == Some(&64)));
+        // The site's "Open in playground" link, made of the source and the launch.
+        let link = Session::plain_link(&block.source, block.launch.as_deref().unwrap_or("{}"));
+        let session = Session::from_link(&link);
+        assert!(
+            matches!(&session, Ok(s) if s.source == add && s.launch.dims.get("N") == Some(&64))
         );
         let view = block.view;
         assert!(view.runnable);
@@ -341,11 +339,6 @@ mod tests {
                 .contains("<span class=\"tok-keyword\">kernel</span>"),
             "{}",
             view.html
-        );
-        let link = view.playground_link.strip_prefix("/play#");
-        let session = link.map(Session::from_link);
-        assert!(
-            matches!(&session, Some(Ok(s)) if s.source == add && s.launch.dims.get("N") == Some(&64))
         );
 
         let Block::Kernel(failing) = directive("tsr expect=E0120", "kernel k() { x }".to_owned())

@@ -187,13 +187,15 @@ export function createEditor(parent, options) {
       ],
     }),
   });
-  // For tests and tools: the text as the editor has it, a caret put at an offset, and the
-  // text replaced as a paste would.
+  // For tests and tools: the text as the editor has it, a caret put at an offset, one edit as
+  // typing makes it, and the text replaced as a paste would.
   view.dom.tesseraDoc = () => view.state.doc.toString();
   view.dom.tesseraCaret = (at) => {
     view.focus();
     view.dispatch({ selection: { anchor: at }, scrollIntoView: true });
   };
+  view.dom.tesseraEdit = (from, to, insert) =>
+    view.dispatch({ changes: { from, to, insert }, userEvent: "input.type" });
   view.dom.tesseraPaste = (text) =>
     view.dispatch({
       changes: { from: 0, to: view.state.doc.length, insert: text },

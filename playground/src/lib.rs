@@ -10,7 +10,7 @@
 //! (`Launch::fitted_to`); the launch is checked as it is edited, each problem at its field; a
 //! run's results say when the source or the launch changed since.
 //!
-//! - `editor`: the text area over the highlighted text, diagnostics underlined.
+//! - `editor`: CodeMirror 6, told about the language by the compiler.
 //! - `diagnostics`: the source's problems, listed and marked.
 //! - `outputs`: PTX / WGSL / IR listings linked line by line to the source.
 //! - `run`: the launch form, the simulator and WebGPU runs, the results.
@@ -40,6 +40,8 @@ use std::rc::Rc;
 /// WGSL takes under 2 ms in the browser (BENCHMARKS.md), so the pause only coalesces a burst
 /// of keystrokes (a paste, key repeat) and keeps the frame the keystroke lands in for typing.
 const COMPILE_DELAY_MS: u32 = 10;
+/// The pause after the last change before the address and the history entry follow it.
+const REMEMBER_DELAY_MS: u32 = 200;
 
 fn compile(source: &str) -> Rc<Compilation> {
     Rc::new(compiler_core::compile(source))
@@ -174,7 +176,32 @@ pub fn Playground() -> impl IntoView {
         arch: arch.get(),
         warp_mode: warp_mode.get(),
     };
-    Effect::new(move |_| address::remember(&session()));
+    let session_untracked = move || Session {
+        source: source.get_untracked(),
+        launch: launch.get_untracked(),
+        tab: tab.get_untracked(),
+        arch: arch.get_untracked(),
+        warp_mode: warp_mode.get_untracked(),
+    };
+    // The address, the history entry and storage follow the session a moment after the last
+    // change (browsers throttle a page that rewrites its history entry on every keystroke),
+    // and at once when the page goes away.
+    let remembering = StoredValue::new_local(None::<gloo_timers::callback::Timeout>);
+    Effect::new(move |_| {
+        let now = session();
+        let timeout =
+            gloo_timers::callback::Timeout::new(REMEMBER_DELAY_MS, move || address::remember(&now));
+        remembering.set_value(Some(timeout));
+    });
+    let on_hide = window_event_listener(leptos::ev::pagehide, move |_| {
+        if remembering
+            .try_update_value(Option::take)
+            .flatten()
+            .is_some()
+        {
+            address::remember(&session_untracked());
+        }
+    });
 
     let current = move || {
         // Run and the outputs use the source as it is now, even inside the typing pause.
@@ -368,6 +395,7 @@ pub fn Playground() -> impl IntoView {
     on_cleanup(move || {
         on_pop.remove();
         on_hash.remove();
+        on_hide.remove();
     });
     let share_status = RwSignal::new(String::new());
     let copy_link = move |_| {

@@ -131,20 +131,43 @@ pub fn ListingView(
 ) -> impl IntoView {
     let pre = NodeRef::<leptos::html::Pre>::new();
     let html = move || listing.with(|l| l.as_ref().as_ref().map(listing_html).unwrap_or_default());
-    // Mark the lines the hovered source line produced, by toggling classes in place.
+    // Mark the lines the hovered source line produced, by toggling classes in place: only the
+    // lines whose mark changes (a listing has over a thousand lines, the pointer moves often).
+    // The listing drawn (its address) and its lines marked: a new listing is drawn unmarked.
+    let lit = StoredValue::new_local((std::ptr::null::<Result<Listing, String>>(), Vec::new()));
     Effect::new(move |_| {
         let hovered = source_line_spans.get();
         let Some(pre) = pre.get() else { return };
-        listing.with(|l| {
-            let Ok(l) = l.as_ref() else { return };
-            let lines = pre.children();
-            for (i, map) in (0..lines.length()).map(|i| (i, i as usize + 1)) {
-                let Some(line) = lines.item(i) else { continue };
-                let lit = hovered
-                    .is_some_and(|h| l.line_map.iter().any(|(n, s)| *n == map && overlaps(*s, h)));
-                let _ = line.class_list().toggle_with_force("linked", lit);
-            }
+        let drawn = listing.with(Rc::as_ptr);
+        let now: Vec<usize> = listing.with(|l| {
+            let (Ok(l), Some(h)) = (l.as_ref(), hovered) else {
+                return Vec::new();
+            };
+            let mut lines: Vec<usize> = l
+                .line_map
+                .iter()
+                .filter(|(_, s)| overlaps(*s, h))
+                .map(|(n, _)| *n)
+                .collect();
+            lines.dedup();
+            lines
         });
+        let (shown, before) = lit.get_value();
+        let before = if shown == drawn { before } else { Vec::new() };
+        let lines = pre.children();
+        let mark = |number: usize, on: bool| {
+            if let Some(line) = lines.item(number.saturating_sub(1) as u32) {
+                let _ = line.class_list().toggle_with_force("linked", on);
+            }
+        };
+        before
+            .iter()
+            .filter(|n| !now.contains(n))
+            .for_each(|&n| mark(n, false));
+        now.iter()
+            .filter(|n| !before.contains(n))
+            .for_each(|&n| mark(n, true));
+        lit.set_value((drawn, now));
     });
     let span_of = move |line: usize| {
         listing.with(|l| {

@@ -221,6 +221,12 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
         launch,
         view: prepared,
     } = block;
+    // The kernel with its launch in the playground, written here from the two: a link the docs
+    // would otherwise carry for every kernel, incompressible.
+    let playground_link = format!(
+        "/play#{}",
+        compiler_core::share::Session::plain_link(&source, launch.as_deref().unwrap_or("{}"))
+    );
     let results = NodeRef::<leptos::html::Div>::new();
     let note = RwSignal::new(None::<String>);
     let slot = Slot::new();
@@ -229,11 +235,7 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
             return;
         };
         // The docs build resolved the launch; only a runnable kernel has Run.
-        let launch = launch
-            .as_ref()
-            .ok()
-            .and_then(|l| serde_json::to_string(l).ok())
-            .unwrap_or_default();
+        let launch = launch.clone().unwrap_or_default();
         let args = [
             parent.into(),
             JsValue::from_str(&source),
@@ -255,7 +257,7 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
             <pre class="code" tabindex="0"><code inner_html=prepared.html></code></pre>
             <div class="kernel-actions">
                 {prepared.runnable.then(|| view! { <button type="button" class="primary" data-testid="kernel-run" on:click=on_run>"Run"</button> })}
-                <a class="button" href=prepared.playground_link rel="external" data-testid="open-in-playground">"Open in playground"</a>
+                <a class="button" href=playground_link rel="external" data-testid="open-in-playground">"Open in playground"</a>
                 {expect.map(|code| view! {
                     <span class="kernel-expect">{format!("This kernel fails with {code}:")}</span>
                 })}
