@@ -47,10 +47,19 @@ impl<'t> Utf16<'t> {
 
     /// The byte offset of UTF-16 offset `unit` (clamped; inside a character, its start).
     pub fn byte(&self, unit: u32) -> usize {
-        match &self.units {
-            None => (unit as usize).min(self.text.len()),
-            Some(units) => units.partition_point(|&u| u < unit).min(self.text.len()),
+        let Some(units) = &self.units else {
+            return (unit as usize).min(self.text.len());
+        };
+        let at = units.partition_point(|&u| u < unit).min(self.text.len());
+        if at == self.text.len() || units[at] == unit {
+            return at;
         }
+        // Between the units of one character: back to where it starts.
+        let mut start = at.saturating_sub(1);
+        while !self.text.is_char_boundary(start) {
+            start -= 1;
+        }
+        start
     }
 }
 
@@ -312,11 +321,13 @@ mod tests {
         let text = "ab\nçd 𝑥 y";
         let offsets = Utf16::new(text);
         let y = text.find('y').unwrap_or(0);
-        assert_eq!(y, 11);
-        assert_eq!(offsets.unit(y), 8);
-        assert_eq!(offsets.byte(8), y);
+        assert_eq!(y, 12);
+        assert_eq!(offsets.unit(y), 9);
+        assert_eq!(offsets.byte(9), y);
         assert_eq!(offsets.byte(4), text.find('d').unwrap_or(0));
-        assert_eq!(offsets.unit(text.len()), 9);
+        // Inside `𝑥`'s surrogate pair: the character's start.
+        assert_eq!(offsets.byte(7), text.find('𝑥').unwrap_or(0));
+        assert_eq!(offsets.unit(text.len()), 10);
         assert_eq!(offsets.byte(99), text.len());
     }
 
