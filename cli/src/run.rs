@@ -8,9 +8,11 @@ use compiler_core::diagnostic::{render_all, Diagnostic};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param, Scalar};
 use compiler_core::launch::{Input, Launch};
-use compiler_core::sim::Arg;
+use compiler_core::sim::{Arg, Trace, TraceLimits};
+use compiler_core::span::LineIndex;
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, RunLimits};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -52,6 +54,30 @@ pub struct RunArgs {
     /// (under `mpirun -n P`, the P processes are the nodes instead).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     nodes: u32,
+    /// Print the steps of one CTA (its index in the grid, x fastest) on the simulator: each
+    /// statement with the active mask and what the lanes wrote, read and exchanged; of one warp
+    /// with CTA,WARP.
+    #[arg(long, value_parser = parse_trace_at)]
+    trace: Option<(u64, Option<u32>)>,
+    /// With --trace: print the trace as JSON on stdout (the tensors only go to --out).
+    #[arg(long, requires = "trace")]
+    json: bool,
+}
+
+/// `CTA[,WARP]` of `--trace`.
+fn parse_trace_at(text: &str) -> Result<(u64, Option<u32>), String> {
+    let bad = || format!("`{text}` is not CTA or CTA,WARP with whole numbers");
+    let mut parts = text.split(',').map(|p| p.trim().parse::<u64>());
+    let cta = parts.next().and_then(Result::ok).ok_or_else(bad)?;
+    let warp = match parts.next() {
+        None => None,
+        Some(Ok(w)) => Some(u32::try_from(w).map_err(|_| bad())?),
+        Some(Err(_)) => return Err(bad()),
+    };
+    match parts.next() {
+        None => Ok((cta, warp)),
+        Some(_) => Err(bad()),
+    }
 }
 
 #[derive(clap::Args)]
@@ -329,16 +355,20 @@ pub fn run(args: &RunArgs) -> ExitCode {
         eprintln!("`{}` has no @cluster: rank 0 runs it whole", kernel.name);
     }
     let grid = launch.grid;
+    if let Some(at) = args.trace {
+        if gpu.is_some() {
+            eprintln!("error: the trace comes from the simulator: leave out --backend gpu");
+            return ExitCode::from(2);
+        }
+        return traced(args, &compilation, &prepared, at);
+    }
     let params = match &gpu {
         None => {
             let output = match prepared.simulate() {
                 Ok(output) => output,
                 Err(diagnostic) => return report(&[diagnostic], &compilation, &args.file),
             };
-            eprintln!(
-                "ran {} on the simulator, {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
-                kernel.name, grid.x, grid.y, grid.z, kernel.threads, output.stats.steps, output.stats.lane_ops
-            );
+            ran_on_simulator(kernel, grid, output.stats);
             if let Some(run) = &output.cluster {
                 print_super_tiles(kernel, run);
             }
@@ -369,6 +399,86 @@ pub fn run(args: &RunArgs) -> ExitCode {
         },
     };
     write_results(args, kernel, &params)
+}
+
+/// Text on stdout: a reader that stops early (`| head`) is not an error.
+fn print_out(text: &str) {
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+fn ran_on_simulator(kernel: &Kernel, grid: Dim3, stats: compiler_core::sim::Stats) {
+    eprintln!(
+        "ran {} on the simulator, {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
+        kernel.name, grid.x, grid.y, grid.z, kernel.threads, stats.steps, stats.lane_ops
+    );
+}
+
+/// `--trace`: the run on the simulator, the steps of one CTA printed, then the results.
+fn traced(
+    args: &RunArgs,
+    compilation: &Compilation,
+    prepared: &compiler_core::PreparedRun<'_>,
+    (cta, warp): (u64, Option<u32>),
+) -> ExitCode {
+    let kernel = prepared.kernel;
+    let grid = prepared.args.grid;
+    if cta >= grid.volume() {
+        eprintln!(
+            "error: --trace {cta}: the CTAs of a {} x {} x {} grid are numbered 0 to {}",
+            grid.x,
+            grid.y,
+            grid.z,
+            grid.volume().saturating_sub(1)
+        );
+        return ExitCode::from(2);
+    }
+    let warps = kernel.threads.div_ceil(prepared.options.lanes.max(1));
+    if let Some(w) = warp.filter(|&w| w >= warps) {
+        eprintln!(
+            "error: --trace {cta},{w}: a CTA of {} threads has {warps} warps, numbered from 0",
+            kernel.threads
+        );
+        return ExitCode::from(2);
+    }
+    let (gx, gy) = (u64::from(grid.x), u64::from(grid.y));
+    let block = Dim3::new(
+        (cta % gx) as u32,
+        (cta / gx % gy) as u32,
+        (cta / (gx * gy)) as u32,
+    );
+    let traced = prepared.simulate_traced(block, TraceLimits::default());
+    let source = compilation.source();
+    let text = if args.json {
+        trace_json(&traced.trace, source) + "\n"
+    } else {
+        traced.trace.to_text(kernel, source, warp)
+    };
+    print_out(&text);
+    match traced.output {
+        Ok(output) => {
+            ran_on_simulator(kernel, grid, output.stats);
+            if args.json && args.out.is_none() {
+                return ExitCode::SUCCESS;
+            }
+            write_results(args, kernel, &output.args.params)
+        }
+        Err(diagnostic) => report(&[diagnostic], compilation, &args.file),
+    }
+}
+
+/// The trace as JSON, each step with its source line (1-based) beside its byte span.
+fn trace_json(trace: &Trace, source: &str) -> String {
+    let lines = LineIndex::new(source);
+    let mut value = serde_json::to_value(trace).unwrap_or_default();
+    if let Some(steps) = value.get_mut("steps").and_then(|s| s.as_array_mut()) {
+        for (step, json) in trace.steps.iter().zip(steps) {
+            if let Some(object) = json.as_object_mut() {
+                let line = lines.line_of(step.statement.start) + 1;
+                object.insert("line".into(), line.into());
+            }
+        }
+    }
+    serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 
 /// The launch the flags describe, `.npy` inputs read and checked against their parameters.
@@ -435,7 +545,7 @@ fn write_results(args: &RunArgs, kernel: &Kernel, params: &[Arg]) -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            None => println!("{}", preview(param.name(), tensor)),
+            None => print_out(&(preview(param.name(), tensor) + "\n")),
         }
     }
     ExitCode::SUCCESS

@@ -234,3 +234,90 @@ fn a_kernel_past_its_step_limit_says_how_to_raise_it() {
     );
     assert!(text.contains("help: a loop that never ends needs an end; a kernel that is only long needs a larger limit (`tessera run --step-limit N`)"), "{text}");
 }
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn trace_prints_one_warps_steps_then_the_results() {
+    let file = examples().join("lane_ids.tsr");
+    let output = tessera(&["run", &file.to_string_lossy(), "--trace", "0,1"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("trace of block (0, 0, 0), warp 1 of 2: 4 steps")
+    );
+    assert_eq!(
+        lines.next(),
+        Some("step 1 of 4, line 5, 16 of 32 lanes active, mask 0x0000ffff: let t = ctx.thread")
+    );
+    assert_eq!(
+        lines.next(),
+        Some("  t = 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47")
+    );
+    assert!(text.contains("\nLane [48] i32: [0, 1, 2,"), "{text}");
+}
+
+#[test]
+fn trace_as_json_has_each_steps_line_and_mask() {
+    let file = examples().join("collatz.tsr");
+    let output = tessera(&[
+        "run",
+        &file.to_string_lossy(),
+        "--dim",
+        "N=100",
+        "--in",
+        "Start=iota",
+        "--grid",
+        "2",
+        "--trace",
+        "1",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output))
+        .unwrap_or_else(|e| panic!("{e}: {}", stdout(&output)));
+    assert_eq!(json["block"]["x"], 1);
+    assert_eq!(json["lanes"], 32);
+    assert!(json["incomplete"].is_null());
+    let steps = json["steps"].as_array().unwrap_or_else(|| panic!("steps"));
+    assert_eq!(steps[0]["line"], 5, "let i = …");
+    // Block 1 holds i = 64..127 and N = 100: `if i < N` lets threads 0..36 in.
+    let inside = steps
+        .iter()
+        .find(|s| s["line"] == 7)
+        .unwrap_or_else(|| panic!("the first statement inside the if"));
+    assert_eq!(inside["active"], serde_json::json!([(1u64 << 36) - 1]));
+}
+
+#[test]
+fn trace_outside_the_launch_is_an_error_that_says_the_range() {
+    let file = examples().join("lane_ids.tsr");
+    let path = file.to_string_lossy();
+    let output = tessera(&["run", &path, "--trace", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("the CTAs of a 1 x 1 x 1 grid are numbered 0 to 0"),
+        "{}",
+        stderr(&output)
+    );
+    let output = tessera(&["run", &path, "--trace", "0,2"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("has 2 warps"),
+        "{}",
+        stderr(&output)
+    );
+    let output = tessera(&["run", &path, "--trace", "0,x"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("is not CTA or CTA,WARP"),
+        "{}",
+        stderr(&output)
+    );
+    let output = tessera(&["run", &path, "--json"]);
+    assert_eq!(output.status.code(), Some(2), "--json needs --trace");
+}

@@ -12,7 +12,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::Dim3;
 use crate::ir::Scalar;
 use crate::ir::{DimRef, Kernel, Param};
-use crate::sim::{self, Arg, Args, SimOptions, Tensor};
+use crate::sim::{self, Arg, Args, SimOptions, Tensor, Trace, TraceLimits};
 use crate::span::Span;
 use crate::wgsl::{self, WarpMode};
 use serde::{Deserialize, Serialize};
@@ -625,6 +625,12 @@ pub struct RunOutput {
     pub cluster: Option<cluster::ClusterRun>,
 }
 
+/// A run and the trace of one of its CTAs ([`PreparedRun::simulate_traced`]).
+pub struct Traced {
+    pub output: Result<RunOutput, Diagnostic>,
+    pub trace: Trace,
+}
+
 /// A launch checked against its kernel once and its arguments built once: it runs on the
 /// simulator ([`PreparedRun::simulate`]) and gives the WGSL a GPU runs it with
 /// ([`PreparedRun::wgsl`]), as often as wanted.
@@ -673,17 +679,10 @@ impl<'k> PreparedRun<'k> {
     }
 
     fn simulate_with(&self, record: bool) -> Result<RunOutput, Diagnostic> {
-        let mut args = self.args.clone();
         if self.kernel.cluster.is_some() {
-            let (stats, run) = cluster::simulate(self.kernel, &mut args, self.options, self.nodes)
-                .map_err(|fault| fault.to_diagnostic())?;
-            return Ok(RunOutput {
-                args,
-                stats,
-                writers: None,
-                cluster: Some(run),
-            });
+            return self.simulate_cluster();
         }
+        let mut args = self.args.clone();
         let mut writers = record.then(Vec::new);
         let stats = sim::run_recording(self.kernel, &mut args, self.options, writers.as_mut())
             .map_err(|fault| fault.to_diagnostic())?;
@@ -693,6 +692,49 @@ impl<'k> PreparedRun<'k> {
             writers,
             cluster: None,
         })
+    }
+
+    fn simulate_cluster(&self) -> Result<RunOutput, Diagnostic> {
+        let mut args = self.args.clone();
+        let (stats, run) = cluster::simulate(self.kernel, &mut args, self.options, self.nodes)
+            .map_err(|fault| fault.to_diagnostic())?;
+        Ok(RunOutput {
+            args,
+            stats,
+            writers: None,
+            cluster: Some(run),
+        })
+    }
+
+    /// [`PreparedRun::simulate_recording`], also tracing CTA `block`'s steps within `limits`.
+    /// The run is the same, so its results are too; a fault ends the trace at its step.
+    pub fn simulate_traced(&self, block: Dim3, limits: TraceLimits) -> Traced {
+        if self.kernel.cluster.is_some() {
+            let why = "a kernel under @cluster runs its super-tiles as separate launches, which the trace does not follow yet".to_owned();
+            return Traced {
+                output: self.simulate_cluster(),
+                trace: Trace::unavailable(block, self.kernel.threads, self.options.lanes, why),
+            };
+        }
+        let mut args = self.args.clone();
+        let mut writers = Vec::new();
+        let (result, trace) = sim::run_traced(
+            self.kernel,
+            &mut args,
+            self.options,
+            Some(&mut writers),
+            block,
+            limits,
+        );
+        let output = result
+            .map(|stats| RunOutput {
+                args,
+                stats,
+                writers: Some(writers),
+                cluster: None,
+            })
+            .map_err(|fault| fault.to_diagnostic());
+        Traced { output, trace }
     }
 
     /// The WGSL a GPU runs this launch with, its warps as `mode` gives them.

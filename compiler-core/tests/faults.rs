@@ -132,7 +132,11 @@ fn a_hosts_default_step_limit_shrinks_as_the_cta_grows() {
 #[test]
 fn a_barrier_not_reached_by_every_thread_is_a_fault() {
     let span = Span::new(10, 19);
-    let stmt = |kind| Stmt { kind, span };
+    let stmt = |kind| Stmt {
+        kind,
+        span,
+        statement: span,
+    };
     let kernel = Kernel {
         name: "k".into(),
         threads: 32,
@@ -142,10 +146,12 @@ fn a_barrier_not_reached_by_every_thread_is_a_fault() {
             RegInfo {
                 ty: Scalar::I32,
                 name: None,
+                variable: false,
             },
             RegInfo {
                 ty: Scalar::Bool,
                 name: None,
+                variable: false,
             },
         ],
         shared: vec![],

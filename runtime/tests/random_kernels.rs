@@ -10,7 +10,7 @@
 
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::{Input, Launch};
-use compiler_core::sim::Arg;
+use compiler_core::sim::{Arg, TraceLimits};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::RunLimits;
 use proptest::prelude::*;
@@ -233,5 +233,76 @@ proptest! {
         prop_assert!(subgroups.is_ok(), "{}\n{source}", subgroups.err().unwrap_or_default());
         let emulated = compare(&source, threads, 32, WarpMode::Emulated);
         prop_assert!(emulated.is_ok(), "{}\n{source}", emulated.err().unwrap_or_default());
+    }
+}
+
+/// Block 1 of the launch `compare` makes, traced: the results are those of a plain run, and
+/// the trace's last values of `v` and `a` add up to what each thread stored in Y.
+fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
+    let compilation = compiler_core::compile(source);
+    let n = 2 * threads - 5;
+    let launch = Launch {
+        grid: Dim3::new(2, 1, 1),
+        dims: [("N".to_owned(), i64::from(n))].into(),
+        inputs: [("X".to_owned(), Input::Rand(7))].into(),
+        ..Launch::default()
+    };
+    let prepared = compilation
+        .prepare(&launch, RunLimits::TERMINAL)
+        .map_err(|d| format!("launch: {d:?}"))?;
+    let plain = prepared.simulate().map_err(|d| format!("{d:?}"))?;
+    let traced = prepared.simulate_traced(Dim3::new(1, 0, 0), TraceLimits::default());
+    let output = traced.output.map_err(|d| format!("{d:?}"))?;
+    let trace = traced.trace;
+    let y = |a: &compiler_core::sim::Args| match a.params.get(1) {
+        Some(Arg::Tensor(t)) => t.bits.clone(),
+        _ => Vec::new(),
+    };
+    if y(&plain.args) != y(&output.args) {
+        return Err("the traced run wrote another Y".into());
+    }
+    if trace.incomplete.is_some() {
+        return Ok(());
+    }
+    let variable = |name: &str| trace.variables.iter().position(|v| v.name == name);
+    let (Some(v), Some(a)) = (variable("v"), variable("a")) else {
+        return Err("v or a is not in the trace".into());
+    };
+    let values = trace.values_after(trace.steps.len() - 1);
+    let vars = trace.variables.len();
+    let written = y(&output.args);
+    for t in 0..threads {
+        let i = threads + t;
+        if i >= n {
+            continue;
+        }
+        let at = |var: usize| values[t as usize * vars + var].unwrap_or(0);
+        let sum = at(v).wrapping_add(at(a));
+        if written[i as usize] != sum {
+            return Err(format!(
+                "thread {t}: Y[{i}] = {} but v + a = {sum}",
+                written[i as usize] as i32
+            ));
+        }
+    }
+    for (s, step) in trace.steps.iter().enumerate() {
+        if (0..threads).any(|t| step.active.contains(t) && step.exited.contains(t)) {
+            return Err(format!("step {s}: a thread that returned is active"));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
+        max_shrink_iters: 200,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn a_trace_changes_no_result_and_its_values_are_the_threads((source, threads) in kernel()) {
+        let agrees = trace_agrees(&source, threads);
+        prop_assert!(agrees.is_ok(), "{}\n{source}", agrees.err().unwrap_or_default());
     }
 }

@@ -61,6 +61,8 @@ pub(super) struct Lowering {
     unsupported: Vec<Diagnostic>,
     /// How many source loops enclose the statement being lowered.
     pub(super) loop_depth: u32,
+    /// The source statement being lowered ([`Stmt::statement`]).
+    pub(super) statement: Span,
 }
 
 fn scalar_of(ty: &TypeExpr) -> Scalar {
@@ -68,6 +70,18 @@ fn scalar_of(ty: &TypeExpr) -> Scalar {
         TypeExpr::Named(name) => Scalar::from_name(&name.name).unwrap_or(Scalar::I32),
         TypeExpr::Tensor { element, .. } => Scalar::from_name(&element.name).unwrap_or(Scalar::F32),
         TypeExpr::Error(_) => Scalar::I32,
+    }
+}
+
+/// What a step of the trace highlights for `stmt`: a loop's or an `if`'s header, or the
+/// statement whole.
+fn header(stmt: &ast::Stmt) -> Span {
+    match &stmt.kind {
+        AstStmt::If { condition, .. } | AstStmt::While { condition, .. } => {
+            Span::new(stmt.span.start, condition.span.end)
+        }
+        AstStmt::For { range, .. } => Span::new(stmt.span.start, range.span.end),
+        _ => stmt.span,
     }
 }
 
@@ -87,6 +101,7 @@ impl Lowering {
             threads,
             unsupported: Vec::new(),
             loop_depth: 0,
+            statement: kernel.span,
         };
         for param in &kernel.params {
             let index = lowering.params.len();
@@ -172,17 +187,32 @@ impl Lowering {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
 
+    /// A register for a source variable (with its name) or a temporary (without).
     pub(super) fn reg(&mut self, ty: Scalar, name: Option<&str>) -> Reg {
+        self.push_reg(ty, name, name.is_some())
+    }
+
+    /// A register the lowering names for the IR's reader: a tile statement's counter or sum.
+    pub(super) fn internal_reg(&mut self, ty: Scalar, name: &str) -> Reg {
+        self.push_reg(ty, Some(name), false)
+    }
+
+    fn push_reg(&mut self, ty: Scalar, name: Option<&str>, variable: bool) -> Reg {
         self.regs.push(RegInfo {
             ty,
             name: name.map(str::to_owned),
+            variable,
         });
         Reg(self.regs.len() as u32 - 1)
     }
 
     pub(super) fn emit(&mut self, kind: StmtKind, span: Span) {
         if let Some(block) = self.blocks.last_mut() {
-            block.push(Stmt { kind, span });
+            block.push(Stmt {
+                kind,
+                span,
+                statement: self.statement,
+            });
         }
     }
 
@@ -218,6 +248,12 @@ impl Lowering {
     }
 
     fn stmt(&mut self, stmt: &ast::Stmt) {
+        let outer = std::mem::replace(&mut self.statement, header(stmt));
+        self.lower_stmt(stmt);
+        self.statement = outer;
+    }
+
+    fn lower_stmt(&mut self, stmt: &ast::Stmt) {
         let span = stmt.span;
         match &stmt.kind {
             AstStmt::Let {
@@ -317,6 +353,7 @@ impl Lowering {
         let brk = Stmt {
             kind: StmtKind::Break,
             span,
+            statement: self.statement,
         };
         self.emit(
             StmtKind::If {
@@ -403,6 +440,7 @@ impl Lowering {
                 op: Op::Binary(BinaryOp::Add, Scalar::I32, i, step),
             },
             span: range.span,
+            statement: self.statement,
         }];
         self.emit(StmtKind::Loop { body, continuing }, span);
     }

@@ -72,6 +72,10 @@ impl SharedArray {
 pub struct RegInfo {
     pub ty: Scalar,
     pub name: Option<String>,
+    /// Whether it is a variable of the source (a `let`, a `var`, a `for` counter), which the
+    /// trace shows; a tile statement's loop counters and sums are named for the IR's reader
+    /// only.
+    pub variable: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -125,7 +129,12 @@ pub type Block = Vec<Stmt>;
 #[derive(Clone, Debug, Serialize)]
 pub struct Stmt {
     pub kind: StmtKind,
+    /// The source of this statement's own work (an operand's expression, say), for faults.
     pub span: Span,
+    /// The source statement it was lowered from, as a debugger highlights it: a simple
+    /// statement whole; for `if`, `while` and `for`, the header up to the condition or range
+    /// (the body's statements have their own). What the simulator's trace steps by.
+    pub statement: Span,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -117,7 +117,7 @@ impl Lowering {
         span: Span,
         body: impl FnOnce(&mut Self, Operand),
     ) {
-        let counter = self.reg(Scalar::I32, Some(name));
+        let counter = self.internal_reg(Scalar::I32, name);
         self.emit(
             StmtKind::Let {
                 dst: counter,
@@ -141,6 +141,7 @@ impl Lowering {
                 op: Op::Binary(BinaryOp::Add, Scalar::I32, index, step),
             },
             span,
+            statement: self.statement,
         }];
         self.emit(StmtKind::Loop { body, continuing }, span);
     }
@@ -231,7 +232,7 @@ impl Lowering {
                 let array = self.new_array("matmul", element, vec![m, n]);
                 self.cooperative(m * n, span, |lw, e| {
                     let ij = lw.unflatten(e, &[m, n], span);
-                    let acc = lw.reg(element, Some("acc"));
+                    let acc = lw.internal_reg(element, "acc");
                     lw.emit(
                         StmtKind::Let {
                             dst: acc,
@@ -330,7 +331,7 @@ impl Lowering {
                 let array = self.new_array(&callee.name, element, out_shape.clone());
                 self.cooperative(out_shape.iter().product(), span, |l, e| {
                     let out_at = l.unflatten(e, &out_shape, span);
-                    let acc = l.reg(element, Some("acc"));
+                    let acc = l.internal_reg(element, "acc");
                     let start = Operand::Const(reduction(reduce).identity(element));
                     l.emit(
                         StmtKind::Let {
@@ -393,7 +394,7 @@ impl Lowering {
         } else {
             BinaryOp::Add
         };
-        let acc = self.reg(element, Some("acc"));
+        let acc = self.internal_reg(element, "acc");
         let start = Operand::Const(reduction(reduce).identity(element));
         self.emit(
             StmtKind::Let {

@@ -81,6 +81,24 @@ impl Scalar {
         }
     }
 
+    /// A value as a table shows it: a whole float without a fraction, another to four
+    /// places; a `u32` past 16 bits (a mask, as a rule) in hex.
+    pub fn show(self, bits: u32) -> String {
+        match self {
+            Scalar::F32 | Scalar::F16 => {
+                let v = f32::from_bits(bits);
+                if v == v.trunc() && v.abs() < 1e7 {
+                    format!("{v:.0}")
+                } else {
+                    format!("{v:.4}")
+                }
+            }
+            Scalar::Bool => (bits != 0).to_string(),
+            Scalar::U32 if bits > 0xffff => format!("{bits:#010x}"),
+            _ => format!("{}", self.value(bits)),
+        }
+    }
+
     /// The number an element's bits hold: exact for every integer and every `f32`.
     pub fn value(self, bits: u32) -> f64 {
         match self {
@@ -153,6 +171,16 @@ mod tests {
         assert_eq!(Scalar::F32.bits(0.1), 0.1f32.to_bits());
         assert_eq!(Scalar::Bool.bits(2.0), 1);
         assert_eq!(Scalar::Bool.bits(0.0), 0);
+    }
+
+    #[test]
+    fn values_show_as_a_reader_expects() {
+        assert_eq!(Scalar::F32.show(3.0f32.to_bits()), "3");
+        assert_eq!(Scalar::F32.show(0.5f32.to_bits()), "0.5000");
+        assert_eq!(Scalar::I32.show((-4i32) as u32), "-4");
+        assert_eq!(Scalar::U32.show(0xffff_ffff), "0xffffffff");
+        assert_eq!(Scalar::U32.show(12), "12");
+        assert_eq!(Scalar::Bool.show(1), "true");
     }
 
     #[test]

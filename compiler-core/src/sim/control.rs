@@ -42,7 +42,9 @@ impl<'a> Cta<'a> {
                 ));
             }
             self.stats.lane_ops += active;
+            self.trace_before(stmt, mask);
             self.stmt(stmt, mask)?;
+            self.trace_after(stmt, mask);
             if !matches!(
                 stmt.kind,
                 StmtKind::Let { .. } | StmtKind::Store { .. } | StmtKind::Barrier

@@ -19,7 +19,8 @@
 //! Here: the run's types, the grid loop and a CTA's state. Beside it: `control` (statements
 //! under the active mask, loops, the step limit, barriers), `ops` (each operation, collectives
 //! and shuffles), `memory` (elements, bounds, the shared-memory race detector), `arith` (the
-//! arithmetic of bits) and `compare` (a GPU's results against these).
+//! arithmetic of bits), `compare` (a GPU's results against these) and `trace` (one CTA's
+//! steps, for the stepper).
 
 // Threads are addressed by index in parallel arrays (mask, registers, tensors): index loops
 // read better here than zipped iterators.
@@ -30,8 +31,15 @@ mod compare;
 mod control;
 mod memory;
 mod ops;
+mod trace;
+mod trace_text;
 
 pub use compare::{compare_tensor, Comparison, FLOAT_TOLERANCE};
+pub use trace::{
+    Barrier, Exchange, LaneState, Memory, MemoryAccess, Step, Threads, Trace, TraceLimits,
+    Variable, Write,
+};
+pub use trace_text::{describe_barrier, shuffle_name};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::{self, Dim3};
@@ -136,7 +144,43 @@ pub fn run_recording(
     kernel: &Kernel,
     args: &mut Args,
     options: SimOptions,
+    writers: Option<&mut Writers>,
+) -> Result<Stats, Fault> {
+    run_observed(kernel, args, options, writers, None)
+}
+
+/// [`run_recording`], also tracing CTA `block` (when it is in the grid) within `limits`.
+pub fn run_traced(
+    kernel: &Kernel,
+    args: &mut Args,
+    options: SimOptions,
+    writers: Option<&mut Writers>,
+    block: Dim3,
+    limits: TraceLimits,
+) -> (Result<Stats, Fault>, Trace) {
+    let grid = args.grid;
+    if block.x >= grid.x || block.y >= grid.y || block.z >= grid.z {
+        let why = format!(
+            "block ({}, {}, {}) is outside the grid ({}, {}, {})",
+            block.x, block.y, block.z, grid.x, grid.y, grid.z
+        );
+        let result = run_observed(kernel, args, options, writers, None);
+        return (
+            result,
+            Trace::unavailable(block, kernel.threads, options.lanes, why),
+        );
+    }
+    let mut recorder = trace::Recorder::new(kernel, args, block, options.lanes, limits);
+    let result = run_observed(kernel, args, options, writers, Some((block, &mut recorder)));
+    (result, recorder.finish())
+}
+
+fn run_observed(
+    kernel: &Kernel,
+    args: &mut Args,
+    options: SimOptions,
     mut writers: Option<&mut Writers>,
+    mut trace: Option<(Dim3, &mut trace::Recorder)>,
 ) -> Result<Stats, Fault> {
     if let Some(writers) = writers.as_deref_mut() {
         *writers = args
@@ -156,6 +200,10 @@ pub fn run_recording(
                 let block = Dim3::new(x, y, z);
                 let mut cta = Cta::new(kernel, args, options, block, &mut stats);
                 cta.writers = writers.as_deref_mut();
+                cta.trace = match trace.as_mut() {
+                    Some((traced, recorder)) if *traced == block => Some(&mut **recorder),
+                    _ => None,
+                };
                 cta.first_thread = hierarchy::launch_thread(grid, block, kernel.threads, 0);
                 let mut mask = vec![true; kernel.threads as usize];
                 cta.block(&kernel.body, &mut mask)?;
@@ -196,6 +244,8 @@ struct Cta<'a> {
     writers: Option<&'a mut Writers>,
     /// The launch-wide index of this CTA's thread 0.
     first_thread: u32,
+    /// Where this CTA's steps are recorded, when it is the one traced.
+    trace: Option<&'a mut trace::Recorder>,
 }
 
 /// The accesses to one shared element in the current epoch: the writer and the reader (a
@@ -238,6 +288,7 @@ impl<'a> Cta<'a> {
             epoch: 1,
             writers: None,
             first_thread: 0,
+            trace: None,
         }
     }
 

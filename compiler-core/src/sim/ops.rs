@@ -240,31 +240,12 @@ impl<'a> Cta<'a> {
                 Ok(())
             }
             Op::Shuffle(kind, x, l) => {
-                let lanes = self.options.lanes.max(1) as i64;
-                let mut out = vec![0u32; threads];
-                for t in 0..threads {
-                    if !mask[t] {
-                        continue;
-                    }
-                    let lane = (t as i64) % lanes;
-                    let base = t as i64 - lane;
-                    let arg = self.get(*l, t) as i32 as i64;
-                    let source = match kind {
-                        Shuffle::Index | Shuffle::Broadcast => arg.rem_euclid(lanes),
-                        Shuffle::Xor => lane ^ arg,
-                        Shuffle::Up => lane - arg,
-                        Shuffle::Down => lane + arg,
-                    };
-                    let thread = base + source;
-                    let exists = (0..lanes).contains(&source)
-                        && (thread as usize) < threads
-                        && mask[thread as usize];
-                    out[t] = if exists {
-                        self.get(*x, thread as usize)
-                    } else {
-                        self.get(*x, t)
-                    };
-                }
+                let out: Vec<u32> = (0..threads)
+                    .map(|t| {
+                        let source = self.shuffle_source(*kind, *l, mask, t).unwrap_or(t);
+                        self.get(*x, source)
+                    })
+                    .collect();
                 for t in 0..threads {
                     if mask[t] {
                         self.set(dst, t, out[t]);
@@ -273,6 +254,29 @@ impl<'a> Cta<'a> {
                 Ok(())
             }
         }
+    }
+
+    /// The thread whose value thread `t` takes in a shuffle whose lane operand is `lane`, or
+    /// `None` when the source lane is outside the warp, holds no thread or is inactive: then
+    /// `t` keeps its own value.
+    pub(super) fn shuffle_source(
+        &self,
+        kind: Shuffle,
+        lane: Operand,
+        mask: &[bool],
+        t: usize,
+    ) -> Option<usize> {
+        let lanes = self.options.lanes.max(1) as i64;
+        let own = (t as i64) % lanes;
+        let arg = self.get(lane, t) as i32 as i64;
+        let source = match kind {
+            Shuffle::Index | Shuffle::Broadcast => arg.rem_euclid(lanes),
+            Shuffle::Xor => own ^ arg,
+            Shuffle::Up => own - arg,
+            Shuffle::Down => own + arg,
+        };
+        let thread = (t as i64 - own + source) as usize;
+        ((0..lanes).contains(&source) && thread < self.threads && mask[thread]).then_some(thread)
     }
 
     pub(super) fn lanewise(

@@ -1,7 +1,7 @@
 //! The current launch in the hierarchy diagram, and what the thread picked in it wrote.
 
 use super::engine::RunReport;
-use super::results::{show, tensor};
+use super::results::tensor;
 use compiler_core::hierarchy::{self, Dim3, LaunchShape};
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
@@ -30,7 +30,7 @@ fn writes_of(
             out.push((
                 kernel.params[param].name().to_owned(),
                 index,
-                show(tensor.bits[at], tensor.element),
+                tensor.element.show(tensor.bits[at]),
             ));
         }
     }

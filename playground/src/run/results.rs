@@ -6,7 +6,7 @@
 use super::engine::{GpuOutcome, RunReport, SimRun};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::Phase;
-use compiler_core::ir::{Kernel, Scalar};
+use compiler_core::ir::Kernel;
 use compiler_core::sim::{compare_tensor, Arg, Args, Tensor};
 use compiler_core::span::LineIndex;
 use compiler_core::{Code, Diagnostic, RunLimits};
@@ -18,23 +18,6 @@ const PAGE_VALUES: usize = 256;
 const FLAT_ROW: usize = 16;
 /// The widest 2-D row drawn as a row of the heat map.
 const WIDEST_ROW: usize = 64;
-
-/// A value as the results table prints it.
-pub(super) fn show(bits: u32, element: Scalar) -> String {
-    match element {
-        Scalar::F32 | Scalar::F16 => {
-            let v = f32::from_bits(bits);
-            if v == v.trunc() && v.abs() < 1e7 {
-                format!("{v:.0}")
-            } else {
-                format!("{v:.4}")
-            }
-        }
-        Scalar::Bool => (bits != 0).to_string(),
-        Scalar::U32 if bits > 0xffff => format!("{bits:#010x}"),
-        _ => format!("{}", element.value(bits)),
-    }
-}
 
 pub(super) fn tensor(args: &Args, index: usize) -> Option<&Tensor> {
     match args.params.get(index)? {
@@ -94,11 +77,11 @@ fn TensorTable(name: String, tensor: Tensor, other: Option<Tensor>) -> impl Into
         let Some(&bits) = tensor.bits.get(i) else {
             return view! { <td class="empty"></td> }.into_any();
         };
-        let mine = show(bits, tensor.element);
+        let mine = tensor.element.show(bits);
         let theirs = other
             .as_ref()
             .and_then(|o| o.bits.get(i))
-            .map(|&b| show(b, tensor.element));
+            .map(|&b| tensor.element.show(b));
         let differs = theirs.as_ref().is_some_and(|t| *t != mine);
         let title = match &theirs {
             Some(t) => format!("[{i}] simulator {mine}, GPU {t}"),
@@ -397,15 +380,6 @@ pub fn super_tiles_line(kernel: &Kernel, run: &ClusterRun) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn values_print_as_a_reader_expects() {
-        assert_eq!(show(3.0f32.to_bits(), Scalar::F32), "3");
-        assert_eq!(show(0.5f32.to_bits(), Scalar::F32), "0.5000");
-        assert_eq!(show((-4i32) as u32, Scalar::I32), "-4");
-        assert_eq!(show(0xffff_ffff, Scalar::U32), "0xffffffff");
-        assert_eq!(show(1, Scalar::Bool), "true");
-    }
 
     #[test]
     fn every_value_is_on_some_page() {

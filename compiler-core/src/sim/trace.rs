@@ -1,0 +1,579 @@
+//! A trace of one CTA: the source statements it executed, in order, each with the threads
+//! that ran it, the values its threads' variables took, the memory elements they read and
+//! wrote, each collective's exchange and the barrier's arrivals. What the playground's stepper
+//! and `tessera run --trace` show.
+//!
+//! In: the simulator's two hooks around each IR statement of the traced CTA (`Cta::block`).
+//! Out: a [`Trace`].
+//!
+//! A step is one source statement ([`crate::ir::Stmt::statement`]) run once by the CTA's
+//! active threads: the IR statements lowered from it that run one after another make one step,
+//! so a `for` header's bounds check, its increment and the exit of the threads whose loop ends
+//! are one step per trip, and a tile statement's loops are one step. A step's values are those
+//! after it; its active threads are those that ran it.
+//!
+//! Invariants: the trace holds at most [`TraceLimits`] (a trace that stops there says so in
+//! [`Trace::incomplete`], and the run goes on to its end); recording changes nothing in the
+//! run; only the source's variables are recorded, not temporaries.
+
+use super::*;
+use crate::hierarchy::LaneMask;
+use serde::Serialize;
+
+/// How much one trace may hold: the cap on steps, and on its size in bytes (about).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceLimits {
+    pub steps: usize,
+    pub bytes: usize,
+}
+
+impl Default for TraceLimits {
+    /// 20,000 steps and 32 MiB: a minute of stepping by hand is a few hundred steps, and a
+    /// trace of a 1024-thread CTA stays within a browser tab's means.
+    fn default() -> Self {
+        Self {
+            steps: 20_000,
+            bytes: 32 << 20,
+        }
+    }
+}
+
+/// The steps one CTA took.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trace {
+    pub block: Dim3,
+    pub threads: u32,
+    /// `ctx.lanes`: how the threads group into warps.
+    pub lanes: u32,
+    /// The kernel's variables, in the order the steps' [`Write`]s number them.
+    pub variables: Vec<Variable>,
+    /// Each parameter's shape (empty for a scalar): how a [`MemoryAccess`]'s element index
+    /// reads as coordinates.
+    pub shapes: Vec<Vec<usize>>,
+    pub steps: Vec<Step>,
+    /// Why the trace ends before the CTA did, when it does: a cap reached, or a CTA the
+    /// simulator cannot trace. (A fault ends the trace at its step; the run's result says it.)
+    pub incomplete: Option<String>,
+    /// Every variable's value after every [`CHECKPOINT`]th step, so that a jump to any step
+    /// replays at most that many steps.
+    #[serde(skip)]
+    checkpoints: Vec<Vec<Option<u32>>>,
+}
+
+/// Steps between two stored states of all variables.
+const CHECKPOINT: usize = 256;
+
+/// A variable of the source: a `let`, a `var` or a `for` counter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Variable {
+    pub name: String,
+    pub ty: Scalar,
+    /// The statement that first gives it a value: tells apart two variables of one name.
+    pub declared: Span,
+}
+
+/// A set of the CTA's threads.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Threads(Vec<u64>);
+
+impl Threads {
+    fn from_flags(flags: &[bool]) -> Self {
+        let mut words = vec![0u64; flags.len().div_ceil(64)];
+        for (t, _) in flags.iter().enumerate().filter(|(_, &f)| f) {
+            words[t / 64] |= 1 << (t % 64);
+        }
+        Self(words)
+    }
+
+    pub fn contains(&self, thread: u32) -> bool {
+        let t = thread as usize;
+        self.0.get(t / 64).is_some_and(|w| (w >> (t % 64)) & 1 == 1)
+    }
+
+    pub fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// The members among warp `warp`'s lanes, `lanes` to a warp.
+    pub fn in_warp(&self, warp: u32, lanes: u32) -> LaneMask {
+        let bits = (0..lanes)
+            .filter(|&lane| self.contains(warp * lanes + lane))
+            .fold(0u128, |bits, lane| bits | 1 << lane);
+        LaneMask { bits, lanes }
+    }
+
+    fn bytes(&self) -> usize {
+        self.0.len() * 8
+    }
+}
+
+/// One source statement run once by the CTA's active threads.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    /// The source statement ([`crate::ir::Stmt::statement`]).
+    pub statement: Span,
+    /// The threads that ran it.
+    pub active: Threads,
+    /// The threads that had returned before it.
+    pub exited: Threads,
+    pub writes: Vec<Write>,
+    pub accesses: Vec<MemoryAccess>,
+    pub exchanges: Vec<Exchange>,
+    pub barrier: Option<Barrier>,
+}
+
+/// A thread gave a variable a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Write {
+    pub thread: u32,
+    /// The index in [`Trace::variables`].
+    pub variable: u32,
+    pub bits: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Memory {
+    /// The kernel's parameter of this index.
+    Tensor(usize),
+    /// The CTA's shared array of this index (a tile).
+    Shared(usize),
+}
+
+/// A thread read or wrote one element (row-major index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MemoryAccess {
+    pub thread: u32,
+    pub memory: Memory,
+    pub element: u32,
+    pub write: bool,
+}
+
+/// What a collective combined.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Exchange {
+    /// For each active thread, the thread whose value it took: itself when the source lane
+    /// is outside the warp or inactive (it keeps its own value, as the spec says).
+    Shuffle {
+        kind: Shuffle,
+        sources: Vec<(u32, u32)>,
+    },
+    /// The active threads whose condition held.
+    Vote { kind: Vote, ayes: Threads },
+    /// Each active thread's input to a reduction.
+    Reduce {
+        kind: Reduce,
+        over: Over,
+        ty: Scalar,
+        inputs: Vec<(u32, u32)>,
+    },
+    /// Each active thread's input to `prefix_sum`.
+    Scan { ty: Scalar, inputs: Vec<(u32, u32)> },
+}
+
+/// Who met at a `barrier()`, by warp: every warp of the CTA is in one of the three lists.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Barrier {
+    /// Warps whose live threads all arrived.
+    pub arrived: Vec<u32>,
+    /// Warps whose threads have all returned: nobody is waited for.
+    pub finished: Vec<u32>,
+    /// Warps with a live thread that did not arrive: the barrier faults (E0512).
+    pub missing: Vec<u32>,
+}
+
+/// What a lane of a warp is at a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum LaneState {
+    /// It ran the step.
+    Active,
+    /// It is live but did not run the step: its branch or loop is elsewhere.
+    Inactive,
+    /// It has returned.
+    Exited,
+    /// The CTA has no thread there: the last warp of a CTA whose size is not a multiple of
+    /// the warp width.
+    NoThread,
+}
+
+impl Trace {
+    fn empty(block: Dim3, threads: u32, lanes: u32) -> Self {
+        Self {
+            block,
+            threads,
+            lanes: lanes.max(1),
+            variables: Vec::new(),
+            shapes: Vec::new(),
+            steps: Vec::new(),
+            incomplete: None,
+            checkpoints: Vec::new(),
+        }
+    }
+
+    /// A trace with no steps, and why.
+    pub fn unavailable(block: Dim3, threads: u32, lanes: u32, why: String) -> Self {
+        Self {
+            incomplete: Some(why),
+            ..Self::empty(block, threads, lanes)
+        }
+    }
+
+    pub fn warps(&self) -> u32 {
+        self.threads.div_ceil(self.lanes)
+    }
+
+    /// What lane `lane` of warp `warp` is at step `step`.
+    pub fn lane(&self, step: usize, warp: u32, lane: u32) -> LaneState {
+        let thread = warp * self.lanes + lane;
+        let Some(step) = self.steps.get(step) else {
+            return LaneState::NoThread;
+        };
+        if lane >= self.lanes || thread >= self.threads {
+            LaneState::NoThread
+        } else if step.active.contains(thread) {
+            LaneState::Active
+        } else if step.exited.contains(thread) {
+            LaneState::Exited
+        } else {
+            LaneState::Inactive
+        }
+    }
+
+    /// The value of every variable of every thread after step `step` (`None` before its
+    /// first value): indexed `thread * variables + variable`.
+    pub fn values_after(&self, step: usize) -> Vec<Option<u32>> {
+        let step = step.min(self.steps.len().saturating_sub(1));
+        let checkpoint = (step + 1) / CHECKPOINT;
+        let (mut values, from) = match checkpoint.checked_sub(1) {
+            Some(c) if c < self.checkpoints.len() => {
+                (self.checkpoints[c].clone(), checkpoint * CHECKPOINT)
+            }
+            _ => (self.no_values(), 0),
+        };
+        for s in &self.steps[from..(step + 1).min(self.steps.len())] {
+            self.apply(s, &mut values);
+        }
+        values
+    }
+
+    fn no_values(&self) -> Vec<Option<u32>> {
+        vec![None; self.threads as usize * self.variables.len()]
+    }
+
+    fn apply(&self, step: &Step, values: &mut [Option<u32>]) {
+        let vars = self.variables.len();
+        for w in &step.writes {
+            values[w.thread as usize * vars + w.variable as usize] = Some(w.bits);
+        }
+    }
+
+    /// Stores the checkpoints, once every step is in.
+    fn finish(&mut self) {
+        let mut values = self.no_values();
+        let mut checkpoints = Vec::new();
+        for (i, step) in self.steps.iter().enumerate() {
+            self.apply(step, &mut values);
+            if (i + 1) % CHECKPOINT == 0 {
+                checkpoints.push(values.clone());
+            }
+        }
+        self.checkpoints = checkpoints;
+    }
+}
+
+/// Builds a [`Trace`] from the simulator's hooks.
+pub(super) struct Recorder {
+    trace: Trace,
+    limits: TraceLimits,
+    bytes: usize,
+    /// Each register's index in the trace's variables, if it is one.
+    variable_of: Vec<Option<u32>>,
+    /// Whether the current statement's effects are being recorded (not past a cap).
+    recording: bool,
+}
+
+impl Recorder {
+    pub(super) fn new(
+        kernel: &Kernel,
+        args: &Args,
+        block: Dim3,
+        lanes: u32,
+        limits: TraceLimits,
+    ) -> Self {
+        let mut trace = Trace::empty(block, kernel.threads, lanes);
+        trace.shapes = args
+            .params
+            .iter()
+            .map(|p| match p {
+                Arg::Tensor(t) => t.shape.clone(),
+                Arg::Scalar(_) => Vec::new(),
+            })
+            .collect();
+        let mut declared = vec![None; kernel.regs.len()];
+        first_assignments(&kernel.body, &mut declared);
+        let mut variable_of = vec![None; kernel.regs.len()];
+        for (r, info) in kernel.regs.iter().enumerate() {
+            if let Some(name) = info.name.as_ref().filter(|_| info.variable) {
+                variable_of[r] = Some(trace.variables.len() as u32);
+                trace.variables.push(Variable {
+                    name: name.clone(),
+                    ty: info.ty,
+                    declared: declared[r].unwrap_or(kernel.span),
+                });
+            }
+        }
+        Self {
+            trace,
+            limits,
+            bytes: 0,
+            variable_of,
+            recording: false,
+        }
+    }
+
+    pub(super) fn finish(mut self) -> Trace {
+        self.trace.finish();
+        self.trace
+    }
+
+    /// Starts IR statement `stmt`: a new step when it comes from another source statement
+    /// than the last one. Returns whether its effects are to be recorded.
+    pub(super) fn begin(&mut self, stmt: &Stmt, mask: &[bool], exited: &[bool]) -> bool {
+        if self.trace.incomplete.is_some() {
+            return false;
+        }
+        let same = self
+            .trace
+            .steps
+            .last()
+            .is_some_and(|s| s.statement == stmt.statement);
+        if !same {
+            if self.trace.steps.len() >= self.limits.steps || self.bytes >= self.limits.bytes {
+                self.trace.incomplete = Some(format!(
+                    "the trace stops at its cap ({} steps, {} MiB); the run went on to its end",
+                    self.trace.steps.len(),
+                    self.bytes.div_ceil(1 << 20)
+                ));
+                self.recording = false;
+                return false;
+            }
+            let step = Step {
+                statement: stmt.statement,
+                active: Threads::from_flags(mask),
+                exited: Threads::from_flags(exited),
+                writes: Vec::new(),
+                accesses: Vec::new(),
+                exchanges: Vec::new(),
+                barrier: None,
+            };
+            self.bytes += std::mem::size_of::<Step>() + step.active.bytes() * 2;
+            self.trace.steps.push(step);
+        }
+        self.recording = true;
+        true
+    }
+
+    /// The open step (there is one once `begin` has returned true).
+    fn step(&mut self) -> Option<&mut Step> {
+        self.trace.steps.last_mut()
+    }
+
+    pub(super) fn variable(&self, reg: Reg) -> Option<u32> {
+        self.variable_of.get(reg.0 as usize).copied().flatten()
+    }
+
+    pub(super) fn write(&mut self, thread: usize, variable: u32, bits: u32) {
+        self.bytes += std::mem::size_of::<Write>();
+        if let Some(step) = self.step() {
+            step.writes.push(Write {
+                thread: thread as u32,
+                variable,
+                bits,
+            });
+        }
+    }
+
+    pub(super) fn access(&mut self, thread: usize, memory: Memory, element: usize, write: bool) {
+        self.bytes += std::mem::size_of::<MemoryAccess>();
+        if let Some(step) = self.step() {
+            step.accesses.push(MemoryAccess {
+                thread: thread as u32,
+                memory,
+                element: element as u32,
+                write,
+            });
+        }
+    }
+
+    pub(super) fn exchange(&mut self, exchange: Exchange) {
+        self.bytes += match &exchange {
+            Exchange::Shuffle { sources: pairs, .. }
+            | Exchange::Reduce { inputs: pairs, .. }
+            | Exchange::Scan { inputs: pairs, .. } => pairs.len() * 8,
+            Exchange::Vote { ayes, .. } => ayes.bytes(),
+        };
+        if let Some(step) = self.step() {
+            step.exchanges.push(exchange);
+        }
+    }
+
+    pub(super) fn barrier(&mut self, barrier: Barrier) {
+        if let Some(step) = self.step() {
+            step.barrier = Some(barrier);
+        }
+    }
+}
+
+/// The statement of the first `Let` into each register, in program order.
+fn first_assignments(block: &[Stmt], declared: &mut [Option<Span>]) {
+    for stmt in block {
+        match &stmt.kind {
+            StmtKind::Let { dst, .. } => {
+                if let Some(slot @ None) = declared.get_mut(dst.0 as usize) {
+                    *slot = Some(stmt.statement);
+                }
+            }
+            StmtKind::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                first_assignments(then_block, declared);
+                first_assignments(else_block, declared);
+            }
+            StmtKind::Loop { body, continuing } => {
+                first_assignments(body, declared);
+                first_assignments(continuing, declared);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl<'a> Cta<'a> {
+    /// Before `stmt` runs: opens its step and records what it will read, write and exchange
+    /// (before, since a statement may overwrite the registers its indices came from).
+    pub(super) fn trace_before(&mut self, stmt: &Stmt, mask: &[bool]) {
+        let Some(recorder) = self.trace.take() else {
+            return;
+        };
+        if recorder.begin(stmt, mask, &self.exited) {
+            self.record_effects(recorder, stmt, mask);
+        }
+        self.trace = Some(recorder);
+    }
+
+    /// After `stmt` ran: the values it gave variables.
+    pub(super) fn trace_after(&mut self, stmt: &Stmt, mask: &[bool]) {
+        let (Some(recorder), StmtKind::Let { dst, .. }) = (self.trace.as_deref_mut(), &stmt.kind)
+        else {
+            return;
+        };
+        let Some(variable) = recorder.variable(*dst).filter(|_| recorder.recording) else {
+            return;
+        };
+        let start = dst.0 as usize * self.threads;
+        for t in (0..self.threads).filter(|&t| mask[t]) {
+            recorder.write(t, variable, self.regs[start + t]);
+        }
+    }
+
+    fn record_effects(&self, recorder: &mut Recorder, stmt: &Stmt, mask: &[bool]) {
+        let active = || (0..self.threads).filter(|&t| mask[t]);
+        let inputs = |a: Operand| active().map(|t| (t as u32, self.get(a, t))).collect();
+        match &stmt.kind {
+            StmtKind::Let { op, .. } => match op {
+                Op::Load {
+                    tensor, indices, ..
+                } => self.record_accesses(recorder, Memory::Tensor(*tensor), indices, mask, false),
+                Op::SharedLoad { array, indices } => {
+                    self.record_accesses(recorder, Memory::Shared(*array), indices, mask, false)
+                }
+                Op::Shuffle(kind, _, lane) => {
+                    let sources = active()
+                        .map(|t| {
+                            let source = self.shuffle_source(*kind, *lane, mask, t).unwrap_or(t);
+                            (t as u32, source as u32)
+                        })
+                        .collect();
+                    recorder.exchange(Exchange::Shuffle {
+                        kind: *kind,
+                        sources,
+                    });
+                }
+                Op::Vote(kind, a) => {
+                    let ayes: Vec<bool> = (0..self.threads)
+                        .map(|t| mask[t] && self.get(*a, t) != 0)
+                        .collect();
+                    recorder.exchange(Exchange::Vote {
+                        kind: *kind,
+                        ayes: Threads::from_flags(&ayes),
+                    });
+                }
+                Op::Reduce(kind, over, ty, a) => recorder.exchange(Exchange::Reduce {
+                    kind: *kind,
+                    over: *over,
+                    ty: *ty,
+                    inputs: inputs(*a),
+                }),
+                Op::PrefixSum(ty, a) => recorder.exchange(Exchange::Scan {
+                    ty: *ty,
+                    inputs: inputs(*a),
+                }),
+                _ => {}
+            },
+            StmtKind::Store {
+                tensor, indices, ..
+            } => self.record_accesses(recorder, Memory::Tensor(*tensor), indices, mask, true),
+            StmtKind::SharedStore { array, indices, .. } => {
+                self.record_accesses(recorder, Memory::Shared(*array), indices, mask, true)
+            }
+            StmtKind::Barrier => recorder.barrier(self.barrier_arrivals(mask)),
+            _ => {}
+        }
+    }
+
+    /// Each active thread's element of `memory` at `indices`; an element outside is not
+    /// recorded (a tile's guarded access skips it; an unguarded one faults, which the run
+    /// reports).
+    fn record_accesses(
+        &self,
+        recorder: &mut Recorder,
+        memory: Memory,
+        indices: &[Operand],
+        mask: &[bool],
+        write: bool,
+    ) {
+        let shape: Vec<usize> = match memory {
+            Memory::Tensor(i) => match self.args.params.get(i) {
+                Some(Arg::Tensor(t)) => t.shape.clone(),
+                _ => return,
+            },
+            Memory::Shared(i) => match self.kernel.shared.get(i) {
+                Some(a) => a.shape.iter().map(|&n| n as usize).collect(),
+                None => return,
+            },
+        };
+        for t in (0..self.threads).filter(|&t| mask[t]) {
+            if let Some(element) = self.flat_index(indices, &shape, t) {
+                recorder.access(t, memory, element, write);
+            }
+        }
+    }
+
+    fn barrier_arrivals(&self, mask: &[bool]) -> Barrier {
+        let lanes = self.options.lanes.max(1) as usize;
+        let mut barrier = Barrier::default();
+        for (w, start) in (0..self.threads).step_by(lanes).enumerate() {
+            let members = start..(start + lanes).min(self.threads);
+            let list = if members.clone().all(|t| self.exited[t]) {
+                &mut barrier.finished
+            } else if members.clone().all(|t| mask[t] || self.exited[t]) {
+                &mut barrier.arrived
+            } else {
+                &mut barrier.missing
+            };
+            list.push(w as u32);
+        }
+        barrier
+    }
+}

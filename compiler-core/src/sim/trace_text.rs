@@ -1,0 +1,267 @@
+//! A trace in words: one step's summary (what the playground announces to a screen reader)
+//! and a whole trace as `tessera run --trace` prints it, for one warp or every warp.
+//!
+//! In: a [`Trace`], its kernel and source. Out: text. Lanes are listed in order, `·` for a
+//! lane that did not take part in what the line shows; lanes that hold no thread are left out.
+
+use super::trace::*;
+use super::*;
+use crate::span::LineIndex;
+use std::fmt::Write as _;
+
+impl Trace {
+    /// The lanes of warp `warp` that hold a thread.
+    pub fn lanes_in_warp(&self, warp: u32) -> u32 {
+        self.threads
+            .saturating_sub(warp * self.lanes)
+            .min(self.lanes)
+    }
+
+    /// "step 12 of 40, line 7, 16 of 32 lanes active, mask 0x0000ffff" (and how many lanes
+    /// have returned, when some have), for warp `warp` at step `step` on source line `line`.
+    pub fn announce(&self, step: usize, warp: u32, line: usize) -> String {
+        let Some(s) = self.steps.get(step) else {
+            return format!("no step {}", step + 1);
+        };
+        let mask = s.active.in_warp(warp, self.lanes);
+        let exited = s.exited.in_warp(warp, self.lanes).count();
+        let mut text = format!(
+            "step {} of {}, line {line}, {} of {} lanes active, mask {mask}",
+            step + 1,
+            self.steps.len(),
+            mask.count(),
+            self.lanes,
+        );
+        if exited > 0 {
+            let _ = write!(text, ", {exited} exited");
+        }
+        text
+    }
+
+    /// The whole trace in words: warp `warp`'s lanes, or every warp's.
+    pub fn to_text(&self, kernel: &Kernel, source: &str, warp: Option<u32>) -> String {
+        let lines = LineIndex::new(source);
+        let warps: Vec<u32> = match warp {
+            Some(w) => vec![w],
+            None => (0..self.warps()).collect(),
+        };
+        let b = self.block;
+        let mut out = format!(
+            "trace of block ({}, {}, {}), {}: {} steps\n",
+            b.x,
+            b.y,
+            b.z,
+            match warp {
+                Some(w) => format!("warp {w} of {}", self.warps()),
+                None => format!("{} warps of {} lanes", self.warps(), self.lanes),
+            },
+            self.steps.len()
+        );
+        for (i, step) in self.steps.iter().enumerate() {
+            let line = lines.line_of(step.statement.start) + 1;
+            let statement = source
+                .get(step.statement.range())
+                .and_then(|text| text.lines().next())
+                .unwrap_or("");
+            let heading = match warp {
+                Some(w) => self.announce(i, w, line),
+                None => format!(
+                    "step {} of {}, line {line}, {} of {} threads active",
+                    i + 1,
+                    self.steps.len(),
+                    step.active.count(),
+                    self.threads
+                ),
+            };
+            let _ = writeln!(out, "{heading}: {statement}");
+            for &w in &warps {
+                let mask = step.active.in_warp(w, self.lanes);
+                if mask.count() == 0 {
+                    continue;
+                }
+                let indent = if warp.is_some() {
+                    "  "
+                } else {
+                    let _ = writeln!(out, "  warp {w}: mask {mask}");
+                    "    "
+                };
+                for detail in self.details(kernel, step, w) {
+                    let _ = writeln!(out, "{indent}{detail}");
+                }
+            }
+            if let Some(barrier) = &step.barrier {
+                let _ = writeln!(out, "  {}", describe_barrier(barrier));
+            }
+        }
+        if let Some(why) = &self.incomplete {
+            let _ = writeln!(out, "{why}");
+        }
+        out
+    }
+
+    /// One line per variable written, memory touched and collective, for warp `warp`.
+    fn details(&self, kernel: &Kernel, step: &Step, warp: u32) -> Vec<String> {
+        let mut details = Vec::new();
+        let first = warp * self.lanes;
+        let present = self.lanes_in_warp(warp);
+        let by_lane = |pairs: &mut dyn Iterator<Item = (u32, String)>| {
+            let mut cells = vec!["·".to_owned(); present as usize];
+            for (thread, text) in pairs {
+                if let Some(cell) = thread
+                    .checked_sub(first)
+                    .and_then(|lane| cells.get_mut(lane as usize))
+                {
+                    *cell = text;
+                }
+            }
+            cells.join(" ")
+        };
+        for v in first_seen(step.writes.iter().map(|w| w.variable)) {
+            let variable = &self.variables[v as usize];
+            let values = by_lane(
+                &mut step
+                    .writes
+                    .iter()
+                    .filter(|w| w.variable == v)
+                    .map(|w| (w.thread, variable.ty.show(w.bits))),
+            );
+            details.push(format!("{} = {values}", variable.name));
+        }
+        for (memory, write) in first_seen(step.accesses.iter().map(|a| (a.memory, a.write))) {
+            let (name, shape) = match memory {
+                Memory::Tensor(i) => (
+                    kernel.params.get(i).map_or("?", |p| p.name()),
+                    self.shapes.get(i).cloned().unwrap_or_default(),
+                ),
+                Memory::Shared(i) => kernel.shared.get(i).map_or(("?", Vec::new()), |a| {
+                    (
+                        a.name.as_str(),
+                        a.shape.iter().map(|&n| n as usize).collect(),
+                    )
+                }),
+            };
+            let accesses: Vec<&MemoryAccess> = step
+                .accesses
+                .iter()
+                .filter(|a| a.memory == memory && a.write == write)
+                .filter(|a| (first..first + present).contains(&a.thread))
+                .collect();
+            let verb = if write { "writes" } else { "reads" };
+            let mut seen = vec![false; present as usize];
+            let one_each = accesses
+                .iter()
+                .all(|a| !std::mem::replace(&mut seen[(a.thread - first) as usize], true));
+            if accesses.is_empty() {
+                continue;
+            } else if one_each {
+                let elements = by_lane(
+                    &mut accesses
+                        .iter()
+                        .map(|a| (a.thread, coordinates(a.element, &shape))),
+                );
+                details.push(format!("{verb} {name}[{elements}]"));
+            } else {
+                details.push(format!("{verb} {} elements of {name}", accesses.len()));
+            }
+        }
+        for exchange in &step.exchanges {
+            details.push(match exchange {
+                Exchange::Shuffle { kind, sources } => {
+                    let lanes = by_lane(&mut sources.iter().map(|&(to, from)| {
+                        let text = if from == to {
+                            "own".to_owned()
+                        } else {
+                            (from % self.lanes).to_string()
+                        };
+                        (to, text)
+                    }));
+                    format!("{} takes from lanes: {lanes}", shuffle_name(*kind))
+                }
+                Exchange::Vote { kind, ayes } => format!(
+                    "{} ayes: {}",
+                    format!("{kind:?}").to_lowercase(),
+                    ayes.in_warp(warp, self.lanes)
+                ),
+                Exchange::Reduce {
+                    kind,
+                    over,
+                    ty,
+                    inputs,
+                } => format!(
+                    "{} over the {} of: {}",
+                    format!("{kind:?}").to_lowercase(),
+                    if *over == Over::Warp { "warp" } else { "CTA" },
+                    by_lane(&mut inputs.iter().map(|&(t, bits)| (t, ty.show(bits))))
+                ),
+                Exchange::Scan { ty, inputs } => format!(
+                    "prefix_sum of: {}",
+                    by_lane(&mut inputs.iter().map(|&(t, bits)| (t, ty.show(bits))))
+                ),
+            });
+        }
+        details
+    }
+}
+
+/// Each distinct item, in the order of its first appearance.
+fn first_seen<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}
+
+/// `shuffle_xor`: the name a kernel calls it by.
+pub fn shuffle_name(kind: Shuffle) -> &'static str {
+    match kind {
+        Shuffle::Index => "shuffle",
+        Shuffle::Xor => "shuffle_xor",
+        Shuffle::Up => "shuffle_up",
+        Shuffle::Down => "shuffle_down",
+        Shuffle::Broadcast => "broadcast",
+    }
+}
+
+/// "barrier: warps 0, 1 arrived; warp 2 finished".
+pub fn describe_barrier(barrier: &Barrier) -> String {
+    let list = |warps: &[u32], what: &str| {
+        let names: Vec<String> = warps.iter().map(u32::to_string).collect();
+        match warps.len() {
+            0 => None,
+            1 => Some(format!("warp {} {what}", names[0])),
+            _ => Some(format!("warps {} {what}", names.join(", "))),
+        }
+    };
+    let parts: Vec<String> = [
+        list(&barrier.arrived, "arrived"),
+        list(&barrier.finished, "finished"),
+        list(&barrier.missing, "never arrived"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    format!("barrier: {}", parts.join("; "))
+}
+
+/// Row-major element `element` of `shape` as coordinates: "5" or "1,2".
+fn coordinates(element: u32, shape: &[usize]) -> String {
+    let mut rest = element as usize;
+    let mut parts: Vec<String> = shape
+        .iter()
+        .rev()
+        .map(|&extent| {
+            let c = rest % extent.max(1);
+            rest /= extent.max(1);
+            c.to_string()
+        })
+        .collect();
+    parts.reverse();
+    if parts.is_empty() {
+        element.to_string()
+    } else {
+        parts.join(",")
+    }
+}
