@@ -2,12 +2,14 @@
 //! fragment) and the browser's localStorage. Here, not in the playground, so that the docs build
 //! can write each kernel's "Open in playground" link without the playground's framework.
 //!
-//! A link is `#v1.` followed by the session as JSON, deflated (miniz_oxide) and base64url
-//! encoded. Decoding never panics and bounds everything it allocates: a fragment longer than
+//! A link is `#v2.` followed by the session as JSON, deflated (miniz_oxide) and base64url
+//! encoded. Version 2 added the stepper's position ([`Stepping`]); `v1.` links, which have
+//! none, open as they always did. Decoding never panics and bounds everything it allocates: a fragment longer than
 //! [`MAX_LINK_BYTES`], one that inflates past [`MAX_SESSION_BYTES`], an unknown version, or text
 //! that is not what it claims gives a [`LinkError`] that says which, and the playground opens the
 //! default example with that message.
 
+use crate::hierarchy::Dim3;
 use crate::launch::Launch;
 use crate::ptx::Arch;
 use crate::wgsl::WarpMode;
@@ -18,7 +20,9 @@ use std::fmt;
 
 /// The version written into links; older versions stay readable as long as they are listed in
 /// [`Session::from_link`].
-pub const LINK_VERSION: u32 = 1;
+pub const LINK_VERSION: u32 = 2;
+/// Every version [`Session::from_link`] reads: `vN.` (deflated) and `vNj.` (plain JSON).
+const READABLE: [&str; 4] = ["v1", "v1j", "v2", "v2j"];
 /// Longer fragments are refused before decoding (browsers accept about 2 MB of URL; a kernel
 /// and its launch compress to well under 8 KB).
 pub const MAX_LINK_BYTES: usize = 256 * 1024;
@@ -59,6 +63,16 @@ pub struct Session {
     pub arch: Arch,
     /// `None`: subgroups when the GPU's are exactly `ctx.lanes` wide, else emulated warps.
     pub warp_mode: Option<WarpMode>,
+    /// Where the stepper stands, when it is open: the page runs the launch and traces again.
+    pub stepping: Option<Stepping>,
+}
+
+/// The stepper's position: the CTA traced, the warp shown and the step (from 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stepping {
+    pub block: Dim3,
+    pub warp: u32,
+    pub step: u32,
 }
 
 impl Default for Session {
@@ -85,6 +99,7 @@ impl Session {
             tab: Tab::Run,
             arch: Arch::default(),
             warp_mode: None,
+            stepping: None,
         }
     }
 
@@ -95,17 +110,19 @@ impl Session {
         format!("v{LINK_VERSION}.{}", URL_SAFE_NO_PAD.encode(deflated))
     }
 
-    /// The fragment of a session made of `source` and a launch already written as JSON, not
-    /// deflated (`v1j.` + base64url(JSON)): what a page without the deflate code (the site, for
-    /// a docs kernel's "Open in playground") can write. A third longer than `to_link`'s.
-    pub fn plain_link(source: &str, launch_json: &str) -> String {
+    /// The fragment of a session made of `source`, a launch already written as JSON and
+    /// perhaps a stepper's position, also as JSON, not deflated (`v2j.` + base64url(JSON)):
+    /// what a page without the deflate code or a JSON writer (the site, for a docs kernel's
+    /// "Open in playground" and "Step through") can write. A third longer than `to_link`'s.
+    pub fn plain_link(source: &str, launch_json: &str, stepping_json: Option<&str>) -> String {
         let source = serde_json::to_string(source).unwrap_or_default();
-        let json = format!("{{\"source\":{source},\"launch\":{launch_json}}}");
+        let stepping = stepping_json.map_or(String::new(), |s| format!(",\"stepping\":{s}"));
+        let json = format!("{{\"source\":{source},\"launch\":{launch_json}{stepping}}}");
         format!("v{LINK_VERSION}j.{}", URL_SAFE_NO_PAD.encode(json))
     }
 
-    /// The session a fragment (with or without its `#`) holds: `v1.` links (deflated) and
-    /// `v1j.` links ([`Session::plain_link`]).
+    /// The session a fragment (with or without its `#`) holds: deflated links (`v2.`, and
+    /// `v1.` from before the stepper) and plain ones ([`Session::plain_link`]; `v2j.`, `v1j.`).
     pub fn from_link(fragment: &str) -> Result<Session, LinkError> {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
         if fragment.len() > MAX_LINK_BYTES {
@@ -115,7 +132,7 @@ impl Session {
             return Err(LinkError::NotALink);
         };
         let deflated = match version {
-            "v1" | "v1j" => URL_SAFE_NO_PAD
+            v if READABLE.contains(&v) => URL_SAFE_NO_PAD
                 .decode(payload)
                 .map_err(|_| LinkError::Corrupt("its text is not base64url"))?,
             other if other.starts_with('v') => {
@@ -123,7 +140,7 @@ impl Session {
             }
             _ => return Err(LinkError::NotALink),
         };
-        let json = if version == "v1j" {
+        let json = if version.ends_with('j') {
             deflated
         } else {
             miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_SESSION_BYTES)
@@ -193,6 +210,11 @@ mod tests {
         session.tab = Tab::Ptx;
         session.arch = Arch::Sm90;
         session.warp_mode = Some(WarpMode::Emulated);
+        session.stepping = Some(Stepping {
+            block: Dim3::new(2, 0, 0),
+            warp: 1,
+            step: 17,
+        });
         session
     }
 
@@ -200,7 +222,7 @@ mod tests {
     fn a_link_restores_the_session_exactly() {
         let session = edited();
         let link = session.to_link();
-        assert!(link.starts_with("v1."), "{link}");
+        assert!(link.starts_with("v2."), "{link}");
         assert!(link
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)));
@@ -222,14 +244,45 @@ mod tests {
     fn a_plain_link_opens_its_source_and_launch() {
         let saxpy = Session::example("saxpy");
         let launch = serde_json::to_string(&saxpy.launch).unwrap_or_default();
-        let link = Session::plain_link(&saxpy.source, &launch);
-        assert!(link.starts_with("v1j."), "{link}");
+        let link = Session::plain_link(&saxpy.source, &launch, None);
+        assert!(link.starts_with("v2j."), "{link}");
         let Ok(opened) = Session::from_link(&link) else {
             panic!("{link} does not open")
         };
-        assert_eq!((opened.source, opened.launch), (saxpy.source, saxpy.launch));
-        assert_eq!(opened.tab, Tab::Run);
-        assert!(Session::from_link("v1j.not*base64").is_err());
+        assert_eq!(
+            (&opened.source, &opened.launch),
+            (&saxpy.source, &saxpy.launch)
+        );
+        assert_eq!((opened.tab, opened.stepping), (Tab::Run, None));
+        assert!(Session::from_link("v2j.not*base64").is_err());
+        let stepping = Stepping {
+            block: Dim3::new(0, 0, 0),
+            warp: 3,
+            step: 0,
+        };
+        let json = serde_json::to_string(&stepping).unwrap_or_default();
+        let link = Session::plain_link(&saxpy.source, &launch, Some(&json));
+        let opened = Session::from_link(&link).map(|s| s.stepping);
+        assert_eq!(opened, Ok(Some(stepping)));
+    }
+
+    /// Links written before the stepper (version 1) open with the stepper closed.
+    #[test]
+    fn version_1_links_still_open() {
+        let deflated = "v1.NU7bCoJAEP2VYZ4UJEofgqXC3xBXZNOlxHWM2V2yZP-9tejlXOCcmbOinT13GgWWRnnq7kmRp5JGzaQNjEklwGmyM5-GIr_URd6ksEoCqOrOLTujSDdwhr-WFCRhhr9bKFa88dBvvKA4ZPj64jtiCBk6dY2P2W8NxVse7dQe99E-FT_aae7jMvLGhA8";
+        let Ok(session) = Session::from_link(deflated) else {
+            panic!("a v1 link did not open")
+        };
+        assert!(session.source.contains("Y[ctx.lane] = ctx.lane"));
+        assert_eq!((session.tab, session.stepping), (Tab::Run, None));
+        let plain = format!(
+            "v1j.{}",
+            URL_SAFE_NO_PAD.encode(r#"{"source":"kernel k() {}","launch":{}}"#)
+        );
+        assert_eq!(
+            Session::from_link(&plain).map(|s| s.source),
+            Ok("kernel k() {}".to_owned())
+        );
     }
 
     #[test]

@@ -266,7 +266,11 @@ fn a_loops_steps_follow_each_lanes_trip_count_and_jumps_agree_with_replay() {
     let collatz = |mut n: u32| {
         let mut steps = 0;
         while n > 1 {
-            n = if n.is_multiple_of(2) { n / 2 } else { 3 * n + 1 };
+            n = if n.is_multiple_of(2) {
+                n / 2
+            } else {
+                3 * n + 1
+            };
             steps += 1;
         }
         steps

@@ -178,6 +178,10 @@ pub fn HierarchyDiagram(
     /// diagram leaves the lane level.
     #[prop(optional)]
     on_pick: Option<Callback<Option<(compiler_core::hierarchy::Dim3, u32)>>>,
+    /// Told the warp (CTA, warp index) whenever the diagram shows a warp or one of its lanes,
+    /// and `None` above the warp level.
+    #[prop(optional)]
+    on_warp: Option<Callback<Option<(compiler_core::hierarchy::Dim3, u32)>>>,
     /// The readout under the drawing instead of beside it (narrow places).
     #[prop(default = false)]
     stacked: bool,
@@ -205,6 +209,13 @@ pub fn HierarchyDiagram(
                 })
             });
             on_pick.run(picked);
+        });
+    }
+    if let Some(on_warp) = on_warp {
+        Effect::new(move |_| {
+            path.track();
+            let warp = config.with(|c| zoom.with_untracked(|z| Some((z.block(c)?, z.warp(c)?))));
+            on_warp.run(warp);
         });
     }
     let focus = Memo::new(move |_| zoom.with(|z| z.focus));

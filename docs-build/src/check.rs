@@ -10,6 +10,7 @@ use crate::{Block, KernelBlock, Page};
 use compiler_core::diagnostic::{Code, Phase};
 use compiler_core::launch::Launch;
 use compiler_core::ptx::Arch;
+use compiler_core::share::Stepping;
 use compiler_core::{Diagnostic, RunLimits};
 
 /// Codes no kernel block can show: a source over 1 MiB, bytes that are not UTF-8, and the
@@ -82,6 +83,9 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         }
         None => None,
     };
+    if block.step.is_some() && !block.view.runnable {
+        return Err("`step=` needs a kernel that runs".into());
+    }
     let found_by_a_launch = expected.is_some_and(|c| c.phase().needs_a_launch());
     if let Some(code) = expected.filter(|c| c.phase() == Phase::Backend) {
         return check_backends(&compilation, code);
@@ -111,6 +115,19 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
     let launch = block.launch.as_ref().map_err(Clone::clone)?;
     let launch: Launch =
         serde_json::from_str(launch).map_err(|e| format!("the launch does not read back: {e}"))?;
+    let stepping = block
+        .step
+        .as_ref()
+        .and_then(|s| serde_json::from_str::<Stepping>(&s.stepping).ok());
+    if let (Some(at), Ok(kernel)) = (stepping, compilation.kernel(launch.kernel.as_deref())) {
+        let warps = kernel.threads.div_ceil(launch.lanes.max(1));
+        if at.warp >= warps {
+            return Err(format!(
+                "`step=…,{}`: a CTA of {} threads has {warps} warps",
+                at.warp, kernel.threads
+            ));
+        }
+    }
     if !block.view.runnable && !found_by_a_launch {
         return Ok(());
     }
@@ -268,5 +285,41 @@ mod tests {
         );
         assert!(check_kernel(&kernel(ADD, &[("grid", "1"), ("N", "10")], Some("E0510"))).is_err());
         assert!(check_kernel(&kernel(ADD, &[("colour", "red")], None)).is_err());
+    }
+
+    #[test]
+    fn a_step_link_names_a_warp_of_the_launch() {
+        let launch = [("grid", "2"), ("N", "100")];
+        let with = |step: &str| {
+            let mut info = launch.to_vec();
+            info.push(("step", step));
+            kernel(ADD, &info, None)
+        };
+        let block = with("1,1");
+        assert_eq!(check_kernel(&block), Ok(()));
+        let link = block.step.unwrap_or_else(|| panic!("no step link"));
+        assert_eq!(link.label, "Step through warp 1 of block (1, 0, 0)");
+        let at: Result<Stepping, _> = serde_json::from_str(&link.stepping);
+        assert!(matches!(at, Ok(at) if (at.block.x, at.warp, at.step) == (1, 1, 0)));
+        let result = check_kernel(&with("0,2"));
+        assert!(
+            result.as_ref().is_err_and(|e| e.contains("has 2 warps")),
+            "{result:?}"
+        );
+        let result = check_kernel(&with("2,0"));
+        assert!(
+            result.as_ref().is_err_and(|e| e.contains("2 CTAs")),
+            "{result:?}"
+        );
+        assert!(check_kernel(&with("one")).is_err());
+        // A step link alone asks for a run, of the default launch.
+        let ones = "@launch(32)\nkernel k(Y: tensor<i32>[32]) {\n  Y[ctx.lane] = 1\n}\n";
+        assert_eq!(
+            check_kernel(&kernel(ones, &[("step", "0,0")], None)),
+            Ok(())
+        );
+        // A kernel that fails cannot be stepped through.
+        let broken = ADD.replace("ctx.thread\n", "ctx.thred\n");
+        assert!(check_kernel(&kernel(&broken, &[("step", "0,0")], Some("E0112"))).is_err());
     }
 }

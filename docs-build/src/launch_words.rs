@@ -6,10 +6,39 @@
 //! `lanes=8`, `steps=1000` (the step limit), `kernel=NAME`, `nodes=4` (for `@cluster`); any
 //! other key names one of the kernel's parameters or dimensions: a tensor takes an input
 //! (`A=rand:1`), a scalar a number (`alpha=2.5`), a dimension an integer (`N=1000`).
+//! `step=CTA,WARP` is not part of the launch: it names the warp a "Step through" link opens
+//! the stepper on ([`stepping`]).
 
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param};
 use compiler_core::launch::{Input, Launch};
+use compiler_core::share::Stepping;
+
+/// `step=CTA,WARP`: the CTA (its index in `grid`, x fastest) and the warp, at the first step.
+/// Whether the warp is in the CTA, the content check says.
+pub fn stepping(text: &str, grid: Dim3) -> Result<Stepping, String> {
+    let bad = || format!("`step={text}` is not step=CTA,WARP with whole numbers");
+    let (cta, warp) = text.split_once(',').ok_or_else(bad)?;
+    let cta = cta.parse::<u64>().map_err(|_| bad())?;
+    let warp = warp.parse::<u32>().map_err(|_| bad())?;
+    if cta >= grid.volume() {
+        return Err(format!(
+            "`step={text}`: the grid has {} CTAs, numbered from 0",
+            grid.volume()
+        ));
+    }
+    let (gx, gy) = (u64::from(grid.x.max(1)), u64::from(grid.y.max(1)));
+    let block = Dim3::new(
+        (cta % gx) as u32,
+        (cta / gx % gy) as u32,
+        (cta / (gx * gy)) as u32,
+    );
+    Ok(Stepping {
+        block,
+        warp,
+        step: 0,
+    })
+}
 
 pub fn resolve(words: &[(String, String)], kernel: &Kernel) -> Result<Launch, String> {
     let mut launch = Launch::default();

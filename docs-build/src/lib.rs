@@ -72,6 +72,19 @@ pub struct KernelBlock {
     /// carries no compiler (it comes with Run).
     #[serde(default)]
     pub view: KernelView,
+    /// `step=CTA,WARP`: a "Step through" link that opens the playground's stepper on that
+    /// warp (the CTA counted x fastest in the launch's grid).
+    #[serde(default)]
+    pub step: Option<StepLink>,
+}
+
+/// A docs kernel's "Step through" link, prepared when the docs are built.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepLink {
+    /// The stepper's position (`compiler_core::share::Stepping`) as JSON, for the link.
+    pub stepping: String,
+    /// "Step through warp 3".
+    pub label: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,8 @@
 //! Markdown to [`Page`]s with pulldown-cmark: front matter, anchors, directives.
 
-use crate::{Block, Byline, Heading, KernelBlock, KernelView, Page, ShownDiagnostic};
+use crate::{Block, Byline, Heading, KernelBlock, KernelView, Page, ShownDiagnostic, StepLink};
 use compiler_core::launch::Launch;
+use compiler_core::share::Stepping;
 use compiler_core::syntax::highlight::highlight_html;
 use compiler_core::Compilation;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
@@ -218,24 +219,36 @@ fn directive(info: &str, code: String) -> Block {
         return Block::Diagram(rest.join(" "));
     }
     let mut expect = None;
+    let mut step = None;
     let mut words = Vec::new();
     for word in rest {
         let (key, value) = word.split_once('=').unwrap_or((word, ""));
-        if key == "expect" {
-            expect = Some(value.to_owned());
-        } else {
-            words.push((key.to_owned(), value.to_owned()));
+        match key {
+            "expect" => expect = Some(value.to_owned()),
+            "step" => step = Some(value.to_owned()),
+            _ => words.push((key.to_owned(), value.to_owned())),
         }
     }
     let compilation = compiler_core::compile(&code);
-    let launch = match compilation.kernel(None) {
+    let mut launch = match compilation.kernel(None) {
         Ok(kernel) => crate::launch_words::resolve(&words, kernel),
         // A kernel that does not compile has no launch to resolve; the page shows it failing.
         Err(_) => Ok(Launch::default()),
     };
+    let step_link = match (&step, &launch) {
+        (Some(text), Ok(l)) => match crate::launch_words::stepping(text, l.grid) {
+            Ok(at) => Some(step_link(at)),
+            Err(why) => {
+                launch = Err(why);
+                None
+            }
+        },
+        _ => None,
+    };
+    // Launch words, or a step link, ask for a run.
     let runnable = expect.is_none()
         && compilation.diagnostics.is_empty()
-        && !words.is_empty()
+        && (!words.is_empty() || step.is_some())
         && launch.is_ok();
     let view = kernel_view(&compilation, runnable);
     Block::Kernel(Box::new(KernelBlock {
@@ -243,7 +256,24 @@ fn directive(info: &str, code: String) -> Block {
         expect,
         launch: launch.and_then(|l| serde_json::to_string(&l).map_err(|e| e.to_string())),
         view,
+        step: step_link,
     }))
+}
+
+fn step_link(at: Stepping) -> StepLink {
+    let b = at.block;
+    let label = if (b.x, b.y, b.z) == (0, 0, 0) {
+        format!("Step through warp {}", at.warp)
+    } else {
+        format!(
+            "Step through warp {} of block ({}, {}, {})",
+            at.warp, b.x, b.y, b.z
+        )
+    };
+    StepLink {
+        stepping: serde_json::to_string(&at).unwrap_or_default(),
+        label,
+    }
 }
 
 /// What a page shows of a kernel, prepared here so the site's first load has no compiler.
@@ -326,7 +356,8 @@ mod tests {
         let launch = block.launch.as_deref().map(serde_json::from_str::<Launch>);
         assert!(matches!(launch, Ok(Ok(l)) if l.dims.get("N") == Some(&64)));
         // The site's "Open in playground" link, made of the source and the launch.
-        let link = Session::plain_link(&block.source, block.launch.as_deref().unwrap_or("{}"));
+        let link =
+            Session::plain_link(&block.source, block.launch.as_deref().unwrap_or("{}"), None);
         let session = Session::from_link(&link);
         assert!(
             matches!(&session, Ok(s) if s.source == add && s.launch.dims.get("N") == Some(&64))

@@ -225,6 +225,11 @@ export function createEditor(parent, options) {
     setMarks(list) {
       view.dispatch({ effects: setMarks.of(list) });
     },
+    /** Scrolls UTF-16 offset `at` into view, if it is not already, without moving the caret. */
+    reveal(at) {
+      const position = Math.min(at, view.state.doc.length);
+      view.dispatch({ effects: EditorView.scrollIntoView(position, { y: "nearest" }) });
+    },
     focus() {
       view.focus();
     },

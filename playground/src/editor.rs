@@ -103,6 +103,9 @@ mod code_mirror {
         pub fn set_marks(this: &EditorHandle, list: &JsValue);
 
         #[wasm_bindgen(method)]
+        pub fn reveal(this: &EditorHandle, at: u32);
+
+        #[wasm_bindgen(method)]
         pub fn destroy(this: &EditorHandle);
     }
 
@@ -263,6 +266,9 @@ pub fn Editor(
     pointer: RwSignal<Option<usize>>,
     /// Ctrl/Cmd+Enter.
     on_run: Callback<()>,
+    /// A byte offset to scroll into view whenever it changes (the stepper's statement).
+    #[prop(into)]
+    reveal: Signal<Option<usize>>,
 ) -> impl IntoView {
     let host = NodeRef::<leptos::html::Div>::new();
     #[cfg(target_arch = "wasm32")]
@@ -291,6 +297,11 @@ pub fn Editor(
             let list = source.with_untracked(|s| marks.with(|m| mark_list(s, m)));
             editor.with_value(|e| e.as_ref().map(|(h, _)| h.set_marks(&list)));
         });
+        Effect::new(move |_| {
+            let Some(at) = reveal.get() else { return };
+            let unit = source.with_untracked(|s| Utf16::new(s).unit(at));
+            editor.with_value(|e| e.as_ref().map(|(h, _)| h.reveal(unit)));
+        });
         on_cleanup(move || {
             if let Some((handle, _)) = editor.try_update_value(Option::take).flatten() {
                 handle.destroy();
@@ -299,7 +310,7 @@ pub fn Editor(
     }
     // Natively (the unit tests) there is no CodeMirror; these are read only in the browser.
     #[cfg(not(target_arch = "wasm32"))]
-    let _ = (source, compilation, marks, pointer, on_run);
+    let _ = (source, compilation, marks, pointer, on_run, reveal);
     view! {
         <div class="editor" data-testid="editor" node_ref=host></div>
         <p id="editor-help" class="visually-hidden">

@@ -22,10 +22,11 @@ pub mod editor;
 pub mod outputs;
 pub mod run;
 
+use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
 use compiler_core::ptx::Arch;
-use compiler_core::share::{Session, Tab};
+use compiler_core::share::{Session, Stepping, Tab};
 use compiler_core::span::{LineIndex, Span};
 use compiler_core::syntax::highlight::Mark;
 use compiler_core::{Compilation, RunLimits};
@@ -33,7 +34,9 @@ use diagnostics::DiagnosticList;
 use editor::Editor;
 use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
-use run::{start_run, LaunchDiagram, LaunchPanel, Results, RunReport};
+use run::{
+    start_run, trace_run, LaunchDiagram, LaunchPanel, Results, RunReport, Stepper, TraceRun,
+};
 use std::rc::Rc;
 
 /// Edits closer together than this are compiled once, after the last. A compile with PTX and
@@ -122,6 +125,7 @@ pub fn Playground() -> impl IntoView {
     let tab = RwSignal::new(initial.tab);
     let arch = RwSignal::new(initial.arch);
     let warp_mode = RwSignal::new(initial.warp_mode);
+    let stepping = RwSignal::new(initial.stepping);
     let notice = RwSignal::new(initial_notice);
     let compilation = RwSignal::new_local(compile(&initial.source));
     let pointer = RwSignal::new(None::<usize>);
@@ -175,6 +179,7 @@ pub fn Playground() -> impl IntoView {
         tab: tab.get(),
         arch: arch.get(),
         warp_mode: warp_mode.get(),
+        stepping: stepping.get(),
     };
     let session_untracked = move || Session {
         source: source.get_untracked(),
@@ -182,6 +187,7 @@ pub fn Playground() -> impl IntoView {
         tab: tab.get_untracked(),
         arch: arch.get_untracked(),
         warp_mode: warp_mode.get_untracked(),
+        stepping: stepping.get_untracked(),
     };
     // The address, the history entry and storage follow the session a moment after the last
     // change (browsers throttle a page that rewrites its history entry on every keystroke),
@@ -258,6 +264,73 @@ pub fn Playground() -> impl IntoView {
         on_run.run(());
     });
 
+    // The stepper: a trace of one CTA, made on request (Step through, a link that holds a
+    // position, Trace again), never on an edit; a trace of an older source says so.
+    let traced = RwSignal::new_local(None::<Rc<TraceRun>>);
+    let tracing = RwSignal::new(false);
+    let traces = StoredValue::new(0u64);
+    let trace = Callback::new(move |block: Dim3| {
+        traces.update_value(|n| *n += 1);
+        let this_trace = traces.get_value();
+        tracing.set(true);
+        // A moment for "Tracing…" to show: the simulator then runs on this thread.
+        gloo_timers::callback::Timeout::new(0, move || {
+            if traces.get_value() != this_trace {
+                return;
+            }
+            let compiled = current();
+            refit(&compiled);
+            let made = trace_run(compiled, launch.get_untracked(), block);
+            tracing.set(false);
+            match made {
+                Ok(run) => traced.set(Some(Rc::new(run))),
+                Err(diagnostics) => {
+                    traced.set(None);
+                    let why = diagnostics.first().map_or_else(String::new, |d| {
+                        format!("{}: {}", d.code.as_str(), d.message)
+                    });
+                    notice.set(Some(format!(
+                        "The stepper cannot trace this launch: {why}."
+                    )));
+                    stepping.set(None);
+                }
+            }
+        })
+        .forget();
+    });
+    let step_through = Callback::new(move |(block, warp): (Dim3, u32)| {
+        stepping.set(Some(Stepping {
+            block,
+            warp,
+            step: 0,
+        }));
+        trace.run(block);
+    });
+    if let Some(at) = initial.stepping {
+        trace.run(at.block);
+    }
+    let stepper_open = Memo::new(move |_| stepping.with(Option::is_some));
+    let trace_stale = Signal::derive_local(move || {
+        traced.with(|t| {
+            t.as_ref().is_some_and(|t| {
+                source.with(|s| t.compilation.source() != s) || launch.with(|l| t.launch != *l)
+            })
+        })
+    });
+    // The statement of the step on show, while the trace is of the source as it is.
+    let step_span = Memo::new(move |_| {
+        let at = stepping.get()?;
+        if trace_stale.get() {
+            return None;
+        }
+        traced.with(|t| {
+            let steps = &t.as_ref()?.trace.steps;
+            let last = steps.len().checked_sub(1)?;
+            Some(steps[(at.step as usize).min(last)].statement)
+        })
+    });
+    let reveal = Signal::derive(move || step_span.get().map(|s| s.start));
+
     let problems = Signal::derive_local(move || {
         let Some(k) = kernel.get() else {
             return Vec::new();
@@ -285,6 +358,12 @@ pub fn Playground() -> impl IntoView {
     let marks = Signal::derive(move || {
         // The diagnostics are the editor's lint marks; these are the run's and the listing's.
         let mut marks = Vec::new();
+        if let Some(span) = step_span.get() {
+            marks.push(Mark {
+                span,
+                class: "step-current",
+            });
+        }
         if let Some(span) = fault_span() {
             marks.push(Mark {
                 span,
@@ -344,6 +423,11 @@ pub fn Playground() -> impl IntoView {
         warp_mode.set(opened.warp_mode);
         report.set(None);
         blocked.set(None);
+        traced.set(None);
+        stepping.set(opened.stepping);
+        if let Some(at) = opened.stepping {
+            trace.run(at.block);
+        }
         // The kernel is the opened launch's own: nothing in it is new.
         kernel.set(None);
     };
@@ -444,7 +528,7 @@ pub fn Playground() -> impl IntoView {
             </div>
             <div class="playground-panes">
                 <section class="pane source-pane" aria-label="Source">
-                    <Editor source=source compilation=Signal::derive_local(move || compilation.get()) marks=marks pointer=pointer on_run=on_run/>
+                    <Editor source=source compilation=Signal::derive_local(move || compilation.get()) marks=marks pointer=pointer on_run=on_run reveal=reveal/>
                     <p class="hover-info" aria-live="polite" data-testid="hover-info">{move || hover().unwrap_or_default()}</p>
                     <DiagnosticList compilation=Signal::derive_local(move || compilation.get())/>
                 </section>
@@ -454,8 +538,11 @@ pub fn Playground() -> impl IntoView {
                         {move || match tab.get() {
                             Tab::Run => view! {
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names problems=problems on_run=on_run/>
-                                <Results report=report blocked=blocked stale=stale on_raise_step_limit=raise_step_limit/>
-                                <LaunchDiagram launch=launch kernel=form_kernel report=report/>
+                                <Results report=report blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_step_through=step_through/>
+                                {move || stepper_open.get().then(|| view! {
+                                    <Stepper traced=traced stepping=stepping tracing=tracing stale=trace_stale on_trace=trace/>
+                                })}
+                                <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through/>
                             }.into_any(),
                             Tab::Ptx => view! {
                                 <label class="field">

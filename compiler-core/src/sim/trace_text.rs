@@ -85,7 +85,8 @@ impl Trace {
                     let _ = writeln!(out, "  warp {w}: mask {mask}");
                     "    "
                 };
-                for detail in self.details(kernel, step, w) {
+                let details = self.variable_lines(step, w);
+                for detail in details.iter().chain(&self.effects(kernel, i, w)) {
                     let _ = writeln!(out, "{indent}{detail}");
                 }
             }
@@ -99,34 +100,59 @@ impl Trace {
         out
     }
 
-    /// One line per variable written, memory touched and collective, for warp `warp`.
-    fn details(&self, kernel: &Kernel, step: &Step, warp: u32) -> Vec<String> {
-        let mut details = Vec::new();
+    /// The values written at step `step` by warp `warp`'s lanes, one line per variable.
+    fn variable_lines(&self, step: &Step, warp: u32) -> Vec<String> {
+        first_seen(step.writes.iter().map(|w| w.variable))
+            .into_iter()
+            .map(|v| {
+                let variable = &self.variables[v as usize];
+                let values = self.by_lane(
+                    warp,
+                    step.writes
+                        .iter()
+                        .filter(|w| w.variable == v)
+                        .map(|w| (w.thread, variable.ty.show(w.bits))),
+                );
+                format!("{} = {values}", variable.name)
+            })
+            .collect()
+    }
+
+    /// What warp `warp`'s lanes read, wrote and exchanged at step `step`, one line each:
+    /// "reads X[0 1 2 …]", "shuffle_xor takes from lanes: 1 0 3 2 …".
+    pub fn effects(&self, kernel: &Kernel, step: usize, warp: u32) -> Vec<String> {
+        let Some(step) = self.steps.get(step) else {
+            return Vec::new();
+        };
+        let mut lines = self.memory_lines(kernel, step, warp);
+        lines.extend(
+            step.exchanges
+                .iter()
+                .map(|exchange| self.exchange_line(exchange, warp)),
+        );
+        lines
+    }
+
+    /// Text for each lane of warp `warp` that holds a thread, from (thread, text) pairs: `·`
+    /// where a lane has none.
+    fn by_lane(&self, warp: u32, pairs: impl Iterator<Item = (u32, String)>) -> String {
+        let first = warp * self.lanes;
+        let mut cells = vec!["·".to_owned(); self.lanes_in_warp(warp) as usize];
+        for (thread, text) in pairs {
+            if let Some(cell) = thread
+                .checked_sub(first)
+                .and_then(|lane| cells.get_mut(lane as usize))
+            {
+                *cell = text;
+            }
+        }
+        cells.join(" ")
+    }
+
+    fn memory_lines(&self, kernel: &Kernel, step: &Step, warp: u32) -> Vec<String> {
         let first = warp * self.lanes;
         let present = self.lanes_in_warp(warp);
-        let by_lane = |pairs: &mut dyn Iterator<Item = (u32, String)>| {
-            let mut cells = vec!["·".to_owned(); present as usize];
-            for (thread, text) in pairs {
-                if let Some(cell) = thread
-                    .checked_sub(first)
-                    .and_then(|lane| cells.get_mut(lane as usize))
-                {
-                    *cell = text;
-                }
-            }
-            cells.join(" ")
-        };
-        for v in first_seen(step.writes.iter().map(|w| w.variable)) {
-            let variable = &self.variables[v as usize];
-            let values = by_lane(
-                &mut step
-                    .writes
-                    .iter()
-                    .filter(|w| w.variable == v)
-                    .map(|w| (w.thread, variable.ty.show(w.bits))),
-            );
-            details.push(format!("{} = {values}", variable.name));
-        }
+        let mut lines = Vec::new();
         for (memory, write) in first_seen(step.accesses.iter().map(|a| (a.memory, a.write))) {
             let (name, shape) = match memory {
                 Memory::Tensor(i) => (
@@ -154,52 +180,57 @@ impl Trace {
             if accesses.is_empty() {
                 continue;
             } else if one_each {
-                let elements = by_lane(
-                    &mut accesses
+                let elements = self.by_lane(
+                    warp,
+                    accesses
                         .iter()
                         .map(|a| (a.thread, coordinates(a.element, &shape))),
                 );
-                details.push(format!("{verb} {name}[{elements}]"));
+                lines.push(format!("{verb} {name}[{elements}]"));
             } else {
-                details.push(format!("{verb} {} elements of {name}", accesses.len()));
+                lines.push(format!("{verb} {} elements of {name}", accesses.len()));
             }
         }
-        for exchange in &step.exchanges {
-            details.push(match exchange {
-                Exchange::Shuffle { kind, sources } => {
-                    let lanes = by_lane(&mut sources.iter().map(|&(to, from)| {
+        lines
+    }
+
+    fn exchange_line(&self, exchange: &Exchange, warp: u32) -> String {
+        let values = |ty: &Scalar, inputs: &[(u32, u32)]| {
+            self.by_lane(warp, inputs.iter().map(|&(t, bits)| (t, ty.show(bits))))
+        };
+        match exchange {
+            Exchange::Shuffle { kind, sources } => {
+                let lanes = self.by_lane(
+                    warp,
+                    sources.iter().map(|&(to, from)| {
                         let text = if from == to {
                             "own".to_owned()
                         } else {
                             (from % self.lanes).to_string()
                         };
                         (to, text)
-                    }));
-                    format!("{} takes from lanes: {lanes}", shuffle_name(*kind))
-                }
-                Exchange::Vote { kind, ayes } => format!(
-                    "{} ayes: {}",
-                    format!("{kind:?}").to_lowercase(),
-                    ayes.in_warp(warp, self.lanes)
-                ),
-                Exchange::Reduce {
-                    kind,
-                    over,
-                    ty,
-                    inputs,
-                } => format!(
-                    "{} over the {} of: {}",
-                    format!("{kind:?}").to_lowercase(),
-                    if *over == Over::Warp { "warp" } else { "CTA" },
-                    by_lane(&mut inputs.iter().map(|&(t, bits)| (t, ty.show(bits))))
-                ),
-                Exchange::Scan { ty, inputs } => format!(
-                    "prefix_sum of: {}",
-                    by_lane(&mut inputs.iter().map(|&(t, bits)| (t, ty.show(bits))))
-                ),
-            });
+                    }),
+                );
+                format!("{} takes from lanes: {lanes}", shuffle_name(*kind))
+            }
+            Exchange::Vote { kind, ayes } => format!(
+                "{} ayes: {}",
+                format!("{kind:?}").to_lowercase(),
+                ayes.in_warp(warp, self.lanes)
+            ),
+            Exchange::Reduce {
+                kind,
+                over,
+                ty,
+                inputs,
+            } => format!(
+                "{} over the {} of: {}",
+                format!("{kind:?}").to_lowercase(),
+                if *over == Over::Warp { "warp" } else { "CTA" },
+                values(ty, inputs)
+            ),
+            Exchange::Scan { ty, inputs } => format!("prefix_sum of: {}", values(ty, inputs)),
         }
-        details
     }
 }
 

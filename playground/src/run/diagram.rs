@@ -61,6 +61,9 @@ pub fn LaunchDiagram(
     launch: RwSignal<Launch>,
     #[prop(into)] kernel: Signal<Option<Rc<Kernel>>, LocalStorage>,
     report: RwSignal<Option<RunReport>, LocalStorage>,
+    /// Opens the stepper on a warp (CTA, warp), offered once a warp is picked after a run.
+    #[prop(optional)]
+    on_step_through: Option<Callback<(Dim3, u32)>>,
 ) -> impl IntoView {
     let config = Signal::derive_local(move || {
         let kernel = kernel
@@ -88,6 +91,17 @@ pub fn LaunchDiagram(
     });
     let picked = RwSignal::new(None::<(Dim3, u32)>);
     let on_pick = Callback::new(move |p| picked.set(p));
+    let picked_warp = RwSignal::new(None::<(Dim3, u32)>);
+    let on_warp = Callback::new(move |w| picked_warp.set(w));
+    let step_offer = move || {
+        let (block, warp) = picked_warp.get()?;
+        let step_through = on_step_through?;
+        report.with(|r| r.is_some()).then(|| view! {
+            <button type="button" class="step-through" data-testid="diagram-step-through" on:click=move |_| step_through.run((block, warp))>
+                {format!("Step through warp {warp} of block ({}, {})", block.x, block.y)}
+            </button>
+        })
+    };
     let writes = move || {
         let (block, thread) = picked.get()?;
         let grid = launch.with(|l| l.grid);
@@ -102,9 +116,10 @@ pub fn LaunchDiagram(
             {move || match config.get() {
                 Err(why) => view! { <p class="hint" data-testid="launch-diagram-error">{why}</p> }.into_any(),
                 Ok(c) => view! {
-                    <HierarchyDiagram config=c label="This launch, from the grid to one lane" on_pick=on_pick stacked=true/>
+                    <HierarchyDiagram config=c label="This launch, from the grid to one lane" on_pick=on_pick on_warp=on_warp stacked=true/>
                 }.into_any(),
             }}
+            {step_offer}
             {move || launch.with(|l| l.grid.z > 1).then(|| view! {
                 <p class="hint">"The grid has a z extent; the diagram shows the slice z = 0."</p>
             })}

@@ -6,9 +6,10 @@
 //! the browser offers WebGPU; otherwise the outcome says why.
 
 use compiler_core::cluster::ClusterRun;
+use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
-use compiler_core::sim::{Args, Writers};
+use compiler_core::sim::{Args, Trace, TraceLimits, Writers};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, Diagnostic, PreparedRun, RunLimits};
 use leptos::prelude::*;
@@ -104,6 +105,43 @@ pub fn start_run(
             });
         }
     });
+}
+
+/// The steps of one CTA, and the compilation and launch they are of.
+pub struct TraceRun {
+    pub compilation: Rc<Compilation>,
+    pub launch: Launch,
+    pub trace: Trace,
+    /// Where the run stopped, when it faulted: the trace ends there.
+    pub fault: Option<Diagnostic>,
+    pub ms: f64,
+}
+
+impl TraceRun {
+    /// The kernel traced; `None` only for a launch that named no kernel of the source.
+    pub fn kernel(&self) -> Option<&Kernel> {
+        self.compilation.kernel(self.launch.kernel.as_deref()).ok()
+    }
+}
+
+/// Runs `launch` on the simulator again, tracing CTA `block` (a browser tab's limits; the
+/// trace's own caps). Deterministic: the same launch gives the run the Run panel shows.
+pub fn trace_run(
+    compilation: Rc<Compilation>,
+    launch: Launch,
+    block: Dim3,
+) -> Result<TraceRun, Vec<Diagnostic>> {
+    let start = now_ms();
+    let traced = compilation
+        .prepare(&launch, RunLimits::PAGE)?
+        .simulate_traced(block, TraceLimits::default());
+    Ok(TraceRun {
+        trace: traced.trace,
+        fault: traced.output.err(),
+        ms: now_ms() - start,
+        compilation: compilation.clone(),
+        launch,
+    })
 }
 
 fn simulate(prepared: &PreparedRun<'_>) -> Result<SimRun, Vec<Diagnostic>> {

@@ -5,16 +5,19 @@
 //! - `results`: the run's status and each written tensor.
 //! - `form`: the launch form.
 //! - `diagram`: the launch in the hierarchy diagram, and what a picked thread wrote.
+//! - `stepper`: one warp of a traced CTA, step by step.
 
 mod diagram;
 mod engine;
 mod form;
 mod results;
+mod stepper;
 
 pub use diagram::LaunchDiagram;
-pub use engine::{start_run, GpuOutcome, RunReport, SimRun};
+pub use engine::{start_run, trace_run, GpuOutcome, RunReport, SimRun, TraceRun};
 pub use form::LaunchPanel;
 pub use results::Results;
+pub use stepper::Stepper;
 
 use compiler_core::launch::Launch;
 use leptos::prelude::*;

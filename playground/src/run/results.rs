@@ -6,6 +6,7 @@
 use super::engine::{GpuOutcome, RunReport, SimRun};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::Phase;
+use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::sim::{compare_tensor, Arg, Args, Tensor};
 use compiler_core::span::LineIndex;
@@ -271,6 +272,9 @@ pub fn Results(
     /// Runs again with a larger step limit, after a run stopped at it.
     #[prop(optional)]
     on_raise_step_limit: Option<Callback<u64>>,
+    /// Opens the stepper on warp 0 of the first CTA, offered after a run.
+    #[prop(optional)]
+    on_step_through: Option<Callback<(Dim3, u32)>>,
 ) -> impl IntoView {
     move || {
         if let Some(why) = blocked.and_then(|b| b.get()) {
@@ -305,6 +309,20 @@ pub fn Results(
             GpuOutcome::Done { args, .. } => Some(args.clone()),
             _ => None,
         };
+        // Stepping needs a run that started: not one a launch problem stopped before.
+        let started = match &report.sim {
+            Ok(_) => true,
+            Err(diagnostics) => diagnostics.iter().all(|d| d.code.phase() == Phase::Run),
+        };
+        let step_button = on_step_through.filter(|_| started).map(|step_through| {
+            let first = Dim3::new(0, 0, 0);
+            view! {
+                <button type="button" class="step-through" data-testid="step-through" on:click=move |_| step_through.run((first, 0))>
+                    "Step through warp 0 of block (0, 0, 0)"
+                </button>
+                <span class="hint">" or pick a warp in the diagram below"</span>
+            }
+        });
         match &report.sim {
             Err(diagnostics) => view! {
                 {stale_note}
@@ -313,6 +331,7 @@ pub fn Results(
                     {diagnostics.iter().map(|d| stopped_view(d, &report, on_raise_step_limit)).collect_view()}
                     <p data-testid="gpu-status">{gpu_line}</p>
                 </div>
+                {step_button}
             }
             .into_any(),
             Ok(SimRun { args, ms, cluster, inputs, .. }) => {
@@ -339,6 +358,7 @@ pub fn Results(
                         {cluster_line.map(|line| view! { <p data-testid="cluster-status">{line}</p> })}
                         <p data-testid="gpu-status">{gpu_line}</p>
                     </div>
+                    {step_button}
                     {written.into_iter().map(|(index, name)| view! {
                         <TensorResult name=name index=index sim=args.clone() gpu=gpu_args.clone()/>
                     }).collect_view()}

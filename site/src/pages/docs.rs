@@ -220,13 +220,22 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
         expect,
         launch,
         view: prepared,
+        step,
     } = block;
     // The kernel with its launch in the playground, written here from the two: a link the docs
     // would otherwise carry for every kernel, incompressible.
     let playground_link = format!(
         "/play#{}",
-        compiler_core::share::Session::plain_link(&source, launch.as_deref().unwrap_or("{}"))
+        compiler_core::share::Session::plain_link(&source, launch.as_deref().unwrap_or("{}"), None)
     );
+    let step_link = step.map(|step| {
+        let link = compiler_core::share::Session::plain_link(
+            &source,
+            launch.as_deref().unwrap_or("{}"),
+            Some(&step.stepping),
+        );
+        view! { <a class="button" href=format!("/play#{link}") rel="external" data-testid="step-through-link">{step.label}</a> }
+    });
     let results = NodeRef::<leptos::html::Div>::new();
     let note = RwSignal::new(None::<String>);
     let slot = Slot::new();
@@ -258,6 +267,7 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
             <div class="kernel-actions">
                 {prepared.runnable.then(|| view! { <button type="button" class="primary" data-testid="kernel-run" on:click=on_run>"Run"</button> })}
                 <a class="button" href=playground_link rel="external" data-testid="open-in-playground">"Open in playground"</a>
+                {step_link}
                 {expect.map(|code| view! {
                     <span class="kernel-expect">{format!("This kernel fails with {code}:")}</span>
                 })}

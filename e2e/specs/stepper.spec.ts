@@ -1,0 +1,156 @@
+// The stepper: a warp stepped through a kernel, statement by statement, by keyboard and by
+// mouse; the statement marked in the editor, the active mask, each lane's values, a shuffle's
+// arrows, a barrier's warps; and a share link that brings the same step back.
+import { test, expect } from '../fixtures/pages';
+
+// Even lanes take the `if`, odd lanes the `else`: masks 0x55555555 and 0xaaaaaaaa.
+const SPLIT = `@launch(32)
+kernel split(X: tensor<i32>[32], Y: tensor<i32>[32]) {
+  let x = X[ctx.lane]
+  if x % 2 == 0 {
+    Y[ctx.lane] = x * 10
+  } else {
+    Y[ctx.lane] = 0 - x
+  }
+}
+`;
+
+test('stepping forward and back through a divergent if by keyboard', async ({ play, page, consoleErrors }) => {
+  await play.open('?example=vector_add');
+  await play.paste(SPLIT);
+  await expect(page.getByTestId('input-X')).toBeVisible();
+  await page.getByTestId('input-X').selectOption('iota');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('step-through').click();
+  const stepper = page.getByTestId('stepper');
+  const position = page.getByTestId('step-position');
+  const mask = page.getByTestId('step-mask');
+  const marked = page.locator('.editor .step-current');
+  await expect(position).toHaveText('Step 1 of 4 · line 3');
+  await expect(marked).toHaveText('let x = X[ctx.lane]');
+  await expect(mask).toHaveText('0xffffffff');
+  // Lane 5's x is 5, written by this step.
+  const lane5 = page.locator('[data-testid="lane-values"] tr[data-lane="5"] td');
+  await expect(lane5.nth(2)).toHaveText('5');
+  await expect(lane5.nth(2)).toHaveClass(/changed/);
+
+  await page.getByTestId('step-forward').focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(position).toHaveText('Step 2 of 4 · line 4');
+  await expect(marked).toHaveText('if x % 2 == 0');
+  await page.keyboard.press('ArrowRight');
+  await expect(position).toHaveText('Step 3 of 4 · line 5');
+  await expect(marked).toHaveText('Y[ctx.lane] = x * 10');
+  await expect(mask).toHaveText('0x55555555');
+  await expect(page.locator('.lane-strip .lane.active')).toHaveCount(16);
+  await expect(page.locator('.lane-strip .lane.inactive')).toHaveCount(16);
+  await expect(page.locator('[data-testid="lane-values"] tr[data-lane="5"] td.state')).toHaveText('waiting');
+  await expect(page.getByTestId('step-announce')).toHaveText(
+    'step 3 of 4, line 5, 16 of 32 lanes active, mask 0x55555555',
+  );
+  await page.keyboard.press('End');
+  await expect(position).toHaveText('Step 4 of 4 · line 7');
+  await expect(mask).toHaveText('0xaaaaaaaa');
+  await expect(page.locator('[data-testid="lane-values"] tr[data-lane="5"] td.state')).toHaveText('active');
+  await page.keyboard.press('ArrowLeft');
+  await expect(position).toHaveText('Step 3 of 4 · line 5');
+  await page.keyboard.press('Home');
+  await expect(position).toHaveText('Step 1 of 4 · line 3');
+  // The timeline has a bar per step: divergence shows as two half-height bars.
+  await expect(page.locator('[data-testid="timeline"] path')).toHaveAttribute(
+    'd',
+    'M0.5 32v-32M1.5 32v-32M2.5 32v-16M3.5 32v-16',
+  );
+  // Closing takes the mark out of the editor.
+  await page.getByTestId('stepper-close').click();
+  await expect(stepper).toHaveCount(0);
+  await expect(marked).toHaveCount(0);
+  expect(consoleErrors).toEqual([]);
+});
+
+test("a shuffle's step draws an arrow from each source lane to its destination", async ({ play, page }) => {
+  await play.open('?example=shuffles');
+  await play.run();
+  await page.getByTestId('step-through').click();
+  await page.getByTestId('step-forward').click();
+  await page.getByTestId('step-forward').click();
+  await expect(page.getByTestId('step-statement')).toHaveText('Out[1, ctx.lane] = shuffle_xor(x, 1)');
+  const arrows = page.getByTestId('shuffle-arrow');
+  await expect(arrows).toHaveCount(32);
+  await expect(page.locator('[data-testid="shuffle-arrow"][data-to="0"]')).toHaveAttribute('data-from', '1');
+  await expect(page.locator('[data-testid="shuffle-arrow"][data-to="6"]')).toHaveAttribute('data-from', '7');
+  await expect(page.getByTestId('step-effects')).toContainText('shuffle_xor takes from lanes: 1 0 3 2');
+  // shuffle_up(x, 2): lanes 0 and 1 keep their own value, so 30 arrows.
+  await page.getByTestId('step-forward').click();
+  await expect(arrows).toHaveCount(30);
+});
+
+test('a share link brings back the warp and the step', async ({ play, page, context }) => {
+  await play.open('?example=lane_ids');
+  await play.run();
+  await page.getByTestId('step-through').click();
+  await page.getByTestId('step-warp').selectOption('1');
+  await page.getByTestId('step-last').click();
+  await expect(page.getByTestId('step-position')).toHaveText('Step 4 of 4 · line 8');
+  await expect(page.getByTestId('step-mask')).toHaveText('0x0000ffff');
+  await page.getByTestId('copy-link').click();
+  await expect(page).toHaveURL(/#v2\./);
+  const url = page.url();
+  const other = await context.newPage();
+  await other.goto(url);
+  await expect(other.getByTestId('step-position')).toHaveText('Step 4 of 4 · line 8');
+  await expect(other.getByTestId('step-warp')).toHaveValue('1');
+  await expect(other.getByTestId('step-mask')).toHaveText('0x0000ffff');
+  await expect(other.locator('.lane-strip .lane.no-thread')).toHaveCount(16);
+  await expect(other.locator('.editor .step-current')).toHaveText('Mask[t] = ballot<over ctx.lane>(true)');
+  // A reload keeps it too (the history entry holds the session).
+  await page.reload();
+  await expect(page.getByTestId('step-position')).toHaveText('Step 4 of 4 · line 8');
+});
+
+test('a barrier step shows every warp of the CTA arriving', async ({ play, page }) => {
+  await play.open('?example=tiled_transpose');
+  await play.run();
+  await page.getByTestId('step-through').click();
+  await page.getByTestId('step-forward').click();
+  await page.getByTestId('step-forward').click();
+  await expect(page.getByTestId('step-statement')).toHaveText('var t = In[r :+ 32, c :+ 32]');
+  const barrier = page.getByTestId('step-barrier');
+  await expect(barrier).toContainText('barrier: warps 0, 1, 2, 3, 4, 5, 6, 7 arrived');
+  await expect(barrier.locator('li.arrived')).toHaveCount(8);
+});
+
+test('a warp picked in the diagram is the one stepped through', async ({ play, page }) => {
+  await play.open('?example=matvec');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  const drawing = page.getByTestId('hierarchy-drawing');
+  await drawing.focus();
+  // Grid → CTA (0, 0) → warp 3.
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('diagram-step-through').click();
+  await expect(page.getByTestId('step-warp')).toHaveValue('3');
+  await expect(page.getByTestId('step-position')).toHaveText(/^Step 1 of \d+ · line 5$/);
+  await expect(page.locator('[data-testid="lane-values"] tr[data-lane="0"] td').first()).toHaveText('96');
+});
+
+for (const [name, viewport] of [
+  ['desktop', { width: 1280, height: 900 }],
+  ['phone', { width: 390, height: 844 }],
+] as const) {
+  test(`the stepper at ${name} width`, async ({ play, page }, info) => {
+    await page.setViewportSize(viewport);
+    await play.open('?example=collatz');
+    await play.run();
+    await page.getByTestId('step-through').click();
+    for (let i = 0; i < 6; i++) await page.getByTestId('step-forward').click();
+    await expect(page.getByTestId('step-position')).toHaveText(/^Step 7 of/);
+    await page.getByTestId('stepper').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath(`stepper-${name}.png`), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+}

@@ -1,0 +1,600 @@
+//! The stepper: one warp of a traced CTA, statement by statement. Each step shows the
+//! statement (also marked in the editor), the warp's lanes as active, inactive, exited or
+//! holding no thread with the mask in hex, a shuffle's exchanges as arrows from source lane
+//! to destination lane, at a barrier which warps of the CTA arrived, and a table of lanes ×
+//! variables with the values after the step (the cells it wrote marked).
+//!
+//! In: a [`TraceRun`] and the position ([`Stepping`], which share links carry). Out: the
+//! view, and position changes. [`step_view`] computes everything a step shows, as data, so
+//! the rules are tested without a browser; the component only draws it.
+//!
+//! Keys, with the focus anywhere in the stepper but its fields: ← and → step, Home and End go
+//! to the first and last step, Page Up and Page Down move ten. A polite live region announces
+//! each step ("step 12 of 40, line 7, 16 of 32 lanes active, mask 0x0000ffff").
+
+use super::engine::TraceRun;
+use compiler_core::hierarchy::Dim3;
+use compiler_core::share::Stepping;
+use compiler_core::sim::{describe_barrier, Exchange, LaneState, Trace};
+use compiler_core::span::LineIndex;
+use leptos::prelude::*;
+use std::rc::Rc;
+
+/// One lane's row of the values table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaneRow {
+    pub lane: u32,
+    /// `None`: the lane holds no thread.
+    pub thread: Option<u32>,
+    pub state: LaneState,
+    /// Each variable's value after the step ("—" before its first), and whether the step
+    /// wrote it.
+    pub values: Vec<(String, bool)>,
+}
+
+/// Everything one step shows for one warp.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepView {
+    /// From 0.
+    pub index: usize,
+    pub count: usize,
+    pub line: usize,
+    /// The statement's first line.
+    pub statement: String,
+    pub mask: String,
+    pub active: u32,
+    pub lanes: Vec<LaneRow>,
+    /// The table's column headings: each variable's name, with the line of its declaration
+    /// when two share a name.
+    pub variables: Vec<String>,
+    /// What the lanes read, wrote and exchanged, one line each.
+    pub effects: Vec<String>,
+    /// A shuffle's exchanges within the warp: (source lane, destination lane), for each lane
+    /// that took another's value.
+    pub arrows: Vec<(u32, u32)>,
+    /// At a barrier: the sentence, and each warp of the CTA with its state.
+    pub barrier: Option<(String, Vec<(u32, &'static str)>)>,
+    /// What the live region says.
+    pub announce: String,
+}
+
+fn state_class(state: LaneState) -> &'static str {
+    match state {
+        LaneState::Active => "active",
+        LaneState::Inactive => "inactive",
+        LaneState::Exited => "exited",
+        LaneState::NoThread => "no-thread",
+    }
+}
+
+fn state_words(state: LaneState) -> &'static str {
+    match state {
+        LaneState::Active => "active",
+        LaneState::Inactive => "waiting",
+        LaneState::Exited => "returned",
+        LaneState::NoThread => "no thread",
+    }
+}
+
+/// The headings of the values table.
+fn variable_headings(trace: &Trace, source: &str) -> Vec<String> {
+    let lines = LineIndex::new(source);
+    trace
+        .variables
+        .iter()
+        .map(|v| {
+            let twins = trace.variables.iter().filter(|w| w.name == v.name).count();
+            if twins > 1 {
+                format!("{} (line {})", v.name, lines.line_of(v.declared.start) + 1)
+            } else {
+                v.name.clone()
+            }
+        })
+        .collect()
+}
+
+/// What step `index` (clamped to the trace) shows for warp `warp`.
+pub fn step_view(run: &TraceRun, index: usize, warp: u32) -> Option<StepView> {
+    let trace = &run.trace;
+    let kernel = run.kernel()?;
+    let source = run.compilation.source();
+    let index = index.min(trace.steps.len().checked_sub(1)?);
+    let step = &trace.steps[index];
+    let line = LineIndex::new(source).line_of(step.statement.start) + 1;
+    let statement = source
+        .get(step.statement.range())
+        .and_then(|s| s.lines().next())
+        .unwrap_or("")
+        .to_owned();
+    let mask = step.active.in_warp(warp, trace.lanes);
+    let values = trace.values_after(index);
+    let vars = trace.variables.len();
+    let first = warp * trace.lanes;
+    let lanes = (0..trace.lanes)
+        .map(|lane| {
+            let state = trace.lane(index, warp, lane);
+            let thread = (state != LaneState::NoThread).then_some(first + lane);
+            let values = match thread {
+                None => Vec::new(),
+                Some(t) => (0..vars)
+                    .map(|v| {
+                        let text = values[t as usize * vars + v]
+                            .map_or("—".to_owned(), |bits| trace.variables[v].ty.show(bits));
+                        let wrote = step
+                            .writes
+                            .iter()
+                            .any(|w| w.thread == t && w.variable as usize == v);
+                        (text, wrote)
+                    })
+                    .collect(),
+            };
+            LaneRow {
+                lane,
+                thread,
+                state,
+                values,
+            }
+        })
+        .collect();
+    let arrows = step
+        .exchanges
+        .iter()
+        .filter_map(|e| match e {
+            Exchange::Shuffle { sources, .. } => Some(sources),
+            _ => None,
+        })
+        .flatten()
+        .filter(|(to, from)| to != from && (first..first + trace.lanes).contains(to))
+        .map(|&(to, from)| (from - first, to - first))
+        .collect();
+    let barrier = step.barrier.as_ref().map(|b| {
+        let mut warps: Vec<(u32, &'static str)> = b
+            .arrived
+            .iter()
+            .map(|&w| (w, "arrived"))
+            .chain(b.finished.iter().map(|&w| (w, "finished")))
+            .chain(b.missing.iter().map(|&w| (w, "missing")))
+            .collect();
+        warps.sort_unstable();
+        (describe_barrier(b), warps)
+    });
+    Some(StepView {
+        index,
+        count: trace.steps.len(),
+        line,
+        statement,
+        mask: mask.to_string(),
+        active: mask.count(),
+        lanes,
+        variables: variable_headings(trace, source),
+        effects: trace.effects(kernel, index, warp),
+        arrows,
+        barrier,
+        announce: trace.announce(index, warp, line),
+    })
+}
+
+/// The timeline: one bar per step, as tall as the warp's active lanes, as an SVG path in a
+/// `steps` × `lanes` box.
+fn timeline_path(trace: &Trace, warp: u32) -> String {
+    let lanes = trace.lanes;
+    let mut path = String::new();
+    for (i, step) in trace.steps.iter().enumerate() {
+        let count = step.active.in_warp(warp, lanes).count();
+        if count > 0 {
+            path.push_str(&format!("M{}.5 {lanes}v-{count}", i));
+        }
+    }
+    path
+}
+
+const STRIP_WIDTH: f64 = 640.0;
+const STRIP_MARGIN: f64 = 4.0;
+/// Room above the lanes for a shuffle's arrows.
+const ARROW_ROOM: f64 = 70.0;
+const LANE_HEIGHT: f64 = 30.0;
+
+/// The warp's lanes in a row, each by its state, with a shuffle's arrows above them.
+fn lane_strip(view: &StepView) -> impl IntoView {
+    let count = view.lanes.len().max(1) as f64;
+    let w = (STRIP_WIDTH - 2.0 * STRIP_MARGIN) / count;
+    let top = if view.arrows.is_empty() {
+        STRIP_MARGIN
+    } else {
+        ARROW_ROOM
+    };
+    let centre = move |lane: u32| STRIP_MARGIN + (f64::from(lane) + 0.5) * w;
+    let font = (w * 0.5).clamp(6.0, 12.0);
+    let cells = view
+        .lanes
+        .iter()
+        .map(|row| {
+            let x = STRIP_MARGIN + f64::from(row.lane) * w;
+            view! {
+                <g class=format!("lane {}", state_class(row.state)) data-lane=row.lane>
+                    <rect x=x + 1.0 y=top width=w - 2.0 height=LANE_HEIGHT rx=3/>
+                    <text x=x + w / 2.0 y=top + LANE_HEIGHT / 2.0 font-size=font text-anchor="middle" dominant-baseline="central">{row.lane}</text>
+                </g>
+            }
+        })
+        .collect_view();
+    let arrows = view
+        .arrows
+        .iter()
+        .map(|&(from, to)| {
+            let (x1, x2) = (centre(from), centre(to));
+            let lift = ((x2 - x1).abs() * 0.35).clamp(10.0, ARROW_ROOM - 12.0);
+            let d = format!(
+                "M{x1:.1} {top:.1} Q{:.1} {:.1} {x2:.1} {:.1}",
+                (x1 + x2) / 2.0,
+                top - lift * 2.0,
+                top - 2.0
+            );
+            view! { <path class="shuffle-arrow" d=d marker-end="url(#step-arrowhead)" data-testid="shuffle-arrow" data-from=from data-to=to/> }
+        })
+        .collect_view();
+    let height = top + LANE_HEIGHT + STRIP_MARGIN;
+    let label = lane_summary(view);
+    view! {
+        <svg class="lane-strip" viewBox=format!("0 0 {STRIP_WIDTH} {height:.0}") role="img" aria-label=label data-testid="lane-strip">
+            <defs>
+                <marker id="step-arrowhead" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                    <path d="M0 0 L8 4 L0 8 z" class="arrowhead"/>
+                </marker>
+            </defs>
+            {arrows}
+            {cells}
+        </svg>
+    }
+}
+
+/// "lanes 0–15 active, 16–31 no thread": the strip in words, runs of one state.
+fn lane_summary(view: &StepView) -> String {
+    let mut runs: Vec<(u32, u32, LaneState)> = Vec::new();
+    for row in &view.lanes {
+        match runs.last_mut() {
+            Some((_, last, state)) if *state == row.state => *last = row.lane,
+            _ => runs.push((row.lane, row.lane, row.state)),
+        }
+    }
+    let parts: Vec<String> = runs
+        .iter()
+        .map(|&(a, b, state)| {
+            if a == b {
+                format!("lane {a} {}", state_words(state))
+            } else {
+                format!("lanes {a}–{b} {}", state_words(state))
+            }
+        })
+        .collect();
+    parts.join(", ")
+}
+
+fn values_table(view: &StepView) -> impl IntoView {
+    let headings = view.variables.clone();
+    let rows = view
+        .lanes
+        .iter()
+        .map(|row| {
+            let thread = row.thread.map_or("—".to_owned(), |t| t.to_string());
+            let cells = if row.thread.is_none() {
+                let span = headings.len().max(1);
+                view! { <td colspan=span class="no-thread">"no thread"</td> }.into_any()
+            } else {
+                row.values
+                    .iter()
+                    .map(|(text, wrote)| view! { <td class:changed=*wrote>{text.clone()}</td> })
+                    .collect_view()
+                    .into_any()
+            };
+            view! {
+                <tr class=state_class(row.state) data-lane=row.lane>
+                    <th scope="row">{row.lane}</th>
+                    <td>{thread}</td>
+                    <td class="state">{state_words(row.state)}</td>
+                    {cells}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Each lane's variables after this step">
+            <table class="values lane-values" data-testid="lane-values">
+                <thead>
+                    <tr>
+                        <th scope="col">"lane"</th>
+                        <th scope="col">"thread"</th>
+                        <th scope="col">"state"</th>
+                        {headings.into_iter().map(|h| view! { <th scope="col"><code>{h}</code></th> }).collect_view()}
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
+
+#[component]
+pub fn Stepper(
+    #[prop(into)] traced: Signal<Option<Rc<TraceRun>>, LocalStorage>,
+    stepping: RwSignal<Option<Stepping>>,
+    /// Whether a trace is being made.
+    #[prop(into)]
+    tracing: Signal<bool>,
+    /// Whether the source or the launch changed since the trace.
+    #[prop(into)]
+    stale: Signal<bool, LocalStorage>,
+    /// Traces CTA `block` (again).
+    on_trace: Callback<Dim3>,
+) -> impl IntoView {
+    let position = move || stepping.get();
+    let go = move |step: usize| {
+        stepping.update(|s| {
+            if let Some(s) = s {
+                s.step = step as u32;
+            }
+        })
+    };
+    let count = move || traced.with(|t| t.as_ref().map_or(0, |t| t.trace.steps.len()));
+    let step_now = move || position().map_or(0, |p| p.step as usize);
+    let move_by = move |delta: i64| {
+        let last = count().saturating_sub(1) as i64;
+        go((step_now() as i64 + delta).clamp(0, last.max(0)) as usize);
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let tag = event_target::<web_sys::Element>(&ev).tag_name();
+        if tag == "INPUT" || tag == "SELECT" {
+            return;
+        }
+        match ev.key().as_str() {
+            "ArrowLeft" => move_by(-1),
+            "ArrowRight" => move_by(1),
+            "PageUp" => move_by(-10),
+            "PageDown" => move_by(10),
+            "Home" => go(0),
+            "End" => go(count().saturating_sub(1)),
+            _ => return,
+        }
+        ev.prevent_default();
+    };
+    let view_now = Memo::new(move |_| {
+        let p = position()?;
+        traced.with(|t| step_view(t.as_ref()?, p.step as usize, p.warp))
+    });
+    let warps = move || traced.with(|t| t.as_ref().map_or(0, |t| t.trace.warps()));
+    let timeline = Memo::new(move |_| {
+        let warp = position().map_or(0, |p| p.warp);
+        traced.with(|t| t.as_ref().map(|t| timeline_path(&t.trace, warp)))
+    });
+    let lanes = move || traced.with(|t| t.as_ref().map_or(32, |t| t.trace.lanes));
+    let grid = move || traced.with(|t| t.as_ref().map(|t| t.launch.grid));
+    let set_block = move |axis: usize, value: String| {
+        let Some(mut p) = position() else { return };
+        let Ok(v) = value.trim().parse::<u32>() else {
+            return;
+        };
+        let extent = grid().map_or(1, |g| [g.x, g.y, g.z][axis]);
+        let v = v.min(extent.saturating_sub(1));
+        match axis {
+            0 => p.block.x = v,
+            1 => p.block.y = v,
+            _ => p.block.z = v,
+        }
+        p.step = 0;
+        stepping.set(Some(p));
+        on_trace.run(p.block);
+    };
+    let timeline_click = move |ev: leptos::ev::MouseEvent| {
+        let target = event_target::<web_sys::Element>(&ev);
+        let width = f64::from(target.client_width().max(1));
+        let at = (f64::from(ev.offset_x()) / width * count() as f64).floor() as usize;
+        go(at.min(count().saturating_sub(1)));
+    };
+    let block_field = move |axis: usize, name: &'static str| {
+        let value = move || {
+            position().map_or(0, |p| match axis {
+                0 => p.block.x,
+                1 => p.block.y,
+                _ => p.block.z,
+            })
+        };
+        let max = move || grid().map_or(0, |g| [g.x, g.y, g.z][axis].saturating_sub(1));
+        view! {
+            <label class="field small">
+                <span>{name}</span>
+                <input type="number" min="0" max=max prop:value=move || value().to_string() data-testid=format!("step-block-{name}")
+                    on:change=move |ev| set_block(axis, event_target_value(&ev))/>
+            </label>
+        }
+    };
+
+    view! {
+        <section class="stepper" aria-labelledby="stepper-title" data-testid="stepper" on:keydown=on_key>
+            <div class="stepper-head">
+                <h2 id="stepper-title">"Step through a warp"</h2>
+                <button type="button" class="close" data-testid="stepper-close" on:click=move |_| stepping.set(None)>"Close"</button>
+            </div>
+            <div class="stepper-pick" role="group" aria-label="Which warp">
+                <span>"Block"</span>
+                {block_field(0, "x")}
+                {block_field(1, "y")}
+                {block_field(2, "z")}
+                <label class="field small">
+                    <span>"warp"</span>
+                    <select data-testid="step-warp" on:change=move |ev| {
+                        if let Ok(w) = event_target_value(&ev).parse::<u32>() {
+                            stepping.update(|s| if let Some(s) = s { s.warp = w });
+                        }
+                    }>
+                        {move || (0..warps()).map(|w| view! {
+                            <option value=w selected=move || position().is_some_and(|p| p.warp == w)>{w}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+            </div>
+            {move || tracing.get().then(|| view! { <p class="hint" role="status">"Tracing…"</p> })}
+            {move || stale.get().then(|| view! {
+                <p class="stale" role="status" data-testid="step-stale">
+                    "The source or the launch changed since this trace. "
+                    <button type="button" on:click=move |_| if let Some(p) = position() { on_trace.run(p.block) }>"Trace again"</button>
+                </p>
+            })}
+            {move || traced.with(|t| t.as_ref().and_then(|t| {
+                let fault = t.fault.as_ref().map(|f| format!("The run stopped at the last step: {}: {}", f.code.as_str(), f.message));
+                let notes: Vec<String> = fault.into_iter().chain(t.trace.incomplete.clone()).collect();
+                (!notes.is_empty()).then(|| view! {
+                    <div class="step-notes" data-testid="step-notes">{notes.into_iter().map(|n| view! { <p>{n}</p> }).collect_view()}</div>
+                })
+            }))}
+            // aria-disabled, not disabled: a button the focus is on keeps it at the first or
+            // last step, so the keys go on working.
+            <div class="stepper-controls" role="group" aria-label="Steps">
+                <button type="button" data-testid="step-first" aria-label="First step" aria-disabled=move || (step_now() == 0).to_string() on:click=move |_| go(0)>"⏮"</button>
+                <button type="button" data-testid="step-back" aria-label="Step back" aria-disabled=move || (step_now() == 0).to_string() on:click=move |_| move_by(-1)>"◀ Back"</button>
+                <span class="step-position" data-testid="step-position">
+                    {move || view_now.get().map(|v| format!("Step {} of {} · line {}", v.index + 1, v.count, v.line)).unwrap_or_else(|| "No steps".into())}
+                </span>
+                <button type="button" data-testid="step-forward" aria-label="Step forward" aria-disabled=move || { (step_now() + 1 >= count()).to_string() } on:click=move |_| move_by(1)>"Forward ▶"</button>
+                <button type="button" data-testid="step-last" aria-label="Last step" aria-disabled=move || { (step_now() + 1 >= count()).to_string() } on:click=move |_| go(count().saturating_sub(1))>"⏭"</button>
+            </div>
+            <input type="range" class="step-slider" data-testid="step-slider" aria-label="Step" min="1"
+                max=move || count().max(1).to_string()
+                prop:value=move || (step_now() + 1).to_string()
+                on:input=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).parse::<usize>() {
+                        go(v.saturating_sub(1));
+                    }
+                }/>
+            <div class="timeline" data-testid="timeline" title="Each bar is a step, as tall as the lanes active in it: divergence shows as low bars">
+                {move || timeline.get().map(|path| view! {
+                    <svg viewBox=format!("0 0 {} {}", count().max(1), lanes()) preserveAspectRatio="none" aria-hidden="true" on:click=timeline_click>
+                        <path d=path/>
+                    </svg>
+                })}
+                <div class="timeline-now" style=move || {
+                    let n = count().max(1) as f64;
+                    format!("left: {:.3}%; width: max(2px, {:.3}%)", step_now() as f64 / n * 100.0, 100.0 / n)
+                }></div>
+            </div>
+            {move || view_now.get().map(|v| view! {
+                <p class="step-statement"><span class="line">{format!("line {}", v.line)}</span>" "<code data-testid="step-statement">{v.statement.clone()}</code></p>
+                <p class="step-mask">
+                    "Active mask "<code data-testid="step-mask">{v.mask.clone()}</code>
+                    {format!(" · {} of {} lanes active", v.active, v.lanes.len())}
+                </p>
+                {lane_strip(&v)}
+                <p class="lane-legend" aria-hidden="true">
+                    <span class="swatch active"></span>"active "
+                    <span class="swatch inactive"></span>"waiting (another branch or trip) "
+                    <span class="swatch exited"></span>"returned "
+                    <span class="swatch no-thread"></span>"no thread"
+                </p>
+                {(!v.effects.is_empty()).then(|| view! {
+                    <ul class="step-effects" data-testid="step-effects">
+                        {v.effects.iter().map(|e| view! { <li><code>{e.clone()}</code></li> }).collect_view()}
+                    </ul>
+                })}
+                {v.barrier.clone().map(|(text, warps)| view! {
+                    <div class="step-barrier" data-testid="step-barrier">
+                        <p>{text}</p>
+                        <ol class="warp-row">
+                            {warps.into_iter().map(|(w, state)| view! { <li class=state>{format!("warp {w}")}</li> }).collect_view()}
+                        </ol>
+                    </div>
+                })}
+                {values_table(&v)}
+            })}
+            <p class="visually-hidden" aria-live="polite" data-testid="step-announce">{move || view_now.get().map(|v| v.announce).unwrap_or_default()}</p>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use compiler_core::launch::{Input, Launch};
+    use compiler_core::sim::TraceLimits;
+    use compiler_core::RunLimits;
+
+    fn traced(source: &str, launch: Launch) -> TraceRun {
+        let compilation = Rc::new(compiler_core::compile(source));
+        let traced = match compilation.prepare(&launch, RunLimits::PAGE) {
+            Ok(p) => p.simulate_traced(Dim3::new(0, 0, 0), TraceLimits::default()),
+            Err(d) => panic!("{d:?}"),
+        };
+        TraceRun {
+            compilation: compilation.clone(),
+            launch,
+            trace: traced.trace,
+            fault: traced.output.err(),
+            ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_step_shows_each_lanes_state_values_and_what_it_wrote() {
+        let run = traced(
+            include_str!("../../../examples/lane_ids.tsr"),
+            Launch::default(),
+        );
+        let Some(view) = step_view(&run, 0, 1) else {
+            panic!("no step")
+        };
+        assert_eq!((view.index, view.count, view.line), (0, 4, 5));
+        assert_eq!(view.statement, "let t = ctx.thread");
+        assert_eq!((view.mask.as_str(), view.active), ("0x0000ffff", 16));
+        assert_eq!(view.lanes.len(), 32);
+        assert_eq!(view.lanes[3].thread, Some(35));
+        assert_eq!(view.lanes[3].values, vec![("35".to_owned(), true)]);
+        assert_eq!(view.lanes[20].state, LaneState::NoThread);
+        assert!(view.lanes[20].values.is_empty());
+        assert_eq!(
+            view.announce,
+            "step 1 of 4, line 5, 16 of 32 lanes active, mask 0x0000ffff"
+        );
+        assert_eq!(
+            lane_summary(&view),
+            "lanes 0–15 active, lanes 16–31 no thread"
+        );
+        // A step past the end shows the last.
+        assert_eq!(step_view(&run, 99, 1).map(|v| v.index), Some(3));
+        // The next step writes Lane, not t: t keeps its value, unmarked.
+        let next = step_view(&run, 1, 1).map(|v| v.lanes[3].values.clone());
+        assert_eq!(next, Some(vec![("35".to_owned(), false)]));
+    }
+
+    #[test]
+    fn a_shuffle_step_has_an_arrow_per_lane_that_takes_anothers_value() {
+        let run = traced(
+            include_str!("../../../examples/shuffles.tsr"),
+            Launch {
+                inputs: [("X".to_owned(), Input::Iota)].into(),
+                ..Launch::default()
+            },
+        );
+        // Step 3 is `Out[1, ctx.lane] = shuffle_xor(x, 1)`; step 4 `shuffle_up(x, 2)`.
+        let Some(xor) = step_view(&run, 2, 0) else {
+            panic!("no step")
+        };
+        assert_eq!(xor.arrows.len(), 32);
+        assert!(xor.arrows.iter().all(|&(from, to)| from == to ^ 1));
+        let Some(up) = step_view(&run, 3, 0) else {
+            panic!("no step")
+        };
+        // Lanes 0 and 1 have no lane two below: they keep their own value, no arrow.
+        assert_eq!(up.arrows.len(), 30);
+        assert!(up.arrows.iter().all(|&(from, to)| from + 2 == to));
+    }
+
+    #[test]
+    fn two_variables_of_one_name_are_told_apart_by_line() {
+        let source = "@launch(32)\nkernel k(Y: tensor<i32>[32]) {\n  if ctx.lane < 4 {\n    let x = 1\n    Y[ctx.lane] = x\n  } else {\n    let x = 2\n    Y[ctx.lane] = x\n  }\n}\n";
+        let run = traced(source, Launch::default());
+        let Some(view) = step_view(&run, 0, 0) else {
+            panic!("no step")
+        };
+        assert_eq!(view.variables, vec!["x (line 4)", "x (line 7)"]);
+        let path = timeline_path(&run.trace, 0);
+        assert!(path.starts_with("M0.5 32v-32M1.5 32v-4"), "{path}");
+    }
+}
