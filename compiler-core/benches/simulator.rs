@@ -39,39 +39,78 @@ fn simulator(c: &mut Criterion) {
     group.finish();
 }
 
-/// Recording a trace against the plain run of the same CTA: the matvec's first CTA (256
-/// threads, eight warps each walking K = 2048 in steps of 32: 4 variables, 135 steps), and the
-/// same launch as one CTA so that both sides simulate exactly the traced CTA.
+/// A 256-thread CTA with ten live variables and a divergent loop: the stepper's benchmark
+/// kernel (`e2e/scripts/bench-step.mjs`), where every step writes variables in every lane.
+const TEN: &str = "@launch(256)
+kernel ten(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  var a = X[i]
+  var b = a * 2.0
+  var c = b - a
+  var d = c * c
+  var e = d + 1.0
+  var f = e * 0.5
+  var g = f - d
+  var h = g + a
+  for k in range(0, 40) {
+    if (ctx.lane + k) % 3 == 0 {
+      a = a + b
+      b = b * 0.5
+    } else {
+      c = c + d
+      d = d * 0.25
+    }
+    e = e + f
+    f = f - g
+    g = g * h
+    h = h + 1.0
+  }
+  Y[i] = a + b + c + d + e + f + g + h
+}
+";
+
+/// Recording a trace against the plain run of the same CTA, launched as a grid of one so that
+/// both sides simulate exactly the traced CTA: the matvec's (256 threads, eight warps each
+/// walking K = 2048 in steps of 32: 4 variables, 135 steps) and [`TEN`]'s (10 variables, 411
+/// steps).
 fn trace(c: &mut Criterion) {
-    let compilation = compiler_core::compile(MATVEC);
-    let launch = Launch {
-        grid: Dim3::new(1, 1, 1),
-        dims: [("N".to_owned(), 8), ("K".to_owned(), 2048)]
-            .into_iter()
-            .collect(),
-        inputs: [
-            ("A".to_owned(), Input::Rand(1)),
-            ("W".to_owned(), Input::Rand(2)),
-        ]
-        .into_iter()
-        .collect(),
-        ..Launch::default()
-    };
-    let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
-        Ok(prepared) => prepared,
-        Err(diagnostics) => panic!("{diagnostics:?}"),
-    };
     let mut group = c.benchmark_group("trace");
     group.sample_size(20);
-    group.bench_function("matvec one CTA, plain", |b| {
-        b.iter(|| prepared.simulate_recording().map(|o| o.stats.steps))
-    });
-    group.bench_function("matvec one CTA, traced", |b| {
-        b.iter(|| {
-            let traced = prepared.simulate_traced(Dim3::new(0, 0, 0), TraceLimits::default());
-            traced.trace.steps.len()
-        })
-    });
+    let cases = [
+        (
+            "matvec",
+            MATVEC,
+            vec![("N", 8), ("K", 2048)],
+            vec!["A", "W"],
+        ),
+        ("ten variables", TEN, vec![("N", 256)], vec!["X"]),
+    ];
+    for (name, source, dims, inputs) in cases {
+        let compilation = compiler_core::compile(source);
+        let launch = Launch {
+            grid: Dim3::new(1, 1, 1),
+            dims: dims.into_iter().map(|(d, n)| (d.to_owned(), n)).collect(),
+            inputs: inputs
+                .into_iter()
+                .enumerate()
+                .map(|(seed, t)| (t.to_owned(), Input::Rand(seed as u64 + 1)))
+                .collect(),
+            ..Launch::default()
+        };
+        let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => panic!("{diagnostics:?}"),
+        };
+        group.bench_function(format!("{name}, one CTA, plain"), |b| {
+            b.iter(|| prepared.simulate_recording().map(|o| o.stats.steps))
+        });
+        group.bench_function(format!("{name}, one CTA, traced"), |b| {
+            b.iter(|| {
+                let traced = prepared.simulate_traced(Dim3::new(0, 0, 0), TraceLimits::default());
+                traced.trace.steps.len()
+            })
+        });
+    }
     group.finish();
 }
 

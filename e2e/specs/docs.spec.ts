@@ -55,7 +55,7 @@ test('Open in playground carries the kernel and its launch', async ({ page }) =>
   await page.goto('/docs/tiles');
   const kernel = page.getByTestId('kernel').filter({ hasText: 'kernel tiled_matmul' });
   await kernel.getByTestId('open-in-playground').click();
-  await expect(page).toHaveURL(/\/play#v1j\./);
+  await expect(page).toHaveURL(/\/play#v2j\./);
   const source = readFileSync(join(__dirname, '../../examples/tiled_matmul.tsr'), 'utf8');
   await expect.poll(() => page.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc())).toBe(source.trimEnd() + '\n');
   await expect(page.getByTestId('dim-K')).toHaveValue('70');
@@ -65,6 +65,7 @@ for (const [slug, viewport] of [
   ['hierarchy', { width: 1280, height: 800 }],
   ['errors', { width: 390, height: 800 }],
   ['glossary', { width: 1280, height: 800 }],
+  ['divergence', { width: 390, height: 800 }],
 ] as const) {
   test(`screenshot of /docs/${slug}`, async ({ page }, info) => {
     await page.setViewportSize(viewport);
@@ -130,7 +131,7 @@ test('Back from the playground returns to where the reader was', async ({ page }
   const before = await page.evaluate(() => window.scrollY);
   expect(before).toBeGreaterThan(200);
   await kernel.getByTestId('open-in-playground').click();
-  await expect(page).toHaveURL(/\/play#v1j\./);
+  await expect(page).toHaveURL(/\/play#v2j\./);
   await page.goBack();
   await expect(page.getByRole('heading', { level: 1, name: 'The tile level' })).toBeAttached();
   await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(before - 40);

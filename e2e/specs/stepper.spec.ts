@@ -137,6 +137,26 @@ test('a warp picked in the diagram is the one stepped through', async ({ play, p
   await expect(page.locator('[data-testid="lane-values"] tr[data-lane="0"] td').first()).toHaveText('96');
 });
 
+test("a docs kernel's Step through opens the stepper on its warp", async ({ page }) => {
+  await page.goto('/docs/hierarchy');
+  const kernel = page.getByTestId('kernel').filter({ hasText: 'kernel mv' });
+  await kernel.getByTestId('step-through-link').click();
+  await expect(page).toHaveURL(/\/play#v2j\./);
+  await expect(page.getByTestId('step-warp')).toHaveValue('3');
+  await expect(page.getByTestId('step-position')).toHaveText(/^Step 1 of \d+ · line 3$/);
+  await expect(page.locator('.editor .step-current')).toHaveText('let col = ctx.block.x * ctx.warps + ctx.warp');
+});
+
+test('the divergence page steps through each of its kernels', async ({ page }) => {
+  await page.goto('/docs/divergence');
+  const links = page.getByTestId('step-through-link');
+  await expect(links).toHaveCount(5);
+  await page.getByTestId('kernel').filter({ hasText: 'kernel early' }).getByTestId('step-through-link').click();
+  await page.getByTestId('step-last').click();
+  await expect(page.locator('.lane-strip .lane.exited')).toHaveCount(12);
+  await expect(page.locator('.lane-strip .lane.active')).toHaveCount(20);
+});
+
 for (const [name, viewport] of [
   ['desktop', { width: 1280, height: 900 }],
   ['phone', { width: 390, height: 844 }],

@@ -449,13 +449,13 @@ pub fn Stepper(
             // aria-disabled, not disabled: a button the focus is on keeps it at the first or
             // last step, so the keys go on working.
             <div class="stepper-controls" role="group" aria-label="Steps">
-                <button type="button" data-testid="step-first" aria-label="First step" aria-disabled=move || (step_now() == 0).to_string() on:click=move |_| go(0)>"⏮"</button>
+                <button type="button" data-testid="step-first" aria-label="First step" aria-disabled=move || (step_now() == 0).to_string() on:click=move |_| go(0)>"First"</button>
                 <button type="button" data-testid="step-back" aria-label="Step back" aria-disabled=move || (step_now() == 0).to_string() on:click=move |_| move_by(-1)>"◀ Back"</button>
                 <span class="step-position" data-testid="step-position">
                     {move || view_now.get().map(|v| format!("Step {} of {} · line {}", v.index + 1, v.count, v.line)).unwrap_or_else(|| "No steps".into())}
                 </span>
                 <button type="button" data-testid="step-forward" aria-label="Step forward" aria-disabled=move || { (step_now() + 1 >= count()).to_string() } on:click=move |_| move_by(1)>"Forward ▶"</button>
-                <button type="button" data-testid="step-last" aria-label="Last step" aria-disabled=move || { (step_now() + 1 >= count()).to_string() } on:click=move |_| go(count().saturating_sub(1))>"⏭"</button>
+                <button type="button" data-testid="step-last" aria-label="Last step" aria-disabled=move || { (step_now() + 1 >= count()).to_string() } on:click=move |_| go(count().saturating_sub(1))>"Last"</button>
             </div>
             <input type="range" class="step-slider" data-testid="step-slider" aria-label="Step" min="1"
                 max=move || count().max(1).to_string()
@@ -484,10 +484,10 @@ pub fn Stepper(
                 </p>
                 {lane_strip(&v)}
                 <p class="lane-legend" aria-hidden="true">
-                    <span class="swatch active"></span>"active "
-                    <span class="swatch inactive"></span>"waiting (another branch or trip) "
-                    <span class="swatch exited"></span>"returned "
-                    <span class="swatch no-thread"></span>"no thread"
+                    <span><span class="swatch active"></span>"active"</span>
+                    <span><span class="swatch inactive"></span>"waiting (another branch or trip)"</span>
+                    <span><span class="swatch exited"></span>"returned"</span>
+                    <span><span class="swatch no-thread"></span>"no thread"</span>
                 </p>
                 {(!v.effects.is_empty()).then(|| view! {
                     <ul class="step-effects" data-testid="step-effects">
