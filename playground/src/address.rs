@@ -2,7 +2,7 @@
 //! reload, Back and Forward each bring back exactly the state they name.
 //!
 //! - `/play?example=NAME` while the session is that example as the catalogue has it;
-//! - `/play#v1.…` while the session is the one a share link holds (opened, or made by Copy
+//! - `/play#v2.…` while the session is the one a share link holds (opened, or made by Copy
 //!   link);
 //! - `/play` otherwise.
 //!

@@ -362,8 +362,10 @@ pub fn Stepper(
         traced.with(|t| step_view(t.as_ref()?, p.step as usize, p.warp))
     });
     let warps = move || traced.with(|t| t.as_ref().map_or(0, |t| t.trace.warps()));
+    // Drawn again only when the warp or the trace changes, not on every step.
+    let warp = Memo::new(move |_| position().map_or(0, |p| p.warp));
     let timeline = Memo::new(move |_| {
-        let warp = position().map_or(0, |p| p.warp);
+        let warp = warp.get();
         traced.with(|t| t.as_ref().map(|t| timeline_path(&t.trace, warp)))
     });
     let lanes = move || traced.with(|t| t.as_ref().map_or(32, |t| t.trace.lanes));
@@ -387,7 +389,7 @@ pub fn Stepper(
     let timeline_click = move |ev: leptos::ev::MouseEvent| {
         let target = event_target::<web_sys::Element>(&ev);
         let width = f64::from(target.client_width().max(1));
-        let at = (f64::from(ev.offset_x()) / width * count() as f64).floor() as usize;
+        let at = (pixels(ev.offset_x()) / width * count() as f64).floor() as usize;
         go(at.min(count().saturating_sub(1)));
     };
     let block_field = move |axis: usize, name: &'static str| {
@@ -507,6 +509,12 @@ pub fn Stepper(
             <p class="visually-hidden" aria-live="polite" data-testid="step-announce">{move || view_now.get().map(|v| v.announce).unwrap_or_default()}</p>
         </section>
     }
+}
+
+/// A mouse position in pixels: web-sys gives `i32` for stable builds and `f64` where its
+/// unstable APIs are on (the wasm build, for WebGPU), so one conversion serves both.
+fn pixels(v: impl Into<f64>) -> f64 {
+    v.into()
 }
 
 #[cfg(test)]
