@@ -1,7 +1,9 @@
 // One step of the stepper, in Debian's Chromium (BENCHMARKS.md): a 256-thread CTA with ten live
 // variables, opened on warp 7 from a link; ArrowRight and ArrowLeft pressed in turn, timed from
-// the key event to the step's DOM updated (before paint), and to its layout done as well.
-//   node scripts/bench-step.mjs   (after `make site`)
+// the key event to the step's DOM updated (every effect run), the work of the move (that, and
+// the next frame's work up to layout: the editor's mark and laying the page out), and the time to
+// that frame laid out, the wait for the frame included.
+//   node scripts/bench-step.mjs   (after `make site`; STYLE='css' adds a style sheet to try)
 import { chromium } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -54,6 +56,7 @@ try {
     try { await page.goto(`http://127.0.0.1:${port}${link}`); break; } catch (e) { if (attempt > 50) throw e; await sleep(100); }
   }
   await page.getByTestId('lane-values').waitFor();
+  if (process.env.STYLE) await page.addStyleTag({ content: process.env.STYLE });
   const columns = await page.locator('[data-testid=lane-values] thead th').count();
   const steps = await page.getByTestId('step-position').textContent();
   const times = await page.evaluate(async () => {
@@ -65,39 +68,38 @@ try {
       const observer = new MutationObserver(() => { if (test()) { observer.disconnect(); resolve(); } });
       observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     });
-    const painted = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-    const dom = [], layout = [];
-    for (let i = 0; i < 60; i++) {
-      await painted();
-      const key = i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft';
-      const want = `Step ${i % 2 === 0 ? 2 + (i >> 1) : 1 + (i >> 1)} of`;
-      // Forward two, back one: the walk moves on through the kernel.
+    // Leptos runs effects as microtasks: a message's task runs after all of them.
+    const drained = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+    // One move: the key's own work (handler and effects), then the next frame's work before
+    // paint (the editor's mark and the layout), without the wait for the frame between them.
+    const move = async (key, to) => {
+      await frame();
+      await frame();
+      let frameStart = Infinity;
+      requestAnimationFrame(() => { frameStart = performance.now(); });
       const t0 = performance.now();
       button.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
-      if (i % 2 === 1) {
-        await until(() => position.textContent.startsWith(want));
-        dom.push(performance.now() - t0);
-        void document.body.offsetHeight;
-        layout.push(performance.now() - t0);
-        await painted();
-        const t1 = performance.now();
-        button.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
-        await until(() => position.textContent.startsWith(`Step ${2 + (i >> 1)} of`));
-        dom.push(performance.now() - t1);
-        void document.body.offsetHeight;
-        layout.push(performance.now() - t1);
-      } else {
-        await until(() => position.textContent.startsWith(want));
-        dom.push(performance.now() - t0);
-        void document.body.offsetHeight;
-        layout.push(performance.now() - t0);
-      }
+      await until(() => position.textContent.startsWith(`Step ${to} of`));
+      await drained();
+      const updated = performance.now();
+      const laidOut = await new Promise((r) => requestAnimationFrame(() => { void document.body.offsetHeight; r(performance.now()); }));
+      return { dom: updated - t0, work: updated - t0 + laidOut - Math.max(frameStart, updated), frame: laidOut - t0 };
+    };
+    const moves = [];
+    // Forward two, back one: the walk moves on through the kernel.
+    for (let i = 0; i < 30; i++) {
+      moves.push(await move('ArrowRight', 2 + i));
+      moves.push(await move('ArrowRight', 3 + i));
+      moves.push(await move('ArrowLeft', 2 + i));
     }
-    return { dom, layout };
+    return { dom: moves.map((m) => m.dom), work: moves.map((m) => m.work), frame: moves.map((m) => m.frame) };
   });
   console.log(`stepper, 256-thread CTA, warp 7, ${columns - 3} variables, ${steps}: ${times.dom.length} moves`);
-  console.log(`  key to DOM updated: median ${median(times.dom).toFixed(1)} ms, worst ${worst(times.dom).toFixed(1)} ms`);
-  console.log(`  key to layout done: median ${median(times.layout).toFixed(1)} ms, worst ${worst(times.layout).toFixed(1)} ms`);
+  const line = (what, xs) => console.log(`  ${what}: median ${median(xs).toFixed(1)} ms, worst ${worst(xs).toFixed(1)} ms, over 16 ms: ${xs.filter((x) => x > 16).length}`);
+  line('key to DOM updated (handler and effects)', times.dom);
+  line('work for the step (that, and the next frame up to layout)', times.work);
+  line('key to the next frame laid out (with the wait for it)', times.frame);
 } finally {
   await browser.close();
   server.kill();

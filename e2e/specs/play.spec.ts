@@ -85,7 +85,7 @@ test('a share link restores the source and the launch in a new page', async ({ p
   await page.getByTestId('copy-link').click();
   await expect(page.getByTestId('share-status')).toContainText('Link copied');
   const url = page.url();
-  expect(url).toMatch(/\/play#v1\.[A-Za-z0-9_-]+$/);
+  expect(url).toMatch(/\/play#v2\.[A-Za-z0-9_-]+$/);
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   expect(copied).toBe(url);
   const other = await context.newPage();

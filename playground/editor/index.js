@@ -201,6 +201,25 @@ export function createEditor(parent, options) {
       changes: { from: 0, to: view.state.doc.length, insert: text },
       userEvent: "input.paste",
     });
+  // Marks and scrolling wait for the next frame, as one transaction: a CodeMirror update reads
+  // the DOM selection, which makes the browser lay the page out, so applying them in the middle
+  // of the page's own updates (a stepper's step) would lay it out twice.
+  let nextFrame = {};
+  let frame = 0;
+  const schedule = () => {
+    frame ||= requestAnimationFrame(() => {
+      frame = 0;
+      const { marks, reveal } = nextFrame;
+      nextFrame = {};
+      const effects = [];
+      if (marks) effects.push(setMarks.of(marks));
+      if (reveal !== undefined) {
+        const position = Math.min(reveal, view.state.doc.length);
+        effects.push(EditorView.scrollIntoView(position, { y: "nearest" }));
+      }
+      view.dispatch({ effects });
+    });
+  };
   return {
     /** Replaces the text (a loaded example, a link), keeping undo for the reader's edits. */
     setDoc(text) {
@@ -223,17 +242,19 @@ export function createEditor(parent, options) {
     },
     /** `list`: [{ from, to, class }]. */
     setMarks(list) {
-      view.dispatch({ effects: setMarks.of(list) });
+      nextFrame.marks = list;
+      schedule();
     },
     /** Scrolls UTF-16 offset `at` into view, if it is not already, without moving the caret. */
     reveal(at) {
-      const position = Math.min(at, view.state.doc.length);
-      view.dispatch({ effects: EditorView.scrollIntoView(position, { y: "nearest" }) });
+      nextFrame.reveal = at;
+      schedule();
     },
     focus() {
       view.focus();
     },
     destroy() {
+      cancelAnimationFrame(frame);
       view.destroy();
     },
   };
