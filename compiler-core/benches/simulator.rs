@@ -40,34 +40,8 @@ fn simulator(c: &mut Criterion) {
 }
 
 /// A 256-thread CTA with ten live variables and a divergent loop: the stepper's benchmark
-/// kernel (`e2e/scripts/bench-step.mjs`), where every step writes variables in every lane.
-const TEN: &str = "@launch(256)
-kernel ten(X: tensor<f32>[N], Y: tensor<f32>[N]) {
-  let i = ctx.block.x * ctx.threads + ctx.thread
-  var a = X[i]
-  var b = a * 2.0
-  var c = b - a
-  var d = c * c
-  var e = d + 1.0
-  var f = e * 0.5
-  var g = f - d
-  var h = g + a
-  for k in range(0, 40) {
-    if (ctx.lane + k) % 3 == 0 {
-      a = a + b
-      b = b * 0.5
-    } else {
-      c = c + d
-      d = d * 0.25
-    }
-    e = e + f
-    f = f - g
-    g = g * h
-    h = h + 1.0
-  }
-  Y[i] = a + b + c + d + e + f + g + h
-}
-";
+/// kernel (`e2e/scripts/bench-step.mjs` reads the same file), where every step writes variables in every lane.
+const TEN: &str = include_str!("ten_variables.tsr");
 
 /// Recording a trace against the plain run of the same CTA, launched as a grid of one so that
 /// both sides simulate exactly the traced CTA: the matvec's (256 threads, eight warps each

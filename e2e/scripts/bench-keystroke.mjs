@@ -5,22 +5,13 @@
 // The playground waits 10 ms after the last keystroke before compiling (so a burst of typing
 // compiles once); the figures include that wait and report it separately.
 //   node scripts/bench-keystroke.mjs   (after `make site`)
-import { chromium } from '@playwright/test';
-import { spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { open, median } from './site.mjs';
 
-const port = 4177;
-const server = spawn('node_modules/.bin/sirv', ['../dist', '--single', '--host', '127.0.0.1', '--port', String(port)], { stdio: 'ignore' });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const site = await open(4177);
+const { browser, base } = site;
 try {
   const page = await browser.newPage();
-  for (let attempt = 0; ; attempt++) {
-    try { await page.goto(`http://127.0.0.1:${port}/play?example=tiled_matmul`); break; } catch (e) { if (attempt > 50) throw e; await sleep(100); }
-  }
+  await page.goto(`${base}/play?example=tiled_matmul`);
   await page.getByTestId('tab-PTX').click();
   await page.getByTestId('listing').waitFor();
   const times = await page.evaluate(async () => {
@@ -60,6 +51,5 @@ try {
   console.log(`tiled_matmul, PTX tab: keystroke to diagnostic on screen: median ${median(times.broken).toFixed(1)} ms (of which 10 ms is the typing pause)`);
   console.log(`tiled_matmul, PTX tab: keystroke to PTX back on screen: median ${median(times.fixed).toFixed(1)} ms (of which 10 ms is the typing pause)`);
 } finally {
-  await browser.close();
-  server.kill();
+  await site.close();
 }

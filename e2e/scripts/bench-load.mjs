@@ -6,21 +6,10 @@
 //   /play         the editor is on screen and the playground module has mounted
 //   /docs/intro + Run   from the click to the first kernel's simulated results
 //   node scripts/bench-load.mjs   (after `make site`)
-import { chromium } from '@playwright/test';
-import { spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { open, median } from './site.mjs';
 
-const port = 4178;
-const server = spawn('node_modules/.bin/sirv', ['../dist', '--single', '--host', '127.0.0.1', '--port', String(port)], { stdio: 'ignore' });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const base = `http://127.0.0.1:${port}`;
-for (let attempt = 0; ; attempt++) {
-  try { await fetch(base); break; } catch (e) { if (attempt > 50) throw e; await sleep(100); }
-}
+const site = await open(4178);
+const { browser, base } = site;
 const pages = [
   ['/', (p) => p.getByTestId('readout-table').first().waitFor()],
   ['/docs/intro', (p) => p.getByTestId('kernel-run').first().waitFor()],
@@ -55,6 +44,5 @@ try {
   }
   console.log(`/docs/intro, first Run (loads the playground module): median ${median(runs)} ms (of ${runs.join(', ')})`);
 } finally {
-  await browser.close();
-  server.kill();
+  await site.close();
 }

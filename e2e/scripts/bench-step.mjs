@@ -4,37 +4,11 @@
 // the next frame's work up to layout: the editor's mark and laying the page out), and the time to
 // that frame laid out, the wait for the frame included.
 //   node scripts/bench-step.mjs   (after `make site`; STYLE='css' adds a style sheet to try)
-import { chromium } from '@playwright/test';
-import { spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { readFileSync } from 'node:fs';
+import { open, median, worst } from './site.mjs';
 
-const KERNEL = `@launch(256)
-kernel ten(X: tensor<f32>[N], Y: tensor<f32>[N]) {
-  let i = ctx.block.x * ctx.threads + ctx.thread
-  var a = X[i]
-  var b = a * 2.0
-  var c = b - a
-  var d = c * c
-  var e = d + 1.0
-  var f = e * 0.5
-  var g = f - d
-  var h = g + a
-  for k in range(0, 40) {
-    if (ctx.lane + k) % 3 == 0 {
-      a = a + b
-      b = b * 0.5
-    } else {
-      c = c + d
-      d = d * 0.25
-    }
-    e = e + f
-    f = f - g
-    g = g * h
-    h = h + 1.0
-  }
-  Y[i] = a + b + c + d + e + f + g + h
-}
-`;
+// The trace benchmark's kernel (compiler-core/benches/simulator.rs).
+const KERNEL = readFileSync('../compiler-core/benches/ten_variables.tsr', 'utf8');
 const session = {
   source: KERNEL,
   launch: { grid: { x: 1, y: 1, z: 1 }, dims: { N: 256 }, inputs: { X: { rand: 1 } } },
@@ -42,19 +16,11 @@ const session = {
 };
 const link = `/play#v2j.${Buffer.from(JSON.stringify(session)).toString('base64url')}`;
 
-const port = 4178;
-const server = spawn('node_modules/.bin/sirv', ['../dist', '--single', '--host', '127.0.0.1', '--port', String(port)], { stdio: 'ignore' });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const worst = (xs) => Math.max(...xs);
+const site = await open(4178);
+const { browser, base } = site;
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  for (let attempt = 0; ; attempt++) {
-    try { await page.goto(`http://127.0.0.1:${port}${link}`); break; } catch (e) { if (attempt > 50) throw e; await sleep(100); }
-  }
+  await page.goto(`${base}${link}`);
   await page.getByTestId('lane-values').waitFor();
   if (process.env.STYLE) await page.addStyleTag({ content: process.env.STYLE });
   const columns = await page.locator('[data-testid=lane-values] thead th').count();
@@ -101,6 +67,5 @@ try {
   line('work for the step (that, and the next frame up to layout)', times.work);
   line('key to the next frame laid out (with the wait for it)', times.frame);
 } finally {
-  await browser.close();
-  server.kill();
+  await site.close();
 }

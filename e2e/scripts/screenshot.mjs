@@ -2,18 +2,10 @@
 //   npm run screenshot   (after `make site`)
 // Writes docs/home.png (desktop, light), docs/home-dark.png, docs/home-phone.png, docs/play.png
 // (the playground after a run) and docs/docs.png (a docs page).
-import { chromium } from '@playwright/test';
-import { spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { open } from './site.mjs';
 
-const port = 4174;
-const server = spawn('node_modules/.bin/sirv', ['../dist', '--single', '--host', '127.0.0.1', '--port', String(port)], {
-  stdio: 'ignore',
-});
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const site = await open(4174, { webgpu: true });
+const { browser, base } = site;
 try {
   const shots = [
     { file: '../docs/home.png', path: '/', viewport: { width: 1200, height: 900 }, colorScheme: 'light', ready: 'readout-table' },
@@ -24,15 +16,7 @@ try {
   ];
   for (const shot of shots) {
     const page = await browser.newPage({ viewport: shot.viewport, colorScheme: shot.colorScheme });
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await page.goto(`http://127.0.0.1:${port}${shot.path}`);
-        break;
-      } catch (error) {
-        if (attempt > 50) throw error;
-        await sleep(100);
-      }
-    }
+    await page.goto(`${base}${shot.path}`);
     await page.getByTestId(shot.ready).first().waitFor();
     if (shot.click) {
       await page.getByTestId(shot.click).click();
@@ -42,6 +26,5 @@ try {
     await page.close();
   }
 } finally {
-  await browser.close();
-  server.kill();
+  await site.close();
 }
