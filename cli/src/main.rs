@@ -6,6 +6,7 @@
 
 #[cfg(feature = "mpi")]
 mod mpi_run;
+mod occupancy;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +36,8 @@ enum Command {
     Ptx(run::PtxArgs),
     /// Print (or write with -o) a kernel's WGSL (subgroup mode).
     Wgsl(run::WgslArgs),
+    /// A kernel's CTAs and warps per SM on sm_70, sm_80 and sm_90, and which limit binds.
+    Occupancy(occupancy::OccupancyArgs),
     /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
     Ctx(CtxArgs),
     /// Describe the GPU this machine offers (through Vulkan) and its subgroups.
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::Ir(args) => return run::ir(&args),
         Command::Ptx(args) => return run::ptx(&args),
         Command::Wgsl(args) => return run::wgsl(&args),
+        Command::Occupancy(args) => return occupancy::run(&args),
         Command::Ctx(args) => ctx(&args),
         Command::Gpu => gpu(),
     };

@@ -8,7 +8,7 @@ use compiler_core::diagnostic::{render_all, Diagnostic};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param, Scalar};
 use compiler_core::launch::{Input, Launch};
-use compiler_core::sim::{Arg, Trace, TraceLimits};
+use compiler_core::sim::{Arg, MemoryProfile, Trace, TraceLimits};
 use compiler_core::span::LineIndex;
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, RunLimits};
@@ -59,8 +59,13 @@ pub struct RunArgs {
     /// with CTA,WARP.
     #[arg(long, value_parser = parse_trace_at)]
     trace: Option<(u64, Option<u32>)>,
-    /// With --trace: print the trace as JSON on stdout (the tensors only go to --out).
-    #[arg(long, requires = "trace")]
+    /// Count every memory access on the simulator and print, per access in the source, its
+    /// warp-level requests, sectors per request and efficiency (global memory) or bank
+    /// conflict (shared memory): the rules are the spec's "Memory behaviour".
+    #[arg(long, conflicts_with = "trace")]
+    profile: bool,
+    /// With --trace or --profile: print it as JSON on stdout (the tensors only go to --out).
+    #[arg(long)]
     json: bool,
 }
 
@@ -157,7 +162,7 @@ pub fn compile(path: &Path) -> Result<Compilation, ExitCode> {
 }
 
 /// Prints diagnostics of the file's source, as `tessera check` does; exit 1.
-fn report(diagnostics: &[Diagnostic], compilation: &Compilation, path: &Path) -> ExitCode {
+pub fn report(diagnostics: &[Diagnostic], compilation: &Compilation, path: &Path) -> ExitCode {
     eprint!(
         "{}",
         render_all(
@@ -355,6 +360,17 @@ pub fn run(args: &RunArgs) -> ExitCode {
         eprintln!("`{}` has no @cluster: rank 0 runs it whole", kernel.name);
     }
     let grid = launch.grid;
+    if args.json && args.trace.is_none() && !args.profile {
+        eprintln!("error: --json prints a trace or a profile: add --trace CTA[,WARP] or --profile");
+        return ExitCode::from(2);
+    }
+    if args.profile {
+        if gpu.is_some() {
+            eprintln!("error: the memory counts come from the simulator: leave out --backend gpu");
+            return ExitCode::from(2);
+        }
+        return profiled(args, &compilation, &prepared);
+    }
     if let Some(at) = args.trace {
         if gpu.is_some() {
             eprintln!("error: the trace comes from the simulator: leave out --backend gpu");
@@ -464,6 +480,59 @@ fn traced(
         }
         Err(diagnostic) => report(&[diagnostic], compilation, &args.file),
     }
+}
+
+/// `--profile`: the run on the simulator with its memory requests counted, the table printed,
+/// then the results.
+fn profiled(
+    args: &RunArgs,
+    compilation: &Compilation,
+    prepared: &compiler_core::PreparedRun<'_>,
+) -> ExitCode {
+    let kernel = prepared.kernel;
+    let profiled = prepared.simulate_profiled();
+    let source = compilation.source();
+    match &profiled.profile {
+        Ok(profile) if args.json => print_out(&(profile_json(profile, source) + "\n")),
+        Ok(profile) => print_out(&profile.to_text(source)),
+        Err(why) => eprintln!("note: no memory counts: {why}"),
+    }
+    match profiled.output {
+        Ok(output) => {
+            ran_on_simulator(kernel, prepared.args.grid, output.stats);
+            if args.json && args.out.is_none() {
+                return ExitCode::SUCCESS;
+            }
+            write_results(args, kernel, &output.args.params)
+        }
+        Err(diagnostic) => report(&[diagnostic], compilation, &args.file),
+    }
+}
+
+/// The profile as JSON: each access with its line and column (1-based) and its figures.
+fn profile_json(profile: &MemoryProfile, source: &str) -> String {
+    let lines = LineIndex::new(source);
+    let sites: Vec<serde_json::Value> = profile
+        .sites
+        .iter()
+        .map(|site| {
+            let at = lines.line_column(source, site.span.start);
+            let mut value = serde_json::to_value(site).unwrap_or_default();
+            if let Some(object) = value.as_object_mut() {
+                object.insert("line".into(), at.line.into());
+                object.insert("column".into(), at.column.into());
+                object.insert(
+                    "sectors_per_request".into(),
+                    site.sectors_per_request().into(),
+                );
+                object.insert("efficiency".into(), site.efficiency().into());
+                object.insert("mean_degree".into(), site.mean_degree().into());
+                object.insert("poor".into(), site.is_poor().into());
+            }
+            value
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "sites": sites })).unwrap_or_default()
 }
 
 /// The trace as JSON, each step with its source line (1-based) beside its byte span.

@@ -321,3 +321,61 @@ fn trace_outside_the_launch_is_an_error_that_says_the_range() {
     let output = tessera(&["run", &path, "--json"]);
     assert_eq!(output.status.code(), Some(2), "--json needs --trace");
 }
+
+#[test]
+fn profile_prints_each_access_with_its_figures() {
+    let file = examples().join("tiled_transpose.tsr");
+    let path = file.to_string_lossy();
+    let args = [
+        "run",
+        &path,
+        "--dim",
+        "R=64",
+        "--dim",
+        "C=64",
+        "--grid",
+        "2,2",
+        "--profile",
+    ];
+    let output = tessera(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let rows: Vec<&str> = text.lines().take(5).collect();
+    assert!(rows[0].starts_with("line:col access"), "{text}");
+    // 4 CTAs x 8 warps x 4 trips of the tile copy: 128 requests, full sectors.
+    assert!(
+        rows[1].starts_with(
+            "8:11     In[r :+ 32, c :+ 32]           global read        128        4.00       100%"
+        ),
+        "{text}"
+    );
+    // Reading the 32 x 32 tile down a column: 32-way, marked.
+    assert!(rows[4].starts_with("13:27    t[j, i]"), "{text}");
+    assert!(rows[4].ends_with("32-way, 32.0 !"), "{text}");
+
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let output = tessera(&json_args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output))
+        .unwrap_or_else(|e| panic!("{e}: {}", stdout(&output)));
+    let column = &json["sites"][3];
+    assert_eq!(
+        (column["line"].as_u64(), column["column"].as_u64()),
+        (Some(13), Some(27))
+    );
+    assert_eq!(column["worst_degree"], 32);
+    assert_eq!(column["poor"], true);
+}
+
+#[test]
+fn json_alone_says_what_it_needs() {
+    let file = examples().join("lane_ids.tsr");
+    let output = tessera(&["run", &file.to_string_lossy(), "--json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("add --trace CTA[,WARP] or --profile"),
+        "{}",
+        stderr(&output)
+    );
+}

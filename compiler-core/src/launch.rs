@@ -12,7 +12,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::Dim3;
 use crate::ir::Scalar;
 use crate::ir::{DimRef, Kernel, Param};
-use crate::sim::{self, Arg, Args, SimOptions, Tensor, Trace, TraceLimits};
+use crate::sim::{self, Arg, Args, MemoryProfile, SimOptions, Tensor, Trace, TraceLimits};
 use crate::span::Span;
 use crate::wgsl::{self, WarpMode};
 use serde::{Deserialize, Serialize};
@@ -631,6 +631,13 @@ pub struct Traced {
     pub trace: Trace,
 }
 
+/// A run with its memory requests counted ([`PreparedRun::simulate_profiled`]).
+pub struct Profiled {
+    pub output: Result<RunOutput, Diagnostic>,
+    /// `Err`: why nothing was counted.
+    pub profile: Result<MemoryProfile, String>,
+}
+
 /// A launch checked against its kernel once and its arguments built once: it runs on the
 /// simulator ([`PreparedRun::simulate`]) and gives the WGSL a GPU runs it with
 /// ([`PreparedRun::wgsl`]), as often as wanted.
@@ -735,6 +742,33 @@ impl<'k> PreparedRun<'k> {
             })
             .map_err(|fault| fault.to_diagnostic());
         Traced { output, trace }
+    }
+
+    /// [`PreparedRun::simulate_recording`], also counting every memory request by sector, line
+    /// and bank (`sim::profile`'s rules). The run is the same, so its results are too.
+    pub fn simulate_profiled(&self) -> Profiled {
+        if self.kernel.cluster.is_some() {
+            return Profiled {
+                output: self.simulate_cluster(),
+                profile: Err("a kernel under @cluster runs its super-tiles as separate launches, which the memory counts do not follow yet".to_owned()),
+            };
+        }
+        let mut args = self.args.clone();
+        let mut writers = Vec::new();
+        let (result, profile) =
+            sim::run_profiled(self.kernel, &mut args, self.options, Some(&mut writers));
+        let output = result
+            .map(|stats| RunOutput {
+                args,
+                stats,
+                writers: Some(writers),
+                cluster: None,
+            })
+            .map_err(|fault| fault.to_diagnostic());
+        Profiled {
+            output,
+            profile: Ok(profile),
+        }
     }
 
     /// The WGSL a GPU runs this launch with, its warps as `mode` gives them.

@@ -24,6 +24,7 @@ pub mod examples;
 pub mod hierarchy;
 pub mod ir;
 pub mod launch;
+pub mod occupancy;
 pub mod ptx;
 pub mod query;
 pub mod share;

@@ -60,10 +60,10 @@ impl Arch {
         }
     }
 
-    /// The static shared memory (`.shared` declared in the kernel) a CTA may use: 48 KiB on
-    /// every target; more needs dynamic shared memory and an opt-in, which Tessera does not use.
+    /// The static shared memory (`.shared` declared in the kernel) a CTA may use
+    /// ([`SmLimits`](crate::occupancy::SmLimits)).
     pub fn static_shared_bytes(self) -> u64 {
-        48 * 1024
+        crate::occupancy::SmLimits::of(self).static_shared_per_cta
     }
 
     /// `redux.sync` (integer warp reductions in one instruction) exists from sm_80.
@@ -89,6 +89,9 @@ pub struct Ptx {
     pub text: String,
     /// (PTX line, 1-based; the source span it was generated from).
     pub line_map: Vec<(usize, Span)>,
+    /// The static shared memory the kernel declares (its tiles and the reductions' scratch),
+    /// in bytes: what occupancy counts.
+    pub shared_bytes: u64,
 }
 
 const WARP: u32 = 32;
@@ -439,7 +442,12 @@ impl<'a> Emitter<'a> {
             }
         }
         text += "}\n";
-        Ptx { text, line_map }
+        let shared_bytes = self.shared_bytes();
+        Ptx {
+            text,
+            line_map,
+            shared_bytes,
+        }
     }
 
     fn comment_source(&mut self, span: Span) {

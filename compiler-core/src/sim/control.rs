@@ -43,6 +43,9 @@ impl<'a> Cta<'a> {
             }
             self.stats.lane_ops += active;
             self.trace_before(stmt, mask);
+            if self.profile.is_some() {
+                self.profile_before(stmt, mask);
+            }
             self.stmt(stmt, mask)?;
             self.trace_after(stmt, mask);
             if !matches!(

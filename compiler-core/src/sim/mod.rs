@@ -19,8 +19,8 @@
 //! Here: the run's types, the grid loop and a CTA's state. Beside it: `control` (statements
 //! under the active mask, loops, the step limit, barriers), `ops` (each operation, collectives
 //! and shuffles), `memory` (elements, bounds, the shared-memory race detector), `arith` (the
-//! arithmetic of bits), `compare` (a GPU's results against these) and `trace` (one CTA's
-//! steps, for the stepper).
+//! arithmetic of bits), `compare` (a GPU's results against these), `trace` (one CTA's
+//! steps, for the stepper) and `profile` (memory requests counted by sector, line and bank).
 
 // Threads are addressed by index in parallel arrays (mask, registers, tensors): index loops
 // read better here than zipped iterators.
@@ -31,10 +31,12 @@ mod compare;
 mod control;
 mod memory;
 mod ops;
+mod profile;
 mod trace;
 mod trace_text;
 
 pub use compare::{compare_tensor, Comparison, FLOAT_TOLERANCE};
+pub use profile::{AccessSite, MemoryProfile, BANKS, LINE_BYTES, SECTOR_BYTES};
 pub use trace::{
     Barrier, Exchange, LaneState, Memory, MemoryAccess, Step, Threads, Trace, TraceLimits,
     Variable, Write,
@@ -146,7 +148,7 @@ pub fn run_recording(
     options: SimOptions,
     writers: Option<&mut Writers>,
 ) -> Result<Stats, Fault> {
-    run_observed(kernel, args, options, writers, None)
+    run_observed(kernel, args, options, writers, None, None)
 }
 
 /// [`run_recording`], also tracing CTA `block` (when it is in the grid) within `limits`.
@@ -164,15 +166,35 @@ pub fn run_traced(
             "block ({}, {}, {}) is outside the grid ({}, {}, {})",
             block.x, block.y, block.z, grid.x, grid.y, grid.z
         );
-        let result = run_observed(kernel, args, options, writers, None);
+        let result = run_observed(kernel, args, options, writers, None, None);
         return (
             result,
             Trace::unavailable(block, kernel.threads, options.lanes, why),
         );
     }
     let mut recorder = trace::Recorder::new(kernel, args, block, options.lanes, limits);
-    let result = run_observed(kernel, args, options, writers, Some((block, &mut recorder)));
+    let result = run_observed(
+        kernel,
+        args,
+        options,
+        writers,
+        Some((block, &mut recorder)),
+        None,
+    );
     (result, recorder.finish())
+}
+
+/// [`run_recording`], also counting every memory request by sector, line and bank. A run
+/// that faults gives what it counted up to the fault.
+pub fn run_profiled(
+    kernel: &Kernel,
+    args: &mut Args,
+    options: SimOptions,
+    writers: Option<&mut Writers>,
+) -> (Result<Stats, Fault>, MemoryProfile) {
+    let mut counter = profile::Counter::default();
+    let result = run_observed(kernel, args, options, writers, None, Some(&mut counter));
+    (result, counter.finish())
 }
 
 fn run_observed(
@@ -181,6 +203,7 @@ fn run_observed(
     options: SimOptions,
     mut writers: Option<&mut Writers>,
     mut trace: Option<(Dim3, &mut trace::Recorder)>,
+    mut profile: Option<&mut profile::Counter>,
 ) -> Result<Stats, Fault> {
     if let Some(writers) = writers.as_deref_mut() {
         *writers = args
@@ -204,6 +227,7 @@ fn run_observed(
                     Some((traced, recorder)) if *traced == block => Some(&mut **recorder),
                     _ => None,
                 };
+                cta.profile = profile.as_deref_mut();
                 cta.first_thread = hierarchy::launch_thread(grid, block, kernel.threads, 0);
                 let mut mask = vec![true; kernel.threads as usize];
                 cta.block(&kernel.body, &mut mask)?;
@@ -246,6 +270,8 @@ struct Cta<'a> {
     first_thread: u32,
     /// Where this CTA's steps are recorded, when it is the one traced.
     trace: Option<&'a mut trace::Recorder>,
+    /// Where memory requests are counted, when the run asks.
+    profile: Option<&'a mut profile::Counter>,
 }
 
 /// The accesses to one shared element in the current epoch: the writer and the reader (a
@@ -289,6 +315,7 @@ impl<'a> Cta<'a> {
             writers: None,
             first_thread: 0,
             trace: None,
+            profile: None,
         }
     }
 

@@ -1,0 +1,271 @@
+//! Occupancy: how many CTAs of a kernel, and so how many warps, one streaming multiprocessor
+//! (SM) holds at once on sm_70, sm_80 and sm_90, and which limit binds.
+//!
+//! In: the target, the CTA's threads (`@launch`), its static shared memory (the PTX's: the
+//! tiles and the reductions' scratch) and the registers each thread uses (`ptxas -v`, or a
+//! stated guess). Out: an [`Occupancy`]: CTAs per SM under each of the four limits (warps,
+//! CTAs, shared memory, registers), the least of them, the resident warps and the fraction of
+//! the SM's warp slots they fill.
+//!
+//! The figures are NVIDIA's: the CUDA C++ Programming Guide, "Compute Capabilities", table
+//! "Technical Specifications per Compute Capability" (threads, warps and CTAs per SM, 32-bit
+//! registers per SM and per thread, shared memory per SM), and the allocation rules of the
+//! CUDA Occupancy Calculator (registers are given to a warp in units of 256; shared memory in
+//! units of 256 bytes on 7.0 and 128 bytes on 8.0 and 9.0, where each CTA also has 1 KiB
+//! reserved for the system). Shared memory per SM is the largest carveout, as the driver picks
+//! when a kernel needs it. This is the one place that knows these limits.
+
+use crate::ptx::Arch;
+use serde::Serialize;
+
+/// One target's SM, as the occupancy rules see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SmLimits {
+    pub threads: u32,
+    pub warps: u32,
+    pub ctas: u32,
+    /// 32-bit registers in the SM's register file.
+    pub registers: u32,
+    /// Registers are given to a warp in blocks of this many.
+    pub register_unit: u32,
+    pub registers_per_thread: u32,
+    /// Shared memory per SM (the largest carveout), in bytes.
+    pub shared_bytes: u64,
+    /// Shared memory is given to a CTA in blocks of this many bytes.
+    pub shared_unit: u64,
+    /// Shared memory each CTA has reserved for the system.
+    pub shared_reserved: u64,
+    /// Static shared memory (`.shared` declared in the kernel) a CTA may use: more needs
+    /// dynamic shared memory and an opt-in, which Tessera does not use.
+    pub static_shared_per_cta: u64,
+    /// Threads per CTA.
+    pub threads_per_cta: u32,
+}
+
+const KIB: u64 = 1024;
+
+impl SmLimits {
+    pub fn of(arch: Arch) -> SmLimits {
+        let common = SmLimits {
+            threads: 2048,
+            warps: 64,
+            ctas: 32,
+            registers: 65536,
+            register_unit: 256,
+            registers_per_thread: 255,
+            shared_bytes: 96 * KIB,
+            shared_unit: 256,
+            shared_reserved: 0,
+            static_shared_per_cta: 48 * KIB,
+            threads_per_cta: 1024,
+        };
+        match arch {
+            // Compute capability 7.0 (V100).
+            Arch::Sm70 => common,
+            // 8.0 (A100): 164 KiB per SM.
+            Arch::Sm80 => SmLimits {
+                shared_bytes: 164 * KIB,
+                shared_unit: 128,
+                shared_reserved: KIB,
+                ..common
+            },
+            // 9.0 (H100): 228 KiB per SM.
+            Arch::Sm90 => SmLimits {
+                shared_bytes: 228 * KIB,
+                shared_unit: 128,
+                shared_reserved: KIB,
+                ..common
+            },
+        }
+    }
+}
+
+/// What can cap the CTAs an SM holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// The SM's warp slots (its threads, counted in whole warps).
+    Warps,
+    /// The SM's CTA slots.
+    Ctas,
+    SharedMemory,
+    Registers,
+}
+
+impl Limit {
+    pub const ALL: [Limit; 4] = [
+        Limit::Warps,
+        Limit::Ctas,
+        Limit::SharedMemory,
+        Limit::Registers,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Warps => "warps",
+            Limit::Ctas => "CTAs",
+            Limit::SharedMemory => "shared memory",
+            Limit::Registers => "registers",
+        }
+    }
+}
+
+/// A kernel's occupancy on one target.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Occupancy {
+    pub arch: Arch,
+    pub limits: SmLimits,
+    pub warps_per_cta: u32,
+    pub registers_per_thread: u32,
+    /// Registers one warp is given (rounded up to the unit).
+    pub registers_per_warp: u32,
+    /// Shared memory one CTA is given (with the reserve, rounded up to the unit).
+    pub shared_per_cta: u64,
+    /// CTAs per SM under each limit, in [`Limit::ALL`]'s order (`u32::MAX`: no limit, for a
+    /// CTA without shared memory).
+    pub ctas_by: [u32; 4],
+    /// CTAs per SM: the least of `ctas_by`.
+    pub ctas: u32,
+    /// The limits that give that least.
+    pub binding: Vec<Limit>,
+    /// Resident warps per SM.
+    pub warps: u32,
+    /// `warps` over the SM's warp slots, from 0 to 1.
+    pub occupancy: f64,
+}
+
+/// Registers per thread assumed where `ptxas -v` cannot say: what small kernels use.
+pub const DEFAULT_REGISTERS: u32 = 32;
+
+fn round_up(value: u64, unit: u64) -> u64 {
+    value.div_ceil(unit.max(1)) * unit.max(1)
+}
+
+/// The occupancy of a CTA of `threads` threads using `shared_bytes` of static shared memory
+/// and `registers` registers per thread on `arch`, or why such a CTA cannot run there.
+pub fn occupancy(
+    arch: Arch,
+    threads: u32,
+    shared_bytes: u64,
+    registers: u32,
+) -> Result<Occupancy, String> {
+    let limits = SmLimits::of(arch);
+    if threads == 0 || threads > limits.threads_per_cta {
+        return Err(format!(
+            "a CTA of {threads} threads: {} allows 1 to {}",
+            arch.name(),
+            limits.threads_per_cta
+        ));
+    }
+    if registers == 0 || registers > limits.registers_per_thread {
+        return Err(format!(
+            "{registers} registers per thread: {} allows 1 to {}",
+            arch.name(),
+            limits.registers_per_thread
+        ));
+    }
+    if shared_bytes > limits.static_shared_per_cta {
+        return Err(format!(
+            "{shared_bytes} bytes of shared memory: a CTA on {} may have {}",
+            arch.name(),
+            limits.static_shared_per_cta
+        ));
+    }
+    let warps_per_cta = threads.div_ceil(32);
+    let registers_per_warp =
+        round_up(u64::from(registers) * 32, u64::from(limits.register_unit)) as u32;
+    let shared_per_cta = if shared_bytes == 0 {
+        0
+    } else {
+        round_up(shared_bytes + limits.shared_reserved, limits.shared_unit)
+    };
+    let by_shared = limits
+        .shared_bytes
+        .checked_div(shared_per_cta)
+        .map_or(u32::MAX, |n| n as u32);
+    let by_registers = limits.registers / registers_per_warp / warps_per_cta;
+    let ctas_by = [
+        limits.warps / warps_per_cta,
+        limits.ctas,
+        by_shared,
+        by_registers,
+    ];
+    let ctas = ctas_by.into_iter().min().unwrap_or(0);
+    let binding = Limit::ALL
+        .into_iter()
+        .zip(ctas_by)
+        .filter(|&(_, n)| n == ctas)
+        .map(|(limit, _)| limit)
+        .collect();
+    let warps = ctas * warps_per_cta;
+    Ok(Occupancy {
+        arch,
+        limits,
+        warps_per_cta,
+        registers_per_thread: registers,
+        registers_per_warp,
+        shared_per_cta,
+        ctas_by,
+        ctas,
+        binding,
+        warps,
+        occupancy: f64::from(warps) / f64::from(limits.warps),
+    })
+}
+
+impl Occupancy {
+    /// The figures in words, as `tessera occupancy` prints them.
+    pub fn to_text(&self) -> String {
+        let shown = |n: u32| {
+            if n == u32::MAX {
+                "no limit".to_owned()
+            } else {
+                n.to_string()
+            }
+        };
+        let mut text = format!(
+            "{}: {} CTAs of {} warps per SM, {} of {} warps: occupancy {:.0}%\n",
+            self.arch.name(),
+            self.ctas,
+            self.warps_per_cta,
+            self.warps,
+            self.limits.warps,
+            self.occupancy * 100.0
+        );
+        let why = [
+            format!(
+                "{} warp slots / {} warps per CTA",
+                self.limits.warps, self.warps_per_cta
+            ),
+            format!("at most {} CTAs per SM", self.limits.ctas),
+            if self.shared_per_cta == 0 {
+                "the CTA uses no shared memory".to_owned()
+            } else {
+                format!(
+                    "{} bytes per SM / {} bytes per CTA",
+                    self.limits.shared_bytes, self.shared_per_cta
+                )
+            },
+            format!(
+                "{} registers / ({} per warp x {} warps): {} per thread",
+                self.limits.registers,
+                self.registers_per_warp,
+                self.warps_per_cta,
+                self.registers_per_thread
+            ),
+        ];
+        for ((limit, n), why) in Limit::ALL.into_iter().zip(self.ctas_by).zip(why) {
+            let mark = if self.binding.contains(&limit) {
+                "  <- binds"
+            } else {
+                ""
+            };
+            text += &format!(
+                "  {:<14} {:>8} CTAs  ({why}){mark}\n",
+                limit.name(),
+                shown(n)
+            );
+        }
+        text
+    }
+}

@@ -1,0 +1,326 @@
+//! Memory behaviour, counted as a run goes: for each access in the kernel (a tensor's or a
+//! tile's element read or written, the compiler's own tile copies included), how its warps'
+//! requests fall into global memory's 32-byte sectors and 128-byte lines, or onto shared
+//! memory's 32 banks.
+//!
+//! In: the IR statement about to run and the CTA's active mask (a hook beside the trace's, in
+//! `control.rs`). Out: a [`MemoryProfile`], one [`AccessSite`] per access in the source,
+//! summed over every warp of every CTA. Counting is off unless a run asks for it.
+//!
+//! The rules (the spec's "Memory behaviour", after NVIDIA's CUDA C++ Best Practices Guide,
+//! "Coalesced Access to Global Memory" and "Shared Memory", and the Programming Guide's
+//! shared-memory section for compute capability 5.x and later):
+//! - a **request** is one access run by one warp with at least one active lane; only active
+//!   lanes count;
+//! - **global**: each tensor starts 256-byte aligned and its elements are 4 bytes, so element
+//!   `e` is bytes `4e .. 4e + 4` from an aligned start; a request touches the distinct 32-byte
+//!   sectors `4e / 32` and 128-byte lines `4e / 128` of its lanes' elements; it asks for the
+//!   bytes of its distinct elements (lanes on one element share it); efficiency is the bytes
+//!   asked for over the bytes of the sectors moved, `bytes / (32 × sectors)`;
+//! - **shared**: each tile starts at bank 0, so element `e` is in bank `e mod 32`; a request's
+//!   conflict degree is the most distinct elements any one bank must serve (lanes reading one
+//!   element get it by broadcast, not a conflict); degree 1 is conflict-free, and a request
+//!   takes as many passes as its degree.
+//!
+//! Invariant: counting changes nothing the run computes.
+
+use super::trace::Memory;
+use super::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Bytes in a sector, the unit global memory moves.
+pub const SECTOR_BYTES: u64 = 32;
+/// Bytes in a cache line: four sectors.
+pub const LINE_BYTES: u64 = 128;
+/// Shared memory's banks, each serving one 4-byte word per pass.
+pub const BANKS: usize = 32;
+/// Every element type that runs is 4 bytes.
+const ELEMENT_BYTES: u64 = 4;
+
+/// One access in the source, over the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AccessSite {
+    /// The access's own span (for a tile statement, the statement).
+    pub span: Span,
+    pub memory: Memory,
+    /// The tensor's or the tile's name.
+    pub name: String,
+    pub write: bool,
+    /// Warp-level requests.
+    pub requests: u64,
+    /// Active lanes over all requests.
+    pub lanes: u64,
+    /// Global: the bytes asked for (each request's distinct elements).
+    pub bytes: u64,
+    /// Global: sectors and lines moved, summed over requests.
+    pub sectors: u64,
+    pub lines: u64,
+    /// Shared: passes (each request's conflict degree), summed over requests.
+    pub passes: u64,
+    /// Shared: the worst request's conflict degree.
+    pub worst_degree: u32,
+}
+
+impl AccessSite {
+    fn new(span: Span, memory: Memory, name: String, write: bool) -> Self {
+        Self {
+            span,
+            memory,
+            name,
+            write,
+            requests: 0,
+            lanes: 0,
+            bytes: 0,
+            sectors: 0,
+            lines: 0,
+            passes: 0,
+            worst_degree: 0,
+        }
+    }
+
+    pub fn is_shared(&self) -> bool {
+        matches!(self.memory, Memory::Shared(_))
+    }
+
+    fn per_request(&self, total: u64) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            total as f64 / self.requests as f64
+        }
+    }
+
+    /// Global: sectors per request (4 is a full warp on consecutive f32 elements).
+    pub fn sectors_per_request(&self) -> f64 {
+        self.per_request(self.sectors)
+    }
+
+    /// Global: bytes asked for over bytes moved, from 0 to 1.
+    pub fn efficiency(&self) -> f64 {
+        if self.sectors == 0 {
+            0.0
+        } else {
+            self.bytes as f64 / (self.sectors * SECTOR_BYTES) as f64
+        }
+    }
+
+    /// Shared: the mean conflict degree (1 is conflict-free).
+    pub fn mean_degree(&self) -> f64 {
+        self.per_request(self.passes)
+    }
+
+    /// Whether the figures are poor enough to mark: under half the moved bytes used, or a bank
+    /// conflict of two ways or more on average.
+    pub fn is_poor(&self) -> bool {
+        if self.requests == 0 {
+            return false;
+        }
+        if self.is_shared() {
+            self.mean_degree() >= 2.0
+        } else {
+            self.efficiency() < 0.5
+        }
+    }
+}
+
+/// Every access site of a run, in source order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MemoryProfile {
+    pub sites: Vec<AccessSite>,
+}
+
+/// Counts as the run goes; the sites by (span, memory, write), for source order at the end.
+#[derive(Default)]
+pub(super) struct Counter {
+    sites: BTreeMap<(Span, u8, usize, bool), AccessSite>,
+    /// The current request's elements, reused.
+    elements: Vec<u64>,
+}
+
+impl Counter {
+    pub(super) fn finish(self) -> MemoryProfile {
+        MemoryProfile {
+            sites: self.sites.into_values().collect(),
+        }
+    }
+}
+
+/// Adds one global request over `elements` (its active lanes' element indices).
+fn count_global(site: &mut AccessSite, elements: &mut [u64]) {
+    elements.sort_unstable();
+    let distinct = distinct_by(elements, |e| e);
+    site.bytes += distinct * ELEMENT_BYTES;
+    site.sectors += distinct_by(elements, |e| e * ELEMENT_BYTES / SECTOR_BYTES);
+    site.lines += distinct_by(elements, |e| e * ELEMENT_BYTES / LINE_BYTES);
+}
+
+/// Adds one shared request: its degree is the most distinct elements in one bank.
+fn count_shared(site: &mut AccessSite, elements: &mut [u64]) {
+    elements.sort_unstable();
+    let mut per_bank = [0u32; BANKS];
+    let mut last = None;
+    for &e in elements.iter() {
+        if last != Some(e) {
+            per_bank[(e % BANKS as u64) as usize] += 1;
+            last = Some(e);
+        }
+    }
+    let degree = per_bank.into_iter().max().unwrap_or(0);
+    site.passes += u64::from(degree);
+    site.worst_degree = site.worst_degree.max(degree);
+}
+
+/// The distinct values of `f` over sorted `elements`, where `f` never decreases.
+fn distinct_by(elements: &[u64], f: impl Fn(u64) -> u64) -> u64 {
+    let mut count = 0;
+    let mut last = None;
+    for &e in elements {
+        let v = f(e);
+        if last != Some(v) {
+            count += 1;
+            last = Some(v);
+        }
+    }
+    count
+}
+
+impl<'a> Cta<'a> {
+    /// Before `stmt` runs: counts its requests, warp by warp, if it accesses memory.
+    pub(super) fn profile_before(&mut self, stmt: &Stmt, mask: &[bool]) {
+        let (memory, indices, write) = match &stmt.kind {
+            StmtKind::Let {
+                op: Op::Load {
+                    tensor, indices, ..
+                },
+                ..
+            } => (Memory::Tensor(*tensor), indices, false),
+            StmtKind::Let {
+                op: Op::SharedLoad { array, indices },
+                ..
+            } => (Memory::Shared(*array), indices, false),
+            StmtKind::Store {
+                tensor, indices, ..
+            } => (Memory::Tensor(*tensor), indices, true),
+            StmtKind::SharedStore { array, indices, .. } => (Memory::Shared(*array), indices, true),
+            _ => return,
+        };
+        let Some(counter) = self.profile.take() else {
+            return;
+        };
+        self.count_requests(counter, stmt.span, memory, indices, mask, write);
+        self.profile = Some(counter);
+    }
+
+    fn count_requests(
+        &self,
+        counter: &mut Counter,
+        span: Span,
+        memory: Memory,
+        indices: &[Operand],
+        mask: &[bool],
+        write: bool,
+    ) {
+        let (kind, index, shape, name) = match memory {
+            Memory::Tensor(i) => match (self.args.params.get(i), self.kernel.params.get(i)) {
+                (Some(Arg::Tensor(t)), Some(p)) => (0, i, t.shape.clone(), p.name()),
+                _ => return,
+            },
+            Memory::Shared(i) => match self.kernel.shared.get(i) {
+                Some(a) => (
+                    1,
+                    i,
+                    a.shape.iter().map(|&n| n as usize).collect(),
+                    a.name.as_str(),
+                ),
+                None => return,
+            },
+        };
+        let site = counter
+            .sites
+            .entry((span, kind, index, write))
+            .or_insert_with(|| AccessSite::new(span, memory, name.to_owned(), write));
+        let elements = &mut counter.elements;
+        let lanes = self.options.lanes.max(1) as usize;
+        for start in (0..self.threads).step_by(lanes) {
+            elements.clear();
+            let mut active = 0;
+            for t in (start..(start + lanes).min(self.threads)).filter(|&t| mask[t]) {
+                active += 1;
+                // An element outside is not counted: a tile's guarded access skips it, and an
+                // unguarded one faults, which ends the run.
+                if let Some(e) = self.flat_index(indices, &shape, t) {
+                    elements.push(e as u64);
+                }
+            }
+            if active == 0 {
+                continue;
+            }
+            site.requests += 1;
+            site.lanes += active;
+            match memory {
+                Memory::Tensor(_) => count_global(site, elements),
+                Memory::Shared(_) => count_shared(site, elements),
+            }
+        }
+    }
+}
+
+impl MemoryProfile {
+    /// The table `tessera run --profile` prints: one row per access, its line and column,
+    /// and `!` beside poor figures ([`AccessSite::is_poor`]).
+    pub fn to_text(&self, source: &str) -> String {
+        let lines = crate::span::LineIndex::new(source);
+        let mut text = format!(
+            "{:<8} {:<30} {:<13} {:>8} {:>11} {:>10} {:>14}\n",
+            "line:col",
+            "access",
+            "memory",
+            "requests",
+            "sectors/req",
+            "efficiency",
+            "bank conflict"
+        );
+        for site in &self.sites {
+            let at = lines.line_column(source, site.span.start);
+            let access = source
+                .get(site.span.range())
+                .and_then(|s| s.lines().next())
+                .unwrap_or("");
+            let access = if access.chars().count() > 30 {
+                format!("{}…", access.chars().take(29).collect::<String>())
+            } else {
+                access.to_owned()
+            };
+            let memory = format!(
+                "{} {}",
+                if site.is_shared() { "shared" } else { "global" },
+                if site.write { "write" } else { "read" }
+            );
+            let (sectors, efficiency, conflict) = if site.is_shared() {
+                let conflict = format!("{}-way, {:.1}", site.worst_degree, site.mean_degree());
+                (String::new(), String::new(), conflict)
+            } else {
+                (
+                    format!("{:.2}", site.sectors_per_request()),
+                    format!("{:.0}%", site.efficiency() * 100.0),
+                    String::new(),
+                )
+            };
+            let row = format!(
+                "{:<8} {:<30} {:<13} {:>8} {:>11} {:>10} {:>14}{}",
+                format!("{}:{}", at.line, at.column),
+                access,
+                memory,
+                site.requests,
+                sectors,
+                efficiency,
+                conflict,
+                if site.is_poor() { " !" } else { "" }
+            );
+            text += row.trim_end();
+            text.push('\n');
+        }
+        text
+    }
+}

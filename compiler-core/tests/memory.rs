@@ -1,0 +1,219 @@
+//! Memory counts (`sim::profile`) against figures computed by hand from the rules: 32-byte
+//! sectors and 128-byte lines for global memory, 32 banks of 4-byte words for shared memory.
+
+use compiler_core::launch::{Input, Launch};
+use compiler_core::sim::{AccessSite, MemoryProfile};
+use compiler_core::RunLimits;
+
+fn profile(source: &str, dims: &[(&str, i64)], grid_x: u32) -> MemoryProfile {
+    let compilation = compiler_core::compile(source);
+    let mut launch = Launch {
+        dims: dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        ..Launch::default()
+    };
+    launch.grid.x = grid_x;
+    let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+        Ok(prepared) => prepared,
+        Err(diagnostics) => panic!("{diagnostics:?}"),
+    };
+    let profiled = prepared.simulate_profiled();
+    if let Err(diagnostic) = profiled.output {
+        panic!("{diagnostic:?}");
+    }
+    profiled.profile.unwrap_or_else(|why| panic!("{why}"))
+}
+
+/// The site whose span is exactly `text`.
+fn site<'p>(profile: &'p MemoryProfile, source: &str, text: &str) -> &'p AccessSite {
+    profile
+        .sites
+        .iter()
+        .find(|s| &source[s.span.range()] == text)
+        .unwrap_or_else(|| {
+            let all: Vec<&str> = profile
+                .sites
+                .iter()
+                .map(|s| &source[s.span.range()])
+                .collect();
+            panic!("no access `{text}` among {all:?}")
+        })
+}
+
+const GLOBAL: &str = "@launch(32)
+kernel strides(X: tensor<f32>[N], Y: tensor<f32>[32]) {
+  let l = ctx.thread
+  var s = X[l]
+  s = s + X[l * 2]
+  s = s + X[l * 32]
+  s = s + X[l + 1]
+  s = s + X[7]
+  if l < 16 {
+    s = s + X[l + 64]
+  }
+  if l % 2 == 0 {
+    s = s + X[l + 128]
+  }
+  Y[l] = s
+}
+";
+
+#[test]
+fn global_requests_count_sectors_lines_and_efficiency_by_stride() {
+    let p = profile(GLOBAL, &[("N", 2048)], 1);
+    let at = |text| site(&p, GLOBAL, text);
+    // Stride 1: 32 lanes x 4 bytes = 128 bytes, 4 sectors, 1 line, 100 %.
+    let s1 = at("X[l]");
+    assert_eq!(
+        (s1.requests, s1.lanes, s1.sectors, s1.lines, s1.bytes),
+        (1, 32, 4, 1, 128)
+    );
+    assert_eq!(s1.efficiency(), 1.0);
+    assert!(!s1.is_poor());
+    // Stride 2: 256 bytes spanned, 8 sectors, 2 lines, 50 %.
+    let s2 = at("X[l * 2]");
+    assert_eq!((s2.sectors, s2.lines), (8, 2));
+    assert_eq!(s2.efficiency(), 0.5);
+    // Stride 32 (128 bytes): every lane its own sector and line, 4 / 32 = 12.5 %.
+    let s32 = at("X[l * 32]");
+    assert_eq!((s32.sectors, s32.lines), (32, 32));
+    assert_eq!(s32.efficiency(), 0.125);
+    assert!(s32.is_poor());
+    // Shifted by one element: bytes 4 to 131 cross into a fifth sector and a second line.
+    let shifted = at("X[l + 1]");
+    assert_eq!((shifted.sectors, shifted.lines), (5, 2));
+    assert_eq!(shifted.efficiency(), 128.0 / 160.0);
+    // Every lane on one element: 4 bytes asked for, one sector moved.
+    let same = at("X[7]");
+    assert_eq!((same.sectors, same.bytes), (1, 4));
+    // 16 active lanes of 32: only they count (64 bytes, 2 sectors, 100 %).
+    let half = at("X[l + 64]");
+    assert_eq!(
+        (half.requests, half.lanes, half.sectors, half.bytes),
+        (1, 16, 2, 64)
+    );
+    assert_eq!(half.efficiency(), 1.0);
+    // Even lanes only: 16 elements spread over 4 sectors, 50 %.
+    let even = at("X[l + 128]");
+    assert_eq!((even.lanes, even.sectors), (16, 4));
+    assert_eq!(even.efficiency(), 0.5);
+    // The store, written by all 32 lanes in a row.
+    let store = at("Y[l] = s");
+    assert!(store.write);
+    assert_eq!((store.sectors, store.efficiency()), (4, 1.0));
+}
+
+#[test]
+fn a_partial_warp_counts_its_threads_only_and_requests_are_per_warp() {
+    // 48 threads: warp 0 full, warp 1 has 16 threads; over 2 CTAs, 4 requests.
+    let source = "@launch(48)
+kernel part(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  Y[i] = X[i]
+}
+";
+    let p = profile(source, &[("N", 96)], 2);
+    let load = site(&p, source, "X[i]");
+    assert_eq!((load.requests, load.lanes), (4, 96));
+    // CTA 0: warp 0 bytes 0-127 (4 sectors), warp 1 bytes 128-191 (2); CTA 1: bytes 192-319
+    // (4 sectors, 6 to 9), bytes 320-383 (2).
+    assert_eq!(load.sectors, 12);
+    assert_eq!(load.efficiency(), 1.0);
+}
+
+const SHARED: &str = "@launch(32)
+kernel banks(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {
+  let l = ctx.lane
+  var t = In[0 :+ 32, 0 :+ 33]
+  var s = t[0, l]
+  s = s + t[l, 0]
+  s = s + t[0, (l * 2) % 33]
+  s = s + t[3, 5]
+  Y[l] = s
+}
+";
+
+#[test]
+fn shared_requests_count_the_worst_bank() {
+    let p = profile(SHARED, &[("R", 32), ("C", 33)], 1);
+    let at = |text| site(&p, SHARED, text);
+    // Along a row: consecutive words, one per bank.
+    let row = at("t[0, l]");
+    assert_eq!(
+        (row.requests, row.worst_degree, row.mean_degree()),
+        (1, 1, 1.0)
+    );
+    // Down a column of a 32 x 33 tile: words l * 33, banks (l * 33) % 32 = l: no conflict.
+    let column = at("t[l, 0]");
+    assert_eq!(column.worst_degree, 1);
+    // Stride 2 within a row: words 0, 2, ..., 62 mod 33 (0..=32 even, then odd): lanes 0 and
+    // 16 both fall in bank 0 (words 0 and 32): 2-way.
+    let stride2 = at("t[0, (l * 2) % 33]");
+    assert_eq!(stride2.worst_degree, 2);
+    assert!(stride2.is_poor());
+    // Every lane on one word: a broadcast, no conflict.
+    let same = at("t[3, 5]");
+    assert_eq!(same.worst_degree, 1);
+}
+
+#[test]
+fn a_32_wide_tile_read_down_a_column_is_a_32_way_conflict() {
+    let source = "@launch(32)
+kernel column(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {
+  let l = ctx.lane
+  var t = In[0 :+ 32, 0 :+ 32]
+  var s = t[l, 0]
+  s = s + t[0, l * 2 % 32 + l / 16]
+  Y[l] = s
+}
+";
+    let p = profile(source, &[("R", 32), ("C", 32)], 1);
+    let column = site(&p, source, "t[l, 0]");
+    assert_eq!((column.worst_degree, column.mean_degree()), (32, 32.0));
+    // Stride 2 over a 32-word row: words 0, 2, ..., 30 then 1, 3, ..., 31: every word once,
+    // every bank once.
+    let two = site(&p, source, "t[0, l * 2 % 32 + l / 16]");
+    assert_eq!(two.worst_degree, 1);
+}
+
+#[test]
+fn the_compilers_tile_copy_is_counted_too() {
+    let p = profile(SHARED, &[("R", 32), ("C", 33)], 1);
+    let copy = site(&p, SHARED, "In[0 :+ 32, 0 :+ 33]");
+    let global: Vec<&AccessSite> = p
+        .sites
+        .iter()
+        .filter(|s| s.span == copy.span && !s.is_shared())
+        .collect();
+    // 32 x 33 = 1,056 elements copied by 32 threads: 33 requests that read In and 33 that
+    // write the tile.
+    assert_eq!(global.len(), 1);
+    assert_eq!(global[0].requests, 33);
+    let shared: Vec<&AccessSite> = p
+        .sites
+        .iter()
+        .filter(|s| s.span == copy.span && s.is_shared())
+        .collect();
+    assert_eq!(shared.len(), 1);
+    assert_eq!(shared[0].requests, 33);
+    assert!(shared[0].write);
+    // Thread t copies element k x 32 + t on trip k: a row of words, conflict-free, and
+    // global reads of 32 consecutive elements that a row's end splits (33 per row).
+    assert_eq!(shared[0].worst_degree, 1);
+    assert!(global[0].efficiency() > 0.8);
+}
+
+#[test]
+fn counting_changes_no_result() {
+    let compilation = compiler_core::compile(SHARED);
+    let mut launch = Launch::default();
+    launch.dims.insert("R".into(), 32);
+    launch.dims.insert("C".into(), 33);
+    launch.inputs.insert("In".into(), Input::Rand(3));
+    let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+        Ok(prepared) => prepared,
+        Err(diagnostics) => panic!("{diagnostics:?}"),
+    };
+    let plain = prepared.simulate_recording().map(|o| o.args.params);
+    let counted = prepared.simulate_profiled().output.map(|o| o.args.params);
+    assert_eq!(format!("{plain:?}"), format!("{counted:?}"));
+}
