@@ -88,5 +88,54 @@ fn trace(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, simulator, trace);
+const TILED_TRANSPOSE: &str = include_str!("../../examples/tiled_transpose.tsr");
+
+/// Counting memory accesses (`simulate_profiled`) against the same run without: the matvec
+/// (loads in a loop, a warp reduction) and the tiled transpose (tile copies, a 32-way column
+/// read), whole grids.
+fn memory(c: &mut Criterion) {
+    let mut group = c.benchmark_group("memory");
+    group.sample_size(20);
+    let cases = [
+        (
+            "matvec N=64 K=2048",
+            MATVEC,
+            Dim3::new(8, 1, 1),
+            vec![("N", 64), ("K", 2048)],
+            vec!["A", "W"],
+        ),
+        (
+            "tiled_transpose 256 x 256",
+            TILED_TRANSPOSE,
+            Dim3::new(8, 8, 1),
+            vec![("R", 256), ("C", 256)],
+            vec!["In"],
+        ),
+    ];
+    for (name, source, grid, dims, inputs) in cases {
+        let compilation = compiler_core::compile(source);
+        let launch = Launch {
+            grid,
+            dims: dims.into_iter().map(|(d, n)| (d.to_owned(), n)).collect(),
+            inputs: inputs
+                .into_iter()
+                .map(|t| (t.to_owned(), Input::Rand(1)))
+                .collect(),
+            ..Launch::default()
+        };
+        let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => panic!("{diagnostics:?}"),
+        };
+        group.bench_function(format!("{name}, plain"), |b| {
+            b.iter(|| prepared.simulate_recording().map(|o| o.stats.steps))
+        });
+        group.bench_function(format!("{name}, counted"), |b| {
+            b.iter(|| prepared.simulate_profiled().profile.map(|p| p.sites.len()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, simulator, trace, memory);
 criterion_main!(benches);

@@ -86,6 +86,9 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
     if block.step.is_some() && !block.view.runnable {
         return Err("`step=` needs a kernel that runs".into());
     }
+    if let Some(Err(why)) = &block.view.memory {
+        return Err(format!("`profile` needs a run that finishes: {why}"));
+    }
     let found_by_a_launch = expected.is_some_and(|c| c.phase().needs_a_launch());
     if let Some(code) = expected.filter(|c| c.phase() == Phase::Backend) {
         return check_backends(&compilation, code);

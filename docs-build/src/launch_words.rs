@@ -7,7 +7,8 @@
 //! other key names one of the kernel's parameters or dimensions: a tensor takes an input
 //! (`A=rand:1`), a scalar a number (`alpha=2.5`), a dimension an integer (`N=1000`).
 //! `step=CTA,WARP` is not part of the launch: it names the warp a "Step through" link opens
-//! the stepper on ([`stepping`]).
+//! the stepper on ([`stepping`]); nor is `profile`, which shows the run's memory accesses
+//! counted under the kernel.
 
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param};

@@ -95,6 +95,10 @@ pub struct KernelView {
     pub diagnostics: Vec<ShownDiagnostic>,
     /// It compiles and names a launch that resolves: Run can run it.
     pub runnable: bool,
+    /// `profile`: the run's memory accesses counted (`tessera run --profile`), as an HTML
+    /// table, or why there are none (the content check reports it).
+    #[serde(default)]
+    pub memory: Option<Result<String, String>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -220,12 +220,14 @@ fn directive(info: &str, code: String) -> Block {
     }
     let mut expect = None;
     let mut step = None;
+    let mut profile = false;
     let mut words = Vec::new();
     for word in rest {
         let (key, value) = word.split_once('=').unwrap_or((word, ""));
         match key {
             "expect" => expect = Some(value.to_owned()),
             "step" => step = Some(value.to_owned()),
+            "profile" => profile = true,
             _ => words.push((key.to_owned(), value.to_owned())),
         }
     }
@@ -250,7 +252,13 @@ fn directive(info: &str, code: String) -> Block {
         && compilation.diagnostics.is_empty()
         && (!words.is_empty() || step.is_some())
         && launch.is_ok();
-    let view = kernel_view(&compilation, runnable);
+    let mut view = kernel_view(&compilation, runnable);
+    if profile {
+        view.memory = Some(match &launch {
+            Ok(l) => memory_table(&compilation, l),
+            Err(why) => Err(why.clone()),
+        });
+    }
     Block::Kernel(Box::new(KernelBlock {
         source: code,
         expect,
@@ -276,6 +284,65 @@ fn step_link(at: Stepping) -> StepLink {
     }
 }
 
+/// The run's memory accesses counted, as the table the page shows under the kernel.
+fn memory_table(compilation: &Compilation, launch: &Launch) -> Result<String, String> {
+    let first = |d: Vec<compiler_core::Diagnostic>| {
+        d.first().map_or_else(String::new, |d| {
+            format!("{}: {}", d.code.as_str(), d.message)
+        })
+    };
+    let prepared = compilation
+        .prepare(launch, compiler_core::RunLimits::TERMINAL)
+        .map_err(first)?;
+    let profiled = prepared.simulate_profiled();
+    profiled.output.map_err(|d| first(vec![d]))?;
+    let profile = profiled.profile?;
+    let source = compilation.source();
+    let lines = compiler_core::span::LineIndex::new(source);
+    let mut html = String::from(
+        "<table class=\"values memory-table\"><caption>Memory accesses over the whole run, counted by the simulator (<a href=\"/docs/spec#memory-behaviour\">the rules</a>)</caption><thead><tr><th scope=\"col\">line</th><th scope=\"col\">access</th><th scope=\"col\">memory</th><th scope=\"col\">requests</th><th scope=\"col\">figures</th></tr></thead><tbody>",
+    );
+    for site in &profile.sites {
+        let access = source
+            .get(site.span.range())
+            .and_then(|s| s.lines().next())
+            .unwrap_or("");
+        let figures = if site.is_shared() {
+            format!(
+                "{}-way bank conflict at worst, {:.1} on average",
+                site.worst_degree,
+                site.mean_degree()
+            )
+        } else {
+            format!(
+                "{:.2} sectors per request, {:.0}% efficient",
+                site.sectors_per_request(),
+                site.efficiency() * 100.0
+            )
+        };
+        html +=
+            &format!(
+            "<tr{}><td>{}</td><td><code>{}</code></td><td>{} {}</td><td>{}</td><td>{}{}</td></tr>",
+            if site.is_poor() { " class=\"poor\"" } else { "" },
+            lines.line_of(site.span.start) + 1,
+            escape(access),
+            if site.is_shared() { "shared" } else { "global" },
+            if site.write { "write" } else { "read" },
+            site.requests,
+            figures,
+            if site.is_poor() { " (marked)" } else { "" },
+        );
+    }
+    html += "</tbody></table>";
+    Ok(html)
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// What a page shows of a kernel, prepared here so the site's first load has no compiler.
 fn kernel_view(compilation: &Compilation, runnable: bool) -> KernelView {
     let source = compilation.source();
@@ -291,6 +358,7 @@ fn kernel_view(compilation: &Compilation, runnable: bool) -> KernelView {
             })
             .collect(),
         runnable,
+        memory: None,
     }
 }
 

@@ -35,7 +35,8 @@ use editor::Editor;
 use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
 use run::{
-    start_run, trace_run, LaunchDiagram, LaunchPanel, Results, RunReport, Stepper, TraceRun,
+    memory_run, start_run, trace_run, LaunchDiagram, LaunchPanel, MemoryRun, MemoryView,
+    OccupancyView, Results, RunReport, Stepper, TraceRun,
 };
 use std::rc::Rc;
 
@@ -310,6 +311,71 @@ pub fn Playground() -> impl IntoView {
         trace.run(at.block);
     }
     let stepper_open = Memo::new(move |_| stepping.with(Option::is_some));
+
+    // Memory counts: a run with every access counted, made on request (Count memory
+    // accesses), never on an edit; counts of an older source or launch say so.
+    let measured = RwSignal::new_local(None::<Rc<MemoryRun>>);
+    let measuring = RwSignal::new(false);
+    let measures = StoredValue::new(0u64);
+    let measure = Callback::new(move |()| {
+        measures.update_value(|n| *n += 1);
+        let this_measure = measures.get_value();
+        measuring.set(true);
+        // A moment for "Counting…" to show: the simulator then runs on this thread.
+        gloo_timers::callback::Timeout::new(0, move || {
+            if measures.get_value() != this_measure {
+                return;
+            }
+            let compiled = current();
+            refit(&compiled);
+            let made = memory_run(compiled, launch.get_untracked());
+            measuring.set(false);
+            match made {
+                Ok(run) => measured.set(Some(Rc::new(run))),
+                Err(diagnostics) => {
+                    measured.set(None);
+                    let why = diagnostics.first().map_or_else(String::new, |d| {
+                        format!("{}: {}", d.code.as_str(), d.message)
+                    });
+                    notice.set(Some(format!(
+                        "The memory counts need a launch that runs: {why}."
+                    )));
+                }
+            }
+        })
+        .forget();
+    });
+    let close_memory = Callback::new(move |()| {
+        measures.update_value(|n| *n += 1);
+        measuring.set(false);
+        measured.set(None);
+    });
+    let memory_open = Memo::new(move |_| measuring.get() || measured.with(Option::is_some));
+    let memory_stale = Signal::derive_local(move || {
+        measured.with(|m| {
+            m.as_ref().is_some_and(|m| {
+                source.with(|s| m.compilation.source() != s) || launch.with(|l| m.launch != *l)
+            })
+        })
+    });
+    // The accesses with poor figures, underlined while the counts are of the source as it is.
+    let poor_spans = move || {
+        if memory_stale.get() {
+            return Vec::new();
+        }
+        measured.with(|m| {
+            m.as_ref()
+                .and_then(|m| m.profile.as_ref().ok())
+                .map(|p| {
+                    p.sites
+                        .iter()
+                        .filter(|s| s.is_poor())
+                        .map(|s| s.span)
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    };
     let trace_stale = Signal::derive_local(move || {
         traced.with(|t| {
             t.as_ref().is_some_and(|t| {
@@ -376,6 +442,10 @@ pub fn Playground() -> impl IntoView {
                 class: "linked",
             });
         }
+        marks.extend(poor_spans().into_iter().map(|span| Mark {
+            span,
+            class: "memory-poor",
+        }));
         marks
     });
     // Under the pointer: a problem's message if it is underlined there, else the name's type.
@@ -538,7 +608,11 @@ pub fn Playground() -> impl IntoView {
                         {move || match tab.get() {
                             Tab::Run => view! {
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names problems=problems on_run=on_run/>
-                                <Results report=report blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_step_through=step_through/>
+                                <OccupancyView kernel=form_kernel compilation=Signal::derive_local(move || compilation.get()) arch=arch/>
+                                <Results report=report blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_step_through=step_through on_measure=measure/>
+                                {move || memory_open.get().then(|| view! {
+                                    <MemoryView measured=measured measuring=measuring stale=memory_stale on_measure=measure on_close=close_memory/>
+                                })}
                                 {move || stepper_open.get().then(|| view! {
                                     <Stepper traced=traced stepping=stepping tracing=tracing stale=trace_stale on_trace=trace/>
                                 })}

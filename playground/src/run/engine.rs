@@ -9,7 +9,7 @@ use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
-use compiler_core::sim::{Args, Trace, TraceLimits, Writers};
+use compiler_core::sim::{Args, MemoryProfile, Trace, TraceLimits, Writers};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, Diagnostic, PreparedRun, RunLimits};
 use leptos::prelude::*;
@@ -138,6 +138,36 @@ pub fn trace_run(
     Ok(TraceRun {
         trace: traced.trace,
         fault: traced.output.err(),
+        ms: now_ms() - start,
+        compilation: compilation.clone(),
+        launch,
+    })
+}
+
+/// A run with its memory accesses counted, and the compilation and launch it is of.
+pub struct MemoryRun {
+    pub compilation: Rc<Compilation>,
+    pub launch: Launch,
+    /// `Err`: why nothing was counted.
+    pub profile: Result<MemoryProfile, String>,
+    /// Where the run stopped, when it faulted: the counts go up to there.
+    pub fault: Option<Diagnostic>,
+    pub ms: f64,
+}
+
+/// Runs `launch` on the simulator again, counting every memory access (a browser tab's
+/// limits). Deterministic: the same launch gives the run the Run panel shows.
+pub fn memory_run(
+    compilation: Rc<Compilation>,
+    launch: Launch,
+) -> Result<MemoryRun, Vec<Diagnostic>> {
+    let start = now_ms();
+    let profiled = compilation
+        .prepare(&launch, RunLimits::PAGE)?
+        .simulate_profiled();
+    Ok(MemoryRun {
+        profile: profiled.profile,
+        fault: profiled.output.err(),
         ms: now_ms() - start,
         compilation: compilation.clone(),
         launch,

@@ -6,16 +6,21 @@
 //! - `form`: the launch form.
 //! - `diagram`: the launch in the hierarchy diagram, and what a picked thread wrote.
 //! - `stepper`: one warp of a traced CTA, step by step.
+//! - `memory`: the run's memory accesses counted per access in the source, and occupancy.
 
 mod diagram;
 mod engine;
 mod form;
+mod memory;
 mod results;
 mod stepper;
 
 pub use diagram::LaunchDiagram;
-pub use engine::{start_run, trace_run, GpuOutcome, RunReport, SimRun, TraceRun};
+pub use engine::{
+    memory_run, start_run, trace_run, GpuOutcome, MemoryRun, RunReport, SimRun, TraceRun,
+};
 pub use form::LaunchPanel;
+pub use memory::{MemoryView, OccupancyView};
 pub use results::Results;
 pub use stepper::Stepper;
 

@@ -275,6 +275,9 @@ pub fn Results(
     /// Opens the stepper on warp 0 of the first CTA, offered after a run.
     #[prop(optional)]
     on_step_through: Option<Callback<(Dim3, u32)>>,
+    /// Runs again counting every memory access, offered after a run.
+    #[prop(optional)]
+    on_measure: Option<Callback<()>>,
 ) -> impl IntoView {
     move || {
         if let Some(why) = blocked.and_then(|b| b.get()) {
@@ -323,6 +326,14 @@ pub fn Results(
                 <span class="hint">" or pick a warp in the diagram below"</span>
             }
         });
+        let measure_button = on_measure.filter(|_| started).map(|measure| {
+            view! {
+                <button type="button" class="step-through" data-testid="measure-memory" on:click=move |_| measure.run(())>
+                    "Count memory accesses"
+                </button>
+            }
+        });
+        let step_button = view! { {step_button} {measure_button} };
         match &report.sim {
             Err(diagnostics) => view! {
                 {stale_note}

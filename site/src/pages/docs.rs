@@ -272,6 +272,9 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
                     <span class="kernel-expect">{format!("This kernel fails with {code}:")}</span>
                 })}
             </div>
+            {prepared.memory.and_then(Result::ok).map(|html| view! {
+                <div class="table-scroll kernel-memory" tabindex="0" role="region" aria-label="Memory accesses" data-testid="kernel-memory" inner_html=html></div>
+            })}
             {(!prepared.diagnostics.is_empty()).then(|| view! {
                 <ul class="diagnostics">
                     {prepared.diagnostics.into_iter().map(|d| view! {
