@@ -307,29 +307,18 @@ fn memory_table(compilation: &Compilation, launch: &Launch) -> Result<String, St
             .get(site.span.range())
             .and_then(|s| s.lines().next())
             .unwrap_or("");
-        let figures = if site.is_shared() {
-            format!(
-                "{}-way bank conflict at worst, {:.1} on average",
-                site.worst_degree,
-                site.mean_degree()
-            )
-        } else {
-            format!(
-                "{:.2} sectors per request, {:.0}% efficient",
-                site.sectors_per_request(),
-                site.efficiency() * 100.0
-            )
-        };
-        html +=
-            &format!(
-            "<tr{}><td>{}</td><td><code>{}</code></td><td>{} {}</td><td>{}</td><td>{}{}</td></tr>",
-            if site.is_poor() { " class=\"poor\"" } else { "" },
+        html += &format!(
+            "<tr{}><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}{}</td></tr>",
+            if site.is_poor() {
+                " class=\"poor\""
+            } else {
+                ""
+            },
             lines.line_of(site.span.start) + 1,
             escape(access),
-            if site.is_shared() { "shared" } else { "global" },
-            if site.write { "write" } else { "read" },
+            site.kind(),
             site.requests,
-            figures,
+            site.figures(),
             if site.is_poor() { " (marked)" } else { "" },
         );
     }

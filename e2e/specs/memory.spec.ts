@@ -19,9 +19,9 @@ test('the tiled transpose: global accesses coalesced, the column read a 32-way c
   await expect(rows.nth(0)).toContainText('global read');
   await expect(rows.nth(0)).toContainText('4.00 sectors per request, 100% efficient');
   await expect(rows.nth(1)).toContainText('shared write');
-  await expect(rows.nth(1)).toContainText('1-way at worst');
+  await expect(rows.nth(1)).toContainText('1-way bank conflict at worst');
   await expect(rows.nth(3)).toContainText('t[j, i]');
-  await expect(rows.nth(3)).toContainText('32-way at worst, 32.0 on average (marked)');
+  await expect(rows.nth(3)).toContainText('32-way bank conflict at worst, 32.0 on average (marked)');
   await expect(rows.nth(3)).toHaveAttribute('data-poor', 'true');
   await expect(page.getByTestId('memory-summary')).toContainText('4 accesses; 1 marked');
   // The marked access is underlined in the source.

@@ -25,7 +25,6 @@ pub mod run;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
-use compiler_core::ptx::Arch;
 use compiler_core::share::{Session, Stepping, Tab};
 use compiler_core::span::{LineIndex, Span};
 use compiler_core::syntax::highlight::Mark;
@@ -35,8 +34,8 @@ use editor::Editor;
 use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
 use run::{
-    memory_run, start_run, trace_run, LaunchDiagram, LaunchPanel, MemoryRun, MemoryView,
-    OccupancyView, Results, RunReport, Stepper, TraceRun,
+    memory_run, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel, MemoryRun,
+    MemoryView, OccupancyView, Results, RunReport, Stepper, TraceRun,
 };
 use std::rc::Rc;
 
@@ -619,16 +618,7 @@ pub fn Playground() -> impl IntoView {
                                 <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through/>
                             }.into_any(),
                             Tab::Ptx => view! {
-                                <label class="field">
-                                    <span>"target"</span>
-                                    <select data-testid="arch" on:change=move |ev| {
-                                        if let Ok(a) = event_target_value(&ev).parse::<Arch>() { arch.set(a) }
-                                    }>
-                                        {Arch::ALL.into_iter().map(|a| view! {
-                                            <option value=a.name() selected=move || arch.get() == a>{a.name()}</option>
-                                        }).collect_view()}
-                                    </select>
-                                </label>
+                                <ArchSelect arch=arch testid="arch"/>
                                 <ListingView listing=ptx source_line_spans=pointer_line linked=linked label="PTX" downloadable=true/>
                             }.into_any(),
                             Tab::Wgsl => view! {

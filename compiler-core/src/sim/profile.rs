@@ -110,6 +110,34 @@ impl AccessSite {
         self.per_request(self.passes)
     }
 
+    /// "global read", "shared write", …
+    pub fn kind(&self) -> &'static str {
+        match (self.is_shared(), self.write) {
+            (false, false) => "global read",
+            (false, true) => "global write",
+            (true, false) => "shared read",
+            (true, true) => "shared write",
+        }
+    }
+
+    /// The figures in words: "4.00 sectors per request, 100% efficient" or "32-way bank
+    /// conflict at worst, 32.0 on average".
+    pub fn figures(&self) -> String {
+        if self.is_shared() {
+            format!(
+                "{}-way bank conflict at worst, {:.1} on average",
+                self.worst_degree,
+                self.mean_degree()
+            )
+        } else {
+            format!(
+                "{:.2} sectors per request, {:.0}% efficient",
+                self.sectors_per_request(),
+                self.efficiency() * 100.0
+            )
+        }
+    }
+
     /// Whether the figures are poor enough to mark: under half the moved bytes used, or a bank
     /// conflict of two ways or more on average.
     pub fn is_poor(&self) -> bool {
@@ -292,11 +320,7 @@ impl MemoryProfile {
             } else {
                 access.to_owned()
             };
-            let memory = format!(
-                "{} {}",
-                if site.is_shared() { "shared" } else { "global" },
-                if site.write { "write" } else { "read" }
-            );
+            let memory = site.kind();
             let (sectors, efficiency, conflict) = if site.is_shared() {
                 let conflict = format!("{}-way, {:.1}", site.worst_degree, site.mean_degree());
                 (String::new(), String::new(), conflict)

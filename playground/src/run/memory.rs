@@ -43,21 +43,6 @@ pub fn memory_rows(run: &MemoryRun) -> Vec<MemoryRow> {
         .iter()
         .map(|site| {
             let at = lines.line_column(source, site.span.start);
-            let kind = if site.is_shared() { "shared" } else { "global" };
-            let way = if site.write { "write" } else { "read" };
-            let figures = if site.is_shared() {
-                format!(
-                    "{}-way at worst, {:.1} on average",
-                    site.worst_degree,
-                    site.mean_degree()
-                )
-            } else {
-                format!(
-                    "{:.2} sectors per request, {:.0}% efficient",
-                    site.sectors_per_request(),
-                    site.efficiency() * 100.0
-                )
-            };
             MemoryRow {
                 span: site.span,
                 at: format!("{}:{}", at.line, at.column),
@@ -66,9 +51,9 @@ pub fn memory_rows(run: &MemoryRun) -> Vec<MemoryRow> {
                     .and_then(|s| s.lines().next())
                     .unwrap_or("")
                     .to_owned(),
-                memory: format!("{kind} {way}"),
+                memory: site.kind().to_owned(),
                 requests: site.requests,
-                figures,
+                figures: site.figures(),
                 poor: site.is_poor(),
             }
         })
@@ -188,16 +173,7 @@ pub fn OccupancyView(
                 None => "Occupancy: no kernel".to_owned(),
             }}</summary>
             <div class="occupancy-body">
-                <label class="field small">
-                    <span>"target"</span>
-                    <select data-testid="occupancy-arch" on:change=move |ev| {
-                        if let Ok(a) = event_target_value(&ev).parse::<Arch>() { arch.set(a) }
-                    }>
-                        {Arch::ALL.into_iter().map(|a| view! {
-                            <option value=a.name() selected=move || arch.get() == a>{a.name()}</option>
-                        }).collect_view()}
-                    </select>
-                </label>
+                <ArchSelect arch=arch testid="occupancy-arch"/>
                 <label class="field small">
                     <span>"registers per thread"</span>
                     <input type="number" min="1" max="255" data-testid="occupancy-registers"
@@ -228,6 +204,23 @@ pub fn OccupancyView(
                 }))}
             </div>
         </details>
+    }
+}
+
+/// The target for PTX and occupancy: one select, shared by the PTX tab and the occupancy view.
+#[component]
+pub fn ArchSelect(arch: RwSignal<Arch>, testid: &'static str) -> impl IntoView {
+    view! {
+        <label class="field small">
+            <span>"target"</span>
+            <select data-testid=testid on:change=move |ev| {
+                if let Ok(a) = event_target_value(&ev).parse::<Arch>() { arch.set(a) }
+            }>
+                {Arch::ALL.into_iter().map(|a| view! {
+                    <option value=a.name() selected=move || arch.get() == a>{a.name()}</option>
+                }).collect_view()}
+            </select>
+        </label>
     }
 }
 

@@ -20,7 +20,7 @@ pub use engine::{
     memory_run, start_run, trace_run, GpuOutcome, MemoryRun, RunReport, SimRun, TraceRun,
 };
 pub use form::LaunchPanel;
-pub use memory::{MemoryView, OccupancyView};
+pub use memory::{ArchSelect, MemoryView, OccupancyView};
 pub use results::Results;
 pub use stepper::Stepper;
 
