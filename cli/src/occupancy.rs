@@ -3,7 +3,7 @@
 //! `--registers`, else from `ptxas -v` where this machine has ptxas (`$PTXAS`, else on the
 //! `PATH`), else the stated default.
 
-use crate::run::{compile, report};
+use crate::run::{compile, print_out, report};
 use compiler_core::occupancy::{occupancy, DEFAULT_REGISTERS};
 use compiler_core::ptx::Arch;
 use std::path::PathBuf;
@@ -51,11 +51,11 @@ pub fn run(args: &OccupancyArgs) -> ExitCode {
         };
         match occupancy(arch, threads, ptx.shared_bytes, registers) {
             Ok(o) => {
-                print!("{}", o.to_text());
-                println!(
-                    "  ({threads} threads per CTA, {} bytes of shared memory, {registers} registers per thread from {from})",
+                print_out(&format!(
+                    "{}  ({threads} threads per CTA, {} bytes of shared memory, {registers} registers per thread from {from})\n",
+                    o.to_text(),
                     ptx.shared_bytes
-                );
+                ));
             }
             Err(why) => {
                 eprintln!("error: {why}");

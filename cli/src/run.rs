@@ -418,7 +418,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
 }
 
 /// Text on stdout: a reader that stops early (`| head`) is not an error.
-fn print_out(text: &str) {
+pub fn print_out(text: &str) {
     let _ = std::io::stdout().write_all(text.as_bytes());
 }
 

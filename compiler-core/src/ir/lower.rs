@@ -53,6 +53,8 @@ pub(super) enum Binding {
 pub(super) struct Lowering {
     pub(super) params: Vec<Param>,
     pub(super) shared: Vec<SharedArray>,
+    /// The tiles the source reads or writes by element (`t[i, j]`), which padding may help.
+    pub(super) indexed_tiles: Vec<bool>,
     dims: Vec<String>,
     regs: Vec<RegInfo>,
     scopes: Vec<HashMap<String, Binding>>,
@@ -94,6 +96,7 @@ impl Lowering {
         let mut lowering = Self {
             params: Vec::new(),
             shared: Vec::new(),
+            indexed_tiles: Vec::new(),
             dims: Vec::new(),
             regs: Vec::new(),
             scopes: vec![HashMap::new()],
@@ -163,8 +166,16 @@ impl Lowering {
         );
     }
 
+    fn mark_indexed(&mut self, array: usize) {
+        if self.indexed_tiles.len() <= array {
+            self.indexed_tiles.resize(array + 1, false);
+        }
+        self.indexed_tiles[array] = true;
+    }
+
     fn finish(self, kernel: &ast::Kernel) -> Kernel {
-        Kernel {
+        let indexed = self.indexed_tiles;
+        let mut lowered = Kernel {
             name: kernel.name.name.clone(),
             threads: self.threads,
             params: self.params,
@@ -174,7 +185,9 @@ impl Lowering {
             body: self.blocks.into_iter().next().unwrap_or_default(),
             span: kernel.span,
             cluster: None,
-        }
+        };
+        super::tiles::pad_tiles(&mut lowered, &indexed);
+        lowered
     }
 
     fn bind(&mut self, name: &str, binding: Binding) {
@@ -478,6 +491,7 @@ impl Lowering {
                 let tensor = match self.lookup(name) {
                     Some(Binding::Tensor(tensor)) => tensor,
                     Some(Binding::Tile(array)) => {
+                        self.mark_indexed(array);
                         let element = self.shared[array].element;
                         let indices = self.indices(indices);
                         let current = match op {
@@ -686,6 +700,7 @@ impl Lowering {
                     _ => None,
                 };
                 if let Some(Binding::Tile(array)) = binding {
+                    self.mark_indexed(array);
                     let element = self.shared[array].element;
                     let indices = self.indices(indices);
                     return (

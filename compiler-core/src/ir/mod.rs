@@ -50,17 +50,30 @@ pub struct Cluster {
     pub size: u64,
 }
 
-/// A tile in shared memory: row-major, of a compile-time shape.
+/// A tile in shared memory: row-major, of a compile-time shape, stored with the extents
+/// `storage` (its shape, or its rows padded: [`tiles::pad_tiles`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct SharedArray {
     pub name: String,
     pub element: Scalar,
     pub shape: Vec<u32>,
+    /// The extents elements are laid out by: `shape`, except a padded tile's last extent.
+    pub storage: Vec<u32>,
 }
 
 impl SharedArray {
+    /// Elements in the tile.
     pub fn len(&self) -> usize {
         self.shape.iter().map(|&n| n as usize).product()
+    }
+
+    /// Elements of storage (with a padded tile's padding).
+    pub fn stored_len(&self) -> usize {
+        self.storage.iter().map(|&n| n as usize).product()
+    }
+
+    pub fn is_padded(&self) -> bool {
+        self.storage != self.shape
     }
 
     pub fn is_empty(&self) -> bool {
@@ -313,11 +326,11 @@ pub enum Op {
 }
 
 impl Kernel {
-    /// Bytes of shared memory the kernel's tiles take.
+    /// Bytes of shared memory the kernel's tiles take, padding included.
     pub fn shared_bytes(&self) -> u64 {
         self.shared
             .iter()
-            .map(|a| a.len() as u64 * a.element.size())
+            .map(|a| a.stored_len() as u64 * a.element.size())
             .sum()
     }
 

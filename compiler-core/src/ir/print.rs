@@ -41,13 +41,18 @@ pub fn print(module: &Module) -> String {
             let _ = writeln!(out, "  // shared memory: {} bytes", kernel.shared_bytes());
         }
         for (index, array) in kernel.shared.iter().enumerate() {
-            let shape: Vec<String> = array.shape.iter().map(u32::to_string).collect();
+            let extents = |e: &[u32]| e.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+            let padded = if array.is_padded() {
+                format!(" stored as [{}]", extents(&array.storage))
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "  shared @{index}.{}: {}[{}]",
+                "  shared @{index}.{}: {}[{}]{padded}",
                 array.name,
                 array.element.name(),
-                shape.join(", ")
+                extents(&array.shape)
             );
         }
         block(&mut out, kernel, &kernel.body, 1);

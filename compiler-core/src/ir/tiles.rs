@@ -77,6 +77,7 @@ impl Lowering {
         self.shared.push(SharedArray {
             name: name.to_owned(),
             element,
+            storage: shape.clone(),
             shape,
         });
         self.shared.len() - 1
@@ -659,5 +660,76 @@ impl Lowering {
             );
         });
         Some(copy)
+    }
+}
+
+/// Shared memory's banks: a row of 32 four-byte words puts each column in one bank.
+const BANKS: u32 = 32;
+
+/// Pads by one word the rows of each 2-D tile of 4-byte elements whose rows are a multiple of
+/// 32 words and which the source indexes by element (`indexed`), so that a column's elements
+/// fall in 32 different banks instead of one: reading a tile down a column, as a transpose
+/// does, would otherwise be a 32-way bank conflict. Tiles only tile operations touch keep
+/// their layout (their copies and products run along rows, and padding would cost shared
+/// memory, so occupancy, for nothing), as does a tile some statement indexes flat (one index
+/// for a 2-D tile); padding stops where the kernel's shared memory would pass the smallest
+/// static limit of the targets (less 128 bytes for a CTA reduction's scratch), so padding
+/// never makes a kernel refused.
+pub(super) fn pad_tiles(kernel: &mut Kernel, indexed: &[bool]) {
+    let limit = crate::ptx::Arch::ALL
+        .into_iter()
+        .map(crate::ptx::Arch::static_shared_bytes)
+        .min()
+        .unwrap_or(0)
+        .saturating_sub(128);
+    let mut flat = vec![false; kernel.shared.len()];
+    mark_flat_access(&kernel.body, &kernel.shared, &mut flat);
+    let mut bytes = kernel.shared_bytes();
+    for (i, array) in kernel.shared.iter_mut().enumerate() {
+        let pads = array.shape.len() == 2
+            && array.element.size() == 4
+            && array.shape[1].is_multiple_of(BANKS)
+            && indexed.get(i).copied().unwrap_or(false)
+            && !flat[i];
+        if !pads {
+            continue;
+        }
+        let extra = u64::from(array.shape[0]) * array.element.size();
+        if bytes + extra > limit {
+            break;
+        }
+        array.storage[1] += 1;
+        bytes += extra;
+    }
+}
+
+/// Marks the tiles some statement in `body` indexes with fewer indices than its rank.
+fn mark_flat_access(body: &[Stmt], shared: &[SharedArray], flat: &mut [bool]) {
+    let mark = |array: usize, indices: usize, flat: &mut [bool]| {
+        if shared.get(array).is_some_and(|a| a.shape.len() != indices) {
+            flat[array] = true;
+        }
+    };
+    for stmt in body {
+        match &stmt.kind {
+            StmtKind::Let {
+                op: Op::SharedLoad { array, indices },
+                ..
+            } => mark(*array, indices.len(), flat),
+            StmtKind::SharedStore { array, indices, .. } => mark(*array, indices.len(), flat),
+            StmtKind::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                mark_flat_access(then_block, shared, flat);
+                mark_flat_access(else_block, shared, flat);
+            }
+            StmtKind::Loop { body, continuing } => {
+                mark_flat_access(body, shared, flat);
+                mark_flat_access(continuing, shared, flat);
+            }
+            _ => {}
+        }
     }
 }

@@ -192,7 +192,8 @@ impl<'a> Emitter<'a> {
 
     pub(super) fn shared_address(&mut self, array: usize, indices: &[Operand]) -> String {
         let info = &self.kernel.shared[array];
-        let extents: Vec<String> = info.shape.iter().map(u32::to_string).collect();
+        // Laid out by its storage: a padded tile's rows are one word longer than its shape's.
+        let extents: Vec<String> = info.storage.iter().map(u32::to_string).collect();
         let symbol = format!("{}_tile{array}_{}", self.kernel.name, info.name);
         let flat = self.flatten(indices, &extents);
         let base = self.temp(Kind::B64);

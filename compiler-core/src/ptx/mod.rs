@@ -371,6 +371,13 @@ impl<'a> Emitter<'a> {
         if self.shared_bytes() > 0 {
             let _ = writeln!(header, "// Shared memory: {} bytes.", self.shared_bytes());
         }
+        for array in kernel.shared.iter().filter(|a| a.is_padded()) {
+            let _ = writeln!(
+                header,
+                "// Tile {} is stored with rows of {} words, one more than its {}, so that a column spans 32 banks.",
+                array.name, array.storage[1], array.shape[1]
+            );
+        }
         let _ = writeln!(
             header,
             "// Indices are 32-bit: a launch holds tensors of at most {} elements (2^26).",
@@ -421,7 +428,7 @@ impl<'a> Emitter<'a> {
                 header,
                 "    .shared .align 4 .b8 {name}_tile{i}_{}[{}];",
                 array.name,
-                array.len() * 4
+                array.stored_len() * 4
             );
         }
         if self.uses_partials {

@@ -4,7 +4,24 @@
 use super::*;
 
 impl<'a> Cta<'a> {
-    /// The flat index of `tile[indices]` for thread `t`, or the out-of-bounds fault.
+    /// Where thread `t`'s `tile[indices]` is stored (a padded tile's rows are one word longer
+    /// than its shape's), if every coordinate is inside the tile's shape.
+    pub(super) fn stored_index(
+        &self,
+        info: &SharedArray,
+        indices: &[Operand],
+        t: usize,
+    ) -> Option<usize> {
+        let shape: Vec<usize> = info.shape.iter().map(|&n| n as usize).collect();
+        let logical = self.flat_index(indices, &shape, t)?;
+        if !info.is_padded() {
+            return Some(logical);
+        }
+        let storage: Vec<usize> = info.storage.iter().map(|&n| n as usize).collect();
+        self.flat_index(indices, &storage, t)
+    }
+
+    /// The stored index of `tile[indices]` for thread `t`, or the out-of-bounds fault.
     pub(super) fn shared_element(
         &self,
         array: usize,
@@ -15,8 +32,8 @@ impl<'a> Cta<'a> {
         let Some(info) = self.kernel.shared.get(array) else {
             return Err(self.fault(Code::E0515, span, t, "a shared array is missing".into()));
         };
-        let shape: Vec<usize> = info.shape.iter().map(|&n| n as usize).collect();
-        self.flat_index(indices, &shape, t).ok_or_else(|| {
+        self.stored_index(info, indices, t).ok_or_else(|| {
+            let shape: Vec<usize> = info.shape.iter().map(|&n| n as usize).collect();
             let (coordinates, shape) = self.describe_access(indices, &shape, t);
             let message = format!(
                 "{}[{coordinates}] is outside the tile's shape [{shape}]",

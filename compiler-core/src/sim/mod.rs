@@ -305,11 +305,15 @@ impl<'a> Cta<'a> {
             steps: 0,
             masks: Vec::new(),
             scratch: [vec![0; threads], vec![0; threads], vec![0; threads]],
-            shared: kernel.shared.iter().map(|a| vec![0; a.len()]).collect(),
+            shared: kernel
+                .shared
+                .iter()
+                .map(|a| vec![0; a.stored_len()])
+                .collect(),
             accesses: kernel
                 .shared
                 .iter()
-                .map(|a| vec![Access::default(); a.len()])
+                .map(|a| vec![Access::default(); a.stored_len()])
                 .collect(),
             epoch: 1,
             writers: None,

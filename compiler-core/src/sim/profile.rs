@@ -17,7 +17,8 @@
 //!   sectors `4e / 32` and 128-byte lines `4e / 128` of its lanes' elements; it asks for the
 //!   bytes of its distinct elements (lanes on one element share it); efficiency is the bytes
 //!   asked for over the bytes of the sectors moved, `bytes / (32 × sectors)`;
-//! - **shared**: each tile starts at bank 0, so element `e` is in bank `e mod 32`; a request's
+//! - **shared**: each tile starts at bank 0, so the word stored at `e` (the compiler pads
+//!   some tiles' rows: `ir::tiles::pad_tiles`) is in bank `e mod 32`; a request's
 //!   conflict degree is the most distinct elements any one bank must serve (lanes reading one
 //!   element get it by broadcast, not a conflict); degree 1 is conflict-free, and a request
 //!   takes as many passes as its degree.
@@ -249,20 +250,29 @@ impl<'a> Cta<'a> {
         mask: &[bool],
         write: bool,
     ) {
-        let (kind, index, shape, name) = match memory {
+        let (kind, index, name) = match memory {
             Memory::Tensor(i) => match (self.args.params.get(i), self.kernel.params.get(i)) {
-                (Some(Arg::Tensor(t)), Some(p)) => (0, i, t.shape.clone(), p.name()),
+                (Some(Arg::Tensor(_)), Some(p)) => (0, i, p.name()),
                 _ => return,
             },
             Memory::Shared(i) => match self.kernel.shared.get(i) {
-                Some(a) => (
-                    1,
-                    i,
-                    a.shape.iter().map(|&n| n as usize).collect(),
-                    a.name.as_str(),
-                ),
+                Some(a) => (1, i, a.name.as_str()),
                 None => return,
             },
+        };
+        // Where each lane's element is stored: a tensor's row-major index, a tile's index in
+        // its storage (a padded tile's rows are one word longer).
+        let tensor_shape = match self.args.params.get(index) {
+            Some(Arg::Tensor(t)) if kind == 0 => t.shape.clone(),
+            _ => Vec::new(),
+        };
+        let stored = |t: usize| match memory {
+            Memory::Tensor(_) => self.flat_index(indices, &tensor_shape, t),
+            Memory::Shared(i) => self
+                .kernel
+                .shared
+                .get(i)
+                .and_then(|a| self.stored_index(a, indices, t)),
         };
         let site = counter
             .sites
@@ -277,7 +287,7 @@ impl<'a> Cta<'a> {
                 active += 1;
                 // An element outside is not counted: a tile's guarded access skips it, and an
                 // unguarded one faults, which ends the run.
-                if let Some(e) = self.flat_index(indices, &shape, t) {
+                if let Some(e) = stored(t) {
                     elements.push(e as u64);
                 }
             }

@@ -140,8 +140,9 @@ impl<'k> Builder<'k> {
         array: usize,
         indices: &[Operand],
     ) -> Handle<E> {
-        let shape = self.kernel.shared[array].shape.clone();
-        let extents: Vec<Handle<E>> = shape
+        // Laid out by its storage: a padded tile's rows are one word longer than its shape's.
+        let storage = self.kernel.shared[array].storage.clone();
+        let extents: Vec<Handle<E>> = storage
             .iter()
             .map(|&n| self.lit(block, Literal::I32(n as i32)))
             .collect();

@@ -357,7 +357,7 @@ impl<'k> Builder<'k> {
         let mut shared = Vec::new();
         for (i, array) in kernel.shared.iter().enumerate() {
             let base = scalar_type(&mut module, naga_scalar(array.element));
-            let size = NonZeroU32::new(array.len().max(1) as u32)
+            let size = NonZeroU32::new(array.stored_len().max(1) as u32)
                 .map_or(ArraySize::Dynamic, ArraySize::Constant);
             let ty = module.types.insert(
                 Type {

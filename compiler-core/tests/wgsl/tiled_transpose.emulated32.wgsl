@@ -12,7 +12,7 @@ var<storage> In: array<f32>;
 var<storage, read_write> Out: array<f32>;
 @group(0) @binding(2) 
 var<uniform> params: Params;
-var<workgroup> tile0_t: array<f32, 1024>;
+var<workgroup> tile0_t: array<f32, 1056>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
@@ -238,7 +238,7 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
                     let _e246 = r16_;
                     let _e250 = r11_;
                     let _e252 = r13_;
-                    tile0_t[bitcast<u32>(((_e250 * 32i) + _e252))] = _e246;
+                    tile0_t[bitcast<u32>(((_e250 * 33i) + _e252))] = _e246;
                 }
             }
             continuing {
@@ -468,7 +468,7 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
                     if _e575 {
                         let _e579 = j_27_;
                         let _e581 = i_25_;
-                        let _e587 = tile0_t[bitcast<u32>(((_e579 * 32i) + _e581))];
+                        let _e587 = tile0_t[bitcast<u32>(((_e579 * 33i) + _e581))];
                         r37_ = _e587;
                     }
                     let _e590 = active_38_;

@@ -12,7 +12,7 @@ var<storage> In: array<f32>;
 var<storage, read_write> Out: array<f32>;
 @group(0) @binding(2) 
 var<uniform> params: Params;
-var<workgroup> tile0_t: array<f32, 1024>;
+var<workgroup> tile0_t: array<f32, 1056>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -101,7 +101,7 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
         let _e103 = r16_;
         let _e107 = r11_;
         let _e109 = r13_;
-        tile0_t[bitcast<u32>(((_e107 * 32i) + _e109))] = _e103;
+        tile0_t[bitcast<u32>(((_e107 * 33i) + _e109))] = _e103;
         continuing {
             let _e116 = e_7_;
             let _e118 = r6_;
@@ -167,7 +167,7 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
             r36_ = (_e211 + _e213);
             let _e219 = j_27_;
             let _e221 = i_25_;
-            let _e227 = tile0_t[bitcast<u32>(((_e219 * 32i) + _e221))];
+            let _e227 = tile0_t[bitcast<u32>(((_e219 * 33i) + _e221))];
             r37_ = _e227;
             let _e230 = r37_;
             let _e236 = params.R;
