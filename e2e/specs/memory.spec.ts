@@ -46,6 +46,32 @@ test('counts per access: the tile copy, the column of a padded tile and its 2-wa
   expect(consoleErrors).toEqual([]);
 });
 
+test('the stepper shows the bank of each lane under the lane row', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.paste(BANKS);
+  await play.setField('dim-R', '32');
+  await play.setField('dim-C', '32');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('step-through').click();
+  const position = page.getByTestId('step-position');
+  await expect(position).toContainText('Step 1 of');
+  // Step to the statement that reads the tile three times.
+  await page.getByTestId('step-forward').focus();
+  for (let i = 0; i < 10; i++) {
+    if ((await page.getByTestId('step-statement').textContent())?.startsWith('Y[l] =')) break;
+    await page.keyboard.press('ArrowRight');
+  }
+  await expect(page.getByTestId('step-statement')).toHaveText('Y[l] = t[0, l] + t[l, 0] + t[l, l]');
+  const places = page.getByTestId('lane-places');
+  await expect(places).toContainText('t, shared read (first): 1-way bank conflict');
+  await expect(page.getByTestId('lane-place')).toHaveCount(32);
+  await page.getByTestId('lane-places-pick').selectOption({ label: 't, shared read (third)' });
+  await expect(places).toContainText('t, shared read (third): 2-way bank conflict');
+  // The diagonal: lane 17 reads word 34 x 17 = 578, in bank 2.
+  await expect(page.locator('[data-testid=lane-place][data-lane="17"]')).toHaveAttribute('data-place', '2');
+});
+
 test('the naive transpose: the strided write is marked', async ({ play, page }) => {
   await play.open('?example=transpose');
   await play.setField('dim-R', '64');

@@ -175,6 +175,38 @@ impl Counter {
     }
 }
 
+/// The word an element is stored at: a tensor's element index (row-major), a tile's index in
+/// its storage (a padded tile's rows are longer than its shape's), from the element's logical
+/// row-major index, as a trace records it.
+pub fn stored_word(kernel: &Kernel, memory: Memory, element: u32) -> u64 {
+    let Memory::Shared(array) = memory else {
+        return u64::from(element);
+    };
+    let Some(info) = kernel.shared.get(array).filter(|a| a.is_padded()) else {
+        return u64::from(element);
+    };
+    // Row-major coordinates by the shape, then the index by the storage.
+    let mut rest = u64::from(element);
+    let mut coordinates = vec![0u64; info.shape.len()];
+    for (c, &extent) in coordinates.iter_mut().zip(&info.shape).rev() {
+        *c = rest % u64::from(extent.max(1));
+        rest /= u64::from(extent.max(1));
+    }
+    coordinates
+        .iter()
+        .zip(&info.storage)
+        .fold(0, |flat, (&c, &extent)| flat * u64::from(extent) + c)
+}
+
+/// A global request's sector of element `e`, and a shared word's bank.
+pub fn sector_of(element: u64) -> u64 {
+    element * ELEMENT_BYTES / SECTOR_BYTES
+}
+
+pub fn bank_of(word: u64) -> u64 {
+    word % BANKS as u64
+}
+
 /// Adds one global request over `elements` (its active lanes' element indices).
 fn count_global(site: &mut AccessSite, elements: &mut [u64]) {
     elements.sort_unstable();

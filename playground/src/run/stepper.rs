@@ -14,8 +14,12 @@
 
 use super::engine::TraceRun;
 use compiler_core::hierarchy::Dim3;
+use compiler_core::ir::Kernel;
 use compiler_core::share::Stepping;
-use compiler_core::sim::{describe_barrier, Exchange, LaneState, Trace};
+use compiler_core::sim::{
+    bank_of, describe_barrier, sector_of, stored_word, Exchange, LaneState, Memory, Step, Trace,
+    BANKS,
+};
 use compiler_core::span::LineIndex;
 use leptos::prelude::*;
 use std::rc::Rc;
@@ -56,6 +60,121 @@ pub struct StepView {
     pub barrier: Option<(String, Vec<(u32, &'static str)>)>,
     /// What the live region says.
     pub announce: String,
+    /// The step's memory accesses, one group per tensor or tile read or written: where each
+    /// lane's element lies (its sector, or its bank).
+    pub memory: Vec<AccessGroup>,
+}
+
+/// One tensor or tile a step reads or writes, for the lane row: each lane's 32-byte sector
+/// (global memory) or bank (shared memory) of its first element there, by the rules of the
+/// memory counts (`compiler_core::sim::profile`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccessGroup {
+    /// "In, global read".
+    pub label: String,
+    pub shared: bool,
+    /// Per lane.
+    pub places: Vec<Option<u64>>,
+    /// "4 sectors for 32 lanes", "2-way bank conflict".
+    pub summary: String,
+}
+
+/// The step's accesses by warp `warp`'s lanes, grouped by memory and direction, in order: a
+/// statement that reads one tile three times gives three groups (each lane's first, second and
+/// third read).
+fn access_groups(trace: &Trace, kernel: &Kernel, step: &Step, warp: u32) -> Vec<AccessGroup> {
+    let first = warp * trace.lanes;
+    type Key = (Memory, bool, usize);
+    let mut groups: Vec<(Key, Vec<Option<u64>>)> = Vec::new();
+    let mut seen: Vec<((Memory, bool), Vec<usize>)> = Vec::new();
+    for access in &step.accesses {
+        let Some(lane) = access
+            .thread
+            .checked_sub(first)
+            .filter(|&l| l < trace.lanes)
+        else {
+            continue;
+        };
+        let lane = lane as usize;
+        let pair = (access.memory, access.write);
+        let counted = match seen.iter().position(|(k, _)| *k == pair) {
+            Some(at) => at,
+            None => {
+                seen.push((pair, vec![0; trace.lanes as usize]));
+                seen.len() - 1
+            }
+        };
+        let key = (access.memory, access.write, seen[counted].1[lane]);
+        seen[counted].1[lane] += 1;
+        let at = match groups.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                groups.push((key, vec![None; trace.lanes as usize]));
+                groups.len() - 1
+            }
+        };
+        groups[at].1[lane] = Some(stored_word(kernel, access.memory, access.element));
+    }
+    let repeats = |memory: Memory, write: bool| {
+        groups
+            .iter()
+            .filter(|((m, w, _), _)| *m == memory && *w == write)
+            .count()
+    };
+    let ordinal = |n: usize| match n {
+        0 => "first",
+        1 => "second",
+        2 => "third",
+        _ => "next",
+    };
+    let groups: Vec<(Key, Vec<Option<u64>>, bool)> = groups
+        .iter()
+        .map(|((m, w, k), places)| ((*m, *w, *k), places.clone(), repeats(*m, *w) > 1))
+        .collect();
+    groups
+        .into_iter()
+        .map(|((memory, write, k), words, repeated)| {
+            let (name, shared) = match memory {
+                Memory::Tensor(i) => (kernel.params.get(i).map_or("?", |p| p.name()), false),
+                Memory::Shared(i) => (kernel.shared.get(i).map_or("?", |a| a.name.as_str()), true),
+            };
+            let way = if write { "write" } else { "read" };
+            let mut distinct: Vec<u64> = words.iter().flatten().copied().collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let lanes = words.iter().flatten().count();
+            let (places, summary) = if shared {
+                let mut per_bank = [0u32; BANKS];
+                for &w in &distinct {
+                    per_bank[bank_of(w) as usize] += 1;
+                }
+                let degree = per_bank.into_iter().max().unwrap_or(0);
+                let places = words.iter().map(|w| w.map(bank_of)).collect();
+                (places, format!("{degree}-way bank conflict"))
+            } else {
+                let mut sectors: Vec<u64> = distinct.iter().map(|&e| sector_of(e)).collect();
+                sectors.dedup();
+                let places = words.iter().map(|w| w.map(sector_of)).collect();
+                let s = sectors.len();
+                let plural = if s == 1 { "" } else { "s" };
+                (places, format!("{s} sector{plural} for {lanes} lanes"))
+            };
+            let nth = if repeated {
+                format!(" ({})", ordinal(k))
+            } else {
+                String::new()
+            };
+            AccessGroup {
+                label: format!(
+                    "{name}, {} {way}{nth}",
+                    if shared { "shared" } else { "global" }
+                ),
+                shared,
+                places,
+                summary,
+            }
+        })
+        .collect()
 }
 
 fn state_class(state: LaneState) -> &'static str {
@@ -171,6 +290,7 @@ pub fn step_view(run: &TraceRun, index: usize, warp: u32) -> Option<StepView> {
         arrows,
         barrier,
         announce: trace.announce(index, warp, line),
+        memory: access_groups(trace, kernel, step, warp),
     })
 }
 
@@ -193,9 +313,19 @@ const STRIP_MARGIN: f64 = 4.0;
 /// Room above the lanes for a shuffle's arrows.
 const ARROW_ROOM: f64 = 70.0;
 const LANE_HEIGHT: f64 = 30.0;
+/// Room under the lanes for each lane's sector or bank.
+const PLACE_HEIGHT: f64 = 18.0;
 
-/// The warp's lanes in a row, each by its state, with a shuffle's arrows above them.
-fn lane_strip(view: &StepView) -> impl IntoView {
+/// A sector's or a bank's colour: lanes in one sector (or bank) share it.
+fn place_colour(place: u64, shared: bool) -> String {
+    let steps = if shared { 32 } else { 16 };
+    let hue = (place % steps) * 360 / steps;
+    format!("fill: hsl({hue}, 65%, 72%)")
+}
+
+/// The warp's lanes in a row, each by its state, with a shuffle's arrows above them and, for
+/// a step that accesses memory, each lane's sector or bank of `memory` under it.
+fn lane_strip(view: &StepView, memory: Option<&AccessGroup>) -> impl IntoView {
     let count = view.lanes.len().max(1) as f64;
     let w = (STRIP_WIDTH - 2.0 * STRIP_MARGIN) / count;
     let top = if view.arrows.is_empty() {
@@ -233,8 +363,36 @@ fn lane_strip(view: &StepView) -> impl IntoView {
             view! { <path class="shuffle-arrow" d=d marker-end="url(#step-arrowhead)" data-testid="shuffle-arrow" data-from=from data-to=to/> }
         })
         .collect_view();
-    let height = top + LANE_HEIGHT + STRIP_MARGIN;
-    let label = lane_summary(view);
+    let places = memory.map(|group| {
+        let y = top + LANE_HEIGHT + 2.0;
+        group
+            .places
+            .iter()
+            .enumerate()
+            .filter_map(|(lane, place)| Some((lane, (*place)?)))
+            .map(|(lane, place)| {
+                let x = STRIP_MARGIN + lane as f64 * w;
+                view! {
+                    <g class="place" data-testid="lane-place" data-lane=lane data-place=place>
+                        <rect x=x + 1.0 y=y width=w - 2.0 height=PLACE_HEIGHT - 2.0 rx=2 style=place_colour(place, group.shared)/>
+                        <text x=x + w / 2.0 y=y + (PLACE_HEIGHT - 2.0) / 2.0 font-size=font * 0.85 text-anchor="middle" dominant-baseline="central">{place}</text>
+                    </g>
+                }
+            })
+            .collect_view()
+    });
+    let height =
+        top + LANE_HEIGHT + STRIP_MARGIN + if memory.is_some() { PLACE_HEIGHT } else { 0.0 };
+    let label = match memory {
+        Some(group) => format!(
+            "{}; under each lane, its {} of {}: {}",
+            lane_summary(view),
+            if group.shared { "bank" } else { "sector" },
+            group.label,
+            group.summary
+        ),
+        None => lane_summary(view),
+    };
     view! {
         <svg class="lane-strip" viewBox=format!("0 0 {STRIP_WIDTH} {height:.0}") role="img" aria-label=label data-testid="lane-strip">
             <defs>
@@ -244,6 +402,7 @@ fn lane_strip(view: &StepView) -> impl IntoView {
             </defs>
             {arrows}
             {cells}
+            {places}
         </svg>
     }
 }
@@ -357,6 +516,8 @@ pub fn Stepper(
         }
         ev.prevent_default();
     };
+    // Which of the step's tensors or tiles the lane row shows sectors or banks of.
+    let memory_pick = RwSignal::new(0usize);
     let view_now = Memo::new(move |_| {
         let p = position()?;
         traced.with(|t| step_view(t.as_ref()?, p.step as usize, p.warp))
@@ -484,7 +645,31 @@ pub fn Stepper(
                     "Active mask "<code data-testid="step-mask">{v.mask.clone()}</code>
                     {format!(" · {} of {} lanes active", v.active, v.lanes.len())}
                 </p>
-                {lane_strip(&v)}
+                {
+                    let pick = memory_pick.get().min(v.memory.len().saturating_sub(1));
+                    let group = v.memory.get(pick);
+                    view! {
+                        {lane_strip(&v, group)}
+                        {group.map(|g| view! {
+                            <p class="lane-places" data-testid="lane-places">
+                                {format!("Under each lane, its {} of {}: {}. ", if g.shared { "bank (word mod 32)" } else { "32-byte sector" }, g.label, g.summary)}
+                                <a href="/docs/memory">"Why it matters"</a>
+                            </p>
+                        })}
+                        {(v.memory.len() > 1).then(|| view! {
+                            <label class="field small">
+                                <span>"Show under the lanes"</span>
+                                <select data-testid="lane-places-pick" on:change=move |ev| {
+                                    if let Ok(i) = event_target_value(&ev).parse::<usize>() { memory_pick.set(i) }
+                                }>
+                                    {v.memory.iter().enumerate().map(|(i, g)| view! {
+                                        <option value=i selected=i == pick>{g.label.clone()}</option>
+                                    }).collect_view()}
+                                </select>
+                            </label>
+                        })}
+                    }
+                }
                 <p class="lane-legend" aria-hidden="true">
                     <span><span class="swatch active"></span>"active"</span>
                     <span><span class="swatch inactive"></span>"waiting (another branch or trip)"</span>
@@ -537,6 +722,64 @@ mod tests {
             fault: traced.output.err(),
             ms: 0.0,
         }
+    }
+
+    #[test]
+    fn a_step_that_accesses_memory_gives_each_lanes_sector_or_bank() {
+        let source = "@launch(32)
+kernel banks(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {
+  let l = ctx.lane
+  var t = In[0 :+ 32, 0 :+ 32]
+  let a = t[l, 0]
+  let b = t[l, l]
+  let x = In[l * 2, 0]
+  let c = t[0, l] + t[l, l]
+  Y[l] = a + b + x + c
+}
+";
+        let mut launch = Launch::default();
+        launch.dims.insert("R".into(), 64);
+        launch.dims.insert("C".into(), 32);
+        let run = traced(source, launch);
+        let step = |text: &str| {
+            let at = (0..run.trace.steps.len())
+                .find(|&i| step_view(&run, i, 0).is_some_and(|v| v.statement == text))
+                .unwrap_or_else(|| panic!("no step `{text}`"));
+            step_view(&run, at, 0).unwrap_or_else(|| panic!("no view"))
+        };
+        // The padded tile's column: words 33 l, banks l, every bank once.
+        let column = step("let a = t[l, 0]");
+        assert_eq!(column.memory.len(), 1);
+        let group = &column.memory[0];
+        assert_eq!(group.label, "t, shared read");
+        assert_eq!(group.places[5], Some(5));
+        assert_eq!(group.summary, "1-way bank conflict");
+        // The diagonal: words 34 l, banks 2 l mod 32: lanes 1 and 17 share bank 2.
+        let diagonal = step("let b = t[l, l]");
+        assert_eq!(
+            (diagonal.memory[0].places[1], diagonal.memory[0].places[17]),
+            (Some(2), Some(2))
+        );
+        assert_eq!(diagonal.memory[0].summary, "2-way bank conflict");
+        // In[2 l, 0]: elements 64 l, 256 bytes apart: a sector per lane, sector 8 l.
+        let strided = step("let x = In[l * 2, 0]");
+        let group = &strided.memory[0];
+        assert_eq!(group.label, "In, global read");
+        assert_eq!(group.places[3], Some(24));
+        assert_eq!(group.summary, "32 sectors for 32 lanes");
+        // Two reads of the tile in one statement: a group each.
+        let two = step("let c = t[0, l] + t[l, l]");
+        let labels: Vec<&str> = two.memory.iter().map(|g| g.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["t, shared read (first)", "t, shared read (second)"]
+        );
+        assert_eq!(two.memory[0].summary, "1-way bank conflict");
+        assert_eq!(two.memory[1].summary, "2-way bank conflict");
+        // A store: one group.
+        let last = step("Y[l] = a + b + x + c");
+        assert_eq!(last.memory[0].label, "Y, global write");
+        assert_eq!(last.memory[0].summary, "4 sectors for 32 lanes");
     }
 
     #[test]
