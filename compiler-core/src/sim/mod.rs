@@ -37,7 +37,8 @@ mod trace_text;
 
 pub use compare::{compare_tensor, Comparison, FLOAT_TOLERANCE};
 pub use profile::{
-    bank_of, sector_of, stored_word, AccessSite, MemoryProfile, BANKS, LINE_BYTES, SECTOR_BYTES,
+    bank_of, conflict_degree, sector_of, sectors, stored_word, AccessSite, MemoryProfile, BANKS,
+    LINE_BYTES, SECTOR_BYTES,
 };
 pub use trace::{
     Barrier, Exchange, LaneState, Memory, MemoryAccess, Step, Threads, Trace, TraceLimits,

@@ -212,24 +212,34 @@ fn count_global(site: &mut AccessSite, elements: &mut [u64]) {
     elements.sort_unstable();
     let distinct = distinct_by(elements, |e| e);
     site.bytes += distinct * ELEMENT_BYTES;
-    site.sectors += distinct_by(elements, |e| e * ELEMENT_BYTES / SECTOR_BYTES);
+    site.sectors += sectors(elements);
     site.lines += distinct_by(elements, |e| e * ELEMENT_BYTES / LINE_BYTES);
 }
 
-/// Adds one shared request: its degree is the most distinct elements in one bank.
+/// Adds one shared request.
 fn count_shared(site: &mut AccessSite, elements: &mut [u64]) {
     elements.sort_unstable();
-    let mut per_bank = [0u32; BANKS];
-    let mut last = None;
-    for &e in elements.iter() {
-        if last != Some(e) {
-            per_bank[(e % BANKS as u64) as usize] += 1;
-            last = Some(e);
-        }
-    }
-    let degree = per_bank.into_iter().max().unwrap_or(0);
+    let degree = conflict_degree(elements);
     site.passes += u64::from(degree);
     site.worst_degree = site.worst_degree.max(degree);
+}
+
+/// A shared request's conflict degree: the most distinct words (sorted `words`) in one bank.
+pub fn conflict_degree(words: &[u64]) -> u32 {
+    let mut per_bank = [0u32; BANKS];
+    let mut last = None;
+    for &w in words {
+        if last != Some(w) {
+            per_bank[bank_of(w) as usize] += 1;
+            last = Some(w);
+        }
+    }
+    per_bank.into_iter().max().unwrap_or(0)
+}
+
+/// A global request's sectors: the distinct 32-byte sectors of (sorted) `elements`.
+pub fn sectors(elements: &[u64]) -> u64 {
+    distinct_by(elements, sector_of)
 }
 
 /// The distinct values of `f` over sorted `elements`, where `f` never decreases.

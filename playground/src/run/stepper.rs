@@ -17,8 +17,8 @@ use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::share::Stepping;
 use compiler_core::sim::{
-    bank_of, describe_barrier, sector_of, stored_word, Exchange, LaneState, Memory, Step, Trace,
-    BANKS,
+    bank_of, conflict_degree, describe_barrier, sector_of, sectors, stored_word, Exchange,
+    LaneState, Memory, Step, Trace,
 };
 use compiler_core::span::LineIndex;
 use leptos::prelude::*;
@@ -144,18 +144,12 @@ fn access_groups(trace: &Trace, kernel: &Kernel, step: &Step, warp: u32) -> Vec<
             distinct.dedup();
             let lanes = words.iter().flatten().count();
             let (places, summary) = if shared {
-                let mut per_bank = [0u32; BANKS];
-                for &w in &distinct {
-                    per_bank[bank_of(w) as usize] += 1;
-                }
-                let degree = per_bank.into_iter().max().unwrap_or(0);
+                let degree = conflict_degree(&distinct);
                 let places = words.iter().map(|w| w.map(bank_of)).collect();
                 (places, format!("{degree}-way bank conflict"))
             } else {
-                let mut sectors: Vec<u64> = distinct.iter().map(|&e| sector_of(e)).collect();
-                sectors.dedup();
+                let s = sectors(&distinct);
                 let places = words.iter().map(|w| w.map(sector_of)).collect();
-                let s = sectors.len();
                 let plural = if s == 1 { "" } else { "s" };
                 (places, format!("{s} sector{plural} for {lanes} lanes"))
             };
