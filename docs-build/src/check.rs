@@ -48,7 +48,8 @@ pub fn check(pages: &[Page]) -> Vec<String> {
                         say(format!("diagram `{params}`: {e}"));
                     }
                 }
-                Block::Html(_) => {}
+                Block::Occupancy(Err(why)) => say(format!("occupancy: {why}")),
+                Block::Html(_) | Block::Occupancy(Ok(_)) => {}
             }
         }
         for link in &page.links {

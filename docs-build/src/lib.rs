@@ -113,6 +113,19 @@ pub enum Block {
     Html(String),
     Kernel(Box<KernelBlock>),
     Diagram(String),
+    /// ```` ```occupancy ```` with starting values: a calculator the reader changes.
+    Occupancy(Result<OccupancyStart, String>),
+}
+
+/// The starting values of an occupancy calculator: `arch=sm_80 threads=256 shared=16384
+/// registers=32` (each optional).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OccupancyStart {
+    /// "sm_70", "sm_80" or "sm_90".
+    pub arch: String,
+    pub threads: u32,
+    pub shared: u64,
+    pub registers: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -129,6 +142,7 @@ pub struct Page {
     pub blocks: Vec<Block>,
     /// Links to other pages of the site, as written (`/docs/x#y`, `/play`).
     pub links: Vec<String>,
-    /// The words of the page in lower case, for the site's search.
+    /// The words of the page in lower case, for search (the site's build drops them, and the
+    /// site reads them from the page's HTML on its first search, to keep its first load small).
     pub text: String,
 }

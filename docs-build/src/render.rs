@@ -1,6 +1,9 @@
 //! Markdown to [`Page`]s with pulldown-cmark: front matter, anchors, directives.
 
-use crate::{Block, Byline, Heading, KernelBlock, KernelView, Page, ShownDiagnostic, StepLink};
+use crate::{
+    Block, Byline, Heading, KernelBlock, KernelView, OccupancyStart, Page, ShownDiagnostic,
+    StepLink,
+};
 use compiler_core::launch::Launch;
 use compiler_core::share::Stepping;
 use compiler_core::syntax::highlight::highlight_html;
@@ -199,7 +202,10 @@ fn heading_level(level: HeadingLevel) -> u8 {
 }
 
 fn is_directive(info: &str) -> bool {
-    matches!(info.split_whitespace().next(), Some("tsr" | "diagram"))
+    matches!(
+        info.split_whitespace().next(),
+        Some("tsr" | "diagram" | "occupancy")
+    )
 }
 
 fn flush(pending: &mut Vec<Event>, blocks: &mut Vec<Block>) {
@@ -217,6 +223,9 @@ fn directive(info: &str, code: String) -> Block {
     let rest: Vec<&str> = words.collect();
     if kind == "diagram" {
         return Block::Diagram(rest.join(" "));
+    }
+    if kind == "occupancy" {
+        return Block::Occupancy(occupancy_start(&rest.join(" ")));
     }
     let mut expect = None;
     let mut step = None;
@@ -282,6 +291,44 @@ fn step_link(at: Stepping) -> StepLink {
         stepping: serde_json::to_string(&at).unwrap_or_default(),
         label,
     }
+}
+
+/// The words of an ```` ```occupancy ```` fence (`arch=sm_80 threads=256 shared=16384
+/// registers=32`, each optional), checked against the targets' limits.
+fn occupancy_start(words: &str) -> Result<OccupancyStart, String> {
+    let mut start = OccupancyStart {
+        arch: "sm_80".into(),
+        threads: 256,
+        shared: 0,
+        registers: 32,
+    };
+    for word in words.split_whitespace() {
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| format!("`{word}` is not key=value"))?;
+        let number = || {
+            value
+                .parse::<u64>()
+                .map_err(|_| format!("`{word}`: not a whole number"))
+        };
+        match key {
+            "arch" => start.arch = value.to_owned(),
+            "threads" => start.threads = number()? as u32,
+            "shared" => start.shared = number()?,
+            "registers" => start.registers = number()? as u32,
+            _ => {
+                return Err(format!(
+                    "`{key}` is none of arch, threads, shared, registers"
+                ))
+            }
+        }
+    }
+    let arch = start
+        .arch
+        .parse::<compiler_core::ptx::Arch>()
+        .map_err(|e| e.to_string())?;
+    compiler_core::occupancy::occupancy(arch, start.threads, start.shared, start.registers)?;
+    Ok(start)
 }
 
 /// The run's memory accesses counted, as the table the page shows under the kernel.
@@ -355,6 +402,26 @@ fn kernel_view(compilation: &Compilation, runnable: bool) -> KernelView {
 mod tests {
     use super::*;
     use crate::Byline;
+
+    #[test]
+    fn an_occupancy_fence_starts_from_its_words_within_the_limits() {
+        let start = occupancy_start("arch=sm_90 threads=128 registers=64");
+        assert_eq!(
+            start,
+            Ok(OccupancyStart {
+                arch: "sm_90".into(),
+                threads: 128,
+                shared: 0,
+                registers: 64
+            })
+        );
+        assert_eq!(
+            occupancy_start("threads=2048"),
+            Err("a CTA of 2048 threads: sm_80 allows 1 to 1024".into())
+        );
+        assert!(occupancy_start("arch=sm_61").is_err());
+        assert!(occupancy_start("warps=4").is_err_and(|e| e.contains("none of arch")));
+    }
     use compiler_core::share::Session;
 
     const PAGE: &str = "+++\ntitle = \"The hierarchy\"\nsection = \"Guide\"\norder = 20\n[byline]\nwritten_by = \"A\"\nreviewed_by = \"B\"\n+++\n# The hierarchy\n\nText with a [link](/docs/x#y).\n\n```diagram grid=4x3 threads=256\n```\n\n## Every field {#fields}\n\n```tsr grid=2 N=100 expect=E0112\nkernel k() {}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
@@ -380,6 +447,7 @@ mod tests {
                 Block::Html(_) => "html",
                 Block::Kernel(_) => "kernel",
                 Block::Diagram(_) => "diagram",
+                Block::Occupancy(_) => "occupancy",
             })
             .collect();
         assert_eq!(kinds, ["html", "diagram", "html", "kernel", "html"]);

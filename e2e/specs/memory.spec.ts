@@ -114,3 +114,21 @@ test('the docs show a kernel with its counts', async ({ page }) => {
   await page.goto('/docs/glossary#coalescing');
   await expect(page.getByTestId('kernel-memory').first()).toContainText('32.00 sectors per request');
 });
+
+test('the occupancy calculator in the glossary follows the CTA a reader sets', async ({ page }) => {
+  await page.goto('/docs/glossary#occupancy');
+  const result = page.getByTestId('calc-result');
+  // 256 threads, 16 KiB, 32 registers on sm_80: 17408 bytes with the reserve fit 9 times,
+  // registers 8 CTAs, warp slots 8: 8 CTAs, 64 warps.
+  await expect(result).toHaveText('sm_80: 8 CTAs of 8 warps per SM, 64 of 64 warps: occupancy 100%');
+  await page.getByTestId('calc-registers').fill('128');
+  await expect(result).toHaveText('sm_80: 2 CTAs of 8 warps per SM, 16 of 64 warps: occupancy 25%');
+  await expect(page.getByTestId('calc-table')).toContainText('registers2 (binds)');
+  await page.getByTestId('calc-registers').fill('32');
+  await page.getByTestId('calc-shared').fill('40960');
+  await page.getByTestId('calc-arch').selectOption('sm_70');
+  await expect(result).toHaveText('sm_70: 2 CTAs of 8 warps per SM, 16 of 64 warps: occupancy 25%');
+  await expect(page.getByTestId('calc-table')).toContainText('shared memory2 (binds)');
+  await page.getByTestId('calc-threads').fill('0');
+  await expect(result).toHaveText('Cannot run: a CTA of 0 threads: sm_70 allows 1 to 1024.');
+});

@@ -7,6 +7,7 @@
 
 mod app;
 mod lazy;
+mod occupancy;
 mod pages;
 
 pub use app::App;

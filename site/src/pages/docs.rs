@@ -20,6 +20,47 @@ pub fn pages() -> Rc<Vec<Page>> {
     PAGES.with(Rc::clone)
 }
 
+thread_local! {
+    /// Each page's words in lower case, for the search: read from its HTML and its kernels on
+    /// the first search (the build leaves `Page::text` empty to keep the first load small).
+    static SEARCH_TEXT: Rc<Vec<String>> = Rc::new(pages().iter().map(searchable_text).collect());
+}
+
+fn searchable_text(page: &Page) -> String {
+    let mut text = String::new();
+    for block in &page.blocks {
+        match block {
+            Block::Html(html) => text += &strip_tags(html),
+            Block::Kernel(kernel) => text += &kernel.source,
+            Block::Diagram(_) | Block::Occupancy(_) => {}
+        }
+        text.push('\n');
+    }
+    text.to_lowercase()
+}
+
+/// The text of an HTML fragment: its tags dropped, its entities decoded.
+fn strip_tags(html: &str) -> String {
+    let mut text = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
 /// The first page, where `/docs` leads.
 pub fn first_slug() -> String {
     pages().first().map(|p| p.slug.clone()).unwrap_or_default()
@@ -72,7 +113,8 @@ pub fn search(query: &str) -> Vec<(String, String, String)> {
     let has_all = |text: &str| words.iter().all(|w| text.contains(w.as_str()));
     let has_all_folded = |text: &str| has_all(&text.to_lowercase());
     let mut hits: Vec<(u8, String, String, String)> = Vec::new();
-    for page in pages().iter() {
+    let texts = SEARCH_TEXT.with(Rc::clone);
+    for (page, text) in pages().iter().zip(texts.iter()) {
         if has_all_folded(&page.title) {
             hits.push((
                 0,
@@ -87,8 +129,8 @@ pub fn search(query: &str) -> Vec<(String, String, String)> {
                 h.text.clone(),
                 page.title.clone(),
             ));
-        // The page's text is lower case already (docs-build folds it at build time).
-        } else if has_all(&page.text) {
+        // The page's text is lower case already.
+        } else if has_all(text) {
             hits.push((
                 2,
                 format!("/docs/{}", page.slug),
@@ -296,6 +338,10 @@ fn block_view(block: &Block) -> AnyView {
     match block {
         Block::Html(html) => view! { <div class="prose" inner_html=html.clone()></div> }.into_any(),
         Block::Kernel(kernel) => view! { <RunnableKernel block=(**kernel).clone()/> }.into_any(),
+        Block::Occupancy(Ok(start)) => {
+            view! { <crate::occupancy::OccupancyCalculator start=start.clone()/> }.into_any()
+        }
+        Block::Occupancy(Err(why)) => view! { <p class="error">{why.clone()}</p> }.into_any(),
         Block::Diagram(params) => match DiagramConfig::from_params(params) {
             Ok(config) => view! { <HierarchyDiagram config=config/> }.into_any(),
             Err(why) => view! { <p class="error">{why}</p> }.into_any(),
