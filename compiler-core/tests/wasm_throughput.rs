@@ -5,6 +5,7 @@
 
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::{Input, Launch};
+use compiler_core::RunLimits;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -27,11 +28,15 @@ fn matvec_2048_lane_operations_per_second() {
         .collect(),
         ..Launch::default()
     };
+    let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
+        Ok(prepared) => prepared,
+        Err(diagnostics) => panic!("{diagnostics:?}"),
+    };
     let mut times = Vec::new();
     let mut lane_ops = 0;
     for _ in 0..7 {
         let start = js_sys::Date::now();
-        let output = compilation.run(&launch);
+        let output = prepared.simulate();
         times.push(js_sys::Date::now() - start);
         lane_ops = output.map(|o| o.stats.lane_ops).unwrap_or(0);
     }
@@ -48,8 +53,8 @@ fn matvec_2048_lane_operations_per_second() {
 /// 32-lane warps, the WGSL tab's default without a GPU). Budget: one frame, 16 ms.
 #[wasm_bindgen_test]
 fn keystroke_to_diagnostics_ptx_and_wgsl_per_example() {
-    use compiler_core::launch::WarpMode;
     use compiler_core::ptx::Arch;
+    use compiler_core::wgsl::WarpMode;
     let mut worst = (0.0f64, "");
     for example in compiler_core::examples::all() {
         let source = example.source;
@@ -60,7 +65,7 @@ fn keystroke_to_diagnostics_ptx_and_wgsl_per_example() {
             for _ in 0..REPS {
                 let compilation = compiler_core::compile(source);
                 assert!(compilation.diagnostics.is_empty());
-                assert!(compilation.ptx(source, None, Arch::Sm70).is_ok());
+                assert!(compilation.ptx(None, Arch::Sm70).is_ok());
                 assert!(compilation.wgsl(None, 32, WarpMode::Emulated).is_ok());
             }
             rounds.push((js_sys::Date::now() - start) / f64::from(REPS));
@@ -73,4 +78,59 @@ fn keystroke_to_diagnostics_ptx_and_wgsl_per_example() {
         }
     }
     console_log!("keystroke worst: {} at {:.2} ms", worst.1, worst.0);
+}
+
+/// Counting memory accesses against the same run, in the page's engine (issue 19's target:
+/// at most 1.5x): the matvec and the tiled transpose of `benches/simulator.rs`'s `memory`.
+#[wasm_bindgen_test]
+fn memory_counts_against_the_plain_run() {
+    let cases = [
+        (
+            "matvec N=64 K=2048",
+            MATVEC,
+            Dim3::new(8, 1, 1),
+            vec![("N", 64), ("K", 2048)],
+            vec!["A", "W"],
+        ),
+        (
+            "tiled_transpose 256 x 256",
+            include_str!("../../examples/tiled_transpose.tsr"),
+            Dim3::new(8, 8, 1),
+            vec![("R", 256), ("C", 256)],
+            vec!["In"],
+        ),
+    ];
+    for (name, source, grid, dims, inputs) in cases {
+        let compilation = compiler_core::compile(source);
+        let launch = Launch {
+            grid,
+            dims: dims.into_iter().map(|(d, n)| (d.to_owned(), n)).collect(),
+            inputs: inputs
+                .into_iter()
+                .map(|t| (t.to_owned(), Input::Rand(1)))
+                .collect(),
+            ..Launch::default()
+        };
+        let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => panic!("{diagnostics:?}"),
+        };
+        let median = |run: &dyn Fn()| {
+            let mut times: Vec<f64> = (0..9)
+                .map(|_| {
+                    let start = js_sys::Date::now();
+                    run();
+                    js_sys::Date::now() - start
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            times[times.len() / 2]
+        };
+        let plain = median(&|| assert!(prepared.simulate_recording().is_ok()));
+        let counted = median(&|| assert!(prepared.simulate_profiled().profile.is_ok()));
+        console_log!(
+            "wasm memory counts, {name}: plain {plain:.1} ms, counted {counted:.1} ms, {:.2}x",
+            counted / plain
+        );
+    }
 }

@@ -1,7 +1,7 @@
 // Memory you can see: the playground counts a run's memory accesses per access in the source
 // (the table, the marked rows, the source underlined), occupancy beside the launch, and the docs'
 // kernels with their counts.
-import { test, expect } from '../fixtures/pages';
+import { test, expect, PlayPage } from '../fixtures/pages';
 
 // A padded 32 x 32 tile read along a row, down a column and along its diagonal (2-way).
 const BANKS = `@launch(32)
@@ -12,13 +12,18 @@ kernel banks(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {
 }
 `;
 
-test('counts per access: the tile copy, the column of a padded tile and its 2-way diagonal', async ({ play, page, consoleErrors }) => {
+/** The banks kernel pasted over an example and run on a 32 x 32 input. */
+async function runBanks(play: PlayPage) {
   await play.open('?example=vector_add');
   await play.paste(BANKS);
   await play.setField('dim-R', '32');
   await play.setField('dim-C', '32');
   await play.run();
   await expect(play.simStatus).toContainText('Simulator:');
+}
+
+test('counts per access: the tile copy, the column of a padded tile and its 2-way diagonal', async ({ play, page, consoleErrors }) => {
+  await runBanks(play);
   await page.getByTestId('measure-memory').click();
   const table = page.getByTestId('memory-table');
   await expect(table).toBeVisible();
@@ -47,12 +52,7 @@ test('counts per access: the tile copy, the column of a padded tile and its 2-wa
 });
 
 test('the stepper shows the bank of each lane under the lane row', async ({ play, page }) => {
-  await play.open('?example=vector_add');
-  await play.paste(BANKS);
-  await play.setField('dim-R', '32');
-  await play.setField('dim-C', '32');
-  await play.run();
-  await expect(play.simStatus).toContainText('Simulator:');
+  await runBanks(play);
   await page.getByTestId('step-through').click();
   const position = page.getByTestId('step-position');
   await expect(position).toContainText('Step 1 of');
@@ -70,6 +70,24 @@ test('the stepper shows the bank of each lane under the lane row', async ({ play
   await expect(places).toContainText('t, shared read (third): 2-way bank conflict');
   // The diagonal: lane 17 reads word 34 x 17 = 578, in bank 2.
   await expect(page.locator('[data-testid=lane-place][data-lane="17"]')).toHaveAttribute('data-place', '2');
+});
+
+test('the tiled transpose: every access coalesced or conflict-free', async ({ play, page }) => {
+  await play.open('?example=tiled_transpose');
+  // 64 x 64: the 2 x 2 CTAs' tiles cover it exactly (partial tiles would read short rows).
+  await play.setField('dim-R', '64');
+  await play.setField('dim-C', '64');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('measure-memory').click();
+  const rows = page.getByTestId('memory-table').locator('tbody tr');
+  await expect(rows).toHaveCount(4);
+  await expect(rows.nth(0)).toContainText('4.00 sectors per request, 100% efficient');
+  await expect(rows.nth(2)).toContainText('4.00 sectors per request, 100% efficient');
+  // Down the padded tile's column.
+  await expect(rows.nth(3)).toContainText('t[j, i]');
+  await expect(rows.nth(3)).toContainText('1-way bank conflict at worst, 1.0 on average');
+  await expect(page.getByTestId('memory-summary')).toHaveText('4 accesses, none marked.');
 });
 
 test('the naive transpose: the strided write is marked', async ({ play, page }) => {
