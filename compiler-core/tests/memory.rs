@@ -156,6 +156,24 @@ fn shared_requests_count_the_worst_bank() {
 }
 
 #[test]
+fn strides_over_a_one_dimensional_tile() {
+    let source = "@launch(32)
+kernel strides(X: tensor<f32>[N], Y: tensor<f32>[32]) {
+  let l = ctx.lane
+  var t = X[0 :+ 1024]
+  Y[l] = t[l] + t[l * 2] + t[l * 32]
+}
+";
+    let p = profile(source, &[("N", 1024)], 1);
+    // Stride 1: a bank each. Stride 2: words 2 l, lanes l and l + 16 in one bank. Stride 32:
+    // every lane in bank 0.
+    assert_eq!(site(&p, source, "t[l]").worst_degree, 1);
+    assert_eq!(site(&p, source, "t[l * 2]").worst_degree, 2);
+    let s32 = site(&p, source, "t[l * 32]");
+    assert_eq!((s32.worst_degree, s32.mean_degree()), (32, 32.0));
+}
+
+#[test]
 fn the_compiler_pads_a_32_wide_tile_so_a_column_read_is_conflict_free() {
     let source = "@launch(32)
 kernel column(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {
