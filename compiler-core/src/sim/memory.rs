@@ -12,13 +12,18 @@ impl<'a> Cta<'a> {
         indices: &[Operand],
         t: usize,
     ) -> Option<usize> {
-        let shape: Vec<usize> = info.shape.iter().map(|&n| n as usize).collect();
-        let logical = self.flat_index(indices, &shape, t)?;
-        if !info.is_padded() {
-            return Some(logical);
+        if indices.len() != info.shape.len() {
+            return None;
         }
-        let storage: Vec<usize> = info.storage.iter().map(|&n| n as usize).collect();
-        self.flat_index(indices, &storage, t)
+        let mut flat = 0usize;
+        for ((index, &extent), &stored) in indices.iter().zip(&info.shape).zip(&info.storage) {
+            let i = self.get(*index, t) as i32;
+            if i < 0 || i as u32 >= extent {
+                return None;
+            }
+            flat = flat * stored as usize + i as usize;
+        }
+        Some(flat)
     }
 
     /// The stored index of `tile[indices]` for thread `t`, or the out-of-bounds fault.

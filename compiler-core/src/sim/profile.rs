@@ -304,12 +304,12 @@ impl<'a> Cta<'a> {
         };
         // Where each lane's element is stored: a tensor's row-major index, a tile's index in
         // its storage (a padded tile's rows are one word longer).
-        let tensor_shape = match self.args.params.get(index) {
-            Some(Arg::Tensor(t)) if kind == 0 => t.shape.clone(),
-            _ => Vec::new(),
+        let tensor_shape: &[usize] = match self.args.params.get(index) {
+            Some(Arg::Tensor(t)) if kind == 0 => &t.shape,
+            _ => &[],
         };
         let stored = |t: usize| match memory {
-            Memory::Tensor(_) => self.flat_index(indices, &tensor_shape, t),
+            Memory::Tensor(_) => self.flat_index(indices, tensor_shape, t),
             Memory::Shared(i) => self
                 .kernel
                 .shared
