@@ -723,24 +723,16 @@ impl<'k> PreparedRun<'k> {
                 trace: Trace::unavailable(block, self.kernel.threads, self.options.lanes, why),
             };
         }
-        let mut args = self.args.clone();
-        let mut writers = Vec::new();
-        let (result, trace) = sim::run_traced(
-            self.kernel,
-            &mut args,
-            self.options,
-            Some(&mut writers),
-            block,
-            limits,
-        );
-        let output = result
-            .map(|stats| RunOutput {
+        let (output, trace) = self.observed(|args, writers| {
+            sim::run_traced(
+                self.kernel,
                 args,
-                stats,
-                writers: Some(writers),
-                cluster: None,
-            })
-            .map_err(|fault| fault.to_diagnostic());
+                self.options,
+                Some(writers),
+                block,
+                limits,
+            )
+        });
         Traced { output, trace }
     }
 
@@ -753,10 +745,24 @@ impl<'k> PreparedRun<'k> {
                 profile: Err("a kernel under @cluster runs its super-tiles as separate launches, which the memory counts do not follow yet".to_owned()),
             };
         }
+        let (output, profile) = self.observed(|args, writers| {
+            sim::run_profiled(self.kernel, args, self.options, Some(writers))
+        });
+        Profiled {
+            output,
+            profile: Ok(profile),
+        }
+    }
+
+    /// Runs `run` on a copy of the arguments, recording who wrote each element: the output,
+    /// and what the run observed besides (a trace, memory counts).
+    fn observed<T>(
+        &self,
+        run: impl FnOnce(&mut Args, &mut sim::Writers) -> (Result<sim::Stats, sim::Fault>, T),
+    ) -> (Result<RunOutput, Diagnostic>, T) {
         let mut args = self.args.clone();
         let mut writers = Vec::new();
-        let (result, profile) =
-            sim::run_profiled(self.kernel, &mut args, self.options, Some(&mut writers));
+        let (result, observed) = run(&mut args, &mut writers);
         let output = result
             .map(|stats| RunOutput {
                 args,
@@ -765,10 +771,7 @@ impl<'k> PreparedRun<'k> {
                 cluster: None,
             })
             .map_err(|fault| fault.to_diagnostic());
-        Profiled {
-            output,
-            profile: Ok(profile),
-        }
+        (output, observed)
     }
 
     /// The WGSL a GPU runs this launch with, its warps as `mode` gives them.

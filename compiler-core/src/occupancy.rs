@@ -214,24 +214,39 @@ pub fn occupancy(
 }
 
 impl Occupancy {
-    /// The figures in words, as `tessera occupancy` prints them.
-    pub fn to_text(&self) -> String {
-        let shown = |n: u32| {
-            if n == u32::MAX {
-                "no limit".to_owned()
-            } else {
-                n.to_string()
-            }
-        };
-        let mut text = format!(
-            "{}: {} CTAs of {} warps per SM, {} of {} warps: occupancy {:.0}%\n",
+    /// "sm_80: 6 CTAs of 8 warps per SM, 48 of 64 warps: occupancy 75%".
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: {} CTAs of {} warps per SM, {} of {} warps: occupancy {:.0}%",
             self.arch.name(),
             self.ctas,
             self.warps_per_cta,
             self.warps,
             self.limits.warps,
             self.occupancy * 100.0
-        );
+        )
+    }
+
+    /// Each limit with the CTAs it allows ("no limit" for a CTA without shared memory) and
+    /// whether it binds, in [`Limit::ALL`]'s order.
+    pub fn rows(&self) -> Vec<(Limit, String, bool)> {
+        Limit::ALL
+            .into_iter()
+            .zip(self.ctas_by)
+            .map(|(limit, n)| {
+                let shown = if n == u32::MAX {
+                    "no limit".to_owned()
+                } else {
+                    n.to_string()
+                };
+                (limit, shown, self.binding.contains(&limit))
+            })
+            .collect()
+    }
+
+    /// The figures in words, as `tessera occupancy` prints them.
+    pub fn to_text(&self) -> String {
+        let mut text = self.summary() + "\n";
         let why = [
             format!(
                 "{} warp slots / {} warps per CTA",
@@ -254,17 +269,9 @@ impl Occupancy {
                 self.registers_per_thread
             ),
         ];
-        for ((limit, n), why) in Limit::ALL.into_iter().zip(self.ctas_by).zip(why) {
-            let mark = if self.binding.contains(&limit) {
-                "  <- binds"
-            } else {
-                ""
-            };
-            text += &format!(
-                "  {:<14} {:>8} CTAs  ({why}){mark}\n",
-                limit.name(),
-                shown(n)
-            );
+        for ((limit, shown, binds), why) in self.rows().into_iter().zip(why) {
+            let mark = if binds { "  <- binds" } else { "" };
+            text += &format!("  {:<14} {:>8} CTAs  ({why}){mark}\n", limit.name(), shown);
         }
         text
     }

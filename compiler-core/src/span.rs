@@ -46,6 +46,15 @@ impl Span {
     pub fn is_empty(self) -> bool {
         self.start == self.end
     }
+
+    /// The first line of the text the span covers in `source` (empty outside it): how a
+    /// statement or an access is named in one line.
+    pub fn first_line(self, source: &str) -> &str {
+        source
+            .get(self.range())
+            .and_then(|text| text.lines().next())
+            .unwrap_or("")
+    }
 }
 
 /// Where each line starts, to turn byte offsets into line and column numbers.

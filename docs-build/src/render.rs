@@ -350,10 +350,8 @@ fn memory_table(compilation: &Compilation, launch: &Launch) -> Result<String, St
         "<table class=\"values memory-table\"><caption>Memory accesses over the whole run, counted by the simulator (<a href=\"/docs/spec#memory-behaviour\">the rules</a>)</caption><thead><tr><th scope=\"col\">line</th><th scope=\"col\">access</th><th scope=\"col\">memory</th><th scope=\"col\">requests</th><th scope=\"col\">figures</th></tr></thead><tbody>",
     );
     for site in &profile.sites {
-        let access = source
-            .get(site.span.range())
-            .and_then(|s| s.lines().next())
-            .unwrap_or("");
+        let mut access = String::new();
+        compiler_core::syntax::highlight::escape(site.span.first_line(source), &mut access);
         html += &format!(
             "<tr{}><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}{}</td></tr>",
             if site.is_poor() {
@@ -362,7 +360,7 @@ fn memory_table(compilation: &Compilation, launch: &Launch) -> Result<String, St
                 ""
             },
             lines.line_of(site.span.start) + 1,
-            escape(access),
+            access,
             site.kind(),
             site.requests,
             site.figures(),
@@ -371,12 +369,6 @@ fn memory_table(compilation: &Compilation, launch: &Launch) -> Result<String, St
     }
     html += "</tbody></table>";
     Ok(html)
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// What a page shows of a kernel, prepared here so the site's first load has no compiler.

@@ -35,7 +35,7 @@ use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
 use run::{
     memory_run, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel, MemoryRun,
-    MemoryView, OccupancyView, Results, RunReport, Stepper, TraceRun,
+    MemoryView, OccupancyView, OnRequest, Results, RunReport, Stepper, TraceRun,
 };
 use std::rc::Rc;
 
@@ -266,37 +266,24 @@ pub fn Playground() -> impl IntoView {
 
     // The stepper: a trace of one CTA, made on request (Step through, a link that holds a
     // position, Trace again), never on an edit; a trace of an older source says so.
-    let traced = RwSignal::new_local(None::<Rc<TraceRun>>);
-    let tracing = RwSignal::new(false);
-    let traces = StoredValue::new(0u64);
+    // Whether the page's source or launch differs from those a run, trace or count was of.
+    let changed_since = move |compiled: &Compilation, ran: &Launch| {
+        source.with(|s| compiled.source() != s) || launch.with(|l| l != ran)
+    };
+    let tracer = OnRequest::<TraceRun>::default();
+    let (traced, tracing) = (tracer.made, tracer.busy);
     let trace = Callback::new(move |block: Dim3| {
-        traces.update_value(|n| *n += 1);
-        let this_trace = traces.get_value();
-        tracing.set(true);
-        // A moment for "Tracing…" to show: the simulator then runs on this thread.
-        gloo_timers::callback::Timeout::new(0, move || {
-            if traces.get_value() != this_trace {
-                return;
-            }
+        let make = move || {
             let compiled = current();
             refit(&compiled);
-            let made = trace_run(compiled, launch.get_untracked(), block);
-            tracing.set(false);
-            match made {
-                Ok(run) => traced.set(Some(Rc::new(run))),
-                Err(diagnostics) => {
-                    traced.set(None);
-                    let why = diagnostics.first().map_or_else(String::new, |d| {
-                        format!("{}: {}", d.code.as_str(), d.message)
-                    });
-                    notice.set(Some(format!(
-                        "The stepper cannot trace this launch: {why}."
-                    )));
-                    stepping.set(None);
-                }
-            }
-        })
-        .forget();
+            trace_run(compiled, launch.get_untracked(), block)
+        };
+        tracer.start(make, move |why| {
+            notice.set(Some(format!(
+                "The stepper cannot trace this launch: {why}."
+            )));
+            stepping.set(None);
+        });
     });
     let step_through = Callback::new(move |(block, warp): (Dim3, u32)| {
         stepping.set(Some(Stepping {
@@ -313,48 +300,26 @@ pub fn Playground() -> impl IntoView {
 
     // Memory counts: a run with every access counted, made on request (Count memory
     // accesses), never on an edit; counts of an older source or launch say so.
-    let measured = RwSignal::new_local(None::<Rc<MemoryRun>>);
-    let measuring = RwSignal::new(false);
-    let measures = StoredValue::new(0u64);
+    let counter = OnRequest::<MemoryRun>::default();
+    let (measured, measuring) = (counter.made, counter.busy);
     let measure = Callback::new(move |()| {
-        measures.update_value(|n| *n += 1);
-        let this_measure = measures.get_value();
-        measuring.set(true);
-        // A moment for "Counting…" to show: the simulator then runs on this thread.
-        gloo_timers::callback::Timeout::new(0, move || {
-            if measures.get_value() != this_measure {
-                return;
-            }
+        let make = move || {
             let compiled = current();
             refit(&compiled);
-            let made = memory_run(compiled, launch.get_untracked());
-            measuring.set(false);
-            match made {
-                Ok(run) => measured.set(Some(Rc::new(run))),
-                Err(diagnostics) => {
-                    measured.set(None);
-                    let why = diagnostics.first().map_or_else(String::new, |d| {
-                        format!("{}: {}", d.code.as_str(), d.message)
-                    });
-                    notice.set(Some(format!(
-                        "The memory counts need a launch that runs: {why}."
-                    )));
-                }
-            }
-        })
-        .forget();
+            memory_run(compiled, launch.get_untracked())
+        };
+        counter.start(make, move |why| {
+            notice.set(Some(format!(
+                "The memory counts need a launch that runs: {why}."
+            )));
+        });
     });
-    let close_memory = Callback::new(move |()| {
-        measures.update_value(|n| *n += 1);
-        measuring.set(false);
-        measured.set(None);
-    });
+    let close_memory = Callback::new(move |()| counter.cancel());
     let memory_open = Memo::new(move |_| measuring.get() || measured.with(Option::is_some));
     let memory_stale = Signal::derive_local(move || {
         measured.with(|m| {
-            m.as_ref().is_some_and(|m| {
-                source.with(|s| m.compilation.source() != s) || launch.with(|l| m.launch != *l)
-            })
+            m.as_ref()
+                .is_some_and(|m| changed_since(&m.compilation, &m.launch))
         })
     });
     // The accesses with poor figures, underlined while the counts are of the source as it is.
@@ -377,9 +342,8 @@ pub fn Playground() -> impl IntoView {
     };
     let trace_stale = Signal::derive_local(move || {
         traced.with(|t| {
-            t.as_ref().is_some_and(|t| {
-                source.with(|s| t.compilation.source() != s) || launch.with(|l| t.launch != *l)
-            })
+            t.as_ref()
+                .is_some_and(|t| changed_since(&t.compilation, &t.launch))
         })
     });
     // The statement of the step on show, while the trace is of the source as it is.
@@ -405,9 +369,8 @@ pub fn Playground() -> impl IntoView {
     // The run shown is of another source or launch than the page has now.
     let stale = Signal::derive_local(move || {
         report.with(|r| {
-            r.as_ref().is_some_and(|r| {
-                source.with(|s| r.compilation.source() != s) || launch.with(|l| r.launch != *l)
-            })
+            r.as_ref()
+                .is_some_and(|r| changed_since(&r.compilation, &r.launch))
         })
     });
     // A run's fault marks its span, while the source is the one that ran.

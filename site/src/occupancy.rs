@@ -3,7 +3,7 @@
 //! the CTAs and warps an SM holds under each limit (`compiler_core::occupancy`, the one place
 //! with the targets' limits).
 
-use compiler_core::occupancy::{occupancy, Limit};
+use compiler_core::occupancy::occupancy;
 use compiler_core::ptx::Arch;
 use docs_build::OccupancyStart;
 use leptos::prelude::*;
@@ -52,21 +52,18 @@ pub fn OccupancyCalculator(start: OccupancyStart) -> impl IntoView {
                 {number("registers per thread", "calc-registers", 255, 8, Signal::derive(move || u64::from(registers.get())), Callback::new(move |n: u64| registers.set(n as u32)))}
             </div>
             <p class="occupancy-result" aria-live="polite" data-testid="calc-result">{move || match result() {
-                Ok(o) => format!("{}: {} CTAs of {} warps per SM, {} of {} warps: occupancy {:.0}%", o.arch.name(), o.ctas, o.warps_per_cta, o.warps, o.limits.warps, o.occupancy * 100.0),
+                Ok(o) => o.summary(),
                 Err(why) => format!("Cannot run: {why}."),
             }}</p>
             {move || result().ok().map(|o| view! {
                 <table class="values occupancy-table" data-testid="calc-table">
                     <thead><tr><th scope="col">"limit"</th><th scope="col">"CTAs per SM"</th></tr></thead>
                     <tbody>
-                        {Limit::ALL.into_iter().zip(o.ctas_by).map(|(limit, n)| {
-                            let binds = o.binding.contains(&limit);
-                            view! {
-                                <tr class:binds=binds>
-                                    <th scope="row">{limit.name()}</th>
-                                    <td>{if n == u32::MAX { "no limit".to_owned() } else { n.to_string() }}{binds.then_some(" (binds)")}</td>
-                                </tr>
-                            }
+                        {o.rows().into_iter().map(|(limit, shown, binds)| view! {
+                            <tr class:binds=binds>
+                                <th scope="row">{limit.name()}</th>
+                                <td>{shown}{binds.then_some(" (binds)")}</td>
+                            </tr>
                         }).collect_view()}
                     </tbody>
                 </table>

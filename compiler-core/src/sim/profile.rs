@@ -363,10 +363,7 @@ impl MemoryProfile {
         );
         for site in &self.sites {
             let at = lines.line_column(source, site.span.start);
-            let access = source
-                .get(site.span.range())
-                .and_then(|s| s.lines().next())
-                .unwrap_or("");
+            let access = site.span.first_line(source);
             let access = if access.chars().count() > 30 {
                 format!("{}…", access.chars().take(29).collect::<String>())
             } else {

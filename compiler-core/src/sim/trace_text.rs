@@ -59,10 +59,7 @@ impl Trace {
         );
         for (i, step) in self.steps.iter().enumerate() {
             let line = lines.line_of(step.statement.start) + 1;
-            let statement = source
-                .get(step.statement.range())
-                .and_then(|text| text.lines().next())
-                .unwrap_or("");
+            let statement = step.statement.first_line(source);
             let heading = match warp {
                 Some(w) => self.announce(i, w, line),
                 None => format!(

@@ -107,6 +107,72 @@ pub fn start_run(
     });
 }
 
+/// Work the reader asks for (a trace, memory counts), made a moment after the request so that
+/// its "…ing" line shows first (the simulator then runs on the page's thread); a later request
+/// or a cancel supersedes one not made yet.
+pub struct OnRequest<T: 'static> {
+    /// The last work made, while not cancelled.
+    pub made: RwSignal<Option<Rc<T>>, LocalStorage>,
+    /// Whether a request is waiting to be made.
+    pub busy: RwSignal<bool>,
+    requests: StoredValue<u64>,
+}
+
+impl<T: 'static> Clone for OnRequest<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: 'static> Copy for OnRequest<T> {}
+
+impl<T: 'static> Default for OnRequest<T> {
+    fn default() -> Self {
+        Self {
+            made: RwSignal::new_local(None),
+            busy: RwSignal::new(false),
+            requests: StoredValue::new(0),
+        }
+    }
+}
+
+impl<T: 'static> OnRequest<T> {
+    /// Makes the work with `make` in a moment; `failed` hears why it could not be made.
+    pub fn start(
+        self,
+        make: impl FnOnce() -> Result<T, Vec<Diagnostic>> + 'static,
+        failed: impl FnOnce(String) + 'static,
+    ) {
+        self.requests.update_value(|n| *n += 1);
+        let this = self.requests.get_value();
+        self.busy.set(true);
+        gloo_timers::callback::Timeout::new(0, move || {
+            if self.requests.get_value() != this {
+                return;
+            }
+            let made = make();
+            self.busy.set(false);
+            match made {
+                Ok(work) => self.made.set(Some(Rc::new(work))),
+                Err(diagnostics) => {
+                    self.made.set(None);
+                    failed(diagnostics.first().map_or_else(String::new, |d| {
+                        format!("{}: {}", d.code.as_str(), d.message)
+                    }));
+                }
+            }
+        })
+        .forget();
+    }
+
+    /// Drops the work made and any request not made yet.
+    pub fn cancel(self) {
+        self.requests.update_value(|n| *n += 1);
+        self.busy.set(false);
+        self.made.set(None);
+    }
+}
+
 /// The steps of one CTA, and the compilation and launch they are of.
 pub struct TraceRun {
     pub compilation: Rc<Compilation>,

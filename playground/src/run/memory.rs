@@ -8,7 +8,7 @@
 
 use super::engine::MemoryRun;
 use compiler_core::ir::Kernel;
-use compiler_core::occupancy::{occupancy, Limit, DEFAULT_REGISTERS};
+use compiler_core::occupancy::{occupancy, DEFAULT_REGISTERS};
 use compiler_core::ptx::Arch;
 use compiler_core::span::{LineIndex, Span};
 use compiler_core::Compilation;
@@ -46,11 +46,7 @@ pub fn memory_rows(run: &MemoryRun) -> Vec<MemoryRow> {
             MemoryRow {
                 span: site.span,
                 at: format!("{}:{}", at.line, at.column),
-                access: source
-                    .get(site.span.range())
-                    .and_then(|s| s.lines().next())
-                    .unwrap_or("")
-                    .to_owned(),
+                access: site.span.first_line(source).to_owned(),
                 memory: site.kind().to_owned(),
                 requests: site.requests,
                 figures: site.figures(),
@@ -154,15 +150,23 @@ pub fn OccupancyView(
     arch: RwSignal<Arch>,
 ) -> impl IntoView {
     let registers = RwSignal::new(DEFAULT_REGISTERS);
-    let figures = move || {
+    // The kernel's static shared memory is the PTX's (tiles, padding, a reduction's scratch):
+    // emitted once per compilation and target, not per view that shows a figure.
+    let shared = Memo::new(move |_| {
         let kernel = kernel.get()?;
-        let target = arch.get();
-        let shared = compilation
-            .with(|c| c.ptx(Some(&kernel.name), target).map(|p| p.shared_bytes))
-            .ok()?;
+        compilation
+            .with(|c| {
+                c.ptx(Some(&kernel.name), arch.get())
+                    .map(|p| p.shared_bytes)
+            })
+            .ok()
+            .map(|bytes| (kernel.threads, bytes))
+    });
+    let figures = move || {
+        let (threads, bytes) = shared.get()?;
         Some((
-            occupancy(target, kernel.threads, shared, registers.get()),
-            shared,
+            occupancy(arch.get(), threads, bytes, registers.get()),
+            bytes,
         ))
     };
     view! {
@@ -190,14 +194,11 @@ pub fn OccupancyView(
                         <caption>{format!("{} threads ({} warps) per CTA, {shared} bytes of shared memory, {} registers per thread", o.warps_per_cta * 32, o.warps_per_cta, o.registers_per_thread)}</caption>
                         <thead><tr><th scope="col">"limit"</th><th scope="col">"CTAs per SM"</th></tr></thead>
                         <tbody>
-                            {Limit::ALL.into_iter().zip(o.ctas_by).map(|(limit, n)| {
-                                let binds = o.binding.contains(&limit);
-                                view! {
-                                    <tr class:binds=binds>
-                                        <th scope="row">{limit.name()}</th>
-                                        <td>{if n == u32::MAX { "no limit".to_owned() } else { n.to_string() }}{binds.then_some(" (binds)")}</td>
-                                    </tr>
-                                }
+                            {o.rows().into_iter().map(|(limit, shown, binds)| view! {
+                                <tr class:binds=binds>
+                                    <th scope="row">{limit.name()}</th>
+                                    <td>{shown}{binds.then_some(" (binds)")}</td>
+                                </tr>
                             }).collect_view()}
                         </tbody>
                     </table>

@@ -17,7 +17,7 @@ mod stepper;
 
 pub use diagram::LaunchDiagram;
 pub use engine::{
-    memory_run, start_run, trace_run, GpuOutcome, MemoryRun, RunReport, SimRun, TraceRun,
+    memory_run, start_run, trace_run, GpuOutcome, MemoryRun, OnRequest, RunReport, SimRun, TraceRun,
 };
 pub use form::LaunchPanel;
 pub use memory::{ArchSelect, MemoryView, OccupancyView};

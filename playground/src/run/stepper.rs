@@ -214,11 +214,7 @@ pub fn step_view(run: &TraceRun, index: usize, warp: u32) -> Option<StepView> {
     let index = index.min(trace.steps.len().checked_sub(1)?);
     let step = &trace.steps[index];
     let line = LineIndex::new(source).line_of(step.statement.start) + 1;
-    let statement = source
-        .get(step.statement.range())
-        .and_then(|s| s.lines().next())
-        .unwrap_or("")
-        .to_owned();
+    let statement = step.statement.first_line(source).to_owned();
     let mask = step.active.in_warp(warp, trace.lanes);
     let values = trace.values_after(index);
     let vars = trace.variables.len();
