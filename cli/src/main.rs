@@ -7,6 +7,7 @@
 #[cfg(feature = "mpi")]
 mod mpi_run;
 mod occupancy;
+mod progress;
 mod run;
 
 use clap::{Parser, Subcommand};

@@ -15,6 +15,9 @@ use compiler_core::{Compilation, RunLimits};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+
+use crate::progress::Bar;
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -67,6 +70,10 @@ pub struct RunArgs {
     /// With --trace or --profile: print it as JSON on stdout (the tensors only go to --out).
     #[arg(long)]
     json: bool,
+    /// Threads that run the simulator's CTAs (all the machine's cores by default); any number
+    /// gives the same results, bit for bit.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    threads: Option<u32>,
 }
 
 /// `CTA[,WARP]` of `--trace`.
@@ -345,10 +352,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+    let mut prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
         Ok(prepared) => prepared,
         Err(diagnostics) => return report(&diagnostics, &compilation, &args.file),
     };
+    prepared.options.threads = args.threads.map_or_else(all_cores, |n| n as usize);
+    let bar = crate::progress::Bar::new(prepared.ctas(), "CTAs");
+    let advance = Arc::clone(&bar);
+    prepared.progress = Some(Arc::new(move |done| advance.advance(done)));
     #[cfg(feature = "mpi")]
     if let Some(universe) = crate::mpi_run::world() {
         if kernel.cluster.is_some() {
@@ -369,18 +380,20 @@ pub fn run(args: &RunArgs) -> ExitCode {
             eprintln!("error: the memory counts come from the simulator: leave out --backend gpu");
             return ExitCode::from(2);
         }
-        return profiled(args, &compilation, &prepared);
+        return profiled(args, &compilation, &prepared, &bar);
     }
     if let Some(at) = args.trace {
         if gpu.is_some() {
             eprintln!("error: the trace comes from the simulator: leave out --backend gpu");
             return ExitCode::from(2);
         }
-        return traced(args, &compilation, &prepared, at);
+        return traced(args, &compilation, &prepared, at, &bar);
     }
     let params = match &gpu {
         None => {
-            let output = match prepared.simulate() {
+            let output = prepared.simulate();
+            bar.clear();
+            let output = match output {
                 Ok(output) => output,
                 Err(diagnostic) => return report(&[diagnostic], &compilation, &args.file),
             };
@@ -417,6 +430,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
     write_results(args, kernel, &params)
 }
 
+/// The machine's cores (1 where it cannot tell).
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 /// Text on stdout: a reader that stops early (`| head`) is not an error.
 pub fn print_out(text: &str) {
     let _ = std::io::stdout().write_all(text.as_bytes());
@@ -435,6 +453,7 @@ fn traced(
     compilation: &Compilation,
     prepared: &compiler_core::PreparedRun<'_>,
     (cta, warp): (u64, Option<u32>),
+    bar: &Bar,
 ) -> ExitCode {
     let kernel = prepared.kernel;
     let grid = prepared.args.grid;
@@ -463,6 +482,7 @@ fn traced(
         (cta / (gx * gy)) as u32,
     );
     let traced = prepared.simulate_traced(block, TraceLimits::default());
+    bar.clear();
     let source = compilation.source();
     let text = if args.json {
         trace_json(&traced.trace, source) + "\n"
@@ -488,9 +508,11 @@ fn profiled(
     args: &RunArgs,
     compilation: &Compilation,
     prepared: &compiler_core::PreparedRun<'_>,
+    bar: &Bar,
 ) -> ExitCode {
     let kernel = prepared.kernel;
     let profiled = prepared.simulate_profiled();
+    bar.clear();
     let source = compilation.source();
     match &profiled.profile {
         Ok(profile) if args.json => print_out(&(profile_json(profile, source) + "\n")),
@@ -640,7 +662,7 @@ fn across_processes(
             (Some(gpu), Some(wgsl)) => runtime::run_wgsl(gpu, kernel, wgsl, part)
                 .map(|_| ())
                 .map_err(|e| e.to_string()),
-            _ => compiler_core::cluster::simulate_one(kernel, part, tile, prepared.options)
+            _ => compiler_core::cluster::simulate_one(kernel, part, tile, prepared.options, None)
                 .map(|_| ())
                 .map_err(|fault| fault.to_diagnostic().message),
         }

@@ -401,3 +401,40 @@ fn json_alone_says_what_it_needs() {
         stderr(&output)
     );
 }
+
+/// `--threads`: the matvec on one thread and on three writes the same bytes; stderr (not a
+/// terminal here) carries no progress bar; zero threads is refused.
+#[test]
+fn threads_change_nothing_in_the_results() {
+    let dir = scratch("threads");
+    let matvec = examples().join("matvec.tsr");
+    let mut outputs = Vec::new();
+    for threads in ["1", "3"] {
+        let out = dir.join(threads);
+        let output = tessera(&[
+            "run",
+            &matvec.to_string_lossy(),
+            "--grid",
+            "16",
+            "--dim",
+            "N=128",
+            "--dim",
+            "K=300",
+            "--in",
+            "A=rand:1",
+            "--in",
+            "W=rand:2",
+            "--threads",
+            threads,
+            "--out",
+            &out.to_string_lossy(),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(!stderr(&output).contains('\r'), "{}", stderr(&output));
+        let bytes = std::fs::read(out.join("C.npy")).unwrap_or_else(|e| panic!("{e}"));
+        outputs.push(bytes);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    let zero = tessera(&["run", &matvec.to_string_lossy(), "--threads", "0"]);
+    assert_eq!(zero.status.code(), Some(2), "{}", stderr(&zero));
+}

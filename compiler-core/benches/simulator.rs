@@ -37,6 +37,23 @@ fn simulator(c: &mut Criterion) {
         b.iter(|| compilation.run(&launch).map(|o| o.stats.lane_ops))
     });
     group.finish();
+
+    // The same run prepared once, its CTAs on one thread and on every core.
+    let mut prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+        Ok(prepared) => prepared,
+        Err(diagnostics) => panic!("{diagnostics:?}"),
+    };
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut group = c.benchmark_group("threads");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(lane_ops));
+    for threads in [1, cores] {
+        prepared.options.threads = threads;
+        group.bench_function(format!("matvec N=K=2048, {threads} thread(s)"), |b| {
+            b.iter(|| prepared.simulate().map(|o| o.stats.lane_ops))
+        });
+    }
+    group.finish();
 }
 
 /// A 256-thread CTA with ten live variables and a divergent loop: the stepper's benchmark

@@ -16,7 +16,7 @@
 //! write disjoint elements and the result does not depend on how many nodes ran them.
 
 use crate::ir::{Cluster, DimRef, Kernel, Param};
-use crate::sim::{self, Arg, Args, Fault, SimOptions, Stats};
+use crate::sim::{self, Arg, Args, Fault, Observers, Progress, SimOptions, Stats};
 use serde::Serialize;
 
 /// One super-tile: elements `start..start + len` of the cluster dimension.
@@ -162,8 +162,13 @@ pub fn simulate_one(
     part: &mut Args,
     tile: SuperTile,
     options: SimOptions,
+    progress: Option<Progress>,
 ) -> Result<Stats, Fault> {
-    sim::run(kernel, part, options).map_err(|fault| Fault {
+    let observers = Observers {
+        writers: None,
+        progress,
+    };
+    sim::run_with(kernel, part, options, observers).map_err(|fault| Fault {
         message: format!(
             "{} (in super-tile {}, elements {}..{} of the cluster dimension, on node {})",
             fault.message,
@@ -183,13 +188,14 @@ pub fn simulate(
     args: &mut Args,
     options: SimOptions,
     nodes: usize,
+    progress: Option<Progress>,
 ) -> Result<(Stats, ClusterRun), Fault> {
     let nodes = nodes.max(1);
     let tiles = plan(kernel, args, nodes);
     let mut total = Stats::default();
     for node in 0..nodes {
         run_tiles(kernel, args, &tiles, Some(node), |part, tile| {
-            let stats = simulate_one(kernel, part, tile, options)?;
+            let stats = simulate_one(kernel, part, tile, options, progress)?;
             total.steps += stats.steps;
             total.lane_ops += stats.lane_ops;
             Ok(())

@@ -12,13 +12,16 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::Dim3;
 use crate::ir::Scalar;
 use crate::ir::{DimRef, Kernel, Param};
-use crate::sim::{self, Arg, Args, MemoryProfile, SimOptions, Tensor, Trace, TraceLimits};
+use crate::sim::{
+    self, Arg, Args, MemoryProfile, Observers, Progress, SimOptions, Tensor, Trace, TraceLimits,
+};
 use crate::span::Span;
 use crate::wgsl::{self, WarpMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// The version of the launch format, for share links made by older playgrounds.
 pub const LAUNCH_VERSION: u32 = 1;
@@ -649,6 +652,8 @@ pub struct PreparedRun<'k> {
     pub options: SimOptions,
     /// The nodes a kernel under `@cluster` deals its super-tiles to.
     pub nodes: usize,
+    /// Told each time a CTA finishes (of [`PreparedRun::ctas`]), from any of the run's threads.
+    pub progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
 }
 
 impl<'k> PreparedRun<'k> {
@@ -670,9 +675,28 @@ impl<'k> PreparedRun<'k> {
                 step_limit: launch
                     .step_limit
                     .unwrap_or_else(|| limits.step_limit(kernel.threads)),
+                threads: 1,
             },
             nodes: launch.nodes.max(1) as usize,
+            progress: None,
         })
+    }
+
+    /// The CTAs a simulated run runs: the grid's, once per super-tile under `@cluster`.
+    pub fn ctas(&self) -> u64 {
+        let grid = self.args.grid;
+        let per_grid = u64::from(grid.x) * u64::from(grid.y) * u64::from(grid.z);
+        match self.kernel.cluster {
+            Some(_) => per_grid * cluster::plan(self.kernel, &self.args, self.nodes).len() as u64,
+            None => per_grid,
+        }
+    }
+
+    fn observers<'o>(&'o self, writers: Option<&'o mut sim::Writers>) -> Observers<'o> {
+        Observers {
+            writers,
+            progress: self.progress.as_deref().map(|p| p as Progress),
+        }
     }
 
     /// Runs on the simulator.
@@ -691,7 +715,8 @@ impl<'k> PreparedRun<'k> {
         }
         let mut args = self.args.clone();
         let mut writers = record.then(Vec::new);
-        let stats = sim::run_recording(self.kernel, &mut args, self.options, writers.as_mut())
+        let observers = self.observers(writers.as_mut());
+        let stats = sim::run_with(self.kernel, &mut args, self.options, observers)
             .map_err(|fault| fault.to_diagnostic())?;
         Ok(RunOutput {
             args,
@@ -703,8 +728,10 @@ impl<'k> PreparedRun<'k> {
 
     fn simulate_cluster(&self) -> Result<RunOutput, Diagnostic> {
         let mut args = self.args.clone();
-        let (stats, run) = cluster::simulate(self.kernel, &mut args, self.options, self.nodes)
-            .map_err(|fault| fault.to_diagnostic())?;
+        let progress = self.observers(None).progress;
+        let (stats, run) =
+            cluster::simulate(self.kernel, &mut args, self.options, self.nodes, progress)
+                .map_err(|fault| fault.to_diagnostic())?;
         Ok(RunOutput {
             args,
             stats,
@@ -724,14 +751,8 @@ impl<'k> PreparedRun<'k> {
             };
         }
         let (output, trace) = self.observed(|args, writers| {
-            sim::run_traced(
-                self.kernel,
-                args,
-                self.options,
-                Some(writers),
-                block,
-                limits,
-            )
+            let observers = self.observers(Some(writers));
+            sim::run_traced(self.kernel, args, self.options, observers, block, limits)
         });
         Traced { output, trace }
     }
@@ -746,7 +767,12 @@ impl<'k> PreparedRun<'k> {
             };
         }
         let (output, profile) = self.observed(|args, writers| {
-            sim::run_profiled(self.kernel, args, self.options, Some(writers))
+            sim::run_profiled(
+                self.kernel,
+                args,
+                self.options,
+                self.observers(Some(writers)),
+            )
         });
         Profiled {
             output,

@@ -306,3 +306,45 @@ proptest! {
         prop_assert!(agrees.is_ok(), "{}\n{source}", agrees.err().unwrap_or_default());
     }
 }
+
+/// The launch `compare` makes with seven CTAs, on one thread and on `threads`: the tensors, the
+/// writers and the statistics, bit for bit.
+fn threads_agree(source: &str, threads: u32, workers: usize) -> Result<(), String> {
+    let compilation = compiler_core::compile(source);
+    let launch = Launch {
+        grid: Dim3::new(7, 1, 1),
+        dims: [("N".to_owned(), i64::from(7 * threads - 5))].into(),
+        inputs: [("X".to_owned(), Input::Rand(7))].into(),
+        ..Launch::default()
+    };
+    let mut prepared = compilation
+        .prepare(&launch, RunLimits::TERMINAL)
+        .map_err(|d| format!("launch: {d:?}"))?;
+    let recorded = |p: &compiler_core::PreparedRun<'_>| match p.simulate_recording() {
+        Ok(o) => format!("{:?} {:?} {:?}", o.args.params, o.writers, o.stats),
+        Err(d) => format!("{d:?}"),
+    };
+    let one = recorded(&prepared);
+    prepared.options.threads = workers;
+    if recorded(&prepared) != one {
+        return Err(format!("{workers} threads differ from one"));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
+        max_shrink_iters: 200,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn random_kernels_give_the_same_bits_on_any_number_of_threads(
+        (source, threads) in kernel(),
+        workers in 2usize..6,
+    ) {
+        let agrees = threads_agree(&source, threads, workers);
+        prop_assert!(agrees.is_ok(), "{}\n{source}", agrees.err().unwrap_or_default());
+    }
+}

@@ -78,16 +78,15 @@ impl<'a> Cta<'a> {
                         Err(fault) => return Err(fault),
                     };
                     let bits = self.get(*value, t);
-                    if let Some(Arg::Tensor(target)) = self.args.params.get_mut(*tensor) {
-                        target.bits[at] = bits;
+                    if let Some(cell) = self.global.cells.get(*tensor).and_then(|c| c.get(at)) {
+                        cell.store(bits, Ordering::Relaxed);
                     }
                     if let Some(slot) = self
                         .writers
-                        .as_deref_mut()
-                        .and_then(|w| w.get_mut(*tensor))
-                        .and_then(|w| w.get_mut(at))
+                        .and_then(|w| w.get(*tensor))
+                        .and_then(|w| w.get(at))
                     {
-                        *slot = self.first_thread + t as u32 + 1;
+                        self.record_writer(slot, t);
                     }
                 }
                 Ok(())

@@ -141,6 +141,17 @@ impl<'a> Cta<'a> {
         Ok(())
     }
 
+    /// Records thread `t` as the last writer of an element, unless a later CTA in grid order
+    /// (whose threads have higher launch indices) already wrote it on another OS thread: so
+    /// the writers are those of one thread running the CTAs in order.
+    pub(super) fn record_writer(&self, slot: &AtomicU32, t: usize) {
+        let me = self.first_thread + t as u32 + 1;
+        let after_this_cta = self.first_thread + self.threads as u32;
+        let _ = slot.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |writer| {
+            (writer <= after_this_cta).then_some(me)
+        });
+    }
+
     /// The flat index of `tensor[indices]` for thread `t`, or the out-of-bounds fault.
     pub(super) fn element(
         &self,
@@ -153,7 +164,7 @@ impl<'a> Cta<'a> {
             return Err(self.fault(Code::E0515, span, t, "a tensor argument is missing".into()));
         };
         match self.flat_index(indices, &data.shape, t) {
-            Some(flat) if flat < data.bits.len() => Ok(flat),
+            Some(flat) if flat < self.global.cells.get(tensor).map_or(0, Vec::len) => Ok(flat),
             _ => {
                 let name = self.kernel.params.get(tensor).map_or("?", |p| p.name());
                 let (coordinates, shape) = self.describe_access(indices, &data.shape, t);

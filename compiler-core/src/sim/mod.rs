@@ -4,7 +4,10 @@
 //! kernel left them, statistics, or the first [`Fault`], naming the block, warp, lane, thread
 //! and source span.
 //!
-//! Execution model: the CTAs of the grid run one after another; inside a CTA every thread runs
+//! Execution model: the CTAs of the grid run one after another, or spread over `threads` OS
+//! threads that each take the next CTA in grid order (CTAs are independent: the spec gives no
+//! order between them, so a kernel whose result does not depend on that order gets the same
+//! bits from any number of threads). Inside a CTA every thread runs
 //! in lockstep under an active mask (one mask for the whole CTA, so its warps advance together
 //! and reconverge at the end of every structured construct). That schedule is one of those the
 //! language allows, and it gives the same results as any other for every program the checker
@@ -13,8 +16,11 @@
 //! barrier. Warp collectives combine lanes in xor-butterfly order (as a GPU's shuffle reduction
 //! does), so float results are bit-identical to the PTX backend's.
 //!
-//! Invariants: deterministic (no threads, no hashing order); never panics on a kernel or
-//! launch: faults are values.
+//! Invariants: deterministic for every kernel whose CTAs do not touch each other's elements (no
+//! hashing order; the fault reported is the one of the first faulting CTA in grid order, as one
+//! thread finds it; counts and statistics are sums); never panics on a kernel or launch: faults
+//! are values. While the grid runs, the tensors live in relaxed atomics ([`AtomicU32`]), so
+//! CTAs on several threads can store into them without `unsafe`.
 //!
 //! Here: the run's types, the grid loop and a CTA's state. Beside it: `control` (statements
 //! under the active mask, loops, the step limit, barriers), `ops` (each operation, collectives
@@ -50,6 +56,8 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::{self, Dim3};
 use crate::ir::*;
 use crate::span::Span;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// How the simulator runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +68,8 @@ pub struct SimOptions {
     /// run is stopped (E0514). Per CTA, so a large grid of short CTAs never reaches it while a
     /// runaway loop in any CTA does.
     pub step_limit: u64,
+    /// OS threads that run CTAs (1: this thread, in grid order; a browser has one).
+    pub threads: usize,
 }
 
 impl Default for SimOptions {
@@ -69,6 +79,7 @@ impl Default for SimOptions {
         Self {
             lanes: 32,
             step_limit: 1_000_000,
+            threads: 1,
         }
     }
 }
@@ -144,6 +155,19 @@ pub fn run(kernel: &Kernel, args: &mut Args, options: SimOptions) -> Result<Stat
 /// no entries.
 pub type Writers = Vec<Vec<u32>>;
 
+/// Told the number of CTAs that have just finished (from any of the run's threads), so a host
+/// can show progress.
+pub type Progress<'p> = &'p (dyn Fn(u64) + Sync);
+
+/// What a run observes besides its results; all optional.
+#[derive(Default)]
+pub struct Observers<'o> {
+    /// Filled with who wrote each tensor element last.
+    pub writers: Option<&'o mut Writers>,
+    /// Told as CTAs finish.
+    pub progress: Option<Progress<'o>>,
+}
+
 /// [`run`], also recording in `writers` (when given) who wrote each tensor element last.
 pub fn run_recording(
     kernel: &Kernel,
@@ -151,15 +175,33 @@ pub fn run_recording(
     options: SimOptions,
     writers: Option<&mut Writers>,
 ) -> Result<Stats, Fault> {
-    run_observed(kernel, args, options, writers, None, None)
+    run_with(
+        kernel,
+        args,
+        options,
+        Observers {
+            writers,
+            progress: None,
+        },
+    )
 }
 
-/// [`run_recording`], also tracing CTA `block` (when it is in the grid) within `limits`.
+/// [`run`], with `observers`.
+pub fn run_with(
+    kernel: &Kernel,
+    args: &mut Args,
+    options: SimOptions,
+    observers: Observers,
+) -> Result<Stats, Fault> {
+    run_observed(kernel, args, options, observers, None, None)
+}
+
+/// [`run_with`], also tracing CTA `block` (when it is in the grid) within `limits`.
 pub fn run_traced(
     kernel: &Kernel,
     args: &mut Args,
     options: SimOptions,
-    writers: Option<&mut Writers>,
+    observers: Observers,
     block: Dim3,
     limits: TraceLimits,
 ) -> (Result<Stats, Fault>, Trace) {
@@ -169,7 +211,7 @@ pub fn run_traced(
             "block ({}, {}, {}) is outside the grid ({}, {}, {})",
             block.x, block.y, block.z, grid.x, grid.y, grid.z
         );
-        let result = run_observed(kernel, args, options, writers, None, None);
+        let result = run_observed(kernel, args, options, observers, None, None);
         return (
             result,
             Trace::unavailable(block, kernel.threads, options.lanes, why),
@@ -180,64 +222,242 @@ pub fn run_traced(
         kernel,
         args,
         options,
-        writers,
+        observers,
         Some((block, &mut recorder)),
         None,
     );
     (result, recorder.finish())
 }
 
-/// [`run_recording`], also counting every memory request by sector, line and bank. A run
-/// that faults gives what it counted up to the fault.
+/// [`run_with`], also counting every memory request by sector, line and bank. A run that
+/// faults gives what it counted up to the fault.
 pub fn run_profiled(
     kernel: &Kernel,
     args: &mut Args,
     options: SimOptions,
-    writers: Option<&mut Writers>,
+    observers: Observers,
 ) -> (Result<Stats, Fault>, MemoryProfile) {
     let mut counter = profile::Counter::default();
-    let result = run_observed(kernel, args, options, writers, None, Some(&mut counter));
+    let result = run_observed(kernel, args, options, observers, None, Some(&mut counter));
     (result, counter.finish())
+}
+
+/// The launch's memory while the grid runs, shared by the threads that run its CTAs.
+struct Global<'a> {
+    kernel: &'a Kernel,
+    /// The grid, dimensions, scalars and tensor shapes (the tensors' bits are in `cells`).
+    args: &'a Args,
+    options: SimOptions,
+    /// Per parameter, a tensor's elements (a scalar has none).
+    cells: Vec<Vec<AtomicU32>>,
+    /// Per parameter, who wrote each element last, when the run records it.
+    writers: Option<Vec<Vec<AtomicU32>>>,
+    progress: Option<Progress<'a>>,
+    /// The next CTA to run, in grid order.
+    next: AtomicU64,
+    /// The first CTA (in grid order) known to have faulted, and its fault: CTAs after it stop.
+    fault: Mutex<Option<(u64, Fault)>>,
+    fault_at: AtomicU64,
 }
 
 fn run_observed(
     kernel: &Kernel,
     args: &mut Args,
     options: SimOptions,
-    mut writers: Option<&mut Writers>,
-    mut trace: Option<(Dim3, &mut trace::Recorder)>,
-    mut profile: Option<&mut profile::Counter>,
+    observers: Observers,
+    trace: Option<(Dim3, &mut trace::Recorder)>,
+    profile: Option<&mut profile::Counter>,
 ) -> Result<Stats, Fault> {
-    if let Some(writers) = writers.as_deref_mut() {
-        *writers = args
-            .params
+    let cells: Vec<Vec<AtomicU32>> = args
+        .params
+        .iter_mut()
+        .map(|p| match p {
+            Arg::Tensor(t) => std::mem::take(&mut t.bits)
+                .into_iter()
+                .map(AtomicU32::new)
+                .collect(),
+            Arg::Scalar(_) => Vec::new(),
+        })
+        .collect();
+    let writers = observers.writers.as_ref().map(|_| {
+        cells
             .iter()
-            .map(|p| match p {
-                Arg::Tensor(t) => vec![0; t.bits.len()],
-                Arg::Scalar(_) => Vec::new(),
-            })
-            .collect();
-    }
-    let mut stats = Stats::default();
-    let grid = args.grid;
-    for z in 0..grid.z {
-        for y in 0..grid.y {
-            for x in 0..grid.x {
-                let block = Dim3::new(x, y, z);
-                let mut cta = Cta::new(kernel, args, options, block, &mut stats);
-                cta.writers = writers.as_deref_mut();
-                cta.trace = match trace.as_mut() {
-                    Some((traced, recorder)) if *traced == block => Some(&mut **recorder),
-                    _ => None,
-                };
-                cta.profile = profile.as_deref_mut();
-                cta.first_thread = hierarchy::launch_thread(grid, block, kernel.threads, 0);
-                let mut mask = vec![true; kernel.threads as usize];
-                cta.block(&kernel.body, &mut mask)?;
-            }
+            .map(|c| c.iter().map(|_| AtomicU32::new(0)).collect())
+            .collect()
+    });
+    let global = Global {
+        kernel,
+        args,
+        options,
+        cells,
+        writers,
+        progress: observers.progress,
+        next: AtomicU64::new(0),
+        fault: Mutex::new(None),
+        fault_at: AtomicU64::new(u64::MAX),
+    };
+    let stats = global.run(trace, profile);
+    let Global {
+        cells,
+        writers,
+        fault,
+        ..
+    } = global;
+    for (param, cells) in args.params.iter_mut().zip(cells) {
+        if let Arg::Tensor(t) = param {
+            t.bits = cells.into_iter().map(AtomicU32::into_inner).collect();
         }
     }
-    Ok(stats)
+    if let (Some(slot), Some(writers)) = (observers.writers, writers) {
+        *slot = writers
+            .into_iter()
+            .map(|w| w.into_iter().map(AtomicU32::into_inner).collect())
+            .collect();
+    }
+    match fault.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        Some((_, fault)) => Err(fault),
+        None => Ok(stats),
+    }
+}
+
+impl<'a> Global<'a> {
+    fn ctas(&self) -> u64 {
+        let grid = self.args.grid;
+        u64::from(grid.x) * u64::from(grid.y) * u64::from(grid.z)
+    }
+
+    /// Runs every CTA on `options.threads` threads; the statistics summed over them.
+    fn run(
+        &self,
+        trace: Option<(Dim3, &mut trace::Recorder)>,
+        profile: Option<&mut profile::Counter>,
+    ) -> Stats {
+        let threads = self.options.threads.clamp(1, self.ctas().max(1) as usize);
+        if threads == 1 {
+            return self.run_ctas(trace, profile);
+        }
+        // The traced CTA's recorder goes to whichever thread runs that CTA.
+        let trace = Mutex::new(trace);
+        let counted = profile.is_some();
+        let results: Vec<(Stats, Option<profile::Counter>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    let trace = &trace;
+                    scope.spawn(move || {
+                        let mut counter = counted.then(profile::Counter::default);
+                        let stats = self.run_ctas_sharing(trace, counter.as_mut());
+                        (stats, counter)
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        let mut total = Stats::default();
+        let mut profile = profile;
+        for (stats, counter) in results {
+            total.steps += stats.steps;
+            total.lane_ops += stats.lane_ops;
+            if let (Some(into), Some(counter)) = (profile.as_deref_mut(), counter) {
+                into.merge(counter);
+            }
+        }
+        total
+    }
+
+    /// One thread's share of the grid when the traced CTA's recorder may be another's.
+    fn run_ctas_sharing(
+        &self,
+        trace: &Mutex<Option<(Dim3, &mut trace::Recorder)>>,
+        mut profile: Option<&mut profile::Counter>,
+    ) -> Stats {
+        let traced = trace
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map(|(block, _)| *block);
+        let mut stats = Stats::default();
+        while let Some(index) = self.claim() {
+            let block = self.block_of(index);
+            let mut taken = None;
+            if traced == Some(block) {
+                taken = trace.lock().unwrap_or_else(PoisonError::into_inner).take();
+            }
+            let recorder = taken.map(|(_, recorder)| recorder);
+            self.run_cta(index, &mut stats, recorder, profile.as_deref_mut());
+        }
+        stats
+    }
+
+    /// Every CTA in grid order on this thread.
+    fn run_ctas(
+        &self,
+        mut trace: Option<(Dim3, &mut trace::Recorder)>,
+        mut profile: Option<&mut profile::Counter>,
+    ) -> Stats {
+        let mut stats = Stats::default();
+        while let Some(index) = self.claim() {
+            let block = self.block_of(index);
+            let recorder = match trace.as_mut() {
+                Some((traced, recorder)) if *traced == block => Some(&mut **recorder),
+                _ => None,
+            };
+            self.run_cta(index, &mut stats, recorder, profile.as_deref_mut());
+        }
+        stats
+    }
+
+    /// The next CTA to run, unless the grid is done or an earlier CTA has faulted.
+    fn claim(&self) -> Option<u64> {
+        let index = self.next.fetch_add(1, Ordering::Relaxed);
+        (index < self.ctas() && index < self.fault_at.load(Ordering::Relaxed)).then_some(index)
+    }
+
+    /// CTA `index` in grid order: x fastest, then y, then z.
+    fn block_of(&self, index: u64) -> Dim3 {
+        let grid = self.args.grid;
+        let (x, y) = (u64::from(grid.x.max(1)), u64::from(grid.y.max(1)));
+        Dim3::new(
+            (index % x) as u32,
+            (index / x % y) as u32,
+            (index / (x * y)) as u32,
+        )
+    }
+
+    fn run_cta(
+        &self,
+        index: u64,
+        stats: &mut Stats,
+        trace: Option<&mut trace::Recorder>,
+        profile: Option<&mut profile::Counter>,
+    ) {
+        let block = self.block_of(index);
+        let mut cta = Cta::new(self, block, stats);
+        cta.trace = trace;
+        cta.profile = profile;
+        let mut mask = vec![true; self.kernel.threads as usize];
+        if let Err(fault) = cta.block(&self.kernel.body, &mut mask) {
+            self.record_fault(index, fault);
+        }
+        if let Some(progress) = self.progress {
+            progress(1);
+        }
+    }
+
+    /// Keeps the fault of the first CTA in grid order, as one thread running them in order
+    /// would meet it.
+    fn record_fault(&self, index: u64, fault: Fault) {
+        let mut first = self.fault.lock().unwrap_or_else(PoisonError::into_inner);
+        if first.as_ref().is_none_or(|(at, _)| index < *at) {
+            *first = Some((index, fault));
+            self.fault_at.fetch_min(index, Ordering::Relaxed);
+        }
+    }
 }
 
 struct LoopFrame {
@@ -247,7 +467,9 @@ struct LoopFrame {
 
 struct Cta<'a> {
     kernel: &'a Kernel,
-    args: &'a mut Args,
+    args: &'a Args,
+    /// The launch's tensors, shared with the CTAs on other threads.
+    global: &'a Global<'a>,
     options: SimOptions,
     block: Dim3,
     threads: usize,
@@ -268,7 +490,7 @@ struct Cta<'a> {
     /// Counts barriers: an access recorded in an older epoch is no longer in the way.
     epoch: u32,
     /// Where global stores are recorded, for the playground's per-thread view.
-    writers: Option<&'a mut Writers>,
+    writers: Option<&'a [Vec<AtomicU32>]>,
     /// The launch-wide index of this CTA's thread 0.
     first_thread: u32,
     /// Where this CTA's steps are recorded, when it is the one traced.
@@ -287,18 +509,14 @@ struct Access {
 }
 
 impl<'a> Cta<'a> {
-    fn new(
-        kernel: &'a Kernel,
-        args: &'a mut Args,
-        options: SimOptions,
-        block: Dim3,
-        stats: &'a mut Stats,
-    ) -> Self {
+    fn new(global: &'a Global<'a>, block: Dim3, stats: &'a mut Stats) -> Self {
+        let kernel = global.kernel;
         let threads = kernel.threads as usize;
         Self {
             kernel,
-            args,
-            options,
+            args: global.args,
+            global,
+            options: global.options,
             block,
             threads,
             regs: vec![0; kernel.regs.len() * threads],
@@ -319,8 +537,8 @@ impl<'a> Cta<'a> {
                 .map(|a| vec![Access::default(); a.stored_len()])
                 .collect(),
             epoch: 1,
-            writers: None,
-            first_thread: 0,
+            writers: global.writers.as_deref(),
+            first_thread: hierarchy::launch_thread(global.args.grid, block, kernel.threads, 0),
             trace: None,
             profile: None,
         }

@@ -108,6 +108,11 @@ impl<'a> Cta<'a> {
                     ));
                 };
                 let rank_fits = indices.len() == data.shape.len();
+                let cells = self
+                    .global
+                    .cells
+                    .get(*tensor)
+                    .map_or(&[][..], Vec::as_slice);
                 let start = dst.0 as usize * threads;
                 let mut outside = None;
                 let out = &mut self.regs[start..start + threads];
@@ -122,8 +127,8 @@ impl<'a> Cta<'a> {
                         inside &= i >= 0 && (i as usize) < *extent;
                         flat = flat.wrapping_mul(*extent).wrapping_add(i as usize);
                     }
-                    match data.bits.get(flat) {
-                        Some(bits) if inside => out[t] = *bits,
+                    match cells.get(flat) {
+                        Some(cell) if inside => out[t] = cell.load(Ordering::Relaxed),
                         _ => {
                             outside = Some(t);
                             break;
@@ -148,10 +153,7 @@ impl<'a> Cta<'a> {
                         continue;
                     }
                     let bits = match self.element(*tensor, indices, t, span) {
-                        Ok(at) => match self.args.params.get(*tensor) {
-                            Some(Arg::Tensor(data)) => data.bits[at],
-                            _ => 0,
-                        },
+                        Ok(at) => self.global.cells[*tensor][at].load(Ordering::Relaxed),
                         // A tile load reads 0 outside the tensor.
                         Err(fault) if *guarded && fault.code == Code::E0510 => 0,
                         Err(fault) => return Err(fault),

@@ -28,6 +28,7 @@
 use super::trace::Memory;
 use super::*;
 use serde::Serialize;
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
 /// Bytes in a sector, the unit global memory moves.
@@ -168,6 +169,27 @@ pub(super) struct Counter {
 }
 
 impl Counter {
+    /// Adds what another thread counted (sums and maxima, so the order does not matter).
+    pub(super) fn merge(&mut self, other: Counter) {
+        for (key, site) in other.sites {
+            match self.sites.entry(key) {
+                Entry::Vacant(entry) => {
+                    entry.insert(site);
+                }
+                Entry::Occupied(mut entry) => {
+                    let into = entry.get_mut();
+                    into.requests += site.requests;
+                    into.lanes += site.lanes;
+                    into.bytes += site.bytes;
+                    into.sectors += site.sectors;
+                    into.lines += site.lines;
+                    into.passes += site.passes;
+                    into.worst_degree = into.worst_degree.max(site.worst_degree);
+                }
+            }
+        }
+    }
+
     pub(super) fn finish(self) -> MemoryProfile {
         MemoryProfile {
             sites: self.sites.into_values().collect(),
