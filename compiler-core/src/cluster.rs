@@ -17,10 +17,10 @@
 
 use crate::ir::{Cluster, DimRef, Kernel, Param};
 use crate::sim::{self, Arg, Args, Fault, Observers, Progress, SimOptions, Stats};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One super-tile: elements `start..start + len` of the cluster dimension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SuperTile {
     pub index: usize,
     pub node: usize,
@@ -133,7 +133,7 @@ pub fn merge(kernel: &Kernel, whole: &mut Args, tile: SuperTile, part: &Args) {
 }
 
 /// What a clustered run did: the nodes, and each super-tile with the node it ran on.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClusterRun {
     pub nodes: usize,
     pub tiles: Vec<SuperTile>,

@@ -601,9 +601,10 @@ impl RunLimits {
         host: "a run from the command line",
         larger: "make the dimensions smaller",
     };
-    /// A run in a browser tab, on the page's thread: 64 MB of tensors (twice that while the
-    /// simulator records who wrote each element), and 2^29 thread-statements per CTA (2 M
-    /// statements for 256 threads, about two seconds in the browser).
+    /// A run in a browser tab, in the playground's simulator worker: 64 MB of tensors (three
+    /// times that with the inputs kept and the writers recorded, and once more in the page
+    /// after the reply), and 2^29 thread-statements per CTA (2 M statements for 256 threads,
+    /// about two seconds in the browser).
     pub const PAGE: RunLimits = RunLimits {
         max_elements: 16 << 20,
         step_budget: 1 << 29,

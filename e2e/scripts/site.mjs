@@ -1,12 +1,12 @@
 // The built site (dist/) served by sirv on 127.0.0.1, and Debian's Chromium, for the scripts
-// that measure or photograph it. `open(port, { webgpu })` waits until the server answers and
+// that measure or photograph it (another build with DIST=PATH). `open(port, { webgpu })` waits until the server answers and
 // gives { base, browser, median, close }.
 import { chromium } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export async function open(port, { webgpu = false } = {}) {
-  const server = spawn('node_modules/.bin/sirv', ['../dist', '--single', '--host', '127.0.0.1', '--port', String(port)], { stdio: 'ignore' });
+  const server = spawn('node_modules/.bin/sirv', [process.env.DIST ?? '../dist', '--single', '--host', '127.0.0.1', '--port', String(port)], { stdio: 'ignore' });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: [

@@ -56,3 +56,9 @@ pub fn mount_kernel_run(parent: HtmlElement, source: String, launch: String) -> 
         })),
     }
 }
+
+/// The simulator's worker: its script calls this once the module is up (`playground::run::worker`).
+#[wasm_bindgen]
+pub fn worker_main() {
+    playground::run::worker::serve();
+}

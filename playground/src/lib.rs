@@ -35,7 +35,7 @@ use leptos::prelude::*;
 use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
 use run::{
     memory_run, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel, MemoryRun,
-    MemoryView, OccupancyView, OnRequest, Results, RunReport, Stepper, TraceRun,
+    MemoryView, OccupancyView, OnRequest, Results, RunReport, Running, Stepper, TraceRun,
 };
 use std::rc::Rc;
 
@@ -130,9 +130,9 @@ pub fn Playground() -> impl IntoView {
     let compilation = RwSignal::new_local(compile(&initial.source));
     let pointer = RwSignal::new(None::<usize>);
     let linked = RwSignal::new(None::<Span>);
-    let report = RwSignal::new_local(None::<RunReport>);
+    let running = Running::new(RwSignal::new_local(None::<RunReport>));
+    let report = running.report;
     let blocked = RwSignal::new(None::<String>);
-    let runs = StoredValue::new(0u64);
     // The kernel the launch was last fitted to: it stays for the form while the source has
     // errors, and tells which parameters an edit made new.
     let kernel = RwSignal::new_local(None::<Rc<Kernel>>);
@@ -221,9 +221,9 @@ pub fn Playground() -> impl IntoView {
     let on_run = Callback::new(move |()| {
         let compiled = current();
         tab.set(Tab::Run);
-        runs.update_value(|n| *n += 1);
         let errors = compiled.diagnostics.iter().filter(|d| d.is_error()).count();
         if errors > 0 {
+            running.cancel();
             report.set(None);
             blocked.set(Some(format!(
                 "Fix the source first: it has {errors} error{} (listed under the editor).",
@@ -238,6 +238,7 @@ pub fn Playground() -> impl IntoView {
             .map(|k| to_run.problems(k, RunLimits::PAGE))
             .unwrap_or_default();
         if let Some(first) = problems.first() {
+            running.cancel();
             report.set(None);
             blocked.set(Some(format!(
                 "The launch does not fit the kernel: {}{}",
@@ -250,14 +251,7 @@ pub fn Playground() -> impl IntoView {
             return;
         }
         blocked.set(None);
-        let this_run = runs.get_value();
-        start_run(
-            compiled,
-            to_run,
-            warp_mode.get_untracked(),
-            report,
-            move || runs.get_value() == this_run,
-        );
+        start_run(compiled, to_run, warp_mode.get_untracked(), running);
     });
     let raise_step_limit = Callback::new(move |limit: u64| {
         launch.update(|l| l.step_limit = Some(limit));
@@ -271,14 +265,12 @@ pub fn Playground() -> impl IntoView {
         source.with(|s| compiled.source() != s) || launch.with(|l| l != ran)
     };
     let tracer = OnRequest::<TraceRun>::default();
-    let (traced, tracing) = (tracer.made, tracer.busy);
+    let traced = tracer.made;
     let trace = Callback::new(move |block: Dim3| {
-        let make = move || {
-            let compiled = current();
-            refit(&compiled);
-            trace_run(compiled, launch.get_untracked(), block)
-        };
-        tracer.start(make, move |why| {
+        let compiled = current();
+        refit(&compiled);
+        let (job, finish) = trace_run(compiled, launch.get_untracked(), block);
+        tracer.start(job, finish, move |why| {
             notice.set(Some(format!(
                 "The stepper cannot trace this launch: {why}."
             )));
@@ -303,12 +295,10 @@ pub fn Playground() -> impl IntoView {
     let counter = OnRequest::<MemoryRun>::default();
     let (measured, measuring) = (counter.made, counter.busy);
     let measure = Callback::new(move |()| {
-        let make = move || {
-            let compiled = current();
-            refit(&compiled);
-            memory_run(compiled, launch.get_untracked())
-        };
-        counter.start(make, move |why| {
+        let compiled = current();
+        refit(&compiled);
+        let (job, finish) = memory_run(compiled, launch.get_untracked());
+        counter.start(job, finish, move |why| {
             notice.set(Some(format!(
                 "The memory counts need a launch that runs: {why}."
             )));
@@ -571,12 +561,12 @@ pub fn Playground() -> impl IntoView {
                             Tab::Run => view! {
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names problems=problems on_run=on_run/>
                                 <OccupancyView kernel=form_kernel compilation=Signal::derive_local(move || compilation.get()) arch=arch/>
-                                <Results report=report blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_step_through=step_through on_measure=measure/>
+                                <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_step_through=step_through on_measure=measure/>
                                 {move || memory_open.get().then(|| view! {
-                                    <MemoryView measured=measured measuring=measuring stale=memory_stale on_measure=measure on_close=close_memory/>
+                                    <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale on_measure=measure on_close=close_memory/>
                                 })}
                                 {move || stepper_open.get().then(|| view! {
-                                    <Stepper traced=traced stepping=stepping tracing=tracing stale=trace_stale on_trace=trace/>
+                                    <Stepper traced=traced stepping=stepping tracing=tracer.status("Tracing") stale=trace_stale on_trace=trace/>
                                 })}
                                 <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through/>
                             }.into_any(),

@@ -17,7 +17,7 @@ pub use print::print;
 pub use types::{Axis, CtxField, Scalar};
 
 use crate::span::Span;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Module {
@@ -237,7 +237,7 @@ pub enum MathFn {
     Ceil,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reduce {
     Sum,
     Max,
@@ -264,20 +264,20 @@ impl Reduce {
 }
 
 /// Which threads a collective combines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Over {
     Warp,
     Cta,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Vote {
     Any,
     All,
     Ballot,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Shuffle {
     /// Lane `l mod lanes`.
     Index,

@@ -9,9 +9,9 @@
 //! ([`Scalar::bits`], [`Scalar::value`]): launch inputs and scalars, literals in the IR, and
 //! the values the playground and the CLI print all go through it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Scalar {
     Bool,
     I32,

@@ -56,6 +56,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::{self, Dim3};
 use crate::ir::*;
 use crate::span::Span;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -85,7 +86,7 @@ impl Default for SimOptions {
 }
 
 /// A tensor's elements as the bits of its element type, row-major.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tensor {
     pub element: Scalar,
     pub shape: Vec<usize>,
@@ -94,14 +95,14 @@ pub struct Tensor {
 
 /// A kernel's arguments: the grid, each dimension's value, and per parameter a tensor or a
 /// scalar's bits.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Args {
     pub grid: Dim3,
     pub dims: Vec<i32>,
     pub params: Vec<Arg>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Arg {
     Tensor(Tensor),
     Scalar(u32),

@@ -27,7 +27,7 @@
 
 use super::trace::Memory;
 use super::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
@@ -41,7 +41,7 @@ pub const BANKS: usize = 32;
 const ELEMENT_BYTES: u64 = 4;
 
 /// One access in the source, over the run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccessSite {
     /// The access's own span (for a tile statement, the statement).
     pub span: Span,
@@ -155,7 +155,7 @@ impl AccessSite {
 }
 
 /// Every access site of a run, in source order.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryProfile {
     pub sites: Vec<AccessSite>,
 }

@@ -18,7 +18,7 @@
 
 use super::*;
 use crate::hierarchy::LaneMask;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How much one trace may hold: the cap on steps, and on its size in bytes (about).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,7 @@ impl Default for TraceLimits {
 }
 
 /// The steps one CTA took.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Trace {
     pub block: Dim3,
     pub threads: u32,
@@ -64,7 +64,7 @@ pub struct Trace {
 const CHECKPOINT: usize = 256;
 
 /// A variable of the source: a `let`, a `var` or a `for` counter.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Variable {
     pub name: String,
     pub ty: Scalar,
@@ -73,7 +73,7 @@ pub struct Variable {
 }
 
 /// A set of the CTA's threads.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Threads(Vec<u64>);
 
 impl Threads {
@@ -108,7 +108,7 @@ impl Threads {
 }
 
 /// One source statement run once by the CTA's active threads.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Step {
     /// The source statement ([`crate::ir::Stmt::statement`]).
     pub statement: Span,
@@ -123,7 +123,7 @@ pub struct Step {
 }
 
 /// A thread gave a variable a value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Write {
     pub thread: u32,
     /// The index in [`Trace::variables`].
@@ -131,7 +131,7 @@ pub struct Write {
     pub bits: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Memory {
     /// The kernel's parameter of this index.
     Tensor(usize),
@@ -140,7 +140,7 @@ pub enum Memory {
 }
 
 /// A thread read or wrote one element (row-major index).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryAccess {
     pub thread: u32,
     pub memory: Memory,
@@ -149,7 +149,7 @@ pub struct MemoryAccess {
 }
 
 /// What a collective combined.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Exchange {
     /// For each active thread, the thread whose value it took: itself when the source lane
     /// is outside the warp or inactive (it keeps its own value, as the spec says).
@@ -171,7 +171,7 @@ pub enum Exchange {
 }
 
 /// Who met at a `barrier()`, by warp: every warp of the CTA is in one of the three lists.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Barrier {
     /// Warps whose live threads all arrived.
     pub arrived: Vec<u32>,
@@ -182,7 +182,7 @@ pub struct Barrier {
 }
 
 /// What a lane of a warp is at a step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LaneState {
     /// It ran the step.
     Active,
@@ -266,8 +266,9 @@ impl Trace {
         }
     }
 
-    /// Stores the checkpoints, once every step is in.
-    fn finish(&mut self) {
+    /// Stores the checkpoints, once every step is in (a trace read back from JSON has none:
+    /// then [`Trace::values_after`] replays from the first step until this is called).
+    pub fn checkpoint(&mut self) {
         let mut values = self.no_values();
         let mut checkpoints = Vec::new();
         for (i, step) in self.steps.iter().enumerate() {
@@ -331,7 +332,7 @@ impl Recorder {
     }
 
     pub(super) fn finish(mut self) -> Trace {
-        self.trace.finish();
+        self.trace.checkpoint();
         self.trace
     }
 

@@ -1,15 +1,16 @@
-//! One press of Run: the launch prepared once (`Compilation::prepare`, with a browser tab's
-//! limits), the simulator at once, then WebGPU, each result published as it comes.
+//! One press of Run: the simulator (in a Web Worker, `worker`), then WebGPU, each result
+//! published as it comes, with the run's stage (CTAs done, seconds) and Cancel in [`Running`].
 //!
-//! The simulator is the reference; it runs on the page's thread with the page's step limit, so
-//! a runaway kernel stops with an explanation instead of freezing the page. The GPU runs when
-//! the browser offers WebGPU; otherwise the outcome says why.
+//! The simulator is the reference; it runs with the page's step limit, so a runaway kernel
+//! stops with an explanation, and off the page's thread, so a long run never freezes the page.
+//! The GPU runs when the browser offers WebGPU; otherwise the outcome says why.
 
+use super::jobs::{Done, Job, Reply};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
-use compiler_core::sim::{Args, MemoryProfile, Trace, TraceLimits, Writers};
+use compiler_core::sim::{Args, MemoryProfile, Trace, Writers};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, Diagnostic, PreparedRun, RunLimits};
 use leptos::prelude::*;
@@ -57,65 +58,281 @@ fn now_ms() -> f64 {
     window().performance().map_or(0.0, |p| p.now())
 }
 
-/// Runs `launch` of `compilation` into `report`: the simulator's results (or why there are
-/// none) at once, then the GPU's outcome, each only while `is_current` (a later Run replaces
-/// this one). `forced` picks the GPU's warp mode; `None` lets the GPU's subgroups decide.
+/// The run in flight in one Run panel: its stage for the progress line, Cancel, and the
+/// number that tells a run's late results from the current run's.
+#[derive(Clone, Copy)]
+pub struct Running {
+    pub report: RwSignal<Option<RunReport>, LocalStorage>,
+    /// What the run in flight is doing; `None` when none is.
+    pub stage: RwSignal<Option<Stage>>,
+    /// The time, ticking while a run is in flight (for its elapsed seconds).
+    pub now: RwSignal<f64>,
+    /// What the last cancel did (or why the simulator's worker failed), until the next run
+    /// ends.
+    pub note: RwSignal<Option<String>>,
+    runs: StoredValue<u64>,
+    ticking: StoredValue<Option<gloo_timers::callback::Interval>, LocalStorage>,
+    simulator: StoredValue<Simulator, LocalStorage>,
+}
+
+/// Where a run is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Stage {
+    /// On the simulator: CTAs done of the total (both 0 until the worker first tells).
+    Simulating {
+        done: u64,
+        total: u64,
+        since_ms: f64,
+    },
+    /// On the GPU, the simulator's results shown.
+    Gpu { since_ms: f64 },
+}
+
+impl Stage {
+    pub fn since_ms(self) -> f64 {
+        match self {
+            Stage::Simulating { since_ms, .. } | Stage::Gpu { since_ms } => since_ms,
+        }
+    }
+}
+
+/// How often the elapsed time of a run in flight is redrawn.
+const TICK_MS: u32 = 100;
+
+impl Running {
+    pub fn new(report: RwSignal<Option<RunReport>, LocalStorage>) -> Self {
+        Self {
+            report,
+            stage: RwSignal::new(None),
+            now: RwSignal::new(now_ms()),
+            note: RwSignal::new(None),
+            runs: StoredValue::new(0),
+            ticking: StoredValue::new_local(None),
+            simulator: StoredValue::new_local(Simulator::default()),
+        }
+    }
+
+    /// A new run's number; a run in flight is cancelled, and the note says so.
+    fn begin(self) -> u64 {
+        if self.stage.get_untracked().is_some() {
+            self.stop("The run before this one was cancelled");
+        } else {
+            self.note.set(None);
+        }
+        self.runs.update_value(|n| *n += 1);
+        self.set_stage(Some(Stage::Simulating {
+            done: 0,
+            total: 0,
+            since_ms: now_ms(),
+        }));
+        self.runs.get_value()
+    }
+
+    fn is_current(self, run: u64) -> bool {
+        self.runs.get_value() == run
+    }
+
+    /// Stops the run in flight at once: the simulator's worker ends; a GPU run is abandoned
+    /// (its results are ignored when they come).
+    pub fn cancel(self) {
+        if self.stage.get_untracked().is_some() {
+            self.stop("Cancelled");
+        }
+    }
+
+    fn stop(self, what: &str) {
+        let Some(stage) = self.stage.get_untracked() else {
+            return;
+        };
+        let seconds = (now_ms() - stage.since_ms()) / 1000.0;
+        let note = match stage {
+            Stage::Simulating { done, total, .. } if total > 0 => {
+                format!("{what} after {seconds:.1} s, with {done} of {total} CTAs simulated.")
+            }
+            Stage::Simulating { .. } => format!("{what} after {seconds:.1} s."),
+            Stage::Gpu { .. } => {
+                let why = format!("cancelled after {seconds:.1} s");
+                self.report.update(|r| {
+                    if let Some(r) = r {
+                        r.gpu = GpuOutcome::Skipped(why);
+                    }
+                });
+                format!("{what} on WebGPU after {seconds:.1} s; the simulator's results stay.")
+            }
+        };
+        self.note.set(Some(note));
+        self.runs.update_value(|n| *n += 1);
+        self.set_stage(None);
+        self.simulator.with_value(Simulator::cancel);
+    }
+
+    /// The simulator could not answer (its worker did not start, or failed): the note says why.
+    fn failed(self, why: String) {
+        self.note
+            .set(Some(format!("The simulator's worker failed: {why}.")));
+        self.set_stage(None);
+    }
+
+    /// Sets the stage; the clock ticks while there is one.
+    fn set_stage(self, stage: Option<Stage>) {
+        self.stage.set(stage);
+        self.now.set(now_ms());
+        let ticking = stage.is_some();
+        if ticking != self.ticking.with_value(Option::is_some) {
+            let now = self.now;
+            self.ticking.set_value(
+                ticking.then(|| {
+                    gloo_timers::callback::Interval::new(TICK_MS, move || now.set(now_ms()))
+                }),
+            );
+        }
+    }
+
+    /// Publishes a run's report, if it is still the current run.
+    fn publish(self, run: u64, report: RunReport) {
+        if self.is_current(run) {
+            self.report.set(Some(report));
+        }
+    }
+}
+
+/// Runs `launch` of `compilation` into `running`'s report: the simulator's results (or why
+/// there are none) as soon as they are made, then the GPU's outcome, each only while it is the
+/// current run (a later Run or Cancel replaces it). `forced` picks the GPU's warp mode; `None`
+/// lets the GPU's subgroups decide. In the browser the simulator runs in a worker.
 pub fn start_run(
     compilation: Rc<Compilation>,
     launch: Launch,
     forced: Option<WarpMode>,
-    report: RwSignal<Option<RunReport>, LocalStorage>,
-    is_current: impl Fn() -> bool + 'static,
+    running: Running,
 ) {
-    // The prepared run borrows the compilation, so both live in the task: the simulator runs
-    // in its first poll, the GPU in the next.
-    leptos::task::spawn_local(async move {
-        let publish = |sim, gpu| {
-            if is_current() {
-                report.set(Some(RunReport {
-                    compilation: compilation.clone(),
-                    launch: launch.clone(),
-                    sim,
-                    gpu,
-                }));
-            }
-        };
-        let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
-            Ok(prepared) => prepared,
-            Err(diagnostics) => {
-                let why = "the launch does not fit the kernel".to_owned();
-                publish(Err(diagnostics), GpuOutcome::Skipped(why));
+    let run = running.begin();
+    simulate_then(
+        compilation.clone(),
+        launch.clone(),
+        running,
+        run,
+        move |sim| {
+            let report = |sim, gpu| RunReport {
+                compilation: compilation.clone(),
+                launch: launch.clone(),
+                sim,
+                gpu,
+            };
+            if sim.is_err() {
+                // A kernel that faults or never ends would hang the GPU, or compare with nothing.
+                let why = "the simulator stopped the run, so it was not sent to the GPU".to_owned();
+                running.publish(run, report(sim, GpuOutcome::Skipped(why)));
+                running.set_stage(None);
                 return;
             }
-        };
-        let sim = simulate(&prepared);
-        if sim.is_err() {
-            // A kernel that faults or never ends would hang the GPU, or compare with nothing.
-            let why = "the simulator stopped the run, so it was not sent to the GPU".to_owned();
-            publish(sim, GpuOutcome::Skipped(why));
-            return;
-        }
-        publish(sim, GpuOutcome::Pending);
-        let gpu = run_gpu(&prepared, forced).await;
-        if is_current() {
-            report.update(|r| {
-                if let Some(r) = r {
-                    r.gpu = gpu;
+            running.publish(run, report(sim, GpuOutcome::Pending));
+            running.set_stage(Some(Stage::Gpu { since_ms: now_ms() }));
+            // The prepared run borrows the compilation, so both live in the task.
+            leptos::task::spawn_local(async move {
+                let gpu = match compilation.prepare(&launch, RunLimits::PAGE) {
+                    Ok(prepared) => run_gpu(&prepared, forced).await,
+                    Err(_) => GpuOutcome::Skipped("the launch does not fit the kernel".to_owned()),
+                };
+                if running.is_current(run) {
+                    running.report.update(|r| {
+                        if let Some(r) = r {
+                            r.gpu = gpu;
+                        }
+                    });
+                    running.set_stage(None);
                 }
             });
-        }
-    });
+        },
+    );
 }
 
-/// Work the reader asks for (a trace, memory counts), made a moment after the request so that
-/// its "…ing" line shows first (the simulator then runs on the page's thread); a later request
-/// or a cancel supersedes one not made yet.
+/// Where the simulator's jobs run: a Web Worker in the browser (`worker`), this thread
+/// natively (the unit tests). A new job cancels one in flight.
+#[derive(Clone, Default)]
+pub struct Simulator {
+    #[cfg(target_arch = "wasm32")]
+    channel: super::worker::Channel,
+}
+
+impl Simulator {
+    fn start(
+        &self,
+        job: Job,
+        on_progress: impl Fn(Done) + 'static,
+        on_reply: impl FnOnce(Result<Reply, String>) + 'static,
+    ) {
+        #[cfg(target_arch = "wasm32")]
+        self.channel.start(&job, on_progress, on_reply);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            drop(on_progress);
+            on_reply(Ok(job.run(None, now_ms)));
+        }
+    }
+
+    /// Stops the job in flight at once (its reply never comes).
+    fn cancel(&self) {
+        #[cfg(target_arch = "wasm32")]
+        self.channel.cancel();
+    }
+}
+
+/// The simulator's run of `launch`, to `then` (only while `run` is current), with its progress
+/// in `running`'s stage.
+fn simulate_then(
+    compilation: Rc<Compilation>,
+    launch: Launch,
+    running: Running,
+    run: u64,
+    then: impl FnOnce(Result<SimRun, Vec<Diagnostic>>) + 'static,
+) {
+    let job = Job::Run {
+        source: compilation.source().to_owned(),
+        launch,
+    };
+    let since_ms = now_ms();
+    let on_progress = move |d: Done| {
+        if running.is_current(run) {
+            running.stage.set(Some(Stage::Simulating {
+                done: d.done,
+                total: d.total,
+                since_ms,
+            }));
+        }
+    };
+    let on_reply = move |reply: Result<Reply, String>| {
+        if !running.is_current(run) {
+            return;
+        }
+        match reply {
+            Ok(Reply::Run(result)) => then(result.map(|ran| SimRun {
+                inputs: Rc::new(ran.inputs),
+                args: ran.args,
+                writers: Rc::new(ran.writers),
+                ms: ran.ms,
+                cluster: ran.cluster,
+            })),
+            Ok(_) => running.failed(ANOTHER_QUESTION.to_owned()),
+            Err(why) => running.failed(why),
+        }
+    };
+    running
+        .simulator
+        .with_value(|s| s.start(job, on_progress, on_reply));
+}
+
+/// Work the reader asks for (a trace, memory counts), made by the simulator's worker; a later
+/// request or a cancel supersedes one in flight (and ends its worker).
 pub struct OnRequest<T: 'static> {
     /// The last work made, while not cancelled.
     pub made: RwSignal<Option<Rc<T>>, LocalStorage>,
-    /// Whether a request is waiting to be made.
+    /// Whether a request is being made.
     pub busy: RwSignal<bool>,
+    /// How far the request in flight has come, once the worker tells.
+    pub progress: RwSignal<Option<Done>>,
     requests: StoredValue<u64>,
+    simulator: StoredValue<Simulator, LocalStorage>,
 }
 
 impl<T: 'static> Clone for OnRequest<T> {
@@ -131,47 +348,82 @@ impl<T: 'static> Default for OnRequest<T> {
         Self {
             made: RwSignal::new_local(None),
             busy: RwSignal::new(false),
+            progress: RwSignal::new(None),
             requests: StoredValue::new(0),
+            simulator: StoredValue::new_local(Simulator::default()),
         }
     }
 }
 
 impl<T: 'static> OnRequest<T> {
-    /// Makes the work with `make` in a moment; `failed` hears why it could not be made.
+    /// Sends `job` to the simulator and makes the work from its reply with `finish`; `failed`
+    /// hears why it could not be made.
     pub fn start(
         self,
-        make: impl FnOnce() -> Result<T, Vec<Diagnostic>> + 'static,
+        job: Job,
+        finish: impl FnOnce(Reply) -> Result<T, String> + 'static,
         failed: impl FnOnce(String) + 'static,
     ) {
         self.requests.update_value(|n| *n += 1);
         let this = self.requests.get_value();
         self.busy.set(true);
-        gloo_timers::callback::Timeout::new(0, move || {
-            if self.requests.get_value() != this {
+        self.progress.set(None);
+        let current = move || self.requests.get_value() == this;
+        let on_progress = move |done: Done| {
+            if current() {
+                self.progress.set(Some(done));
+            }
+        };
+        let on_reply = move |reply: Result<Reply, String>| {
+            if !current() {
                 return;
             }
-            let made = make();
             self.busy.set(false);
+            self.progress.set(None);
+            let made = reply
+                .map_err(|why| format!("the simulator's worker failed: {why}"))
+                .and_then(finish);
             match made {
                 Ok(work) => self.made.set(Some(Rc::new(work))),
-                Err(diagnostics) => {
+                Err(why) => {
                     self.made.set(None);
-                    failed(diagnostics.first().map_or_else(String::new, |d| {
-                        format!("{}: {}", d.code.as_str(), d.message)
-                    }));
+                    failed(why);
                 }
             }
-        })
-        .forget();
+        };
+        self.simulator
+            .with_value(|s| s.start(job, on_progress, on_reply));
     }
 
-    /// Drops the work made and any request not made yet.
+    /// Drops the work made and stops any request in flight.
     pub fn cancel(self) {
         self.requests.update_value(|n| *n += 1);
+        self.simulator.with_value(Simulator::cancel);
         self.busy.set(false);
+        self.progress.set(None);
         self.made.set(None);
     }
+
+    /// "Tracing…", then "Tracing: 12 of 64 CTAs" once the worker tells.
+    pub fn status(self, doing: &'static str) -> Signal<Option<String>> {
+        let (busy, progress) = (self.busy, self.progress);
+        Signal::derive(move || {
+            busy.get().then(|| match progress.get() {
+                Some(Done { done, total }) => format!("{doing}: {done} of {total} CTAs"),
+                None => format!("{doing}…"),
+            })
+        })
+    }
 }
+
+/// "E0515: …": the first of a launch's problems, for a request's failure line.
+fn first_problem(diagnostics: Vec<Diagnostic>) -> String {
+    diagnostics.first().map_or_else(String::new, |d| {
+        format!("{}: {}", d.code.as_str(), d.message)
+    })
+}
+
+const ANOTHER_QUESTION: &str = "the simulator answered another question";
 
 /// The steps of one CTA, and the compilation and launch they are of.
 pub struct TraceRun {
@@ -190,24 +442,30 @@ impl TraceRun {
     }
 }
 
-/// Runs `launch` on the simulator again, tracing CTA `block` (a browser tab's limits; the
-/// trace's own caps). Deterministic: the same launch gives the run the Run panel shows.
+/// The job that runs `launch` on the simulator again tracing CTA `block` (a browser tab's
+/// limits; the trace's own caps), and how its reply becomes a [`TraceRun`]. Deterministic: the
+/// same launch gives the run the Run panel shows.
 pub fn trace_run(
     compilation: Rc<Compilation>,
     launch: Launch,
     block: Dim3,
-) -> Result<TraceRun, Vec<Diagnostic>> {
-    let start = now_ms();
-    let traced = compilation
-        .prepare(&launch, RunLimits::PAGE)?
-        .simulate_traced(block, TraceLimits::default());
-    Ok(TraceRun {
-        trace: traced.trace,
-        fault: traced.output.err(),
-        ms: now_ms() - start,
-        compilation: compilation.clone(),
-        launch,
-    })
+) -> (Job, impl FnOnce(Reply) -> Result<TraceRun, String>) {
+    let job = Job::Trace {
+        source: compilation.source().to_owned(),
+        launch: launch.clone(),
+        block,
+    };
+    let finish = move |reply| match reply {
+        Reply::Trace(traced) => traced.map_err(first_problem).map(|t| TraceRun {
+            trace: t.trace,
+            fault: t.fault,
+            ms: t.ms,
+            compilation,
+            launch,
+        }),
+        _ => Err(ANOTHER_QUESTION.to_owned()),
+    };
+    (job, finish)
 }
 
 /// A run with its memory accesses counted, and the compilation and launch it is of.
@@ -221,35 +479,28 @@ pub struct MemoryRun {
     pub ms: f64,
 }
 
-/// Runs `launch` on the simulator again, counting every memory access (a browser tab's
-/// limits). Deterministic: the same launch gives the run the Run panel shows.
+/// The job that runs `launch` on the simulator again counting every memory access (a browser
+/// tab's limits), and how its reply becomes a [`MemoryRun`]. Deterministic: the same launch
+/// gives the run the Run panel shows.
 pub fn memory_run(
     compilation: Rc<Compilation>,
     launch: Launch,
-) -> Result<MemoryRun, Vec<Diagnostic>> {
-    let start = now_ms();
-    let profiled = compilation
-        .prepare(&launch, RunLimits::PAGE)?
-        .simulate_profiled();
-    Ok(MemoryRun {
-        profile: profiled.profile,
-        fault: profiled.output.err(),
-        ms: now_ms() - start,
-        compilation: compilation.clone(),
-        launch,
-    })
-}
-
-fn simulate(prepared: &PreparedRun<'_>) -> Result<SimRun, Vec<Diagnostic>> {
-    let start = now_ms();
-    let output = prepared.simulate_recording().map_err(|d| vec![d])?;
-    Ok(SimRun {
-        inputs: Rc::new(prepared.args.clone()),
-        args: output.args,
-        writers: Rc::new(output.writers.unwrap_or_default()),
-        ms: now_ms() - start,
-        cluster: output.cluster,
-    })
+) -> (Job, impl FnOnce(Reply) -> Result<MemoryRun, String>) {
+    let job = Job::Count {
+        source: compilation.source().to_owned(),
+        launch: launch.clone(),
+    };
+    let finish = move |reply| match reply {
+        Reply::Count(counted) => counted.map_err(first_problem).map(|c| MemoryRun {
+            profile: c.profile,
+            fault: c.fault,
+            ms: c.ms,
+            compilation,
+            launch,
+        }),
+        _ => Err(ANOTHER_QUESTION.to_owned()),
+    };
+    (job, finish)
 }
 
 #[cfg(target_arch = "wasm32")]

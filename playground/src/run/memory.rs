@@ -60,7 +60,9 @@ pub fn memory_rows(run: &MemoryRun) -> Vec<MemoryRow> {
 #[component]
 pub fn MemoryView(
     #[prop(into)] measured: Signal<Option<Rc<MemoryRun>>, LocalStorage>,
-    #[prop(into)] measuring: Signal<bool>,
+    /// "Counting: 12 of 64 CTAs" while counting.
+    #[prop(into)]
+    counting: Signal<Option<String>>,
     /// Whether the source or the launch changed since the counts.
     #[prop(into)]
     stale: Signal<bool, LocalStorage>,
@@ -129,7 +131,7 @@ pub fn MemoryView(
                 <a href="/docs/spec#memory-behaviour">"The rules"</a>
                 ", and "<a href="/docs/memory">"what the figures mean"</a>"."
             </p>
-            {move || measuring.get().then(|| view! { <p class="hint" role="status">"Counting…"</p> })}
+            {move || counting.get().map(|text| view! { <p class="hint" role="status">{text}</p> })}
             {move || stale.get().then(|| view! {
                 <p class="stale" role="status" data-testid="memory-stale">
                     "The source or the launch changed since these counts. "

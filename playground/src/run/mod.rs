@@ -1,7 +1,9 @@
 //! The Run tab: the launch as a form, a run on the simulator and on the user's GPU through
 //! WebGPU, and the written tensors side by side with their largest difference.
 //!
-//! - `engine`: one press of Run, from one prepared launch (the simulator, then WebGPU).
+//! - `engine`: one press of Run (the simulator, then WebGPU), its progress and Cancel.
+//! - `jobs`: the simulator's jobs (a run, a trace, memory counts) as data.
+//! - `worker`: the simulator's jobs in a Web Worker.
 //! - `results`: the run's status and each written tensor.
 //! - `form`: the launch form.
 //! - `diagram`: the launch in the hierarchy diagram, and what a picked thread wrote.
@@ -11,13 +13,17 @@
 mod diagram;
 mod engine;
 mod form;
+pub mod jobs;
 mod memory;
 mod results;
 mod stepper;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;
 
 pub use diagram::LaunchDiagram;
 pub use engine::{
-    memory_run, start_run, trace_run, GpuOutcome, MemoryRun, OnRequest, RunReport, SimRun, TraceRun,
+    memory_run, start_run, trace_run, GpuOutcome, MemoryRun, OnRequest, RunReport, Running, SimRun,
+    Simulator, Stage, TraceRun,
 };
 pub use form::LaunchPanel;
 pub use memory::{ArchSelect, MemoryView, OccupancyView};
@@ -33,13 +39,12 @@ use std::rc::Rc;
 /// does.
 #[component]
 pub fn KernelRun(source: String, launch: Launch) -> impl IntoView {
-    let report = RwSignal::new_local(None::<RunReport>);
+    let running = Running::new(RwSignal::new_local(None::<RunReport>));
     start_run(
         Rc::new(compiler_core::compile(&source)),
         launch,
         None,
-        report,
-        || true,
+        running,
     );
-    view! { <Results report=report/> }
+    view! { <Results report=running.report running=running/> }
 }

@@ -3,7 +3,7 @@
 //! (every value reachable, page by page; 2-D tensors as a heat map), with the GPU's verdict
 //! beside it; and the inputs the run began with.
 
-use super::engine::{GpuOutcome, RunReport, SimRun};
+use super::engine::{GpuOutcome, RunReport, Running, SimRun, Stage};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::Phase;
 use compiler_core::hierarchy::Dim3;
@@ -263,6 +263,9 @@ fn stopped_view(
 #[component]
 pub fn Results(
     report: RwSignal<Option<RunReport>, LocalStorage>,
+    /// The run in flight: its progress line and Cancel.
+    #[prop(optional)]
+    running: Option<Running>,
     /// Why Run did not run (errors in the source, a launch that does not fit).
     #[prop(optional, into)]
     blocked: Option<Signal<Option<String>>>,
@@ -279,7 +282,7 @@ pub fn Results(
     #[prop(optional)]
     on_measure: Option<Callback<()>>,
 ) -> impl IntoView {
-    move || {
+    let results = move || {
         if let Some(why) = blocked.and_then(|b| b.get()) {
             return view! {
                 <p class="run-blocked" role="status" data-testid="run-blocked">{why}</p>
@@ -378,7 +381,8 @@ pub fn Results(
                 .into_any()
             }
         }
-    }
+    };
+    view! { {running.map(progress_view)} {results} }
 }
 
 /// Which node ran which super-tile: `@cluster: 4 super-tiles of N on 2 nodes. Node 0: 0
@@ -406,6 +410,51 @@ pub fn super_tiles_line(kernel: &Kernel, run: &ClusterRun) -> String {
         line.push_str(&format!(" Node {node}: {tiles}."));
     }
     line
+}
+
+/// A run in flight shows itself only after this long: a quick run would only flicker.
+const BLINK_MS: f64 = 150.0;
+
+/// The run in flight: what it is doing, for how long, its progress, and Cancel; then what the
+/// last cancel did.
+fn progress_view(running: Running) -> impl IntoView {
+    let line = move || {
+        let stage = running.stage.get()?;
+        let elapsed = running.now.get() - stage.since_ms();
+        if elapsed < BLINK_MS {
+            return None;
+        }
+        let seconds = format!("{:.1} s", elapsed / 1000.0);
+        let (text, bar) = match stage {
+            Stage::Simulating { done, total, .. } if total > 0 => (
+                format!("Simulating: {done} of {total} CTAs, {seconds}"),
+                Some((done, total)),
+            ),
+            Stage::Simulating { .. } => (format!("Simulating: starting, {seconds}"), None),
+            Stage::Gpu { .. } => (format!("Running on WebGPU: {seconds}"), None),
+        };
+        let bar = match bar {
+            Some((done, total)) => view! {
+                <progress max=total.to_string() value=done.to_string() aria-label="CTAs simulated"></progress>
+            }
+            .into_any(),
+            // Without a count, an indeterminate bar: it is working.
+            None => view! { <progress aria-label="running"></progress> }.into_any(),
+        };
+        Some(view! {
+            <div class="run-progress" data-testid="run-progress">
+                <span role="status" data-testid="run-progress-text">{text}</span>
+                {bar}
+                <button type="button" data-testid="cancel-run" on:click=move |_| running.cancel()>"Cancel"</button>
+            </div>
+        })
+    };
+    let note = move || {
+        running.note.get().map(|note| {
+            view! { <p class="run-note" role="status" data-testid="run-note">{note}</p> }
+        })
+    };
+    view! { {line} {note} }
 }
 
 #[cfg(test)]

@@ -467,9 +467,9 @@ fn values_table(view: &StepView) -> impl IntoView {
 pub fn Stepper(
     #[prop(into)] traced: Signal<Option<Rc<TraceRun>>, LocalStorage>,
     stepping: RwSignal<Option<Stepping>>,
-    /// Whether a trace is being made.
+    /// "Tracing…", then "Tracing: 12 of 64 CTAs", while a trace is being made.
     #[prop(into)]
-    tracing: Signal<bool>,
+    tracing: Signal<Option<String>>,
     /// Whether the source or the launch changed since the trace.
     #[prop(into)]
     stale: Signal<bool, LocalStorage>,
@@ -585,7 +585,7 @@ pub fn Stepper(
                     </select>
                 </label>
             </div>
-            {move || tracing.get().then(|| view! { <p class="hint" role="status">"Tracing…"</p> })}
+            {move || tracing.get().map(|text| view! { <p class="hint" role="status">{text}</p> })}
             {move || stale.get().then(|| view! {
                 <p class="stale" role="status" data-testid="step-stale">
                     "The source or the launch changed since this trace. "
