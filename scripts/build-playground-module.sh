@@ -3,7 +3,8 @@
 # into the site's output as lazy/playground-HASH.js and lazy/playground-HASH_bg.wasm, which the
 # site imports on first use (site/src/lazy.rs). HASH is the module's content hash, so a cache
 # never serves an old module after a deploy; the built index.html names the file
-# (window.tesseraPlayground). Same profile as trunk's build; offline, like trunk.
+# (window.tesseraPlayground). Same profile as trunk's build (`web` for a release: the size-optimised
+# one); offline, like trunk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,8 +12,8 @@ out="${TRUNK_STAGING_DIR:?run by trunk (make serve, make test)}/lazy"
 # The editor the module imports, up to date (trunk serve rebuilds on every change).
 scripts/build-editor.sh
 if [ "${TRUNK_PROFILE:-release}" = release ]; then
-  cargo build --release --offline --locked -p playground-wasm --target wasm32-unknown-unknown
-  wasm=target/wasm32-unknown-unknown/release/playground_wasm.wasm
+  cargo build --profile web --offline --locked -p playground-wasm --target wasm32-unknown-unknown
+  wasm=target/wasm32-unknown-unknown/web/playground_wasm.wasm
 else
   cargo build --offline --locked -p playground-wasm --target wasm32-unknown-unknown
   wasm=target/wasm32-unknown-unknown/debug/playground_wasm.wasm

@@ -198,21 +198,29 @@ impl<'a> Cta<'a> {
         loop {
             let mut body_mask = self.still_looping(entry);
             if !body_mask.iter().any(|&m| m) {
+                self.masks.push(body_mask);
                 return Ok(());
             }
-            self.block(body, &mut body_mask)?;
+            let result = self.block(body, &mut body_mask);
+            self.masks.push(body_mask);
+            result?;
             let mut continue_mask = self.still_looping(entry);
-            self.block(continuing, &mut continue_mask)?;
+            let result = self.block(continuing, &mut continue_mask);
+            self.masks.push(continue_mask);
+            result?;
         }
     }
 
     /// The threads that entered the innermost loop and have neither left it nor the kernel;
     /// those that continued take part again, so their flags are cleared.
+    /// The mask comes from the pool (an iteration allocates nothing); give it back after use.
     pub(super) fn still_looping(&mut self, entry: &[bool]) -> Vec<bool> {
+        let mut mask = self.take_mask();
         let frame = self.loops.last();
-        let mask = (0..self.threads)
-            .map(|t| entry[t] && !self.exited[t] && !frame.is_some_and(|f| f.broken[t]))
-            .collect();
+        mask.extend(
+            (0..self.threads)
+                .map(|t| entry[t] && !self.exited[t] && !frame.is_some_and(|f| f.broken[t])),
+        );
         if let Some(frame) = self.loops.last_mut() {
             frame.continued.iter_mut().for_each(|c| *c = false);
         }

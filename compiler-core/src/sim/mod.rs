@@ -197,6 +197,41 @@ pub fn run_with(
     run_observed(kernel, args, options, observers, None, None)
 }
 
+impl Observers<'_> {
+    fn reborrow(&mut self) -> Observers<'_> {
+        Observers {
+            writers: self.writers.as_deref_mut(),
+            progress: self.progress,
+        }
+    }
+}
+
+/// Runs `observe` on several threads, and once more on one if the run faults: what a run
+/// observes up to a fault (a trace, counts) must be what one thread running the CTAs in grid
+/// order observes, and several threads may have run CTAs past the faulting one.
+fn observed_in_order<T>(
+    args: &mut Args,
+    options: SimOptions,
+    mut observers: Observers,
+    mut observe: impl FnMut(&mut Args, SimOptions, Observers) -> (Result<Stats, Fault>, T),
+) -> (Result<Stats, Fault>, T) {
+    let original = (options.threads > 1).then(|| args.clone());
+    let (result, observed) = observe(args, options, observers.reborrow());
+    match original {
+        Some(original) if result.is_err() => {
+            *args = original;
+            let one = SimOptions {
+                threads: 1,
+                ..options
+            };
+            // Progress was told of the first attempt's CTAs already.
+            observers.progress = None;
+            observe(args, one, observers)
+        }
+        _ => (result, observed),
+    }
+}
+
 /// [`run_with`], also tracing CTA `block` (when it is in the grid) within `limits`.
 pub fn run_traced(
     kernel: &Kernel,
@@ -218,16 +253,12 @@ pub fn run_traced(
             Trace::unavailable(block, kernel.threads, options.lanes, why),
         );
     }
-    let mut recorder = trace::Recorder::new(kernel, args, block, options.lanes, limits);
-    let result = run_observed(
-        kernel,
-        args,
-        options,
-        observers,
-        Some((block, &mut recorder)),
-        None,
-    );
-    (result, recorder.finish())
+    observed_in_order(args, options, observers, |args, options, observers| {
+        let mut recorder = trace::Recorder::new(kernel, args, block, options.lanes, limits);
+        let traced = Some((block, &mut recorder));
+        let result = run_observed(kernel, args, options, observers, traced, None);
+        (result, recorder.finish())
+    })
 }
 
 /// [`run_with`], also counting every memory request by sector, line and bank. A run that
@@ -238,9 +269,11 @@ pub fn run_profiled(
     options: SimOptions,
     observers: Observers,
 ) -> (Result<Stats, Fault>, MemoryProfile) {
-    let mut counter = profile::Counter::default();
-    let result = run_observed(kernel, args, options, observers, None, Some(&mut counter));
-    (result, counter.finish())
+    observed_in_order(args, options, observers, |args, options, observers| {
+        let mut counter = profile::Counter::default();
+        let result = run_observed(kernel, args, options, observers, None, Some(&mut counter));
+        (result, counter.finish())
+    })
 }
 
 /// The launch's memory while the grid runs, shared by the threads that run its CTAs.

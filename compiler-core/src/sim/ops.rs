@@ -39,8 +39,7 @@ impl<'a> Cta<'a> {
             Op::Binary(b, ty, x, y)
                 if !matches!(b, BinaryOp::Div | BinaryOp::Rem) || ty.is_float() =>
             {
-                let (b, ty) = (*b, *ty);
-                self.zip2(dst, mask, *x, *y, |p, q| binary(b, ty, p, q).unwrap_or(0));
+                self.binary_lanes(dst, mask, *b, *ty, *x, *y);
                 Ok(())
             }
             Op::Binary(b, ty, x, y) => {
@@ -70,9 +69,19 @@ impl<'a> Cta<'a> {
                 }
                 Ok(())
             }
-            Op::Compare(c, ty, x, y) => self.lanewise(dst, mask, |s, t| {
-                u32::from(compare(*c, *ty, s.get(*x, t), s.get(*y, t)))
-            }),
+            Op::Compare(c, ty, x, y) => {
+                let (c, ty) = (*c, *ty);
+                match (ty, c) {
+                    (Scalar::I32, CompareOp::Lt) => {
+                        self.zip2(dst, mask, *x, *y, |p, q| u32::from((p as i32) < (q as i32)))
+                    }
+                    (Scalar::U32, CompareOp::Lt) => {
+                        self.zip2(dst, mask, *x, *y, |p, q| u32::from(p < q))
+                    }
+                    _ => self.zip2(dst, mask, *x, *y, |p, q| u32::from(compare(c, ty, p, q))),
+                }
+                Ok(())
+            }
             Op::Select(c, a, b) => self.lanewise(dst, mask, |s, t| {
                 if s.get(*c, t) != 0 {
                     s.get(*a, t)
@@ -279,6 +288,40 @@ impl<'a> Cta<'a> {
         };
         let thread = (t as i64 - own + source) as usize;
         ((0..lanes).contains(&source) && thread < self.threads && mask[thread]).then_some(thread)
+    }
+
+    /// `dst = x b y` in every active thread, for an operation that cannot fault. The common
+    /// operations get a loop of their own (the operation chosen once per statement, not per
+    /// lane), which the compiler can vectorise; the rest go through [`binary`].
+    fn binary_lanes(
+        &mut self,
+        dst: Reg,
+        mask: &[bool],
+        b: BinaryOp,
+        ty: Scalar,
+        x: Operand,
+        y: Operand,
+    ) {
+        use BinaryOp::*;
+        let f = |bits: u32| f32::from_bits(bits);
+        match (ty, b) {
+            (Scalar::F32, Add) => self.zip2(dst, mask, x, y, |p, q| (f(p) + f(q)).to_bits()),
+            (Scalar::F32, Sub) => self.zip2(dst, mask, x, y, |p, q| (f(p) - f(q)).to_bits()),
+            (Scalar::F32, Mul) => self.zip2(dst, mask, x, y, |p, q| (f(p) * f(q)).to_bits()),
+            (Scalar::I32 | Scalar::U32, Add) => self.zip2(dst, mask, x, y, u32::wrapping_add),
+            (Scalar::I32 | Scalar::U32, Sub) => self.zip2(dst, mask, x, y, u32::wrapping_sub),
+            (Scalar::I32 | Scalar::U32, Mul) => self.zip2(dst, mask, x, y, u32::wrapping_mul),
+            (Scalar::I32 | Scalar::U32 | Scalar::Bool, And) => {
+                self.zip2(dst, mask, x, y, |p, q| p & q)
+            }
+            (Scalar::I32 | Scalar::U32 | Scalar::Bool, Or) => {
+                self.zip2(dst, mask, x, y, |p, q| p | q)
+            }
+            (Scalar::I32 | Scalar::U32 | Scalar::Bool, Xor) => {
+                self.zip2(dst, mask, x, y, |p, q| p ^ q)
+            }
+            _ => self.zip2(dst, mask, x, y, |p, q| binary(b, ty, p, q).unwrap_or(0)),
+        }
     }
 
     pub(super) fn lanewise(
