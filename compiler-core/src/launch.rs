@@ -593,7 +593,7 @@ pub struct RunLimits {
 impl RunLimits {
     /// `tessera run` and the tests: tensors up to [`MAX_ELEMENTS`] each, and 2^27
     /// thread-statements per CTA (4 M statements for 32 threads, 131 K for 1024), which an
-    /// endless loop reaches in about 1 s in a release build and 8 s in a debug build
+    /// endless loop reaches in about 0.4 s in a release build and 8 s in a debug build
     /// (BENCHMARKS.md); `--step-limit` sets another.
     pub const TERMINAL: RunLimits = RunLimits {
         max_elements: u64::MAX,

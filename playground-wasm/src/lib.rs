@@ -58,6 +58,7 @@ pub fn mount_kernel_run(parent: HtmlElement, source: String, launch: String) -> 
 }
 
 /// The simulator's worker: its script calls this once the module is up (`playground::run::worker`).
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen]
 pub fn worker_main() {
     playground::run::worker::serve();

@@ -204,10 +204,8 @@ impl Channel {
 
     /// Ends the worker, and with it the job in flight (whose reply never comes).
     pub fn cancel(&self) {
-        if let Some(live) = self.live.borrow_mut().take() {
-            live.worker.terminate();
-            let _ = web_sys::Url::revoke_object_url(&live.script);
-        }
+        // Dropping it ends the worker.
+        self.live.borrow_mut().take();
     }
 
     fn spawn(&self) -> Result<Live, String> {
@@ -247,10 +245,8 @@ impl Channel {
             Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
                 let why = format!("the simulator's worker failed: {}", event.message());
                 if let Some(live) = live.upgrade() {
-                    let reply = live.borrow_mut().take().and_then(|mut l| {
-                        l.worker.terminate();
-                        l.on_reply.take()
-                    });
+                    // Dropping it ends the worker.
+                    let reply = live.borrow_mut().take().and_then(|mut l| l.on_reply.take());
                     if let Some(reply) = reply {
                         reply(Err(why));
                     }
@@ -267,6 +263,15 @@ impl Channel {
             _on_message: on_message,
             _on_error: on_error,
         })
+    }
+}
+
+impl Drop for Live {
+    /// A view that goes away (the reader leaves `/play`, a docs kernel's run unmounts) ends its
+    /// worker: an idle worker would otherwise live as long as the tab.
+    fn drop(&mut self) {
+        self.worker.terminate();
+        let _ = web_sys::Url::revoke_object_url(&self.script);
     }
 }
 
