@@ -171,6 +171,18 @@ fn kernel() -> impl Strategy<Value = (String, u32)> {
     )
 }
 
+/// `PROPTEST_CASES` kernels (256 by default), each failure shrunk at most 200 times.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(256),
+        max_shrink_iters: 200,
+        ..ProptestConfig::default()
+    }
+}
+
 fn gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
     GPU.get_or_init(|| pollster::block_on(open()).unwrap_or_else(|e| panic!("{e}")))
@@ -217,12 +229,10 @@ fn compare(source: &str, threads: u32, lanes: u32, mode: WarpMode) -> Result<(),
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
-        max_shrink_iters: 200,
         failure_persistence: Some(Box::new(
             proptest::test_runner::FileFailurePersistence::WithSource("regressions"),
         )),
-        ..ProptestConfig::default()
+        ..config()
     })]
 
     #[test]
@@ -294,11 +304,7 @@ fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
-        max_shrink_iters: 200,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config())]
 
     #[test]
     fn a_trace_changes_no_result_and_its_values_are_the_threads((source, threads) in kernel()) {
@@ -333,11 +339,7 @@ fn threads_agree(source: &str, threads: u32, workers: usize) -> Result<(), Strin
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
-        max_shrink_iters: 200,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config())]
 
     #[test]
     fn random_kernels_give_the_same_bits_on_any_number_of_threads(
