@@ -102,3 +102,18 @@ test('Run during a run cancels the one before, and says so', async ({ play, page
   await expect(page.getByTestId('run-note')).toContainText('The run before this one was cancelled after');
   await expect(play.simStatus).toContainText('Simulator:', { timeout: 30_000 });
 });
+
+test('counting memory accesses shows its CTAs, and Close stops it', async ({ play, page }) => {
+  test.setTimeout(60_000);
+  await spin(play, page, 3000, 32);
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:', { timeout: 30_000 });
+  await page.getByTestId('measure-memory').click();
+  const memory = page.getByTestId('memory');
+  await expect(memory.getByRole('status').filter({ hasText: /Counting: \d+ of 32 CTAs/ })).toBeVisible({ timeout: 20_000 });
+  await page.getByTestId('memory-close').click();
+  await expect(memory).toHaveCount(0);
+  // Counting again from the start, to the end: the table of accesses.
+  await page.getByTestId('measure-memory').click();
+  await expect(page.getByTestId('memory-table')).toBeVisible({ timeout: 30_000 });
+});

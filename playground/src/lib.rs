@@ -289,6 +289,12 @@ pub fn Playground() -> impl IntoView {
         trace.run(at.block);
     }
     let stepper_open = Memo::new(move |_| stepping.with(Option::is_some));
+    // Closing the stepper while it traces stops the trace (its worker ends).
+    Effect::new(move |_| {
+        if !stepper_open.get() && tracer.busy.get_untracked() {
+            tracer.cancel();
+        }
+    });
 
     // Memory counts: a run with every access counted, made on request (Count memory
     // accesses), never on an edit; counts of an older source or launch say so.
