@@ -1,6 +1,7 @@
 // A long run: the simulator works in a Web Worker, so the page keeps drawing and checking what
 // is typed; a progress line counts the CTAs; Cancel stops the run at once and says so; a new
-// Run replaces a run in flight, visibly; and a run after a cancel completes.
+// Run replaces a run in flight, visibly; a run after a cancel completes; the memory counts show
+// their CTAs too; and a GPU run in flight can be abandoned.
 import { test, expect } from '../fixtures/pages';
 
 // Each thread spins through a loop: about a tenth of a second per CTA in the page.
@@ -116,4 +117,18 @@ test('counting memory accesses shows its CTAs, and Close stops it', async ({ pla
   // Counting again from the start, to the end: the table of accesses.
   await page.getByTestId('measure-memory').click();
   await expect(page.getByTestId('memory-table')).toBeVisible({ timeout: 30_000 });
+});
+
+test('a GPU run in flight can be abandoned: the simulator results stay', async ({ play, page }) => {
+  test.setTimeout(60_000);
+  await spin(play, page, 6000, 16);
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:', { timeout: 30_000 });
+  // SwiftShader takes seconds over this launch: the line shows while the GPU works.
+  await expect(page.getByTestId('run-progress-text')).toContainText('Running on WebGPU');
+  await page.getByTestId('cancel-run').click();
+  await expect(page.getByTestId('run-note')).toContainText(/Cancelled on WebGPU after \d+\.\d s; the simulator's results stay\./);
+  await expect(play.gpuStatus).toContainText(/not run: cancelled after \d+\.\d s/);
+  await expect(play.simStatus).toContainText('Simulator:');
+  await expect(page.getByTestId('run-progress')).toHaveCount(0);
 });
