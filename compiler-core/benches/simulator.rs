@@ -3,29 +3,17 @@
 //!
 //! `cargo bench -p compiler-core --bench simulator`; figures go to BENCHMARKS.md.
 
+mod launches;
+
 use compiler_core::hierarchy::Dim3;
-use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::TraceLimits;
 use compiler_core::RunLimits;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-
-const MATVEC: &str = include_str!("../../examples/matvec.tsr");
+use launches::MATVEC;
 
 fn simulator(c: &mut Criterion) {
     let compilation = compiler_core::compile(MATVEC);
-    let launch = Launch {
-        grid: Dim3::new(2048 / 8, 1, 1),
-        dims: [("N".to_owned(), 2048), ("K".to_owned(), 2048)]
-            .into_iter()
-            .collect(),
-        inputs: [
-            ("A".to_owned(), Input::Rand(1)),
-            ("W".to_owned(), Input::Rand(2)),
-        ]
-        .into_iter()
-        .collect(),
-        ..Launch::default()
-    };
+    let launch = launches::matvec_2048();
     let lane_ops = match compilation.run(&launch) {
         Ok(output) => output.stats.lane_ops,
         Err(diagnostics) => panic!("{diagnostics:?}"),
@@ -67,27 +55,21 @@ const TEN: &str = include_str!("ten_variables.tsr");
 fn trace(c: &mut Criterion) {
     let mut group = c.benchmark_group("trace");
     group.sample_size(20);
+    let one = Dim3::new(1, 1, 1);
     let cases = [
         (
             "matvec",
             MATVEC,
-            vec![("N", 8), ("K", 2048)],
-            vec!["A", "W"],
+            launches::launch(one, &[("N", 8), ("K", 2048)], &[("A", 1), ("W", 2)]),
         ),
-        ("ten variables", TEN, vec![("N", 256)], vec!["X"]),
+        (
+            "ten variables",
+            TEN,
+            launches::launch(one, &[("N", 256)], &[("X", 1)]),
+        ),
     ];
-    for (name, source, dims, inputs) in cases {
+    for (name, source, launch) in cases {
         let compilation = compiler_core::compile(source);
-        let launch = Launch {
-            grid: Dim3::new(1, 1, 1),
-            dims: dims.into_iter().map(|(d, n)| (d.to_owned(), n)).collect(),
-            inputs: inputs
-                .into_iter()
-                .enumerate()
-                .map(|(seed, t)| (t.to_owned(), Input::Rand(seed as u64 + 1)))
-                .collect(),
-            ..Launch::default()
-        };
         let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
             Ok(prepared) => prepared,
             Err(diagnostics) => panic!("{diagnostics:?}"),
@@ -105,41 +87,13 @@ fn trace(c: &mut Criterion) {
     group.finish();
 }
 
-const TILED_TRANSPOSE: &str = include_str!("../../examples/tiled_transpose.tsr");
-
-/// Counting memory accesses (`simulate_profiled`) against the same run without: the matvec
-/// (loads in a loop, a warp reduction) and the tiled transpose (tile copies, a 32-way column
-/// read), whole grids.
+/// Counting memory accesses (`simulate_profiled`) against the same run without
+/// (`launches::memory_cases`).
 fn memory(c: &mut Criterion) {
     let mut group = c.benchmark_group("memory");
     group.sample_size(20);
-    let cases = [
-        (
-            "matvec N=64 K=2048",
-            MATVEC,
-            Dim3::new(8, 1, 1),
-            vec![("N", 64), ("K", 2048)],
-            vec!["A", "W"],
-        ),
-        (
-            "tiled_transpose 256 x 256",
-            TILED_TRANSPOSE,
-            Dim3::new(8, 8, 1),
-            vec![("R", 256), ("C", 256)],
-            vec!["In"],
-        ),
-    ];
-    for (name, source, grid, dims, inputs) in cases {
+    for (name, source, launch) in launches::memory_cases() {
         let compilation = compiler_core::compile(source);
-        let launch = Launch {
-            grid,
-            dims: dims.into_iter().map(|(d, n)| (d.to_owned(), n)).collect(),
-            inputs: inputs
-                .into_iter()
-                .map(|t| (t.to_owned(), Input::Rand(1)))
-                .collect(),
-            ..Launch::default()
-        };
         let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
             Ok(prepared) => prepared,
             Err(diagnostics) => panic!("{diagnostics:?}"),

@@ -3,31 +3,19 @@
 //! native targets this file is empty.
 #![cfg(target_arch = "wasm32")]
 
-use compiler_core::hierarchy::Dim3;
-use compiler_core::launch::{Input, Launch};
+#[path = "../benches/launches/mod.rs"]
+mod launches;
+
 use compiler_core::RunLimits;
+use launches::MATVEC;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const MATVEC: &str = include_str!("../../examples/matvec.tsr");
-
 #[wasm_bindgen_test]
 fn matvec_2048_lane_operations_per_second() {
     let compilation = compiler_core::compile(MATVEC);
-    let launch = Launch {
-        grid: Dim3::new(2048 / 8, 1, 1),
-        dims: [("N".to_owned(), 2048), ("K".to_owned(), 2048)]
-            .into_iter()
-            .collect(),
-        inputs: [
-            ("A".to_owned(), Input::Rand(1)),
-            ("W".to_owned(), Input::Rand(2)),
-        ]
-        .into_iter()
-        .collect(),
-        ..Launch::default()
-    };
+    let launch = launches::matvec_2048();
     let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
         Ok(prepared) => prepared,
         Err(diagnostics) => panic!("{diagnostics:?}"),
@@ -84,33 +72,8 @@ fn keystroke_to_diagnostics_ptx_and_wgsl_per_example() {
 /// at most 1.5x): the matvec and the tiled transpose of `benches/simulator.rs`'s `memory`.
 #[wasm_bindgen_test]
 fn memory_counts_against_the_plain_run() {
-    let cases = [
-        (
-            "matvec N=64 K=2048",
-            MATVEC,
-            Dim3::new(8, 1, 1),
-            vec![("N", 64), ("K", 2048)],
-            vec!["A", "W"],
-        ),
-        (
-            "tiled_transpose 256 x 256",
-            include_str!("../../examples/tiled_transpose.tsr"),
-            Dim3::new(8, 8, 1),
-            vec![("R", 256), ("C", 256)],
-            vec!["In"],
-        ),
-    ];
-    for (name, source, grid, dims, inputs) in cases {
+    for (name, source, launch) in launches::memory_cases() {
         let compilation = compiler_core::compile(source);
-        let launch = Launch {
-            grid,
-            dims: dims.into_iter().map(|(d, n)| (d.to_owned(), n)).collect(),
-            inputs: inputs
-                .into_iter()
-                .map(|t| (t.to_owned(), Input::Rand(1)))
-                .collect(),
-            ..Launch::default()
-        };
         let prepared = match compilation.prepare(&launch, RunLimits::PAGE) {
             Ok(prepared) => prepared,
             Err(diagnostics) => panic!("{diagnostics:?}"),

@@ -367,11 +367,11 @@ impl<'a> Global<'a> {
         profile: Option<&mut profile::Counter>,
     ) -> Stats {
         let threads = self.options.threads.clamp(1, self.ctas().max(1) as usize);
-        if threads == 1 {
-            return self.run_ctas(trace, profile);
-        }
         // The traced CTA's recorder goes to whichever thread runs that CTA.
         let trace = Mutex::new(trace);
+        if threads == 1 {
+            return self.run_ctas(&trace, profile);
+        }
         let counted = profile.is_some();
         let results: Vec<(Stats, Option<profile::Counter>)> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
@@ -379,7 +379,7 @@ impl<'a> Global<'a> {
                     let trace = &trace;
                     scope.spawn(move || {
                         let mut counter = counted.then(profile::Counter::default);
-                        let stats = self.run_ctas_sharing(trace, counter.as_mut());
+                        let stats = self.run_ctas(trace, counter.as_mut());
                         (stats, counter)
                     })
                 })
@@ -404,8 +404,8 @@ impl<'a> Global<'a> {
         total
     }
 
-    /// One thread's share of the grid when the traced CTA's recorder may be another's.
-    fn run_ctas_sharing(
+    /// One thread's share of the grid: CTAs claimed in grid order until none is left.
+    fn run_ctas(
         &self,
         trace: &Mutex<Option<(Dim3, &mut trace::Recorder)>>,
         mut profile: Option<&mut profile::Counter>,
@@ -423,24 +423,6 @@ impl<'a> Global<'a> {
                 taken = trace.lock().unwrap_or_else(PoisonError::into_inner).take();
             }
             let recorder = taken.map(|(_, recorder)| recorder);
-            self.run_cta(index, &mut stats, recorder, profile.as_deref_mut());
-        }
-        stats
-    }
-
-    /// Every CTA in grid order on this thread.
-    fn run_ctas(
-        &self,
-        mut trace: Option<(Dim3, &mut trace::Recorder)>,
-        mut profile: Option<&mut profile::Counter>,
-    ) -> Stats {
-        let mut stats = Stats::default();
-        while let Some(index) = self.claim() {
-            let block = self.block_of(index);
-            let recorder = match trace.as_mut() {
-                Some((traced, recorder)) if *traced == block => Some(&mut **recorder),
-                _ => None,
-            };
             self.run_cta(index, &mut stats, recorder, profile.as_deref_mut());
         }
         stats

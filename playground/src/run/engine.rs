@@ -291,14 +291,13 @@ fn simulate_then(
         source: compilation.source().to_owned(),
         launch,
     };
-    let since_ms = now_ms();
     let on_progress = move |d: Done| {
         if running.is_current(run) {
-            running.stage.set(Some(Stage::Simulating {
-                done: d.done,
-                total: d.total,
-                since_ms,
-            }));
+            running.stage.update(|stage| {
+                if let Some(Stage::Simulating { done, total, .. }) = stage {
+                    (*done, *total) = (d.done, d.total);
+                }
+            });
         }
     };
     let on_reply = move |reply: Result<Reply, String>| {
