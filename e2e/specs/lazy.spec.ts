@@ -30,6 +30,35 @@ test('the home page loads no compiler; the playground loads it once', async ({ h
   expect(consoleErrors).toEqual([]);
 });
 
+const SITE_MODULE = /^\/site-[0-9a-f]{16}(\.js|_bg\.wasm)$/;
+
+test('/play opened directly loads only the playground module, in the site frame', async ({ page, consoleErrors }) => {
+  const fetched: string[] = [];
+  page.on('request', (request) => fetched.push(new URL(request.url()).pathname));
+  await page.goto('/play');
+  await expect(page.getByRole('textbox', { name: 'Kernel source' })).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  expect(fetched.filter((p) => SITE_MODULE.test(p))).toEqual([]);
+  expect(fetched.filter((p) => MODULE.test(p))).toHaveLength(2);
+
+  // The frame is the site's: the current part marked, the theme button, the skip link.
+  const nav = page.getByRole('navigation', { name: 'Site' });
+  await expect(nav.getByRole('link', { name: 'Playground' })).toHaveAttribute('aria-current', 'page');
+  await expect(nav.getByRole('link', { name: 'Docs' })).not.toHaveAttribute('aria-current', 'page');
+  await expect(page.getByRole('heading', { name: 'Tessera playground' })).toHaveCount(1);
+  await nav.getByTestId('theme-toggle').click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await nav.getByTestId('theme-toggle').click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+
+  // Its links load the site's pages.
+  await nav.getByRole('link', { name: 'Docs' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Introduction' })).toBeVisible();
+  await expect(nav.getByRole('link', { name: 'Docs' })).toHaveAttribute('aria-current', 'page');
+  expect(fetched.filter((p) => SITE_MODULE.test(p))).toHaveLength(2);
+  expect(consoleErrors).toEqual([]);
+});
+
 test('a docs kernel runs after Run loads the compiler, and runs again in place', async ({ page }) => {
   await page.goto('/docs/intro');
   const kernel = page.getByTestId('kernel').filter({ has: page.getByTestId('kernel-run') }).first();

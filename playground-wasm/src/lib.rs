@@ -1,13 +1,17 @@
 //! The playground, built as its own WebAssembly module (`dist/lazy/playground-HASH.js`, by
 //! `scripts/build-playground-module.sh`) and loaded by the site only when a reader opens
 //! `/play` or presses Run on a docs kernel. The site's first load is then the pages, the
-//! diagram and the framework; the compiler, the simulator and the WebGPU runner come here.
+//! diagram and the framework; the compiler's front end, the PTX writer, the editor and the
+//! WebGPU runner come here; the simulator and the WGSL writer come in the worker's module
+//! (`playground-worker`), when first needed.
 //!
 //! In: an element of the site's page to render into. Out: a [`Mounted`] view, which the site
-//! unmounts when it leaves the page. The module has its own leptos runtime; it shares nothing
-//! with the site's but the DOM under that element.
+//! unmounts when it leaves the page. Or, when `/play` is opened directly, the whole page
+//! ([`mount_play_page`]): then the site's module never loads. The module has its own leptos
+//! runtime; it shares nothing with the site's but the DOM under that element.
 
 use compiler_core::launch::Launch;
+use frame::Frame;
 use leptos::prelude::*;
 use playground::run::KernelRun;
 use playground::Playground;
@@ -41,6 +45,25 @@ pub fn mount_playground(parent: HtmlElement) -> Mounted {
     }
 }
 
+/// `/play` opened directly (a share link, a bookmark, a reload): the playground in the site's
+/// frame, in the page's body, so the site's own module is not loaded at all (`site/index.html`'s
+/// boot script decides). It stays until the page goes; the frame's links load the other pages.
+#[wasm_bindgen]
+pub fn mount_play_page() {
+    let path = window()
+        .location()
+        .pathname()
+        .unwrap_or_else(|_| "/play".to_owned());
+    leptos::mount::mount_to_body(move || {
+        view! {
+            <Frame path=path>
+                <h1 class="visually-hidden">"Tessera playground"</h1>
+                <div class="playground-host"><Playground/></div>
+            </Frame>
+        }
+    });
+}
+
 /// One docs kernel run in place, in `parent`: `launch` is the JSON of the `Launch` the docs
 /// build resolved from the page's launch words.
 #[wasm_bindgen]
@@ -55,11 +78,4 @@ pub fn mount_kernel_run(parent: HtmlElement, source: String, launch: String) -> 
             .into_any(),
         })),
     }
-}
-
-/// The simulator's worker: its script calls this once the module is up (`playground::run::worker`).
-#[cfg(target_arch = "wasm32")]
-#[wasm_bindgen]
-pub fn worker_main() {
-    playground::run::worker::serve();
 }

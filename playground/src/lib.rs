@@ -32,10 +32,11 @@ use compiler_core::{Compilation, RunLimits};
 use diagnostics::DiagnosticList;
 use editor::Editor;
 use leptos::prelude::*;
-use outputs::{ir_listing, ptx_listing, wgsl_listing, ListingView};
+use outputs::{ir_listing, ptx_listing, ListingView};
 use run::{
     memory_run, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel, MemoryRun,
     MemoryView, OccupancyView, OnRequest, Results, RunReport, Running, Stepper, TraceRun,
+    WgslWriter,
 };
 use std::rc::Rc;
 
@@ -432,12 +433,24 @@ pub fn Playground() -> impl IntoView {
         let compilation = compilation.get();
         Rc::new(launch.with(|l| ptx_listing(&compilation, l.kernel.as_deref(), arch.get())))
     });
-    let wgsl = Signal::derive_local(move || {
-        let compilation = compilation.get();
+    // The worker writes the WGSL, only while its tab is open.
+    let wgsl_writer = WgslWriter::default();
+    Effect::new(move |_| {
+        if tab.get() != Tab::Wgsl {
+            return;
+        }
         let mode = warp_mode
             .get()
             .unwrap_or(compiler_core::wgsl::WarpMode::Emulated);
-        Rc::new(launch.with(|l| wgsl_listing(&compilation, l.kernel.as_deref(), l.lanes, mode)))
+        compilation.with(|c| {
+            launch.with(|l| wgsl_writer.request(c, l.kernel.as_deref(), l.lanes, mode));
+        });
+    });
+    let wgsl = Signal::derive_local(move || {
+        wgsl_writer
+            .made
+            .get()
+            .unwrap_or_else(|| Rc::new(Err("Writing the WGSL…".to_owned())))
     });
     let ir = Signal::derive_local(move || Rc::new(ir_listing(&compilation.get())));
 

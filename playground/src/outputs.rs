@@ -6,7 +6,7 @@
 
 use compiler_core::ptx::Arch;
 use compiler_core::span::Span;
-use compiler_core::wgsl::WarpMode;
+use compiler_core::wgsl::Wgsl;
 use compiler_core::{Compilation, Diagnostic};
 use leptos::prelude::*;
 use std::rc::Rc;
@@ -22,7 +22,7 @@ pub struct Listing {
 }
 
 /// Why there is no listing: the first diagnostic that stops it.
-fn blocked(diagnostics: &[Diagnostic]) -> String {
+pub fn blocked(diagnostics: &[Diagnostic]) -> String {
     diagnostics
         .iter()
         .find(|d| d.is_error())
@@ -47,24 +47,14 @@ pub fn ptx_listing(
     })
 }
 
-pub fn wgsl_listing(
-    compilation: &Compilation,
-    kernel: Option<&str>,
-    lanes: u32,
-    mode: WarpMode,
-) -> Result<Listing, String> {
-    let wgsl = compilation
-        .wgsl(kernel, lanes, mode)
-        .map_err(|d| blocked(&d))?;
-    let name = compilation
-        .kernel(kernel)
-        .map_or("kernel", |k| k.name.as_str());
+/// The WGSL as a browser takes it (the worker writes it: `run::WgslWriter`).
+pub fn wgsl_listing(wgsl: &Wgsl, file_name: String) -> Listing {
     let shift = wgsl.browser_prefix_lines();
-    Ok(Listing {
+    Listing {
         text: wgsl.browser_text(),
         line_map: wgsl.line_map.iter().map(|&(l, s)| (l + shift, s)).collect(),
-        file_name: format!("{name}.wgsl"),
-    })
+        file_name,
+    }
 }
 
 pub fn ir_listing(compilation: &Compilation) -> Result<Listing, String> {

@@ -146,6 +146,8 @@ pub async fn probe() -> Result<AdapterReport, RuntimeError> {
 }
 
 /// Opens the default adapter's device with `subgroups` when offered and the adapter's limits.
+/// Subgroup mode waits for the lane probe ([`lane_probe`], [`Gpu::probe_lanes`]): until it
+/// has run, `report.lanes_follow_index` is false and warps are emulated.
 pub async fn open() -> Result<Gpu, RuntimeError> {
     let adapter = adapter().await?;
     let report = AdapterReport::of(&adapter);
@@ -181,27 +183,34 @@ pub async fn open() -> Result<Gpu, RuntimeError> {
         .await
         .map_err(|e| RuntimeError::NoDevice(js_error(&e)))?;
     let lost = Gpu::watch_for_loss(&device);
-    let mut gpu = Gpu {
+    Ok(Gpu {
         device,
         report,
         lost,
-    };
-    gpu.report.lanes_follow_index = lanes_follow_index(&gpu).await;
-    Ok(gpu)
+    })
 }
 
-/// Runs the [`crate::LANE_PROBE`] in subgroup mode: whether the lanes follow the index.
-async fn lanes_follow_index(gpu: &Gpu) -> bool {
-    let Some(launch) = crate::lane_probe_launch(&gpu.report) else {
-        return false;
-    };
-    let compilation = compiler_core::compile(crate::LANE_PROBE);
-    let Ok(prepared) = compilation.prepare(&launch, compiler_core::RunLimits::TERMINAL) else {
-        return false;
-    };
-    match run(gpu, &prepared, WarpMode::Subgroups).await {
-        Ok(out) => crate::lanes_follow_index(&out.args),
-        Err(_) => false,
+/// The [`crate::LANE_PROBE`]'s launch on this device, when it has subgroups of one size; its
+/// WGSL in subgroup mode goes to [`Gpu::probe_lanes`]. The probe is left to the caller so that
+/// a page can have the WGSL written elsewhere (the playground's worker: naga stays out of the
+/// page's module).
+pub fn lane_probe(gpu: &Gpu) -> Option<compiler_core::launch::Launch> {
+    crate::lane_probe_launch(&gpu.report)
+}
+
+impl Gpu {
+    /// Runs the [`crate::LANE_PROBE`] (`wgsl`: its WGSL in subgroup mode at
+    /// [`lane_probe`]'s launch) and records whether the lanes follow the invocation index
+    /// (`report.lanes_follow_index`, which decides whether subgroup mode can be used).
+    pub async fn probe_lanes(&mut self, launch: &compiler_core::launch::Launch, wgsl: &Wgsl) {
+        let compilation = compiler_core::compile(crate::LANE_PROBE);
+        let Ok(prepared) = compilation.prepare(launch, compiler_core::RunLimits::TERMINAL) else {
+            return;
+        };
+        let mut args = prepared.args.clone();
+        self.report.lanes_follow_index = run_wgsl(self, prepared.kernel, wgsl, &mut args)
+            .await
+            .is_ok_and(|_| crate::lanes_follow_index(&args));
     }
 }
 

@@ -1,11 +1,13 @@
-//! One press of Run: the simulator (in a Web Worker, `worker`), then WebGPU, each result
-//! published as it comes, with the run's stage (CTAs done, seconds) and Cancel in [`Running`].
+//! One press of Run: the simulator (in a Web Worker, `worker`), then WebGPU (with WGSL the
+//! worker writes), each result published as it comes, with the run's stage (CTAs done,
+//! seconds) and Cancel in [`Running`].
 //!
 //! The simulator is the reference; it runs with the page's step limit, so a runaway kernel
 //! stops with an explanation, and off the page's thread, so a long run never freezes the page.
 //! The GPU runs when the browser offers WebGPU; otherwise the outcome says why.
 
-use super::jobs::{Done, Job, Reply};
+use super::jobs::{Done, Job, Reply, Simulation};
+use crate::outputs::{blocked, wgsl_listing, Listing};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
@@ -229,9 +231,10 @@ pub fn start_run(
             running.publish(run, report(sim, GpuOutcome::Pending));
             running.set_stage(Some(Stage::Gpu { since_ms: now_ms() }));
             // The prepared run borrows the compilation, so both live in the task.
+            let worker = running.simulator.get_value();
             leptos::task::spawn_local(async move {
                 let gpu = match compilation.prepare(&launch, RunLimits::PAGE) {
-                    Ok(prepared) => run_gpu(&prepared, forced).await,
+                    Ok(prepared) => run_gpu(&prepared, compilation.source(), forced, worker).await,
                     Err(_) => GpuOutcome::Skipped("the launch does not fit the kernel".to_owned()),
                 };
                 if running.is_current(run) {
@@ -247,8 +250,8 @@ pub fn start_run(
     );
 }
 
-/// Where the simulator's jobs run: a Web Worker in the browser (`worker`), this thread
-/// natively (the unit tests). A new job cancels one in flight.
+/// Where the worker's jobs run: a Web Worker in the browser (`worker`), this thread natively
+/// (the unit tests). A new job cancels one in flight.
 #[derive(Clone, Default)]
 pub struct Simulator {
     #[cfg(target_arch = "wasm32")]
@@ -276,6 +279,91 @@ impl Simulator {
         #[cfg(target_arch = "wasm32")]
         self.channel.cancel();
     }
+
+    /// Whether a job is in flight.
+    fn busy(&self) -> bool {
+        #[cfg(target_arch = "wasm32")]
+        return self.channel.busy();
+        #[cfg(not(target_arch = "wasm32"))]
+        false
+    }
+
+    /// The reply to `job`, once it comes; `Err` when the worker failed or was cancelled.
+    #[cfg(target_arch = "wasm32")]
+    async fn ask(&self, job: Job) -> Result<Reply, String> {
+        let (sent, reply) = futures_channel::oneshot::channel();
+        self.start(job, |_| {}, move |outcome| drop(sent.send(outcome)));
+        reply
+            .await
+            .unwrap_or_else(|_| Err("the job was cancelled".to_owned()))
+    }
+}
+
+/// The WGSL of the source as it is, for the WGSL tab: the worker writes it (naga is in the
+/// worker's module only). Requests while one is in flight wait, the last one only, so typing
+/// never restarts the worker; the listing shown is the last one made until the next arrives.
+#[derive(Clone, Copy)]
+pub struct WgslWriter {
+    /// The last listing made; `None` before the first.
+    pub made: RwSignal<Option<Rc<Result<Listing, String>>>, LocalStorage>,
+    waiting: StoredValue<Option<(Job, String)>, LocalStorage>,
+    worker: StoredValue<Simulator, LocalStorage>,
+}
+
+impl Default for WgslWriter {
+    fn default() -> Self {
+        Self {
+            made: RwSignal::new_local(None),
+            waiting: StoredValue::new_local(None),
+            worker: StoredValue::new_local(Simulator::default()),
+        }
+    }
+}
+
+impl WgslWriter {
+    /// Asks for the WGSL of `kernel` of `compilation` (its first when `None`) for warps of
+    /// `lanes` in `mode`.
+    pub fn request(
+        self,
+        compilation: &Compilation,
+        kernel: Option<&str>,
+        lanes: u32,
+        mode: WarpMode,
+    ) {
+        let name = compilation
+            .kernel(kernel)
+            .map_or("kernel", |k| k.name.as_str());
+        let job = Job::Wgsl {
+            source: compilation.source().to_owned(),
+            kernel: kernel.map(str::to_owned),
+            lanes,
+            mode,
+        };
+        self.waiting.set_value(Some((job, format!("{name}.wgsl"))));
+        if !self.worker.with_value(Simulator::busy) {
+            self.send_waiting();
+        }
+    }
+
+    fn send_waiting(self) {
+        let Some((job, file_name)) = self.waiting.try_update_value(Option::take).flatten() else {
+            return;
+        };
+        let on_reply = move |reply: Result<Reply, String>| {
+            if self.waiting.with_value(Option::is_some) {
+                // Already out of date: write the newer one.
+                return self.send_waiting();
+            }
+            let listing = match reply {
+                Ok(Reply::Wgsl(Ok(wgsl))) => Ok(wgsl_listing(&wgsl, file_name)),
+                Ok(Reply::Wgsl(Err(problems))) => Err(blocked(&problems)),
+                Ok(_) => Err(ANOTHER_QUESTION.to_owned()),
+                Err(why) => Err(format!("The WGSL could not be written: {why}.")),
+            };
+            self.made.set(Some(Rc::new(listing)));
+        };
+        self.worker.with_value(|w| w.start(job, |_| {}, on_reply));
+    }
 }
 
 /// The simulator's run of `launch`, to `then` (only while `run` is current), with its progress
@@ -287,9 +375,10 @@ fn simulate_then(
     run: u64,
     then: impl FnOnce(Result<SimRun, Vec<Diagnostic>>) + 'static,
 ) {
-    let job = Job::Run {
+    let job = Job::Simulate {
         source: compilation.source().to_owned(),
         launch,
+        what: Simulation::Run,
     };
     let on_progress = move |d: Done| {
         if running.is_current(run) {
@@ -449,10 +538,10 @@ pub fn trace_run(
     launch: Launch,
     block: Dim3,
 ) -> (Job, impl FnOnce(Reply) -> Result<TraceRun, String>) {
-    let job = Job::Trace {
+    let job = Job::Simulate {
         source: compilation.source().to_owned(),
         launch: launch.clone(),
-        block,
+        what: Simulation::Trace { block },
     };
     let finish = move |reply| match reply {
         Reply::Trace(traced) => traced.map_err(first_problem).map(|t| TraceRun {
@@ -485,9 +574,10 @@ pub fn memory_run(
     compilation: Rc<Compilation>,
     launch: Launch,
 ) -> (Job, impl FnOnce(Reply) -> Result<MemoryRun, String>) {
-    let job = Job::Count {
+    let job = Job::Simulate {
         source: compilation.source().to_owned(),
         launch: launch.clone(),
+        what: Simulation::Count,
     };
     let finish = move |reply| match reply {
         Reply::Count(counted) => counted.map_err(first_problem).map(|c| MemoryRun {
@@ -507,9 +597,10 @@ thread_local! {
     static GPU: std::cell::RefCell<Option<Rc<runtime::Gpu>>> = const { std::cell::RefCell::new(None) };
 }
 
-/// The page's WebGPU device, opened on first use and kept.
+/// The page's WebGPU device, opened on first use, its lanes probed (with the probe's WGSL from
+/// `worker`), and kept.
 #[cfg(target_arch = "wasm32")]
-async fn gpu() -> Result<Rc<runtime::Gpu>, String> {
+async fn gpu(worker: &Simulator) -> Result<Rc<runtime::Gpu>, String> {
     // A lost device never works again: open a new one instead.
     if let Some(gpu) = GPU
         .with(|g| g.borrow().clone())
@@ -517,7 +608,20 @@ async fn gpu() -> Result<Rc<runtime::Gpu>, String> {
     {
         return Ok(gpu);
     }
-    let gpu = Rc::new(runtime::open().await.map_err(|e| e.to_string())?);
+    let mut gpu = runtime::open().await.map_err(|e| e.to_string())?;
+    if let Some(launch) = runtime::lane_probe(&gpu) {
+        let job = Job::Wgsl {
+            source: runtime::LANE_PROBE.to_owned(),
+            kernel: None,
+            lanes: launch.lanes,
+            mode: WarpMode::Subgroups,
+        };
+        // Not kept unprobed when the run is cancelled meanwhile: the next run probes.
+        if let Reply::Wgsl(Ok(wgsl)) = worker.ask(job).await? {
+            gpu.probe_lanes(&launch, &wgsl).await;
+        }
+    }
+    let gpu = Rc::new(gpu);
     GPU.with(|g| *g.borrow_mut() = Some(gpu.clone()));
     Ok(gpu)
 }
@@ -530,22 +634,47 @@ fn forget_gpu() {
 
 /// Natively (the unit tests) there is no browser and no WebGPU.
 #[cfg(not(target_arch = "wasm32"))]
-async fn run_gpu(_: &PreparedRun<'_>, _: Option<WarpMode>) -> GpuOutcome {
+async fn run_gpu(_: &PreparedRun<'_>, _: &str, _: Option<WarpMode>, _: Simulator) -> GpuOutcome {
     GpuOutcome::Skipped("WebGPU runs only in the browser".into())
 }
 
+/// Runs `prepared` of `source` on the page's WebGPU device, with the WGSL `worker` writes for
+/// the device's warp mode (or `forced`).
 #[cfg(target_arch = "wasm32")]
-async fn run_gpu(prepared: &PreparedRun<'_>, forced: Option<WarpMode>) -> GpuOutcome {
-    let gpu = match gpu().await {
+async fn run_gpu(
+    prepared: &PreparedRun<'_>,
+    source: &str,
+    forced: Option<WarpMode>,
+    worker: Simulator,
+) -> GpuOutcome {
+    let gpu = match gpu(&worker).await {
         Ok(gpu) => gpu,
         Err(why) => return GpuOutcome::Skipped(why),
     };
     let lanes = prepared.options.lanes;
     let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
-    match runtime::run(&gpu, prepared, mode).await {
-        Ok(output) => GpuOutcome::Done {
-            args: output.args,
-            ms: output.elapsed.as_secs_f64() * 1000.0,
+    let job = Job::Wgsl {
+        source: source.to_owned(),
+        kernel: Some(prepared.kernel.name.clone()),
+        lanes,
+        mode,
+    };
+    let wgsl = match worker.ask(job).await {
+        Ok(Reply::Wgsl(Ok(wgsl))) => wgsl,
+        Ok(Reply::Wgsl(Err(problems))) => {
+            let message = problems
+                .first()
+                .map_or_else(String::new, |d| d.message.clone());
+            return GpuOutcome::Failed(runtime::RuntimeError::Wgsl(message).to_string());
+        }
+        Ok(_) => return GpuOutcome::Failed(ANOTHER_QUESTION.to_owned()),
+        Err(why) => return GpuOutcome::Skipped(why),
+    };
+    let mut args = prepared.args.clone();
+    match runtime::run_wgsl(&gpu, prepared.kernel, &wgsl, &mut args).await {
+        Ok(run) => GpuOutcome::Done {
+            args,
+            ms: run.elapsed.as_secs_f64() * 1000.0,
             how: format!(
                 "{}, {} · {}",
                 gpu.report.name,

@@ -1,28 +1,45 @@
-//! The simulator's jobs: a run, a trace, memory counts. Each is made from the source and the
-//! launch alone (the job compiles the source itself, as quick as sending a compilation), so it
+//! The worker's jobs: a run, a trace or memory counts on the simulator, and WGSL. Each is made
+//! from the source alone (the job compiles it itself, as quick as sending a compilation), so it
 //! can cross to a Web Worker as JSON (`worker`) or run here (native builds, the unit tests).
+//! The simulator and the WGSL writer (naga) are in the worker's module only: the page's module
+//! does not carry them (ARCHITECTURE.md, "the worker's module").
 
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
 use compiler_core::sim::{Args, MemoryProfile, Trace, TraceLimits, Writers};
+use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::{Diagnostic, RunLimits};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// What the page asks the simulator for.
+/// What the page asks the worker for.
 #[derive(Clone, Serialize, Deserialize)]
 pub enum Job {
-    /// A run, recording who wrote each element.
-    Run { source: String, launch: Launch },
-    /// A run tracing CTA `block`.
-    Trace {
+    /// `launch` on the simulator.
+    Simulate {
         source: String,
         launch: Launch,
-        block: Dim3,
+        what: Simulation,
     },
-    /// A run counting every memory access.
-    Count { source: String, launch: Launch },
+    /// The WGSL of `kernel` (the first when `None`) for warps of `lanes`.
+    Wgsl {
+        source: String,
+        kernel: Option<String>,
+        lanes: u32,
+        mode: WarpMode,
+    },
+}
+
+/// What a simulation records besides the results.
+#[derive(Clone, Copy, Serialize, Deserialize)]
+pub enum Simulation {
+    /// Who wrote each element.
+    Run,
+    /// CTA `block`'s steps.
+    Trace { block: Dim3 },
+    /// Every memory access.
+    Count,
 }
 
 /// What a job made: for a launch that does not fit, its diagnostics.
@@ -32,6 +49,7 @@ pub enum Reply {
     Run(Result<Ran, Vec<Diagnostic>>),
     Trace(Result<Traced, Vec<Diagnostic>>),
     Count(Result<Counted, Vec<Diagnostic>>),
+    Wgsl(Result<Wgsl, Vec<Diagnostic>>),
 }
 
 /// A run's arguments before and after, who wrote each element, and how long it took.
@@ -68,20 +86,39 @@ impl Job {
     /// Makes what the job asks for, on this thread, telling `progress` as CTAs finish; `now`
     /// is a clock in milliseconds (the page's or the worker's).
     pub fn run(self, progress: Option<Progress>, now: fn() -> f64) -> Reply {
+        match self {
+            Job::Simulate {
+                source,
+                launch,
+                what,
+            } => what.simulate(&source, &launch, progress, now),
+            Job::Wgsl {
+                source,
+                kernel,
+                lanes,
+                mode,
+            } => Reply::Wgsl(compiler_core::compile(&source).wgsl(kernel.as_deref(), lanes, mode)),
+        }
+    }
+}
+
+impl Simulation {
+    fn simulate(
+        self,
+        source: &str,
+        launch: &Launch,
+        progress: Option<Progress>,
+        now: fn() -> f64,
+    ) -> Reply {
         let start = now();
-        let (source, launch) = match &self {
-            Job::Run { source, launch }
-            | Job::Trace { source, launch, .. }
-            | Job::Count { source, launch } => (source, launch),
-        };
         let compilation = compiler_core::compile(source);
         let mut prepared = match compilation.prepare(launch, RunLimits::PAGE) {
             Ok(prepared) => prepared,
             Err(diagnostics) => {
                 return match self {
-                    Job::Run { .. } => Reply::Run(Err(diagnostics)),
-                    Job::Trace { .. } => Reply::Trace(Err(diagnostics)),
-                    Job::Count { .. } => Reply::Count(Err(diagnostics)),
+                    Simulation::Run => Reply::Run(Err(diagnostics)),
+                    Simulation::Trace { .. } => Reply::Trace(Err(diagnostics)),
+                    Simulation::Count => Reply::Count(Err(diagnostics)),
                 }
             }
         };
@@ -90,7 +127,7 @@ impl Job {
             prepared.progress = Some(Arc::new(move |done| progress(done, total)));
         }
         match self {
-            Job::Run { .. } => {
+            Simulation::Run => {
                 let ran = prepared.simulate_recording().map(|output| Ran {
                     inputs: prepared.args.clone(),
                     args: output.args,
@@ -100,7 +137,7 @@ impl Job {
                 });
                 Reply::Run(ran.map_err(|fault| vec![fault]))
             }
-            Job::Trace { block, .. } => {
+            Simulation::Trace { block } => {
                 let traced = prepared.simulate_traced(block, TraceLimits::default());
                 Reply::Trace(Ok(Traced {
                     trace: traced.trace,
@@ -108,7 +145,7 @@ impl Job {
                     ms: now() - start,
                 }))
             }
-            Job::Count { .. } => {
+            Simulation::Count => {
                 let profiled = prepared.simulate_profiled();
                 Reply::Count(Ok(Counted {
                     profile: profiled.profile,
@@ -137,6 +174,15 @@ mod tests {
         (example.source.to_owned(), example.launch.clone())
     }
 
+    fn simulate(source: String, launch: Launch, what: Simulation) -> Reply {
+        Job::Simulate {
+            source,
+            launch,
+            what,
+        }
+        .run(None, || 0.0)
+    }
+
     /// Through JSON and back, as the worker sends it (a run's bits travel beside the JSON in
     /// the browser, but JSON carries them too).
     fn round_trip(reply: &Reply) -> Reply {
@@ -147,7 +193,7 @@ mod tests {
     #[test]
     fn a_run_crosses_to_the_page_whole() {
         let (source, launch) = example("vector_add");
-        let reply = Job::Run { source, launch }.run(None, || 0.0);
+        let reply = simulate(source, launch, Simulation::Run);
         let (Reply::Run(Ok(sent)), Reply::Run(Ok(got))) = (&reply, round_trip(&reply)) else {
             panic!("not a run's results");
         };
@@ -161,12 +207,7 @@ mod tests {
     fn a_trace_crosses_whole_and_replays_the_same_values() {
         let (source, launch) = example("block_sum");
         let block = Dim3::new(0, 0, 0);
-        let reply = Job::Trace {
-            source,
-            launch,
-            block,
-        }
-        .run(None, || 0.0);
+        let reply = simulate(source, launch, Simulation::Trace { block });
         let (Reply::Trace(Ok(sent)), Reply::Trace(Ok(mut got))) = (&reply, round_trip(&reply))
         else {
             panic!("not a trace");
@@ -180,20 +221,45 @@ mod tests {
     #[test]
     fn counts_and_launch_problems_cross_too() {
         let (source, mut launch) = example("tiled_transpose");
-        let reply = Job::Count {
-            source: source.clone(),
-            launch: launch.clone(),
-        }
-        .run(None, || 0.0);
+        let reply = simulate(source.clone(), launch.clone(), Simulation::Count);
         let (Reply::Count(Ok(sent)), Reply::Count(Ok(got))) = (&reply, round_trip(&reply)) else {
             panic!("not counts");
         };
         assert_eq!(sent.profile, got.profile);
         launch.grid.x = 0;
-        let refused = Job::Run { source, launch }.run(None, || 0.0);
+        let refused = simulate(source, launch, Simulation::Run);
         let Reply::Run(Err(problems)) = round_trip(&refused) else {
             panic!("a grid of 0 ran");
         };
         assert_eq!(problems[0].code, compiler_core::Code::E0515);
+    }
+
+    #[test]
+    fn wgsl_crosses_whole_and_a_source_with_errors_says_why() {
+        let (source, launch) = example("matvec");
+        let job = Job::Wgsl {
+            source: source.clone(),
+            kernel: launch.kernel.clone(),
+            lanes: 32,
+            mode: WarpMode::Subgroups,
+        };
+        let reply = job.run(None, || 0.0);
+        let (Reply::Wgsl(Ok(sent)), Reply::Wgsl(Ok(got))) = (&reply, round_trip(&reply)) else {
+            panic!("no WGSL");
+        };
+        assert_eq!(sent.browser_text(), got.browser_text());
+        assert!(got.text.contains("@compute"));
+        assert_eq!(sent.line_map, got.line_map);
+        assert_eq!(got.tensors.len(), 3);
+        let broken = Job::Wgsl {
+            source: source.replace("let col", "let col: bool"),
+            kernel: None,
+            lanes: 32,
+            mode: WarpMode::Emulated,
+        };
+        let Reply::Wgsl(Err(problems)) = round_trip(&broken.run(None, || 0.0)) else {
+            panic!("WGSL of a source with errors");
+        };
+        assert!(problems.iter().any(|d| d.is_error()));
     }
 }

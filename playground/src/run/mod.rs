@@ -2,8 +2,8 @@
 //! WebGPU, and the written tensors side by side with their largest difference.
 //!
 //! - `engine`: one press of Run (the simulator, then WebGPU), its progress and Cancel.
-//! - `jobs`: the simulator's jobs (a run, a trace, memory counts) as data.
-//! - `worker`: the simulator's jobs in a Web Worker.
+//! - `jobs`: the worker's jobs (a run, a trace, memory counts, WGSL) as data.
+//! - `worker`: those jobs in a Web Worker, from a module of their own.
 //! - `results`: the run's status and each written tensor.
 //! - `form`: the launch form.
 //! - `diagram`: the launch in the hierarchy diagram, and what a picked thread wrote.
@@ -23,7 +23,7 @@ pub mod worker;
 pub use diagram::LaunchDiagram;
 pub use engine::{
     memory_run, start_run, trace_run, GpuOutcome, MemoryRun, OnRequest, RunReport, Running, SimRun,
-    Simulator, Stage, TraceRun,
+    Simulator, Stage, TraceRun, WgslWriter,
 };
 pub use form::LaunchPanel;
 pub use memory::{ArchSelect, MemoryView, OccupancyView};

@@ -1,6 +1,7 @@
-//! The simulator off the page's thread: a Web Worker that loads this same module
-//! (`window.tesseraPlayground`, the content-hashed file the site imports) and runs the
-//! simulator's jobs, so typing, diagnostics and the diagram keep working during a long run.
+//! The simulator and the WGSL writer off the page's thread: a Web Worker that loads the
+//! worker's module (crate `playground-worker`, `window.tesseraWorker`, content-hashed) and runs
+//! the jobs, so typing, diagnostics and the diagram keep working during a long run, and the
+//! page's module carries neither the simulator nor naga.
 //!
 //! In (page → worker): a [`Job`] as JSON text. Out (worker → page): `{kind: "ready"}` once the
 //! module is up, `{kind: "progress", done, total}` at most every [`PROGRESS_MS`], and
@@ -209,15 +210,15 @@ impl Channel {
     }
 
     fn spawn(&self) -> Result<Live, String> {
-        let module = Reflect::get(&js_sys::global(), &JsValue::from_str("tesseraPlayground"))
+        let module = Reflect::get(&js_sys::global(), &JsValue::from_str("tesseraWorker"))
             .ok()
             .and_then(|v| v.as_string())
-            .ok_or("the page does not name the playground module (window.tesseraPlayground)")?;
+            .ok_or("the page does not name the worker's module (window.tesseraWorker)")?;
         let origin = web_sys::window()
             .and_then(|w| w.location().origin().ok())
             .ok_or("the page has no origin")?;
-        // A module worker from a script made here: it imports this module by its URL (cached
-        // by the browser) and hands over to `serve`.
+        // A module worker from a script made here: it imports the worker's module by its URL
+        // (cached by the browser) and hands over to `serve`.
         let source = format!(
             "import init, {{ worker_main }} from '{origin}{module}';\nawait init();\nworker_main();\n"
         );
