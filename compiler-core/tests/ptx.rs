@@ -298,3 +298,25 @@ fn a_tile_at_the_shared_memory_limit_assembles_and_one_past_it_is_refused() {
         );
     }
 }
+
+/// The playground's occupancy reads a kernel's shared memory without emitting its PTX: the
+/// figure must be the one the PTX declares, for every example (tiles; a CTA-wide reduction's
+/// warp partials).
+#[test]
+fn shared_memory_is_known_without_emitting() {
+    let mut with_partials = 0;
+    for (name, source) in examples() {
+        let compilation = compiler_core::compile(&source);
+        let kernel = compilation
+            .kernel(None)
+            .unwrap_or_else(|d| panic!("{name}: {d:?}"));
+        let emitted = ptx(&source, Arch::Sm80);
+        assert_eq!(
+            compiler_core::ptx::shared_bytes(kernel),
+            emitted.shared_bytes,
+            "{name}"
+        );
+        with_partials += usize::from(emitted.text.contains("_warp_partials"));
+    }
+    assert!(with_partials > 0, "no example reduces over the CTA");
+}

@@ -28,15 +28,16 @@ use compiler_core::launch::Launch;
 use compiler_core::share::{Session, Stepping, Tab};
 use compiler_core::span::{LineIndex, Span};
 use compiler_core::syntax::highlight::Mark;
+use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, RunLimits};
 use diagnostics::DiagnosticList;
 use editor::Editor;
 use leptos::prelude::*;
-use outputs::{ir_listing, ptx_listing, ListingView};
+use outputs::{ListingView, Output};
 use run::{
-    memory_run, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel, MemoryRun,
-    MemoryView, OccupancyView, OnRequest, Results, RunReport, Running, Stepper, TraceRun,
-    WgslWriter,
+    memory_run, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel, ListingWriter,
+    MemoryRun, MemoryView, OccupancyView, OnRequest, Results, RunReport, Running, Stepper,
+    TraceRun,
 };
 use std::rc::Rc;
 
@@ -429,30 +430,23 @@ pub fn Playground() -> impl IntoView {
     });
     let form_kernel = Signal::derive_local(move || kernel.get());
     let kernel_names = Signal::derive(move || compilation.with(|c| c.kernel_names()));
-    let ptx = Signal::derive_local(move || {
-        let compilation = compilation.get();
-        Rc::new(launch.with(|l| ptx_listing(&compilation, l.kernel.as_deref(), arch.get())))
-    });
-    // The worker writes the WGSL, only while its tab is open.
-    let wgsl_writer = WgslWriter::default();
+    // The worker writes the open tab's listing, for the source as it is.
+    let listings = ListingWriter::default();
     Effect::new(move |_| {
-        if tab.get() != Tab::Wgsl {
-            return;
-        }
-        let mode = warp_mode
-            .get()
-            .unwrap_or(compiler_core::wgsl::WarpMode::Emulated);
-        compilation.with(|c| {
-            launch.with(|l| wgsl_writer.request(c, l.kernel.as_deref(), l.lanes, mode));
-        });
+        let of = match tab.get() {
+            Tab::Run => return,
+            Tab::Ptx => Output::Ptx(arch.get()),
+            Tab::Wgsl => Output::Wgsl {
+                lanes: launch.with(|l| l.lanes),
+                mode: warp_mode.get().unwrap_or(WarpMode::Emulated),
+            },
+            Tab::Ir => Output::Ir,
+        };
+        compilation.with(|c| launch.with(|l| listings.request(c, l.kernel.as_deref(), of)));
     });
-    let wgsl = Signal::derive_local(move || {
-        wgsl_writer
-            .made
-            .get()
-            .unwrap_or_else(|| Rc::new(Err("Writing the WGSL…".to_owned())))
-    });
-    let ir = Signal::derive_local(move || Rc::new(ir_listing(&compilation.get())));
+    let ptx = listings.shown(Tab::Ptx, "PTX");
+    let wgsl = listings.shown(Tab::Wgsl, "WGSL");
+    let ir = listings.shown(Tab::Ir, "IR");
 
     let open = move |opened: Session| {
         let compiled = compile(&opened.source);
@@ -579,7 +573,7 @@ pub fn Playground() -> impl IntoView {
                         {move || match tab.get() {
                             Tab::Run => view! {
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names problems=problems on_run=on_run/>
-                                <OccupancyView kernel=form_kernel compilation=Signal::derive_local(move || compilation.get()) arch=arch/>
+                                <OccupancyView kernel=form_kernel arch=arch/>
                                 <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_step_through=step_through on_measure=measure/>
                                 {move || memory_open.get().then(|| view! {
                                     <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale on_measure=measure on_close=close_memory/>

@@ -2,18 +2,40 @@
 //! (the backends' line maps), Copy, and Download for the PTX.
 //!
 //! Hovering a source line marks the output lines it produced; hovering an output line marks
-//! its source span in the editor.
+//! its source span in the editor. The listings are written by the playground's worker
+//! ([`listing`], run as a job: `run::ListingWriter`), so the page's module carries no backend.
 
 use compiler_core::ptx::Arch;
+use compiler_core::share::Tab;
 use compiler_core::span::Span;
-use compiler_core::wgsl::Wgsl;
+use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::{Compilation, Diagnostic};
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
+/// Which listing: a target's text, or the IR.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Output {
+    Ptx(Arch),
+    Wgsl { lanes: u32, mode: WarpMode },
+    Ir,
+}
+
+impl Output {
+    /// The tab that shows it.
+    pub fn tab(self) -> Tab {
+        match self {
+            Output::Ptx(_) => Tab::Ptx,
+            Output::Wgsl { .. } => Tab::Wgsl,
+            Output::Ir => Tab::Ir,
+        }
+    }
+}
+
 /// One target's text, and which source span each of its (1-based) lines came from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Listing {
     pub text: String,
     pub line_map: Vec<(usize, Span)>,
@@ -22,7 +44,7 @@ pub struct Listing {
 }
 
 /// Why there is no listing: the first diagnostic that stops it.
-pub fn blocked(diagnostics: &[Diagnostic]) -> String {
+fn blocked(diagnostics: &[Diagnostic]) -> String {
     diagnostics
         .iter()
         .find(|d| d.is_error())
@@ -31,7 +53,28 @@ pub fn blocked(diagnostics: &[Diagnostic]) -> String {
         })
 }
 
-pub fn ptx_listing(
+/// The listing `of` of `kernel` (the first when `None`), or why there is none.
+pub fn listing(
+    compilation: &Compilation,
+    kernel: Option<&str>,
+    of: Output,
+) -> Result<Listing, String> {
+    match of {
+        Output::Ptx(arch) => ptx_listing(compilation, kernel, arch),
+        Output::Wgsl { lanes, mode } => {
+            let wgsl = compilation
+                .wgsl(kernel, lanes, mode)
+                .map_err(|d| blocked(&d))?;
+            let name = compilation
+                .kernel(kernel)
+                .map_or("kernel", |k| k.name.as_str());
+            Ok(wgsl_listing(&wgsl, format!("{name}.wgsl")))
+        }
+        Output::Ir => ir_listing(compilation),
+    }
+}
+
+fn ptx_listing(
     compilation: &Compilation,
     kernel: Option<&str>,
     arch: Arch,
@@ -47,8 +90,8 @@ pub fn ptx_listing(
     })
 }
 
-/// The WGSL as a browser takes it (the worker writes it: `run::WgslWriter`).
-pub fn wgsl_listing(wgsl: &Wgsl, file_name: String) -> Listing {
+/// The WGSL as a browser takes it.
+fn wgsl_listing(wgsl: &Wgsl, file_name: String) -> Listing {
     let shift = wgsl.browser_prefix_lines();
     Listing {
         text: wgsl.browser_text(),
@@ -57,7 +100,7 @@ pub fn wgsl_listing(wgsl: &Wgsl, file_name: String) -> Listing {
     }
 }
 
-pub fn ir_listing(compilation: &Compilation) -> Result<Listing, String> {
+fn ir_listing(compilation: &Compilation) -> Result<Listing, String> {
     let module = compilation.ir().map_err(|d| blocked(&d))?;
     Ok(Listing {
         text: compiler_core::ir::print(module),

@@ -334,6 +334,22 @@ impl Kernel {
             .sum()
     }
 
+    /// Whether the kernel reduces over the whole CTA anywhere (the PTX keeps the warps'
+    /// partial results in shared memory for it).
+    pub fn reduces_over_cta(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |kind| {
+            found |= matches!(
+                kind,
+                StmtKind::Let {
+                    op: Op::Reduce(_, Over::Cta, _, _),
+                    ..
+                }
+            );
+        });
+        found
+    }
+
     pub fn param_index(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p.name() == name)
     }

@@ -81,7 +81,6 @@ impl<'a> Emitter<'a> {
         }
         // Over the CTA: lane 0 of each warp publishes its warp's result, then every thread
         // combines the warps' results in butterfly order.
-        self.uses_partials = true;
         let symbol = format!("{}_warp_partials", self.kernel.name);
         let kind = if t == Scalar::F32 { "f32" } else { "b32" };
         let (lane, warp) = (self.lane.clone(), self.warp.clone());

@@ -96,6 +96,12 @@ pub struct Ptx {
 
 const WARP: u32 = 32;
 
+/// Bytes of `.shared` `kernel`'s PTX declares: its tiles, and 128 for the warps' partial
+/// results of a CTA-wide reduction. Known without emitting (the playground's occupancy).
+pub fn shared_bytes(kernel: &Kernel) -> u64 {
+    kernel.shared_bytes() + if kernel.reduces_over_cta() { 128 } else { 0 }
+}
+
 /// Emits one kernel, or says why the target cannot run it (E0521: more shared memory than a
 /// CTA may have).
 pub fn emit(kernel: &Kernel, source: &str, arch: Arch) -> Result<Ptx, Diagnostic> {
@@ -149,7 +155,6 @@ struct Emitter<'a> {
     mask: String,
     /// Lanes of this warp that hold a thread, when a warp can be partial.
     present: Option<String>,
-    uses_partials: bool,
     /// Pointers that advance with the enclosing loops' induction registers.
     strided: Vec<(Access, String)>,
 }
@@ -204,7 +209,6 @@ impl<'a> Emitter<'a> {
             warp: String::new(),
             mask: "-1".into(),
             present: None,
-            uses_partials: false,
             strided: Vec::new(),
         };
         emitter.regs = kernel
@@ -329,10 +333,8 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Bytes of `.shared` the kernel declares: its tiles, and the warps' partial results of a
-    /// CTA-wide reduction.
     fn shared_bytes(&self) -> u64 {
-        self.kernel.shared_bytes() + if self.uses_partials { 128 } else { 0 }
+        shared_bytes(self.kernel)
     }
 
     fn finish(mut self) -> Ptx {
@@ -431,7 +433,7 @@ impl<'a> Emitter<'a> {
                 array.stored_len() * 4
             );
         }
-        if self.uses_partials {
+        if self.kernel.reduces_over_cta() {
             let _ = writeln!(
                 header,
                 "    .shared .align 4 .b8 {name}_warp_partials[128];"

@@ -7,11 +7,12 @@
 //! The GPU runs when the browser offers WebGPU; otherwise the outcome says why.
 
 use super::jobs::{Done, Job, Reply, Simulation};
-use crate::outputs::{blocked, wgsl_listing, Listing};
+use crate::outputs::{Listing, Output};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
+use compiler_core::share::Tab;
 use compiler_core::sim::{Args, MemoryProfile, Trace, Writers};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, Diagnostic, PreparedRun, RunLimits};
@@ -299,18 +300,19 @@ impl Simulator {
     }
 }
 
-/// The WGSL of the source as it is, for the WGSL tab: the worker writes it (naga is in the
-/// worker's module only). Requests while one is in flight wait, the last one only, so typing
-/// never restarts the worker; the listing shown is the last one made until the next arrives.
+/// The listing of the open tab (PTX, WGSL or IR) for the source as it is: the worker writes
+/// it (the page's module carries no backend). Requests while one is in flight wait, the last
+/// one only, so typing never restarts the worker; the listing shown is the last one made until
+/// the next arrives.
 #[derive(Clone, Copy)]
-pub struct WgslWriter {
-    /// The last listing made; `None` before the first.
-    pub made: RwSignal<Option<Rc<Result<Listing, String>>>, LocalStorage>,
-    waiting: StoredValue<Option<(Job, String)>, LocalStorage>,
+pub struct ListingWriter {
+    /// The last listing made, and what it is of; `None` before the first.
+    pub made: RwSignal<Option<(Output, Rc<Result<Listing, String>>)>, LocalStorage>,
+    waiting: StoredValue<Option<(Job, Output)>, LocalStorage>,
     worker: StoredValue<Simulator, LocalStorage>,
 }
 
-impl Default for WgslWriter {
+impl Default for ListingWriter {
     fn default() -> Self {
         Self {
             made: RwSignal::new_local(None),
@@ -320,33 +322,36 @@ impl Default for WgslWriter {
     }
 }
 
-impl WgslWriter {
-    /// Asks for the WGSL of `kernel` of `compilation` (its first when `None`) for warps of
-    /// `lanes` in `mode`.
-    pub fn request(
-        self,
-        compilation: &Compilation,
-        kernel: Option<&str>,
-        lanes: u32,
-        mode: WarpMode,
-    ) {
-        let name = compilation
-            .kernel(kernel)
-            .map_or("kernel", |k| k.name.as_str());
-        let job = Job::Wgsl {
+impl ListingWriter {
+    /// Asks for the listing `of` of `kernel` of `compilation` (its first when `None`).
+    pub fn request(self, compilation: &Compilation, kernel: Option<&str>, of: Output) {
+        let job = Job::Listing {
             source: compilation.source().to_owned(),
             kernel: kernel.map(str::to_owned),
-            lanes,
-            mode,
+            of,
         };
-        self.waiting.set_value(Some((job, format!("{name}.wgsl"))));
+        self.waiting.set_value(Some((job, of)));
         if !self.worker.with_value(Simulator::busy) {
             self.send_waiting();
         }
     }
 
+    /// The last listing made for `tab`, else "Writing the `what`…".
+    pub fn shown(
+        self,
+        tab: Tab,
+        what: &'static str,
+    ) -> Signal<Rc<Result<Listing, String>>, LocalStorage> {
+        Signal::derive_local(move || {
+            self.made
+                .get()
+                .filter(|(made, _)| made.tab() == tab)
+                .map_or_else(|| Rc::new(Err(format!("Writing the {what}…"))), |(_, l)| l)
+        })
+    }
+
     fn send_waiting(self) {
-        let Some((job, file_name)) = self.waiting.try_update_value(Option::take).flatten() else {
+        let Some((job, of)) = self.waiting.try_update_value(Option::take).flatten() else {
             return;
         };
         let on_reply = move |reply: Result<Reply, String>| {
@@ -355,12 +360,11 @@ impl WgslWriter {
                 return self.send_waiting();
             }
             let listing = match reply {
-                Ok(Reply::Wgsl(Ok(wgsl))) => Ok(wgsl_listing(&wgsl, file_name)),
-                Ok(Reply::Wgsl(Err(problems))) => Err(blocked(&problems)),
+                Ok(Reply::Listing(listing)) => listing,
                 Ok(_) => Err(ANOTHER_QUESTION.to_owned()),
-                Err(why) => Err(format!("The WGSL could not be written: {why}.")),
+                Err(why) => Err(format!("The listing could not be written: {why}.")),
             };
-            self.made.set(Some(Rc::new(listing)));
+            self.made.set(Some((of, Rc::new(listing))));
         };
         self.worker.with_value(|w| w.start(job, |_| {}, on_reply));
     }

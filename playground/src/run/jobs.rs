@@ -1,9 +1,11 @@
-//! The worker's jobs: a run, a trace or memory counts on the simulator, and WGSL. Each is made
+//! The worker's jobs: a run, a trace or memory counts on the simulator, WGSL to run, and the
+//! PTX, WGSL and IR listings. Each is made
 //! from the source alone (the job compiles it itself, as quick as sending a compilation), so it
 //! can cross to a Web Worker as JSON (`worker`) or run here (native builds, the unit tests).
-//! The simulator and the WGSL writer (naga) are in the worker's module only: the page's module
-//! does not carry them (ARCHITECTURE.md, "the worker's module").
+//! The simulator and the backends (PTX, and naga for WGSL) are in the worker's module only: the
+//! page's module does not carry them (ARCHITECTURE.md, "the worker's module").
 
+use crate::outputs::{listing, Listing, Output};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
@@ -22,7 +24,13 @@ pub enum Job {
         launch: Launch,
         what: Simulation,
     },
-    /// The WGSL of `kernel` (the first when `None`) for warps of `lanes`.
+    /// A listing for the PTX, WGSL or IR tab.
+    Listing {
+        source: String,
+        kernel: Option<String>,
+        of: Output,
+    },
+    /// The WGSL of `kernel` (the first when `None`) for warps of `lanes`, to run.
     Wgsl {
         source: String,
         kernel: Option<String>,
@@ -50,6 +58,7 @@ pub enum Reply {
     Trace(Result<Traced, Vec<Diagnostic>>),
     Count(Result<Counted, Vec<Diagnostic>>),
     Wgsl(Result<Wgsl, Vec<Diagnostic>>),
+    Listing(Result<Listing, String>),
 }
 
 /// A run's arguments before and after, who wrote each element, and how long it took.
@@ -98,6 +107,11 @@ impl Job {
                 lanes,
                 mode,
             } => Reply::Wgsl(compiler_core::compile(&source).wgsl(kernel.as_deref(), lanes, mode)),
+            Job::Listing { source, kernel, of } => Reply::Listing(listing(
+                &compiler_core::compile(&source),
+                kernel.as_deref(),
+                of,
+            )),
         }
     }
 }
@@ -261,5 +275,29 @@ mod tests {
             panic!("WGSL of a source with errors");
         };
         assert!(problems.iter().any(|d| d.is_error()));
+    }
+
+    #[test]
+    fn listings_cross_whole() {
+        let (source, launch) = example("tiled_matmul");
+        for of in [
+            Output::Ptx(compiler_core::ptx::Arch::Sm90),
+            Output::Wgsl {
+                lanes: 32,
+                mode: WarpMode::Emulated,
+            },
+            Output::Ir,
+        ] {
+            let job = Job::Listing {
+                source: source.clone(),
+                kernel: launch.kernel.clone(),
+                of,
+            };
+            let Reply::Listing(Ok(got)) = round_trip(&job.run(None, || 0.0)) else {
+                panic!("no {of:?} listing");
+            };
+            let compilation = compiler_core::compile(&source);
+            assert_eq!(Ok(got), listing(&compilation, None, of), "{of:?}");
+        }
     }
 }

@@ -11,7 +11,6 @@ use compiler_core::ir::Kernel;
 use compiler_core::occupancy::{occupancy, DEFAULT_REGISTERS};
 use compiler_core::ptx::Arch;
 use compiler_core::span::{LineIndex, Span};
-use compiler_core::Compilation;
 use leptos::prelude::*;
 use std::rc::Rc;
 
@@ -148,21 +147,15 @@ pub fn MemoryView(
 #[component]
 pub fn OccupancyView(
     #[prop(into)] kernel: Signal<Option<Rc<Kernel>>, LocalStorage>,
-    #[prop(into)] compilation: Signal<Rc<Compilation>, LocalStorage>,
     arch: RwSignal<Arch>,
 ) -> impl IntoView {
     let registers = RwSignal::new(DEFAULT_REGISTERS);
-    // The kernel's static shared memory is the PTX's (tiles, padding, a reduction's scratch):
-    // emitted once per compilation and target, not per view that shows a figure.
+    // The kernel's static shared memory is the PTX's (tiles, padding, a reduction's scratch),
+    // known from the kernel without emitting it; none when the target cannot hold it (E0521).
     let shared = Memo::new(move |_| {
         let kernel = kernel.get()?;
-        compilation
-            .with(|c| {
-                c.ptx(Some(&kernel.name), arch.get())
-                    .map(|p| p.shared_bytes)
-            })
-            .ok()
-            .map(|bytes| (kernel.threads, bytes))
+        let bytes = compiler_core::ptx::shared_bytes(&kernel);
+        (bytes <= arch.get().static_shared_bytes()).then_some((kernel.threads, bytes))
     });
     let figures = move || {
         let (threads, bytes) = shared.get()?;

@@ -2,7 +2,7 @@
 //! WebGPU, and the written tensors side by side with their largest difference.
 //!
 //! - `engine`: one press of Run (the simulator, then WebGPU), its progress and Cancel.
-//! - `jobs`: the worker's jobs (a run, a trace, memory counts, WGSL) as data.
+//! - `jobs`: the worker's jobs (a run, a trace, memory counts, WGSL, listings) as data.
 //! - `worker`: those jobs in a Web Worker, from a module of their own.
 //! - `results`: the run's status and each written tensor.
 //! - `form`: the launch form.
@@ -22,8 +22,8 @@ pub mod worker;
 
 pub use diagram::LaunchDiagram;
 pub use engine::{
-    memory_run, start_run, trace_run, GpuOutcome, MemoryRun, OnRequest, RunReport, Running, SimRun,
-    Simulator, Stage, TraceRun, WgslWriter,
+    memory_run, start_run, trace_run, GpuOutcome, ListingWriter, MemoryRun, OnRequest, RunReport,
+    Running, SimRun, Simulator, Stage, TraceRun,
 };
 pub use form::LaunchPanel;
 pub use memory::{ArchSelect, MemoryView, OccupancyView};
