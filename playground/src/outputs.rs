@@ -43,6 +43,9 @@ pub struct Listing {
     pub file_name: String,
 }
 
+/// A listing as a view shows it: the text, or why there is none.
+pub type Shown = Rc<Result<Listing, String>>;
+
 /// Why there is no listing: the first diagnostic that stops it.
 fn blocked(diagnostics: &[Diagnostic]) -> String {
     diagnostics
@@ -156,7 +159,7 @@ fn overlaps(a: Span, b: Span) -> bool {
 /// output lines are marked; `linked` receives the span of the output line under the pointer.
 #[component]
 pub fn ListingView(
-    #[prop(into)] listing: Signal<Rc<Result<Listing, String>>, LocalStorage>,
+    #[prop(into)] listing: Signal<Shown, LocalStorage>,
     #[prop(into)] source_line_spans: Signal<Option<Span>>,
     linked: RwSignal<Option<Span>>,
     label: &'static str,

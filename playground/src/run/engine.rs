@@ -7,7 +7,7 @@
 //! The GPU runs when the browser offers WebGPU; otherwise the outcome says why.
 
 use super::jobs::{Done, Job, Reply, Simulation};
-use crate::outputs::{Listing, Output};
+use crate::outputs::{Output, Shown};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
@@ -307,7 +307,7 @@ impl Simulator {
 #[derive(Clone, Copy)]
 pub struct ListingWriter {
     /// The last listing made, and what it is of; `None` before the first.
-    pub made: RwSignal<Option<(Output, Rc<Result<Listing, String>>)>, LocalStorage>,
+    pub made: RwSignal<Option<(Output, Shown)>, LocalStorage>,
     waiting: StoredValue<Option<(Job, Output)>, LocalStorage>,
     worker: StoredValue<Simulator, LocalStorage>,
 }
@@ -337,11 +337,7 @@ impl ListingWriter {
     }
 
     /// The last listing made for `tab`, else "Writing the `what`…".
-    pub fn shown(
-        self,
-        tab: Tab,
-        what: &'static str,
-    ) -> Signal<Rc<Result<Listing, String>>, LocalStorage> {
+    pub fn shown(self, tab: Tab, what: &'static str) -> Signal<Shown, LocalStorage> {
         Signal::derive_local(move || {
             self.made
                 .get()
