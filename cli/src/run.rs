@@ -70,8 +70,8 @@ pub struct RunArgs {
     /// With --trace or --profile: print it as JSON on stdout (the tensors only go to --out).
     #[arg(long)]
     json: bool,
-    /// Threads that run the simulator's CTAs (all the machine's cores by default); any number
-    /// gives the same results, bit for bit.
+    /// Threads that run the simulator's CTAs (by default the machine's cores, shared among the
+    /// MPI ranks on it); any number gives the same results, bit for bit.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     threads: Option<u32>,
 }
@@ -356,7 +356,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Ok(prepared) => prepared,
         Err(diagnostics) => return report(&diagnostics, &compilation, &args.file),
     };
-    prepared.options.threads = args.threads.map_or_else(all_cores, |n| n as usize);
+    prepared.options.threads = args.threads.map_or_else(default_threads, |n| n as usize);
     let bar = crate::progress::Bar::new(prepared.ctas(), "CTAs");
     let advance = Arc::clone(&bar);
     prepared.progress = Some(Arc::new(move |done| advance.advance(done)));
@@ -430,9 +430,24 @@ pub fn run(args: &RunArgs) -> ExitCode {
     write_results(args, kernel, &params)
 }
 
-/// The machine's cores (1 where it cannot tell).
-fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
+/// The simulator's threads without `--threads`: the machine's cores, shared among the ranks
+/// `mpirun` started on this machine (Open MPI's `OMPI_COMM_WORLD_LOCAL_SIZE`), so that ranks
+/// on one machine do not oversubscribe it.
+fn default_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    threads_per_rank(
+        cores,
+        std::env::var("OMPI_COMM_WORLD_LOCAL_SIZE").ok().as_deref(),
+    )
+}
+
+/// `cores` shared among `ranks_here` ranks (one when unset or unreadable), at least 1 each.
+fn threads_per_rank(cores: usize, ranks_here: Option<&str>) -> usize {
+    let ranks = ranks_here
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(1);
+    (cores / ranks).max(1)
 }
 
 /// Text on stdout: a reader that stops early (`| head`) is not an error.
@@ -700,4 +715,23 @@ fn preview(name: &str, tensor: &compiler_core::sim::Tensor) -> String {
         tensor.element.name(),
         values.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::threads_per_rank;
+
+    #[test]
+    fn ranks_on_one_machine_share_its_cores() {
+        assert_eq!(threads_per_rank(16, None), 16);
+        assert_eq!(threads_per_rank(16, Some("4")), 4);
+        assert_eq!(threads_per_rank(16, Some("3")), 5);
+        assert_eq!(threads_per_rank(2, Some("8")), 1, "at least one thread");
+        assert_eq!(
+            threads_per_rank(8, Some("0")),
+            8,
+            "a nonsense count is ignored"
+        );
+        assert_eq!(threads_per_rank(8, Some("many")), 8);
+    }
 }

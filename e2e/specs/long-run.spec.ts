@@ -77,6 +77,8 @@ test('a long run shows its progress, the page keeps working, and Cancel stops it
   await page.getByTestId('cancel-run').click();
   await expect(progress).toBeHidden();
   await expect(page.getByTestId('run-note')).toContainText(/Cancelled after \d+\.\d s, with \d+ of 64 CTAs simulated\./);
+  // The focus was on Cancel, which went away: it is on the note that says what happened.
+  await expect(page.getByTestId('run-note')).toBeFocused();
   const cancelledAt = Number(/with (\d+) of/.exec((await page.getByTestId('run-note').textContent()) ?? '')?.[1]);
   expect(cancelledAt).toBeGreaterThanOrEqual(before);
   expect(cancelledAt).toBeLessThan(64);

@@ -418,6 +418,17 @@ const BLINK_MS: f64 = 150.0;
 /// The run in flight: what it is doing, for how long, its progress, and Cancel; then what the
 /// last cancel did.
 fn progress_view(running: Running) -> impl IntoView {
+    let note_ref = NodeRef::<leptos::html::P>::new();
+    // Cancel goes away with the run: the reader's focus moves to the note that says what the
+    // cancel did, not to the page's start.
+    let cancel = move |_| {
+        running.cancel();
+        request_animation_frame(move || {
+            if let Some(note) = note_ref.get_untracked() {
+                let _ = note.focus();
+            }
+        });
+    };
     let line = move || {
         let stage = running.stage.get()?;
         let elapsed = running.now.get() - stage.since_ms();
@@ -445,13 +456,13 @@ fn progress_view(running: Running) -> impl IntoView {
             <div class="run-progress" data-testid="run-progress">
                 <span role="status" data-testid="run-progress-text">{text}</span>
                 {bar}
-                <button type="button" data-testid="cancel-run" on:click=move |_| running.cancel()>"Cancel"</button>
+                <button type="button" data-testid="cancel-run" on:click=cancel>"Cancel"</button>
             </div>
         })
     };
     let note = move || {
         running.note.get().map(|note| {
-            view! { <p class="run-note" role="status" data-testid="run-note">{note}</p> }
+            view! { <p class="run-note" role="status" tabindex="-1" data-testid="run-note" node_ref=note_ref>{note}</p> }
         })
     };
     view! { {line} {note} }
