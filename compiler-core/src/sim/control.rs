@@ -13,6 +13,9 @@ impl<'a> Cta<'a> {
     /// Drops from `mask` the threads that have left through `return`, `break` or `continue`.
     pub(super) fn prune(&self, mask: &mut [bool]) {
         let frame = self.loops.last();
+        if !self.any_exited && frame.is_none_or(|f| !f.any_broken && !f.any_continued) {
+            return;
+        }
         for (t, active) in mask.iter_mut().enumerate() {
             if *active && (self.exited[t] || frame.is_some_and(|f| f.broken[t] || f.continued[t])) {
                 *active = false;
@@ -131,10 +134,7 @@ impl<'a> Cta<'a> {
             }
             StmtKind::Loop { body, continuing } => {
                 let entry = mask.to_vec();
-                self.loops.push(LoopFrame {
-                    broken: vec![false; self.threads],
-                    continued: vec![false; self.threads],
-                });
+                self.loops.push(LoopFrame::new(self.threads));
                 let result = self.run_loop(&entry, body, continuing);
                 self.loops.pop();
                 result?;
@@ -144,14 +144,15 @@ impl<'a> Cta<'a> {
             StmtKind::Break | StmtKind::Continue => {
                 let is_break = matches!(stmt.kind, StmtKind::Break);
                 if let Some(frame) = self.loops.last_mut() {
-                    let target = if is_break {
-                        &mut frame.broken
+                    let (target, any) = if is_break {
+                        (&mut frame.broken, &mut frame.any_broken)
                     } else {
-                        &mut frame.continued
+                        (&mut frame.continued, &mut frame.any_continued)
                     };
                     for (t, active) in mask.iter_mut().enumerate() {
                         if *active {
                             target[t] = true;
+                            *any = true;
                             *active = false;
                         }
                     }
@@ -162,6 +163,7 @@ impl<'a> Cta<'a> {
                 for (t, active) in mask.iter_mut().enumerate() {
                     if *active {
                         self.exited[t] = true;
+                        self.any_exited = true;
                         *active = false;
                     }
                 }
@@ -217,12 +219,17 @@ impl<'a> Cta<'a> {
     pub(super) fn still_looping(&mut self, entry: &[bool]) -> Vec<bool> {
         let mut mask = self.take_mask();
         let frame = self.loops.last();
-        mask.extend(
-            (0..self.threads)
-                .map(|t| entry[t] && !self.exited[t] && !frame.is_some_and(|f| f.broken[t])),
-        );
-        if let Some(frame) = self.loops.last_mut() {
+        if !self.any_exited && frame.is_none_or(|f| !f.any_broken) {
+            mask.extend_from_slice(entry);
+        } else {
+            mask.extend(
+                (0..self.threads)
+                    .map(|t| entry[t] && !self.exited[t] && !frame.is_some_and(|f| f.broken[t])),
+            );
+        }
+        if let Some(frame) = self.loops.last_mut().filter(|f| f.any_continued) {
             frame.continued.iter_mut().for_each(|c| *c = false);
+            frame.any_continued = false;
         }
         mask
     }

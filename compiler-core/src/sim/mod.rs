@@ -479,6 +479,21 @@ impl<'a> Global<'a> {
 struct LoopFrame {
     broken: Vec<bool>,
     continued: Vec<bool>,
+    /// Whether any thread broke out / continued, so that a loop without either (most loops)
+    /// skips the per-thread checks.
+    any_broken: bool,
+    any_continued: bool,
+}
+
+impl LoopFrame {
+    fn new(threads: usize) -> Self {
+        Self {
+            broken: vec![false; threads],
+            continued: vec![false; threads],
+            any_broken: false,
+            any_continued: false,
+        }
+    }
 }
 
 struct Cta<'a> {
@@ -491,6 +506,8 @@ struct Cta<'a> {
     threads: usize,
     regs: Vec<u32>,
     exited: Vec<bool>,
+    /// Whether any thread has returned (`exited` has a `true`).
+    any_exited: bool,
     loops: Vec<LoopFrame>,
     stats: &'a mut Stats,
     /// Statements this CTA has run: what the step limit bounds.
@@ -537,6 +554,7 @@ impl<'a> Cta<'a> {
             threads,
             regs: vec![0; kernel.regs.len() * threads],
             exited: vec![false; threads],
+            any_exited: false,
             loops: Vec::new(),
             stats,
             steps: 0,
