@@ -75,7 +75,7 @@ pub struct Running {
     pub note: RwSignal<Option<String>>,
     runs: StoredValue<u64>,
     ticking: StoredValue<Option<gloo_timers::callback::Interval>, LocalStorage>,
-    simulator: StoredValue<Simulator, LocalStorage>,
+    jobs: StoredValue<JobRunner, LocalStorage>,
 }
 
 /// Where a run is.
@@ -111,7 +111,7 @@ impl Running {
             note: RwSignal::new(None),
             runs: StoredValue::new(0),
             ticking: StoredValue::new_local(None),
-            simulator: StoredValue::new_local(Simulator::default()),
+            jobs: StoredValue::new_local(JobRunner::default()),
         }
     }
 
@@ -166,7 +166,7 @@ impl Running {
         self.note.set(Some(note));
         self.runs.update_value(|n| *n += 1);
         self.set_stage(None);
-        self.simulator.with_value(Simulator::cancel);
+        self.jobs.with_value(JobRunner::cancel);
     }
 
     /// The simulator could not answer (its worker did not start, or failed): the note says why.
@@ -232,7 +232,7 @@ pub fn start_run(
             running.publish(run, report(sim, GpuOutcome::Pending));
             running.set_stage(Some(Stage::Gpu { since_ms: now_ms() }));
             // The prepared run borrows the compilation, so both live in the task.
-            let worker = running.simulator.get_value();
+            let worker = running.jobs.get_value();
             leptos::task::spawn_local(async move {
                 let gpu = match compilation.prepare(&launch, RunLimits::PAGE) {
                     Ok(prepared) => run_gpu(&prepared, compilation.source(), forced, worker).await,
@@ -254,12 +254,12 @@ pub fn start_run(
 /// Where the worker's jobs run: a Web Worker in the browser (`worker`), this thread natively
 /// (the unit tests). A new job cancels one in flight.
 #[derive(Clone, Default)]
-pub struct Simulator {
+pub struct JobRunner {
     #[cfg(target_arch = "wasm32")]
     channel: super::worker::Channel,
 }
 
-impl Simulator {
+impl JobRunner {
     fn start(
         &self,
         job: Job,
@@ -309,7 +309,7 @@ pub struct ListingWriter {
     /// The last listing made, and what it is of; `None` before the first.
     pub made: RwSignal<Option<(Output, Shown)>, LocalStorage>,
     waiting: StoredValue<Option<(Job, Output)>, LocalStorage>,
-    worker: StoredValue<Simulator, LocalStorage>,
+    worker: StoredValue<JobRunner, LocalStorage>,
 }
 
 impl Default for ListingWriter {
@@ -317,7 +317,7 @@ impl Default for ListingWriter {
         Self {
             made: RwSignal::new_local(None),
             waiting: StoredValue::new_local(None),
-            worker: StoredValue::new_local(Simulator::default()),
+            worker: StoredValue::new_local(JobRunner::default()),
         }
     }
 }
@@ -331,7 +331,7 @@ impl ListingWriter {
             of,
         };
         self.waiting.set_value(Some((job, of)));
-        if !self.worker.with_value(Simulator::busy) {
+        if !self.worker.with_value(JobRunner::busy) {
             self.send_waiting();
         }
     }
@@ -406,7 +406,7 @@ fn simulate_then(
         }
     };
     running
-        .simulator
+        .jobs
         .with_value(|s| s.start(job, on_progress, on_reply));
 }
 
@@ -420,7 +420,7 @@ pub struct OnRequest<T: 'static> {
     /// How far the request in flight has come, once the worker tells.
     pub progress: RwSignal<Option<Done>>,
     requests: StoredValue<u64>,
-    simulator: StoredValue<Simulator, LocalStorage>,
+    jobs: StoredValue<JobRunner, LocalStorage>,
 }
 
 impl<T: 'static> Clone for OnRequest<T> {
@@ -438,7 +438,7 @@ impl<T: 'static> Default for OnRequest<T> {
             busy: RwSignal::new(false),
             progress: RwSignal::new(None),
             requests: StoredValue::new(0),
-            simulator: StoredValue::new_local(Simulator::default()),
+            jobs: StoredValue::new_local(JobRunner::default()),
         }
     }
 }
@@ -479,14 +479,14 @@ impl<T: 'static> OnRequest<T> {
                 }
             }
         };
-        self.simulator
+        self.jobs
             .with_value(|s| s.start(job, on_progress, on_reply));
     }
 
     /// Drops the work made and stops any request in flight.
     pub fn cancel(self) {
         self.requests.update_value(|n| *n += 1);
-        self.simulator.with_value(Simulator::cancel);
+        self.jobs.with_value(JobRunner::cancel);
         self.busy.set(false);
         self.progress.set(None);
         self.made.set(None);
@@ -511,7 +511,7 @@ fn first_problem(diagnostics: Vec<Diagnostic>) -> String {
     })
 }
 
-const ANOTHER_QUESTION: &str = "the simulator answered another question";
+const ANOTHER_QUESTION: &str = "the worker answered another question";
 
 /// The steps of one CTA, and the compilation and launch they are of.
 pub struct TraceRun {
@@ -600,7 +600,7 @@ thread_local! {
 /// The page's WebGPU device, opened on first use, its lanes probed (with the probe's WGSL from
 /// `worker`), and kept.
 #[cfg(target_arch = "wasm32")]
-async fn gpu(worker: &Simulator) -> Result<Rc<runtime::Gpu>, String> {
+async fn gpu(worker: &JobRunner) -> Result<Rc<runtime::Gpu>, String> {
     // A lost device never works again: open a new one instead.
     if let Some(gpu) = GPU
         .with(|g| g.borrow().clone())
@@ -634,7 +634,7 @@ fn forget_gpu() {
 
 /// Natively (the unit tests) there is no browser and no WebGPU.
 #[cfg(not(target_arch = "wasm32"))]
-async fn run_gpu(_: &PreparedRun<'_>, _: &str, _: Option<WarpMode>, _: Simulator) -> GpuOutcome {
+async fn run_gpu(_: &PreparedRun<'_>, _: &str, _: Option<WarpMode>, _: JobRunner) -> GpuOutcome {
     GpuOutcome::Skipped("WebGPU runs only in the browser".into())
 }
 
@@ -645,7 +645,7 @@ async fn run_gpu(
     prepared: &PreparedRun<'_>,
     source: &str,
     forced: Option<WarpMode>,
-    worker: Simulator,
+    worker: JobRunner,
 ) -> GpuOutcome {
     let gpu = match gpu(&worker).await {
         Ok(gpu) => gpu,

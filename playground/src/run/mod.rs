@@ -23,7 +23,7 @@ pub mod worker;
 pub use diagram::LaunchDiagram;
 pub use engine::{
     memory_run, start_run, trace_run, GpuOutcome, ListingWriter, MemoryRun, OnRequest, RunReport,
-    Running, SimRun, Simulator, Stage, TraceRun,
+    Running, SimRun, Stage, TraceRun,
 };
 pub use form::LaunchPanel;
 pub use memory::{ArchSelect, MemoryView, OccupancyView};
