@@ -1,9 +1,9 @@
 //! The worker's jobs: a run, a trace or memory counts on the simulator, WGSL to run, and the
-//! PTX, WGSL and IR listings. Each is made
-//! from the source alone (the job compiles it itself, as quick as sending a compilation), so it
-//! can cross to a Web Worker as JSON (`worker`) or run here (native builds, the unit tests).
-//! The simulator and the backends (PTX, and naga for WGSL) are in the worker's module only: the
-//! page's module does not carry them (ARCHITECTURE.md, "the worker's module").
+//! PTX, WGSL and IR listings. Each is made from the source alone (the job compiles it itself,
+//! as quick as sending a compilation), so it can cross to a Web Worker as JSON (`worker`) or run
+//! here (native builds, the unit tests). The simulator and the backends (PTX, and naga for
+//! WGSL) are in the worker's module only: the page's module does not carry them
+//! (ARCHITECTURE.md, "the worker has a module of its own").
 
 use crate::outputs::{listing, Listing, Output};
 use compiler_core::cluster::ClusterRun;
