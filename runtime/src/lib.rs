@@ -24,7 +24,7 @@ pub use native::{open, probe, run, run_wgsl, Gpu};
 #[cfg(target_arch = "wasm32")]
 mod web;
 #[cfg(target_arch = "wasm32")]
-pub use web::{lane_probe, open, probe, run, run_wgsl, Gpu};
+pub use web::{open, probe, run, run_wgsl, Gpu};
 
 use compiler_core::wgsl::WarpMode;
 use serde::{Deserialize, Serialize};

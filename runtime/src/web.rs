@@ -115,20 +115,24 @@ fn js_error(value: &JsValue) -> String {
         .unwrap_or_else(|| format!("{value:?}"))
 }
 
+/// `name` of the global scope: the page's window or a worker's scope, which both have a
+/// navigator, a clock and timers.
+fn global(name: &str) -> JsValue {
+    Reflect::get(&js_sys::global(), &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+}
+
 async fn adapter() -> Result<GpuAdapter, RuntimeError> {
-    let window = web_sys::window()
-        .ok_or_else(|| RuntimeError::NoAdapter("there is no browser window".into()))?;
-    let navigator = window.navigator();
-    let has_webgpu = Reflect::has(&navigator, &JsValue::from_str("gpu")).unwrap_or(false);
-    if !has_webgpu {
+    let navigator = global("navigator");
+    let gpu = Reflect::get(&navigator, &JsValue::from_str("gpu")).unwrap_or(JsValue::UNDEFINED);
+    if gpu.is_undefined() || gpu.is_null() {
         return Err(RuntimeError::NoAdapter(
             "this browser has no WebGPU (navigator.gpu is missing; it needs a secure context \
              and a browser that ships WebGPU)"
                 .into(),
         ));
     }
-    let found = navigator
-        .gpu()
+    let found = gpu
+        .unchecked_into::<web_sys::Gpu>()
         .request_adapter()
         .await
         .map_err(|e| RuntimeError::NoAdapter(js_error(&e)))?;
@@ -145,9 +149,8 @@ pub async fn probe() -> Result<AdapterReport, RuntimeError> {
     Ok(AdapterReport::of(&adapter().await?))
 }
 
-/// Opens the default adapter's device with `subgroups` when offered and the adapter's limits.
-/// Subgroup mode waits for the lane probe ([`lane_probe`], [`Gpu::probe_lanes`]): until it
-/// has run, `report.lanes_follow_index` is false and warps are emulated.
+/// Opens the default adapter's device with `subgroups` when offered and the adapter's limits,
+/// in a page or in a worker.
 pub async fn open() -> Result<Gpu, RuntimeError> {
     let adapter = adapter().await?;
     let report = AdapterReport::of(&adapter);
@@ -183,34 +186,27 @@ pub async fn open() -> Result<Gpu, RuntimeError> {
         .await
         .map_err(|e| RuntimeError::NoDevice(js_error(&e)))?;
     let lost = Gpu::watch_for_loss(&device);
-    Ok(Gpu {
+    let mut gpu = Gpu {
         device,
         report,
         lost,
-    })
+    };
+    gpu.report.lanes_follow_index = lanes_follow_index(&gpu).await;
+    Ok(gpu)
 }
 
-/// The [`crate::LANE_PROBE`]'s launch on this device, when it has subgroups of one size; its
-/// WGSL in subgroup mode goes to [`Gpu::probe_lanes`]. The probe is left to the caller so that
-/// a page can have the WGSL written elsewhere (the playground's worker: naga stays out of the
-/// page's module).
-pub fn lane_probe(gpu: &Gpu) -> Option<compiler_core::launch::Launch> {
-    crate::lane_probe_launch(&gpu.report)
-}
-
-impl Gpu {
-    /// Runs the [`crate::LANE_PROBE`] (`wgsl`: its WGSL in subgroup mode at
-    /// [`lane_probe`]'s launch) and records whether the lanes follow the invocation index
-    /// (`report.lanes_follow_index`, which decides whether subgroup mode can be used).
-    pub async fn probe_lanes(&mut self, launch: &compiler_core::launch::Launch, wgsl: &Wgsl) {
-        let compilation = compiler_core::compile(crate::LANE_PROBE);
-        let Ok(prepared) = compilation.prepare(launch, compiler_core::RunLimits::TERMINAL) else {
-            return;
-        };
-        let mut args = prepared.args.clone();
-        self.report.lanes_follow_index = run_wgsl(self, prepared.kernel, wgsl, &mut args)
-            .await
-            .is_ok_and(|_| crate::lanes_follow_index(&args));
+/// Runs the [`crate::LANE_PROBE`] in subgroup mode: whether the lanes follow the index.
+async fn lanes_follow_index(gpu: &Gpu) -> bool {
+    let Some(launch) = crate::lane_probe_launch(&gpu.report) else {
+        return false;
+    };
+    let compilation = compiler_core::compile(crate::LANE_PROBE);
+    let Ok(prepared) = compilation.prepare(&launch, compiler_core::RunLimits::TERMINAL) else {
+        return false;
+    };
+    match run(gpu, &prepared, WarpMode::Subgroups).await {
+        Ok(out) => crate::lanes_follow_index(&out.args),
+        Err(_) => false,
     }
 }
 
@@ -248,13 +244,15 @@ async fn compile_errors(module: &web_sys::GpuShaderModule) -> Option<String> {
     (!errors.is_empty()).then(|| errors.join("\n"))
 }
 
-/// Lets the event loop run for `ms` milliseconds (at once where there is no window).
+/// Lets the event loop run for `ms` milliseconds (at once where there are no timers).
 async fn pause(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let timer = web_sys::window().map(|window| {
-            window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-        });
-        if !matches!(timer, Some(Ok(_))) {
+        let timer = global("setTimeout")
+            .dyn_into::<js_sys::Function>()
+            .and_then(|set_timeout| {
+                set_timeout.call2(&js_sys::global(), &resolve, &JsValue::from(ms))
+            });
+        if timer.is_err() {
             let _ = resolve.call0(&JsValue::NULL);
         }
     });
@@ -262,8 +260,8 @@ async fn pause(ms: i32) {
 }
 
 fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
+    global("performance")
+        .dyn_into::<web_sys::Performance>()
         .map_or(0.0, |p| p.now())
 }
 

@@ -45,7 +45,7 @@ mod memory;
 mod statements;
 
 /// WGSL for one kernel, and how to bind it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Wgsl {
     /// For native wgpu (without `enable subgroups;`).
     pub text: String,
@@ -70,7 +70,7 @@ pub struct Wgsl {
     pub line_map: Vec<(usize, crate::span::Span)>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct TensorBinding {
     pub param: usize,
     pub name: String,

@@ -1,6 +1,6 @@
-//! One press of Run: the simulator (in a Web Worker, `worker`), then WebGPU (with WGSL the
-//! worker writes), each result published as it comes, with the run's stage (CTAs done,
-//! seconds) and Cancel in [`Running`].
+//! One press of Run: the simulator, then WebGPU, both in the run's Web Worker (`worker`), each
+//! result published as it comes, with the run's stage (CTAs done, seconds) and Cancel in
+//! [`Running`].
 //!
 //! The simulator is the reference; it runs with the page's step limit, so a runaway kernel
 //! stops with an explanation, and off the page's thread, so a long run never freezes the page.
@@ -15,8 +15,9 @@ use compiler_core::launch::Launch;
 use compiler_core::share::Tab;
 use compiler_core::sim::{Args, MemoryProfile, Trace, Writers};
 use compiler_core::wgsl::WarpMode;
-use compiler_core::{Compilation, Diagnostic, PreparedRun, RunLimits};
+use compiler_core::{Compilation, Diagnostic};
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 
 /// What one press of Run produced.
@@ -49,7 +50,7 @@ pub struct SimRun {
     pub cluster: Option<ClusterRun>,
 }
 
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 pub enum GpuOutcome {
     Pending,
     Skipped(String),
@@ -231,22 +232,29 @@ pub fn start_run(
             }
             running.publish(run, report(sim, GpuOutcome::Pending));
             running.set_stage(Some(Stage::Gpu { since_ms: now_ms() }));
-            // The prepared run borrows the compilation, so both live in the task.
-            let worker = running.jobs.get_value();
-            leptos::task::spawn_local(async move {
-                let gpu = match compilation.prepare(&launch, RunLimits::PAGE) {
-                    Ok(prepared) => run_gpu(&prepared, compilation.source(), forced, worker).await,
-                    Err(_) => GpuOutcome::Skipped("the launch does not fit the kernel".to_owned()),
-                };
-                if running.is_current(run) {
-                    running.report.update(|r| {
-                        if let Some(r) = r {
-                            r.gpu = gpu;
-                        }
-                    });
-                    running.set_stage(None);
+            // The same worker runs it on WebGPU: it has just simulated the same launch.
+            let job = Job::Gpu {
+                source: compilation.source().to_owned(),
+                launch: launch.clone(),
+                forced,
+            };
+            let on_reply = move |reply: Result<Reply, String>| {
+                if !running.is_current(run) {
+                    return;
                 }
-            });
+                let gpu = match reply {
+                    Ok(Reply::Gpu(outcome)) => outcome,
+                    Ok(_) => GpuOutcome::Failed(ANOTHER_QUESTION.to_owned()),
+                    Err(why) => GpuOutcome::Skipped(why),
+                };
+                running.report.update(|r| {
+                    if let Some(r) = r {
+                        r.gpu = gpu;
+                    }
+                });
+                running.set_stage(None);
+            };
+            running.jobs.with_value(|j| j.start(job, |_| {}, on_reply));
         },
     );
 }
@@ -287,16 +295,6 @@ impl JobRunner {
         return self.channel.busy();
         #[cfg(not(target_arch = "wasm32"))]
         false
-    }
-
-    /// The reply to `job`, once it comes; `Err` when the worker failed or was cancelled.
-    #[cfg(target_arch = "wasm32")]
-    async fn ask(&self, job: Job) -> Result<Reply, String> {
-        let (sent, reply) = futures_channel::oneshot::channel();
-        self.start(job, |_| {}, move |outcome| drop(sent.send(outcome)));
-        reply
-            .await
-            .unwrap_or_else(|_| Err("the job was cancelled".to_owned()))
     }
 }
 
@@ -590,106 +588,4 @@ pub fn memory_run(
         _ => Err(ANOTHER_QUESTION.to_owned()),
     };
     (job, finish)
-}
-
-#[cfg(target_arch = "wasm32")]
-thread_local! {
-    static GPU: std::cell::RefCell<Option<Rc<runtime::Gpu>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// The page's WebGPU device, opened on first use, its lanes probed (with the probe's WGSL from
-/// `worker`), and kept.
-#[cfg(target_arch = "wasm32")]
-async fn gpu(worker: &JobRunner) -> Result<Rc<runtime::Gpu>, String> {
-    // A lost device never works again: open a new one instead.
-    if let Some(gpu) = GPU
-        .with(|g| g.borrow().clone())
-        .filter(|g| g.lost().is_none())
-    {
-        return Ok(gpu);
-    }
-    let mut gpu = runtime::open().await.map_err(|e| e.to_string())?;
-    if let Some(launch) = runtime::lane_probe(&gpu) {
-        let job = Job::Wgsl {
-            source: runtime::LANE_PROBE.to_owned(),
-            kernel: None,
-            lanes: launch.lanes,
-            mode: WarpMode::Subgroups,
-        };
-        // Not kept unprobed when the run is cancelled meanwhile: the next run probes.
-        if let Reply::Wgsl(Ok(wgsl)) = worker.ask(job).await? {
-            gpu.probe_lanes(&launch, &wgsl).await;
-        }
-    }
-    let gpu = Rc::new(gpu);
-    GPU.with(|g| *g.borrow_mut() = Some(gpu.clone()));
-    Ok(gpu)
-}
-
-/// Forgets the device (after it was lost), so the next run opens a new one.
-#[cfg(target_arch = "wasm32")]
-fn forget_gpu() {
-    GPU.with(|g| *g.borrow_mut() = None);
-}
-
-/// Natively (the unit tests) there is no browser and no WebGPU.
-#[cfg(not(target_arch = "wasm32"))]
-async fn run_gpu(_: &PreparedRun<'_>, _: &str, _: Option<WarpMode>, _: JobRunner) -> GpuOutcome {
-    GpuOutcome::Skipped("WebGPU runs only in the browser".into())
-}
-
-/// Runs `prepared` of `source` on the page's WebGPU device, with the WGSL `worker` writes for
-/// the device's warp mode (or `forced`).
-#[cfg(target_arch = "wasm32")]
-async fn run_gpu(
-    prepared: &PreparedRun<'_>,
-    source: &str,
-    forced: Option<WarpMode>,
-    worker: JobRunner,
-) -> GpuOutcome {
-    let gpu = match gpu(&worker).await {
-        Ok(gpu) => gpu,
-        Err(why) => return GpuOutcome::Skipped(why),
-    };
-    let lanes = prepared.options.lanes;
-    let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
-    let job = Job::Wgsl {
-        source: source.to_owned(),
-        kernel: Some(prepared.kernel.name.clone()),
-        lanes,
-        mode,
-    };
-    let wgsl = match worker.ask(job).await {
-        Ok(Reply::Wgsl(Ok(wgsl))) => wgsl,
-        Ok(Reply::Wgsl(Err(problems))) => {
-            let message = problems
-                .first()
-                .map_or_else(String::new, |d| d.message.clone());
-            return GpuOutcome::Failed(runtime::RuntimeError::Wgsl(message).to_string());
-        }
-        Ok(_) => return GpuOutcome::Failed(ANOTHER_QUESTION.to_owned()),
-        Err(why) => return GpuOutcome::Skipped(why),
-    };
-    let mut args = prepared.args.clone();
-    match runtime::run_wgsl(&gpu, prepared.kernel, &wgsl, &mut args).await {
-        Ok(run) => GpuOutcome::Done {
-            args,
-            ms: run.elapsed.as_secs_f64() * 1000.0,
-            how: format!(
-                "{}, {} · {}",
-                gpu.report.name,
-                gpu.report.subgroups(),
-                match mode {
-                    WarpMode::Subgroups => format!("{lanes}-lane subgroups as warps"),
-                    WarpMode::Emulated => format!("{lanes}-lane warps emulated"),
-                }
-            ),
-        },
-        Err(error) => {
-            if matches!(error, runtime::RuntimeError::Device(_)) {
-                forget_gpu();
-            }
-            GpuOutcome::Failed(error.to_string())
-        }
-    }
 }

@@ -1,16 +1,17 @@
-//! The worker's jobs: a run, a trace or memory counts on the simulator, WGSL to run, and the
-//! PTX, WGSL and IR listings. Each is made from the source alone (the job compiles it itself,
+//! The worker's jobs: a run, a trace or memory counts on the simulator, a run on WebGPU, and
+//! the PTX, WGSL and IR listings. Each is made from the source alone (the job compiles it itself,
 //! as quick as sending a compilation), so it can cross to a Web Worker as JSON (`worker`) or run
-//! here (native builds, the unit tests). The simulator and the backends (PTX, and naga for
-//! WGSL) are in the worker's module only: the page's module does not carry them
+//! here (native builds, the unit tests). The simulator, the backends (PTX, and naga for WGSL)
+//! and the WebGPU runner are in the worker's module only: the page's module does not carry them
 //! (ARCHITECTURE.md, "the worker has a module of its own").
 
+use super::engine::GpuOutcome;
 use crate::outputs::{listing, Listing, Output};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
 use compiler_core::sim::{Args, MemoryProfile, Trace, TraceLimits, Writers};
-use compiler_core::wgsl::{WarpMode, Wgsl};
+use compiler_core::wgsl::WarpMode;
 use compiler_core::{Diagnostic, RunLimits};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -30,12 +31,11 @@ pub enum Job {
         kernel: Option<String>,
         of: Output,
     },
-    /// The WGSL of `kernel` (the first when `None`) for warps of `lanes`, to run.
-    Wgsl {
+    /// `launch` on WebGPU, with warps as `forced` says, else as the device's subgroups allow.
+    Gpu {
         source: String,
-        kernel: Option<String>,
-        lanes: u32,
-        mode: WarpMode,
+        launch: Launch,
+        forced: Option<WarpMode>,
     },
 }
 
@@ -57,7 +57,7 @@ pub enum Reply {
     Run(Result<Ran, Vec<Diagnostic>>),
     Trace(Result<Traced, Vec<Diagnostic>>),
     Count(Result<Counted, Vec<Diagnostic>>),
-    Wgsl(Result<Wgsl, Vec<Diagnostic>>),
+    Gpu(GpuOutcome),
     Listing(Result<Listing, String>),
 }
 
@@ -101,12 +101,11 @@ impl Job {
                 launch,
                 what,
             } => what.simulate(&source, &launch, progress, now),
-            Job::Wgsl {
-                source,
-                kernel,
-                lanes,
-                mode,
-            } => Reply::Wgsl(compiler_core::compile(&source).wgsl(kernel.as_deref(), lanes, mode)),
+            // The worker runs it (`worker::run_on_gpu`): WebGPU is asynchronous, and native
+            // builds have none.
+            Job::Gpu { .. } => Reply::Gpu(GpuOutcome::Skipped(
+                "WebGPU runs only in the browser".into(),
+            )),
             Job::Listing { source, kernel, of } => Reply::Listing(listing(
                 &compiler_core::compile(&source),
                 kernel.as_deref(),
@@ -249,32 +248,17 @@ mod tests {
     }
 
     #[test]
-    fn wgsl_crosses_whole_and_a_source_with_errors_says_why() {
-        let (source, launch) = example("matvec");
-        let job = Job::Wgsl {
-            source: source.clone(),
-            kernel: launch.kernel.clone(),
-            lanes: 32,
-            mode: WarpMode::Subgroups,
+    fn a_gpu_run_is_the_browser_s_own() {
+        let (source, launch) = example("vector_add");
+        let job = Job::Gpu {
+            source,
+            launch,
+            forced: None,
         };
-        let reply = job.run(None, || 0.0);
-        let (Reply::Wgsl(Ok(sent)), Reply::Wgsl(Ok(got))) = (&reply, round_trip(&reply)) else {
-            panic!("no WGSL");
+        let Reply::Gpu(GpuOutcome::Skipped(why)) = round_trip(&job.run(None, || 0.0)) else {
+            panic!("a native GPU run");
         };
-        assert_eq!(sent.browser_text(), got.browser_text());
-        assert!(got.text.contains("@compute"));
-        assert_eq!(sent.line_map, got.line_map);
-        assert_eq!(got.tensors.len(), 3);
-        let broken = Job::Wgsl {
-            source: source.replace("let col", "let col: bool"),
-            kernel: None,
-            lanes: 32,
-            mode: WarpMode::Emulated,
-        };
-        let Reply::Wgsl(Err(problems)) = round_trip(&broken.run(None, || 0.0)) else {
-            panic!("WGSL of a source with errors");
-        };
-        assert!(problems.iter().any(|d| d.is_error()));
+        assert!(why.contains("browser"), "{why}");
     }
 
     #[test]

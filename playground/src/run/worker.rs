@@ -1,7 +1,9 @@
-//! The simulator and the WGSL writer off the page's thread: a Web Worker that loads the
+//! The simulator, the backends and WebGPU off the page's thread: a Web Worker that loads the
 //! worker's module (crate `playground-worker`, `window.tesseraWorker`, content-hashed) and runs
 //! the jobs, so typing, diagnostics and the diagram keep working during a long run, and the
-//! page's module carries neither the simulator nor naga.
+//! page's module carries neither the simulator, nor naga, nor the WebGPU runner. A worker
+//! opens its WebGPU device on its first GPU run and keeps it; Cancel ends the worker and the
+//! device with it.
 //!
 //! In (page → worker): a [`Job`] as JSON text. Out (worker → page): `{kind: "ready"}` once the
 //! module is up, `{kind: "progress", done, total}` at most every [`PROGRESS_MS`], and
@@ -12,8 +14,12 @@
 //! Invariants: one job at a time per worker; cancelling ends the worker (`terminate`), which
 //! stops a run at once wherever it is, and the next job starts a new one.
 
+use super::engine::GpuOutcome;
 use super::jobs::{Done, Job, Progress, Reply};
+use compiler_core::launch::Launch;
 use compiler_core::sim::{Arg, Args};
+use compiler_core::wgsl::WarpMode;
+use compiler_core::RunLimits;
 use js_sys::{Array, Object, Reflect, Uint32Array};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -36,7 +42,19 @@ pub fn serve() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
         let reply = match event.data().as_string() {
             Some(text) => match serde_json::from_str::<Job>(&text) {
-                Ok(job) => run_job(job),
+                Ok(Job::Gpu {
+                    source,
+                    launch,
+                    forced,
+                }) => {
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let outcome = run_on_gpu(&source, &launch, forced).await;
+                        let reply = reply_message(Reply::Gpu(outcome));
+                        post(&reply.0, &reply.1);
+                    });
+                    return;
+                }
+                Ok(job) => reply_message(job.run(Some(progress_poster()), js_sys::Date::now)),
                 Err(error) => failed(format!(
                     "the page sent a job this worker cannot read: {error}"
                 )),
@@ -50,18 +68,76 @@ pub fn serve() {
     post(&message("ready"), &Array::new());
 }
 
-fn run_job(job: Job) -> (Object, Array) {
-    let mut reply = job.run(Some(progress_poster()), js_sys::Date::now);
+/// The message that carries `reply`, with its tensors' bits moved out to be transferred.
+fn reply_message(mut reply: Reply) -> (Object, Array) {
     let buffers = Array::new();
-    if let Reply::Run(Ok(ran)) = &mut reply {
-        move_bits(&mut ran.inputs, &buffers);
-        move_bits(&mut ran.args, &buffers);
-        for written in &mut ran.writers {
-            buffers.push(&Uint32Array::from(&written[..]));
-            *written = Vec::new();
+    match &mut reply {
+        Reply::Run(Ok(ran)) => {
+            move_bits(&mut ran.inputs, &buffers);
+            move_bits(&mut ran.args, &buffers);
+            for written in &mut ran.writers {
+                buffers.push(&Uint32Array::from(&written[..]));
+                *written = Vec::new();
+            }
         }
+        Reply::Gpu(GpuOutcome::Done { args, .. }) => move_bits(args, &buffers),
+        _ => {}
     }
     done(&reply, buffers)
+}
+
+thread_local! {
+    static GPU: RefCell<Option<Rc<runtime::Gpu>>> = const { RefCell::new(None) };
+}
+
+/// This worker's WebGPU device, opened on first use and kept.
+async fn gpu() -> Result<Rc<runtime::Gpu>, String> {
+    // A lost device never works again: open a new one instead.
+    if let Some(gpu) = GPU
+        .with(|g| g.borrow().clone())
+        .filter(|g| g.lost().is_none())
+    {
+        return Ok(gpu);
+    }
+    let gpu = Rc::new(runtime::open().await.map_err(|e| e.to_string())?);
+    GPU.with(|g| *g.borrow_mut() = Some(gpu.clone()));
+    Ok(gpu)
+}
+
+/// Runs `launch` of `source` on WebGPU with warps as `forced` says, else as the device's
+/// subgroups allow.
+async fn run_on_gpu(source: &str, launch: &Launch, forced: Option<WarpMode>) -> GpuOutcome {
+    let compilation = compiler_core::compile(source);
+    let Ok(prepared) = compilation.prepare(launch, RunLimits::PAGE) else {
+        return GpuOutcome::Skipped("the launch does not fit the kernel".to_owned());
+    };
+    let gpu = match gpu().await {
+        Ok(gpu) => gpu,
+        Err(why) => return GpuOutcome::Skipped(why),
+    };
+    let lanes = prepared.options.lanes;
+    let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
+    match runtime::run(&gpu, &prepared, mode).await {
+        Ok(output) => GpuOutcome::Done {
+            args: output.args,
+            ms: output.elapsed.as_secs_f64() * 1000.0,
+            how: format!(
+                "{}, {} · {}",
+                gpu.report.name,
+                gpu.report.subgroups(),
+                match mode {
+                    WarpMode::Subgroups => format!("{lanes}-lane subgroups as warps"),
+                    WarpMode::Emulated => format!("{lanes}-lane warps emulated"),
+                }
+            ),
+        },
+        Err(error) => {
+            if matches!(error, runtime::RuntimeError::Device(_)) {
+                GPU.with(|g| *g.borrow_mut() = None);
+            }
+            GpuOutcome::Failed(error.to_string())
+        }
+    }
 }
 
 /// Tells the page how many of `total` CTAs are done, at most every [`PROGRESS_MS`]. It holds
@@ -329,6 +405,7 @@ fn decode(data: &JsValue, kind: &str) -> Outcome {
                 *written = buffers.next().unwrap_or_default();
             }
         }
+        Reply::Gpu(GpuOutcome::Done { args, .. }) => put_bits(args, &mut buffers),
         // JSON carries the steps, not the stored states that make a jump quick.
         Reply::Trace(Ok(traced)) => traced.trace.checkpoint(),
         _ => {}
