@@ -1,4 +1,13 @@
 import { test, expect, type PlayPage } from '../fixtures/pages';
+import type { Page } from '@playwright/test';
+
+/** Runs `script` in the playground's worker before its module: WebGPU runs there. */
+async function injectIntoWorker(page: Page, script: string) {
+  await page.route(/\/lazy\/worker-[0-9a-f]+\.js$/, async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, body: `${script}\n${await response.text()}` });
+  });
+}
 
 // The runtime crate's browser runner (WebGPU through web-sys) runs the examples in Chromium
 // from the playground, and the results equal the simulator's. Headless Chromium here offers
@@ -49,9 +58,7 @@ test('the lane probe finds SwiftShader\'s subgroups in invocation order, so they
 });
 
 test('without WebGPU the simulator still runs and a note says why', async ({ play, page }) => {
-  await page.addInitScript(() => {
-    delete (Navigator.prototype as any).gpu;
-  });
+  await injectIntoWorker(page, 'delete WorkerNavigator.prototype.gpu;');
   await play.open('?example=vector_add');
   await play.run();
   await expect(play.simStatus).toContainText('Simulator:');
@@ -61,33 +68,42 @@ test('without WebGPU the simulator still runs and a note says why', async ({ pla
 
 test('a GPU device lost during a run is explained, and the next run opens a new one', async ({ play, page }) => {
   // Browsers lose the device when their watchdog ends a kernel that runs too long; here the
-  // page's own device is destroyed right after the run is submitted, which loses it the same way.
-  await page.addInitScript(() => {
-    const w = window as any;
-    w.__devices = [];
-    w.__loseOnSubmit = false;
-    if (!('GPUAdapter' in window)) return;
+  // worker's own device is destroyed right after the run is submitted, which loses it the same
+  // way. The page tells the worker when, and counts its devices, over a BroadcastChannel.
+  await injectIntoWorker(page, `(() => {
+    const channel = new BroadcastChannel('gpu-test');
+    let devices = [];
+    let loseOnSubmit = false;
+    channel.onmessage = (event) => { if (event.data === 'lose') loseOnSubmit = true; };
+    if (!('GPUAdapter' in self)) return;
     const requestDevice = GPUAdapter.prototype.requestDevice;
-    GPUAdapter.prototype.requestDevice = async function (this: GPUAdapter, ...args: any[]) {
-      const device = await requestDevice.apply(this, args as any);
-      w.__devices.push(device);
+    GPUAdapter.prototype.requestDevice = async function (...args) {
+      const device = await requestDevice.apply(this, args);
+      devices.push(device);
+      channel.postMessage('device');
       return device;
     };
     const submit = GPUQueue.prototype.submit;
-    GPUQueue.prototype.submit = function (this: GPUQueue, ...args: any[]) {
-      const result = submit.apply(this, args as any);
-      if (w.__loseOnSubmit) {
-        w.__loseOnSubmit = false;
-        w.__devices[w.__devices.length - 1].destroy();
+    GPUQueue.prototype.submit = function (...args) {
+      const result = submit.apply(this, args);
+      if (loseOnSubmit) {
+        loseOnSubmit = false;
+        devices[devices.length - 1].destroy();
       }
       return result;
     };
+  })();`);
+  await page.addInitScript(() => {
+    const w = window as any;
+    w.__devices = 0;
+    w.__gpuTest = new BroadcastChannel('gpu-test');
+    w.__gpuTest.onmessage = (event: MessageEvent) => { if (event.data === 'device') w.__devices++; };
   });
   const first = await runOnGpu(play, 'matvec', '32', 'emulated');
   test.skip(first.includes('not run'), `no WebGPU here: ${first}`);
   expect(first).toContain('32-lane warps emulated');
 
-  await page.evaluate(() => ((window as any).__loseOnSubmit = true));
+  await page.evaluate(() => (window as any).__gpuTest.postMessage('lose'));
   await play.run();
   await expect(play.gpuStatus).toContainText('the GPU device was lost during the run', { timeout: 20_000 });
   await expect(play.gpuStatus).toContainText('the next run opens a new one');
@@ -100,5 +116,5 @@ test('a GPU device lost during a run is explained, and the next run opens a new 
   for (const verdict of await play.verdicts.all()) {
     await expect(verdict).toHaveText(/^GPU = simulator/);
   }
-  expect(await page.evaluate(() => (window as any).__devices.length)).toBe(2);
+  await expect.poll(() => page.evaluate(() => (window as any).__devices)).toBe(2);
 });
