@@ -61,6 +61,8 @@ test('the stepper shows the bank of each lane under the lane row', async ({ play
   for (let i = 0; i < 10; i++) {
     if ((await page.getByTestId('step-statement').textContent())?.startsWith('Y[l] =')) break;
     await page.keyboard.press('ArrowRight');
+    // The worker sends the step a moment after the key.
+    await expect(position).toContainText(`Step ${i + 2} of`);
   }
   await expect(page.getByTestId('step-statement')).toHaveText('Y[l] = t[0, l] + t[l, 0] + t[l, l]');
   const places = page.getByTestId('lane-places');

@@ -36,8 +36,8 @@ use leptos::prelude::*;
 use outputs::{ListingView, Output};
 use run::{
     memory_run, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel, ListingWriter,
-    MemoryRun, MemoryView, OccupancyView, OnRequest, Results, RunReport, Running, Stepper,
-    TraceRun,
+    MemoryRun, MemoryView, OccupancyView, OnRequest, Results, RunReport, Running, StepReader,
+    Stepper, TraceRun,
 };
 use std::rc::Rc;
 
@@ -268,6 +268,7 @@ pub fn Playground() -> impl IntoView {
     };
     let tracer = OnRequest::<TraceRun>::default();
     let traced = tracer.made;
+    let step_reader = StepReader::of(tracer);
     let trace = Callback::new(move |block: Dim3| {
         let compiled = current();
         refit(&compiled);
@@ -346,15 +347,15 @@ pub fn Playground() -> impl IntoView {
     });
     // The statement of the step on show, while the trace is of the source as it is.
     let step_span = Memo::new(move |_| {
-        let at = stepping.get()?;
+        stepping.get()?;
         if trace_stale.get() {
             return None;
         }
-        traced.with(|t| {
-            let steps = &t.as_ref()?.trace.steps;
-            let last = steps.len().checked_sub(1)?;
-            Some(steps[(at.step as usize).min(last)].statement)
-        })
+        // The step on show: a move's step comes from the worker a moment after it.
+        step_reader
+            .0
+            .made
+            .with(|m| Some(m.as_ref()?.as_ref().ok()?.view.as_ref()?.span))
     });
     let reveal = Signal::derive(move || step_span.get().map(|s| s.start));
 
@@ -579,7 +580,7 @@ pub fn Playground() -> impl IntoView {
                                     <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale on_measure=measure on_close=close_memory/>
                                 })}
                                 {move || stepper_open.get().then(|| view! {
-                                    <Stepper traced=traced stepping=stepping tracing=tracer.status("Tracing") stale=trace_stale on_trace=trace/>
+                                    <Stepper traced=traced reader=step_reader stepping=stepping tracing=tracer.status("Tracing") stale=trace_stale on_trace=trace/>
                                 })}
                                 <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through/>
                             }.into_any(),

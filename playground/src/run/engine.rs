@@ -6,14 +6,14 @@
 //! stops with an explanation, and off the page's thread, so a long run never freezes the page.
 //! The GPU runs when the browser offers WebGPU; otherwise the outcome says why.
 
-use super::jobs::{Done, Job, Reply, Simulation};
+use super::jobs::{Done, Job, Reply, Simulation, Stepped};
 use crate::outputs::{Output, Shown};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
 use compiler_core::share::Tab;
-use compiler_core::sim::{Args, MemoryProfile, Trace, Writers};
+use compiler_core::sim::{Args, MemoryProfile, Writers};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, Diagnostic};
 use leptos::prelude::*;
@@ -298,25 +298,68 @@ impl JobRunner {
     }
 }
 
-/// The listing of the open tab (PTX, WGSL or IR) for the source as it is: the worker writes
-/// it (the page's module carries no backend). Requests while one is in flight wait, the last
-/// one only, so typing never restarts the worker; the listing shown is the last one made until
-/// the next arrives.
-#[derive(Clone, Copy)]
-pub struct ListingWriter {
-    /// The last listing made, and what it is of; `None` before the first.
-    pub made: RwSignal<Option<(Output, Shown)>, LocalStorage>,
-    waiting: StoredValue<Option<(Job, Output)>, LocalStorage>,
+/// Requests of which only the latest matters (the listing for the source as it is, the step
+/// on show): one in flight and the last one waiting, so a burst of requests (typing, holding
+/// an arrow key) never restarts the worker; what was made last stays until the next arrives.
+pub struct Latest<T: 'static> {
+    /// The last thing made; `None` before the first.
+    pub made: RwSignal<Option<T>, LocalStorage>,
+    waiting: StoredValue<Option<(Job, Finish<T>)>, LocalStorage>,
     worker: StoredValue<JobRunner, LocalStorage>,
 }
 
-impl Default for ListingWriter {
-    fn default() -> Self {
+type Finish<T> = Box<dyn FnOnce(Result<Reply, String>) -> T>;
+
+impl<T: 'static> Clone for Latest<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: 'static> Copy for Latest<T> {}
+
+impl<T: 'static> Latest<T> {
+    /// Requests sent to `worker`, which other work may share: a request waits while that
+    /// work is in flight.
+    pub fn new(worker: JobRunner) -> Self {
         Self {
             made: RwSignal::new_local(None),
             waiting: StoredValue::new_local(None),
-            worker: StoredValue::new_local(JobRunner::default()),
+            worker: StoredValue::new_local(worker),
         }
+    }
+
+    /// Asks for `job`, whose reply `finish` makes into what is shown.
+    pub fn request(self, job: Job, finish: impl FnOnce(Result<Reply, String>) -> T + 'static) {
+        self.waiting.set_value(Some((job, Box::new(finish))));
+        if !self.worker.with_value(JobRunner::busy) {
+            self.send_waiting();
+        }
+    }
+
+    fn send_waiting(self) {
+        let Some((job, finish)) = self.waiting.try_update_value(Option::take).flatten() else {
+            return;
+        };
+        let on_reply = move |reply: Result<Reply, String>| {
+            if self.waiting.with_value(Option::is_some) {
+                // Already out of date: make the newer one.
+                return self.send_waiting();
+            }
+            self.made.set(Some(finish(reply)));
+        };
+        self.worker.with_value(|w| w.start(job, |_| {}, on_reply));
+    }
+}
+
+/// The listing of the open tab (PTX, WGSL or IR) for the source as it is: the worker writes
+/// it (the page's module carries no backend), the latest request only.
+#[derive(Clone, Copy)]
+pub struct ListingWriter(pub Latest<(Output, Shown)>);
+
+impl Default for ListingWriter {
+    fn default() -> Self {
+        Self(Latest::new(JobRunner::default()))
     }
 }
 
@@ -328,39 +371,53 @@ impl ListingWriter {
             kernel: kernel.map(str::to_owned),
             of,
         };
-        self.waiting.set_value(Some((job, of)));
-        if !self.worker.with_value(JobRunner::busy) {
-            self.send_waiting();
-        }
-    }
-
-    /// The last listing made for `tab`, else "Writing the `what`…".
-    pub fn shown(self, tab: Tab, what: &'static str) -> Signal<Shown, LocalStorage> {
-        Signal::derive_local(move || {
-            self.made
-                .get()
-                .filter(|(made, _)| made.tab() == tab)
-                .map_or_else(|| Rc::new(Err(format!("Writing the {what}…"))), |(_, l)| l)
-        })
-    }
-
-    fn send_waiting(self) {
-        let Some((job, of)) = self.waiting.try_update_value(Option::take).flatten() else {
-            return;
-        };
-        let on_reply = move |reply: Result<Reply, String>| {
-            if self.waiting.with_value(Option::is_some) {
-                // Already out of date: write the newer one.
-                return self.send_waiting();
-            }
+        self.0.request(job, move |reply| {
             let listing = match reply {
                 Ok(Reply::Listing(listing)) => listing,
                 Ok(_) => Err(ANOTHER_QUESTION.to_owned()),
                 Err(why) => Err(format!("The listing could not be written: {why}.")),
             };
-            self.made.set(Some((of, Rc::new(listing))));
+            (of, Rc::new(listing))
+        });
+    }
+
+    /// The last listing made for `tab`, else "Writing the `what`…".
+    pub fn shown(self, tab: Tab, what: &'static str) -> Signal<Shown, LocalStorage> {
+        Signal::derive_local(move || {
+            self.0
+                .made
+                .get()
+                .filter(|(made, _)| made.tab() == tab)
+                .map_or_else(|| Rc::new(Err(format!("Writing the {what}…"))), |(_, l)| l)
+        })
+    }
+}
+
+/// The step on show in the stepper, read by the worker that made the trace (which keeps it):
+/// the latest request only. `Err`: why the step cannot be shown.
+#[derive(Clone, Copy)]
+pub struct StepReader(pub Latest<Result<Stepped, String>>);
+
+impl StepReader {
+    /// Steps of the traces `tracer` makes, read by its worker.
+    pub fn of(tracer: OnRequest<TraceRun>) -> Self {
+        Self(Latest::new(tracer.jobs.get_value()))
+    }
+
+    /// Asks for step `index` of warp `warp` of `run`.
+    pub fn request(self, run: &TraceRun, index: usize, warp: u32) {
+        let job = Job::Step {
+            source: run.compilation.source().to_owned(),
+            launch: run.launch.clone(),
+            block: run.block,
+            index,
+            warp,
         };
-        self.worker.with_value(|w| w.start(job, |_| {}, on_reply));
+        self.0.request(job, |reply| match reply {
+            Ok(Reply::Step(stepped)) => stepped,
+            Ok(_) => Err(ANOTHER_QUESTION.to_owned()),
+            Err(why) => Err(format!("the simulator's worker failed: {why}")),
+        });
     }
 }
 
@@ -511,21 +568,20 @@ fn first_problem(diagnostics: Vec<Diagnostic>) -> String {
 
 const ANOTHER_QUESTION: &str = "the worker answered another question";
 
-/// The steps of one CTA, and the compilation and launch they are of.
+/// A trace of CTA `block` that the tracer's worker keeps (the page reads it a step at a time,
+/// [`StepReader`]), and the compilation and launch it is of.
 pub struct TraceRun {
     pub compilation: Rc<Compilation>,
     pub launch: Launch,
-    pub trace: Trace,
+    pub block: Dim3,
+    pub steps: usize,
+    pub warps: u32,
+    pub lanes: u32,
+    /// Why the trace ends before the CTA did, when it does.
+    pub incomplete: Option<String>,
     /// Where the run stopped, when it faulted: the trace ends there.
     pub fault: Option<Diagnostic>,
     pub ms: f64,
-}
-
-impl TraceRun {
-    /// The kernel traced; `None` only for a launch that named no kernel of the source.
-    pub fn kernel(&self) -> Option<&Kernel> {
-        self.compilation.kernel(self.launch.kernel.as_deref()).ok()
-    }
 }
 
 /// The job that runs `launch` on the simulator again tracing CTA `block` (a browser tab's
@@ -543,7 +599,11 @@ pub fn trace_run(
     };
     let finish = move |reply| match reply {
         Reply::Trace(traced) => traced.map_err(first_problem).map(|t| TraceRun {
-            trace: t.trace,
+            block,
+            steps: t.steps,
+            warps: t.warps,
+            lanes: t.lanes,
+            incomplete: t.incomplete,
             fault: t.fault,
             ms: t.ms,
             compilation,

@@ -1,16 +1,17 @@
-//! The worker's jobs: a run, a trace or memory counts on the simulator, a run on WebGPU, and
-//! the PTX, WGSL and IR listings. Each is made from the source alone (the job compiles it itself,
+//! The worker's jobs: a run, a trace or memory counts on the simulator, a step of the last
+//! trace, a run on WebGPU, and the PTX, WGSL and IR listings. Each is made from the source alone (the job compiles it itself,
 //! as quick as sending a compilation), so it can cross to a Web Worker as JSON (`worker`) or run
 //! here (native builds, the unit tests). The simulator, the backends (PTX, and naga for WGSL)
 //! and the WebGPU runner are in the worker's module only: the page's module does not carry them
 //! (ARCHITECTURE.md, "the worker has a module of its own").
 
 use super::engine::GpuOutcome;
+use super::steps::{self, StepView};
 use crate::outputs::{listing, Listing, Output};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
-use compiler_core::sim::{Args, MemoryProfile, Trace, TraceLimits, Writers};
+use compiler_core::sim::{Args, MemoryProfile, TraceLimits, Writers};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Diagnostic, RunLimits};
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,15 @@ pub enum Job {
         kernel: Option<String>,
         of: Output,
     },
+    /// Step `index` of warp `warp` of the trace of CTA `block` (kept by the worker that made
+    /// it; made again by another).
+    Step {
+        source: String,
+        launch: Launch,
+        block: Dim3,
+        index: usize,
+        warp: u32,
+    },
     /// `launch` on WebGPU, with warps as `forced` says, else as the device's subgroups allow.
     Gpu {
         source: String,
@@ -44,7 +54,7 @@ pub enum Job {
 pub enum Simulation {
     /// Who wrote each element.
     Run,
-    /// CTA `block`'s steps.
+    /// CTA `block`'s steps, kept in the worker; the page hears how many there are.
     Trace { block: Dim3 },
     /// Every memory access.
     Count,
@@ -56,6 +66,7 @@ pub enum Reply {
     /// A fault is the one diagnostic.
     Run(Result<Ran, Vec<Diagnostic>>),
     Trace(Result<Traced, Vec<Diagnostic>>),
+    Step(Result<Stepped, String>),
     Count(Result<Counted, Vec<Diagnostic>>),
     Gpu(GpuOutcome),
     Listing(Result<Listing, String>),
@@ -71,12 +82,24 @@ pub struct Ran {
     pub cluster: Option<ClusterRun>,
 }
 
-/// One CTA's steps, and the fault that ended the run, if one did.
+/// What the page knows of a trace the worker keeps: its steps and warps, why it ends early
+/// (if it does), and the fault that ended the run, if one did.
 #[derive(Serialize, Deserialize)]
 pub struct Traced {
-    pub trace: Trace,
+    pub steps: usize,
+    pub warps: u32,
+    pub lanes: u32,
+    pub incomplete: Option<String>,
     pub fault: Option<Diagnostic>,
     pub ms: f64,
+}
+
+/// One step of one warp (`None` for a trace with no steps), and for the timeline, how many of
+/// the warp's lanes each step had active.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stepped {
+    pub view: Option<StepView>,
+    pub active: Vec<u8>,
 }
 
 /// The memory counts (`Err`: why there are none), and the fault that ended the run, if one
@@ -101,6 +124,24 @@ impl Job {
                 launch,
                 what,
             } => what.simulate(&source, &launch, progress, now),
+            Job::Step {
+                source,
+                launch,
+                block,
+                index,
+                warp,
+            } => Reply::Step(
+                steps::kept(&source, &launch, block)
+                    .map(|cta| Stepped {
+                        view: steps::step_view(&cta, index, warp),
+                        active: steps::active_lanes(&cta.trace, warp),
+                    })
+                    .map_err(|problems| {
+                        problems
+                            .first()
+                            .map_or_else(String::new, |d| d.message.clone())
+                    }),
+            ),
             // The worker runs it (`worker::run_on_gpu`): WebGPU is asynchronous, and native
             // builds have none.
             Job::Gpu { .. } => Reply::Gpu(GpuOutcome::Skipped(
@@ -152,9 +193,13 @@ impl Simulation {
             }
             Simulation::Trace { block } => {
                 let traced = prepared.simulate_traced(block, TraceLimits::default());
+                let cta = steps::keep(compilation, launch, traced);
                 Reply::Trace(Ok(Traced {
-                    trace: traced.trace,
-                    fault: traced.output.err(),
+                    steps: cta.trace.steps.len(),
+                    warps: cta.trace.warps(),
+                    lanes: cta.trace.lanes,
+                    incomplete: cta.trace.incomplete.clone(),
+                    fault: cta.fault.clone(),
                     ms: now() - start,
                 }))
             }
@@ -216,19 +261,43 @@ mod tests {
         assert!(got.writers.iter().any(|w| w.iter().any(|&t| t > 0)));
     }
 
+    fn step(source: &str, launch: &Launch, block: Dim3, index: usize) -> Stepped {
+        let job = Job::Step {
+            source: source.to_owned(),
+            launch: launch.clone(),
+            block,
+            index,
+            warp: 1,
+        };
+        match round_trip(&job.run(None, || 0.0)) {
+            Reply::Step(Ok(stepped)) => stepped,
+            _ => panic!("not a step"),
+        }
+    }
+
     #[test]
-    fn a_trace_crosses_whole_and_replays_the_same_values() {
+    fn a_trace_stays_in_the_worker_and_its_steps_cross() {
         let (source, launch) = example("block_sum");
-        let block = Dim3::new(0, 0, 0);
-        let reply = simulate(source, launch, Simulation::Trace { block });
-        let (Reply::Trace(Ok(sent)), Reply::Trace(Ok(mut got))) = (&reply, round_trip(&reply))
-        else {
+        let block = Dim3::new(1, 0, 0);
+        let reply = simulate(source.clone(), launch.clone(), Simulation::Trace { block });
+        let Reply::Trace(Ok(traced)) = round_trip(&reply) else {
             panic!("not a trace");
         };
-        got.trace.checkpoint();
-        let last = sent.trace.steps.len() - 1;
-        assert!(last > 0);
-        assert_eq!(sent.trace.values_after(last), got.trace.values_after(last));
+        assert!(traced.steps > 1 && traced.warps > 1, "{}", traced.steps);
+        let last = traced.steps - 1;
+        let kept = step(&source, &launch, block, last);
+        let view = kept.view.clone().unwrap_or_else(|| panic!("no view"));
+        assert_eq!((view.index, view.count), (last, traced.steps));
+        assert_eq!(kept.active.len(), traced.steps);
+        // Another trace displaces it: the step is traced again, the same.
+        simulate(
+            source.clone(),
+            launch.clone(),
+            Simulation::Trace {
+                block: Dim3::new(0, 0, 0),
+            },
+        );
+        assert_eq!(step(&source, &launch, block, last), kept);
     }
 
     #[test]

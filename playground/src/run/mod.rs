@@ -7,6 +7,7 @@
 //! - `results`: the run's status and each written tensor.
 //! - `form`: the launch form.
 //! - `diagram`: the launch in the hierarchy diagram, and what a picked thread wrote.
+//! - `steps`: a traced CTA's steps as the stepper shows them, made in the worker.
 //! - `stepper`: one warp of a traced CTA, step by step.
 //! - `memory`: the run's memory accesses counted per access in the source, and occupancy.
 
@@ -17,13 +18,14 @@ pub mod jobs;
 mod memory;
 mod results;
 mod stepper;
+pub mod steps;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 
 pub use diagram::LaunchDiagram;
 pub use engine::{
-    memory_run, start_run, trace_run, GpuOutcome, ListingWriter, MemoryRun, OnRequest, RunReport,
-    Running, SimRun, Stage, TraceRun,
+    memory_run, start_run, trace_run, GpuOutcome, Latest, ListingWriter, MemoryRun, OnRequest,
+    RunReport, Running, SimRun, Stage, StepReader, TraceRun,
 };
 pub use form::LaunchPanel;
 pub use memory::{ArchSelect, MemoryView, OccupancyView};

@@ -406,8 +406,6 @@ fn decode(data: &JsValue, kind: &str) -> Outcome {
             }
         }
         Reply::Gpu(GpuOutcome::Done { args, .. }) => put_bits(args, &mut buffers),
-        // JSON carries the steps, not the stored states that make a jump quick.
-        Reply::Trace(Ok(traced)) => traced.trace.checkpoint(),
         _ => {}
     }
     Ok(reply)
