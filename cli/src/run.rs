@@ -422,6 +422,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 output.args.params
             }
             Err(error) => {
+                bar.clear();
+                // A runaway loop is the source's: shown at the loop, as the simulator's E0514.
+                if let Some(diagnostic) = error.diagnostic() {
+                    return report(&[diagnostic], &compilation, &args.file);
+                }
                 eprintln!("error: {error}");
                 return ExitCode::from(1);
             }

@@ -235,6 +235,38 @@ fn a_kernel_past_its_step_limit_says_how_to_raise_it() {
     assert!(text.contains("help: a loop that never ends needs an end; a kernel that is only long needs a larger limit (`tessera run --step-limit N`)"), "{text}");
 }
 
+/// The kernel on the GPU: before the loop guard, lavapipe returned made-up results and
+/// exit 0 (its driver leaves any loop after 65,535 trips). Now the run stops with E0514 at the
+/// loop, by the guard under a small step limit and by the driver's cut under the default one.
+#[test]
+fn an_endless_loop_on_the_gpu_stops_with_e0514_at_the_loop() {
+    let dir = scratch("endless");
+    let file = dir.join("endless.tsr");
+    let source = "@launch(32)\nkernel endless(Y: tensor<i32>[32]) {\n  var i = ctx.lane\n  while i >= 0 {\n    i = (i + 1) % 7\n  }\n  Y[ctx.lane] = i\n}\n";
+    std::fs::write(&file, source).unwrap_or_else(|e| panic!("{e}"));
+    let path = file.display().to_string();
+    for limit in [Some("2000"), None] {
+        let mut args = vec!["run", &path, "--backend", "gpu"];
+        args.extend(limit.map(|l| ["--step-limit", l]).into_iter().flatten());
+        let output = Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .args(&args)
+            .env("XDG_RUNTIME_DIR", "/tmp")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{text}");
+        assert!(text.contains("error[E0514]: "), "{text}");
+        assert!(text.contains("endless.tsr:4:3"), "{text}");
+        if limit.is_some() {
+            assert!(
+                text.contains("more than 2000 trips in one thread"),
+                "{text}"
+            );
+        }
+        assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    }
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }

@@ -801,8 +801,16 @@ impl<'k> PreparedRun<'k> {
         (output, observed)
     }
 
-    /// The WGSL a GPU runs this launch with, its warps as `mode` gives them.
+    /// The WGSL a GPU runs this launch with, its warps as `mode` gives them, its loops guarded
+    /// by the step limit: no thread of a kernel the simulator finishes runs more trips (each
+    /// runs a statement), and one that never ends stops (E0514, as on the simulator).
     pub fn wgsl(&self, mode: WarpMode) -> Result<wgsl::Wgsl, Diagnostic> {
-        wgsl::emit(self.kernel, self.options.lanes, mode)
+        let budget = u32::try_from(self.options.step_limit).unwrap_or(u32::MAX);
+        wgsl::emit(
+            self.kernel,
+            self.options.lanes,
+            mode,
+            wgsl::Guard::Trips(budget),
+        )
     }
 }

@@ -166,7 +166,7 @@ impl Compilation {
         lanes: u32,
         mode: wgsl::WarpMode,
     ) -> Result<wgsl::Wgsl, Vec<Diagnostic>> {
-        wgsl::emit(self.kernel(name)?, lanes, mode).map_err(|d| vec![d])
+        wgsl::emit(self.kernel(name)?, lanes, mode, wgsl::Guard::Off).map_err(|d| vec![d])
     }
 
     /// `launch` checked against its kernel, within `limits`, and its arguments built: ready to

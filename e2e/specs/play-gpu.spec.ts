@@ -118,3 +118,32 @@ test('a GPU device lost during a run is explained, and the next run opens a new 
   }
   await expect.poll(() => page.evaluate(() => (window as any).__devices)).toBe(2);
 });
+
+// A kernel whose loop never ends, sent to the GPU after the simulator stopped it: the WGSL's
+// loop guard stops it there (E0514 at the loop's line), and the page and the device work after.
+for (const mode of ['subgroups', 'emulated']) {
+  test(`an endless loop on WebGPU (${mode}) stops with E0514 and the next run works`, async ({ play, page }) => {
+    const lanes = mode === 'subgroups' ? '4' : '32';
+    await play.open('?example=vector_add');
+    await play.editor.fill('@launch(32)\nkernel endless(Y: tensor<i32>[32]) {\n  var i = ctx.lane\n  while i >= 0 {\n    i = (i + 1) % 7\n  }\n  Y[ctx.lane] = i\n}\n');
+    await play.setField('lanes', lanes);
+    await page.getByTestId('warp-mode').selectOption(mode);
+    await play.setField('step-limit', '3000');
+    await play.run();
+    await expect(page.getByTestId('run-fault')).toContainText('E0514');
+    await expect(play.gpuStatus).toContainText('not run: the simulator stopped the run');
+    await page.getByTestId('gpu-anyway').click();
+    const outcome = play.gpuStatus;
+    await expect(outcome).not.toContainText('running', { timeout: 30_000 });
+    test.skip((await outcome.textContent())?.includes('not run') ?? false, 'no WebGPU here');
+    await expect(outcome).toContainText('E0514: ');
+    await expect(outcome).toContainText('(the loop at line 4)');
+    // The page and the device work: a kernel that ends runs on both and agrees.
+    await play.editor.fill('@launch(32)\nkernel ends(Y: tensor<i32>[32]) {\n  var i = ctx.lane\n  while i >= 0 && i < 5 {\n    i = (i + 1) % 7\n  }\n  Y[ctx.lane] = i\n}\n');
+    await play.run();
+    await expect(play.gpuStatus).toContainText('WebGPU (', { timeout: 30_000 });
+    for (const verdict of await play.verdicts.all()) {
+      await expect(verdict).toHaveText(/^GPU = simulator/);
+    }
+  });
+}

@@ -35,9 +35,9 @@ use editor::Editor;
 use leptos::prelude::*;
 use outputs::{ListingView, Output};
 use run::{
-    memory_run, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel, ListingWriter,
-    MemoryRun, MemoryView, OccupancyView, OnRequest, Results, RunReport, Running, StepReader,
-    Stepper, TraceRun,
+    memory_run, run_on_gpu_anyway, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel,
+    ListingWriter, MemoryRun, MemoryView, OccupancyView, OnRequest, Results, RunReport, Running,
+    StepReader, Stepper, TraceRun,
 };
 use std::rc::Rc;
 
@@ -255,6 +255,7 @@ pub fn Playground() -> impl IntoView {
         blocked.set(None);
         start_run(compiled, to_run, warp_mode.get_untracked(), running);
     });
+    let gpu_anyway = Callback::new(move |()| run_on_gpu_anyway(warp_mode.get_untracked(), running));
     let raise_step_limit = Callback::new(move |limit: u64| {
         launch.update(|l| l.step_limit = Some(limit));
         on_run.run(());
@@ -575,7 +576,7 @@ pub fn Playground() -> impl IntoView {
                             Tab::Run => view! {
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names problems=problems on_run=on_run/>
                                 <OccupancyView kernel=form_kernel arch=arch/>
-                                <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_step_through=step_through on_measure=measure/>
+                                <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure/>
                                 {move || memory_open.get().then(|| view! {
                                     <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale on_measure=measure on_close=close_memory/>
                                 })}
@@ -601,6 +602,7 @@ pub fn Playground() -> impl IntoView {
                                         <option value="emulated" selected=move || warp_mode.get() != Some(compiler_core::wgsl::WarpMode::Subgroups)>"emulated in workgroup memory"</option>
                                     </select>
                                 </label>
+                                <p class="hint" data-testid="wgsl-plain">"Plain WGSL, as "<code>"tessera wgsl"</code>" writes it. A run adds a "<a href="/docs/targets#loop-guard">"loop guard"</a>": each loop stops past the step limit's trips (E0514)."</p>
                                 <ListingView listing=wgsl source_line_spans=pointer_line linked=linked label="WGSL"/>
                             }.into_any(),
                             Tab::Ir => view! {

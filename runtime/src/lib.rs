@@ -26,7 +26,7 @@ mod web;
 #[cfg(target_arch = "wasm32")]
 pub use web::{open, probe, run, run_wgsl, Gpu};
 
-use compiler_core::wgsl::WarpMode;
+use compiler_core::wgsl::{Stopped, WarpMode};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
@@ -191,6 +191,39 @@ pub enum RuntimeError {
     Device(String),
     /// The WGSL backend failed (a bug in Tessera, E0520).
     Wgsl(String),
+    /// A loop of the kernel (its header at `span`) did not end: it ran more than `budget`
+    /// trips in one thread and the loop guard stopped it, or the driver ended it early (E0514,
+    /// as the simulator's step limit).
+    Runaway {
+        span: compiler_core::Span,
+        budget: u32,
+        by: compiler_core::wgsl::Stopped,
+    },
+}
+
+impl RuntimeError {
+    /// The diagnostic a runaway loop is, with the loop's span; `None` for the other errors,
+    /// which are the GPU's, not the source's.
+    pub fn diagnostic(&self) -> Option<compiler_core::Diagnostic> {
+        let Self::Runaway { span, .. } = self else {
+            return None;
+        };
+        let help = match self.stopped() {
+            Some(Stopped::Driver) => "a loop that never ends needs an end; a long kernel runs to its end on the simulator, or on a GPU whose driver does not bound loops",
+            _ => "a loop that never ends needs an end; the budget is the run's step limit, which a long kernel can raise (`tessera run --step-limit N`)",
+        };
+        Some(
+            compiler_core::Diagnostic::error(compiler_core::Code::E0514, *span, self.to_string())
+                .with_help(help),
+        )
+    }
+
+    fn stopped(&self) -> Option<Stopped> {
+        match self {
+            Self::Runaway { by, .. } => Some(*by),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for RuntimeError {
@@ -201,6 +234,21 @@ impl fmt::Display for RuntimeError {
             Self::Limit(message) => write!(f, "the kernel does not fit this GPU: {message}"),
             Self::Device(message) => write!(f, "the GPU run failed: {message}"),
             Self::Wgsl(message) => write!(f, "no WGSL for the GPU: {message}"),
+            Self::Runaway {
+                budget,
+                by: Stopped::Guard,
+                ..
+            } => write!(
+                f,
+                "a loop ran more than {budget} trips in one thread on the GPU, so the loop guard stopped the kernel"
+            ),
+            Self::Runaway {
+                by: Stopped::Driver,
+                ..
+            } => write!(
+                f,
+                "the GPU's driver ended a loop before it finished (Mesa's lavapipe leaves any loop after 65,535 trips), so the kernel did not run to its end and its results are not shown"
+            ),
         }
     }
 }

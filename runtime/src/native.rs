@@ -271,7 +271,7 @@ fn run_launch(
         let view = readback.slice(..).get_mapped_range().map_err(|error| {
             RuntimeError::Device(format!("could not read the results back: {error}"))
         })?;
-        read_back(args, *param, &view);
+        read_back(args, wgsl, *param, &view)?;
     }
     Ok(GpuRun { elapsed })
 }

@@ -19,8 +19,9 @@ pub(crate) struct Plan {
 
 pub(crate) struct PlannedBuffer {
     pub binding: u32,
-    /// The tensor's index in the kernel's parameters (and in `Args::params`).
-    pub param: usize,
+    /// The tensor's index in the kernel's parameters (and in `Args::params`); `None` for the
+    /// loop guard's word.
+    pub param: Option<usize>,
     pub read_only: bool,
     /// Never empty: GPU APIs refuse empty buffers, so an empty tensor gets one element.
     pub bytes: Vec<u8>,
@@ -54,9 +55,17 @@ pub(crate) fn plan(
         }
         buffers.push(PlannedBuffer {
             binding: binding.binding,
-            param: binding.param,
+            param: Some(binding.param),
             read_only: binding.read_only,
             bytes: bytes(&words),
+        });
+    }
+    if let Some(guard) = &wgsl.guard {
+        buffers.push(PlannedBuffer {
+            binding: guard.binding,
+            param: None,
+            read_only: false,
+            bytes: bytes(&[0]),
         });
     }
     Ok(Plan {
@@ -66,15 +75,36 @@ pub(crate) fn plan(
     })
 }
 
-/// Copies a written tensor's bytes, as read back from the GPU, into `args`.
-pub(crate) fn read_back(args: &mut Args, param: usize, bytes: &[u8]) {
-    if let Some(Arg::Tensor(tensor)) = args.params.get_mut(param) {
-        let count = tensor.bits.len();
-        tensor.bits = bytes
-            .chunks_exact(4)
-            .take(count)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
+/// Copies a written tensor's bytes, as read back from the GPU, into `args`; the loop guard's
+/// word (`param` `None`) says whether a loop ran past its budget.
+pub(crate) fn read_back(
+    args: &mut Args,
+    wgsl: &Wgsl,
+    param: Option<usize>,
+    bytes: &[u8],
+) -> Result<(), RuntimeError> {
+    let words = bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+    match param {
+        Some(param) => {
+            if let Some(Arg::Tensor(tensor)) = args.params.get_mut(param) {
+                let count = tensor.bits.len();
+                tensor.bits = words.take(count).collect();
+            }
+            Ok(())
+        }
+        None => {
+            let word = words.take(1).sum();
+            match wgsl
+                .guard
+                .as_ref()
+                .and_then(|g| Some((g.runaway(word)?, g.budget)))
+            {
+                Some(((span, by), budget)) => Err(RuntimeError::Runaway { span, budget, by }),
+                None => Ok(()),
+            }
+        }
     }
 }
 

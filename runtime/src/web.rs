@@ -411,8 +411,9 @@ async fn run_launch(
         let range = readback
             .get_mapped_range()
             .map_err(|e| device_error("could not read the results back", &e))?;
-        read_back(args, *param, &Uint8Array::new(&range).to_vec());
+        let read = read_back(args, wgsl, *param, &Uint8Array::new(&range).to_vec());
         readback.unmap();
+        read?;
     }
     let elapsed = Duration::from_secs_f64((now_ms() - start).max(0.0) / 1000.0);
     for storage in buffers.iter().chain([&uniform]) {

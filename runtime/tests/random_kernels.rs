@@ -1,16 +1,28 @@
 //! Random differential testing: proptest writes random kernels that are well typed and
-//! uniformity-correct (integer arithmetic, branches under varying and warp-uniform conditions,
-//! counted loops, warp and CTA collectives, votes, scans, shuffles, partial warps) and each one
-//! must give the simulator's results, exactly, on the native GPU (Mesa's lavapipe, subgroups of
-//! 8) in subgroup mode and with 32-lane warps emulated.
+//! uniformity-correct (integer and float arithmetic, branches under varying and warp-uniform
+//! conditions, counted loops, warp and CTA collectives, votes, scans, shuffles, partial warps)
+//! and each one must give the simulator's results on the native GPU (Mesa's lavapipe, subgroups
+//! of 8) in subgroup mode and with 32-lane warps emulated.
+//!
+//! Floats come in two kinds, as the spec's rules for `f32` make them (content/spec.md, "Values"):
+//! - **exact** (`e`): built from small integers, short binary fractions, `+ - min max abs floor
+//!   ceil clamp select`, products by powers of two, shuffles and scans, and stored as a multiple
+//!   of 1/16 within ±4096 ([`snap`]): every value on the way has at most 22 significant bits,
+//!   so every backend gives it exactly, whatever the order or fusion of the operations. These may steer branches, cast to integers and reach `Y`, compared exactly.
+//! - **approximate** (`f`): divisions, `sqrt rsqrt exp exp2 log log2 tanh fma`, products of
+//!   variables, sums over lanes, each assignment clamped to [-4, 4] so an error never grows
+//!   through the chain. They reach only `Z`, compared by the spec's tolerance (1e-4 relative,
+//!   absolute below 1). `sin` and `cos` are left out: WGSL allows them an absolute error of
+//!   2^-11, above the tolerance (the spec's built-ins table).
 //!
 //! A failing kernel is shrunk by proptest and saved in `random_kernels.regressions`, which is kept in
 //! the repository, so it is tried first on every later run. `PROPTEST_CASES` sets how many
 //! kernels (256 by default, about 30 s; BENCHMARKS.md has longer runs).
 
 use compiler_core::hierarchy::Dim3;
+use compiler_core::ir::Scalar;
 use compiler_core::launch::{Input, Launch};
-use compiler_core::sim::{Arg, TraceLimits};
+use compiler_core::sim::{compare_tensor, Arg, TraceLimits};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::RunLimits;
 use proptest::prelude::*;
@@ -51,13 +63,88 @@ fn expr(depth: u32) -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// An exact float: from values that are multiples of 1/16 within ±4096, at most two levels of
+/// sums and products by 2, 1/2 or -1, so every value on the way is a multiple of 1/64 below
+/// 2^16 in magnitude, and exact on every backend.
+fn exact(depth: u32) -> BoxedStrategy<String> {
+    let leaf = prop_oneof![
+        3 => Just("e".to_owned()),
+        1 => Just("f32(v & 255)".to_owned()),
+        1 => Just("(f32(a & 63) * 0.25)".to_owned()),
+        1 => Just("f32(ctx.lane)".to_owned()),
+        1 => prop::sample::select(vec!["0.5", "-1.25", "3.0", "0.0", "-0.0"]).prop_map(str::to_owned),
+    ];
+    if depth == 0 {
+        return leaf.boxed();
+    }
+    let sub = exact(depth - 1);
+    prop_oneof![
+        2 => leaf,
+        3 => (sub.clone(), prop::sample::select(vec!["+", "-"]), sub.clone())
+            .prop_map(|(a, op, b)| format!("({a} {op} {b})")),
+        1 => (sub.clone(), prop::sample::select(vec!["2.0", "0.5", "-1.0"]))
+            .prop_map(|(a, k)| format!("({a} * {k})")),
+        2 => (prop::sample::select(vec!["min", "max"]), sub.clone(), sub.clone())
+            .prop_map(|(f, a, b)| format!("{f}({a}, {b})")),
+        1 => (prop::sample::select(vec!["abs", "floor", "ceil", "-"]), sub.clone())
+            .prop_map(|(f, a)| format!("{f}({a})")),
+        1 => (sub.clone(), sub.clone(), sub)
+            .prop_map(|(c, a, b)| format!("select({c} < 1.5, {a}, {b})")),
+    ]
+    .boxed()
+}
+
+/// `x` as a multiple of 1/16 within ±4096, exactly: what an exact float is stored as.
+fn snap(x: &str) -> String {
+    format!("e = floor(clamp({x}, -4096.0, 4096.0) * 16.0) * 0.0625")
+}
+
+/// An approximate float: the backends may differ in its last bits, and no more than the
+/// spec's tolerance, since each operation's inputs are bounded.
+fn approximate() -> BoxedStrategy<String> {
+    let x = prop_oneof![
+        Just("f".to_owned()),
+        Just("(e * 0.0625)".to_owned()),
+        Just("(f32(v & 1023) * 0.001)".to_owned()),
+        Just("g".to_owned()),
+    ];
+    prop_oneof![
+        (
+            x.clone(),
+            prop::sample::select(vec!["+", "-", "*"]),
+            x.clone()
+        )
+            .prop_map(|(a, op, b)| format!("{a} {op} {b}")),
+        (x.clone(), prop::sample::select(vec!["3.0", "-7.0", "0.3"]))
+            .prop_map(|(a, d)| format!("{a} / {d}")),
+        (x.clone(), x.clone()).prop_map(|(a, b)| format!("{a} / (abs({b}) + 1.0)")),
+        (
+            prop::sample::select(vec!["sqrt", "rsqrt", "log", "log2"]),
+            x.clone()
+        )
+            .prop_map(|(f, a)| format!("{f}(abs({a}) + 1.0)")),
+        (prop::sample::select(vec!["exp", "exp2", "tanh"]), x.clone())
+            .prop_map(|(f, a)| format!("{f}(clamp({a}, -2.0, 2.0))")),
+        (x.clone(), x.clone(), x).prop_map(|(a, b, c)| format!("fma({a}, {b}, {c})")),
+    ]
+    .boxed()
+}
+
 fn condition() -> impl Strategy<Value = String> {
-    (
-        expr(1),
-        prop::sample::select(vec!["<", ">", "==", "!="]),
-        expr(1),
-    )
-        .prop_map(|(a, op, b)| format!("{a} {op} {b}"))
+    prop_oneof![
+        3 => (
+            expr(1),
+            prop::sample::select(vec!["<", ">", "==", "!="]),
+            expr(1),
+        )
+            .prop_map(|(a, op, b)| format!("{a} {op} {b}")),
+        1 => (
+            exact(1),
+            prop::sample::select(vec!["<", ">=", "==", "!="]),
+            exact(1),
+        )
+            .prop_map(|(a, op, b)| format!("{a} {op} {b}")),
+    ]
 }
 
 /// Statements for `control`, `depth` levels of nesting left.
@@ -76,6 +163,26 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
     let mut options: Vec<(u32, BoxedStrategy<String>)> = vec![
         (4, expr(2).prop_map(|e| format!("v = {e}")).boxed()),
         (2, expr(2).prop_map(|e| format!("a = {e}")).boxed()),
+        (2, exact(2).prop_map(|x| snap(&x)).boxed()),
+        (1, Just("v = v + i32(e)".to_owned()).boxed()),
+        (
+            1,
+            exact(1)
+                .prop_map(|x| format!("v = v ^ select(e > {x}, 1, 4)"))
+                .boxed(),
+        ),
+        (
+            2,
+            approximate()
+                .prop_map(|x| format!("f = clamp({x}, -4.0, 4.0)"))
+                .boxed(),
+        ),
+        (
+            1,
+            approximate()
+                .prop_map(|x| format!("f = clamp(f * 0.5 + {x}, -4.0, 4.0)"))
+                .boxed(),
+        ),
     ];
     if control != Control::Varying {
         let warp = prop_oneof![
@@ -90,12 +197,28 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
             prop::sample::select(vec![1, 2]).prop_map(|d| format!("v = shuffle_up(v, {d})")),
             expr(1).prop_map(|l| format!("v = shuffle(v, {l})")),
             prop::sample::select(vec![0, 3]).prop_map(|l| format!("v = broadcast(v, {l})")),
+            prop::sample::select(vec!["e", "f"]).prop_map(|x| format!("{x} = shuffle_xor({x}, 2)")),
+            prop::sample::select(vec!["e", "f"])
+                .prop_map(|x| format!("{x} = shuffle_down({x}, 1)")),
+            prop::sample::select(vec!["e", "f"]).prop_map(|x| format!("{x} = broadcast({x}, 1)")),
+            prop::sample::select(vec!["sum", "max", "min"])
+                .prop_map(|r| snap(&format!("{r}<over ctx.lane>(e)"))),
+            Just(snap("prefix_sum<over ctx.lane>(e)")),
+            prop::sample::select(vec!["max", "min"])
+                .prop_map(|r| format!("f = {r}<over ctx.lane>(f)")),
+            // Terms of one sign: the order of the additions changes the sum by rounding only.
+            Just("f = clamp(sum<over ctx.lane>(abs(f)) * 0.0625, -4.0, 4.0)".to_owned()),
         ];
         options.push((3, warp.boxed()));
     }
     if control == Control::Uniform {
-        let cta = prop::sample::select(vec!["sum", "max", "min"])
-            .prop_map(|r| format!("v = v + {r}<over ctx.thread>(a)"));
+        let cta = prop_oneof![
+            prop::sample::select(vec!["sum", "max", "min"])
+                .prop_map(|r| format!("v = v + {r}<over ctx.thread>(a)")),
+            prop::sample::select(vec!["sum", "max", "min"])
+                .prop_map(|r| snap(&format!("{r}<over ctx.thread>(e)"))),
+            Just("g = g + sum<over ctx.thread>(abs(f)) * 0.001".to_owned()),
+        ];
         options.push((1, cta.boxed()));
         // A tile of X in shared memory (a cooperative copy and a barrier), read per thread;
         // `if true` opens a scope, so two tiles never share a name.
@@ -163,7 +286,7 @@ fn kernel() -> impl Strategy<Value = (String, u32)> {
     (prop::sample::select(vec![32u32, 36, 64]), block(Control::Uniform, 2)).prop_map(
         |(threads, body)| {
             let source = format!(
-                "@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  if i < N {{\n    v = X[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n  }}\n}}\n",
+                "@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  if i < N {{\n    v = X[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n  }}\n}}\n",
                 indent(body)
             );
             (source, threads)
@@ -211,20 +334,34 @@ fn compare(source: &str, threads: u32, lanes: u32, mode: WarpMode) -> Result<(),
         .simulate()
         .map_err(|d| format!("simulator: {d:?}"))?;
     let args = run(gpu(), &prepared, mode).map_err(|e| e.to_string())?.args;
-    let y = |a: &compiler_core::sim::Args| match a.params.get(1) {
+    let (got, want) = (bits(&args, 1), bits(&expected.args, 1));
+    if got != want {
+        let at = got.iter().zip(&want).position(|(g, w)| g != w).unwrap_or(0);
+        return Err(format!(
+            "{mode:?}, {lanes} lanes: Y[{at}] is {} on the GPU and {} on the simulator",
+            got.get(at).map_or(0, |b| *b as i32),
+            want.get(at).map_or(0, |b| *b as i32)
+        ));
+    }
+    // Z holds approximate floats: the spec's one tolerance.
+    let (got, want) = (bits(&args, 2), bits(&expected.args, 2));
+    let z = compare_tensor(Scalar::F32, &got, &want);
+    match z.first_mismatch {
+        None => Ok(()),
+        Some(at) => Err(format!(
+            "{mode:?}, {lanes} lanes: Z[{at}] is {} on the GPU and {} on the simulator",
+            got.get(at).map_or(f32::NAN, |b| f32::from_bits(*b)),
+            want.get(at).map_or(f32::NAN, |b| f32::from_bits(*b))
+        )),
+    }
+}
+
+/// The bits of tensor parameter `param`.
+fn bits(args: &compiler_core::sim::Args, param: usize) -> Vec<u32> {
+    match args.params.get(param) {
         Some(Arg::Tensor(t)) => t.bits.clone(),
         _ => Vec::new(),
-    };
-    let (got, want) = (y(&args), y(&expected.args));
-    if got == want {
-        return Ok(());
     }
-    let at = got.iter().zip(&want).position(|(g, w)| g != w).unwrap_or(0);
-    Err(format!(
-        "{mode:?}, {lanes} lanes: Y[{at}] is {} on the GPU and {} on the simulator",
-        got.get(at).map_or(0, |b| *b as i32),
-        want.get(at).map_or(0, |b| *b as i32)
-    ))
 }
 
 proptest! {
@@ -264,12 +401,10 @@ fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
     let traced = prepared.simulate_traced(Dim3::new(1, 0, 0), TraceLimits::default());
     let output = traced.output.map_err(|d| format!("{d:?}"))?;
     let trace = traced.trace;
-    let y = |a: &compiler_core::sim::Args| match a.params.get(1) {
-        Some(Arg::Tensor(t)) => t.bits.clone(),
-        _ => Vec::new(),
-    };
-    if y(&plain.args) != y(&output.args) {
-        return Err("the traced run wrote another Y".into());
+    for (param, name) in [(1, "Y"), (2, "Z")] {
+        if bits(&plain.args, param) != bits(&output.args, param) {
+            return Err(format!("the traced run wrote another {name}"));
+        }
     }
     if trace.incomplete.is_some() {
         return Ok(());
@@ -280,7 +415,7 @@ fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
     };
     let values = trace.values_after(trace.steps.len() - 1);
     let vars = trace.variables.len();
-    let written = y(&output.args);
+    let written = bits(&output.args, 1);
     for t in 0..threads {
         let i = threads + t;
         if i >= n {

@@ -208,7 +208,9 @@ impl Builder<'_> {
                 let was = self.get_local(block, saved);
                 self.refresh_active(block, was);
             }
-            StmtKind::Loop { body, continuing } => self.emulated_loop(block, body, continuing),
+            StmtKind::Loop { body, continuing } => {
+                self.emulated_loop(block, stmt.span, body, continuing)
+            }
             StmtKind::Break | StmtKind::Continue => {
                 let is_break = matches!(stmt.kind, StmtKind::Break);
                 let (active, _) = self.emulation();
@@ -239,7 +241,13 @@ impl Builder<'_> {
         }
     }
 
-    fn emulated_loop(&mut self, block: &mut Block, body: &[ir::Stmt], continuing: &[ir::Stmt]) {
+    fn emulated_loop(
+        &mut self,
+        block: &mut Block,
+        span: crate::span::Span,
+        body: &[ir::Stmt],
+        continuing: &[ir::Stmt],
+    ) {
         let (active, _) = self.emulation();
         let entry = self.local("entry", Scalar::Bool);
         let broken = self.local("broken", Scalar::Bool);
@@ -248,6 +256,7 @@ impl Builder<'_> {
         self.set_local(block, entry, now);
         let no = self.lit(block, Literal::Bool(false));
         self.set_local(block, broken, no);
+        let watched = self.guard_loop_start(block, span);
         self.flush(block);
         if let Some(e) = self.emulation.as_mut() {
             e.loops.push((broken, continued));
@@ -262,14 +271,24 @@ impl Builder<'_> {
         let zero = self.lit(&mut head, Literal::U32(0));
         let none = self.binary(&mut head, B::Equal, any, zero);
         self.flush(&mut head);
+        // The loop's one exit: every invocation has left it.
+        let mut leave = Block::new();
+        self.guard_exit(&mut leave);
+        leave.push(St::Break, self.span);
         head.push(
             St::If {
                 condition: none,
-                accept: Block::from_vec(vec![St::Break]),
+                accept: leave,
                 reject: Block::new(),
             },
             self.span,
         );
+        if let Some(watched) = watched {
+            let (active, exited) = self.emulation();
+            self.predicated(&mut head, |b, inner| {
+                b.guard_trip_emulated(inner, watched, exited, active)
+            });
+        }
         let body_part = self.block(body);
         head.push(St::Block(body_part), self.span);
         let mut tail = Block::new();
@@ -293,6 +312,7 @@ impl Builder<'_> {
         if let Some(e) = self.emulation.as_mut() {
             e.loops.pop();
         }
+        self.guard_loop_end(block, watched);
         let was = self.get_local(block, entry);
         self.refresh_active(block, was);
     }

@@ -41,8 +41,11 @@ use std::num::NonZeroU32;
 mod collectives;
 mod emulated;
 mod expressions;
+mod guard;
 mod memory;
 mod statements;
+
+pub use guard::{Guard, GuardLayout, Stopped, DRIVER_CUT};
 
 /// WGSL for one kernel, and how to bind it.
 #[derive(Clone, Debug, Serialize)]
@@ -64,6 +67,8 @@ pub struct Wgsl {
     /// Warps emulated in workgroup memory (otherwise they are the GPU's subgroups).
     pub emulated: bool,
     pub workgroup_bytes: u64,
+    /// Where a runaway loop is reported, when the code is guarded ([`Guard::Trips`]).
+    pub guard: Option<GuardLayout>,
     /// (line of `text`, 1-based; the source span it was generated from), for the playground's
     /// source ↔ output highlighting. `browser_text` has [`Wgsl::browser_prefix_lines`] more
     /// lines before these.
@@ -136,7 +141,13 @@ impl Wgsl {
             tensors.join(", "),
             self.uniform_binding,
             if uniforms.is_empty() { "(none)".to_owned() } else { uniforms.join(", ") },
-        )
+        ) + &match &self.guard {
+            Some(g) => format!(
+                "// Loops guarded: past {} trips an invocation stops and writes the loop's number to @binding({}) loop_guard.\n",
+                g.budget, g.binding
+            ),
+            None => String::new(),
+        }
     }
 }
 
@@ -152,9 +163,13 @@ pub enum WarpMode {
 }
 
 /// Builds, validates and writes the WGSL of `kernel` with `lanes`-wide warps: the GPU's
-/// subgroups, or emulated in workgroup memory (on any GPU, with no subgroup operations).
-pub fn emit(kernel: &Kernel, lanes: u32, mode: WarpMode) -> Result<Wgsl, Diagnostic> {
+/// subgroups, or emulated in workgroup memory (on any GPU, with no subgroup operations); its
+/// loops stop past a trip budget when `guard` says so.
+pub fn emit(kernel: &Kernel, lanes: u32, mode: WarpMode, guard: Guard) -> Result<Wgsl, Diagnostic> {
     let mut builder = Builder::new(kernel, lanes);
+    if let Guard::Trips(budget) = guard {
+        builder.start_guard(budget);
+    }
     let body = match mode {
         WarpMode::Subgroups => builder.block(&kernel.body),
         WarpMode::Emulated => {
@@ -246,6 +261,8 @@ struct Builder<'k> {
     span: naga::Span,
     /// Set in emulated-warp mode.
     emulation: Option<emulated::Emulation>,
+    /// Set when loops are guarded.
+    guard: Option<guard::GuardState>,
 }
 
 impl<'k> Builder<'k> {
@@ -445,6 +462,7 @@ impl<'k> Builder<'k> {
             uses_subgroups: false,
             span: SP,
             emulation: None,
+            guard: None,
         }
     }
 
@@ -467,6 +485,7 @@ impl<'k> Builder<'k> {
             .map(|(handle, _)| self.function.expressions.get_span(handle))
             .collect();
         let entry_point = format!("tessera_{}", self.kernel.name);
+        let guard = self.guard_layout();
         self.module.entry_points.push(EntryPoint {
             name: entry_point.clone(),
             stage: ShaderStage::Compute,
@@ -509,6 +528,7 @@ impl<'k> Builder<'k> {
             uses_subgroups: self.uses_subgroups,
             emulated: self.emulation.is_some(),
             workgroup_bytes,
+            guard,
             line_map: Vec::new(),
         };
         wgsl.text = format!("{}{}", wgsl.header(self.kernel), wgsl.text);

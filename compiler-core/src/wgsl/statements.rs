@@ -82,18 +82,26 @@ impl<'k> Builder<'k> {
             }
             StmtKind::Loop { body, continuing } => {
                 self.flush(block);
+                let watched = self.guard_loop_start(block, stmt.span);
+                let mut head = Block::new();
+                self.guard_trip(&mut head, watched, body);
                 let body = self.block(body);
+                head.push(St::Block(body), self.span);
                 let continuing = self.block(continuing);
                 block.push(
                     St::Loop {
-                        body,
+                        body: head,
                         continuing,
                         break_if: None,
                     },
                     self.span,
                 );
+                self.guard_loop_end(block, watched);
             }
-            StmtKind::Break => self.push(block, St::Break),
+            StmtKind::Break => {
+                self.guard_exit(block);
+                self.push(block, St::Break)
+            }
             StmtKind::Continue => self.push(block, St::Continue),
             StmtKind::Return => self.push(block, St::Return { value: None }),
             StmtKind::Barrier => self.push(block, St::ControlBarrier(Barrier::WORK_GROUP)),

@@ -224,39 +224,69 @@ pub fn start_run(
                 gpu,
             };
             if sim.is_err() {
-                // A kernel that faults or never ends would hang the GPU, or compare with nothing.
+                // Nothing to compare with; after the step limit the reader may send it anyway
+                // (`run_on_gpu_anyway`), where the loop guard stops a loop that never ends.
                 let why = "the simulator stopped the run, so it was not sent to the GPU".to_owned();
                 running.publish(run, report(sim, GpuOutcome::Skipped(why)));
                 running.set_stage(None);
                 return;
             }
             running.publish(run, report(sim, GpuOutcome::Pending));
-            running.set_stage(Some(Stage::Gpu { since_ms: now_ms() }));
-            // The same worker runs it on WebGPU: it has just simulated the same launch.
-            let job = Job::Gpu {
-                source: compilation.source().to_owned(),
-                launch: launch.clone(),
-                forced,
-            };
-            let on_reply = move |reply: Result<Reply, String>| {
-                if !running.is_current(run) {
-                    return;
-                }
-                let gpu = match reply {
-                    Ok(Reply::Gpu(outcome)) => outcome,
-                    Ok(_) => GpuOutcome::Failed(ANOTHER_QUESTION.to_owned()),
-                    Err(why) => GpuOutcome::Skipped(why),
-                };
-                running.report.update(|r| {
-                    if let Some(r) = r {
-                        r.gpu = gpu;
-                    }
-                });
-                running.set_stage(None);
-            };
-            running.jobs.with_value(|j| j.start(job, |_| {}, on_reply));
+            gpu_then(compilation.source(), launch.clone(), forced, running, run);
         },
     );
+}
+
+/// Runs the launch of the run shown on WebGPU alone, after the simulator stopped it at its
+/// step limit: on the GPU, the loop guard stops a loop that never ends (E0514 at the loop), and
+/// a kernel that is only long runs to its end.
+pub fn run_on_gpu_anyway(forced: Option<WarpMode>, running: Running) {
+    let Some(shown) = running.report.get_untracked() else {
+        return;
+    };
+    let run = running.begin();
+    running.publish(
+        run,
+        RunReport {
+            gpu: GpuOutcome::Pending,
+            ..shown.clone()
+        },
+    );
+    gpu_then(
+        shown.compilation.source(),
+        shown.launch,
+        forced,
+        running,
+        run,
+    );
+}
+
+/// The GPU part of run `run`: `launch` of `source` on WebGPU in the run's worker, its outcome
+/// into the report while it is the current run.
+fn gpu_then(source: &str, launch: Launch, forced: Option<WarpMode>, running: Running, run: u64) {
+    running.set_stage(Some(Stage::Gpu { since_ms: now_ms() }));
+    let job = Job::Gpu {
+        source: source.to_owned(),
+        launch,
+        forced,
+    };
+    let on_reply = move |reply: Result<Reply, String>| {
+        if !running.is_current(run) {
+            return;
+        }
+        let gpu = match reply {
+            Ok(Reply::Gpu(outcome)) => outcome,
+            Ok(_) => GpuOutcome::Failed(ANOTHER_QUESTION.to_owned()),
+            Err(why) => GpuOutcome::Skipped(why),
+        };
+        running.report.update(|r| {
+            if let Some(r) = r {
+                r.gpu = gpu;
+            }
+        });
+        running.set_stage(None);
+    };
+    running.jobs.with_value(|j| j.start(job, |_| {}, on_reply));
 }
 
 /// Where the worker's jobs run: a Web Worker in the browser (`worker`), this thread natively

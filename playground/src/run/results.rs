@@ -217,6 +217,7 @@ fn stopped_view(
     diagnostic: &Diagnostic,
     report: &RunReport,
     on_raise_step_limit: Option<Callback<u64>>,
+    on_gpu_anyway: Option<Callback<()>>,
 ) -> impl IntoView {
     let code = diagnostic.code.as_str();
     let source = report.compilation.source();
@@ -246,6 +247,19 @@ fn stopped_view(
             </button>
         }
     });
+    // Not yet sent: the GPU's loop guard stops a loop that never ends there too.
+    let unsent = matches!(report.gpu, GpuOutcome::Skipped(_));
+    let anyway = (diagnostic.code == Code::E0514 && unsent)
+        .then_some(())
+        .and(on_gpu_anyway)
+        .map(|anyway| {
+            view! {
+                " "
+                <button type="button" data-testid="gpu-anyway" on:click=move |_| anyway.run(())>
+                    "Run it on the GPU anyway"
+                </button>
+            }
+        });
     view! {
         <div class="run-fault" data-testid="run-fault">
             <p>
@@ -256,6 +270,7 @@ fn stopped_view(
             {place.map(|p| view! { <p class="where" data-testid="fault-where">{p}</p> })}
             {diagnostic.help.clone().map(|h| view! { <p class="help">"help: "{h}</p> })}
             {raise}
+            {anyway}
         </div>
     }
 }
@@ -275,6 +290,9 @@ pub fn Results(
     /// Runs again with a larger step limit, after a run stopped at it.
     #[prop(optional)]
     on_raise_step_limit: Option<Callback<u64>>,
+    /// Runs the same launch on the GPU alone, after the simulator stopped it at its step limit.
+    #[prop(optional)]
+    on_gpu_anyway: Option<Callback<()>>,
     /// Opens the stepper on warp 0 of the first CTA, offered after a run.
     #[prop(optional)]
     on_step_through: Option<Callback<(Dim3, u32)>>,
@@ -342,7 +360,7 @@ pub fn Results(
                 {stale_note}
                 <div class="run-status" role="status" data-testid="run-status">
                     <p>"The simulator stopped the run:"</p>
-                    {diagnostics.iter().map(|d| stopped_view(d, &report, on_raise_step_limit)).collect_view()}
+                    {diagnostics.iter().map(|d| stopped_view(d, &report, on_raise_step_limit, on_gpu_anyway)).collect_view()}
                     <p data-testid="gpu-status">{gpu_line}</p>
                 </div>
                 {step_button}

@@ -135,7 +135,17 @@ async fn run_on_gpu(source: &str, launch: &Launch, forced: Option<WarpMode>) -> 
             if matches!(error, runtime::RuntimeError::Device(_)) {
                 GPU.with(|g| *g.borrow_mut() = None);
             }
-            GpuOutcome::Failed(error.to_string())
+            // A runaway loop is the source's: say which line, as the simulator does.
+            let why = match error.diagnostic() {
+                Some(d) => format!(
+                    "{}: {} (the loop at line {})",
+                    d.code.as_str(),
+                    d.message,
+                    compiler_core::span::LineIndex::new(source).line_of(d.span.start) + 1
+                ),
+                None => error.to_string(),
+            };
+            GpuOutcome::Failed(why)
         }
     }
 }

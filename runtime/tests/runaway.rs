@@ -1,0 +1,154 @@
+//! Runaway loops on the native GPU (Mesa's lavapipe): the loop guard stops a loop that never
+//! ends, in both warp modes, and the run reports E0514 at the loop's line; the device works for
+//! the next run. Before the guard, lavapipe's compiler removed the endless loop below (it has no
+//! effects) and the run returned made-up results with exit 0.
+
+use compiler_core::hierarchy::Dim3;
+use compiler_core::launch::Launch;
+use compiler_core::span::LineIndex;
+use compiler_core::wgsl::WarpMode;
+use compiler_core::{Code, RunLimits};
+use runtime::{open, run, Gpu, RuntimeError};
+
+fn gpu() -> Gpu {
+    pollster::block_on(open()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs `source` (one CTA, the step limit `limit`) and gives the line of the loop the guard
+/// stopped, or `None` when the run ended by itself.
+fn stopped_at(gpu: &Gpu, source: &str, lanes: u32, mode: WarpMode, limit: u64) -> Option<usize> {
+    let compilation = compiler_core::compile(source);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
+    let launch = Launch {
+        grid: Dim3::new(2, 1, 1),
+        lanes,
+        step_limit: Some(limit),
+        ..Launch::default()
+    };
+    let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:?}"),
+    };
+    if std::env::var_os("SHOW_WGSL").is_some() {
+        eprintln!(
+            "{}",
+            prepared.wgsl(mode).map(|w| w.text).unwrap_or_default()
+        );
+    }
+    match run(gpu, &prepared, mode) {
+        Ok(_) => None,
+        Err(error @ RuntimeError::Runaway { .. }) => {
+            let diagnostic = error
+                .diagnostic()
+                .unwrap_or_else(|| panic!("no diagnostic"));
+            assert_eq!(diagnostic.code, Code::E0514);
+            Some(LineIndex::new(source).line_of(diagnostic.span.start) + 1)
+        }
+        Err(error) => panic!("{mode:?}: {error}"),
+    }
+}
+
+/// The issue's kernel: the loop has no effect, so a compiler may remove it.
+const ENDLESS: &str = "@launch(32)
+kernel endless(Y: tensor<i32>[32]) {
+  var i = ctx.lane
+  while i >= 0 {
+    i = (i + 1) % 7
+  }
+  Y[ctx.lane] = i
+}
+";
+
+/// A varying loop that never ends, then one that holds a barrier (a tile: uniform control).
+/// (Two cooperative loops in a row that each hold a counting loop run wrong in lavapipe's
+/// emulated-warp mode, `differential.rs`; only the second holds one here.)
+const NESTED: &str = "@launch(64)
+kernel nested(X: tensor<i32>[64], Y: tensor<i32>[64]) {
+  var s = X[ctx.thread]
+  while s < 1000000000 {
+    if ctx.thread % 2 == 0 {
+      s = s - 1
+    }
+    s = s + 0
+  }
+  var n = 0
+  while true {
+    var t = X[0 :+ 64]
+    n = n + t[ctx.thread]
+  }
+  Y[ctx.thread] = s + n
+}
+";
+
+fn modes(gpu: &Gpu) -> Vec<(u32, WarpMode)> {
+    let mut modes = vec![(32, WarpMode::Emulated)];
+    if let Some(lanes) = gpu.report.fixed_subgroup_size() {
+        modes.push((lanes, WarpMode::Subgroups));
+    }
+    modes
+}
+
+#[test]
+fn an_endless_loop_stops_with_e0514_at_its_line_and_the_device_works_after() {
+    let gpu = gpu();
+    for (lanes, mode) in modes(&gpu) {
+        assert_eq!(
+            stopped_at(&gpu, ENDLESS, lanes, mode, 10_000),
+            Some(4),
+            "{mode:?}"
+        );
+        let ends = ENDLESS.replace("while i >= 0", "while i >= 0 && i < 3");
+        assert_eq!(
+            stopped_at(&gpu, &ends, lanes, mode, 10_000),
+            None,
+            "{mode:?}"
+        );
+    }
+}
+
+#[test]
+fn loops_with_barriers_and_nested_loops_stop_too() {
+    let gpu = gpu();
+    for (lanes, mode) in modes(&gpu) {
+        // The varying loop runs away first; the barrier loop after it is stopped too.
+        let line = stopped_at(&gpu, NESTED, lanes, mode, 5_000);
+        assert!(matches!(line, Some(4) | Some(11)), "{mode:?}: {line:?}");
+        let only_barriers = NESTED.replace("while s < 1000000000", "while s < -5");
+        assert_eq!(
+            stopped_at(&gpu, &only_barriers, lanes, mode, 5_000),
+            Some(11),
+            "{mode:?}"
+        );
+    }
+}
+
+#[test]
+fn a_loop_within_the_budget_is_not_stopped() {
+    let gpu = gpu();
+    // 100 trips per thread under a step limit of 1,000: at most 101 trips, never past it.
+    let source = "@launch(32)
+kernel counted(Y: tensor<i32>[32]) {
+  var s = 0
+  for k in range(100) {
+    s = s + k
+  }
+  Y[ctx.lane] = s
+}
+";
+    for (lanes, mode) in modes(&gpu) {
+        assert_eq!(
+            stopped_at(&gpu, source, lanes, mode, 1_000),
+            None,
+            "{mode:?}"
+        );
+        assert_eq!(
+            stopped_at(&gpu, source, lanes, mode, 99),
+            Some(4),
+            "{mode:?}"
+        );
+    }
+}
