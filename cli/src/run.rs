@@ -108,6 +108,10 @@ pub struct PtxArgs {
     /// The target: sm_70, sm_80 or sm_90.
     #[arg(long, default_value = "sm_70")]
     arch: compiler_core::ptx::Arch,
+    /// Add the loop guard: a thread past TRIPS loop trips writes the loop's number through a
+    /// last `.u64` parameter and exits (plain code without it).
+    #[arg(long, value_name = "TRIPS")]
+    loop_guard: Option<u32>,
     /// Write the PTX to this file instead of stdout.
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
@@ -126,6 +130,11 @@ pub struct WgslArgs {
     /// Emulate warps in workgroup memory (any width, any GPU) instead of using subgroups.
     #[arg(long)]
     emulate_warps: bool,
+    /// Add the loop guard a run uses: an invocation past TRIPS trips of a loop writes the
+    /// loop's number to a storage word bound after the uniforms and stops (plain code without
+    /// it).
+    #[arg(long, value_name = "TRIPS")]
+    loop_guard: Option<u32>,
     /// Write the WGSL to this file instead of stdout.
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
@@ -200,10 +209,18 @@ pub fn ptx(args: &PtxArgs) -> ExitCode {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
-    match compilation.ptx(args.kernel.as_deref(), args.arch) {
+    let ptx = compilation.kernel(args.kernel.as_deref()).and_then(|kernel| {
+        compiler_core::ptx::emit(kernel, compilation.source(), args.arch, guard(args.loop_guard))
+            .map_err(|d| vec![d])
+    });
+    match ptx {
         Ok(ptx) => write_output(&ptx.text, args.output.as_deref()),
         Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
     }
+}
+
+fn guard(trips: Option<u32>) -> compiler_core::guard::Guard {
+    trips.map_or(compiler_core::guard::Guard::Off, compiler_core::guard::Guard::Trips)
 }
 
 /// Prints `text`, or writes it to `path` (exit 2 when it cannot be written).
@@ -230,7 +247,11 @@ pub fn wgsl(args: &WgslArgs) -> ExitCode {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
-    match compilation.wgsl(args.kernel.as_deref(), args.lanes, mode) {
+    let wgsl = compilation.kernel(args.kernel.as_deref()).and_then(|kernel| {
+        compiler_core::wgsl::emit(kernel, args.lanes, mode, guard(args.loop_guard))
+            .map_err(|d| vec![d])
+    });
+    match wgsl {
         Ok(wgsl) => write_output(&wgsl.browser_text(), args.output.as_deref()),
         Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
     }

@@ -21,6 +21,7 @@ pub mod check;
 pub mod cluster;
 pub mod diagnostic;
 pub mod examples;
+pub mod guard;
 pub mod hierarchy;
 pub mod ir;
 pub mod launch;
@@ -156,7 +157,7 @@ impl Compilation {
     /// PTX for the kernel `name` (the only kernel when `None`), or why the target cannot run
     /// it.
     pub fn ptx(&self, name: Option<&str>, arch: ptx::Arch) -> Result<ptx::Ptx, Vec<Diagnostic>> {
-        ptx::emit(self.kernel(name)?, self.source(), arch).map_err(|d| vec![d])
+        ptx::emit(self.kernel(name)?, self.source(), arch, ptx::Guard::Off).map_err(|d| vec![d])
     }
 
     /// WGSL for the kernel `name`, with `lanes`-wide warps: the GPU's subgroups, or emulated.

@@ -72,6 +72,51 @@ fn ptxas_accepts_every_example_for_every_target() {
     );
 }
 
+/// The loop guard's PTX (the option a GPU run uses): every example assembles for every target,
+/// the guard's word is the last parameter, and each loop counts its trips at its top.
+#[test]
+fn ptxas_accepts_every_example_with_its_loops_guarded() {
+    let mut failures = Vec::new();
+    for (name, source) in examples() {
+        let compilation = compiler_core::compile(&source);
+        let Ok(kernel) = compilation.kernel(None) else {
+            panic!("{name}: no kernel");
+        };
+        for arch in Arch::ALL {
+            let guarded = compiler_core::ptx::emit(
+                kernel,
+                &source,
+                arch,
+                compiler_core::ptx::Guard::Trips(1000),
+            )
+            .unwrap_or_else(|d| panic!("{name}: {d:?}"));
+            let loops = guarded.guarded_loops.clone().unwrap_or_default();
+            let text = &guarded.text;
+            assert!(
+                text.contains(&format!(".param .u64 {}_loop_guard\n)", kernel.name)),
+                "{name}: the guard is not the last parameter"
+            );
+            assert_eq!(
+                text.matches("setp.gt.u32").count(),
+                loops.len(),
+                "{name}: a check per loop"
+            );
+            for number in 1..=loops.len() {
+                assert!(text.contains(&format!("], {number};\n\texit;")) || text.contains(&format!("], {number};\n    exit;")), "{name}: no stop for loop {number}");
+            }
+            let output = assemble(&format!("{name}-guarded"), text, arch);
+            if !output.status.success() {
+                failures.push(format!(
+                    "{name} {}: {}",
+                    arch.name(),
+                    String::from_utf8_lossy(&output.stderr)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "ptxas rejected:\n{}", failures.join("\n"));
+}
+
 #[test]
 fn ptxas_rejects_broken_ptx_with_a_line_number() {
     let source =

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{examples, Golden};
-use compiler_core::wgsl::WarpMode;
+use compiler_core::wgsl::{self, WarpMode};
 use std::path::Path;
 
 #[test]
@@ -63,6 +63,44 @@ fn golden_wgsl_for_every_example() {
             .join(format!("tests/wgsl/{name}.{kind}{lanes}.wgsl"));
         golden.check(&path, &text);
     }
+    golden.finish();
+}
+
+/// The WGSL a run sends to a GPU: loops guarded (the run's step limit as the budget). Golden
+/// files too, so Chromium checks their uniformity (e2e/specs/wgsl.spec.ts): the examples with
+/// a loop, in subgroup mode and with 32-lane warps emulated.
+#[test]
+fn golden_guarded_wgsl_for_every_example_with_a_loop() {
+    let mut golden = Golden::default();
+    let mut guarded = 0;
+    for (name, source) in examples() {
+        if !source.contains("for ") && !source.contains("while ") && !source.contains(":+") {
+            continue;
+        }
+        let compilation = compiler_core::compile(&source);
+        let Ok(kernel) = compilation.kernel(None) else {
+            panic!("{name}: no kernel");
+        };
+        for (lanes, mode, kind) in [
+            (32, WarpMode::Subgroups, "guarded-lanes"),
+            (32, WarpMode::Emulated, "guarded-emulated"),
+        ] {
+            let wgsl = match wgsl::emit(kernel, lanes, mode, wgsl::Guard::Trips(4096)) {
+                Ok(wgsl) => wgsl,
+                Err(diagnostic) => panic!("{name}: {diagnostic:?}"),
+            };
+            let Some(layout) = &wgsl.guard else {
+                panic!("{name}: no guard");
+            };
+            assert_eq!(layout.binding, wgsl.uniform_binding + 1, "{name}");
+            assert!(!layout.loops.is_empty(), "{name}: no loop numbered");
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("tests/wgsl/{name}.{kind}{lanes}.wgsl"));
+            golden.check(&path, &wgsl.browser_text());
+            guarded += 1;
+        }
+    }
+    assert!(guarded >= 10, "{guarded}");
     golden.finish();
 }
 

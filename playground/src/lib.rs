@@ -587,6 +587,7 @@ pub fn Playground() -> impl IntoView {
                             }.into_any(),
                             Tab::Ptx => view! {
                                 <ArchSelect arch=arch testid="arch"/>
+                                <p class="hint">"Plain PTX, as "<code>"tessera ptx"</code>" writes it; "<code>"--loop-guard TRIPS"</code>" adds the "<a href="/docs/targets#loop-guard">"loop guard"</a>"."</p>
                                 <ListingView listing=ptx source_line_spans=pointer_line linked=linked label="PTX" downloadable=true/>
                             }.into_any(),
                             Tab::Wgsl => view! {

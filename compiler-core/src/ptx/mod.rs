@@ -22,6 +22,7 @@ mod induction;
 mod operations;
 
 use crate::diagnostic::{Code, Diagnostic};
+pub use crate::guard::Guard;
 use crate::ir::*;
 use crate::span::{LineIndex, Span};
 use induction::{counting_induction, strided_accesses, Access};
@@ -92,6 +93,9 @@ pub struct Ptx {
     /// The static shared memory the kernel declares (its tiles and the reductions' scratch),
     /// in bytes: what occupancy counts.
     pub shared_bytes: u64,
+    /// With a loop guard: each guarded loop's span in the source, by number minus one (the
+    /// number a thread past the budget writes through the last parameter).
+    pub guarded_loops: Option<Vec<Span>>,
 }
 
 const WARP: u32 = 32;
@@ -103,12 +107,23 @@ pub fn shared_bytes(kernel: &Kernel) -> u64 {
 }
 
 /// Emits one kernel, or says why the target cannot run it (E0521: more shared memory than a
-/// CTA may have).
-pub fn emit(kernel: &Kernel, source: &str, arch: Arch) -> Result<Ptx, Diagnostic> {
+/// CTA may have). With [`Guard::Trips`], the loop guard: a last parameter, `.u64` `NAME_loop_guard`,
+/// points to a `u32` that is 0 before the launch; each thread counts its loop trips, and past
+/// the budget writes the loop's number there and exits.
+pub fn emit(kernel: &Kernel, source: &str, arch: Arch, guard: Guard) -> Result<Ptx, Diagnostic> {
     let mut emitter = Emitter::new(kernel, source, arch);
+    if let Guard::Trips(budget) = guard {
+        emitter.guard = Some(PtxGuard {
+            budget,
+            trips: String::new(),
+            word: String::new(),
+            loops: Vec::new(),
+        });
+    }
     emitter.prologue();
     emitter.block(&kernel.body);
     emitter.line("ret;", None);
+    emitter.guard_stops();
     let shared = emitter.shared_bytes();
     let most = arch.static_shared_bytes();
     if shared > most {
@@ -157,6 +172,18 @@ struct Emitter<'a> {
     present: Option<String>,
     /// Pointers that advance with the enclosing loops' induction registers.
     strided: Vec<(Access, String)>,
+    guard: Option<PtxGuard>,
+}
+
+/// The loop guard's registers and the loops it numbered.
+struct PtxGuard {
+    budget: u32,
+    /// The thread's trips of every loop together.
+    trips: String,
+    /// The global address of the guard's word.
+    word: String,
+    /// Each loop's span, and the label its threads past the budget go to.
+    loops: Vec<(Span, String)>,
 }
 
 fn kind_of(ty: Scalar) -> Kind {
@@ -210,6 +237,7 @@ impl<'a> Emitter<'a> {
             mask: "-1".into(),
             present: None,
             strided: Vec::new(),
+            guard: None,
         };
         emitter.regs = kernel
             .regs
@@ -304,6 +332,19 @@ impl<'a> Emitter<'a> {
             self.line(format!("ld.param.u32 {r}, [{name}_dim_{dim}];"), None);
             self.dims.push(r);
         }
+        if self.guard.is_some() {
+            let (raw, word, trips) = (
+                self.temp(Kind::B64),
+                self.temp(Kind::B64),
+                self.temp(Kind::B32),
+            );
+            self.line(format!("ld.param.u64 {raw}, [{name}_loop_guard];"), None);
+            self.line(format!("cvta.to.global.u64 {word}, {raw};"), None);
+            self.line(format!("mov.u32 {trips}, 0;"), None);
+            if let Some(guard) = &mut self.guard {
+                (guard.word, guard.trips) = (word, trips);
+            }
+        }
         self.tid = self.temp(Kind::B32);
         self.lane = self.temp(Kind::B32);
         self.warp = self.temp(Kind::B32);
@@ -370,6 +411,10 @@ impl<'a> Emitter<'a> {
             "//   gridDim = (ctx.blocks.x, ctx.blocks.y, ctx.blocks.z); ctx.lanes = 32."
         );
         let _ = writeln!(header, "// Parameters, in order: tensor pointers ({}), then dimension values ({}), then scalars ({}).", tensors.join(", "), kernel.dims.join(", "), scalars.join(", "));
+        if let Some(guard) = &self.guard {
+            let _ = writeln!(header, "// Loops guarded: the last parameter points to a u32, 0 before the launch; a thread past {} loop trips", guard.budget);
+            let _ = writeln!(header, "// writes the loop's number there (1 is the first loop below) and exits.");
+        }
         if self.shared_bytes() > 0 {
             let _ = writeln!(header, "// Shared memory: {} bytes.", self.shared_bytes());
         }
@@ -412,6 +457,9 @@ impl<'a> Emitter<'a> {
                 let t = if *ty == Scalar::F32 { "f32" } else { "u32" };
                 params.push(format!("    .param .{t} {name}_param_{p}"));
             }
+        }
+        if self.guard.is_some() {
+            params.push(format!("    .param .u64 {name}_loop_guard"));
         }
         let _ = writeln!(header, ".visible .entry {name}(");
         let _ = writeln!(header, "{}", params.join(",\n"));
@@ -456,7 +504,41 @@ impl<'a> Emitter<'a> {
             text,
             line_map,
             shared_bytes,
+            guarded_loops: self
+                .guard
+                .map(|g| g.loops.into_iter().map(|(span, _)| span).collect()),
         }
+    }
+
+    /// At the top of the loop at `span`: the thread's trips counted, past the budget to the
+    /// loop's stop.
+    fn count_trip(&mut self, span: Span) {
+        let Some(guard) = &self.guard else { return };
+        let (trips, budget) = (guard.trips.clone(), guard.budget);
+        let stop = self.fresh_label("guard_stop");
+        let over = self.temp(Kind::Pred);
+        self.line(format!("add.u32 {trips}, {trips}, 1;"), None);
+        self.line(format!("setp.gt.u32 {over}, {trips}, {budget};"), None);
+        self.line(format!("@{over} bra {stop};"), None);
+        if let Some(guard) = &mut self.guard {
+            guard.loops.push((span, stop));
+        }
+    }
+
+    /// After the kernel's last instruction: each loop's stop writes its number and exits.
+    fn guard_stops(&mut self) {
+        let Some(guard) = self.guard.take() else {
+            return;
+        };
+        for (number, (_, stop)) in guard.loops.iter().enumerate() {
+            self.label(stop);
+            self.line(
+                format!("st.global.u32 [{}], {};", guard.word, number + 1),
+                None,
+            );
+            self.line("exit;", None);
+        }
+        self.guard = Some(guard);
     }
 
     fn comment_source(&mut self, span: Span) {
@@ -539,6 +621,7 @@ impl<'a> Emitter<'a> {
                 let outer_pointers = self.strided.len();
                 let advances = self.induction_pointers(body, continuing);
                 self.label(&top);
+                self.count_trip(stmt.span);
                 self.loops.push((next.clone(), done.clone()));
                 self.block(body);
                 self.label(&next);

@@ -24,18 +24,7 @@
 //!   invocation past its budget leaves the kernel as `return` does (its `exited` flag).
 
 use super::*;
-
-/// Whether the WGSL stops runaway loops.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Guard {
-    /// Plain code: what the WGSL tab shows and `tessera wgsl` writes.
-    #[default]
-    Off,
-    /// Each invocation runs at most this many trips of any one loop (in subgroup mode, of all
-    /// loops without a barrier together).
-    Trips(u32),
-}
+pub use crate::guard::Guard;
 
 /// Where a guarded kernel reports a runaway loop.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

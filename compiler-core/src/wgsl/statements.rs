@@ -86,7 +86,13 @@ impl<'k> Builder<'k> {
                 let mut head = Block::new();
                 self.guard_trip(&mut head, watched, body);
                 let body = self.block(body);
-                head.push(St::Block(body), self.span);
+                // Unguarded, the plain loop: no block around its body.
+                let head = if watched.is_some() {
+                    head.push(St::Block(body), self.span);
+                    head
+                } else {
+                    body
+                };
                 let continuing = self.block(continuing);
                 block.push(
                     St::Loop {
