@@ -209,10 +209,17 @@ pub fn ptx(args: &PtxArgs) -> ExitCode {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
-    let ptx = compilation.kernel(args.kernel.as_deref()).and_then(|kernel| {
-        compiler_core::ptx::emit(kernel, compilation.source(), args.arch, guard(args.loop_guard))
+    let ptx = compilation
+        .kernel(args.kernel.as_deref())
+        .and_then(|kernel| {
+            compiler_core::ptx::emit(
+                kernel,
+                compilation.source(),
+                args.arch,
+                guard(args.loop_guard),
+            )
             .map_err(|d| vec![d])
-    });
+        });
     match ptx {
         Ok(ptx) => write_output(&ptx.text, args.output.as_deref()),
         Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
@@ -220,7 +227,10 @@ pub fn ptx(args: &PtxArgs) -> ExitCode {
 }
 
 fn guard(trips: Option<u32>) -> compiler_core::guard::Guard {
-    trips.map_or(compiler_core::guard::Guard::Off, compiler_core::guard::Guard::Trips)
+    trips.map_or(
+        compiler_core::guard::Guard::Off,
+        compiler_core::guard::Guard::Trips,
+    )
 }
 
 /// Prints `text`, or writes it to `path` (exit 2 when it cannot be written).
@@ -247,10 +257,12 @@ pub fn wgsl(args: &WgslArgs) -> ExitCode {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
-    let wgsl = compilation.kernel(args.kernel.as_deref()).and_then(|kernel| {
-        compiler_core::wgsl::emit(kernel, args.lanes, mode, guard(args.loop_guard))
-            .map_err(|d| vec![d])
-    });
+    let wgsl = compilation
+        .kernel(args.kernel.as_deref())
+        .and_then(|kernel| {
+            compiler_core::wgsl::emit(kernel, args.lanes, mode, guard(args.loop_guard))
+                .map_err(|d| vec![d])
+        });
     match wgsl {
         Ok(wgsl) => write_output(&wgsl.browser_text(), args.output.as_deref()),
         Err(diagnostics) => report(&diagnostics, &compilation, &args.file),

@@ -271,13 +271,20 @@ fn an_endless_loop_on_the_gpu_stops_with_e0514_at_the_loop() {
 fn ptx_and_wgsl_are_plain_unless_the_loop_guard_is_asked_for() {
     let file = examples().join("collatz.tsr");
     let path = file.to_string_lossy();
-    for (command, marker) in [("ptx", "collatz_loop_guard"), ("wgsl", "loop_guard[0u] = 1u;")] {
+    for (command, marker) in [
+        ("ptx", "collatz_loop_guard"),
+        ("wgsl", "loop_guard[0u] = 1u;"),
+    ] {
         let plain = tessera(&[command, &path]);
         assert!(plain.status.success(), "{}", stderr(&plain));
         assert!(!stdout(&plain).contains("loop_guard"), "{command}");
         let guarded = tessera(&[command, &path, "--loop-guard", "5000"]);
         assert!(guarded.status.success(), "{}", stderr(&guarded));
-        assert!(stdout(&guarded).contains(marker), "{command}: {}", stdout(&guarded));
+        assert!(
+            stdout(&guarded).contains(marker),
+            "{command}: {}",
+            stdout(&guarded)
+        );
         assert!(stdout(&guarded).contains("5000"), "{command}");
     }
 }

@@ -413,7 +413,10 @@ impl<'a> Emitter<'a> {
         let _ = writeln!(header, "// Parameters, in order: tensor pointers ({}), then dimension values ({}), then scalars ({}).", tensors.join(", "), kernel.dims.join(", "), scalars.join(", "));
         if let Some(guard) = &self.guard {
             let _ = writeln!(header, "// Loops guarded: the last parameter points to a u32, 0 before the launch; a thread past {} loop trips", guard.budget);
-            let _ = writeln!(header, "// writes the loop's number there (1 is the first loop below) and exits.");
+            let _ = writeln!(
+                header,
+                "// writes the loop's number there (1 is the first loop below) and exits."
+            );
         }
         if self.shared_bytes() > 0 {
             let _ = writeln!(header, "// Shared memory: {} bytes.", self.shared_bytes());
