@@ -36,7 +36,7 @@ for (const example of ['matvec', 'warp_reduce', 'prefix_sum', 'votes', 'shuffles
   });
 }
 
-for (const example of ['matvec', 'block_sum', 'votes', 'tiled_matmul']) {
+for (const example of ['matvec', 'block_sum', 'votes', 'tiled_matmul', 'softmax']) {
   test(`${example} with 32-lane warps emulated on WebGPU equals the simulator`, async ({ play }) => {
     const outcome = await runOnGpu(play, example, '32', 'emulated');
     test.skip(outcome.includes('not run'), `no WebGPU here: ${outcome}`);

@@ -136,7 +136,7 @@ impl Builder<'_> {
         self.initialized_local(name, naga::Scalar::U32, zero)
     }
 
-    fn initialized_local(
+    pub(super) fn initialized_local(
         &mut self,
         name: &str,
         scalar: naga::Scalar,

@@ -578,11 +578,17 @@ impl<'k> Builder<'k> {
     }
 
     /// A constant of type `ty` from its bits; an infinite float (a max or min identity), which
-    /// WGSL has no literal for, is written as a bitcast of its bits.
+    /// WGSL has no literal for, is a bitcast of its bits.
     fn constant(&mut self, block: &mut Block, bits: u32, ty: Scalar) -> Handle<E> {
         if ty == Scalar::F32 && !f32::from_bits(bits).is_finite() {
+            // Chromium's compiler evaluates a bitcast of a constant and refuses the infinity it
+            // makes ("value -inf cannot be represented as 'f32'"): the bits come from a
+            // variable, whose load is not a constant expression.
             let raw = self.lit(block, Literal::U32(bits));
-            return self.bitcast(block, raw, ScalarKind::Float);
+            let var = self.initialized_local("infinity", naga::Scalar::U32, raw);
+            let pointer = self.add(block, E::LocalVariable(var));
+            let loaded = self.add(block, E::Load { pointer });
+            return self.bitcast(block, loaded, ScalarKind::Float);
         }
         self.lit(block, literal(bits, ty))
     }

@@ -84,25 +84,26 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var saved_60_: bool;
     var taken_61_: bool;
     var acc_62_: f32;
-    var i_63_: i32;
-    var entry_64_: bool;
-    var broken_65_: bool;
-    var continued_66_: bool;
-    var left_67_: bool = false;
-    var any_68_: u32;
-    var i_69_: i32;
-    var saved_70_: bool;
-    var taken_71_: bool;
-    var acc_72_: f32;
-    var i_73_: i32;
-    var entry_74_: bool;
-    var broken_75_: bool;
-    var continued_76_: bool;
-    var left_77_: bool = false;
-    var any_78_: u32;
-    var i_79_: i32;
-    var saved_80_: bool;
-    var taken_81_: bool;
+    var infinity_63_: u32 = 4286578688u;
+    var i_64_: i32;
+    var entry_65_: bool;
+    var broken_66_: bool;
+    var continued_67_: bool;
+    var left_68_: bool = false;
+    var any_69_: u32;
+    var i_70_: i32;
+    var saved_71_: bool;
+    var taken_72_: bool;
+    var acc_73_: f32;
+    var i_74_: i32;
+    var entry_75_: bool;
+    var broken_76_: bool;
+    var continued_77_: bool;
+    var left_78_: bool = false;
+    var any_79_: u32;
+    var i_80_: i32;
+    var saved_81_: bool;
+    var taken_82_: bool;
 
     active_50_ = true;
     exited_51_ = false;
@@ -332,429 +333,430 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
             let _e330 = active_50_;
             if _e330 {
                 let _e336 = i32(local_index);
-                acc_62_ = bitcast<f32>(4286578688u);
-                i_63_ = 0i;
+                let _e340 = infinity_63_;
+                acc_62_ = bitcast<f32>(_e340);
+                i_64_ = 0i;
                 loop {
-                    let _e344 = i_63_;
-                    if (_e344 >= 32i) {
+                    let _e346 = i_64_;
+                    if (_e346 >= 32i) {
                         break;
                     }
-                    let _e347 = ((_e336 - (i32(local_index) % 32i)) + _e344);
-                    let _e349 = (_e347 < 128i);
-                    let _e354 = lane_active[bitcast<u32>(select(_e336, _e347, _e349))];
-                    if (_e349 && (_e354 != 0u)) {
-                        let _e361 = lane_values[bitcast<u32>(_e347)];
-                        let _e364 = acc_62_;
-                        acc_62_ = max(_e364, bitcast<f32>(_e361));
+                    let _e349 = ((_e336 - (i32(local_index) % 32i)) + _e346);
+                    let _e351 = (_e349 < 128i);
+                    let _e356 = lane_active[bitcast<u32>(select(_e336, _e349, _e351))];
+                    if (_e351 && (_e356 != 0u)) {
+                        let _e363 = lane_values[bitcast<u32>(_e349)];
+                        let _e366 = acc_62_;
+                        acc_62_ = max(_e366, bitcast<f32>(_e363));
                     }
                     continuing {
-                        let _e368 = i_63_;
-                        i_63_ = (_e368 + 1i);
+                        let _e370 = i_64_;
+                        i_64_ = (_e370 + 1i);
                     }
                 }
-                let _e373 = acc_62_;
-                r20_ = _e373;
+                let _e375 = acc_62_;
+                r20_ = _e375;
             }
             workgroupBarrier();
-            let _e376 = active_50_;
-            if _e376 {
-                let _e378 = r20_;
-                row_max_21_ = _e378;
+            let _e378 = active_50_;
+            if _e378 {
+                let _e380 = r20_;
+                row_max_21_ = _e380;
             }
-            let _e381 = active_50_;
-            if _e381 {
+            let _e383 = active_50_;
+            if _e383 {
                 s_22_ = 0f;
             }
-            let _e385 = active_50_;
-            if _e385 {
+            let _e387 = active_50_;
+            if _e387 {
                 r23_ = (i32(local_index) % 32i);
             }
-            let _e392 = active_50_;
-            if _e392 {
-                let _e395 = params.C;
-                r24_ = _e395;
+            let _e394 = active_50_;
+            if _e394 {
+                let _e397 = params.C;
+                r24_ = _e397;
             }
-            let _e398 = active_50_;
-            if _e398 {
+            let _e400 = active_50_;
+            if _e400 {
                 r25_ = 32i;
             }
-            let _e402 = active_50_;
-            if _e402 {
-                let _e404 = r24_;
-                r26_ = _e404;
+            let _e404 = active_50_;
+            if _e404 {
+                let _e406 = r24_;
+                r26_ = _e406;
             }
-            let _e407 = active_50_;
-            if _e407 {
-                let _e409 = r25_;
-                r27_ = _e409;
+            let _e409 = active_50_;
+            if _e409 {
+                let _e411 = r25_;
+                r27_ = _e411;
             }
-            let _e412 = active_50_;
-            if _e412 {
-                let _e414 = r23_;
-                c_28_ = _e414;
+            let _e414 = active_50_;
+            if _e414 {
+                let _e416 = r23_;
+                c_28_ = _e416;
             }
-            let _e417 = active_50_;
-            entry_64_ = _e417;
-            broken_65_ = false;
-            left_67_ = false;
+            let _e419 = active_50_;
+            entry_65_ = _e419;
+            broken_66_ = false;
+            left_68_ = false;
             loop {
-                continued_66_ = false;
-                let _e427 = entry_64_;
-                let _e429 = exited_51_;
-                let _e431 = broken_65_;
-                let _e433 = continued_66_;
-                active_50_ = (_e427 && !((_e429 || (_e431 || _e433))));
-                let _e443 = active_50_;
-                lane_active[local_index] = u32(_e443);
+                continued_67_ = false;
+                let _e429 = entry_65_;
+                let _e431 = exited_51_;
+                let _e433 = broken_66_;
+                let _e435 = continued_67_;
+                active_50_ = (_e429 && !((_e431 || (_e433 || _e435))));
+                let _e445 = active_50_;
+                lane_active[local_index] = u32(_e445);
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_68_ = 0u;
-                    i_69_ = 0i;
+                    any_69_ = 0u;
+                    i_70_ = 0i;
                     loop {
-                        let _e453 = i_69_;
-                        if (_e453 >= 128i) {
+                        let _e455 = i_70_;
+                        if (_e455 >= 128i) {
                             break;
                         }
-                        let _e459 = lane_active[bitcast<u32>(_e453)];
-                        let _e461 = any_68_;
-                        any_68_ = (_e461 | _e459);
+                        let _e461 = lane_active[bitcast<u32>(_e455)];
+                        let _e463 = any_69_;
+                        any_69_ = (_e463 | _e461);
                         continuing {
-                            let _e465 = i_69_;
-                            i_69_ = (_e465 + 1i);
+                            let _e467 = i_70_;
+                            i_70_ = (_e467 + 1i);
                         }
                     }
-                    let _e471 = any_68_;
-                    workgroup_any = _e471;
+                    let _e473 = any_69_;
+                    workgroup_any = _e473;
                 }
-                let _e473 = workgroupUniformLoad((&workgroup_any));
-                if (_e473 == 0u) {
-                    left_67_ = true;
+                let _e475 = workgroupUniformLoad((&workgroup_any));
+                if (_e475 == 0u) {
+                    left_68_ = true;
                     break;
                 }
-                let _e479 = active_50_;
-                if _e479 {
-                    let _e489 = trips_49_;
-                    let _e491 = (_e489 + 1u);
-                    trips_49_ = _e491;
-                    if (_e491 > 4096u) {
+                let _e481 = active_50_;
+                if _e481 {
+                    let _e491 = trips_49_;
+                    let _e493 = (_e491 + 1u);
+                    trips_49_ = _e493;
+                    if (_e493 > 4096u) {
                         loop_guard[0u] = 2u;
                         exited_51_ = true;
                         active_50_ = false;
                     }
                 }
                 {
-                    let _e495 = active_50_;
-                    if _e495 {
-                        let _e497 = c_28_;
-                        let _e499 = r26_;
-                        r29_ = (_e497 < _e499);
+                    let _e497 = active_50_;
+                    if _e497 {
+                        let _e499 = c_28_;
+                        let _e501 = r26_;
+                        r29_ = (_e499 < _e501);
                     }
-                    let _e503 = active_50_;
-                    if _e503 {
-                        let _e505 = r29_;
-                        r30_ = !(_e505);
+                    let _e505 = active_50_;
+                    if _e505 {
+                        let _e507 = r29_;
+                        r30_ = !(_e507);
                     }
-                    let _e509 = active_50_;
-                    saved_70_ = _e509;
-                    let _e512 = r30_;
-                    let _e514 = saved_70_;
-                    let _e515 = (_e514 && _e512);
-                    taken_71_ = _e515;
-                    active_50_ = _e515;
+                    let _e511 = active_50_;
+                    saved_71_ = _e511;
+                    let _e514 = r30_;
+                    let _e516 = saved_71_;
+                    let _e517 = (_e516 && _e514);
+                    taken_72_ = _e517;
+                    active_50_ = _e517;
                     {
-                        let _e519 = active_50_;
-                        let _e521 = broken_65_;
-                        broken_65_ = (_e521 || _e519);
+                        let _e521 = active_50_;
+                        let _e523 = broken_66_;
+                        broken_66_ = (_e523 || _e521);
                         active_50_ = false;
                     }
-                    let _e527 = saved_70_;
-                    let _e529 = taken_71_;
-                    let _e533 = exited_51_;
-                    let _e535 = broken_65_;
-                    let _e537 = continued_66_;
-                    active_50_ = ((_e527 && !(_e529)) && !((_e533 || (_e535 || _e537))));
+                    let _e529 = saved_71_;
+                    let _e531 = taken_72_;
+                    let _e535 = exited_51_;
+                    let _e537 = broken_66_;
+                    let _e539 = continued_67_;
+                    active_50_ = ((_e529 && !(_e531)) && !((_e535 || (_e537 || _e539))));
                     {
                     }
-                    let _e544 = saved_70_;
-                    let _e546 = exited_51_;
-                    let _e548 = broken_65_;
-                    let _e550 = continued_66_;
-                    active_50_ = (_e544 && !((_e546 || (_e548 || _e550))));
-                    let _e557 = active_50_;
-                    if _e557 {
-                        let _e563 = params.C;
-                        let _e565 = row_5_;
-                        let _e567 = c_28_;
-                        let _e573 = X[bitcast<u32>(((_e565 * _e563) + _e567))];
-                        r31_ = _e573;
+                    let _e546 = saved_71_;
+                    let _e548 = exited_51_;
+                    let _e550 = broken_66_;
+                    let _e552 = continued_67_;
+                    active_50_ = (_e546 && !((_e548 || (_e550 || _e552))));
+                    let _e559 = active_50_;
+                    if _e559 {
+                        let _e565 = params.C;
+                        let _e567 = row_5_;
+                        let _e569 = c_28_;
+                        let _e575 = X[bitcast<u32>(((_e567 * _e565) + _e569))];
+                        r31_ = _e575;
                     }
-                    let _e576 = active_50_;
-                    if _e576 {
-                        let _e578 = r31_;
-                        let _e580 = row_max_21_;
-                        r32_ = (_e578 - _e580);
+                    let _e578 = active_50_;
+                    if _e578 {
+                        let _e580 = r31_;
+                        let _e582 = row_max_21_;
+                        r32_ = (_e580 - _e582);
                     }
-                    let _e584 = active_50_;
-                    if _e584 {
-                        let _e586 = r32_;
-                        r33_ = exp(_e586);
+                    let _e586 = active_50_;
+                    if _e586 {
+                        let _e588 = r32_;
+                        r33_ = exp(_e588);
                     }
-                    let _e590 = active_50_;
-                    if _e590 {
-                        let _e592 = s_22_;
-                        let _e594 = r33_;
-                        r34_ = (_e592 + _e594);
+                    let _e592 = active_50_;
+                    if _e592 {
+                        let _e594 = s_22_;
+                        let _e596 = r33_;
+                        r34_ = (_e594 + _e596);
                     }
-                    let _e598 = active_50_;
-                    if _e598 {
-                        let _e600 = r34_;
-                        s_22_ = _e600;
+                    let _e600 = active_50_;
+                    if _e600 {
+                        let _e602 = r34_;
+                        s_22_ = _e602;
                     }
                 }
                 continuing {
-                    let _e603 = entry_64_;
-                    continued_66_ = false;
-                    let _e607 = exited_51_;
-                    let _e609 = broken_65_;
-                    let _e611 = continued_66_;
-                    active_50_ = (_e603 && !((_e607 || (_e609 || _e611))));
+                    let _e605 = entry_65_;
+                    continued_67_ = false;
+                    let _e609 = exited_51_;
+                    let _e611 = broken_66_;
+                    let _e613 = continued_67_;
+                    active_50_ = (_e605 && !((_e609 || (_e611 || _e613))));
                     {
-                        let _e618 = active_50_;
-                        if _e618 {
-                            let _e620 = c_28_;
-                            let _e622 = r27_;
-                            c_28_ = (_e620 + _e622);
+                        let _e620 = active_50_;
+                        if _e620 {
+                            let _e622 = c_28_;
+                            let _e624 = r27_;
+                            c_28_ = (_e622 + _e624);
                         }
                     }
                 }
             }
-            let _e626 = left_67_;
-            if !(_e626) {
+            let _e628 = left_68_;
+            if !(_e628) {
                 loop_guard[0u] = 2147483650u;
             }
-            let _e633 = entry_64_;
-            let _e635 = exited_51_;
-            active_50_ = (_e633 && !(_e635));
+            let _e635 = entry_65_;
+            let _e637 = exited_51_;
+            active_50_ = (_e635 && !(_e637));
             workgroupBarrier();
-            let _e640 = s_22_;
-            lane_values[local_index] = bitcast<u32>(_e640);
-            let _e648 = active_50_;
-            lane_active[local_index] = u32(_e648);
+            let _e642 = s_22_;
+            lane_values[local_index] = bitcast<u32>(_e642);
+            let _e650 = active_50_;
+            lane_active[local_index] = u32(_e650);
             workgroupBarrier();
-            let _e651 = active_50_;
-            if _e651 {
-                let _e657 = i32(local_index);
-                acc_72_ = 0f;
-                i_73_ = 0i;
+            let _e653 = active_50_;
+            if _e653 {
+                let _e659 = i32(local_index);
+                acc_73_ = 0f;
+                i_74_ = 0i;
                 loop {
-                    let _e664 = i_73_;
-                    if (_e664 >= 32i) {
+                    let _e666 = i_74_;
+                    if (_e666 >= 32i) {
                         break;
                     }
-                    let _e667 = ((_e657 - (i32(local_index) % 32i)) + _e664);
-                    let _e669 = (_e667 < 128i);
-                    let _e674 = lane_active[bitcast<u32>(select(_e657, _e667, _e669))];
-                    if (_e669 && (_e674 != 0u)) {
-                        let _e681 = lane_values[bitcast<u32>(_e667)];
-                        let _e684 = acc_72_;
-                        acc_72_ = (_e684 + bitcast<f32>(_e681));
+                    let _e669 = ((_e659 - (i32(local_index) % 32i)) + _e666);
+                    let _e671 = (_e669 < 128i);
+                    let _e676 = lane_active[bitcast<u32>(select(_e659, _e669, _e671))];
+                    if (_e671 && (_e676 != 0u)) {
+                        let _e683 = lane_values[bitcast<u32>(_e669)];
+                        let _e686 = acc_73_;
+                        acc_73_ = (_e686 + bitcast<f32>(_e683));
                     }
                     continuing {
-                        let _e688 = i_73_;
-                        i_73_ = (_e688 + 1i);
+                        let _e690 = i_74_;
+                        i_74_ = (_e690 + 1i);
                     }
                 }
-                let _e693 = acc_72_;
-                r35_ = _e693;
+                let _e695 = acc_73_;
+                r35_ = _e695;
             }
             workgroupBarrier();
-            let _e696 = active_50_;
-            if _e696 {
-                let _e698 = r35_;
-                total_36_ = _e698;
+            let _e698 = active_50_;
+            if _e698 {
+                let _e700 = r35_;
+                total_36_ = _e700;
             }
-            let _e701 = active_50_;
-            if _e701 {
+            let _e703 = active_50_;
+            if _e703 {
                 r37_ = (i32(local_index) % 32i);
             }
-            let _e708 = active_50_;
-            if _e708 {
-                let _e711 = params.C;
-                r38_ = _e711;
+            let _e710 = active_50_;
+            if _e710 {
+                let _e713 = params.C;
+                r38_ = _e713;
             }
-            let _e714 = active_50_;
-            if _e714 {
+            let _e716 = active_50_;
+            if _e716 {
                 r39_ = 32i;
             }
-            let _e718 = active_50_;
-            if _e718 {
-                let _e720 = r38_;
-                r40_ = _e720;
+            let _e720 = active_50_;
+            if _e720 {
+                let _e722 = r38_;
+                r40_ = _e722;
             }
-            let _e723 = active_50_;
-            if _e723 {
-                let _e725 = r39_;
-                r41_ = _e725;
+            let _e725 = active_50_;
+            if _e725 {
+                let _e727 = r39_;
+                r41_ = _e727;
             }
-            let _e728 = active_50_;
-            if _e728 {
-                let _e730 = r37_;
-                c_42_ = _e730;
+            let _e730 = active_50_;
+            if _e730 {
+                let _e732 = r37_;
+                c_42_ = _e732;
             }
-            let _e733 = active_50_;
-            entry_74_ = _e733;
-            broken_75_ = false;
-            left_77_ = false;
+            let _e735 = active_50_;
+            entry_75_ = _e735;
+            broken_76_ = false;
+            left_78_ = false;
             loop {
-                continued_76_ = false;
-                let _e743 = entry_74_;
-                let _e745 = exited_51_;
-                let _e747 = broken_75_;
-                let _e749 = continued_76_;
-                active_50_ = (_e743 && !((_e745 || (_e747 || _e749))));
-                let _e759 = active_50_;
-                lane_active[local_index] = u32(_e759);
+                continued_77_ = false;
+                let _e745 = entry_75_;
+                let _e747 = exited_51_;
+                let _e749 = broken_76_;
+                let _e751 = continued_77_;
+                active_50_ = (_e745 && !((_e747 || (_e749 || _e751))));
+                let _e761 = active_50_;
+                lane_active[local_index] = u32(_e761);
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_78_ = 0u;
-                    i_79_ = 0i;
+                    any_79_ = 0u;
+                    i_80_ = 0i;
                     loop {
-                        let _e769 = i_79_;
-                        if (_e769 >= 128i) {
+                        let _e771 = i_80_;
+                        if (_e771 >= 128i) {
                             break;
                         }
-                        let _e775 = lane_active[bitcast<u32>(_e769)];
-                        let _e777 = any_78_;
-                        any_78_ = (_e777 | _e775);
+                        let _e777 = lane_active[bitcast<u32>(_e771)];
+                        let _e779 = any_79_;
+                        any_79_ = (_e779 | _e777);
                         continuing {
-                            let _e781 = i_79_;
-                            i_79_ = (_e781 + 1i);
+                            let _e783 = i_80_;
+                            i_80_ = (_e783 + 1i);
                         }
                     }
-                    let _e787 = any_78_;
-                    workgroup_any = _e787;
+                    let _e789 = any_79_;
+                    workgroup_any = _e789;
                 }
-                let _e789 = workgroupUniformLoad((&workgroup_any));
-                if (_e789 == 0u) {
-                    left_77_ = true;
+                let _e791 = workgroupUniformLoad((&workgroup_any));
+                if (_e791 == 0u) {
+                    left_78_ = true;
                     break;
                 }
-                let _e795 = active_50_;
-                if _e795 {
-                    let _e805 = trips_49_;
-                    let _e807 = (_e805 + 1u);
-                    trips_49_ = _e807;
-                    if (_e807 > 4096u) {
+                let _e797 = active_50_;
+                if _e797 {
+                    let _e807 = trips_49_;
+                    let _e809 = (_e807 + 1u);
+                    trips_49_ = _e809;
+                    if (_e809 > 4096u) {
                         loop_guard[0u] = 3u;
                         exited_51_ = true;
                         active_50_ = false;
                     }
                 }
                 {
-                    let _e811 = active_50_;
-                    if _e811 {
-                        let _e813 = c_42_;
-                        let _e815 = r40_;
-                        r43_ = (_e813 < _e815);
+                    let _e813 = active_50_;
+                    if _e813 {
+                        let _e815 = c_42_;
+                        let _e817 = r40_;
+                        r43_ = (_e815 < _e817);
                     }
-                    let _e819 = active_50_;
-                    if _e819 {
-                        let _e821 = r43_;
-                        r44_ = !(_e821);
+                    let _e821 = active_50_;
+                    if _e821 {
+                        let _e823 = r43_;
+                        r44_ = !(_e823);
                     }
-                    let _e825 = active_50_;
-                    saved_80_ = _e825;
-                    let _e828 = r44_;
-                    let _e830 = saved_80_;
-                    let _e831 = (_e830 && _e828);
-                    taken_81_ = _e831;
-                    active_50_ = _e831;
+                    let _e827 = active_50_;
+                    saved_81_ = _e827;
+                    let _e830 = r44_;
+                    let _e832 = saved_81_;
+                    let _e833 = (_e832 && _e830);
+                    taken_82_ = _e833;
+                    active_50_ = _e833;
                     {
-                        let _e835 = active_50_;
-                        let _e837 = broken_75_;
-                        broken_75_ = (_e837 || _e835);
+                        let _e837 = active_50_;
+                        let _e839 = broken_76_;
+                        broken_76_ = (_e839 || _e837);
                         active_50_ = false;
                     }
-                    let _e843 = saved_80_;
-                    let _e845 = taken_81_;
-                    let _e849 = exited_51_;
-                    let _e851 = broken_75_;
-                    let _e853 = continued_76_;
-                    active_50_ = ((_e843 && !(_e845)) && !((_e849 || (_e851 || _e853))));
+                    let _e845 = saved_81_;
+                    let _e847 = taken_82_;
+                    let _e851 = exited_51_;
+                    let _e853 = broken_76_;
+                    let _e855 = continued_77_;
+                    active_50_ = ((_e845 && !(_e847)) && !((_e851 || (_e853 || _e855))));
                     {
                     }
-                    let _e860 = saved_80_;
-                    let _e862 = exited_51_;
-                    let _e864 = broken_75_;
-                    let _e866 = continued_76_;
-                    active_50_ = (_e860 && !((_e862 || (_e864 || _e866))));
-                    let _e873 = active_50_;
-                    if _e873 {
-                        let _e879 = params.C;
-                        let _e881 = row_5_;
-                        let _e883 = c_42_;
-                        let _e889 = X[bitcast<u32>(((_e881 * _e879) + _e883))];
-                        r45_ = _e889;
+                    let _e862 = saved_81_;
+                    let _e864 = exited_51_;
+                    let _e866 = broken_76_;
+                    let _e868 = continued_77_;
+                    active_50_ = (_e862 && !((_e864 || (_e866 || _e868))));
+                    let _e875 = active_50_;
+                    if _e875 {
+                        let _e881 = params.C;
+                        let _e883 = row_5_;
+                        let _e885 = c_42_;
+                        let _e891 = X[bitcast<u32>(((_e883 * _e881) + _e885))];
+                        r45_ = _e891;
                     }
-                    let _e892 = active_50_;
-                    if _e892 {
-                        let _e894 = r45_;
-                        let _e896 = row_max_21_;
-                        r46_ = (_e894 - _e896);
+                    let _e894 = active_50_;
+                    if _e894 {
+                        let _e896 = r45_;
+                        let _e898 = row_max_21_;
+                        r46_ = (_e896 - _e898);
                     }
-                    let _e900 = active_50_;
-                    if _e900 {
-                        let _e902 = r46_;
-                        r47_ = exp(_e902);
+                    let _e902 = active_50_;
+                    if _e902 {
+                        let _e904 = r46_;
+                        r47_ = exp(_e904);
                     }
-                    let _e906 = active_50_;
-                    if _e906 {
-                        let _e908 = r47_;
-                        let _e910 = total_36_;
-                        r48_ = (_e908 / _e910);
+                    let _e908 = active_50_;
+                    if _e908 {
+                        let _e910 = r47_;
+                        let _e912 = total_36_;
+                        r48_ = (_e910 / _e912);
                     }
-                    let _e914 = active_50_;
-                    if _e914 {
-                        let _e916 = r48_;
-                        let _e922 = params.C;
-                        let _e924 = row_5_;
-                        let _e926 = c_42_;
-                        Y[bitcast<u32>(((_e924 * _e922) + _e926))] = _e916;
+                    let _e916 = active_50_;
+                    if _e916 {
+                        let _e918 = r48_;
+                        let _e924 = params.C;
+                        let _e926 = row_5_;
+                        let _e928 = c_42_;
+                        Y[bitcast<u32>(((_e926 * _e924) + _e928))] = _e918;
                     }
                 }
                 continuing {
-                    let _e933 = entry_74_;
-                    continued_76_ = false;
-                    let _e937 = exited_51_;
-                    let _e939 = broken_75_;
-                    let _e941 = continued_76_;
-                    active_50_ = (_e933 && !((_e937 || (_e939 || _e941))));
+                    let _e935 = entry_75_;
+                    continued_77_ = false;
+                    let _e939 = exited_51_;
+                    let _e941 = broken_76_;
+                    let _e943 = continued_77_;
+                    active_50_ = (_e935 && !((_e939 || (_e941 || _e943))));
                     {
-                        let _e948 = active_50_;
-                        if _e948 {
-                            let _e950 = c_42_;
-                            let _e952 = r41_;
-                            c_42_ = (_e950 + _e952);
+                        let _e950 = active_50_;
+                        if _e950 {
+                            let _e952 = c_42_;
+                            let _e954 = r41_;
+                            c_42_ = (_e952 + _e954);
                         }
                     }
                 }
             }
-            let _e956 = left_77_;
-            if !(_e956) {
+            let _e958 = left_78_;
+            if !(_e958) {
                 loop_guard[0u] = 2147483651u;
             }
-            let _e963 = entry_74_;
-            let _e965 = exited_51_;
-            active_50_ = (_e963 && !(_e965));
+            let _e965 = entry_75_;
+            let _e967 = exited_51_;
+            active_50_ = (_e965 && !(_e967));
         }
-        let _e970 = saved_52_;
-        let _e972 = taken_53_;
-        let _e976 = exited_51_;
-        active_50_ = ((_e970 && !(_e972)) && !(_e976));
+        let _e972 = saved_52_;
+        let _e974 = taken_53_;
+        let _e978 = exited_51_;
+        active_50_ = ((_e972 && !(_e974)) && !(_e978));
         {
         }
-        let _e981 = saved_52_;
-        let _e983 = exited_51_;
-        active_50_ = (_e981 && !(_e983));
+        let _e983 = saved_52_;
+        let _e985 = exited_51_;
+        active_50_ = (_e983 && !(_e985));
     }
 }
