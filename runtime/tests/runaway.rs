@@ -1,7 +1,9 @@
 //! Runaway loops on the native GPU (Mesa's lavapipe): the loop guard stops a loop that never
 //! ends, in both warp modes, and the run reports E0514 at the loop's line; the device works for
-//! the next run. Before the guard, lavapipe's compiler removed the endless loop below (it has no
-//! effects) and the run returned made-up results with exit 0.
+//! the next run. Before the guard, the endless loop below returned made-up results with exit 0:
+//! lavapipe leaves any loop after 65,535 trips and goes on after it (found by raising the step
+//! limit past that figure: below it the guard stops the loop, above it the loop "ends"). The
+//! guard notes such a cut too, so it is E0514 as well.
 
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
