@@ -1,6 +1,6 @@
 //! The loop guard: a trip budget per invocation, so a kernel whose loop never ends stops on
 //! the GPU as it does on the simulator (E0514), instead of hanging the device or, where the
-//! driver removes a loop with no effects, returning made-up results.
+//! driver bounds loops by itself, returning made-up results.
 //!
 //! In: [`Guard::Trips`] (the budget: the run's step limit, which no thread of a kernel the
 //! simulator finishes can exceed, since every trip runs at least one statement). Out: each loop
