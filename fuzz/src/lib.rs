@@ -3,8 +3,9 @@
 //! `tests/corpora.rs` replays every kept input through the same functions in the test command.
 //!
 //! - [`pipeline`]: any text goes through the whole compiler (parse, check, IR, PTX for each
-//!   architecture, WGSL in both warp modes, a small simulated run) without a panic or a hang,
-//!   every span lies inside the source, and naga accepts every module the backend builds.
+//!   architecture, WGSL in both warp modes, both with and without the loop guard, a small
+//!   simulated run) without a panic or a hang, every span lies inside the source, and naga
+//!   accepts every module the backend builds.
 //! - [`share_link`]: any fragment decodes to a session or a reason, and a session's own link
 //!   restores it exactly.
 //! - [`markup`]: no source turns into markup in the editor's highlighting (with the
@@ -12,10 +13,11 @@
 
 use compiler_core::diagnostic::Code;
 use compiler_core::launch::Launch;
-use compiler_core::ptx::Arch;
+use compiler_core::guard::Guard;
+use compiler_core::ptx::{self, Arch};
 use compiler_core::share::Session;
 use compiler_core::syntax::highlight::{highlight_html, text_of_markup, Mark};
-use compiler_core::wgsl::WarpMode;
+use compiler_core::wgsl::{self, WarpMode};
 use playground::outputs::{listing_html, Listing};
 
 /// Fuzz inputs are text; other bytes are skipped rather than made lossy, so each kept input
@@ -54,6 +56,13 @@ pub fn pipeline(data: &[u8]) {
                 let bug = diagnostics.iter().find(|d| d.code == Code::E0520);
                 assert!(bug.is_none(), "naga refused the module: {bug:?}");
             }
+            // With the loop guard a GPU run adds, too.
+            if let Err(bug) = wgsl::emit(kernel, lanes, mode, Guard::Trips(1000)) {
+                assert!(bug.code != Code::E0520, "naga refused the guarded module: {bug:?}");
+            }
+        }
+        if let Err(bug) = ptx::emit(kernel, source, Arch::Sm90, Guard::Trips(1000)) {
+            assert!(bug.code == Code::E0521, "no guarded PTX: {bug:?}");
         }
         // Faults are fine (the launch is arbitrary); panics and hangs are not.
         let _ = compilation.run(&Launch::smoke(kernel));
