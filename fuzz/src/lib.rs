@@ -12,8 +12,8 @@
 //!   diagnostics' marks) or in the PTX listing.
 
 use compiler_core::diagnostic::Code;
-use compiler_core::launch::Launch;
 use compiler_core::guard::Guard;
+use compiler_core::launch::Launch;
 use compiler_core::ptx::{self, Arch};
 use compiler_core::share::Session;
 use compiler_core::syntax::highlight::{highlight_html, text_of_markup, Mark};
@@ -58,7 +58,10 @@ pub fn pipeline(data: &[u8]) {
             }
             // With the loop guard a GPU run adds, too.
             if let Err(bug) = wgsl::emit(kernel, lanes, mode, Guard::Trips(1000)) {
-                assert!(bug.code != Code::E0520, "naga refused the guarded module: {bug:?}");
+                assert!(
+                    bug.code != Code::E0520,
+                    "naga refused the guarded module: {bug:?}"
+                );
             }
         }
         if let Err(bug) = ptx::emit(kernel, source, Arch::Sm90, Guard::Trips(1000)) {
