@@ -68,6 +68,20 @@ fn five_thousand_nested_ifs_give_one_depth_error() {
     assert!(elapsed < HANG, "{elapsed:?}");
 }
 
+/// The markup fuzzer's find (fuzz/regressions/markup/nested-unclosed-indices): every index was
+/// parsed twice (as `start :+ length`, then as a plain index), so calls and indices left open
+/// n deep took 2^n parses: 20 deep took 4 s, 40 deep would never end.
+#[test]
+fn forty_unclosed_calls_and_indices_give_errors_not_a_hang() {
+    let source = format!(
+        "@launch(32)\nkernel k(X: tensor<f32>[N]) {{\n  let x = {}\n}}\n",
+        "f(a [".repeat(40)
+    );
+    let (compilation, elapsed) = compile_bounded(source);
+    assert!(!codes(&compilation).is_empty());
+    assert!(elapsed < HANG, "{elapsed:?}");
+}
+
 #[test]
 fn nesting_up_to_the_limit_is_fine() {
     let depth = MAX_NESTING - 2; // the kernel's own braces and the `let` line
