@@ -108,7 +108,7 @@ impl Builder<'_> {
         self.set_local(block, exited, no);
     }
 
-    fn not(&mut self, block: &mut Block, expr: Handle<E>) -> Handle<E> {
+    pub(super) fn not(&mut self, block: &mut Block, expr: Handle<E>) -> Handle<E> {
         self.add(
             block,
             E::Unary {
@@ -118,12 +118,21 @@ impl Builder<'_> {
         )
     }
 
-    fn get_local(&mut self, block: &mut Block, local: Handle<LocalVariable>) -> Handle<E> {
+    pub(super) fn get_local(
+        &mut self,
+        block: &mut Block,
+        local: Handle<LocalVariable>,
+    ) -> Handle<E> {
         let pointer = self.add(block, E::LocalVariable(local));
         self.add(block, E::Load { pointer })
     }
 
-    fn set_local(&mut self, block: &mut Block, local: Handle<LocalVariable>, value: Handle<E>) {
+    pub(super) fn set_local(
+        &mut self,
+        block: &mut Block,
+        local: Handle<LocalVariable>,
+        value: Handle<E>,
+    ) {
         let pointer = self.add(block, E::LocalVariable(local));
         self.push(block, St::Store { pointer, value });
     }

@@ -155,9 +155,8 @@ impl Builder<'_> {
     }
 
     fn store_flag(&mut self, block: &mut Block, flag: Handle<LocalVariable>, value: bool) {
-        let pointer = self.add(block, E::LocalVariable(flag));
         let value = self.lit(block, Literal::Bool(value));
-        self.push(block, St::Store { pointer, value });
+        self.set_local(block, flag, value);
     }
 
     /// Numbers the loop at `span` and clears its flag, before the loop in `block`; `None` when
@@ -195,9 +194,8 @@ impl Builder<'_> {
         if let Some(guard) = self.guard.as_mut() {
             guard.open.pop();
         }
-        let pointer = self.add(block, E::LocalVariable(watched.left));
-        let left = self.add(block, E::Load { pointer });
-        let cut = self.not_expr(block, left);
+        let left = self.get_local(block, watched.left);
+        let cut = self.not(block, left);
         self.flush(block);
         let mut accept = Block::new();
         self.write_runaway(&mut accept, watched.number | DRIVER_CUT);
@@ -210,16 +208,6 @@ impl Builder<'_> {
             },
             self.span,
         );
-    }
-
-    fn not_expr(&mut self, block: &mut Block, expr: Handle<E>) -> Handle<E> {
-        self.add(
-            block,
-            E::Unary {
-                op: UnaryOperator::LogicalNot,
-                expr,
-            },
-        )
     }
 
     /// Subgroup mode: the top of loop `body`'s trip: count it, and past the budget write the

@@ -6,7 +6,7 @@
 //! stops with an explanation, and off the page's thread, so a long run never freezes the page.
 //! The GPU runs when the browser offers WebGPU; otherwise the outcome says why.
 
-use super::jobs::{Done, Job, Reply, Simulation, Stepped};
+use super::jobs::{first_problem, Done, Job, Reply, Simulation, Stepped, Traced};
 use crate::outputs::{Output, Shown};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
@@ -241,24 +241,19 @@ pub fn start_run(
 /// step limit: on the GPU, the loop guard stops a loop that never ends (E0514 at the loop), and
 /// a kernel that is only long runs to its end.
 pub fn run_on_gpu_anyway(forced: Option<WarpMode>, running: Running) {
-    let Some(shown) = running.report.get_untracked() else {
+    let Some((compilation, launch)) = running.report.with_untracked(|r| {
+        r.as_ref()
+            .map(|r| (r.compilation.clone(), r.launch.clone()))
+    }) else {
         return;
     };
     let run = running.begin();
-    running.publish(
-        run,
-        RunReport {
-            gpu: GpuOutcome::Pending,
-            ..shown.clone()
-        },
-    );
-    gpu_then(
-        shown.compilation.source(),
-        shown.launch,
-        forced,
-        running,
-        run,
-    );
+    running.report.update(|r| {
+        if let Some(r) = r {
+            r.gpu = GpuOutcome::Pending;
+        }
+    });
+    gpu_then(compilation.source(), launch, forced, running, run);
 }
 
 /// The GPU part of run `run`: `launch` of `source` on WebGPU in the run's worker, its outcome
@@ -589,13 +584,6 @@ impl<T: 'static> OnRequest<T> {
     }
 }
 
-/// "E0515: …": the first of a launch's problems, for a request's failure line.
-fn first_problem(diagnostics: Vec<Diagnostic>) -> String {
-    diagnostics.first().map_or_else(String::new, |d| {
-        format!("{}: {}", d.code.as_str(), d.message)
-    })
-}
-
 const ANOTHER_QUESTION: &str = "the worker answered another question";
 
 /// A trace of CTA `block` that the tracer's worker keeps (the page reads it a step at a time,
@@ -604,14 +592,8 @@ pub struct TraceRun {
     pub compilation: Rc<Compilation>,
     pub launch: Launch,
     pub block: Dim3,
-    pub steps: usize,
-    pub warps: u32,
-    pub lanes: u32,
-    /// Why the trace ends before the CTA did, when it does.
-    pub incomplete: Option<String>,
-    /// Where the run stopped, when it faulted: the trace ends there.
-    pub fault: Option<Diagnostic>,
-    pub ms: f64,
+    /// What the worker told of it: steps, warps, why it ends early, the fault.
+    pub traced: Traced,
 }
 
 /// The job that runs `launch` on the simulator again tracing CTA `block` (a browser tab's
@@ -628,14 +610,9 @@ pub fn trace_run(
         what: Simulation::Trace { block },
     };
     let finish = move |reply| match reply {
-        Reply::Trace(traced) => traced.map_err(first_problem).map(|t| TraceRun {
+        Reply::Trace(traced) => traced.map_err(first_problem).map(|traced| TraceRun {
             block,
-            steps: t.steps,
-            warps: t.warps,
-            lanes: t.lanes,
-            incomplete: t.incomplete,
-            fault: t.fault,
-            ms: t.ms,
+            traced,
             compilation,
             launch,
         }),

@@ -84,7 +84,7 @@ pub struct Ran {
 
 /// What the page knows of a trace the worker keeps: its steps and warps, why it ends early
 /// (if it does), and the fault that ended the run, if one did.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Traced {
     pub steps: usize,
     pub warps: u32,
@@ -136,11 +136,7 @@ impl Job {
                         view: steps::step_view(&cta, index, warp),
                         active: steps::active_lanes(&cta.trace, warp),
                     })
-                    .map_err(|problems| {
-                        problems
-                            .first()
-                            .map_or_else(String::new, |d| d.message.clone())
-                    }),
+                    .map_err(first_problem),
             ),
             // The worker runs it (`worker::run_on_gpu`): WebGPU is asynchronous, and native
             // builds have none.
@@ -213,6 +209,13 @@ impl Simulation {
             }
         }
     }
+}
+
+/// "E0515: …": the first of a launch's problems, for a request's failure line.
+pub fn first_problem(diagnostics: Vec<Diagnostic>) -> String {
+    diagnostics.first().map_or_else(String::new, |d| {
+        format!("{}: {}", d.code.as_str(), d.message)
+    })
 }
 
 /// How far a job has come: CTAs done of the job's total.

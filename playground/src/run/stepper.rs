@@ -239,7 +239,7 @@ pub fn Stepper(
             }
         })
     };
-    let count = move || traced.with(|t| t.as_ref().map_or(0, |t| t.steps));
+    let count = move || traced.with(|t| t.as_ref().map_or(0, |t| t.traced.steps));
     let step_now = move || position().map_or(0, |p| p.step as usize);
     let move_by = move |delta: i64| {
         let last = count().saturating_sub(1) as i64;
@@ -275,8 +275,8 @@ pub fn Stepper(
     });
     let made = reader.0.made;
     let view_now = Memo::new(move |_| made.with(|m| m.as_ref()?.as_ref().ok()?.view.clone()));
-    let warps = move || traced.with(|t| t.as_ref().map_or(0, |t| t.warps));
-    let lanes = move || traced.with(|t| t.as_ref().map_or(32, |t| t.lanes));
+    let warps = move || traced.with(|t| t.as_ref().map_or(0, |t| t.traced.warps));
+    let lanes = move || traced.with(|t| t.as_ref().map_or(32, |t| t.traced.lanes));
     // Drawn again only when the bars change (another warp or trace), not on every step.
     let timeline = Memo::new(move |_| {
         let lanes = lanes();
@@ -355,9 +355,9 @@ pub fn Stepper(
                 </p>
             })}
             {move || traced.with(|t| t.as_ref().and_then(|t| {
-                let fault = t.fault.as_ref().map(|f| format!("The run stopped at the last step: {}: {}", f.code.as_str(), f.message));
+                let fault = t.traced.fault.as_ref().map(|f| format!("The run stopped at the last step: {}: {}", f.code.as_str(), f.message));
                 let unread = made.with(|m| m.as_ref().and_then(|m| m.as_ref().err()).map(|why| format!("This step cannot be shown: {why}.")));
-                let notes: Vec<String> = fault.into_iter().chain(t.incomplete.clone()).chain(unread).collect();
+                let notes: Vec<String> = fault.into_iter().chain(t.traced.incomplete.clone()).chain(unread).collect();
                 (!notes.is_empty()).then(|| view! {
                     <div class="step-notes" data-testid="step-notes">{notes.into_iter().map(|n| view! { <p>{n}</p> }).collect_view()}</div>
                 })
