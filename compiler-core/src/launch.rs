@@ -16,6 +16,7 @@ use crate::sim::{
     self, Arg, Args, MemoryProfile, Observers, Progress, SimOptions, Tensor, Trace, TraceLimits,
 };
 use crate::span::Span;
+use crate::ptx;
 use crate::wgsl::{self, WarpMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -805,12 +806,16 @@ impl<'k> PreparedRun<'k> {
     /// by the step limit: no thread of a kernel the simulator finishes runs more trips (each
     /// runs a statement), and one that never ends stops (E0514, as on the simulator).
     pub fn wgsl(&self, mode: WarpMode) -> Result<wgsl::Wgsl, Diagnostic> {
-        let budget = u32::try_from(self.options.step_limit).unwrap_or(u32::MAX);
-        wgsl::emit(
-            self.kernel,
-            self.options.lanes,
-            mode,
-            wgsl::Guard::Trips(budget),
-        )
+        wgsl::emit(self.kernel, self.options.lanes, mode, self.loop_guard())
+    }
+
+    /// The PTX an NVIDIA GPU runs this launch with, for `arch`, its loops guarded as
+    /// [`PreparedRun::wgsl`]'s; `source` gives its line comments. PTX warps are 32 lanes wide.
+    pub fn ptx(&self, source: &str, arch: ptx::Arch) -> Result<ptx::Ptx, Diagnostic> {
+        ptx::emit(self.kernel, source, arch, self.loop_guard())
+    }
+
+    fn loop_guard(&self) -> crate::guard::Guard {
+        crate::guard::Guard::Trips(u32::try_from(self.options.step_limit).unwrap_or(u32::MAX))
     }
 }

@@ -115,7 +115,10 @@ impl KernelChecker {
             UnaryOp::BitNot => value.ty.is_integer(),
         };
         if fits || value.ty.is_error() {
-            return value;
+            return match op {
+                UnaryOp::BitNot => Value::new(value.ty.integer_only(), value.uniformity),
+                _ => value,
+            };
         }
         self.error(
             Diagnostic::error(
@@ -171,7 +174,7 @@ impl KernelChecker {
             | BinaryOp::Shr
             | BinaryOp::BitAnd
             | BinaryOp::BitOr
-            | BinaryOp::BitXor => operands_fit(Type::is_integer),
+            | BinaryOp::BitXor => operands_fit(Type::is_integer).map(Type::integer_only),
             BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
                 operands_fit(Type::is_numeric).map(|_| Type::BOOL)
             }
@@ -200,6 +203,9 @@ impl KernelChecker {
                         if left.ty.is_float() || right.ty.is_float() =>
                     {
                         format!("`{}` takes integers", op.symbol())
+                    }
+                    _ if left.ty == Type::IntOnlyLiteral => {
+                        cast_help(&left.ty, &right.ty.clone().concrete())
                     }
                     _ => cast_help(&right.ty, &left.ty),
                 };

@@ -321,6 +321,10 @@ fn kind_phrase(kind: NameKind) -> &'static str {
 
 fn cast_help(from: &Type, to: &Type) -> String {
     match (from.scalar(), to.scalar()) {
+        (Some(_), Some(target)) if *from == Type::IntOnlyLiteral && to.is_float() => format!(
+            "`%`, `&`, `|`, `^`, `<<`, `>>` and `~` give integers; convert it explicitly: {}(...)",
+            target.name()
+        ),
         (Some(_), Some(target)) if from.is_numeric() && to.is_numeric() => {
             format!("convert it explicitly: {}(...)", target.name())
         }

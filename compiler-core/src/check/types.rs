@@ -15,6 +15,9 @@ pub enum Type {
     IntLiteral,
     /// A float literal not yet given a type: it becomes `f32` or `f16`.
     FloatLiteral,
+    /// Integer literals combined by an operator that only integers have (`% & | ^ << >> ~`):
+    /// it becomes `i32` or `u32`, never a float, since `1 & 2` has no float meaning.
+    IntOnlyLiteral,
     /// A kernel parameter in global memory; `dims` as written (`N`, `64`).
     Tensor {
         element: Scalar,
@@ -47,7 +50,7 @@ impl Type {
     pub fn is_integer(&self) -> bool {
         match self {
             Type::Scalar(s) => s.is_integer(),
-            Type::IntLiteral => true,
+            Type::IntLiteral | Type::IntOnlyLiteral => true,
             _ => false,
         }
     }
@@ -55,7 +58,7 @@ impl Type {
     pub fn is_numeric(&self) -> bool {
         match self {
             Type::Scalar(s) => s.is_numeric(),
-            Type::IntLiteral | Type::FloatLiteral => true,
+            Type::IntLiteral | Type::IntOnlyLiteral | Type::FloatLiteral => true,
             _ => false,
         }
     }
@@ -72,10 +75,19 @@ impl Type {
         matches!(self, Type::Tile { .. })
     }
 
+    /// The result of an integer-only operator: an untyped literal stays untyped but can no
+    /// longer become a float.
+    pub fn integer_only(self) -> Type {
+        match self {
+            Type::IntLiteral => Type::IntOnlyLiteral,
+            other => other,
+        }
+    }
+
     /// A literal takes its default type (`i32`, `f32`) when nothing else decides it.
     pub fn concrete(self) -> Type {
         match self {
-            Type::IntLiteral => Type::I32,
+            Type::IntLiteral | Type::IntOnlyLiteral => Type::I32,
             Type::FloatLiteral => Type::F32,
             other => other,
         }
@@ -84,7 +96,7 @@ impl Type {
     pub fn scalar(&self) -> Option<Scalar> {
         match self {
             Type::Scalar(s) => Some(*s),
-            Type::IntLiteral => Some(Scalar::I32),
+            Type::IntLiteral | Type::IntOnlyLiteral => Some(Scalar::I32),
             Type::FloatLiteral => Some(Scalar::F32),
             _ => None,
         }
@@ -95,7 +107,7 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Scalar(s) => f.write_str(s.name()),
-            Type::IntLiteral => f.write_str("{integer}"),
+            Type::IntLiteral | Type::IntOnlyLiteral => f.write_str("{integer}"),
             Type::FloatLiteral => f.write_str("{float}"),
             Type::Tensor { element, dims, .. } => {
                 write!(f, "tensor<{}>[{}]", element.name(), dims.join(", "))
@@ -118,7 +130,9 @@ pub fn unify(a: &Type, b: &Type) -> Option<Type> {
         (Error, _) | (_, Error) => Error,
         (x, y) if x == y => x.clone(),
         (IntLiteral, FloatLiteral) | (FloatLiteral, IntLiteral) => FloatLiteral,
+        (IntLiteral, IntOnlyLiteral) | (IntOnlyLiteral, IntLiteral) => IntOnlyLiteral,
         (IntLiteral, Scalar(s)) | (Scalar(s), IntLiteral) if s.is_numeric() => Scalar(*s),
+        (IntOnlyLiteral, Scalar(s)) | (Scalar(s), IntOnlyLiteral) if s.is_integer() => Scalar(*s),
         (FloatLiteral, Scalar(s)) | (Scalar(s), FloatLiteral) if s.is_float() => Scalar(*s),
         _ => return None,
     })
@@ -142,5 +156,8 @@ mod tests {
         assert_eq!(unify(&Type::Error, &Type::U32), Some(Type::Error));
         assert!(assignable(&Type::IntLiteral, &Type::F32));
         assert!(!assignable(&Type::F32, &Type::I32));
+        assert!(assignable(&Type::IntOnlyLiteral, &Type::U32));
+        assert!(!assignable(&Type::IntOnlyLiteral, &Type::F32));
+        assert_eq!(unify(&Type::IntOnlyLiteral, &Type::FloatLiteral), None);
     }
 }

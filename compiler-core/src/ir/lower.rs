@@ -661,6 +661,11 @@ impl Lowering {
                 Err(_) => (Operand::Const(0), Scalar::I32),
             },
             ExprKind::Unary(op, operand) => {
+                let hint = match op {
+                    // `~` has no float meaning: `f32(~0)` computes `~0` as an i32.
+                    ast::UnaryOp::BitNot => hint.filter(|t| t.is_integer()),
+                    _ => hint,
+                };
                 let (value, ty) = self.expr(operand, hint);
                 let op = match op {
                     ast::UnaryOp::Neg => UnaryOp::Neg,
@@ -763,7 +768,7 @@ impl Lowering {
                 .or(if comparison {
                     None
                 } else {
-                    hint.filter(|t| *t != Scalar::Bool)
+                    integer_hint(op, hint)
                 })
                 .or(literal_float)
                 .unwrap_or(Scalar::I32)
@@ -925,6 +930,15 @@ fn step_is_positive(step: Option<&ast::Expr>) -> bool {
         ),
         _ => false,
     }
+}
+
+/// The type untyped operands of `op` take from their use: never bool, and never a float for an
+/// operator only integers have (`f32(7 & 3)` computes `7 & 3` as an i32; the checker refuses
+/// such literals wherever else a float is needed).
+fn integer_hint(op: ast::BinaryOp, hint: Option<Scalar>) -> Option<Scalar> {
+    use ast::BinaryOp::*;
+    let integer_only = matches!(op, Rem | Shl | Shr | BitAnd | BitOr | BitXor);
+    hint.filter(|t| *t != Scalar::Bool && !(integer_only && t.is_float()))
 }
 
 fn is_float_literal(e: &ast::Expr) -> bool {

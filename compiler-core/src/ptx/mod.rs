@@ -44,6 +44,18 @@ pub enum Arch {
 impl Arch {
     pub const ALL: [Arch; 3] = [Arch::Sm70, Arch::Sm80, Arch::Sm90];
 
+    /// The target for a GPU of compute capability `major.minor`: the newest of the three it
+    /// runs, since a driver compiles PTX for an older target for a newer GPU, never the
+    /// reverse. `None` below 7.0 (Volta), which lacks the `*.sync` warp operations.
+    pub fn for_compute_capability(major: u32, minor: u32) -> Option<Arch> {
+        match (major, minor) {
+            (9.., _) => Some(Arch::Sm90),
+            (8, _) => Some(Arch::Sm80),
+            (7, _) => Some(Arch::Sm70),
+            _ => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Arch::Sm70 => "sm_70",
@@ -93,12 +105,87 @@ pub struct Ptx {
     /// The static shared memory the kernel declares (its tiles and the reductions' scratch),
     /// in bytes: what occupancy counts.
     pub shared_bytes: u64,
-    /// With a loop guard: each guarded loop's span in the source, by number minus one (the
-    /// number a thread past the budget writes through the last parameter).
-    pub guarded_loops: Option<Vec<Span>>,
+    /// With a loop guard: its budget, and each guarded loop's span in the source.
+    pub loop_guard: Option<LoopGuard>,
+}
+
+/// What a guarded kernel's PTX tells its runner.
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopGuard {
+    /// Trips a thread may run of one loop.
+    pub budget: u32,
+    /// Each guarded loop's span, by number minus one (the number a thread past the budget
+    /// writes through the last parameter).
+    pub loops: Vec<Span>,
+}
+
+impl Ptx {
+    /// The loop that ran past the guard's budget, from the guard's word after a launch: `None`
+    /// when the word is 0 (every loop ended) or the PTX has no guard.
+    pub fn runaway(&self, word: u32) -> Option<Span> {
+        let index = usize::try_from(word.checked_sub(1)?).ok()?;
+        self.loop_guard.as_ref()?.loops.get(index).copied()
+    }
 }
 
 const WARP: u32 = 32;
+
+/// One `.param` of a kernel's entry: the order [`entry_params`] gives is the order the PTX
+/// declares them and a launch passes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryParam {
+    /// A tensor's global address (`.u64`): the kernel's parameter `param`.
+    Tensor { param: usize },
+    /// A dimension's value (`.u32`): the kernel's dimension `dim`.
+    Dim { dim: usize },
+    /// A scalar's bits (`.f32` or `.u32`): the kernel's parameter `param`.
+    Scalar { param: usize, ty: Scalar },
+    /// The loop guard's word's global address (`.u64`): a `u32`, 0 before the launch.
+    LoopGuard,
+}
+
+impl EntryParam {
+    /// The PTX type of the parameter.
+    pub fn ptx_type(self) -> &'static str {
+        match self {
+            EntryParam::Tensor { .. } | EntryParam::LoopGuard => "u64",
+            EntryParam::Dim { .. } => "u32",
+            EntryParam::Scalar { ty, .. } if ty == Scalar::F32 => "f32",
+            EntryParam::Scalar { .. } => "u32",
+        }
+    }
+
+    /// The parameter's name in the PTX, e.g. `matvec_param_A`, `matvec_dim_N`.
+    pub fn ptx_name(self, kernel: &Kernel) -> String {
+        let name = &kernel.name;
+        match self {
+            EntryParam::Tensor { param } | EntryParam::Scalar { param, .. } => {
+                format!("{name}_param_{}", kernel.params[param].name())
+            }
+            EntryParam::Dim { dim } => format!("{name}_dim_{}", kernel.dims[dim]),
+            EntryParam::LoopGuard => format!("{name}_loop_guard"),
+        }
+    }
+}
+
+/// The entry's parameters, in order: tensor pointers, dimension values, scalars, and with a
+/// loop guard its word's pointer last.
+pub fn entry_params(kernel: &Kernel, guard: Guard) -> Vec<EntryParam> {
+    let tensors = kernel.params.iter().enumerate().filter_map(|(param, p)| {
+        matches!(p, Param::Tensor { .. }).then_some(EntryParam::Tensor { param })
+    });
+    let dims = (0..kernel.dims.len()).map(|dim| EntryParam::Dim { dim });
+    let scalars = kernel
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(param, p)| match p {
+            Param::Scalar { ty, .. } => Some(EntryParam::Scalar { param, ty: *ty }),
+            Param::Tensor { .. } => None,
+        });
+    let guard = matches!(guard, Guard::Trips(_)).then_some(EntryParam::LoopGuard);
+    tensors.chain(dims).chain(scalars).chain(guard).collect()
+}
 
 /// Bytes of `.shared` `kernel`'s PTX declares: its tiles, and 128 for the warps' partial
 /// results of a CTA-wide reduction. Known without emitting (the playground's occupancy).
@@ -446,24 +533,14 @@ impl<'a> Emitter<'a> {
         let _ = writeln!(header, ".target {}", self.arch.name());
         let _ = writeln!(header, ".address_size 64");
         let _ = writeln!(header);
-        let mut params: Vec<String> = Vec::new();
-        for p in &kernel.params {
-            if let Param::Tensor { name: p, .. } = p {
-                params.push(format!("    .param .u64 {name}_param_{p}"));
-            }
-        }
-        for d in &kernel.dims {
-            params.push(format!("    .param .u32 {name}_dim_{d}"));
-        }
-        for p in &kernel.params {
-            if let Param::Scalar { name: p, ty } = p {
-                let t = if *ty == Scalar::F32 { "f32" } else { "u32" };
-                params.push(format!("    .param .{t} {name}_param_{p}"));
-            }
-        }
-        if self.guard.is_some() {
-            params.push(format!("    .param .u64 {name}_loop_guard"));
-        }
+        let guard = match &self.guard {
+            Some(guard) => Guard::Trips(guard.budget),
+            None => Guard::Off,
+        };
+        let params: Vec<String> = entry_params(kernel, guard)
+            .into_iter()
+            .map(|p| format!("    .param .{} {}", p.ptx_type(), p.ptx_name(kernel)))
+            .collect();
         let _ = writeln!(header, ".visible .entry {name}(");
         let _ = writeln!(header, "{}", params.join(",\n"));
         // Every launch uses exactly `@launch` threads; saying so lets ptxas bound %tid.x.
@@ -507,9 +584,10 @@ impl<'a> Emitter<'a> {
             text,
             line_map,
             shared_bytes,
-            guarded_loops: self
-                .guard
-                .map(|g| g.loops.into_iter().map(|(span, _)| span).collect()),
+            loop_guard: self.guard.map(|g| LoopGuard {
+                budget: g.budget,
+                loops: g.loops.into_iter().map(|(span, _)| span).collect(),
+            }),
         }
     }
 
@@ -670,5 +748,22 @@ fn axis(a: Axis) -> &'static str {
         Axis::X => "x",
         Axis::Y => "y",
         Axis::Z => "z",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Arch;
+
+    #[test]
+    fn a_gpu_runs_the_newest_target_its_compute_capability_allows() {
+        let pick = |major, minor| Arch::for_compute_capability(major, minor);
+        assert_eq!(pick(6, 1), None);
+        assert_eq!(pick(7, 0), Some(Arch::Sm70));
+        assert_eq!(pick(7, 5), Some(Arch::Sm70));
+        assert_eq!(pick(8, 6), Some(Arch::Sm80));
+        assert_eq!(pick(8, 9), Some(Arch::Sm80));
+        assert_eq!(pick(9, 0), Some(Arch::Sm90));
+        assert_eq!(pick(12, 0), Some(Arch::Sm90));
     }
 }
