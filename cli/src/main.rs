@@ -41,7 +41,8 @@ enum Command {
     Occupancy(occupancy::OccupancyArgs),
     /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
     Ctx(CtxArgs),
-    /// Describe the GPU this machine offers (through Vulkan) and its subgroups.
+    /// Describe the GPUs this machine offers: its Vulkan adapter and subgroups, and its NVIDIA
+    /// GPUs through CUDA.
     Gpu,
 }
 
@@ -200,9 +201,29 @@ fn ctx(args: &CtxArgs) -> Result<String, String> {
     Ok(out)
 }
 
+/// Both GPU APIs, each with what it found or why it found nothing; an error only when neither
+/// found a GPU.
 fn gpu() -> Result<String, String> {
-    let report = pollster::block_on(runtime::probe()).map_err(|e| e.to_string())?;
-    Ok(report.to_string())
+    let vulkan = pollster::block_on(runtime::probe()).map(|report| report.to_string());
+    let cuda = runtime::cuda::devices()
+        .map(|devices| devices.iter().map(|d| format!("{d}\n")).collect::<String>());
+    let text = format!(
+        "Vulkan (--backend gpu):\n{}\nCUDA (--backend cuda):\n{}",
+        indent(vulkan.as_ref()),
+        indent(cuda.as_ref())
+    );
+    match (vulkan, cuda) {
+        (Err(_), Err(_)) => Err(text.trim_end().to_owned()),
+        _ => Ok(text),
+    }
+}
+
+fn indent(found: Result<&String, &runtime::RuntimeError>) -> String {
+    let text = match found {
+        Ok(text) => text.clone(),
+        Err(error) => format!("none: {error}\n"),
+    };
+    text.lines().map(|line| format!("  {line}\n")).collect()
 }
 
 /// Grid extents: axes left out are 1, as in CUDA's `dim3`.

@@ -41,10 +41,12 @@ pub struct RunArgs {
     /// Write every tensor parameter to DIR/NAME.npy after the run.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Where to run: sim (the reference simulator) or gpu.
-    #[arg(long, default_value = "sim", value_parser = ["sim", "gpu"])]
+    /// Where to run: sim (the reference simulator), gpu (WGSL on this machine's Vulkan GPU) or
+    /// cuda (PTX on its first NVIDIA GPU, through NVIDIA's driver).
+    #[arg(long, default_value = "sim", value_parser = ["sim", "gpu", "cuda"])]
     backend: String,
-    /// Lanes per warp (ctx.lanes): 32 on the simulator by default, the subgroup size on the GPU.
+    /// Lanes per warp (ctx.lanes): 32 by default; on the Vulkan GPU, other widths its subgroups
+    /// have or emulated; always 32 on CUDA.
     #[arg(long)]
     lanes: Option<u32>,
     /// Emulate warps in workgroup memory on the GPU.
@@ -343,24 +345,86 @@ fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std
     }
 }
 
-pub fn run(args: &RunArgs) -> ExitCode {
-    let gpu = if args.backend == "gpu" {
-        match pollster::block_on(runtime::open()) {
-            Ok(gpu) => Some(gpu),
-            Err(error) => {
-                eprintln!("error: {error}");
-                return ExitCode::from(2);
+/// Where `tessera run` runs a launch.
+enum Backend {
+    Simulator,
+    /// WGSL on a Vulkan GPU, its warps as `mode` gives them.
+    Vulkan {
+        gpu: runtime::Gpu,
+        mode: WarpMode,
+    },
+    /// PTX on an NVIDIA GPU.
+    Cuda(runtime::cuda::CudaGpu),
+}
+
+impl Backend {
+    /// Opens what `--backend` names; the error is the runtime's message.
+    fn open(args: &RunArgs, lanes: u32) -> Result<Backend, String> {
+        match args.backend.as_str() {
+            "gpu" => {
+                let gpu = pollster::block_on(runtime::open()).map_err(|e| e.to_string())?;
+                let mode = if args.emulate_warps {
+                    WarpMode::Emulated
+                } else {
+                    gpu.report.warp_mode(lanes)
+                };
+                Ok(Backend::Vulkan { gpu, mode })
             }
+            "cuda" => {
+                if args.emulate_warps {
+                    return Err("--emulate-warps is for the Vulkan GPU (--backend gpu): CUDA runs PTX, whose warps are the GPU's".to_owned());
+                }
+                runtime::cuda::open(0)
+                    .map(Backend::Cuda)
+                    .map_err(|e| e.to_string())
+            }
+            _ => Ok(Backend::Simulator),
         }
-    } else {
-        None
-    };
+    }
+
+    /// What the run's line says the kernel ran on.
+    fn describe(&self, lanes: u32) -> String {
+        match self {
+            Backend::Simulator => "the simulator".to_owned(),
+            Backend::Vulkan { gpu, mode } => format!(
+                "{} ({})",
+                gpu.report.name,
+                match mode {
+                    WarpMode::Subgroups => format!("warps are its subgroups of {lanes}"),
+                    WarpMode::Emulated => format!("{lanes}-lane warps emulated"),
+                }
+            ),
+            Backend::Cuda(gpu) => format!(
+                "{} (CUDA, PTX for {})",
+                gpu.report.name,
+                gpu.report.arch().map_or("?", |a| a.name())
+            ),
+        }
+    }
+
+    /// Runs a prepared launch on a GPU; `None` on the simulator, which runs elsewhere.
+    fn run_on_gpu(
+        &self,
+        prepared: &compiler_core::PreparedRun<'_>,
+        source: &str,
+    ) -> Option<Result<runtime::GpuOutput, runtime::RuntimeError>> {
+        match self {
+            Backend::Simulator => None,
+            Backend::Vulkan { gpu, mode } => Some(runtime::run(gpu, prepared, *mode)),
+            Backend::Cuda(gpu) => Some(runtime::cuda::run(gpu, prepared, source)),
+        }
+    }
+}
+
+pub fn run(args: &RunArgs) -> ExitCode {
     // NVIDIA's 32 lanes unless asked otherwise, so a run means the same on every backend.
     let lanes = args.lanes.unwrap_or(32);
-    let mode = match &gpu {
-        Some(_) if args.emulate_warps => WarpMode::Emulated,
-        Some(gpu) => gpu.report.warp_mode(lanes),
-        None => WarpMode::Subgroups,
+    let backend = match Backend::open(args, lanes) {
+        Ok(backend) => backend,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
     };
     let compilation = match compile(&args.file) {
         Ok(compilation) => compilation,
@@ -396,7 +460,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     #[cfg(feature = "mpi")]
     if let Some(universe) = crate::mpi_run::world() {
         if kernel.cluster.is_some() {
-            return across_processes(&universe, args, &prepared, gpu.as_ref(), mode);
+            return across_processes(&universe, args, &prepared, &backend, &compilation);
         }
         if !crate::mpi_run::is_root(&universe) {
             return ExitCode::SUCCESS;
@@ -408,21 +472,22 @@ pub fn run(args: &RunArgs) -> ExitCode {
         eprintln!("error: --json prints a trace or a profile: add --trace CTA[,WARP] or --profile");
         return ExitCode::from(2);
     }
+    let on_simulator = matches!(backend, Backend::Simulator);
     if args.profile {
-        if gpu.is_some() {
-            eprintln!("error: the memory counts come from the simulator: leave out --backend gpu");
+        if !on_simulator {
+            eprintln!("error: the memory counts come from the simulator: leave out --backend");
             return ExitCode::from(2);
         }
         return profiled(args, &compilation, &prepared, &bar);
     }
     if let Some(at) = args.trace {
-        if gpu.is_some() {
-            eprintln!("error: the trace comes from the simulator: leave out --backend gpu");
+        if !on_simulator {
+            eprintln!("error: the trace comes from the simulator: leave out --backend");
             return ExitCode::from(2);
         }
         return traced(args, &compilation, &prepared, at, &bar);
     }
-    let params = match &gpu {
+    let params = match backend.run_on_gpu(&prepared, compilation.source()) {
         None => {
             let output = prepared.simulate();
             bar.clear();
@@ -436,41 +501,32 @@ pub fn run(args: &RunArgs) -> ExitCode {
             }
             output.args.params
         }
-        Some(gpu) => match runtime::run(gpu, &prepared, mode) {
-            Ok(output) => {
-                eprintln!(
-                    "ran {} on {} ({}), {} x {} x {} CTAs of {} threads: {:.3} ms",
-                    kernel.name,
-                    gpu.report.name,
-                    match mode {
-                        WarpMode::Subgroups => format!("warps are its subgroups of {lanes}"),
-                        WarpMode::Emulated => format!("{lanes}-lane warps emulated"),
-                    },
-                    grid.x,
-                    grid.y,
-                    grid.z,
-                    kernel.threads,
-                    output.elapsed.as_secs_f64() * 1e3
-                );
-                output.args.params
+        Some(Ok(output)) => {
+            eprintln!(
+                "ran {} on {}, {} x {} x {} CTAs of {} threads: {:.3} ms",
+                kernel.name,
+                backend.describe(lanes),
+                grid.x,
+                grid.y,
+                grid.z,
+                kernel.threads,
+                output.elapsed.as_secs_f64() * 1e3
+            );
+            output.args.params
+        }
+        Some(Err(error)) => {
+            bar.clear();
+            // A runaway loop is the source's: shown at the loop, as the simulator's E0514.
+            if let Some(diagnostic) = error.diagnostic() {
+                return report(&[diagnostic], &compilation, &args.file);
             }
-            Err(error) => {
-                bar.clear();
-                // A runaway loop is the source's: shown at the loop, as the simulator's E0514.
-                if let Some(diagnostic) = error.diagnostic() {
-                    return report(&[diagnostic], &compilation, &args.file);
-                }
-                eprintln!("error: {error}");
-                return ExitCode::from(1);
-            }
-        },
+            eprintln!("error: {error}");
+            return ExitCode::from(1);
+        }
     };
     write_results(args, kernel, &params)
 }
 
-/// The simulator's threads without `--threads`: the machine's cores, shared among the ranks
-/// `mpirun` started on this machine (Open MPI's `OMPI_COMM_WORLD_LOCAL_SIZE`), so that ranks
-/// on one machine do not oversubscribe it.
 fn default_threads() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     threads_per_rank(
@@ -701,24 +757,47 @@ fn across_processes(
     universe: &mpi::environment::Universe,
     args: &RunArgs,
     prepared: &compiler_core::PreparedRun<'_>,
-    gpu: Option<&runtime::Gpu>,
-    mode: WarpMode,
+    backend: &Backend,
+    compilation: &Compilation,
 ) -> ExitCode {
     let kernel = prepared.kernel;
-    let wgsl = match gpu.map(|_| prepared.wgsl(mode)).transpose() {
-        Ok(wgsl) => wgsl,
+    let code = match backend {
+        Backend::Simulator => Ok(PartCode::None),
+        Backend::Vulkan { mode, .. } => prepared.wgsl(*mode).map(PartCode::Wgsl),
+        Backend::Cuda(gpu) => match gpu.report.arch() {
+            Some(arch) => prepared.ptx(compilation.source(), arch).map(PartCode::Ptx),
+            None => crate::mpi_run::abort(
+                universe,
+                "this NVIDIA GPU is too old for Tessera's PTX (compute capability 7.0 or newer)",
+            ),
+        },
+    };
+    let code = match code {
+        Ok(code) => code,
         Err(diagnostic) => crate::mpi_run::abort(universe, &diagnostic.message),
     };
     let mut whole = prepared.args.clone();
     let outcome = crate::mpi_run::run(universe, kernel, &mut whole, |part, tile| {
-        match (gpu, &wgsl) {
-            (Some(gpu), Some(wgsl)) => runtime::run_wgsl(gpu, kernel, wgsl, part)
+        let ran = match (backend, &code) {
+            (Backend::Vulkan { gpu, .. }, PartCode::Wgsl(wgsl)) => {
+                runtime::run_wgsl(gpu, kernel, wgsl, part)
+            }
+            (Backend::Cuda(gpu), PartCode::Ptx(ptx)) => {
+                runtime::cuda::run_ptx(gpu, kernel, ptx, part)
+            }
+            _ => {
+                return compiler_core::cluster::simulate_one(
+                    kernel,
+                    part,
+                    tile,
+                    prepared.options,
+                    None,
+                )
                 .map(|_| ())
-                .map_err(|e| e.to_string()),
-            _ => compiler_core::cluster::simulate_one(kernel, part, tile, prepared.options, None)
-                .map(|_| ())
-                .map_err(|fault| fault.to_diagnostic().message),
-        }
+                .map_err(|fault| fault.to_diagnostic().message)
+            }
+        };
+        ran.map(|_| ()).map_err(|e| e.to_string())
     });
     match outcome {
         Ok(Some(run)) => {
@@ -728,6 +807,14 @@ fn across_processes(
         Ok(None) => ExitCode::SUCCESS,
         Err(message) => crate::mpi_run::abort(universe, &message),
     }
+}
+
+/// What each process of an MPI run launches for its super-tiles.
+#[cfg(feature = "mpi")]
+enum PartCode {
+    None,
+    Wgsl(compiler_core::wgsl::Wgsl),
+    Ptx(compiler_core::ptx::Ptx),
 }
 
 /// `C [1, 8] f32: [0, 1, …]`, at most 64 values.

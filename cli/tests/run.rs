@@ -492,3 +492,57 @@ fn threads_change_nothing_in_the_results() {
     let zero = tessera(&["run", &matvec.to_string_lossy(), "--threads", "0"]);
     assert_eq!(zero.status.code(), Some(2), "{}", stderr(&zero));
 }
+
+/// `--backend cuda` runs the PTX on an NVIDIA GPU and prints what the simulator prints; without
+/// one it says why (tests/cuda.rs in the runtime checks the runner itself).
+#[test]
+fn the_cuda_backend_runs_the_ptx_or_says_why_not() {
+    let file = examples().join("lane_ids.tsr");
+    let path = file.to_str().unwrap_or_default();
+    let output = tessera(&["run", path, "--backend", "cuda"]);
+    match runtime::cuda::devices() {
+        Ok(devices) => {
+            assert!(output.status.success(), "{}", stderr(&output));
+            assert!(
+                stderr(&output).contains(&devices[0].name),
+                "{}",
+                stderr(&output)
+            );
+            let simulated = tessera(&["run", path]);
+            assert_eq!(output.stdout, simulated.stdout);
+        }
+        Err(error) => {
+            assert_eq!(output.status.code(), Some(2));
+            assert_eq!(stderr(&output), format!("error: {error}\n"));
+        }
+    }
+    let output = tessera(&["run", path, "--backend", "cuda", "--emulate-warps"]);
+    assert!(
+        stderr(&output).contains("--emulate-warps is for the Vulkan GPU"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn tessera_gpu_lists_vulkan_and_cuda() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .arg("gpu")
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout.starts_with("Vulkan (--backend gpu):\n  adapter: "),
+        "{stdout}"
+    );
+    let cuda = stdout
+        .split("CUDA (--backend cuda):\n")
+        .nth(1)
+        .unwrap_or_default();
+    match runtime::cuda::devices() {
+        Ok(_) => assert!(cuda.starts_with("  cuda device 0: "), "{stdout}"),
+        Err(error) => assert_eq!(cuda, format!("  none: {error}\n")),
+    }
+}

@@ -12,10 +12,14 @@
 //! wgpu's WebGPU backend, because wgpu 30 cannot request the browser's `subgroups` feature
 //! (gfx-rs/wgpu#10146; ARCHITECTURE.md).
 //!
+//! Natively, [`cuda`] runs a kernel's PTX on an NVIDIA GPU through the CUDA driver API.
+//!
 //! Invariant: this crate is the only one that touches a GPU API; the compiler core never does.
 
 mod plan;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cuda;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
 #[cfg(not(target_arch = "wasm32"))]
@@ -185,6 +189,8 @@ pub enum RuntimeError {
     /// No adapter, and why (the API's message, or what the platform lacks).
     NoAdapter(String),
     NoDevice(String),
+    /// No NVIDIA GPU through CUDA, and why (no driver, no GPU, the driver's error).
+    NoCuda(String),
     /// The kernel does not fit the device: which limit, and by how much.
     Limit(String),
     /// The device rejected the shader or the launch, or was lost, or timed out.
@@ -231,6 +237,7 @@ impl fmt::Display for RuntimeError {
         match self {
             Self::NoAdapter(why) => write!(f, "no GPU adapter was found: {why}"),
             Self::NoDevice(error) => write!(f, "the GPU adapter refused a device: {error}"),
+            Self::NoCuda(why) => write!(f, "no CUDA device: {why}"),
             Self::Limit(message) => write!(f, "the kernel does not fit this GPU: {message}"),
             Self::Device(message) => write!(f, "the GPU run failed: {message}"),
             Self::Wgsl(message) => write!(f, "no WGSL for the GPU: {message}"),

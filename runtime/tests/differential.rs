@@ -1,15 +1,17 @@
 //! Every example runs through WGSL (subgroup mode) on the native GPU (Mesa's lavapipe in CI,
-//! subgroups of 8) and gives the simulator's results with the same `ctx.lanes`: integers
-//! exactly, floats within 1e-4 relative (subgroup reductions may add in another order, and
-//! `exp` may be approximate).
+//! subgroups of 8), and through PTX on an NVIDIA GPU where there is one, and gives the
+//! simulator's results with the same `ctx.lanes`: integers exactly, floats within 1e-4 relative
+//! (subgroup reductions may add in another order, and `exp` may be approximate).
+
+mod common;
 
 use compiler_core::examples::{self, Example};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
 use compiler_core::sim::{compare_tensor, Arg};
 use compiler_core::wgsl::WarpMode;
-use compiler_core::RunLimits;
-use runtime::{open, run, Gpu};
+use compiler_core::{PreparedRun, RunLimits};
+use runtime::{open, run, Gpu, GpuOutput, RuntimeError};
 
 fn gpu() -> Gpu {
     pollster::block_on(open()).unwrap_or_else(|e| panic!("{e}"))
@@ -53,7 +55,9 @@ fn emulated_tiled_matmul_still_differs() {
     let Some(example) = examples::find("tiled_matmul") else {
         panic!("tiled_matmul is not in the catalogue");
     };
-    let failures = compare(&gpu, &example, 32, WarpMode::Emulated);
+    let failures = compare(&example, 32, &|prepared| {
+        run(&gpu, prepared, WarpMode::Emulated)
+    });
     assert!(
         !failures.is_empty(),
         "tiled_matmul now matches in emulated mode: remove it from KNOWN_EMULATED_FAILURES"
@@ -66,7 +70,9 @@ fn compare_all(gpu: &Gpu, lanes: u32, mode: WarpMode) {
         if mode == WarpMode::Emulated && KNOWN_EMULATED_FAILURES.contains(&example.name) {
             continue;
         }
-        failures.extend(compare(gpu, &example, lanes, mode));
+        failures.extend(compare(&example, lanes, &|prepared| {
+            run(gpu, prepared, mode)
+        }));
     }
     assert!(
         failures.is_empty(),
@@ -75,8 +81,31 @@ fn compare_all(gpu: &Gpu, lanes: u32, mode: WarpMode) {
     );
 }
 
-/// Runs one example, with its catalogue launch, on the simulator and on the GPU; what differs.
-fn compare(gpu: &Gpu, example: &Example, lanes: u32, mode: WarpMode) -> Vec<String> {
+/// Every example on the first NVIDIA GPU, through its PTX (32-lane warps, partial warps where
+/// an example's `@launch` is not a multiple of 32).
+#[test]
+fn every_example_on_cuda_matches_the_simulator() {
+    let Some(gpu) = common::cuda_or_skip("every_example_on_cuda_matches_the_simulator") else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for example in examples::all() {
+        let run = |prepared: &PreparedRun<'_>| runtime::cuda::run(&gpu, prepared, example.source);
+        failures.extend(compare(&example, 32, &run));
+    }
+    assert!(
+        failures.is_empty(),
+        "CUDA and simulator differ on {}:\n{}",
+        gpu.report,
+        failures.join("\n")
+    );
+}
+
+type Runner<'a> = dyn Fn(&PreparedRun<'_>) -> Result<GpuOutput, RuntimeError> + 'a;
+
+/// Runs one example, with its catalogue launch, on the simulator and through `run`; what
+/// differs.
+fn compare(example: &Example, lanes: u32, run: &Runner<'_>) -> Vec<String> {
     let mut failures = Vec::new();
     {
         let name = example.name;
@@ -92,7 +121,7 @@ fn compare(gpu: &Gpu, example: &Example, lanes: u32, mode: WarpMode) -> Vec<Stri
             Ok(output) => output,
             Err(d) => panic!("{}: simulator: {d:?}", name),
         };
-        let got = match run(gpu, &prepared, mode) {
+        let got = match run(&prepared) {
             Ok(output) => output,
             Err(error) => {
                 failures.push(format!("{}: {error}", name));

@@ -2,7 +2,8 @@
 //! uniformity-correct (integer and float arithmetic, branches under varying and warp-uniform
 //! conditions, counted loops, warp and CTA collectives, votes, scans, shuffles, partial warps)
 //! and each one must give the simulator's results on the native GPU (Mesa's lavapipe, subgroups
-//! of 8) in subgroup mode and with 32-lane warps emulated.
+//! of 8) in subgroup mode and with 32-lane warps emulated, and through PTX on an NVIDIA GPU
+//! where there is one.
 //!
 //! Floats come in two kinds, as the spec's rules for `f32` make them (content/spec.md, "Values"):
 //! - **exact** (`e`): built from small integers, short binary fractions, `+ - min max abs floor
@@ -24,9 +25,12 @@ use compiler_core::ir::Scalar;
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{compare_tensor, Arg, TraceLimits};
 use compiler_core::wgsl::WarpMode;
-use compiler_core::RunLimits;
+use compiler_core::{PreparedRun, RunLimits};
 use proptest::prelude::*;
-use runtime::{open, run, Gpu};
+use proptest::test_runner::TestRunner;
+use runtime::{open, run, Gpu, GpuOutput, RuntimeError};
+
+mod common;
 use std::sync::OnceLock;
 
 /// Where a statement sits: what its control lets it call.
@@ -313,6 +317,19 @@ fn gpu() -> &'static Gpu {
 
 /// Y as the simulator computes it and as the GPU does in `mode` with `lanes`-wide warps.
 fn compare(source: &str, threads: u32, lanes: u32, mode: WarpMode) -> Result<(), String> {
+    let label = format!("{mode:?}, {lanes} lanes");
+    compare_with(source, threads, lanes, &label, &|p| run(gpu(), p, mode))
+}
+
+/// Y and Z as the simulator computes them and as `run` does, with `lanes`-wide warps; `label`
+/// says which GPU path differed.
+fn compare_with(
+    source: &str,
+    threads: u32,
+    lanes: u32,
+    label: &str,
+    run: &dyn Fn(&PreparedRun<'_>) -> Result<GpuOutput, RuntimeError>,
+) -> Result<(), String> {
     let compilation = compiler_core::compile(source);
     if !compilation.diagnostics.is_empty() {
         return Err(format!(
@@ -333,12 +350,12 @@ fn compare(source: &str, threads: u32, lanes: u32, mode: WarpMode) -> Result<(),
     let expected = prepared
         .simulate()
         .map_err(|d| format!("simulator: {d:?}"))?;
-    let args = run(gpu(), &prepared, mode).map_err(|e| e.to_string())?.args;
+    let args = run(&prepared).map_err(|e| e.to_string())?.args;
     let (got, want) = (bits(&args, 1), bits(&expected.args, 1));
     if got != want {
         let at = got.iter().zip(&want).position(|(g, w)| g != w).unwrap_or(0);
         return Err(format!(
-            "{mode:?}, {lanes} lanes: Y[{at}] is {} on the GPU and {} on the simulator",
+            "{label}: Y[{at}] is {} on the GPU and {} on the simulator",
             got.get(at).map_or(0, |b| *b as i32),
             want.get(at).map_or(0, |b| *b as i32)
         ));
@@ -349,7 +366,7 @@ fn compare(source: &str, threads: u32, lanes: u32, mode: WarpMode) -> Result<(),
     match z.first_mismatch {
         None => Ok(()),
         Some(at) => Err(format!(
-            "{mode:?}, {lanes} lanes: Z[{at}] is {} on the GPU and {} on the simulator",
+            "{label}: Z[{at}] is {} on the GPU and {} on the simulator",
             got.get(at).map_or(f32::NAN, |b| f32::from_bits(*b)),
             want.get(at).map_or(f32::NAN, |b| f32::from_bits(*b))
         )),
@@ -380,6 +397,28 @@ proptest! {
         prop_assert!(subgroups.is_ok(), "{}\n{source}", subgroups.err().unwrap_or_default());
         let emulated = compare(&source, threads, 32, WarpMode::Emulated);
         prop_assert!(emulated.is_ok(), "{}\n{source}", emulated.err().unwrap_or_default());
+    }
+}
+
+/// The same kernels through PTX on the first NVIDIA GPU (32-lane warps; `@launch(36)` leaves
+/// a partial warp). A plain test that runs proptest itself, so that without a GPU nothing is
+/// generated and the test says it did not run.
+#[test]
+fn random_kernels_agree_with_the_simulator_on_cuda() {
+    let Some(cuda) = common::cuda_or_skip("random_kernels_agree_with_the_simulator_on_cuda") else {
+        return;
+    };
+    let label = format!("CUDA on {}", cuda.report.name);
+    let mut runner = TestRunner::new(config());
+    let outcome = runner.run(&kernel(), |(source, threads)| {
+        let ran = compare_with(&source, threads, 32, &label, &|p| {
+            runtime::cuda::run(&cuda, p, &source)
+        });
+        prop_assert!(ran.is_ok(), "{}\n{source}", ran.err().unwrap_or_default());
+        Ok(())
+    });
+    if let Err(failure) = outcome {
+        panic!("{failure}");
     }
 }
 

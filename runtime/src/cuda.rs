@@ -1,0 +1,418 @@
+//! The CUDA runner: a kernel's PTX on an NVIDIA GPU, through the CUDA driver API.
+//!
+//! In: a [`PreparedRun`] and its source. Out: the arguments as the kernel left them, as the
+//! WGSL runners give them. cudarc loads NVIDIA's driver (`libcuda`) the first time it is
+//! needed, so building needs no CUDA installation, and on a machine without the driver every
+//! call says so ([`RuntimeError::NoCuda`]) instead of failing.
+//!
+//! Invariants: the PTX's target is the newest of sm_70, sm_80 and sm_90 the device runs
+//! ([`Arch::for_compute_capability`]); the arguments follow [`ptx::entry_params`], the list
+//! the PTX's `.param`s were written from; the loop guard's word is the last argument, 0 before
+//! each launch and read back after it; a CTA is always `@launch` threads along x.
+
+use crate::{GpuOutput, GpuRun, RuntimeError};
+use compiler_core::cluster;
+use compiler_core::guard::Guard;
+use compiler_core::ir::Kernel;
+use compiler_core::ptx::{self, Arch, EntryParam, Ptx};
+use compiler_core::sim::{Arg, Args};
+use compiler_core::wgsl::Stopped;
+use compiler_core::PreparedRun;
+use cudarc::driver::sys::CUdevice_attribute as Attribute;
+use cudarc::driver::{CudaContext, CudaSlice, DriverError, LaunchConfig, PushKernelArg};
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// One NVIDIA GPU, as its driver describes it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CudaReport {
+    /// The device's index, as `CUDA_VISIBLE_DEVICES` numbers them.
+    pub ordinal: usize,
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    pub memory_bytes: u64,
+    /// CTAs along x, y and z a launch may have.
+    pub max_grid: [u32; 3],
+    /// The memory's peak bandwidth in GB/s, from its clock and bus width; `None` where the
+    /// driver does not say.
+    pub peak_gb_per_s: Option<f64>,
+}
+
+impl CudaReport {
+    /// The PTX target a run on this device uses.
+    pub fn arch(&self) -> Option<Arch> {
+        let (major, minor) = self.compute_capability;
+        Arch::for_compute_capability(major, minor)
+    }
+}
+
+impl fmt::Display for CudaReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (major, minor) = self.compute_capability;
+        write!(
+            f,
+            "cuda device {}: {} (compute capability {major}.{minor}, {:.1} GiB",
+            self.ordinal,
+            self.name,
+            self.memory_bytes as f64 / f64::from(1u32 << 30)
+        )?;
+        if let Some(peak) = self.peak_gb_per_s {
+            write!(f, ", {peak:.0} GB/s peak")?;
+        }
+        match self.arch() {
+            Some(arch) => write!(f, "); runs PTX for {}", arch.name()),
+            None => write!(f, "); too old for Tessera's PTX, which needs 7.0"),
+        }
+    }
+}
+
+/// An opened NVIDIA GPU: its context, and what it is.
+pub struct CudaGpu {
+    context: Arc<CudaContext>,
+    pub report: CudaReport,
+}
+
+/// The NVIDIA GPUs the driver sees; an error when there is no driver or no GPU.
+pub fn devices() -> Result<Vec<CudaReport>, RuntimeError> {
+    driver_present()?;
+    let count = CudaContext::device_count().map_err(|e| no_device(&e))?;
+    if count < 1 {
+        return Err(RuntimeError::NoCuda(
+            "NVIDIA's driver is installed but sees no GPU".to_owned(),
+        ));
+    }
+    (0..count as usize)
+        .map(|ordinal| open(ordinal).map(|gpu| gpu.report))
+        .collect()
+}
+
+/// Opens the GPU `ordinal` (0 is the first).
+pub fn open(ordinal: usize) -> Result<CudaGpu, RuntimeError> {
+    driver_present()?;
+    let context = CudaContext::new(ordinal).map_err(|e| no_device(&e))?;
+    let attribute = |which| {
+        context
+            .attribute(which)
+            .map(|v| u32::try_from(v).unwrap_or(0))
+            .map_err(|e| no_device(&e))
+    };
+    let (major, minor) = (
+        attribute(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+        attribute(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+    );
+    let max_grid = [
+        attribute(Attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+        attribute(Attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+        attribute(Attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+    ];
+    // Double data rate: two transfers per clock (kHz) over the bus (bits).
+    let clock_khz = attribute(Attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).unwrap_or(0);
+    let bus_bits = attribute(Attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH).unwrap_or(0);
+    let peak = 2.0 * f64::from(clock_khz) * 1e3 * f64::from(bus_bits) / 8.0 / 1e9;
+    let report = CudaReport {
+        ordinal,
+        name: context.name().map_err(|e| no_device(&e))?,
+        compute_capability: (major, minor),
+        memory_bytes: context.total_mem().map_err(|e| no_device(&e))? as u64,
+        max_grid,
+        peak_gb_per_s: (peak > 0.0).then_some(peak),
+    };
+    Ok(CudaGpu { context, report })
+}
+
+/// One of the two unsafe calls (the launch is the other): loading a library runs its
+/// initializers, which for NVIDIA's driver is what every CUDA program does first.
+#[allow(unsafe_code)]
+fn driver_present() -> Result<(), RuntimeError> {
+    // SAFETY: see above; cudarc tries the driver's usual file names and keeps none it loaded.
+    if unsafe { cudarc::driver::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(RuntimeError::NoCuda(
+            "libcuda.so could not be loaded (it comes with NVIDIA's GPU driver; Tessera needs no CUDA toolkit)"
+                .to_owned(),
+        ))
+    }
+}
+
+fn no_device(error: &DriverError) -> RuntimeError {
+    RuntimeError::NoCuda(describe(error))
+}
+
+/// `CUDA_ERROR_NAME: the driver's sentence`.
+fn describe(error: &DriverError) -> String {
+    let name = error.error_name().map(|n| n.to_string_lossy().into_owned());
+    let text = error
+        .error_string()
+        .map(|s| s.to_string_lossy().into_owned());
+    match (name, text) {
+        (Ok(name), Ok(text)) => format!("{name}: {text}"),
+        _ => format!("CUDA error {}", error.0 as u32),
+    }
+}
+
+/// Runs a prepared launch on `gpu`: its PTX (for the device's target, loops guarded by the
+/// step limit), over a copy of its arguments, which come back as the kernel left them.
+pub fn run(
+    gpu: &CudaGpu,
+    prepared: &PreparedRun<'_>,
+    source: &str,
+) -> Result<GpuOutput, RuntimeError> {
+    let kernel = prepared.kernel;
+    if prepared.options.lanes != 32 {
+        return Err(RuntimeError::Limit(format!(
+            "an NVIDIA warp is 32 lanes; this launch asks for {} (leave out --lanes)",
+            prepared.options.lanes
+        )));
+    }
+    let arch = gpu.report.arch().ok_or_else(|| {
+        let (major, minor) = gpu.report.compute_capability;
+        RuntimeError::Limit(format!(
+            "{} has compute capability {major}.{minor}; Tessera's PTX needs 7.0 (Volta) or newer",
+            gpu.report.name
+        ))
+    })?;
+    let ptx = prepared.ptx(source, arch).map_err(|d| {
+        RuntimeError::Limit(format!(
+            "no PTX for kernel `{}`: {}",
+            kernel.name, d.message
+        ))
+    })?;
+    let mut output = GpuOutput {
+        args: prepared.args.clone(),
+        elapsed: Duration::ZERO,
+    };
+    output.elapsed = run_ptx(gpu, kernel, &ptx, &mut output.args)?.elapsed;
+    Ok(output)
+}
+
+/// Runs `ptx` over `args.grid` and copies every tensor back into `args`; a kernel under
+/// `@cluster` runs one launch per super-tile, over its slices, as on the other runners.
+pub fn run_ptx(
+    gpu: &CudaGpu,
+    kernel: &Kernel,
+    ptx: &Ptx,
+    args: &mut Args,
+) -> Result<GpuRun, RuntimeError> {
+    let loaded = Loaded::new(gpu, kernel, ptx)?;
+    if kernel.cluster.is_none() {
+        return loaded.launch(args);
+    }
+    let mut elapsed = Duration::ZERO;
+    let tiles = cluster::plan(kernel, args, 1);
+    cluster::run_tiles(kernel, args, &tiles, None, |part, _| {
+        elapsed += loaded.launch(part)?.elapsed;
+        Ok::<(), RuntimeError>(())
+    })?;
+    Ok(GpuRun { elapsed })
+}
+
+/// One argument of a launch, in the entry's parameter order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Argument {
+    /// A buffer in device memory, passed by its address: a tensor (`param`) or the loop
+    /// guard's word (`None`). Never empty: an empty tensor gets one element.
+    Buffer {
+        param: Option<usize>,
+        words: Vec<u32>,
+    },
+    /// A dimension's value or a scalar's bits, passed by value (an `f32` as its bits).
+    Word(u32),
+}
+
+/// The arguments a launch of `kernel` over `args` passes, in [`ptx::entry_params`] order.
+pub fn arguments(
+    kernel: &Kernel,
+    args: &Args,
+    guard: Guard,
+) -> Result<Vec<Argument>, RuntimeError> {
+    ptx::entry_params(kernel, guard)
+        .into_iter()
+        .map(|param| match param {
+            EntryParam::Tensor { param } => match args.params.get(param) {
+                Some(Arg::Tensor(tensor)) => {
+                    let mut words = tensor.bits.clone();
+                    if words.is_empty() {
+                        words.push(0);
+                    }
+                    Ok(Argument::Buffer {
+                        param: Some(param),
+                        words,
+                    })
+                }
+                _ => Err(missing(kernel, param)),
+            },
+            EntryParam::Dim { dim } => match args.dims.get(dim) {
+                Some(value) => Ok(Argument::Word(*value as u32)),
+                None => Err(RuntimeError::Device(format!(
+                    "no value for dimension `{}`",
+                    kernel.dims[dim]
+                ))),
+            },
+            EntryParam::Scalar { param, .. } => match args.params.get(param) {
+                Some(Arg::Scalar(bits)) => Ok(Argument::Word(*bits)),
+                _ => Err(missing(kernel, param)),
+            },
+            EntryParam::LoopGuard => Ok(Argument::Buffer {
+                param: None,
+                words: vec![0],
+            }),
+        })
+        .collect()
+}
+
+fn missing(kernel: &Kernel, param: usize) -> RuntimeError {
+    let name = kernel.params.get(param).map_or("?", |p| p.name());
+    RuntimeError::Device(format!("no data for parameter `{name}`"))
+}
+
+/// A kernel's PTX loaded on a GPU, ready to launch.
+struct Loaded<'a> {
+    gpu: &'a CudaGpu,
+    kernel: &'a Kernel,
+    ptx: &'a Ptx,
+    function: cudarc::driver::CudaFunction,
+}
+
+impl<'a> Loaded<'a> {
+    fn new(gpu: &'a CudaGpu, kernel: &'a Kernel, ptx: &'a Ptx) -> Result<Self, RuntimeError> {
+        let module = gpu
+            .context
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx.text.as_str()))
+            .map_err(|e| {
+                RuntimeError::Device(format!(
+                    "the driver refused the PTX of kernel `{}`: {}",
+                    kernel.name,
+                    describe(&e)
+                ))
+            })?;
+        let function = module.load_function(&kernel.name).map_err(|e| {
+            RuntimeError::Device(format!(
+                "the PTX has no entry `{}`: {}",
+                kernel.name,
+                describe(&e)
+            ))
+        })?;
+        Ok(Self {
+            gpu,
+            kernel,
+            ptx,
+            function,
+        })
+    }
+
+    fn launch(&self, args: &mut Args) -> Result<GpuRun, RuntimeError> {
+        let kernel = self.kernel;
+        let grid = [args.grid.x, args.grid.y, args.grid.z];
+        for ((axis, n), most) in ["x", "y", "z"]
+            .iter()
+            .zip(grid)
+            .zip(self.gpu.report.max_grid)
+        {
+            if n > most {
+                return Err(RuntimeError::Limit(format!(
+                    "the grid has {n} CTAs along {axis}; CUDA launches at most {most}"
+                )));
+            }
+        }
+        let guard = match &self.ptx.loop_guard {
+            Some(guard) => Guard::Trips(guard.budget),
+            None => Guard::Off,
+        };
+        let arguments = arguments(kernel, args, guard)?;
+        let failed = |what: &str, e: DriverError| {
+            RuntimeError::Device(format!(
+                "{what} for kernel `{}` failed: {}",
+                kernel.name,
+                describe(&e)
+            ))
+        };
+        let stream = self.gpu.context.default_stream();
+        let mut buffers: Vec<(Option<usize>, CudaSlice<u32>)> = Vec::new();
+        for argument in &arguments {
+            if let Argument::Buffer { param, words } = argument {
+                let buffer = stream
+                    .clone_htod(words)
+                    .map_err(|e| failed("copying the inputs to the GPU", e))?;
+                buffers.push((*param, buffer));
+            }
+        }
+        let config = LaunchConfig {
+            grid_dim: (grid[0], grid[1], grid[2]),
+            block_dim: (kernel.threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let start = Instant::now();
+        {
+            let mut builder = stream.launch_builder(&self.function);
+            let mut next_buffer = buffers.iter();
+            for argument in &arguments {
+                match argument {
+                    Argument::Word(word) => {
+                        builder.arg(word);
+                    }
+                    Argument::Buffer { .. } => {
+                        if let Some((_, buffer)) = next_buffer.next() {
+                            builder.arg(buffer);
+                        }
+                    }
+                }
+            }
+            launch(&mut builder, config).map_err(|e| failed("the launch", e))?;
+        }
+        stream.synchronize().map_err(|e| {
+            let hint = if e.0 == cudarc::driver::sys::cudaError_enum::CUDA_ERROR_ILLEGAL_ADDRESS {
+                " (PTX does not check indices: run it on the simulator, which names the thread and the index)"
+            } else {
+                ""
+            };
+            RuntimeError::Device(format!(
+                "kernel `{}` failed on the GPU: {}{hint}",
+                kernel.name,
+                describe(&e)
+            ))
+        })?;
+        let elapsed = start.elapsed();
+        for (param, buffer) in &buffers {
+            let words = stream
+                .clone_dtoh(buffer)
+                .map_err(|e| failed("copying the results back", e))?;
+            match param {
+                Some(param) => {
+                    if let Some(Arg::Tensor(tensor)) = args.params.get_mut(*param) {
+                        let count = tensor.bits.len();
+                        tensor.bits = words.into_iter().take(count).collect();
+                    }
+                }
+                None => {
+                    let word = words.first().copied().unwrap_or(0);
+                    if let (Some(span), Some(guard)) =
+                        (self.ptx.runaway(word), &self.ptx.loop_guard)
+                    {
+                        return Err(RuntimeError::Runaway {
+                            span,
+                            budget: guard.budget,
+                            by: Stopped::Guard,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(GpuRun { elapsed })
+    }
+}
+
+/// The other unsafe call: the driver cannot check a launch's arguments against the entry's
+/// parameters. They are [`arguments`], built from [`ptx::entry_params`], the same list the
+/// PTX's `.param` declarations were written from (`tests/cuda.rs` compares the two), each a
+/// device buffer's address or a 4-byte word.
+#[allow(unsafe_code)]
+fn launch(
+    builder: &mut cudarc::driver::LaunchArgs<'_>,
+    config: LaunchConfig,
+) -> Result<(), DriverError> {
+    // SAFETY: see above; the buffers outlive the launch, which the caller synchronizes.
+    unsafe { builder.launch(config) }.map(|_| ())
+}
