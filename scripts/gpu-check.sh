@@ -20,7 +20,8 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 build() {
   say "building tessera, the runtime's tests and the bandwidth program (release)"
   mkdir -p "$bin"
-  cargo build --release --locked -p tessera -p runtime --example bandwidth || exit 1
+  cargo build --release --locked -p tessera --bin tessera || exit 1
+  cargo build --release --locked -p runtime --example bandwidth || exit 1
   cp target/release/tessera target/release/examples/bandwidth "$bin/"
   # The test executables' names carry a hash: ask cargo for them.
   cargo test --release --locked -p runtime --no-run --message-format=json 2>/dev/null |
