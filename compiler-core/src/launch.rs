@@ -12,11 +12,11 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::Dim3;
 use crate::ir::Scalar;
 use crate::ir::{DimRef, Kernel, Param};
+use crate::ptx;
 use crate::sim::{
     self, Arg, Args, MemoryProfile, Observers, Progress, SimOptions, Tensor, Trace, TraceLimits,
 };
 use crate::span::Span;
-use crate::ptx;
 use crate::wgsl::{self, WarpMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

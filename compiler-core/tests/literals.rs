@@ -35,6 +35,8 @@ fn literals_compute_in_the_type_their_use_needs() {
         Err(diagnostics) => panic!("{diagnostics:#?}"),
     };
     let expected_x = 3.5_f32 + 4.0 + 3.0_f32.sqrt();
-    assert!(bits(&output, 0).iter().all(|b| f32::from_bits(*b) == expected_x));
+    assert!(bits(&output, 0)
+        .iter()
+        .all(|b| f32::from_bits(*b) == expected_x));
     assert!(bits(&output, 1).iter().all(|b| *b == (1 << 31) + 1 + 2));
 }

@@ -90,7 +90,11 @@ fn ptxas_accepts_every_example_with_its_loops_guarded() {
                 compiler_core::ptx::Guard::Trips(1000),
             )
             .unwrap_or_else(|d| panic!("{name}: {d:?}"));
-            let loops = guarded.loop_guard.clone().map(|g| g.loops).unwrap_or_default();
+            let loops = guarded
+                .loop_guard
+                .clone()
+                .map(|g| g.loops)
+                .unwrap_or_default();
             let text = &guarded.text;
             assert!(
                 text.contains(&format!(".param .u64 {}_loop_guard\n)", kernel.name)),

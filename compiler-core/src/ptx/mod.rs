@@ -150,7 +150,9 @@ impl EntryParam {
         match self {
             EntryParam::Tensor { .. } | EntryParam::LoopGuard => "u64",
             EntryParam::Dim { .. } => "u32",
-            EntryParam::Scalar { ty, .. } if ty == Scalar::F32 => "f32",
+            EntryParam::Scalar {
+                ty: Scalar::F32, ..
+            } => "f32",
             EntryParam::Scalar { .. } => "u32",
         }
     }
