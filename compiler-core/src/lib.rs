@@ -21,6 +21,7 @@ pub mod check;
 pub mod cluster;
 pub mod diagnostic;
 pub mod examples;
+pub mod grade;
 pub mod guard;
 pub mod hierarchy;
 pub mod ir;

@@ -22,6 +22,8 @@ pub mod check;
 #[cfg(feature = "render")]
 pub mod launch_words;
 #[cfg(feature = "render")]
+pub mod puzzles;
+#[cfg(feature = "render")]
 mod render;
 
 use serde::{Deserialize, Serialize};

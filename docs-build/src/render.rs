@@ -61,7 +61,8 @@ fn collect_markdown(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.is_dir() {
+        // Puzzles are not pages: `puzzles::load` reads them.
+        if path.is_dir() && !path.ends_with("puzzles") {
             collect_markdown(&path, out);
         } else if path.extension().is_some_and(|e| e == "md") {
             out.push(path);
@@ -70,15 +71,16 @@ fn collect_markdown(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 /// `text` split into its front matter and its Markdown.
-fn front_matter(text: &str) -> Result<(FrontMatter, &str), String> {
+pub(crate) fn front_matter<T: serde::de::DeserializeOwned>(
+    text: &str,
+) -> Result<(T, &str), String> {
     let rest = text
         .strip_prefix("+++\n")
         .ok_or("a page starts with front matter between +++ lines")?;
     let end = rest
         .find("\n+++\n")
         .ok_or("the front matter has no closing +++ line")?;
-    let matter: FrontMatter =
-        toml::from_str(&rest[..end]).map_err(|e| format!("front matter: {e}"))?;
+    let matter: T = toml::from_str(&rest[..end]).map_err(|e| format!("front matter: {e}"))?;
     Ok((matter, &rest[end + 5..]))
 }
 
@@ -96,7 +98,7 @@ pub fn anchor(text: &str) -> String {
 }
 
 pub fn parse(slug: &str, text: &str) -> Result<Page, String> {
-    let (matter, markdown) = front_matter(text)?;
+    let (matter, markdown) = front_matter::<FrontMatter>(text)?;
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_HEADING_ATTRIBUTES
         | Options::ENABLE_STRIKETHROUGH

@@ -17,3 +17,22 @@ fn the_docs_say_only_what_the_compiler_does() {
     );
     assert!(pages.len() >= 10, "only {} pages", pages.len());
 }
+
+/// Every puzzle's reference solution passes its checks and its starter compiles but does not;
+/// the puzzles climb the hierarchy, at least fourteen of them.
+#[test]
+fn every_puzzle_is_solvable_and_its_starter_is_not_solved() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/puzzles");
+    let puzzles = docs_build::puzzles::load(&dir).unwrap_or_else(|e| panic!("{}", e.join("\n")));
+    let problems: Vec<String> = puzzles
+        .iter()
+        .flat_map(docs_build::puzzles::check)
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(puzzles.len() >= 14, "only {} puzzles", puzzles.len());
+}

@@ -396,7 +396,7 @@ impl Kernel {
     }
 
     /// Calls `f` with every statement of the kernel, nested ones included.
-    fn visit(&self, f: &mut impl FnMut(&StmtKind)) {
+    pub fn visit(&self, f: &mut impl FnMut(&StmtKind)) {
         fn walk(block: &[Stmt], f: &mut impl FnMut(&StmtKind)) {
             for stmt in block {
                 f(&stmt.kind);
