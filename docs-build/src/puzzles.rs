@@ -30,6 +30,8 @@ pub struct Puzzle {
     /// Shown one at a time, in order.
     pub hints: Vec<String>,
     pub rules: Rules,
+    /// How the starter fails: `wrong`, `rule` or `broken` (a [`Verdict`]'s kind).
+    pub starter_fails: String,
 }
 
 #[derive(Deserialize)]
@@ -53,6 +55,7 @@ struct PuzzleData {
     hints: Vec<String>,
     #[serde(default)]
     rules: Rules,
+    starter_fails: String,
 }
 
 /// Every puzzle in `dir`, in order; or what is wrong with the files.
@@ -116,11 +119,12 @@ pub fn parse(slug: &str, text: &str) -> Result<Puzzle, String> {
         reference: data.reference,
         hints: data.hints,
         rules: data.rules,
+        starter_fails: data.starter_fails,
     })
 }
 
 /// What is wrong with `puzzle`: its solution must pass, its starter must compile without a
-/// diagnostic and must not pass, and it needs a story and a hint.
+/// diagnostic and fail as `starter_fails` says, and it needs a story and a hint.
 pub fn check(puzzle: &Puzzle) -> Vec<String> {
     let mut problems = Vec::new();
     let name = &puzzle.slug;
@@ -138,8 +142,13 @@ pub fn check(puzzle: &Puzzle) -> Vec<String> {
             starter.diagnostics
         ));
     }
-    if let Ok(Verdict::Pass) = grade(&puzzle.starter) {
-        problems.push(format!("{name}: the starter already passes"));
+    match grade(&puzzle.starter).map(|v| kind(&v)) {
+        Ok(kind) if kind == puzzle.starter_fails => {}
+        Ok(kind) => problems.push(format!(
+            "{name}: the starter's verdict is `{kind}`, not `{}` as the puzzle says",
+            puzzle.starter_fails
+        )),
+        Err(why) => problems.push(format!("{name}: {why}")),
     }
     if puzzle.story.is_empty() {
         problems.push(format!("{name}: no story"));
@@ -148,4 +157,15 @@ pub fn check(puzzle: &Puzzle) -> Vec<String> {
         problems.push(format!("{name}: no hint"));
     }
     problems
+}
+
+/// A verdict's kind, as `starter_fails` names it.
+fn kind(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Pass => "pass",
+        Verdict::Broken { .. } => "broken",
+        Verdict::Parameters { .. } => "parameters",
+        Verdict::Wrong { .. } => "wrong",
+        Verdict::Rule { .. } => "rule",
+    }
 }

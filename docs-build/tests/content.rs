@@ -18,8 +18,8 @@ fn the_docs_say_only_what_the_compiler_does() {
     assert!(pages.len() >= 10, "only {} pages", pages.len());
 }
 
-/// Every puzzle's reference solution passes its checks and its starter compiles but does not;
-/// the puzzles climb the hierarchy, at least fourteen of them.
+/// Every puzzle's solution passes its checks, and its starter compiles and fails as the puzzle
+/// says (a wrong element, a broken rule, a fault); at least fourteen puzzles.
 #[test]
 fn every_puzzle_is_solvable_and_its_starter_is_not_solved() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/puzzles");
