@@ -1,5 +1,5 @@
 //! The worker's jobs: a run, a trace or memory counts on the simulator, a step of the last
-//! trace, a run on WebGPU, and the PTX, WGSL and IR listings. Each is made from the source alone (the job compiles it itself,
+//! trace, a puzzle's grading, a run on WebGPU, and the PTX, WGSL and IR listings. Each is made from the source alone (the job compiles it itself,
 //! as quick as sending a compilation), so it can cross to a Web Worker as JSON (`worker`) or run
 //! here (native builds, the unit tests). The simulator, the backends (PTX, and naga for WGSL)
 //! and the WebGPU runner are in the worker's module only: the page's module does not carry them
@@ -9,6 +9,7 @@ use super::engine::GpuOutcome;
 use super::steps::{self, StepView};
 use crate::outputs::{listing, Listing, Output};
 use compiler_core::cluster::ClusterRun;
+use compiler_core::grade::{self, Rules, Verdict};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
 use compiler_core::sim::{Args, MemoryProfile, TraceLimits, Writers};
@@ -41,6 +42,15 @@ pub enum Job {
         index: usize,
         warp: u32,
     },
+    /// A puzzle's grading: `attempt` against `reference`, both run with `launch` on the
+    /// simulator, then the puzzle's rules (`compiler_core::grade`). In the worker, so that an
+    /// attempt that never ends cannot freeze the page.
+    Grade {
+        attempt: String,
+        reference: String,
+        launch: Launch,
+        rules: Rules,
+    },
     /// `launch` on WebGPU, with warps as `forced` says, else as the device's subgroups allow.
     Gpu {
         source: String,
@@ -70,6 +80,8 @@ pub enum Reply {
     Count(Result<Counted, Vec<Diagnostic>>),
     Gpu(GpuOutcome),
     Listing(Result<Listing, String>),
+    /// `Err`: the puzzle's reference does not run (a fault of the puzzle's, not the reader's).
+    Grade(Result<Verdict, String>),
 }
 
 /// A run's arguments before and after, who wrote each element, and how long it took.
@@ -143,6 +155,12 @@ impl Job {
             Job::Gpu { .. } => Reply::Gpu(GpuOutcome::Skipped(
                 "WebGPU runs only in the browser".into(),
             )),
+            Job::Grade {
+                attempt,
+                reference,
+                launch,
+                rules,
+            } => Reply::Grade(grade::grade(&attempt, &reference, &launch, &rules)),
             Job::Listing { source, kernel, of } => Reply::Listing(listing(
                 &compiler_core::compile(&source),
                 kernel.as_deref(),
@@ -249,6 +267,31 @@ mod tests {
     fn round_trip(reply: &Reply) -> Reply {
         let text = serde_json::to_string(reply).unwrap_or_else(|e| panic!("{e}"));
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_grading_crosses_to_the_page_with_the_wrong_element_and_its_writer() {
+        let (reference, launch) = example("vector_add");
+        let attempt = reference.replace("A[i] + B[i]", "A[i] - B[i]");
+        assert_ne!(attempt, reference, "the example changed: pick another edit");
+        let job = Job::Grade {
+            attempt,
+            reference,
+            launch,
+            rules: Rules::default(),
+        };
+        let reply = round_trip(&job.run(None, || 0.0));
+        let Reply::Grade(Ok(Verdict::Wrong {
+            tensor,
+            index,
+            writer,
+            ..
+        })) = reply
+        else {
+            panic!("not a wrong element");
+        };
+        assert_eq!((tensor.as_str(), index), ("C", vec![0]));
+        assert!(writer.is_some_and(|w| w.thread == 0));
     }
 
     #[test]
