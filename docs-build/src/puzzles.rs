@@ -60,34 +60,15 @@ struct PuzzleData {
 
 /// Every puzzle in `dir`, in order; or what is wrong with the files.
 pub fn load(dir: &Path) -> Result<Vec<Puzzle>, Vec<String>> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
+    let files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| vec![format!("{}: {e}", dir.display())])?
         .flatten()
         .map(|entry| entry.path())
         .filter(|path| path.extension().is_some_and(|e| e == "md"))
         .collect();
-    files.sort();
-    let mut puzzles = Vec::new();
-    let mut errors = Vec::new();
-    for file in files {
-        let slug = file
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        match std::fs::read_to_string(&file)
-            .map_err(|e| e.to_string())
-            .and_then(|text| parse(&slug, &text))
-        {
-            Ok(puzzle) => puzzles.push(puzzle),
-            Err(e) => errors.push(format!("{}: {e}", file.display())),
-        }
-    }
+    let mut puzzles = crate::render::parse_each(files, parse)?;
     puzzles.sort_by_key(|p| p.order);
-    if errors.is_empty() {
-        Ok(puzzles)
-    } else {
-        Err(errors)
-    }
+    Ok(puzzles)
 }
 
 /// One puzzle file.

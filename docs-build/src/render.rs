@@ -28,28 +28,36 @@ struct FrontMatter {
 pub fn load(dir: &Path) -> Result<Vec<Page>, Vec<String>> {
     let mut files = Vec::new();
     collect_markdown(dir, &mut files);
+    files.retain(|file| file.file_stem().is_none_or(|stem| stem != "README"));
+    let mut pages = parse_each(files, parse)?;
+    pages.sort_by_key(|p| p.order);
+    Ok(pages)
+}
+
+/// Each file read and parsed by `parse` with its slug (its name without `.md`), in the files'
+/// order; or every file's problem, named by its path.
+pub(crate) fn parse_each<T>(
+    mut files: Vec<std::path::PathBuf>,
+    parse: impl Fn(&str, &str) -> Result<T, String>,
+) -> Result<Vec<T>, Vec<String>> {
     files.sort();
-    let mut pages = Vec::new();
+    let mut parsed = Vec::new();
     let mut errors = Vec::new();
     for file in files {
         let slug = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if slug == "README" {
-            continue;
-        }
         match std::fs::read_to_string(&file)
             .map_err(|e| e.to_string())
             .and_then(|text| parse(&slug, &text))
         {
-            Ok(page) => pages.push(page),
+            Ok(item) => parsed.push(item),
             Err(e) => errors.push(format!("{}: {e}", file.display())),
         }
     }
-    pages.sort_by_key(|p| p.order);
     if errors.is_empty() {
-        Ok(pages)
+        Ok(parsed)
     } else {
         Err(errors)
     }
