@@ -41,7 +41,7 @@ FEATURES := --features tessera/mpi
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --locked $(FEATURES) -- -D warnings
-	cargo clippy -p site -p playground-wasm -p playground-worker --target wasm32-unknown-unknown --locked -- -D warnings
+	cargo clippy -p site -p playground-wasm -p playground-worker -p puzzle-wasm --target wasm32-unknown-unknown --locked -- -D warnings
 
 cargo-test:
 	cargo test --workspace --locked $(FEATURES)

@@ -4,8 +4,11 @@
 # - lazy/playground-HASH.js (crate playground-wasm): the playground's page, which the site
 #   imports on first use (site/src/lazy.rs) and /play opened directly boots alone;
 # - lazy/worker-HASH.js (crate playground-worker): the simulator and the WGSL writer, which the
-#   playground loads in a Web Worker when first needed (playground/src/run/worker.rs).
-# The built index.html names both (window.tesseraPlayground, window.tesseraWorker). Same profile
+#   playground loads in a Web Worker when first needed (playground/src/run/worker.rs);
+# - lazy/puzzle-HASH.js (crate puzzle-wasm): a puzzle's workbench, which a puzzle's docs page
+#   imports.
+# The built index.html names all three (window.tesseraPlayground, window.tesseraWorker,
+# window.tesseraPuzzles). Same profile
 # as trunk's build (`web` for a release: the size-optimised one); offline, like trunk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,10 +18,10 @@ out="${TRUNK_STAGING_DIR:?run by trunk (make serve, make test)}/lazy"
 scripts/build-editor.sh
 if [ "${TRUNK_PROFILE:-release}" = release ]; then
   profile=web
-  cargo build --profile web --offline --locked -p playground-wasm -p playground-worker --target wasm32-unknown-unknown
+  cargo build --profile web --offline --locked -p playground-wasm -p playground-worker -p puzzle-wasm --target wasm32-unknown-unknown
 else
   profile=debug
-  cargo build --offline --locked -p playground-wasm -p playground-worker --target wasm32-unknown-unknown
+  cargo build --offline --locked -p playground-wasm -p playground-worker -p puzzle-wasm --target wasm32-unknown-unknown
 fi
 rm -rf "$out"
 
@@ -36,5 +39,6 @@ bind() {
 }
 page=$(bind playground_wasm playground)
 worker=$(bind playground_worker worker)
-script="<script>window.tesseraPlayground = '$page'; window.tesseraWorker = '$worker';</script>"
+puzzles=$(bind puzzle_wasm puzzle)
+script="<script>window.tesseraPlayground = '$page'; window.tesseraWorker = '$worker'; window.tesseraPuzzles = '$puzzles';</script>"
 sed -i "s|</head>|$script</head>|" "$TRUNK_STAGING_DIR/index.html"

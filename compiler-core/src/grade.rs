@@ -13,12 +13,18 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::hierarchy::Dim3;
-use crate::ir::{Kernel, Op, Over, StmtKind};
+use crate::ir::{Kernel, Op, Over, Scalar, StmtKind};
 use crate::launch::Launch;
 use crate::sim::{self, Arg, Memory};
 use crate::span::Span;
 use crate::RunLimits;
 use serde::{Deserialize, Serialize};
+
+/// Where a browser keeps the reader's progress: the solved puzzles' slugs in localStorage,
+/// separated by spaces (the playground module's workbench writes it, the site's sidebar reads
+/// it), and the window event the workbench sends when one is solved.
+pub const SOLVED_KEY: &str = "tessera.puzzles.solved";
+pub const SOLVED_EVENT: &str = "tessera-puzzle-solved";
 
 /// What a puzzle demands beyond right results.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -32,6 +38,56 @@ pub struct Rules {
     pub uses: Vec<Feature>,
     /// At most this many 32-byte sectors per warp-level request, at every global access.
     pub max_sectors_per_request: Option<f64>,
+}
+
+impl Rules {
+    /// Each rule in words, for the puzzle's page: "uses a shuffle", "no tile".
+    pub fn describe(&self) -> Vec<String> {
+        let mut said: Vec<String> = self.uses.iter().map(|&f| uses_rule(f)).collect();
+        if self.no_tiles {
+            said.push(NO_TILE_RULE.to_owned());
+        }
+        said.extend(self.max_barriers.map(barriers_rule));
+        said.extend(self.max_sectors_per_request.map(sectors_rule));
+        said
+    }
+}
+
+// Each rule's name, as the page lists it and a verdict names the one broken.
+const NO_TILE_RULE: &str = "no tile in shared memory";
+
+fn uses_rule(feature: Feature) -> String {
+    format!("uses {}", feature.describe())
+}
+
+fn barriers_rule(most: u32) -> String {
+    format!("at most {most} barrier{}", if most == 1 { "" } else { "s" })
+}
+
+fn sectors_rule(most: f64) -> String {
+    format!("at most {most} sectors per request")
+}
+
+/// One puzzle as the page's workbench needs it: the starter the reader begins from, a solution
+/// to reveal, the reference kernel, the launch both run with (and the words it was written
+/// in), the rules, and the hints (as HTML). The puzzles' module carries every puzzle's, as
+/// JSON the docs build wrote.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Exercise {
+    pub starter: String,
+    pub solution: String,
+    pub reference: String,
+    pub launch: Launch,
+    pub launch_words: String,
+    pub rules: Rules,
+    pub hints: Vec<String>,
+}
+
+impl Exercise {
+    /// Grades `attempt` ([`grade`]).
+    pub fn grade(&self, attempt: &str) -> Result<Verdict, String> {
+        grade(attempt, &self.reference, &self.launch, &self.rules)
+    }
 }
 
 /// A construct a rule can ask for.
@@ -82,7 +138,7 @@ pub struct ThreadPlace {
 
 /// How an attempt fared.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "verdict", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Every tensor equals the reference's and every rule holds.
     Pass,
@@ -162,7 +218,7 @@ fn grade_against(attempt: &str, want: &Reference, launch: &Launch, rules: &Rules
             let per_request = site.sectors as f64 / site.requests as f64;
             if per_request > most {
                 return Verdict::Rule {
-                    rule: format!("at most {most} sectors per request"),
+                    rule: sectors_rule(most),
                     why: format!(
                         "this {} of `{}` moves {per_request:.1} sectors per warp-level request",
                         if site.write { "write" } else { "read" },
@@ -223,9 +279,13 @@ fn first_wrong(
         else {
             continue;
         };
+        // The shortest text that reads back as the element: an `f32` as `f32`, not its `f64`.
         let show = |bits: &[u32]| {
             bits.get(at)
-                .map_or("nothing".to_owned(), |b| got.element.value(*b).to_string())
+                .map_or("nothing".to_owned(), |&b| match got.element {
+                    Scalar::F32 | Scalar::F16 => f32::from_bits(b).to_string(),
+                    _ => got.element.value(b).to_string(),
+                })
         };
         let writer = output
             .writers
@@ -312,22 +372,19 @@ fn broken_rule(kernel: &Kernel, rules: &Rules) -> Option<Verdict> {
     };
     if rules.no_tiles && used.contains(&Feature::Tile) {
         return rule(
-            "no tile".to_owned(),
+            NO_TILE_RULE.to_owned(),
             "the kernel keeps a tile in shared memory".to_owned(),
         );
     }
     if let Some(most) = rules.max_barriers {
         if barriers > most {
-            return rule(
-                format!("at most {most} barrier{}", if most == 1 { "" } else { "s" }),
-                format!("the kernel has {barriers}"),
-            );
+            return rule(barriers_rule(most), format!("the kernel has {barriers}"));
         }
     }
     for feature in &rules.uses {
         if !used.contains(feature) {
             return rule(
-                format!("uses {}", feature.describe()),
+                uses_rule(*feature),
                 format!(
                     "the kernel has no {}",
                     feature

@@ -88,3 +88,21 @@ fn rules_are_read_from_the_kernel_not_its_text() {
         ("at most 0 barriers", "the kernel has 1")
     );
 }
+
+#[test]
+fn a_wrong_float_reads_as_the_f32_it_is() {
+    let reference = "@launch(64)\nkernel k(X: tensor<i32>[N], Y: tensor<f32>[N]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    Y[i] = f32(X[i]) / 10.0\n  }\n}\n";
+    let attempt = reference.replace("f32(X[i]) / 10.0", "select(i == 1, 1.1, f32(X[i]) / 10.0)");
+    let verdict = grade(&attempt, reference, &launch(), &Rules::default());
+    let Ok(Verdict::Wrong {
+        index, got, want, ..
+    }) = verdict
+    else {
+        panic!("not wrong: {verdict:?}");
+    };
+    // Not 0.10000000149011612, the f64 of the f32 nearest 0.1.
+    assert_eq!(
+        (index, got.as_str(), want.as_str()),
+        (vec![1], "1.1", "0.1")
+    );
+}

@@ -117,6 +117,9 @@ pub enum Block {
     Diagram(String),
     /// ```` ```occupancy ```` with starting values: a calculator the reader changes.
     Occupancy(Result<OccupancyStart, String>),
+    /// Where a puzzle's workbench goes (`content/puzzles/`), by the puzzle's slug: the puzzles'
+    /// module, which carries every puzzle's `Exercise`, puts it there.
+    Puzzle(String),
 }
 
 /// The starting values of an occupancy calculator: `arch=sm_80 threads=256 shared=16384

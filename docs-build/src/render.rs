@@ -30,6 +30,14 @@ pub fn load(dir: &Path) -> Result<Vec<Page>, Vec<String>> {
     collect_markdown(dir, &mut files);
     files.retain(|file| file.file_stem().is_none_or(|stem| stem != "README"));
     let mut pages = parse_each(files, parse)?;
+    let puzzles = dir.join("puzzles");
+    if puzzles.is_dir() {
+        for puzzle in crate::puzzles::load(&puzzles)? {
+            pages.push(
+                crate::puzzles::page(&puzzle).map_err(|e| vec![format!("{}: {e}", puzzle.slug)])?,
+            );
+        }
+    }
     pages.sort_by_key(|p| p.order);
     Ok(pages)
 }
@@ -69,7 +77,7 @@ fn collect_markdown(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        // Puzzles are not pages: `puzzles::load` reads them.
+        // Puzzles have a format of their own: `puzzles::load` reads them.
         if path.is_dir() && !path.ends_with("puzzles") {
             collect_markdown(&path, out);
         } else if path.extension().is_some_and(|e| e == "md") {
@@ -107,6 +115,40 @@ pub fn anchor(text: &str) -> String {
 
 pub fn parse(slug: &str, text: &str) -> Result<Page, String> {
     let (matter, markdown) = front_matter::<FrontMatter>(text)?;
+    let body = body(markdown)?;
+    Ok(Page {
+        slug: slug.to_owned(),
+        title: matter.title,
+        section: matter.section,
+        order: matter.order,
+        summary: matter.summary,
+        byline: matter.byline,
+        headings: body.headings,
+        blocks: body.blocks,
+        links: body.links,
+        text: body.text,
+    })
+}
+
+/// A page's Markdown, rendered: what a [`Page`] has besides its front matter.
+pub(crate) struct Body {
+    pub headings: Vec<Heading>,
+    pub blocks: Vec<Block>,
+    pub links: Vec<String>,
+    pub text: String,
+}
+
+/// Short Markdown (a hint) as HTML, with no directives.
+pub(crate) fn inline_html(markdown: &str) -> String {
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(
+        &mut html,
+        Parser::new_ext(markdown, Options::ENABLE_SMART_PUNCTUATION),
+    );
+    html
+}
+
+pub(crate) fn body(markdown: &str) -> Result<Body, String> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_HEADING_ATTRIBUTES
         | Options::ENABLE_STRIKETHROUGH
@@ -186,13 +228,7 @@ pub fn parse(slug: &str, text: &str) -> Result<Page, String> {
         }
     }
     flush(&mut pending, &mut blocks);
-    Ok(Page {
-        slug: slug.to_owned(),
-        title: matter.title,
-        section: matter.section,
-        order: matter.order,
-        summary: matter.summary,
-        byline: matter.byline,
+    Ok(Body {
         headings,
         blocks,
         links,
@@ -450,6 +486,7 @@ mod tests {
                 Block::Kernel(_) => "kernel",
                 Block::Diagram(_) => "diagram",
                 Block::Occupancy(_) => "occupancy",
+                Block::Puzzle(_) => "puzzle",
             })
             .collect();
         assert_eq!(kinds, ["html", "diagram", "html", "kernel", "html"]);

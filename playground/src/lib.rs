@@ -15,11 +15,13 @@
 //! - `outputs`: PTX / WGSL / IR listings linked line by line to the source.
 //! - `run`: the launch form, the simulator and WebGPU runs, the results.
 //! - `address`: the URL and the history entries, so reload, Back and Forward restore a state.
+//! - `puzzle`: a puzzle's workbench on its docs page (the editor, Check, the verdict).
 
 pub mod address;
 pub mod diagnostics;
 pub mod editor;
 pub mod outputs;
+pub mod puzzle;
 pub mod run;
 
 use compiler_core::hierarchy::Dim3;
@@ -44,7 +46,7 @@ use std::rc::Rc;
 /// Edits closer together than this are compiled once, after the last. A compile with PTX and
 /// WGSL takes under 2 ms in the browser (BENCHMARKS.md), so the pause only coalesces a burst
 /// of keystrokes (a paste, key repeat) and keeps the frame the keystroke lands in for typing.
-const COMPILE_DELAY_MS: u32 = 10;
+pub(crate) const COMPILE_DELAY_MS: u32 = 10;
 /// The pause after the last change before the address and the history entry follow it.
 const REMEMBER_DELAY_MS: u32 = 200;
 

@@ -5,7 +5,7 @@
 //! (leptos_router); a static host serves `index.html` for every path (`sirv --single`,
 //! `trunk serve`), so `/play` and a docs URL work when opened directly.
 
-use crate::lazy::Slot;
+use crate::lazy::{Module, Slot};
 use crate::pages::docs::{first_slug, DocsPage};
 use crate::pages::home::Home;
 use frame::Frame;
@@ -34,7 +34,10 @@ fn PlayPage() -> impl IntoView {
         let Some(host) = host.get() else { return };
         let slot = slot.clone();
         leptos::task::spawn_local(async move {
-            match slot.fill("mount_playground", &[host.into()]).await {
+            match slot
+                .fill(Module::Playground, "mount_playground", &[host.into()])
+                .await
+            {
                 Ok(()) => status.set(None),
                 Err(why) => status.set(Some(format!(
                     "The playground could not be loaded ({why}). Reload the page to try again."

@@ -1,5 +1,7 @@
-//! The playground module (crate `playground-wasm`, at the URL the built `index.html` gives as
-//! `window.tesseraPlayground`), loaded on first use: by `/play`, or by Run on a docs kernel. Until then the site carries no compiler, which
+//! The modules that carry the compiler, loaded on first use, each at the URL the built
+//! `index.html` gives: the playground's (crate `playground-wasm`, `window.tesseraPlayground`),
+//! by `/play` or by Run on a docs kernel; the puzzles' (crate `puzzle-wasm`,
+//! `window.tesseraPuzzles`), by a puzzle's page. Until then the site carries no compiler, which
 //! keeps its first load small (BENCHMARKS.md).
 //!
 //! [`Slot`] is where the module renders under one of the site's elements: it unmounts what it
@@ -13,20 +15,41 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(inline_js = r#"
-let loading;
-export function load_playground_module() {
+const loading = new Map();
+export function load_module(name) {
   // Set by scripts/build-playground-module.sh (a trunk hook), with the module's content hash.
-  const url = window.tesseraPlayground;
-  if (!url) return Promise.reject(new Error('this build of the site has no playground module'));
-  loading ??= import(url)
-    .then(async (module) => { await module.default(); return module; })
-    .catch((error) => { loading = undefined; throw error; });
-  return loading;
+  const url = window[name];
+  if (!url) return Promise.reject(new Error(`this build of the site has no ${name}`));
+  if (!loading.has(name)) {
+    loading.set(name, import(url)
+      .then(async (module) => { await module.default(); return module; })
+      .catch((error) => { loading.delete(name); throw error; }));
+  }
+  return loading.get(name);
 }
 "#)]
 extern "C" {
     #[wasm_bindgen(catch)]
-    async fn load_playground_module() -> Result<JsValue, JsValue>;
+    async fn load_module(name: &str) -> Result<JsValue, JsValue>;
+}
+
+/// A module the site loads when a page needs it.
+#[derive(Clone, Copy)]
+pub enum Module {
+    /// The playground: `/play`, and a docs kernel's Run.
+    Playground,
+    /// A puzzle's workbench.
+    Puzzles,
+}
+
+impl Module {
+    /// The global the built `index.html` sets to the module's URL.
+    fn global(self) -> &'static str {
+        match self {
+            Module::Playground => "tesseraPlayground",
+            Module::Puzzles => "tesseraPuzzles",
+        }
+    }
 }
 
 fn describe(error: &JsValue) -> String {
@@ -66,10 +89,17 @@ impl Slot {
         }
     }
 
-    /// Loads the module if needed, and renders the module's `function` with `args` (the
-    /// parent element first) in place of what the slot held.
-    pub async fn fill(&self, function: &str, args: &[JsValue]) -> Result<(), String> {
-        let module = load_playground_module().await.map_err(|e| describe(&e))?;
+    /// Loads `module` if needed, and renders its `function` with `args` (the parent element
+    /// first) in place of what the slot held.
+    pub async fn fill(
+        &self,
+        module: Module,
+        function: &str,
+        args: &[JsValue],
+    ) -> Result<(), String> {
+        let module = load_module(module.global())
+            .await
+            .map_err(|e| describe(&e))?;
         let mount = js_sys::Reflect::get(&module, &JsValue::from_str(function))
             .ok()
             .and_then(|f| f.dyn_into::<js_sys::Function>().ok())

@@ -9,6 +9,7 @@
 use super::jobs::{first_problem, Done, Job, Reply, Simulation, Stepped, Traced};
 use crate::outputs::{Output, Shown};
 use compiler_core::cluster::ClusterRun;
+use compiler_core::grade::{Exercise, Verdict};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
@@ -616,6 +617,32 @@ pub fn trace_run(
             compilation,
             launch,
         }),
+        _ => Err(ANOTHER_QUESTION.to_owned()),
+    };
+    (job, finish)
+}
+
+/// A puzzle attempt graded by the simulator's worker, and the source it is of.
+pub struct GradeRun {
+    pub source: String,
+    pub verdict: Verdict,
+}
+
+/// The job that grades `source` against `exercise` (`compiler_core::grade`, in the worker so an
+/// attempt that never ends stops at the step limit there), and how its reply becomes a
+/// [`GradeRun`]; `Err` when the puzzle's own reference does not run.
+pub fn grade_run(
+    source: String,
+    exercise: &Exercise,
+) -> (Job, impl FnOnce(Reply) -> Result<GradeRun, String>) {
+    let job = Job::Grade {
+        attempt: source.clone(),
+        exercise: serde_json::to_string(exercise).unwrap_or_default(),
+    };
+    let finish = move |reply| match reply {
+        Reply::Grade(json) => serde_json::from_str::<Result<Verdict, String>>(&json)
+            .map_err(|e| format!("the verdict cannot be read: {e}"))
+            .and_then(|verdict| verdict.map(|verdict| GradeRun { source, verdict })),
         _ => Err(ANOTHER_QUESTION.to_owned()),
     };
     (job, finish)

@@ -9,7 +9,7 @@ use super::engine::GpuOutcome;
 use super::steps::{self, StepView};
 use crate::outputs::{listing, Listing, Output};
 use compiler_core::cluster::ClusterRun;
-use compiler_core::grade::{self, Rules, Verdict};
+use compiler_core::grade::Exercise;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
 use compiler_core::sim::{Args, MemoryProfile, TraceLimits, Writers};
@@ -42,15 +42,13 @@ pub enum Job {
         index: usize,
         warp: u32,
     },
-    /// A puzzle's grading: `attempt` against `reference`, both run with `launch` on the
-    /// simulator, then the puzzle's rules (`compiler_core::grade`). In the worker, so that an
-    /// attempt that never ends cannot freeze the page.
-    Grade {
-        attempt: String,
-        reference: String,
-        launch: Launch,
-        rules: Rules,
-    },
+    /// A puzzle's grading: `attempt` against the reference of `exercise` (an `Exercise` as
+    /// JSON), both run with its launch on the simulator, then its rules
+    /// (`compiler_core::grade`). In the worker, so that an attempt that never ends cannot
+    /// freeze the page. The exercise and the verdict cross as JSON text, so the playground's
+    /// page module, which shares these enums but grades nothing, carries no code to write an
+    /// exercise or read a verdict (4.9 KB of gzip, BENCHMARKS.md "Site size").
+    Grade { attempt: String, exercise: String },
     /// `launch` on WebGPU, with warps as `forced` says, else as the device's subgroups allow.
     Gpu {
         source: String,
@@ -80,8 +78,9 @@ pub enum Reply {
     Count(Result<Counted, Vec<Diagnostic>>),
     Gpu(GpuOutcome),
     Listing(Result<Listing, String>),
-    /// `Err`: the puzzle's reference does not run (a fault of the puzzle's, not the reader's).
-    Grade(Result<Verdict, String>),
+    /// A `Result<Verdict, String>` as JSON; `Err`: the puzzle's reference does not run (a
+    /// fault of the puzzle's, not the reader's).
+    Grade(String),
 }
 
 /// A run's arguments before and after, who wrote each element, and how long it took.
@@ -155,12 +154,12 @@ impl Job {
             Job::Gpu { .. } => Reply::Gpu(GpuOutcome::Skipped(
                 "WebGPU runs only in the browser".into(),
             )),
-            Job::Grade {
-                attempt,
-                reference,
-                launch,
-                rules,
-            } => Reply::Grade(grade::grade(&attempt, &reference, &launch, &rules)),
+            Job::Grade { attempt, exercise } => {
+                let verdict = serde_json::from_str::<Exercise>(&exercise)
+                    .map_err(|e| format!("the exercise cannot be read: {e}"))
+                    .and_then(|exercise| exercise.grade(&attempt));
+                Reply::Grade(serde_json::to_string(&verdict).unwrap_or_default())
+            }
             Job::Listing { source, kernel, of } => Reply::Listing(listing(
                 &compiler_core::compile(&source),
                 kernel.as_deref(),
@@ -246,6 +245,7 @@ pub struct Done {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use compiler_core::grade::Verdict;
 
     fn example(name: &str) -> (String, Launch) {
         let example = compiler_core::examples::find(name)
@@ -274,21 +274,24 @@ mod tests {
         let (reference, launch) = example("vector_add");
         let attempt = reference.replace("A[i] + B[i]", "A[i] - B[i]");
         assert_ne!(attempt, reference, "the example changed: pick another edit");
-        let job = Job::Grade {
-            attempt,
+        let exercise = Exercise {
             reference,
             launch,
-            rules: Rules::default(),
+            ..Exercise::default()
         };
-        let reply = round_trip(&job.run(None, || 0.0));
-        let Reply::Grade(Ok(Verdict::Wrong {
+        let (job, finish) = super::super::grade_run(attempt.clone(), &exercise);
+        let job: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let graded = finish(round_trip(&job.run(None, || 0.0))).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(graded.source, attempt);
+        let Verdict::Wrong {
             tensor,
             index,
             writer,
             ..
-        })) = reply
+        } = graded.verdict
         else {
-            panic!("not a wrong element");
+            panic!("not a wrong element: {:?}", graded.verdict);
         };
         assert_eq!((tensor.as_str(), index), ("C", vec![0]));
         assert!(writer.is_some_and(|w| w.thread == 0));

@@ -24,8 +24,8 @@ pub mod worker;
 
 pub use diagram::LaunchDiagram;
 pub use engine::{
-    memory_run, run_on_gpu_anyway, start_run, trace_run, GpuOutcome, Latest, ListingWriter,
-    MemoryRun, OnRequest, RunReport, Running, SimRun, Stage, StepReader, TraceRun,
+    grade_run, memory_run, run_on_gpu_anyway, start_run, trace_run, GpuOutcome, GradeRun, Latest,
+    ListingWriter, MemoryRun, OnRequest, RunReport, Running, SimRun, Stage, StepReader, TraceRun,
 };
 pub use form::LaunchPanel;
 pub use memory::{ArchSelect, MemoryView, OccupancyView};

@@ -1,8 +1,10 @@
 //! The docs: pages rendered from `content/` at build time (`build.rs` → `pages.json`), with a
 //! sidebar in the pages' order, previous and next links, a search over every page, and the
-//! directives brought to life: kernels that run and open in the playground, hierarchy diagrams.
+//! directives brought to life: kernels that run and open in the playground, hierarchy diagrams,
+//! puzzles' workbenches (the section "Puzzles", where the sidebar marks the ones solved).
 
-use crate::lazy::Slot;
+use crate::lazy::{Module, Slot};
+use compiler_core::grade::{SOLVED_EVENT, SOLVED_KEY};
 use diagram::{DiagramConfig, HierarchyDiagram};
 use docs_build::{Block, KernelBlock, Page};
 use leptos::prelude::*;
@@ -32,7 +34,7 @@ fn searchable_text(page: &Page) -> String {
         match block {
             Block::Html(html) => text += &strip_tags(html),
             Block::Kernel(kernel) => text += &kernel.source,
-            Block::Diagram(_) | Block::Occupancy(_) => {}
+            Block::Diagram(_) | Block::Occupancy(_) | Block::Puzzle(_) => {}
         }
         text.push('\n');
     }
@@ -66,37 +68,70 @@ pub fn first_slug() -> String {
     pages().first().map(|p| p.slug.clone()).unwrap_or_default()
 }
 
+/// The puzzles the reader has solved in this browser, kept up to date as the workbench
+/// solves one.
+fn solved_puzzles() -> ReadSignal<Vec<String>> {
+    let read = || {
+        window()
+            .local_storage()
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_item(SOLVED_KEY).ok().flatten())
+            .map(|list| list.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let (solved, set_solved) = signal(read());
+    let listening = window_event_listener_untyped(SOLVED_EVENT, move |_| set_solved.set(read()));
+    on_cleanup(move || listening.remove());
+    solved
+}
+
 #[component]
 fn Sidebar(current: String) -> impl IntoView {
-    let pages = pages();
-    let mut sections: Vec<(String, Vec<(String, String)>)> = Vec::new();
-    for page in pages.iter() {
-        let entry = (page.slug.clone(), page.title.clone());
-        match sections.last_mut() {
-            Some((section, list)) if *section == page.section => list.push(entry),
-            _ => sections.push((page.section.clone(), vec![entry])),
-        }
-    }
+    let solved = solved_puzzles();
     view! {
         <nav class="docs-sidebar" aria-label="Docs">
             <Search/>
-            // The sections are labels, not headings: a page's h1 is the first heading a reader
-            // meets.
-            {sections.into_iter().enumerate().map(|(i, (section, list))| view! {
-                <p class="docs-section" id=format!("docs-section-{i}")>{section}</p>
-                <ul aria-labelledby=format!("docs-section-{i}")>
-                    {list.into_iter().map(|(slug, title)| {
-                        let here = slug == current;
-                        view! {
-                            <li>
-                                <a href=format!("/docs/{slug}") aria-current=here.then_some("page")>{title}</a>
-                            </li>
-                        }
-                    }).collect_view()}
-                </ul>
-            }).collect_view()}
+            // Drawn again when a puzzle is solved, to mark it.
+            {move || solved.with(|solved| sections(&current, solved))}
         </nav>
     }
+}
+
+/// The pages by section, the current one marked, and in the puzzles' section the ones solved.
+fn sections(current: &str, solved: &[String]) -> impl IntoView {
+    let pages = pages();
+    let mut sections: Vec<(&str, Vec<&Page>)> = Vec::new();
+    for page in pages.iter() {
+        match sections.last_mut() {
+            Some((section, list)) if *section == page.section => list.push(page),
+            _ => sections.push((&page.section, vec![page])),
+        }
+    }
+    let is_puzzle = |page: &Page| page.blocks.iter().any(|b| matches!(b, Block::Puzzle(_)));
+    let is_solved = |page: &Page| is_puzzle(page) && solved.contains(&page.slug);
+    // The sections are labels, not headings: a page's h1 is the first heading a reader meets.
+    // A solved puzzle's link has `data-solved`, which the style sheet marks with a tick that
+    // reads as "solved".
+    sections.into_iter().enumerate().map(|(i, (section, list))| {
+        let puzzles = list.iter().filter(|p| is_puzzle(p)).count();
+        let label = if puzzles > 0 {
+            let done = list.iter().filter(|p| is_solved(p)).count();
+            format!("{section} · {done} of {puzzles} solved")
+        } else {
+            section.to_owned()
+        };
+        view! {
+            <p class="docs-section" id=format!("docs-section-{i}") data-testid=(puzzles > 0).then_some("puzzle-progress")>{label}</p>
+            <ul aria-labelledby=format!("docs-section-{i}")>
+                {list.into_iter().map(|page| view! {
+                    <li>
+                        <a href=format!("/docs/{}", page.slug) aria-current=(page.slug == current).then_some("page") data-solved=is_solved(page).then_some("")>{page.title.clone()}</a>
+                    </li>
+                }).collect_view()}
+            </ul>
+        }
+    }).collect_view()
 }
 
 /// Pages whose title, headings or text hold every word of the query, best first: a title
@@ -296,7 +331,7 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
         note.set(Some("Loading the compiler…".into()));
         leptos::task::spawn_local(async move {
             note.set(
-                slot.fill("mount_kernel_run", &args)
+                slot.fill(Module::Playground, "mount_kernel_run", &args)
                     .await
                     .err()
                     .map(|why| format!("The compiler could not be loaded ({why}).")),
@@ -334,6 +369,34 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
     }
 }
 
+/// Where the puzzles' module puts a puzzle's workbench (the launch, the rules, the hints, the
+/// editor, Check, the solution), loaded with the page.
+#[component]
+fn PuzzleWorkbench(slug: String) -> impl IntoView {
+    let host = NodeRef::<leptos::html::Div>::new();
+    let status = RwSignal::new(Some("Loading the puzzle's workbench…".to_owned()));
+    let slot = Slot::new();
+    Effect::new(move |_| {
+        let Some(host) = host.get() else { return };
+        let args = [host.into(), JsValue::from_str(&slug)];
+        let slot = slot.clone();
+        leptos::task::spawn_local(async move {
+            status.set(
+                slot.fill(Module::Puzzles, "mount_puzzle", &args)
+                    .await
+                    .err()
+                    .map(|why| format!("The workbench could not be loaded ({why}). Reload the page to try again.")),
+            );
+        });
+    });
+    view! {
+        <p class="loading" role="status" data-testid="puzzle-loading" hidden=move || status.with(Option::is_none)>
+            {move || status.get().unwrap_or_default()}
+        </p>
+        <div class="puzzle-host" node_ref=host></div>
+    }
+}
+
 fn block_view(block: &Block) -> AnyView {
     match block {
         Block::Html(html) => view! { <div class="prose" inner_html=html.clone()></div> }.into_any(),
@@ -342,6 +405,7 @@ fn block_view(block: &Block) -> AnyView {
             view! { <crate::occupancy::OccupancyCalculator start=start.clone()/> }.into_any()
         }
         Block::Occupancy(Err(why)) => view! { <p class="error">{why.clone()}</p> }.into_any(),
+        Block::Puzzle(slug) => view! { <PuzzleWorkbench slug=slug.clone()/> }.into_any(),
         Block::Diagram(params) => match DiagramConfig::from_params(params) {
             Ok(config) => view! { <HierarchyDiagram config=config/> }.into_any(),
             Err(why) => view! { <p class="error">{why}</p> }.into_any(),
