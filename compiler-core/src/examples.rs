@@ -42,6 +42,8 @@ const SOURCES: &[(&str, &str)] = &[
     example!("warp_reduce"),
     example!("block_sum"),
     example!("prefix_sum"),
+    example!("scratch_sum"),
+    example!("cta_scan"),
     example!("votes"),
     example!("shuffles"),
     example!("lane_ids"),

@@ -305,6 +305,62 @@ fn inclusive_prefix_sum_per_warp() {
 }
 
 #[test]
+fn a_cta_sum_by_hand_through_a_scratch_tile() {
+    let out = run(
+        "scratch_sum",
+        Setup {
+            grid: (3, 1),
+            dims: &[("N", 250), ("B", 3)],
+            scalars: &[],
+            inputs: vec![("X", Input::Rand(19))],
+        },
+    );
+    let x = i32s(&out, "X");
+    // 100-thread CTAs: the last one has 50 elements.
+    let expected: Vec<i32> = (0..3)
+        .map(|b| x[b * 100..(b * 100 + 100).min(250)].iter().sum())
+        .collect();
+    assert_eq!(i32s(&out, "Partial"), expected);
+}
+
+#[test]
+fn inclusive_prefix_sum_over_the_cta() {
+    let out = run(
+        "cta_scan",
+        Setup {
+            grid: (3, 1),
+            dims: &[("N", 200)],
+            scalars: &[],
+            inputs: vec![("X", Input::Rand(20))],
+        },
+    );
+    let x = i32s(&out, "X");
+    // 80-thread CTAs (the last warp of each has 16 lanes); the last CTA has 40 elements.
+    let expected: Vec<i32> = (0..200).map(|i| x[i - i % 80..=i].iter().sum()).collect();
+    assert_eq!(i32s(&out, "Y"), expected);
+}
+
+#[test]
+fn a_cta_scan_is_right_for_any_warp_width() {
+    // Narrow warps make more warp totals than a warp has lanes: warp 0 scans them in chunks,
+    // carrying each chunk's sum (80 threads in warps of 4 are 20 totals, 5 chunks).
+    let compilation = compiler_core::compile(&example("cta_scan"));
+    for lanes in [1, 3, 4, 8, 32, 64] {
+        let launch = Launch {
+            grid: Dim3::new(3, 1, 1),
+            dims: [("N".to_owned(), 200)].into(),
+            inputs: [("X".to_owned(), Input::Rand(20))].into(),
+            lanes,
+            ..Launch::default()
+        };
+        let out = ran(&compilation, &launch);
+        let x = i32s(&out, "X");
+        let expected: Vec<i32> = (0..200).map(|i| x[i - i % 80..=i].iter().sum()).collect();
+        assert_eq!(i32s(&out, "Y"), expected, "{lanes} lanes");
+    }
+}
+
+#[test]
 fn ballot_any_and_all() {
     let out = run(
         "votes",

@@ -383,3 +383,22 @@ fn a_launch_too_large_for_its_host_is_refused_before_allocating() {
         missing[0].message
     );
 }
+
+#[test]
+fn a_scratch_tile_read_before_the_barrier_that_publishes_it_is_a_race() {
+    // Each warp's lane 0 publishes the warp's sum, and warp 1 reads warp 0's slot at once.
+    let source = "@launch(64)\nkernel k(B: tensor<i32>[64]) {\n  var sums = tile<i32>[2](0)\n  let s = sum<over ctx.lane>(1)\n  if ctx.lane == 0 {\n    sums[ctx.warp] = s\n  }\n  B[ctx.thread] = sums[0]\n}\n";
+    let (code, text) = fault(source, Launch::default());
+    assert_eq!(code, Code::E0513);
+    assert!(text.contains("element 0 of tile `sums`"), "{text}");
+    assert!(text.contains("k.tsr:8:"), "{text}");
+    // With the barrier between, every thread reads warp 0's sum.
+    let fixed = source.replace("  B[ctx.thread]", "  barrier()\n  B[ctx.thread]");
+    let ran = compiler_core::compile(&fixed)
+        .run(&Launch::default())
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let Arg::Tensor(b) = &ran.args.params[0] else {
+        panic!("B is not a tensor");
+    };
+    assert!(b.bits.iter().all(|&bits| bits == 32), "{:?}", b.bits);
+}

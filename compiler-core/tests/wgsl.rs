@@ -5,6 +5,7 @@
 mod common;
 
 use common::{examples, Golden};
+use compiler_core::ir::StmtKind;
 use compiler_core::wgsl::{self, WarpMode};
 use std::path::Path;
 
@@ -45,6 +46,9 @@ fn golden_wgsl_for_every_example() {
                 || name == "tiled_matmul"
                 // A float max: its identity, -inf, which Chromium refused as a constant.
                 || name == "softmax"
+                // Scratch tiles, and the CTA scan's collectives under `if ctx.warp == 0`.
+                || name == "scratch_sum"
+                || name == "cta_scan"
         })
         .map(|(name, source)| (name, source, 32, WarpMode::Emulated));
     let cases = examples()
@@ -71,20 +75,23 @@ fn golden_wgsl_for_every_example() {
 }
 
 /// The WGSL a run sends to a GPU: loops guarded (the run's step limit as the budget). Golden
-/// files too, so Chromium checks their uniformity (e2e/specs/wgsl.spec.ts): the examples with
-/// a loop, in subgroup mode and with 32-lane warps emulated.
+/// files too, so Chromium checks their uniformity (e2e/specs/wgsl.spec.ts): the examples whose
+/// IR has a loop (the source's, or one a tile or a CTA scan lowers to), in subgroup mode and
+/// with 32-lane warps emulated.
 #[test]
 fn golden_guarded_wgsl_for_every_example_with_a_loop() {
     let mut golden = Golden::default();
     let mut guarded = 0;
     for (name, source) in examples() {
-        if !source.contains("for ") && !source.contains("while ") && !source.contains(":+") {
-            continue;
-        }
         let compilation = compiler_core::compile(&source);
         let Ok(kernel) = compilation.kernel(None) else {
             panic!("{name}: no kernel");
         };
+        let mut loops = false;
+        kernel.visit(&mut |kind| loops |= matches!(kind, StmtKind::Loop { .. }));
+        if !loops {
+            continue;
+        }
         for (lanes, mode, kind) in [
             (32, WarpMode::Subgroups, "guarded-lanes"),
             (32, WarpMode::Emulated, "guarded-emulated"),

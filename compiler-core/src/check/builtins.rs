@@ -350,14 +350,15 @@ impl KernelChecker {
             self.error(diagnostic);
             return Value::error();
         }
-        if LANE_ONLY.contains(&name) && level == Uniformity::Uniform {
+        // A CTA-wide scan is lowered from warp scans (`ir::tiles`); votes are the warp's own.
+        if LANE_ONLY.contains(&name) && name != "prefix_sum" && level == Uniformity::Uniform {
             self.error(
                 Diagnostic::error(
                     Code::E0315,
                     over.span,
                     format!("`{name}` runs over ctx.lane only"),
                 )
-                .with_label("votes and scans are warp operations")
+                .with_label("votes are warp operations")
                 .with_help(format!("write {name}<over ctx.lane>(...)")),
             );
             return Value::error();

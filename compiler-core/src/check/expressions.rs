@@ -103,8 +103,125 @@ impl KernelChecker {
                 }
                 value
             }
+            ExprKind::Scratch {
+                element,
+                shape,
+                fill,
+            } => self.scratch(element, shape, fill, expr.span),
             ExprKind::Error => Value::error(),
         }
+    }
+
+    /// `tile<E>[n, m](fill)`: a tile of shared memory no tensor backs, every element `fill`.
+    /// All the CTA's threads make it together, as they copy a tile, so it needs uniform
+    /// control and a uniform fill; its size is known here, so one too large for every target
+    /// is refused here.
+    fn scratch(&mut self, element: &Ident, shape: &[Expr], fill: &Expr, span: Span) -> Value {
+        let fill_value = self.expr(fill);
+        self.require_control(Uniformity::Uniform, "a scratch tile", span);
+        let element_type = match Scalar::from_name(&element.name) {
+            Some(s @ (Scalar::F32 | Scalar::I32 | Scalar::U32)) => Some(s),
+            _ => {
+                self.error(
+                    Diagnostic::error(
+                        Code::E0316,
+                        element.span,
+                        format!(
+                            "a scratch tile holds f32, i32 or u32, not `{}`",
+                            element.name
+                        ),
+                    )
+                    .with_label("not an element type of shared memory")
+                    .with_help(
+                        "write tile<f32>[32](0.0), tile<i32>[8, 32](0) or tile<u32>[256](0)",
+                    ),
+                );
+                None
+            }
+        };
+        let mut extents = Vec::new();
+        for length in shape {
+            match length.kind {
+                ExprKind::Int(Some(n)) if n > 0 && n <= u64::from(u32::MAX) => extents.push(n),
+                _ => {
+                    self.expr(length);
+                    self.error(
+                        Diagnostic::error(Code::E0307, length.span, "a tile's length must be a positive integer literal")
+                            .with_label("not a compile-time constant")
+                            .with_help("the shared memory a tile takes is fixed when the kernel is compiled: write a number, e.g. tile<f32>[32](0.0)"),
+                    );
+                    return Value::error();
+                }
+            }
+        }
+        if extents.len() > 2 {
+            self.error(
+                Diagnostic::error(
+                    Code::E0316,
+                    span,
+                    format!("a scratch tile has one or two axes, not {}", extents.len()),
+                )
+                .with_label("too many axes")
+                .with_help("lay the elements out in rows: tile<f32>[rows, columns](0.0)"),
+            );
+            return Value::error();
+        }
+        let Some(element_type) = element_type else {
+            return Value::error();
+        };
+        let bytes = extents
+            .iter()
+            .product::<u64>()
+            .saturating_mul(element_type.size());
+        let most = crate::ptx::Arch::ALL
+            .into_iter()
+            .map(crate::ptx::Arch::static_shared_bytes)
+            .min()
+            .unwrap_or(0);
+        if bytes > most {
+            self.error(
+                Diagnostic::error(
+                    Code::E0316,
+                    span,
+                    format!("this scratch tile takes {bytes} bytes of shared memory; a CTA may declare {most} on every target"),
+                )
+                .with_label("too large for any target")
+                .with_help("a CTA's shared memory is small and fast: keep one value per thread or per warp, e.g. tile<f32>[32](0.0) for 32 warps' sums"),
+            );
+            return Value::error();
+        }
+        let element = Type::Scalar(element_type);
+        if !assignable(&fill_value.ty, &element) && !fill_value.ty.is_error() {
+            self.error(
+                Diagnostic::error(
+                    Code::E0312,
+                    fill.span,
+                    format!(
+                        "a tile<{element}> is filled with {element}, not {}",
+                        fill_value.ty
+                    ),
+                )
+                .with_label(format!("this is {}", fill_value.ty))
+                .with_help(cast_help(&fill_value.ty, &element)),
+            );
+        } else if fill_value.uniformity != Uniformity::Uniform && !fill_value.ty.is_error() {
+            self.error(
+                Diagnostic::error(
+                    Code::E0404,
+                    fill.span,
+                    format!("a scratch tile's fill must be uniform, and this is {}", fill_value.uniformity),
+                )
+                .with_label(format!("this value {}", fill_value.uniformity.differs_between()))
+                .with_help("fill it with one value (a literal, a parameter), then let each thread write its own element: t[ctx.thread] = x"),
+            );
+        }
+        Value::new(
+            Type::Tile {
+                element: element_type,
+                shape: extents,
+            },
+            Uniformity::Uniform,
+        )
     }
 
     pub(super) fn unary(&mut self, op: UnaryOp, operand: &Expr, span: Span) -> Value {

@@ -115,7 +115,8 @@ codes! {
         E0312 => "an assigned value does not have the variable's type",
         E0313 => "break and continue are only allowed inside a loop",
         E0314 => "an expression with no value is used as a value",
-        E0315 => "a collective runs over ctx.lane or ctx.thread, and votes and scans over ctx.lane",
+        E0315 => "a collective runs over ctx.lane or ctx.thread, and votes over ctx.lane",
+        E0316 => "a scratch tile holds f32, i32 or u32, has one or two axes and fits in a CTA's shared memory",
         // Uniformity.
         E0401 => "barrier(), tile operations and collectives over ctx.thread need uniform control",
         E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",

@@ -59,7 +59,7 @@ pub(super) struct Lowering {
     regs: Vec<RegInfo>,
     scopes: Vec<HashMap<String, Binding>>,
     blocks: Vec<Block>,
-    threads: u32,
+    pub(super) threads: u32,
     unsupported: Vec<Diagnostic>,
     /// How many source loops enclose the statement being lowered.
     pub(super) loop_depth: u32,
@@ -632,7 +632,7 @@ impl Lowering {
                 },
                 _ => None,
             },
-            ExprKind::Error => None,
+            ExprKind::Scratch { .. } | ExprKind::Error => None,
         }
     }
 
@@ -690,6 +690,9 @@ impl Lowering {
                     Some(arg) => self.expr(arg, arg_hint.or(hint)),
                     None => (Operand::Const(0), Scalar::I32),
                 };
+                if op.name == "prefix_sum" && over == Over::Cta {
+                    return (self.cta_prefix_sum(ty, value, span), ty);
+                }
                 let (op, result) = match op.name.as_str() {
                     "any" => (Op::Vote(Vote::Any, value), Scalar::Bool),
                     "all" => (Op::Vote(Vote::All, value), Scalar::Bool),
@@ -741,7 +744,8 @@ impl Lowering {
                     }
                 }
             }
-            ExprKind::Error => (Operand::Const(0), Scalar::I32),
+            // A tile where a scalar is needed: the checker refused it already.
+            ExprKind::Scratch { .. } | ExprKind::Error => (Operand::Const(0), Scalar::I32),
         }
     }
 

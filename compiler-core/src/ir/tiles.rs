@@ -1,6 +1,7 @@
 //! Tile lowering: tile values become shared-memory arrays, and every tile operation a
 //! cooperative loop over `ctx.thread` (element `e` is done by thread `e mod ctx.threads`)
-//! followed by a barrier.
+//! followed by a barrier. A scratch tile (`tile<f32>[32](0.0)`) is an array of its own filled
+//! the same way.
 //!
 //! Loads read 0 outside the tensor and stores outside it are dropped (`guarded`), as the
 //! brief's tile semantics say; the checker has already made tile starts uniform, lengths
@@ -36,7 +37,7 @@ impl Lowering {
                 let tensor = matches!(&base.kind, ExprKind::Name(n) if matches!(self.lookup(n), Some(Binding::Tensor(_))));
                 tensor && indices.iter().any(|i| !matches!(i, IndexArg::Single(_)))
             }
-            ExprKind::Binary(ast::BinaryOp::MatMul, ..) => true,
+            ExprKind::Binary(ast::BinaryOp::MatMul, ..) | ExprKind::Scratch { .. } => true,
             ExprKind::Binary(_, l, r) => self.is_tile_value(l) || self.is_tile_value(r),
             ExprKind::Unary(_, operand) => self.is_tile_value(operand),
             ExprKind::Call { callee, args } => {
@@ -63,6 +64,7 @@ impl Lowering {
                 .filter(|i| !matches!(i, IndexArg::Single(_)))
                 .count(),
             ExprKind::Binary(ast::BinaryOp::MatMul, ..) => 2,
+            ExprKind::Scratch { shape, .. } => shape.len(),
             ExprKind::Binary(_, l, r) => self.static_tile_rank(l).max(self.static_tile_rank(r)),
             ExprKind::Unary(_, operand) => self.static_tile_rank(operand),
             ExprKind::Call { args, .. } => args
@@ -215,6 +217,34 @@ impl Lowering {
                         StmtKind::SharedStore {
                             array,
                             indices: local,
+                            value,
+                        },
+                        span,
+                    );
+                });
+                Some(array)
+            }
+            ExprKind::Scratch {
+                element,
+                shape,
+                fill,
+            } => {
+                let element = Scalar::from_name(&element.name)?;
+                let shape: Vec<u32> = shape
+                    .iter()
+                    .map(|n| match n.kind {
+                        ExprKind::Int(Some(n)) => u32::try_from(n).ok(),
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?;
+                let (value, _) = self.expr(fill, Some(element));
+                let array = self.new_array("scratch", element, shape.clone());
+                self.cooperative(shape.iter().product(), span, |l, e| {
+                    let at = l.unflatten(e, &shape, span);
+                    l.emit(
+                        StmtKind::SharedStore {
+                            array,
+                            indices: at,
                             value,
                         },
                         span,
@@ -627,6 +657,149 @@ impl Lowering {
                 span,
             );
         });
+    }
+
+    /// `prefix_sum<over ctx.thread>(x)`, lowered as the textbook writes it, so the IR and PTX
+    /// tabs show the lesson: each warp scans its lanes; the last lane of each warp writes the
+    /// warp's total to a scratch tile with a slot per warp (`threads` slots: warps are
+    /// `ctx.lanes` wide, known only at launch); after a barrier, warp 0 scans the totals in
+    /// place, `ctx.lanes` at a time with a carry; after another barrier, each thread adds the
+    /// totals of the warps before its own. Inside a source loop a barrier comes first, as for
+    /// every tile operation: the last trip's threads may still be reading the totals.
+    pub(super) fn cta_prefix_sum(&mut self, ty: Scalar, x: Operand, span: Span) -> Operand {
+        let threads = self.threads;
+        if self.loop_depth > 0 {
+            self.emit(StmtKind::Barrier, span);
+        }
+        let ctx = |l: &mut Self, field| l.value(Op::Ctx(field), Scalar::I32, span);
+        let int =
+            |l: &mut Self, op, a, b| l.value(Op::Binary(op, Scalar::I32, a, b), Scalar::I32, span);
+        let compare = |l: &mut Self, op, a, b| {
+            l.value(Op::Compare(op, Scalar::I32, a, b), Scalar::Bool, span)
+        };
+        let totals = self.new_array("warp_totals", ty, vec![threads]);
+        let scanned = self.value(Op::PrefixSum(ty, x), ty, span);
+        let (lane, lanes, warp) = (
+            ctx(self, CtxField::Lane),
+            ctx(self, CtxField::Lanes),
+            ctx(self, CtxField::Warp),
+        );
+        // The warp's last lane: a CTA's last warp may be partial.
+        let threads_op = ctx(self, CtxField::Threads);
+        let first = int(self, BinaryOp::Mul, warp, lanes);
+        let left = int(self, BinaryOp::Sub, threads_op, first);
+        let width = int(self, BinaryOp::Min, lanes, left);
+        let last = int(self, BinaryOp::Sub, width, Operand::Const(1));
+        let is_last = compare(self, CompareOp::Eq, lane, last);
+        let publish = self.nested(|l| {
+            l.emit(
+                StmtKind::SharedStore {
+                    array: totals,
+                    indices: vec![warp],
+                    value: scanned,
+                },
+                span,
+            );
+        });
+        self.emit(
+            StmtKind::If {
+                condition: is_last,
+                then_block: publish,
+                else_block: Vec::new(),
+            },
+            span,
+        );
+        self.emit(StmtKind::Barrier, span);
+        // Warp 0 scans the totals, a warp's width at a time, carrying each chunk's sum.
+        let is_first_warp = compare(self, CompareOp::Eq, warp, Operand::Const(0));
+        let scan_totals = self.nested(|l| {
+            let warps = ctx(l, CtxField::Warps);
+            let carry = l.internal_reg(ty, "carry");
+            l.emit(
+                StmtKind::Let {
+                    dst: carry,
+                    op: Op::Copy(Operand::Const(0)),
+                },
+                span,
+            );
+            l.counting_loop(
+                "base",
+                Op::Copy(Operand::Const(0)),
+                lanes,
+                threads,
+                span,
+                |l, base| {
+                    let at = int(l, BinaryOp::Add, base, lane);
+                    let inside = compare(l, CompareOp::Lt, at, warps);
+                    // Lanes past the last warp read a slot of their own and drop it.
+                    let slot = int(l, BinaryOp::Min, at, Operand::Const(threads - 1));
+                    let total = l.value(
+                        Op::SharedLoad {
+                            array: totals,
+                            indices: vec![slot],
+                        },
+                        ty,
+                        span,
+                    );
+                    let total = l.value(Op::Select(inside, total, Operand::Const(0)), ty, span);
+                    let chunk = l.value(Op::PrefixSum(ty, total), ty, span);
+                    let sum = l.value(
+                        Op::Binary(BinaryOp::Add, ty, chunk, Operand::Reg(carry)),
+                        ty,
+                        span,
+                    );
+                    let store = l.nested(|l| {
+                        l.emit(
+                            StmtKind::SharedStore {
+                                array: totals,
+                                indices: vec![slot],
+                                value: sum,
+                            },
+                            span,
+                        );
+                    });
+                    l.emit(
+                        StmtKind::If {
+                            condition: inside,
+                            then_block: store,
+                            else_block: Vec::new(),
+                        },
+                        span,
+                    );
+                    let top = int(l, BinaryOp::Sub, lanes, Operand::Const(1));
+                    l.emit(
+                        StmtKind::Let {
+                            dst: carry,
+                            op: Op::Shuffle(Shuffle::Broadcast, sum, top),
+                        },
+                        span,
+                    );
+                },
+            );
+        });
+        self.emit(
+            StmtKind::If {
+                condition: is_first_warp,
+                then_block: scan_totals,
+                else_block: Vec::new(),
+            },
+            span,
+        );
+        self.emit(StmtKind::Barrier, span);
+        // The warps before this one: the total up to the last of them, none for warp 0.
+        let has_before = compare(self, CompareOp::Gt, warp, Operand::Const(0));
+        let before = int(self, BinaryOp::Sub, warp, Operand::Const(1));
+        let before = int(self, BinaryOp::Max, before, Operand::Const(0));
+        let offset = self.value(
+            Op::SharedLoad {
+                array: totals,
+                indices: vec![before],
+            },
+            ty,
+            span,
+        );
+        let offset = self.value(Op::Select(has_before, offset, Operand::Const(0)), ty, span);
+        self.value(Op::Binary(BinaryOp::Add, ty, scanned, offset), ty, span)
     }
 
     /// `var t = <tile>`: the array that holds `t` (a copy when the value names another tile,

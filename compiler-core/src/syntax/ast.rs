@@ -157,6 +157,13 @@ pub enum ExprKind {
         base: Box<Expr>,
         indices: Vec<IndexArg>,
     },
+    /// `tile<f32>[8, 32](0.0)`: a scratch tile, in shared memory with no tensor behind it,
+    /// every element `fill`.
+    Scratch {
+        element: Ident,
+        shape: Vec<Expr>,
+        fill: Box<Expr>,
+    },
     Error,
 }
 

@@ -15,8 +15,8 @@ pub const SHUFFLES: [&str; 5] = [
 ];
 pub const REDUCTIONS: [&str; 6] = ["sum", "max", "min", "and", "or", "xor"];
 pub const LANE_ONLY: [&str; 4] = ["any", "all", "ballot", "prefix_sum"];
-pub const OTHERS: [&str; 11] = [
-    "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "sum",
+pub const OTHERS: [&str; 12] = [
+    "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "sum", "tile",
 ];
 
 /// Whether `name` is a built-in function (the highlighter colours it as one).
@@ -73,6 +73,7 @@ pub fn describe(name: &str) -> Option<&'static str> {
         "i32" => "i32(x): x as an i32 (from a float: saturating, NaN gives 0)",
         "u32" => "u32(x): x as a u32 (from a float: saturating, NaN gives 0)",
         "f16" => "f16(x): x as an f16 (checked, not run yet)",
+        "tile" => "tile<f32>[n, m](x): a scratch tile in shared memory, every element x",
         _ => return None,
     })
 }

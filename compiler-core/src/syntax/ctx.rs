@@ -222,6 +222,10 @@ fn expr(e: &Expr, diagnostics: &mut Vec<Diagnostic>) {
                 }
             }
         }
+        ExprKind::Scratch { shape, fill, .. } => {
+            shape.iter().for_each(|n| expr(n, diagnostics));
+            expr(fill, diagnostics);
+        }
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Bool(_)

@@ -209,6 +209,24 @@ where
                     args,
                 },
             });
+        // `tile<E>[n, m](fill)`: `tile` is a name everywhere else, so `tile < x` still
+        // compares (the scratch tile's parse fails at once and the name's is taken).
+        let scratch = ident()
+            .filter(|name: &Ident| name.name == "tile")
+            .ignore_then(ident().delimited_by(op("<"), op(">")))
+            .then(
+                expr.clone()
+                    .separated_by(punct(','))
+                    .at_least(1)
+                    .collect::<Vec<_>>()
+                    .delimited_by(punct('['), punct(']')),
+            )
+            .then(expr.clone().delimited_by(punct('('), punct(')')))
+            .map(|((element, shape), fill)| ExprKind::Scratch {
+                element,
+                shape,
+                fill: Box::new(fill),
+            });
         let literal = select! {
             Token::Int(value) => ExprKind::Int(value),
             Token::Float(value) => ExprKind::Float(value),
@@ -216,7 +234,7 @@ where
             Token::False => ExprKind::Bool(false),
         };
 
-        let atom = choice((named, literal))
+        let atom = choice((scratch, named, literal))
             .map_with(|kind, e| Expr {
                 kind,
                 span: span_of(e),
