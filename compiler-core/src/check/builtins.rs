@@ -45,7 +45,13 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 impl KernelChecker {
-    fn arity(&mut self, callee: &Ident, args: &[Expr], expected: usize, span: Span) -> bool {
+    pub(super) fn arity(
+        &mut self,
+        callee: &Ident,
+        args: &[Expr],
+        expected: usize,
+        span: Span,
+    ) -> bool {
         if args.len() == expected {
             return true;
         }

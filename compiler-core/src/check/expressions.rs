@@ -116,8 +116,17 @@ impl KernelChecker {
     /// All the CTA's threads make it together, as they copy a tile, so it needs uniform
     /// control and a uniform fill; its size is known here, so one too large for every target
     /// is refused here.
-    fn scratch(&mut self, element: &Ident, shape: &[Expr], fill: &Expr, span: Span) -> Value {
-        let fill_value = self.expr(fill);
+    fn scratch(&mut self, element: &Ident, shape: &[IndexArg], fill: &[Expr], span: Span) -> Value {
+        let fill_values: Vec<Value> = fill.iter().map(|f| self.expr(f)).collect();
+        let callee = Ident {
+            name: format!("tile<{}>[…]", element.name),
+            span: element.span,
+        };
+        if !self.arity(&callee, fill, 1, span) {
+            self.index_values(shape);
+            return Value::error();
+        }
+        let (fill, fill_value) = (&fill[0], &fill_values[0]);
         self.require_control(Uniformity::Uniform, "a scratch tile", span);
         let element_type = match Scalar::from_name(&element.name) {
             Some(s @ (Scalar::F32 | Scalar::I32 | Scalar::U32)) => Some(s),
@@ -141,12 +150,20 @@ impl KernelChecker {
         };
         let mut extents = Vec::new();
         for length in shape {
-            match length.kind {
-                ExprKind::Int(Some(n)) if n > 0 && n <= u64::from(u32::MAX) => extents.push(n),
+            match length {
+                IndexArg::Single(Expr {
+                    kind: ExprKind::Int(Some(n)),
+                    ..
+                }) if *n > 0 && *n <= u64::from(u32::MAX) => extents.push(*n),
                 _ => {
-                    self.expr(length);
+                    self.index_values(std::slice::from_ref(length));
+                    let at = match length {
+                        IndexArg::Single(e) => e.span,
+                        IndexArg::Tile { start, length } => start.span.to(length.span),
+                        IndexArg::Whole(at) => *at,
+                    };
                     self.error(
-                        Diagnostic::error(Code::E0307, length.span, "a tile's length must be a positive integer literal")
+                        Diagnostic::error(Code::E0307, at, "a tile's length must be a positive integer literal")
                             .with_label("not a compile-time constant")
                             .with_help("the shared memory a tile takes is fixed when the kernel is compiled: write a number, e.g. tile<f32>[32](0.0)"),
                     );

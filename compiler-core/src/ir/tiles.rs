@@ -232,12 +232,15 @@ impl Lowering {
                 let element = Scalar::from_name(&element.name)?;
                 let shape: Vec<u32> = shape
                     .iter()
-                    .map(|n| match n.kind {
-                        ExprKind::Int(Some(n)) => u32::try_from(n).ok(),
+                    .map(|n| match n {
+                        IndexArg::Single(ast::Expr {
+                            kind: ExprKind::Int(Some(n)),
+                            ..
+                        }) => u32::try_from(*n).ok(),
                         _ => None,
                     })
                     .collect::<Option<_>>()?;
-                let (value, _) = self.expr(fill, Some(element));
+                let (value, _) = self.expr(fill.first()?, Some(element));
                 let array = self.new_array("scratch", element, shape.clone());
                 self.cooperative(shape.iter().product(), span, |l, e| {
                     let at = l.unflatten(e, &shape, span);

@@ -158,11 +158,12 @@ pub enum ExprKind {
         indices: Vec<IndexArg>,
     },
     /// `tile<f32>[8, 32](0.0)`: a scratch tile, in shared memory with no tensor behind it,
-    /// every element `fill`.
+    /// every element `fill` (parsed as an index and arguments are; the checker wants integer
+    /// literals and one value).
     Scratch {
         element: Ident,
-        shape: Vec<Expr>,
-        fill: Box<Expr>,
+        shape: Vec<IndexArg>,
+        fill: Vec<Expr>,
     },
     Error,
 }

@@ -192,6 +192,19 @@ fn stmt(statement: &Stmt, diagnostics: &mut Vec<Diagnostic>) {
     }
 }
 
+fn indices(list: &[IndexArg], diagnostics: &mut Vec<Diagnostic>) {
+    for index in list {
+        match index {
+            IndexArg::Single(i) => expr(i, diagnostics),
+            IndexArg::Tile { start, length } => {
+                expr(start, diagnostics);
+                expr(length, diagnostics);
+            }
+            IndexArg::Whole(_) => {}
+        }
+    }
+}
+
 fn expr(e: &Expr, diagnostics: &mut Vec<Diagnostic>) {
     match &e.kind {
         ExprKind::Ctx(path) => {
@@ -209,22 +222,16 @@ fn expr(e: &Expr, diagnostics: &mut Vec<Diagnostic>) {
             expr(over, diagnostics);
             args.iter().for_each(|a| expr(a, diagnostics));
         }
-        ExprKind::Index { base, indices } => {
+        ExprKind::Index {
+            base,
+            indices: list,
+        } => {
             expr(base, diagnostics);
-            for index in indices {
-                match index {
-                    IndexArg::Single(i) => expr(i, diagnostics),
-                    IndexArg::Tile { start, length } => {
-                        expr(start, diagnostics);
-                        expr(length, diagnostics);
-                    }
-                    IndexArg::Whole(_) => {}
-                }
-            }
+            indices(list, diagnostics);
         }
         ExprKind::Scratch { shape, fill, .. } => {
-            shape.iter().for_each(|n| expr(n, diagnostics));
-            expr(fill, diagnostics);
+            indices(shape, diagnostics);
+            fill.iter().for_each(|a| expr(a, diagnostics));
         }
         ExprKind::Int(_)
         | ExprKind::Float(_)

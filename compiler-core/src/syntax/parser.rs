@@ -187,6 +187,24 @@ where
                 span: span_of(e),
             });
 
+        // One parse of the expression, then `:+` decides: trying `start :+ length` first and
+        // the plain index after it parsed every index twice, so unclosed brackets nested n deep
+        // took 2^n parses (the fuzzer's input: 20 deep, 4 s; `tests/robustness.rs`).
+        let index_arg = choice((
+            expr.clone()
+                .then(just(Token::TileLength).ignore_then(expr.clone()).or_not())
+                .map(|(start, length)| match length {
+                    Some(length) => IndexArg::Tile { start, length },
+                    None => IndexArg::Single(start),
+                }),
+            punct(':').map_with(|_, e| IndexArg::Whole(span_of(e))),
+        ));
+        let indices = index_arg
+            .separated_by(punct(','))
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .delimited_by(punct('['), punct(']'));
+
         let over = op("<")
             .ignore_then(just(Token::Over))
             .ignore_then(ctx_path.clone().labelled("`ctx.lane` or `ctx.thread`"))
@@ -197,7 +215,7 @@ where
             .then(
                 over.map(Some)
                     .then(args.clone())
-                    .or(args.map(|args| (None, args)))
+                    .or(args.clone().map(|args| (None, args)))
                     .or_not(),
             )
             .map(|(name, suffix)| match suffix {
@@ -210,22 +228,18 @@ where
                 },
             });
         // `tile<E>[n, m](fill)`: `tile` is a name everywhere else, so `tile < x` still
-        // compares (the scratch tile's parse fails at once and the name's is taken).
+        // compares (the scratch tile's parse fails at once and the name's is taken). Its shape
+        // and fill parse as an index and arguments do; the checker holds them to literals and
+        // one value.
         let scratch = ident()
             .filter(|name: &Ident| name.name == "tile")
             .ignore_then(ident().delimited_by(op("<"), op(">")))
-            .then(
-                expr.clone()
-                    .separated_by(punct(','))
-                    .at_least(1)
-                    .collect::<Vec<_>>()
-                    .delimited_by(punct('['), punct(']')),
-            )
-            .then(expr.clone().delimited_by(punct('('), punct(')')))
+            .then(indices.clone())
+            .then(args.clone())
             .map(|((element, shape), fill)| ExprKind::Scratch {
                 element,
                 shape,
-                fill: Box::new(fill),
+                fill,
             });
         let literal = select! {
             Token::Int(value) => ExprKind::Int(value),
@@ -249,24 +263,6 @@ where
                 }))
             .labelled("an expression")
             .boxed();
-
-        // One parse of the expression, then `:+` decides: trying `start :+ length` first and
-        // the plain index after it parsed every index twice, so unclosed brackets nested n deep
-        // took 2^n parses (the fuzzer's input: 20 deep, 4 s; `tests/robustness.rs`).
-        let index_arg = choice((
-            expr.clone()
-                .then(just(Token::TileLength).ignore_then(expr.clone()).or_not())
-                .map(|(start, length)| match length {
-                    Some(length) => IndexArg::Tile { start, length },
-                    None => IndexArg::Single(start),
-                }),
-            punct(':').map_with(|_, e| IndexArg::Whole(span_of(e))),
-        ));
-        let indices = index_arg
-            .separated_by(punct(','))
-            .at_least(1)
-            .collect::<Vec<_>>()
-            .delimited_by(punct('['), punct(']'));
 
         let fold = |l: Expr,
                     operator: BinaryOp,
