@@ -244,6 +244,19 @@ impl Lowering {
         self.blocks.pop().unwrap_or_default()
     }
 
+    /// `if condition { body }`, with no else.
+    pub(super) fn when(&mut self, condition: Operand, span: Span, body: impl FnOnce(&mut Self)) {
+        let then_block = self.nested(body);
+        self.emit(
+            StmtKind::If {
+                condition,
+                then_block,
+                else_block: Vec::new(),
+            },
+            span,
+        );
+    }
+
     // ---- statements ----
 
     fn kernel_body(&mut self, kernel: &ast::Kernel) {
@@ -830,7 +843,7 @@ impl Lowering {
                 span,
             )
         };
-        let then_block = self.nested(|l| {
+        self.when(condition, span, |l| {
             let (b, _) = l.expr(r, Some(Scalar::Bool));
             l.emit(
                 StmtKind::Let {
@@ -840,14 +853,6 @@ impl Lowering {
                 span,
             );
         });
-        self.emit(
-            StmtKind::If {
-                condition,
-                then_block,
-                else_block: Vec::new(),
-            },
-            span,
-        );
         (Operand::Reg(result), Scalar::Bool)
     }
 

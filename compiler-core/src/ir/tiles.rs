@@ -694,7 +694,7 @@ impl Lowering {
         let width = int(self, BinaryOp::Min, lanes, left);
         let last = int(self, BinaryOp::Sub, width, Operand::Const(1));
         let is_last = compare(self, CompareOp::Eq, lane, last);
-        let publish = self.nested(|l| {
+        self.when(is_last, span, |l| {
             l.emit(
                 StmtKind::SharedStore {
                     array: totals,
@@ -704,18 +704,10 @@ impl Lowering {
                 span,
             );
         });
-        self.emit(
-            StmtKind::If {
-                condition: is_last,
-                then_block: publish,
-                else_block: Vec::new(),
-            },
-            span,
-        );
         self.emit(StmtKind::Barrier, span);
         // Warp 0 scans the totals, a warp's width at a time, carrying each chunk's sum.
         let is_first_warp = compare(self, CompareOp::Eq, warp, Operand::Const(0));
-        let scan_totals = self.nested(|l| {
+        self.when(is_first_warp, span, |l| {
             let warps = ctx(l, CtxField::Warps);
             let carry = l.internal_reg(ty, "carry");
             l.emit(
@@ -751,7 +743,7 @@ impl Lowering {
                         ty,
                         span,
                     );
-                    let store = l.nested(|l| {
+                    l.when(inside, span, |l| {
                         l.emit(
                             StmtKind::SharedStore {
                                 array: totals,
@@ -761,14 +753,6 @@ impl Lowering {
                             span,
                         );
                     });
-                    l.emit(
-                        StmtKind::If {
-                            condition: inside,
-                            then_block: store,
-                            else_block: Vec::new(),
-                        },
-                        span,
-                    );
                     let top = int(l, BinaryOp::Sub, lanes, Operand::Const(1));
                     l.emit(
                         StmtKind::Let {
@@ -780,14 +764,6 @@ impl Lowering {
                 },
             );
         });
-        self.emit(
-            StmtKind::If {
-                condition: is_first_warp,
-                then_block: scan_totals,
-                else_block: Vec::new(),
-            },
-            span,
-        );
         self.emit(StmtKind::Barrier, span);
         // The warps before this one: the total up to the last of them, none for warp 0.
         let has_before = compare(self, CompareOp::Gt, warp, Operand::Const(0));
