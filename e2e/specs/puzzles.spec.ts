@@ -133,6 +133,21 @@ test('an attempt travels in a link', async ({ page, browser }) => {
   await expect(fresh.getByTestId('puzzle-notice')).toHaveText('This is the attempt the link holds.');
   await expect.poll(() => fresh.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc())).toBe(attempt);
   await other.close();
+
+  // In this browser, someone else's link does not replace the reader's own attempt until
+  // they edit it.
+  const theirs = attempt.replace('// my attempt', '// their attempt');
+  await typeKernel(page, theirs);
+  await page.getByTestId('puzzle-copy-link').click();
+  const theirLink = page.url();
+  await typeKernel(page, attempt);
+  await page.goto('/docs/puzzle-map');
+  await page.goto(theirLink);
+  await expect(page.getByTestId('puzzle-notice')).toHaveText('This is the attempt the link holds.');
+  await expect.poll(() => page.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc())).toBe(theirs);
+  await page.waitForTimeout(300);
+  await page.goto('/docs/puzzle-lane');
+  await expect.poll(() => page.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc())).toBe(attempt);
 });
 
 test('a check can be cancelled, and a kernel that never ends stops at the step limit', async ({ page }) => {

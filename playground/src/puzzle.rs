@@ -5,9 +5,9 @@
 //! Out: the editor with the attempt and its diagnostics; Check, graded by the simulator's
 //! worker (`Job::Grade`), with Cancel; the verdict: solved, the first wrong element and the
 //! thread that wrote it (with a Step through link to its warp), the rule broken (marked in the
-//! editor), or what stops the kernel from running; a solution, on request. The attempt is kept in localStorage as it
-//! is edited and goes into a share link on request; a pass marks the puzzle solved there and
-//! tells the site's sidebar (the window event [`SOLVED_EVENT`]).
+//! editor), or what stops the kernel from running; a solution, on request. The attempt is kept
+//! in localStorage as it is edited and goes into a share link on request; a pass marks the
+//! puzzle solved there and tells the site's sidebar (the window event [`SOLVED_EVENT`]).
 //!
 //! Storage: [`SOLVED_KEY`] (which the site reads too) the solved puzzles; `tessera.puzzle:SLUG`
 //! the attempt.
@@ -202,17 +202,24 @@ pub fn Workbench(slug: String, exercise: Exercise) -> impl IntoView {
     let failure = RwSignal::new(None::<String>);
     let grader = OnRequest::<GradeRun>::default();
 
-    // Compile (for the diagnostics) and keep the attempt a moment after typing.
+    // Compile (for the diagnostics) and keep the attempt a moment after typing. What the page
+    // opened with is kept only once it is edited, so opening someone's link does not replace
+    // the reader's own attempt.
     let pending = StoredValue::new_local(None::<gloo_timers::callback::Timeout>);
     let key = attempt_key(&slug);
+    let opened = source.get_untracked();
+    let edited = StoredValue::new(false);
     Effect::new(move |_| {
         let text = source.get();
+        edited.update_value(|e| *e |= text != opened);
         let key = key.clone();
         let timeout = gloo_timers::callback::Timeout::new(crate::COMPILE_DELAY_MS, move || {
             if compilation.with_untracked(|c| c.source() != text) {
                 compilation.set(Rc::new(compiler_core::compile(&text)));
             }
-            store(&key, &text);
+            if edited.get_value() {
+                store(&key, &text);
+            }
         });
         pending.set_value(Some(timeout));
     });
