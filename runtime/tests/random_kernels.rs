@@ -1,6 +1,7 @@
 //! Random differential testing: proptest writes random kernels that are well typed and
 //! uniformity-correct (integer and float arithmetic, branches under varying and warp-uniform
-//! conditions, counted loops, warp and CTA collectives, votes, scans, shuffles, partial warps)
+//! conditions, counted loops, warp and CTA collectives, votes, warp and CTA scans, shuffles,
+//! tiles of a tensor and scratch tiles, partial warps)
 //! and each one must give the simulator's results on the native GPU (Mesa's lavapipe, subgroups
 //! of 8) in subgroup mode and with 32-lane warps emulated, and through PTX on an NVIDIA GPU
 //! where there is one.
@@ -222,8 +223,18 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
             prop::sample::select(vec!["sum", "max", "min"])
                 .prop_map(|r| snap(&format!("{r}<over ctx.thread>(e)"))),
             Just("g = g + sum<over ctx.thread>(abs(f)) * 0.001".to_owned()),
+            // The CTA-wide scan, lowered from warp scans, a scratch tile and two barriers; of
+            // integers only: a scan of a CTA's exact floats can pass f32's 24 bits, where the
+            // order of the additions shows.
+            Just("v = v + prefix_sum<over ctx.thread>(a)".to_owned()),
         ];
         options.push((1, cta.boxed()));
+        // A scratch tile: each thread publishes its value, and after the barrier reads
+        // another's (slots past the CTA keep the fill).
+        let scratch = prop::sample::select(vec![0, 7]).prop_map(|fill| {
+            format!("if true {{\n  var s = tile<i32>[1024]({fill})\n  s[ctx.thread] = v\n  barrier()\n  v = v + s[(ctx.thread + a) & 1023]\n}}")
+        });
+        options.push((1, scratch.boxed()));
         // A tile of X in shared memory (a cooperative copy and a barrier), read per thread;
         // `if true` opens a scope, so two tiles never share a name.
         // `& (len - 1)` keeps the index in the tile even when `a` is negative (`%` would not).
@@ -522,5 +533,36 @@ proptest! {
     ) {
         let agrees = threads_agree(&source, threads, workers);
         prop_assert!(agrees.is_ok(), "{}\n{source}", agrees.err().unwrap_or_default());
+    }
+}
+
+/// The generator draws what these tests claim to cover: in a deterministic sample of kernels,
+/// each kind of statement at least once.
+#[test]
+fn the_generator_draws_every_kind_of_statement() {
+    use proptest::strategy::ValueTree;
+    let mut runner = TestRunner::deterministic();
+    let strategy = kernel();
+    let sources: Vec<String> = (0..256)
+        .filter_map(|_| strategy.new_tree(&mut runner).ok())
+        .map(|tree| tree.current().0)
+        .collect();
+    for construct in [
+        "<over ctx.lane>",
+        "prefix_sum<over ctx.lane>",
+        "<over ctx.thread>",
+        "prefix_sum<over ctx.thread>",
+        "shuffle_xor(",
+        "ballot<over ctx.lane>",
+        ":+ ",
+        "tile<i32>[1024]",
+        "for ",
+    ] {
+        let count = sources.iter().filter(|s| s.contains(construct)).count();
+        assert!(
+            count > 0,
+            "none of {} kernels has {construct}",
+            sources.len()
+        );
     }
 }
