@@ -190,11 +190,7 @@ impl KernelChecker {
             .iter()
             .product::<u64>()
             .saturating_mul(element_type.size());
-        let most = crate::ptx::Arch::ALL
-            .into_iter()
-            .map(crate::ptx::Arch::static_shared_bytes)
-            .min()
-            .unwrap_or(0);
+        let most = crate::ptx::Arch::static_shared_bytes_everywhere();
         if bytes > most {
             self.error(
                 Diagnostic::error(

@@ -828,12 +828,7 @@ const BANKS: u32 = 32;
 /// static limit of the targets (less 128 bytes for a CTA reduction's scratch), so padding
 /// never makes a kernel refused.
 pub(super) fn pad_tiles(kernel: &mut Kernel, indexed: &[bool]) {
-    let limit = crate::ptx::Arch::ALL
-        .into_iter()
-        .map(crate::ptx::Arch::static_shared_bytes)
-        .min()
-        .unwrap_or(0)
-        .saturating_sub(128);
+    let limit = crate::ptx::Arch::static_shared_bytes_everywhere().saturating_sub(128);
     let mut flat = vec![false; kernel.shared.len()];
     mark_flat_access(&kernel.body, &kernel.shared, &mut flat);
     let mut bytes = kernel.shared_bytes();

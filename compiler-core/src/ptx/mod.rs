@@ -79,6 +79,16 @@ impl Arch {
         crate::occupancy::SmLimits::of(self).static_shared_per_cta
     }
 
+    /// The static shared memory a CTA may use on every target: what a kernel may declare and
+    /// still run anywhere.
+    pub fn static_shared_bytes_everywhere() -> u64 {
+        Arch::ALL
+            .into_iter()
+            .map(Arch::static_shared_bytes)
+            .min()
+            .unwrap_or(0)
+    }
+
     /// `redux.sync` (integer warp reductions in one instruction) exists from sm_80.
     fn has_redux(self) -> bool {
         self != Arch::Sm70
