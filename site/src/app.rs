@@ -5,7 +5,7 @@
 //! (leptos_router); a static host serves `index.html` for every path (`sirv --single`,
 //! `trunk serve`), so `/play` and a docs URL work when opened directly.
 
-use crate::lazy::{Module, Slot};
+use crate::lazy::{fill_on_mount, Module};
 use crate::pages::docs::{first_slug, DocsPage};
 use crate::pages::home::Home;
 use frame::Frame;
@@ -28,23 +28,13 @@ fn NotFound() -> impl IntoView {
 #[component]
 fn PlayPage() -> impl IntoView {
     let host = NodeRef::<leptos::html::Div>::new();
-    let status = RwSignal::new(Some("Loading the playground…".to_owned()));
-    let slot = Slot::new();
-    Effect::new(move |_| {
-        let Some(host) = host.get() else { return };
-        let slot = slot.clone();
-        leptos::task::spawn_local(async move {
-            match slot
-                .fill(Module::Playground, "mount_playground", &[host.into()])
-                .await
-            {
-                Ok(()) => status.set(None),
-                Err(why) => status.set(Some(format!(
-                    "The playground could not be loaded ({why}). Reload the page to try again."
-                ))),
-            }
-        });
-    });
+    let status = fill_on_mount(
+        host,
+        Module::Playground,
+        "mount_playground",
+        Vec::new(),
+        "playground",
+    );
     view! {
         <h1 class="visually-hidden">"Tessera playground"</h1>
         {move || status.get().map(|text| view! { <p class="loading" role="status" data-testid="play-loading">{text}</p> })}

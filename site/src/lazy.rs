@@ -8,6 +8,7 @@
 //! holds when refilled or when the site's view goes away, also when that happens while the
 //! module is still loading.
 
+use leptos::prelude::{Get, NodeRef, RwSignal, Set};
 use send_wrapper::SendWrapper;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -124,4 +125,29 @@ fn unmount(mounted: &JsValue) {
     {
         let _ = unmount.call0(mounted);
     }
+}
+
+/// Fills a new slot with `module`'s `function` as soon as `host` is in the page (its arguments:
+/// the host, then `args`), and gives the line to show meanwhile: "Loading the `what`…", then
+/// `None` once it is there, or why it could not be loaded.
+pub fn fill_on_mount(
+    host: NodeRef<leptos::html::Div>,
+    module: Module,
+    function: &'static str,
+    args: Vec<JsValue>,
+    what: &'static str,
+) -> RwSignal<Option<String>> {
+    let status = RwSignal::new(Some(format!("Loading the {what}…")));
+    let slot = Slot::new();
+    leptos::prelude::Effect::new(move |_| {
+        let Some(host) = host.get() else { return };
+        let args: Vec<JsValue> = std::iter::once(host.into()).chain(args.clone()).collect();
+        let slot = slot.clone();
+        leptos::task::spawn_local(async move {
+            status.set(slot.fill(module, function, &args).await.err().map(|why| {
+                format!("The {what} could not be loaded ({why}). Reload the page to try again.")
+            }));
+        });
+    });
+    status
 }

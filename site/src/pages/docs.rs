@@ -3,7 +3,7 @@
 //! directives brought to life: kernels that run and open in the playground, hierarchy diagrams,
 //! puzzles' workbenches (the section "Puzzles", where the sidebar marks the ones solved).
 
-use crate::lazy::{Module, Slot};
+use crate::lazy::{fill_on_mount, Module, Slot};
 use compiler_core::grade::{SOLVED_EVENT, SOLVED_KEY};
 use diagram::{DiagramConfig, HierarchyDiagram};
 use docs_build::{Block, KernelBlock, Page};
@@ -374,21 +374,14 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
 #[component]
 fn PuzzleWorkbench(slug: String) -> impl IntoView {
     let host = NodeRef::<leptos::html::Div>::new();
-    let status = RwSignal::new(Some("Loading the puzzle's workbench…".to_owned()));
-    let slot = Slot::new();
-    Effect::new(move |_| {
-        let Some(host) = host.get() else { return };
-        let args = [host.into(), JsValue::from_str(&slug)];
-        let slot = slot.clone();
-        leptos::task::spawn_local(async move {
-            status.set(
-                slot.fill(Module::Puzzles, "mount_puzzle", &args)
-                    .await
-                    .err()
-                    .map(|why| format!("The workbench could not be loaded ({why}). Reload the page to try again.")),
-            );
-        });
-    });
+    let args = vec![JsValue::from_str(&slug)];
+    let status = fill_on_mount(
+        host,
+        Module::Puzzles,
+        "mount_puzzle",
+        args,
+        "puzzle's workbench",
+    );
     view! {
         <p class="loading" role="status" data-testid="puzzle-loading" hidden=move || status.with(Option::is_none)>
             {move || status.get().unwrap_or_default()}
