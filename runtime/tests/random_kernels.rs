@@ -50,6 +50,10 @@ fn expr(depth: u32) -> BoxedStrategy<String> {
         Just("ctx.warp".to_owned()),
         Just("ctx.thread".to_owned()),
         (-20i32..20).prop_map(|n| n.to_string()),
+        // A cast of literals alone: its argument is typed on its own (issue 31: these once took
+        // the cast's type, and `i32(sqrt(16.0))` gave 2132803584; the generator had cast only
+        // variables, so it never drew one).
+        literal_float().prop_map(|x| format!("i32(({x}))")),
     ];
     if depth == 0 {
         return leaf.boxed();
@@ -68,6 +72,24 @@ fn expr(depth: u32) -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// A float made of literals alone, exact on every backend (quarters, small sums and products,
+/// `floor ceil abs min max`).
+fn literal_float() -> BoxedStrategy<String> {
+    let leaf = prop::sample::select(vec!["0.5", "-2.5", "16.0", "1.25", "-5.5", "3.0", "-0.75"])
+        .prop_map(str::to_owned);
+    leaf.prop_recursive(2, 6, 2, |sub| {
+        prop_oneof![
+            (sub.clone(), prop::sample::select(vec!["+", "-", "*"]), sub.clone())
+                .prop_map(|(a, op, b)| format!("({a} {op} {b})")),
+            (prop::sample::select(vec!["floor", "ceil", "abs"]), sub.clone())
+                .prop_map(|(f, a)| format!("{f}({a})")),
+            (prop::sample::select(vec!["min", "max"]), sub.clone(), sub)
+                .prop_map(|(f, a, b)| format!("{f}({a}, {b})")),
+        ]
+    })
+    .boxed()
+}
+
 /// An exact float: from values that are multiples of 1/16 within ±4096, at most two levels of
 /// sums and products by 2, 1/2 or -1, so every value on the way is a multiple of 1/64 below
 /// 2^16 in magnitude, and exact on every backend.
@@ -78,6 +100,9 @@ fn exact(depth: u32) -> BoxedStrategy<String> {
         1 => Just("(f32(a & 63) * 0.25)".to_owned()),
         1 => Just("f32(ctx.lane)".to_owned()),
         1 => prop::sample::select(vec!["0.5", "-1.25", "3.0", "0.0", "-0.0"]).prop_map(str::to_owned),
+        // Integer literals converted: `f32((7 / 2))` is 3.0, computed as an i32.
+        1 => (-20i32..20, prop::sample::select(vec!["+", "-", "*", "/"]), 1i32..9)
+            .prop_map(|(a, op, b)| format!("f32(({a} {op} {b}))")),
     ];
     if depth == 0 {
         return leaf.boxed();
@@ -557,6 +582,8 @@ fn the_generator_draws_every_kind_of_statement() {
         ":+ ",
         "tile<i32>[1024]",
         "for ",
+        "i32((",
+        "f32((",
     ] {
         let count = sources.iter().filter(|s| s.contains(construct)).count();
         assert!(

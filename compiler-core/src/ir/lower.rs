@@ -609,11 +609,7 @@ impl Lowering {
                 if op.is_comparison() || matches!(op, ast::BinaryOp::And | ast::BinaryOp::Or) {
                     Some(Scalar::Bool)
                 } else {
-                    self.static_type(l)
-                        .or_else(|| self.static_type(r))
-                        .or_else(|| {
-                            (is_float_literal(l) || is_float_literal(r)).then_some(Scalar::F32)
-                        })
+                    self.static_type(l).or_else(|| self.static_type(r))
                 }
             }
             ExprKind::Call { callee, args } => match Scalar::from_name(&callee.name) {
@@ -623,19 +619,13 @@ impl Lowering {
                         .get(1)
                         .and_then(|a| self.static_type(a))
                         .or_else(|| args.get(2).and_then(|a| self.static_type(a))),
-                    _ => args
-                        .iter()
-                        .find_map(|a| self.static_type(a))
-                        .or_else(|| args.iter().any(is_float_literal).then_some(Scalar::F32)),
+                    _ => args.iter().find_map(|a| self.static_type(a)),
                 },
             },
             ExprKind::Collective { op, args, .. } => match op.name.as_str() {
                 "any" | "all" => Some(Scalar::Bool),
                 "ballot" => Some(Scalar::U32),
-                _ => args
-                    .first()
-                    .and_then(|a| self.static_type(a))
-                    .or(Some(Scalar::I32)),
+                _ => args.first().and_then(|a| self.static_type(a)),
             },
             ExprKind::Index { base, .. } => match &base.kind {
                 ExprKind::Name(name) => match self.lookup(name)? {
@@ -780,15 +770,12 @@ impl Lowering {
             Scalar::Bool
         } else {
             let inferred = self.static_type(l).or_else(|| self.static_type(r));
-            let literal_float = (is_float_literal(l) || is_float_literal(r)).then_some(Scalar::F32);
-            inferred
-                .or(if comparison {
-                    None
-                } else {
-                    integer_hint(op, hint)
-                })
-                .or(literal_float)
-                .unwrap_or(Scalar::I32)
+            let hint = if comparison {
+                None
+            } else {
+                integer_hint(op, hint)
+            };
+            inferred.unwrap_or_else(|| literal_type(untyped_float(l) || untyped_float(r), hint))
         };
         let (a, _) = self.expr(l, Some(operand_type));
         if logical {
@@ -868,7 +855,9 @@ impl Lowering {
             let Some(arg) = args.first() else {
                 return (Operand::Const(0), to);
             };
-            let (value, from) = self.expr(arg, Some(to));
+            // A cast converts a value: its argument is typed on its own, so untyped literals
+            // take their default types (`f32(7 / 2)` is 3.0, `i32(sqrt(16.0))` is 4).
+            let (value, from) = self.expr(arg, None);
             return (self.value(Op::Cast { from, to, value }, to, span), to);
         }
         if matches!(name, "sum" | "max") && args.first().is_some_and(|a| self.is_tile_value(a)) {
@@ -892,12 +881,7 @@ impl Lowering {
         let ty = args[first_operand.min(args.len())..]
             .iter()
             .find_map(|a| self.static_type(a))
-            .or(hint.filter(|t| *t != Scalar::Bool))
-            .or(args.iter().any(is_float_literal).then_some(Scalar::F32))
-            .unwrap_or(match name {
-                "min" | "max" | "clamp" | "abs" | "select" => Scalar::I32,
-                _ => Scalar::F32,
-            });
+            .unwrap_or_else(|| literal_type(untyped_call_is_float(name, args), hint));
         let mut operands: Vec<Operand> = Vec::new();
         for (i, arg) in args.iter().enumerate() {
             let want = if name == "select" && i == 0 {
@@ -950,11 +934,41 @@ fn integer_hint(op: ast::BinaryOp, hint: Option<Scalar>) -> Option<Scalar> {
     hint.filter(|t| *t != Scalar::Bool && !(integer_only && t.is_float()))
 }
 
-fn is_float_literal(e: &ast::Expr) -> bool {
+/// The type untyped literals take where their use asks for `hint`: the hint when they can take
+/// it (integer literals any number type, float literals a float type), else their default,
+/// `f32` or `i32`. The checker has refused every other use, except a cast, which asks for
+/// nothing.
+fn literal_type(float: bool, hint: Option<Scalar>) -> Scalar {
+    let default = if float { Scalar::F32 } else { Scalar::I32 };
+    hint.filter(|t| *t != Scalar::Bool && (t.is_float() || !float))
+        .unwrap_or(default)
+}
+
+/// Whether an expression with no type of its own (made of literals) is a float literal, as
+/// the checker types it: a float literal anywhere in its arithmetic, or a float built-in.
+fn untyped_float(e: &ast::Expr) -> bool {
+    use ast::BinaryOp::*;
     match &e.kind {
         ExprKind::Float(_) => true,
-        ExprKind::Unary(_, operand) => is_float_literal(operand),
+        ExprKind::Unary(ast::UnaryOp::Neg, operand) => untyped_float(operand),
+        ExprKind::Binary(Add | Sub | Mul | Div, l, r) => untyped_float(l) || untyped_float(r),
+        ExprKind::Call { callee, args } => untyped_call_is_float(&callee.name, args),
+        ExprKind::Collective { op, args, .. } => {
+            !matches!(op.name.as_str(), "any" | "all" | "ballot") && args.iter().any(untyped_float)
+        }
         _ => false,
+    }
+}
+
+fn untyped_call_is_float(name: &str, args: &[ast::Expr]) -> bool {
+    match name {
+        _ if Scalar::from_name(name).is_some() => false,
+        "min" | "max" | "clamp" | "abs" => args.iter().any(untyped_float),
+        "select" => args.iter().skip(1).any(untyped_float),
+        "shuffle" | "shuffle_xor" | "shuffle_up" | "shuffle_down" | "broadcast" => {
+            args.first().is_some_and(untyped_float)
+        }
+        _ => true,
     }
 }
 
