@@ -9,11 +9,21 @@
 //!
 //! The figures are NVIDIA's: the CUDA C++ Programming Guide, "Compute Capabilities", table
 //! "Technical Specifications per Compute Capability" (threads, warps and CTAs per SM, 32-bit
-//! registers per SM and per thread, shared memory per SM), and the allocation rules of the
-//! CUDA Occupancy Calculator (registers are given to a warp in units of 256; shared memory in
-//! units of 256 bytes on 7.0 and 128 bytes on 8.0 and 9.0, where each CTA also has 1 KiB
-//! reserved for the system). Shared memory per SM is the largest carveout, as the driver picks
-//! when a kernel needs it. This is the one place that knows these limits.
+//! registers per SM, per CTA and per thread, shared memory per SM), and the allocation rules
+//! of the CUDA toolkit's `cuda_occupancy.h`, which the Occupancy Calculator and
+//! `cudaOccupancyMaxActiveBlocksPerMultiprocessor` follow:
+//! - `cudaOccMaxBlocksPerSMRegsLimit`: a warp's registers (registers per thread × 32) are
+//!   rounded up to units of 256 and allocated within one of the SM's 4 sub-partitions, each a
+//!   quarter of the register file (16,384), so an SM holds 4 × ⌊16384 / per warp⌋ warps; and a
+//!   CTA launches only if its warps, rounded up to a multiple of 4, fit in the 65,536 registers
+//!   a CTA may have (the hardware's check, which assumes all 4 sub-partitions are used).
+//! - `cudaOccMaxBlocksPerSMSmemLimit`: a CTA's shared memory plus the 1 KiB the system reserves
+//!   for each CTA on 8.0 and 9.0 (charged even to a CTA that declares none), rounded up to units
+//!   of 256 bytes on 7.0 and 128 on 8.0 and 9.0.
+//!
+//! Shared memory per SM is the largest carveout, as the driver picks when a kernel needs it.
+//! A CTA that no SM can hold (too many registers as the hardware counts them) is an error,
+//! not an occupancy of 0. This is the one place that knows these limits.
 
 use crate::ptx::Arch;
 use serde::Serialize;
@@ -28,6 +38,10 @@ pub struct SmLimits {
     pub registers: u32,
     /// Registers are given to a warp in blocks of this many.
     pub register_unit: u32,
+    /// The register file is split into this many sub-partitions; a warp's registers lie in one.
+    pub register_partitions: u32,
+    /// Registers a CTA may have.
+    pub registers_per_cta: u32,
     pub registers_per_thread: u32,
     /// Shared memory per SM (the largest carveout), in bytes.
     pub shared_bytes: u64,
@@ -52,6 +66,8 @@ impl SmLimits {
             ctas: 32,
             registers: 65536,
             register_unit: 256,
+            register_partitions: 4,
+            registers_per_cta: 65536,
             registers_per_thread: 255,
             shared_bytes: 96 * KIB,
             shared_unit: 256,
@@ -119,6 +135,9 @@ pub struct Occupancy {
     pub registers_per_thread: u32,
     /// Registers one warp is given (rounded up to the unit).
     pub registers_per_warp: u32,
+    /// Warps an SM holds by its registers: the warps each sub-partition holds, times the
+    /// sub-partitions.
+    pub warps_by_registers: u32,
     /// Shared memory one CTA is given (with the reserve, rounded up to the unit).
     pub shared_per_cta: u64,
     /// CTAs per SM under each limit, in [`Limit::ALL`]'s order (`u32::MAX`: no limit, for a
@@ -174,16 +193,28 @@ pub fn occupancy(
     let warps_per_cta = threads.div_ceil(32);
     let registers_per_warp =
         round_up(u64::from(registers) * 32, u64::from(limits.register_unit)) as u32;
-    let shared_per_cta = if shared_bytes == 0 {
-        0
-    } else {
-        round_up(shared_bytes + limits.shared_reserved, limits.shared_unit)
-    };
+    let partitions = limits.register_partitions;
+    let registers_checked = u64::from(registers_per_warp)
+        * round_up(u64::from(warps_per_cta), u64::from(partitions));
+    if registers_checked > u64::from(limits.registers_per_cta) {
+        return Err(format!(
+            "a CTA of {threads} threads at {registers} registers per thread cannot launch on {}: \
+             the hardware counts its {warps_per_cta} warps as {} (a multiple of the {partitions} \
+             register sub-partitions) at {registers_per_warp} registers each, {registers_checked} \
+             registers, over the {} a CTA may have",
+            arch.name(),
+            round_up(u64::from(warps_per_cta), u64::from(partitions)),
+            limits.registers_per_cta
+        ));
+    }
+    let warps_by_registers =
+        limits.registers / partitions / registers_per_warp * partitions;
+    let shared_per_cta = round_up(shared_bytes + limits.shared_reserved, limits.shared_unit);
     let by_shared = limits
         .shared_bytes
         .checked_div(shared_per_cta)
         .map_or(u32::MAX, |n| n as u32);
-    let by_registers = limits.registers / registers_per_warp / warps_per_cta;
+    let by_registers = warps_by_registers / warps_per_cta;
     let ctas_by = [
         limits.warps / warps_per_cta,
         limits.ctas,
@@ -204,6 +235,7 @@ pub fn occupancy(
         warps_per_cta,
         registers_per_thread: registers,
         registers_per_warp,
+        warps_by_registers,
         shared_per_cta,
         ctas_by,
         ctas,
@@ -262,11 +294,12 @@ impl Occupancy {
                 )
             },
             format!(
-                "{} registers / ({} per warp x {} warps): {} per thread",
-                self.limits.registers,
+                "{} sub-partitions x {} warps at {} registers per warp ({} per thread) / {} warps",
+                self.limits.register_partitions,
+                self.warps_by_registers / self.limits.register_partitions,
                 self.registers_per_warp,
-                self.warps_per_cta,
-                self.registers_per_thread
+                self.registers_per_thread,
+                self.warps_per_cta
             ),
         ];
         for ((limit, shown, binds), why) in self.rows().into_iter().zip(why) {
