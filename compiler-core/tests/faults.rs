@@ -402,3 +402,19 @@ fn a_scratch_tile_read_before_the_barrier_that_publishes_it_is_a_race() {
     };
     assert!(b.bits.iter().all(|&bits| bits == 32), "{:?}", b.bits);
 }
+
+/// A collective over the CTA synchronizes it, as the spec says and the PTX (`bar.sync`) and
+/// WGSL (`workgroupBarrier()`) do: a read before it and another thread's write after it do
+/// not race, for a reduction and for a scan alike; without it they do.
+#[test]
+fn a_collective_over_the_cta_orders_shared_accesses_like_a_barrier() {
+    for collective in ["sum<over ctx.thread>(1)", "prefix_sum<over ctx.thread>(1)"] {
+        let source = format!("@launch(64)\nkernel k(B: tensor<i32>[64]) {{\n  var s = tile<i32>[64](1)\n  let mine = s[(ctx.thread + 1) % 64]\n  let c = {collective}\n  s[ctx.thread] = mine + c\n  barrier()\n  B[ctx.thread] = s[ctx.thread]\n}}\n");
+        if let Err(diagnostics) = compiler_core::compile(&source).run(&Launch::default()) {
+            panic!("{collective}: {diagnostics:?}");
+        }
+        let racy = source.replace(&format!("  let c = {collective}\n"), "  let c = 1\n");
+        let (code, _) = fault(&racy, Launch::default());
+        assert_eq!(code, Code::E0513, "without {collective}");
+    }
+}

@@ -204,6 +204,34 @@ kernel column(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {
     assert_eq!(diagonal.worst_degree, 2);
 }
 
+/// A column read of a row `w` words long is a `gcd(w, 32)`-way conflict, so every even row
+/// length is padded: rows of 16 words were left alone and read down a column 16-way.
+#[test]
+fn the_compiler_pads_every_even_row_length() {
+    for (columns, stored) in [(16, 17), (8, 9), (2, 3), (48, 49)] {
+        let source = format!("@launch(32)
+kernel column(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {{
+  let l = ctx.lane
+  var t = In[0 :+ 32, 0 :+ {columns}]
+  Y[l] = t[l, 0]
+}}
+");
+        let ir = compiler_core::compile(&source)
+            .ir()
+            .map(compiler_core::ir::print)
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let expected = format!("shared @0.t: f32[32, {columns}] stored as [32, {stored}]");
+        assert!(ir.contains(&expected), "{ir}");
+        let p = profile(&source, &[("R", 32), ("C", i64::from(columns))], 1);
+        let column = site(&p, &source, "t[l, 0]");
+        assert_eq!(column.worst_degree, 1, "rows of {columns}");
+    }
+    // An odd row length is conflict-free already and keeps its layout.
+    let odd = "@launch(32)\nkernel column(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {\n  var t = In[0 :+ 32, 0 :+ 15]\n  Y[ctx.lane] = t[ctx.lane, 0]\n}\n";
+    let ir = compiler_core::compile(odd).ir().map(compiler_core::ir::print);
+    assert!(ir.is_ok_and(|ir| ir.contains("shared @0.t: f32[32, 15]\n")));
+}
+
 #[test]
 fn a_tile_whose_padding_would_not_fit_keeps_its_layout() {
     // 96 x 128 f32 is 49152 bytes, the static limit: no room for 96 more words.

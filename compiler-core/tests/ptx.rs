@@ -374,3 +374,27 @@ fn shared_memory_is_known_without_emitting() {
     }
     assert!(with_partials > 0, "no example reduces over the CTA");
 }
+
+/// A CTA scan keeps a slot per warp, not per thread: 1,024 threads are 32 warps of 32 lanes, so
+/// 128 bytes, and a kernel with 45,200 bytes of tiles beside it still fits the 48 KiB a CTA may
+/// declare (it took 4 KiB and was refused, E0521). Warp 0 scans the totals a warp's width at a
+/// time up to `ctx.warps`: one trip for 32 warps.
+#[test]
+fn a_cta_scan_keeps_a_slot_per_warp() {
+    let source = "@launch(1024)\nkernel k(Y: tensor<i32>[N]) {\n  var big = tile<f32>[11300](0.0)\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  let s = prefix_sum<over ctx.thread>(1)\n  if i < N {\n    Y[i] = s + i32(big[ctx.thread])\n  }\n}\n";
+    let compilation = compiler_core::compile(source);
+    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
+    for arch in Arch::ALL {
+        let emitted = compilation
+            .ptx(None, arch)
+            .unwrap_or_else(|d| panic!("{}: {d:?}", arch.name()));
+        assert_eq!(emitted.shared_bytes, 45_200 + 128, "{}", arch.name());
+        assert!(emitted.text.contains("_warp_totals[128]"), "{}", emitted.text);
+        assert_eq!(
+            assemble("scan_slots", &emitted.text, arch).status.code(),
+            Some(0)
+        );
+    }
+    let ir = compiler_core::ir::print(compilation.ir().expect("IR"));
+    assert!(ir.contains("warp_totals: i32[ctx.warps, at most 1024]"), "{ir}");
+}

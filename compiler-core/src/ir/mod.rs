@@ -59,6 +59,10 @@ pub struct SharedArray {
     pub shape: Vec<u32>,
     /// The extents elements are laid out by: `shape`, except a padded tile's last extent.
     pub storage: Vec<u32>,
+    /// One slot per warp (the CTA scan's warp totals): `shape` is the CTA's threads, the most
+    /// warps there can be; a backend stores only `threads / lanes`, rounded up, for its warp
+    /// width ([`SharedArray::stored_len_at`]).
+    pub per_warp: bool,
 }
 
 impl SharedArray {
@@ -67,9 +71,14 @@ impl SharedArray {
         self.shape.iter().map(|&n| n as usize).product()
     }
 
-    /// Elements of storage (with a padded tile's padding).
-    pub fn stored_len(&self) -> usize {
-        self.storage.iter().map(|&n| n as usize).product()
+    /// Elements of storage (with a padded tile's padding), with `lanes`-wide warps.
+    pub fn stored_len_at(&self, lanes: u32) -> usize {
+        let len: usize = self.storage.iter().map(|&n| n as usize).product();
+        if self.per_warp {
+            len.div_ceil(lanes.max(1) as usize)
+        } else {
+            len
+        }
     }
 
     pub fn is_padded(&self) -> bool {
@@ -326,11 +335,11 @@ pub enum Op {
 }
 
 impl Kernel {
-    /// Bytes of shared memory the kernel's tiles take, padding included.
-    pub fn shared_bytes(&self) -> u64 {
+    /// Bytes of shared memory the kernel's tiles take with `lanes`-wide warps, padding included.
+    pub fn shared_bytes_at(&self, lanes: u32) -> u64 {
         self.shared
             .iter()
-            .map(|a| a.stored_len() as u64 * a.element.size())
+            .map(|a| a.stored_len_at(lanes) as u64 * a.element.size())
             .sum()
     }
 

@@ -38,7 +38,11 @@ pub fn print(module: &Module) -> String {
             kernel.threads
         );
         if !kernel.shared.is_empty() {
-            let _ = writeln!(out, "  // shared memory: {} bytes", kernel.shared_bytes());
+            let _ = writeln!(
+                out,
+                "  // shared memory: {} bytes with 32-lane warps",
+                kernel.shared_bytes_at(crate::hierarchy::NVIDIA_LANES)
+            );
         }
         for (index, array) in kernel.shared.iter().enumerate() {
             let extents = |e: &[u32]| e.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
@@ -47,12 +51,16 @@ pub fn print(module: &Module) -> String {
             } else {
                 String::new()
             };
+            let shape = if array.per_warp {
+                format!("ctx.warps, at most {}", extents(&array.shape))
+            } else {
+                extents(&array.shape)
+            };
             let _ = writeln!(
                 out,
-                "  shared @{index}.{}: {}[{}]{padded}",
+                "  shared @{index}.{}: {}[{shape}]{padded}",
                 array.name,
                 array.element.name(),
-                extents(&array.shape)
             );
         }
         block(&mut out, kernel, &kernel.body, 1);

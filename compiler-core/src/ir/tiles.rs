@@ -81,6 +81,7 @@ impl Lowering {
             element,
             storage: shape.clone(),
             shape,
+            per_warp: false,
         });
         self.shared.len() - 1
     }
@@ -94,7 +95,7 @@ impl Lowering {
         }
         let start = Op::Ctx(CtxField::Thread);
         let step = self.value(Op::Ctx(CtxField::Threads), Scalar::I32, span);
-        self.counting_loop("e", start, step, count, span, body);
+        self.counting_loop("e", start, step, Operand::Const(count), span, body);
         self.emit(StmtKind::Barrier, span);
     }
 
@@ -104,7 +105,7 @@ impl Lowering {
             "k",
             Op::Copy(Operand::Const(0)),
             Operand::Const(1),
-            count,
+            Operand::Const(count),
             span,
             body,
         );
@@ -116,7 +117,7 @@ impl Lowering {
         name: &str,
         start: Op,
         step: Operand,
-        count: u32,
+        count: Operand,
         span: Span,
         body: impl FnOnce(&mut Self, Operand),
     ) {
@@ -131,7 +132,7 @@ impl Lowering {
         let index = Operand::Reg(counter);
         let body = self.nested(|l| {
             let running = l.value(
-                Op::Compare(CompareOp::Lt, Scalar::I32, index, Operand::Const(count)),
+                Op::Compare(CompareOp::Lt, Scalar::I32, index, count),
                 Scalar::Bool,
                 span,
             );
@@ -680,7 +681,10 @@ impl Lowering {
         let compare = |l: &mut Self, op, a, b| {
             l.value(Op::Compare(op, Scalar::I32, a, b), Scalar::Bool, span)
         };
+        // A slot per warp: the IR cannot know the warp width, so the array names the most
+        // warps there can be, and each backend stores as many as its warps need.
         let totals = self.new_array("warp_totals", ty, vec![threads]);
+        self.shared[totals].per_warp = true;
         let scanned = self.value(Op::PrefixSum(ty, x), ty, span);
         let (lane, lanes, warp) = (
             ctx(self, CtxField::Lane),
@@ -721,23 +725,33 @@ impl Lowering {
                 "base",
                 Op::Copy(Operand::Const(0)),
                 lanes,
-                threads,
+                warps,
                 span,
                 |l, base| {
                     let at = int(l, BinaryOp::Add, base, lane);
                     let inside = compare(l, CompareOp::Lt, at, warps);
-                    // Lanes past the last warp read a slot of their own and drop it.
-                    let slot = int(l, BinaryOp::Min, at, Operand::Const(threads - 1));
-                    let total = l.value(
-                        Op::SharedLoad {
-                            array: totals,
-                            indices: vec![slot],
+                    // Lanes past the last warp scan a 0 and read no slot.
+                    let total = l.internal_reg(ty, "total");
+                    l.emit(
+                        StmtKind::Let {
+                            dst: total,
+                            op: Op::Copy(Operand::Const(0)),
                         },
-                        ty,
                         span,
                     );
-                    let total = l.value(Op::Select(inside, total, Operand::Const(0)), ty, span);
-                    let chunk = l.value(Op::PrefixSum(ty, total), ty, span);
+                    l.when(inside, span, |l| {
+                        l.emit(
+                            StmtKind::Let {
+                                dst: total,
+                                op: Op::SharedLoad {
+                                    array: totals,
+                                    indices: vec![at],
+                                },
+                            },
+                            span,
+                        );
+                    });
+                    let chunk = l.value(Op::PrefixSum(ty, Operand::Reg(total)), ty, span);
                     let sum = l.value(
                         Op::Binary(BinaryOp::Add, ty, chunk, Operand::Reg(carry)),
                         ty,
@@ -747,7 +761,7 @@ impl Lowering {
                         l.emit(
                             StmtKind::SharedStore {
                                 array: totals,
-                                indices: vec![slot],
+                                indices: vec![at],
                                 value: sum,
                             },
                             span,
@@ -815,27 +829,25 @@ impl Lowering {
     }
 }
 
-/// Shared memory's banks: a row of 32 four-byte words puts each column in one bank.
-const BANKS: u32 = 32;
-
-/// Pads by one word the rows of each 2-D tile of 4-byte elements whose rows are a multiple of
-/// 32 words and which the source indexes by element (`indexed`), so that a column's elements
-/// fall in 32 different banks instead of one: reading a tile down a column, as a transpose
-/// does, would otherwise be a 32-way bank conflict. Tiles only tile operations touch keep
+/// Pads by one word the rows of each 2-D tile of 4-byte elements whose rows are an even number
+/// of words and which the source indexes by element (`indexed`). Read down a column, 32
+/// elements `w` words apart fall in `32 / gcd(w, 32)` banks, a `gcd(w, 32)`-way conflict: 32-way
+/// for rows of 32 words (a transpose), 16-way for rows of 16; a row of odd length (one more
+/// word) puts them in 32 different banks. Tiles only tile operations touch keep
 /// their layout (their copies and products run along rows, and padding would cost shared
 /// memory, so occupancy, for nothing), as does a tile some statement indexes flat (one index
-/// for a 2-D tile); padding stops where the kernel's shared memory would pass the smallest
-/// static limit of the targets (less 128 bytes for a CTA reduction's scratch), so padding
-/// never makes a kernel refused.
+/// for a 2-D tile); padding stops where the kernel's shared memory (as the PTX declares it,
+/// with a CTA reduction's and a CTA scan's scratch) would pass the smallest static limit of the
+/// targets, so padding never makes a kernel refused.
 pub(super) fn pad_tiles(kernel: &mut Kernel, indexed: &[bool]) {
-    let limit = crate::ptx::Arch::static_shared_bytes_everywhere().saturating_sub(128);
+    let limit = crate::ptx::Arch::static_shared_bytes_everywhere();
     let mut flat = vec![false; kernel.shared.len()];
     mark_flat_access(&kernel.body, &kernel.shared, &mut flat);
-    let mut bytes = kernel.shared_bytes();
+    let mut bytes = crate::ptx::shared_bytes(kernel);
     for (i, array) in kernel.shared.iter_mut().enumerate() {
         let pads = array.shape.len() == 2
             && array.element.size() == 4
-            && array.shape[1].is_multiple_of(BANKS)
+            && array.shape[1].is_multiple_of(2)
             && indexed.get(i).copied().unwrap_or(false)
             && !flat[i];
         if !pads {

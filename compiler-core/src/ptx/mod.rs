@@ -199,10 +199,11 @@ pub fn entry_params(kernel: &Kernel, guard: Guard) -> Vec<EntryParam> {
     tensors.chain(dims).chain(scalars).chain(guard).collect()
 }
 
-/// Bytes of `.shared` `kernel`'s PTX declares: its tiles, and 128 for the warps' partial
-/// results of a CTA-wide reduction. Known without emitting (the playground's occupancy).
+/// Bytes of `.shared` `kernel`'s PTX declares: its tiles (a slot per 32-lane warp for a CTA
+/// scan's totals), and 128 for the warps' partial results of a CTA-wide reduction. Known
+/// without emitting (the playground's occupancy, the tiles' padding).
 pub fn shared_bytes(kernel: &Kernel) -> u64 {
-    kernel.shared_bytes() + if kernel.reduces_over_cta() { 128 } else { 0 }
+    kernel.shared_bytes_at(WARP) + if kernel.reduces_over_cta() { 128 } else { 0 }
 }
 
 /// Emits one kernel, or says why the target cannot run it (E0521: more shared memory than a
@@ -570,7 +571,7 @@ impl<'a> Emitter<'a> {
                 header,
                 "    .shared .align 4 .b8 {name}_tile{i}_{}[{}];",
                 array.name,
-                array.stored_len() * 4
+                array.stored_len_at(WARP) * 4
             );
         }
         if self.kernel.reduces_over_cta() {

@@ -563,12 +563,12 @@ impl<'a> Cta<'a> {
             shared: kernel
                 .shared
                 .iter()
-                .map(|a| vec![0; a.stored_len()])
+                .map(|a| vec![0; a.stored_len_at(global.options.lanes)])
                 .collect(),
             accesses: kernel
                 .shared
                 .iter()
-                .map(|a| vec![Access::default(); a.stored_len()])
+                .map(|a| vec![Access::default(); a.stored_len_at(global.options.lanes)])
                 .collect(),
             epoch: 1,
             writers: global.writers.as_deref(),

@@ -207,6 +207,10 @@ impl<'a> Cta<'a> {
                 if *over == Over::Cta {
                     let total = butterfly(*r, *ty, &mut results.clone(), 1);
                     results.iter_mut().for_each(|v| *v = total);
+                    // Every thread arrives before any leaves, as at a barrier (the PTX's
+                    // `bar.sync`, WGSL's `workgroupBarrier()`): accesses on either side of it
+                    // cannot race.
+                    self.epoch += 1;
                 }
                 for (members, value) in warps.iter().zip(results) {
                     for &t in members {

@@ -374,7 +374,7 @@ impl<'k> Builder<'k> {
         let mut shared = Vec::new();
         for (i, array) in kernel.shared.iter().enumerate() {
             let base = scalar_type(&mut module, naga_scalar(array.element));
-            let size = NonZeroU32::new(array.stored_len().max(1) as u32)
+            let size = NonZeroU32::new(array.stored_len_at(lanes).max(1) as u32)
                 .map_or(ArraySize::Dynamic, ArraySize::Constant);
             let ty = module.types.insert(
                 Type {
@@ -470,7 +470,7 @@ impl<'k> Builder<'k> {
         self.function.body = body;
         let threads = self.kernel.threads;
         let partial_bytes = 4 * u64::from(threads.div_ceil(self.lanes));
-        let workgroup_bytes = self.kernel.shared_bytes()
+        let workgroup_bytes = self.kernel.shared_bytes_at(self.lanes)
             + if self.partials.is_some() {
                 partial_bytes
             } else {

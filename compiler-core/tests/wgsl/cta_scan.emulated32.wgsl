@@ -11,7 +11,7 @@ var<storage> X: array<i32>;
 var<storage, read_write> Y: array<i32>;
 @group(0) @binding(2) 
 var<uniform> params: Params;
-var<workgroup> tile0_warp_totals: array<i32, 80>;
+var<workgroup> tile0_warp_totals: array<i32, 3>;
 var<workgroup> lane_values: array<u32, 80>;
 var<workgroup> lane_active: array<u32, 80>;
 var<workgroup> workgroup_any: u32;
@@ -46,36 +46,36 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r25_: bool;
     var r26_: i32;
     var r27_: bool;
-    var r28_: i32;
+    var total_28_: i32;
     var r29_: i32;
     var r30_: i32;
     var r31_: i32;
-    var r32_: i32;
+    var r32_: bool;
     var r33_: i32;
-    var r34_: bool;
+    var r34_: i32;
     var r35_: i32;
     var r36_: i32;
     var r37_: i32;
-    var r38_: i32;
+    var scanned_38_: i32;
     var r39_: i32;
-    var scanned_40_: i32;
-    var r41_: i32;
-    var r42_: bool;
-    var active_43_: bool;
-    var exited_44_: bool;
-    var saved_45_: bool;
-    var taken_46_: bool;
-    var acc_47_: i32;
-    var i_48_: i32;
+    var r40_: bool;
+    var active_41_: bool;
+    var exited_42_: bool;
+    var saved_43_: bool;
+    var taken_44_: bool;
+    var acc_45_: i32;
+    var i_46_: i32;
+    var saved_47_: bool;
+    var taken_48_: bool;
     var saved_49_: bool;
     var taken_50_: bool;
-    var saved_51_: bool;
-    var taken_52_: bool;
-    var entry_53_: bool;
-    var broken_54_: bool;
-    var continued_55_: bool;
-    var any_56_: u32;
-    var i_57_: i32;
+    var entry_51_: bool;
+    var broken_52_: bool;
+    var continued_53_: bool;
+    var any_54_: u32;
+    var i_55_: i32;
+    var saved_56_: bool;
+    var taken_57_: bool;
     var saved_58_: bool;
     var taken_59_: bool;
     var acc_60_: i32;
@@ -85,95 +85,95 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var saved_64_: bool;
     var taken_65_: bool;
 
-    active_43_ = true;
-    exited_44_ = false;
+    active_41_ = true;
+    exited_42_ = false;
     {
-        let _e5 = active_43_;
+        let _e5 = active_41_;
         if _e5 {
             r0_ = i32(block.x);
         }
-        let _e11 = active_43_;
+        let _e11 = active_41_;
         if _e11 {
             r1_ = 80i;
         }
-        let _e15 = active_43_;
+        let _e15 = active_41_;
         if _e15 {
             let _e17 = r0_;
             let _e19 = r1_;
             r2_ = (_e17 * _e19);
         }
-        let _e23 = active_43_;
+        let _e23 = active_41_;
         if _e23 {
             r3_ = i32(local_index);
         }
-        let _e28 = active_43_;
+        let _e28 = active_41_;
         if _e28 {
             let _e30 = r2_;
             let _e32 = r3_;
             r4_ = (_e30 + _e32);
         }
-        let _e36 = active_43_;
+        let _e36 = active_41_;
         if _e36 {
             let _e38 = r4_;
             i_5_ = _e38;
         }
-        let _e41 = active_43_;
+        let _e41 = active_41_;
         if _e41 {
             x_6_ = 0i;
         }
-        let _e45 = active_43_;
+        let _e45 = active_41_;
         if _e45 {
             let _e48 = params.N;
             r7_ = _e48;
         }
-        let _e51 = active_43_;
+        let _e51 = active_41_;
         if _e51 {
             let _e53 = i_5_;
             let _e55 = r7_;
             r8_ = (_e53 < _e55);
         }
-        let _e59 = active_43_;
-        saved_45_ = _e59;
+        let _e59 = active_41_;
+        saved_43_ = _e59;
         let _e62 = r8_;
-        let _e64 = saved_45_;
+        let _e64 = saved_43_;
         let _e65 = (_e64 && _e62);
-        taken_46_ = _e65;
-        active_43_ = _e65;
+        taken_44_ = _e65;
+        active_41_ = _e65;
         {
-            let _e69 = active_43_;
+            let _e69 = active_41_;
             if _e69 {
                 let _e74 = i_5_;
                 let _e78 = X[bitcast<u32>(_e74)];
                 r9_ = _e78;
             }
-            let _e81 = active_43_;
+            let _e81 = active_41_;
             if _e81 {
                 let _e83 = r9_;
                 x_6_ = _e83;
             }
         }
-        let _e86 = saved_45_;
-        let _e88 = taken_46_;
-        let _e92 = exited_44_;
-        active_43_ = ((_e86 && !(_e88)) && !(_e92));
+        let _e86 = saved_43_;
+        let _e88 = taken_44_;
+        let _e92 = exited_42_;
+        active_41_ = ((_e86 && !(_e88)) && !(_e92));
         {
         }
-        let _e97 = saved_45_;
-        let _e99 = exited_44_;
-        active_43_ = (_e97 && !(_e99));
+        let _e97 = saved_43_;
+        let _e99 = exited_42_;
+        active_41_ = (_e97 && !(_e99));
         workgroupBarrier();
         let _e104 = x_6_;
         lane_values[local_index] = bitcast<u32>(_e104);
-        let _e112 = active_43_;
+        let _e112 = active_41_;
         lane_active[local_index] = u32(_e112);
         workgroupBarrier();
-        let _e115 = active_43_;
+        let _e115 = active_41_;
         if _e115 {
             let _e121 = i32(local_index);
-            acc_47_ = 0i;
-            i_48_ = 0i;
+            acc_45_ = 0i;
+            i_46_ = 0i;
             loop {
-                let _e128 = i_48_;
+                let _e128 = i_46_;
                 if (_e128 >= 32i) {
                     break;
                 }
@@ -182,143 +182,143 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
                 let _e138 = lane_active[bitcast<u32>(select(_e121, _e131, _e133))];
                 if ((_e133 && (_e138 != 0u)) && (_e131 <= _e121)) {
                     let _e147 = lane_values[bitcast<u32>(_e131)];
-                    let _e150 = acc_47_;
-                    acc_47_ = (_e150 + bitcast<i32>(_e147));
+                    let _e150 = acc_45_;
+                    acc_45_ = (_e150 + bitcast<i32>(_e147));
                 }
                 continuing {
-                    let _e154 = i_48_;
-                    i_48_ = (_e154 + 1i);
+                    let _e154 = i_46_;
+                    i_46_ = (_e154 + 1i);
                 }
             }
-            let _e159 = acc_47_;
+            let _e159 = acc_45_;
             r10_ = _e159;
         }
         workgroupBarrier();
-        let _e162 = active_43_;
+        let _e162 = active_41_;
         if _e162 {
             r11_ = (i32(local_index) % 32i);
         }
-        let _e169 = active_43_;
+        let _e169 = active_41_;
         if _e169 {
             r12_ = 32i;
         }
-        let _e173 = active_43_;
+        let _e173 = active_41_;
         if _e173 {
             r13_ = (i32(local_index) / 32i);
         }
-        let _e180 = active_43_;
+        let _e180 = active_41_;
         if _e180 {
             r14_ = 80i;
         }
-        let _e184 = active_43_;
+        let _e184 = active_41_;
         if _e184 {
             let _e186 = r13_;
             let _e188 = r12_;
             r15_ = (_e186 * _e188);
         }
-        let _e192 = active_43_;
+        let _e192 = active_41_;
         if _e192 {
             let _e194 = r14_;
             let _e196 = r15_;
             r16_ = (_e194 - _e196);
         }
-        let _e200 = active_43_;
+        let _e200 = active_41_;
         if _e200 {
             let _e202 = r12_;
             let _e204 = r16_;
             r17_ = min(_e202, _e204);
         }
-        let _e208 = active_43_;
+        let _e208 = active_41_;
         if _e208 {
             let _e210 = r17_;
             r18_ = (_e210 - 1i);
         }
-        let _e215 = active_43_;
+        let _e215 = active_41_;
         if _e215 {
             let _e217 = r11_;
             let _e219 = r18_;
             r19_ = (_e217 == _e219);
         }
-        let _e223 = active_43_;
-        saved_49_ = _e223;
+        let _e223 = active_41_;
+        saved_47_ = _e223;
         let _e226 = r19_;
-        let _e228 = saved_49_;
+        let _e228 = saved_47_;
         let _e229 = (_e228 && _e226);
-        taken_50_ = _e229;
-        active_43_ = _e229;
+        taken_48_ = _e229;
+        active_41_ = _e229;
         {
-            let _e233 = active_43_;
+            let _e233 = active_41_;
             if _e233 {
                 let _e235 = r10_;
                 let _e238 = r13_;
                 tile0_warp_totals[bitcast<u32>(_e238)] = _e235;
             }
         }
-        let _e243 = saved_49_;
-        let _e245 = taken_50_;
-        let _e249 = exited_44_;
-        active_43_ = ((_e243 && !(_e245)) && !(_e249));
+        let _e243 = saved_47_;
+        let _e245 = taken_48_;
+        let _e249 = exited_42_;
+        active_41_ = ((_e243 && !(_e245)) && !(_e249));
         {
         }
-        let _e254 = saved_49_;
-        let _e256 = exited_44_;
-        active_43_ = (_e254 && !(_e256));
+        let _e254 = saved_47_;
+        let _e256 = exited_42_;
+        active_41_ = (_e254 && !(_e256));
         workgroupBarrier();
-        let _e261 = active_43_;
+        let _e261 = active_41_;
         if _e261 {
             let _e263 = r13_;
             r20_ = (_e263 == 0i);
         }
-        let _e268 = active_43_;
-        saved_51_ = _e268;
+        let _e268 = active_41_;
+        saved_49_ = _e268;
         let _e271 = r20_;
-        let _e273 = saved_51_;
+        let _e273 = saved_49_;
         let _e274 = (_e273 && _e271);
-        taken_52_ = _e274;
-        active_43_ = _e274;
+        taken_50_ = _e274;
+        active_41_ = _e274;
         {
-            let _e278 = active_43_;
+            let _e278 = active_41_;
             if _e278 {
                 r21_ = 3i;
             }
-            let _e282 = active_43_;
+            let _e282 = active_41_;
             if _e282 {
                 carry_22_ = 0i;
             }
-            let _e286 = active_43_;
+            let _e286 = active_41_;
             if _e286 {
                 base_23_ = 0i;
             }
-            let _e290 = active_43_;
-            entry_53_ = _e290;
-            broken_54_ = false;
+            let _e290 = active_41_;
+            entry_51_ = _e290;
+            broken_52_ = false;
             loop {
-                continued_55_ = false;
-                let _e297 = entry_53_;
-                let _e299 = exited_44_;
-                let _e301 = broken_54_;
-                let _e303 = continued_55_;
-                active_43_ = (_e297 && !((_e299 || (_e301 || _e303))));
-                let _e313 = active_43_;
+                continued_53_ = false;
+                let _e297 = entry_51_;
+                let _e299 = exited_42_;
+                let _e301 = broken_52_;
+                let _e303 = continued_53_;
+                active_41_ = (_e297 && !((_e299 || (_e301 || _e303))));
+                let _e313 = active_41_;
                 lane_active[local_index] = u32(_e313);
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_56_ = 0u;
-                    i_57_ = 0i;
+                    any_54_ = 0u;
+                    i_55_ = 0i;
                     loop {
-                        let _e323 = i_57_;
+                        let _e323 = i_55_;
                         if (_e323 >= 80i) {
                             break;
                         }
                         let _e329 = lane_active[bitcast<u32>(_e323)];
-                        let _e331 = any_56_;
-                        any_56_ = (_e331 | _e329);
+                        let _e331 = any_54_;
+                        any_54_ = (_e331 | _e329);
                         continuing {
-                            let _e335 = i_57_;
-                            i_57_ = (_e335 + 1i);
+                            let _e335 = i_55_;
+                            i_55_ = (_e335 + 1i);
                         }
                     }
-                    let _e341 = any_56_;
+                    let _e341 = any_54_;
                     workgroup_any = _e341;
                 }
                 let _e343 = workgroupUniformLoad((&workgroup_any));
@@ -326,267 +326,283 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
                     break;
                 }
                 {
-                    let _e347 = active_43_;
+                    let _e347 = active_41_;
                     if _e347 {
                         let _e349 = base_23_;
-                        r24_ = (_e349 < 80i);
+                        let _e351 = r21_;
+                        r24_ = (_e349 < _e351);
                     }
-                    let _e354 = active_43_;
-                    if _e354 {
-                        let _e356 = r24_;
-                        r25_ = !(_e356);
+                    let _e355 = active_41_;
+                    if _e355 {
+                        let _e357 = r24_;
+                        r25_ = !(_e357);
                     }
-                    let _e360 = active_43_;
-                    saved_58_ = _e360;
-                    let _e363 = r25_;
-                    let _e365 = saved_58_;
-                    let _e366 = (_e365 && _e363);
-                    taken_59_ = _e366;
-                    active_43_ = _e366;
+                    let _e361 = active_41_;
+                    saved_56_ = _e361;
+                    let _e364 = r25_;
+                    let _e366 = saved_56_;
+                    let _e367 = (_e366 && _e364);
+                    taken_57_ = _e367;
+                    active_41_ = _e367;
                     {
-                        let _e370 = active_43_;
-                        let _e372 = broken_54_;
-                        broken_54_ = (_e372 || _e370);
-                        active_43_ = false;
+                        let _e371 = active_41_;
+                        let _e373 = broken_52_;
+                        broken_52_ = (_e373 || _e371);
+                        active_41_ = false;
                     }
-                    let _e378 = saved_58_;
-                    let _e380 = taken_59_;
-                    let _e384 = exited_44_;
-                    let _e386 = broken_54_;
-                    let _e388 = continued_55_;
-                    active_43_ = ((_e378 && !(_e380)) && !((_e384 || (_e386 || _e388))));
+                    let _e379 = saved_56_;
+                    let _e381 = taken_57_;
+                    let _e385 = exited_42_;
+                    let _e387 = broken_52_;
+                    let _e389 = continued_53_;
+                    active_41_ = ((_e379 && !(_e381)) && !((_e385 || (_e387 || _e389))));
                     {
                     }
-                    let _e395 = saved_58_;
-                    let _e397 = exited_44_;
-                    let _e399 = broken_54_;
-                    let _e401 = continued_55_;
-                    active_43_ = (_e395 && !((_e397 || (_e399 || _e401))));
-                    let _e408 = active_43_;
-                    if _e408 {
-                        let _e410 = base_23_;
-                        let _e412 = r11_;
-                        r26_ = (_e410 + _e412);
+                    let _e396 = saved_56_;
+                    let _e398 = exited_42_;
+                    let _e400 = broken_52_;
+                    let _e402 = continued_53_;
+                    active_41_ = (_e396 && !((_e398 || (_e400 || _e402))));
+                    let _e409 = active_41_;
+                    if _e409 {
+                        let _e411 = base_23_;
+                        let _e413 = r11_;
+                        r26_ = (_e411 + _e413);
                     }
-                    let _e416 = active_43_;
-                    if _e416 {
-                        let _e418 = r26_;
-                        let _e420 = r21_;
-                        r27_ = (_e418 < _e420);
+                    let _e417 = active_41_;
+                    if _e417 {
+                        let _e419 = r26_;
+                        let _e421 = r21_;
+                        r27_ = (_e419 < _e421);
                     }
-                    let _e424 = active_43_;
-                    if _e424 {
-                        let _e426 = r26_;
-                        r28_ = min(_e426, 79i);
+                    let _e425 = active_41_;
+                    if _e425 {
+                        total_28_ = 0i;
                     }
-                    let _e431 = active_43_;
-                    if _e431 {
-                        let _e434 = r28_;
-                        let _e438 = tile0_warp_totals[bitcast<u32>(_e434)];
-                        r29_ = _e438;
+                    let _e429 = active_41_;
+                    saved_58_ = _e429;
+                    let _e432 = r27_;
+                    let _e434 = saved_58_;
+                    let _e435 = (_e434 && _e432);
+                    taken_59_ = _e435;
+                    active_41_ = _e435;
+                    {
+                        let _e439 = active_41_;
+                        if _e439 {
+                            let _e442 = r26_;
+                            let _e446 = tile0_warp_totals[bitcast<u32>(_e442)];
+                            total_28_ = _e446;
+                        }
                     }
-                    let _e441 = active_43_;
-                    if _e441 {
-                        let _e443 = r27_;
-                        let _e445 = r29_;
-                        r30_ = select(0i, _e445, _e443);
+                    let _e449 = saved_58_;
+                    let _e451 = taken_59_;
+                    let _e455 = exited_42_;
+                    let _e457 = broken_52_;
+                    let _e459 = continued_53_;
+                    active_41_ = ((_e449 && !(_e451)) && !((_e455 || (_e457 || _e459))));
+                    {
                     }
+                    let _e466 = saved_58_;
+                    let _e468 = exited_42_;
+                    let _e470 = broken_52_;
+                    let _e472 = continued_53_;
+                    active_41_ = (_e466 && !((_e468 || (_e470 || _e472))));
                     workgroupBarrier();
-                    let _e450 = r30_;
-                    lane_values[local_index] = bitcast<u32>(_e450);
-                    let _e458 = active_43_;
-                    lane_active[local_index] = u32(_e458);
+                    let _e479 = total_28_;
+                    lane_values[local_index] = bitcast<u32>(_e479);
+                    let _e487 = active_41_;
+                    lane_active[local_index] = u32(_e487);
                     workgroupBarrier();
-                    let _e461 = active_43_;
-                    if _e461 {
-                        let _e467 = i32(local_index);
+                    let _e490 = active_41_;
+                    if _e490 {
+                        let _e496 = i32(local_index);
                         acc_60_ = 0i;
                         i_61_ = 0i;
                         loop {
-                            let _e474 = i_61_;
-                            if (_e474 >= 32i) {
+                            let _e503 = i_61_;
+                            if (_e503 >= 32i) {
                                 break;
                             }
-                            let _e477 = ((_e467 - (i32(local_index) % 32i)) + _e474);
-                            let _e479 = (_e477 < 80i);
-                            let _e484 = lane_active[bitcast<u32>(select(_e467, _e477, _e479))];
-                            if ((_e479 && (_e484 != 0u)) && (_e477 <= _e467)) {
-                                let _e493 = lane_values[bitcast<u32>(_e477)];
-                                let _e496 = acc_60_;
-                                acc_60_ = (_e496 + bitcast<i32>(_e493));
+                            let _e506 = ((_e496 - (i32(local_index) % 32i)) + _e503);
+                            let _e508 = (_e506 < 80i);
+                            let _e513 = lane_active[bitcast<u32>(select(_e496, _e506, _e508))];
+                            if ((_e508 && (_e513 != 0u)) && (_e506 <= _e496)) {
+                                let _e522 = lane_values[bitcast<u32>(_e506)];
+                                let _e525 = acc_60_;
+                                acc_60_ = (_e525 + bitcast<i32>(_e522));
                             }
                             continuing {
-                                let _e500 = i_61_;
-                                i_61_ = (_e500 + 1i);
+                                let _e529 = i_61_;
+                                i_61_ = (_e529 + 1i);
                             }
                         }
-                        let _e505 = acc_60_;
-                        r31_ = _e505;
+                        let _e534 = acc_60_;
+                        r29_ = _e534;
                     }
                     workgroupBarrier();
-                    let _e508 = active_43_;
-                    if _e508 {
-                        let _e510 = r31_;
-                        let _e512 = carry_22_;
-                        r32_ = (_e510 + _e512);
+                    let _e537 = active_41_;
+                    if _e537 {
+                        let _e539 = r29_;
+                        let _e541 = carry_22_;
+                        r30_ = (_e539 + _e541);
                     }
-                    let _e516 = active_43_;
-                    saved_62_ = _e516;
-                    let _e519 = r27_;
-                    let _e521 = saved_62_;
-                    let _e522 = (_e521 && _e519);
-                    taken_63_ = _e522;
-                    active_43_ = _e522;
+                    let _e545 = active_41_;
+                    saved_62_ = _e545;
+                    let _e548 = r27_;
+                    let _e550 = saved_62_;
+                    let _e551 = (_e550 && _e548);
+                    taken_63_ = _e551;
+                    active_41_ = _e551;
                     {
-                        let _e526 = active_43_;
-                        if _e526 {
-                            let _e528 = r32_;
-                            let _e531 = r28_;
-                            tile0_warp_totals[bitcast<u32>(_e531)] = _e528;
+                        let _e555 = active_41_;
+                        if _e555 {
+                            let _e557 = r30_;
+                            let _e560 = r26_;
+                            tile0_warp_totals[bitcast<u32>(_e560)] = _e557;
                         }
                     }
-                    let _e536 = saved_62_;
-                    let _e538 = taken_63_;
-                    let _e542 = exited_44_;
-                    let _e544 = broken_54_;
-                    let _e546 = continued_55_;
-                    active_43_ = ((_e536 && !(_e538)) && !((_e542 || (_e544 || _e546))));
+                    let _e565 = saved_62_;
+                    let _e567 = taken_63_;
+                    let _e571 = exited_42_;
+                    let _e573 = broken_52_;
+                    let _e575 = continued_53_;
+                    active_41_ = ((_e565 && !(_e567)) && !((_e571 || (_e573 || _e575))));
                     {
                     }
-                    let _e553 = saved_62_;
-                    let _e555 = exited_44_;
-                    let _e557 = broken_54_;
-                    let _e559 = continued_55_;
-                    active_43_ = (_e553 && !((_e555 || (_e557 || _e559))));
-                    let _e566 = active_43_;
-                    if _e566 {
-                        let _e568 = r12_;
-                        r33_ = (_e568 - 1i);
+                    let _e582 = saved_62_;
+                    let _e584 = exited_42_;
+                    let _e586 = broken_52_;
+                    let _e588 = continued_53_;
+                    active_41_ = (_e582 && !((_e584 || (_e586 || _e588))));
+                    let _e595 = active_41_;
+                    if _e595 {
+                        let _e597 = r12_;
+                        r31_ = (_e597 - 1i);
                     }
                     workgroupBarrier();
-                    let _e573 = r32_;
-                    lane_values[local_index] = bitcast<u32>(_e573);
-                    let _e581 = active_43_;
-                    lane_active[local_index] = u32(_e581);
+                    let _e602 = r30_;
+                    lane_values[local_index] = bitcast<u32>(_e602);
+                    let _e610 = active_41_;
+                    lane_active[local_index] = u32(_e610);
                     workgroupBarrier();
-                    let _e584 = active_43_;
-                    if _e584 {
-                        let _e590 = i32(local_index);
-                        let _e593 = r33_;
-                        let _e597 = (((_e593 % 32i) + 32i) % 32i);
-                        let _e601 = ((_e597 >= 0i) && (_e597 < 32i));
-                        let _e603 = select(_e590, ((_e590 - (i32(local_index) % 32i)) + _e597), _e601);
-                        let _e605 = (_e603 < 80i);
-                        let _e610 = lane_active[bitcast<u32>(select(_e590, _e603, _e605))];
-                        let _e618 = lane_values[bitcast<u32>(_e603)];
-                        let _e623 = lane_values[bitcast<u32>(_e590)];
-                        carry_22_ = select(bitcast<i32>(_e623), bitcast<i32>(_e618), (_e601 && (_e605 && (_e610 != 0u))));
+                    let _e613 = active_41_;
+                    if _e613 {
+                        let _e619 = i32(local_index);
+                        let _e622 = r31_;
+                        let _e626 = (((_e622 % 32i) + 32i) % 32i);
+                        let _e630 = ((_e626 >= 0i) && (_e626 < 32i));
+                        let _e632 = select(_e619, ((_e619 - (i32(local_index) % 32i)) + _e626), _e630);
+                        let _e634 = (_e632 < 80i);
+                        let _e639 = lane_active[bitcast<u32>(select(_e619, _e632, _e634))];
+                        let _e647 = lane_values[bitcast<u32>(_e632)];
+                        let _e652 = lane_values[bitcast<u32>(_e619)];
+                        carry_22_ = select(bitcast<i32>(_e652), bitcast<i32>(_e647), (_e630 && (_e634 && (_e639 != 0u))));
                     }
                     workgroupBarrier();
                 }
                 continuing {
-                    let _e628 = entry_53_;
-                    continued_55_ = false;
-                    let _e632 = exited_44_;
-                    let _e634 = broken_54_;
-                    let _e636 = continued_55_;
-                    active_43_ = (_e628 && !((_e632 || (_e634 || _e636))));
+                    let _e657 = entry_51_;
+                    continued_53_ = false;
+                    let _e661 = exited_42_;
+                    let _e663 = broken_52_;
+                    let _e665 = continued_53_;
+                    active_41_ = (_e657 && !((_e661 || (_e663 || _e665))));
                     {
-                        let _e643 = active_43_;
-                        if _e643 {
-                            let _e645 = base_23_;
-                            let _e647 = r12_;
-                            base_23_ = (_e645 + _e647);
+                        let _e672 = active_41_;
+                        if _e672 {
+                            let _e674 = base_23_;
+                            let _e676 = r12_;
+                            base_23_ = (_e674 + _e676);
                         }
                     }
                 }
             }
-            let _e651 = entry_53_;
-            let _e653 = exited_44_;
-            active_43_ = (_e651 && !(_e653));
+            let _e680 = entry_51_;
+            let _e682 = exited_42_;
+            active_41_ = (_e680 && !(_e682));
         }
-        let _e658 = saved_51_;
-        let _e660 = taken_52_;
-        let _e664 = exited_44_;
-        active_43_ = ((_e658 && !(_e660)) && !(_e664));
+        let _e687 = saved_49_;
+        let _e689 = taken_50_;
+        let _e693 = exited_42_;
+        active_41_ = ((_e687 && !(_e689)) && !(_e693));
         {
         }
-        let _e669 = saved_51_;
-        let _e671 = exited_44_;
-        active_43_ = (_e669 && !(_e671));
+        let _e698 = saved_49_;
+        let _e700 = exited_42_;
+        active_41_ = (_e698 && !(_e700));
         workgroupBarrier();
-        let _e676 = active_43_;
-        if _e676 {
-            let _e678 = r13_;
-            r34_ = (_e678 > 0i);
+        let _e705 = active_41_;
+        if _e705 {
+            let _e707 = r13_;
+            r32_ = (_e707 > 0i);
         }
-        let _e683 = active_43_;
-        if _e683 {
-            let _e685 = r13_;
-            r35_ = (_e685 - 1i);
+        let _e712 = active_41_;
+        if _e712 {
+            let _e714 = r13_;
+            r33_ = (_e714 - 1i);
         }
-        let _e690 = active_43_;
-        if _e690 {
-            let _e692 = r35_;
-            r36_ = max(_e692, 0i);
+        let _e719 = active_41_;
+        if _e719 {
+            let _e721 = r33_;
+            r34_ = max(_e721, 0i);
         }
-        let _e697 = active_43_;
-        if _e697 {
-            let _e700 = r36_;
-            let _e704 = tile0_warp_totals[bitcast<u32>(_e700)];
-            r37_ = _e704;
+        let _e726 = active_41_;
+        if _e726 {
+            let _e729 = r34_;
+            let _e733 = tile0_warp_totals[bitcast<u32>(_e729)];
+            r35_ = _e733;
         }
-        let _e707 = active_43_;
-        if _e707 {
-            let _e709 = r34_;
-            let _e711 = r37_;
-            r38_ = select(0i, _e711, _e709);
+        let _e736 = active_41_;
+        if _e736 {
+            let _e738 = r32_;
+            let _e740 = r35_;
+            r36_ = select(0i, _e740, _e738);
         }
-        let _e716 = active_43_;
-        if _e716 {
-            let _e718 = r10_;
-            let _e720 = r38_;
-            r39_ = (_e718 + _e720);
+        let _e745 = active_41_;
+        if _e745 {
+            let _e747 = r10_;
+            let _e749 = r36_;
+            r37_ = (_e747 + _e749);
         }
-        let _e724 = active_43_;
-        if _e724 {
-            let _e726 = r39_;
-            scanned_40_ = _e726;
+        let _e753 = active_41_;
+        if _e753 {
+            let _e755 = r37_;
+            scanned_38_ = _e755;
         }
-        let _e729 = active_43_;
-        if _e729 {
-            let _e732 = params.N;
-            r41_ = _e732;
+        let _e758 = active_41_;
+        if _e758 {
+            let _e761 = params.N;
+            r39_ = _e761;
         }
-        let _e735 = active_43_;
-        if _e735 {
-            let _e737 = i_5_;
-            let _e739 = r41_;
-            r42_ = (_e737 < _e739);
+        let _e764 = active_41_;
+        if _e764 {
+            let _e766 = i_5_;
+            let _e768 = r39_;
+            r40_ = (_e766 < _e768);
         }
-        let _e743 = active_43_;
-        saved_64_ = _e743;
-        let _e746 = r42_;
-        let _e748 = saved_64_;
-        let _e749 = (_e748 && _e746);
-        taken_65_ = _e749;
-        active_43_ = _e749;
+        let _e772 = active_41_;
+        saved_64_ = _e772;
+        let _e775 = r40_;
+        let _e777 = saved_64_;
+        let _e778 = (_e777 && _e775);
+        taken_65_ = _e778;
+        active_41_ = _e778;
         {
-            let _e753 = active_43_;
-            if _e753 {
-                let _e755 = scanned_40_;
-                let _e760 = i_5_;
-                Y[bitcast<u32>(_e760)] = _e755;
+            let _e782 = active_41_;
+            if _e782 {
+                let _e784 = scanned_38_;
+                let _e789 = i_5_;
+                Y[bitcast<u32>(_e789)] = _e784;
             }
         }
-        let _e765 = saved_64_;
-        let _e767 = taken_65_;
-        let _e771 = exited_44_;
-        active_43_ = ((_e765 && !(_e767)) && !(_e771));
+        let _e794 = saved_64_;
+        let _e796 = taken_65_;
+        let _e800 = exited_42_;
+        active_41_ = ((_e794 && !(_e796)) && !(_e800));
         {
         }
-        let _e776 = saved_64_;
-        let _e778 = exited_44_;
-        active_43_ = (_e776 && !(_e778));
+        let _e805 = saved_64_;
+        let _e807 = exited_42_;
+        active_41_ = (_e805 && !(_e807));
     }
 }

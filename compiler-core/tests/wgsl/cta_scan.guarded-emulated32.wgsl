@@ -12,7 +12,7 @@ var<storage> X: array<i32>;
 var<storage, read_write> Y: array<i32>;
 @group(0) @binding(2) 
 var<uniform> params: Params;
-var<workgroup> tile0_warp_totals: array<i32, 80>;
+var<workgroup> tile0_warp_totals: array<i32, 3>;
 @group(0) @binding(3) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 80>;
@@ -49,38 +49,38 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r25_: bool;
     var r26_: i32;
     var r27_: bool;
-    var r28_: i32;
+    var total_28_: i32;
     var r29_: i32;
     var r30_: i32;
     var r31_: i32;
-    var r32_: i32;
+    var r32_: bool;
     var r33_: i32;
-    var r34_: bool;
+    var r34_: i32;
     var r35_: i32;
     var r36_: i32;
     var r37_: i32;
-    var r38_: i32;
+    var scanned_38_: i32;
     var r39_: i32;
-    var scanned_40_: i32;
-    var r41_: i32;
-    var r42_: bool;
-    var trips_43_: u32 = 0u;
-    var active_44_: bool;
-    var exited_45_: bool;
-    var saved_46_: bool;
-    var taken_47_: bool;
-    var acc_48_: i32;
-    var i_49_: i32;
+    var r40_: bool;
+    var trips_41_: u32 = 0u;
+    var active_42_: bool;
+    var exited_43_: bool;
+    var saved_44_: bool;
+    var taken_45_: bool;
+    var acc_46_: i32;
+    var i_47_: i32;
+    var saved_48_: bool;
+    var taken_49_: bool;
     var saved_50_: bool;
     var taken_51_: bool;
-    var saved_52_: bool;
-    var taken_53_: bool;
-    var entry_54_: bool;
-    var broken_55_: bool;
-    var continued_56_: bool;
-    var left_57_: bool = false;
-    var any_58_: u32;
-    var i_59_: i32;
+    var entry_52_: bool;
+    var broken_53_: bool;
+    var continued_54_: bool;
+    var left_55_: bool = false;
+    var any_56_: u32;
+    var i_57_: i32;
+    var saved_58_: bool;
+    var taken_59_: bool;
     var saved_60_: bool;
     var taken_61_: bool;
     var acc_62_: i32;
@@ -90,95 +90,95 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var saved_66_: bool;
     var taken_67_: bool;
 
-    active_44_ = true;
-    exited_45_ = false;
+    active_42_ = true;
+    exited_43_ = false;
     {
-        let _e6 = active_44_;
+        let _e6 = active_42_;
         if _e6 {
             r0_ = i32(block.x);
         }
-        let _e12 = active_44_;
+        let _e12 = active_42_;
         if _e12 {
             r1_ = 80i;
         }
-        let _e16 = active_44_;
+        let _e16 = active_42_;
         if _e16 {
             let _e18 = r0_;
             let _e20 = r1_;
             r2_ = (_e18 * _e20);
         }
-        let _e24 = active_44_;
+        let _e24 = active_42_;
         if _e24 {
             r3_ = i32(local_index);
         }
-        let _e29 = active_44_;
+        let _e29 = active_42_;
         if _e29 {
             let _e31 = r2_;
             let _e33 = r3_;
             r4_ = (_e31 + _e33);
         }
-        let _e37 = active_44_;
+        let _e37 = active_42_;
         if _e37 {
             let _e39 = r4_;
             i_5_ = _e39;
         }
-        let _e42 = active_44_;
+        let _e42 = active_42_;
         if _e42 {
             x_6_ = 0i;
         }
-        let _e46 = active_44_;
+        let _e46 = active_42_;
         if _e46 {
             let _e49 = params.N;
             r7_ = _e49;
         }
-        let _e52 = active_44_;
+        let _e52 = active_42_;
         if _e52 {
             let _e54 = i_5_;
             let _e56 = r7_;
             r8_ = (_e54 < _e56);
         }
-        let _e60 = active_44_;
-        saved_46_ = _e60;
+        let _e60 = active_42_;
+        saved_44_ = _e60;
         let _e63 = r8_;
-        let _e65 = saved_46_;
+        let _e65 = saved_44_;
         let _e66 = (_e65 && _e63);
-        taken_47_ = _e66;
-        active_44_ = _e66;
+        taken_45_ = _e66;
+        active_42_ = _e66;
         {
-            let _e70 = active_44_;
+            let _e70 = active_42_;
             if _e70 {
                 let _e75 = i_5_;
                 let _e79 = X[bitcast<u32>(_e75)];
                 r9_ = _e79;
             }
-            let _e82 = active_44_;
+            let _e82 = active_42_;
             if _e82 {
                 let _e84 = r9_;
                 x_6_ = _e84;
             }
         }
-        let _e87 = saved_46_;
-        let _e89 = taken_47_;
-        let _e93 = exited_45_;
-        active_44_ = ((_e87 && !(_e89)) && !(_e93));
+        let _e87 = saved_44_;
+        let _e89 = taken_45_;
+        let _e93 = exited_43_;
+        active_42_ = ((_e87 && !(_e89)) && !(_e93));
         {
         }
-        let _e98 = saved_46_;
-        let _e100 = exited_45_;
-        active_44_ = (_e98 && !(_e100));
+        let _e98 = saved_44_;
+        let _e100 = exited_43_;
+        active_42_ = (_e98 && !(_e100));
         workgroupBarrier();
         let _e105 = x_6_;
         lane_values[local_index] = bitcast<u32>(_e105);
-        let _e113 = active_44_;
+        let _e113 = active_42_;
         lane_active[local_index] = u32(_e113);
         workgroupBarrier();
-        let _e116 = active_44_;
+        let _e116 = active_42_;
         if _e116 {
             let _e122 = i32(local_index);
-            acc_48_ = 0i;
-            i_49_ = 0i;
+            acc_46_ = 0i;
+            i_47_ = 0i;
             loop {
-                let _e129 = i_49_;
+                let _e129 = i_47_;
                 if (_e129 >= 32i) {
                     break;
                 }
@@ -187,428 +187,444 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
                 let _e139 = lane_active[bitcast<u32>(select(_e122, _e132, _e134))];
                 if ((_e134 && (_e139 != 0u)) && (_e132 <= _e122)) {
                     let _e148 = lane_values[bitcast<u32>(_e132)];
-                    let _e151 = acc_48_;
-                    acc_48_ = (_e151 + bitcast<i32>(_e148));
+                    let _e151 = acc_46_;
+                    acc_46_ = (_e151 + bitcast<i32>(_e148));
                 }
                 continuing {
-                    let _e155 = i_49_;
-                    i_49_ = (_e155 + 1i);
+                    let _e155 = i_47_;
+                    i_47_ = (_e155 + 1i);
                 }
             }
-            let _e160 = acc_48_;
+            let _e160 = acc_46_;
             r10_ = _e160;
         }
         workgroupBarrier();
-        let _e163 = active_44_;
+        let _e163 = active_42_;
         if _e163 {
             r11_ = (i32(local_index) % 32i);
         }
-        let _e170 = active_44_;
+        let _e170 = active_42_;
         if _e170 {
             r12_ = 32i;
         }
-        let _e174 = active_44_;
+        let _e174 = active_42_;
         if _e174 {
             r13_ = (i32(local_index) / 32i);
         }
-        let _e181 = active_44_;
+        let _e181 = active_42_;
         if _e181 {
             r14_ = 80i;
         }
-        let _e185 = active_44_;
+        let _e185 = active_42_;
         if _e185 {
             let _e187 = r13_;
             let _e189 = r12_;
             r15_ = (_e187 * _e189);
         }
-        let _e193 = active_44_;
+        let _e193 = active_42_;
         if _e193 {
             let _e195 = r14_;
             let _e197 = r15_;
             r16_ = (_e195 - _e197);
         }
-        let _e201 = active_44_;
+        let _e201 = active_42_;
         if _e201 {
             let _e203 = r12_;
             let _e205 = r16_;
             r17_ = min(_e203, _e205);
         }
-        let _e209 = active_44_;
+        let _e209 = active_42_;
         if _e209 {
             let _e211 = r17_;
             r18_ = (_e211 - 1i);
         }
-        let _e216 = active_44_;
+        let _e216 = active_42_;
         if _e216 {
             let _e218 = r11_;
             let _e220 = r18_;
             r19_ = (_e218 == _e220);
         }
-        let _e224 = active_44_;
-        saved_50_ = _e224;
+        let _e224 = active_42_;
+        saved_48_ = _e224;
         let _e227 = r19_;
-        let _e229 = saved_50_;
+        let _e229 = saved_48_;
         let _e230 = (_e229 && _e227);
-        taken_51_ = _e230;
-        active_44_ = _e230;
+        taken_49_ = _e230;
+        active_42_ = _e230;
         {
-            let _e234 = active_44_;
+            let _e234 = active_42_;
             if _e234 {
                 let _e236 = r10_;
                 let _e239 = r13_;
                 tile0_warp_totals[bitcast<u32>(_e239)] = _e236;
             }
         }
-        let _e244 = saved_50_;
-        let _e246 = taken_51_;
-        let _e250 = exited_45_;
-        active_44_ = ((_e244 && !(_e246)) && !(_e250));
+        let _e244 = saved_48_;
+        let _e246 = taken_49_;
+        let _e250 = exited_43_;
+        active_42_ = ((_e244 && !(_e246)) && !(_e250));
         {
         }
-        let _e255 = saved_50_;
-        let _e257 = exited_45_;
-        active_44_ = (_e255 && !(_e257));
+        let _e255 = saved_48_;
+        let _e257 = exited_43_;
+        active_42_ = (_e255 && !(_e257));
         workgroupBarrier();
-        let _e262 = active_44_;
+        let _e262 = active_42_;
         if _e262 {
             let _e264 = r13_;
             r20_ = (_e264 == 0i);
         }
-        let _e269 = active_44_;
-        saved_52_ = _e269;
+        let _e269 = active_42_;
+        saved_50_ = _e269;
         let _e272 = r20_;
-        let _e274 = saved_52_;
+        let _e274 = saved_50_;
         let _e275 = (_e274 && _e272);
-        taken_53_ = _e275;
-        active_44_ = _e275;
+        taken_51_ = _e275;
+        active_42_ = _e275;
         {
-            let _e279 = active_44_;
+            let _e279 = active_42_;
             if _e279 {
                 r21_ = 3i;
             }
-            let _e283 = active_44_;
+            let _e283 = active_42_;
             if _e283 {
                 carry_22_ = 0i;
             }
-            let _e287 = active_44_;
+            let _e287 = active_42_;
             if _e287 {
                 base_23_ = 0i;
             }
-            let _e291 = active_44_;
-            entry_54_ = _e291;
-            broken_55_ = false;
-            left_57_ = false;
+            let _e291 = active_42_;
+            entry_52_ = _e291;
+            broken_53_ = false;
+            left_55_ = false;
             loop {
-                continued_56_ = false;
-                let _e301 = entry_54_;
-                let _e303 = exited_45_;
-                let _e305 = broken_55_;
-                let _e307 = continued_56_;
-                active_44_ = (_e301 && !((_e303 || (_e305 || _e307))));
-                let _e317 = active_44_;
+                continued_54_ = false;
+                let _e301 = entry_52_;
+                let _e303 = exited_43_;
+                let _e305 = broken_53_;
+                let _e307 = continued_54_;
+                active_42_ = (_e301 && !((_e303 || (_e305 || _e307))));
+                let _e317 = active_42_;
                 lane_active[local_index] = u32(_e317);
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_58_ = 0u;
-                    i_59_ = 0i;
+                    any_56_ = 0u;
+                    i_57_ = 0i;
                     loop {
-                        let _e327 = i_59_;
+                        let _e327 = i_57_;
                         if (_e327 >= 80i) {
                             break;
                         }
                         let _e333 = lane_active[bitcast<u32>(_e327)];
-                        let _e335 = any_58_;
-                        any_58_ = (_e335 | _e333);
+                        let _e335 = any_56_;
+                        any_56_ = (_e335 | _e333);
                         continuing {
-                            let _e339 = i_59_;
-                            i_59_ = (_e339 + 1i);
+                            let _e339 = i_57_;
+                            i_57_ = (_e339 + 1i);
                         }
                     }
-                    let _e345 = any_58_;
+                    let _e345 = any_56_;
                     workgroup_any = _e345;
                 }
                 let _e347 = workgroupUniformLoad((&workgroup_any));
                 if (_e347 == 0u) {
-                    left_57_ = true;
+                    left_55_ = true;
                     break;
                 }
-                let _e353 = active_44_;
+                let _e353 = active_42_;
                 if _e353 {
-                    let _e363 = trips_43_;
+                    let _e363 = trips_41_;
                     let _e365 = (_e363 + 1u);
-                    trips_43_ = _e365;
+                    trips_41_ = _e365;
                     if (_e365 > 4096u) {
                         loop_guard[0u] = 1u;
-                        exited_45_ = true;
-                        active_44_ = false;
+                        exited_43_ = true;
+                        active_42_ = false;
                     }
                 }
                 {
-                    let _e369 = active_44_;
+                    let _e369 = active_42_;
                     if _e369 {
                         let _e371 = base_23_;
-                        r24_ = (_e371 < 80i);
+                        let _e373 = r21_;
+                        r24_ = (_e371 < _e373);
                     }
-                    let _e376 = active_44_;
-                    if _e376 {
-                        let _e378 = r24_;
-                        r25_ = !(_e378);
+                    let _e377 = active_42_;
+                    if _e377 {
+                        let _e379 = r24_;
+                        r25_ = !(_e379);
                     }
-                    let _e382 = active_44_;
-                    saved_60_ = _e382;
-                    let _e385 = r25_;
-                    let _e387 = saved_60_;
-                    let _e388 = (_e387 && _e385);
-                    taken_61_ = _e388;
-                    active_44_ = _e388;
+                    let _e383 = active_42_;
+                    saved_58_ = _e383;
+                    let _e386 = r25_;
+                    let _e388 = saved_58_;
+                    let _e389 = (_e388 && _e386);
+                    taken_59_ = _e389;
+                    active_42_ = _e389;
                     {
-                        let _e392 = active_44_;
-                        let _e394 = broken_55_;
-                        broken_55_ = (_e394 || _e392);
-                        active_44_ = false;
+                        let _e393 = active_42_;
+                        let _e395 = broken_53_;
+                        broken_53_ = (_e395 || _e393);
+                        active_42_ = false;
                     }
-                    let _e400 = saved_60_;
-                    let _e402 = taken_61_;
-                    let _e406 = exited_45_;
-                    let _e408 = broken_55_;
-                    let _e410 = continued_56_;
-                    active_44_ = ((_e400 && !(_e402)) && !((_e406 || (_e408 || _e410))));
+                    let _e401 = saved_58_;
+                    let _e403 = taken_59_;
+                    let _e407 = exited_43_;
+                    let _e409 = broken_53_;
+                    let _e411 = continued_54_;
+                    active_42_ = ((_e401 && !(_e403)) && !((_e407 || (_e409 || _e411))));
                     {
                     }
-                    let _e417 = saved_60_;
-                    let _e419 = exited_45_;
-                    let _e421 = broken_55_;
-                    let _e423 = continued_56_;
-                    active_44_ = (_e417 && !((_e419 || (_e421 || _e423))));
-                    let _e430 = active_44_;
-                    if _e430 {
-                        let _e432 = base_23_;
-                        let _e434 = r11_;
-                        r26_ = (_e432 + _e434);
+                    let _e418 = saved_58_;
+                    let _e420 = exited_43_;
+                    let _e422 = broken_53_;
+                    let _e424 = continued_54_;
+                    active_42_ = (_e418 && !((_e420 || (_e422 || _e424))));
+                    let _e431 = active_42_;
+                    if _e431 {
+                        let _e433 = base_23_;
+                        let _e435 = r11_;
+                        r26_ = (_e433 + _e435);
                     }
-                    let _e438 = active_44_;
-                    if _e438 {
-                        let _e440 = r26_;
-                        let _e442 = r21_;
-                        r27_ = (_e440 < _e442);
+                    let _e439 = active_42_;
+                    if _e439 {
+                        let _e441 = r26_;
+                        let _e443 = r21_;
+                        r27_ = (_e441 < _e443);
                     }
-                    let _e446 = active_44_;
-                    if _e446 {
-                        let _e448 = r26_;
-                        r28_ = min(_e448, 79i);
+                    let _e447 = active_42_;
+                    if _e447 {
+                        total_28_ = 0i;
                     }
-                    let _e453 = active_44_;
-                    if _e453 {
-                        let _e456 = r28_;
-                        let _e460 = tile0_warp_totals[bitcast<u32>(_e456)];
-                        r29_ = _e460;
+                    let _e451 = active_42_;
+                    saved_60_ = _e451;
+                    let _e454 = r27_;
+                    let _e456 = saved_60_;
+                    let _e457 = (_e456 && _e454);
+                    taken_61_ = _e457;
+                    active_42_ = _e457;
+                    {
+                        let _e461 = active_42_;
+                        if _e461 {
+                            let _e464 = r26_;
+                            let _e468 = tile0_warp_totals[bitcast<u32>(_e464)];
+                            total_28_ = _e468;
+                        }
                     }
-                    let _e463 = active_44_;
-                    if _e463 {
-                        let _e465 = r27_;
-                        let _e467 = r29_;
-                        r30_ = select(0i, _e467, _e465);
+                    let _e471 = saved_60_;
+                    let _e473 = taken_61_;
+                    let _e477 = exited_43_;
+                    let _e479 = broken_53_;
+                    let _e481 = continued_54_;
+                    active_42_ = ((_e471 && !(_e473)) && !((_e477 || (_e479 || _e481))));
+                    {
                     }
+                    let _e488 = saved_60_;
+                    let _e490 = exited_43_;
+                    let _e492 = broken_53_;
+                    let _e494 = continued_54_;
+                    active_42_ = (_e488 && !((_e490 || (_e492 || _e494))));
                     workgroupBarrier();
-                    let _e472 = r30_;
-                    lane_values[local_index] = bitcast<u32>(_e472);
-                    let _e480 = active_44_;
-                    lane_active[local_index] = u32(_e480);
+                    let _e501 = total_28_;
+                    lane_values[local_index] = bitcast<u32>(_e501);
+                    let _e509 = active_42_;
+                    lane_active[local_index] = u32(_e509);
                     workgroupBarrier();
-                    let _e483 = active_44_;
-                    if _e483 {
-                        let _e489 = i32(local_index);
+                    let _e512 = active_42_;
+                    if _e512 {
+                        let _e518 = i32(local_index);
                         acc_62_ = 0i;
                         i_63_ = 0i;
                         loop {
-                            let _e496 = i_63_;
-                            if (_e496 >= 32i) {
+                            let _e525 = i_63_;
+                            if (_e525 >= 32i) {
                                 break;
                             }
-                            let _e499 = ((_e489 - (i32(local_index) % 32i)) + _e496);
-                            let _e501 = (_e499 < 80i);
-                            let _e506 = lane_active[bitcast<u32>(select(_e489, _e499, _e501))];
-                            if ((_e501 && (_e506 != 0u)) && (_e499 <= _e489)) {
-                                let _e515 = lane_values[bitcast<u32>(_e499)];
-                                let _e518 = acc_62_;
-                                acc_62_ = (_e518 + bitcast<i32>(_e515));
+                            let _e528 = ((_e518 - (i32(local_index) % 32i)) + _e525);
+                            let _e530 = (_e528 < 80i);
+                            let _e535 = lane_active[bitcast<u32>(select(_e518, _e528, _e530))];
+                            if ((_e530 && (_e535 != 0u)) && (_e528 <= _e518)) {
+                                let _e544 = lane_values[bitcast<u32>(_e528)];
+                                let _e547 = acc_62_;
+                                acc_62_ = (_e547 + bitcast<i32>(_e544));
                             }
                             continuing {
-                                let _e522 = i_63_;
-                                i_63_ = (_e522 + 1i);
+                                let _e551 = i_63_;
+                                i_63_ = (_e551 + 1i);
                             }
                         }
-                        let _e527 = acc_62_;
-                        r31_ = _e527;
+                        let _e556 = acc_62_;
+                        r29_ = _e556;
                     }
                     workgroupBarrier();
-                    let _e530 = active_44_;
-                    if _e530 {
-                        let _e532 = r31_;
-                        let _e534 = carry_22_;
-                        r32_ = (_e532 + _e534);
+                    let _e559 = active_42_;
+                    if _e559 {
+                        let _e561 = r29_;
+                        let _e563 = carry_22_;
+                        r30_ = (_e561 + _e563);
                     }
-                    let _e538 = active_44_;
-                    saved_64_ = _e538;
-                    let _e541 = r27_;
-                    let _e543 = saved_64_;
-                    let _e544 = (_e543 && _e541);
-                    taken_65_ = _e544;
-                    active_44_ = _e544;
+                    let _e567 = active_42_;
+                    saved_64_ = _e567;
+                    let _e570 = r27_;
+                    let _e572 = saved_64_;
+                    let _e573 = (_e572 && _e570);
+                    taken_65_ = _e573;
+                    active_42_ = _e573;
                     {
-                        let _e548 = active_44_;
-                        if _e548 {
-                            let _e550 = r32_;
-                            let _e553 = r28_;
-                            tile0_warp_totals[bitcast<u32>(_e553)] = _e550;
+                        let _e577 = active_42_;
+                        if _e577 {
+                            let _e579 = r30_;
+                            let _e582 = r26_;
+                            tile0_warp_totals[bitcast<u32>(_e582)] = _e579;
                         }
                     }
-                    let _e558 = saved_64_;
-                    let _e560 = taken_65_;
-                    let _e564 = exited_45_;
-                    let _e566 = broken_55_;
-                    let _e568 = continued_56_;
-                    active_44_ = ((_e558 && !(_e560)) && !((_e564 || (_e566 || _e568))));
+                    let _e587 = saved_64_;
+                    let _e589 = taken_65_;
+                    let _e593 = exited_43_;
+                    let _e595 = broken_53_;
+                    let _e597 = continued_54_;
+                    active_42_ = ((_e587 && !(_e589)) && !((_e593 || (_e595 || _e597))));
                     {
                     }
-                    let _e575 = saved_64_;
-                    let _e577 = exited_45_;
-                    let _e579 = broken_55_;
-                    let _e581 = continued_56_;
-                    active_44_ = (_e575 && !((_e577 || (_e579 || _e581))));
-                    let _e588 = active_44_;
-                    if _e588 {
-                        let _e590 = r12_;
-                        r33_ = (_e590 - 1i);
+                    let _e604 = saved_64_;
+                    let _e606 = exited_43_;
+                    let _e608 = broken_53_;
+                    let _e610 = continued_54_;
+                    active_42_ = (_e604 && !((_e606 || (_e608 || _e610))));
+                    let _e617 = active_42_;
+                    if _e617 {
+                        let _e619 = r12_;
+                        r31_ = (_e619 - 1i);
                     }
                     workgroupBarrier();
-                    let _e595 = r32_;
-                    lane_values[local_index] = bitcast<u32>(_e595);
-                    let _e603 = active_44_;
-                    lane_active[local_index] = u32(_e603);
+                    let _e624 = r30_;
+                    lane_values[local_index] = bitcast<u32>(_e624);
+                    let _e632 = active_42_;
+                    lane_active[local_index] = u32(_e632);
                     workgroupBarrier();
-                    let _e606 = active_44_;
-                    if _e606 {
-                        let _e612 = i32(local_index);
-                        let _e615 = r33_;
-                        let _e619 = (((_e615 % 32i) + 32i) % 32i);
-                        let _e623 = ((_e619 >= 0i) && (_e619 < 32i));
-                        let _e625 = select(_e612, ((_e612 - (i32(local_index) % 32i)) + _e619), _e623);
-                        let _e627 = (_e625 < 80i);
-                        let _e632 = lane_active[bitcast<u32>(select(_e612, _e625, _e627))];
-                        let _e640 = lane_values[bitcast<u32>(_e625)];
-                        let _e645 = lane_values[bitcast<u32>(_e612)];
-                        carry_22_ = select(bitcast<i32>(_e645), bitcast<i32>(_e640), (_e623 && (_e627 && (_e632 != 0u))));
+                    let _e635 = active_42_;
+                    if _e635 {
+                        let _e641 = i32(local_index);
+                        let _e644 = r31_;
+                        let _e648 = (((_e644 % 32i) + 32i) % 32i);
+                        let _e652 = ((_e648 >= 0i) && (_e648 < 32i));
+                        let _e654 = select(_e641, ((_e641 - (i32(local_index) % 32i)) + _e648), _e652);
+                        let _e656 = (_e654 < 80i);
+                        let _e661 = lane_active[bitcast<u32>(select(_e641, _e654, _e656))];
+                        let _e669 = lane_values[bitcast<u32>(_e654)];
+                        let _e674 = lane_values[bitcast<u32>(_e641)];
+                        carry_22_ = select(bitcast<i32>(_e674), bitcast<i32>(_e669), (_e652 && (_e656 && (_e661 != 0u))));
                     }
                     workgroupBarrier();
                 }
                 continuing {
-                    let _e650 = entry_54_;
-                    continued_56_ = false;
-                    let _e654 = exited_45_;
-                    let _e656 = broken_55_;
-                    let _e658 = continued_56_;
-                    active_44_ = (_e650 && !((_e654 || (_e656 || _e658))));
+                    let _e679 = entry_52_;
+                    continued_54_ = false;
+                    let _e683 = exited_43_;
+                    let _e685 = broken_53_;
+                    let _e687 = continued_54_;
+                    active_42_ = (_e679 && !((_e683 || (_e685 || _e687))));
                     {
-                        let _e665 = active_44_;
-                        if _e665 {
-                            let _e667 = base_23_;
-                            let _e669 = r12_;
-                            base_23_ = (_e667 + _e669);
+                        let _e694 = active_42_;
+                        if _e694 {
+                            let _e696 = base_23_;
+                            let _e698 = r12_;
+                            base_23_ = (_e696 + _e698);
                         }
                     }
                 }
             }
-            let _e673 = left_57_;
-            if !(_e673) {
+            let _e702 = left_55_;
+            if !(_e702) {
                 loop_guard[0u] = 2147483649u;
             }
-            let _e680 = entry_54_;
-            let _e682 = exited_45_;
-            active_44_ = (_e680 && !(_e682));
+            let _e709 = entry_52_;
+            let _e711 = exited_43_;
+            active_42_ = (_e709 && !(_e711));
         }
-        let _e687 = saved_52_;
-        let _e689 = taken_53_;
-        let _e693 = exited_45_;
-        active_44_ = ((_e687 && !(_e689)) && !(_e693));
+        let _e716 = saved_50_;
+        let _e718 = taken_51_;
+        let _e722 = exited_43_;
+        active_42_ = ((_e716 && !(_e718)) && !(_e722));
         {
         }
-        let _e698 = saved_52_;
-        let _e700 = exited_45_;
-        active_44_ = (_e698 && !(_e700));
+        let _e727 = saved_50_;
+        let _e729 = exited_43_;
+        active_42_ = (_e727 && !(_e729));
         workgroupBarrier();
-        let _e705 = active_44_;
-        if _e705 {
-            let _e707 = r13_;
-            r34_ = (_e707 > 0i);
+        let _e734 = active_42_;
+        if _e734 {
+            let _e736 = r13_;
+            r32_ = (_e736 > 0i);
         }
-        let _e712 = active_44_;
-        if _e712 {
-            let _e714 = r13_;
-            r35_ = (_e714 - 1i);
+        let _e741 = active_42_;
+        if _e741 {
+            let _e743 = r13_;
+            r33_ = (_e743 - 1i);
         }
-        let _e719 = active_44_;
-        if _e719 {
-            let _e721 = r35_;
-            r36_ = max(_e721, 0i);
+        let _e748 = active_42_;
+        if _e748 {
+            let _e750 = r33_;
+            r34_ = max(_e750, 0i);
         }
-        let _e726 = active_44_;
-        if _e726 {
-            let _e729 = r36_;
-            let _e733 = tile0_warp_totals[bitcast<u32>(_e729)];
-            r37_ = _e733;
+        let _e755 = active_42_;
+        if _e755 {
+            let _e758 = r34_;
+            let _e762 = tile0_warp_totals[bitcast<u32>(_e758)];
+            r35_ = _e762;
         }
-        let _e736 = active_44_;
-        if _e736 {
-            let _e738 = r34_;
-            let _e740 = r37_;
-            r38_ = select(0i, _e740, _e738);
+        let _e765 = active_42_;
+        if _e765 {
+            let _e767 = r32_;
+            let _e769 = r35_;
+            r36_ = select(0i, _e769, _e767);
         }
-        let _e745 = active_44_;
-        if _e745 {
-            let _e747 = r10_;
-            let _e749 = r38_;
-            r39_ = (_e747 + _e749);
+        let _e774 = active_42_;
+        if _e774 {
+            let _e776 = r10_;
+            let _e778 = r36_;
+            r37_ = (_e776 + _e778);
         }
-        let _e753 = active_44_;
-        if _e753 {
-            let _e755 = r39_;
-            scanned_40_ = _e755;
+        let _e782 = active_42_;
+        if _e782 {
+            let _e784 = r37_;
+            scanned_38_ = _e784;
         }
-        let _e758 = active_44_;
-        if _e758 {
-            let _e761 = params.N;
-            r41_ = _e761;
+        let _e787 = active_42_;
+        if _e787 {
+            let _e790 = params.N;
+            r39_ = _e790;
         }
-        let _e764 = active_44_;
-        if _e764 {
-            let _e766 = i_5_;
-            let _e768 = r41_;
-            r42_ = (_e766 < _e768);
+        let _e793 = active_42_;
+        if _e793 {
+            let _e795 = i_5_;
+            let _e797 = r39_;
+            r40_ = (_e795 < _e797);
         }
-        let _e772 = active_44_;
-        saved_66_ = _e772;
-        let _e775 = r42_;
-        let _e777 = saved_66_;
-        let _e778 = (_e777 && _e775);
-        taken_67_ = _e778;
-        active_44_ = _e778;
+        let _e801 = active_42_;
+        saved_66_ = _e801;
+        let _e804 = r40_;
+        let _e806 = saved_66_;
+        let _e807 = (_e806 && _e804);
+        taken_67_ = _e807;
+        active_42_ = _e807;
         {
-            let _e782 = active_44_;
-            if _e782 {
-                let _e784 = scanned_40_;
-                let _e789 = i_5_;
-                Y[bitcast<u32>(_e789)] = _e784;
+            let _e811 = active_42_;
+            if _e811 {
+                let _e813 = scanned_38_;
+                let _e818 = i_5_;
+                Y[bitcast<u32>(_e818)] = _e813;
             }
         }
-        let _e794 = saved_66_;
-        let _e796 = taken_67_;
-        let _e800 = exited_45_;
-        active_44_ = ((_e794 && !(_e796)) && !(_e800));
+        let _e823 = saved_66_;
+        let _e825 = taken_67_;
+        let _e829 = exited_43_;
+        active_42_ = ((_e823 && !(_e825)) && !(_e829));
         {
         }
-        let _e805 = saved_66_;
-        let _e807 = exited_45_;
-        active_44_ = (_e805 && !(_e807));
+        let _e834 = saved_66_;
+        let _e836 = exited_43_;
+        active_42_ = (_e834 && !(_e836));
     }
 }

@@ -14,7 +14,7 @@ var<storage> X: array<i32>;
 var<storage, read_write> Y: array<i32>;
 @group(0) @binding(2) 
 var<uniform> params: Params;
-var<workgroup> tile0_warp_totals: array<i32, 80>;
+var<workgroup> tile0_warp_totals: array<i32, 3>;
 @group(0) @binding(3) 
 var<storage, read_write> loop_guard: array<u32>;
 
@@ -48,23 +48,21 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r25_: bool;
     var r26_: i32;
     var r27_: bool;
-    var r28_: i32;
+    var total_28_: i32;
     var r29_: i32;
     var r30_: i32;
     var r31_: i32;
-    var r32_: i32;
+    var r32_: bool;
     var r33_: i32;
-    var r34_: bool;
+    var r34_: i32;
     var r35_: i32;
     var r36_: i32;
     var r37_: i32;
-    var r38_: i32;
+    var scanned_38_: i32;
     var r39_: i32;
-    var scanned_40_: i32;
-    var r41_: i32;
-    var r42_: bool;
-    var trips_43_: u32 = 0u;
-    var left_44_: bool = false;
+    var r40_: bool;
+    var trips_41_: u32 = 0u;
+    var left_42_: bool = false;
 
     r0_ = i32(block.x);
     r1_ = 80i;
@@ -126,100 +124,100 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         r21_ = 3i;
         carry_22_ = 0i;
         base_23_ = 0i;
-        left_44_ = false;
+        left_42_ = false;
         loop {
-            let _e132 = trips_43_;
+            let _e132 = trips_41_;
             let _e134 = (_e132 + 1u);
-            trips_43_ = _e134;
+            trips_41_ = _e134;
             if (_e134 > 4096u) {
                 loop_guard[0u] = 1u;
-                left_44_ = true;
+                left_42_ = true;
                 break;
             }
             {
                 let _e138 = base_23_;
-                r24_ = (_e138 < 80i);
-                let _e143 = r24_;
-                r25_ = !(_e143);
-                let _e147 = r25_;
-                if _e147 {
-                    left_44_ = true;
+                let _e140 = r21_;
+                r24_ = (_e138 < _e140);
+                let _e144 = r24_;
+                r25_ = !(_e144);
+                let _e148 = r25_;
+                if _e148 {
+                    left_42_ = true;
                     break;
                 }
-                let _e151 = base_23_;
-                let _e153 = r11_;
-                r26_ = (_e151 + _e153);
-                let _e157 = r26_;
-                let _e159 = r21_;
-                r27_ = (_e157 < _e159);
-                let _e163 = r26_;
-                r28_ = min(_e163, 79i);
-                let _e169 = r28_;
-                let _e173 = tile0_warp_totals[bitcast<u32>(_e169)];
-                r29_ = _e173;
-                let _e176 = r27_;
-                let _e178 = r29_;
-                r30_ = select(0i, _e178, _e176);
-                let _e183 = r30_;
-                let _e184 = subgroupInclusiveAdd(_e183);
-                r31_ = _e184;
-                let _e187 = r31_;
-                let _e189 = carry_22_;
-                r32_ = (_e187 + _e189);
-                let _e193 = r27_;
-                if _e193 {
-                    let _e195 = r32_;
-                    let _e198 = r28_;
-                    tile0_warp_totals[bitcast<u32>(_e198)] = _e195;
+                let _e152 = base_23_;
+                let _e154 = r11_;
+                r26_ = (_e152 + _e154);
+                let _e158 = r26_;
+                let _e160 = r21_;
+                r27_ = (_e158 < _e160);
+                total_28_ = 0i;
+                let _e166 = r27_;
+                if _e166 {
+                    let _e169 = r26_;
+                    let _e173 = tile0_warp_totals[bitcast<u32>(_e169)];
+                    total_28_ = _e173;
                 }
-                let _e203 = r12_;
-                r33_ = (_e203 - 1i);
-                let _e208 = r32_;
-                let _e210 = r33_;
-                let _e214 = (i32(local_index) % 32i);
-                let _e226 = bitcast<u32>((((_e210 % 32i) + 32i) % 32i));
-                let _e228 = (_e226 < bitcast<u32>(min((80i - (i32(local_index) - _e214)), 32i)));
-                let _e231 = subgroupShuffle(_e208, select(bitcast<u32>(_e214), _e226, _e228));
-                carry_22_ = select(_e208, _e231, _e228);
+                let _e176 = total_28_;
+                let _e177 = subgroupInclusiveAdd(_e176);
+                r29_ = _e177;
+                let _e180 = r29_;
+                let _e182 = carry_22_;
+                r30_ = (_e180 + _e182);
+                let _e186 = r27_;
+                if _e186 {
+                    let _e188 = r30_;
+                    let _e191 = r26_;
+                    tile0_warp_totals[bitcast<u32>(_e191)] = _e188;
+                }
+                let _e196 = r12_;
+                r31_ = (_e196 - 1i);
+                let _e201 = r30_;
+                let _e203 = r31_;
+                let _e207 = (i32(local_index) % 32i);
+                let _e219 = bitcast<u32>((((_e203 % 32i) + 32i) % 32i));
+                let _e221 = (_e219 < bitcast<u32>(min((80i - (i32(local_index) - _e207)), 32i)));
+                let _e224 = subgroupShuffle(_e201, select(bitcast<u32>(_e207), _e219, _e221));
+                carry_22_ = select(_e201, _e224, _e221);
             }
             continuing {
-                let _e235 = base_23_;
-                let _e237 = r12_;
-                base_23_ = (_e235 + _e237);
+                let _e228 = base_23_;
+                let _e230 = r12_;
+                base_23_ = (_e228 + _e230);
             }
         }
-        let _e241 = left_44_;
-        if !(_e241) {
+        let _e234 = left_42_;
+        if !(_e234) {
             loop_guard[0u] = 2147483649u;
         }
     }
     workgroupBarrier();
-    let _e248 = r13_;
-    r34_ = (_e248 > 0i);
-    let _e253 = r13_;
-    r35_ = (_e253 - 1i);
-    let _e258 = r35_;
-    r36_ = max(_e258, 0i);
-    let _e264 = r36_;
-    let _e268 = tile0_warp_totals[bitcast<u32>(_e264)];
-    r37_ = _e268;
-    let _e271 = r34_;
-    let _e273 = r37_;
-    r38_ = select(0i, _e273, _e271);
-    let _e278 = r10_;
-    let _e280 = r38_;
-    r39_ = (_e278 + _e280);
-    let _e284 = r39_;
-    scanned_40_ = _e284;
-    let _e288 = params.N;
-    r41_ = _e288;
-    let _e291 = i_5_;
-    let _e293 = r41_;
-    r42_ = (_e291 < _e293);
-    let _e297 = r42_;
-    if _e297 {
-        let _e299 = scanned_40_;
-        let _e304 = i_5_;
-        Y[bitcast<u32>(_e304)] = _e299;
+    let _e241 = r13_;
+    r32_ = (_e241 > 0i);
+    let _e246 = r13_;
+    r33_ = (_e246 - 1i);
+    let _e251 = r33_;
+    r34_ = max(_e251, 0i);
+    let _e257 = r34_;
+    let _e261 = tile0_warp_totals[bitcast<u32>(_e257)];
+    r35_ = _e261;
+    let _e264 = r32_;
+    let _e266 = r35_;
+    r36_ = select(0i, _e266, _e264);
+    let _e271 = r10_;
+    let _e273 = r36_;
+    r37_ = (_e271 + _e273);
+    let _e277 = r37_;
+    scanned_38_ = _e277;
+    let _e281 = params.N;
+    r39_ = _e281;
+    let _e284 = i_5_;
+    let _e286 = r39_;
+    r40_ = (_e284 < _e286);
+    let _e290 = r40_;
+    if _e290 {
+        let _e292 = scanned_38_;
+        let _e297 = i_5_;
+        Y[bitcast<u32>(_e297)] = _e292;
     }
 }

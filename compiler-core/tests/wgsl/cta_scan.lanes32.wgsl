@@ -13,7 +13,7 @@ var<storage> X: array<i32>;
 var<storage, read_write> Y: array<i32>;
 @group(0) @binding(2) 
 var<uniform> params: Params;
-var<workgroup> tile0_warp_totals: array<i32, 80>;
+var<workgroup> tile0_warp_totals: array<i32, 3>;
 
 @compute @workgroup_size(80, 1, 1) 
 fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -45,21 +45,19 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r25_: bool;
     var r26_: i32;
     var r27_: bool;
-    var r28_: i32;
+    var total_28_: i32;
     var r29_: i32;
     var r30_: i32;
     var r31_: i32;
-    var r32_: i32;
+    var r32_: bool;
     var r33_: i32;
-    var r34_: bool;
+    var r34_: i32;
     var r35_: i32;
     var r36_: i32;
     var r37_: i32;
-    var r38_: i32;
+    var scanned_38_: i32;
     var r39_: i32;
-    var scanned_40_: i32;
-    var r41_: i32;
-    var r42_: bool;
+    var r40_: bool;
 
     r0_ = i32(block.x);
     r1_ = 80i;
@@ -123,82 +121,82 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         base_23_ = 0i;
         loop {
             let _e122 = base_23_;
-            r24_ = (_e122 < 80i);
-            let _e127 = r24_;
-            r25_ = !(_e127);
-            let _e131 = r25_;
-            if _e131 {
+            let _e124 = r21_;
+            r24_ = (_e122 < _e124);
+            let _e128 = r24_;
+            r25_ = !(_e128);
+            let _e132 = r25_;
+            if _e132 {
                 break;
             }
-            let _e133 = base_23_;
-            let _e135 = r11_;
-            r26_ = (_e133 + _e135);
-            let _e139 = r26_;
-            let _e141 = r21_;
-            r27_ = (_e139 < _e141);
-            let _e145 = r26_;
-            r28_ = min(_e145, 79i);
-            let _e151 = r28_;
-            let _e155 = tile0_warp_totals[bitcast<u32>(_e151)];
-            r29_ = _e155;
-            let _e158 = r27_;
-            let _e160 = r29_;
-            r30_ = select(0i, _e160, _e158);
-            let _e165 = r30_;
-            let _e166 = subgroupInclusiveAdd(_e165);
-            r31_ = _e166;
-            let _e169 = r31_;
-            let _e171 = carry_22_;
-            r32_ = (_e169 + _e171);
-            let _e175 = r27_;
-            if _e175 {
-                let _e177 = r32_;
-                let _e180 = r28_;
-                tile0_warp_totals[bitcast<u32>(_e180)] = _e177;
+            let _e134 = base_23_;
+            let _e136 = r11_;
+            r26_ = (_e134 + _e136);
+            let _e140 = r26_;
+            let _e142 = r21_;
+            r27_ = (_e140 < _e142);
+            total_28_ = 0i;
+            let _e148 = r27_;
+            if _e148 {
+                let _e151 = r26_;
+                let _e155 = tile0_warp_totals[bitcast<u32>(_e151)];
+                total_28_ = _e155;
             }
-            let _e185 = r12_;
-            r33_ = (_e185 - 1i);
-            let _e190 = r32_;
-            let _e192 = r33_;
-            let _e196 = (i32(local_index) % 32i);
-            let _e208 = bitcast<u32>((((_e192 % 32i) + 32i) % 32i));
-            let _e210 = (_e208 < bitcast<u32>(min((80i - (i32(local_index) - _e196)), 32i)));
-            let _e213 = subgroupShuffle(_e190, select(bitcast<u32>(_e196), _e208, _e210));
-            carry_22_ = select(_e190, _e213, _e210);
+            let _e158 = total_28_;
+            let _e159 = subgroupInclusiveAdd(_e158);
+            r29_ = _e159;
+            let _e162 = r29_;
+            let _e164 = carry_22_;
+            r30_ = (_e162 + _e164);
+            let _e168 = r27_;
+            if _e168 {
+                let _e170 = r30_;
+                let _e173 = r26_;
+                tile0_warp_totals[bitcast<u32>(_e173)] = _e170;
+            }
+            let _e178 = r12_;
+            r31_ = (_e178 - 1i);
+            let _e183 = r30_;
+            let _e185 = r31_;
+            let _e189 = (i32(local_index) % 32i);
+            let _e201 = bitcast<u32>((((_e185 % 32i) + 32i) % 32i));
+            let _e203 = (_e201 < bitcast<u32>(min((80i - (i32(local_index) - _e189)), 32i)));
+            let _e206 = subgroupShuffle(_e183, select(bitcast<u32>(_e189), _e201, _e203));
+            carry_22_ = select(_e183, _e206, _e203);
             continuing {
-                let _e217 = base_23_;
-                let _e219 = r12_;
-                base_23_ = (_e217 + _e219);
+                let _e210 = base_23_;
+                let _e212 = r12_;
+                base_23_ = (_e210 + _e212);
             }
         }
     }
     workgroupBarrier();
-    let _e223 = r13_;
-    r34_ = (_e223 > 0i);
-    let _e228 = r13_;
-    r35_ = (_e228 - 1i);
-    let _e233 = r35_;
-    r36_ = max(_e233, 0i);
-    let _e239 = r36_;
-    let _e243 = tile0_warp_totals[bitcast<u32>(_e239)];
-    r37_ = _e243;
-    let _e246 = r34_;
-    let _e248 = r37_;
-    r38_ = select(0i, _e248, _e246);
-    let _e253 = r10_;
-    let _e255 = r38_;
-    r39_ = (_e253 + _e255);
-    let _e259 = r39_;
-    scanned_40_ = _e259;
-    let _e263 = params.N;
-    r41_ = _e263;
-    let _e266 = i_5_;
-    let _e268 = r41_;
-    r42_ = (_e266 < _e268);
-    let _e272 = r42_;
-    if _e272 {
-        let _e274 = scanned_40_;
-        let _e279 = i_5_;
-        Y[bitcast<u32>(_e279)] = _e274;
+    let _e216 = r13_;
+    r32_ = (_e216 > 0i);
+    let _e221 = r13_;
+    r33_ = (_e221 - 1i);
+    let _e226 = r33_;
+    r34_ = max(_e226, 0i);
+    let _e232 = r34_;
+    let _e236 = tile0_warp_totals[bitcast<u32>(_e232)];
+    r35_ = _e236;
+    let _e239 = r32_;
+    let _e241 = r35_;
+    r36_ = select(0i, _e241, _e239);
+    let _e246 = r10_;
+    let _e248 = r36_;
+    r37_ = (_e246 + _e248);
+    let _e252 = r37_;
+    scanned_38_ = _e252;
+    let _e256 = params.N;
+    r39_ = _e256;
+    let _e259 = i_5_;
+    let _e261 = r39_;
+    r40_ = (_e259 < _e261);
+    let _e265 = r40_;
+    if _e265 {
+        let _e267 = scanned_38_;
+        let _e272 = i_5_;
+        Y[bitcast<u32>(_e272)] = _e267;
     }
 }
