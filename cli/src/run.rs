@@ -656,7 +656,11 @@ fn profile_json(profile: &MemoryProfile, source: &str) -> String {
                     "sectors_per_request".into(),
                     site.sectors_per_request().into(),
                 );
-                object.insert("efficiency".into(), site.efficiency().into());
+                if site.is_shared() {
+                    object.insert("excess_wavefronts".into(), site.excess_wavefronts().into());
+                } else {
+                    object.insert("excess_sectors".into(), site.excess_sectors().into());
+                }
                 object.insert("mean_degree".into(), site.mean_degree().into());
                 object.insert("poor".into(), site.is_poor().into());
             }

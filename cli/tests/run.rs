@@ -399,7 +399,7 @@ fn profile_prints_each_access_with_its_figures() {
     // 4 CTAs x 8 warps x 4 trips of the tile copy: 128 requests, full sectors.
     assert!(
         rows[1].starts_with(
-            "9:11     In[r :+ 32, c :+ 32]           global read        128        4.00       100%"
+            "9:11     In[r :+ 32, c :+ 32]           global read        128        4.00       0 of 512"
         ),
         "{text}"
     );
@@ -423,8 +423,9 @@ fn profile_prints_each_access_with_its_figures() {
     let text = stdout(&output);
     let write = text.lines().nth(1).unwrap_or_default();
     assert!(write.starts_with("7:5      Out[c, r] = In[r, c]"), "{text}");
+    // 512 requests of 32 sectors each, where 4 would hold each one's 128 bytes.
     assert!(
-        write.contains("global write       512       32.00        12%"),
+        write.contains("global write       512       32.00 14336 of 16384"),
         "{text}"
     );
     assert!(write.ends_with(" !"), "{text}");
@@ -442,6 +443,14 @@ fn profile_prints_each_access_with_its_figures() {
     );
     assert_eq!(column["worst_degree"], 1);
     assert_eq!(column["poor"], false);
+    assert_eq!(column["excess_wavefronts"], 0);
+    // The tile copy's read: 128 requests of 4 sectors, the fewest 128 bytes need.
+    let copy = &json["sites"][0];
+    assert_eq!(
+        (&copy["sectors"], &copy["ideal_sectors"], &copy["excess_sectors"]),
+        (&512.into(), &512.into(), &0.into())
+    );
+    assert_eq!(copy["poor"], false);
 }
 
 #[test]

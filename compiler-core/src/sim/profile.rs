@@ -10,18 +10,24 @@
 //! The rules (the spec's "Memory behaviour", after NVIDIA's CUDA C++ Best Practices Guide,
 //! "Coalesced Access to Global Memory" and "Shared Memory", and the Programming Guide's
 //! shared-memory section for compute capability 5.x and later):
-//! - a **request** is one access run by one warp with at least one active lane; only active
-//!   lanes count;
+//! - a **request** is one access run by 32 lanes of a warp (a whole warp of 32 or fewer lanes;
+//!   a 64-lane warp makes two, as NVIDIA's hardware splits any access into 32-lane requests)
+//!   with at least one active lane; only active lanes count;
 //! - **global**: each tensor starts 256-byte aligned and its elements are 4 bytes, so element
 //!   `e` is bytes `4e .. 4e + 4` from an aligned start; a request touches the distinct 32-byte
 //!   sectors `4e / 32` and 128-byte lines `4e / 128` of its lanes' elements; it asks for the
-//!   bytes of its distinct elements (lanes on one element share it); efficiency is the bytes
-//!   asked for over the bytes of the sectors moved, `bytes / (32 × sectors)`;
+//!   bytes of its distinct elements (lanes on one element share it), which could fit in
+//!   `⌈bytes / 32⌉` sectors, its **ideal**; the sectors moved past the ideal are its
+//!   **excess**, as Nsight Compute and CUPTI report uncoalesced accesses;
 //! - **shared**: each tile starts at bank 0, so the word stored at `e` (the compiler pads
 //!   some tiles' rows: `ir::tiles::pad_tiles`) is in bank `e mod 32`; a request's
 //!   conflict degree is the most distinct elements any one bank must serve (lanes reading one
 //!   element get it by broadcast, not a conflict); degree 1 is conflict-free, and a request
-//!   takes as many passes as its degree.
+//!   takes as many wavefronts (passes) as its degree, where `⌈distinct words / 32⌉` is the
+//!   ideal; the rest is its excess.
+//! - An access is **marked** when at least half of what it moved (sectors, wavefronts) is
+//!   excess: a stride-2 read (8 sectors, ideal 4) and a 2-way conflict are; a broadcast or one
+//!   lane's store (1 sector, ideal 1) never is.
 //!
 //! Invariant: counting changes nothing the run computes.
 
@@ -39,6 +45,8 @@ pub const LINE_BYTES: u64 = 128;
 pub const BANKS: usize = 32;
 /// Every element type that runs is 4 bytes.
 const ELEMENT_BYTES: u64 = 4;
+/// The lanes of one request: NVIDIA's warp. A wider warp's access is several requests.
+pub const REQUEST_LANES: usize = 32;
 
 /// One access in the source, over the run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,9 +65,13 @@ pub struct AccessSite {
     pub bytes: u64,
     /// Global: sectors and lines moved, summed over requests.
     pub sectors: u64,
+    /// Global: the fewest sectors that could hold each request's bytes, summed over requests.
+    pub ideal_sectors: u64,
     pub lines: u64,
-    /// Shared: passes (each request's conflict degree), summed over requests.
-    pub passes: u64,
+    /// Shared: wavefronts (each request's conflict degree), summed over requests.
+    pub wavefronts: u64,
+    /// Shared: the fewest wavefronts each request's distinct words need, summed.
+    pub ideal_wavefronts: u64,
     /// Shared: the worst request's conflict degree.
     pub worst_degree: u32,
 }
@@ -75,8 +87,10 @@ impl AccessSite {
             lanes: 0,
             bytes: 0,
             sectors: 0,
+            ideal_sectors: 0,
             lines: 0,
-            passes: 0,
+            wavefronts: 0,
+            ideal_wavefronts: 0,
             worst_degree: 0,
         }
     }
@@ -98,18 +112,19 @@ impl AccessSite {
         self.per_request(self.sectors)
     }
 
-    /// Global: bytes asked for over bytes moved, from 0 to 1.
-    pub fn efficiency(&self) -> f64 {
-        if self.sectors == 0 {
-            0.0
-        } else {
-            self.bytes as f64 / (self.sectors * SECTOR_BYTES) as f64
-        }
+    /// Global: sectors moved past the ideal.
+    pub fn excess_sectors(&self) -> u64 {
+        self.sectors - self.ideal_sectors
+    }
+
+    /// Shared: wavefronts past the ideal.
+    pub fn excess_wavefronts(&self) -> u64 {
+        self.wavefronts - self.ideal_wavefronts
     }
 
     /// Shared: the mean conflict degree (1 is conflict-free).
     pub fn mean_degree(&self) -> f64 {
-        self.per_request(self.passes)
+        self.per_request(self.wavefronts)
     }
 
     /// "global read", "shared write", …
@@ -122,35 +137,36 @@ impl AccessSite {
         }
     }
 
-    /// The figures in words: "4.00 sectors per request, 100% efficient" or "32-way bank
-    /// conflict at worst, 32.0 on average".
+    /// The figures in words: "8.00 sectors per request, 4 excess of 8" or "32-way bank
+    /// conflict at worst, 32.0 on average, 31 excess wavefronts of 32".
     pub fn figures(&self) -> String {
         if self.is_shared() {
             format!(
-                "{}-way bank conflict at worst, {:.1} on average",
+                "{}-way bank conflict at worst, {:.1} on average, {} excess wavefronts of {}",
                 self.worst_degree,
-                self.mean_degree()
+                self.mean_degree(),
+                self.excess_wavefronts(),
+                self.wavefronts
             )
         } else {
             format!(
-                "{:.2} sectors per request, {:.0}% efficient",
+                "{:.2} sectors per request, {} excess of {}",
                 self.sectors_per_request(),
-                self.efficiency() * 100.0
+                self.excess_sectors(),
+                self.sectors
             )
         }
     }
 
-    /// Whether the figures are poor enough to mark: under half the moved bytes used, or a bank
-    /// conflict of two ways or more on average.
+    /// Whether to mark the access: at least half of what it moved is excess (the module's
+    /// rules).
     pub fn is_poor(&self) -> bool {
-        if self.requests == 0 {
-            return false;
-        }
-        if self.is_shared() {
-            self.mean_degree() >= 2.0
+        let (moved, excess) = if self.is_shared() {
+            (self.wavefronts, self.excess_wavefronts())
         } else {
-            self.efficiency() < 0.5
-        }
+            (self.sectors, self.excess_sectors())
+        };
+        excess > 0 && excess * 2 >= moved
     }
 }
 
@@ -182,8 +198,10 @@ impl Counter {
                     into.lanes += site.lanes;
                     into.bytes += site.bytes;
                     into.sectors += site.sectors;
+                    into.ideal_sectors += site.ideal_sectors;
                     into.lines += site.lines;
-                    into.passes += site.passes;
+                    into.wavefronts += site.wavefronts;
+                    into.ideal_wavefronts += site.ideal_wavefronts;
                     into.worst_degree = into.worst_degree.max(site.worst_degree);
                 }
             }
@@ -235,6 +253,7 @@ fn count_global(site: &mut AccessSite, elements: &mut [u64]) {
     let distinct = distinct_by(elements, |e| e);
     site.bytes += distinct * ELEMENT_BYTES;
     site.sectors += sectors(elements);
+    site.ideal_sectors += (distinct * ELEMENT_BYTES).div_ceil(SECTOR_BYTES);
     site.lines += distinct_by(elements, |e| e * ELEMENT_BYTES / LINE_BYTES);
 }
 
@@ -242,7 +261,8 @@ fn count_global(site: &mut AccessSite, elements: &mut [u64]) {
 fn count_shared(site: &mut AccessSite, elements: &mut [u64]) {
     elements.sort_unstable();
     let degree = conflict_degree(elements);
-    site.passes += u64::from(degree);
+    site.wavefronts += u64::from(degree);
+    site.ideal_wavefronts += distinct_by(elements, |e| e).div_ceil(BANKS as u64);
     site.worst_degree = site.worst_degree.max(degree);
 }
 
@@ -343,7 +363,8 @@ impl<'a> Cta<'a> {
             .entry((span, kind, index, write))
             .or_insert_with(|| AccessSite::new(span, memory, name.to_owned(), write));
         let elements = &mut counter.elements;
-        let lanes = self.options.lanes.max(1) as usize;
+        // Warps of 32 lanes or fewer make a request each; a wider warp, one per 32 lanes.
+        let lanes = (self.options.lanes.max(1) as usize).min(REQUEST_LANES);
         for start in (0..self.threads).step_by(lanes) {
             elements.clear();
             let mut active = 0;
@@ -374,13 +395,13 @@ impl MemoryProfile {
     pub fn to_text(&self, source: &str) -> String {
         let lines = crate::span::LineIndex::new(source);
         let mut text = format!(
-            "{:<8} {:<30} {:<13} {:>8} {:>11} {:>10} {:>14}\n",
+            "{:<8} {:<30} {:<13} {:>8} {:>11} {:>14} {:>14}\n",
             "line:col",
             "access",
             "memory",
             "requests",
             "sectors/req",
-            "efficiency",
+            "excess",
             "bank conflict"
         );
         for site in &self.sites {
@@ -392,24 +413,25 @@ impl MemoryProfile {
                 access.to_owned()
             };
             let memory = site.kind();
-            let (sectors, efficiency, conflict) = if site.is_shared() {
+            let (sectors, excess, conflict) = if site.is_shared() {
                 let conflict = format!("{}-way, {:.1}", site.worst_degree, site.mean_degree());
-                (String::new(), String::new(), conflict)
+                let excess = format!("{} of {}", site.excess_wavefronts(), site.wavefronts);
+                (String::new(), excess, conflict)
             } else {
                 (
                     format!("{:.2}", site.sectors_per_request()),
-                    format!("{:.0}%", site.efficiency() * 100.0),
+                    format!("{} of {}", site.excess_sectors(), site.sectors),
                     String::new(),
                 )
             };
             let row = format!(
-                "{:<8} {:<30} {:<13} {:>8} {:>11} {:>10} {:>14}{}",
+                "{:<8} {:<30} {:<13} {:>8} {:>11} {:>14} {:>14}{}",
                 format!("{}:{}", at.line, at.column),
                 access,
                 memory,
                 site.requests,
                 sectors,
-                efficiency,
+                excess,
                 conflict,
                 if site.is_poor() { " !" } else { "" }
             );

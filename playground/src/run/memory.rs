@@ -126,7 +126,7 @@ pub fn MemoryView(
                 <button type="button" class="close" data-testid="memory-close" on:click=move |_| on_close.run(())>"Close"</button>
             </div>
             <p class="hint">
-                "Each access in the source, over every warp of the run: a request is one warp's access. Global memory moves 32-byte sectors; shared memory has 32 banks. "
+                "Each access in the source, over every warp of the run: a request is one warp's access (32 lanes at most). Global memory moves 32-byte sectors; shared memory has 32 banks; the excess is what an access moved beyond the fewest its bytes need. "
                 <a href="/docs/spec#memory-behaviour">"The rules"</a>
                 ", and "<a href="/docs/memory">"what the figures mean"</a>"."
             </p>
@@ -252,14 +252,15 @@ mod tests {
             .find(|r| r.memory == "global write")
             .unwrap_or_else(|| panic!("{rows:?}"));
         // Out[c, r]: consecutive lanes 4 elements (16 bytes) apart, as R = 4: two lanes per
-        // 32-byte sector, 16 sectors for 128 bytes asked for.
-        assert_eq!(store.figures, "16.00 sectors per request, 25% efficient");
+        // 32-byte sector, 16 sectors for 128 bytes asked for, which 4 would hold: 12 excess in
+        // each of 16 requests.
+        assert_eq!(store.figures, "16.00 sectors per request, 192 excess of 256");
         assert!(store.poor);
         let load = rows
             .iter()
             .find(|r| r.access == "In[r, c]")
             .unwrap_or_else(|| panic!("{rows:?}"));
-        assert_eq!(load.figures, "4.00 sectors per request, 100% efficient");
+        assert_eq!(load.figures, "4.00 sectors per request, 0 excess of 64");
         assert_eq!(load.requests, 4 * 4);
         assert!(!load.poor);
     }
