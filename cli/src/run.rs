@@ -35,10 +35,11 @@ pub struct RunArgs {
     /// A scalar parameter's value, NAME=V.
     #[arg(long = "scalar", value_parser = parse_pair::<f64>)]
     scalars: Vec<(String, f64)>,
-    /// A tensor's contents: NAME=PATH.npy, or NAME=zeros|ones|iota|rand:SEED.
+    /// A tensor's contents: NAME=PATH.npy (C or Fortran order, read as numpy means it), or
+    /// NAME=zeros|ones|iota|rand:SEED.
     #[arg(long = "in", value_parser = parse_input)]
     inputs: Vec<(String, InputSpec)>,
-    /// Write every tensor parameter to DIR/NAME.npy after the run.
+    /// Write every tensor parameter to DIR/NAME.npy (C order) after the run.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Where to run: sim (the reference simulator), gpu (WGSL on this machine's Vulkan GPU) or
@@ -280,12 +281,15 @@ fn dtype_of(element: Scalar) -> &'static str {
     }
 }
 
-/// An `.npy` file as a launch input, checked against the parameter's element type.
+/// An `.npy` file as a launch input, checked against the parameter's element type. A
+/// Fortran-ordered file (numpy writes one for a transposed array, `np.save(p, A.T)`) is read as
+/// numpy means it: its values are put in the row-major order a kernel's tensors have.
 fn read_npy(path: &Path, name: &str, element: Scalar) -> Result<Input, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let npy = npyz::NpyFile::new(&bytes[..])
         .map_err(|e| format!("{} is not an .npy file: {e}", path.display()))?;
     let shape: Vec<usize> = npy.shape().iter().map(|&n| n as usize).collect();
+    let order = npy.order();
     let found = npy.dtype().descr().replace('\'', "");
     let expected = dtype_of(element);
     if found != expected {
@@ -307,9 +311,38 @@ fn read_npy(path: &Path, name: &str, element: Scalar) -> Result<Input, String> {
             .map(|v| v.into_iter().map(f64::from).collect()),
     }
     .map_err(|e| format!("cannot read the values of {}: {e}", path.display()))?;
+    let values = match order {
+        npyz::Order::C => values,
+        npyz::Order::Fortran => row_major_from_column_major(&shape, &values),
+    };
     Ok(Input::Data { shape, values })
 }
 
+/// The values of a column-major (Fortran-ordered) array of `shape`, in row-major order.
+fn row_major_from_column_major(shape: &[usize], values: &[f64]) -> Vec<f64> {
+    let mut index = vec![0usize; shape.len()];
+    (0..values.len())
+        .map(|_| {
+            // Where the row-major element `index` lies in column-major order: the first axis
+            // has a stride of 1.
+            let (at, _) = index
+                .iter()
+                .zip(shape)
+                .fold((0, 1), |(at, stride), (&i, &n)| (at + i * stride, stride * n));
+            // The next row-major index: the last axis moves fastest.
+            for (i, &n) in index.iter_mut().zip(shape).rev() {
+                *i += 1;
+                if *i < n {
+                    break;
+                }
+                *i = 0;
+            }
+            values.get(at).copied().unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Writes an output in C (row-major) order, the order of the kernel's tensors, always.
 fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std::io::Result<()> {
     use npyz::WriterBuilder;
     let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();

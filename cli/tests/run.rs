@@ -90,6 +90,49 @@ fn vector_add_from_npy_files_to_npy_files() {
     assert_eq!(read_f32(&out.join("A.npy")).1, a);
 }
 
+/// numpy saves a transposed array in Fortran order (`np.save(p, A.T)`): the kernel must see the
+/// array numpy means, not its bytes taken as row-major, and the output is written in C order.
+#[test]
+fn a_fortran_ordered_npy_is_read_as_numpy_means_it() {
+    use npyz::WriterBuilder;
+    let dir = scratch("fortran");
+    // In = [[0, 1, 2], [3, 4, 5]], stored column by column: 0 3 1 4 2 5.
+    let path = dir.join("in.npy");
+    let file = std::fs::File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut writer = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(&[2, 3])
+        .order(npyz::Order::Fortran)
+        .writer(file)
+        .begin_nd()
+        .unwrap_or_else(|e| panic!("{e}"));
+    writer
+        .extend([0.0f32, 3.0, 1.0, 4.0, 2.0, 5.0])
+        .unwrap_or_else(|e| panic!("{e}"));
+    writer.finish().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    let output = tessera(&[
+        "run",
+        &examples().join("transpose.tsr").to_string_lossy(),
+        "--grid",
+        "1,2",
+        "--in",
+        &format!("In={}", path.display()),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    // Out = In transposed: [[0, 3], [1, 4], [2, 5]], written row by row.
+    let (shape, values) = read_f32(&out.join("Out.npy"));
+    assert_eq!(shape, vec![3, 2]);
+    assert_eq!(values, vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    let bytes = std::fs::read(out.join("Out.npy")).unwrap_or_else(|e| panic!("{e}"));
+    let written = npyz::NpyFile::new(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(written.order(), npyz::Order::C);
+    // The input is written back as the kernel saw it: row-major.
+    assert_eq!(read_f32(&out.join("In.npy")).1, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+}
+
 #[test]
 fn a_dtype_that_does_not_match_the_parameter_is_an_error() {
     let dir = scratch("dtype");
