@@ -74,6 +74,43 @@ fn golden_wgsl_for_every_example() {
     golden.finish();
 }
 
+/// The kernel of the spec's rules that WGSL alone would break (float-to-integer casts, a
+/// constant zero divisor, a constant shift count of 32 or more, `barrier()` and tensors): it
+/// validates in both warp modes, and its golden WGSL is what Chromium's Tint compiles
+/// (e2e/specs/wgsl.spec.ts) and lavapipe runs (runtime/tests/differential.rs).
+#[test]
+fn the_spec_edges_wgsl_would_break_compile_and_keep_the_rules() {
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/edges.tsr"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let compilation = compiler_core::compile(&source);
+    let mut golden = Golden::default();
+    for (mode, kind) in [
+        (WarpMode::Subgroups, "lanes"),
+        (WarpMode::Emulated, "emulated"),
+    ] {
+        let text = match compilation.wgsl(None, 32, mode) {
+            Ok(wgsl) => wgsl.browser_text(),
+            Err(diagnostics) => panic!("{mode:?}: {diagnostics:?}"),
+        };
+        assert!(text.contains("storageBarrier();\n"), "{text}");
+        // The saturating cast's bound and its NaN test.
+        assert!(
+            text.contains("2147483600f") || text.contains("2147483648f"),
+            "{text}"
+        );
+        assert!(
+            text.contains("4294967300f") || text.contains("4294967296f"),
+            "{text}"
+        );
+        golden.check(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/wgsl/edges.{kind}32.wgsl")),
+            &text,
+        );
+    }
+    golden.finish();
+}
+
 /// The WGSL a run sends to a GPU: loops guarded (the run's step limit as the budget). Golden
 /// files too, so Chromium checks their uniformity (e2e/specs/wgsl.spec.ts): the examples whose
 /// IR has a loop (the source's, or one a tile or a CTA scan lowers to), in subgroup mode and

@@ -106,13 +106,22 @@ type Runner<'a> = dyn Fn(&PreparedRun<'_>) -> Result<GpuOutput, RuntimeError> + 
 /// Runs one example, with its catalogue launch, on the simulator and through `run`; what
 /// differs.
 fn compare(example: &Example, lanes: u32, run: &Runner<'_>) -> Vec<String> {
+    compare_launch(example.name, example.source, &example.launch, lanes, run)
+}
+
+fn compare_launch(
+    name: &str,
+    source: &str,
+    launch: &Launch,
+    lanes: u32,
+    run: &Runner<'_>,
+) -> Vec<String> {
     let mut failures = Vec::new();
     {
-        let name = example.name;
-        let compilation = compiler_core::compile(example.source);
+        let compilation = compiler_core::compile(source);
         let launch = Launch {
             lanes,
-            ..example.launch.clone()
+            ..launch.clone()
         };
         let prepared = compilation
             .prepare(&launch, RunLimits::TERMINAL)
@@ -181,4 +190,55 @@ fn a_kernel_too_large_for_the_gpu_is_a_clear_error() {
         error.contains("the grid has 70000 CTAs along x; this GPU dispatches at most 65535"),
         "{error}"
     );
+}
+
+/// The spec's rules where WGSL alone differs (compiler-core/tests/wgsl/edges.tsr): casts of
+/// 1e20, -1e20, 3e9, 5e9 and NaN saturate as the simulator's do (WGSL gave 2147483520,
+/// 4294967040 and -2147483648 for NaN); a constant zero divisor and shift count compile; and a
+/// value passed between threads through a tensor across `barrier()` arrives. On lavapipe, in
+/// both warp modes.
+#[test]
+fn the_spec_edges_run_as_the_simulator_says() {
+    let gpu = gpu();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../compiler-core/tests/wgsl/edges.tsr");
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let special = [1e20, -1e20, 3e9, 5e9, f64::NAN, -5.5, 2.5, -2147483904.0];
+    let floats: Vec<f64> = (0..200)
+        .map(|i| {
+            special
+                .get(i % 16)
+                .copied()
+                .unwrap_or(i as f64 * 0.75 - 40.0)
+        })
+        .collect();
+    let launch = Launch {
+        grid: Dim3::new(4, 1, 1),
+        inputs: [
+            ("X".to_owned(), compiler_core::launch::Input::Iota),
+            (
+                "F".to_owned(),
+                compiler_core::launch::Input::Data {
+                    shape: vec![200],
+                    values: floats,
+                },
+            ),
+        ]
+        .into(),
+        ..Launch::default()
+    };
+    let mut failures = Vec::new();
+    if let Some(lanes) = gpu.report.fixed_subgroup_size() {
+        failures.extend(compare_launch(
+            "edges",
+            &source,
+            &launch,
+            lanes,
+            &|prepared| run(&gpu, prepared, WarpMode::Subgroups),
+        ));
+    }
+    failures.extend(compare_launch("edges", &source, &launch, 32, &|prepared| {
+        run(&gpu, prepared, WarpMode::Emulated)
+    }));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

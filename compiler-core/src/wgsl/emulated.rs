@@ -246,7 +246,12 @@ impl Builder<'_> {
                 let no = self.lit(block, Literal::Bool(false));
                 self.set_local(block, active, no);
             }
-            StmtKind::Barrier => self.push(block, St::ControlBarrier(Barrier::WORK_GROUP)),
+            // CUDA's `__syncthreads()` orders the CTA's global accesses too; WGSL's
+            // `workgroupBarrier()` only workgroup memory, so `storageBarrier()` comes with it.
+            StmtKind::Barrier => self.push(
+                block,
+                St::ControlBarrier(Barrier::WORK_GROUP | Barrier::STORAGE),
+            ),
         }
     }
 

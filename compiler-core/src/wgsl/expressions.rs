@@ -28,7 +28,21 @@ impl<'k> Builder<'k> {
             }
             Op::Binary(b, t, x, y) => {
                 let x = self.operand(block, *x, *t);
-                let y = self.operand(block, *y, *t);
+                let y = match (b, *y) {
+                    // WGSL refuses an integer division by a constant 0 when it creates the
+                    // shader, even in a branch never taken; Tessera's is a run-time matter.
+                    (ir::BinaryOp::Div | ir::BinaryOp::Rem, Operand::Const(0))
+                        if t.is_integer() =>
+                    {
+                        self.run_time_constant(block, "zero", 0, *t)
+                    }
+                    // And a constant shift count of 32 or more: the spec's shifts take the
+                    // count's low five bits, as WGSL's do at run time.
+                    (ir::BinaryOp::Shl | ir::BinaryOp::Shr, Operand::Const(count)) => {
+                        self.constant(block, count & 31, *t)
+                    }
+                    (_, y) => self.operand(block, y, *t),
+                };
                 let op = match b {
                     ir::BinaryOp::Add => B::Add,
                     ir::BinaryOp::Sub => B::Subtract,
@@ -146,7 +160,11 @@ impl<'k> Builder<'k> {
                 if from == to {
                     return v;
                 }
-                self.convert(block, v, *to)
+                let converted = self.convert(block, v, *to);
+                if from.is_float() && to.is_integer() {
+                    return self.saturate(block, v, converted, *to);
+                }
+                converted
             }
             Op::Load {
                 tensor,
@@ -244,5 +262,50 @@ impl<'k> Builder<'k> {
             }
             Op::Shuffle(kind, x, l) => self.shuffle(block, ty, *kind, *x, *l),
         }
+    }
+}
+
+impl Builder<'_> {
+    /// A float-to-integer cast as the spec has it, as the simulator and PTX's `cvt.rzi.sat` give
+    /// it: at least 2^31 (2^32 for `u32`) gives the type's largest value and NaN gives 0. WGSL
+    /// alone gives the largest value that is also an `f32` (2147483520) and leaves NaN's result
+    /// to the implementation; below the range it gives the smallest, as the spec does.
+    fn saturate(
+        &mut self,
+        block: &mut Block,
+        x: Handle<E>,
+        converted: Handle<E>,
+        to: Scalar,
+    ) -> Handle<E> {
+        let (limit, largest) = match to {
+            Scalar::U32 => (4_294_967_296.0f32, u32::MAX),
+            _ => (2_147_483_648.0f32, i32::MAX as u32),
+        };
+        let limit = self.lit(block, Literal::F32(limit));
+        let above = self.binary(block, B::GreaterEqual, x, limit);
+        let largest = self.lit(block, literal(largest, to));
+        let clamped = self.add(
+            block,
+            E::Select {
+                condition: above,
+                accept: largest,
+                reject: converted,
+            },
+        );
+        // NaN by its bits: a GPU compiler may assume `x != x` is false (lavapipe does).
+        let bits = self.bitcast(block, x, ScalarKind::Uint);
+        let magnitude_mask = self.lit(block, Literal::U32(0x7fff_ffff));
+        let magnitude = self.binary(block, B::And, bits, magnitude_mask);
+        let infinity = self.lit(block, Literal::U32(0x7f80_0000));
+        let nan = self.binary(block, B::Greater, magnitude, infinity);
+        let zero = self.lit(block, literal(0, to));
+        self.add(
+            block,
+            E::Select {
+                condition: nan,
+                accept: zero,
+                reject: clamped,
+            },
+        )
     }
 }

@@ -584,13 +584,25 @@ impl<'k> Builder<'k> {
             // Chromium's compiler evaluates a bitcast of a constant and refuses the infinity it
             // makes ("value -inf cannot be represented as 'f32'"): the bits come from a
             // variable, whose load is not a constant expression.
-            let raw = self.lit(block, Literal::U32(bits));
-            let var = self.initialized_local("infinity", naga::Scalar::U32, raw);
-            let pointer = self.add(block, E::LocalVariable(var));
-            let loaded = self.add(block, E::Load { pointer });
+            let loaded = self.run_time_constant(block, "infinity", bits, Scalar::U32);
             return self.bitcast(block, loaded, ScalarKind::Float);
         }
         self.lit(block, literal(bits, ty))
+    }
+
+    /// A constant loaded from a variable, so WGSL does not treat it as a constant expression
+    /// (which makes an integer division by a constant 0 a shader-creation error).
+    fn run_time_constant(
+        &mut self,
+        block: &mut Block,
+        name: &str,
+        bits: u32,
+        ty: Scalar,
+    ) -> Handle<E> {
+        let raw = self.lit(block, literal(bits, ty));
+        let var = self.initialized_local(name, naga_scalar(ty), raw);
+        let pointer = self.add(block, E::LocalVariable(var));
+        self.add(block, E::Load { pointer })
     }
 
     fn operand(&mut self, block: &mut Block, o: Operand, ty: Scalar) -> Handle<E> {

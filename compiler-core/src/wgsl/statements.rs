@@ -110,7 +110,12 @@ impl<'k> Builder<'k> {
             }
             StmtKind::Continue => self.push(block, St::Continue),
             StmtKind::Return => self.push(block, St::Return { value: None }),
-            StmtKind::Barrier => self.push(block, St::ControlBarrier(Barrier::WORK_GROUP)),
+            // CUDA's `__syncthreads()` orders the CTA's global accesses too; WGSL's
+            // `workgroupBarrier()` only workgroup memory, so `storageBarrier()` comes with it.
+            StmtKind::Barrier => self.push(
+                block,
+                St::ControlBarrier(Barrier::WORK_GROUP | Barrier::STORAGE),
+            ),
         }
     }
 }

@@ -263,6 +263,7 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e254 = saved_47_;
         let _e256 = exited_42_;
         active_41_ = (_e254 && !(_e256));
+        storageBarrier();
         workgroupBarrier();
         let _e261 = active_41_;
         if _e261 {
@@ -530,6 +531,7 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e698 = saved_49_;
         let _e700 = exited_42_;
         active_41_ = (_e698 && !(_e700));
+        storageBarrier();
         workgroupBarrier();
         let _e705 = active_41_;
         if _e705 {

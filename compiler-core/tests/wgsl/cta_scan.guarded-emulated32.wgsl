@@ -268,6 +268,7 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e255 = saved_48_;
         let _e257 = exited_43_;
         active_42_ = (_e255 && !(_e257));
+        storageBarrier();
         workgroupBarrier();
         let _e262 = active_42_;
         if _e262 {
@@ -552,6 +553,7 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e727 = saved_50_;
         let _e729 = exited_43_;
         active_42_ = (_e727 && !(_e729));
+        storageBarrier();
         workgroupBarrier();
         let _e734 = active_42_;
         if _e734 {

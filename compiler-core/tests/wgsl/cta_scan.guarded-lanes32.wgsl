@@ -116,6 +116,7 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e105 = r13_;
         tile0_warp_totals[bitcast<u32>(_e105)] = _e102;
     }
+    storageBarrier();
     workgroupBarrier();
     let _e110 = r13_;
     r20_ = (_e110 == 0i);
@@ -191,6 +192,7 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
             loop_guard[0u] = 2147483649u;
         }
     }
+    storageBarrier();
     workgroupBarrier();
     let _e241 = r13_;
     r32_ = (_e241 > 0i);

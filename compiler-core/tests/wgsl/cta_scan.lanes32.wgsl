@@ -111,6 +111,7 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e104 = r13_;
         tile0_warp_totals[bitcast<u32>(_e104)] = _e101;
     }
+    storageBarrier();
     workgroupBarrier();
     let _e109 = r13_;
     r20_ = (_e109 == 0i);
@@ -170,6 +171,7 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
             }
         }
     }
+    storageBarrier();
     workgroupBarrier();
     let _e216 = r13_;
     r32_ = (_e216 > 0i);

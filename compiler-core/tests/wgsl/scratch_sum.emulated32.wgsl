@@ -264,6 +264,7 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         let _e277 = entry_34_;
         let _e279 = exited_31_;
         active_30_ = (_e277 && !(_e279));
+        storageBarrier();
         workgroupBarrier();
         workgroupBarrier();
         let _e284 = x_6_;
@@ -340,6 +341,7 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         let _e397 = saved_43_;
         let _e399 = exited_31_;
         active_30_ = (_e397 && !(_e399));
+        storageBarrier();
         workgroupBarrier();
         let _e404 = active_30_;
         if _e404 {

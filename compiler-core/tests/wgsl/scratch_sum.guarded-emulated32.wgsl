@@ -286,6 +286,7 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         let _e306 = entry_35_;
         let _e308 = exited_32_;
         active_31_ = (_e306 && !(_e308));
+        storageBarrier();
         workgroupBarrier();
         workgroupBarrier();
         let _e313 = x_6_;
@@ -362,6 +363,7 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         let _e426 = saved_45_;
         let _e428 = exited_32_;
         active_31_ = (_e426 && !(_e428));
+        storageBarrier();
         workgroupBarrier();
         let _e433 = active_31_;
         if _e433 {

@@ -118,6 +118,7 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
     if !(_e109) {
         loop_guard[0u] = 2147483649u;
     }
+    storageBarrier();
     workgroupBarrier();
     let _e116 = x_6_;
     let _e117 = subgroupAdd(_e116);
@@ -134,6 +135,7 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         let _e143 = r20_;
         tile0_sums[bitcast<u32>(_e143)] = _e140;
     }
+    storageBarrier();
     workgroupBarrier();
     r21_ = (i32(local_index) / 32i);
     let _e153 = r21_;

@@ -97,6 +97,7 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
             e_11_ = (_e85 + _e87);
         }
     }
+    storageBarrier();
     workgroupBarrier();
     let _e91 = x_6_;
     let _e92 = subgroupAdd(_e91);
@@ -113,6 +114,7 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         let _e118 = r20_;
         tile0_sums[bitcast<u32>(_e118)] = _e115;
     }
+    storageBarrier();
     workgroupBarrier();
     r21_ = (i32(local_index) / 32i);
     let _e128 = r21_;

@@ -397,6 +397,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e281 = entry_110_;
         let _e283 = exited_109_;
         active_108_ = (_e281 && !(_e283));
+        storageBarrier();
         workgroupBarrier();
         let _e288 = active_108_;
         if _e288 {
@@ -549,6 +550,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e528 = entry_117_;
         let _e530 = exited_109_;
         active_108_ = (_e528 && !(_e530));
+        storageBarrier();
         workgroupBarrier();
         let _e535 = active_108_;
         if _e535 {
@@ -808,6 +810,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e935 = entry_124_;
         let _e937 = exited_109_;
         active_108_ = (_e935 && !(_e937));
+        storageBarrier();
         workgroupBarrier();
         let _e942 = active_108_;
         if _e942 {
@@ -901,6 +904,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1071 = broken_139_;
                 let _e1073 = continued_140_;
                 active_108_ = (_e1067 && !((_e1069 || (_e1071 || _e1073))));
+                storageBarrier();
                 workgroupBarrier();
                 let _e1080 = active_108_;
                 if _e1080 {
@@ -1056,7 +1060,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1325 = broken_139_;
                 let _e1327 = continued_140_;
                 active_108_ = (_e1321 && !((_e1323 || (_e1325 || _e1327))));
+                storageBarrier();
                 workgroupBarrier();
+                storageBarrier();
                 workgroupBarrier();
                 let _e1334 = active_108_;
                 if _e1334 {
@@ -1212,7 +1218,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1579 = broken_139_;
                 let _e1581 = continued_140_;
                 active_108_ = (_e1575 && !((_e1577 || (_e1579 || _e1581))));
+                storageBarrier();
                 workgroupBarrier();
+                storageBarrier();
                 workgroupBarrier();
                 let _e1588 = active_108_;
                 if _e1588 {
@@ -1474,7 +1482,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1992 = broken_139_;
                 let _e1994 = continued_140_;
                 active_108_ = (_e1988 && !((_e1990 || (_e1992 || _e1994))));
+                storageBarrier();
                 workgroupBarrier();
+                storageBarrier();
                 workgroupBarrier();
                 let _e2001 = active_108_;
                 if _e2001 {
@@ -1627,6 +1637,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e2236 = broken_139_;
                 let _e2238 = continued_140_;
                 active_108_ = (_e2232 && !((_e2234 || (_e2236 || _e2238))));
+                storageBarrier();
                 workgroupBarrier();
             }
             continuing {
@@ -1803,6 +1814,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e2514 = entry_180_;
         let _e2516 = exited_109_;
         active_108_ = (_e2514 && !(_e2516));
+        storageBarrier();
         workgroupBarrier();
     }
 }

@@ -429,6 +429,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e310 = entry_111_;
         let _e312 = exited_110_;
         active_109_ = (_e310 && !(_e312));
+        storageBarrier();
         workgroupBarrier();
         let _e317 = active_109_;
         if _e317 {
@@ -598,6 +599,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e585 = entry_119_;
         let _e587 = exited_110_;
         active_109_ = (_e585 && !(_e587));
+        storageBarrier();
         workgroupBarrier();
         let _e592 = active_109_;
         if _e592 {
@@ -891,6 +893,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e1048 = entry_127_;
         let _e1050 = exited_110_;
         active_109_ = (_e1048 && !(_e1050));
+        storageBarrier();
         workgroupBarrier();
         let _e1055 = active_109_;
         if _e1055 {
@@ -997,6 +1000,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1205 = broken_144_;
                 let _e1207 = continued_145_;
                 active_109_ = (_e1201 && !((_e1203 || (_e1205 || _e1207))));
+                storageBarrier();
                 workgroupBarrier();
                 let _e1214 = active_109_;
                 if _e1214 {
@@ -1169,7 +1173,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1487 = broken_144_;
                 let _e1489 = continued_145_;
                 active_109_ = (_e1483 && !((_e1485 || (_e1487 || _e1489))));
+                storageBarrier();
                 workgroupBarrier();
+                storageBarrier();
                 workgroupBarrier();
                 let _e1496 = active_109_;
                 if _e1496 {
@@ -1342,7 +1348,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e1769 = broken_144_;
                 let _e1771 = continued_145_;
                 active_109_ = (_e1765 && !((_e1767 || (_e1769 || _e1771))));
+                storageBarrier();
                 workgroupBarrier();
+                storageBarrier();
                 workgroupBarrier();
                 let _e1778 = active_109_;
                 if _e1778 {
@@ -1638,7 +1646,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e2238 = broken_144_;
                 let _e2240 = continued_145_;
                 active_109_ = (_e2234 && !((_e2236 || (_e2238 || _e2240))));
+                storageBarrier();
                 workgroupBarrier();
+                storageBarrier();
                 workgroupBarrier();
                 let _e2247 = active_109_;
                 if _e2247 {
@@ -1808,6 +1818,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 let _e2510 = broken_144_;
                 let _e2512 = continued_145_;
                 active_109_ = (_e2506 && !((_e2508 || (_e2510 || _e2512))));
+                storageBarrier();
                 workgroupBarrier();
             }
             continuing {
@@ -2005,6 +2016,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e2823 = entry_191_;
         let _e2825 = exited_110_;
         active_109_ = (_e2823 && !(_e2825));
+        storageBarrier();
         workgroupBarrier();
     }
 }

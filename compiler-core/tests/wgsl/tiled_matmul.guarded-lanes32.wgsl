@@ -217,6 +217,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     if !(_e139) {
         loop_guard[0u] = 2147483649u;
     }
+    storageBarrier();
     workgroupBarrier();
     r17_ = 256i;
     e_18_ = i32(local_index);
@@ -276,6 +277,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     if !(_e259) {
         loop_guard[0u] = 2147483650u;
     }
+    storageBarrier();
     workgroupBarrier();
     r28_ = 256i;
     e_29_ = i32(local_index);
@@ -368,6 +370,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     if !(_e420) {
         loop_guard[0u] = 2147483651u;
     }
+    storageBarrier();
     workgroupBarrier();
     let _e428 = params.K;
     r43_ = _e428;
@@ -396,6 +399,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 left_113_ = true;
                 break;
             }
+            storageBarrier();
             workgroupBarrier();
             r49_ = 256i;
             e_50_ = i32(local_index);
@@ -456,7 +460,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             if !(_e582) {
                 loop_guard[0u] = 2147483654u;
             }
+            storageBarrier();
             workgroupBarrier();
+            storageBarrier();
             workgroupBarrier();
             r60_ = 256i;
             e_61_ = i32(local_index);
@@ -517,7 +523,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             if !(_e703) {
                 loop_guard[0u] = 2147483655u;
             }
+            storageBarrier();
             workgroupBarrier();
+            storageBarrier();
             workgroupBarrier();
             r71_ = 256i;
             e_72_ = i32(local_index);
@@ -610,7 +618,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             if !(_e864) {
                 loop_guard[0u] = 2147483656u;
             }
+            storageBarrier();
             workgroupBarrier();
+            storageBarrier();
             workgroupBarrier();
             r86_ = 256i;
             e_87_ = i32(local_index);
@@ -668,6 +678,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             if !(_e975) {
                 loop_guard[0u] = 2147483658u;
             }
+            storageBarrier();
             workgroupBarrier();
         }
         continuing {
@@ -741,5 +752,6 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     if !(_e1107) {
         loop_guard[0u] = 2147483659u;
     }
+    storageBarrier();
     workgroupBarrier();
 }

@@ -185,6 +185,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             e_7_ = (_e115 + _e117);
         }
     }
+    storageBarrier();
     workgroupBarrier();
     r17_ = 256i;
     e_18_ = i32(local_index);
@@ -228,6 +229,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             e_18_ = (_e211 + _e213);
         }
     }
+    storageBarrier();
     workgroupBarrier();
     r28_ = 256i;
     e_29_ = i32(local_index);
@@ -288,6 +290,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             e_29_ = (_e324 + _e326);
         }
     }
+    storageBarrier();
     workgroupBarrier();
     let _e331 = params.K;
     r43_ = _e331;
@@ -305,6 +308,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         if _e351 {
             break;
         }
+        storageBarrier();
         workgroupBarrier();
         r49_ = 256i;
         e_50_ = i32(local_index);
@@ -349,7 +353,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 e_50_ = (_e444 + _e446);
             }
         }
+        storageBarrier();
         workgroupBarrier();
+        storageBarrier();
         workgroupBarrier();
         r60_ = 256i;
         e_61_ = i32(local_index);
@@ -394,7 +400,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 e_61_ = (_e541 + _e543);
             }
         }
+        storageBarrier();
         workgroupBarrier();
+        storageBarrier();
         workgroupBarrier();
         r71_ = 256i;
         e_72_ = i32(local_index);
@@ -455,7 +463,9 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 e_72_ = (_e654 + _e656);
             }
         }
+        storageBarrier();
         workgroupBarrier();
+        storageBarrier();
         workgroupBarrier();
         r86_ = 256i;
         e_87_ = i32(local_index);
@@ -497,6 +507,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                 e_87_ = (_e741 + _e743);
             }
         }
+        storageBarrier();
         workgroupBarrier();
         continuing {
             let _e747 = k_46_;
@@ -549,5 +560,6 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             e_98_ = (_e842 + _e844);
         }
     }
+    storageBarrier();
     workgroupBarrier();
 }

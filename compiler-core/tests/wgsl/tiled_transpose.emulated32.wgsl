@@ -261,6 +261,7 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
         let _e282 = entry_40_;
         let _e284 = exited_39_;
         active_38_ = (_e282 && !(_e284));
+        storageBarrier();
         workgroupBarrier();
         let _e289 = active_38_;
         if _e289 {

@@ -284,6 +284,7 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
         let _e311 = entry_41_;
         let _e313 = exited_40_;
         active_39_ = (_e311 && !(_e313));
+        storageBarrier();
         workgroupBarrier();
         let _e318 = active_39_;
         if _e318 {

@@ -130,6 +130,7 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
     if !(_e140) {
         loop_guard[0u] = 2147483649u;
     }
+    storageBarrier();
     workgroupBarrier();
     r17_ = i32(local_index);
     r18_ = 256i;

@@ -108,6 +108,7 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
             e_7_ = (_e116 + _e118);
         }
     }
+    storageBarrier();
     workgroupBarrier();
     r17_ = i32(local_index);
     r18_ = 256i;
