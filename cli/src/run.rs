@@ -328,7 +328,9 @@ fn row_major_from_column_major(shape: &[usize], values: &[f64]) -> Vec<f64> {
             let (at, _) = index
                 .iter()
                 .zip(shape)
-                .fold((0, 1), |(at, stride), (&i, &n)| (at + i * stride, stride * n));
+                .fold((0, 1), |(at, stride), (&i, &n)| {
+                    (at + i * stride, stride * n)
+                });
             // The next row-major index: the last axis moves fastest.
             for (i, &n) in index.iter_mut().zip(shape).rev() {
                 *i += 1;

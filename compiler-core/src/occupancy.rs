@@ -194,8 +194,8 @@ pub fn occupancy(
     let registers_per_warp =
         round_up(u64::from(registers) * 32, u64::from(limits.register_unit)) as u32;
     let partitions = limits.register_partitions;
-    let registers_checked = u64::from(registers_per_warp)
-        * round_up(u64::from(warps_per_cta), u64::from(partitions));
+    let registers_checked =
+        u64::from(registers_per_warp) * round_up(u64::from(warps_per_cta), u64::from(partitions));
     if registers_checked > u64::from(limits.registers_per_cta) {
         return Err(format!(
             "a CTA of {threads} threads at {registers} registers per thread cannot launch on {}: \
@@ -207,8 +207,7 @@ pub fn occupancy(
             limits.registers_per_cta
         ));
     }
-    let warps_by_registers =
-        limits.registers / partitions / registers_per_warp * partitions;
+    let warps_by_registers = limits.registers / partitions / registers_per_warp * partitions;
     let shared_per_cta = round_up(shared_bytes + limits.shared_reserved, limits.shared_unit);
     let by_shared = limits
         .shared_bytes

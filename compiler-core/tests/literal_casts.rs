@@ -70,7 +70,11 @@ fn literal(ty: Ty, hinted: bool) -> BoxedStrategy<Expr> {
         Ty::F32 => (-64i32..64, any::<bool>())
             .prop_map(move |(q, as_integer)| {
                 let integer = hinted && as_integer && q % 4 == 0;
-                let value = if integer { (q / 4) as f32 } else { q as f32 / 4.0 };
+                let value = if integer {
+                    (q / 4) as f32
+                } else {
+                    q as f32 / 4.0
+                };
                 Expr::Literal(Value(Ty::F32, value.to_bits()), integer)
             })
             .boxed(),
@@ -120,16 +124,29 @@ fn expr(ty: Ty, hinted: bool, depth: u32) -> BoxedStrategy<Expr> {
         _ => vec!["abs", "min", "max"],
     };
     let call = (prop::sample::select(calls), sub(), sub()).prop_map(move |(f, a, b)| {
-        let args = if matches!(f, "min" | "max") { vec![a, b] } else { vec![a] };
+        let args = if matches!(f, "min" | "max") {
+            vec![a, b]
+        } else {
+            vec![a]
+        };
         // A float built-in gives its argument a float type whatever its use.
         Expr::Call(f, args)
     });
-    let float_call = (prop::sample::select(vec!["sqrt", "floor", "ceil"]), expr(Ty::F32, true, depth - 1))
+    let float_call = (
+        prop::sample::select(vec!["sqrt", "floor", "ceil"]),
+        expr(Ty::F32, true, depth - 1),
+    )
         .prop_map(|(f, a)| Expr::Call(f, vec![a]));
-    let compared = any_ty().prop_flat_map(move |t| (expr(t, false, depth - 1), expr(t, false, depth - 1)));
-    let select = (compared, sub(), sub())
-        .prop_map(|((a, b), x, y)| Expr::Select(Box::new([a, b, x, y])));
-    let mut choices = vec![(1, literal(ty, hinted)), (3, binary.boxed()), (2, cast), (1, select.boxed())];
+    let compared =
+        any_ty().prop_flat_map(move |t| (expr(t, false, depth - 1), expr(t, false, depth - 1)));
+    let select =
+        (compared, sub(), sub()).prop_map(|((a, b), x, y)| Expr::Select(Box::new([a, b, x, y])));
+    let mut choices = vec![
+        (1, literal(ty, hinted)),
+        (3, binary.boxed()),
+        (2, cast),
+        (1, select.boxed()),
+    ];
     if ty == Ty::F32 {
         choices.push((2, float_call.boxed()));
     } else {

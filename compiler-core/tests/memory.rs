@@ -259,13 +259,15 @@ kernel column(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {
 #[test]
 fn the_compiler_pads_every_even_row_length() {
     for (columns, stored) in [(16, 17), (8, 9), (2, 3), (48, 49)] {
-        let source = format!("@launch(32)
+        let source = format!(
+            "@launch(32)
 kernel column(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {{
   let l = ctx.lane
   var t = In[0 :+ 32, 0 :+ {columns}]
   Y[l] = t[l, 0]
 }}
-");
+"
+        );
         let ir = compiler_core::compile(&source)
             .ir()
             .map(compiler_core::ir::print)
@@ -278,7 +280,9 @@ kernel column(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {{
     }
     // An odd row length is conflict-free already and keeps its layout.
     let odd = "@launch(32)\nkernel column(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {\n  var t = In[0 :+ 32, 0 :+ 15]\n  Y[ctx.lane] = t[ctx.lane, 0]\n}\n";
-    let ir = compiler_core::compile(odd).ir().map(compiler_core::ir::print);
+    let ir = compiler_core::compile(odd)
+        .ir()
+        .map(compiler_core::ir::print);
     assert!(ir.is_ok_and(|ir| ir.contains("shared @0.t: f32[32, 15]\n")));
 }
 

@@ -176,7 +176,8 @@ fn the_register_limit_agrees_with_cuda_occupancy_h_everywhere() {
     fn nvidia_blocks_by_registers(threads: i64, registers: i64) -> i64 {
         let (granularity, sub_partitions, regs_per_block, regs_per_sm) = (256, 4, 65536, 65536);
         let warps_allocated_per_cta = (threads + 31) / 32;
-        let regs_allocated_per_warp = (registers * 32 + granularity - 1) / granularity * granularity;
+        let regs_allocated_per_warp =
+            (registers * 32 + granularity - 1) / granularity * granularity;
         let regs_allocated_per_cta = regs_allocated_per_warp * warps_allocated_per_cta;
         let regs_assumed_per_cta = regs_allocated_per_warp
             * ((warps_allocated_per_cta + sub_partitions - 1) / sub_partitions * sub_partitions);
@@ -190,8 +191,8 @@ fn the_register_limit_agrees_with_cuda_occupancy_h_everywhere() {
         for threads in (32..=1024).step_by(32) {
             for registers in 1..=255 {
                 let nvidia = nvidia_blocks_by_registers(i64::from(threads), i64::from(registers));
-                let ours = occupancy(arch, threads, 0, registers)
-                    .map_or(0, |o| i64::from(o.ctas_by[3]));
+                let ours =
+                    occupancy(arch, threads, 0, registers).map_or(0, |o| i64::from(o.ctas_by[3]));
                 assert_eq!(ours, nvidia, "{threads} threads, {registers} registers");
             }
         }

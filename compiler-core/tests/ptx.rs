@@ -383,18 +383,29 @@ fn shared_memory_is_known_without_emitting() {
 fn a_cta_scan_keeps_a_slot_per_warp() {
     let source = "@launch(1024)\nkernel k(Y: tensor<i32>[N]) {\n  var big = tile<f32>[11300](0.0)\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  let s = prefix_sum<over ctx.thread>(1)\n  if i < N {\n    Y[i] = s + i32(big[ctx.thread])\n  }\n}\n";
     let compilation = compiler_core::compile(source);
-    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
     for arch in Arch::ALL {
         let emitted = compilation
             .ptx(None, arch)
             .unwrap_or_else(|d| panic!("{}: {d:?}", arch.name()));
         assert_eq!(emitted.shared_bytes, 45_200 + 128, "{}", arch.name());
-        assert!(emitted.text.contains("_warp_totals[128]"), "{}", emitted.text);
+        assert!(
+            emitted.text.contains("_warp_totals[128]"),
+            "{}",
+            emitted.text
+        );
         assert_eq!(
             assemble("scan_slots", &emitted.text, arch).status.code(),
             Some(0)
         );
     }
     let ir = compiler_core::ir::print(compilation.ir().expect("IR"));
-    assert!(ir.contains("warp_totals: i32[ctx.warps, at most 1024]"), "{ir}");
+    assert!(
+        ir.contains("warp_totals: i32[ctx.warps, at most 1024]"),
+        "{ir}"
+    );
 }

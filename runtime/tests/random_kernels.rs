@@ -79,9 +79,16 @@ fn literal_float() -> BoxedStrategy<String> {
         .prop_map(str::to_owned);
     leaf.prop_recursive(2, 6, 2, |sub| {
         prop_oneof![
-            (sub.clone(), prop::sample::select(vec!["+", "-", "*"]), sub.clone())
+            (
+                sub.clone(),
+                prop::sample::select(vec!["+", "-", "*"]),
+                sub.clone()
+            )
                 .prop_map(|(a, op, b)| format!("({a} {op} {b})")),
-            (prop::sample::select(vec!["floor", "ceil", "abs"]), sub.clone())
+            (
+                prop::sample::select(vec!["floor", "ceil", "abs"]),
+                sub.clone()
+            )
                 .prop_map(|(f, a)| format!("{f}({a})")),
             (prop::sample::select(vec!["min", "max"]), sub.clone(), sub)
                 .prop_map(|(f, a, b)| format!("{f}({a}, {b})")),

@@ -196,9 +196,9 @@ impl KernelChecker {
                 Diagnostic::error(
                     Code::E0316,
                     span,
-                    format!("this scratch tile takes {bytes} bytes of shared memory; a CTA may declare {most} on every target"),
+                    format!("this scratch tile takes {bytes} bytes of shared memory; PTX lets a CTA declare {most}"),
                 )
-                .with_label("too large for any target")
+                .with_label("too large for the PTX targets (a WebGPU device may allow only 16384)")
                 .with_help("a CTA's shared memory is small and fast: keep one value per thread or per warp, e.g. tile<f32>[32](0.0) for 32 warps' sums"),
             );
             return Value::error();

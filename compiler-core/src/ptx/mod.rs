@@ -530,7 +530,7 @@ impl<'a> Emitter<'a> {
         }
         let _ = writeln!(
             header,
-            "// Indices are 32-bit: a launch holds tensors of at most {} elements (2^26).",
+            "// A launch holds tensors of at most {} elements (2^26), a cap that guards memory; indices are 32-bit.",
             crate::launch::MAX_ELEMENTS
         );
         let _ = writeln!(

@@ -396,13 +396,7 @@ impl MemoryProfile {
         let lines = crate::span::LineIndex::new(source);
         let mut text = format!(
             "{:<8} {:<30} {:<13} {:>8} {:>11} {:>14} {:>14}\n",
-            "line:col",
-            "access",
-            "memory",
-            "requests",
-            "sectors/req",
-            "excess",
-            "bank conflict"
+            "line:col", "access", "memory", "requests", "sectors/req", "excess", "bank conflict"
         );
         for site in &self.sites {
             let at = lines.line_column(source, site.span.start);

@@ -254,7 +254,10 @@ mod tests {
         // Out[c, r]: consecutive lanes 4 elements (16 bytes) apart, as R = 4: two lanes per
         // 32-byte sector, 16 sectors for 128 bytes asked for, which 4 would hold: 12 excess in
         // each of 16 requests.
-        assert_eq!(store.figures, "16.00 sectors per request, 192 excess of 256");
+        assert_eq!(
+            store.figures,
+            "16.00 sectors per request, 192 excess of 256"
+        );
         assert!(store.poor);
         let load = rows
             .iter()
