@@ -95,3 +95,34 @@ fn without_ptxas_the_guess_is_stated_and_registers_can_be_given() {
     assert!(String::from_utf8_lossy(&too_many.stderr)
         .contains("300 registers per thread: sm_70 allows 1 to 255"));
 }
+
+/// A CTA the register file cannot hold by NVIDIA's rule is an error with a non-zero exit, not an
+/// occupancy: 800 threads are 25 warps, counted as 28, at 80 registers (2,560 a warp): 71,680.
+#[test]
+fn a_cta_that_cannot_launch_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("tessera-occupancy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.join("wide.tsr");
+    std::fs::write(
+        &file,
+        "@launch(800)\nkernel wide(X: tensor<f32>[N]) {\n  X[ctx.thread] = 1.0\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let path = file.to_string_lossy();
+    let output = tessera(
+        &["occupancy", &path, "--arch", "sm_80", "--registers", "80"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("a CTA of 800 threads at 80 registers per thread cannot launch on sm_80")
+            && stderr.contains("71680 registers, over the 65536 a CTA may have"),
+        "{stderr}"
+    );
+    let fits = tessera(
+        &["occupancy", &path, "--arch", "sm_80", "--registers", "72"],
+        None,
+    );
+    assert!(fits.status.success());
+}

@@ -152,4 +152,9 @@ test('the occupancy calculator in the glossary follows the CTA a reader sets', a
   await expect(page.getByTestId('calc-table')).toContainText('shared memory2 (binds)');
   await page.getByTestId('calc-threads').fill('0');
   await expect(result).toHaveText('Cannot run: a CTA of 0 threads: sm_70 allows 1 to 1024.');
+  // NVIDIA's register rule: 25 warps count as 28 at 2,560 registers each, over 65,536.
+  await page.getByTestId('calc-threads').fill('800');
+  await page.getByTestId('calc-registers').fill('80');
+  await expect(result).toContainText('Cannot run: a CTA of 800 threads at 80 registers per thread cannot launch on sm_70');
+  await expect(page.getByTestId('calc-table')).toHaveCount(0);
 });
