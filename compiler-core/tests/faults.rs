@@ -279,6 +279,16 @@ fn f16_is_checked_but_cannot_run_yet() {
     };
     assert_eq!(diagnostics[0].code, Code::E0501);
     assert_eq!(diagnostics[0].message, "f16 values cannot run yet");
+    // A cast to f16 inside an f32 kernel too: the simulator kept the f32 and the PTX converted
+    // to an integer, so a run gave two different wrong answers.
+    let cast = "@launch(32)\nkernel k(X: tensor<f32>[N]) {\n  X[ctx.thread] = f32(f16(X[ctx.thread]) * 2.0)\n}\n";
+    let compilation = compiler_core::compile(cast);
+    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
+    let Err(diagnostics) = compilation.ir() else {
+        panic!("f16(x) lowered")
+    };
+    assert_eq!(diagnostics[0].code, Code::E0501);
+    assert_eq!(&cast[diagnostics[0].span.range()], "f16(X[ctx.thread])");
 }
 
 #[test]
