@@ -130,7 +130,10 @@ fn a_fortran_ordered_npy_is_read_as_numpy_means_it() {
     let written = npyz::NpyFile::new(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(written.order(), npyz::Order::C);
     // The input is written back as the kernel saw it: row-major.
-    assert_eq!(read_f32(&out.join("In.npy")).1, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(
+        read_f32(&out.join("In.npy")).1,
+        vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    );
 }
 
 #[test]
@@ -176,6 +179,69 @@ fn a_launch_that_does_not_fit_exits_one() {
         "{}",
         stderr(&output)
     );
+}
+
+/// A launch error points at the parameter or dimension it concerns and names the flag; a
+/// `--dim` the kernel lacks and a fraction for an integer scalar are errors, not ignored.
+#[test]
+fn a_launch_error_points_at_the_signature_and_names_the_flag() {
+    let file = examples().join("vector_add.tsr");
+    let path = file.to_string_lossy();
+    let output = tessera(&["run", &path, "--dim", "N=8", "--dim", "X=2"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "\
+error[E0515]: kernel `vector_add` has no dimension X
+ --> {path}:3:8
+  |
+3 | kernel vector_add(A: tensor<f32>[N], B: tensor<f32>[N], C: tensor<f32>[N]) {{
+  |        ^^^^^^^^^^ `--dim X=…` names no dimension of this kernel
+  = help: its dimensions are N
+
+error: the run stopped
+"
+        )
+    );
+    let output = tessera(&["run", &path]);
+    assert!(
+        stderr(&output).contains(&format!(
+            "\
+error[E0515]: dimension N has no value
+ --> {path}:3:34
+  |
+3 | kernel vector_add(A: tensor<f32>[N], B: tensor<f32>[N], C: tensor<f32>[N]) {{
+  |                                  ^ set by `--dim N=…` or an input's shape
+"
+        )),
+        "{}",
+        stderr(&output)
+    );
+    let dir = scratch("integer-scalar");
+    let kernel = dir.join("k.tsr");
+    let source = "@launch(32)\nkernel k(n: i32, Y: tensor<i32>[32]) {\n  Y[ctx.thread] = n\n}\n";
+    std::fs::write(&kernel, source).unwrap_or_else(|e| panic!("{e}"));
+    let kernel = kernel.to_string_lossy();
+    let output = tessera(&["run", &kernel, "--scalar", "n=2.7"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "\
+error[E0515]: the scalar `n: i32` takes an integer, not 2.7
+ --> "
+        ) && stderr(&output).contains(
+            "\
+  |          ^ set by `--scalar n=…`
+  = help: give it an integer (on the command line: --scalar n=2)
+"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    assert!(tessera(&["run", &kernel, "--scalar", "n=-3"])
+        .status
+        .success());
 }
 
 #[test]
@@ -490,7 +556,11 @@ fn profile_prints_each_access_with_its_figures() {
     // The tile copy's read: 128 requests of 4 sectors, the fewest 128 bytes need.
     let copy = &json["sites"][0];
     assert_eq!(
-        (&copy["sectors"], &copy["ideal_sectors"], &copy["excess_sectors"]),
+        (
+            &copy["sectors"],
+            &copy["ideal_sectors"],
+            &copy["excess_sectors"]
+        ),
         (&512.into(), &512.into(), &0.into())
     );
     assert_eq!(copy["poor"], false);

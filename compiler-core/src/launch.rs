@@ -17,6 +17,7 @@ use crate::sim::{
     self, Arg, Args, MemoryProfile, Observers, Progress, SimOptions, Tensor, Trace, TraceLimits,
 };
 use crate::span::Span;
+use crate::syntax::ast;
 use crate::wgsl::{self, WarpMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -215,11 +216,83 @@ impl LaunchProblem {
         }
     }
 
-    /// The problem as a diagnostic (E0515) for a terminal, pointed at the start of `kernel`:
-    /// a launch has no place in the source.
-    pub fn to_diagnostic(&self, kernel: &Kernel) -> Diagnostic {
-        let diagnostic =
-            Diagnostic::error(Code::E0515, Span::empty(kernel.span.start), &self.message);
+    /// The problem as a diagnostic (E0515) for a terminal: pointed at what it concerns in the
+    /// kernel's signature (`signature`, the kernel's source; a parameter's name, a
+    /// dimension's first use, or the kernel's name for the grid, the lanes, the size and a name
+    /// the kernel lacks), its label naming the `tessera run` flag that sets it. The message and
+    /// the help are the problem's, which the playground shows beside its field. Without the
+    /// signature, it points at the start of `kernel`.
+    pub fn to_diagnostic(&self, kernel: &Kernel, signature: Option<&ast::Kernel>) -> Diagnostic {
+        let Some(signature) = signature else {
+            let diagnostic =
+                Diagnostic::error(Code::E0515, Span::empty(kernel.span.start), &self.message);
+            return self.with_help_of(diagnostic);
+        };
+        // A parameter's name, and whether it is a tensor.
+        let param = |name: &str| {
+            signature
+                .params
+                .iter()
+                .find(|p| p.name.name == name)
+                .map(|p| (p.name.span, matches!(p.ty, ast::TypeExpr::Tensor { .. })))
+        };
+        let dim = |name: &str| {
+            signature.params.iter().find_map(|p| match &p.ty {
+                ast::TypeExpr::Tensor { dims, .. } => dims.iter().find_map(|d| match d {
+                    ast::Dim::Name(id) if id.name == name => Some(id.span),
+                    _ => None,
+                }),
+                _ => None,
+            })
+        };
+        let kernel_name = signature.name.span;
+        let (span, label) = match &self.field {
+            LaunchField::Grid => (
+                kernel_name,
+                "its grid is set by `--grid X[,Y[,Z]]`".to_owned(),
+            ),
+            LaunchField::Lanes => (
+                kernel_name,
+                "its warp width is set by `--lanes N`".to_owned(),
+            ),
+            LaunchField::Size => (
+                kernel_name,
+                "its tensors' sizes come from `--dim` and the inputs' shapes".to_owned(),
+            ),
+            LaunchField::Dim(name) => match dim(name) {
+                Some(span) => (span, format!("set by `--dim {name}=…` or an input's shape")),
+                None => (
+                    kernel_name,
+                    format!("`--dim {name}=…` names no dimension of this kernel"),
+                ),
+            },
+            LaunchField::Scalar(name) => match param(name) {
+                Some((span, false)) => (span, format!("set by `--scalar {name}=…`")),
+                Some((span, true)) => (
+                    span,
+                    format!("a tensor: its contents are set by `--in {name}=…`"),
+                ),
+                None => (
+                    kernel_name,
+                    format!("`--scalar {name}=…` names no parameter of this kernel"),
+                ),
+            },
+            LaunchField::Input(name) => match param(name) {
+                Some((span, true)) => (span, format!("set by `--in {name}=…`")),
+                Some((span, false)) => (
+                    span,
+                    format!("a scalar: its value is set by `--scalar {name}=…`"),
+                ),
+                None => (
+                    kernel_name,
+                    format!("`--in {name}=…` names no parameter of this kernel"),
+                ),
+            },
+        };
+        self.with_help_of(Diagnostic::error(Code::E0515, span, &self.message).with_label(label))
+    }
+
+    fn with_help_of(&self, diagnostic: Diagnostic) -> Diagnostic {
         match &self.help {
             Some(help) => diagnostic.with_help(help),
             None => diagnostic,
@@ -265,25 +338,59 @@ impl Launch {
                 .with_help(format!("run it with ctx.lanes = {widest} or fewer")),
             );
         }
-        let unknown = |name: &String| kernel.param_index(name).is_none();
-        for name in self.inputs.keys().filter(|n| unknown(n)) {
-            let message = format!("kernel `{}` has no parameter `{name}`", kernel.name);
-            problems.push(LaunchProblem::new(
-                LaunchField::Input(name.clone()),
-                message,
-            ));
+        let param = |name: &str| kernel.param_index(name).map(|i| &kernel.params[i]);
+        let names = |scalars: bool| {
+            let names: Vec<&str> = kernel
+                .params
+                .iter()
+                .filter(|p| matches!(p, Param::Scalar { .. }) == scalars)
+                .map(Param::name)
+                .collect();
+            names.join(", ")
+        };
+        for name in self.inputs.keys() {
+            let message = match param(name) {
+                Some(Param::Tensor { .. }) => continue,
+                Some(Param::Scalar { .. }) => format!("`{name}` is a scalar, not a tensor"),
+                None => format!("kernel `{}` has no parameter `{name}`", kernel.name),
+            };
+            let tensors = names(false);
+            let problem = LaunchProblem::new(LaunchField::Input(name.clone()), message);
+            problems.push(if tensors.is_empty() {
+                problem.with_help(format!("kernel `{}` has no tensors", kernel.name))
+            } else {
+                problem.with_help(format!("its tensors are {tensors}"))
+            });
         }
-        for name in self.scalars.keys().filter(|n| unknown(n)) {
-            let message = format!("kernel `{}` has no parameter `{name}`", kernel.name);
-            problems.push(LaunchProblem::new(
-                LaunchField::Scalar(name.clone()),
-                message,
-            ));
+        for name in self.scalars.keys() {
+            let message = match param(name) {
+                Some(Param::Scalar { .. }) => continue,
+                Some(Param::Tensor { .. }) => format!("`{name}` is a tensor, not a scalar"),
+                None => format!("kernel `{}` has no parameter `{name}`", kernel.name),
+            };
+            let scalars = names(true);
+            let problem = LaunchProblem::new(LaunchField::Scalar(name.clone()), message);
+            problems.push(if scalars.is_empty() {
+                problem.with_help(format!("kernel `{}` has no scalars", kernel.name))
+            } else {
+                problem.with_help(format!("its scalars are {scalars}"))
+            });
+        }
+        for name in self.dims.keys().filter(|n| !kernel.dims.contains(n)) {
+            let problem = LaunchProblem::new(
+                LaunchField::Dim(name.clone()),
+                format!("kernel `{}` has no dimension {name}", kernel.name),
+            );
+            problems.push(if kernel.dims.is_empty() {
+                problem.with_help(format!("kernel `{}` has no dimensions", kernel.name))
+            } else {
+                problem.with_help(format!("its dimensions are {}", kernel.dims.join(", ")))
+            });
         }
         for param in &kernel.params {
             if let Param::Scalar { name, ty } = param {
-                if !self.scalars.contains_key(name) {
-                    problems.push(
+                match self.scalars.get(name) {
+                    None => problems.push(
                         LaunchProblem::new(
                             LaunchField::Scalar(name.clone()),
                             format!("the scalar `{name}: {}` has no value", ty.name()),
@@ -291,7 +398,25 @@ impl Launch {
                         .with_help(format!(
                             "give it one (on the command line: --scalar {name}=V)"
                         )),
-                    );
+                    ),
+                    Some(&value) if ty.is_integer() && value.fract() != 0.0 => problems.push(
+                        LaunchProblem::new(
+                            LaunchField::Scalar(name.clone()),
+                            format!(
+                                "the scalar `{name}: {}` takes an integer, not {value}",
+                                ty.name()
+                            ),
+                        )
+                        .with_help(if value.is_finite() {
+                            format!(
+                                "give it an integer (on the command line: --scalar {name}={})",
+                                value.trunc()
+                            )
+                        } else {
+                            format!("give it an integer (on the command line: --scalar {name}=N)")
+                        }),
+                    ),
+                    Some(_) => {}
                 }
             }
         }
@@ -630,6 +755,38 @@ pub struct RunOutput {
     pub cluster: Option<cluster::ClusterRun>,
 }
 
+impl RunOutput {
+    /// The tensors `kernel` writes that this recorded run left partly unwritten, each as
+    /// "`Y`: 24 of the 40 elements are never written (the first at flat index 16)": a launch too
+    /// small for its data leaves the rest as it was, which a reader takes for a result. `None`
+    /// when the run recorded no writers.
+    pub fn unwritten(&self, kernel: &Kernel) -> Option<Vec<String>> {
+        let writers = self.writers.as_ref()?;
+        Some(
+            kernel
+                .written_tensors()
+                .into_iter()
+                .filter_map(|i| {
+                    let missed: Vec<usize> = writers
+                        .get(i)?
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &w)| w == 0)
+                        .map(|(e, _)| e)
+                        .collect();
+                    let first = *missed.first()?;
+                    Some(format!(
+                        "`{}`: {} of the {} elements are never written (the first at flat index {first})",
+                        kernel.params[i].name(),
+                        missed.len(),
+                        writers[i].len()
+                    ))
+                })
+                .collect(),
+        )
+    }
+}
+
 /// A run and the trace of one of its CTAs ([`PreparedRun::simulate_traced`]).
 pub struct Traced {
     pub output: Result<RunOutput, Diagnostic>,
@@ -659,15 +816,20 @@ pub struct PreparedRun<'k> {
 }
 
 impl<'k> PreparedRun<'k> {
+    /// `signature` is the kernel's source, where a launch's problems are pointed.
     pub(crate) fn new(
         kernel: &'k Kernel,
         launch: &Launch,
         limits: RunLimits,
+        signature: Option<&ast::Kernel>,
     ) -> Result<Self, Vec<Diagnostic>> {
         // Before anything is allocated: a typo in a dimension must not exhaust a tab's memory.
         let problems = launch.problems(kernel, limits);
         if !problems.is_empty() {
-            return Err(problems.iter().map(|p| p.to_diagnostic(kernel)).collect());
+            return Err(problems
+                .iter()
+                .map(|p| p.to_diagnostic(kernel, signature))
+                .collect());
         }
         Ok(Self {
             kernel,

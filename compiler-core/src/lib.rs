@@ -179,7 +179,12 @@ impl Compilation {
         limits: RunLimits,
     ) -> Result<PreparedRun<'_>, Vec<Diagnostic>> {
         let kernel = self.kernel(launch.kernel.as_deref())?;
-        PreparedRun::new(kernel, launch, limits)
+        let signature = self
+            .file
+            .kernels
+            .iter()
+            .find(|k| k.name.name == kernel.name);
+        PreparedRun::new(kernel, launch, limits, signature)
     }
 
     /// Runs `launch` on the simulator, with the terminal's limits: the shorthand for tests and

@@ -740,3 +740,79 @@ fn tanh_keeps_zero_its_sign_and_small_values_on_the_simulator() {
     assert_eq!(f32::from_bits(y.bits[2]), 1e-8);
     assert_eq!(f32::from_bits(y.bits[3]), 1.0);
 }
+
+/// Examples whose launch leaves some elements of a tensor they write unwritten on purpose, and
+/// why. Every other example's launch writes every element of every tensor its kernel writes.
+const PARTLY_WRITTEN: &[(&str, &str)] = &[];
+
+/// A value no example computes: a NaN with a payload, or the integer 2143289345.
+const SENTINEL: u32 = 0x7fc0_0001;
+
+/// Every example's launch from `launches.json` writes every element of every tensor its kernel
+/// writes: a launch too small for its data (too few CTAs, say) leaves the rest as it was, which
+/// a reader takes for a result. Who wrote each element is recorded; a kernel under `@cluster`,
+/// whose super-tiles are separate launches, has its outputs filled with [`SENTINEL`] instead
+/// (they are only written, never read, so nothing else changes).
+#[test]
+fn every_example_launch_writes_every_element_of_its_outputs() {
+    let mut unwritten = Vec::new();
+    for example in compiler_core::examples::all() {
+        let compilation = compiler_core::compile(example.source);
+        let mut prepared = match compilation.prepare(&example.launch, RunLimits::TERMINAL) {
+            Ok(prepared) => prepared,
+            Err(d) => panic!("{}: {d:#?}", example.name),
+        };
+        let written = prepared.kernel.written_tensors();
+        assert!(!written.is_empty(), "{} writes nothing", example.name);
+        let clustered = prepared.kernel.cluster.is_some();
+        if clustered {
+            for &i in &written {
+                if let Some(Arg::Tensor(tensor)) = prepared.args.params.get_mut(i) {
+                    tensor.bits.fill(SENTINEL);
+                }
+            }
+        }
+        let output = match prepared.simulate_recording() {
+            Ok(output) => output,
+            Err(d) => panic!("{}: {d:#?}", example.name),
+        };
+        if let Some(lines) = output.unwritten(prepared.kernel) {
+            unwritten.extend(lines.into_iter().map(|l| format!("{}: {l}", example.name)));
+            continue;
+        }
+        assert!(clustered, "{}: a recorded run has no writers", example.name);
+        for &i in &written {
+            let Some(Arg::Tensor(tensor)) = output.args.params.get(i) else {
+                panic!("{}: parameter {i} is not a tensor", example.name)
+            };
+            let missed: Vec<usize> = (0..tensor.bits.len())
+                .filter(|&e| tensor.bits[e] == SENTINEL)
+                .collect();
+            if !missed.is_empty() {
+                unwritten.push(format!(
+                    "{}: {} of the {} elements of `{}` are never written (the first at flat index {})",
+                    example.name,
+                    missed.len(),
+                    tensor.bits.len(),
+                    prepared.kernel.params[i].name(),
+                    missed[0]
+                ));
+            }
+        }
+    }
+    let excused = |line: &String| {
+        PARTLY_WRITTEN
+            .iter()
+            .any(|(name, _)| line.starts_with(&format!("{name}: ")))
+    };
+    let unexcused: Vec<&String> = unwritten.iter().filter(|l| !excused(l)).collect();
+    assert!(unexcused.is_empty(), "{unexcused:#?}");
+    for (name, why) in PARTLY_WRITTEN {
+        assert!(
+            unwritten
+                .iter()
+                .any(|l| l.starts_with(&format!("{name}: "))),
+            "{name} is listed as partly written ({why}) but its launch writes everything"
+        );
+    }
+}

@@ -283,7 +283,11 @@ fn f16_is_checked_but_cannot_run_yet() {
     // to an integer, so a run gave two different wrong answers.
     let cast = "@launch(32)\nkernel k(X: tensor<f32>[N]) {\n  X[ctx.thread] = f32(f16(X[ctx.thread]) * 2.0)\n}\n";
     let compilation = compiler_core::compile(cast);
-    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
     let Err(diagnostics) = compilation.ir() else {
         panic!("f16(x) lowered")
     };

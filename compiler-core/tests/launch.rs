@@ -1,6 +1,7 @@
 //! A launch against its kernel: the problems it has, each at its field, and the launch made to
 //! fit a kernel whose signature changed.
 
+use compiler_core::diagnostic::render_all;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::{Input, Launch, LaunchField};
@@ -38,9 +39,11 @@ fn a_kernel_pasted_over_another_gets_a_launch_that_runs() {
         [
             LaunchField::Input("A".into()),
             LaunchField::Input("W".into()),
+            LaunchField::Dim("K".into()),
+            LaunchField::Dim("N".into()),
             LaunchField::Dim("M".into())
         ],
-        "before fitting: matvec's inputs name nothing of scale, and M has no value"
+        "before fitting: matvec's inputs and dimensions name nothing of scale, and M has no value"
     );
     let before = compiled(matvec.source);
     let fitted = matvec.launch.fitted_to(scale, Some(kernel(&before)));
@@ -213,4 +216,192 @@ fn a_kernel_that_takes_a_ballot_runs_in_warps_of_at_most_32_lanes() {
     assert!(wide
         .problems(kernel(&compilation), RunLimits::TERMINAL)
         .is_empty());
+}
+
+/// What a launch names must be in the kernel, as what it is: a dimension, a scalar, a tensor.
+/// The help lists what the kernel has.
+#[test]
+fn a_name_the_kernel_lacks_or_has_as_something_else_is_a_problem() {
+    let Some(saxpy) = compiler_core::examples::find("saxpy") else {
+        panic!("no saxpy")
+    };
+    let compilation = compiled(saxpy.source);
+    let k = kernel(&compilation);
+    let mut launch = saxpy.launch.clone();
+    launch.dims.insert("X".into(), 3);
+    launch.dims.insert("M".into(), 3);
+    launch.scalars.insert("Y".into(), 1.0);
+    launch.inputs.insert("alpha".into(), Input::Ones);
+    let found: Vec<(LaunchField, String, Option<String>)> = launch
+        .problems(k, RunLimits::PAGE)
+        .into_iter()
+        .map(|p| (p.field, p.message, p.help))
+        .collect();
+    let problem = |field: LaunchField, message: &str, help: &str| {
+        (field, message.to_owned(), Some(help.to_owned()))
+    };
+    assert_eq!(
+        found,
+        [
+            problem(
+                LaunchField::Input("alpha".into()),
+                "`alpha` is a scalar, not a tensor",
+                "its tensors are X, Y"
+            ),
+            problem(
+                LaunchField::Scalar("Y".into()),
+                "`Y` is a tensor, not a scalar",
+                "its scalars are alpha"
+            ),
+            problem(
+                LaunchField::Dim("M".into()),
+                "kernel `saxpy` has no dimension M",
+                "its dimensions are N"
+            ),
+            problem(
+                LaunchField::Dim("X".into()),
+                "kernel `saxpy` has no dimension X",
+                "its dimensions are N"
+            ),
+        ]
+    );
+    assert!(saxpy.launch.problems(k, RunLimits::PAGE).is_empty());
+}
+
+const TAKES_AN_I32: &str = "@launch(32)\nkernel k(n: i32, m: u32, x: f32, Y: tensor<i32>[32]) {\n  Y[ctx.thread] = n + i32(m) + i32(x)\n}\n";
+
+/// An integer scalar given a fraction is refused rather than truncated; a float scalar takes
+/// any number.
+#[test]
+fn an_integer_scalar_takes_only_integers() {
+    let compilation = compiled(TAKES_AN_I32);
+    let k = kernel(&compilation);
+    let launch = |n: f64, m: f64| Launch {
+        scalars: [
+            ("n".to_owned(), n),
+            ("m".to_owned(), m),
+            ("x".to_owned(), 2.7),
+        ]
+        .into(),
+        ..Launch::default()
+    };
+    assert!(launch(-3.0, 4e9).problems(k, RunLimits::PAGE).is_empty());
+    let found: Vec<(LaunchField, String, Option<String>)> = launch(2.7, f64::NAN)
+        .problems(k, RunLimits::PAGE)
+        .into_iter()
+        .map(|p| (p.field, p.message, p.help))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                LaunchField::Scalar("n".into()),
+                "the scalar `n: i32` takes an integer, not 2.7".to_owned(),
+                Some("give it an integer (on the command line: --scalar n=2)".to_owned())
+            ),
+            (
+                LaunchField::Scalar("m".into()),
+                "the scalar `m: u32` takes an integer, not NaN".to_owned(),
+                Some("give it an integer (on the command line: --scalar m=N)".to_owned())
+            ),
+        ]
+    );
+    assert!(compilation.run(&launch(2.7, 1.0)).is_err(), "not run as 2");
+}
+
+/// On a terminal, a launch's problem points at what it concerns in the kernel's signature and
+/// names the flag that sets it; the grid and a name the kernel lacks point at the kernel.
+#[test]
+fn a_launch_diagnostic_points_at_its_parameter_and_names_the_flag() {
+    let compilation = compiled(TAKES_AN_I32);
+    let launch = Launch {
+        grid: Dim3::new(0, 1, 1),
+        dims: [("N".to_owned(), 8)].into(),
+        scalars: [("n".to_owned(), 2.5), ("x".to_owned(), 1.0)].into(),
+        ..Launch::default()
+    };
+    let Err(diagnostics) = compilation.prepare(&launch, RunLimits::TERMINAL) else {
+        panic!("ran")
+    };
+    let text = render_all(&diagnostics, compilation.source(), "k.tsr");
+    assert_eq!(
+        text,
+        "\
+error[E0515]: the grid 0 x 1 x 1 has no CTAs: every extent must be at least 1
+ --> k.tsr:2:8
+  |
+2 | kernel k(n: i32, m: u32, x: f32, Y: tensor<i32>[32]) {
+  |        ^ its grid is set by `--grid X[,Y[,Z]]`
+
+error[E0515]: kernel `k` has no dimension N
+ --> k.tsr:2:8
+  |
+2 | kernel k(n: i32, m: u32, x: f32, Y: tensor<i32>[32]) {
+  |        ^ `--dim N=…` names no dimension of this kernel
+  = help: kernel `k` has no dimensions
+
+error[E0515]: the scalar `n: i32` takes an integer, not 2.5
+ --> k.tsr:2:10
+  |
+2 | kernel k(n: i32, m: u32, x: f32, Y: tensor<i32>[32]) {
+  |          ^ set by `--scalar n=…`
+  = help: give it an integer (on the command line: --scalar n=2)
+
+error[E0515]: the scalar `m: u32` has no value
+ --> k.tsr:2:18
+  |
+2 | kernel k(n: i32, m: u32, x: f32, Y: tensor<i32>[32]) {
+  |                  ^ set by `--scalar m=…`
+  = help: give it one (on the command line: --scalar m=V)
+
+error: the run stopped
+"
+    );
+    let Some(matvec) = compiler_core::examples::find("matvec") else {
+        panic!("no matvec")
+    };
+    let compilation = compiled(matvec.source);
+    let mut launch = matvec.launch.clone();
+    launch.dims.remove("K");
+    launch.inputs.insert(
+        "A".into(),
+        Input::Data {
+            shape: vec![100],
+            values: vec![0.0; 100],
+        },
+    );
+    let Err(diagnostics) = compilation.prepare(&launch, RunLimits::TERMINAL) else {
+        panic!("ran")
+    };
+    let text = render_all(&diagnostics, compilation.source(), "matvec.tsr");
+    assert!(
+        text.contains(
+            "\
+error[E0515]: `A` has rank 2 but its input has rank 1 (shape [100])
+ --> matvec.tsr:4:11
+  |
+4 | kernel mv(A: tensor<f32>[1, K], W: tensor<f32>[N, K], C: tensor<f32>[1, N]) {
+  |           ^ set by `--in A=…`
+"
+        ),
+        "{text}"
+    );
+    launch.inputs.remove("A");
+    let Err(diagnostics) = compilation.prepare(&launch, RunLimits::TERMINAL) else {
+        panic!("ran")
+    };
+    let text = render_all(&diagnostics, compilation.source(), "matvec.tsr");
+    assert!(
+        text.contains(
+            "\
+error[E0515]: dimension K has no value
+ --> matvec.tsr:4:29
+  |
+4 | kernel mv(A: tensor<f32>[1, K], W: tensor<f32>[N, K], C: tensor<f32>[1, N]) {
+  |                             ^ set by `--dim K=…` or an input's shape
+  = help: give it one (on the command line: --dim K=V, or an input with data)
+"
+        ),
+        "{text}"
+    );
 }

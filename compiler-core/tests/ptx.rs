@@ -403,7 +403,7 @@ fn a_cta_scan_keeps_a_slot_per_warp() {
             Some(0)
         );
     }
-    let ir = compiler_core::ir::print(compilation.ir().expect("IR"));
+    let ir = compiler_core::ir::print(compilation.ir().unwrap_or_else(|d| panic!("{d:?}")));
     assert!(
         ir.contains("warp_totals: i32[ctx.warps, at most 1024]"),
         "{ir}"

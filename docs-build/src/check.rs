@@ -136,10 +136,20 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
     if !block.view.runnable && !found_by_a_launch {
         return Ok(());
     }
-    let outcome = compilation
-        .prepare(&launch, RunLimits::TERMINAL)
-        .and_then(|prepared| prepared.simulate().map_err(|d| vec![d]));
+    let prepared = compilation.prepare(&launch, RunLimits::TERMINAL);
+    let outcome = prepared
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|prepared| {
+            let output = prepared.simulate_recording().map_err(|d| vec![d])?;
+            Ok(output.unwritten(prepared.kernel).unwrap_or_default())
+        });
     match (outcome, expected) {
+        // A launch that leaves part of an output as it was shows the reader a wrong result.
+        (Ok(unwritten), None) if !unwritten.is_empty() => Err(format!(
+            "its launch leaves outputs unwritten: {}",
+            unwritten.join("; ")
+        )),
         (Ok(_), None) => Ok(()),
         (Ok(_), Some(code)) => Err(format!("should stop with {}, but runs", code.as_str())),
         (Err(d), Some(code)) if d.iter().all(|d| d.code == code) => Ok(()),

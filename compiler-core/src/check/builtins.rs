@@ -321,6 +321,18 @@ impl KernelChecker {
     ) -> Value {
         let values: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
         let name = op.name.as_str();
+        if name == "barrier" {
+            self.error(
+                Diagnostic::error(
+                    Code::E0315,
+                    over.span,
+                    "`barrier` takes no `<over …>`: it always synchronizes the whole CTA",
+                )
+                .with_label("remove `<over …>`")
+                .with_help("write `barrier()`"),
+            );
+            return Value::error();
+        }
         let field = match &over.kind {
             ExprKind::Ctx(path) => ctx::resolve(path, over.span).ok(),
             _ => None,

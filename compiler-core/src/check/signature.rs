@@ -272,7 +272,20 @@ impl KernelChecker {
         match ty {
             TypeExpr::Named(name) => match Scalar::from_name(&name.name) {
                 Some(scalar) if scalar != Scalar::Bool => Type::Scalar(scalar),
-                _ => {
+                // A launch gives a scalar a number, and no target passes a bool to a kernel.
+                Some(_) => {
+                    self.error(
+                        Diagnostic::error(
+                            Code::E0201,
+                            name.span,
+                            "a scalar parameter cannot be a `bool`",
+                        )
+                        .with_label("not a parameter type")
+                        .with_help("scalar parameters are i32, u32 or f32: pass an i32, 0 or 1, and test `flag != 0`"),
+                    );
+                    Type::Error
+                }
+                None => {
                     self.error(
                         Diagnostic::error(Code::E0201, name.span, format!("unknown type `{}`", name.name))
                             .with_label("not a parameter type")

@@ -52,7 +52,7 @@ pub fn parse(source: &str) -> (ast::File, Vec<Diagnostic>) {
         parse_errors
             .into_iter()
             .filter(|error| !follows_lexical_error(error.span, &lexical, source))
-            .map(|error| explain_continuation(error, source)),
+            .map(|error| explain_continuation(explain_range(error, source), source)),
     );
     ctx::check_file(&file, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.code));
@@ -90,6 +90,62 @@ fn explain_continuation(mut error: Diagnostic, source: &str) -> Diagnostic {
             "the line before ends with `{op}`, so this line continues its statement"
         ));
     }
+    error
+}
+
+/// `for i in 0..N`, a range as Rust and other languages write it, gets the help that says how
+/// Tessera writes it: `for i in range(0, N)` (`0..=N` is `range(0, N + 1)`).
+fn explain_range(mut error: Diagnostic, source: &str) -> Diagnostic {
+    let at = error.span.start.min(source.len());
+    // The parser stops at the first `.` of `0..N`, or at the second after a `ctx` field
+    // (`ctx.lane..N`), where a `.` starts the next field.
+    let start = match (&source[..at], &source[at..]) {
+        (_, rest) if rest.starts_with("..") => at,
+        (before, rest) if before.ends_with('.') && rest.starts_with('.') => at - 1,
+        _ => return error,
+    };
+    if error.code != Code::E0101 || error.help.is_some() {
+        return error;
+    }
+    let rest = &source[start..];
+    let line_start = source[..start].rfind('\n').map_or(0, |at| at + 1);
+    let before = &source[line_start..start];
+    let Some(keyword) = before.rfind("for ") else {
+        return error;
+    };
+    let alone = before[..keyword]
+        .chars()
+        .next_back()
+        .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+    let Some((var, from)) = before[keyword + 4..].split_once(" in ") else {
+        return error;
+    };
+    let inclusive = rest.starts_with("..=");
+    let after = &rest[if inclusive { 3 } else { 2 }..];
+    let line = after.lines().next().unwrap_or("");
+    let code = line.split("//").next().unwrap_or("");
+    let to = code.split('{').next().unwrap_or("").trim();
+    let (var, from) = (var.trim(), from.trim());
+    // Still in the loop's header: no `{` between `for` and the range.
+    if !alone || var.is_empty() || from.is_empty() || from.contains('{') || to.is_empty() {
+        return error;
+    }
+    // One past an inclusive end: `N - 1` is `N`, another operand gets `+ 1`.
+    let operand = |text: &str| {
+        !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    };
+    let to = match to.strip_suffix('1').map(|t| t.trim_end().strip_suffix('-')) {
+        _ if !inclusive => to.to_owned(),
+        Some(Some(less)) if operand(less.trim_end()) => less.trim_end().to_owned(),
+        _ if operand(to) => format!("{to} + 1"),
+        _ => format!("({to}) + 1"),
+    };
+    error.help = Some(format!(
+        "a range is written range(start, end): `for {var} in range({from}, {to})`"
+    ));
     error
 }
 
