@@ -121,8 +121,10 @@ fn the_text_marks_the_binding_limit() {
 /// the 1 KiB per-CTA reserve on 8.0 and 9.0. `None`: the CTA cannot launch.
 #[test]
 fn occupancy_follows_nvidias_register_rule() {
+    /// (arch, threads, shared bytes, registers per thread, CTAs and warps per SM).
+    type Case = (Arch, u32, u64, u32, Option<(u32, u32)>);
     #[rustfmt::skip]
-    let cases: [(Arch, u32, u64, u32, Option<(u32, u32)>); 14] = [
+    let cases: [Case; 14] = [
         // (arch, threads, shared bytes, registers per thread, Some((CTAs, warps)) per SM)
         // 1280 registers per warp: 12 warps per sub-partition, 48 per SM, 24 CTAs (not 25).
         (Arch::Sm80, 64, 0, 40, Some((24, 48))),
