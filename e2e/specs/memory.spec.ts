@@ -39,7 +39,7 @@ test('counts per access: the tile copy, the column of a padded tile and its 2-wa
   await expect(rows.nth(4)).toContainText('t[l, 0]');
   await expect(rows.nth(4)).toContainText('1-way bank conflict at worst');
   await expect(rows.nth(5)).toContainText('t[l, l]');
-  await expect(rows.nth(5)).toContainText('2-way bank conflict at worst, 2.0 on average, 1 excess wavefronts of 2 (marked)');
+  await expect(rows.nth(5)).toContainText('2-way bank conflict at worst, 2.0 on average, 4 excess wavefronts of 8 (marked)');
   await expect(rows.nth(5)).toHaveAttribute('data-poor', 'true');
   await expect(page.getByTestId('memory-summary')).toContainText('6 accesses; 1 marked');
   // The marked access is underlined in the source.

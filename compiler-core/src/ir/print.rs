@@ -47,7 +47,10 @@ pub fn print(module: &Module) -> String {
         for (index, array) in kernel.shared.iter().enumerate() {
             let extents = |e: &[u32]| e.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
             let padded = if array.is_padded() {
-                format!(" stored as [{}]", extents(&array.storage))
+                format!(
+                    " stored as [{}]: rows of an even number of words are one word longer, so a column spans 32 banks",
+                    extents(&array.storage)
+                )
             } else {
                 String::new()
             };
