@@ -86,7 +86,7 @@ pub fn MemoryView(
                 (0, _) => "The kernel reads and writes no tensor or tile.".to_owned(),
                 (n, 0) => format!("{n} accesses, none marked."),
                 (n, p) => format!(
-                    "{n} accesses; {p} marked (under half the bytes moved are used, or a bank conflict of 2 ways or more), and underlined in the source."
+                    "{n} accesses; {p} marked (at least half of what it moved is excess: sectors, or wavefronts of a bank conflict), and underlined in the source."
                 ),
             };
             Some(view! {
