@@ -18,6 +18,7 @@ use crate::sim::{
 };
 use crate::span::Span;
 use crate::syntax::ast;
+pub use crate::target::MAX_ELEMENTS;
 use crate::wgsl::{self, WarpMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -695,10 +696,6 @@ fn tensor_shapes<'k>(
         ),
     })
 }
-
-/// The most elements one tensor of a launch may have (64 Mi: 256 MiB of f32), so a typo in a
-/// dimension cannot exhaust a browser's memory.
-pub const MAX_ELEMENTS: usize = 1 << 26;
 
 /// What a host allows one run: the terminal, or a browser tab. The one place that knows them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -33,6 +33,7 @@ pub mod share;
 pub mod sim;
 pub mod span;
 pub mod syntax;
+pub mod target;
 pub mod wgsl;
 
 pub use check::{Checked, Uniformity};

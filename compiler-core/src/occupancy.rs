@@ -25,76 +25,9 @@
 //! A CTA that no SM can hold (too many registers as the hardware counts them) is an error,
 //! not an occupancy of 0. This is the one place that knows these limits.
 
-use crate::ptx::Arch;
+use crate::target::Arch;
+pub use crate::target::SmLimits;
 use serde::Serialize;
-
-/// One target's SM, as the occupancy rules see it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct SmLimits {
-    pub threads: u32,
-    pub warps: u32,
-    pub ctas: u32,
-    /// 32-bit registers in the SM's register file.
-    pub registers: u32,
-    /// Registers are given to a warp in blocks of this many.
-    pub register_unit: u32,
-    /// The register file is split into this many sub-partitions; a warp's registers lie in one.
-    pub register_partitions: u32,
-    /// Registers a CTA may have.
-    pub registers_per_cta: u32,
-    pub registers_per_thread: u32,
-    /// Shared memory per SM (the largest carveout), in bytes.
-    pub shared_bytes: u64,
-    /// Shared memory is given to a CTA in blocks of this many bytes.
-    pub shared_unit: u64,
-    /// Shared memory each CTA has reserved for the system.
-    pub shared_reserved: u64,
-    /// Static shared memory (`.shared` declared in the kernel) a CTA may use: more needs
-    /// dynamic shared memory and an opt-in, which Tessera does not use.
-    pub static_shared_per_cta: u64,
-    /// Threads per CTA.
-    pub threads_per_cta: u32,
-}
-
-const KIB: u64 = 1024;
-
-impl SmLimits {
-    pub fn of(arch: Arch) -> SmLimits {
-        let common = SmLimits {
-            threads: 2048,
-            warps: 64,
-            ctas: 32,
-            registers: 65536,
-            register_unit: 256,
-            register_partitions: 4,
-            registers_per_cta: 65536,
-            registers_per_thread: 255,
-            shared_bytes: 96 * KIB,
-            shared_unit: 256,
-            shared_reserved: 0,
-            static_shared_per_cta: 48 * KIB,
-            threads_per_cta: 1024,
-        };
-        match arch {
-            // Compute capability 7.0 (V100).
-            Arch::Sm70 => common,
-            // 8.0 (A100): 164 KiB per SM.
-            Arch::Sm80 => SmLimits {
-                shared_bytes: 164 * KIB,
-                shared_unit: 128,
-                shared_reserved: KIB,
-                ..common
-            },
-            // 9.0 (H100): 228 KiB per SM.
-            Arch::Sm90 => SmLimits {
-                shared_bytes: 228 * KIB,
-                shared_unit: 128,
-                shared_reserved: KIB,
-                ..common
-            },
-        }
-    }
-}
 
 /// What can cap the CTAs an SM holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

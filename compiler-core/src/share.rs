@@ -11,7 +11,7 @@
 
 use crate::hierarchy::Dim3;
 use crate::launch::Launch;
-use crate::ptx::Arch;
+use crate::target::Arch;
 use crate::wgsl::WarpMode;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;

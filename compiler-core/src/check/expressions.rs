@@ -190,7 +190,7 @@ impl KernelChecker {
             .iter()
             .product::<u64>()
             .saturating_mul(element_type.size());
-        let most = crate::ptx::Arch::static_shared_bytes_everywhere();
+        let most = crate::target::Arch::static_shared_bytes_everywhere();
         if bytes > most {
             self.error(
                 Diagnostic::error(

@@ -840,7 +840,7 @@ impl Lowering {
 /// with a CTA reduction's and a CTA scan's scratch) would pass the smallest static limit of the
 /// targets, so padding never makes a kernel refused.
 pub(super) fn pad_tiles(kernel: &mut Kernel, indexed: &[bool]) {
-    let limit = crate::ptx::Arch::static_shared_bytes_everywhere();
+    let limit = crate::target::Arch::static_shared_bytes_everywhere();
     let mut flat = vec![false; kernel.shared.len()];
     mark_flat_access(&kernel.body, &kernel.shared, &mut flat);
     let mut bytes = crate::ptx::shared_bytes(kernel);

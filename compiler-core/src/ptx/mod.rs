@@ -25,86 +25,10 @@ use crate::diagnostic::{Code, Diagnostic};
 pub use crate::guard::Guard;
 use crate::ir::*;
 use crate::span::{LineIndex, Span};
+pub use crate::target::Arch;
 use induction::{counting_induction, strided_accesses, Access};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt::Write;
-use std::str::FromStr;
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Arch {
-    #[default]
-    #[serde(rename = "sm_70")]
-    Sm70,
-    #[serde(rename = "sm_80")]
-    Sm80,
-    #[serde(rename = "sm_90")]
-    Sm90,
-}
-
-impl Arch {
-    pub const ALL: [Arch; 3] = [Arch::Sm70, Arch::Sm80, Arch::Sm90];
-
-    /// The target for a GPU of compute capability `major.minor`: the newest of the three it
-    /// runs, since a driver compiles PTX for an older target for a newer GPU, never the
-    /// reverse. `None` below 7.0 (Volta), which lacks the `*.sync` warp operations.
-    pub fn for_compute_capability(major: u32, minor: u32) -> Option<Arch> {
-        match (major, minor) {
-            (9.., _) => Some(Arch::Sm90),
-            (8, _) => Some(Arch::Sm80),
-            (7, _) => Some(Arch::Sm70),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Arch::Sm70 => "sm_70",
-            Arch::Sm80 => "sm_80",
-            Arch::Sm90 => "sm_90",
-        }
-    }
-
-    /// The lowest PTX ISA version the target accepts.
-    pub fn version(self) -> &'static str {
-        match self {
-            Arch::Sm70 => "6.0",
-            Arch::Sm80 => "7.0",
-            Arch::Sm90 => "7.8",
-        }
-    }
-
-    /// The static shared memory (`.shared` declared in the kernel) a CTA may use
-    /// ([`SmLimits`](crate::occupancy::SmLimits)).
-    pub fn static_shared_bytes(self) -> u64 {
-        crate::occupancy::SmLimits::of(self).static_shared_per_cta
-    }
-
-    /// The static shared memory a CTA may use on every target: what a kernel may declare and
-    /// still run anywhere.
-    pub fn static_shared_bytes_everywhere() -> u64 {
-        Arch::ALL
-            .into_iter()
-            .map(Arch::static_shared_bytes)
-            .min()
-            .unwrap_or(0)
-    }
-
-    /// `redux.sync` (integer warp reductions in one instruction) exists from sm_80.
-    fn has_redux(self) -> bool {
-        self != Arch::Sm70
-    }
-}
-
-impl FromStr for Arch {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        Arch::ALL
-            .into_iter()
-            .find(|a| a.name() == text)
-            .ok_or_else(|| format!("`{text}` is not a target: use sm_70, sm_80 or sm_90"))
-    }
-}
 
 /// PTX text and where each of its lines came from.
 #[derive(Clone, Debug, Serialize)]
@@ -531,7 +455,7 @@ impl<'a> Emitter<'a> {
         let _ = writeln!(
             header,
             "// A launch holds tensors of at most {} elements (2^26), a cap that guards memory; indices are 32-bit.",
-            crate::launch::MAX_ELEMENTS
+            crate::target::MAX_ELEMENTS
         );
         let _ = writeln!(
             header,
