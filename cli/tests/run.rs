@@ -242,6 +242,24 @@ error[E0515]: the scalar `n: i32` takes an integer, not 2.7
     assert!(tessera(&["run", &kernel, "--scalar", "n=-3"])
         .status
         .success());
+    // `--in` for a name the kernel lacks, or for a scalar, is a launch problem like the rest.
+    let output = tessera(&["run", &path, "--dim", "N=8", "--in", "Q=iota"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("error[E0515]: kernel `vector_add` has no parameter `Q`")
+            && stderr(&output).contains("`--in Q=…` names no parameter of this kernel")
+            && stderr(&output).contains("help: its tensors are A, B, C"),
+        "{}",
+        stderr(&output)
+    );
+    let output = tessera(&["run", &kernel, "--scalar", "n=1", "--in", "n=iota"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("error[E0515]: `n` is a scalar, not a tensor")
+            && stderr(&output).contains("a scalar: its value is set by `--scalar n=…`"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
