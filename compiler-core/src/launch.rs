@@ -340,53 +340,52 @@ impl Launch {
             );
         }
         let param = |name: &str| kernel.param_index(name).map(|i| &kernel.params[i]);
-        let names = |scalars: bool| {
-            let names: Vec<&str> = kernel
+        let params = |scalars: bool| -> Vec<&str> {
+            kernel
                 .params
                 .iter()
                 .filter(|p| matches!(p, Param::Scalar { .. }) == scalars)
                 .map(Param::name)
-                .collect();
-            names.join(", ")
+                .collect()
         };
+        // A name the kernel lacks, or has as something else: the help lists its names of the
+        // kind the flag sets.
+        let misnamed = |field: LaunchField, message: String, kind: &str, names: Vec<&str>| {
+            let help = if names.is_empty() {
+                format!("kernel `{}` has no {kind}", kernel.name)
+            } else {
+                format!("its {kind} are {}", names.join(", "))
+            };
+            LaunchProblem::new(field, message).with_help(help)
+        };
+        let unknown = |name: &str| format!("kernel `{}` has no parameter `{name}`", kernel.name);
         for name in self.inputs.keys() {
             let message = match param(name) {
                 Some(Param::Tensor { .. }) => continue,
                 Some(Param::Scalar { .. }) => format!("`{name}` is a scalar, not a tensor"),
-                None => format!("kernel `{}` has no parameter `{name}`", kernel.name),
+                None => unknown(name),
             };
-            let tensors = names(false);
-            let problem = LaunchProblem::new(LaunchField::Input(name.clone()), message);
-            problems.push(if tensors.is_empty() {
-                problem.with_help(format!("kernel `{}` has no tensors", kernel.name))
-            } else {
-                problem.with_help(format!("its tensors are {tensors}"))
-            });
+            let field = LaunchField::Input(name.clone());
+            problems.push(misnamed(field, message, "tensors", params(false)));
         }
         for name in self.scalars.keys() {
             let message = match param(name) {
                 Some(Param::Scalar { .. }) => continue,
                 Some(Param::Tensor { .. }) => format!("`{name}` is a tensor, not a scalar"),
-                None => format!("kernel `{}` has no parameter `{name}`", kernel.name),
+                None => unknown(name),
             };
-            let scalars = names(true);
-            let problem = LaunchProblem::new(LaunchField::Scalar(name.clone()), message);
-            problems.push(if scalars.is_empty() {
-                problem.with_help(format!("kernel `{}` has no scalars", kernel.name))
-            } else {
-                problem.with_help(format!("its scalars are {scalars}"))
-            });
+            let field = LaunchField::Scalar(name.clone());
+            problems.push(misnamed(field, message, "scalars", params(true)));
         }
         for name in self.dims.keys().filter(|n| !kernel.dims.contains(n)) {
-            let problem = LaunchProblem::new(
+            let message = format!("kernel `{}` has no dimension {name}", kernel.name);
+            let dims = kernel.dims.iter().map(String::as_str).collect();
+            problems.push(misnamed(
                 LaunchField::Dim(name.clone()),
-                format!("kernel `{}` has no dimension {name}", kernel.name),
-            );
-            problems.push(if kernel.dims.is_empty() {
-                problem.with_help(format!("kernel `{}` has no dimensions", kernel.name))
-            } else {
-                problem.with_help(format!("its dimensions are {}", kernel.dims.join(", ")))
-            });
+                message,
+                "dimensions",
+                dims,
+            ));
         }
         for param in &kernel.params {
             if let Param::Scalar { name, ty } = param {

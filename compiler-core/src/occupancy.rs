@@ -127,16 +127,16 @@ pub fn occupancy(
     let registers_per_warp =
         round_up(u64::from(registers) * 32, u64::from(limits.register_unit)) as u32;
     let partitions = limits.register_partitions;
-    let registers_checked =
-        u64::from(registers_per_warp) * round_up(u64::from(warps_per_cta), u64::from(partitions));
+    // The hardware's check assumes every sub-partition holds a share of the CTA's warps.
+    let warps_checked = round_up(u64::from(warps_per_cta), u64::from(partitions));
+    let registers_checked = u64::from(registers_per_warp) * warps_checked;
     if registers_checked > u64::from(limits.registers_per_cta) {
         return Err(format!(
             "a CTA of {threads} threads at {registers} registers per thread cannot launch on {}: \
-             the hardware counts its {warps_per_cta} warps as {} (a multiple of the {partitions} \
-             register sub-partitions) at {registers_per_warp} registers each, {registers_checked} \
-             registers, over the {} a CTA may have",
+             the hardware counts its {warps_per_cta} warps as {warps_checked} (a multiple of the \
+             {partitions} register sub-partitions) at {registers_per_warp} registers each, \
+             {registers_checked} registers, over the {} a CTA may have",
             arch.name(),
-            round_up(u64::from(warps_per_cta), u64::from(partitions)),
             limits.registers_per_cta
         ));
     }

@@ -155,12 +155,8 @@ fn expr(ty: Ty, hinted: bool, depth: u32) -> BoxedStrategy<Expr> {
     prop::strategy::Union::new_weighted(choices).boxed()
 }
 
-/// The source of `e`: with literals, or with each literal a typed `let` (listed in `lets`).
-fn write(e: &Expr, lets: Option<&mut Vec<String>>) -> String {
-    let mut lets = lets;
-    write_into(e, &mut lets)
-}
-
+/// The source of `e`: with literals (`lets` is `None`), or with each literal a typed `let`,
+/// listed in `lets`.
 fn write_into(e: &Expr, lets: &mut Option<&mut Vec<String>>) -> String {
     match e {
         Expr::Literal(value, integer) => {
@@ -352,9 +348,9 @@ proptest! {
         let Some(expected) = evaluate(&e) else {
             return Ok(());
         };
-        let with_literals = write(&e, None);
+        let with_literals = write_into(&e, &mut None);
         let mut lets = Vec::new();
-        let with_variables = write(&e, Some(&mut lets));
+        let with_variables = write_into(&e, &mut Some(&mut lets));
         let literal_bits = simulate(ty, &[], &with_literals).map_err(TestCaseError::fail)?;
         let variable_bits = simulate(ty, &lets, &with_variables).map_err(TestCaseError::fail)?;
         prop_assert!(
