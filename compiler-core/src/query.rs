@@ -113,14 +113,7 @@ impl Compilation {
             return None;
         }
         let mut items = self.names_in_scope(caret);
-        let builtin_names = [
-            &builtins::MATH[..],
-            &builtins::SHUFFLES,
-            &builtins::REDUCTIONS,
-            &builtins::LANE_ONLY,
-            &builtins::OTHERS,
-        ];
-        for name in builtin_names.into_iter().flatten() {
+        for name in builtins::FAMILIES.into_iter().flatten() {
             if !items.iter().any(|i| i.label == *name) {
                 items.push(Completion {
                     label: (*name).to_owned(),

@@ -627,6 +627,28 @@ fn tiled_matmul_with_ragged_edges() {
     assert_close(&f32s(&out, "C"), &expected, 1e-5);
 }
 
+/// Every value of X lands in its bin once, whichever CTA counted it: H is the histogram of
+/// X % B for any grid, one CTA or more than there are values to share out.
+#[test]
+fn a_histogram_privatized_in_shared_memory() {
+    let compilation = compiler_core::compile(&example("histogram"));
+    for grid in [4, 1, 3, 50] {
+        let launch = Launch {
+            grid: Dim3::new(grid, 1, 1),
+            dims: [("N".to_owned(), 10000), ("B".to_owned(), 100)].into(),
+            inputs: [("X".to_owned(), Input::Rand(21))].into(),
+            ..Launch::default()
+        };
+        let out = ran(&compilation, &launch);
+        let mut expected = vec![0u32; 100];
+        for v in u32s(&out, "X") {
+            expected[(v % 100) as usize] += 1;
+        }
+        assert_eq!(expected.iter().sum::<u32>(), 10000);
+        assert_eq!(u32s(&out, "H"), expected, "grid {grid}");
+    }
+}
+
 #[test]
 fn the_same_launch_gives_bit_identical_results() {
     let setup = || Setup {

@@ -7,10 +7,11 @@ use super::types::{unify, Type};
 use super::uniformity::Uniformity;
 use super::{KernelChecker, Value};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::AtomicOp;
 use crate::ir::{CtxField, Scalar};
 use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind, Ident};
-use crate::syntax::builtins::{LANE_ONLY, MATH, OTHERS, REDUCTIONS, SHUFFLES};
+use crate::syntax::builtins::{FAMILIES, LANE_ONLY, MATH, REDUCTIONS, SHUFFLES};
 use crate::syntax::ctx;
 
 /// The closest of `candidates` to `name`, if it is close enough to be a likely typo.
@@ -108,6 +109,9 @@ impl KernelChecker {
             );
             return Value::error();
         }
+        if let Some(op) = AtomicOp::from_name(name) {
+            return self.atomic(op, callee, args, span);
+        }
         let values: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
         let uniformity = values
             .iter()
@@ -142,13 +146,7 @@ impl KernelChecker {
                 Value::error()
             }
             _ => {
-                let known = MATH
-                    .iter()
-                    .chain(&SHUFFLES)
-                    .chain(&REDUCTIONS)
-                    .chain(&LANE_ONLY)
-                    .chain(&OTHERS)
-                    .copied();
+                let known = FAMILIES.into_iter().flatten().copied();
                 let mut diagnostic = Diagnostic::error(
                     Code::E0206,
                     callee.span,
@@ -163,6 +161,78 @@ impl KernelChecker {
                 Value::error()
             }
         }
+    }
+
+    /// `atomic_add(X[i], v)` and the rest, `atomic_compare_exchange(X[i], expected, v)`: one
+    /// element of a tensor or of a var tile, i32 or u32 (f32 for `atomic_add` only, which both
+    /// GPUs' hardware or a compare-exchange loop give); the old value, which differs between
+    /// threads however uniform the arguments are. No control is needed.
+    fn atomic(&mut self, op: AtomicOp, callee: &Ident, args: &[Expr], span: Span) -> Value {
+        let name = op.name();
+        let arity = if op == AtomicOp::CompareExchange {
+            3
+        } else {
+            2
+        };
+        let ExprKind::Index { base, indices } = &args.first().map_or(&ExprKind::Error, |a| &a.kind)
+        else {
+            for arg in args {
+                self.expr(arg);
+            }
+            if let Some(first) = args.first().filter(|a| !matches!(a.kind, ExprKind::Error)) {
+                self.error(
+                    Diagnostic::error(
+                        Code::E0317,
+                        first.span,
+                        format!("`{name}` changes an element of a tensor or a tile, and this is not one"),
+                    )
+                    .with_label("not an element such as H[i]")
+                    .with_help(format!("name the element to change: {name}(H[i], ...)")),
+                );
+            } else {
+                self.arity(callee, args, arity, span);
+            }
+            return Value::error();
+        };
+        let target = self.store_target(base, indices, args[0].span);
+        let values: Vec<Value> = args[1..].iter().map(|a| self.expr(a)).collect();
+        if !self.arity(callee, args, arity, span) {
+            return Value::error();
+        }
+        let Some((element, is_slice)) = target else {
+            return Value::error();
+        };
+        if element.is_error() {
+            return Value::error();
+        }
+        let fits = match element.scalar() {
+            Some(Scalar::I32 | Scalar::U32) => !is_slice && !element.is_tile(),
+            Some(Scalar::F32) => op.takes_f32(),
+            _ => false,
+        };
+        if !fits {
+            let help = if element.is_tile() {
+                format!("an atomic changes one element: index it fully, as in {name}(H[i], ...)")
+            } else if element.scalar() == Some(Scalar::F32) {
+                "of the atomics, only atomic_add takes f32 elements; keep integers (i32, u32) for the others".to_owned()
+            } else {
+                "atomics take i32 and u32 elements, and atomic_add f32 too".to_owned()
+            };
+            self.error(
+                Diagnostic::error(
+                    Code::E0317,
+                    args[0].span,
+                    format!("`{name}` cannot change {element}"),
+                )
+                .with_label(format!("this is {element}"))
+                .with_help(help),
+            );
+            return Value::error();
+        }
+        for (value, arg) in values.iter().zip(&args[1..]) {
+            self.assigned_value(&element, None, value, arg.span, span);
+        }
+        Value::new(element, Uniformity::Varying)
     }
 
     /// min, max, clamp, select, fma and the float math functions.

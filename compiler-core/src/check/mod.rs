@@ -258,30 +258,76 @@ impl KernelChecker {
     }
 }
 
-/// The names `stmts` store into, at any depth: `X` for every `X[..] = ..` and `X[..] op= ..`.
+/// The names `stmts` store into, at any depth: `X` for every `X[..] = ..`, `X[..] op= ..` and
+/// atomic on `X[..]`.
 fn stored_names<'s>(stmts: impl IntoIterator<Item = &'s Stmt>, names: &mut HashSet<String>) {
     for stmt in stmts {
         match &stmt.kind {
-            StmtKind::Assign { target, .. } => {
+            StmtKind::Let { value, .. } | StmtKind::Expr(value) => atomic_targets(value, names),
+            StmtKind::Assign { target, value, .. } => {
                 if let ExprKind::Index { base, .. } = &target.kind {
                     if let ExprKind::Name(name) = &base.kind {
                         names.insert(name.clone());
                     }
                 }
+                atomic_targets(target, names);
+                atomic_targets(value, names);
             }
             StmtKind::If {
+                condition,
                 then_block,
                 else_branch,
-                ..
             } => {
+                atomic_targets(condition, names);
                 stored_names(&then_block.stmts, names);
                 stored_names(else_branch.as_deref(), names);
             }
-            StmtKind::Block(body) | StmtKind::While { body, .. } | StmtKind::For { body, .. } => {
+            StmtKind::While { condition, body }
+            | StmtKind::For {
+                range: condition,
+                body,
+                ..
+            } => {
+                atomic_targets(condition, names);
                 stored_names(&body.stmts, names)
             }
+            StmtKind::Block(body) => stored_names(&body.stmts, names),
             _ => {}
         }
+    }
+}
+
+/// The names atomics in `expr` change: `H` for `atomic_add(H[b], 1)`.
+fn atomic_targets(expr: &Expr, names: &mut HashSet<String>) {
+    let mut children: Vec<&Expr> = Vec::new();
+    match &expr.kind {
+        ExprKind::Call { callee, args } => {
+            if crate::ir::AtomicOp::from_name(&callee.name).is_some() {
+                if let Some(ExprKind::Index { base, .. }) = args.first().map(|a| &a.kind) {
+                    if let ExprKind::Name(name) = &base.kind {
+                        names.insert(name.clone());
+                    }
+                }
+            }
+            children.extend(args);
+        }
+        ExprKind::Collective { args, .. } => children.extend(args),
+        ExprKind::Unary(_, operand) => children.push(operand),
+        ExprKind::Binary(_, l, r) => children.extend([&**l, &**r]),
+        ExprKind::Index { base, indices } => {
+            children.push(base);
+            for index in indices {
+                match index {
+                    IndexArg::Single(e) => children.push(e),
+                    IndexArg::Tile { start, length } => children.extend([start, length]),
+                    IndexArg::Whole(_) => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    for child in children {
+        atomic_targets(child, names);
     }
 }
 

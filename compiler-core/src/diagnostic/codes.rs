@@ -117,6 +117,7 @@ codes! {
         E0314 => "an expression with no value is used as a value",
         E0315 => "a collective runs over ctx.lane or ctx.thread, and votes over ctx.lane",
         E0316 => "a scratch tile holds f32, i32 or u32, has one or two axes and fits in a CTA's shared memory",
+        E0317 => "an atomic changes one element of a tensor or of a var tile, of type i32 or u32 (f32 for atomic_add)",
         // Uniformity.
         E0401 => "barrier(), tile operations and collectives over ctx.thread need uniform control",
         E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",

@@ -279,6 +279,9 @@ impl Lowering {
             self.check_f16(to, span);
             return (self.value(Op::Cast { from, to, value }, to, span), to);
         }
+        if let Some(op) = AtomicOp::from_name(name) {
+            return self.atomic(op, args, true, span);
+        }
         if matches!(name, "sum" | "max") && args.first().is_some_and(|a| self.is_tile_value(a)) {
             return self.tile_to_scalar(name, args, span);
         }
@@ -327,6 +330,58 @@ impl Lowering {
             other => Op::Math(math_fn(other), ty, operand(0)),
         };
         (self.value(op, ty, span), ty)
+    }
+}
+
+impl Lowering {
+    /// `atomic_op(X[i], value)` or `atomic_compare_exchange(X[i], expected, value)`; with
+    /// `keep`, the old value in a register (else the statement drops it).
+    pub(super) fn atomic(
+        &mut self,
+        op: AtomicOp,
+        args: &[ast::Expr],
+        keep: bool,
+        span: Span,
+    ) -> (Operand, Scalar) {
+        let Some(ExprKind::Index { base, indices }) = args.first().map(|a| &a.kind) else {
+            return (Operand::Const(0), Scalar::I32);
+        };
+        let ExprKind::Name(name) = &base.kind else {
+            return (Operand::Const(0), Scalar::I32);
+        };
+        let (place, ty) = match self.lookup(name) {
+            Some(Binding::Tensor(tensor)) => {
+                let indices = self.indices(indices);
+                let ty = self.params[tensor].element();
+                (Place::Tensor { tensor, indices }, ty)
+            }
+            Some(Binding::Tile(array)) => {
+                self.mark_indexed(array);
+                let indices = self.indices(indices);
+                let ty = self.shared[array].element;
+                (Place::Shared { array, indices }, ty)
+            }
+            _ => return (Operand::Const(0), Scalar::I32),
+        };
+        let mut operands = args[1..].iter().map(|a| self.expr(a, Some(ty)).0);
+        let first = operands.next().unwrap_or(Operand::Const(0));
+        let (expected, value) = match (op, operands.next()) {
+            (AtomicOp::CompareExchange, Some(new)) => (Some(first), new),
+            _ => (None, first),
+        };
+        let dst = keep.then(|| self.reg(ty, None));
+        self.emit(
+            StmtKind::Atomic {
+                dst,
+                op,
+                ty,
+                place,
+                value,
+                expected,
+            },
+            span,
+        );
+        (dst.map_or(Operand::Const(0), Operand::Reg), ty)
     }
 }
 

@@ -311,9 +311,13 @@ impl Lowering {
             }
             AstStmt::Assign { target, op, value } => self.assign(target, *op, value, span),
             AstStmt::Expr(expr) => {
-                if let ExprKind::Call { callee, .. } = &expr.kind {
+                if let ExprKind::Call { callee, args } = &expr.kind {
                     if callee.name == "barrier" {
                         self.emit(StmtKind::Barrier, span);
+                        return;
+                    }
+                    if let Some(op) = AtomicOp::from_name(&callee.name) {
+                        self.atomic(op, args, false, span);
                         return;
                     }
                 }

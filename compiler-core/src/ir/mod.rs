@@ -181,6 +181,17 @@ pub enum StmtKind {
         indices: Vec<Operand>,
         value: Operand,
     },
+    /// An atomic read-modify-write of one element, thread by thread; `dst` takes the value the
+    /// element held before (none where the source drops it: PTX's `red`). `expected` is
+    /// `compare_exchange`'s. Outside the tensor or tile it is a fault, as a store is.
+    Atomic {
+        dst: Option<Reg>,
+        op: AtomicOp,
+        ty: Scalar,
+        place: Place,
+        value: Operand,
+        expected: Option<Operand>,
+    },
     If {
         condition: Operand,
         then_block: Block,
@@ -196,6 +207,76 @@ pub enum StmtKind {
     Continue,
     Return,
     Barrier,
+}
+
+/// The element an atomic works on: a tensor's (device scope) or a tile's (CTA scope).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Place {
+    Tensor {
+        tensor: usize,
+        indices: Vec<Operand>,
+    },
+    Shared {
+        array: usize,
+        indices: Vec<Operand>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    CompareExchange,
+}
+
+impl AtomicOp {
+    pub const ALL: [AtomicOp; 9] = [
+        AtomicOp::Add,
+        AtomicOp::Sub,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exchange,
+        AtomicOp::CompareExchange,
+    ];
+
+    /// The built-in's name, `atomic_add`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomic_add",
+            AtomicOp::Sub => "atomic_sub",
+            AtomicOp::Min => "atomic_min",
+            AtomicOp::Max => "atomic_max",
+            AtomicOp::And => "atomic_and",
+            AtomicOp::Or => "atomic_or",
+            AtomicOp::Xor => "atomic_xor",
+            AtomicOp::Exchange => "atomic_exchange",
+            AtomicOp::CompareExchange => "atomic_compare_exchange",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<AtomicOp> {
+        AtomicOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// Whether its element may be an f32 (only `atomic_add`: PTX has `atom.add.f32`).
+    pub fn takes_f32(self) -> bool {
+        self == AtomicOp::Add
+    }
+
+    /// Whether the final value of an element does not depend on the order of the atomics on it
+    /// (for integer elements): every one but an exchange.
+    pub fn commutes(self) -> bool {
+        !matches!(self, AtomicOp::Exchange | AtomicOp::CompareExchange)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -371,18 +452,70 @@ impl Kernel {
             .map(String::as_str)
     }
 
-    /// The parameters the kernel stores to: its outputs (the rest are read-only).
+    /// The parameters the kernel stores to, plainly or by atomics: its outputs (the rest are
+    /// read-only).
     pub fn written_tensors(&self) -> Vec<usize> {
         let mut written = Vec::new();
         self.visit(&mut |kind| {
-            if let StmtKind::Store { tensor, .. } = kind {
-                if !written.contains(tensor) {
-                    written.push(*tensor);
-                }
+            let tensor = match kind {
+                StmtKind::Store { tensor, .. }
+                | StmtKind::Atomic {
+                    place: Place::Tensor { tensor, .. },
+                    ..
+                } => *tensor,
+                _ => return,
+            };
+            if !written.contains(&tensor) {
+                written.push(tensor);
             }
         });
         written.sort_unstable();
         written
+    }
+
+    /// The tensors and the tiles atomics work on (each sorted): a backend gives them atomic
+    /// storage.
+    pub fn atomic_places(&self) -> (Vec<usize>, Vec<usize>) {
+        let (mut tensors, mut arrays) = (Vec::new(), Vec::new());
+        self.visit(&mut |kind| {
+            let (list, index) = match kind {
+                StmtKind::Atomic {
+                    place: Place::Tensor { tensor, .. },
+                    ..
+                } => (&mut tensors, *tensor),
+                StmtKind::Atomic {
+                    place: Place::Shared { array, .. },
+                    ..
+                } => (&mut arrays, *array),
+                _ => return,
+            };
+            if !list.contains(&index) {
+                list.push(index);
+            }
+        });
+        tensors.sort_unstable();
+        arrays.sort_unstable();
+        (tensors, arrays)
+    }
+
+    /// Whether the CTAs must run in grid order for the results to be the same on every run:
+    /// an atomic on a tensor whose old value is used, that exchanges, or that adds floats
+    /// (the sum depends on the order of the additions).
+    pub fn atomics_need_order(&self) -> bool {
+        let mut ordered = false;
+        self.visit(&mut |kind| {
+            if let StmtKind::Atomic {
+                dst,
+                op,
+                ty,
+                place: Place::Tensor { .. },
+                ..
+            } = kind
+            {
+                ordered |= dst.is_some() || !op.commutes() || *ty == Scalar::F32;
+            }
+        });
+        ordered
     }
 
     /// The widest warp the kernel can run in: a ballot is one `u32` bit a lane, so a kernel

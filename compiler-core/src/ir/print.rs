@@ -144,6 +144,35 @@ fn block(out: &mut String, kernel: &Kernel, stmts: &[Stmt], depth: usize) {
                     operand(kernel, *value, element)
                 );
             }
+            StmtKind::Atomic {
+                dst,
+                op,
+                ty,
+                place,
+                value,
+                expected,
+            } => {
+                let result = dst.map_or(String::new(), |d| {
+                    format!("{}: {} = ", reg(kernel, d), ty.name())
+                });
+                let (name, indices) = match place {
+                    Place::Tensor { tensor, indices } => {
+                        let name = kernel.params.get(*tensor).map_or("?", |p| p.name());
+                        (name.to_owned(), indices)
+                    }
+                    Place::Shared { array, indices } => (shared_name(kernel, *array).0, indices),
+                };
+                let expected =
+                    expected.map_or(String::new(), |e| format!("{}, ", operand(kernel, e, *ty)));
+                let _ = writeln!(
+                    out,
+                    "{pad}{result}{}.{} {name}[{}], {expected}{}",
+                    op.name(),
+                    ty.name(),
+                    list(kernel, indices),
+                    operand(kernel, *value, *ty)
+                );
+            }
             StmtKind::If {
                 condition,
                 then_block,

@@ -14,9 +14,11 @@
 //!
 //! Here: the targets, the emitter's state, the prologue and the kernel's entry, statements.
 //! Beside it: `operations` (each IR operation), `addressing` (tensor and tile addresses),
+//! `atomics` (`atom` and `red`),
 //! `collectives` (reductions, votes, shuffles) and `induction` (the pointer rewrite).
 
 mod addressing;
+mod atomics;
 mod collectives;
 mod induction;
 mod operations;
@@ -610,6 +612,14 @@ impl<'a> Emitter<'a> {
                     None,
                 );
             }
+            StmtKind::Atomic {
+                dst,
+                op,
+                ty,
+                place,
+                value,
+                expected,
+            } => self.atomic(*dst, *op, *ty, place, *value, *expected),
             StmtKind::If {
                 condition,
                 then_block,

@@ -15,6 +15,22 @@ pub(super) fn combine(reduce: Reduce, ty: Scalar, a: u32, b: u32) -> u32 {
     binary(op, ty, a, b).unwrap_or(0)
 }
 
+/// What an atomic leaves in an element that held `old` (`expected` is compare-exchange's).
+pub(super) fn atomic(op: AtomicOp, ty: Scalar, old: u32, value: u32, expected: u32) -> u32 {
+    let combined = match op {
+        AtomicOp::Add => BinaryOp::Add,
+        AtomicOp::Sub => BinaryOp::Sub,
+        AtomicOp::Min => BinaryOp::Min,
+        AtomicOp::Max => BinaryOp::Max,
+        AtomicOp::And => BinaryOp::And,
+        AtomicOp::Or => BinaryOp::Or,
+        AtomicOp::Xor => BinaryOp::Xor,
+        AtomicOp::Exchange => return value,
+        AtomicOp::CompareExchange => return if old == expected { value } else { old },
+    };
+    binary(combined, ty, old, value).unwrap_or(old)
+}
+
 /// The xor-butterfly combination of `values`, padded with the identity to a power of two at
 /// least `width`: the order a GPU's shuffle reduction uses.
 pub(super) fn butterfly(reduce: Reduce, ty: Scalar, values: &mut Vec<u32>, width: usize) -> u32 {

@@ -53,7 +53,10 @@ impl<'a> Cta<'a> {
             self.trace_after(stmt, mask);
             if !matches!(
                 stmt.kind,
-                StmtKind::Let { .. } | StmtKind::Store { .. } | StmtKind::Barrier
+                StmtKind::Let { .. }
+                    | StmtKind::Store { .. }
+                    | StmtKind::Atomic { .. }
+                    | StmtKind::Barrier
             ) {
                 active = mask.iter().filter(|&&m| m).count() as u64;
             }
@@ -102,13 +105,21 @@ impl<'a> Cta<'a> {
                 for t in 0..self.threads {
                     if mask[t] {
                         let at = self.shared_element(*array, indices, t, stmt.span)?;
-                        self.touch(*array, at, t, true, stmt.span)?;
+                        self.touch(*array, at, t, Touch::Write, stmt.span)?;
                         let bits = self.get(*value, t);
                         self.shared[*array][at] = bits;
                     }
                 }
                 Ok(())
             }
+            StmtKind::Atomic {
+                dst,
+                op,
+                ty,
+                place,
+                value,
+                expected,
+            } => self.atomic(*dst, *op, *ty, place, *value, *expected, mask, stmt.span),
             StmtKind::If {
                 condition,
                 then_block,

@@ -1,6 +1,7 @@
 //! Memory: tensor and shared-memory elements, bounds (E0510) and the shared-memory race
 //! detector (E0513), which records who touched each shared element since the last barrier.
 
+use super::arith;
 use super::*;
 
 impl<'a> Cta<'a> {
@@ -83,13 +84,13 @@ impl<'a> Cta<'a> {
     }
 
     /// Records thread `t`'s access to a shared element; a second thread touching it in the same
-    /// epoch, one of them writing, is a data race.
+    /// epoch, one of them writing plainly, or one plainly and one by an atomic, is a data race.
     pub(super) fn touch(
         &mut self,
         array: usize,
         at: usize,
         t: usize,
-        write: bool,
+        how: Touch,
         span: Span,
     ) -> Result<(), Fault> {
         let me = t as u32 + 1;
@@ -98,45 +99,107 @@ impl<'a> Cta<'a> {
         if access.epoch != epoch {
             *access = Access {
                 epoch,
-                writer: 0,
-                reader: 0,
+                ..Access::default()
             };
         }
-        let other_writer = access.writer != 0 && access.writer != me;
-        let other_reader = write && access.reader != 0 && access.reader != me;
-        if other_writer || other_reader {
-            let other = if other_writer {
-                access.writer
-            } else {
-                access.reader
-            };
-            let other = if other == u32::MAX {
+        let other = |who: u32| who != 0 && who != me;
+        let conflict = if other(access.writer) {
+            Some((access.writer, "wrote"))
+        } else if how != Touch::Read && other(access.reader) {
+            Some((access.reader, "read"))
+        } else if how != Touch::Atomic && other(access.atomic) {
+            Some((access.atomic, "changed by an atomic"))
+        } else {
+            None
+        };
+        if let Some((who, what)) = conflict {
+            let who = if who == u32::MAX {
                 "other threads".to_owned()
             } else {
-                format!("thread {}", other - 1)
+                format!("thread {}", who - 1)
             };
             let name = self
                 .kernel
                 .shared
                 .get(array)
                 .map_or("?", |a| a.name.as_str());
-            let what = if other_writer { "wrote" } else { "read" };
-            let verb = if write { "writes" } else { "reads" };
+            let verb = match how {
+                Touch::Read => "reads",
+                Touch::Write => "writes",
+                Touch::Atomic => "changes by an atomic",
+            };
             return Err(self.fault(
                 Code::E0513,
                 span,
                 t,
-                format!("data race on element {at} of tile `{name}`: thread {t} {verb} it after {other} {what} it, with no barrier() between"),
+                format!("data race on element {at} of tile `{name}`: thread {t} {verb} it after {who} {what} it, with no barrier() between"),
             ));
         }
-        if write {
-            access.writer = me;
+        let slot = match how {
+            Touch::Read => &mut access.reader,
+            Touch::Write => &mut access.writer,
+            Touch::Atomic => &mut access.atomic,
+        };
+        *slot = if *slot == 0 || *slot == me || how == Touch::Write {
+            me
         } else {
-            access.reader = if access.reader == 0 || access.reader == me {
-                me
-            } else {
-                u32::MAX
+            u32::MAX
+        };
+        Ok(())
+    }
+
+    /// An atomic on every active thread, in thread order: the order the spec gives atomics of
+    /// one statement (and CTAs run in grid order when the results could depend on it).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn atomic(
+        &mut self,
+        dst: Option<Reg>,
+        op: AtomicOp,
+        ty: Scalar,
+        place: &Place,
+        value: Operand,
+        expected: Option<Operand>,
+        mask: &[bool],
+        span: Span,
+    ) -> Result<(), Fault> {
+        for t in 0..self.threads {
+            if !mask[t] {
+                continue;
+            }
+            let operand = self.get(value, t);
+            let expected = expected.map_or(0, |e| self.get(e, t));
+            let change = |old: u32| arith::atomic(op, ty, old, operand, expected);
+            let old = match place {
+                Place::Tensor { tensor, indices } => {
+                    let at = self.element(*tensor, indices, t, span)?;
+                    let Some(cell) = self.global.cells.get(*tensor).and_then(|c| c.get(at)) else {
+                        continue;
+                    };
+                    let old = match cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                        Some(change(old))
+                    }) {
+                        Ok(old) | Err(old) => old,
+                    };
+                    if let Some(slot) = self
+                        .writers
+                        .and_then(|w| w.get(*tensor))
+                        .and_then(|w| w.get(at))
+                    {
+                        self.record_writer(slot, t);
+                    }
+                    old
+                }
+                Place::Shared { array, indices } => {
+                    let at = self.shared_element(*array, indices, t, span)?;
+                    self.touch(*array, at, t, Touch::Atomic, span)?;
+                    let old = self.shared[*array][at];
+                    self.shared[*array][at] = change(old);
+                    old
+                }
             };
+            if let Some(dst) = dst {
+                self.set(dst, t, old);
+            }
         }
         Ok(())
     }

@@ -366,7 +366,13 @@ impl<'a> Global<'a> {
         trace: Option<(Dim3, &mut trace::Recorder)>,
         profile: Option<&mut profile::Counter>,
     ) -> Stats {
-        let threads = self.options.threads.clamp(1, self.ctas().max(1) as usize);
+        // Atomics whose results depend on their order run CTA by CTA in grid order, so that
+        // every run (and every thread count) gives the same bits.
+        let threads = if self.kernel.atomics_need_order() {
+            1
+        } else {
+            self.options.threads.clamp(1, self.ctas().max(1) as usize)
+        };
         // The traced CTA's recorder goes to whichever thread runs that CTA.
         let trace = Mutex::new(trace);
         if threads == 1 {
@@ -532,13 +538,23 @@ struct Cta<'a> {
     profile: Option<&'a mut profile::Counter>,
 }
 
-/// The accesses to one shared element in the current epoch: the writer and the reader (a
-/// thread index + 1; 0 for none; `u32::MAX` for several readers).
+/// The accesses to one shared element in the current epoch: the writer, the reader and the
+/// atomic (a thread index + 1; 0 for none; `u32::MAX` for several readers or atomics).
 #[derive(Clone, Copy, Default)]
 struct Access {
     epoch: u32,
     writer: u32,
     reader: u32,
+    atomic: u32,
+}
+
+/// How a thread touches a shared element, for the race detector: two atomics never race, and
+/// an atomic races with a plain read or write of another thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Touch {
+    Read,
+    Write,
+    Atomic,
 }
 
 impl<'a> Cta<'a> {

@@ -175,7 +175,7 @@ impl<'a> Cta<'a> {
                 for t in 0..threads {
                     if mask[t] {
                         let at = self.shared_element(*array, indices, t, span)?;
-                        self.touch(*array, at, t, false, span)?;
+                        self.touch(*array, at, t, Touch::Read, span)?;
                         let bits = self.shared[*array][at];
                         self.set(dst, t, bits);
                     }

@@ -25,9 +25,14 @@
 //!   element get it by broadcast, not a conflict); degree 1 is conflict-free, and a request
 //!   takes as many wavefronts (passes) as its degree, where `⌈distinct words / 32⌉` is the
 //!   ideal; the rest is its excess.
+//! - **atomics** are counted as the accesses they are (sectors or banks), and for their
+//!   **contention**: the lanes of a request on one element take turns there, so a request
+//!   takes as many turns as the most lanes on one of its elements (1 when every lane has its
+//!   own element, 32 when a warp adds to one counter); one turn a request is the ideal.
 //! - An access is **marked** when at least half of what it moved (sectors, wavefronts) is
 //!   excess: a stride-2 read (8 sectors, ideal 4) and a 2-way conflict are; a broadcast or one
-//!   lane's store (1 sector, ideal 1) never is.
+//!   lane's store (1 sector, ideal 1) never is. An atomic is marked, too, when at least half
+//!   of its turns are past the ideal (its lanes meet two to an element on average).
 //!
 //! Invariant: counting changes nothing the run computes.
 
@@ -57,6 +62,8 @@ pub struct AccessSite {
     /// The tensor's or the tile's name.
     pub name: String,
     pub write: bool,
+    /// An atomic (which reads and writes its element: `write` is set).
+    pub atomic: bool,
     /// Warp-level requests.
     pub requests: u64,
     /// Active lanes over all requests.
@@ -74,15 +81,20 @@ pub struct AccessSite {
     pub ideal_wavefronts: u64,
     /// Shared: the worst request's conflict degree.
     pub worst_degree: u32,
+    /// Atomics: the turns their lanes take, each request's most lanes on one element, summed.
+    pub turns: u64,
+    /// Atomics: the most lanes of one request on one element.
+    pub worst_contention: u32,
 }
 
 impl AccessSite {
-    fn new(span: Span, memory: Memory, name: String, write: bool) -> Self {
+    fn new(span: Span, memory: Memory, name: String, write: bool, atomic: bool) -> Self {
         Self {
             span,
             memory,
             name,
             write,
+            atomic,
             requests: 0,
             lanes: 0,
             bytes: 0,
@@ -92,6 +104,8 @@ impl AccessSite {
             wavefronts: 0,
             ideal_wavefronts: 0,
             worst_degree: 0,
+            turns: 0,
+            worst_contention: 0,
         }
     }
 
@@ -127,19 +141,50 @@ impl AccessSite {
         self.per_request(self.wavefronts)
     }
 
-    /// "global read", "shared write", …
+    /// Atomics: the mean turns a request takes (1 is no contention).
+    pub fn mean_contention(&self) -> f64 {
+        self.per_request(self.turns)
+    }
+
+    /// Atomics: turns past one a request.
+    pub fn excess_turns(&self) -> u64 {
+        self.turns.saturating_sub(self.requests)
+    }
+
+    /// "global read", "shared write", "global atomic", …
     pub fn kind(&self) -> &'static str {
-        match (self.is_shared(), self.write) {
-            (false, false) => "global read",
-            (false, true) => "global write",
-            (true, false) => "shared read",
-            (true, true) => "shared write",
+        match (self.is_shared(), self.write, self.atomic) {
+            (false, _, true) => "global atomic",
+            (true, _, true) => "shared atomic",
+            (false, false, _) => "global read",
+            (false, true, _) => "global write",
+            (true, false, _) => "shared read",
+            (true, true, _) => "shared write",
         }
+    }
+
+    /// Atomics: "up to 32 lanes on one element, 32.0 on average".
+    pub fn contention(&self) -> Option<String> {
+        self.atomic.then(|| {
+            format!(
+                "up to {} lanes on one element, {:.1} on average",
+                self.worst_contention,
+                self.mean_contention()
+            )
+        })
     }
 
     /// The figures in words: "8.00 sectors per request, 4 excess of 8" or "32-way bank
     /// conflict at worst, 32.0 on average, 31 excess wavefronts of 32".
     pub fn figures(&self) -> String {
+        let memory = self.memory_figures();
+        match self.contention() {
+            Some(contention) => format!("{memory}; {contention}"),
+            None => memory,
+        }
+    }
+
+    fn memory_figures(&self) -> String {
         if self.is_shared() {
             format!(
                 "{}-way bank conflict at worst, {:.1} on average, {} excess wavefronts of {}",
@@ -166,7 +211,8 @@ impl AccessSite {
         } else {
             (self.sectors, self.excess_sectors())
         };
-        excess > 0 && excess * 2 >= moved
+        let waits = self.atomic && self.excess_turns() > 0 && self.excess_turns() * 2 >= self.turns;
+        waits || (excess > 0 && excess * 2 >= moved)
     }
 }
 
@@ -203,6 +249,8 @@ impl Counter {
                     into.wavefronts += site.wavefronts;
                     into.ideal_wavefronts += site.ideal_wavefronts;
                     into.worst_degree = into.worst_degree.max(site.worst_degree);
+                    into.turns += site.turns;
+                    into.worst_contention = into.worst_contention.max(site.worst_contention);
                 }
             }
         }
@@ -266,6 +314,15 @@ fn count_shared(site: &mut AccessSite, elements: &mut [u64]) {
     site.worst_degree = site.worst_degree.max(degree);
 }
 
+/// The most lanes on one element of a request (`elements` sorted): the turns an atomic takes.
+fn most_on_one(elements: &[u64]) -> u32 {
+    elements
+        .chunk_by(|a, b| a == b)
+        .map(|run| run.len() as u32)
+        .max()
+        .unwrap_or(0)
+}
+
 /// A shared request's conflict degree: the most distinct words (sorted `words`) in one bank.
 pub fn conflict_degree(words: &[u64]) -> u32 {
     let mut per_bank = [0u32; BANKS];
@@ -316,12 +373,21 @@ impl<'a> Cta<'a> {
                 tensor, indices, ..
             } => (Memory::Tensor(*tensor), indices, true),
             StmtKind::SharedStore { array, indices, .. } => (Memory::Shared(*array), indices, true),
+            StmtKind::Atomic {
+                place: Place::Tensor { tensor, indices },
+                ..
+            } => (Memory::Tensor(*tensor), indices, true),
+            StmtKind::Atomic {
+                place: Place::Shared { array, indices },
+                ..
+            } => (Memory::Shared(*array), indices, true),
             _ => return,
         };
+        let atomic = matches!(stmt.kind, StmtKind::Atomic { .. });
         let Some(counter) = self.profile.take() else {
             return;
         };
-        self.count_requests(counter, stmt.span, memory, indices, mask, write);
+        self.count_requests(counter, stmt.span, memory, indices, mask, (write, atomic));
         self.profile = Some(counter);
     }
 
@@ -332,7 +398,7 @@ impl<'a> Cta<'a> {
         memory: Memory,
         indices: &[Operand],
         mask: &[bool],
-        write: bool,
+        (write, atomic): (bool, bool),
     ) {
         let (kind, index, name) = match memory {
             Memory::Tensor(i) => match (self.args.params.get(i), self.kernel.params.get(i)) {
@@ -361,7 +427,7 @@ impl<'a> Cta<'a> {
         let site = counter
             .sites
             .entry((span, kind, index, write))
-            .or_insert_with(|| AccessSite::new(span, memory, name.to_owned(), write));
+            .or_insert_with(|| AccessSite::new(span, memory, name.to_owned(), write, atomic));
         let elements = &mut counter.elements;
         // Warps of 32 lanes or fewer make a request each; a wider warp, one per 32 lanes.
         let lanes = (self.options.lanes.max(1) as usize).min(REQUEST_LANES);
@@ -385,6 +451,12 @@ impl<'a> Cta<'a> {
                 Memory::Tensor(_) => count_global(site, elements),
                 Memory::Shared(_) => count_shared(site, elements),
             }
+            if atomic {
+                // Both counts sorted the elements.
+                let most = most_on_one(elements);
+                site.turns += u64::from(most);
+                site.worst_contention = site.worst_contention.max(most);
+            }
         }
     }
 }
@@ -395,8 +467,15 @@ impl MemoryProfile {
     pub fn to_text(&self, source: &str) -> String {
         let lines = crate::span::LineIndex::new(source);
         let mut text = format!(
-            "{:<8} {:<30} {:<13} {:>8} {:>11} {:>14} {:>14}\n",
-            "line:col", "access", "memory", "requests", "sectors/req", "excess", "bank conflict"
+            "{:<8} {:<30} {:<13} {:>8} {:>11} {:>14} {:>14} {:>12}\n",
+            "line:col",
+            "access",
+            "memory",
+            "requests",
+            "sectors/req",
+            "excess",
+            "bank conflict",
+            "contention"
         );
         for site in &self.sites {
             let at = lines.line_column(source, site.span.start);
@@ -418,8 +497,13 @@ impl MemoryProfile {
                     String::new(),
                 )
             };
+            let contention = if site.atomic {
+                format!("{}, {:.1}", site.worst_contention, site.mean_contention())
+            } else {
+                String::new()
+            };
             let row = format!(
-                "{:<8} {:<30} {:<13} {:>8} {:>11} {:>14} {:>14}{}",
+                "{:<8} {:<30} {:<13} {:>8} {:>11} {:>14} {:>14} {:>12}{}",
                 format!("{}:{}", at.line, at.column),
                 access,
                 memory,
@@ -427,6 +511,7 @@ impl MemoryProfile {
                 sectors,
                 excess,
                 conflict,
+                contention,
                 if site.is_poor() { " !" } else { "" }
             );
             text += row.trim_end();

@@ -168,6 +168,15 @@ pub enum Exchange {
     },
     /// Each active thread's input to `prefix_sum`.
     Scan { ty: Scalar, inputs: Vec<(u32, u32)> },
+    /// An atomic: each active thread's operand and the element it changed (row-major), so a
+    /// view can show which lanes met on one element (they take turns there).
+    Atomic {
+        op: AtomicOp,
+        ty: Scalar,
+        memory: Memory,
+        inputs: Vec<(u32, u32)>,
+        elements: Vec<(u32, u32)>,
+    },
 }
 
 /// Who met at a `barrier()`, by warp: every warp of the CTA is in one of the three lists.
@@ -405,12 +414,30 @@ impl Recorder {
         }
     }
 
+    /// How many accesses the open step has recorded.
+    pub(super) fn accesses_recorded(&mut self) -> usize {
+        self.step().map_or(0, |s| s.accesses.len())
+    }
+
+    /// The (thread, element) of each access the open step recorded after the first `from`.
+    pub(super) fn accesses_since(&mut self, from: usize) -> Vec<(u32, u32)> {
+        self.step().map_or(Vec::new(), |s| {
+            s.accesses[from.min(s.accesses.len())..]
+                .iter()
+                .map(|a| (a.thread, a.element))
+                .collect()
+        })
+    }
+
     pub(super) fn exchange(&mut self, exchange: Exchange) {
         self.bytes += match &exchange {
             Exchange::Shuffle { sources: pairs, .. }
             | Exchange::Reduce { inputs: pairs, .. }
             | Exchange::Scan { inputs: pairs, .. } => pairs.len() * 8,
             Exchange::Vote { ayes, .. } => ayes.bytes(),
+            Exchange::Atomic {
+                inputs, elements, ..
+            } => (inputs.len() + elements.len()) * 8,
         };
         if let Some(step) = self.step() {
             step.exchanges.push(exchange);
@@ -465,8 +492,11 @@ impl<'a> Cta<'a> {
 
     /// After `stmt` ran: the values it gave variables.
     pub(super) fn trace_after(&mut self, stmt: &Stmt, mask: &[bool]) {
-        let (Some(recorder), StmtKind::Let { dst, .. }) = (self.trace.as_deref_mut(), &stmt.kind)
-        else {
+        let dst = match &stmt.kind {
+            StmtKind::Let { dst, .. } | StmtKind::Atomic { dst: Some(dst), .. } => dst,
+            _ => return,
+        };
+        let Some(recorder) = self.trace.as_deref_mut() else {
             return;
         };
         let Some(variable) = recorder.variable(*dst).filter(|_| recorder.recording) else {
@@ -527,6 +557,28 @@ impl<'a> Cta<'a> {
             } => self.record_accesses(recorder, Memory::Tensor(*tensor), indices, mask, true),
             StmtKind::SharedStore { array, indices, .. } => {
                 self.record_accesses(recorder, Memory::Shared(*array), indices, mask, true)
+            }
+            StmtKind::Atomic {
+                op,
+                ty,
+                place,
+                value,
+                ..
+            } => {
+                let (memory, indices) = match place {
+                    Place::Tensor { tensor, indices } => (Memory::Tensor(*tensor), indices),
+                    Place::Shared { array, indices } => (Memory::Shared(*array), indices),
+                };
+                let before = recorder.accesses_recorded();
+                self.record_accesses(recorder, memory, indices, mask, true);
+                let elements = recorder.accesses_since(before);
+                recorder.exchange(Exchange::Atomic {
+                    op: *op,
+                    ty: *ty,
+                    memory,
+                    inputs: inputs(*value),
+                    elements,
+                });
             }
             StmtKind::Barrier => recorder.barrier(self.barrier_arrivals(mask)),
             _ => {}

@@ -227,7 +227,55 @@ impl Trace {
                 values(ty, inputs)
             ),
             Exchange::Scan { ty, inputs } => format!("prefix_sum of: {}", values(ty, inputs)),
+            Exchange::Atomic {
+                op,
+                ty,
+                elements,
+                inputs,
+                ..
+            } => format!(
+                "{} of: {}; {}",
+                op.name(),
+                values(ty, inputs),
+                self.contention(elements, warp)
+            ),
         }
+    }
+
+    /// Which of warp `warp`'s lanes met on one element of an atomic: they take turns there.
+    fn contention(&self, elements: &[(u32, u32)], warp: u32) -> String {
+        let first = warp * self.lanes;
+        let mut shared: Vec<(u32, Vec<u32>)> = Vec::new();
+        for &(thread, element) in elements {
+            let Some(lane) = thread.checked_sub(first).filter(|&l| l < self.lanes) else {
+                continue;
+            };
+            match shared.iter_mut().find(|(e, _)| *e == element) {
+                Some((_, lanes)) => lanes.push(lane),
+                None => shared.push((element, vec![lane])),
+            }
+        }
+        shared.retain(|(_, lanes)| lanes.len() > 1);
+        if shared.is_empty() {
+            return "each lane on its own element".to_owned();
+        }
+        let most = shared.iter().map(|(_, l)| l.len()).max().unwrap_or(0);
+        let groups: Vec<String> = shared
+            .iter()
+            .map(|(_, lanes)| {
+                let lanes: Vec<String> = lanes.iter().map(u32::to_string).collect();
+                format!("lanes {}", lanes.join(" "))
+            })
+            .collect();
+        format!(
+            "{} on one element (up to {most} in turn): {}",
+            if shared.len() == 1 {
+                "these lanes met"
+            } else {
+                "lanes met"
+            },
+            groups.join("; ")
+        )
     }
 }
 

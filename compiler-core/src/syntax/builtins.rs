@@ -15,15 +15,29 @@ pub const SHUFFLES: [&str; 5] = [
 ];
 pub const REDUCTIONS: [&str; 6] = ["sum", "max", "min", "and", "or", "xor"];
 pub const LANE_ONLY: [&str; 4] = ["any", "all", "ballot", "prefix_sum"];
+/// Atomic read-modify-writes of one element of a tensor or a tile: each returns the element's
+/// old value.
+pub const ATOMICS: [&str; 9] = [
+    "atomic_add",
+    "atomic_sub",
+    "atomic_min",
+    "atomic_max",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+    "atomic_exchange",
+    "atomic_compare_exchange",
+];
 pub const OTHERS: [&str; 12] = [
     "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "sum", "tile",
 ];
 
+/// Every family, in the order completion lists them.
+pub const FAMILIES: [&[&str]; 6] = [&MATH, &SHUFFLES, &REDUCTIONS, &LANE_ONLY, &ATOMICS, &OTHERS];
+
 /// Whether `name` is a built-in function (the highlighter colours it as one).
 pub fn is_builtin(name: &str) -> bool {
-    [&MATH[..], &SHUFFLES, &REDUCTIONS, &LANE_ONLY, &OTHERS]
-        .iter()
-        .any(|names| names.contains(&name))
+    FAMILIES.iter().any(|names| names.contains(&name))
 }
 
 /// What a built-in does, in a line: the editor's hover and completion show it.
@@ -74,6 +88,17 @@ pub fn describe(name: &str) -> Option<&'static str> {
         "u32" => "u32(x): x as a u32 (from a float: saturating, NaN gives 0)",
         "f16" => "f16(x): x as an f16 (checked, not run yet)",
         "tile" => "tile<f32>[n, m](x): a scratch tile in shared memory, every element x",
+        "atomic_add" => "atomic_add(X[i], v): adds v to X[i] atomically; returns the old value",
+        "atomic_sub" => "atomic_sub(X[i], v): subtracts v from X[i] atomically; returns the old value",
+        "atomic_min" => "atomic_min(X[i], v): X[i] = min(X[i], v) atomically; returns the old value",
+        "atomic_max" => "atomic_max(X[i], v): X[i] = max(X[i], v) atomically; returns the old value",
+        "atomic_and" => "atomic_and(X[i], v): X[i] &= v atomically; returns the old value",
+        "atomic_or" => "atomic_or(X[i], v): X[i] |= v atomically; returns the old value",
+        "atomic_xor" => "atomic_xor(X[i], v): X[i] ^= v atomically; returns the old value",
+        "atomic_exchange" => "atomic_exchange(X[i], v): X[i] = v atomically; returns the old value",
+        "atomic_compare_exchange" => {
+            "atomic_compare_exchange(X[i], expected, v): X[i] = v if it held expected; returns what it held"
+        }
         _ => return None,
     })
 }
@@ -84,7 +109,7 @@ mod tests {
 
     #[test]
     fn every_builtin_is_described() {
-        for names in [&MATH[..], &SHUFFLES, &REDUCTIONS, &LANE_ONLY, &OTHERS] {
+        for names in FAMILIES {
             for name in names {
                 assert!(describe(name).is_some(), "{name} has no description");
             }

@@ -185,7 +185,10 @@ impl Builder<'_> {
     pub(super) fn stmt_emulated(&mut self, block: &mut Block, stmt: &ir::Stmt) {
         match &stmt.kind {
             StmtKind::Let { dst, op } if is_collective(op) => self.collective(block, *dst, op),
-            StmtKind::Let { .. } | StmtKind::Store { .. } | StmtKind::SharedStore { .. } => {
+            StmtKind::Let { .. }
+            | StmtKind::Store { .. }
+            | StmtKind::SharedStore { .. }
+            | StmtKind::Atomic { .. } => {
                 self.predicated(block, |builder, inner| builder.stmt(inner, stmt));
             }
             StmtKind::If {

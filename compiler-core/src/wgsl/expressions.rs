@@ -173,7 +173,8 @@ impl<'k> Builder<'k> {
             } => {
                 let element = self.kernel.params[*tensor].element();
                 let (pointer, inside) = self.tensor_pointer(block, *tensor, indices, *guarded);
-                let value = self.add(block, E::Load { pointer });
+                let atomic = self.atomic_tensors.contains(tensor);
+                let value = self.load_stored(block, pointer, element, atomic);
                 match inside {
                     None => value,
                     // Reading outside is clamped by WGSL, so both sides may be evaluated.
@@ -192,7 +193,9 @@ impl<'k> Builder<'k> {
             }
             Op::SharedLoad { array, indices } => {
                 let pointer = self.shared_pointer(block, *array, indices);
-                self.add(block, E::Load { pointer })
+                let element = self.kernel.shared[*array].element;
+                let atomic = self.atomic_arrays.contains(array);
+                self.load_stored(block, pointer, element, atomic)
             }
             Op::Reduce(r, over, t, a) => {
                 let a = self.operand(block, *a, *t);

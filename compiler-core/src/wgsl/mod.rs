@@ -38,6 +38,7 @@ use naga::{
 use serde::{Deserialize, Serialize};
 use std::num::NonZeroU32;
 
+mod atomics;
 mod collectives;
 mod emulated;
 mod expressions;
@@ -198,6 +199,31 @@ fn scalar_type(module: &mut Module, scalar: naga::Scalar) -> Handle<Type> {
 }
 
 /// For each line of `text` that names a baked expression `_eN`, the span of expression N.
+/// The type a tensor's or a tile's elements are stored as: atomic where atomics change them
+/// (WGSL has atomic i32 and u32 only, so an f32 is held as its bits in an `atomic<u32>`).
+fn element_type(module: &mut Module, element: Scalar, atomic: bool) -> Handle<Type> {
+    if !atomic {
+        return scalar_type(module, naga_scalar(element));
+    }
+    let scalar = atomic_scalar(element);
+    module.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Atomic(scalar),
+        },
+        SP,
+    )
+}
+
+/// The scalar an atomic element of type `element` holds.
+fn atomic_scalar(element: Scalar) -> naga::Scalar {
+    if element == Scalar::I32 {
+        naga::Scalar::I32
+    } else {
+        naga::Scalar::U32
+    }
+}
+
 fn line_map(text: &str, spans: &[naga::Span]) -> Vec<(usize, crate::span::Span)> {
     let mut map = Vec::new();
     for (number, line) in text.lines().enumerate() {
@@ -255,6 +281,9 @@ struct Builder<'k> {
     uniform_binding: u32,
     uniform_bytes: u32,
     shared: Vec<Handle<GlobalVariable>>,
+    /// The tensors (parameter indices) and tiles whose storage is atomic.
+    atomic_tensors: Vec<usize>,
+    atomic_arrays: Vec<usize>,
     partials: Option<Handle<GlobalVariable>>,
     locals: Vec<Handle<LocalVariable>>,
     uses_subgroups: bool,
@@ -269,11 +298,12 @@ impl<'k> Builder<'k> {
     fn new(kernel: &'k Kernel, lanes: u32) -> Self {
         let mut module = Module::default();
         let written = kernel.written_tensors();
+        let (atomic_tensors, atomic_arrays) = kernel.atomic_places();
         let mut tensors = vec![None; kernel.params.len()];
         let mut bindings = Vec::new();
         for (i, param) in kernel.params.iter().enumerate() {
             if let Param::Tensor { name, element, .. } = param {
-                let base = scalar_type(&mut module, naga_scalar(*element));
+                let base = element_type(&mut module, *element, atomic_tensors.contains(&i));
                 let array = module.types.insert(
                     Type {
                         name: None,
@@ -373,7 +403,7 @@ impl<'k> Builder<'k> {
         );
         let mut shared = Vec::new();
         for (i, array) in kernel.shared.iter().enumerate() {
-            let base = scalar_type(&mut module, naga_scalar(array.element));
+            let base = element_type(&mut module, array.element, atomic_arrays.contains(&i));
             let size = NonZeroU32::new(array.stored_len_at(lanes).max(1) as u32)
                 .map_or(ArraySize::Dynamic, ArraySize::Constant);
             let ty = module.types.insert(
@@ -457,6 +487,8 @@ impl<'k> Builder<'k> {
             uniform_binding,
             uniform_bytes,
             shared,
+            atomic_tensors,
+            atomic_arrays,
             partials: None,
             locals,
             uses_subgroups: false,
@@ -555,6 +587,7 @@ impl<'k> Builder<'k> {
                 E::SubgroupOperationResult { .. }
                     | E::SubgroupBallotResult
                     | E::WorkGroupUniformLoadResult { .. }
+                    | E::AtomicResult { .. }
             );
         if outside {
             if let Some((stmt, span)) = self.emitter.finish(&self.function.expressions) {

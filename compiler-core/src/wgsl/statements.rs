@@ -33,6 +33,8 @@ impl<'k> Builder<'k> {
             } => {
                 let element = self.kernel.params[*tensor].element();
                 let v = self.operand(block, *value, element);
+                let atomic = self.atomic_tensors.contains(tensor);
+                let v = self.as_stored(block, v, element, atomic);
                 let (pointer, inside) = self.tensor_pointer(block, *tensor, indices, *guarded);
                 match inside {
                     None => self.push(block, St::Store { pointer, value: v }),
@@ -58,9 +60,19 @@ impl<'k> Builder<'k> {
             } => {
                 let element = self.kernel.shared[*array].element;
                 let v = self.operand(block, *value, element);
+                let atomic = self.atomic_arrays.contains(array);
+                let v = self.as_stored(block, v, element, atomic);
                 let pointer = self.shared_pointer(block, *array, indices);
                 self.push(block, St::Store { pointer, value: v });
             }
+            StmtKind::Atomic {
+                dst,
+                op,
+                ty,
+                place,
+                value,
+                expected,
+            } => self.atomic(block, *dst, *op, *ty, place, *value, *expected),
             StmtKind::If {
                 condition,
                 then_block,

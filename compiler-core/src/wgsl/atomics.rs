@@ -1,0 +1,233 @@
+//! Atomics: WGSL's `atomic<i32>` and `atomic<u32>` storage for the tensors and tiles atomics
+//! change (every access to them is then `atomicLoad` / `atomicStore`, which naga writes for a
+//! load or store through an atomic pointer), the integer atomics as naga's, and `atomic_add`
+//! on f32, which WGSL lacks, as a compare-exchange loop on the element's bits.
+
+use super::*;
+use crate::ir::{AtomicOp, Place};
+use naga::{AtomicFunction, PredeclaredType};
+
+impl<'k> Builder<'k> {
+    /// A value of type `element` as its storage holds it: an f32 in atomic storage is its bits.
+    pub(super) fn as_stored(
+        &mut self,
+        block: &mut Block,
+        value: Handle<E>,
+        element: Scalar,
+        atomic: bool,
+    ) -> Handle<E> {
+        if atomic && element.is_float() {
+            self.bitcast(block, value, ScalarKind::Uint)
+        } else {
+            value
+        }
+    }
+
+    /// The value of type `element` at `pointer`, from storage that may be atomic.
+    pub(super) fn load_stored(
+        &mut self,
+        block: &mut Block,
+        pointer: Handle<E>,
+        element: Scalar,
+        atomic: bool,
+    ) -> Handle<E> {
+        let value = self.add(block, E::Load { pointer });
+        if atomic && element.is_float() {
+            self.bitcast(block, value, ScalarKind::Float)
+        } else {
+            value
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn atomic(
+        &mut self,
+        block: &mut Block,
+        dst: Option<Reg>,
+        op: AtomicOp,
+        ty: Scalar,
+        place: &Place,
+        value: Operand,
+        expected: Option<Operand>,
+    ) {
+        let pointer = match place {
+            Place::Tensor { tensor, indices } => {
+                self.tensor_pointer(block, *tensor, indices, false).0
+            }
+            Place::Shared { array, indices } => self.shared_pointer(block, *array, indices),
+        };
+        let value = self.operand(block, value, ty);
+        if ty.is_float() {
+            self.float_add(block, dst, pointer, value);
+            return;
+        }
+        let fun = match op {
+            AtomicOp::Add => AtomicFunction::Add,
+            AtomicOp::Sub => AtomicFunction::Subtract,
+            AtomicOp::Min => AtomicFunction::Min,
+            AtomicOp::Max => AtomicFunction::Max,
+            AtomicOp::And => AtomicFunction::And,
+            AtomicOp::Or => AtomicFunction::InclusiveOr,
+            AtomicOp::Xor => AtomicFunction::ExclusiveOr,
+            AtomicOp::Exchange => AtomicFunction::Exchange { compare: None },
+            AtomicOp::CompareExchange => {
+                let compare = self.operand(block, expected.unwrap_or(Operand::Const(0)), ty);
+                AtomicFunction::Exchange {
+                    compare: Some(compare),
+                }
+            }
+        };
+        let scalar = atomic_scalar(ty);
+        let compares = op == AtomicOp::CompareExchange;
+        // naga wants a result for an exchange (without one it would be a store).
+        let wants_result =
+            dst.is_some() || matches!(op, AtomicOp::Exchange | AtomicOp::CompareExchange);
+        self.flush(block);
+        let result = wants_result.then(|| {
+            let ty = if compares {
+                self.module.generate_predeclared_type(
+                    PredeclaredType::AtomicCompareExchangeWeakResult(scalar),
+                )
+            } else {
+                scalar_type(&mut self.module, scalar)
+            };
+            self.add(
+                block,
+                E::AtomicResult {
+                    ty,
+                    comparison: compares,
+                },
+            )
+        });
+        self.push(
+            block,
+            St::Atomic {
+                pointer,
+                fun,
+                value,
+                result,
+            },
+        );
+        if let (Some(dst), Some(result)) = (dst, result) {
+            let old = if compares {
+                self.add(
+                    block,
+                    E::AccessIndex {
+                        base: result,
+                        index: 0,
+                    },
+                )
+            } else {
+                result
+            };
+            self.store_reg(block, dst, old);
+        }
+    }
+
+    /// `atomic_add` on an f32 held as bits in an `atomic<u32>`:
+    /// `old = atomicLoad(p); loop { r = atomicCompareExchangeWeak(p, old, bits(f32(old) + v));
+    /// if r.exchanged { break } old = r.old_value }`. The old value is the one the exchange
+    /// replaced.
+    fn float_add(
+        &mut self,
+        block: &mut Block,
+        dst: Option<Reg>,
+        pointer: Handle<E>,
+        value: Handle<E>,
+    ) {
+        let zero = self.lit(block, Literal::U32(0));
+        let old = self.initialized_local("cas_old", naga::Scalar::U32, zero);
+        let first = self.add(block, E::Load { pointer });
+        let old_pointer = self.add(block, E::LocalVariable(old));
+        self.push(
+            block,
+            St::Store {
+                pointer: old_pointer,
+                value: first,
+            },
+        );
+        let mut body = Block::new();
+        let old_bits = self.add(
+            &mut body,
+            E::Load {
+                pointer: old_pointer,
+            },
+        );
+        let old_float = self.bitcast(&mut body, old_bits, ScalarKind::Float);
+        let sum = self.binary(&mut body, B::Add, old_float, value);
+        let new_bits = self.bitcast(&mut body, sum, ScalarKind::Uint);
+        self.flush(&mut body);
+        let ty = self.module.generate_predeclared_type(
+            PredeclaredType::AtomicCompareExchangeWeakResult(naga::Scalar::U32),
+        );
+        let result = self.add(
+            &mut body,
+            E::AtomicResult {
+                ty,
+                comparison: true,
+            },
+        );
+        self.push(
+            &mut body,
+            St::Atomic {
+                pointer,
+                fun: AtomicFunction::Exchange {
+                    compare: Some(old_bits),
+                },
+                value: new_bits,
+                result: Some(result),
+            },
+        );
+        let exchanged = self.add(
+            &mut body,
+            E::AccessIndex {
+                base: result,
+                index: 1,
+            },
+        );
+        let mut done = Block::new();
+        done.push(St::Break, self.span);
+        self.flush(&mut body);
+        body.push(
+            St::If {
+                condition: exchanged,
+                accept: done,
+                reject: Block::new(),
+            },
+            self.span,
+        );
+        let found = self.add(
+            &mut body,
+            E::AccessIndex {
+                base: result,
+                index: 0,
+            },
+        );
+        self.push(
+            &mut body,
+            St::Store {
+                pointer: old_pointer,
+                value: found,
+            },
+        );
+        self.flush(block);
+        block.push(
+            St::Loop {
+                body,
+                continuing: Block::new(),
+                break_if: None,
+            },
+            self.span,
+        );
+        if let Some(dst) = dst {
+            let bits = self.add(
+                block,
+                E::Load {
+                    pointer: old_pointer,
+                },
+            );
+            let old = self.bitcast(block, bits, ScalarKind::Float);
+            self.store_reg(block, dst, old);
+        }
+    }
+}
