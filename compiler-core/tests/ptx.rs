@@ -409,3 +409,55 @@ fn a_cta_scan_keeps_a_slot_per_warp() {
         "{ir}"
     );
 }
+
+/// Every atomic (tests/wgsl/atomics.tsr) assembles for every target: `red` where the old
+/// value is dropped, `atom` where it is used, an exchange always by `atom`, atomic_sub as the
+/// add of a negation (PTX has no `atom.sub`), f32 adds on global and shared memory.
+#[test]
+fn ptxas_accepts_every_atomic_and_each_takes_its_instruction() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/atomics.tsr");
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    for arch in Arch::ALL {
+        let text = ptx(&source, arch).text;
+        let output = assemble("atomics", &text, arch);
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            arch.name(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let instructions: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("atom.") || l.starts_with("red."))
+            .map(|l| l.split_whitespace().next().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            instructions,
+            [
+                "red.global.add.u32",
+                "red.global.add.u32",
+                "red.global.min.s32",
+                "atom.global.max.s32",
+                "red.global.max.s32",
+                "red.global.and.b32",
+                "red.global.or.b32",
+                "red.global.xor.b32",
+                "atom.global.exch.b32",
+                "red.global.or.b32",
+                "atom.global.cas.b32",
+                "red.global.add.u32",
+                "atom.global.add.u32",
+                "red.shared.add.u32",
+                "red.shared.max.u32",
+                "red.shared.add.f32",
+                "red.global.add.f32",
+                "red.global.add.u32",
+                "red.global.add.f32",
+                "red.global.max.u32",
+            ],
+            "{text}"
+        );
+        assert!(text.contains("neg.s32"), "{text}");
+    }
+}

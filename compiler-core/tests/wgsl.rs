@@ -111,6 +111,53 @@ fn the_spec_edges_wgsl_would_break_compile_and_keep_the_rules() {
     golden.finish();
 }
 
+/// Atomics (tests/wgsl/atomics.tsr): the tensors and tiles they change are atomic storage,
+/// read and written through atomicLoad / atomicStore, and the f32 add is a compare-exchange
+/// loop on the bits. Golden files, so Chromium's Tint compiles them (e2e/specs/wgsl.spec.ts).
+#[test]
+fn atomics_wgsl_has_atomic_storage_and_a_float_add_loop() {
+    let source = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/atomics.tsr"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let compilation = compiler_core::compile(&source);
+    let mut golden = Golden::default();
+    for (mode, kind) in [
+        (WarpMode::Subgroups, "lanes"),
+        (WarpMode::Emulated, "emulated"),
+    ] {
+        let text = match compilation.wgsl(None, 32, mode) {
+            Ok(wgsl) => wgsl.browser_text(),
+            Err(diagnostics) => panic!("{mode:?}: {diagnostics:?}"),
+        };
+        for expected in [
+            "var<storage> X: array<i32>;",
+            "var<storage, read_write> S: array<atomic<i32>>;",
+            "var<storage, read_write> F: array<atomic<u32>>;",
+            // Seen is only stored to: plain storage.
+            "var<storage, read_write> Seen: array<u32>;",
+            "var<workgroup> tile0_bins: array<atomic<i32>, 8>;",
+            "var<workgroup> tile2_half: array<atomic<u32>, 1>;",
+            "atomicStore((&tile0_bins[",
+            "atomicSub((&S[",
+            "atomicCompareExchangeWeak((&Claim[",
+            "atomicLoad((&tile2_half[",
+            ".exchanged",
+        ] {
+            assert!(
+                text.contains(expected),
+                "{mode:?} lacks {expected}:\n{text}"
+            );
+        }
+        golden.check(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("tests/wgsl/atomics.{kind}32.wgsl")),
+            &text,
+        );
+    }
+    golden.finish();
+}
+
 /// The WGSL a run sends to a GPU: loops guarded (the run's step limit as the budget). Golden
 /// files too, so Chromium checks their uniformity (e2e/specs/wgsl.spec.ts): the examples whose
 /// IR has a loop (the source's, or one a tile or a CTA scan lowers to), in subgroup mode and

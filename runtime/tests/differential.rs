@@ -242,3 +242,36 @@ fn the_spec_edges_run_as_the_simulator_says() {
     }));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Every atomic (compiler-core/tests/wgsl/atomics.tsr, with its launch), on tensors and tiles,
+/// with f32 adds by compare-exchange loops: on lavapipe, in both warp modes, as the simulator
+/// says (its outputs do not depend on the order of the atomics).
+#[test]
+fn atomics_run_as_the_simulator_says() {
+    let gpu = gpu();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../compiler-core/tests/wgsl");
+    let read = |name: &str| {
+        std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    let source = read("atomics.tsr");
+    let launch: Launch =
+        serde_json::from_str(&read("atomics.launch.json")).unwrap_or_else(|e| panic!("{e}"));
+    let mut failures = Vec::new();
+    if let Some(lanes) = gpu.report.fixed_subgroup_size() {
+        failures.extend(compare_launch(
+            "atomics",
+            &source,
+            &launch,
+            lanes,
+            &|prepared| run(&gpu, prepared, WarpMode::Subgroups),
+        ));
+    }
+    failures.extend(compare_launch(
+        "atomics",
+        &source,
+        &launch,
+        32,
+        &|prepared| run(&gpu, prepared, WarpMode::Emulated),
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
