@@ -55,6 +55,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("collatz"),
     example!("tiled_transpose"),
     example!("tiled_matmul"),
+    example!("histogram"),
     example!("cluster_scale"),
 ];
 

@@ -1,7 +1,8 @@
 //! Random differential testing: proptest writes random kernels that are well typed and
 //! uniformity-correct (integer and float arithmetic, branches under varying and warp-uniform
 //! conditions, counted loops, warp and CTA collectives, votes, warp and CTA scans, shuffles,
-//! tiles of a tensor and scratch tiles, partial warps)
+//! tiles of a tensor and scratch tiles, atomics on a tensor and on a scratch tile, partial
+//! warps)
 //! and each one must give the simulator's results on the native GPU (Mesa's lavapipe, subgroups
 //! of 8) in subgroup mode and with 32-lane warps emulated, and through PTX on an NVIDIA GPU
 //! where there is one.
@@ -16,6 +17,11 @@
 //!   through the chain. They reach only `Z`, compared by the spec's tolerance (1e-4 relative,
 //!   absolute below 1). `sin` and `cos` are left out: WGSL allows them an absolute error of
 //!   2^-11, above the tolerance (the spec's built-ins table).
+//!
+//!
+//! Atomics change `H` (integers: each operation on its own 16 elements, so no element sees two
+//! operations that do not commute) and `G` (f32 adds of whole numbers, below 2^24 in every
+//! sum), whose final values do not depend on the order of the atomics: compared exactly.
 //!
 //! A failing kernel is shrunk by proptest and saved in `random_kernels.regressions`, which is kept in
 //! the repository, so it is tried first on every later run. `PROPTEST_CASES` sets how many
@@ -131,6 +137,14 @@ fn exact(depth: u32) -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// The first of the 16 elements of `H` that atomic `op` alone changes.
+fn atomic_region(op: &str) -> usize {
+    16 * ["add", "sub", "min", "max", "and", "or", "xor"]
+        .iter()
+        .position(|o| *o == op)
+        .unwrap_or(0)
+}
+
 /// `x` as a multiple of 1/16 within ±4096, exactly: what an exact float is stored as.
 fn snap(x: &str) -> String {
     format!("e = floor(clamp({x}, -4096.0, 4096.0) * 16.0) * 0.0625")
@@ -220,6 +234,25 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
                 .prop_map(|x| format!("f = clamp(f * 0.5 + {x}, -4.0, 4.0)"))
                 .boxed(),
         ),
+        // Atomics need no particular control.
+        (
+            2,
+            (
+                prop::sample::select(vec!["add", "sub", "min", "max", "and", "or", "xor"]),
+                expr(1),
+                expr(1),
+            )
+                .prop_map(|(op, at, x)| {
+                    format!("atomic_{op}(H[{} + (({at}) & 15)], {x})", atomic_region(op))
+                })
+                .boxed(),
+        ),
+        (
+            1,
+            expr(1)
+                .prop_map(|at| format!("atomic_add(G[({at}) & 3], floor(e))"))
+                .boxed(),
+        ),
     ];
     if control != Control::Varying {
         let warp = prop_oneof![
@@ -267,6 +300,15 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
             format!("if true {{\n  var s = tile<i32>[1024]({fill})\n  s[ctx.thread] = v\n  barrier()\n  v = v + s[(ctx.thread + a) & 1023]\n}}")
         });
         options.push((1, scratch.boxed()));
+        // Atomics on a scratch tile, read back after the barrier.
+        let atomic_tile = (
+            prop::sample::select(vec!["add", "sub", "min", "max", "and", "or", "xor"]),
+            expr(1),
+        )
+            .prop_map(|(op, x)| {
+                format!("if true {{\n  var h = tile<i32>[16](3)\n  atomic_{op}(h[(v + a) & 15], {x})\n  barrier()\n  v = v + h[(ctx.thread + a) & 15]\n}}")
+            });
+        options.push((1, atomic_tile.boxed()));
         // A tile of X in shared memory (a cooperative copy and a barrier), read per thread;
         // `if true` opens a scope, so two tiles never share a name.
         // `& (len - 1)` keeps the index in the tile even when `a` is negative (`%` would not).
@@ -333,7 +375,7 @@ fn kernel() -> impl Strategy<Value = (String, u32)> {
     (prop::sample::select(vec![32u32, 36, 64]), block(Control::Uniform, 2)).prop_map(
         |(threads, body)| {
             let source = format!(
-                "@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  if i < N {{\n    v = X[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n  }}\n}}\n",
+                "@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[112], G: tensor<f32>[4]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  if i < N {{\n    v = X[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n  }}\n}}\n",
                 indent(body)
             );
             (source, threads)
@@ -402,6 +444,16 @@ fn compare_with(
             got.get(at).map_or(0, |b| *b as i32),
             want.get(at).map_or(0, |b| *b as i32)
         ));
+    }
+    // What the atomics left: integers, and f32 sums of whole numbers, all exact.
+    for (param, name) in [(3, "H"), (4, "G")] {
+        let (got, want) = (bits(&args, param), bits(&expected.args, param));
+        if let Some(at) = got.iter().zip(&want).position(|(g, w)| g != w) {
+            return Err(format!(
+                "{label}: {name}[{at}] has bits {:#x} on the GPU and {:#x} on the simulator",
+                got[at], want[at]
+            ));
+        }
     }
     // Z holds approximate floats: the spec's one tolerance.
     let (got, want) = (bits(&args, 2), bits(&expected.args, 2));

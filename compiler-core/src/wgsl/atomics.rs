@@ -1,7 +1,8 @@
 //! Atomics: WGSL's `atomic<i32>` and `atomic<u32>` storage for the tensors and tiles atomics
 //! change (every access to them is then `atomicLoad` / `atomicStore`, which naga writes for a
-//! load or store through an atomic pointer), the integer atomics as naga's, and `atomic_add`
-//! on f32, which WGSL lacks, as a compare-exchange loop on the element's bits.
+//! load or store through an atomic pointer), the integer atomics as naga's, `atomic_add` on
+//! f32, which WGSL lacks, as a compare-exchange loop on the element's bits, and the spec's
+//! (strong) compare-exchange as WGSL's weak one retried while it fails on the expected value.
 
 use super::*;
 use crate::ir::{AtomicOp, Place};
@@ -61,6 +62,11 @@ impl<'k> Builder<'k> {
             self.float_add(block, dst, pointer, value);
             return;
         }
+        if op == AtomicOp::CompareExchange {
+            let expected = self.operand(block, expected.unwrap_or(Operand::Const(0)), ty);
+            self.compare_exchange(block, dst, pointer, expected, value, ty);
+            return;
+        }
         let fun = match op {
             AtomicOp::Add => AtomicFunction::Add,
             AtomicOp::Sub => AtomicFunction::Subtract,
@@ -69,33 +75,20 @@ impl<'k> Builder<'k> {
             AtomicOp::And => AtomicFunction::And,
             AtomicOp::Or => AtomicFunction::InclusiveOr,
             AtomicOp::Xor => AtomicFunction::ExclusiveOr,
-            AtomicOp::Exchange => AtomicFunction::Exchange { compare: None },
-            AtomicOp::CompareExchange => {
-                let compare = self.operand(block, expected.unwrap_or(Operand::Const(0)), ty);
-                AtomicFunction::Exchange {
-                    compare: Some(compare),
-                }
+            AtomicOp::Exchange | AtomicOp::CompareExchange => {
+                AtomicFunction::Exchange { compare: None }
             }
         };
-        let scalar = atomic_scalar(ty);
-        let compares = op == AtomicOp::CompareExchange;
         // naga wants a result for an exchange (without one it would be a store).
-        let wants_result =
-            dst.is_some() || matches!(op, AtomicOp::Exchange | AtomicOp::CompareExchange);
+        let wants_result = dst.is_some() || op == AtomicOp::Exchange;
         self.flush(block);
         let result = wants_result.then(|| {
-            let ty = if compares {
-                self.module.generate_predeclared_type(
-                    PredeclaredType::AtomicCompareExchangeWeakResult(scalar),
-                )
-            } else {
-                scalar_type(&mut self.module, scalar)
-            };
+            let ty = scalar_type(&mut self.module, atomic_scalar(ty));
             self.add(
                 block,
                 E::AtomicResult {
                     ty,
-                    comparison: compares,
+                    comparison: false,
                 },
             )
         });
@@ -109,19 +102,121 @@ impl<'k> Builder<'k> {
             },
         );
         if let (Some(dst), Some(result)) = (dst, result) {
-            let old = if compares {
-                self.add(
-                    block,
-                    E::AccessIndex {
-                        base: result,
-                        index: 0,
-                    },
-                )
-            } else {
-                result
-            };
+            self.store_reg(block, dst, result);
+        }
+    }
+
+    /// `atomicCompareExchangeWeak(p, expected, value)` until it says what the element held:
+    /// the weak exchange may fail although the element held `expected` (WGSL allows it), and
+    /// the spec's compare-exchange stores whenever the element holds `expected`, so a failure
+    /// that found `expected` is tried again.
+    fn compare_exchange(
+        &mut self,
+        block: &mut Block,
+        dst: Option<Reg>,
+        pointer: Handle<E>,
+        expected: Handle<E>,
+        value: Handle<E>,
+        ty: Scalar,
+    ) {
+        let zero = self.lit(block, literal(0, ty));
+        let found = self.initialized_local("cas_found", atomic_scalar(ty), zero);
+        let found_pointer = self.add(block, E::LocalVariable(found));
+        self.flush(block);
+        let mut body = Block::new();
+        let result = self.weak_exchange(&mut body, pointer, expected, value, atomic_scalar(ty));
+        let old = self.add(
+            &mut body,
+            E::AccessIndex {
+                base: result,
+                index: 0,
+            },
+        );
+        self.push(
+            &mut body,
+            St::Store {
+                pointer: found_pointer,
+                value: old,
+            },
+        );
+        let exchanged = self.add(
+            &mut body,
+            E::AccessIndex {
+                base: result,
+                index: 1,
+            },
+        );
+        let other = self.binary(&mut body, B::NotEqual, old, expected);
+        let settled = self.binary(&mut body, B::LogicalOr, exchanged, other);
+        self.break_if(&mut body, settled);
+        self.flush(block);
+        block.push(
+            St::Loop {
+                body,
+                continuing: Block::new(),
+                break_if: None,
+            },
+            self.span,
+        );
+        if let Some(dst) = dst {
+            let old = self.add(
+                block,
+                E::Load {
+                    pointer: found_pointer,
+                },
+            );
             self.store_reg(block, dst, old);
         }
+    }
+
+    /// One `atomicCompareExchangeWeak` at the end of `block`; its result (old value, whether it
+    /// exchanged).
+    fn weak_exchange(
+        &mut self,
+        block: &mut Block,
+        pointer: Handle<E>,
+        compare: Handle<E>,
+        value: Handle<E>,
+        scalar: naga::Scalar,
+    ) -> Handle<E> {
+        self.flush(block);
+        let ty = self
+            .module
+            .generate_predeclared_type(PredeclaredType::AtomicCompareExchangeWeakResult(scalar));
+        let result = self.add(
+            block,
+            E::AtomicResult {
+                ty,
+                comparison: true,
+            },
+        );
+        self.push(
+            block,
+            St::Atomic {
+                pointer,
+                fun: AtomicFunction::Exchange {
+                    compare: Some(compare),
+                },
+                value,
+                result: Some(result),
+            },
+        );
+        result
+    }
+
+    /// `if condition { break }` at the end of `block`.
+    fn break_if(&mut self, block: &mut Block, condition: Handle<E>) {
+        self.flush(block);
+        let mut done = Block::new();
+        done.push(St::Break, self.span);
+        block.push(
+            St::If {
+                condition,
+                accept: done,
+                reject: Block::new(),
+            },
+            self.span,
+        );
     }
 
     /// `atomic_add` on an f32 held as bits in an `atomic<u32>`:
@@ -156,28 +251,7 @@ impl<'k> Builder<'k> {
         let old_float = self.bitcast(&mut body, old_bits, ScalarKind::Float);
         let sum = self.binary(&mut body, B::Add, old_float, value);
         let new_bits = self.bitcast(&mut body, sum, ScalarKind::Uint);
-        self.flush(&mut body);
-        let ty = self.module.generate_predeclared_type(
-            PredeclaredType::AtomicCompareExchangeWeakResult(naga::Scalar::U32),
-        );
-        let result = self.add(
-            &mut body,
-            E::AtomicResult {
-                ty,
-                comparison: true,
-            },
-        );
-        self.push(
-            &mut body,
-            St::Atomic {
-                pointer,
-                fun: AtomicFunction::Exchange {
-                    compare: Some(old_bits),
-                },
-                value: new_bits,
-                result: Some(result),
-            },
-        );
+        let result = self.weak_exchange(&mut body, pointer, old_bits, new_bits, naga::Scalar::U32);
         let exchanged = self.add(
             &mut body,
             E::AccessIndex {
@@ -185,17 +259,7 @@ impl<'k> Builder<'k> {
                 index: 1,
             },
         );
-        let mut done = Block::new();
-        done.push(St::Break, self.span);
-        self.flush(&mut body);
-        body.push(
-            St::If {
-                condition: exchanged,
-                accept: done,
-                reject: Block::new(),
-            },
-            self.span,
-        );
+        self.break_if(&mut body, exchanged);
         let found = self.add(
             &mut body,
             E::AccessIndex {

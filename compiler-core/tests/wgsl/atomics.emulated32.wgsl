@@ -109,15 +109,16 @@ fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var taken_76_: bool;
     var saved_77_: bool;
     var taken_78_: bool;
-    var saved_79_: bool;
-    var taken_80_: bool;
-    var cas_old_81_: u32 = 0u;
+    var cas_found_79_: u32 = 0u;
+    var saved_80_: bool;
+    var taken_81_: bool;
     var cas_old_82_: u32 = 0u;
-    var saved_83_: bool;
-    var taken_84_: bool;
-    var saved_85_: bool;
-    var taken_86_: bool;
-    var cas_old_87_: u32 = 0u;
+    var cas_old_83_: u32 = 0u;
+    var saved_84_: bool;
+    var taken_85_: bool;
+    var saved_86_: bool;
+    var taken_87_: bool;
+    var cas_old_88_: u32 = 0u;
 
     active_54_ = true;
     exited_55_ = false;
@@ -632,216 +633,223 @@ fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(w
             let _e765 = active_54_;
             if _e765 {
                 let _e768 = r37_;
-                let _e774 = atomicCompareExchangeWeak((&Claim[bitcast<u32>(_e768)]), 0u, 1u);
-                r38_ = _e774.old_value;
+                loop {
+                    let _e776 = atomicCompareExchangeWeak((&Claim[bitcast<u32>(_e768)]), 0u, 1u);
+                    cas_found_79_ = _e776.old_value;
+                    if (_e776.exchanged || (_e776.old_value != 0u)) {
+                        break;
+                    }
+                }
+                let _e781 = cas_found_79_;
+                r38_ = _e781;
             }
-            let _e778 = active_54_;
-            if _e778 {
-                let _e780 = r38_;
-                r39_ = (_e780 == 0u);
+            let _e784 = active_54_;
+            if _e784 {
+                let _e786 = r38_;
+                r39_ = (_e786 == 0u);
             }
-            let _e785 = active_54_;
-            saved_79_ = _e785;
-            let _e788 = r39_;
-            let _e790 = saved_79_;
-            let _e791 = (_e790 && _e788);
-            taken_80_ = _e791;
-            active_54_ = _e791;
+            let _e791 = active_54_;
+            saved_80_ = _e791;
+            let _e794 = r39_;
+            let _e796 = saved_80_;
+            let _e797 = (_e796 && _e794);
+            taken_81_ = _e797;
+            active_54_ = _e797;
             {
-                let _e795 = active_54_;
-                if _e795 {
+                let _e801 = active_54_;
+                if _e801 {
                     atomicAdd((&U[bitcast<u32>(5i)]), 1u);
                 }
             }
-            let _e803 = saved_79_;
-            let _e805 = taken_80_;
-            let _e809 = exited_55_;
-            active_54_ = ((_e803 && !(_e805)) && !(_e809));
+            let _e809 = saved_80_;
+            let _e811 = taken_81_;
+            let _e815 = exited_55_;
+            active_54_ = ((_e809 && !(_e811)) && !(_e815));
             {
             }
-            let _e814 = saved_79_;
-            let _e816 = exited_55_;
-            active_54_ = (_e814 && !(_e816));
-            let _e821 = active_54_;
-            if _e821 {
-                let _e828 = atomicAdd((&Ticket[bitcast<u32>(0i)]), 1u);
-                r40_ = _e828;
+            let _e820 = saved_80_;
+            let _e822 = exited_55_;
+            active_54_ = (_e820 && !(_e822));
+            let _e827 = active_54_;
+            if _e827 {
+                let _e834 = atomicAdd((&Ticket[bitcast<u32>(0i)]), 1u);
+                r40_ = _e834;
             }
-            let _e831 = active_54_;
-            if _e831 {
-                let _e833 = r40_;
-                ticket_41_ = _e833;
+            let _e837 = active_54_;
+            if _e837 {
+                let _e839 = r40_;
+                ticket_41_ = _e839;
             }
-            let _e836 = active_54_;
-            if _e836 {
-                let _e842 = ticket_41_;
-                Seen[bitcast<u32>(_e842)] = 1u;
+            let _e842 = active_54_;
+            if _e842 {
+                let _e848 = ticket_41_;
+                Seen[bitcast<u32>(_e848)] = 1u;
             }
-            let _e847 = active_54_;
-            if _e847 {
-                let _e849 = x_27_;
-                r42_ = (_e849 & 7i);
+            let _e853 = active_54_;
+            if _e853 {
+                let _e855 = x_27_;
+                r42_ = (_e855 & 7i);
             }
-            let _e854 = active_54_;
-            if _e854 {
-                let _e857 = r42_;
-                atomicAdd((&tile0_bins[bitcast<u32>(_e857)]), 1i);
-            }
-            let _e863 = active_54_;
-            if _e863 {
-                let _e865 = x_27_;
-                r43_ = u32(_e865);
+            let _e860 = active_54_;
+            if _e860 {
+                let _e863 = r42_;
+                atomicAdd((&tile0_bins[bitcast<u32>(_e863)]), 1i);
             }
             let _e869 = active_54_;
             if _e869 {
-                let _e876 = r43_;
-                atomicMax((&tile1_top[bitcast<u32>(0i)]), _e876);
+                let _e871 = x_27_;
+                r43_ = u32(_e871);
             }
-            let _e878 = active_54_;
-            if _e878 {
-                let _e886 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
-                cas_old_81_ = _e886;
+            let _e875 = active_54_;
+            if _e875 {
+                let _e882 = r43_;
+                atomicMax((&tile1_top[bitcast<u32>(0i)]), _e882);
+            }
+            let _e884 = active_54_;
+            if _e884 {
+                let _e892 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
+                cas_old_82_ = _e892;
                 loop {
-                    let _e888 = cas_old_81_;
-                    let _e892 = atomicCompareExchangeWeak((&tile2_half[bitcast<u32>(0i)]), _e888, bitcast<u32>((bitcast<f32>(_e888) + 0.5f)));
-                    if _e892.exchanged {
+                    let _e894 = cas_old_82_;
+                    let _e898 = atomicCompareExchangeWeak((&tile2_half[bitcast<u32>(0i)]), _e894, bitcast<u32>((bitcast<f32>(_e894) + 0.5f)));
+                    if _e898.exchanged {
                         break;
                     }
-                    cas_old_81_ = _e892.old_value;
+                    cas_old_82_ = _e898.old_value;
                 }
             }
-            let _e896 = active_54_;
-            if _e896 {
-                let _e904 = atomicLoad((&F[bitcast<u32>(0i)]));
-                cas_old_82_ = _e904;
+            let _e902 = active_54_;
+            if _e902 {
+                let _e910 = atomicLoad((&F[bitcast<u32>(0i)]));
+                cas_old_83_ = _e910;
                 loop {
-                    let _e906 = cas_old_82_;
-                    let _e910 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e906, bitcast<u32>((bitcast<f32>(_e906) + 0.25f)));
-                    if _e910.exchanged {
+                    let _e912 = cas_old_83_;
+                    let _e916 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e912, bitcast<u32>((bitcast<f32>(_e912) + 0.25f)));
+                    if _e916.exchanged {
                         break;
                     }
-                    cas_old_82_ = _e910.old_value;
+                    cas_old_83_ = _e916.old_value;
                 }
             }
         }
-        let _e914 = saved_77_;
-        let _e916 = taken_78_;
-        let _e920 = exited_55_;
-        active_54_ = ((_e914 && !(_e916)) && !(_e920));
+        let _e920 = saved_77_;
+        let _e922 = taken_78_;
+        let _e926 = exited_55_;
+        active_54_ = ((_e920 && !(_e922)) && !(_e926));
         {
         }
-        let _e925 = saved_77_;
-        let _e927 = exited_55_;
-        active_54_ = (_e925 && !(_e927));
+        let _e931 = saved_77_;
+        let _e933 = exited_55_;
+        active_54_ = (_e931 && !(_e933));
         storageBarrier();
         workgroupBarrier();
-        let _e932 = active_54_;
-        if _e932 {
+        let _e938 = active_54_;
+        if _e938 {
             r44_ = i32(local_index);
         }
-        let _e937 = active_54_;
-        if _e937 {
-            let _e939 = r44_;
-            r45_ = (_e939 < 8i);
+        let _e943 = active_54_;
+        if _e943 {
+            let _e945 = r44_;
+            r45_ = (_e945 < 8i);
         }
-        let _e944 = active_54_;
-        saved_83_ = _e944;
-        let _e947 = r45_;
-        let _e949 = saved_83_;
-        let _e950 = (_e949 && _e947);
-        taken_84_ = _e950;
-        active_54_ = _e950;
+        let _e950 = active_54_;
+        saved_84_ = _e950;
+        let _e953 = r45_;
+        let _e955 = saved_84_;
+        let _e956 = (_e955 && _e953);
+        taken_85_ = _e956;
+        active_54_ = _e956;
         {
-            let _e954 = active_54_;
-            if _e954 {
+            let _e960 = active_54_;
+            if _e960 {
                 r46_ = i32(local_index);
             }
-            let _e959 = active_54_;
-            if _e959 {
-                let _e962 = r46_;
-                r47_ = (4i + _e962);
+            let _e965 = active_54_;
+            if _e965 {
+                let _e968 = r46_;
+                r47_ = (4i + _e968);
             }
-            let _e966 = active_54_;
-            if _e966 {
+            let _e972 = active_54_;
+            if _e972 {
                 r48_ = i32(local_index);
             }
-            let _e971 = active_54_;
-            if _e971 {
-                let _e974 = r48_;
-                let _e978 = atomicLoad((&tile0_bins[bitcast<u32>(_e974)]));
-                r49_ = _e978;
+            let _e977 = active_54_;
+            if _e977 {
+                let _e980 = r48_;
+                let _e984 = atomicLoad((&tile0_bins[bitcast<u32>(_e980)]));
+                r49_ = _e984;
             }
-            let _e981 = active_54_;
-            if _e981 {
-                let _e984 = r47_;
-                let _e989 = r49_;
-                atomicAdd((&S[bitcast<u32>(_e984)]), _e989);
+            let _e987 = active_54_;
+            if _e987 {
+                let _e990 = r47_;
+                let _e995 = r49_;
+                atomicAdd((&S[bitcast<u32>(_e990)]), _e995);
             }
         }
-        let _e991 = saved_83_;
-        let _e993 = taken_84_;
-        let _e997 = exited_55_;
-        active_54_ = ((_e991 && !(_e993)) && !(_e997));
+        let _e997 = saved_84_;
+        let _e999 = taken_85_;
+        let _e1003 = exited_55_;
+        active_54_ = ((_e997 && !(_e999)) && !(_e1003));
         {
         }
-        let _e1002 = saved_83_;
-        let _e1004 = exited_55_;
-        active_54_ = (_e1002 && !(_e1004));
-        let _e1009 = active_54_;
-        if _e1009 {
+        let _e1008 = saved_84_;
+        let _e1010 = exited_55_;
+        active_54_ = (_e1008 && !(_e1010));
+        let _e1015 = active_54_;
+        if _e1015 {
             r50_ = i32(local_index);
         }
-        let _e1014 = active_54_;
-        if _e1014 {
-            let _e1016 = r50_;
-            r51_ = (_e1016 == 8i);
+        let _e1020 = active_54_;
+        if _e1020 {
+            let _e1022 = r50_;
+            r51_ = (_e1022 == 8i);
         }
-        let _e1021 = active_54_;
-        saved_85_ = _e1021;
-        let _e1024 = r51_;
-        let _e1026 = saved_85_;
-        let _e1027 = (_e1026 && _e1024);
-        taken_86_ = _e1027;
-        active_54_ = _e1027;
+        let _e1027 = active_54_;
+        saved_86_ = _e1027;
+        let _e1030 = r51_;
+        let _e1032 = saved_86_;
+        let _e1033 = (_e1032 && _e1030);
+        taken_87_ = _e1033;
+        active_54_ = _e1033;
         {
-            let _e1031 = active_54_;
-            if _e1031 {
-                let _e1037 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
-                r52_ = bitcast<f32>(_e1037);
+            let _e1037 = active_54_;
+            if _e1037 {
+                let _e1043 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
+                r52_ = bitcast<f32>(_e1043);
             }
-            let _e1041 = active_54_;
-            if _e1041 {
-                let _e1048 = r52_;
-                let _e1050 = atomicLoad((&F[bitcast<u32>(1i)]));
-                cas_old_87_ = _e1050;
+            let _e1047 = active_54_;
+            if _e1047 {
+                let _e1054 = r52_;
+                let _e1056 = atomicLoad((&F[bitcast<u32>(1i)]));
+                cas_old_88_ = _e1056;
                 loop {
-                    let _e1052 = cas_old_87_;
-                    let _e1056 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e1052, bitcast<u32>((bitcast<f32>(_e1052) + _e1048)));
-                    if _e1056.exchanged {
+                    let _e1058 = cas_old_88_;
+                    let _e1062 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e1058, bitcast<u32>((bitcast<f32>(_e1058) + _e1054)));
+                    if _e1062.exchanged {
                         break;
                     }
-                    cas_old_87_ = _e1056.old_value;
+                    cas_old_88_ = _e1062.old_value;
                 }
             }
-            let _e1060 = active_54_;
-            if _e1060 {
-                let _e1066 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
-                r53_ = _e1066;
+            let _e1066 = active_54_;
+            if _e1066 {
+                let _e1072 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
+                r53_ = _e1072;
             }
-            let _e1069 = active_54_;
-            if _e1069 {
-                let _e1076 = r53_;
-                atomicMax((&U[bitcast<u32>(6i)]), _e1076);
+            let _e1075 = active_54_;
+            if _e1075 {
+                let _e1082 = r53_;
+                atomicMax((&U[bitcast<u32>(6i)]), _e1082);
             }
         }
-        let _e1078 = saved_85_;
-        let _e1080 = taken_86_;
-        let _e1084 = exited_55_;
-        active_54_ = ((_e1078 && !(_e1080)) && !(_e1084));
+        let _e1084 = saved_86_;
+        let _e1086 = taken_87_;
+        let _e1090 = exited_55_;
+        active_54_ = ((_e1084 && !(_e1086)) && !(_e1090));
         {
         }
-        let _e1089 = saved_85_;
-        let _e1091 = exited_55_;
-        active_54_ = (_e1089 && !(_e1091));
+        let _e1095 = saved_86_;
+        let _e1097 = exited_55_;
+        active_54_ = (_e1095 && !(_e1097));
     }
 }

@@ -81,9 +81,10 @@ fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var r51_: bool;
     var r52_: f32;
     var r53_: u32;
-    var cas_old_54_: u32 = 0u;
+    var cas_found_54_: u32 = 0u;
     var cas_old_55_: u32 = 0u;
     var cas_old_56_: u32 = 0u;
+    var cas_old_57_: u32 = 0u;
 
     r0_ = 64i;
     e_1_ = i32(local_index);
@@ -221,88 +222,95 @@ fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(w
         let _e269 = x_27_;
         r37_ = (_e269 & 7i);
         let _e275 = r37_;
-        let _e281 = atomicCompareExchangeWeak((&Claim[bitcast<u32>(_e275)]), 0u, 1u);
-        r38_ = _e281.old_value;
-        let _e285 = r38_;
-        r39_ = (_e285 == 0u);
-        let _e290 = r39_;
-        if _e290 {
+        loop {
+            let _e283 = atomicCompareExchangeWeak((&Claim[bitcast<u32>(_e275)]), 0u, 1u);
+            cas_found_54_ = _e283.old_value;
+            if (_e283.exchanged || (_e283.old_value != 0u)) {
+                break;
+            }
+        }
+        let _e288 = cas_found_54_;
+        r38_ = _e288;
+        let _e291 = r38_;
+        r39_ = (_e291 == 0u);
+        let _e296 = r39_;
+        if _e296 {
             atomicAdd((&U[bitcast<u32>(5i)]), 1u);
         }
-        let _e303 = atomicAdd((&Ticket[bitcast<u32>(0i)]), 1u);
-        r40_ = _e303;
-        let _e306 = r40_;
-        ticket_41_ = _e306;
-        let _e313 = ticket_41_;
-        Seen[bitcast<u32>(_e313)] = 1u;
-        let _e318 = x_27_;
-        r42_ = (_e318 & 7i);
-        let _e324 = r42_;
-        atomicAdd((&tile0_bins[bitcast<u32>(_e324)]), 1i);
-        let _e330 = x_27_;
-        r43_ = u32(_e330);
-        let _e339 = r43_;
-        atomicMax((&tile1_top[bitcast<u32>(0i)]), _e339);
-        let _e347 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
-        cas_old_54_ = _e347;
+        let _e309 = atomicAdd((&Ticket[bitcast<u32>(0i)]), 1u);
+        r40_ = _e309;
+        let _e312 = r40_;
+        ticket_41_ = _e312;
+        let _e319 = ticket_41_;
+        Seen[bitcast<u32>(_e319)] = 1u;
+        let _e324 = x_27_;
+        r42_ = (_e324 & 7i);
+        let _e330 = r42_;
+        atomicAdd((&tile0_bins[bitcast<u32>(_e330)]), 1i);
+        let _e336 = x_27_;
+        r43_ = u32(_e336);
+        let _e345 = r43_;
+        atomicMax((&tile1_top[bitcast<u32>(0i)]), _e345);
+        let _e353 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
+        cas_old_55_ = _e353;
         loop {
-            let _e349 = cas_old_54_;
-            let _e353 = atomicCompareExchangeWeak((&tile2_half[bitcast<u32>(0i)]), _e349, bitcast<u32>((bitcast<f32>(_e349) + 0.5f)));
-            if _e353.exchanged {
+            let _e355 = cas_old_55_;
+            let _e359 = atomicCompareExchangeWeak((&tile2_half[bitcast<u32>(0i)]), _e355, bitcast<u32>((bitcast<f32>(_e355) + 0.5f)));
+            if _e359.exchanged {
                 break;
             }
-            cas_old_54_ = _e353.old_value;
+            cas_old_55_ = _e359.old_value;
         }
-        let _e363 = atomicLoad((&F[bitcast<u32>(0i)]));
-        cas_old_55_ = _e363;
+        let _e369 = atomicLoad((&F[bitcast<u32>(0i)]));
+        cas_old_56_ = _e369;
         loop {
-            let _e365 = cas_old_55_;
-            let _e369 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e365, bitcast<u32>((bitcast<f32>(_e365) + 0.25f)));
-            if _e369.exchanged {
+            let _e371 = cas_old_56_;
+            let _e375 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e371, bitcast<u32>((bitcast<f32>(_e371) + 0.25f)));
+            if _e375.exchanged {
                 break;
             }
-            cas_old_55_ = _e369.old_value;
+            cas_old_56_ = _e375.old_value;
         }
     }
     storageBarrier();
     workgroupBarrier();
     r44_ = i32(local_index);
-    let _e376 = r44_;
-    r45_ = (_e376 < 8i);
-    let _e381 = r45_;
-    if _e381 {
+    let _e382 = r44_;
+    r45_ = (_e382 < 8i);
+    let _e387 = r45_;
+    if _e387 {
         r46_ = i32(local_index);
-        let _e387 = r46_;
-        r47_ = (4i + _e387);
+        let _e393 = r46_;
+        r47_ = (4i + _e393);
         r48_ = i32(local_index);
-        let _e395 = r48_;
-        let _e399 = atomicLoad((&tile0_bins[bitcast<u32>(_e395)]));
-        r49_ = _e399;
-        let _e403 = r47_;
-        let _e408 = r49_;
-        atomicAdd((&S[bitcast<u32>(_e403)]), _e408);
+        let _e401 = r48_;
+        let _e405 = atomicLoad((&tile0_bins[bitcast<u32>(_e401)]));
+        r49_ = _e405;
+        let _e409 = r47_;
+        let _e414 = r49_;
+        atomicAdd((&S[bitcast<u32>(_e409)]), _e414);
     }
     r50_ = i32(local_index);
-    let _e413 = r50_;
-    r51_ = (_e413 == 8i);
-    let _e418 = r51_;
-    if _e418 {
-        let _e424 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
-        r52_ = bitcast<f32>(_e424);
-        let _e433 = r52_;
-        let _e435 = atomicLoad((&F[bitcast<u32>(1i)]));
-        cas_old_56_ = _e435;
+    let _e419 = r50_;
+    r51_ = (_e419 == 8i);
+    let _e424 = r51_;
+    if _e424 {
+        let _e430 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
+        r52_ = bitcast<f32>(_e430);
+        let _e439 = r52_;
+        let _e441 = atomicLoad((&F[bitcast<u32>(1i)]));
+        cas_old_57_ = _e441;
         loop {
-            let _e437 = cas_old_56_;
-            let _e441 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e437, bitcast<u32>((bitcast<f32>(_e437) + _e433)));
-            if _e441.exchanged {
+            let _e443 = cas_old_57_;
+            let _e447 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e443, bitcast<u32>((bitcast<f32>(_e443) + _e439)));
+            if _e447.exchanged {
                 break;
             }
-            cas_old_56_ = _e441.old_value;
+            cas_old_57_ = _e447.old_value;
         }
-        let _e449 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
-        r53_ = _e449;
-        let _e457 = r53_;
-        atomicMax((&U[bitcast<u32>(6i)]), _e457);
+        let _e455 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
+        r53_ = _e455;
+        let _e463 = r53_;
+        atomicMax((&U[bitcast<u32>(6i)]), _e463);
     }
 }
