@@ -873,11 +873,15 @@ impl<'k> PreparedRun<'k> {
         if self.kernel.cluster.is_some() {
             return self.simulate_cluster();
         }
-        let mut args = self.args.clone();
-        let mut writers = record.then(Vec::new);
-        let observers = self.observers(writers.as_mut());
-        let stats = sim::run_with(self.kernel, &mut args, self.options, observers)
-            .map_err(|fault| fault.to_diagnostic())?;
+        let run = |options: SimOptions| {
+            let mut args = self.args.clone();
+            let mut writers = record.then(Vec::new);
+            let observers = self.observers(writers.as_mut());
+            let result = sim::run_with(self.kernel, &mut args, options, observers);
+            (result, (args, writers))
+        };
+        let (result, (args, writers)) = self.in_grid_order_on_a_race(run);
+        let stats = result.map_err(|fault| fault.to_diagnostic())?;
         Ok(RunOutput {
             args,
             stats,
@@ -910,9 +914,9 @@ impl<'k> PreparedRun<'k> {
                 trace: Trace::unavailable(block, self.kernel.threads, self.options.lanes, why),
             };
         }
-        let (output, trace) = self.observed(|args, writers| {
+        let (output, trace) = self.observed(|args, writers, options| {
             let observers = self.observers(Some(writers));
-            sim::run_traced(self.kernel, args, self.options, observers, block, limits)
+            sim::run_traced(self.kernel, args, options, observers, block, limits)
         });
         Traced { output, trace }
     }
@@ -926,13 +930,8 @@ impl<'k> PreparedRun<'k> {
                 profile: Err("a kernel under @cluster runs its super-tiles as separate launches, which the memory counts do not follow yet".to_owned()),
             };
         }
-        let (output, profile) = self.observed(|args, writers| {
-            sim::run_profiled(
-                self.kernel,
-                args,
-                self.options,
-                self.observers(Some(writers)),
-            )
+        let (output, profile) = self.observed(|args, writers, options| {
+            sim::run_profiled(self.kernel, args, options, self.observers(Some(writers)))
         });
         Profiled {
             output,
@@ -940,15 +939,36 @@ impl<'k> PreparedRun<'k> {
         }
     }
 
+    /// `run` with the launch's options; and when several threads ran the CTAs and it stopped
+    /// at a race on a tensor (E0516), once more on one thread. Which of two racing CTAs finds
+    /// the race depends on the threads' timing; in grid order, the later one always does, so
+    /// the fault reported is the same whatever the threads (a racy kernel pays twice).
+    fn in_grid_order_on_a_race<T>(
+        &self,
+        run: impl Fn(SimOptions) -> (Result<sim::Stats, sim::Fault>, T),
+    ) -> (Result<sim::Stats, sim::Fault>, T) {
+        let first = run(self.options);
+        match &first.0 {
+            Err(fault) if fault.code == Code::E0516 && self.options.threads > 1 => run(SimOptions {
+                threads: 1,
+                ..self.options
+            }),
+            _ => first,
+        }
+    }
+
     /// Runs `run` on a copy of the arguments, recording who wrote each element: the output,
     /// and what the run observed besides (a trace, memory counts).
     fn observed<T>(
         &self,
-        run: impl FnOnce(&mut Args, &mut sim::Writers) -> (Result<sim::Stats, sim::Fault>, T),
+        run: impl Fn(&mut Args, &mut sim::Writers, SimOptions) -> (Result<sim::Stats, sim::Fault>, T),
     ) -> (Result<RunOutput, Diagnostic>, T) {
-        let mut args = self.args.clone();
-        let mut writers = Vec::new();
-        let (result, observed) = run(&mut args, &mut writers);
+        let (result, (observed, args, writers)) = self.in_grid_order_on_a_race(|options| {
+            let mut args = self.args.clone();
+            let mut writers = Vec::new();
+            let (result, observed) = run(&mut args, &mut writers, options);
+            (result, (observed, args, writers))
+        });
         let output = result
             .map(|stats| RunOutput {
                 args,

@@ -110,14 +110,14 @@ fn an_atomic_beside_a_plain_access_of_another_thread_is_a_race_and_two_atomics_a
     let (code, message) = run_error(read_after);
     assert_eq!(code, Code::E0513);
     assert!(
-        message.contains("thread 0 reads it after other threads changed by an atomic it"),
+        message.contains("thread 0 reads it after other threads changed it by an atomic"),
         "{message}"
     );
     let write_before = "@launch(32)\nkernel k(Y: tensor<u32>[32]) {\n  var t = tile<u32>[1](0)\n  barrier()\n  if ctx.thread == 5 {\n    t[0] = 3\n  }\n  atomic_add(t[0], 1)\n  barrier()\n  Y[ctx.thread] = t[0]\n}\n";
     let (code, message) = run_error(write_before);
     assert_eq!(code, Code::E0513);
     assert!(
-        message.contains("thread 0 changes by an atomic it after thread 5 wrote it"),
+        message.contains("thread 0 changes it by an atomic after thread 5 wrote it"),
         "{message}"
     );
     let atomics_only = "@launch(32)\nkernel k(Y: tensor<u32>[32]) {\n  var t = tile<u32>[1](0)\n  atomic_add(t[0], 1)\n  atomic_max(t[0], u32(ctx.thread))\n  barrier()\n  Y[ctx.thread] = t[0]\n}\n";

@@ -432,3 +432,74 @@ fn a_collective_over_the_cta_orders_shared_accesses_like_a_barrier() {
         assert_eq!(code, Code::E0513, "without {collective}");
     }
 }
+
+/// A value passed between threads through a tensor with no barrier: on a GPU the reader may
+/// run first (the audit's kernel gave Z[7] = 9 here and 0 on lavapipe), so it is a race.
+#[test]
+fn threads_of_a_cta_passing_values_through_a_tensor_without_a_barrier_race() {
+    let racy = "@launch(64)\nkernel k(Y: tensor<i32>[64], Z: tensor<i32>[64]) {\n  let t = ctx.thread\n  Y[t] = t + 1\n  Z[t] = Y[(t + 1) % 64]\n}\n";
+    let (code, text) = fault(racy, launch(&[], vec![]));
+    assert_eq!(code, Code::E0516);
+    assert!(
+        text.contains("data race on Y[1]: thread 0 reads it after thread 1 wrote it, with no barrier() between"),
+        "{text}"
+    );
+    let ordered = racy.replace("  Z[t]", "  barrier()\n  Z[t]");
+    let output = compiler_core::compile(&ordered)
+        .run(&launch(&[], vec![]))
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let Arg::Tensor(z) = &output.args.params[1] else {
+        panic!("Z is a tensor")
+    };
+    assert_eq!(z.bits[7] as i32, 9);
+}
+
+/// Two CTAs on one element, one writing: nothing orders them, whatever the threads that run
+/// the simulator; the later CTA in grid order reports it, naming both threads.
+#[test]
+fn two_ctas_writing_one_element_race_and_the_report_is_the_same_on_any_threads() {
+    let source = "@launch(32)\nkernel k(X: tensor<f32>[N], Out: tensor<f32>[1]) {\n  let s = sum<over ctx.thread>(X[ctx.block.x * 32 + ctx.thread])\n  if ctx.thread == 0 {\n    Out[0] = s\n  }\n}\n";
+    let compilation = compiler_core::compile(source);
+    let mut launch = launch(&[("N", 256)], vec![("X", Input::Iota)]);
+    launch.grid = Dim3::new(8, 1, 1);
+    for threads in [1, 2, 4] {
+        let mut prepared = compilation
+            .prepare(&launch, RunLimits::TERMINAL)
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        prepared.options.threads = threads;
+        let Err(diagnostic) = prepared.simulate() else {
+            panic!("the race was not found on {threads} threads");
+        };
+        assert_eq!(diagnostic.code, Code::E0516);
+        assert_eq!(
+            diagnostic.message,
+            "data race on Out[0]: thread 0 of block (1, 0, 0) writes it, and thread 0 of block (0, 0, 0) wrote it in the same launch; nothing orders two CTAs of a launch (only atomics may meet on an element)",
+            "{threads} threads"
+        );
+    }
+}
+
+/// Across CTAs: reads never race with reads, atomics never with atomics; a plain access beside
+/// another CTA's atomic does.
+#[test]
+fn across_ctas_only_reads_together_or_atomics_together_are_free_of_races() {
+    let run = |body: &str| {
+        let source = format!("@launch(32)\nkernel k(X: tensor<u32>[4], C: tensor<u32>[1], Y: tensor<u32>[N]) {{\n  let i = ctx.block.x * 32 + ctx.thread\n{body}\n}}\n");
+        let mut launch = launch(&[("N", 64)], vec![]);
+        launch.grid = Dim3::new(2, 1, 1);
+        compiler_core::compile(&source)
+            .run(&launch)
+            .map(|_| ())
+            .map_err(|d| (d[0].code, d[0].message.clone()))
+    };
+    assert_eq!(run("  Y[i] = X[0] + X[1]"), Ok(()));
+    assert_eq!(run("  atomic_add(C[0], X[0])\n  Y[i] = 1"), Ok(()));
+    let (code, message) = run("  atomic_add(C[0], 1)\n  barrier()\n  if ctx.thread == 0 && ctx.block.x == 1 {\n    Y[i] = C[0]\n  }")
+        .err()
+        .unwrap_or_else(|| panic!("no race"));
+    assert_eq!(code, Code::E0516);
+    assert!(
+        message.contains("thread 0 of block (1, 0, 0) reads it, and thread 0 of block (0, 0, 0) changed it by an atomic"),
+        "{message}"
+    );
+}

@@ -54,6 +54,7 @@ kernel strides(X: tensor<f32>[N], Y: tensor<f32>[32]) {
     s = s + X[l + 128]
   }
   Y[l] = s
+  barrier()
   if l == 3 {
     Y[0] = s
   }

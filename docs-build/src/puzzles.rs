@@ -220,7 +220,7 @@ hints = ["Use `ctx.lane`.", "Then `ctx.warp`."]
 starter = '''
 @launch(32)
 kernel k(X: tensor<i32>[N], Y: tensor<i32>[N]) {
-  Y[ctx.thread] = 0
+  Y[ctx.block.x * 32 + ctx.thread] = 0
 }
 '''
 solution = '''

@@ -133,6 +133,7 @@ codes! {
         E0512 => "barrier() is not reached by every thread of the CTA",
         E0513 => "two threads touch one shared-memory element between barriers, one of them writing",
         E0514 => "the kernel ran past the step limit",
+        E0516 => "two threads touch one tensor element with nothing ordering them, one of them writing (two atomics never race)",
     }
     Launch {
         E0515 => "a launch does not fit the kernel: its grid, dimensions, scalars or inputs",
@@ -149,11 +150,23 @@ mod tests {
 
     #[test]
     fn codes_are_unique_sorted_and_explained() {
-        let texts: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
-        let mut sorted = texts.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(texts, sorted);
+        // Sorted within each phase (a code added to an earlier phase comes after the later
+        // phases' codes), and unique.
+        for phase in Code::ALL.iter().map(|c| c.phase()) {
+            let texts: Vec<&str> = Code::ALL
+                .iter()
+                .filter(|c| c.phase() == phase)
+                .map(|c| c.as_str())
+                .collect();
+            let mut sorted = texts.clone();
+            sorted.sort_unstable();
+            assert_eq!(texts, sorted);
+        }
+        let mut texts: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        let count = texts.len();
+        texts.sort_unstable();
+        texts.dedup();
+        assert_eq!(texts.len(), count);
         assert!(Code::ALL.iter().all(|c| !c.explanation().is_empty()));
     }
 

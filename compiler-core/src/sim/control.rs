@@ -83,6 +83,7 @@ impl<'a> Cta<'a> {
                         Err(fault) if *guarded && fault.code == Code::E0510 => continue,
                         Err(fault) => return Err(fault),
                     };
+                    self.touch_tensor(*tensor, at, t, Touch::Write, stmt.span)?;
                     let bits = self.get(*value, t);
                     if let Some(cell) = self.global.cells.get(*tensor).and_then(|c| c.get(at)) {
                         cell.store(bits, Ordering::Relaxed);
@@ -185,7 +186,7 @@ impl<'a> Cta<'a> {
                 match missing {
                     None => {
                         // Accesses before the barrier cannot race with those after it.
-                        self.epoch += 1;
+                        self.next_epoch();
                         Ok(())
                     }
                     Some(t) => {

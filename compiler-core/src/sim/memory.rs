@@ -93,59 +93,103 @@ impl<'a> Cta<'a> {
         how: Touch,
         span: Span,
     ) -> Result<(), Fault> {
-        let me = t as u32 + 1;
         let epoch = self.epoch;
-        let access = &mut self.accesses[array][at];
-        if access.epoch != epoch {
-            *access = Access {
-                epoch,
-                ..Access::default()
-            };
+        let Some((who, what)) = self.accesses[array][at].conflict(epoch, t, how) else {
+            return Ok(());
+        };
+        let name = self
+            .kernel
+            .shared
+            .get(array)
+            .map_or("?", |a| a.name.as_str());
+        Err(self.fault(
+            Code::E0513,
+            span,
+            t,
+            format!(
+                "data race on element {at} of tile `{name}`: thread {t} {} after {} {what}, with no barrier() between",
+                how.verb(),
+                thread_phrase(who)
+            ),
+        ))
+    }
+
+    /// Records thread `t`'s access to a tensor element: within the CTA, a second thread
+    /// touching it since the last barrier, one of them writing (an atomic and a plain access
+    /// included), is a data race; across CTAs, which nothing orders within a launch, so is a
+    /// second CTA touching it, one of them writing, unless both only read or both use atomics.
+    pub(super) fn touch_tensor(
+        &mut self,
+        tensor: usize,
+        at: usize,
+        t: usize,
+        how: Touch,
+        span: Span,
+    ) -> Result<(), Fault> {
+        let global = self.global;
+        let Some(record) = global
+            .races
+            .get(tensor)
+            .and_then(Option::as_ref)
+            .and_then(|r| r.get(at))
+        else {
+            return Ok(());
+        };
+        let epoch = self.epoch;
+        let key = (tensor as u64) << 32 | at as u64;
+        let access = self.tensor_accesses.entry(key).or_default();
+        if let Some((who, what)) = access.conflict(epoch, t, how) {
+            let message = format!(
+                "data race on {}: thread {t} {} after {} {what}, with no barrier() between",
+                self.tensor_element(tensor, at),
+                how.verb(),
+                thread_phrase(who)
+            );
+            return Err(self.fault(Code::E0516, span, t, message));
         }
-        let other = |who: u32| who != 0 && who != me;
-        let conflict = if other(access.writer) {
-            Some((access.writer, "wrote"))
-        } else if how != Touch::Read && other(access.reader) {
-            Some((access.reader, "read"))
-        } else if how != Touch::Atomic && other(access.atomic) {
-            Some((access.atomic, "changed by an atomic"))
-        } else {
-            None
+        // CTAs past 2^32 in grid order go unchecked across CTAs.
+        let Ok(cta) = u32::try_from(self.index) else {
+            return Ok(());
         };
-        if let Some((who, what)) = conflict {
-            let who = if who == u32::MAX {
-                "other threads".to_owned()
-            } else {
-                format!("thread {}", who - 1)
-            };
-            let name = self
-                .kernel
-                .shared
-                .get(array)
-                .map_or("?", |a| a.name.as_str());
-            let verb = match how {
-                Touch::Read => "reads",
-                Touch::Write => "writes",
-                Touch::Atomic => "changes by an atomic",
-            };
-            return Err(self.fault(
-                Code::E0513,
-                span,
-                t,
-                format!("data race on element {at} of tile `{name}`: thread {t} {verb} it after {who} {what} it, with no barrier() between"),
-            ));
+        let Err(word) = record.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |word| {
+            cross_cta(word, cta, t as u32, how)
+        }) else {
+            return Ok(());
+        };
+        let other = CrossCta::of(word);
+        let message = format!(
+            "data race on {}: thread {t} of block {} {}, and thread {} of block {} {} in the same launch; nothing orders two CTAs of a launch (only atomics may meet on an element)",
+            self.tensor_element(tensor, at),
+            coordinates(self.block),
+            how.verb(),
+            other.thread,
+            coordinates(self.global.block_of(u64::from(other.cta))),
+            other.what(),
+        );
+        Err(self.fault(Code::E0516, span, t, message))
+    }
+
+    /// After a barrier: accesses before it cannot race with those after it.
+    pub(super) fn next_epoch(&mut self) {
+        self.epoch += 1;
+        self.tensor_accesses.clear();
+    }
+
+    /// `X[3, 4]`: a tensor's element by its coordinates, from its row-major index.
+    fn tensor_element(&self, tensor: usize, at: usize) -> String {
+        let name = self.kernel.params.get(tensor).map_or("?", |p| p.name());
+        let shape = match self.args.params.get(tensor) {
+            Some(Arg::Tensor(t)) => t.shape.clone(),
+            _ => vec![at + 1],
+        };
+        let mut rest = at;
+        let mut coordinates = vec![0; shape.len()];
+        for (c, &extent) in coordinates.iter_mut().zip(&shape).rev() {
+            *c = rest % extent.max(1);
+            rest /= extent.max(1);
         }
-        let slot = match how {
-            Touch::Read => &mut access.reader,
-            Touch::Write => &mut access.writer,
-            Touch::Atomic => &mut access.atomic,
-        };
-        *slot = if *slot == 0 || *slot == me || how == Touch::Write {
-            me
-        } else {
-            u32::MAX
-        };
-        Ok(())
+        let coordinates: Vec<String> = coordinates.iter().map(usize::to_string).collect();
+        format!("{name}[{}]", coordinates.join(", "))
     }
 
     /// An atomic on every active thread, in thread order: the order the spec gives atomics of
@@ -172,6 +216,7 @@ impl<'a> Cta<'a> {
             let old = match place {
                 Place::Tensor { tensor, indices } => {
                     let at = self.element(*tensor, indices, t, span)?;
+                    self.touch_tensor(*tensor, at, t, Touch::Atomic, span)?;
                     let Some(cell) = self.global.cells.get(*tensor).and_then(|c| c.get(at)) else {
                         continue;
                     };
@@ -236,4 +281,133 @@ impl<'a> Cta<'a> {
             }
         }
     }
+}
+
+/// "(1, 0, 0)".
+fn coordinates(block: Dim3) -> String {
+    format!("({}, {}, {})", block.x, block.y, block.z)
+}
+
+/// "thread 3", or "other threads" for several.
+fn thread_phrase(who: u32) -> String {
+    if who == u32::MAX {
+        "other threads".to_owned()
+    } else {
+        format!("thread {}", who - 1)
+    }
+}
+
+impl Access {
+    /// Records thread `t`'s access in `epoch`; the thread (index + 1, `u32::MAX` for several)
+    /// it races with and what that one did, if it races: two threads on one element since the
+    /// last barrier, one of them writing plainly, or one plainly and one by an atomic.
+    fn conflict(&mut self, epoch: u32, t: usize, how: Touch) -> Option<(u32, &'static str)> {
+        let me = t as u32 + 1;
+        if self.epoch != epoch {
+            *self = Access {
+                epoch,
+                ..Access::default()
+            };
+        }
+        let other = |who: u32| who != 0 && who != me;
+        if other(self.writer) {
+            return Some((self.writer, "wrote it"));
+        } else if how != Touch::Read && other(self.reader) {
+            return Some((self.reader, "read it"));
+        } else if how != Touch::Atomic && other(self.atomic) {
+            return Some((self.atomic, "changed it by an atomic"));
+        }
+        let slot = match how {
+            Touch::Read => &mut self.reader,
+            Touch::Write => &mut self.writer,
+            Touch::Atomic => &mut self.atomic,
+        };
+        *slot = if *slot == 0 || *slot == me || how == Touch::Write {
+            me
+        } else {
+            u32::MAX
+        };
+        None
+    }
+}
+
+impl Touch {
+    fn verb(self) -> &'static str {
+        match self {
+            Touch::Read => "reads it",
+            Touch::Write => "writes it",
+            Touch::Atomic => "changes it by an atomic",
+        }
+    }
+
+    fn bit(self) -> u64 {
+        match self {
+            Touch::Read => 1,
+            Touch::Write => 2,
+            Touch::Atomic => 4,
+        }
+    }
+}
+
+/// An element's record across CTAs, in one word: the mode (bits 62-63: 0 untouched, 1 one CTA
+/// so far, 2 several CTAs, all reading, 3 several CTAs, all by atomics), how the first CTA
+/// touched it (bits 59-61: read 1, write 2, atomic 4), its first thread there (bits 32-42)
+/// and the CTA's index in grid order (bits 0-31).
+struct CrossCta {
+    mode: u64,
+    kinds: u64,
+    thread: u32,
+    cta: u32,
+}
+
+impl CrossCta {
+    fn of(word: u64) -> Self {
+        Self {
+            mode: word >> 62,
+            kinds: (word >> 59) & 7,
+            thread: ((word >> 32) & 0x7FF) as u32,
+            cta: word as u32,
+        }
+    }
+
+    fn word(&self) -> u64 {
+        self.mode << 62 | self.kinds << 59 | u64::from(self.thread) << 32 | u64::from(self.cta)
+    }
+
+    /// What the recorded CTA did, strongest first: "wrote it", "changed it by an atomic", "read it".
+    fn what(&self) -> &'static str {
+        if self.kinds & 2 != 0 {
+            "wrote it"
+        } else if self.kinds & 4 != 0 {
+            "changed it by an atomic"
+        } else {
+            "read it"
+        }
+    }
+}
+
+/// The record after thread `thread` of CTA `cta` touched the element `how`, or `None` when that
+/// races with another CTA's access.
+fn cross_cta(word: u64, cta: u32, thread: u32, how: Touch) -> Option<u64> {
+    let mut record = CrossCta::of(word);
+    let bit = how.bit();
+    match record.mode {
+        0 => {
+            record = CrossCta {
+                mode: 1,
+                kinds: bit,
+                thread,
+                cta,
+            }
+        }
+        1 if record.cta == cta => record.kinds |= bit,
+        // A second CTA: both reading, or both by atomics, and nothing else.
+        1 if record.kinds == bit && how != Touch::Write => {
+            record.mode = if how == Touch::Read { 2 } else { 3 }
+        }
+        2 if how == Touch::Read => {}
+        3 if how == Touch::Atomic => {}
+        _ => return None,
+    }
+    Some(record.word())
 }

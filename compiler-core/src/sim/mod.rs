@@ -56,6 +56,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::{self, Dim3};
 use crate::ir::*;
 use crate::span::Span;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -285,6 +286,9 @@ struct Global<'a> {
     /// Per parameter, a tensor's elements (a scalar has none).
     cells: Vec<Vec<AtomicU32>>,
     /// Per parameter, who wrote each element last, when the run records it.
+    /// Which CTA (and its first thread) touched each element of a written tensor, and how:
+    /// the race detector across CTAs (`memory::CrossCta`).
+    races: Vec<Option<Vec<AtomicU64>>>,
     writers: Option<Vec<Vec<AtomicU32>>>,
     progress: Option<Progress<'a>>,
     /// The next CTA to run, in grid order.
@@ -313,6 +317,13 @@ fn run_observed(
             Arg::Scalar(_) => Vec::new(),
         })
         .collect();
+    // Only a tensor the kernel writes (plainly or by atomics) can be raced on.
+    let written = kernel.written_tensors();
+    let races = cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| written.contains(&i).then(|| c.iter().map(|_| AtomicU64::new(0)).collect()))
+        .collect();
     let writers = observers.writers.as_ref().map(|_| {
         cells
             .iter()
@@ -324,6 +335,7 @@ fn run_observed(
         args,
         options,
         cells,
+        races,
         writers,
         progress: observers.progress,
         next: AtomicU64::new(0),
@@ -458,8 +470,7 @@ impl<'a> Global<'a> {
         trace: Option<&mut trace::Recorder>,
         profile: Option<&mut profile::Counter>,
     ) {
-        let block = self.block_of(index);
-        let mut cta = Cta::new(self, block, stats);
+        let mut cta = Cta::new(self, index, stats);
         cta.trace = trace;
         cta.profile = profile;
         let mut mask = vec![true; self.kernel.threads as usize];
@@ -528,6 +539,11 @@ struct Cta<'a> {
     accesses: Vec<Vec<Access>>,
     /// Counts barriers: an access recorded in an older epoch is no longer in the way.
     epoch: u32,
+    /// This CTA's accesses to tensor elements since its last barrier, by `tensor << 32 |
+    /// element`: the race detector within the CTA.
+    tensor_accesses: FxHashMap<u64, Access>,
+    /// The CTA's index in grid order.
+    index: u64,
     /// Where global stores are recorded, for the playground's per-thread view.
     writers: Option<&'a [Vec<AtomicU32>]>,
     /// The launch-wide index of this CTA's thread 0.
@@ -558,7 +574,8 @@ pub(super) enum Touch {
 }
 
 impl<'a> Cta<'a> {
-    fn new(global: &'a Global<'a>, block: Dim3, stats: &'a mut Stats) -> Self {
+    fn new(global: &'a Global<'a>, index: u64, stats: &'a mut Stats) -> Self {
+        let block = global.block_of(index);
         let kernel = global.kernel;
         let threads = kernel.threads as usize;
         Self {
@@ -587,6 +604,8 @@ impl<'a> Cta<'a> {
                 .map(|a| vec![Access::default(); a.stored_len_at(global.options.lanes)])
                 .collect(),
             epoch: 1,
+            tensor_accesses: FxHashMap::default(),
+            index,
             writers: global.writers.as_deref(),
             first_thread: hierarchy::launch_thread(global.args.grid, block, kernel.threads, 0),
             trace: None,

@@ -147,10 +147,17 @@ impl<'a> Cta<'a> {
                 for (slot, values) in coordinates.into_iter().enumerate() {
                     self.scratch[slot] = values;
                 }
-                match outside {
-                    Some(t) => self.element(*tensor, indices, t, span).map(|_| ()),
-                    None => Ok(()),
+                if let Some(t) = outside {
+                    return self.element(*tensor, indices, t, span).map(|_| ());
                 }
+                // Only a tensor the kernel writes can be raced on.
+                if self.global.races.get(*tensor).is_some_and(Option::is_some) {
+                    for t in (0..threads).filter(|&t| mask[t]) {
+                        let at = self.element(*tensor, indices, t, span)?;
+                        self.touch_tensor(*tensor, at, t, Touch::Read, span)?;
+                    }
+                }
+                Ok(())
             }
             Op::Load {
                 tensor,
@@ -162,7 +169,10 @@ impl<'a> Cta<'a> {
                         continue;
                     }
                     let bits = match self.element(*tensor, indices, t, span) {
-                        Ok(at) => self.global.cells[*tensor][at].load(Ordering::Relaxed),
+                        Ok(at) => {
+                            self.touch_tensor(*tensor, at, t, Touch::Read, span)?;
+                            self.global.cells[*tensor][at].load(Ordering::Relaxed)
+                        }
                         // A tile load reads 0 outside the tensor.
                         Err(fault) if *guarded && fault.code == Code::E0510 => 0,
                         Err(fault) => return Err(fault),
@@ -210,7 +220,7 @@ impl<'a> Cta<'a> {
                     // Every thread arrives before any leaves, as at a barrier (the PTX's
                     // `bar.sync`, WGSL's `workgroupBarrier()`): accesses on either side of it
                     // cannot race.
-                    self.epoch += 1;
+                    self.next_epoch();
                 }
                 for (members, value) in warps.iter().zip(results) {
                     for &t in members {
