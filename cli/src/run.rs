@@ -468,6 +468,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
     if let Err(diagnostics) = compilation.ir() {
         return report(&diagnostics, &compilation, &args.file);
     }
+    if compilation.runs_a_program(args.kernel.as_deref()) {
+        return run_program(args, &compilation, &backend, lanes);
+    }
     let kernel = match compilation.kernel(args.kernel.as_deref()) {
         Ok(kernel) => kernel,
         Err(diagnostics) => {
@@ -560,6 +563,82 @@ pub fn run(args: &RunArgs) -> ExitCode {
         }
     };
     write_results(args, kernel, &params)
+}
+
+/// A program: its launches in order, on the simulator or the Vulkan GPU.
+fn run_program(
+    args: &RunArgs,
+    compilation: &Compilation,
+    backend: &Backend,
+    lanes: u32,
+) -> ExitCode {
+    let refused = if args.grid != Dim3::new(1, 1, 1) {
+        Some("a program computes each launch's grid: leave out --grid")
+    } else if args.profile || args.trace.is_some() {
+        Some("the trace and the memory counts follow one kernel's launch: run a kernel of the program by name (--kernel) to see them")
+    } else if matches!(backend, Backend::Cuda(_)) {
+        Some("programs run on the simulator and the Vulkan GPU; the CUDA runner launches one kernel (run a kernel of the program by name)")
+    } else {
+        None
+    };
+    if let Some(message) = refused {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
+    let program = match compilation.program(args.kernel.as_deref()) {
+        Ok(program) => program,
+        Err(diagnostics) => return report(&diagnostics, compilation, &args.file),
+    };
+    let signature = &program.signature;
+    let launch = match launch_of(args, signature, lanes) {
+        Ok(launch) => launch,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut prepared = match compilation.prepare_program(&launch, RunLimits::TERMINAL) {
+        Ok(prepared) => prepared,
+        Err(diagnostics) => return report(&diagnostics, compilation, &args.file),
+    };
+    prepared.run.options.threads = args.threads.map_or_else(default_threads, |n| n as usize);
+    let start = std::time::Instant::now();
+    let result = match backend {
+        Backend::Vulkan { gpu, mode } => {
+            runtime::run_program(gpu, &prepared, *mode).map_err(|e| match e {
+                compiler_core::program::ProgramError::Program(d) => Err(d),
+                compiler_core::program::ProgramError::Launch(error, record) => {
+                    match error.diagnostic() {
+                        Some(d) => Err(prepared.in_launch(d, &record)),
+                        None => Ok(format!("{error} (in the launch of `{}`)", record.kernel)),
+                    }
+                }
+            })
+        }
+        _ => prepared.simulate().map_err(Err),
+    };
+    let output = match result {
+        Ok(output) => output,
+        Err(Err(diagnostic)) => return report(&[diagnostic], compilation, &args.file),
+        Err(Ok(message)) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    let launches: Vec<String> = output
+        .launches
+        .iter()
+        .map(|l| format!("{} ({} x {} x {})", l.kernel, l.grid.x, l.grid.y, l.grid.z))
+        .collect();
+    eprintln!(
+        "ran program {} on {}: {} launches in {:.3} ms: {}",
+        program.name,
+        backend.describe(lanes),
+        launches.len(),
+        start.elapsed().as_secs_f64() * 1e3,
+        launches.join(", ")
+    );
+    write_results(args, signature, &output.args.params)
 }
 
 fn default_threads() -> usize {

@@ -949,10 +949,12 @@ impl<'k> PreparedRun<'k> {
     ) -> (Result<sim::Stats, sim::Fault>, T) {
         let first = run(self.options);
         match &first.0 {
-            Err(fault) if fault.code == Code::E0516 && self.options.threads > 1 => run(SimOptions {
-                threads: 1,
-                ..self.options
-            }),
+            Err(fault) if fault.code == Code::E0516 && self.options.threads > 1 => {
+                run(SimOptions {
+                    threads: 1,
+                    ..self.options
+                })
+            }
             _ => first,
         }
     }

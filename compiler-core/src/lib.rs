@@ -27,6 +27,7 @@ pub mod hierarchy;
 pub mod ir;
 pub mod launch;
 pub mod occupancy;
+pub mod program;
 pub mod ptx;
 pub mod query;
 pub mod share;
@@ -186,6 +187,72 @@ impl Compilation {
             .iter()
             .find(|k| k.name.name == kernel.name);
         PreparedRun::new(kernel, launch, limits, signature)
+    }
+
+    /// The program `name`, or the file's only program when `None`.
+    pub fn program(&self, name: Option<&str>) -> Result<&ir::Program, Vec<Diagnostic>> {
+        let module = self.ir()?;
+        let found = match name {
+            Some(name) => module.programs.iter().find(|p| p.name == name),
+            None if module.programs.len() == 1 => module.programs.first(),
+            None => None,
+        };
+        found.ok_or_else(|| {
+            let names: Vec<&str> = module.programs.iter().map(|p| p.name.as_str()).collect();
+            let message = match (name, names.as_slice()) {
+                (_, []) => "the file has no program".to_owned(),
+                (Some(name), _) => format!(
+                    "there is no program `{name}`; the file has {}",
+                    names.join(", ")
+                ),
+                (None, _) => format!(
+                    "the file has several programs ({}): pick one by name",
+                    names.join(", ")
+                ),
+            };
+            vec![Diagnostic::error(Code::E0515, Span::empty(0), message)]
+        })
+    }
+
+    /// Whether a launch of `name` runs a program: `name` is a program's, or, with no name, the
+    /// file has one program (its kernels are its parts, run by name).
+    pub fn runs_a_program(&self, name: Option<&str>) -> bool {
+        self.ir().is_ok_and(|m| match name {
+            Some(name) => m.programs.iter().any(|p| p.name == name),
+            None => m.programs.len() == 1,
+        })
+    }
+
+    /// `launch` bound to a program's signature as a kernel's launch is (its inputs, dimensions
+    /// and scalars; its grids come from the program), within `limits`.
+    pub fn prepare_program(
+        &self,
+        launch: &launch::Launch,
+        limits: RunLimits,
+    ) -> Result<program::PreparedProgram<'_>, Vec<Diagnostic>> {
+        let program = self.program(launch.kernel.as_deref())?;
+        let source = self
+            .file
+            .programs
+            .iter()
+            .find(|p| p.name.name == program.name)
+            .map(|p| syntax::ast::Kernel {
+                attributes: Vec::new(),
+                name: p.name.clone(),
+                params: p.params.clone(),
+                body: syntax::ast::Block {
+                    stmts: Vec::new(),
+                    span: p.span,
+                },
+                span: p.span,
+            });
+        let run = PreparedRun::new(&program.signature, launch, limits, source.as_ref())?;
+        Ok(program::PreparedProgram {
+            module: self.ir()?,
+            program,
+            run,
+            max_elements: limits.max_elements,
+        })
     }
 
     /// Runs `launch` on the simulator, with the terminal's limits: the shorthand for tests and

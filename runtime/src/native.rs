@@ -4,6 +4,7 @@ use crate::plan::{plan, read_back};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
+use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
 use compiler_core::sim::Args;
 use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::PreparedRun;
@@ -115,6 +116,23 @@ pub fn run(
 /// under `@cluster` runs one launch per super-tile, over its slices (`compiler_core::cluster`).
 /// For a part of a launch (an MPI rank's super-tile) or WGSL of one's own; [`run`] is the
 /// usual door.
+/// A program's launches on the GPU, one after another (`compiler_core::program`'s walk):
+/// each launch's tensors go up before it and come back after it, as a kernel's launch's do,
+/// so a `while` condition reads what the last launch left.
+pub fn run_program(
+    gpu: &Gpu,
+    prepared: &PreparedProgram<'_>,
+    mode: WarpMode,
+) -> Result<ProgramOutput, ProgramError<RuntimeError>> {
+    prepared.execute(|kernel, args, _| {
+        let wgsl = prepared
+            .wgsl(kernel, mode)
+            .map_err(|d| RuntimeError::Wgsl(d.message))?;
+        run_wgsl(gpu, kernel, &wgsl, args)?;
+        Ok(compiler_core::sim::Stats::default())
+    })
+}
+
 pub fn run_wgsl(
     gpu: &Gpu,
     kernel: &Kernel,

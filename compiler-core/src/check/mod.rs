@@ -20,6 +20,7 @@
 
 mod builtins;
 mod expressions;
+mod program;
 mod scopes;
 mod signature;
 mod statements;
@@ -129,6 +130,26 @@ pub fn check(file: &File) -> Checked {
         }
         let (info, names, diagnostics) = check_kernel(kernel);
         checked.kernels.push(info);
+        checked.names.extend(names);
+        checked.diagnostics.extend(diagnostics);
+    }
+    for program in &file.programs {
+        if let Some(first) = seen.insert(&program.name.name, program.name.span) {
+            checked.diagnostics.push(
+                Diagnostic::error(
+                    Code::E0205,
+                    program.name.span,
+                    format!(
+                        "a kernel or program named `{}` is already defined",
+                        program.name.name
+                    ),
+                )
+                .with_label("defined again here")
+                .with_secondary(first, "first defined here")
+                .with_help("kernels and programs are picked by name, so each needs its own"),
+            );
+        }
+        let (names, diagnostics) = program::check_program(program, file, &checked.kernels);
         checked.names.extend(names);
         checked.diagnostics.extend(diagnostics);
     }

@@ -93,6 +93,11 @@ codes! {
         E0124 => "a tensor has rank 1 to 3 and an element type f32, i32, u32 or f16",
         E0125 => "@cluster's dimension is on one axis of each tensor",
         E0126 => "under @cluster, a kernel writes only tensors the cluster slices",
+        // Programs.
+        E0130 => "a program's body holds temporaries, launches, loops and swaps; a temporary is made at the top, and a while loop has a limit",
+        E0131 => "a launch names a kernel of the file, gives each of its parameters an argument of its kind, and a grid",
+        E0132 => "a size, grid or count in a program is an integer expression of dimensions, integer scalars, loop counters and literals",
+        E0133 => "swap exchanges two tensors of one element type and rank",
         // Names.
         E0201 => "a name is used that is not defined",
         E0202 => "two parameters or dimensions of a kernel have the same name",
@@ -134,6 +139,7 @@ codes! {
         E0513 => "two threads touch one shared-memory element between barriers, one of them writing",
         E0514 => "the kernel ran past the step limit",
         E0516 => "two threads touch one tensor element with nothing ordering them, one of them writing (two atomics never race)",
+        E0517 => "a program's while loop ran its limit of passes and its condition still held",
     }
     Launch {
         E0515 => "a launch does not fit the kernel: its grid, dimensions, scalars or inputs",

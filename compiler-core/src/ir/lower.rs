@@ -36,6 +36,25 @@ pub fn lower(file: &ast::File, checked: &Checked) -> Result<Module, Vec<Diagnost
             unsupported.append(&mut lowering.unsupported);
         }
     }
+    for program in &file.programs {
+        // Its parameters are lowered as a kernel's with no body: a launch binds them alike.
+        let signature = ast::Kernel {
+            attributes: Vec::new(),
+            name: program.name.clone(),
+            params: program.params.clone(),
+            body: ast::Block {
+                stmts: Vec::new(),
+                span: program.span,
+            },
+            span: program.span,
+        };
+        let mut lowering = Lowering::new(&signature, 1);
+        unsupported.append(&mut lowering.unsupported);
+        let signature = lowering.finish(&signature);
+        module
+            .programs
+            .push(lower_program(program, signature, &module.kernels));
+    }
     if unsupported.is_empty() {
         Ok(module)
     } else {

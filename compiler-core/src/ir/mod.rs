@@ -10,11 +10,13 @@
 mod expressions;
 mod lower;
 mod print;
+mod program;
 mod tiles;
 mod types;
 
 pub use lower::lower;
 pub use print::print;
+pub use program::{lower_program, Condition, LaunchArg, Program, Size, SizeOp, Step, Temporary};
 pub use types::{Axis, CtxField, Scalar};
 
 use crate::span::Span;
@@ -23,6 +25,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Module {
     pub kernels: Vec<Kernel>,
+    pub programs: Vec<Program>,
 }
 
 #[derive(Clone, Debug, Serialize)]

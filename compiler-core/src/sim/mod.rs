@@ -322,7 +322,11 @@ fn run_observed(
     let races = cells
         .iter()
         .enumerate()
-        .map(|(i, c)| written.contains(&i).then(|| c.iter().map(|_| AtomicU64::new(0)).collect()))
+        .map(|(i, c)| {
+            written
+                .contains(&i)
+                .then(|| c.iter().map(|_| AtomicU64::new(0)).collect())
+        })
         .collect();
     let writers = observers.writers.as_ref().map(|_| {
         cells

@@ -15,6 +15,63 @@ pub struct Ident {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct File {
     pub kernels: Vec<Kernel>,
+    pub programs: Vec<Program>,
+}
+
+/// `program name(params) { ... }`: launches of the file's kernels, in order, over the same
+/// tensors (the spec's "Programs").
+#[derive(Clone, Debug, Serialize)]
+pub struct Program {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub body: ProgramBlock,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProgramBlock {
+    pub stmts: Vec<ProgramStmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProgramStmt {
+    pub kind: ProgramStmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum ProgramStmtKind {
+    /// `let T = tensor<f32>[ceil(N / 256)]`: a temporary tensor, zeros, for the whole program.
+    Temporary {
+        name: Ident,
+        element: Ident,
+        dims: Vec<Expr>,
+    },
+    /// `launch k(A, B, n) grid(x, y)`.
+    Launch {
+        kernel: Ident,
+        args: Vec<Expr>,
+        grid: Vec<Expr>,
+        /// The `grid(...)` text, or the launch's end where it is missing.
+        grid_span: Span,
+    },
+    /// `for i in range(...) { ... }`: a fixed number of passes.
+    For {
+        var: Ident,
+        range: Expr,
+        body: ProgramBlock,
+    },
+    /// `while Flag[0] != 0 limit 64 { ... }`: passes until a value the kernels wrote says
+    /// stop, at most `limit`.
+    While {
+        condition: Expr,
+        limit: Option<Expr>,
+        body: ProgramBlock,
+    },
+    /// `swap(A, B)`: the two names trade tensors (ping-pong buffers, no copy).
+    Swap(Ident, Ident),
+    Error,
 }
 
 #[derive(Clone, Debug, Serialize)]

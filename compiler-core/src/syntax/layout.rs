@@ -70,7 +70,7 @@ impl Layout {
                 return true;
             }
             Token::Else => self.drop_trailing_newlines(),
-            Token::Kernel => {
+            Token::Kernel | Token::Program => {
                 if !self.open.is_empty() {
                     self.close_before_kernel(span.start);
                 }

@@ -589,13 +589,18 @@ where
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(punct('('), punct(')'));
-    let header = attribute.clone().repeated().then(just(Token::Kernel));
+    let header = attribute
+        .clone()
+        .repeated()
+        .then(just(Token::Kernel))
+        .ignored()
+        .or(just(Token::Program).ignored());
     let kernel = attribute
         .repeated()
         .collect::<Vec<_>>()
         .then_ignore(just(Token::Kernel))
         .then(ident())
-        .then(params)
+        .then(params.clone())
         .then(block_parser(stmt_parser()))
         .map_with(|(((attributes, name), params), body), e| Kernel {
             attributes,
@@ -605,6 +610,18 @@ where
             span: span_of(e),
         })
         .labelled("a kernel");
+    let program = just(Token::Program)
+        .ignore_then(ident())
+        .then(params)
+        .then(program_block_parser())
+        .map_with(|((name, params), body), e| Program {
+            name,
+            params,
+            body,
+            span: span_of(e),
+        })
+        .labelled("a program");
+    let item = kernel.map(Item::Kernel).or(program.map(Item::Program));
     // A kernel that does not parse is skipped, header and all, up to where the next kernel's
     // attributes or `kernel` keyword start.
     let not_a_kernel_start = any().and_is(header.clone().not());
@@ -618,15 +635,141 @@ where
     separator()
         .repeated()
         .ignore_then(
-            kernel
-                .map(Some)
+            item.map(Some)
                 .recover_with(via_parser(skip_to_next_kernel))
                 .then_ignore(separator().repeated())
                 .repeated()
                 .collect::<Vec<_>>(),
         )
         .then_ignore(end())
-        .map(|kernels: Vec<Option<Kernel>>| File {
-            kernels: kernels.into_iter().flatten().collect(),
+        .map(|items: Vec<Option<Item>>| {
+            let mut file = File::default();
+            for item in items.into_iter().flatten() {
+                match item {
+                    Item::Kernel(kernel) => file.kernels.push(kernel),
+                    Item::Program(program) => file.programs.push(program),
+                }
+            }
+            file
         })
+}
+
+/// What a file holds, in order.
+#[derive(Clone)]
+enum Item {
+    Kernel(Kernel),
+    Program(Program),
+}
+
+/// A word that is a keyword only in a program's body (`launch` is an attribute's name too).
+fn word<'t, I, E>(name: &'static str) -> impl Parser<'t, I, Ident, E> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
+{
+    ident().filter(move |i: &Ident| i.name == name)
+}
+
+/// `{ ... }` of a program: temporaries, launches, loops and swaps, one a line.
+fn program_block_parser<'t, I, E>() -> impl Parser<'t, I, ProgramBlock, E> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    E: Extra<'t, I>,
+{
+    recursive(|block| {
+        let expr = expr_parser();
+        let list = |open: char, close: char| {
+            expr_parser()
+                .separated_by(punct(','))
+                .allow_trailing()
+                .collect::<Vec<_>>()
+                .delimited_by(punct(open), punct(close))
+        };
+        let stmt_end = separator()
+            .repeated()
+            .at_least(1)
+            .or(punct('}').rewind().ignored())
+            .labelled("the end of the statement");
+        let temporary = just(Token::Let)
+            .ignore_then(binding())
+            .then_ignore(op("="))
+            .then_ignore(just(Token::Tensor))
+            .then(ident().delimited_by(op("<"), op(">")))
+            .then(list('[', ']'))
+            .map(|((name, element), dims)| ProgramStmtKind::Temporary {
+                name,
+                element,
+                dims,
+            });
+        let launch = word("launch")
+            .ignore_then(ident())
+            .then(list('(', ')'))
+            .then(
+                word("grid")
+                    .ignore_then(list('(', ')'))
+                    .map_with(|grid, e| (grid, span_of(e)))
+                    .or_not()
+                    .map_with(|grid, e| grid.unwrap_or((Vec::new(), span_of(e)))),
+            )
+            .map(
+                |((kernel, args), (grid, grid_span))| ProgramStmtKind::Launch {
+                    kernel,
+                    args,
+                    grid,
+                    grid_span,
+                },
+            );
+        let swap = word("swap")
+            .ignore_then(
+                ident()
+                    .then_ignore(punct(','))
+                    .then(ident())
+                    .delimited_by(punct('('), punct(')')),
+            )
+            .map(|(a, b)| ProgramStmtKind::Swap(a, b));
+        let simple = choice((temporary, launch, swap))
+            .map_with(|kind, e| ProgramStmt {
+                kind,
+                span: span_of(e),
+            })
+            .then_ignore(stmt_end);
+        let for_ = just(Token::For)
+            .ignore_then(binding())
+            .then_ignore(just(Token::In))
+            .then(expr.clone())
+            .then(block.clone())
+            .map(|((var, range), body)| ProgramStmtKind::For { var, range, body });
+        let while_ = just(Token::While)
+            .ignore_then(expr.clone())
+            .then(word("limit").ignore_then(expr.clone()).or_not())
+            .then(block.clone())
+            .map(|((condition, limit), body)| ProgramStmtKind::While {
+                condition,
+                limit,
+                body,
+            });
+        let compound = for_
+            .or(while_)
+            .map_with(|kind, e| ProgramStmt {
+                kind,
+                span: span_of(e),
+            })
+            .then_ignore(separator().repeated());
+        let stmt = compound
+            .or(simple)
+            .labelled("a launch, a temporary tensor, a loop or a swap")
+            .recover_with(via_parser(rest_of_statement().map(|s| ProgramStmt {
+                kind: ProgramStmtKind::Error,
+                span: s.span,
+            })));
+        separator()
+            .repeated()
+            .ignore_then(stmt.repeated().collect::<Vec<_>>())
+            .delimited_by(punct('{'), punct('}'))
+            .map_with(|stmts, e| ProgramBlock {
+                stmts,
+                span: span_of(e),
+            })
+            .boxed()
+    })
 }

@@ -14,6 +14,7 @@ pub enum Token {
     Float(f64),
     Ident(String),
     Kernel,
+    Program,
     Let,
     Var,
     If,
@@ -62,6 +63,7 @@ impl fmt::Display for Token {
 fn keyword_text(token: &Token) -> &'static str {
     match token {
         Token::Kernel => "kernel",
+        Token::Program => "program",
         Token::Let => "let",
         Token::Var => "var",
         Token::If => "if",
@@ -113,6 +115,7 @@ pub fn lexer<'src>() -> impl Parser<'src, &'src str, Vec<Spanned>, LexError<'src
 
     let word = text::ascii::ident().map(|word: &str| match word {
         "kernel" => Token::Kernel,
+        "program" => Token::Program,
         "let" => Token::Let,
         "var" => Token::Var,
         "if" => Token::If,

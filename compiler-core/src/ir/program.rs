@@ -1,0 +1,417 @@
+//! Programs in the IR: the launches a program makes, in order, over its tensors and the
+//! temporaries it makes, with sizes, grids and pass counts as expressions of its dimensions
+//! and scalars, evaluated when it runs (`crate::program`).
+//!
+//! In: a checked `program` (lowered by [`lower_program`]). Out: a [`Program`]. Invariants:
+//! every name is resolved (a buffer, a dimension, a scalar, a loop counter); every launch
+//! names a kernel of the module and gives each of its parameters an argument of its kind.
+
+use super::*;
+use crate::syntax::ast::{self, ExprKind, ProgramStmtKind};
+
+/// A program: its signature (parameters and dimensions, as a kernel's, so a launch binds it
+/// by the same rules), its temporaries and its steps.
+#[derive(Clone, Debug, Serialize)]
+pub struct Program {
+    pub name: String,
+    /// The parameters and dimensions as a kernel with no body.
+    pub signature: Kernel,
+    pub temporaries: Vec<Temporary>,
+    /// Loop counters, by index (`Size::Counter`).
+    pub counters: Vec<String>,
+    pub body: Vec<Step>,
+    pub span: Span,
+}
+
+/// `let T = tensor<f32>[ceil(N / 256)]`: zeros, made before the first launch.
+#[derive(Clone, Debug, Serialize)]
+pub struct Temporary {
+    pub name: String,
+    pub element: Scalar,
+    pub extents: Vec<Size>,
+    pub span: Span,
+}
+
+/// An integer the program computes when it runs (64-bit, exact).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Size {
+    Literal(i64),
+    /// The value of `signature.dims[i]`.
+    Dim(usize),
+    /// The integer scalar parameter `signature.params[i]`.
+    Scalar(usize),
+    /// A loop counter's value this pass.
+    Counter(usize),
+    Binary(SizeOp, Box<Size>, Box<Size>),
+    /// `ceil(a / b)`.
+    CeilDiv(Box<Size>, Box<Size>),
+    /// `log2(x)`: the largest `k` with `2^k <= x`.
+    Log2(Box<Size>),
+    /// An element a launch left in a buffer (a `while` condition's).
+    Element {
+        buffer: usize,
+        indices: Vec<Size>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SizeOp {
+    Add,
+    Sub,
+    Mul,
+    /// Truncating toward zero, as the language's integers do.
+    Div,
+    Rem,
+    Min,
+    Max,
+}
+
+/// A `while` condition: comparisons joined by `&&` and `||`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Condition {
+    Compare(CompareOp, Size, Size),
+    And(Box<Condition>, Box<Condition>),
+    Or(Box<Condition>, Box<Condition>),
+}
+
+/// What a launch gives one of its kernel's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum LaunchArg {
+    /// A buffer: `signature.params`' tensor `i`, or temporary `i - params.len()`.
+    Buffer(usize),
+    /// An integer, for an `i32` or `u32` scalar.
+    Integer(Size),
+    /// The program's own scalar parameter `i`, passed on (an `f32` too).
+    Scalar(usize),
+    /// A float literal, for an `f32` scalar.
+    Float(f64),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum Step {
+    Launch {
+        /// Its index in the module's kernels.
+        kernel: usize,
+        args: Vec<LaunchArg>,
+        /// x, y, z.
+        grid: [Size; 3],
+        span: Span,
+    },
+    /// `for counter in range(start, end, step)`.
+    For {
+        counter: usize,
+        start: Size,
+        end: Size,
+        step: Size,
+        body: Vec<Step>,
+        span: Span,
+    },
+    While {
+        condition: Condition,
+        limit: Size,
+        body: Vec<Step>,
+        span: Span,
+    },
+    Swap(usize, usize),
+}
+
+impl Program {
+    /// Buffers: the tensor parameters (by parameter index; a scalar's slot is unused), then
+    /// the temporaries.
+    pub fn buffer_count(&self) -> usize {
+        self.signature.params.len() + self.temporaries.len()
+    }
+
+    /// A buffer's name.
+    pub fn buffer_name(&self, buffer: usize) -> &str {
+        let params = self.signature.params.len();
+        if buffer < params {
+            self.signature.params[buffer].name()
+        } else {
+            self.temporaries
+                .get(buffer - params)
+                .map_or("?", |t| t.name.as_str())
+        }
+    }
+
+    /// The kernels it launches (indices into the module's), each once, in first-launch order.
+    pub fn kernels(&self) -> Vec<usize> {
+        fn walk(steps: &[Step], found: &mut Vec<usize>) {
+            for step in steps {
+                match step {
+                    Step::Launch { kernel, .. } => {
+                        if !found.contains(kernel) {
+                            found.push(*kernel);
+                        }
+                    }
+                    Step::For { body, .. } | Step::While { body, .. } => walk(body, found),
+                    Step::Swap(..) => {}
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(&self.body, &mut found);
+        found
+    }
+}
+
+/// The names a program's expressions resolve.
+#[derive(Clone, Copy)]
+enum Name {
+    Buffer(usize),
+    Dim(usize),
+    Scalar(usize),
+    Counter(usize),
+}
+
+struct ProgramLowering<'m> {
+    signature: &'m Kernel,
+    kernels: &'m [Kernel],
+    scopes: Vec<Vec<(String, Name)>>,
+    temporaries: Vec<Temporary>,
+    counters: Vec<String>,
+}
+
+/// A checked program as IR. `signature` is its parameters lowered as a kernel's; `kernels` the
+/// module's kernels, which its launches name.
+pub fn lower_program(program: &ast::Program, signature: Kernel, kernels: &[Kernel]) -> Program {
+    let mut names = Vec::new();
+    for (i, param) in signature.params.iter().enumerate() {
+        names.push((
+            param.name().to_owned(),
+            match param {
+                Param::Tensor { .. } => Name::Buffer(i),
+                Param::Scalar { .. } => Name::Scalar(i),
+            },
+        ));
+    }
+    for (i, dim) in signature.dims.iter().enumerate() {
+        names.push((dim.clone(), Name::Dim(i)));
+    }
+    let mut lowering = ProgramLowering {
+        signature: &signature,
+        kernels,
+        scopes: vec![names],
+        temporaries: Vec::new(),
+        counters: Vec::new(),
+    };
+    let body = lowering.block(&program.body);
+    let (temporaries, counters) = (lowering.temporaries, lowering.counters);
+    Program {
+        name: program.name.name.clone(),
+        signature,
+        temporaries,
+        counters,
+        body,
+        span: program.span,
+    }
+}
+
+impl ProgramLowering<'_> {
+    fn lookup(&self, name: &str) -> Option<Name> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|scope| scope.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, binding)| *binding)
+    }
+
+    fn block(&mut self, block: &ast::ProgramBlock) -> Vec<Step> {
+        self.scopes.push(Vec::new());
+        let steps = block.stmts.iter().filter_map(|s| self.stmt(s)).collect();
+        self.scopes.pop();
+        steps
+    }
+
+    fn stmt(&mut self, stmt: &ast::ProgramStmt) -> Option<Step> {
+        match &stmt.kind {
+            ProgramStmtKind::Temporary {
+                name,
+                element,
+                dims,
+            } => {
+                let buffer = self.signature.params.len() + self.temporaries.len();
+                let extents = dims.iter().map(|d| self.size(d)).collect();
+                self.temporaries.push(Temporary {
+                    name: name.name.clone(),
+                    element: Scalar::from_name(&element.name).unwrap_or(Scalar::F32),
+                    extents,
+                    span: stmt.span,
+                });
+                self.bind(&name.name, Name::Buffer(buffer));
+                None
+            }
+            ProgramStmtKind::Launch {
+                kernel, args, grid, ..
+            } => {
+                let index = self.kernels.iter().position(|k| k.name == kernel.name)?;
+                let params = &self.kernels[index].params;
+                let args = params
+                    .iter()
+                    .zip(args)
+                    .map(|(param, arg)| self.argument(param, arg))
+                    .collect();
+                let mut axes = grid.iter().map(|g| self.size(g));
+                let mut axis = || axes.next().unwrap_or(Size::Literal(1));
+                Some(Step::Launch {
+                    kernel: index,
+                    args,
+                    grid: [axis(), axis(), axis()],
+                    span: stmt.span,
+                })
+            }
+            ProgramStmtKind::For { var, range, body } => {
+                let (start, end, step) = match &range.kind {
+                    ExprKind::Call { args, .. } => match args.as_slice() {
+                        [end] => (Size::Literal(0), self.size(end), Size::Literal(1)),
+                        [start, end] => (self.size(start), self.size(end), Size::Literal(1)),
+                        [start, end, step, ..] => {
+                            (self.size(start), self.size(end), self.size(step))
+                        }
+                        [] => (Size::Literal(0), Size::Literal(0), Size::Literal(1)),
+                    },
+                    _ => (Size::Literal(0), Size::Literal(0), Size::Literal(1)),
+                };
+                let counter = self.counters.len();
+                self.counters.push(var.name.clone());
+                self.scopes
+                    .push(vec![(var.name.clone(), Name::Counter(counter))]);
+                let body = self.block(body);
+                self.scopes.pop();
+                Some(Step::For {
+                    counter,
+                    start,
+                    end,
+                    step,
+                    body,
+                    span: stmt.span,
+                })
+            }
+            ProgramStmtKind::While {
+                condition,
+                limit,
+                body,
+            } => Some(Step::While {
+                condition: self.condition(condition),
+                limit: limit.as_ref().map_or(Size::Literal(1), |l| self.size(l)),
+                body: self.block(body),
+                span: stmt.span,
+            }),
+            ProgramStmtKind::Swap(a, b) => match (self.lookup(&a.name), self.lookup(&b.name)) {
+                (Some(Name::Buffer(a)), Some(Name::Buffer(b))) => Some(Step::Swap(a, b)),
+                _ => None,
+            },
+            ProgramStmtKind::Error => None,
+        }
+    }
+
+    fn bind(&mut self, name: &str, binding: Name) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.to_owned(), binding));
+        }
+    }
+
+    fn argument(&self, param: &Param, arg: &ast::Expr) -> LaunchArg {
+        if let ExprKind::Name(name) = &arg.kind {
+            match self.lookup(name) {
+                Some(Name::Buffer(b)) => return LaunchArg::Buffer(b),
+                Some(Name::Scalar(i)) if param.element() == Scalar::F32 => {
+                    return LaunchArg::Scalar(i)
+                }
+                _ => {}
+            }
+        }
+        match arg.kind {
+            ExprKind::Float(x) => LaunchArg::Float(x),
+            _ if param.element() == Scalar::F32 => match &arg.kind {
+                ExprKind::Int(Some(n)) => LaunchArg::Float(*n as f64),
+                _ => LaunchArg::Integer(self.size(arg)),
+            },
+            _ => LaunchArg::Integer(self.size(arg)),
+        }
+    }
+
+    fn condition(&self, e: &ast::Expr) -> Condition {
+        match &e.kind {
+            ExprKind::Binary(ast::BinaryOp::And, l, r) => {
+                Condition::And(Box::new(self.condition(l)), Box::new(self.condition(r)))
+            }
+            ExprKind::Binary(ast::BinaryOp::Or, l, r) => {
+                Condition::Or(Box::new(self.condition(l)), Box::new(self.condition(r)))
+            }
+            ExprKind::Binary(op, l, r) => {
+                let op = match op {
+                    ast::BinaryOp::Lt => CompareOp::Lt,
+                    ast::BinaryOp::Le => CompareOp::Le,
+                    ast::BinaryOp::Gt => CompareOp::Gt,
+                    ast::BinaryOp::Ge => CompareOp::Ge,
+                    ast::BinaryOp::Eq => CompareOp::Eq,
+                    _ => CompareOp::Ne,
+                };
+                Condition::Compare(op, self.size(l), self.size(r))
+            }
+            _ => Condition::Compare(CompareOp::Ne, self.size(e), Size::Literal(0)),
+        }
+    }
+
+    fn size(&self, e: &ast::Expr) -> Size {
+        let boxed = |s: Size| Box::new(s);
+        match &e.kind {
+            ExprKind::Int(n) => Size::Literal(n.unwrap_or(0) as i64),
+            ExprKind::Name(name) => match self.lookup(name) {
+                Some(Name::Dim(i)) => Size::Dim(i),
+                Some(Name::Scalar(i)) => Size::Scalar(i),
+                Some(Name::Counter(i)) => Size::Counter(i),
+                _ => Size::Literal(0),
+            },
+            ExprKind::Unary(ast::UnaryOp::Neg, x) => {
+                Size::Binary(SizeOp::Sub, boxed(Size::Literal(0)), boxed(self.size(x)))
+            }
+            ExprKind::Binary(op, l, r) => {
+                let op = match op {
+                    ast::BinaryOp::Add => SizeOp::Add,
+                    ast::BinaryOp::Sub => SizeOp::Sub,
+                    ast::BinaryOp::Mul => SizeOp::Mul,
+                    ast::BinaryOp::Div => SizeOp::Div,
+                    _ => SizeOp::Rem,
+                };
+                Size::Binary(op, boxed(self.size(l)), boxed(self.size(r)))
+            }
+            ExprKind::Call { callee, args } => match (callee.name.as_str(), args.as_slice()) {
+                ("ceil", [arg]) => match &arg.kind {
+                    ExprKind::Binary(ast::BinaryOp::Div, a, b) => {
+                        Size::CeilDiv(boxed(self.size(a)), boxed(self.size(b)))
+                    }
+                    _ => self.size(arg),
+                },
+                ("log2", [arg]) => Size::Log2(boxed(self.size(arg))),
+                ("min", [a, b]) => {
+                    Size::Binary(SizeOp::Min, boxed(self.size(a)), boxed(self.size(b)))
+                }
+                ("max", [a, b]) => {
+                    Size::Binary(SizeOp::Max, boxed(self.size(a)), boxed(self.size(b)))
+                }
+                _ => Size::Literal(0),
+            },
+            ExprKind::Index { base, indices } => {
+                let buffer = match &base.kind {
+                    ExprKind::Name(name) => match self.lookup(name) {
+                        Some(Name::Buffer(b)) => b,
+                        _ => 0,
+                    },
+                    _ => 0,
+                };
+                let indices = indices
+                    .iter()
+                    .map(|i| match i {
+                        ast::IndexArg::Single(e) => self.size(e),
+                        _ => Size::Literal(0),
+                    })
+                    .collect();
+                Size::Element { buffer, indices }
+            }
+            _ => Size::Literal(0),
+        }
+    }
+}

@@ -1,0 +1,569 @@
+//! Running a program: its launches one after another over its tensors, on the simulator or,
+//! through the same walk, on a GPU (the runtime hands [`PreparedProgram::execute`] a function
+//! that runs one launch).
+//!
+//! In: a [`PreparedProgram`] (the launch bound to the program's signature, as a kernel's is).
+//! Out: the program's tensors after its last launch, or the first problem: a size that does not
+//! evaluate (E0515, at its expression's statement), a launch's fault (named with the launch),
+//! a `while` past its limit (E0517).
+//!
+//! Invariants: launches run in source order, each to its end before the next starts (what
+//! makes a program's passes ordered where a kernel's CTAs are not); temporaries start as zeros;
+//! `swap` trades two names' tensors without a copy.
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::hierarchy::Dim3;
+use crate::ir::{
+    CompareOp, Condition, DimRef, Kernel, LaunchArg, Module, Param, Program, Scalar, Size, SizeOp,
+    Step,
+};
+use crate::launch::{PreparedRun, MAX_ELEMENTS};
+use crate::sim::{self, Arg, Args, Observers, SimOptions, Stats, Tensor};
+use crate::span::Span;
+
+/// A program with its launch bound: the inputs built, its dimensions known.
+pub struct PreparedProgram<'m> {
+    pub module: &'m Module,
+    pub program: &'m Program,
+    /// The launch bound to the program's signature.
+    pub run: PreparedRun<'m>,
+    /// The most elements a temporary may hold (the host's limit).
+    pub max_elements: u64,
+}
+
+/// One launch a program made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchRecord {
+    pub kernel: String,
+    pub grid: Dim3,
+    /// The `launch` statement.
+    pub span: Span,
+}
+
+/// What a program run gives.
+#[derive(Clone, Debug)]
+pub struct ProgramOutput {
+    /// The program's parameters after its last launch.
+    pub args: Args,
+    /// Summed over its launches.
+    pub stats: Stats,
+    pub launches: Vec<LaunchRecord>,
+}
+
+/// Why a program stopped: a problem of the program itself, or of a launch's runner.
+#[derive(Debug)]
+pub enum ProgramError<E> {
+    Program(Diagnostic),
+    Launch(E, LaunchRecord),
+}
+
+/// The program's tensors while it runs: a slot per buffer (parameters, then temporaries), and
+/// which slot each name holds now (`swap` trades them).
+struct Buffers {
+    tensors: Vec<Option<Tensor>>,
+    slot: Vec<usize>,
+}
+
+impl Buffers {
+    fn get(&self, buffer: usize) -> Option<&Tensor> {
+        self.slot
+            .get(buffer)
+            .and_then(|&s| self.tensors.get(s))
+            .and_then(Option::as_ref)
+    }
+
+    fn take(&mut self, buffer: usize) -> Option<Tensor> {
+        let slot = *self.slot.get(buffer)?;
+        self.tensors.get_mut(slot)?.take()
+    }
+
+    fn put(&mut self, buffer: usize, tensor: Tensor) {
+        if let Some(&slot) = self.slot.get(buffer) {
+            if let Some(place) = self.tensors.get_mut(slot) {
+                *place = Some(tensor);
+            }
+        }
+    }
+}
+
+/// A walk's state: the values it evaluates sizes from.
+struct Walk<'p> {
+    program: &'p Program,
+    module: &'p Module,
+    dims: Vec<i64>,
+    scalars: Vec<Option<(Scalar, u32)>>,
+    counters: Vec<i64>,
+    buffers: Buffers,
+    stats: Stats,
+    launches: Vec<LaunchRecord>,
+    max_elements: u64,
+}
+
+impl<'m> PreparedProgram<'m> {
+    /// Runs the program on the simulator. A run on several threads that stops at a race
+    /// (E0516) runs again on one, as a kernel's does, so the report never depends on them.
+    pub fn simulate(&self) -> Result<ProgramOutput, Diagnostic> {
+        let run = |options: SimOptions| {
+            self.execute(|kernel, args, _| {
+                sim::run_with(kernel, args, options, Observers::default())
+                    .map_err(|fault| fault.to_diagnostic())
+            })
+        };
+        let first = run(self.run.options);
+        let result = match &first {
+            Err(ProgramError::Launch(d, _))
+                if d.code == Code::E0516 && self.run.options.threads > 1 =>
+            {
+                run(SimOptions {
+                    threads: 1,
+                    ..self.run.options
+                })
+            }
+            _ => first,
+        };
+        result.map_err(|error| self.explain(error))
+    }
+
+    /// The WGSL a GPU runs one of the program's kernels with, its loops guarded by the run's
+    /// step limit, as a kernel's launch is ([`PreparedRun::wgsl`]).
+    pub fn wgsl(
+        &self,
+        kernel: &Kernel,
+        mode: crate::wgsl::WarpMode,
+    ) -> Result<crate::wgsl::Wgsl, Diagnostic> {
+        crate::wgsl::emit(kernel, self.run.options.lanes, mode, self.loop_guard())
+    }
+
+    /// The PTX an NVIDIA GPU runs one of the program's kernels with, guarded alike.
+    pub fn ptx(
+        &self,
+        kernel: &Kernel,
+        source: &str,
+        arch: crate::ptx::Arch,
+    ) -> Result<crate::ptx::Ptx, Diagnostic> {
+        crate::ptx::emit(kernel, source, arch, self.loop_guard())
+    }
+
+    fn loop_guard(&self) -> crate::guard::Guard {
+        crate::guard::Guard::Trips(u32::try_from(self.run.options.step_limit).unwrap_or(u32::MAX))
+    }
+
+    /// A problem as one diagnostic: a launch's names the launch.
+    pub fn explain(&self, error: ProgramError<Diagnostic>) -> Diagnostic {
+        match error {
+            ProgramError::Program(d) => d,
+            ProgramError::Launch(d, record) => self.in_launch(d, &record),
+        }
+    }
+
+    /// `diagnostic`, with the launch it happened in pointed at.
+    pub fn in_launch(&self, diagnostic: Diagnostic, record: &LaunchRecord) -> Diagnostic {
+        let grid = record.grid;
+        diagnostic.with_secondary(
+            record.span,
+            format!(
+                "in this launch of `{}` (grid {} x {} x {}) by program `{}`",
+                record.kernel, grid.x, grid.y, grid.z, self.program.name
+            ),
+        )
+    }
+
+    /// Walks the program, running each launch with `launch_one` (given the kernel, its
+    /// arguments, and the launch); the program's tensors after the last.
+    pub fn execute<E>(
+        &self,
+        mut launch_one: impl FnMut(&Kernel, &mut Args, &LaunchRecord) -> Result<Stats, E>,
+    ) -> Result<ProgramOutput, ProgramError<E>> {
+        let signature = &self.program.signature;
+        let args = &self.run.args;
+        let mut tensors: Vec<Option<Tensor>> = args
+            .params
+            .iter()
+            .map(|p| match p {
+                Arg::Tensor(t) => Some(t.clone()),
+                Arg::Scalar(_) => None,
+            })
+            .collect();
+        let scalars = signature
+            .params
+            .iter()
+            .zip(&args.params)
+            .map(|(p, a)| match (p, a) {
+                (Param::Scalar { ty, .. }, Arg::Scalar(bits)) => Some((*ty, *bits)),
+                _ => None,
+            })
+            .collect();
+        let mut walk = Walk {
+            program: self.program,
+            module: self.module,
+            dims: args.dims.iter().map(|&d| i64::from(d)).collect(),
+            scalars,
+            counters: vec![0; self.program.counters.len()],
+            buffers: Buffers {
+                tensors: Vec::new(),
+                slot: Vec::new(),
+            },
+            stats: Stats::default(),
+            launches: Vec::new(),
+            max_elements: self.max_elements.min(MAX_ELEMENTS as u64),
+        };
+        for temporary in &self.program.temporaries {
+            let mut shape = Vec::new();
+            for extent in &temporary.extents {
+                let n = walk
+                    .eval(extent, temporary.span)
+                    .map_err(ProgramError::Program)?;
+                if n < 1 || n as u64 > walk.max_elements {
+                    return Err(ProgramError::Program(size_problem(
+                        temporary.span,
+                        format!("temporary `{}` would have an extent of {n}", temporary.name),
+                    )));
+                }
+                shape.push(n as usize);
+            }
+            let len: usize = shape.iter().product();
+            if len as u64 > walk.max_elements {
+                return Err(ProgramError::Program(size_problem(
+                    temporary.span,
+                    format!(
+                        "temporary `{}` would hold {len} elements, over the limit of {}",
+                        temporary.name, walk.max_elements
+                    ),
+                )));
+            }
+            tensors.push(Some(Tensor {
+                element: temporary.element,
+                shape,
+                bits: vec![0; len],
+            }));
+        }
+        walk.buffers.slot = (0..tensors.len()).collect();
+        walk.buffers.tensors = tensors;
+        walk.steps(&self.program.body, &mut launch_one)?;
+        let mut params = args.params.clone();
+        for (i, param) in params.iter_mut().enumerate() {
+            if let Arg::Tensor(t) = param {
+                if let Some(tensor) = walk.buffers.take(i) {
+                    *t = tensor;
+                }
+            }
+        }
+        Ok(ProgramOutput {
+            args: Args {
+                grid: args.grid,
+                dims: args.dims.clone(),
+                params,
+            },
+            stats: walk.stats,
+            launches: walk.launches,
+        })
+    }
+}
+
+/// A size that cannot be used, at its statement: a launch problem.
+fn size_problem(span: Span, message: String) -> Diagnostic {
+    Diagnostic::error(Code::E0515, span, message)
+        .with_label("evaluated with this run's dimensions and scalars")
+}
+
+impl Walk<'_> {
+    fn steps<E>(
+        &mut self,
+        steps: &[Step],
+        launch_one: &mut impl FnMut(&Kernel, &mut Args, &LaunchRecord) -> Result<Stats, E>,
+    ) -> Result<(), ProgramError<E>> {
+        for step in steps {
+            match step {
+                Step::Launch {
+                    kernel,
+                    args,
+                    grid,
+                    span,
+                } => self.launch(*kernel, args, grid, *span, launch_one)?,
+                Step::For {
+                    counter,
+                    start,
+                    end,
+                    step: by,
+                    body,
+                    span,
+                } => {
+                    let values = [start, end, by]
+                        .map(|s| self.eval(s, *span))
+                        .into_iter()
+                        .collect::<Result<Vec<i64>, Diagnostic>>()
+                        .map_err(ProgramError::Program)?;
+                    let (mut i, end, by) = (values[0], values[1], values[2]);
+                    if by == 0 {
+                        return Err(ProgramError::Program(size_problem(
+                            *span,
+                            "the loop's step is 0".into(),
+                        )));
+                    }
+                    while (by > 0 && i < end) || (by < 0 && i > end) {
+                        self.counters[*counter] = i;
+                        self.steps(body, launch_one)?;
+                        i += by;
+                    }
+                }
+                Step::While {
+                    condition,
+                    limit,
+                    body,
+                    span,
+                } => {
+                    let limit = self.eval(limit, *span).map_err(ProgramError::Program)?;
+                    let mut passes = 0;
+                    while self
+                        .holds(condition, *span)
+                        .map_err(ProgramError::Program)?
+                    {
+                        if passes >= limit {
+                            return Err(ProgramError::Program(
+                                Diagnostic::error(
+                                    Code::E0517,
+                                    *span,
+                                    format!("the loop ran its limit of {limit} passes, and its condition still holds"),
+                                )
+                                .with_label("still true after the last pass")
+                                .with_help("raise the limit if more passes are expected, or look for a kernel that never makes the condition false"),
+                            ));
+                        }
+                        self.steps(body, launch_one)?;
+                        passes += 1;
+                    }
+                }
+                Step::Swap(a, b) => self.buffers.slot.swap(*a, *b),
+            }
+        }
+        Ok(())
+    }
+
+    fn launch<E>(
+        &mut self,
+        index: usize,
+        args: &[LaunchArg],
+        grid: &[Size; 3],
+        span: Span,
+        launch_one: &mut impl FnMut(&Kernel, &mut Args, &LaunchRecord) -> Result<Stats, E>,
+    ) -> Result<(), ProgramError<E>> {
+        let module = self.module;
+        let Some(kernel) = module.kernels.get(index) else {
+            return Ok(());
+        };
+        let mut axes = [1u32; 3];
+        for (axis, size) in axes.iter_mut().zip(grid) {
+            let n = self.eval(size, span).map_err(ProgramError::Program)?;
+            if !(1..=i64::from(u32::MAX)).contains(&n) {
+                return Err(ProgramError::Program(size_problem(
+                    span,
+                    format!(
+                        "the launch of `{}` would have a grid of {n} CTAs on an axis",
+                        kernel.name
+                    ),
+                )));
+            }
+            *axis = n as u32;
+        }
+        let record = LaunchRecord {
+            kernel: kernel.name.clone(),
+            grid: Dim3::new(axes[0], axes[1], axes[2]),
+            span,
+        };
+        let mut bound = self
+            .bind(kernel, args, record.grid, span)
+            .map_err(ProgramError::Program)?;
+        let result = launch_one(kernel, &mut bound, &record);
+        // The tensors go back to their names, whatever the launch did.
+        for (param, arg) in bound.params.into_iter().zip(args) {
+            if let (Arg::Tensor(tensor), LaunchArg::Buffer(b)) = (param, arg) {
+                self.buffers.put(*b, tensor);
+            }
+        }
+        let stats = result.map_err(|e| ProgramError::Launch(e, record.clone()))?;
+        self.stats.steps += stats.steps;
+        self.stats.lane_ops += stats.lane_ops;
+        self.launches.push(record);
+        Ok(())
+    }
+
+    /// The kernel's arguments: its tensors moved out of the program's buffers, its scalars,
+    /// and its dimensions from the tensors' shapes.
+    fn bind(
+        &mut self,
+        kernel: &Kernel,
+        args: &[LaunchArg],
+        grid: Dim3,
+        span: Span,
+    ) -> Result<Args, Diagnostic> {
+        let mut dims: Vec<Option<(i64, String)>> = vec![None; kernel.dims.len()];
+        // Check the shapes before any tensor is moved.
+        for (param, arg) in kernel.params.iter().zip(args) {
+            let (
+                Param::Tensor {
+                    name,
+                    dims: extents,
+                    ..
+                },
+                LaunchArg::Buffer(b),
+            ) = (param, arg)
+            else {
+                continue;
+            };
+            let given = self.program.buffer_name(*b).to_owned();
+            let Some(tensor) = self.buffers.get(*b) else {
+                continue;
+            };
+            for (axis, (extent, &n)) in extents.iter().zip(&tensor.shape).enumerate() {
+                let n = n as i64;
+                match extent {
+                    DimRef::Literal(want) if i64::from(*want) != n => {
+                        return Err(size_problem(span, format!("`{}`'s `{name}` has {want} elements on axis {axis}, and `{given}` has {n}", kernel.name)));
+                    }
+                    DimRef::Dim(d) => match &dims[*d] {
+                        Some((value, from)) if *value != n => {
+                            return Err(size_problem(span, format!("`{}`'s dimension {} is {value} from `{from}` and {n} from `{given}`", kernel.name, kernel.dims[*d])));
+                        }
+                        Some(_) => {}
+                        None => dims[*d] = Some((n, given.clone())),
+                    },
+                    DimRef::Literal(_) => {}
+                }
+            }
+        }
+        let mut params = Vec::new();
+        for (param, arg) in kernel.params.iter().zip(args) {
+            params.push(match arg {
+                LaunchArg::Buffer(b) => match self.buffers.take(*b) {
+                    Some(tensor) => Arg::Tensor(tensor),
+                    None => Arg::Scalar(0),
+                },
+                LaunchArg::Integer(size) => {
+                    let n = self.eval(size, span)?;
+                    let bits = match param.element() {
+                        Scalar::U32 if (0..=i64::from(u32::MAX)).contains(&n) => n as u32,
+                        Scalar::I32 if (i64::from(i32::MIN)..=i64::from(i32::MAX)).contains(&n) => {
+                            n as i32 as u32
+                        }
+                        ty => {
+                            return Err(size_problem(
+                                span,
+                                format!(
+                                    "`{}`'s `{}` would be {n}, outside {}",
+                                    kernel.name,
+                                    param.name(),
+                                    ty.name()
+                                ),
+                            ));
+                        }
+                    };
+                    Arg::Scalar(bits)
+                }
+                LaunchArg::Scalar(i) => Arg::Scalar(
+                    self.scalars
+                        .get(*i)
+                        .copied()
+                        .flatten()
+                        .map_or(0, |(_, b)| b),
+                ),
+                LaunchArg::Float(x) => Arg::Scalar((*x as f32).to_bits()),
+            });
+        }
+        Ok(Args {
+            grid,
+            dims: dims
+                .into_iter()
+                .map(|d| d.map_or(0, |(v, _)| v.clamp(0, i64::from(i32::MAX)) as i32))
+                .collect(),
+            params,
+        })
+    }
+
+    fn holds(&self, condition: &Condition, span: Span) -> Result<bool, Diagnostic> {
+        Ok(match condition {
+            Condition::And(a, b) => self.holds(a, span)? && self.holds(b, span)?,
+            Condition::Or(a, b) => self.holds(a, span)? || self.holds(b, span)?,
+            Condition::Compare(op, l, r) => {
+                let (l, r) = (self.eval(l, span)?, self.eval(r, span)?);
+                match op {
+                    CompareOp::Lt => l < r,
+                    CompareOp::Le => l <= r,
+                    CompareOp::Gt => l > r,
+                    CompareOp::Ge => l >= r,
+                    CompareOp::Eq => l == r,
+                    CompareOp::Ne => l != r,
+                }
+            }
+        })
+    }
+
+    fn eval(&self, size: &Size, span: Span) -> Result<i64, Diagnostic> {
+        let overflow = || size_problem(span, "a size overflows 64 bits".into());
+        Ok(match size {
+            Size::Literal(n) => *n,
+            Size::Dim(i) => self.dims.get(*i).copied().unwrap_or(0),
+            Size::Scalar(i) => match self.scalars.get(*i).copied().flatten() {
+                Some((Scalar::I32, bits)) => i64::from(bits as i32),
+                Some((_, bits)) => i64::from(bits),
+                None => 0,
+            },
+            Size::Counter(i) => self.counters.get(*i).copied().unwrap_or(0),
+            Size::Binary(op, a, b) => {
+                let (a, b) = (self.eval(a, span)?, self.eval(b, span)?);
+                match op {
+                    SizeOp::Add => a.checked_add(b).ok_or_else(overflow)?,
+                    SizeOp::Sub => a.checked_sub(b).ok_or_else(overflow)?,
+                    SizeOp::Mul => a.checked_mul(b).ok_or_else(overflow)?,
+                    SizeOp::Div | SizeOp::Rem if b == 0 => {
+                        return Err(size_problem(span, "a size divides by zero".into()))
+                    }
+                    SizeOp::Div => a / b,
+                    SizeOp::Rem => a % b,
+                    SizeOp::Min => a.min(b),
+                    SizeOp::Max => a.max(b),
+                }
+            }
+            Size::CeilDiv(a, b) => {
+                let (a, b) = (self.eval(a, span)?, self.eval(b, span)?);
+                if b == 0 {
+                    return Err(size_problem(span, "a size divides by zero".into()));
+                }
+                // Truncating division, then up by one where the exact quotient is positive
+                // and not whole.
+                let (q, r) = (a / b, a % b);
+                q + i64::from(r != 0 && (r > 0) == (b > 0))
+            }
+            Size::Log2(x) => {
+                let x = self.eval(x, span)?;
+                if x < 1 {
+                    return Err(size_problem(span, format!("log2 of {x}")));
+                }
+                i64::from(63 - x.leading_zeros())
+            }
+            Size::Element { buffer, indices } => {
+                let Some(tensor) = self.buffers.get(*buffer) else {
+                    return Ok(0);
+                };
+                let mut flat = 0usize;
+                for (index, &extent) in indices.iter().zip(&tensor.shape) {
+                    let i = self.eval(index, span)?;
+                    if i < 0 || i as usize >= extent {
+                        return Err(size_problem(
+                            span,
+                            format!(
+                                "{}[{i}] is outside its shape",
+                                self.program.buffer_name(*buffer)
+                            ),
+                        ));
+                    }
+                    flat = flat * extent + i as usize;
+                }
+                let bits = tensor.bits.get(flat).copied().unwrap_or(0);
+                match tensor.element {
+                    Scalar::I32 => i64::from(bits as i32),
+                    _ => i64::from(bits),
+                }
+            }
+        })
+    }
+}
