@@ -138,7 +138,18 @@ fn check(args: &CheckArgs) -> ExitCode {
                     .collect(),
             });
         } else if diagnostics.is_empty() {
-            eprintln!("{name}: ok ({})", kernel_list(&kernels));
+            let programs: Vec<String> = compilation
+                .file
+                .programs
+                .iter()
+                .map(|p| p.name.name.clone())
+                .collect();
+            let programs = match programs.as_slice() {
+                [] => String::new(),
+                [one] => format!("; program {one}"),
+                many => format!("; programs {}", many.join(", ")),
+            };
+            eprintln!("{name}: ok ({}{programs})", kernel_list(&kernels));
         } else {
             eprint!("{}", render_all(diagnostics, source, &name));
         }

@@ -23,7 +23,8 @@ use crate::progress::Bar;
 pub struct RunArgs {
     /// The .tsr file.
     file: PathBuf,
-    /// The kernel to run (the file's only kernel by default).
+    /// The kernel or program to run (by default the file's program if it has one, else its only
+    /// kernel); a program runs its launches in order, with the grids its source computes.
     #[arg(long)]
     kernel: Option<String>,
     /// CTAs in the grid, as X[,Y[,Z]].
@@ -105,7 +106,8 @@ pub struct IrArgs {
 pub struct PtxArgs {
     /// The .tsr file.
     file: PathBuf,
-    /// The kernel (the file's only kernel by default).
+    /// The kernel (the file's only kernel by default), or a program: one module with an entry
+    /// for each kernel it launches.
     #[arg(long)]
     kernel: Option<String>,
     /// The target: sm_70, sm_80 or sm_90.
@@ -212,17 +214,7 @@ pub fn ptx(args: &PtxArgs) -> ExitCode {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
-    let ptx = compilation
-        .kernel(args.kernel.as_deref())
-        .and_then(|kernel| {
-            compiler_core::ptx::emit(
-                kernel,
-                compilation.source(),
-                args.arch,
-                guard(args.loop_guard),
-            )
-            .map_err(|d| vec![d])
-        });
+    let ptx = compilation.ptx_guarded(args.kernel.as_deref(), args.arch, guard(args.loop_guard));
     match ptx {
         Ok(ptx) => write_output(&ptx.text, args.output.as_deref()),
         Err(diagnostics) => report(&diagnostics, &compilation, &args.file),

@@ -3,7 +3,9 @@
 //! the tests share one catalogue.
 //!
 //! Invariant: every `.tsr` in `examples/` is listed here once, with a launch
-//! (`tests/examples.rs` checks both ways), and the menu shows them in this order.
+//! (`tests/examples.rs` checks both ways), and the menu shows them in this order. Programs
+//! (several launches) are in `examples/programs/`, listed by [`programs`]; the playground's
+//! menu does not show them yet.
 
 use crate::launch::Launch;
 use serde::Deserialize;
@@ -94,6 +96,45 @@ pub fn all() -> Vec<Example> {
 /// The launches file's example names, for the tests' cross-check.
 pub fn launch_names() -> Vec<String> {
     launches().iter().map(|e| e.name.clone()).collect()
+}
+
+macro_rules! program {
+    ($name:literal) => {
+        (
+            $name,
+            include_str!(concat!("../../examples/programs/", $name, ".tsr")),
+        )
+    };
+}
+
+/// The examples that are programs (`examples/programs/`), with their launches
+/// (`examples/programs/launches.json`): each file's program is run by its name, the file's.
+const PROGRAMS: &[(&str, &str)] = &[
+    program!("grid_sum"),
+    program!("scan_large"),
+    program!("softmax_long_rows"),
+    program!("bfs_grid"),
+];
+
+const PROGRAM_LAUNCHES: &str = include_str!("../../examples/programs/launches.json");
+
+/// Every program example, each with its launch.
+pub fn programs() -> Vec<Example> {
+    static PARSED: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
+    let launches =
+        PARSED.get_or_init(|| serde_json::from_str(PROGRAM_LAUNCHES).unwrap_or_default());
+    PROGRAMS
+        .iter()
+        .map(|&(name, source)| Example {
+            name,
+            source,
+            launch: launches
+                .iter()
+                .find(|e| e.name == name)
+                .map(|e| e.launch.clone())
+                .unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// The example called `name`.

@@ -158,9 +158,30 @@ impl Compilation {
     }
 
     /// PTX for the kernel `name` (the only kernel when `None`), or why the target cannot run
-    /// it.
+    /// it; for a program's name, one module with an entry for each kernel it launches.
     pub fn ptx(&self, name: Option<&str>, arch: ptx::Arch) -> Result<ptx::Ptx, Vec<Diagnostic>> {
-        ptx::emit(self.kernel(name)?, self.source(), arch, ptx::Guard::Off).map_err(|d| vec![d])
+        self.ptx_guarded(name, arch, ptx::Guard::Off)
+    }
+
+    /// [`Compilation::ptx`] with its loops guarded by `guard` (`tessera ptx --loop-guard`).
+    pub fn ptx_guarded(
+        &self,
+        name: Option<&str>,
+        arch: ptx::Arch,
+        guard: ptx::Guard,
+    ) -> Result<ptx::Ptx, Vec<Diagnostic>> {
+        if let Some(program) =
+            name.and_then(|n| self.ir().ok()?.programs.iter().find(|p| p.name == n))
+        {
+            let module = self.ir()?;
+            let kernels: Vec<&ir::Kernel> = program
+                .kernels()
+                .iter()
+                .map(|&k| &module.kernels[k])
+                .collect();
+            return ptx::emit_module(&kernels, self.source(), arch, guard).map_err(|d| vec![d]);
+        }
+        ptx::emit(self.kernel(name)?, self.source(), arch, guard).map_err(|d| vec![d])
     }
 
     /// WGSL for the kernel `name`, with `lanes`-wide warps: the GPU's subgroups, or emulated.

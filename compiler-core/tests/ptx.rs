@@ -461,3 +461,35 @@ fn ptxas_accepts_every_atomic_and_each_takes_its_instruction() {
         assert!(text.contains("neg.s32"), "{text}");
     }
 }
+
+/// A program's PTX is one module with an entry per kernel it launches (its runner launches them
+/// in order): ptxas accepts each program example's for every target.
+#[test]
+fn ptxas_accepts_every_program_as_one_module() {
+    for example in compiler_core::examples::programs() {
+        let compilation = compiler_core::compile(example.source);
+        let kernels = compilation.kernel_names();
+        for arch in Arch::ALL {
+            let text = match compilation.ptx(Some(example.name), arch) {
+                Ok(ptx) => ptx.text,
+                Err(d) => panic!("{}: {d:?}", example.name),
+            };
+            assert_eq!(text.matches(".version").count(), 1, "{text}");
+            for kernel in &kernels {
+                assert!(
+                    text.contains(&format!(".visible .entry {kernel}(")),
+                    "{} lacks {kernel}",
+                    example.name
+                );
+            }
+            let output = assemble(example.name, &text, arch);
+            assert!(
+                output.status.success(),
+                "{} {}: {}",
+                example.name,
+                arch.name(),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+}

@@ -283,3 +283,18 @@ fn every_example_validates_with_emulated_warps() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Every kernel of every program example validates in both warp modes.
+#[test]
+fn every_program_kernel_validates_in_both_modes() {
+    for example in compiler_core::examples::programs() {
+        let compilation = compiler_core::compile(example.source);
+        for kernel in compilation.kernel_names() {
+            for mode in [WarpMode::Subgroups, WarpMode::Emulated] {
+                if let Err(d) = compilation.wgsl(Some(&kernel), 32, mode) {
+                    panic!("{} {kernel} {mode:?}: {d:?}", example.name);
+                }
+            }
+        }
+    }
+}

@@ -275,3 +275,58 @@ fn atomics_run_as_the_simulator_says() {
     ));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Every program example (its launches in order) on lavapipe, in both warp modes, as the
+/// simulator says.
+#[test]
+fn every_program_example_matches_the_simulator() {
+    let gpu = gpu();
+    let mut failures = Vec::new();
+    for example in compiler_core::examples::programs() {
+        let compilation = compiler_core::compile(example.source);
+        let mut modes = vec![(32, WarpMode::Emulated)];
+        if let Some(lanes) = gpu.report.fixed_subgroup_size() {
+            modes.push((lanes, WarpMode::Subgroups));
+        }
+        for (lanes, mode) in modes {
+            let mut launch = example.launch.clone();
+            launch.kernel = Some(example.name.to_owned());
+            launch.lanes = lanes;
+            let prepared = compilation
+                .prepare_program(&launch, RunLimits::TERMINAL)
+                .unwrap_or_else(|d| panic!("{}: {d:?}", example.name));
+            let want = prepared
+                .simulate()
+                .unwrap_or_else(|d| panic!("{}: {d:?}", example.name));
+            let got = match runtime::run_program(&gpu, &prepared, mode) {
+                Ok(output) => output,
+                Err(error) => {
+                    failures.push(format!("{} {mode:?}: {error:?}", example.name));
+                    continue;
+                }
+            };
+            assert_eq!(got.launches, want.launches, "{}", example.name);
+            for (param, (g, w)) in prepared
+                .program
+                .signature
+                .params
+                .iter()
+                .zip(got.args.params.iter().zip(&want.args.params))
+            {
+                let (Arg::Tensor(g), Arg::Tensor(w)) = (g, w) else {
+                    continue;
+                };
+                if let Some(i) = compare_tensor(g.element, &g.bits, &w.bits).first_mismatch {
+                    failures.push(format!(
+                        "{} {mode:?} {}[{i}]: GPU {} vs simulator {}",
+                        example.name,
+                        param.name(),
+                        g.element.value(g.bits[i]),
+                        w.element.value(w.bits[i])
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

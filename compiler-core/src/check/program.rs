@@ -216,7 +216,7 @@ impl ProgramChecker<'_> {
                     None => self.error(
                         Diagnostic::error(Code::E0130, condition.span, "a program's while loop needs a limit on its passes")
                             .with_label("how many passes at most?")
-                            .with_help(format!("write while {} limit 100 {{ ... }}: past the limit the run stops and says so", source_hint(condition))),
+                            .with_help("add a limit after the condition, as in while Count[0] != 0 limit 100 { ... }: past it the run stops and says so"),
                     ),
                 }
                 self.block(body, true);
@@ -489,13 +489,5 @@ impl ProgramChecker<'_> {
                     .with_help("use + - * / %, ceil(a / b), log2(x), min and max: e.g. grid(ceil(N / 256))"),
             ),
         }
-    }
-}
-
-/// The condition's source-free shape for a help line.
-fn source_hint(condition: &Expr) -> &'static str {
-    match condition.kind {
-        ExprKind::Binary(..) => "<condition>",
-        _ => "Flag[0] != 0",
     }
 }

@@ -136,6 +136,58 @@ pub fn shared_bytes(kernel: &Kernel) -> u64 {
 /// CTA may have). With [`Guard::Trips`], the loop guard: a last parameter, `.u64` `NAME_loop_guard`,
 /// points to a `u32` that is 0 before the launch; each thread counts its loop trips, and past
 /// the budget writes the loop's number there and exits.
+/// One PTX module with an entry per kernel, in order (a program's, which its runner launches
+/// one after another): each kernel's text as [`emit`] makes it, the `.version`, `.target` and
+/// `.address_size` lines once. The line map covers every entry; the shared memory is the
+/// largest entry's (each launch has its own).
+pub fn emit_module(
+    kernels: &[&Kernel],
+    source: &str,
+    arch: Arch,
+    guard: Guard,
+) -> Result<Ptx, Diagnostic> {
+    let mut module: Option<Ptx> = None;
+    for kernel in kernels {
+        let ptx = emit(kernel, source, arch, guard)?;
+        let Some(whole) = module.as_mut() else {
+            module = Some(ptx);
+            continue;
+        };
+        let directive = |line: &str| {
+            [".version", ".target", ".address_size"]
+                .iter()
+                .any(|d| line.starts_with(d))
+        };
+        let offset = whole.text.lines().count() + 1;
+        let mut kept = 0;
+        let mut map = ptx.line_map.iter().peekable();
+        whole.text.push('\n');
+        for (n, line) in ptx.text.lines().enumerate() {
+            if directive(line) {
+                continue;
+            }
+            while let Some((at, span)) = map.peek() {
+                if *at < n + 1 {
+                    map.next();
+                } else {
+                    if *at == n + 1 {
+                        whole.line_map.push((offset + kept, *span));
+                    }
+                    break;
+                }
+            }
+            whole.text.push_str(line);
+            whole.text.push('\n');
+            kept += 1;
+        }
+        whole.shared_bytes = whole.shared_bytes.max(ptx.shared_bytes);
+        whole.loop_guard = None;
+    }
+    module.ok_or_else(|| {
+        Diagnostic::error(Code::E0515, Span::empty(0), "a PTX module needs a kernel")
+    })
+}
+
 pub fn emit(kernel: &Kernel, source: &str, arch: Arch, guard: Guard) -> Result<Ptx, Diagnostic> {
     let mut emitter = Emitter::new(kernel, source, arch);
     if let Guard::Trips(budget) = guard {

@@ -1,0 +1,315 @@
+//! Programs: launches in order over shared tensors, on the simulator. Sums and passes against
+//! values worked out here, ping-pong buffers, a loop until a value a kernel wrote says stop
+//! (and its limit), and the problems of a program named where they are.
+
+use compiler_core::diagnostic::{render_all, Code};
+use compiler_core::launch::{Input, Launch};
+use compiler_core::program::ProgramOutput;
+use compiler_core::sim::Arg;
+use compiler_core::RunLimits;
+
+fn run(
+    source: &str,
+    dims: &[(&str, i64)],
+    inputs: Vec<(&str, Input)>,
+) -> Result<ProgramOutput, String> {
+    let compilation = compiler_core::compile(source);
+    let launch = Launch {
+        dims: dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        inputs: inputs
+            .into_iter()
+            .map(|(n, i)| (n.to_string(), i))
+            .collect(),
+        ..Launch::default()
+    };
+    let prepared = compilation
+        .prepare_program(&launch, RunLimits::TERMINAL)
+        .map_err(|d| render_all(&d, source, "p.tsr"))?;
+    prepared
+        .simulate()
+        .map_err(|d| render_all(&[d], source, "p.tsr"))
+}
+
+fn bits(output: &ProgramOutput, param: usize) -> Vec<u32> {
+    match &output.args.params[param] {
+        Arg::Tensor(t) => t.bits.clone(),
+        Arg::Scalar(_) => panic!("parameter {param} is a scalar"),
+    }
+}
+
+fn grid_sum() -> String {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/grid_sum.tsr"
+    ))
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn grid_sum_sums_in_two_launches_with_grids_from_the_dimensions() {
+    for (n, ctas) in [(1000, 4), (100_000, 391), (1_000_000, 1024)] {
+        let output = run(&grid_sum(), &[("N", n)], vec![("X", Input::Ones)])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(bits(&output, 1), vec![(n as f32).to_bits()], "N = {n}");
+        let launches: Vec<(String, u32)> = output
+            .launches
+            .iter()
+            .map(|l| (l.kernel.clone(), l.grid.x))
+            .collect();
+        assert_eq!(
+            launches,
+            vec![("partial_sums".to_owned(), ctas), ("total".to_owned(), 1)]
+        );
+    }
+}
+
+const PING_PONG: &str = "@launch(64)
+kernel step(A: tensor<i32>[N], B: tensor<i32>[N], k: i32) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  if i < N {
+    B[i] = A[i] * 2 + k
+  }
+}
+
+program passes(A: tensor<i32>[N], rounds: i32) {
+  let B = tensor<i32>[N]
+  for k in range(rounds) {
+    launch step(A, B, k) grid(ceil(N / 64))
+    swap(A, B)
+  }
+}
+";
+
+#[test]
+fn a_for_loop_launches_each_pass_and_swap_trades_the_buffers_without_a_copy() {
+    let compilation = compiler_core::compile(PING_PONG);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
+    let launch = Launch {
+        dims: [("N".to_owned(), 100)].into(),
+        scalars: [("rounds".to_owned(), 5.0)].into(),
+        inputs: [("A".to_owned(), Input::Iota)].into(),
+        ..Launch::default()
+    };
+    let output = compilation
+        .prepare_program(&launch, RunLimits::TERMINAL)
+        .and_then(|p| p.simulate().map_err(|d| vec![d]))
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    // x -> 2x + k for k = 0..5, and A names the last pass's result.
+    let want: Vec<u32> = (0..100)
+        .map(|x: i32| (0..5).fold(x, |v, k| v * 2 + k) as u32)
+        .collect();
+    assert_eq!(bits(&output, 0), want);
+    assert_eq!(output.launches.len(), 5);
+}
+
+const HALVING: &str = "@launch(64)
+kernel count_nonzero(X: tensor<u32>[N], Count: tensor<u32>[1]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  if i < N && X[i] != 0 {
+    atomic_add(Count[0], 1)
+  }
+}
+
+@launch(64)
+kernel halve(X: tensor<u32>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  if i < N {
+    X[i] = X[i] / 2
+  }
+}
+
+@launch(1)
+kernel clear(Count: tensor<u32>[1]) {
+  Count[0] = 0
+}
+
+program halving(X: tensor<u32>[N]) {
+  let Count = tensor<u32>[1]
+  launch count_nonzero(X, Count) grid(ceil(N / 64))
+  while Count[0] != 0 limit LIMIT {
+    launch halve(X) grid(ceil(N / 64))
+    launch clear(Count) grid(1)
+    launch count_nonzero(X, Count) grid(ceil(N / 64))
+  }
+}
+";
+
+#[test]
+fn a_while_loop_runs_until_a_value_a_kernel_wrote_says_stop() {
+    let source = HALVING.replace("LIMIT", "40");
+    let output =
+        run(&source, &[("N", 1000)], vec![("X", Input::Iota)]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(bits(&output, 0), vec![0; 1000]);
+    // 999 needs 10 halvings: one count, then three launches a pass.
+    assert_eq!(output.launches.len(), 1 + 3 * 10);
+}
+
+#[test]
+fn a_while_loop_that_reaches_its_limit_stops_and_says_so() {
+    let source = HALVING.replace("LIMIT", "4");
+    let error = run(&source, &[("N", 1000)], vec![("X", Input::Iota)])
+        .err()
+        .unwrap_or_else(|| panic!("the limit did not stop it"));
+    assert!(
+        error.starts_with("error[E0517]: the loop ran its limit of 4 passes, and its condition still holds\n  --> p.tsr:25:3"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_size_that_does_not_evaluate_is_a_launch_problem_at_its_statement() {
+    let source = "@launch(32)\nkernel k(X: tensor<f32>[N]) {\n  X[ctx.thread] = 1.0\n}\n\nprogram p(X: tensor<f32>[N]) {\n  let T = tensor<f32>[N - 100]\n  launch k(X) grid(1)\n}\n";
+    let error = run(source, &[("N", 64)], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("no error"));
+    assert!(
+        error
+            .starts_with("error[E0515]: temporary `T` would have an extent of -36\n --> p.tsr:7:3"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_fault_in_a_launch_names_the_launch() {
+    let source = "@launch(32)\nkernel fill(X: tensor<f32>[N]) {\n  X[ctx.thread] = 1.0\n}\n\nprogram p(X: tensor<f32>[N], Y: tensor<f32>[M]) {\n  launch fill(X) grid(1)\n  launch fill(Y) grid(1)\n}\n";
+    let error = run(source, &[("N", 32), ("M", 16)], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("no fault"));
+    assert!(
+        error.contains("error[E0510]: X[16] is outside X's shape [16]"),
+        "{error}"
+    );
+    assert!(
+        error.contains("in this launch of `fill` (grid 1 x 1 x 1) by program `p`"),
+        "{error}"
+    );
+    assert!(error.contains("8 |   launch fill(Y) grid(1)"), "{error}");
+}
+
+#[test]
+fn a_kernel_whose_dimension_two_tensors_give_differently_is_refused() {
+    let source = "@launch(32)\nkernel add(A: tensor<f32>[N], B: tensor<f32>[N]) {\n  B[ctx.thread] = A[ctx.thread]\n}\n\nprogram p(A: tensor<f32>[N], B: tensor<f32>[M]) {\n  launch add(A, B) grid(1)\n}\n";
+    let error = run(source, &[("N", 32), ("M", 16)], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("no error"));
+    assert!(
+        error.starts_with("error[E0515]: `add`'s dimension N is 32 from `A` and 16 from `B`"),
+        "{error}"
+    );
+    let code = compiler_core::compile(source)
+        .diagnostics
+        .first()
+        .map(|d| d.code);
+    assert_eq!(code, None::<Code>);
+}
+
+/// Each program example (`examples/programs/`) with its catalogue launch, against values
+/// worked out here from the same inputs.
+#[test]
+fn every_program_example_gives_what_a_reference_computes() {
+    for example in compiler_core::examples::programs() {
+        let compilation = compiler_core::compile(example.source);
+        assert!(
+            compilation.diagnostics.is_empty(),
+            "{}: {:?}",
+            example.name,
+            compilation.diagnostics
+        );
+        let mut launch = example.launch.clone();
+        launch.kernel = Some(example.name.to_owned());
+        let prepared = compilation
+            .prepare_program(&launch, RunLimits::TERMINAL)
+            .unwrap_or_else(|d| panic!("{}: {d:?}", example.name));
+        let input = |param: usize| match &prepared.run.args.params[param] {
+            Arg::Tensor(t) => (t.shape.clone(), t.bits.clone()),
+            Arg::Scalar(_) => panic!("a scalar"),
+        };
+        let output = prepared.simulate().unwrap_or_else(|d| {
+            panic!(
+                "{}: {}",
+                example.name,
+                render_all(&[d], example.source, example.name)
+            )
+        });
+        match example.name {
+            "grid_sum" => {
+                let x: Vec<f32> = input(0).1.into_iter().map(f32::from_bits).collect();
+                let want: f64 = x.iter().map(|&v| f64::from(v)).sum();
+                let got = f64::from(f32::from_bits(bits(&output, 1)[0]));
+                assert!(
+                    (got - want).abs() <= 1e-3 * want.abs().max(1.0),
+                    "{got} vs {want}"
+                );
+            }
+            "scan_large" => {
+                let x = input(0).1;
+                let mut sum = 0i32;
+                let want: Vec<u32> = x
+                    .iter()
+                    .map(|&v| {
+                        sum += v as i32;
+                        sum as u32
+                    })
+                    .collect();
+                assert_eq!(bits(&output, 1), want);
+            }
+            "softmax_long_rows" => {
+                let (shape, x) = input(0);
+                let (rows, cols) = (shape[0], shape[1]);
+                let y = bits(&output, 1);
+                for r in 0..rows {
+                    let row: Vec<f64> = x[r * cols..(r + 1) * cols]
+                        .iter()
+                        .map(|&b| f64::from(f32::from_bits(b)))
+                        .collect();
+                    let max = row.iter().cloned().fold(f64::MIN, f64::max);
+                    let sum: f64 = row.iter().map(|v| (v - max).exp()).sum();
+                    for (c, v) in row.iter().enumerate() {
+                        let want = (v - max).exp() / sum;
+                        let got = f64::from(f32::from_bits(y[r * cols + c]));
+                        assert!(
+                            (got - want).abs() <= 1e-4 * want.max(1e-3),
+                            "[{r}, {c}]: {got} vs {want}"
+                        );
+                    }
+                }
+            }
+            "bfs_grid" => {
+                let (shape, walls) = input(0);
+                let (h, w) = (shape[0], shape[1]);
+                let mut want = vec![u32::MAX; h * w];
+                want[0] = 0;
+                let mut queue = std::collections::VecDeque::from([0usize]);
+                while let Some(i) = queue.pop_front() {
+                    let (r, c) = (i / w, i % w);
+                    let mut near = Vec::new();
+                    if r > 0 {
+                        near.push(i - w)
+                    }
+                    if r + 1 < h {
+                        near.push(i + w)
+                    }
+                    if c > 0 {
+                        near.push(i - 1)
+                    }
+                    if c + 1 < w {
+                        near.push(i + 1)
+                    }
+                    for n in near {
+                        if walls[n] == 0 && want[n] == u32::MAX {
+                            want[n] = want[i] + 1;
+                            queue.push_back(n);
+                        }
+                    }
+                }
+                assert_eq!(bits(&output, 1), want);
+                assert!(want.iter().filter(|&&d| d != u32::MAX).count() > h * w / 2);
+            }
+            other => panic!("{other} has no reference here"),
+        }
+    }
+}
