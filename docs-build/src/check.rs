@@ -133,6 +133,9 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
             ));
         }
     }
+    if compilation.runs_a_program(launch.kernel.as_deref()) {
+        return check_program(&compilation, &launch, expected);
+    }
     if !block.view.runnable && !found_by_a_launch {
         return Ok(());
     }
@@ -154,6 +157,23 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         (Ok(_), Some(code)) => Err(format!("should stop with {}, but runs", code.as_str())),
         (Err(d), Some(code)) if d.iter().all(|d| d.code == code) => Ok(()),
         (Err(d), _) => Err(format!("the run stops: {}", listed(&d))),
+    }
+}
+
+/// A program block: its launch runs to the end, or stops with the code the page expects.
+fn check_program(
+    compilation: &compiler_core::Compilation,
+    launch: &Launch,
+    expected: Option<Code>,
+) -> Result<(), String> {
+    let outcome = compilation
+        .prepare_program(launch, RunLimits::TERMINAL)
+        .and_then(|p| p.simulate().map(|_| ()).map_err(|d| vec![d]));
+    match (outcome, expected) {
+        (Ok(()), None) => Ok(()),
+        (Ok(()), Some(code)) => Err(format!("should stop with {}, but runs", code.as_str())),
+        (Err(d), Some(code)) if d.iter().all(|d| d.code == code) => Ok(()),
+        (Err(d), _) => Err(format!("the program stops: {}", listed(&d))),
     }
 }
 

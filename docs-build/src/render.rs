@@ -287,10 +287,17 @@ fn directive(info: &str, code: String) -> Block {
         }
     }
     let compilation = compiler_core::compile(&code);
-    let mut launch = match compilation.kernel(None) {
-        Ok(kernel) => crate::launch_words::resolve(&words, kernel),
+    // A program's launch binds its signature as a kernel's does; the page shows it without a
+    // Run button (the playground runs one kernel), and the content check runs it.
+    let program = compilation.program(None).ok();
+    let mut launch = match (program, compilation.kernel(None)) {
+        (Some(program), _) => crate::launch_words::resolve(&words, &program.signature).map(|mut l| {
+            l.kernel = Some(program.name.clone());
+            l
+        }),
+        (None, Ok(kernel)) => crate::launch_words::resolve(&words, kernel),
         // A kernel that does not compile has no launch to resolve; the page shows it failing.
-        Err(_) => Ok(Launch::default()),
+        (None, Err(_)) => Ok(Launch::default()),
     };
     let step_link = match (&step, &launch) {
         (Some(text), Ok(l)) => match crate::launch_words::stepping(text, l.grid) {
@@ -304,6 +311,7 @@ fn directive(info: &str, code: String) -> Block {
     };
     // Launch words, or a step link, ask for a run.
     let runnable = expect.is_none()
+        && program.is_none()
         && compilation.diagnostics.is_empty()
         && (!words.is_empty() || step.is_some())
         && launch.is_ok();
