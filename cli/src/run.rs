@@ -599,7 +599,8 @@ fn run_program(
         Backend::Vulkan { gpu, mode } => {
             runtime::run_program(gpu, &prepared, *mode).map_err(|e| match e {
                 compiler_core::program::ProgramError::Program(d) => Err(d),
-                compiler_core::program::ProgramError::Launch(error, record) => {
+                compiler_core::program::ProgramError::Launch(failure) => {
+                    let (error, record) = *failure;
                     match error.diagnostic() {
                         Some(d) => Err(prepared.in_launch(d, &record)),
                         None => Ok(format!("{error} (in the launch of `{}`)", record.kernel)),

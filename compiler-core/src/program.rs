@@ -54,7 +54,8 @@ pub struct ProgramOutput {
 #[derive(Debug)]
 pub enum ProgramError<E> {
     Program(Diagnostic),
-    Launch(E, LaunchRecord),
+    /// What the launch's runner said, and the launch.
+    Launch(Box<(E, LaunchRecord)>),
 }
 
 /// The program's tensors while it runs: a slot per buffer (parameters, then temporaries), and
@@ -111,8 +112,8 @@ impl<'m> PreparedProgram<'m> {
         };
         let first = run(self.run.options);
         let result = match &first {
-            Err(ProgramError::Launch(d, _))
-                if d.code == Code::E0516 && self.run.options.threads > 1 =>
+            Err(ProgramError::Launch(failure))
+                if failure.0.code == Code::E0516 && self.run.options.threads > 1 =>
             {
                 run(SimOptions {
                     threads: 1,
@@ -152,7 +153,7 @@ impl<'m> PreparedProgram<'m> {
     pub fn explain(&self, error: ProgramError<Diagnostic>) -> Diagnostic {
         match error {
             ProgramError::Program(d) => d,
-            ProgramError::Launch(d, record) => self.in_launch(d, &record),
+            ProgramError::Launch(failure) => self.in_launch(failure.0, &failure.1),
         }
     }
 
@@ -380,7 +381,7 @@ impl Walk<'_> {
                 self.buffers.put(*b, tensor);
             }
         }
-        let stats = result.map_err(|e| ProgramError::Launch(e, record.clone()))?;
+        let stats = result.map_err(|e| ProgramError::Launch(Box::new((e, record.clone()))))?;
         self.stats.steps += stats.steps;
         self.stats.lane_ops += stats.lane_ops;
         self.launches.push(record);

@@ -291,10 +291,12 @@ fn directive(info: &str, code: String) -> Block {
     // Run button (the playground runs one kernel), and the content check runs it.
     let program = compilation.program(None).ok();
     let mut launch = match (program, compilation.kernel(None)) {
-        (Some(program), _) => crate::launch_words::resolve(&words, &program.signature).map(|mut l| {
-            l.kernel = Some(program.name.clone());
-            l
-        }),
+        (Some(program), _) => {
+            crate::launch_words::resolve(&words, &program.signature).map(|mut l| {
+                l.kernel = Some(program.name.clone());
+                l
+            })
+        }
         (None, Ok(kernel)) => crate::launch_words::resolve(&words, kernel),
         // A kernel that does not compile has no launch to resolve; the page shows it failing.
         (None, Err(_)) => Ok(Launch::default()),
