@@ -273,6 +273,7 @@ impl Compilation {
             program,
             run,
             max_elements: limits.max_elements,
+            max_launches: program::MAX_LAUNCHES,
         })
     }
 

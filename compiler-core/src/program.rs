@@ -29,7 +29,14 @@ pub struct PreparedProgram<'m> {
     pub run: PreparedRun<'m>,
     /// The most elements a temporary may hold (the host's limit).
     pub max_elements: u64,
+    /// The most launches a run may make ([`MAX_LAUNCHES`] unless set lower): a loop of a
+    /// billion passes stops with E0517 instead of running for hours.
+    pub max_launches: usize,
 }
+
+/// The launches a program run makes at most, by default: a million, some seconds of the
+/// smallest kernels on the simulator.
+pub const MAX_LAUNCHES: usize = 1 << 20;
 
 /// One launch a program made.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,6 +105,9 @@ struct Walk<'p> {
     stats: Stats,
     launches: Vec<LaunchRecord>,
     max_elements: u64,
+    max_launches: usize,
+    /// Launches and loop passes so far.
+    work: usize,
 }
 
 impl<'m> PreparedProgram<'m> {
@@ -207,6 +217,8 @@ impl<'m> PreparedProgram<'m> {
             stats: Stats::default(),
             launches: Vec::new(),
             max_elements: self.max_elements.min(MAX_ELEMENTS as u64),
+            max_launches: self.max_launches,
+            work: 0,
         };
         for temporary in &self.program.temporaries {
             let mut shape = Vec::new();
@@ -302,6 +314,7 @@ impl Walk<'_> {
                         )));
                     }
                     while (by > 0 && i < end) || (by < 0 && i > end) {
+                        self.count_work(*span).map_err(ProgramError::Program)?;
                         self.counters[*counter] = i;
                         self.steps(body, launch_one)?;
                         i += by;
@@ -330,6 +343,7 @@ impl Walk<'_> {
                                 .with_help("raise the limit if more passes are expected, or look for a kernel that never makes the condition false"),
                             ));
                         }
+                        self.count_work(*span).map_err(ProgramError::Program)?;
                         self.steps(body, launch_one)?;
                         passes += 1;
                     }
@@ -352,6 +366,7 @@ impl Walk<'_> {
         let Some(kernel) = module.kernels.get(index) else {
             return Ok(());
         };
+        self.count_work(span).map_err(ProgramError::Program)?;
         let mut axes = [1u32; 3];
         for (axis, size) in axes.iter_mut().zip(grid) {
             let n = self.eval(size, span).map_err(ProgramError::Program)?;
@@ -478,6 +493,24 @@ impl Walk<'_> {
                 .collect(),
             params,
         })
+    }
+
+    /// Counts a launch or a loop's pass against the run's limit.
+    fn count_work(&mut self, span: Span) -> Result<(), Diagnostic> {
+        self.work += 1;
+        if self.work <= self.max_launches {
+            return Ok(());
+        }
+        Err(Diagnostic::error(
+            Code::E0517,
+            span,
+            format!(
+                "the program made {} launches and loop passes, the run's limit",
+                self.max_launches
+            ),
+        )
+        .with_label("one too many")
+        .with_help("a loop runs more passes than intended: check its count or its condition"))
     }
 
     fn holds(&self, condition: &Condition, span: Span) -> Result<bool, Diagnostic> {

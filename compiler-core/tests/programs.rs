@@ -40,7 +40,7 @@ fn bits(output: &ProgramOutput, param: usize) -> Vec<u32> {
 fn grid_sum() -> String {
     std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../examples/grid_sum.tsr"
+        "/../examples/programs/grid_sum.tsr"
     ))
     .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -312,4 +312,28 @@ fn every_program_example_gives_what_a_reference_computes() {
             other => panic!("{other} has no reference here"),
         }
     }
+}
+
+/// A loop of a billion passes stops at the run's limit on launches and passes, with E0517.
+#[test]
+fn a_runaway_loop_of_launches_stops_at_the_runs_limit() {
+    let source = "@launch(32)\nkernel k(X: tensor<f32>[N]) {\n  X[ctx.thread] += 1.0\n}\n\nprogram p(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  for i in range(1000000000) {\n    swap(X, Y)\n  }\n  launch k(X) grid(1)\n}\n";
+    let compilation = compiler_core::compile(source);
+    let launch = Launch {
+        dims: [("N".to_owned(), 32)].into(),
+        ..Launch::default()
+    };
+    let mut prepared = compilation
+        .prepare_program(&launch, RunLimits::TERMINAL)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    prepared.max_launches = 1000;
+    let error = prepared
+        .simulate()
+        .err()
+        .unwrap_or_else(|| panic!("no limit"));
+    assert_eq!(error.code, Code::E0517);
+    assert_eq!(
+        error.message,
+        "the program made 1000 launches and loop passes, the run's limit"
+    );
 }

@@ -4,8 +4,9 @@
 //!
 //! - [`pipeline`]: any text goes through the whole compiler (parse, check, IR, PTX for each
 //!   architecture, WGSL in both warp modes, both with and without the loop guard, a small
-//!   simulated run) without a panic or a hang, every span lies inside the source, and naga
-//!   accepts every module the backend builds.
+//!   simulated run; for a program, its PTX module and a run of a few launches) without a panic
+//!   or a hang, every span lies inside the source, and naga accepts every module the backend
+//!   builds.
 //! - [`share_link`]: any fragment decodes to a session or a reason, and a session's own link
 //!   restores it exactly.
 //! - [`markup`]: no source turns into markup in the editor's highlighting (with the
@@ -18,6 +19,7 @@ use compiler_core::ptx::{self, Arch};
 use compiler_core::share::Session;
 use compiler_core::syntax::highlight::{highlight_html, text_of_markup, Mark};
 use compiler_core::wgsl::{self, WarpMode};
+use compiler_core::RunLimits;
 use playground::outputs::{listing_html, Listing};
 
 /// Fuzz inputs are text; other bytes are skipped rather than made lossy, so each kept input
@@ -69,6 +71,21 @@ pub fn pipeline(data: &[u8]) {
         }
         // Faults are fine (the launch is arbitrary); panics and hangs are not.
         let _ = compilation.run(&Launch::smoke(kernel));
+    }
+    for program in &module.programs {
+        for arch in [Arch::Sm70, Arch::Sm80, Arch::Sm90] {
+            if let Err(diagnostics) = compilation.ptx(Some(&program.name), arch) {
+                let other = diagnostics.iter().find(|d| d.code != Code::E0521);
+                assert!(other.is_none(), "no PTX module for a program: {other:?}");
+            }
+        }
+        let mut launch = Launch::smoke(&program.signature);
+        launch.kernel = Some(program.name.clone());
+        if let Ok(mut prepared) = compilation.prepare_program(&launch, RunLimits::TERMINAL) {
+            // A few launches: the property is no panic and no hang, whatever the loops say.
+            prepared.max_launches = 16;
+            let _ = prepared.simulate();
+        }
     }
 }
 

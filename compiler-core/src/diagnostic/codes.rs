@@ -139,7 +139,7 @@ codes! {
         E0513 => "two threads touch one shared-memory element between barriers, one of them writing",
         E0514 => "the kernel ran past the step limit",
         E0516 => "two threads touch one tensor element with nothing ordering them, one of them writing (two atomics never race)",
-        E0517 => "a program's while loop ran its limit of passes and its condition still held",
+        E0517 => "a program ran past a limit: a while loop's passes, or the launches a run may make",
     }
     Launch {
         E0515 => "a launch does not fit the kernel: its grid, dimensions, scalars or inputs",
