@@ -108,5 +108,45 @@ fn memory(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, simulator, trace, memory);
+/// The grid level (issue 32): an atomic against a plain store of the same elements (one each,
+/// no contention, one thread), and the histogram example, privatized in shared memory.
+fn grid_level(c: &mut Criterion) {
+    let store = "@launch(256)\nkernel k(X: tensor<u32>[N], Y: tensor<u32>[N]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    Y[i] = X[i] + 1\n  }\n}\n";
+    let atomic = store.replace("Y[i] = X[i] + 1", "atomic_add(Y[i], X[i] + 1)");
+    let launch = compiler_core::launch::Launch {
+        grid: Dim3::new(1024, 1, 1),
+        dims: [("N".to_owned(), 1 << 18)].into(),
+        inputs: [("X".to_owned(), compiler_core::launch::Input::Iota)].into(),
+        ..Default::default()
+    };
+    let mut group = c.benchmark_group("grid level");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(1 << 18));
+    for (name, source) in [("plain store", store.to_owned()), ("atomic_add", atomic)] {
+        let compilation = compiler_core::compile(&source);
+        let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => panic!("{diagnostics:?}"),
+        };
+        group.bench_function(format!("{name}, 2^18 elements (elements)"), |b| {
+            b.iter(|| prepared.simulate().map(|o| o.stats.lane_ops))
+        });
+    }
+    let histogram = compiler_core::examples::find("histogram").map(|e| (e.source, e.launch));
+    if let Some((source, launch)) = histogram {
+        let compilation = compiler_core::compile(source);
+        let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => panic!("{diagnostics:?}"),
+        };
+        let n = launch.dims.get("N").copied().unwrap_or(1) as u64;
+        group.throughput(Throughput::Elements(n));
+        group.bench_function("histogram example (values)", |b| {
+            b.iter(|| prepared.simulate().map(|o| o.stats.lane_ops))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, simulator, trace, memory, grid_level);
 criterion_main!(benches);

@@ -110,6 +110,8 @@ pub enum Feature {
     Barrier,
     /// `@cluster`: super-tiles dealt to nodes.
     Cluster,
+    /// `atomic_add` and the other atomics.
+    Atomic,
 }
 
 impl Feature {
@@ -123,6 +125,7 @@ impl Feature {
             Feature::Tile => "a tile",
             Feature::Barrier => "a barrier()",
             Feature::Cluster => "an @cluster",
+            Feature::Atomic => "an atomic",
         }
     }
 }
@@ -345,6 +348,9 @@ fn broken_rule(kernel: &Kernel, rules: &Rules) -> Option<Verdict> {
         if matches!(kind, StmtKind::Barrier) {
             barriers += 1;
             used.push(Feature::Barrier);
+        }
+        if matches!(kind, StmtKind::Atomic { .. }) {
+            used.push(Feature::Atomic);
         }
         if let StmtKind::Let { op, .. } = kind {
             used.extend(match op {

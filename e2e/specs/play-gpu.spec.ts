@@ -23,7 +23,7 @@ async function runOnGpu(play: PlayPage, example: string, lanes: string, mode: st
   return play.gpuOutcome();
 }
 
-for (const example of ['matvec', 'warp_reduce', 'prefix_sum', 'cta_scan', 'votes', 'shuffles', 'softmax']) {
+for (const example of ['matvec', 'warp_reduce', 'prefix_sum', 'cta_scan', 'votes', 'shuffles', 'softmax', 'histogram']) {
   test(`${example} on WebGPU subgroups of 4 equals the simulator`, async ({ play }) => {
     const outcome = await runOnGpu(play, example, '4', 'subgroups');
     test.skip(outcome.includes('not run'), `no WebGPU here: ${outcome}`);
@@ -36,7 +36,7 @@ for (const example of ['matvec', 'warp_reduce', 'prefix_sum', 'cta_scan', 'votes
   });
 }
 
-for (const example of ['matvec', 'block_sum', 'scratch_sum', 'cta_scan', 'votes', 'tiled_matmul', 'softmax']) {
+for (const example of ['matvec', 'block_sum', 'scratch_sum', 'cta_scan', 'votes', 'tiled_matmul', 'softmax', 'histogram']) {
   test(`${example} with 32-lane warps emulated on WebGPU equals the simulator`, async ({ play }) => {
     const outcome = await runOnGpu(play, example, '32', 'emulated');
     test.skip(outcome.includes('not run'), `no WebGPU here: ${outcome}`);
