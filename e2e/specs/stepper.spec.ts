@@ -75,7 +75,7 @@ test("a shuffle's step draws an arrow from each source lane to its destination",
   await page.getByTestId('step-through').click();
   await page.getByTestId('step-forward').click();
   await page.getByTestId('step-forward').click();
-  await expect(page.getByTestId('step-statement')).toHaveText('Out[1, ctx.lane] = shuffle_xor(x, 1)');
+  await expect(page.getByTestId('step-statement')).toHaveText('Out[1, ctx.thread] = shuffle_xor(x, 1)');
   const arrows = page.getByTestId('shuffle-arrow');
   await expect(arrows).toHaveCount(32);
   await expect(page.locator('[data-testid="shuffle-arrow"][data-to="0"]')).toHaveAttribute('data-from', '1');
