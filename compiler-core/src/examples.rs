@@ -78,8 +78,13 @@ fn launches() -> &'static [Entry] {
 /// Every example, in the menu's order, each with its launch (the default launch if
 /// `launches.json` has none, which the tests forbid).
 pub fn all() -> Vec<Example> {
-    let launches = launches();
-    SOURCES
+    catalogue(SOURCES, launches())
+}
+
+/// Each of `sources` with its launch in `launches` (the default launch where there is none,
+/// which the tests forbid).
+fn catalogue(sources: &[(&'static str, &'static str)], launches: &[Entry]) -> Vec<Example> {
+    sources
         .iter()
         .map(|&(name, source)| Example {
             name,
@@ -123,18 +128,7 @@ pub fn programs() -> Vec<Example> {
     static PARSED: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
     let launches =
         PARSED.get_or_init(|| serde_json::from_str(PROGRAM_LAUNCHES).unwrap_or_default());
-    PROGRAMS
-        .iter()
-        .map(|&(name, source)| Example {
-            name,
-            source,
-            launch: launches
-                .iter()
-                .find(|e| e.name == name)
-                .map(|e| e.launch.clone())
-                .unwrap_or_default(),
-        })
-        .collect()
+    catalogue(PROGRAMS, launches)
 }
 
 /// The example called `name`.

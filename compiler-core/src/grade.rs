@@ -349,7 +349,7 @@ fn broken_rule(kernel: &Kernel, rules: &Rules) -> Option<Verdict> {
             barriers += 1;
             used.push(Feature::Barrier);
         }
-        if matches!(kind, StmtKind::Atomic { .. }) {
+        if matches!(kind, StmtKind::Atomic(_)) {
             used.push(Feature::Atomic);
         }
         if let StmtKind::Let { op, .. } = kind {

@@ -371,14 +371,14 @@ impl Lowering {
         };
         let dst = keep.then(|| self.reg(ty, None));
         self.emit(
-            StmtKind::Atomic {
+            StmtKind::Atomic(Atomic {
                 dst,
                 op,
                 ty,
                 place,
                 value,
                 expected,
-            },
+            }),
             span,
         );
         (dst.map_or(Operand::Const(0), Operand::Reg), ty)

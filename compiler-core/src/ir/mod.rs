@@ -184,17 +184,7 @@ pub enum StmtKind {
         indices: Vec<Operand>,
         value: Operand,
     },
-    /// An atomic read-modify-write of one element, thread by thread; `dst` takes the value the
-    /// element held before (none where the source drops it: PTX's `red`). `expected` is
-    /// `compare_exchange`'s. Outside the tensor or tile it is a fault, as a store is.
-    Atomic {
-        dst: Option<Reg>,
-        op: AtomicOp,
-        ty: Scalar,
-        place: Place,
-        value: Operand,
-        expected: Option<Operand>,
-    },
+    Atomic(Atomic),
     If {
         condition: Operand,
         then_block: Block,
@@ -210,6 +200,19 @@ pub enum StmtKind {
     Continue,
     Return,
     Barrier,
+}
+
+/// An atomic read-modify-write of one element, thread by thread; `dst` takes the value the
+/// element held before (none where the source drops it: PTX's `red`). `expected` is
+/// `compare_exchange`'s. Outside the tensor or tile it is a fault, as a store is.
+#[derive(Clone, Debug, Serialize)]
+pub struct Atomic {
+    pub dst: Option<Reg>,
+    pub op: AtomicOp,
+    pub ty: Scalar,
+    pub place: Place,
+    pub value: Operand,
+    pub expected: Option<Operand>,
 }
 
 /// The element an atomic works on: a tensor's (device scope) or a tile's (CTA scope).
@@ -462,10 +465,10 @@ impl Kernel {
         self.visit(&mut |kind| {
             let tensor = match kind {
                 StmtKind::Store { tensor, .. }
-                | StmtKind::Atomic {
+                | StmtKind::Atomic(Atomic {
                     place: Place::Tensor { tensor, .. },
                     ..
-                } => *tensor,
+                }) => *tensor,
                 _ => return,
             };
             if !written.contains(&tensor) {
@@ -482,14 +485,14 @@ impl Kernel {
         let (mut tensors, mut arrays) = (Vec::new(), Vec::new());
         self.visit(&mut |kind| {
             let (list, index) = match kind {
-                StmtKind::Atomic {
+                StmtKind::Atomic(Atomic {
                     place: Place::Tensor { tensor, .. },
                     ..
-                } => (&mut tensors, *tensor),
-                StmtKind::Atomic {
+                }) => (&mut tensors, *tensor),
+                StmtKind::Atomic(Atomic {
                     place: Place::Shared { array, .. },
                     ..
-                } => (&mut arrays, *array),
+                }) => (&mut arrays, *array),
                 _ => return,
             };
             if !list.contains(&index) {
@@ -507,15 +510,14 @@ impl Kernel {
     pub fn atomics_need_order(&self) -> bool {
         let mut ordered = false;
         self.visit(&mut |kind| {
-            if let StmtKind::Atomic {
-                dst,
-                op,
-                ty,
-                place: Place::Tensor { .. },
-                ..
-            } = kind
+            if let StmtKind::Atomic(
+                a @ Atomic {
+                    place: Place::Tensor { .. },
+                    ..
+                },
+            ) = kind
             {
-                ordered |= dst.is_some() || !op.commutes() || *ty == Scalar::F32;
+                ordered |= a.dst.is_some() || !a.op.commutes() || a.ty == Scalar::F32;
             }
         });
         ordered

@@ -144,14 +144,14 @@ fn block(out: &mut String, kernel: &Kernel, stmts: &[Stmt], depth: usize) {
                     operand(kernel, *value, element)
                 );
             }
-            StmtKind::Atomic {
+            StmtKind::Atomic(Atomic {
                 dst,
                 op,
                 ty,
                 place,
                 value,
                 expected,
-            } => {
+            }) => {
                 let result = dst.map_or(String::new(), |d| {
                     format!("{}: {} = ", reg(kernel, d), ty.name())
                 });

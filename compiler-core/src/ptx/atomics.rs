@@ -5,15 +5,15 @@
 use super::*;
 
 impl<'a> Emitter<'a> {
-    pub(super) fn atomic(
-        &mut self,
-        dst: Option<Reg>,
-        op: AtomicOp,
-        ty: Scalar,
-        place: &Place,
-        value: Operand,
-        expected: Option<Operand>,
-    ) {
+    pub(super) fn atomic(&mut self, atomic: &Atomic) {
+        let Atomic {
+            dst,
+            op,
+            ty,
+            ref place,
+            value,
+            expected,
+        } = *atomic;
         let (space, address) = match place {
             Place::Tensor { tensor, indices } => {
                 ("global", self.address(*tensor, indices, false).0)

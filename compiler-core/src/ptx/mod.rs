@@ -664,14 +664,7 @@ impl<'a> Emitter<'a> {
                     None,
                 );
             }
-            StmtKind::Atomic {
-                dst,
-                op,
-                ty,
-                place,
-                value,
-                expected,
-            } => self.atomic(*dst, *op, *ty, place, *value, *expected),
+            StmtKind::Atomic(atomic) => self.atomic(atomic),
             StmtKind::If {
                 condition,
                 then_block,

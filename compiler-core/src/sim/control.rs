@@ -55,7 +55,7 @@ impl<'a> Cta<'a> {
                 stmt.kind,
                 StmtKind::Let { .. }
                     | StmtKind::Store { .. }
-                    | StmtKind::Atomic { .. }
+                    | StmtKind::Atomic(_)
                     | StmtKind::Barrier
             ) {
                 active = mask.iter().filter(|&&m| m).count() as u64;
@@ -113,14 +113,7 @@ impl<'a> Cta<'a> {
                 }
                 Ok(())
             }
-            StmtKind::Atomic {
-                dst,
-                op,
-                ty,
-                place,
-                value,
-                expected,
-            } => self.atomic(*dst, *op, *ty, place, *value, *expected, mask, stmt.span),
+            StmtKind::Atomic(atomic) => self.atomic(atomic, mask, stmt.span),
             StmtKind::If {
                 condition,
                 then_block,

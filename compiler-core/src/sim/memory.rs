@@ -194,18 +194,20 @@ impl<'a> Cta<'a> {
 
     /// An atomic on every active thread, in thread order: the order the spec gives atomics of
     /// one statement (and CTAs run in grid order when the results could depend on it).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn atomic(
         &mut self,
-        dst: Option<Reg>,
-        op: AtomicOp,
-        ty: Scalar,
-        place: &Place,
-        value: Operand,
-        expected: Option<Operand>,
+        atomic: &Atomic,
         mask: &[bool],
         span: Span,
     ) -> Result<(), Fault> {
+        let Atomic {
+            dst,
+            op,
+            ty,
+            ref place,
+            value,
+            expected,
+        } = *atomic;
         for t in 0..self.threads {
             if !mask[t] {
                 continue;

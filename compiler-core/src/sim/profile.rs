@@ -373,17 +373,17 @@ impl<'a> Cta<'a> {
                 tensor, indices, ..
             } => (Memory::Tensor(*tensor), indices, true),
             StmtKind::SharedStore { array, indices, .. } => (Memory::Shared(*array), indices, true),
-            StmtKind::Atomic {
+            StmtKind::Atomic(Atomic {
                 place: Place::Tensor { tensor, indices },
                 ..
-            } => (Memory::Tensor(*tensor), indices, true),
-            StmtKind::Atomic {
+            }) => (Memory::Tensor(*tensor), indices, true),
+            StmtKind::Atomic(Atomic {
                 place: Place::Shared { array, indices },
                 ..
-            } => (Memory::Shared(*array), indices, true),
+            }) => (Memory::Shared(*array), indices, true),
             _ => return,
         };
-        let atomic = matches!(stmt.kind, StmtKind::Atomic { .. });
+        let atomic = matches!(stmt.kind, StmtKind::Atomic(_));
         let Some(counter) = self.profile.take() else {
             return;
         };

@@ -493,7 +493,7 @@ impl<'a> Cta<'a> {
     /// After `stmt` ran: the values it gave variables.
     pub(super) fn trace_after(&mut self, stmt: &Stmt, mask: &[bool]) {
         let dst = match &stmt.kind {
-            StmtKind::Let { dst, .. } | StmtKind::Atomic { dst: Some(dst), .. } => dst,
+            StmtKind::Let { dst, .. } | StmtKind::Atomic(Atomic { dst: Some(dst), .. }) => dst,
             _ => return,
         };
         let Some(recorder) = self.trace.as_deref_mut() else {
@@ -558,13 +558,13 @@ impl<'a> Cta<'a> {
             StmtKind::SharedStore { array, indices, .. } => {
                 self.record_accesses(recorder, Memory::Shared(*array), indices, mask, true)
             }
-            StmtKind::Atomic {
+            StmtKind::Atomic(Atomic {
                 op,
                 ty,
                 place,
                 value,
                 ..
-            } => {
+            }) => {
                 let (memory, indices) = match place {
                     Place::Tensor { tensor, indices } => (Memory::Tensor(*tensor), indices),
                     Place::Shared { array, indices } => (Memory::Shared(*array), indices),

@@ -5,7 +5,7 @@
 //! (strong) compare-exchange as WGSL's weak one retried while it fails on the expected value.
 
 use super::*;
-use crate::ir::{AtomicOp, Place};
+use crate::ir::{Atomic, AtomicOp, Place};
 use naga::{AtomicFunction, PredeclaredType};
 
 impl<'k> Builder<'k> {
@@ -40,17 +40,15 @@ impl<'k> Builder<'k> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn atomic(
-        &mut self,
-        block: &mut Block,
-        dst: Option<Reg>,
-        op: AtomicOp,
-        ty: Scalar,
-        place: &Place,
-        value: Operand,
-        expected: Option<Operand>,
-    ) {
+    pub(super) fn atomic(&mut self, block: &mut Block, atomic: &Atomic) {
+        let Atomic {
+            dst,
+            op,
+            ty,
+            ref place,
+            value,
+            expected,
+        } = *atomic;
         let pointer = match place {
             Place::Tensor { tensor, indices } => {
                 self.tensor_pointer(block, *tensor, indices, false).0

@@ -188,7 +188,7 @@ impl Builder<'_> {
             StmtKind::Let { .. }
             | StmtKind::Store { .. }
             | StmtKind::SharedStore { .. }
-            | StmtKind::Atomic { .. } => {
+            | StmtKind::Atomic(_) => {
                 self.predicated(block, |builder, inner| builder.stmt(inner, stmt));
             }
             StmtKind::If {

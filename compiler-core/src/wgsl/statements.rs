@@ -65,14 +65,7 @@ impl<'k> Builder<'k> {
                 let pointer = self.shared_pointer(block, *array, indices);
                 self.push(block, St::Store { pointer, value: v });
             }
-            StmtKind::Atomic {
-                dst,
-                op,
-                ty,
-                place,
-                value,
-                expected,
-            } => self.atomic(block, *dst, *op, *ty, place, *value, *expected),
+            StmtKind::Atomic(atomic) => self.atomic(block, atomic),
             StmtKind::If {
                 condition,
                 then_block,
