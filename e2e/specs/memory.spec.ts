@@ -5,10 +5,10 @@ import { test, expect, PlayPage } from '../fixtures/pages';
 
 // A padded 32 x 32 tile read along a row, down a column and along its diagonal (2-way).
 const BANKS = `@launch(32)
-kernel banks(In: tensor<f32>[R, C], Y: tensor<f32>[32]) {
+kernel banks(In: tensor<f32>[R, C], Y: tensor<f32>[4, 32]) {
   let l = ctx.lane
   var t = In[0 :+ 32, 0 :+ 32]
-  Y[l] = t[0, l] + t[l, 0] + t[l, l]
+  Y[ctx.block.x, l] = t[0, l] + t[l, 0] + t[l, l]
 }
 `;
 
@@ -59,12 +59,12 @@ test('the stepper shows the bank of each lane under the lane row', async ({ play
   // Step to the statement that reads the tile three times.
   await page.getByTestId('step-forward').focus();
   for (let i = 0; i < 10; i++) {
-    if ((await page.getByTestId('step-statement').textContent())?.startsWith('Y[l] =')) break;
+    if ((await page.getByTestId('step-statement').textContent())?.startsWith('Y[ctx.block.x, l] =')) break;
     await page.keyboard.press('ArrowRight');
     // The worker sends the step a moment after the key.
     await expect(position).toContainText(`Step ${i + 2} of`);
   }
-  await expect(page.getByTestId('step-statement')).toHaveText('Y[l] = t[0, l] + t[l, 0] + t[l, l]');
+  await expect(page.getByTestId('step-statement')).toHaveText('Y[ctx.block.x, l] = t[0, l] + t[l, 0] + t[l, l]');
   const places = page.getByTestId('lane-places');
   await expect(places).toContainText('t, shared read (first): 1-way bank conflict');
   await expect(page.getByTestId('lane-place')).toHaveCount(32);

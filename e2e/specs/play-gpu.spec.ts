@@ -139,7 +139,10 @@ for (const mode of ['subgroups', 'emulated']) {
     await expect(outcome).toContainText('E0514: ');
     await expect(outcome).toContainText('(the loop at line 4)');
     // The page and the device work: a kernel that ends runs on both and agrees.
-    await play.editor.fill('@launch(32)\nkernel ends(Y: tensor<i32>[32]) {\n  var i = ctx.lane\n  while i >= 0 && i < 5 {\n    i = (i + 1) % 7\n  }\n  Y[ctx.lane] = i\n}\n');
+    // One CTA, and each thread its own element: with 4-lane warps, or four CTAs, Y[ctx.lane]
+    // would be written by several threads (a race, E0516).
+    await play.setField('grid-x', '1');
+    await play.editor.fill('@launch(32)\nkernel ends(Y: tensor<i32>[32]) {\n  var i = ctx.lane\n  while i >= 0 && i < 5 {\n    i = (i + 1) % 7\n  }\n  Y[ctx.thread] = i\n}\n');
     await play.run();
     await expect(play.gpuStatus).toContainText('WebGPU (', { timeout: 30_000 });
     for (const verdict of await play.verdicts.all()) {

@@ -18,6 +18,8 @@ kernel split(X: tensor<i32>[32], Y: tensor<i32>[32]) {
 test('stepping forward and back through a divergent if by keyboard', async ({ play, page, consoleErrors }) => {
   await play.open('?example=vector_add');
   await play.paste(SPLIT);
+  // One CTA: every CTA of vector_add's four would write the same Y (a race, E0516).
+  await play.setField('grid-x', '1');
   await expect(page.getByTestId('input-X')).toBeVisible();
   await page.getByTestId('input-X').selectOption('iota');
   await play.run();
