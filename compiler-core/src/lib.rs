@@ -257,16 +257,7 @@ impl Compilation {
             .programs
             .iter()
             .find(|p| p.name.name == program.name)
-            .map(|p| syntax::ast::Kernel {
-                attributes: Vec::new(),
-                name: p.name.clone(),
-                params: p.params.clone(),
-                body: syntax::ast::Block {
-                    stmts: Vec::new(),
-                    span: p.span,
-                },
-                span: p.span,
-            });
+            .map(syntax::ast::Program::signature);
         let run = PreparedRun::new(&program.signature, launch, limits, source.as_ref())?;
         Ok(program::PreparedProgram {
             module: self.ir()?,

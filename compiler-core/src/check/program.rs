@@ -32,16 +32,7 @@ pub(super) fn check_program(
     kernels: &[KernelInfo],
 ) -> (Vec<NameInfo>, Vec<Diagnostic>) {
     // The parameters are checked as a kernel's, by the same rules.
-    let signature = Kernel {
-        attributes: Vec::new(),
-        name: program.name.clone(),
-        params: program.params.clone(),
-        body: Block {
-            stmts: Vec::new(),
-            span: program.span,
-        },
-        span: program.span,
-    };
+    let signature = program.signature();
     let mut kernel_checker = KernelChecker::new(HashMap::new(), false);
     let (params, dims) = kernel_checker.params(&signature);
     let mut scope = Vec::new();

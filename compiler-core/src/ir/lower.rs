@@ -38,16 +38,7 @@ pub fn lower(file: &ast::File, checked: &Checked) -> Result<Module, Vec<Diagnost
     }
     for program in &file.programs {
         // Its parameters are lowered as a kernel's with no body: a launch binds them alike.
-        let signature = ast::Kernel {
-            attributes: Vec::new(),
-            name: program.name.clone(),
-            params: program.params.clone(),
-            body: ast::Block {
-                stmts: Vec::new(),
-                span: program.span,
-            },
-            span: program.span,
-        };
+        let signature = program.signature();
         let mut lowering = Lowering::new(&signature, 1);
         unsupported.append(&mut lowering.unsupported);
         let signature = lowering.finish(&signature);

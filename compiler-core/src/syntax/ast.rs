@@ -28,6 +28,23 @@ pub struct Program {
     pub span: Span,
 }
 
+impl Program {
+    /// Its parameters as a kernel with no body: the checker, the lowering and a launch treat a
+    /// program's signature as a kernel's.
+    pub fn signature(&self) -> Kernel {
+        Kernel {
+            attributes: Vec::new(),
+            name: self.name.clone(),
+            params: self.params.clone(),
+            body: Block {
+                stmts: Vec::new(),
+                span: self.span,
+            },
+            span: self.span,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct ProgramBlock {
     pub stmts: Vec<ProgramStmt>,

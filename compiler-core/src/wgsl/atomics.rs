@@ -147,15 +147,7 @@ impl<'k> Builder<'k> {
         let other = self.binary(&mut body, B::NotEqual, old, expected);
         let settled = self.binary(&mut body, B::LogicalOr, exchanged, other);
         self.break_if(&mut body, settled);
-        self.flush(block);
-        block.push(
-            St::Loop {
-                body,
-                continuing: Block::new(),
-                break_if: None,
-            },
-            self.span,
-        );
+        self.push_loop(block, body);
         if let Some(dst) = dst {
             let old = self.add(
                 block,
@@ -200,6 +192,19 @@ impl<'k> Builder<'k> {
             },
         );
         result
+    }
+
+    /// `loop { body }` at the end of `block`.
+    fn push_loop(&mut self, block: &mut Block, body: Block) {
+        self.flush(block);
+        block.push(
+            St::Loop {
+                body,
+                continuing: Block::new(),
+                break_if: None,
+            },
+            self.span,
+        );
     }
 
     /// `if condition { break }` at the end of `block`.
@@ -272,15 +277,7 @@ impl<'k> Builder<'k> {
                 value: found,
             },
         );
-        self.flush(block);
-        block.push(
-            St::Loop {
-                body,
-                continuing: Block::new(),
-                break_if: None,
-            },
-            self.span,
-        );
+        self.push_loop(block, body);
         if let Some(dst) = dst {
             let bits = self.add(
                 block,
