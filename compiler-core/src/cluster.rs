@@ -234,6 +234,7 @@ mod tests {
                 dims: vec![DimRef::Dim(0), DimRef::Dim(1)],
             }],
             dims: vec!["M".into(), "N".into()],
+            derived: Vec::new(),
             regs: Vec::new(),
             shared: Vec::new(),
             body: Vec::new(),

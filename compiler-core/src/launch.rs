@@ -11,7 +11,7 @@ use crate::cluster;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::Dim3;
 use crate::ir::Scalar;
-use crate::ir::{DimRef, Kernel, Param};
+use crate::ir::{DimRef, Kernel, Param, Size};
 use crate::ptx;
 use crate::sim::{
     self, Arg, Args, MemoryProfile, Observers, Progress, SimOptions, Tensor, Trace, TraceLimits,
@@ -503,7 +503,11 @@ impl Launch {
         let mut values: Vec<Option<(i64, String)>> = kernel
             .dims
             .iter()
-            .map(|name| self.dims.get(name).map(|v| (*v, "--dim".to_owned())))
+            .enumerate()
+            .map(|(i, name)| match kernel.is_derived(i) {
+                true => None,
+                false => self.dims.get(name).map(|v| (*v, "--dim".to_owned())),
+            })
             .collect();
         for param in &kernel.params {
             let Param::Tensor { name, dims, .. } = param else {
@@ -552,15 +556,22 @@ impl Launch {
                 }
             }
         }
+        derive_dims(kernel, &mut values)?;
         let (mut found, mut problems) = (Vec::new(), Vec::new());
-        for (name, value) in kernel.dims.iter().zip(values) {
-            let field = LaunchField::Dim(name.clone());
+        for (i, (name, value)) in kernel.dims.iter().zip(values).enumerate() {
+            let field = dim_field(kernel, i);
             match value {
                 Some((v, _)) if (0..=i64::from(i32::MAX)).contains(&v) => found.push(v as i32),
-                Some((v, _)) => problems.push(LaunchProblem::new(
-                    field,
-                    format!("dimension {name} is {v}; it must be from 0 to {}", i32::MAX),
-                )),
+                Some((v, source)) => {
+                    let what = match kernel.is_derived(i) {
+                        true => format!("the extent {name} is {v} ({source})"),
+                        false => format!("dimension {name} is {v}"),
+                    };
+                    problems.push(LaunchProblem::new(
+                        field,
+                        format!("{what}; it must be from 0 to {}", i32::MAX),
+                    ))
+                }
                 None => problems.push(
                     LaunchProblem::new(field, format!("dimension {name} has no value")).with_help(
                         format!(
@@ -576,6 +587,73 @@ impl Launch {
             Err(problems)
         }
     }
+}
+
+/// Computes the derived dimensions from the named ones in `values`, each checked against the
+/// value a data input's shape gave it, if any. One whose operands have no value yet is left
+/// unset: the named dimension's own problem says so.
+pub(crate) fn derive_dims(
+    kernel: &Kernel,
+    values: &mut [Option<(i64, String)>],
+) -> Result<(), Vec<LaunchProblem>> {
+    let given: Vec<Option<i64>> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.as_ref()
+                .filter(|_| !kernel.is_derived(i))
+                .map(|(v, _)| *v)
+        })
+        .collect();
+    for derived in &kernel.derived {
+        let name = &kernel.dims[derived.dim];
+        let field = || dim_field(kernel, derived.dim);
+        let operands = derived.size.dims();
+        if operands.iter().any(|&d| given[d].is_none()) {
+            continue;
+        }
+        let value = derived
+            .size
+            .evaluate(&mut |leaf| match leaf {
+                Size::Dim(d) => Ok(given[*d].unwrap_or(0)),
+                _ => Ok(0),
+            })
+            .map_err(|message| {
+                vec![LaunchProblem::new(
+                    field(),
+                    format!("the extent {name}: {message}"),
+                )]
+            })?;
+        let bound: Vec<String> = operands
+            .iter()
+            .map(|&d| format!("{} = {}", kernel.dims[d], given[d].unwrap_or(0)))
+            .collect();
+        match &values[derived.dim] {
+            Some((from_shape, source)) if *from_shape != value => {
+                return Err(vec![LaunchProblem::new(
+                    field(),
+                    format!(
+                        "the extent {name} is {value} ({}) but {from_shape} from {source}",
+                        bound.join(", ")
+                    ),
+                )]);
+            }
+            _ => values[derived.dim] = Some((value, bound.join(", "))),
+        }
+    }
+    Ok(())
+}
+
+/// Where a dimension's problem shows: its own field, or for a derived one the field of the
+/// first dimension it is computed from (the one to change).
+fn dim_field(kernel: &Kernel, dim: usize) -> LaunchField {
+    let shown = kernel
+        .derived
+        .iter()
+        .find(|d| d.dim == dim)
+        .and_then(|d| d.size.dims().first().copied())
+        .unwrap_or(dim);
+    LaunchField::Dim(kernel.dims[shown].clone())
 }
 
 /// The elements a fitted launch gives its new dimensions at most, all tensors together: a
@@ -595,7 +673,9 @@ impl Launch {
     pub fn fitted_to(&self, kernel: &Kernel, previous: Option<&Kernel>) -> Launch {
         let mut launch = self.clone();
         let param = |name: &str| kernel.param_index(name).map(|i| &kernel.params[i]);
-        launch.dims.retain(|name, _| kernel.dims.contains(name));
+        launch
+            .dims
+            .retain(|name, _| kernel.given_dims().any(|(_, given)| given == name));
         launch
             .scalars
             .retain(|name, _| matches!(param(name), Some(Param::Scalar { .. })));
@@ -635,8 +715,8 @@ impl Launch {
         }
         let from_data = launch.dims_from_data(kernel);
         let missing: Vec<&String> = kernel
-            .dims
-            .iter()
+            .given_dims()
+            .map(|(_, name)| name)
             .filter(|name| !launch.dims.contains_key(*name) && !from_data.contains(name))
             .collect();
         if missing.is_empty() {

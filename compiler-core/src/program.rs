@@ -14,8 +14,7 @@
 use crate::diagnostic::{Code, Diagnostic};
 use crate::hierarchy::Dim3;
 use crate::ir::{
-    CompareOp, Condition, DimRef, Kernel, LaunchArg, Module, Param, Program, Scalar, Size, SizeOp,
-    Step,
+    CompareOp, Condition, DimRef, Kernel, LaunchArg, Module, Param, Program, Scalar, Size, Step,
 };
 use crate::launch::{PreparedRun, MAX_ELEMENTS};
 use crate::sim::{self, Arg, Args, Observers, SimOptions, Stats, Tensor};
@@ -438,14 +437,27 @@ impl Walk<'_> {
                     }
                     DimRef::Dim(d) => match &dims[*d] {
                         Some((value, from)) if *value != n => {
-                            return Err(size_problem(span, format!("`{}`'s dimension {} is {value} from `{from}` and {n} from `{given}`", kernel.name, kernel.dims[*d])));
+                            return Err(size_problem(span, format!("`{}`'s dimension {} is {value} from {from} and {n} from `{given}`", kernel.name, kernel.dims[*d])));
                         }
                         Some(_) => {}
-                        None => dims[*d] = Some((n, given.clone())),
+                        None => dims[*d] = Some((n, format!("`{given}`"))),
                     },
                     DimRef::Literal(_) => {}
                 }
             }
+        }
+        crate::launch::derive_dims(kernel, &mut dims).map_err(|problems| {
+            let message = problems.into_iter().map(|p| p.message).collect::<Vec<_>>();
+            size_problem(span, format!("`{}`: {}", kernel.name, message.join("; ")))
+        })?;
+        if let Some(d) = dims.iter().position(Option::is_none) {
+            return Err(size_problem(
+                span,
+                format!(
+                    "`{}`'s dimension {} has no value: no tensor of the launch has it as an extent",
+                    kernel.name, kernel.dims[d]
+                ),
+            ));
         }
         let mut params = Vec::new();
         for (param, arg) in kernel.params.iter().zip(args) {
@@ -532,9 +544,14 @@ impl Walk<'_> {
     }
 
     fn eval(&self, size: &Size, span: Span) -> Result<i64, Diagnostic> {
-        let overflow = || size_problem(span, "a size overflows 64 bits".into());
+        size.evaluate(&mut |leaf| self.leaf(leaf, span))
+            .map_err(|message| size_problem(span, message))
+    }
+
+    /// A dimension's, scalar's, counter's or element's value this pass.
+    fn leaf(&self, size: &Size, span: Span) -> Result<i64, String> {
+        let value = |s: &Size| s.evaluate(&mut |leaf| self.leaf(leaf, span));
         Ok(match size {
-            Size::Literal(n) => *n,
             Size::Dim(i) => self.dims.get(*i).copied().unwrap_or(0),
             Size::Scalar(i) => match self.scalars.get(*i).copied().flatten() {
                 Some((Scalar::I32, bits)) => i64::from(bits as i32),
@@ -542,52 +559,17 @@ impl Walk<'_> {
                 None => 0,
             },
             Size::Counter(i) => self.counters.get(*i).copied().unwrap_or(0),
-            Size::Binary(op, a, b) => {
-                let (a, b) = (self.eval(a, span)?, self.eval(b, span)?);
-                match op {
-                    SizeOp::Add => a.checked_add(b).ok_or_else(overflow)?,
-                    SizeOp::Sub => a.checked_sub(b).ok_or_else(overflow)?,
-                    SizeOp::Mul => a.checked_mul(b).ok_or_else(overflow)?,
-                    SizeOp::Div | SizeOp::Rem if b == 0 => {
-                        return Err(size_problem(span, "a size divides by zero".into()))
-                    }
-                    SizeOp::Div => a / b,
-                    SizeOp::Rem => a % b,
-                    SizeOp::Min => a.min(b),
-                    SizeOp::Max => a.max(b),
-                }
-            }
-            Size::CeilDiv(a, b) => {
-                let (a, b) = (self.eval(a, span)?, self.eval(b, span)?);
-                if b == 0 {
-                    return Err(size_problem(span, "a size divides by zero".into()));
-                }
-                // Truncating division, then up by one where the exact quotient is positive
-                // and not whole.
-                let (q, r) = (a / b, a % b);
-                q + i64::from(r != 0 && (r > 0) == (b > 0))
-            }
-            Size::Log2(x) => {
-                let x = self.eval(x, span)?;
-                if x < 1 {
-                    return Err(size_problem(span, format!("log2 of {x}")));
-                }
-                i64::from(63 - x.leading_zeros())
-            }
             Size::Element { buffer, indices } => {
                 let Some(tensor) = self.buffers.get(*buffer) else {
                     return Ok(0);
                 };
                 let mut flat = 0usize;
                 for (index, &extent) in indices.iter().zip(&tensor.shape) {
-                    let i = self.eval(index, span)?;
+                    let i = value(index)?;
                     if i < 0 || i as usize >= extent {
-                        return Err(size_problem(
-                            span,
-                            format!(
-                                "{}[{i}] is outside its shape",
-                                self.program.buffer_name(*buffer)
-                            ),
+                        return Err(format!(
+                            "{}[{i}] is outside its shape",
+                            self.program.buffer_name(*buffer)
                         ));
                     }
                     flat = flat * extent + i as usize;
@@ -598,6 +580,7 @@ impl Walk<'_> {
                     _ => i64::from(bits),
                 }
             }
+            other => value(other)?,
         })
     }
 }

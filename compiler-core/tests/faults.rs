@@ -142,6 +142,7 @@ fn a_barrier_not_reached_by_every_thread_is_a_fault() {
         threads: 32,
         params: vec![],
         dims: vec![],
+        derived: vec![],
         regs: vec![
             RegInfo {
                 ty: Scalar::I32,

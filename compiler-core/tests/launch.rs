@@ -405,3 +405,78 @@ error[E0515]: dimension K has no value
         "{text}"
     );
 }
+
+/// `Y: tensor<f32>[N - K + 1]`: the launch computes the extent from N and K, the form shows
+/// only N and K, and a problem with the extent shows at the dimension it comes from.
+const CONV: &str = "@launch(64)\nkernel conv(X: tensor<f32>[N], W: tensor<f32>[K], Y: tensor<f32>[N - K + 1]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N - K + 1 {\n    var acc = 0.0\n    for k in range(K) {\n      acc += X[i + k] * W[k]\n    }\n    Y[i] = acc\n  }\n}\n";
+
+#[test]
+fn a_derived_extent_is_computed_by_the_launch() {
+    let compilation = compiled(CONV);
+    let k = kernel(&compilation);
+    assert_eq!(k.dims, ["N", "K", "N - K + 1"]);
+    assert_eq!(
+        k.given_dims().map(|(_, n)| n.as_str()).collect::<Vec<_>>(),
+        ["N", "K"]
+    );
+    assert_eq!(k.dim_symbol(2), "N_sub_K_add_1_2");
+    let launch = Launch {
+        dims: [("N".to_owned(), 10), ("K".to_owned(), 3)].into(),
+        inputs: [("X".to_owned(), Input::Iota), ("W".to_owned(), Input::Ones)].into(),
+        ..Launch::default()
+    };
+    let output = compilation
+        .run(&launch)
+        .unwrap_or_else(|d| panic!("{}", render_all(&d, CONV, "conv.tsr")));
+    assert_eq!(output.args.dims, [10, 3, 8]);
+    let compiler_core::sim::Arg::Tensor(y) = &output.args.params[2] else {
+        panic!("Y is a tensor")
+    };
+    assert_eq!(y.shape, [8]);
+    let sums: Vec<f32> = y.bits.iter().map(|b| f32::from_bits(*b)).collect();
+    assert_eq!(sums, [3.0, 6.0, 9.0, 12.0, 15.0, 18.0, 21.0, 24.0]);
+    // A fitted launch gives values to N and K only; a value for the derived one is dropped.
+    let mut stale = launch.clone();
+    stale.dims.insert("N - K + 1".into(), 99);
+    let fitted = stale.fitted_to(k, None);
+    assert_eq!(fitted.dims, launch.dims);
+}
+
+#[test]
+fn a_derived_extent_that_is_negative_or_disagrees_with_data_is_a_problem_at_its_dimension() {
+    let compilation = compiled(CONV);
+    let k = kernel(&compilation);
+    let negative = Launch {
+        dims: [("N".to_owned(), 2), ("K".to_owned(), 5)].into(),
+        ..Launch::default()
+    };
+    let problems = negative.problems(k, RunLimits::PAGE);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert_eq!(problems[0].field, LaunchField::Dim("N".into()));
+    assert_eq!(
+        problems[0].message,
+        format!(
+            "the extent N - K + 1 is -2 (N = 2, K = 5); it must be from 0 to {}",
+            i32::MAX
+        )
+    );
+    let disagrees = Launch {
+        dims: [("N".to_owned(), 10), ("K".to_owned(), 3)].into(),
+        inputs: [(
+            "Y".to_owned(),
+            Input::Data {
+                shape: vec![7],
+                values: vec![0.0; 7],
+            },
+        )]
+        .into(),
+        ..Launch::default()
+    };
+    let problems = disagrees.problems(k, RunLimits::PAGE);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert_eq!(problems[0].field, LaunchField::Dim("N".into()));
+    assert_eq!(
+        problems[0].message,
+        "the extent N - K + 1 is 8 (N = 10, K = 3) but 7 from the shape of `Y`"
+    );
+}

@@ -248,8 +248,8 @@ impl KernelChecker {
                 dims: tensor_dims, ..
             } = &param.ty
             {
-                for dim in tensor_dims {
-                    let Dim::Name(name) = dim else { continue };
+                for name in tensor_dims.iter().flat_map(dimension_names) {
+                    let name = &name;
                     if dims.contains(&name.name) {
                         self.record(name, Type::I32, NameKind::Dim, Uniformity::Uniform);
                         continue;
@@ -348,6 +348,11 @@ impl KernelChecker {
                             names.push(name.name.clone());
                             extents.push(None);
                         }
+                        Dim::Expr(e) => {
+                            self.extent_expression(e);
+                            names.push(dim.text());
+                            extents.push(None);
+                        }
                     }
                 }
                 match element_type {
@@ -362,4 +367,68 @@ impl KernelChecker {
             TypeExpr::Error(_) => Type::Error,
         }
     }
+}
+
+impl KernelChecker {
+    /// A derived extent: integer literals and dimensions joined by + - * / %, `ceil(a / b)`,
+    /// `log2(x)`, `min` and `max`, as a program's sizes are (E0127).
+    fn extent_expression(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Name(_) => {}
+            ExprKind::Unary(UnaryOp::Neg, x) => self.extent_expression(x),
+            ExprKind::Binary(
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem,
+                l,
+                r,
+            ) => {
+                self.extent_expression(l);
+                self.extent_expression(r);
+            }
+            ExprKind::Call { callee, args }
+                if matches!(
+                    (callee.name.as_str(), args.len()),
+                    ("ceil" | "log2", 1) | ("min" | "max", 2)
+                ) =>
+            {
+                for arg in args {
+                    self.extent_expression(arg);
+                }
+            }
+            _ => self.error(
+                Diagnostic::error(
+                    Code::E0127,
+                    e.span,
+                    "a tensor's extent is a number, a dimension, or an integer expression of them",
+                )
+                .with_label("not such an expression")
+                .with_help("use + - * / %, ceil(a / b), log2(x), min and max: e.g. tensor<f32>[N / 2] or [L - K + 1]"),
+            ),
+        }
+    }
+}
+
+/// The dimension names an extent names: itself, or those in its expression.
+fn dimension_names(dim: &Dim) -> Vec<Ident> {
+    fn walk(e: &Expr, found: &mut Vec<Ident>) {
+        match &e.kind {
+            ExprKind::Name(name) => found.push(Ident {
+                name: name.clone(),
+                span: e.span,
+            }),
+            ExprKind::Unary(_, x) => walk(x, found),
+            ExprKind::Binary(_, l, r) => {
+                walk(l, found);
+                walk(r, found);
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| walk(a, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    match dim {
+        Dim::Literal(..) => {}
+        Dim::Name(name) => found.push(name.clone()),
+        Dim::Expr(e) => walk(e, &mut found),
+    }
+    found
 }

@@ -93,6 +93,7 @@ codes! {
         E0124 => "a tensor has rank 1 to 3 and an element type f32, i32, u32 or f16",
         E0125 => "@cluster's dimension is on one axis of each tensor",
         E0126 => "under @cluster, a kernel writes only tensors the cluster slices",
+        E0127 => "a tensor's extent is a number, a dimension, or an integer expression of them",
         // Programs.
         E0130 => "a program's body holds temporaries, launches, loops and swaps; a temporary is made at the top, and a while loop has a limit",
         E0131 => "a launch names a kernel of the file, gives each of its parameters an argument of its kind, and a grid",

@@ -69,6 +69,7 @@ pub(super) struct Lowering {
     /// The tiles the source reads or writes by element (`t[i, j]`), which padding may help.
     pub(super) indexed_tiles: Vec<bool>,
     dims: Vec<String>,
+    derived: Vec<DerivedDim>,
     regs: Vec<RegInfo>,
     scopes: Vec<HashMap<String, Binding>>,
     blocks: Vec<Block>,
@@ -111,6 +112,7 @@ impl Lowering {
             shared: Vec::new(),
             indexed_tiles: Vec::new(),
             dims: Vec::new(),
+            derived: Vec::new(),
             regs: Vec::new(),
             scopes: vec![HashMap::new()],
             blocks: vec![Vec::new()],
@@ -128,6 +130,7 @@ impl Lowering {
                         .map(|dim| match dim {
                             ast::Dim::Literal(n, _) => DimRef::Literal(n.unwrap_or(1) as u32),
                             ast::Dim::Name(name) => DimRef::Dim(lowering.dim(&name.name)),
+                            ast::Dim::Expr(e) => DimRef::Dim(lowering.derived_dim(dim.text(), e)),
                         })
                         .collect();
                     let element = Scalar::from_name(&element.name).unwrap_or(Scalar::F32);
@@ -163,6 +166,23 @@ impl Lowering {
         index
     }
 
+    /// A derived extent's dimension: one per distinct text, computed from the named ones.
+    fn derived_dim(&mut self, text: String, e: &ast::Expr) -> usize {
+        if let Some(index) = self.dims.iter().position(|d| *d == text) {
+            return index;
+        }
+        let size = Size::from_expr(e, &mut |leaf| match &leaf.kind {
+            ast::ExprKind::Name(name) => Size::Dim(self.dim(name)),
+            _ => Size::Literal(0),
+        });
+        self.dims.push(text);
+        self.derived.push(DerivedDim {
+            dim: self.dims.len() - 1,
+            size,
+        });
+        self.dims.len() - 1
+    }
+
     pub(super) fn check_f16(&mut self, ty: Scalar, span: Span) {
         if ty == Scalar::F16 {
             self.not_yet(span, "f16 values");
@@ -193,6 +213,7 @@ impl Lowering {
             threads: self.threads,
             params: self.params,
             dims: self.dims,
+            derived: self.derived,
             regs: self.regs,
             shared: self.shared,
             body: self.blocks.into_iter().next().unwrap_or_default(),

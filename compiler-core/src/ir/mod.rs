@@ -11,12 +11,14 @@ mod expressions;
 mod lower;
 mod print;
 mod program;
+mod size;
 mod tiles;
 mod types;
 
 pub use lower::lower;
 pub use print::print;
-pub use program::{lower_program, Condition, LaunchArg, Program, Size, SizeOp, Step, Temporary};
+pub use program::{lower_program, Condition, LaunchArg, Program, Step, Temporary};
+pub use size::{Size, SizeOp};
 pub use types::{Axis, CtxField, Scalar};
 
 use crate::span::Span;
@@ -33,8 +35,11 @@ pub struct Kernel {
     pub name: String,
     pub threads: u32,
     pub params: Vec<Param>,
-    /// Dimension names, bound at launch from the tensors' shapes.
+    /// Dimension names, bound at launch from the tensors' shapes; a derived one's name is its
+    /// text (`N / 2`).
     pub dims: Vec<String>,
+    /// The dimensions a launch computes from the others (`Y: tensor<f32>[N / 2]`).
+    pub derived: Vec<DerivedDim>,
     /// The type of each register, and the source name it holds, if any.
     pub regs: Vec<RegInfo>,
     /// The CTA's shared-memory arrays: one per tile value.
@@ -43,6 +48,51 @@ pub struct Kernel {
     pub span: Span,
     /// `@cluster(dim: size)`: super-tiles over one dimension (see [`crate::cluster`]).
     pub cluster: Option<Cluster>,
+}
+
+/// A dimension computed from others when the kernel is launched: `Kernel::dims[dim]` is its
+/// text, and `size` reads only dimensions that are not derived.
+#[derive(Clone, Debug, Serialize)]
+pub struct DerivedDim {
+    pub dim: usize,
+    pub size: Size,
+}
+
+impl Kernel {
+    /// Whether dimension `dim` is computed from others rather than given.
+    pub fn is_derived(&self, dim: usize) -> bool {
+        self.derived.iter().any(|d| d.dim == dim)
+    }
+
+    /// The dimensions a launch gives (not derived), with their indices.
+    pub fn given_dims(&self) -> impl Iterator<Item = (usize, &String)> {
+        self.dims
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.is_derived(*i))
+    }
+
+    /// Dimension `dim`'s name in generated code: its own, or a derived one's text made an
+    /// identifier with its index (`N / 2`, dimension 1, is `N_div_2_1`).
+    pub fn dim_symbol(&self, dim: usize) -> String {
+        let name = self.dims.get(dim).map_or("", String::as_str);
+        if !self.is_derived(dim) {
+            return name.to_owned();
+        }
+        let mut symbol = String::new();
+        for c in name.chars().filter(|c| !c.is_whitespace()) {
+            match c {
+                '+' => symbol.push_str("_add_"),
+                '-' => symbol.push_str("_sub_"),
+                '*' => symbol.push_str("_mul_"),
+                '/' => symbol.push_str("_div_"),
+                '%' => symbol.push_str("_rem_"),
+                c if c.is_ascii_alphanumeric() || c == '_' => symbol.push(c),
+                _ => symbol.push('_'),
+            }
+        }
+        format!("{}_{dim}", symbol.trim_matches('_'))
+    }
 }
 
 /// `@cluster(dim: size)` of a kernel.

@@ -32,40 +32,6 @@ pub struct Temporary {
     pub span: Span,
 }
 
-/// An integer the program computes when it runs (64-bit, exact).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub enum Size {
-    Literal(i64),
-    /// The value of `signature.dims[i]`.
-    Dim(usize),
-    /// The integer scalar parameter `signature.params[i]`.
-    Scalar(usize),
-    /// A loop counter's value this pass.
-    Counter(usize),
-    Binary(SizeOp, Box<Size>, Box<Size>),
-    /// `ceil(a / b)`.
-    CeilDiv(Box<Size>, Box<Size>),
-    /// `log2(x)`: the largest `k` with `2^k <= x`.
-    Log2(Box<Size>),
-    /// An element a launch left in a buffer (a `while` condition's).
-    Element {
-        buffer: usize,
-        indices: Vec<Size>,
-    },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum SizeOp {
-    Add,
-    Sub,
-    Mul,
-    /// Truncating toward zero, as the language's integers do.
-    Div,
-    Rem,
-    Min,
-    Max,
-}
-
 /// A `while` condition: comparisons joined by `&&` and `||`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Condition {
@@ -356,42 +322,11 @@ impl ProgramLowering<'_> {
     }
 
     fn size(&self, e: &ast::Expr) -> Size {
-        let boxed = |s: Size| Box::new(s);
-        match &e.kind {
-            ExprKind::Int(n) => Size::Literal(n.unwrap_or(0) as i64),
+        Size::from_expr(e, &mut |leaf| match &leaf.kind {
             ExprKind::Name(name) => match self.lookup(name) {
                 Some(Name::Dim(i)) => Size::Dim(i),
                 Some(Name::Scalar(i)) => Size::Scalar(i),
                 Some(Name::Counter(i)) => Size::Counter(i),
-                _ => Size::Literal(0),
-            },
-            ExprKind::Unary(ast::UnaryOp::Neg, x) => {
-                Size::Binary(SizeOp::Sub, boxed(Size::Literal(0)), boxed(self.size(x)))
-            }
-            ExprKind::Binary(op, l, r) => {
-                let op = match op {
-                    ast::BinaryOp::Add => SizeOp::Add,
-                    ast::BinaryOp::Sub => SizeOp::Sub,
-                    ast::BinaryOp::Mul => SizeOp::Mul,
-                    ast::BinaryOp::Div => SizeOp::Div,
-                    _ => SizeOp::Rem,
-                };
-                Size::Binary(op, boxed(self.size(l)), boxed(self.size(r)))
-            }
-            ExprKind::Call { callee, args } => match (callee.name.as_str(), args.as_slice()) {
-                ("ceil", [arg]) => match &arg.kind {
-                    ExprKind::Binary(ast::BinaryOp::Div, a, b) => {
-                        Size::CeilDiv(boxed(self.size(a)), boxed(self.size(b)))
-                    }
-                    _ => self.size(arg),
-                },
-                ("log2", [arg]) => Size::Log2(boxed(self.size(arg))),
-                ("min", [a, b]) => {
-                    Size::Binary(SizeOp::Min, boxed(self.size(a)), boxed(self.size(b)))
-                }
-                ("max", [a, b]) => {
-                    Size::Binary(SizeOp::Max, boxed(self.size(a)), boxed(self.size(b)))
-                }
                 _ => Size::Literal(0),
             },
             ExprKind::Index { base, indices } => {
@@ -412,6 +347,6 @@ impl ProgramLowering<'_> {
                 Size::Element { buffer, indices }
             }
             _ => Size::Literal(0),
-        }
+        })
     }
 }

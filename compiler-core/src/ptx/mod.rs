@@ -100,7 +100,7 @@ impl EntryParam {
             EntryParam::Tensor { param } | EntryParam::Scalar { param, .. } => {
                 format!("{name}_param_{}", kernel.params[param].name())
             }
-            EntryParam::Dim { dim } => format!("{name}_dim_{}", kernel.dims[dim]),
+            EntryParam::Dim { dim } => format!("{name}_dim_{}", kernel.dim_symbol(dim)),
             EntryParam::LoopGuard => format!("{name}_loop_guard"),
         }
     }
@@ -405,8 +405,9 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        for dim in self.kernel.dims.clone() {
+        for dim in 0..self.kernel.dims.len() {
             let r = self.temp(Kind::B32);
+            let dim = self.kernel.dim_symbol(dim);
             self.line(format!("ld.param.u32 {r}, [{name}_dim_{dim}];"), None);
             self.dims.push(r);
         }

@@ -387,6 +387,7 @@ mod tests {
             threads: 32,
             params: Vec::new(),
             dims: Vec::new(),
+            derived: Vec::new(),
             regs: Vec::new(),
             shared: Vec::new(),
             body: Vec::new(),

@@ -143,11 +143,66 @@ impl TypeExpr {
     }
 }
 
-/// One extent of a tensor type: a literal or a dimension name bound at launch.
+/// One extent of a tensor type: a literal, a dimension name bound at launch, or an integer
+/// expression of dimensions (`N / 2`, `L - K + 1`) the launch computes.
 #[derive(Clone, Debug, Serialize)]
 pub enum Dim {
     Literal(Option<u64>, Span),
     Name(Ident),
+    Expr(Expr),
+}
+
+impl Dim {
+    pub fn span(&self) -> Span {
+        match self {
+            Dim::Literal(_, span) => *span,
+            Dim::Name(name) => name.span,
+            Dim::Expr(e) => e.span,
+        }
+    }
+
+    /// The extent as written, spaced one way (`N / 2`, `ceil(N / 4)`): a derived
+    /// dimension's name in types, messages and the IR.
+    pub fn text(&self) -> String {
+        match self {
+            Dim::Literal(n, _) => n.map_or("?".into(), |n| n.to_string()),
+            Dim::Name(name) => name.name.clone(),
+            Dim::Expr(e) => extent_text(e, 0),
+        }
+    }
+}
+
+/// `e` printed with the parentheses its operators need below a parent binding `outer` tightly.
+fn extent_text(e: &Expr, outer: u8) -> String {
+    let precedence = |op: &BinaryOp| match op {
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 2,
+        _ => 1,
+    };
+    match &e.kind {
+        ExprKind::Int(n) => n.map_or("?".into(), |n| n.to_string()),
+        ExprKind::Name(name) => name.clone(),
+        ExprKind::Unary(UnaryOp::Neg, x) => format!("-{}", extent_text(x, 3)),
+        ExprKind::Binary(op, l, r) => {
+            let p = precedence(op);
+            // Left-associative: a right operand of the same precedence keeps its parentheses.
+            let text = format!(
+                "{} {} {}",
+                extent_text(l, p),
+                op.symbol(),
+                extent_text(r, p + 1)
+            );
+            if p < outer {
+                format!("({text})")
+            } else {
+                text
+            }
+        }
+        ExprKind::Call { callee, args } => {
+            let args: Vec<String> = args.iter().map(|a| extent_text(a, 0)).collect();
+            format!("{}({})", callee.name, args.join(", "))
+        }
+        _ => "?".into(),
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -358,15 +358,22 @@ where
     })
 }
 
-fn type_parser<'t, I, E>() -> impl Parser<'t, I, TypeExpr, E> + Clone
+/// A type; a tensor's extents parse as expressions (`N / 2`), and the checker holds those to
+/// integers of dimensions.
+fn type_parser<'t, I, E>(
+    expr: impl Parser<'t, I, Expr, E> + Clone + 't,
+) -> impl Parser<'t, I, TypeExpr, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
     E: Extra<'t, I>,
 {
-    let dim = select! { Token::Int(value) => value }
-        .map_with(|value, e| Dim::Literal(value, span_of(e)))
-        .or(ident().map(Dim::Name))
-        .labelled("a dimension (a number or a name)");
+    let dim = expr
+        .map(|e: Expr| match e.kind {
+            ExprKind::Int(value) => Dim::Literal(value, e.span),
+            ExprKind::Name(name) => Dim::Name(Ident { name, span: e.span }),
+            _ => Dim::Expr(e),
+        })
+        .labelled("a dimension (a number, a name or an expression of them)");
     let tensor = just(Token::Tensor)
         .ignore_then(ident().delimited_by(op("<"), op(">")))
         .then(
@@ -418,7 +425,7 @@ where
             .to(false)
             .or(just(Token::Var).to(true))
             .then(binding())
-            .then(punct(':').ignore_then(type_parser()).or_not())
+            .then(punct(':').ignore_then(type_parser(expr.clone())).or_not())
             .then_ignore(op("="))
             .then(expr.clone())
             .map(|(((mutable, name), ty), value)| StmtKind::Let {
@@ -558,7 +565,7 @@ where
     let attribute_arg = ident()
         .then_ignore(punct(':'))
         .or_not()
-        .then(expr)
+        .then(expr.clone())
         .map(|(key, value)| AttributeArg { key, value });
     let attribute = op("@")
         .ignore_then(ident())
@@ -578,7 +585,7 @@ where
         .then_ignore(separator().repeated());
     let param = binding()
         .then_ignore(punct(':'))
-        .then(type_parser())
+        .then(type_parser(expr))
         .map_with(|(name, ty), e| Param {
             name,
             ty,

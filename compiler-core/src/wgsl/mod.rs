@@ -345,10 +345,10 @@ impl<'k> Builder<'k> {
         let mut members = Vec::new();
         let i32_t = scalar_type(&mut module, naga::Scalar::I32);
         let mut dim_members = Vec::new();
-        for dim in &kernel.dims {
+        for dim in 0..kernel.dims.len() {
             dim_members.push(members.len() as u32);
             members.push(StructMember {
-                name: Some(dim.clone()),
+                name: Some(kernel.dim_symbol(dim)),
                 ty: i32_t,
                 binding: None,
                 offset: 4 * members.len() as u32,
