@@ -544,13 +544,13 @@ impl Walk<'_> {
     }
 
     fn eval(&self, size: &Size, span: Span) -> Result<i64, Diagnostic> {
-        size.evaluate(&mut |leaf| self.leaf(leaf, span))
+        size.evaluate(&mut |leaf| self.leaf(leaf))
             .map_err(|message| size_problem(span, message))
     }
 
     /// A dimension's, scalar's, counter's or element's value this pass.
-    fn leaf(&self, size: &Size, span: Span) -> Result<i64, String> {
-        let value = |s: &Size| s.evaluate(&mut |leaf| self.leaf(leaf, span));
+    fn leaf(&self, size: &Size) -> Result<i64, String> {
+        let value = |s: &Size| s.evaluate(&mut |leaf| self.leaf(leaf));
         Ok(match size {
             Size::Dim(i) => self.dims.get(*i).copied().unwrap_or(0),
             Size::Scalar(i) => match self.scalars.get(*i).copied().flatten() {
