@@ -252,10 +252,10 @@ pub fn LaunchPanel(
             }
             .into_any();
         };
+        // A derived extent (`N / 2`) is computed by the launch: only named dimensions are set.
         let dim_fields = kernel
-            .dims
-            .iter()
-            .map(|name| {
+            .given_dims()
+            .map(|(_, name)| {
                 let (get, put) = (name.clone(), name.clone());
                 number_field(
                     name.clone(),
