@@ -4,8 +4,8 @@
 //!
 //! Invariant: every `.tsr` in `examples/` is listed here once, with a launch
 //! (`tests/examples.rs` checks both ways), and the menu shows them in this order. Programs
-//! (several launches) are in `examples/programs/`, listed by [`programs`]; the playground's
-//! menu does not show them yet.
+//! (several launches) are in `examples/programs/`, listed by [`programs`], in the playground's
+//! menu after the kernels.
 
 use crate::launch::Launch;
 use serde::Deserialize;
@@ -131,7 +131,7 @@ pub fn programs() -> Vec<Example> {
     catalogue(PROGRAMS, launches)
 }
 
-/// The example called `name`.
+/// The example called `name`: a kernel's, or a program's.
 pub fn find(name: &str) -> Option<Example> {
-    all().into_iter().find(|e| e.name == name)
+    all().into_iter().chain(programs()).find(|e| e.name == name)
 }

@@ -157,6 +157,44 @@ impl Compilation {
             .unwrap_or_default()
     }
 
+    /// What a launch may name: the programs, then the kernels (none while the source has
+    /// errors).
+    pub fn runnable_names(&self) -> Vec<String> {
+        self.ir()
+            .map(|m| {
+                let programs = m.programs.iter().map(|p| p.name.clone());
+                programs
+                    .chain(m.kernels.iter().map(|k| k.name.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The parameters a launch of `name` binds, as a kernel: the kernel's own, or a program's
+    /// signature ([`Compilation::runs_a_program`]).
+    pub fn signature(&self, name: Option<&str>) -> Result<&ir::Kernel, Vec<Diagnostic>> {
+        if self.runs_a_program(name) {
+            return self.program(name).map(|p| &p.signature);
+        }
+        self.kernel(name)
+    }
+
+    /// The tensor parameters a launch of `name` may change (indices into its signature's).
+    pub fn written_tensors(&self, name: Option<&str>) -> Vec<usize> {
+        let Ok(module) = self.ir() else {
+            return Vec::new();
+        };
+        if self.runs_a_program(name) {
+            return self
+                .program(name)
+                .map(|p| p.written_params(&module.kernels))
+                .unwrap_or_default();
+        }
+        self.kernel(name)
+            .map(ir::Kernel::written_tensors)
+            .unwrap_or_default()
+    }
+
     /// PTX for the kernel `name` (the only kernel when `None`), or why the target cannot run
     /// it; for a program's name, one module with an entry for each kernel it launches.
     pub fn ptx(&self, name: Option<&str>, arch: ptx::Arch) -> Result<ptx::Ptx, Vec<Diagnostic>> {

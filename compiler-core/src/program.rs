@@ -17,8 +17,13 @@ use crate::ir::{
     CompareOp, Condition, DimRef, Kernel, LaunchArg, Module, Param, Program, Scalar, Size, Step,
 };
 use crate::launch::{PreparedRun, MAX_ELEMENTS};
-use crate::sim::{self, Arg, Args, Observers, SimOptions, Stats, Tensor};
+use crate::sim::{
+    self, Arg, Args, MemoryProfile, Observers, SimOptions, Stats, Tensor, Trace, TraceLimits,
+};
 use crate::span::Span;
+use serde::{Deserialize, Serialize};
+use std::future::Future;
+use std::task::{Context, Poll};
 
 /// A program with its launch bound: the inputs built, its dimensions known.
 pub struct PreparedProgram<'m> {
@@ -38,7 +43,7 @@ pub struct PreparedProgram<'m> {
 pub const MAX_LAUNCHES: usize = 1 << 20;
 
 /// One launch a program made.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LaunchRecord {
     pub kernel: String,
     pub grid: Dim3,
@@ -113,14 +118,74 @@ impl<'m> PreparedProgram<'m> {
     /// Runs the program on the simulator. A run on several threads that stops at a race
     /// (E0516) runs again on one, as a kernel's does, so the report never depends on them.
     pub fn simulate(&self) -> Result<ProgramOutput, Diagnostic> {
-        let run = |options: SimOptions| {
-            self.execute(|kernel, args, _| {
+        let (result, ()) = self.in_grid_order_on_a_race(|options| {
+            let result = self.execute(|kernel, args, _| {
                 sim::run_with(kernel, args, options, Observers::default())
                     .map_err(|fault| fault.to_diagnostic())
-            })
-        };
+            });
+            (result, ())
+        });
+        result.map_err(|error| self.explain(error))
+    }
+
+    /// [`simulate`](Self::simulate), also counting every memory request of every launch
+    /// (`sim::profile`'s rules): an access in the source that several launches make counts
+    /// them all. The counts go up to a fault, if one ends the run.
+    pub fn simulate_profiled(&self) -> (Result<ProgramOutput, Diagnostic>, MemoryProfile) {
+        let (result, profile) = self.in_grid_order_on_a_race(|options| {
+            let mut profile = MemoryProfile::default();
+            let result = self.execute(|kernel, args, _| {
+                let (result, counted) =
+                    sim::run_profiled(kernel, args, options, Observers::default());
+                profile.merge(counted);
+                result.map_err(|fault| fault.to_diagnostic())
+            });
+            (result, profile)
+        });
+        (result.map_err(|error| self.explain(error)), profile)
+    }
+
+    /// [`simulate`](Self::simulate), also tracing CTA `block` of the program's launch number
+    /// `launch` (from 0, in the order the run makes them) within `limits`: the launch and its
+    /// trace, or `None` when the run ends before that launch.
+    pub fn simulate_traced(
+        &self,
+        launch: usize,
+        block: Dim3,
+        limits: TraceLimits,
+    ) -> (
+        Result<ProgramOutput, Diagnostic>,
+        Option<(LaunchRecord, Trace)>,
+    ) {
+        let (result, traced) = self.in_grid_order_on_a_race(|options| {
+            let mut made = 0;
+            let mut traced = None;
+            let result = self.execute(|kernel, args, record| {
+                let result = if made == launch {
+                    let (result, trace) =
+                        sim::run_traced(kernel, args, options, Observers::default(), block, limits);
+                    traced = Some((record.clone(), trace));
+                    result
+                } else {
+                    sim::run_with(kernel, args, options, Observers::default())
+                };
+                made += 1;
+                result.map_err(|fault| fault.to_diagnostic())
+            });
+            (result, traced)
+        });
+        (result.map_err(|error| self.explain(error)), traced)
+    }
+
+    /// `run` with the launch's options; and when several threads ran the CTAs and a launch
+    /// stopped at a race on a tensor (E0516), once more on one thread, as
+    /// [`PreparedRun`]'s runs do.
+    fn in_grid_order_on_a_race<T>(
+        &self,
+        run: impl Fn(SimOptions) -> (Result<ProgramOutput, ProgramError<Diagnostic>>, T),
+    ) -> (Result<ProgramOutput, ProgramError<Diagnostic>>, T) {
         let first = run(self.run.options);
-        let result = match &first {
+        match &first.0 {
             Err(ProgramError::Launch(failure))
                 if failure.0.code == Code::E0516 && self.run.options.threads > 1 =>
             {
@@ -130,8 +195,7 @@ impl<'m> PreparedProgram<'m> {
                 })
             }
             _ => first,
-        };
-        result.map_err(|error| self.explain(error))
+        }
     }
 
     /// The WGSL a GPU runs one of the program's kernels with, its loops guarded by the run's
@@ -184,6 +248,32 @@ impl<'m> PreparedProgram<'m> {
         &self,
         mut launch_one: impl FnMut(&Kernel, &mut Args, &LaunchRecord) -> Result<Stats, E>,
     ) -> Result<ProgramOutput, ProgramError<E>> {
+        let walk = self.execute_async(|kernel, mut args, record| {
+            let result = launch_one(kernel, &mut args, &record);
+            std::future::ready((args, result))
+        });
+        // Every launch above is done when it returns: the walk never waits.
+        let mut walk = std::pin::pin!(walk);
+        match walk
+            .as_mut()
+            .poll(&mut Context::from_waker(std::task::Waker::noop()))
+        {
+            Poll::Ready(output) => output,
+            Poll::Pending => unreachable!("a synchronous launch never waits"),
+        }
+    }
+
+    /// [`execute`](Self::execute) for a runner whose launches finish later (WebGPU in the
+    /// browser): `launch_one` takes a launch's arguments and gives them back, as the launch
+    /// left them, when it is done.
+    pub async fn execute_async<E, F, Done>(
+        &self,
+        mut launch_one: F,
+    ) -> Result<ProgramOutput, ProgramError<E>>
+    where
+        F: FnMut(&'m Kernel, Args, LaunchRecord) -> Done,
+        Done: Future<Output = (Args, Result<Stats, E>)>,
+    {
         let signature = &self.program.signature;
         let args = &self.run.args;
         let mut tensors: Vec<Option<Tensor>> = args
@@ -251,7 +341,7 @@ impl<'m> PreparedProgram<'m> {
         }
         walk.buffers.slot = (0..tensors.len()).collect();
         walk.buffers.tensors = tensors;
-        walk.steps(&self.program.body, &mut launch_one)?;
+        walk.steps(&self.program.body, &mut launch_one).await?;
         let mut params = args.params.clone();
         for (i, param) in params.iter_mut().enumerate() {
             if let Arg::Tensor(t) = param {
@@ -278,12 +368,16 @@ fn size_problem(span: Span, message: String) -> Diagnostic {
         .with_label("evaluated with this run's dimensions and scalars")
 }
 
-impl Walk<'_> {
-    fn steps<E>(
+impl<'m> Walk<'m> {
+    async fn steps<E, F, Done>(
         &mut self,
         steps: &[Step],
-        launch_one: &mut impl FnMut(&Kernel, &mut Args, &LaunchRecord) -> Result<Stats, E>,
-    ) -> Result<(), ProgramError<E>> {
+        launch_one: &mut F,
+    ) -> Result<(), ProgramError<E>>
+    where
+        F: FnMut(&'m Kernel, Args, LaunchRecord) -> Done,
+        Done: Future<Output = (Args, Result<Stats, E>)>,
+    {
         for step in steps {
             match step {
                 Step::Launch {
@@ -291,7 +385,7 @@ impl Walk<'_> {
                     args,
                     grid,
                     span,
-                } => self.launch(*kernel, args, grid, *span, launch_one)?,
+                } => self.launch(*kernel, args, grid, *span, launch_one).await?,
                 Step::For {
                     counter,
                     start,
@@ -315,7 +409,7 @@ impl Walk<'_> {
                     while (by > 0 && i < end) || (by < 0 && i > end) {
                         self.count_work(*span).map_err(ProgramError::Program)?;
                         self.counters[*counter] = i;
-                        self.steps(body, launch_one)?;
+                        Box::pin(self.steps(body, launch_one)).await?;
                         i += by;
                     }
                 }
@@ -343,7 +437,7 @@ impl Walk<'_> {
                             ));
                         }
                         self.count_work(*span).map_err(ProgramError::Program)?;
-                        self.steps(body, launch_one)?;
+                        Box::pin(self.steps(body, launch_one)).await?;
                         passes += 1;
                     }
                 }
@@ -353,14 +447,18 @@ impl Walk<'_> {
         Ok(())
     }
 
-    fn launch<E>(
+    async fn launch<E, F, Done>(
         &mut self,
         index: usize,
         args: &[LaunchArg],
         grid: &[Size; 3],
         span: Span,
-        launch_one: &mut impl FnMut(&Kernel, &mut Args, &LaunchRecord) -> Result<Stats, E>,
-    ) -> Result<(), ProgramError<E>> {
+        launch_one: &mut F,
+    ) -> Result<(), ProgramError<E>>
+    where
+        F: FnMut(&'m Kernel, Args, LaunchRecord) -> Done,
+        Done: Future<Output = (Args, Result<Stats, E>)>,
+    {
         let module = self.module;
         let Some(kernel) = module.kernels.get(index) else {
             return Ok(());
@@ -385,10 +483,10 @@ impl Walk<'_> {
             grid: Dim3::new(axes[0], axes[1], axes[2]),
             span,
         };
-        let mut bound = self
+        let bound = self
             .bind(kernel, args, record.grid, span)
             .map_err(ProgramError::Program)?;
-        let result = launch_one(kernel, &mut bound, &record);
+        let (bound, result) = launch_one(kernel, bound, record.clone()).await;
         // The tensors go back to their names, whatever the launch did.
         for (param, arg) in bound.params.into_iter().zip(args) {
             if let (Arg::Tensor(tensor), LaunchArg::Buffer(b)) = (param, arg) {

@@ -67,12 +67,19 @@ pub struct Session {
     pub stepping: Option<Stepping>,
 }
 
-/// The stepper's position: the CTA traced, the warp shown and the step (from 0).
+/// The stepper's position: the CTA traced, the warp shown and the step (from 0); for a
+/// program, the launch traced (from 0, in the order the run makes them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stepping {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub launch: u32,
     pub block: Dim3,
     pub warp: u32,
     pub step: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for Session {
@@ -211,6 +218,7 @@ mod tests {
         session.arch = Arch::Sm90;
         session.warp_mode = Some(WarpMode::Emulated);
         session.stepping = Some(Stepping {
+            launch: 3,
             block: Dim3::new(2, 0, 0),
             warp: 1,
             step: 17,
@@ -256,6 +264,7 @@ mod tests {
         assert_eq!((opened.tab, opened.stepping), (Tab::Run, None));
         assert!(Session::from_link("v2j.not*base64").is_err());
         let stepping = Stepping {
+            launch: 0,
             block: Dim3::new(0, 0, 0),
             warp: 3,
             step: 0,

@@ -35,6 +35,7 @@ pub fn stepping(text: &str, grid: Dim3) -> Result<Stepping, String> {
         (cta / (gx * gy)) as u32,
     );
     Ok(Stepping {
+        launch: 0,
         block,
         warp,
         step: 0,

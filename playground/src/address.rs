@@ -62,6 +62,7 @@ fn example_in(search: &str) -> Option<String> {
 pub fn example_of(source: &str) -> Option<&'static str> {
     compiler_core::examples::all()
         .into_iter()
+        .chain(compiler_core::examples::programs())
         .find(|e| e.source == source)
         .map(|e| e.name)
 }

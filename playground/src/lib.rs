@@ -24,7 +24,6 @@ pub mod outputs;
 pub mod puzzle;
 pub mod run;
 
-use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
 use compiler_core::share::{Session, Stepping, Tab};
@@ -54,22 +53,23 @@ fn compile(source: &str) -> Rc<Compilation> {
     Rc::new(compiler_core::compile(source))
 }
 
-/// The kernel `launch` runs in `compilation` (the one it names, else the first), and the
-/// launch fitted to it (`previous` is the kernel the launch was made for); `None` while the
-/// source has no kernel that lowers.
+/// The kernel or program `launch` runs in `compilation` (the one it names, else the first
+/// program, else the first kernel), as a kernel (a program's signature), and the launch fitted
+/// to it (`previous` is the kernel the launch was made for); `None` while the source has no
+/// kernel that lowers.
 fn fit<'c>(
     compilation: &'c Compilation,
     launch: &Launch,
     previous: Option<&Kernel>,
 ) -> Option<(&'c Kernel, Launch)> {
-    let names = compilation.kernel_names();
+    let names = compilation.runnable_names();
     let first = names.first()?;
     let name = match &launch.kernel {
         Some(name) if names.contains(name) => Some(name.clone()),
         _ if names.len() == 1 => None,
         _ => Some(first.clone()),
     };
-    let kernel = compilation.kernel(name.as_deref()).ok()?;
+    let kernel = compilation.signature(name.as_deref()).ok()?;
     let named = Launch {
         kernel: name,
         ..launch.clone()
@@ -238,7 +238,7 @@ pub fn Playground() -> impl IntoView {
         refit(&compiled);
         let to_run = launch.get_untracked();
         let problems = compiled
-            .kernel(to_run.kernel.as_deref())
+            .signature(to_run.kernel.as_deref())
             .map(|k| to_run.problems(k, RunLimits::PAGE))
             .unwrap_or_default();
         if let Some(first) = problems.first() {
@@ -272,10 +272,10 @@ pub fn Playground() -> impl IntoView {
     let tracer = OnRequest::<TraceRun>::default();
     let traced = tracer.made;
     let step_reader = StepReader::of(tracer);
-    let trace = Callback::new(move |block: Dim3| {
+    let trace = Callback::new(move |at: Stepping| {
         let compiled = current();
         refit(&compiled);
-        let (job, finish) = trace_run(compiled, launch.get_untracked(), block);
+        let (job, finish) = trace_run(compiled, launch.get_untracked(), at.launch, at.block);
         tracer.start(job, finish, move |why| {
             notice.set(Some(format!(
                 "The stepper cannot trace this launch: {why}."
@@ -283,16 +283,12 @@ pub fn Playground() -> impl IntoView {
             stepping.set(None);
         });
     });
-    let step_through = Callback::new(move |(block, warp): (Dim3, u32)| {
-        stepping.set(Some(Stepping {
-            block,
-            warp,
-            step: 0,
-        }));
-        trace.run(block);
+    let step_through = Callback::new(move |at: Stepping| {
+        stepping.set(Some(at));
+        trace.run(at);
     });
     if let Some(at) = initial.stepping {
-        trace.run(at.block);
+        trace.run(at);
     }
     let stepper_open = Memo::new(move |_| stepping.with(Option::is_some));
     // Closing the stepper while it traces stops the trace (its worker ends).
@@ -433,7 +429,20 @@ pub fn Playground() -> impl IntoView {
         })
     });
     let form_kernel = Signal::derive_local(move || kernel.get());
-    let kernel_names = Signal::derive(move || compilation.with(|c| c.kernel_names()));
+    let kernel_names = Signal::derive(move || compilation.with(|c| c.runnable_names()));
+    // A program's launches each have their own grid and kernel: the diagram and the occupancy
+    // show one kernel's launch.
+    let runs_a_program = Memo::new(move |_| {
+        compilation.with(|c| launch.with(|l| c.runs_a_program(l.kernel.as_deref())))
+    });
+    let program_names = Signal::derive(move || {
+        compilation
+            .with(|c| {
+                c.ir()
+                    .map(|m| m.programs.iter().map(|p| p.name.clone()).collect())
+            })
+            .unwrap_or_default()
+    });
     // The worker writes the open tab's listing, for the source as it is.
     let listings = ListingWriter::default();
     Effect::new(move |_| {
@@ -465,7 +474,7 @@ pub fn Playground() -> impl IntoView {
         traced.set(None);
         stepping.set(opened.stepping);
         if let Some(at) = opened.stepping {
-            trace.run(at.block);
+            trace.run(at);
         }
         // The kernel is the opened launch's own: nothing in it is new.
         kernel.set(None);
@@ -557,9 +566,16 @@ pub fn Playground() -> impl IntoView {
                     <select data-testid="examples" prop:value=move || example_now.get()
                         on:change=move |ev| load_example(event_target_value(&ev))>
                         <option value="" disabled=true>"Your own kernel"</option>
-                        {compiler_core::examples::all().into_iter().map(|e| view! {
-                            <option value=e.name title=e.summary()>{e.name}</option>
-                        }).collect_view()}
+                        <optgroup label="Kernels">
+                            {compiler_core::examples::all().into_iter().map(|e| view! {
+                                <option value=e.name title=e.summary()>{e.name}</option>
+                            }).collect_view()}
+                        </optgroup>
+                        <optgroup label="Programs (several launches)">
+                            {compiler_core::examples::programs().into_iter().map(|e| view! {
+                                <option value=e.name title=e.summary()>{e.name}</option>
+                            }).collect_view()}
+                        </optgroup>
                     </select>
                 </label>
                 <button type="button" data-testid="copy-link" on:click=copy_link>"Copy link"</button>
@@ -576,8 +592,8 @@ pub fn Playground() -> impl IntoView {
                     <div class="tab-panel" id="output-panel" role="tabpanel" tabindex="0" aria-labelledby=move || format!("tab-{}", tab.get().label())>
                         {move || match tab.get() {
                             Tab::Run => view! {
-                                <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names problems=problems on_run=on_run/>
-                                <OccupancyView kernel=form_kernel arch=arch/>
+                                <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems on_run=on_run/>
+                                {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
                                 <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure/>
                                 {move || memory_open.get().then(|| view! {
                                     <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale on_measure=measure on_close=close_memory/>
@@ -585,7 +601,12 @@ pub fn Playground() -> impl IntoView {
                                 {move || stepper_open.get().then(|| view! {
                                     <Stepper traced=traced reader=step_reader stepping=stepping tracing=tracer.status("Tracing") stale=trace_stale on_trace=trace/>
                                 })}
-                                <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through/>
+                                {move || match runs_a_program.get() {
+                                    false => view! { <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through/> }.into_any(),
+                                    true => view! {
+                                        <p class="hint" data-testid="program-diagram">"Each launch of a program has a grid of its own, computed from its dimensions (its list is under the results): pick one of the program's kernels in Kernel to see a launch of it in the diagram, with its occupancy."</p>
+                                    }.into_any(),
+                                }}
                             }.into_any(),
                             Tab::Ptx => view! {
                                 <ArchSelect arch=arch testid="arch"/>

@@ -64,6 +64,9 @@ pub fn listing(
 ) -> Result<Listing, String> {
     match of {
         Output::Ptx(arch) => ptx_listing(compilation, kernel, arch),
+        Output::Wgsl { lanes, mode } if compilation.runs_a_program(kernel) => {
+            program_wgsl_listing(compilation, kernel, lanes, mode)
+        }
         Output::Wgsl { lanes, mode } => {
             let wgsl = compilation
                 .wgsl(kernel, lanes, mode)
@@ -84,13 +87,53 @@ fn ptx_listing(
 ) -> Result<Listing, String> {
     let ptx = compilation.ptx(kernel, arch).map_err(|d| blocked(&d))?;
     let name = compilation
-        .kernel(kernel)
+        .signature(kernel)
         .map_or("kernel", |k| k.name.as_str());
     Ok(Listing {
         text: ptx.text,
         line_map: ptx.line_map,
         file_name: format!("{name}.ptx"),
     })
+}
+
+/// A program's WGSL: one shader per kernel it launches, in first-launch order, each under a
+/// line that names it (WebGPU takes one module per pipeline).
+fn program_wgsl_listing(
+    compilation: &Compilation,
+    name: Option<&str>,
+    lanes: u32,
+    mode: WarpMode,
+) -> Result<Listing, String> {
+    let module = compilation.ir().map_err(|d| blocked(&d))?;
+    let program = compilation.program(name).map_err(|d| blocked(&d))?;
+    let mut listing = Listing {
+        text: String::new(),
+        line_map: Vec::new(),
+        file_name: format!("{}.wgsl", program.name),
+    };
+    for index in program.kernels() {
+        let kernel = &module.kernels[index];
+        let wgsl = compilation
+            .wgsl(Some(&kernel.name), lanes, mode)
+            .map_err(|d| blocked(&d))?;
+        let part = wgsl_listing(&wgsl, String::new());
+        listing.text.push_str(&format!(
+            "// ---- kernel {} (program {}): a shader module of its own ----\n",
+            kernel.name, program.name
+        ));
+        let shift = listing.text.lines().count();
+        listing.line_map.extend(
+            part.line_map
+                .iter()
+                .map(|&(line, span)| (line + shift, span)),
+        );
+        listing.text.push_str(&part.text);
+        if !listing.text.ends_with('\n') {
+            listing.text.push('\n');
+        }
+        listing.text.push('\n');
+    }
+    Ok(listing)
 }
 
 /// The WGSL as a browser takes it.

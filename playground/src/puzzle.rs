@@ -119,6 +119,7 @@ fn verdict_view(graded: &GradeRun, exercise: &Exercise) -> AnyView {
                     source: graded.source.clone(),
                     launch: exercise.launch.clone(),
                     stepping: Some(Stepping {
+                        launch: 0,
                         block: w.block,
                         warp: w.warp,
                         step: 0,

@@ -28,7 +28,7 @@ pub use native::{open, probe, run, run_program, run_wgsl, Gpu};
 #[cfg(target_arch = "wasm32")]
 mod web;
 #[cfg(target_arch = "wasm32")]
-pub use web::{open, probe, run, run_wgsl, Gpu};
+pub use web::{open, probe, run, run_program, run_wgsl, Gpu};
 
 use compiler_core::wgsl::{Stopped, WarpMode};
 use serde::{Deserialize, Serialize};

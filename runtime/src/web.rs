@@ -10,6 +10,7 @@ use crate::plan::{plan, read_back};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
+use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
 use compiler_core::sim::Args;
 use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::PreparedRun;
@@ -277,6 +278,33 @@ pub async fn run(
         .await?
         .elapsed;
     Ok(output)
+}
+
+/// A program's launches on WebGPU, one after another (`compiler_core::program`'s walk), as
+/// the native runner runs them: each launch's tensors go up before it and come back after it,
+/// so a `while` condition reads what the last launch left. The time is the launches' own.
+pub async fn run_program(
+    gpu: &Gpu,
+    prepared: &PreparedProgram<'_>,
+    mode: WarpMode,
+) -> Result<(ProgramOutput, Duration), ProgramError<RuntimeError>> {
+    let elapsed = std::cell::Cell::new(Duration::ZERO);
+    let output = prepared
+        .execute_async(|kernel, mut args, _| {
+            let elapsed = &elapsed;
+            async move {
+                let result = match prepared.wgsl(kernel, mode) {
+                    Ok(wgsl) => run_wgsl(gpu, kernel, &wgsl, &mut args).await.map(|run| {
+                        elapsed.set(elapsed.get() + run.elapsed);
+                        compiler_core::sim::Stats::default()
+                    }),
+                    Err(d) => Err(RuntimeError::Wgsl(d.message)),
+                };
+                (args, result)
+            }
+        })
+        .await?;
+    Ok((output, elapsed.get()))
 }
 
 /// Runs `wgsl` over `args.grid` and copies every written tensor back into `args`; a kernel

@@ -100,6 +100,33 @@ impl Program {
         }
     }
 
+    /// The parameter tensors its launches may change, sorted: those a launched kernel writes
+    /// and those a `swap` gives another tensor.
+    pub fn written_params(&self, kernels: &[Kernel]) -> Vec<usize> {
+        fn walk(steps: &[Step], kernels: &[Kernel], found: &mut Vec<usize>) {
+            for step in steps {
+                match step {
+                    Step::Launch { kernel, args, .. } => {
+                        let written = kernels.get(*kernel).map(Kernel::written_tensors);
+                        for param in written.unwrap_or_default() {
+                            if let Some(LaunchArg::Buffer(b)) = args.get(param) {
+                                found.push(*b);
+                            }
+                        }
+                    }
+                    Step::For { body, .. } | Step::While { body, .. } => walk(body, kernels, found),
+                    Step::Swap(a, b) => found.extend([*a, *b]),
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(&self.body, kernels, &mut found);
+        found.retain(|&b| b < self.signature.params.len());
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
     /// The kernels it launches (indices into the module's), each once, in first-launch order.
     pub fn kernels(&self) -> Vec<usize> {
         fn walk(steps: &[Step], found: &mut Vec<usize>) {

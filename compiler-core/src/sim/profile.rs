@@ -263,6 +263,32 @@ impl Counter {
     }
 }
 
+impl From<MemoryProfile> for Counter {
+    fn from(profile: MemoryProfile) -> Self {
+        let sites = profile.sites.into_iter().map(|site| {
+            let (kind, index) = match site.memory {
+                Memory::Tensor(i) => (0, i),
+                Memory::Shared(i) => (1, i),
+            };
+            ((site.span, kind, index, site.write), site)
+        });
+        Counter {
+            sites: sites.collect(),
+            elements: Vec::new(),
+        }
+    }
+}
+
+impl MemoryProfile {
+    /// Adds another run's counts (a program's next launch): the counts of one access in the
+    /// source add up, as two threads' counts of one launch do.
+    pub fn merge(&mut self, other: MemoryProfile) {
+        let mut counter = Counter::from(std::mem::take(self));
+        counter.merge(Counter::from(other));
+        *self = counter.finish();
+    }
+}
+
 /// The word an element is stored at: a tensor's element index (row-major), a tile's index in
 /// its storage (a padded tile's rows are longer than its shape's), from the element's logical
 /// row-major index, as a trace records it.

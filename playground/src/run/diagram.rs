@@ -5,6 +5,7 @@ use super::results::tensor;
 use compiler_core::hierarchy::{self, Dim3, LaunchShape};
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
+use compiler_core::share::Stepping;
 use diagram::{DiagramConfig, HierarchyDiagram};
 use leptos::prelude::*;
 use std::rc::Rc;
@@ -63,7 +64,7 @@ pub fn LaunchDiagram(
     report: RwSignal<Option<RunReport>, LocalStorage>,
     /// Opens the stepper on a warp (CTA, warp), offered once a warp is picked after a run.
     #[prop(optional)]
-    on_step_through: Option<Callback<(Dim3, u32)>>,
+    on_step_through: Option<Callback<Stepping>>,
 ) -> impl IntoView {
     let config = Signal::derive_local(move || {
         let kernel = kernel
@@ -97,7 +98,7 @@ pub fn LaunchDiagram(
         let (block, warp) = picked_warp.get()?;
         let step_through = on_step_through?;
         report.with(|r| r.is_some()).then(|| view! {
-            <button type="button" class="step-through" data-testid="diagram-step-through" on:click=move |_| step_through.run((block, warp))>
+            <button type="button" class="step-through" data-testid="diagram-step-through" on:click=move |_| step_through.run(Stepping { launch: 0, block, warp, step: 0 })>
                 {format!("Step through warp {warp} of block ({}, {})", block.x, block.y)}
             </button>
         })

@@ -13,6 +13,7 @@ use compiler_core::grade::{Exercise, Verdict};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;
+use compiler_core::program::LaunchRecord;
 use compiler_core::share::Tab;
 use compiler_core::sim::{Args, MemoryProfile, Writers};
 use compiler_core::wgsl::WarpMode;
@@ -33,9 +34,24 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// The kernel that ran; `None` only for a launch that named no kernel of the source.
+    /// The kernel that ran, or the program's signature; `None` only for a launch that named
+    /// nothing of the source.
     pub fn kernel(&self) -> Option<&Kernel> {
-        self.compilation.kernel(self.launch.kernel.as_deref()).ok()
+        self.compilation
+            .signature(self.launch.kernel.as_deref())
+            .ok()
+    }
+
+    /// The tensors the run may have changed (indices into [`RunReport::kernel`]'s).
+    pub fn written(&self) -> Vec<usize> {
+        self.compilation
+            .written_tensors(self.launch.kernel.as_deref())
+    }
+
+    /// Whether a program ran (its launches, in order).
+    pub fn ran_a_program(&self) -> bool {
+        self.compilation
+            .runs_a_program(self.launch.kernel.as_deref())
     }
 }
 
@@ -49,6 +65,8 @@ pub struct SimRun {
     pub ms: f64,
     /// For a kernel under `@cluster`: its super-tiles and the nodes that ran them.
     pub cluster: Option<ClusterRun>,
+    /// A program's launches, in the order it made them (none for a kernel).
+    pub launches: Rc<Vec<LaunchRecord>>,
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -435,6 +453,7 @@ impl StepReader {
         let job = Job::Step {
             source: run.compilation.source().to_owned(),
             launch: run.launch.clone(),
+            nth: run.nth,
             block: run.block,
             index,
             warp,
@@ -481,6 +500,7 @@ fn simulate_then(
                 writers: Rc::new(ran.writers),
                 ms: ran.ms,
                 cluster: ran.cluster,
+                launches: Rc::new(ran.launches),
             })),
             Ok(_) => running.failed(ANOTHER_QUESTION.to_owned()),
             Err(why) => running.failed(why),
@@ -592,26 +612,40 @@ const ANOTHER_QUESTION: &str = "the worker answered another question";
 pub struct TraceRun {
     pub compilation: Rc<Compilation>,
     pub launch: Launch,
+    /// A program's launch traced (from 0, in run order); 0 for a kernel.
+    pub nth: u32,
     pub block: Dim3,
     /// What the worker told of it: steps, warps, why it ends early, the fault.
     pub traced: Traced,
 }
 
-/// The job that runs `launch` on the simulator again tracing CTA `block` (a browser tab's
-/// limits; the trace's own caps), and how its reply becomes a [`TraceRun`]. Deterministic: the
-/// same launch gives the run the Run panel shows.
+impl TraceRun {
+    /// The grid of the launch traced: the form's, or the one a program computed.
+    pub fn grid(&self) -> Dim3 {
+        self.traced
+            .launch
+            .as_ref()
+            .map_or(self.launch.grid, |record| record.grid)
+    }
+}
+
+/// The job that runs `launch` on the simulator again tracing CTA `block` (of a program's
+/// launch `nth`; a browser tab's limits; the trace's own caps), and how its reply becomes a
+/// [`TraceRun`]. Deterministic: the same launch gives the run the Run panel shows.
 pub fn trace_run(
     compilation: Rc<Compilation>,
     launch: Launch,
+    nth: u32,
     block: Dim3,
 ) -> (Job, impl FnOnce(Reply) -> Result<TraceRun, String>) {
     let job = Job::Simulate {
         source: compilation.source().to_owned(),
         launch: launch.clone(),
-        what: Simulation::Trace { block },
+        what: Simulation::Trace { nth, block },
     };
     let finish = move |reply| match reply {
         Reply::Trace(traced) => traced.map_err(first_problem).map(|traced| TraceRun {
+            nth,
             block,
             traced,
             compilation,

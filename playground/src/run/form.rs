@@ -211,6 +211,9 @@ pub fn LaunchPanel(
     warp_mode: RwSignal<Option<WarpMode>>,
     #[prop(into)] kernel: Signal<Option<Rc<Kernel>>, LocalStorage>,
     #[prop(into)] kernel_names: Signal<Vec<String>>,
+    /// Those of `kernel_names` that are programs: their grids are their own.
+    #[prop(into)]
+    program_names: Signal<Vec<String>>,
     #[prop(into)] problems: Signal<Vec<LaunchProblem>, LocalStorage>,
     on_run: Callback<()>,
 ) -> impl IntoView {
@@ -345,6 +348,13 @@ pub fn LaunchPanel(
         .into_any()
     };
     let lanes_problem = problem_at(problems, LaunchField::Lanes);
+    let is_program = move || {
+        let names = program_names.get();
+        launch.with(|l| match &l.kernel {
+            Some(name) => names.contains(name),
+            None => names.len() == 1,
+        })
+    };
     view! {
         <form class="launch-panel" aria-label="Launch" on:submit=move |ev| { ev.prevent_default(); on_run.run(()); }>
             {move || (kernel_names.get().len() > 1).then(|| view! {
@@ -356,14 +366,25 @@ pub fn LaunchPanel(
                     }>
                         {kernel_names.get().into_iter().map(|n| {
                             let selected = launch.with(|l| l.kernel.as_deref() == Some(n.as_str()));
-                            view! { <option value=n.clone() selected=selected>{n.clone()}</option> }
+                            let text = match program_names.with(|p| p.contains(&n)) {
+                                true => format!("program {n}"),
+                                false => n.clone(),
+                            };
+                            view! { <option value=n.clone() selected=selected>{text}</option> }
                         }).collect_view()}
                     </select>
                 </label>
             })}
             <fieldset>
                 <legend>"Grid and warps"</legend>
-                {axis(0)}{axis(1)}{axis(2)}
+                {move || match is_program() {
+                    true => view! {
+                        <p class="hint" data-testid="program-grids">
+                            "A program computes each launch's grid from its dimensions."
+                        </p>
+                    }.into_any(),
+                    false => view! { {axis(0)}{axis(1)}{axis(2)} }.into_any(),
+                }}
                 {number_field(
                     "ctx.lanes".into(),
                     "lanes",

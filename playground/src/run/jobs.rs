@@ -12,9 +12,10 @@ use compiler_core::cluster::ClusterRun;
 use compiler_core::grade::Exercise;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
+use compiler_core::program::LaunchRecord;
 use compiler_core::sim::{Args, MemoryProfile, TraceLimits, Writers};
 use compiler_core::wgsl::WarpMode;
-use compiler_core::{Diagnostic, RunLimits};
+use compiler_core::{Compilation, Diagnostic, RunLimits};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -33,11 +34,12 @@ pub enum Job {
         kernel: Option<String>,
         of: Output,
     },
-    /// Step `index` of warp `warp` of the trace of CTA `block` (kept by the worker that made
-    /// it; made again by another).
+    /// Step `index` of warp `warp` of the trace of CTA `block` of a program's launch number
+    /// `nth` (0 for a kernel), kept by the worker that made it; made again by another.
     Step {
         source: String,
         launch: Launch,
+        nth: u32,
         block: Dim3,
         index: usize,
         warp: u32,
@@ -62,9 +64,10 @@ pub enum Job {
 pub enum Simulation {
     /// Who wrote each element.
     Run,
-    /// CTA `block`'s steps, kept in the worker; the page hears how many there are.
-    Trace { block: Dim3 },
-    /// Every memory access.
+    /// CTA `block`'s steps, kept in the worker; the page hears how many there are. For a
+    /// program, those of its launch number `nth` (from 0, in the order the run makes them).
+    Trace { nth: u32, block: Dim3 },
+    /// Every memory access (of every launch, for a program).
     Count,
 }
 
@@ -91,6 +94,8 @@ pub struct Ran {
     pub writers: Writers,
     pub ms: f64,
     pub cluster: Option<ClusterRun>,
+    /// A program's launches, in the order it made them (none for a kernel).
+    pub launches: Vec<LaunchRecord>,
 }
 
 /// What the page knows of a trace the worker keeps: its steps and warps, why it ends early
@@ -103,6 +108,8 @@ pub struct Traced {
     pub incomplete: Option<String>,
     pub fault: Option<Diagnostic>,
     pub ms: f64,
+    /// A program's launch traced.
+    pub launch: Option<LaunchRecord>,
 }
 
 /// One step of one warp (`None` for a trace with no steps), and for the timeline, how many of
@@ -138,11 +145,12 @@ impl Job {
             Job::Step {
                 source,
                 launch,
+                nth,
                 block,
                 index,
                 warp,
             } => Reply::Step(
-                steps::kept(&source, &launch, block)
+                steps::kept(&source, &launch, nth, block)
                     .map(|cta| Stepped {
                         view: steps::step_view(&cta, index, warp),
                         active: steps::active_lanes(&cta.trace, warp),
@@ -179,15 +187,12 @@ impl Simulation {
     ) -> Reply {
         let start = now();
         let compilation = compiler_core::compile(source);
+        if compilation.runs_a_program(launch.kernel.as_deref()) {
+            return self.simulate_program(compilation, launch, start, now);
+        }
         let mut prepared = match compilation.prepare(launch, RunLimits::PAGE) {
             Ok(prepared) => prepared,
-            Err(diagnostics) => {
-                return match self {
-                    Simulation::Run => Reply::Run(Err(diagnostics)),
-                    Simulation::Trace { .. } => Reply::Trace(Err(diagnostics)),
-                    Simulation::Count => Reply::Count(Err(diagnostics)),
-                }
-            }
+            Err(diagnostics) => return self.refused(diagnostics),
         };
         if let Some(progress) = progress {
             let total = prepared.ctas();
@@ -201,20 +206,15 @@ impl Simulation {
                     writers: output.writers.unwrap_or_default(),
                     ms: now() - start,
                     cluster: output.cluster,
+                    launches: Vec::new(),
                 });
                 Reply::Run(ran.map_err(|fault| vec![fault]))
             }
-            Simulation::Trace { block } => {
+            Simulation::Trace { block, .. } => {
                 let traced = prepared.simulate_traced(block, TraceLimits::default());
-                let cta = steps::keep(compilation, launch, traced);
-                Reply::Trace(Ok(Traced {
-                    steps: cta.trace.steps.len(),
-                    warps: cta.trace.warps(),
-                    lanes: cta.trace.lanes,
-                    incomplete: cta.trace.incomplete.clone(),
-                    fault: cta.fault.clone(),
-                    ms: now() - start,
-                }))
+                let kernel = launch.kernel.clone();
+                let cta = steps::keep(compilation, launch, 0, kernel, traced);
+                Reply::Trace(Ok(Traced::of(&cta, None, now() - start)))
             }
             Simulation::Count => {
                 let profiled = prepared.simulate_profiled();
@@ -224,6 +224,75 @@ impl Simulation {
                     ms: now() - start,
                 }))
             }
+        }
+    }
+}
+
+impl Simulation {
+    /// A program's launches, in order. Its results are its parameters after the last launch;
+    /// who wrote each element is not recorded (a program's launches write over each other).
+    fn simulate_program(
+        self,
+        compilation: Compilation,
+        launch: &Launch,
+        start: f64,
+        now: fn() -> f64,
+    ) -> Reply {
+        let prepared = match compilation.prepare_program(launch, RunLimits::PAGE) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => return self.refused(diagnostics),
+        };
+        match self {
+            Simulation::Run => {
+                let ran = prepared.simulate().map(|output| Ran {
+                    inputs: prepared.run.args.clone(),
+                    writers: vec![Vec::new(); output.args.params.len()],
+                    args: output.args,
+                    ms: now() - start,
+                    cluster: None,
+                    launches: output.launches,
+                });
+                Reply::Run(ran.map_err(|fault| vec![fault]))
+            }
+            Simulation::Trace { nth, block } => {
+                drop(prepared);
+                let traced = steps::trace_program(compilation, launch, nth, block);
+                Reply::Trace(
+                    traced.map(|(cta, record)| Traced::of(&cta, Some(record), now() - start)),
+                )
+            }
+            Simulation::Count => {
+                let (output, profile) = prepared.simulate_profiled();
+                Reply::Count(Ok(Counted {
+                    profile: Ok(profile),
+                    fault: output.err(),
+                    ms: now() - start,
+                }))
+            }
+        }
+    }
+
+    /// The reply to a launch that does not fit.
+    fn refused(self, diagnostics: Vec<Diagnostic>) -> Reply {
+        match self {
+            Simulation::Run => Reply::Run(Err(diagnostics)),
+            Simulation::Trace { .. } => Reply::Trace(Err(diagnostics)),
+            Simulation::Count => Reply::Count(Err(diagnostics)),
+        }
+    }
+}
+
+impl Traced {
+    /// What the page hears of `cta`'s trace, of a program's launch `launch`.
+    fn of(cta: &steps::TracedCta, launch: Option<LaunchRecord>, ms: f64) -> Self {
+        Traced {
+            steps: cta.trace.steps.len(),
+            warps: cta.trace.warps(),
+            lanes: cta.trace.lanes,
+            incomplete: cta.trace.incomplete.clone(),
+            fault: cta.fault.clone(),
+            ms,
+            launch,
         }
     }
 }
@@ -310,10 +379,11 @@ mod tests {
         assert!(got.writers.iter().any(|w| w.iter().any(|&t| t > 0)));
     }
 
-    fn step(source: &str, launch: &Launch, block: Dim3, index: usize) -> Stepped {
+    fn step(source: &str, launch: &Launch, nth: u32, block: Dim3, index: usize) -> Stepped {
         let job = Job::Step {
             source: source.to_owned(),
             launch: launch.clone(),
+            nth,
             block,
             index,
             warp: 1,
@@ -328,13 +398,17 @@ mod tests {
     fn a_trace_stays_in_the_worker_and_its_steps_cross() {
         let (source, launch) = example("block_sum");
         let block = Dim3::new(1, 0, 0);
-        let reply = simulate(source.clone(), launch.clone(), Simulation::Trace { block });
+        let reply = simulate(
+            source.clone(),
+            launch.clone(),
+            Simulation::Trace { nth: 0, block },
+        );
         let Reply::Trace(Ok(traced)) = round_trip(&reply) else {
             panic!("not a trace");
         };
         assert!(traced.steps > 1 && traced.warps > 1, "{}", traced.steps);
         let last = traced.steps - 1;
-        let kept = step(&source, &launch, block, last);
+        let kept = step(&source, &launch, 0, block, last);
         let view = kept.view.clone().unwrap_or_else(|| panic!("no view"));
         assert_eq!((view.index, view.count), (last, traced.steps));
         assert_eq!(kept.active.len(), traced.steps);
@@ -343,10 +417,89 @@ mod tests {
             source.clone(),
             launch.clone(),
             Simulation::Trace {
+                nth: 0,
                 block: Dim3::new(0, 0, 0),
             },
         );
-        assert_eq!(step(&source, &launch, block, last), kept);
+        assert_eq!(step(&source, &launch, 0, block, last), kept);
+    }
+
+    #[test]
+    fn a_program_runs_its_launches_and_traces_and_counts_the_one_asked_for() {
+        let (source, mut launch) = example("grid_sum");
+        launch.dims.insert("N".into(), 1000);
+        let Reply::Run(Ok(ran)) =
+            round_trip(&simulate(source.clone(), launch.clone(), Simulation::Run))
+        else {
+            panic!("not a run");
+        };
+        let kernels: Vec<(&str, u32)> = ran
+            .launches
+            .iter()
+            .map(|r| (r.kernel.as_str(), r.grid.x))
+            .collect();
+        assert_eq!(kernels, [("partial_sums", 4), ("total", 1)]);
+        let Some(compiler_core::sim::Arg::Tensor(x)) = ran.inputs.params.first() else {
+            panic!("no X");
+        };
+        let Some(compiler_core::sim::Arg::Tensor(out)) = ran.args.params.get(1) else {
+            panic!("no Out");
+        };
+        let expected: f64 = x.bits.iter().map(|&b| f64::from(f32::from_bits(b))).sum();
+        let got = f64::from(f32::from_bits(out.bits[0]));
+        assert!(
+            (got - expected).abs() < 1e-3 * expected.abs().max(1.0),
+            "{got} {expected}"
+        );
+
+        // The second launch's trace is of `total`, on its one CTA.
+        let block = Dim3::new(0, 0, 0);
+        let Reply::Trace(Ok(traced)) = round_trip(&simulate(
+            source.clone(),
+            launch.clone(),
+            Simulation::Trace { nth: 1, block },
+        )) else {
+            panic!("not a trace");
+        };
+        assert_eq!(
+            traced
+                .launch
+                .as_ref()
+                .map(|r| (r.kernel.as_str(), r.grid.x)),
+            Some(("total", 1))
+        );
+        let first = step(&source, &launch, 1, block, 0)
+            .view
+            .unwrap_or_else(|| panic!("no view"));
+        assert_eq!(
+            (first.statement.as_str(), first.line),
+            ("var acc: f32 = 0.0", 19)
+        );
+        // No third launch: the reply says how many there were.
+        let Reply::Trace(Err(why)) = simulate(
+            source.clone(),
+            launch.clone(),
+            Simulation::Trace { nth: 2, block },
+        ) else {
+            panic!("a trace of a launch that was never made");
+        };
+        assert!(
+            why[0]
+                .message
+                .contains("the program made 2 launches, so it has no launch 3"),
+            "{}",
+            why[0].message
+        );
+
+        // The counts are of both launches: each kernel's accesses, at its own lines.
+        let Reply::Count(Ok(counted)) = simulate(source, launch, Simulation::Count) else {
+            panic!("not counts");
+        };
+        let profile = counted.profile.unwrap_or_else(|why| panic!("{why}"));
+        let names: Vec<&str> = profile.sites.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["X", "Partial", "Partial", "Out"]);
+        // 1,000 floats: 32 requests of 32 lanes (the last of 8), read once.
+        assert_eq!(profile.sites[0].requests, 32);
     }
 
     #[test]

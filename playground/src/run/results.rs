@@ -8,10 +8,13 @@ use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::Phase;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
+use compiler_core::program::LaunchRecord;
+use compiler_core::share::Stepping;
 use compiler_core::sim::{compare_tensor, Arg, Args, Tensor};
 use compiler_core::span::LineIndex;
 use compiler_core::{Code, Diagnostic, RunLimits};
 use leptos::prelude::*;
+use std::rc::Rc;
 
 /// Values on one page of a tensor's table.
 const PAGE_VALUES: usize = 256;
@@ -295,7 +298,7 @@ pub fn Results(
     on_gpu_anyway: Option<Callback<()>>,
     /// Opens the stepper on warp 0 of the first CTA, offered after a run.
     #[prop(optional)]
-    on_step_through: Option<Callback<(Dim3, u32)>>,
+    on_step_through: Option<Callback<Stepping>>,
     /// Runs again counting every memory access, offered after a run.
     #[prop(optional)]
     on_measure: Option<Callback<()>>,
@@ -338,13 +341,42 @@ pub fn Results(
             Ok(_) => true,
             Err(diagnostics) => diagnostics.iter().all(|d| d.code.phase() == Phase::Run),
         };
+        let launches = match &report.sim {
+            Ok(run) => run.launches.clone(),
+            Err(_) => Rc::default(),
+        };
+        let program = report.ran_a_program();
+        let launches_line = (!launches.is_empty()).then(|| launches_line(&launches));
         let step_button = on_step_through.filter(|_| started).map(|step_through| {
-            let first = Dim3::new(0, 0, 0);
+            // A program's launch to step, from 1 as the list above counts them.
+            let nth = RwSignal::new(1u32);
+            let step = move |_| {
+                step_through.run(Stepping {
+                    launch: nth.get_untracked().saturating_sub(1),
+                    block: Dim3::new(0, 0, 0),
+                    warp: 0,
+                    step: 0,
+                })
+            };
+            let pick_launch = program.then(|| view! {
+                <label class="field small">
+                    <span>"launch"</span>
+                    <input type="number" min="1" max=launches.len().max(1) data-testid="step-launch"
+                        prop:value=move || nth.get().to_string()
+                        on:change=move |ev| {
+                            if let Ok(n) = event_target_value(&ev).trim().parse::<u32>() {
+                                nth.set(n.max(1));
+                            }
+                        }/>
+                </label>
+            });
+            let what = if program { "Step through warp 0 of block (0, 0, 0) of that launch" } else { "Step through warp 0 of block (0, 0, 0)" };
             view! {
-                <button type="button" class="step-through" data-testid="step-through" on:click=move |_| step_through.run((first, 0))>
-                    "Step through warp 0 of block (0, 0, 0)"
+                {pick_launch}
+                <button type="button" class="step-through" data-testid="step-through" on:click=step>
+                    {what}
                 </button>
-                <span class="hint">" or pick a warp in the diagram below"</span>
+                {(!program).then(|| view! { <span class="hint">" or pick a warp in the diagram below"</span> })}
             }
         });
         let measure_button = on_measure.filter(|_| started).map(|measure| {
@@ -376,8 +408,8 @@ pub fn Results(
                     .enumerate()
                     .map(|(i, p)| (i, p.name().to_owned()))
                     .collect();
-                let written: Vec<(usize, String)> = kernel
-                    .written_tensors()
+                let written: Vec<(usize, String)> = report
+                    .written()
                     .into_iter()
                     .map(|i| (i, kernel.params[i].name().to_owned()))
                     .collect();
@@ -388,6 +420,7 @@ pub fn Results(
                     <div class="run-status" role="status" data-testid="run-status">
                         <p data-testid="sim-status">{format!("Simulator: {ms:.1} ms")}</p>
                         {cluster_line.map(|line| view! { <p data-testid="cluster-status">{line}</p> })}
+                        {launches_line.map(|line| view! { <p data-testid="program-launches">{line}</p> })}
                         <p data-testid="gpu-status">{gpu_line}</p>
                     </div>
                     {step_button}
@@ -401,6 +434,33 @@ pub fn Results(
         }
     };
     view! { {running.map(progress_view)} {results} }
+}
+
+/// A program's launches in words: "3 launches: 1. partials (grid 4 x 1 x 1), 2. …", the first
+/// few of a long run.
+pub fn launches_line(launches: &[LaunchRecord]) -> String {
+    const LISTED: usize = 8;
+    let listed: Vec<String> = launches
+        .iter()
+        .take(LISTED)
+        .enumerate()
+        .map(|(i, r)| {
+            let g = r.grid;
+            format!("{}. {} (grid {} x {} x {})", i + 1, r.kernel, g.x, g.y, g.z)
+        })
+        .collect();
+    let more = launches.len().saturating_sub(LISTED);
+    let rest = if more > 0 {
+        format!(", and {more} more")
+    } else {
+        String::new()
+    };
+    let plural = if launches.len() == 1 { "" } else { "es" };
+    format!(
+        "The program made {} launch{plural}: {}{rest}.",
+        launches.len(),
+        listed.join(", ")
+    )
 }
 
 /// Which node ran which super-tile: `@cluster: 4 super-tiles of N on 2 nodes. Node 0: 0

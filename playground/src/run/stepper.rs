@@ -228,8 +228,8 @@ pub fn Stepper(
     /// Whether the source or the launch changed since the trace.
     #[prop(into)]
     stale: Signal<bool, LocalStorage>,
-    /// Traces CTA `block` (again).
-    on_trace: Callback<Dim3>,
+    /// Traces the position's CTA (again).
+    on_trace: Callback<Stepping>,
 ) -> impl IntoView {
     let position = move || stepping.get();
     let go = move |step: usize| {
@@ -282,7 +282,7 @@ pub fn Stepper(
         let lanes = lanes();
         made.with(|m| Some(timeline_path(&m.as_ref()?.as_ref().ok()?.active, lanes)))
     });
-    let grid = move || traced.with(|t| t.as_ref().map(|t| t.launch.grid));
+    let grid = move || traced.with(|t| t.as_ref().map(|t| t.grid()));
     let set_block = move |axis: usize, value: String| {
         let Some(mut p) = position() else { return };
         let Ok(v) = value.trim().parse::<u32>() else {
@@ -297,7 +297,7 @@ pub fn Stepper(
         }
         p.step = 0;
         stepping.set(Some(p));
-        on_trace.run(p.block);
+        on_trace.run(p);
     };
     let timeline_click = move |ev: leptos::ev::MouseEvent| {
         let target = event_target::<web_sys::Element>(&ev);
@@ -351,7 +351,7 @@ pub fn Stepper(
             {move || stale.get().then(|| view! {
                 <p class="stale" role="status" data-testid="step-stale">
                     "The source or the launch changed since this trace. "
-                    <button type="button" on:click=move |_| if let Some(p) = position() { on_trace.run(p.block) }>"Trace again"</button>
+                    <button type="button" on:click=move |_| if let Some(p) = position() { on_trace.run(p) }>"Trace again"</button>
                 </p>
             })}
             {move || traced.with(|t| t.as_ref().and_then(|t| {
@@ -464,7 +464,7 @@ mod tests {
     #[test]
     fn the_strip_in_words_is_runs_of_one_state() {
         let source = include_str!("../../../examples/lane_ids.tsr");
-        let cta = kept(source, &Launch::default(), Dim3::new(0, 0, 0))
+        let cta = kept(source, &Launch::default(), 0, Dim3::new(0, 0, 0))
             .unwrap_or_else(|d| panic!("{d:?}"));
         let Some(view) = step_view(&cta, 0, 1) else {
             panic!("no step")

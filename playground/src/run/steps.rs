@@ -12,12 +12,13 @@
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::launch::{self, Launch};
+use compiler_core::program::LaunchRecord;
 use compiler_core::sim::{
     bank_of, conflict_degree, describe_barrier, sector_of, sectors, stored_word, Exchange,
     LaneState, Memory, Step, Trace, TraceLimits,
 };
 use compiler_core::span::{LineIndex, Span};
-use compiler_core::{Compilation, Diagnostic, RunLimits};
+use compiler_core::{Code, Compilation, Diagnostic, RunLimits, RunOutput};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -27,6 +28,10 @@ use std::rc::Rc;
 pub struct TracedCta {
     pub compilation: Compilation,
     pub launch: Launch,
+    /// A program's launch traced (from 0, in run order); 0 for a kernel.
+    pub nth: u32,
+    /// The kernel traced: the one `launch` names, or one a program launched.
+    pub kernel: Option<String>,
     pub trace: Trace,
     pub fault: Option<Diagnostic>,
 }
@@ -34,23 +39,34 @@ pub struct TracedCta {
 impl TracedCta {
     /// The kernel traced; `None` only for a launch that named no kernel of the source.
     pub fn kernel(&self) -> Option<&Kernel> {
-        self.compilation.kernel(self.launch.kernel.as_deref()).ok()
+        self.compilation.kernel(self.kernel.as_deref()).ok()
     }
 
-    fn is_of(&self, source: &str, launch: &Launch, block: Dim3) -> bool {
-        self.trace.block == block && self.launch == *launch && self.compilation.source() == source
+    fn is_of(&self, source: &str, launch: &Launch, nth: u32, block: Dim3) -> bool {
+        self.trace.block == block
+            && self.nth == nth
+            && self.launch == *launch
+            && self.compilation.source() == source
     }
 }
 
-/// Keeps `traced`, CTA `block`'s trace of a run of `launch` of `compilation`, as the one
-/// [`kept`] returns.
-pub fn keep(compilation: Compilation, launch: &Launch, traced: launch::Traced) -> Rc<TracedCta> {
+/// Keeps `traced`, CTA `block`'s trace of a run of `launch` of `compilation` (of `kernel`, the
+/// program's launch `nth`), as the one [`kept`] returns.
+pub fn keep(
+    compilation: Compilation,
+    launch: &Launch,
+    nth: u32,
+    kernel: Option<String>,
+    traced: launch::Traced,
+) -> Rc<TracedCta> {
     let mut trace = traced.trace;
     // Stored states make a jump to any step quick.
     trace.checkpoint();
     let cta = Rc::new(TracedCta {
         compilation,
         launch: launch.clone(),
+        nth,
+        kernel,
         trace,
         fault: traced.output.err(),
     });
@@ -62,23 +78,77 @@ thread_local! {
     static KEPT: RefCell<Option<Rc<TracedCta>>> = const { RefCell::new(None) };
 }
 
-/// The trace of CTA `block` of `launch` of `source`: the one kept, else made again.
-pub fn kept(source: &str, launch: &Launch, block: Dim3) -> Result<Rc<TracedCta>, Vec<Diagnostic>> {
+/// The trace of CTA `block` of `launch` of `source` (of a program's launch `nth`): the one
+/// kept, else made again.
+pub fn kept(
+    source: &str,
+    launch: &Launch,
+    nth: u32,
+    block: Dim3,
+) -> Result<Rc<TracedCta>, Vec<Diagnostic>> {
     let kept = KEPT.with(|k| k.borrow().clone());
-    match kept.filter(|k| k.is_of(source, launch, block)) {
+    match kept.filter(|k| k.is_of(source, launch, nth, block)) {
         Some(kept) => Ok(kept),
-        None => trace(source, launch, block),
+        None => trace(source, launch, nth, block),
     }
 }
 
 /// Traces CTA `block` of `launch` of `source` (a browser tab's limits; the trace's own caps)
 /// and keeps it.
-fn trace(source: &str, launch: &Launch, block: Dim3) -> Result<Rc<TracedCta>, Vec<Diagnostic>> {
+fn trace(
+    source: &str,
+    launch: &Launch,
+    nth: u32,
+    block: Dim3,
+) -> Result<Rc<TracedCta>, Vec<Diagnostic>> {
     let compilation = compiler_core::compile(source);
+    if compilation.runs_a_program(launch.kernel.as_deref()) {
+        return trace_program(compilation, launch, nth, block).map(|(cta, _)| cta);
+    }
     let traced = compilation
         .prepare(launch, RunLimits::PAGE)?
         .simulate_traced(block, TraceLimits::default());
-    Ok(keep(compilation, launch, traced))
+    Ok(keep(compilation, launch, 0, launch.kernel.clone(), traced))
+}
+
+/// Runs the program `launch` names, tracing CTA `block` of its launch `nth` (from 0, in the
+/// order the run makes them), and keeps the trace; with the launch traced.
+pub fn trace_program(
+    compilation: Compilation,
+    launch: &Launch,
+    nth: u32,
+    block: Dim3,
+) -> Result<(Rc<TracedCta>, LaunchRecord), Vec<Diagnostic>> {
+    let prepared = compilation.prepare_program(launch, RunLimits::PAGE)?;
+    let (output, traced) = prepared.simulate_traced(nth as usize, block, TraceLimits::default());
+    drop(prepared);
+    let Some((record, trace)) = traced else {
+        let why = match output {
+            Err(fault) => format!(
+                "the run stopped before its launch {}: {}: {}",
+                nth + 1,
+                fault.code.as_str(),
+                fault.message
+            ),
+            Ok(output) => format!(
+                "the program made {} launches, so it has no launch {}",
+                output.launches.len(),
+                nth + 1
+            ),
+        };
+        return Err(vec![Diagnostic::error(Code::E0515, Span::empty(0), why)]);
+    };
+    let traced = launch::Traced {
+        output: output.map(|o| RunOutput {
+            args: o.args,
+            stats: o.stats,
+            writers: None,
+            cluster: None,
+        }),
+        trace,
+    };
+    let kernel = Some(record.kernel.clone());
+    Ok((keep(compilation, launch, nth, kernel, traced), record))
 }
 
 /// One lane's row of the values table.
@@ -341,7 +411,7 @@ mod tests {
     use compiler_core::launch::Input;
 
     fn traced(source: &str, launch: Launch) -> Rc<TracedCta> {
-        trace(source, &launch, Dim3::new(0, 0, 0)).unwrap_or_else(|d| panic!("{d:?}"))
+        trace(source, &launch, 0, Dim3::new(0, 0, 0)).unwrap_or_else(|d| panic!("{d:?}"))
     }
 
     #[test]

@@ -108,6 +108,9 @@ async fn gpu() -> Result<Rc<runtime::Gpu>, String> {
 /// subgroups allow.
 async fn run_on_gpu(source: &str, launch: &Launch, forced: Option<WarpMode>) -> GpuOutcome {
     let compilation = compiler_core::compile(source);
+    if compilation.runs_a_program(launch.kernel.as_deref()) {
+        return run_program_on_gpu(&compilation, launch, forced).await;
+    }
     let Ok(prepared) = compilation.prepare(launch, RunLimits::PAGE) else {
         return GpuOutcome::Skipped("the launch does not fit the kernel".to_owned());
     };
@@ -117,10 +120,58 @@ async fn run_on_gpu(source: &str, launch: &Launch, forced: Option<WarpMode>) -> 
     };
     let lanes = prepared.options.lanes;
     let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
-    match runtime::run(&gpu, &prepared, mode).await {
-        Ok(output) => GpuOutcome::Done {
-            args: output.args,
-            ms: output.elapsed.as_secs_f64() * 1000.0,
+    let outcome = runtime::run(&gpu, &prepared, mode)
+        .await
+        .map(|output| (output.args, output.elapsed));
+    gpu_outcome(source, &gpu, lanes, mode, outcome)
+}
+
+/// A program's launches on WebGPU, in order; a launch's failure names the launch.
+async fn run_program_on_gpu(
+    compilation: &compiler_core::Compilation,
+    launch: &Launch,
+    forced: Option<WarpMode>,
+) -> GpuOutcome {
+    let Ok(prepared) = compilation.prepare_program(launch, RunLimits::PAGE) else {
+        return GpuOutcome::Skipped("the launch does not fit the program".to_owned());
+    };
+    let gpu = match gpu().await {
+        Ok(gpu) => gpu,
+        Err(why) => return GpuOutcome::Skipped(why),
+    };
+    let lanes = prepared.run.options.lanes;
+    let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
+    let source = compilation.source();
+    match runtime::run_program(&gpu, &prepared, mode).await {
+        Ok((output, elapsed)) => gpu_outcome(source, &gpu, lanes, mode, Ok((output.args, elapsed))),
+        Err(compiler_core::program::ProgramError::Program(d)) => {
+            GpuOutcome::Failed(format!("{}: {}", d.code.as_str(), d.message))
+        }
+        Err(compiler_core::program::ProgramError::Launch(failure)) => {
+            let (error, record) = *failure;
+            match gpu_outcome(source, &gpu, lanes, mode, Err(error)) {
+                GpuOutcome::Failed(why) => GpuOutcome::Failed(format!(
+                    "{why}, in the launch of `{}` (grid {} x {} x {})",
+                    record.kernel, record.grid.x, record.grid.y, record.grid.z
+                )),
+                other => other,
+            }
+        }
+    }
+}
+
+/// What a GPU run's result shows: its tensors, time and how its warps ran, or why it failed.
+fn gpu_outcome(
+    source: &str,
+    gpu: &runtime::Gpu,
+    lanes: u32,
+    mode: WarpMode,
+    outcome: Result<(compiler_core::sim::Args, std::time::Duration), runtime::RuntimeError>,
+) -> GpuOutcome {
+    match outcome {
+        Ok((args, elapsed)) => GpuOutcome::Done {
+            args,
+            ms: elapsed.as_secs_f64() * 1000.0,
             how: format!(
                 "{}, {} · {}",
                 gpu.report.name,
