@@ -337,3 +337,23 @@ fn a_runaway_loop_of_launches_stops_at_the_runs_limit() {
         "the program made 1000 launches and loop passes, the run's limit"
     );
 }
+
+#[test]
+fn a_programs_step_limit_is_per_cta_of_its_largest_kernel() {
+    let compilation = compiler_core::compile(&grid_sum());
+    let Ok(program) = compilation.program(None) else {
+        panic!("no program");
+    };
+    assert_eq!(program.signature.threads, 256);
+    let launch = Launch {
+        dims: [("N".to_owned(), 1000)].into(),
+        ..Launch::default()
+    };
+    let prepared = compilation
+        .prepare_program(&launch, RunLimits::PAGE)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(
+        prepared.run.options.step_limit,
+        RunLimits::PAGE.step_limit(256)
+    );
+}

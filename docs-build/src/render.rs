@@ -287,8 +287,8 @@ fn directive(info: &str, code: String) -> Block {
         }
     }
     let compilation = compiler_core::compile(&code);
-    // A program's launch binds its signature as a kernel's does; the page shows it without a
-    // Run button (the playground runs one kernel), and the content check runs it.
+    // A program's launch binds its signature as a kernel's does, and runs as a kernel's does
+    // (the playground's runner walks its launches); the content check runs it.
     let program = compilation.program(None).ok();
     let mut launch = match (program, compilation.kernel(None)) {
         (Some(program), _) => {
@@ -313,7 +313,6 @@ fn directive(info: &str, code: String) -> Block {
     };
     // Launch words, or a step link, ask for a run.
     let runnable = expect.is_none()
-        && program.is_none()
         && compilation.diagnostics.is_empty()
         && (!words.is_empty() || step.is_some())
         && launch.is_ok();

@@ -190,14 +190,19 @@ pub fn lower_program(program: &ast::Program, signature: Kernel, kernels: &[Kerne
     };
     let body = lowering.block(&program.body);
     let (temporaries, counters) = (lowering.temporaries, lowering.counters);
-    Program {
+    let mut program = Program {
         name: program.name.name.clone(),
         signature,
         temporaries,
         counters,
         body,
         span: program.span,
-    }
+    };
+    // The step limit is per CTA, from a budget divided by a CTA's threads: a program's CTAs
+    // are its kernels', so the budget divides by the largest.
+    let launched = program.kernels().into_iter().filter_map(|k| kernels.get(k));
+    program.signature.threads = launched.map(|k| k.threads).max().unwrap_or(1);
+    program
 }
 
 impl ProgramLowering<'_> {
