@@ -71,6 +71,7 @@ if "$bin/tessera" gpu 2>/dev/null | grep -q "^  cuda device"; then
 fi
 step "CUDA: arguments, loop guard, limits" 120 "$bin/cuda" --nocapture
 step "CUDA: every example against the simulator" 120 "$bin/differential" every_example_on_cuda --nocapture
+step "CUDA: every program example (launches in order) against the simulator" 120 "$bin/differential" every_program_example_on_cuda --nocapture
 step "CUDA: 256 random kernels against the simulator" 180 env PROPTEST_CASES=256 "$bin/random_kernels" random_kernels_agree_with_the_simulator_on_cuda --nocapture
 if "$bin/tessera" gpu 2>/dev/null | grep -q "^  adapter:"; then
   step "WGSL on Vulkan: every example, warps as subgroups" 120 "$bin/differential" every_example_in_subgroup_mode --nocapture

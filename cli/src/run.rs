@@ -557,7 +557,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     write_results(args, kernel, &params)
 }
 
-/// A program: its launches in order, on the simulator or the Vulkan GPU.
+/// A program: its launches in order, on the simulator, the Vulkan GPU or the CUDA GPU.
 fn run_program(
     args: &RunArgs,
     compilation: &Compilation,
@@ -568,8 +568,6 @@ fn run_program(
         Some("a program computes each launch's grid: leave out --grid")
     } else if args.profile || args.trace.is_some() {
         Some("the trace and the memory counts follow one kernel's launch: run a kernel of the program by name (--kernel) to see them")
-    } else if matches!(backend, Backend::Cuda(_)) {
-        Some("programs run on the simulator and the Vulkan GPU; the CUDA runner launches one kernel (run a kernel of the program by name)")
     } else {
         None
     };
@@ -595,20 +593,27 @@ fn run_program(
     };
     prepared.run.options.threads = args.threads.map_or_else(default_threads, |n| n as usize);
     let start = std::time::Instant::now();
-    let result = match backend {
-        Backend::Vulkan { gpu, mode } => {
-            runtime::run_program(gpu, &prepared, *mode).map_err(|e| match e {
-                compiler_core::program::ProgramError::Program(d) => Err(d),
-                compiler_core::program::ProgramError::Launch(failure) => {
-                    let (error, record) = *failure;
-                    match error.diagnostic() {
-                        Some(d) => Err(prepared.in_launch(d, &record)),
-                        None => Ok(format!("{error} (in the launch of `{}`)", record.kernel)),
-                    }
+    let on_gpu = match backend {
+        Backend::Vulkan { gpu, mode } => Some(runtime::run_program(gpu, &prepared, *mode)),
+        Backend::Cuda(gpu) => Some(runtime::cuda::run_program(
+            gpu,
+            &prepared,
+            compilation.source(),
+        )),
+        Backend::Simulator => None,
+    };
+    let result = match on_gpu {
+        Some(ran) => ran.map_err(|e| match e {
+            compiler_core::program::ProgramError::Program(d) => Err(d),
+            compiler_core::program::ProgramError::Launch(failure) => {
+                let (error, record) = *failure;
+                match error.diagnostic() {
+                    Some(d) => Err(prepared.in_launch(d, &record)),
+                    None => Ok(format!("{error} (in the launch of `{}`)", record.kernel)),
                 }
-            })
-        }
-        _ => prepared.simulate().map_err(Err),
+            }
+        }),
+        None => prepared.simulate().map_err(Err),
     };
     let output = match result {
         Ok(output) => output,

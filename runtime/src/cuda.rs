@@ -1,6 +1,6 @@
 //! The CUDA runner: a kernel's PTX on an NVIDIA GPU, through the CUDA driver API.
 //!
-//! In: a [`PreparedRun`] and its source. Out: the arguments as the kernel left them, as the
+//! In: a [`PreparedRun`] (or a program's, [`run_program`]) and its source. Out: the arguments as the kernel left them, as the
 //! WGSL runners give them. cudarc loads NVIDIA's driver (`libcuda`) the first time it is
 //! needed, so building needs no CUDA installation, and on a machine without the driver every
 //! call says so ([`RuntimeError::NoCuda`]) instead of failing.
@@ -14,6 +14,7 @@ use crate::{GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::guard::Guard;
 use compiler_core::ir::Kernel;
+use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
 use compiler_core::ptx::{self, Arch, EntryParam, Ptx};
 use compiler_core::sim::{Arg, Args};
 use compiler_core::wgsl::Stopped;
@@ -161,31 +162,55 @@ pub fn run(
     source: &str,
 ) -> Result<GpuOutput, RuntimeError> {
     let kernel = prepared.kernel;
-    if prepared.options.lanes != 32 {
-        return Err(RuntimeError::Limit(format!(
-            "an NVIDIA warp is 32 lanes; this launch asks for {} (leave out --lanes)",
-            prepared.options.lanes
-        )));
-    }
-    let arch = gpu.report.arch().ok_or_else(|| {
-        let (major, minor) = gpu.report.compute_capability;
-        RuntimeError::Limit(format!(
-            "{} has compute capability {major}.{minor}; Tessera's PTX needs 7.0 (Volta) or newer",
-            gpu.report.name
-        ))
-    })?;
-    let ptx = prepared.ptx(source, arch).map_err(|d| {
-        RuntimeError::Limit(format!(
-            "no PTX for kernel `{}`: {}",
-            kernel.name, d.message
-        ))
-    })?;
+    let arch = target(gpu, prepared.options.lanes)?;
+    let ptx = prepared
+        .ptx(source, arch)
+        .map_err(|d| no_ptx(kernel, &d.message))?;
     let mut output = GpuOutput {
         args: prepared.args.clone(),
         elapsed: Duration::ZERO,
     };
     output.elapsed = run_ptx(gpu, kernel, &ptx, &mut output.args)?.elapsed;
     Ok(output)
+}
+
+/// A program's launches on `gpu`, one after another (`compiler_core::program`'s walk), each
+/// its kernel's PTX, loaded for the launch: its tensors go to the device before it and come
+/// back after it, as a kernel's launch's do, so a `while` condition reads what the last
+/// launch left.
+pub fn run_program(
+    gpu: &CudaGpu,
+    prepared: &PreparedProgram<'_>,
+    source: &str,
+) -> Result<ProgramOutput, ProgramError<RuntimeError>> {
+    prepared.execute(|kernel, args, _| {
+        let arch = target(gpu, prepared.run.options.lanes)?;
+        let ptx = prepared
+            .ptx(kernel, source, arch)
+            .map_err(|d| no_ptx(kernel, &d.message))?;
+        run_ptx(gpu, kernel, &ptx, args)?;
+        Ok(compiler_core::sim::Stats::default())
+    })
+}
+
+/// The PTX target for `gpu`, which runs warps of 32 lanes only.
+fn target(gpu: &CudaGpu, lanes: u32) -> Result<Arch, RuntimeError> {
+    if lanes != 32 {
+        return Err(RuntimeError::Limit(format!(
+            "an NVIDIA warp is 32 lanes; this launch asks for {lanes} (leave out --lanes)"
+        )));
+    }
+    gpu.report.arch().ok_or_else(|| {
+        let (major, minor) = gpu.report.compute_capability;
+        RuntimeError::Limit(format!(
+            "{} has compute capability {major}.{minor}; Tessera's PTX needs 7.0 (Volta) or newer",
+            gpu.report.name
+        ))
+    })
+}
+
+fn no_ptx(kernel: &Kernel, why: &str) -> RuntimeError {
+    RuntimeError::Limit(format!("no PTX for kernel `{}`: {why}", kernel.name))
 }
 
 /// Runs `ptx` over `args.grid` and copies every tensor back into `args`; a kernel under

@@ -8,6 +8,7 @@ mod common;
 use compiler_core::examples::{self, Example};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::Launch;
+use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
 use compiler_core::sim::{compare_tensor, Arg};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{PreparedRun, RunLimits};
@@ -281,14 +282,40 @@ fn atomics_run_as_the_simulator_says() {
 #[test]
 fn every_program_example_matches_the_simulator() {
     let gpu = gpu();
+    let mut modes = vec![(32, WarpMode::Emulated)];
+    if let Some(lanes) = gpu.report.fixed_subgroup_size() {
+        modes.push((lanes, WarpMode::Subgroups));
+    }
+    let failures = compare_programs(&modes, &|prepared, _, mode| {
+        runtime::run_program(&gpu, prepared, mode)
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every program example on the first NVIDIA GPU, each launch its kernel's PTX.
+#[test]
+fn every_program_example_on_cuda_matches_the_simulator() {
+    let Some(gpu) = common::cuda_or_skip("every_program_example_on_cuda_matches_the_simulator")
+    else {
+        return;
+    };
+    let failures = compare_programs(&[(32, WarpMode::Emulated)], &|prepared, source, _| {
+        runtime::cuda::run_program(&gpu, prepared, source)
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Runs a prepared program (of this source) with warps in this mode.
+type ProgramRunner<'a> = dyn Fn(&PreparedProgram<'_>, &str, WarpMode) -> Result<ProgramOutput, ProgramError<RuntimeError>>
+    + 'a;
+
+/// Runs every program example, with its catalogue launch, on the simulator and through `run`
+/// with each of `modes` (lanes, warp mode); what differs.
+fn compare_programs(modes: &[(u32, WarpMode)], run: &ProgramRunner<'_>) -> Vec<String> {
     let mut failures = Vec::new();
     for example in compiler_core::examples::programs() {
         let compilation = compiler_core::compile(example.source);
-        let mut modes = vec![(32, WarpMode::Emulated)];
-        if let Some(lanes) = gpu.report.fixed_subgroup_size() {
-            modes.push((lanes, WarpMode::Subgroups));
-        }
-        for (lanes, mode) in modes {
+        for &(lanes, mode) in modes {
             let mut launch = example.launch.clone();
             launch.kernel = Some(example.name.to_owned());
             launch.lanes = lanes;
@@ -298,7 +325,7 @@ fn every_program_example_matches_the_simulator() {
             let want = prepared
                 .simulate()
                 .unwrap_or_else(|d| panic!("{}: {d:?}", example.name));
-            let got = match runtime::run_program(&gpu, &prepared, mode) {
+            let got = match run(&prepared, example.source, mode) {
                 Ok(output) => output,
                 Err(error) => {
                     failures.push(format!("{} {mode:?}: {error:?}", example.name));
@@ -328,5 +355,5 @@ fn every_program_example_matches_the_simulator() {
             }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    failures
 }
