@@ -15,7 +15,6 @@
 
 use super::engine::{StepReader, TraceRun};
 use super::steps::{AccessGroup, StepView};
-use compiler_core::hierarchy::Dim3;
 use compiler_core::share::Stepping;
 use compiler_core::sim::LaneState;
 use leptos::prelude::*;
@@ -459,6 +458,7 @@ fn pixels(v: impl Into<f64>) -> f64 {
 mod tests {
     use super::*;
     use crate::run::steps::{kept, step_view};
+    use compiler_core::hierarchy::Dim3;
     use compiler_core::launch::Launch;
 
     #[test]
