@@ -168,6 +168,9 @@ export function createEditor(parent, options) {
           indentWithTab,
         ]),
         EditorView.contentAttributes.of({
+          // CodeMirror's scroller takes no focus (tabindex -1); the content, in the tab
+          // order, is what a keyboard scrolls it with (axe: scrollable-region-focusable).
+          tabindex: "0",
           "aria-label": options.label,
           "aria-describedby": options.describedBy,
           "data-testid": "editor-content",

@@ -1,0 +1,61 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { test, expect } from '../fixtures/pages';
+
+// axe-core, the engine behind Lighthouse's accessibility audit, over every kind of page: no
+// critical or serious violation. Each is listed with the elements it found, so a failure says
+// what to fix.
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+    .map((v) => {
+      const where = v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join(' | ');
+      return `${v.id} (${v.impact}, ${v.nodes.length}): ${v.help}: ${where}`;
+    });
+}
+
+const pages: [string, string, string][] = [
+  ['the home page', '/', 'Tessera'],
+  ['a docs page with the diagram', '/docs/hierarchy', 'hierarchy'],
+  ['the glossary', '/docs/glossary', 'Glossary'],
+  ['a puzzle', '/docs/puzzle-map', 'One thread'],
+  ['the error index', '/docs/errors', 'rror'],
+];
+
+for (const [what, path, heading] of pages) {
+  test(`${what} has no serious accessibility violation`, async ({ page }) => {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { level: 1 }).first()).toContainText(heading, { ignoreCase: true });
+    // The wasm modules mount the diagram, the editors and the workbenches.
+    await page.waitForLoadState('networkidle');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+}
+
+test('the playground after a run, with the stepper and the memory counts open, has no serious accessibility violation', async ({ play, page }) => {
+  await play.open('?example=matvec');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('measure-memory').click();
+  await expect(page.getByTestId('memory-table')).toBeVisible();
+  await page.getByTestId('step-through').click();
+  await expect(page.getByTestId('step-position')).toContainText('Step 1 of');
+  await play.gpuOutcome();
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
+test('the dark theme\'s playground and docs have no serious accessibility violation', async ({ play, page }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await play.open('?example=tiled_matmul');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('step-through').click();
+  await expect(page.getByTestId('step-position')).toContainText('Step 1 of');
+  await play.gpuOutcome();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.goto('/docs/puzzle-map');
+  await page.waitForLoadState('networkidle');
+  expect(await seriousViolations(page)).toEqual([]);
+});
