@@ -35,6 +35,9 @@ export default defineConfig({
       ],
     },
     trace: 'retain-on-failure',
+    // The site's service worker would answer requests before `page.route` sees them (the GPU
+    // specs rewrite the worker's module); the offline spec allows it.
+    serviceWorkers: 'block',
   },
   webServer: {
     // --single serves index.html for every route, as a static host of the site must.

@@ -8,7 +8,8 @@
 # - lazy/puzzle-HASH.js (crate puzzle-wasm): a puzzle's workbench, which a puzzle's docs page
 #   imports.
 # The built index.html names all three (window.tesseraPlayground, window.tesseraWorker,
-# window.tesseraPuzzles). Same profile
+# window.tesseraPuzzles). The editor's bundle is named by its hash too, and then the service
+# worker (sw.js, e2e/scripts/service-worker.mjs) is written over the finished build. Same profile
 # as trunk's build (`web` for a release: the size-optimised one); offline, like trunk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,3 +43,16 @@ worker=$(bind playground_worker worker)
 puzzles=$(bind puzzle_wasm puzzle)
 script="<script>window.tesseraPlayground = '$page'; window.tesseraWorker = '$worker'; window.tesseraPuzzles = '$puzzles';</script>"
 sed -i "s|</head>|$script</head>|" "$TRUNK_STAGING_DIR/index.html"
+
+# The editor's bundle, which wasm-bindgen copies as snippets/CRATE-ID/editor/dist/editor.js (the
+# crate's id, not the content's), gets its content's hash too, and the modules' `import` lines
+# fetch it by that name (the imports object keeps the old name: the wasm asks for it by that).
+for editor in "$out"/snippets/*/editor/dist/editor.js; do
+  [ -e "$editor" ] || continue
+  hashed="editor-$(sha256sum "$editor" | cut -c1-16).js"
+  mv "$editor" "$(dirname "$editor")/$hashed"
+  sed -i "/^import /s|editor/dist/editor\.js\"|editor/dist/$hashed\"|" "$out"/*.js
+done
+
+# Last, once every file is in place: the service worker that keeps the site readable offline.
+node e2e/scripts/service-worker.mjs "$TRUNK_STAGING_DIR"

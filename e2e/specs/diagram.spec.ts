@@ -153,8 +153,9 @@ for (const [name, viewport] of [
       // Legible: the drawing keeps a usable size, and its labels at least 9 px of height.
       const box = await drawing.boundingBox();
       expect(box?.width ?? 0).toBeGreaterThan(Math.min(viewport.width * 0.8, 450));
-      const label = await diagram.locator('.cell-label').first().boundingBox();
-      expect(label?.height ?? 0).toBeGreaterThanOrEqual(9);
+      // Polled: the drawing settles its size a frame after it scrolls into view.
+      const label = diagram.locator('.cell-label').first();
+      await expect.poll(async () => (await label.boundingBox())?.height ?? 0).toBeGreaterThanOrEqual(9);
       await page.screenshot({ path: info.outputPath(`${name}-${level}.png`) });
     };
     await shoot('grid');

@@ -1,0 +1,61 @@
+import { test, expect } from '../fixtures/pages';
+
+// The playground as a workbench at 1280 × 800: the source stays in view beside the output
+// pane, so the statement the stepper marks and the buttons that move it are on screen
+// together, by mouse and by keyboard alone.
+
+test.use({ viewport: { width: 1280, height: 800 } });
+
+/** Runs `example`, counts its memory accesses and opens the stepper; the trace's steps. */
+async function stepThrough(play: import('../fixtures/pages').PlayPage, example: string): Promise<number> {
+  await play.open(`?example=${example}`);
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await play.page.getByTestId('measure-memory').click();
+  await expect(play.page.getByTestId('memory-table')).toBeVisible();
+  await play.page.getByTestId('step-through').click();
+  await expect(play.page.getByTestId('step-position')).toContainText('Step 1 of');
+  const text = (await play.page.getByTestId('step-position').textContent()) ?? '';
+  return Number(/of (\d+)/.exec(text)?.[1] ?? 1);
+}
+
+test('the marked statement and the stepper\'s controls are in the viewport together', async ({ play, page }) => {
+  const steps = await stepThrough(play, 'tiled_matmul');
+  expect(steps).toBeGreaterThan(5);
+  const forward = page.getByTestId('step-forward');
+  const marked = page.locator('.editor .step-current');
+  await forward.scrollIntoViewIfNeeded();
+  for (let i = 1; i < Math.min(steps, 30); i++) {
+    await forward.click();
+    await expect(marked).toBeInViewport();
+    await expect(forward).toBeInViewport();
+  }
+  // The launch form's two boxes, where they sit side by side, start on one line.
+  const grid = await page.locator('.launch-panel fieldset').nth(0).boundingBox();
+  const params = await page.locator('.launch-panel fieldset').nth(1).boundingBox();
+  if (grid && params && grid.x + grid.width <= params.x) expect(Math.abs(grid.y - params.y)).toBeLessThan(2);
+});
+
+test('by keyboard alone: Tab to the stepper, step with the arrow keys, the mark stays in view', async ({ play, page }) => {
+  const steps = await stepThrough(play, 'block_sum');
+  await page.getByTestId('step-first').focus();
+  const marked = page.locator('.editor .step-current');
+  const position = page.getByTestId('step-position');
+  for (let i = 1; i < steps; i++) {
+    await page.keyboard.press('ArrowRight');
+    await expect(position).toContainText(`Step ${i + 1} of`);
+    await expect(marked).toBeInViewport();
+    await expect(page.getByTestId('step-forward')).toBeInViewport();
+  }
+  await page.keyboard.press('Home');
+  await expect(position).toContainText('Step 1 of');
+});
+
+test('on a phone the panes stack and the stepper repeats its statement', async ({ play, page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await stepThrough(play, 'block_sum');
+  const source = await page.locator('.source-pane').boundingBox();
+  const output = await page.locator('.output-pane').boundingBox();
+  expect(source && output && output.y > source.y + source.height - 1).toBeTruthy();
+  await expect(page.getByTestId('stepper')).toContainText('line');
+});
