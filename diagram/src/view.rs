@@ -112,14 +112,20 @@ fn cell_view(cell: &Cell, rect: Rect, level: Level, id: String) -> impl IntoView
             <rect class="cell-box" x=rect.x y=rect.y width=rect.w height=rect.h rx=5/>
             {fill}
             <text class="cell-label" x=cx y=if detail.is_empty() { cy } else { cy - detail_size * 0.55 } font-size=size text-anchor="middle" dominant-baseline="central">{main}</text>
-            {(!detail.is_empty()).then(|| view! {
-                <text class="cell-detail" x=cx y=cy + size * 0.75 font-size=detail_size text-anchor="middle" dominant-baseline="central">{detail.clone()}</text>
-            })}
         </g>
+        // The second line beside the option, hidden from assistive technology (the option's
+        // name says it): the option's own text is then one line, which its name contains, as
+        // speech input needs (axe: label-content-name-mismatch). Clicks go through it.
+        {(!detail.is_empty()).then(|| view! {
+            <text class="cell-detail" aria-hidden="true" pointer-events="none" x=cx y=cy + size * 0.75 font-size=detail_size text-anchor="middle" dominant-baseline="central">{detail.clone()}</text>
+        })}
     }
 }
 
-/// The CTA drawn as warp slots of numbered lanes, with the thread under each live lane.
+/// The CTA drawn as warp slots of numbered lanes, with the thread under each live lane. The
+/// numbers are drawn beside the slot's option, hidden from assistive technology: the option's
+/// name says them as a range ("Warp 1, threads 32–47") and holds its visible text ("warp 1"), as
+/// speech input needs (axe's label-content-name-mismatch); a click goes through them to the slot.
 fn lane_slots(config: &DiagramConfig, cell: &Cell, rect: Rect, id: String) -> impl IntoView {
     let lanes = config.shape.lanes;
     let present = cell.filled.map_or(0, |(p, _)| p);
@@ -145,6 +151,8 @@ fn lane_slots(config: &DiagramConfig, cell: &Cell, rect: Rect, id: String) -> im
         <g role="option" id=id aria-label=format!("{}, {}", cell.label, cell.detail) aria-disabled="false" class="cell slot" data-index=cell.index>
             <rect class="slot-box" x=rect.x y=rect.y width=rect.w height=rect.h rx=5/>
             <text class="cell-label" x=rect.x + 8.0 y=rect.y + 26.0 font-size=12 dominant-baseline="central">{format!("warp {}", cell.index)}</text>
+        </g>
+        <g class="slot-lanes" aria-hidden="true" data-slot=cell.index>
             <text class="cell-detail" x=rect.x + 8.0 y=rect.y + 50.0 font-size=9 dominant-baseline="central">"thread"</text>
             {boxes}
         </g>

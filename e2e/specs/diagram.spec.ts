@@ -120,7 +120,7 @@ test('the 48-thread preset: two warp slots, 16 empty lanes, both masks', async (
   await expect(preset.getByTestId('readout-mask')).toHaveText(['0xffffffff', '0x0000ffff']);
   // Thread 32 sits over lane 0 of the second slot.
   const second = preset.getByRole('option', { name: 'Warp 1, threads 32–47' });
-  await expect(second.locator('.lane-slot').first()).toHaveText('032');
+  await expect(preset.locator('.slot-lanes[data-slot="1"] .lane-slot').first()).toHaveText('032');
   await second.click();
   await expect(preset.getByRole('option', { name: 'Lane 16, no thread' })).toHaveAttribute('aria-disabled', 'true');
   // A lane with no thread cannot be entered.
