@@ -932,10 +932,22 @@ impl<'k> PreparedRun<'k> {
         }
     }
 
-    fn observers<'o>(&'o self, writers: Option<&'o mut sim::Writers>) -> Observers<'o> {
+    /// What a run with `options` reports to: the writers, and the progress, except for the
+    /// run again in grid order after a race ([`Self::in_grid_order_on_a_race`], on fewer
+    /// threads than the launch's), whose CTAs the first run counted already.
+    fn observers<'o>(
+        &'o self,
+        options: SimOptions,
+        writers: Option<&'o mut sim::Writers>,
+    ) -> Observers<'o> {
+        let again = options.threads < self.options.threads;
         Observers {
             writers,
-            progress: self.progress.as_deref().map(|p| p as Progress),
+            progress: self
+                .progress
+                .as_deref()
+                .filter(|_| !again)
+                .map(|p| p as Progress),
         }
     }
 
@@ -956,7 +968,7 @@ impl<'k> PreparedRun<'k> {
         let run = |options: SimOptions| {
             let mut args = self.args.clone();
             let mut writers = record.then(Vec::new);
-            let observers = self.observers(writers.as_mut());
+            let observers = self.observers(options, writers.as_mut());
             let result = sim::run_with(self.kernel, &mut args, options, observers);
             (result, (args, writers))
         };
@@ -972,7 +984,7 @@ impl<'k> PreparedRun<'k> {
 
     fn simulate_cluster(&self) -> Result<RunOutput, Diagnostic> {
         let mut args = self.args.clone();
-        let progress = self.observers(None).progress;
+        let progress = self.observers(self.options, None).progress;
         let (stats, run) =
             cluster::simulate(self.kernel, &mut args, self.options, self.nodes, progress)
                 .map_err(|fault| fault.to_diagnostic())?;
@@ -995,7 +1007,7 @@ impl<'k> PreparedRun<'k> {
             };
         }
         let (output, trace) = self.observed(|args, writers, options| {
-            let observers = self.observers(Some(writers));
+            let observers = self.observers(options, Some(writers));
             sim::run_traced(self.kernel, args, options, observers, block, limits)
         });
         Traced { output, trace }
@@ -1011,7 +1023,12 @@ impl<'k> PreparedRun<'k> {
             };
         }
         let (output, profile) = self.observed(|args, writers, options| {
-            sim::run_profiled(self.kernel, args, options, self.observers(Some(writers)))
+            sim::run_profiled(
+                self.kernel,
+                args,
+                options,
+                self.observers(options, Some(writers)),
+            )
         });
         Profiled {
             output,

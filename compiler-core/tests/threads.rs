@@ -124,3 +124,26 @@ fn progress_counts_every_cta_once() {
         assert!(prepared.ctas() >= u64::from(grid.x * grid.y * grid.z));
     }
 }
+
+/// A run that stops at a race on a tensor runs again in grid order on one thread; the progress
+/// does not hear of that run's CTAs a second time. The race is between the last two CTAs, so
+/// both runs go through nearly the whole grid.
+#[test]
+fn a_race_run_again_in_grid_order_counts_no_cta_twice() {
+    let source = "@launch(32)\nkernel k(X: tensor<f32>[N], Out: tensor<f32>[1]) {\n  let s = sum<over ctx.thread>(X[ctx.block.x * 32 + ctx.thread])\n  if ctx.thread == 0 && ctx.block.x >= 62 {\n    Out[0] = s\n  }\n}\n";
+    let compilation = compiler_core::compile(source);
+    let launch = Launch {
+        grid: Dim3::new(64, 1, 1),
+        dims: [("N".to_owned(), 2048)].into(),
+        ..Launch::default()
+    };
+    let mut prepared = prepare(&compilation, &launch);
+    let done = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&done);
+    prepared.progress = Some(Arc::new(move |n| {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }));
+    prepared.options.threads = 4;
+    assert!(prepared.simulate().is_err());
+    assert!(done.load(Ordering::Relaxed) <= prepared.ctas());
+}
