@@ -69,3 +69,15 @@ test('the memory counts count every launch of a program, at each kernel\'s lines
   await expect(rows.filter({ hasText: 'X[i]' })).toContainText('3125');
   await expect(rows.filter({ hasText: 'X[i]' })).toContainText('4.00 sectors per request');
 });
+
+test('the grid-level page runs its program in place', async ({ page }) => {
+  await page.goto('/docs/grid');
+  const program = page.getByTestId('kernel').filter({ hasText: 'program grid_sum' });
+  await program.getByTestId('kernel-run').click();
+  await expect(program.getByTestId('sim-status')).toContainText('Simulator:');
+  await expect(program.getByTestId('program-launches')).toContainText('The program made 2 launches: 1. partial_sums (grid 391 x 1 x 1)');
+  await expect(program.getByTestId('result-Out')).toBeVisible();
+  await expect(program.getByTestId('gpu-status')).not.toContainText('running', { timeout: 20_000 });
+  const gpu = (await program.getByTestId('gpu-status').textContent()) ?? '';
+  if (gpu.startsWith('WebGPU (')) await expect(program.getByTestId('verdict')).toHaveText(/^GPU = simulator/);
+});
