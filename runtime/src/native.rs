@@ -1,6 +1,6 @@
 //! The native runner: wgpu on Vulkan (Mesa's lavapipe on a machine without a GPU).
 
-use crate::plan::{plan, read_back};
+use crate::plan::{plan, read_back, Plan};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
@@ -8,6 +8,9 @@ use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
 use compiler_core::sim::Args;
 use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::PreparedRun;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 use wgpu::util::DeviceExt;
 
@@ -118,17 +121,19 @@ pub fn run(
 /// usual door.
 /// A program's launches on the GPU, one after another (`compiler_core::program`'s walk):
 /// each launch's tensors go up before it and come back after it, as a kernel's launch's do,
-/// so a `while` condition reads what the last launch left.
+/// so a `while` condition reads what the last launch left. Each kernel's pipeline is made once
+/// and shared by its launches.
 pub fn run_program(
     gpu: &Gpu,
     prepared: &PreparedProgram<'_>,
     mode: WarpMode,
 ) -> Result<ProgramOutput, ProgramError<RuntimeError>> {
+    let pipelines = Pipelines::default();
     prepared.execute(|kernel, args, _| {
         let wgsl = prepared
             .wgsl(kernel, mode)
             .map_err(|d| RuntimeError::Wgsl(d.message))?;
-        run_wgsl(gpu, kernel, &wgsl, args)?;
+        run_wgsl_with(gpu, kernel, &wgsl, args, &pipelines)?;
         Ok(compiler_core::sim::Stats::default())
     })
 }
@@ -139,25 +144,67 @@ pub fn run_wgsl(
     wgsl: &Wgsl,
     args: &mut Args,
 ) -> Result<GpuRun, RuntimeError> {
+    run_wgsl_with(gpu, kernel, wgsl, args, &Pipelines::default())
+}
+
+/// [`run_wgsl`], taking the kernel's pipeline from `pipelines` when a launch before made it.
+fn run_wgsl_with(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    wgsl: &Wgsl,
+    args: &mut Args,
+    pipelines: &Pipelines,
+) -> Result<GpuRun, RuntimeError> {
     if kernel.cluster.is_none() {
-        return run_launch(gpu, kernel, wgsl, args);
+        return run_launch(gpu, kernel, wgsl, args, pipelines);
     }
     let mut elapsed = Duration::ZERO;
     let tiles = cluster::plan(kernel, args, 1);
     cluster::run_tiles(kernel, args, &tiles, None, |part, _| {
-        elapsed += run_launch(gpu, kernel, wgsl, part)?.elapsed;
+        elapsed += run_launch(gpu, kernel, wgsl, part, pipelines)?.elapsed;
         Ok::<(), RuntimeError>(())
     })?;
     Ok(GpuRun { elapsed })
 }
 
-fn run_launch(
+/// A kernel's WGSL made ready on the device: its bind group's layout and its pipeline. The
+/// layout follows the WGSL alone (a binding per tensor, read-only or not, the guard's word, the
+/// uniforms), so every launch of the kernel can use it.
+struct Pipeline {
+    layout: wgpu::BindGroupLayout,
+    pipeline: wgpu::ComputePipeline,
+}
+
+/// Pipelines made during one run, by kernel name.
+#[derive(Default)]
+struct Pipelines(RefCell<HashMap<String, Rc<Pipeline>>>);
+
+impl Pipelines {
+    /// `kernel`'s pipeline: the one made before, else made now.
+    fn get(
+        &self,
+        gpu: &Gpu,
+        kernel: &Kernel,
+        wgsl: &Wgsl,
+        plan: &Plan,
+    ) -> Result<Rc<Pipeline>, RuntimeError> {
+        if let Some(made) = self.0.borrow().get(&kernel.name) {
+            return Ok(made.clone());
+        }
+        let made = Rc::new(make_pipeline(gpu, kernel, wgsl, plan)?);
+        self.0
+            .borrow_mut()
+            .insert(kernel.name.clone(), made.clone());
+        Ok(made)
+    }
+}
+
+fn make_pipeline(
     gpu: &Gpu,
     kernel: &Kernel,
     wgsl: &Wgsl,
-    args: &mut Args,
-) -> Result<GpuRun, RuntimeError> {
-    let plan = plan(&gpu.report, kernel, wgsl, args)?;
+    plan: &Plan,
+) -> Result<Pipeline, RuntimeError> {
     let device = &gpu.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -189,13 +236,13 @@ fn run_launch(
         wgsl.uniform_binding,
         wgpu::BufferBindingType::Uniform,
     ));
-    let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: None,
         entries: &entries,
     });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: None,
-        bind_group_layouts: &[Some(&bind_layout)],
+        bind_group_layouts: &[Some(&layout)],
         immediate_size: 0,
     });
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -206,6 +253,31 @@ fn run_launch(
         compilation_options: Default::default(),
         cache: None,
     });
+    rejected(scope)?;
+    Ok(Pipeline { layout, pipeline })
+}
+
+/// The validation error the device reported in `scope`, if any.
+fn rejected(scope: wgpu::ErrorScopeGuard) -> Result<(), RuntimeError> {
+    match pollster::block_on(scope.pop()) {
+        Some(error) => Err(RuntimeError::Device(format!(
+            "the device rejected the kernel: {error}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn run_launch(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    wgsl: &Wgsl,
+    args: &mut Args,
+    pipelines: &Pipelines,
+) -> Result<GpuRun, RuntimeError> {
+    let plan = plan(&gpu.report, kernel, wgsl, args)?;
+    let made = pipelines.get(gpu, kernel, wgsl, &plan)?;
+    let device = &gpu.device;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("params"),
         contents: &plan.uniform,
@@ -239,19 +311,15 @@ fn run_launch(
     });
     let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
-        layout: &bind_layout,
+        layout: &made.layout,
         entries: &bind_entries,
     });
-    if let Some(error) = pollster::block_on(scope.pop()) {
-        return Err(RuntimeError::Device(format!(
-            "the device rejected the kernel: {error}"
-        )));
-    }
+    rejected(scope)?;
     let start = Instant::now();
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
+        pass.set_pipeline(&made.pipeline);
         pass.set_bind_group(0, &bind_group, &[]);
         let [x, y, z] = plan.grid;
         pass.dispatch_workgroups(x, y, z);

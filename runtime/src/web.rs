@@ -6,7 +6,7 @@
 //! Errors are values: no WebGPU, no adapter, a shader the browser rejects (with its compiler's
 //! messages), a lost device (the browser's GPU watchdog ends a runaway kernel that way).
 
-use crate::plan::{plan, read_back};
+use crate::plan::{plan, read_back, Plan};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
@@ -16,16 +16,18 @@ use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::PreparedRun;
 use js_sys::{JsString, Number, Object, Reflect, Uint8Array};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
     gpu_buffer_usage as usage, gpu_map_mode, gpu_shader_stage, GpuAdapter, GpuBindGroupDescriptor,
-    GpuBindGroupEntry, GpuBindGroupLayoutDescriptor, GpuBindGroupLayoutEntry, GpuBuffer,
-    GpuBufferBindingLayout, GpuBufferBindingType, GpuBufferDescriptor, GpuCompilationMessageType,
-    GpuComputePipelineDescriptor, GpuDevice, GpuDeviceDescriptor, GpuDeviceLostInfo,
-    GpuErrorFilter, GpuPipelineLayoutDescriptor, GpuProgrammableStage, GpuShaderModuleDescriptor,
+    GpuBindGroupEntry, GpuBindGroupLayout, GpuBindGroupLayoutDescriptor, GpuBindGroupLayoutEntry,
+    GpuBuffer, GpuBufferBindingLayout, GpuBufferBindingType, GpuBufferDescriptor,
+    GpuCompilationMessageType, GpuComputePipeline, GpuComputePipelineDescriptor, GpuDevice,
+    GpuDeviceDescriptor, GpuDeviceLostInfo, GpuErrorFilter, GpuPipelineLayoutDescriptor,
+    GpuProgrammableStage, GpuShaderModuleDescriptor,
 };
 
 /// An opened WebGPU device and what its adapter offers.
@@ -282,22 +284,27 @@ pub async fn run(
 
 /// A program's launches on WebGPU, one after another (`compiler_core::program`'s walk), as
 /// the native runner runs them: each launch's tensors go up before it and come back after it,
-/// so a `while` condition reads what the last launch left. The time is the launches' own.
+/// so a `while` condition reads what the last launch left. Each kernel's pipeline is made once
+/// and shared by its launches (a loop of passes compiles nothing after the first). The time is
+/// the launches' own.
 pub async fn run_program(
     gpu: &Gpu,
     prepared: &PreparedProgram<'_>,
     mode: WarpMode,
 ) -> Result<(ProgramOutput, Duration), ProgramError<RuntimeError>> {
     let elapsed = std::cell::Cell::new(Duration::ZERO);
+    let pipelines = Pipelines::default();
     let output = prepared
         .execute_async(|kernel, mut args, _| {
-            let elapsed = &elapsed;
+            let (elapsed, pipelines) = (&elapsed, &pipelines);
             async move {
                 let result = match prepared.wgsl(kernel, mode) {
-                    Ok(wgsl) => run_wgsl(gpu, kernel, &wgsl, &mut args).await.map(|run| {
-                        elapsed.set(elapsed.get() + run.elapsed);
-                        compiler_core::sim::Stats::default()
-                    }),
+                    Ok(wgsl) => run_wgsl_with(gpu, kernel, &wgsl, &mut args, pipelines)
+                        .await
+                        .map(|run| {
+                            elapsed.set(elapsed.get() + run.elapsed);
+                            compiler_core::sim::Stats::default()
+                        }),
                     Err(d) => Err(RuntimeError::Wgsl(d.message)),
                 };
                 (args, result)
@@ -317,28 +324,65 @@ pub async fn run_wgsl(
     wgsl: &Wgsl,
     args: &mut Args,
 ) -> Result<GpuRun, RuntimeError> {
+    run_wgsl_with(gpu, kernel, wgsl, args, &Pipelines::default()).await
+}
+
+/// [`run_wgsl`], taking the kernel's pipeline from `pipelines` when a launch before made it.
+async fn run_wgsl_with(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    wgsl: &Wgsl,
+    args: &mut Args,
+    pipelines: &Pipelines,
+) -> Result<GpuRun, RuntimeError> {
     if kernel.cluster.is_none() {
-        return run_launch(gpu, kernel, wgsl, args).await;
+        return run_launch(gpu, kernel, wgsl, args, pipelines).await;
     }
     let mut elapsed = Duration::ZERO;
     for tile in cluster::plan(kernel, args, 1) {
         let mut part = cluster::slice(kernel, args, tile);
-        elapsed += run_launch(gpu, kernel, wgsl, &mut part).await?.elapsed;
+        elapsed += run_launch(gpu, kernel, wgsl, &mut part, pipelines)
+            .await?
+            .elapsed;
         cluster::merge(kernel, args, tile, &part);
     }
     Ok(GpuRun { elapsed })
 }
 
-async fn run_launch(
-    gpu: &Gpu,
-    kernel: &Kernel,
-    wgsl: &Wgsl,
-    args: &mut Args,
-) -> Result<GpuRun, RuntimeError> {
-    if let Some(error) = gpu.lost_error("before the run") {
-        return Err(error);
+/// A kernel's WGSL made ready on the device: its bind group's layout and its pipeline. The
+/// layout follows the WGSL alone (a binding per tensor, read-only or not, the guard's word, the
+/// uniforms), so every launch of the kernel can use it.
+struct Pipeline {
+    layout: GpuBindGroupLayout,
+    pipeline: GpuComputePipeline,
+}
+
+/// Pipelines made during one run, by kernel name.
+#[derive(Default)]
+struct Pipelines(RefCell<HashMap<String, Rc<Pipeline>>>);
+
+impl Pipelines {
+    /// `kernel`'s pipeline: the one made before, else made now (the browser compiles the
+    /// WGSL; its messages come back as the error).
+    async fn get(
+        &self,
+        gpu: &Gpu,
+        kernel: &Kernel,
+        wgsl: &Wgsl,
+        plan: &Plan,
+    ) -> Result<Rc<Pipeline>, RuntimeError> {
+        if let Some(made) = self.0.borrow().get(&kernel.name) {
+            return Ok(made.clone());
+        }
+        let made = Rc::new(make_pipeline(gpu, wgsl, plan).await?);
+        self.0
+            .borrow_mut()
+            .insert(kernel.name.clone(), made.clone());
+        Ok(made)
     }
-    let plan = plan(&gpu.report, kernel, wgsl, args)?;
+}
+
+async fn make_pipeline(gpu: &Gpu, wgsl: &Wgsl, plan: &Plan) -> Result<Pipeline, RuntimeError> {
     let device = &gpu.device;
     device.push_error_scope(GpuErrorFilter::Validation);
     let module = device.create_shader_module(&GpuShaderModuleDescriptor::new(&wgsl.browser_text()));
@@ -368,16 +412,47 @@ async fn run_launch(
         })
         .collect();
     entries.push(entry(wgsl.uniform_binding, GpuBufferBindingType::Uniform));
-    let bind_layout = device
+    let layout = device
         .create_bind_group_layout(&GpuBindGroupLayoutDescriptor::new(&entries))
         .map_err(|e| device_error("the bind group layout was refused", &e))?;
-    let layouts = [js_sys::JsNullable::wrap(bind_layout.clone())];
+    let layouts = [js_sys::JsNullable::wrap(layout.clone())];
     let pipeline_layout =
         device.create_pipeline_layout(&GpuPipelineLayoutDescriptor::new(&layouts));
     let stage = GpuProgrammableStage::new(&module);
     stage.set_entry_point(&wgsl.entry_point);
     let pipeline = device
         .create_compute_pipeline(&GpuComputePipelineDescriptor::new(&pipeline_layout, &stage));
+    rejected(gpu).await?;
+    Ok(Pipeline { layout, pipeline })
+}
+
+/// The validation error the device reported since the last `push_error_scope`, if any.
+async fn rejected(gpu: &Gpu) -> Result<(), RuntimeError> {
+    if let Ok(error) = gpu.device.pop_error_scope().await {
+        if let Some(error) = error.as_option() {
+            return Err(RuntimeError::Device(format!(
+                "the device rejected the kernel: {}",
+                error.message()
+            )));
+        }
+    }
+    Ok(())
+}
+
+async fn run_launch(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    wgsl: &Wgsl,
+    args: &mut Args,
+    pipelines: &Pipelines,
+) -> Result<GpuRun, RuntimeError> {
+    if let Some(error) = gpu.lost_error("before the run") {
+        return Err(error);
+    }
+    let plan = plan(&gpu.report, kernel, wgsl, args)?;
+    let made = pipelines.get(gpu, kernel, wgsl, &plan).await?;
+    let device = &gpu.device;
+    device.push_error_scope(GpuErrorFilter::Validation);
     let uniform = filled_buffer(gpu, &plan.uniform, usage::UNIFORM)?;
     let mut buffers = Vec::new();
     for b in &plan.buffers {
@@ -398,19 +473,12 @@ async fn run_launch(
         &uniform,
     ));
     let group =
-        device.create_bind_group(&GpuBindGroupDescriptor::new(&group_entries, &bind_layout));
-    if let Ok(error) = device.pop_error_scope().await {
-        if let Some(error) = error.as_option() {
-            return Err(RuntimeError::Device(format!(
-                "the device rejected the kernel: {}",
-                error.message()
-            )));
-        }
-    }
+        device.create_bind_group(&GpuBindGroupDescriptor::new(&group_entries, &made.layout));
+    rejected(gpu).await?;
     let start = now_ms();
     let encoder = device.create_command_encoder();
     let pass = encoder.begin_compute_pass();
-    pass.set_pipeline(&pipeline);
+    pass.set_pipeline(&made.pipeline);
     pass.set_bind_group(0, Some(&group));
     let [x, y, z] = plan.grid;
     pass.dispatch_workgroups_with_workgroup_count_y_and_workgroup_count_z(x, y, z);
