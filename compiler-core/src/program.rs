@@ -61,6 +61,57 @@ pub struct ProgramOutput {
     pub launches: Vec<LaunchRecord>,
 }
 
+/// What runs a program's launches ([`PreparedProgram::execute_with`]).
+pub trait Runner<'m> {
+    type Error;
+
+    /// Runs one launch: the kernel, its arguments (its tensors moved in), the program's
+    /// storage slot of each tensor parameter (`None` for a scalar; a slot keeps its identity
+    /// through `swap`), and the launch. Gives the arguments back when it is done; a runner
+    /// that keeps tensors on its device may give them back as they came, and is asked for
+    /// them by [`Runner::fetch`] when the walk reads them.
+    fn launch(
+        &mut self,
+        kernel: &'m Kernel,
+        args: Args,
+        slots: Vec<Option<usize>>,
+        record: LaunchRecord,
+    ) -> impl Future<Output = (Args, Result<Stats, Self::Error>)>;
+
+    /// Slot `slot`'s tensor as the launches left it, given the walk's copy.
+    fn fetch(
+        &mut self,
+        slot: usize,
+        tensor: Tensor,
+    ) -> impl Future<Output = Result<Tensor, Self::Error>>;
+}
+
+/// A runner whose launches give their tensors back, as [`PreparedProgram::execute`] and
+/// [`PreparedProgram::execute_async`] take them.
+struct HostRunner<F>(F);
+
+impl<'m, E, F, Done> Runner<'m> for HostRunner<F>
+where
+    F: FnMut(&'m Kernel, Args, LaunchRecord) -> Done,
+    Done: Future<Output = (Args, Result<Stats, E>)>,
+{
+    type Error = E;
+
+    fn launch(
+        &mut self,
+        kernel: &'m Kernel,
+        args: Args,
+        _: Vec<Option<usize>>,
+        record: LaunchRecord,
+    ) -> impl Future<Output = (Args, Result<Stats, E>)> {
+        (self.0)(kernel, args, record)
+    }
+
+    fn fetch(&mut self, _: usize, tensor: Tensor) -> impl Future<Output = Result<Tensor, E>> {
+        std::future::ready(Ok(tensor))
+    }
+}
+
 /// Why a program stopped: a problem of the program itself, or of a launch's runner.
 #[derive(Debug)]
 pub enum ProgramError<E> {
@@ -112,6 +163,8 @@ struct Walk<'p> {
     max_launches: usize,
     /// Launches and loop passes so far.
     work: usize,
+    /// Per slot: whether the runner's copy may be newer than the walk's (a launch wrote it).
+    stale: Vec<bool>,
 }
 
 impl<'m> PreparedProgram<'m> {
@@ -268,12 +321,22 @@ impl<'m> PreparedProgram<'m> {
     /// left them, when it is done.
     pub async fn execute_async<E, F, Done>(
         &self,
-        mut launch_one: F,
+        launch_one: F,
     ) -> Result<ProgramOutput, ProgramError<E>>
     where
         F: FnMut(&'m Kernel, Args, LaunchRecord) -> Done,
         Done: Future<Output = (Args, Result<Stats, E>)>,
     {
+        self.execute_with(&mut HostRunner(launch_one)).await
+    }
+
+    /// The walk, for any [`Runner`]: one that keeps the program's tensors on its device
+    /// between launches is asked for a tensor only when the walk reads it (a `while`
+    /// condition's element, a size, the program's results at the end).
+    pub async fn execute_with<R: Runner<'m>>(
+        &self,
+        runner: &mut R,
+    ) -> Result<ProgramOutput, ProgramError<R::Error>> {
         let signature = &self.program.signature;
         let args = &self.run.args;
         let mut tensors: Vec<Option<Tensor>> = args
@@ -308,6 +371,7 @@ impl<'m> PreparedProgram<'m> {
             max_elements: self.max_elements.min(MAX_ELEMENTS as u64),
             max_launches: self.max_launches,
             work: 0,
+            stale: Vec::new(),
         };
         for temporary in &self.program.temporaries {
             let mut shape = Vec::new();
@@ -340,8 +404,10 @@ impl<'m> PreparedProgram<'m> {
             }));
         }
         walk.buffers.slot = (0..tensors.len()).collect();
+        walk.stale = vec![false; tensors.len()];
         walk.buffers.tensors = tensors;
-        walk.steps(&self.program.body, &mut launch_one).await?;
+        walk.steps(&self.program.body, runner).await?;
+        walk.refresh(0..signature.params.len(), runner).await?;
         let mut params = args.params.clone();
         for (i, param) in params.iter_mut().enumerate() {
             if let Arg::Tensor(t) = param {
@@ -369,15 +435,11 @@ fn size_problem(span: Span, message: String) -> Diagnostic {
 }
 
 impl<'m> Walk<'m> {
-    async fn steps<E, F, Done>(
+    async fn steps<R: Runner<'m>>(
         &mut self,
         steps: &[Step],
-        launch_one: &mut F,
-    ) -> Result<(), ProgramError<E>>
-    where
-        F: FnMut(&'m Kernel, Args, LaunchRecord) -> Done,
-        Done: Future<Output = (Args, Result<Stats, E>)>,
-    {
+        runner: &mut R,
+    ) -> Result<(), ProgramError<R::Error>> {
         for step in steps {
             match step {
                 Step::Launch {
@@ -385,7 +447,15 @@ impl<'m> Walk<'m> {
                     args,
                     grid,
                     span,
-                } => self.launch(*kernel, args, grid, *span, launch_one).await?,
+                } => {
+                    let sizes = args.iter().filter_map(|a| match a {
+                        LaunchArg::Integer(size) => Some(size),
+                        _ => None,
+                    });
+                    let read = grid.iter().chain(sizes).flat_map(Size::buffers_read);
+                    self.refresh(read.collect::<Vec<_>>(), runner).await?;
+                    self.launch(*kernel, args, grid, *span, runner).await?
+                }
                 Step::For {
                     counter,
                     start,
@@ -394,6 +464,8 @@ impl<'m> Walk<'m> {
                     body,
                     span,
                 } => {
+                    let read = [start, end, by].into_iter().flat_map(Size::buffers_read);
+                    self.refresh(read.collect::<Vec<_>>(), runner).await?;
                     let values = [start, end, by]
                         .map(|s| self.eval(s, *span))
                         .into_iter()
@@ -409,7 +481,7 @@ impl<'m> Walk<'m> {
                     while (by > 0 && i < end) || (by < 0 && i > end) {
                         self.count_work(*span).map_err(ProgramError::Program)?;
                         self.counters[*counter] = i;
-                        Box::pin(self.steps(body, launch_one)).await?;
+                        Box::pin(self.steps(body, runner)).await?;
                         i += by;
                     }
                 }
@@ -419,12 +491,17 @@ impl<'m> Walk<'m> {
                     body,
                     span,
                 } => {
+                    self.refresh(limit.buffers_read(), runner).await?;
                     let limit = self.eval(limit, *span).map_err(ProgramError::Program)?;
                     let mut passes = 0;
-                    while self
-                        .holds(condition, *span)
-                        .map_err(ProgramError::Program)?
-                    {
+                    loop {
+                        self.refresh(condition.buffers_read(), runner).await?;
+                        if !self
+                            .holds(condition, *span)
+                            .map_err(ProgramError::Program)?
+                        {
+                            break;
+                        }
                         if passes >= limit {
                             return Err(ProgramError::Program(
                                 Diagnostic::error(
@@ -437,7 +514,7 @@ impl<'m> Walk<'m> {
                             ));
                         }
                         self.count_work(*span).map_err(ProgramError::Program)?;
-                        Box::pin(self.steps(body, launch_one)).await?;
+                        Box::pin(self.steps(body, runner)).await?;
                         passes += 1;
                     }
                 }
@@ -447,18 +524,14 @@ impl<'m> Walk<'m> {
         Ok(())
     }
 
-    async fn launch<E, F, Done>(
+    async fn launch<R: Runner<'m>>(
         &mut self,
         index: usize,
         args: &[LaunchArg],
         grid: &[Size; 3],
         span: Span,
-        launch_one: &mut F,
-    ) -> Result<(), ProgramError<E>>
-    where
-        F: FnMut(&'m Kernel, Args, LaunchRecord) -> Done,
-        Done: Future<Output = (Args, Result<Stats, E>)>,
-    {
+        runner: &mut R,
+    ) -> Result<(), ProgramError<R::Error>> {
         let module = self.module;
         let Some(kernel) = module.kernels.get(index) else {
             return Ok(());
@@ -486,7 +559,19 @@ impl<'m> Walk<'m> {
         let bound = self
             .bind(kernel, args, record.grid, span)
             .map_err(ProgramError::Program)?;
-        let (bound, result) = launch_one(kernel, bound, record.clone()).await;
+        let slots: Vec<Option<usize>> = args
+            .iter()
+            .map(|a| match a {
+                LaunchArg::Buffer(b) => self.buffers.slot.get(*b).copied(),
+                _ => None,
+            })
+            .collect();
+        for param in kernel.written_tensors() {
+            if let Some(&Some(slot)) = slots.get(param) {
+                self.stale[slot] = true;
+            }
+        }
+        let (bound, result) = runner.launch(kernel, bound, slots, record.clone()).await;
         // The tensors go back to their names, whatever the launch did.
         for (param, arg) in bound.params.into_iter().zip(args) {
             if let (Arg::Tensor(tensor), LaunchArg::Buffer(b)) = (param, arg) {
@@ -497,6 +582,39 @@ impl<'m> Walk<'m> {
         self.stats.steps += stats.steps;
         self.stats.lane_ops += stats.lane_ops;
         self.launches.push(record);
+        Ok(())
+    }
+
+    /// Brings `buffers` up to date from the runner where a launch wrote them since.
+    async fn refresh<R: Runner<'m>>(
+        &mut self,
+        buffers: impl IntoIterator<Item = usize>,
+        runner: &mut R,
+    ) -> Result<(), ProgramError<R::Error>> {
+        for buffer in buffers {
+            let Some(&slot) = self.buffers.slot.get(buffer) else {
+                continue;
+            };
+            if !self.stale.get(slot).copied().unwrap_or(false) {
+                continue;
+            }
+            let Some(tensor) = self.buffers.tensors[slot].take() else {
+                continue;
+            };
+            match runner.fetch(slot, tensor).await {
+                Ok(tensor) => self.buffers.tensors[slot] = Some(tensor),
+                Err(error) => {
+                    let record = self.launches.last().cloned();
+                    let record = record.unwrap_or(LaunchRecord {
+                        kernel: String::new(),
+                        grid: Dim3::new(1, 1, 1),
+                        span: self.program.span,
+                    });
+                    return Err(ProgramError::Launch(Box::new((error, record))));
+                }
+            }
+            self.stale[slot] = false;
+        }
         Ok(())
     }
 

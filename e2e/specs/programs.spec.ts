@@ -81,3 +81,18 @@ test('the grid-level page runs its program in place', async ({ page }) => {
   const gpu = (await program.getByTestId('gpu-status').textContent()) ?? '';
   if (gpu.startsWith('WebGPU (')) await expect(program.getByTestId('verdict')).toHaveText(/^GPU = simulator/);
 });
+
+test('a program that loops until a flag it wrote says stop runs on WebGPU as on the simulator', async ({ play, page }) => {
+  // bfs_grid: 166 launches in a `while` over buffers kept on the GPU; the flag comes back
+  // before each pass, the distances at the end.
+  await play.open('?example=bfs_grid');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await expect(page.getByTestId('program-launches')).toContainText('The program made 166 launches');
+  const outcome = await play.gpuOutcome();
+  test.skip(outcome.includes('not run'), `no WebGPU here: ${outcome}`);
+  await expect(play.verdicts.first()).toBeVisible();
+  for (const verdict of await play.verdicts.all()) {
+    await expect(verdict).toHaveText(/^GPU = simulator/);
+  }
+});

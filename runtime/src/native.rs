@@ -1,15 +1,16 @@
 //! The native runner: wgpu on Vulkan (Mesa's lavapipe on a machine without a GPU).
 
-use crate::plan::{plan, read_back, Plan};
+use crate::plan::{fill, plan, read_back, Plan, PlannedBuffer};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
-use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
-use compiler_core::sim::Args;
+use compiler_core::program::{LaunchRecord, PreparedProgram, ProgramError, ProgramOutput, Runner};
+use compiler_core::sim::{Arg, Args, Stats, Tensor};
 use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::PreparedRun;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::future::Future;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 use wgpu::util::DeviceExt;
@@ -119,23 +120,149 @@ pub fn run(
 /// under `@cluster` runs one launch per super-tile, over its slices (`compiler_core::cluster`).
 /// For a part of a launch (an MPI rank's super-tile) or WGSL of one's own; [`run`] is the
 /// usual door.
-/// A program's launches on the GPU, one after another (`compiler_core::program`'s walk):
-/// each launch's tensors go up before it and come back after it, as a kernel's launch's do,
-/// so a `while` condition reads what the last launch left. Each kernel's pipeline is made once
-/// and shared by its launches.
+/// A program's launches on the GPU, one after another (`compiler_core::program`'s walk), over
+/// buffers that stay on the device: a tensor goes up before the first launch that uses it and
+/// comes back only when the walk reads it (a `while` condition's element, the results at the
+/// end). Each kernel's pipeline is made once and shared by its launches.
 pub fn run_program(
     gpu: &Gpu,
     prepared: &PreparedProgram<'_>,
     mode: WarpMode,
 ) -> Result<ProgramOutput, ProgramError<RuntimeError>> {
-    let pipelines = Pipelines::default();
-    prepared.execute(|kernel, args, _| {
-        let wgsl = prepared
-            .wgsl(kernel, mode)
+    let mut runner = Resident {
+        gpu,
+        prepared,
+        mode,
+        pipelines: Pipelines::default(),
+        buffers: HashMap::new(),
+    };
+    // Every launch and read finishes before its future is polled: the walk never waits.
+    pollster::block_on(prepared.execute_with(&mut runner))
+}
+
+/// The native runner of a program's launches, and the device buffer of each storage slot
+/// uploaded so far.
+struct Resident<'g, 'p, 'm> {
+    gpu: &'g Gpu,
+    prepared: &'p PreparedProgram<'m>,
+    mode: WarpMode,
+    pipelines: Pipelines,
+    buffers: HashMap<usize, wgpu::Buffer>,
+}
+
+impl<'m> Runner<'m> for Resident<'_, '_, 'm> {
+    type Error = RuntimeError;
+
+    fn launch(
+        &mut self,
+        kernel: &'m Kernel,
+        mut args: Args,
+        slots: Vec<Option<usize>>,
+        _: LaunchRecord,
+    ) -> impl Future<Output = (Args, Result<Stats, RuntimeError>)> {
+        let result = self.launch_now(kernel, &mut args, &slots);
+        std::future::ready((args, result.map(|()| Stats::default())))
+    }
+
+    fn fetch(
+        &mut self,
+        slot: usize,
+        mut tensor: Tensor,
+    ) -> impl Future<Output = Result<Tensor, RuntimeError>> {
+        let read = match self.buffers.get(&slot) {
+            Some(buffer) => read_buffer(self.gpu, buffer).map(|bytes| fill(&mut tensor, &bytes)),
+            None => Ok(()),
+        };
+        std::future::ready(read.map(|()| tensor))
+    }
+}
+
+impl Resident<'_, '_, '_> {
+    fn launch_now(
+        &mut self,
+        kernel: &Kernel,
+        args: &mut Args,
+        slots: &[Option<usize>],
+    ) -> Result<(), RuntimeError> {
+        let wgsl = self
+            .prepared
+            .wgsl(kernel, self.mode)
             .map_err(|d| RuntimeError::Wgsl(d.message))?;
-        run_wgsl_with(gpu, kernel, &wgsl, args, &pipelines)?;
-        Ok(compiler_core::sim::Stats::default())
-    })
+        if kernel.cluster.is_some() {
+            // Super-tiles run over slices of the tensors, on the host's copies: the device's
+            // come back first, and the host's stand after.
+            for (param, slot) in slots.iter().enumerate() {
+                let (Some(slot), Some(Arg::Tensor(tensor))) = (slot, args.params.get_mut(param))
+                else {
+                    continue;
+                };
+                if let Some(buffer) = self.buffers.remove(slot) {
+                    fill(tensor, &read_buffer(self.gpu, &buffer)?);
+                }
+            }
+            return run_wgsl_with(self.gpu, kernel, &wgsl, args, &self.pipelines).map(|_| ());
+        }
+        let storage = Storage::Device {
+            slots,
+            buffers: &mut self.buffers,
+        };
+        run_launch(self.gpu, kernel, &wgsl, args, &self.pipelines, storage).map(|_| ())
+    }
+}
+
+/// Where a launch's tensors live: uploaded for the launch and read back after it, or, for a
+/// program's launch, in device buffers that outlive it, one per storage slot.
+enum Storage<'a> {
+    Host,
+    Device {
+        slots: &'a [Option<usize>],
+        buffers: &'a mut HashMap<usize, wgpu::Buffer>,
+    },
+}
+
+impl Storage<'_> {
+    /// The storage slot of tensor parameter `param`, when it lives on the device.
+    fn slot(&self, param: Option<usize>) -> Option<usize> {
+        match self {
+            Storage::Host => None,
+            Storage::Device { slots, .. } => slots.get(param?).copied().flatten(),
+        }
+    }
+}
+
+/// A buffer's bytes, copied back from the device.
+fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<Vec<u8>, RuntimeError> {
+    let device = &gpu.device;
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, buffer.size());
+    gpu.queue.submit([encoder.finish()]);
+    readback.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    wait(gpu)?;
+    let view = readback.slice(..).get_mapped_range().map_err(|error| {
+        RuntimeError::Device(format!("could not read the results back: {error}"))
+    })?;
+    Ok(view.to_vec())
+}
+
+/// Waits for the device's work so far.
+fn wait(gpu: &Gpu) -> Result<(), RuntimeError> {
+    gpu.device
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: Some(TIMEOUT),
+        })
+        .map(|_| ())
+        .map_err(|error| {
+            RuntimeError::Device(format!(
+                "the GPU did not finish within {TIMEOUT:?}: {error}"
+            ))
+        })
 }
 
 pub fn run_wgsl(
@@ -156,12 +283,12 @@ fn run_wgsl_with(
     pipelines: &Pipelines,
 ) -> Result<GpuRun, RuntimeError> {
     if kernel.cluster.is_none() {
-        return run_launch(gpu, kernel, wgsl, args, pipelines);
+        return run_launch(gpu, kernel, wgsl, args, pipelines, Storage::Host);
     }
     let mut elapsed = Duration::ZERO;
     let tiles = cluster::plan(kernel, args, 1);
     cluster::run_tiles(kernel, args, &tiles, None, |part, _| {
-        elapsed += run_launch(gpu, kernel, wgsl, part, pipelines)?.elapsed;
+        elapsed += run_launch(gpu, kernel, wgsl, part, pipelines, Storage::Host)?.elapsed;
         Ok::<(), RuntimeError>(())
     })?;
     Ok(GpuRun { elapsed })
@@ -273,6 +400,7 @@ fn run_launch(
     wgsl: &Wgsl,
     args: &mut Args,
     pipelines: &Pipelines,
+    mut storage: Storage<'_>,
 ) -> Result<GpuRun, RuntimeError> {
     let plan = plan(&gpu.report, kernel, wgsl, args)?;
     let made = pipelines.get(gpu, kernel, wgsl, &plan)?;
@@ -283,19 +411,25 @@ fn run_launch(
         contents: &plan.uniform,
         usage: wgpu::BufferUsages::UNIFORM,
     });
-    let buffers: Vec<wgpu::Buffer> = plan
-        .buffers
-        .iter()
-        .map(|b| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: None,
-                contents: &b.bytes,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-            })
+    let create = |b: &PlannedBuffer| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: &b.bytes,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
         })
-        .collect();
+    };
+    let mut buffers: Vec<wgpu::Buffer> = Vec::new();
+    for b in &plan.buffers {
+        let slot = storage.slot(b.param);
+        buffers.push(match (slot, &mut storage) {
+            (Some(slot), Storage::Device { buffers: kept, .. }) => {
+                kept.entry(slot).or_insert_with(|| create(b)).clone()
+            }
+            _ => create(b),
+        });
+    }
     let mut bind_entries: Vec<wgpu::BindGroupEntry> = plan
         .buffers
         .iter()
@@ -326,7 +460,8 @@ fn run_launch(
     }
     let mut written = Vec::new();
     for (b, buffer) in plan.buffers.iter().zip(&buffers) {
-        if b.read_only {
+        // A tensor kept on the device comes back when the walk asks for it.
+        if b.read_only || storage.slot(b.param).is_some() {
             continue;
         }
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
@@ -342,16 +477,7 @@ fn run_launch(
     for (_, readback) in &written {
         readback.slice(..).map_async(wgpu::MapMode::Read, |_| {});
     }
-    device
-        .poll(wgpu::PollType::Wait {
-            submission_index: None,
-            timeout: Some(TIMEOUT),
-        })
-        .map_err(|error| {
-            RuntimeError::Device(format!(
-                "the GPU did not finish within {TIMEOUT:?}: {error}"
-            ))
-        })?;
+    wait(gpu)?;
     let elapsed = start.elapsed();
     for (param, readback) in &written {
         let view = readback.slice(..).get_mapped_range().map_err(|error| {

@@ -8,7 +8,7 @@
 
 use crate::{AdapterReport, RuntimeError};
 use compiler_core::ir::{Kernel, Param};
-use compiler_core::sim::{Arg, Args};
+use compiler_core::sim::{Arg, Args, Tensor};
 use compiler_core::wgsl::Wgsl;
 
 pub(crate) struct Plan {
@@ -89,8 +89,7 @@ pub(crate) fn read_back(
     match param {
         Some(param) => {
             if let Some(Arg::Tensor(tensor)) = args.params.get_mut(param) {
-                let count = tensor.bits.len();
-                tensor.bits = words.take(count).collect();
+                fill(tensor, bytes);
             }
             Ok(())
         }
@@ -143,4 +142,15 @@ fn check_limits(report: &AdapterReport, wgsl: &Wgsl, args: &Args) -> Result<(), 
         )));
     }
     Ok(())
+}
+
+/// A tensor's elements from its buffer's bytes, as read back (a buffer may be longer: an
+/// empty tensor's has one word).
+pub(crate) fn fill(tensor: &mut Tensor, bytes: &[u8]) {
+    let count = tensor.bits.len();
+    tensor.bits = bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .take(count)
+        .collect();
 }

@@ -6,12 +6,12 @@
 //! Errors are values: no WebGPU, no adapter, a shader the browser rejects (with its compiler's
 //! messages), a lost device (the browser's GPU watchdog ends a runaway kernel that way).
 
-use crate::plan::{plan, read_back, Plan};
+use crate::plan::{fill, plan, read_back, Plan};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
-use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
-use compiler_core::sim::Args;
+use compiler_core::program::{LaunchRecord, PreparedProgram, ProgramError, ProgramOutput, Runner};
+use compiler_core::sim::{Arg, Args, Stats, Tensor};
 use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::PreparedRun;
 use js_sys::{JsString, Number, Object, Reflect, Uint8Array};
@@ -283,35 +283,150 @@ pub async fn run(
 }
 
 /// A program's launches on WebGPU, one after another (`compiler_core::program`'s walk), as
-/// the native runner runs them: each launch's tensors go up before it and come back after it,
-/// so a `while` condition reads what the last launch left. Each kernel's pipeline is made once
-/// and shared by its launches (a loop of passes compiles nothing after the first). The time is
-/// the launches' own.
+/// the native runner runs them: one dispatch per launch over buffers that stay on the device,
+/// a tensor going up before the first launch that uses it and coming back only when the walk
+/// reads it (a `while` condition's element, the results at the end). Each kernel's pipeline is
+/// made once and shared by its launches. The time is the launches' own.
 pub async fn run_program(
     gpu: &Gpu,
     prepared: &PreparedProgram<'_>,
     mode: WarpMode,
 ) -> Result<(ProgramOutput, Duration), ProgramError<RuntimeError>> {
-    let elapsed = std::cell::Cell::new(Duration::ZERO);
-    let pipelines = Pipelines::default();
-    let output = prepared
-        .execute_async(|kernel, mut args, _| {
-            let (elapsed, pipelines) = (&elapsed, &pipelines);
-            async move {
-                let result = match prepared.wgsl(kernel, mode) {
-                    Ok(wgsl) => run_wgsl_with(gpu, kernel, &wgsl, &mut args, pipelines)
-                        .await
-                        .map(|run| {
-                            elapsed.set(elapsed.get() + run.elapsed);
-                            compiler_core::sim::Stats::default()
-                        }),
-                    Err(d) => Err(RuntimeError::Wgsl(d.message)),
+    let mut runner = Resident {
+        gpu,
+        prepared,
+        mode,
+        pipelines: Pipelines::default(),
+        buffers: HashMap::new(),
+        elapsed: Duration::ZERO,
+    };
+    let output = prepared.execute_with(&mut runner).await;
+    for buffer in runner.buffers.values() {
+        buffer.destroy();
+    }
+    Ok((output?, runner.elapsed))
+}
+
+/// The browser's runner of a program's launches, and the device buffer of each storage slot
+/// uploaded so far.
+struct Resident<'g, 'p, 'm> {
+    gpu: &'g Gpu,
+    prepared: &'p PreparedProgram<'m>,
+    mode: WarpMode,
+    pipelines: Pipelines,
+    buffers: HashMap<usize, GpuBuffer>,
+    elapsed: Duration,
+}
+
+impl<'m> Runner<'m> for Resident<'_, '_, 'm> {
+    type Error = RuntimeError;
+
+    async fn launch(
+        &mut self,
+        kernel: &'m Kernel,
+        mut args: Args,
+        slots: Vec<Option<usize>>,
+        _: LaunchRecord,
+    ) -> (Args, Result<Stats, RuntimeError>) {
+        let result = self.launch_now(kernel, &mut args, &slots).await;
+        (args, result.map(|()| Stats::default()))
+    }
+
+    async fn fetch(&mut self, slot: usize, mut tensor: Tensor) -> Result<Tensor, RuntimeError> {
+        if let Some(buffer) = self.buffers.get(&slot) {
+            fill(&mut tensor, &read_buffer(self.gpu, buffer).await?);
+        }
+        Ok(tensor)
+    }
+}
+
+impl Resident<'_, '_, '_> {
+    async fn launch_now(
+        &mut self,
+        kernel: &Kernel,
+        args: &mut Args,
+        slots: &[Option<usize>],
+    ) -> Result<(), RuntimeError> {
+        let wgsl = self
+            .prepared
+            .wgsl(kernel, self.mode)
+            .map_err(|d| RuntimeError::Wgsl(d.message))?;
+        let run = if kernel.cluster.is_some() {
+            // Super-tiles run over slices of the tensors, on the host's copies: the device's
+            // come back first, and the host's stand after.
+            for (param, slot) in slots.iter().enumerate() {
+                let (Some(slot), Some(Arg::Tensor(tensor))) = (slot, args.params.get_mut(param))
+                else {
+                    continue;
                 };
-                (args, result)
+                if let Some(buffer) = self.buffers.remove(slot) {
+                    fill(tensor, &read_buffer(self.gpu, &buffer).await?);
+                    buffer.destroy();
+                }
             }
-        })
-        .await?;
-    Ok((output, elapsed.get()))
+            run_wgsl_with(self.gpu, kernel, &wgsl, args, &self.pipelines).await?
+        } else {
+            let storage = Storage::Device {
+                slots,
+                buffers: &mut self.buffers,
+            };
+            run_launch(self.gpu, kernel, &wgsl, args, &self.pipelines, storage).await?
+        };
+        self.elapsed += run.elapsed;
+        Ok(())
+    }
+}
+
+/// Where a launch's tensors live: uploaded for the launch and read back after it, or, for a
+/// program's launch, in device buffers that outlive it, one per storage slot.
+enum Storage<'a> {
+    Host,
+    Device {
+        slots: &'a [Option<usize>],
+        buffers: &'a mut HashMap<usize, GpuBuffer>,
+    },
+}
+
+impl Storage<'_> {
+    /// The storage slot of tensor parameter `param`, when it lives on the device.
+    fn slot(&self, param: Option<usize>) -> Option<usize> {
+        match self {
+            Storage::Host => None,
+            Storage::Device { slots, .. } => slots.get(param?).copied().flatten(),
+        }
+    }
+}
+
+/// A buffer's bytes, copied back from the device.
+async fn read_buffer(gpu: &Gpu, storage: &GpuBuffer) -> Result<Vec<u8>, RuntimeError> {
+    let device = &gpu.device;
+    let size = storage.size() as usize;
+    let readback = buffer(device, size, usage::MAP_READ | usage::COPY_DST)?;
+    let encoder = device.create_command_encoder();
+    encoder
+        .copy_buffer_to_buffer_with_u32_and_u32_and_u32(storage, 0, &readback, 0, size as u32)
+        .map_err(|e| device_error("could not copy the results", &e))?;
+    device.queue().submit(&[encoder.finish()]);
+    let bytes = mapped(gpu, &readback).await;
+    readback.destroy();
+    bytes
+}
+
+/// A read-back buffer's bytes, once the GPU has written them.
+async fn mapped(gpu: &Gpu, readback: &GpuBuffer) -> Result<Vec<u8>, RuntimeError> {
+    if let Err(e) = readback.map_async(gpu_map_mode::READ).await {
+        // The lost promise settles about when the read fails, in either order.
+        pause(50).await;
+        return Err(gpu
+            .lost_error("during the run")
+            .unwrap_or_else(|| device_error("the GPU did not finish", &e)));
+    }
+    let range = readback
+        .get_mapped_range()
+        .map_err(|e| device_error("could not read the results back", &e))?;
+    let bytes = Uint8Array::new(&range).to_vec();
+    readback.unmap();
+    Ok(bytes)
 }
 
 /// Runs `wgsl` over `args.grid` and copies every written tensor back into `args`; a kernel
@@ -336,12 +451,12 @@ async fn run_wgsl_with(
     pipelines: &Pipelines,
 ) -> Result<GpuRun, RuntimeError> {
     if kernel.cluster.is_none() {
-        return run_launch(gpu, kernel, wgsl, args, pipelines).await;
+        return run_launch(gpu, kernel, wgsl, args, pipelines, Storage::Host).await;
     }
     let mut elapsed = Duration::ZERO;
     for tile in cluster::plan(kernel, args, 1) {
         let mut part = cluster::slice(kernel, args, tile);
-        elapsed += run_launch(gpu, kernel, wgsl, &mut part, pipelines)
+        elapsed += run_launch(gpu, kernel, wgsl, &mut part, pipelines, Storage::Host)
             .await?
             .elapsed;
         cluster::merge(kernel, args, tile, &part);
@@ -445,6 +560,7 @@ async fn run_launch(
     wgsl: &Wgsl,
     args: &mut Args,
     pipelines: &Pipelines,
+    mut storage: Storage<'_>,
 ) -> Result<GpuRun, RuntimeError> {
     if let Some(error) = gpu.lost_error("before the run") {
         return Err(error);
@@ -456,11 +572,19 @@ async fn run_launch(
     let uniform = filled_buffer(gpu, &plan.uniform, usage::UNIFORM)?;
     let mut buffers = Vec::new();
     for b in &plan.buffers {
-        buffers.push(filled_buffer(
-            gpu,
-            &b.bytes,
-            usage::STORAGE | usage::COPY_SRC,
-        )?);
+        let fill = || filled_buffer(gpu, &b.bytes, usage::STORAGE | usage::COPY_SRC);
+        let slot = storage.slot(b.param);
+        buffers.push(match (slot, &mut storage) {
+            (Some(slot), Storage::Device { buffers: kept, .. }) => match kept.get(&slot) {
+                Some(made) => made.clone(),
+                None => {
+                    let made = fill()?;
+                    kept.insert(slot, made.clone());
+                    made
+                }
+            },
+            _ => fill()?,
+        });
     }
     let mut group_entries: Vec<GpuBindGroupEntry> = plan
         .buffers
@@ -484,36 +608,38 @@ async fn run_launch(
     pass.dispatch_workgroups_with_workgroup_count_y_and_workgroup_count_z(x, y, z);
     pass.end();
     let mut written = Vec::new();
-    for (b, storage) in plan.buffers.iter().zip(&buffers) {
+    let mut kept = Vec::new();
+    for (b, buffer_of) in plan.buffers.iter().zip(&buffers) {
+        // A tensor kept on the device comes back when the walk asks for it.
+        if storage.slot(b.param).is_some() {
+            kept.push(buffer_of);
+            continue;
+        }
         if b.read_only {
             continue;
         }
         let size = b.bytes.len().max(4);
         let readback = buffer(device, size, usage::MAP_READ | usage::COPY_DST)?;
         encoder
-            .copy_buffer_to_buffer_with_u32_and_u32_and_u32(storage, 0, &readback, 0, size as u32)
+            .copy_buffer_to_buffer_with_u32_and_u32_and_u32(buffer_of, 0, &readback, 0, size as u32)
             .map_err(|e| device_error("could not copy the results", &e))?;
         written.push((b.param, readback));
     }
     device.queue().submit(&[encoder.finish()]);
+    if written.is_empty() {
+        // Nothing to read back: the launch's time runs to the GPU's finishing it.
+        let _ = device.queue().on_submitted_work_done().await;
+    }
     for (param, readback) in &written {
-        if let Err(e) = readback.map_async(gpu_map_mode::READ).await {
-            // The lost promise settles about when the read fails, in either order.
-            pause(50).await;
-            return Err(gpu
-                .lost_error("during the run")
-                .unwrap_or_else(|| device_error("the GPU did not finish", &e)));
-        }
-        let range = readback
-            .get_mapped_range()
-            .map_err(|e| device_error("could not read the results back", &e))?;
-        let read = read_back(args, wgsl, *param, &Uint8Array::new(&range).to_vec());
-        readback.unmap();
-        read?;
+        let bytes = mapped(gpu, readback).await?;
+        readback.destroy();
+        read_back(args, wgsl, *param, &bytes)?;
     }
     let elapsed = Duration::from_secs_f64((now_ms() - start).max(0.0) / 1000.0);
-    for storage in buffers.iter().chain([&uniform]) {
-        storage.destroy();
+    for buffer_of in buffers.iter().chain([&uniform]) {
+        if !kept.contains(&buffer_of) {
+            buffer_of.destroy();
+        }
     }
     Ok(GpuRun { elapsed })
 }

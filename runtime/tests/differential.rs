@@ -7,7 +7,7 @@ mod common;
 
 use compiler_core::examples::{self, Example};
 use compiler_core::hierarchy::Dim3;
-use compiler_core::launch::Launch;
+use compiler_core::launch::{Input, Launch};
 use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
 use compiler_core::sim::{compare_tensor, Arg};
 use compiler_core::wgsl::WarpMode;
@@ -292,6 +292,28 @@ fn every_program_example_matches_the_simulator() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Buffers that trade roles between passes (`swap` in a `for` loop), kept on the device: each
+/// pass reads the last one's output, and the names end where the simulator says.
+#[test]
+fn a_ping_pong_program_keeps_its_buffers_on_the_gpu_and_matches_the_simulator() {
+    let gpu = gpu();
+    let source = "@launch(64)\nkernel step(In: tensor<u32>[N], Out: tensor<u32>[N], Count: tensor<u32>[1]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    Out[i] = In[i] * 3 + 1\n  }\n  if i == 0 {\n    Count[0] += 1\n  }\n}\n\nprogram ping_pong(X: tensor<u32>[N], Y: tensor<u32>[N], Count: tensor<u32>[1], passes: i32) {\n  for p in range(passes) {\n    launch step(X, Y, Count) grid(ceil(N / 64))\n    swap(X, Y)\n  }\n  while Count[0] < 7 limit 10 {\n    launch step(X, Y, Count) grid(ceil(N / 64))\n    swap(X, Y)\n  }\n}\n";
+    let launch = Launch {
+        dims: [("N".to_owned(), 1000)].into(),
+        inputs: [("X".to_owned(), Input::Iota)].into(),
+        scalars: [("passes".to_owned(), 5.0)].into(),
+        ..Launch::default()
+    };
+    let failures = compare_program(
+        "ping_pong",
+        source,
+        &launch,
+        &[(32, WarpMode::Emulated)],
+        &|prepared, _, mode| runtime::run_program(&gpu, prepared, mode),
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Every program example on the first NVIDIA GPU, each launch its kernel's PTX.
 #[test]
 fn every_program_example_on_cuda_matches_the_simulator() {
@@ -314,25 +336,47 @@ type ProgramRunner<'a> = dyn Fn(&PreparedProgram<'_>, &str, WarpMode) -> Result<
 fn compare_programs(modes: &[(u32, WarpMode)], run: &ProgramRunner<'_>) -> Vec<String> {
     let mut failures = Vec::new();
     for example in compiler_core::examples::programs() {
-        let compilation = compiler_core::compile(example.source);
+        let mut launch = example.launch.clone();
+        launch.kernel = Some(example.name.to_owned());
+        failures.extend(compare_program(
+            example.name,
+            example.source,
+            &launch,
+            modes,
+            run,
+        ));
+    }
+    failures
+}
+
+/// One program, with `launch`, on the simulator and through `run` in each of `modes`.
+fn compare_program(
+    name: &str,
+    source: &str,
+    launch: &Launch,
+    modes: &[(u32, WarpMode)],
+    run: &ProgramRunner<'_>,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    {
+        let compilation = compiler_core::compile(source);
         for &(lanes, mode) in modes {
-            let mut launch = example.launch.clone();
-            launch.kernel = Some(example.name.to_owned());
+            let mut launch = launch.clone();
             launch.lanes = lanes;
             let prepared = compilation
                 .prepare_program(&launch, RunLimits::TERMINAL)
-                .unwrap_or_else(|d| panic!("{}: {d:?}", example.name));
+                .unwrap_or_else(|d| panic!("{}: {d:?}", name));
             let want = prepared
                 .simulate()
-                .unwrap_or_else(|d| panic!("{}: {d:?}", example.name));
-            let got = match run(&prepared, example.source, mode) {
+                .unwrap_or_else(|d| panic!("{}: {d:?}", name));
+            let got = match run(&prepared, source, mode) {
                 Ok(output) => output,
                 Err(error) => {
-                    failures.push(format!("{} {mode:?}: {error:?}", example.name));
+                    failures.push(format!("{} {mode:?}: {error:?}", name));
                     continue;
                 }
             };
-            assert_eq!(got.launches, want.launches, "{}", example.name);
+            assert_eq!(got.launches, want.launches, "{}", name);
             for (param, (g, w)) in prepared
                 .program
                 .signature
@@ -346,7 +390,7 @@ fn compare_programs(modes: &[(u32, WarpMode)], run: &ProgramRunner<'_>) -> Vec<S
                 if let Some(i) = compare_tensor(g.element, &g.bits, &w.bits).first_mismatch {
                     failures.push(format!(
                         "{} {mode:?} {}[{i}]: GPU {} vs simulator {}",
-                        example.name,
+                        name,
                         param.name(),
                         g.element.value(g.bits[i]),
                         w.element.value(w.bits[i])

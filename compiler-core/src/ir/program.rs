@@ -40,6 +40,18 @@ pub enum Condition {
     Or(Box<Condition>, Box<Condition>),
 }
 
+impl Condition {
+    /// The buffers whose elements it reads.
+    pub fn buffers_read(&self) -> Vec<usize> {
+        match self {
+            Condition::Compare(_, a, b) => [a.buffers_read(), b.buffers_read()].concat(),
+            Condition::And(a, b) | Condition::Or(a, b) => {
+                [a.buffers_read(), b.buffers_read()].concat()
+            }
+        }
+    }
+}
+
 /// What a launch gives one of its kernel's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum LaunchArg {

@@ -146,6 +146,17 @@ impl Size {
         found
     }
 
+    /// The buffers whose elements it reads (a program's `Flag[0]`), each once per read.
+    pub fn buffers_read(&self) -> Vec<usize> {
+        let mut found = Vec::new();
+        self.walk(&mut |s| {
+            if let Size::Element { buffer, .. } = s {
+                found.push(*buffer);
+            }
+        });
+        found
+    }
+
     fn walk(&self, visit: &mut dyn FnMut(&Size)) {
         visit(self);
         match self {
