@@ -1,6 +1,6 @@
 //! The native runner: wgpu on Vulkan (Mesa's lavapipe on a machine without a GPU).
 
-use crate::plan::{fill, plan, read_back, Plan, PlannedBuffer};
+use crate::plan::{fill, plan, read_back, Plan, PlannedBuffer, Storage};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
@@ -210,26 +210,6 @@ impl Resident<'_, '_, '_> {
     }
 }
 
-/// Where a launch's tensors live: uploaded for the launch and read back after it, or, for a
-/// program's launch, in device buffers that outlive it, one per storage slot.
-enum Storage<'a> {
-    Host,
-    Device {
-        slots: &'a [Option<usize>],
-        buffers: &'a mut HashMap<usize, wgpu::Buffer>,
-    },
-}
-
-impl Storage<'_> {
-    /// The storage slot of tensor parameter `param`, when it lives on the device.
-    fn slot(&self, param: Option<usize>) -> Option<usize> {
-        match self {
-            Storage::Host => None,
-            Storage::Device { slots, .. } => slots.get(param?).copied().flatten(),
-        }
-    }
-}
-
 /// A buffer's bytes, copied back from the device.
 fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<Vec<u8>, RuntimeError> {
     let device = &gpu.device;
@@ -400,7 +380,7 @@ fn run_launch(
     wgsl: &Wgsl,
     args: &mut Args,
     pipelines: &Pipelines,
-    mut storage: Storage<'_>,
+    mut storage: Storage<'_, wgpu::Buffer>,
 ) -> Result<GpuRun, RuntimeError> {
     let plan = plan(&gpu.report, kernel, wgsl, args)?;
     let made = pipelines.get(gpu, kernel, wgsl, &plan)?;

@@ -10,6 +10,7 @@ use crate::{AdapterReport, RuntimeError};
 use compiler_core::ir::{Kernel, Param};
 use compiler_core::sim::{Arg, Args, Tensor};
 use compiler_core::wgsl::Wgsl;
+use std::collections::HashMap;
 
 pub(crate) struct Plan {
     pub uniform: Vec<u8>,
@@ -153,4 +154,25 @@ pub(crate) fn fill(tensor: &mut Tensor, bytes: &[u8]) {
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
         .take(count)
         .collect();
+}
+
+/// Where a launch's tensors live: uploaded for the launch and read back after it, or, for a
+/// program's launch, in device buffers (`B`: the GPU API's) that outlive it, one per storage
+/// slot (`compiler_core::program::Runner`).
+pub(crate) enum Storage<'a, B> {
+    Host,
+    Device {
+        slots: &'a [Option<usize>],
+        buffers: &'a mut HashMap<usize, B>,
+    },
+}
+
+impl<B> Storage<'_, B> {
+    /// The storage slot of tensor parameter `param`, when it lives on the device.
+    pub(crate) fn slot(&self, param: Option<usize>) -> Option<usize> {
+        match self {
+            Storage::Host => None,
+            Storage::Device { slots, .. } => slots.get(param?).copied().flatten(),
+        }
+    }
 }

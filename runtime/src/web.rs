@@ -6,7 +6,7 @@
 //! Errors are values: no WebGPU, no adapter, a shader the browser rejects (with its compiler's
 //! messages), a lost device (the browser's GPU watchdog ends a runaway kernel that way).
 
-use crate::plan::{fill, plan, read_back, Plan};
+use crate::plan::{fill, plan, read_back, Plan, Storage};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
@@ -377,26 +377,6 @@ impl Resident<'_, '_, '_> {
     }
 }
 
-/// Where a launch's tensors live: uploaded for the launch and read back after it, or, for a
-/// program's launch, in device buffers that outlive it, one per storage slot.
-enum Storage<'a> {
-    Host,
-    Device {
-        slots: &'a [Option<usize>],
-        buffers: &'a mut HashMap<usize, GpuBuffer>,
-    },
-}
-
-impl Storage<'_> {
-    /// The storage slot of tensor parameter `param`, when it lives on the device.
-    fn slot(&self, param: Option<usize>) -> Option<usize> {
-        match self {
-            Storage::Host => None,
-            Storage::Device { slots, .. } => slots.get(param?).copied().flatten(),
-        }
-    }
-}
-
 /// A buffer's bytes, copied back from the device.
 async fn read_buffer(gpu: &Gpu, storage: &GpuBuffer) -> Result<Vec<u8>, RuntimeError> {
     let device = &gpu.device;
@@ -560,7 +540,7 @@ async fn run_launch(
     wgsl: &Wgsl,
     args: &mut Args,
     pipelines: &Pipelines,
-    mut storage: Storage<'_>,
+    mut storage: Storage<'_, GpuBuffer>,
 ) -> Result<GpuRun, RuntimeError> {
     if let Some(error) = gpu.lost_error("before the run") {
         return Err(error);

@@ -440,10 +440,7 @@ impl ProgramChecker<'_> {
                 self.size(r, elements);
             }
             ExprKind::Call { callee, args }
-                if matches!(
-                    (callee.name.as_str(), args.len()),
-                    ("ceil" | "log2", 1) | ("min" | "max", 2)
-                ) =>
+                if crate::ir::Size::is_function(&callee.name, args.len()) =>
             {
                 for arg in args {
                     self.size(arg, elements);

@@ -385,10 +385,7 @@ impl KernelChecker {
                 self.extent_expression(r);
             }
             ExprKind::Call { callee, args }
-                if matches!(
-                    (callee.name.as_str(), args.len()),
-                    ("ceil" | "log2", 1) | ("min" | "max", 2)
-                ) =>
+                if crate::ir::Size::is_function(&callee.name, args.len()) =>
             {
                 for arg in args {
                     self.extent_expression(arg);
