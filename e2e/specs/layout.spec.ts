@@ -59,3 +59,21 @@ test('on a phone the panes stack and the stepper repeats its statement', async (
   expect(source && output && output.y > source.y + source.height - 1).toBeTruthy();
   await expect(page.getByTestId('stepper')).toContainText('line');
 });
+
+test('the Run panel\'s parts stay one press away: results, memory and back to the stepper', async ({ play, page }) => {
+  await stepThrough(play, 'tiled_matmul');
+  const sections = page.getByTestId('run-sections');
+  await page.getByTestId('step-forward').scrollIntoViewIfNeeded();
+  await expect(sections).toBeInViewport();
+  await sections.getByTestId('go-results').click();
+  await expect(page.getByTestId('run-status')).toBeInViewport();
+  await expect(sections).toBeInViewport();
+  await sections.getByTestId('go-memory').click();
+  await expect(page.getByTestId('memory-table')).toBeInViewport();
+  // By keyboard: the focus is in the part it moved to; Enter on Stepper brings the stepper.
+  await sections.getByTestId('go-stepper').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('stepper')).toBeFocused();
+  await expect(page.getByTestId('step-position')).toBeInViewport();
+  await expect(page.locator('.editor .step-current')).toBeInViewport();
+});

@@ -592,6 +592,7 @@ pub fn Playground() -> impl IntoView {
                     <div class="tab-panel" id="output-panel" role="tabpanel" tabindex="0" aria-labelledby=move || format!("tab-{}", tab.get().label())>
                         {move || match tab.get() {
                             Tab::Run => view! {
+                                <RunSections memory=memory_open stepper=stepper_open report=report/>
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems on_run=on_run/>
                                 {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
                                 <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure/>
@@ -637,5 +638,40 @@ pub fn Playground() -> impl IntoView {
                 </section>
             </div>
         </div>
+    }
+}
+
+/// The Run panel's parts as buttons that stay at the top of the output pane: each scrolls its
+/// part into view and moves the focus there, so a reader stepping a warp can look at the
+/// results or the memory table and come back without hunting for the place.
+#[component]
+fn RunSections(
+    #[prop(into)] memory: Signal<bool>,
+    #[prop(into)] stepper: Signal<bool>,
+    report: RwSignal<Option<RunReport>, LocalStorage>,
+) -> impl IntoView {
+    let go = |selector: &'static str| {
+        move |_| {
+            let Some(part) = document().query_selector(selector).ok().flatten() else {
+                return;
+            };
+            part.scroll_into_view();
+            if let Ok(part) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(part) {
+                if !part.has_attribute("tabindex") {
+                    let _ = part.set_attribute("tabindex", "-1");
+                }
+                let _ = part.focus();
+            }
+        }
+    };
+    let ran = move || report.with(Option::is_some);
+    view! {
+        <nav class="run-sections" aria-label="Run panel parts" data-testid="run-sections">
+            <button type="button" on:click=go(".launch-panel")>"Launch"</button>
+            {move || ran().then(|| view! { <button type="button" data-testid="go-results" on:click=go("[data-testid=run-status]")>"Results"</button> })}
+            {move || memory.get().then(|| view! { <button type="button" data-testid="go-memory" on:click=go("[data-testid=memory]")>"Memory"</button> })}
+            {move || stepper.get().then(|| view! { <button type="button" data-testid="go-stepper" on:click=go("[data-testid=stepper]")>"Stepper"</button> })}
+            <button type="button" data-testid="go-diagram" on:click=go(".launch-diagram, [data-testid=program-diagram]")>"Diagram"</button>
+        </nav>
     }
 }
