@@ -17,6 +17,19 @@ impl<'k> Builder<'k> {
                 let member = self.scalar_members[*i].unwrap_or(0);
                 self.uniform(block, member)
             }
+            // WGSL has no `-` on u32; Tessera's wraps, as `0u - x` does.
+            Op::Unary(ir::UnaryOp::Neg, Scalar::U32, a) => {
+                let zero = self.constant(block, 0, Scalar::U32);
+                let a = self.operand(block, *a, Scalar::U32);
+                self.add(
+                    block,
+                    E::Binary {
+                        op: B::Subtract,
+                        left: zero,
+                        right: a,
+                    },
+                )
+            }
             Op::Unary(u, t, a) => {
                 let a = self.operand(block, *a, *t);
                 let op = match u {
