@@ -1,11 +1,11 @@
 //! The native runner: wgpu on Vulkan (Mesa's lavapipe on a machine without a GPU).
 
-use crate::plan::{fill, plan, read_back, Plan, PlannedBuffer, Storage};
+use crate::plan::{fill, leave_device, plan, read_back, Plan, PlannedBuffer, Storage};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
 use compiler_core::program::{LaunchRecord, PreparedProgram, ProgramError, ProgramOutput, Runner};
-use compiler_core::sim::{Arg, Args, Stats, Tensor};
+use compiler_core::sim::{Args, Stats, Tensor};
 use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::PreparedRun;
 use std::cell::RefCell;
@@ -191,14 +191,8 @@ impl Resident<'_, '_, '_> {
         if kernel.cluster.is_some() {
             // Super-tiles run over slices of the tensors, on the host's copies: the device's
             // come back first, and the host's stand after.
-            for (param, slot) in slots.iter().enumerate() {
-                let (Some(slot), Some(Arg::Tensor(tensor))) = (slot, args.params.get_mut(param))
-                else {
-                    continue;
-                };
-                if let Some(buffer) = self.buffers.remove(slot) {
-                    fill(tensor, &read_buffer(self.gpu, &buffer)?);
-                }
+            for (tensor, buffer) in leave_device(slots, args, &mut self.buffers) {
+                fill(tensor, &read_buffer(self.gpu, &buffer)?);
             }
             return run_wgsl_with(self.gpu, kernel, &wgsl, args, &self.pipelines).map(|_| ());
         }

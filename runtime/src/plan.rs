@@ -176,3 +176,24 @@ impl<B> Storage<'_, B> {
         }
     }
 }
+
+/// For a launch that runs over the host's copies (a kernel under `@cluster`, whose super-tiles
+/// are slices): each tensor parameter whose slot lives on the device, with its buffer, which
+/// leaves `buffers` (the host's copy stands after the launch). The caller reads each buffer
+/// into its tensor.
+pub(crate) fn leave_device<'a, B>(
+    slots: &[Option<usize>],
+    args: &'a mut Args,
+    buffers: &mut HashMap<usize, B>,
+) -> Vec<(&'a mut Tensor, B)> {
+    let mut left = Vec::new();
+    for (param, arg) in args.params.iter_mut().enumerate() {
+        let (Some(Some(slot)), Arg::Tensor(tensor)) = (slots.get(param), arg) else {
+            continue;
+        };
+        if let Some(buffer) = buffers.remove(slot) {
+            left.push((tensor, buffer));
+        }
+    }
+    left
+}

@@ -6,12 +6,12 @@
 //! Errors are values: no WebGPU, no adapter, a shader the browser rejects (with its compiler's
 //! messages), a lost device (the browser's GPU watchdog ends a runaway kernel that way).
 
-use crate::plan::{fill, plan, read_back, Plan, Storage};
+use crate::plan::{fill, leave_device, plan, read_back, Plan, Storage};
 use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
 use compiler_core::program::{LaunchRecord, PreparedProgram, ProgramError, ProgramOutput, Runner};
-use compiler_core::sim::{Arg, Args, Stats, Tensor};
+use compiler_core::sim::{Args, Stats, Tensor};
 use compiler_core::wgsl::{WarpMode, Wgsl};
 use compiler_core::PreparedRun;
 use js_sys::{JsString, Number, Object, Reflect, Uint8Array};
@@ -354,15 +354,9 @@ impl Resident<'_, '_, '_> {
         let run = if kernel.cluster.is_some() {
             // Super-tiles run over slices of the tensors, on the host's copies: the device's
             // come back first, and the host's stand after.
-            for (param, slot) in slots.iter().enumerate() {
-                let (Some(slot), Some(Arg::Tensor(tensor))) = (slot, args.params.get_mut(param))
-                else {
-                    continue;
-                };
-                if let Some(buffer) = self.buffers.remove(slot) {
-                    fill(tensor, &read_buffer(self.gpu, &buffer).await?);
-                    buffer.destroy();
-                }
+            for (tensor, buffer) in leave_device(slots, args, &mut self.buffers) {
+                fill(tensor, &read_buffer(self.gpu, &buffer).await?);
+                buffer.destroy();
             }
             run_wgsl_with(self.gpu, kernel, &wgsl, args, &self.pipelines).await?
         } else {
