@@ -291,6 +291,8 @@ fn matching_closer(opener: char) -> char {
     }
 }
 
+/// A parser span as the compiler's. What matched nothing (a missing `grid(...)` after the
+/// tokens recovery skipped) can end before it starts: it becomes the empty span at its start.
 pub fn to_span(span: SimpleSpan) -> Span {
-    Span::new(span.start, span.end)
+    Span::new(span.start, span.end.max(span.start))
 }
