@@ -3,6 +3,10 @@
 // the key event to the step's DOM updated (every effect run), the work of the move (that, and
 // the next frame's work up to layout: the editor's mark and laying the page out), and the time to
 // that frame laid out, the wait for the frame included.
+// The key-to-DOM time includes the wait for the simulator's worker, which makes each step off the
+// page's thread; so with BUSY=1, a trace of the browser (Chromium's own tracing, which slows the
+// page by a few milliseconds a move) gives the main thread's busy time in each move (its tasks
+// between the key and the frame laid out) and the worker's. TRACE=FILE keeps the trace.
 //   node scripts/bench-step.mjs   (after `make site`; STYLE='css' adds a style sheet to try)
 import { readFileSync } from 'node:fs';
 import { open, median, worst } from './site.mjs';
@@ -19,12 +23,15 @@ const link = `/play#v2j.${Buffer.from(JSON.stringify(session)).toString('base64u
 const site = await open(4178);
 const { browser, base } = site;
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: process.env.SW ? 'allow' : 'block' });
   await page.goto(`${base}${link}`);
   await page.getByTestId('lane-values').waitFor();
+  if (process.env.SETTLE) await page.waitForTimeout(Number(process.env.SETTLE));
   if (process.env.STYLE) await page.addStyleTag({ content: process.env.STYLE });
   const columns = await page.locator('[data-testid=lane-values] thead th').count();
   const steps = await page.getByTestId('step-position').textContent();
+  const tracing = process.env.BUSY || process.env.TRACE;
+  if (tracing) await browser.startTracing(page, { categories: (process.env.CATEGORIES ?? 'devtools.timeline,disabled-by-default-devtools.timeline,blink.user_timing').split(',') });
   const times = await page.evaluate(async () => {
     const position = document.querySelector('[data-testid=step-position]');
     const button = document.querySelector('[data-testid=step-forward]');
@@ -44,12 +51,14 @@ try {
       await frame();
       let frameStart = Infinity;
       requestAnimationFrame(() => { frameStart = performance.now(); });
+      performance.mark('move-start');
       const t0 = performance.now();
       button.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
       await until(() => position.textContent.startsWith(`Step ${to} of`));
       await drained();
       const updated = performance.now();
       const laidOut = await new Promise((r) => requestAnimationFrame(() => { void document.body.offsetHeight; r(performance.now()); }));
+      performance.mark('move-end');
       return { dom: updated - t0, work: updated - t0 + laidOut - Math.max(frameStart, updated), frame: laidOut - t0 };
     };
     const moves = [];
@@ -61,11 +70,37 @@ try {
     }
     return { dom: moves.map((m) => m.dom), work: moves.map((m) => m.work), frame: moves.map((m) => m.frame) };
   });
+  const trace = tracing && JSON.parse((await browser.stopTracing()).toString());
+  if (process.env.TRACE) (await import('node:fs')).writeFileSync(process.env.TRACE, JSON.stringify(trace));
   console.log(`stepper, 256-thread CTA, warp 7, ${columns - 3} variables, ${steps}: ${times.dom.length} moves`);
   const line = (what, xs) => console.log(`  ${what}: median ${median(xs).toFixed(1)} ms, worst ${worst(xs).toFixed(1)} ms, over 16 ms: ${xs.filter((x) => x > 16).length}`);
   line('key to DOM updated (handler and effects)', times.dom);
   line('work for the step (that, and the next frame up to layout)', times.work);
   line('key to the next frame laid out (with the wait for it)', times.frame);
+  console.log('  moves whose work passed 16 ms (from 0): ' + times.work.map((w, i) => [i, w]).filter(([, w]) => w > 16).map(([i, w]) => `#${i} ${w.toFixed(1)} ms`).join(', '));
+  if (trace) {
+    const { main, worker } = busyPerMove(trace);
+    line("traced: the page's main thread busy (its tasks in the move)", main);
+    line("traced: the simulator's worker busy (its tasks in the move)", worker);
+  }
 } finally {
   await site.close();
+}
+
+// Per move (between the marks 'move-start' and 'move-end'), the time each of the page's main
+// thread and its dedicated worker spent in tasks, from a trace's top-level task events.
+function busyPerMove(trace) {
+  const events = trace.traceEvents ?? trace;
+  const threadNamed = (name) => events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args.name === name);
+  const main = threadNamed('CrRendererMain');
+  const worker = threadNamed('DedicatedWorker thread');
+  const marks = (name) => events.filter((e) => e.name === name && e.tid === main.tid).map((e) => e.ts).sort((a, b) => a - b);
+  const starts = marks('move-start');
+  const ends = marks('move-end');
+  const tasks = (thread) => events.filter((e) => thread && e.tid === thread.tid && e.pid === thread.pid && e.ph === 'X' && e.name === 'RunTask');
+  const busy = (thread) => starts.map((start, i) => tasks(thread)
+    .map((t) => Math.min(t.ts + t.dur, ends[i]) - Math.max(t.ts, start))
+    .filter((overlap) => overlap > 0)
+    .reduce((a, b) => a + b, 0) / 1000);
+  return { main: busy(main), worker: busy(worker) };
 }

@@ -77,3 +77,22 @@ test('the Run panel\'s parts stay one press away: results, memory and back to th
   await expect(page.getByTestId('step-position')).toBeInViewport();
   await expect(page.locator('.editor .step-current')).toBeInViewport();
 });
+
+test('the launch form is compact: a tensor\'s input, seed and note share one row', async ({ play, page }) => {
+  await play.open('?example=matvec');
+  for (const name of ['A', 'W']) {
+    const input = await page.getByTestId(`input-${name}`).boundingBox();
+    const seed = await page.getByTestId(`seed-${name}`).boundingBox();
+    const note = await page.locator(`#note-input-${name}`).boundingBox();
+    expect(input && seed && note).toBeTruthy();
+    if (!input || !seed || !note) return;
+    // Side by side, left to right, each overlapping the input's height.
+    expect(seed.x).toBeGreaterThan(input.x + input.width - 1);
+    expect(note.x).toBeGreaterThan(seed.x + seed.width - 1);
+    expect(Math.abs(seed.y + seed.height / 2 - (input.y + input.height / 2))).toBeLessThan(input.height);
+    expect(Math.abs(note.y + note.height / 2 - (input.y + input.height / 2))).toBeLessThan(input.height);
+  }
+  // The whole form, three tensors, two dimensions and the step limit, fits in the window.
+  const form = await page.locator('.launch-panel').boundingBox();
+  expect(form && form.height).toBeLessThan(800 - 150);
+});

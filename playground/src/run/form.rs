@@ -48,22 +48,19 @@ fn described_by(
     }
 }
 
-/// One field of the form: a label over its control, a note on what it means, and under it the
-/// problem the launch has there.
+/// One field of the form: a label over its control, and under it the problem the launch has
+/// there.
 fn field(
     label: String,
     testid: &str,
     control: AnyView,
-    note: Option<Signal<String, LocalStorage>>,
     problem: Signal<Option<String>, LocalStorage>,
 ) -> impl IntoView {
     let problem_id = format!("problem-{testid}");
-    let note_id = format!("note-{testid}");
     view! {
         <label class="field" class:invalid=move || problem.with(Option::is_some)>
             <span>{label}</span>
             {control}
-            {note.map(|note| view! { <span class="field-note" id=note_id>{note}</span> })}
             {move || problem.get().map(|text| view! {
                 <span class="field-problem" id=problem_id.clone() data-testid=problem_id.clone()>{text}</span>
             })}
@@ -107,7 +104,6 @@ fn number_field(
         label,
         testid,
         number_input(testid, value, set, problem, None, false),
-        None,
         problem,
     )
 }
@@ -199,9 +195,18 @@ fn input_field(
         })
     };
     view! {
-        {field(label, &testid, select, Some(note), problem)}
-        {seed_field}
+        <div class="field-row">
+            {field(label, &testid, select, problem)}
+            {seed_field}
+            {field_note(&testid, note)}
+        </div>
     }
+}
+
+/// A field's note, beside the field in a `field-row` rather than under it (the form stays a
+/// few lines high); the field's control names it in `aria-describedby`.
+fn field_note(testid: &str, note: Signal<String, LocalStorage>) -> impl IntoView {
+    view! { <span class="field-note" id=format!("note-{testid}")>{note}</span> }
 }
 
 /// The launch form for the kernel.
@@ -330,9 +335,11 @@ pub fn LaunchPanel(
                 Some(default_steps.to_string()),
                 true,
             ),
-            Some(steps_note),
             none,
         );
+        let steps = view! {
+            <div class="field-row">{steps}{field_note("step-limit", steps_note)}</div>
+        };
         let size = problem_at(problems, LaunchField::Size);
         view! {
             <fieldset>

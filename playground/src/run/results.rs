@@ -370,14 +370,20 @@ pub fn Results(
                         }/>
                 </label>
             });
-            let what = if program { "Step through warp 0 of block (0, 0, 0) of that launch" } else { "Step through warp 0 of block (0, 0, 0)" };
+            let what = if program {
+                "Step through warp 0 of block (0, 0, 0) of that launch"
+            } else {
+                "Step through warp 0 of block (0, 0, 0)"
+            };
             view! {
                 {pick_launch}
                 <button type="button" class="step-through" data-testid="step-through" on:click=step>
                     {what}
                 </button>
-                {(!program).then(|| view! { <span class="hint">" or pick a warp in the diagram below"</span> })}
             }
+        });
+        let pick_hint = (!program && step_button.is_some()).then(|| {
+            view! { <span class="hint">"Or pick a warp in the diagram below."</span> }
         });
         let measure_button = on_measure.filter(|_| started).map(|measure| {
             view! {
@@ -386,7 +392,8 @@ pub fn Results(
                 </button>
             }
         });
-        let step_button = view! { {step_button} {measure_button} };
+        let step_button =
+            view! { <div class="run-actions">{step_button} {measure_button} {pick_hint}</div> };
         match &report.sim {
             Err(diagnostics) => view! {
                 {stale_note}

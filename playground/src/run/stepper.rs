@@ -65,35 +65,71 @@ fn place_colour(place: u64, shared: bool) -> String {
     format!("fill: hsl({hue}, 65%, 72%)")
 }
 
+/// What the lane strip keeps from step to step: the lanes, and whether there is room above
+/// them for arrows. Built once per shape, like the table; the places under the lanes come and
+/// go with the steps that access memory.
+#[derive(Clone, Copy, PartialEq)]
+struct StripShape {
+    lanes: usize,
+    arrows: bool,
+}
+
+/// The memory group the lane strip shows: the reader's pick, or the step's last.
+fn picked(view: &StepView, pick: usize) -> Option<&AccessGroup> {
+    view.memory
+        .get(pick.min(view.memory.len().saturating_sub(1)))
+}
+
+impl StripShape {
+    fn of(view: &StepView) -> Self {
+        Self {
+            lanes: view.lanes.len(),
+            arrows: !view.arrows.is_empty(),
+        }
+    }
+}
+
 /// The warp's lanes in a row, each by its state, with a shuffle's arrows above them and, for
-/// a step that accesses memory, each lane's sector or bank of `memory` under it.
-fn lane_strip(view: &StepView, memory: Option<&AccessGroup>) -> impl IntoView {
-    let count = view.lanes.len().max(1) as f64;
+/// a step that accesses memory, each lane's sector or bank of the picked group under it.
+fn lane_strip(
+    shape: StripShape,
+    step: Memo<Option<StepView>>,
+    pick: RwSignal<usize>,
+) -> impl IntoView {
+    let count = shape.lanes.max(1) as f64;
     let w = (STRIP_WIDTH - 2.0 * STRIP_MARGIN) / count;
-    let top = if view.arrows.is_empty() {
-        STRIP_MARGIN
-    } else {
+    let top = if shape.arrows {
         ARROW_ROOM
+    } else {
+        STRIP_MARGIN
     };
     let centre = move |lane: u32| STRIP_MARGIN + (f64::from(lane) + 0.5) * w;
     let font = (w * 0.5).clamp(6.0, 12.0);
-    let cells = view
-        .lanes
-        .iter()
-        .map(|row| {
-            let x = STRIP_MARGIN + f64::from(row.lane) * w;
+    // The lanes' states change on few steps: the cells re-run only then.
+    let states = Memo::new(move |_| {
+        step.with(|v| {
+            v.as_ref()
+                .map_or_else(Vec::new, |v| v.lanes.iter().map(|r| r.state).collect())
+        })
+    });
+    let state = move |lane: usize| states.with(|s: &Vec<LaneState>| s.get(lane).copied());
+    let cells = (0..shape.lanes)
+        .map(|lane| {
+            let x = STRIP_MARGIN + lane as f64 * w;
             view! {
-                <g class=format!("lane {}", state_class(row.state)) data-lane=row.lane>
+                <g class=move || format!("lane {}", state_class(state(lane).unwrap_or(LaneState::NoThread))) data-lane=lane>
                     <rect x=x + 1.0 y=top width=w - 2.0 height=LANE_HEIGHT rx=3/>
-                    <text x=x + w / 2.0 y=top + LANE_HEIGHT / 2.0 font-size=font text-anchor="middle" dominant-baseline="central">{row.lane}</text>
+                    <text x=x + w / 2.0 y=top + LANE_HEIGHT / 2.0 font-size=font text-anchor="middle" dominant-baseline="central">{lane}</text>
                 </g>
             }
         })
         .collect_view();
-    let arrows = view
-        .arrows
-        .iter()
-        .map(|&(from, to)| {
+    let arrows = move || {
+        step.with(|v| {
+            v.as_ref().map_or_else(Vec::new, |v| v.arrows.clone())
+        })
+        .into_iter()
+        .map(|(from, to)| {
             let (x1, x2) = (centre(from), centre(to));
             let lift = ((x2 - x1).abs() * 0.35).clamp(10.0, ARROW_ROOM - 12.0);
             let d = format!(
@@ -104,39 +140,55 @@ fn lane_strip(view: &StepView, memory: Option<&AccessGroup>) -> impl IntoView {
             );
             view! { <path class="shuffle-arrow" d=d marker-end="url(#step-arrowhead)" data-testid="shuffle-arrow" data-from=from data-to=to/> }
         })
-        .collect_view();
-    let places = memory.map(|group| {
+        .collect_view()
+    };
+    let places = move || {
+        let group = step.with(|v| picked(v.as_ref()?, pick.get()).cloned())?;
         let y = top + LANE_HEIGHT + 2.0;
-        group
-            .places
-            .iter()
-            .enumerate()
-            .filter_map(|(lane, place)| Some((lane, (*place)?)))
-            .map(|(lane, place)| {
-                let x = STRIP_MARGIN + lane as f64 * w;
-                view! {
-                    <g class="place" data-testid="lane-place" data-lane=lane data-place=place>
-                        <rect x=x + 1.0 y=y width=w - 2.0 height=PLACE_HEIGHT - 2.0 rx=2 style=place_colour(place, group.shared)/>
-                        <text x=x + w / 2.0 y=y + (PLACE_HEIGHT - 2.0) / 2.0 font-size=font * 0.85 text-anchor="middle" dominant-baseline="central">{place}</text>
-                    </g>
-                }
+        Some(
+            group
+                .places
+                .iter()
+                .enumerate()
+                .filter_map(|(lane, place)| Some((lane, (*place)?)))
+                .map(|(lane, place)| {
+                    let x = STRIP_MARGIN + lane as f64 * w;
+                    view! {
+                        <g class="place" data-testid="lane-place" data-lane=lane data-place=place>
+                            <rect x=x + 1.0 y=y width=w - 2.0 height=PLACE_HEIGHT - 2.0 rx=2 style=place_colour(place, group.shared)/>
+                            <text x=x + w / 2.0 y=y + (PLACE_HEIGHT - 2.0) / 2.0 font-size=font * 0.85 text-anchor="middle" dominant-baseline="central">{place}</text>
+                        </g>
+                    }
+                })
+                .collect_view(),
+        )
+    };
+    let has_places =
+        move || step.with(|v| v.as_ref().is_some_and(|v| picked(v, pick.get()).is_some()));
+    let view_box = move || {
+        let under = if has_places() { PLACE_HEIGHT } else { 0.0 };
+        format!(
+            "0 0 {STRIP_WIDTH} {:.0}",
+            top + LANE_HEIGHT + STRIP_MARGIN + under
+        )
+    };
+    let label = move || {
+        step.with(|v| {
+            let v = v.as_ref()?;
+            Some(match picked(v, pick.get()) {
+                Some(group) => format!(
+                    "{}; under each lane, its {} of {}: {}",
+                    lane_summary(v),
+                    if group.shared { "bank" } else { "sector" },
+                    group.label,
+                    group.summary
+                ),
+                None => lane_summary(v),
             })
-            .collect_view()
-    });
-    let height =
-        top + LANE_HEIGHT + STRIP_MARGIN + if memory.is_some() { PLACE_HEIGHT } else { 0.0 };
-    let label = match memory {
-        Some(group) => format!(
-            "{}; under each lane, its {} of {}: {}",
-            lane_summary(view),
-            if group.shared { "bank" } else { "sector" },
-            group.label,
-            group.summary
-        ),
-        None => lane_summary(view),
+        })
     };
     view! {
-        <svg class="lane-strip" viewBox=format!("0 0 {STRIP_WIDTH} {height:.0}") role="img" aria-label=label data-testid="lane-strip">
+        <svg class="lane-strip" viewBox=view_box role="img" aria-label=label data-testid="lane-strip">
             <defs>
                 <marker id="step-arrowhead" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
                     <path d="M0 0 L8 4 L0 8 z" class="arrowhead"/>
@@ -171,28 +223,59 @@ fn lane_summary(view: &StepView) -> String {
     parts.join(", ")
 }
 
-fn values_table(view: &StepView) -> impl IntoView {
-    let headings = view.variables.clone();
-    let rows = view
-        .lanes
+/// What a warp's table of values keeps from step to step: its columns, and each row's lane
+/// and thread. The table is built once per shape; a step then changes only the cells' text and
+/// classes (a move costs a few text nodes, not a new table of hundreds).
+#[derive(Clone, PartialEq)]
+struct TableShape {
+    variables: Vec<String>,
+    rows: Vec<(u32, Option<u32>)>,
+}
+
+impl TableShape {
+    fn of(view: &StepView) -> Self {
+        Self {
+            variables: view.variables.clone(),
+            rows: view.lanes.iter().map(|r| (r.lane, r.thread)).collect(),
+        }
+    }
+}
+
+fn values_table(shape: TableShape, step: Memo<Option<StepView>>) -> impl IntoView {
+    let columns = shape.variables.len();
+    let rows = shape
+        .rows
         .iter()
-        .map(|row| {
-            let thread = row.thread.map_or("—".to_owned(), |t| t.to_string());
-            let cells = if row.thread.is_none() {
-                let span = headings.len().max(1);
-                view! { <td colspan=span class="no-thread">"no thread"</td> }.into_any()
-            } else {
-                row.values
-                    .iter()
-                    .map(|(text, wrote)| view! { <td class:changed=*wrote>{text.clone()}</td> })
-                    .collect_view()
-                    .into_any()
+        .enumerate()
+        .map(|(r, &(lane, thread))| {
+            // Each row's cells read their row, which changes only where the step wrote or
+            // the lane's state moved: a move re-runs the rows it changed, not every cell.
+            let row = Memo::new(move |_| step.with(|v| v.as_ref()?.lanes.get(r).cloned()));
+            let value = move |c: usize| {
+                row.with(|row| {
+                    row.as_ref()
+                        .and_then(|row| row.values.get(c).cloned())
+                        .unwrap_or_default()
+                })
             };
+            let state =
+                move || row.with(|row| row.as_ref().map_or(LaneState::NoThread, |row| row.state));
+            let cells = match thread {
+                None => view! { <td colspan=columns.max(1) class="no-thread">"no thread"</td> }
+                    .into_any(),
+                Some(_) => (0..columns)
+                    .map(|c| {
+                        view! { <td class:changed=move || value(c).1>{move || value(c).0}</td> }
+                    })
+                    .collect_view()
+                    .into_any(),
+            };
+            let thread = thread.map_or("—".to_owned(), |t| t.to_string());
             view! {
-                <tr class=state_class(row.state) data-lane=row.lane>
-                    <th scope="row">{row.lane}</th>
+                <tr class=move || state_class(state()) data-lane=lane>
+                    <th scope="row">{lane}</th>
                     <td>{thread}</td>
-                    <td class="state">{state_words(row.state)}</td>
+                    <td class="state">{move || state_words(state())}</td>
                     {cells}
                 </tr>
             }
@@ -206,7 +289,7 @@ fn values_table(view: &StepView) -> impl IntoView {
                         <th scope="col">"lane"</th>
                         <th scope="col">"thread"</th>
                         <th scope="col">"state"</th>
-                        {headings.into_iter().map(|h| view! { <th scope="col"><code>{h}</code></th> }).collect_view()}
+                        {shape.variables.into_iter().map(|h| view! { <th scope="col"><code>{h}</code></th> }).collect_view()}
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
@@ -274,6 +357,8 @@ pub fn Stepper(
     });
     let made = reader.0.made;
     let view_now = Memo::new(move |_| made.with(|m| m.as_ref()?.as_ref().ok()?.view.clone()));
+    let table_shape = Memo::new(move |_| view_now.with(|v| v.as_ref().map(TableShape::of)));
+    let strip_shape = Memo::new(move |_| view_now.with(|v| v.as_ref().map(StripShape::of)));
     let warps = move || traced.with(|t| t.as_ref().map_or(0, |t| t.traced.warps));
     let lanes = move || traced.with(|t| t.as_ref().map_or(32, |t| t.traced.lanes));
     // Drawn again only when the bars change (another warp or trace), not on every step.
@@ -397,12 +482,13 @@ pub fn Stepper(
                     "Active mask "<code data-testid="step-mask">{v.mask.clone()}</code>
                     {format!(" · {} of {} lanes active", v.active, v.lanes.len())}
                 </p>
+            })}
+            {move || strip_shape.get().map(|shape| lane_strip(shape, view_now, memory_pick))}
+            {move || view_now.get().map(|v| view! {
                 {
                     let pick = memory_pick.get().min(v.memory.len().saturating_sub(1));
-                    let group = v.memory.get(pick);
                     view! {
-                        {lane_strip(&v, group)}
-                        {group.map(|g| view! {
+                        {picked(&v, pick).map(|g| view! {
                             <p class="lane-places" data-testid="lane-places">
                                 {format!("Under each lane, its {} of {}: {}. ", if g.shared { "bank (word mod 32)" } else { "32-byte sector" }, g.label, g.summary)}
                                 <a href="/docs/memory">"Why it matters"</a>
@@ -441,8 +527,8 @@ pub fn Stepper(
                         </ol>
                     </div>
                 })}
-                {values_table(&v)}
             })}
+            {move || table_shape.get().map(|shape| values_table(shape, view_now))}
             <p class="visually-hidden" aria-live="polite" data-testid="step-announce">{move || view_now.get().map(|v| v.announce).unwrap_or_default()}</p>
         </section>
     }
