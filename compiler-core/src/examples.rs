@@ -59,6 +59,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("tiled_matmul"),
     example!("histogram"),
     example!("cluster_scale"),
+    example!("gelu"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

@@ -838,3 +838,62 @@ fn every_example_launch_writes_every_element_of_its_outputs() {
         );
     }
 }
+
+/// The built-ins numpy users expect (issue 34), with numpy's answers: `round` halves to even,
+/// `trunc` drops the fraction, `sign` gives +0 for either zero and keeps NaN, `pow` of a
+/// negative base needs a whole exponent (its parity gives the sign) and `pow(x, 0)` is 1,
+/// `erf` within an ulp of the exact value.
+#[test]
+fn round_trunc_sign_pow_and_erf_give_numpys_answers_on_the_simulator() {
+    let source = "@launch(32)\nkernel m(X: tensor<f32>[8], Y: tensor<f32>[8], M: tensor<f32>[6, 8], S: tensor<i32>[8]) {\n  let i = ctx.thread\n  if i < 8 {\n    M[0, i] = round(X[i])\n    M[1, i] = trunc(X[i])\n    M[2, i] = sign(X[i])\n    M[3, i] = pow(X[i], Y[i])\n    M[4, i] = erf(X[i])\n    M[5, i] = pow(2.0, Y[i])\n    S[i] = sign(i - 3)\n  }\n}\n";
+    let data = |values: &[f64]| Input::Data {
+        shape: vec![values.len()],
+        values: values.to_vec(),
+    };
+    let x = [0.5, 1.5, 2.5, -0.5, -1.7, -0.0, f64::NAN, -2.0];
+    let y = [2.0, 0.0, -1.0, 3.0, 0.5, 0.0, 0.0, 3.0];
+    let launch = Launch {
+        inputs: [("X".to_owned(), data(&x)), ("Y".to_owned(), data(&y))].into(),
+        ..Launch::default()
+    };
+    let out = ran(&compiler_core::compile(source), &launch);
+    let m: Vec<f32> = tensor(&out, "M")
+        .bits
+        .iter()
+        .map(|&b| f32::from_bits(b))
+        .collect();
+    let row = |r: usize| &m[r * 8..r * 8 + 8];
+    let same = |got: &[f32], want: &[f32]| {
+        got.iter()
+            .zip(want)
+            .all(|(g, w)| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()))
+    };
+    let round = [0.0, 2.0, 2.0, -0.0, -2.0, -0.0, f32::NAN, -2.0];
+    assert!(same(row(0), &round), "round {:?}", row(0));
+    let trunc = [0.0, 1.0, 2.0, -0.0, -1.0, -0.0, f32::NAN, -2.0];
+    assert!(same(row(1), &trunc), "trunc {:?}", row(1));
+    let sign = [1.0, 1.0, 1.0, -1.0, -1.0, 0.0, f32::NAN, -1.0];
+    assert!(same(row(2), &sign), "sign {:?}", row(2));
+    // 0.5², 1.5⁰, 2.5⁻¹, (-0.5)³, (-1.7)^0.5 (NaN), (-0)⁰, NaN⁰, (-2)³.
+    let pow = [0.25, 1.0, 0.4, -0.125, f32::NAN, 1.0, 1.0, -8.0];
+    assert!(same(row(3), &pow), "pow {:?}", row(3));
+    // erf to 8 digits (Abramowitz and Stegun's tables; erf(-x) = -erf(x)).
+    let erf = [
+        0.520_499_9,
+        0.966_105_1,
+        0.999_593_1,
+        -0.520_499_9,
+        -0.983_790_5,
+    ];
+    for (got, want) in row(4).iter().zip(erf) {
+        assert!(
+            (got - want).abs() <= 1.5 * f32::EPSILON * want.abs(),
+            "erf {got} against {want}"
+        );
+    }
+    assert_eq!(row(4)[5].to_bits(), (-0.0f32).to_bits(), "erf(-0) is -0");
+    assert!(row(4)[6].is_nan());
+    assert_eq!(row(5), [4.0, 1.0, 0.5, 8.0, 2f32.sqrt(), 1.0, 1.0, 8.0]);
+    let s: Vec<i32> = tensor(&out, "S").bits.iter().map(|&b| b as i32).collect();
+    assert_eq!(s, [-1, -1, -1, 0, 1, 1, 1, 1]);
+}

@@ -410,6 +410,33 @@ fn a_cta_scan_keeps_a_slot_per_warp() {
     );
 }
 
+/// The spec's edges (tests/wgsl/edges.tsr: saturating casts, `round trunc sign erf pow` on
+/// floats and `sign` on integers) assemble for every target, each built-in by its instruction.
+#[test]
+fn ptxas_accepts_the_spec_edges_and_the_numpy_built_ins() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/edges.tsr");
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    for arch in Arch::ALL {
+        let text = ptx(&source, arch).text;
+        let output = assemble("edges", &text, arch);
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            arch.name(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        for instruction in [
+            "cvt.rni.f32.f32",
+            "cvt.rzi.f32.f32",
+            "lg2.approx.f32",
+            "ex2.approx.f32",
+            "setp.gt.s32",
+        ] {
+            assert!(text.contains(instruction), "{instruction}: {text}");
+        }
+    }
+}
+
 /// Every atomic (tests/wgsl/atomics.tsr) assembles for every target: `red` where the old
 /// value is dropped, `atom` where it is used, an exchange always by `atom`, atomic_sub as the
 /// add of a negation (PTX has no `atom.sub`), f32 adds on global and shared memory.

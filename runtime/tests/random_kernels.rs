@@ -9,10 +9,11 @@
 //!
 //! Floats come in two kinds, as the spec's rules for `f32` make them (content/spec.md, "Values"):
 //! - **exact** (`e`): built from small integers, short binary fractions, `+ - min max abs floor
-//!   ceil clamp select`, products by powers of two, shuffles and scans, and stored as a multiple
-//!   of 1/16 within ±4096 ([`snap`]): every value on the way has at most 22 significant bits,
+//!   ceil round trunc sign clamp select`, products by powers of two, shuffles and scans, and
+//!   stored as a multiple of 1/16 within ±4096 ([`snap`]): every value on the way has at most
+//!   22 significant bits,
 //!   so every backend gives it exactly, whatever the order or fusion of the operations. These may steer branches, cast to integers and reach `Y`, compared exactly.
-//! - **approximate** (`f`): divisions, `sqrt rsqrt exp exp2 log log2 tanh fma`, products of
+//! - **approximate** (`f`): divisions, `sqrt rsqrt exp exp2 log log2 tanh erf pow fma`, products of
 //!   variables, sums over lanes, each assignment clamped to [-4, 4] so an error never grows
 //!   through the chain. They reach only `Z`, compared by the spec's tolerance (1e-4 relative,
 //!   absolute below 1). `sin` and `cos` are left out: WGSL allows them an absolute error of
@@ -95,7 +96,7 @@ fn literal_float() -> BoxedStrategy<String> {
             )
                 .prop_map(|(a, op, b)| format!("({a} {op} {b})")),
             (
-                prop::sample::select(vec!["floor", "ceil", "abs"]),
+                prop::sample::select(vec!["floor", "ceil", "abs", "round", "trunc", "sign"]),
                 sub.clone()
             )
                 .prop_map(|(f, a)| format!("{f}({a})")),
@@ -132,7 +133,7 @@ fn exact(depth: u32) -> BoxedStrategy<String> {
             .prop_map(|(a, k)| format!("({a} * {k})")),
         2 => (prop::sample::select(vec!["min", "max"]), sub.clone(), sub.clone())
             .prop_map(|(f, a, b)| format!("{f}({a}, {b})")),
-        1 => (prop::sample::select(vec!["abs", "floor", "ceil", "-"]), sub.clone())
+        1 => (prop::sample::select(vec!["abs", "floor", "ceil", "-", "round", "trunc", "sign"]), sub.clone())
             .prop_map(|(f, a)| format!("{f}({a})")),
         1 => (sub.clone(), sub.clone(), sub)
             .prop_map(|(c, a, b)| format!("select({c} < 1.5, {a}, {b})")),
@@ -177,8 +178,16 @@ fn approximate() -> BoxedStrategy<String> {
             x.clone()
         )
             .prop_map(|(f, a)| format!("{f}(abs({a}) + 1.0)")),
-        (prop::sample::select(vec!["exp", "exp2", "tanh"]), x.clone())
+        (
+            prop::sample::select(vec!["exp", "exp2", "tanh", "erf"]),
+            x.clone()
+        )
             .prop_map(|(f, a)| format!("{f}(clamp({a}, -2.0, 2.0))")),
+        // A positive base with any exponent, a negative one with a whole exponent.
+        (x.clone(), x.clone())
+            .prop_map(|(a, b)| format!("pow(abs({a}) + 1.0, clamp({b}, -2.0, 2.0))")),
+        (x.clone(), prop::sample::select(vec!["2.0", "3.0"]))
+            .prop_map(|(a, k)| format!("pow(clamp({a}, -4.0, 4.0), {k})")),
         (x.clone(), x.clone(), x).prop_map(|(a, b, c)| format!("fma({a}, {b}, {c})")),
     ]
     .boxed()
@@ -646,6 +655,11 @@ fn the_generator_draws_every_kind_of_statement() {
         "for ",
         "i32((",
         "f32((",
+        "round(",
+        "trunc(",
+        "sign(",
+        "erf(",
+        "pow(",
     ] {
         let count = sources.iter().filter(|s| s.contains(construct)).count();
         assert!(

@@ -246,7 +246,7 @@ impl KernelChecker {
     ) -> Value {
         let name = callee.name.as_str();
         let (arity, first_operand) = match name {
-            "min" | "max" => (2, 0),
+            "min" | "max" | "pow" => (2, 0),
             "clamp" | "fma" => (3, 0),
             "select" => (3, 1),
             _ => (1, 0),
@@ -271,7 +271,7 @@ impl KernelChecker {
                 }
             }
         }
-        let wants_float = !matches!(name, "min" | "max" | "clamp" | "select" | "abs");
+        let wants_float = !matches!(name, "min" | "max" | "clamp" | "select" | "abs" | "sign");
         let fits = if wants_float {
             ty.is_float() || ty == Type::IntLiteral
         } else if name == "select" {

@@ -327,6 +327,7 @@ impl Lowering {
             }
             "select" => Op::Select(operand(0), operand(1), operand(2)),
             "fma" => Op::Fma(operand(0), operand(1), operand(2)),
+            "pow" => Op::Pow(operand(0), operand(1)),
             other => Op::Math(math_fn(other), ty, operand(0)),
         };
         (self.value(op, ty, span), ty)
@@ -423,7 +424,7 @@ fn untyped_float(e: &ast::Expr) -> bool {
 fn untyped_call_is_float(name: &str, args: &[ast::Expr]) -> bool {
     match name {
         _ if Scalar::from_name(name).is_some() => false,
-        "min" | "max" | "clamp" | "abs" => args.iter().any(untyped_float),
+        "min" | "max" | "clamp" | "abs" | "sign" => args.iter().any(untyped_float),
         "select" => args.iter().skip(1).any(untyped_float),
         "shuffle" | "shuffle_xor" | "shuffle_up" | "shuffle_down" | "broadcast" => {
             args.first().is_some_and(untyped_float)
@@ -456,6 +457,10 @@ fn math_fn(name: &str) -> MathFn {
         "cos" => MathFn::Cos,
         "tanh" => MathFn::Tanh,
         "floor" => MathFn::Floor,
+        "round" => MathFn::Round,
+        "trunc" => MathFn::Trunc,
+        "sign" => MathFn::Sign,
+        "erf" => MathFn::Erf,
         _ => MathFn::Ceil,
     }
 }

@@ -382,6 +382,12 @@ pub enum MathFn {
     Tanh,
     Floor,
     Ceil,
+    /// Halves to even.
+    Round,
+    Trunc,
+    /// -1, 0 or 1 (+0 for either zero); NaN stays NaN.
+    Sign,
+    Erf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -449,6 +455,8 @@ pub enum Op {
     /// `c ? a : b`, both evaluated.
     Select(Operand, Operand, Operand),
     Fma(Operand, Operand, Operand),
+    /// `pow(x, y)` of two `f32`s.
+    Pow(Operand, Operand),
     Math(MathFn, Scalar, Operand),
     Cast {
         from: Scalar,

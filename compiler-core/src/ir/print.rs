@@ -256,6 +256,7 @@ fn op_text(kernel: &Kernel, op: &Op, ty: Scalar) -> String {
         ),
         Op::Select(c, a, b) => format!("select {}, {}, {}", o(c, Scalar::Bool), o(a, ty), o(b, ty)),
         Op::Fma(a, b, c) => format!("fma {}, {}, {}", o(a, ty), o(b, ty), o(c, ty)),
+        Op::Pow(x, y) => format!("pow {}, {}", o(x, ty), o(y, ty)),
         Op::Math(m, t, x) => format!(
             "{}.{} {}",
             format!("{m:?}").to_lowercase(),

@@ -102,6 +102,7 @@ impl<'a> Emitter<'a> {
                 self.line(format!("fma.rn.f32 {d}, {a}, {b}, {c};"), None);
             }
             Op::Math(f, t, a) => self.math(&d, *f, *t, *a),
+            Op::Pow(x, y) => self.pow(&d, *x, *y),
             Op::Cast { from, to, value } => self.cast(&d, *from, *to, *value),
             Op::Load {
                 tensor,
@@ -260,6 +261,13 @@ impl<'a> Emitter<'a> {
     }
 
     pub(super) fn math(&mut self, d: &str, f: MathFn, t: Scalar, a: Operand) {
+        if matches!(f, MathFn::Sign | MathFn::Erf) {
+            let x = self.in_reg(a, t);
+            return match f {
+                MathFn::Sign => self.sign(d, t, &x),
+                _ => self.erf(d, &x),
+            };
+        }
         let a = self.src(a, t);
         if t != Scalar::F32 {
             let text = match (f, t) {
@@ -325,7 +333,114 @@ impl<'a> Emitter<'a> {
             }
             MathFn::Floor => self.line(format!("cvt.rmi.f32.f32 {d}, {a};"), None),
             MathFn::Ceil => self.line(format!("cvt.rpi.f32.f32 {d}, {a};"), None),
+            MathFn::Round => self.line(format!("cvt.rni.f32.f32 {d}, {a};"), None),
+            MathFn::Trunc => self.line(format!("cvt.rzi.f32.f32 {d}, {a};"), None),
+            MathFn::Sign | MathFn::Erf => unreachable!("written above"),
         }
+    }
+
+    /// -1, 0 or 1 by comparisons; a float's zeros give +0 and NaN stays NaN (the simulator's
+    /// `sign`).
+    fn sign(&mut self, d: &str, t: Scalar, x: &str) {
+        let (above, below) = (self.temp(Kind::Pred), self.temp(Kind::Pred));
+        match t {
+            Scalar::F32 => {
+                let zero = self.temp(Kind::Pred);
+                self.line(format!("setp.gt.f32 {above}, {x}, 0f00000000;"), None);
+                self.line(format!("setp.lt.f32 {below}, {x}, 0f00000000;"), None);
+                self.line(format!("setp.eq.f32 {zero}, {x}, 0f00000000;"), None);
+                self.line(format!("selp.f32 {d}, 0f00000000, {x}, {zero};"), None);
+                self.line(format!("selp.f32 {d}, 0fBF800000, {d}, {below};"), None);
+                self.line(format!("selp.f32 {d}, 0f3F800000, {d}, {above};"), None);
+            }
+            Scalar::I32 => {
+                self.line(format!("setp.gt.s32 {above}, {x}, 0;"), None);
+                self.line(format!("setp.lt.s32 {below}, {x}, 0;"), None);
+                self.line(format!("selp.b32 {d}, -1, 0, {below};"), None);
+                self.line(format!("selp.b32 {d}, 1, {d}, {above};"), None);
+            }
+            _ => {
+                self.line(format!("setp.ne.u32 {above}, {x}, 0;"), None);
+                self.line(format!("selp.b32 {d}, 1, 0, {above};"), None);
+            }
+        }
+    }
+
+    /// The simulator's `erf` (`sim::ERF_*`), both branches computed and one selected, with
+    /// `exp` as `ex2.approx` of `x · log2 e`.
+    fn erf(&mut self, d: &str, x: &str) {
+        use crate::sim::{ERF_LARGE, ERF_SMALL, ERF_SPLIT};
+        let c = |v: f32| format!("0f{:08X}", v.to_bits());
+        let (t, s) = (self.temp(Kind::F32), self.temp(Kind::F32));
+        self.line(format!("abs.f32 {t}, {x};"), None);
+        self.line(format!("mul.rn.f32 {s}, {x}, {x};"), None);
+        let [a, b, c0, d0, e, f, g] = ERF_LARGE;
+        let (r, u) = (self.temp(Kind::F32), self.temp(Kind::F32));
+        self.line(format!("fma.rn.f32 {r}, {t}, {}, {};", c(a), c(b)), None);
+        self.line(format!("fma.rn.f32 {u}, {t}, {}, {};", c(c0), c(d0)), None);
+        self.line(format!("fma.rn.f32 {r}, {r}, {s}, {u};"), None);
+        for k in [e, f, g] {
+            self.line(format!("fma.rn.f32 {r}, {r}, {t}, {};", c(k)), None);
+        }
+        self.line(format!("neg.f32 {u}, {t};"), None);
+        self.line(format!("fma.rn.f32 {r}, {r}, {t}, {u};"), None);
+        self.line(format!("mul.rn.f32 {r}, {r}, 0f3FB8AA3B;"), None);
+        self.line(format!("ex2.approx.f32 {r}, {r};"), None);
+        self.line(format!("sub.rn.f32 {r}, 0f3F800000, {r};"), None);
+        let negative = self.temp(Kind::Pred);
+        self.line(format!("setp.lt.f32 {negative}, {x}, 0f00000000;"), None);
+        self.line(format!("neg.f32 {u}, {r};"), None);
+        self.line(format!("selp.f32 {r}, {u}, {r}, {negative};"), None);
+        let q = self.temp(Kind::F32);
+        self.line(
+            format!(
+                "fma.rn.f32 {q}, {s}, {}, {};",
+                c(ERF_SMALL[0]),
+                c(ERF_SMALL[1])
+            ),
+            None,
+        );
+        for k in &ERF_SMALL[2..] {
+            self.line(format!("fma.rn.f32 {q}, {q}, {s}, {};", c(*k)), None);
+        }
+        self.line(format!("fma.rn.f32 {q}, {q}, {x}, {x};"), None);
+        let large = self.temp(Kind::Pred);
+        self.line(format!("setp.gt.f32 {large}, {t}, {};", c(ERF_SPLIT)), None);
+        self.line(format!("selp.f32 {d}, {r}, {q}, {large};"), None);
+    }
+
+    /// `pow(x, y)` as 2^(y · log2 |x|) with `ex2.approx` and `lg2.approx`, then the cases the
+    /// simulator's `powf` settles: a negative `x` gives NaN for a `y` that is not whole and the
+    /// negated power for an odd one; `y = 0` or `x = 1` gives 1 (NaN included).
+    fn pow(&mut self, d: &str, x: Operand, y: Operand) {
+        let (x, y) = (self.in_reg(x, Scalar::F32), self.in_reg(y, Scalar::F32));
+        let (r, w, h) = (
+            self.temp(Kind::F32),
+            self.temp(Kind::F32),
+            self.temp(Kind::F32),
+        );
+        self.line(format!("abs.f32 {r}, {x};"), None);
+        self.line(format!("lg2.approx.f32 {r}, {r};"), None);
+        self.line(format!("mul.rn.f32 {r}, {r}, {y};"), None);
+        self.line(format!("ex2.approx.f32 {r}, {r};"), None);
+        let (fraction, odd) = (self.temp(Kind::Pred), self.temp(Kind::Pred));
+        self.line(format!("cvt.rzi.f32.f32 {w}, {y};"), None);
+        self.line(format!("setp.neu.f32 {fraction}, {w}, {y};"), None);
+        self.line(format!("mul.rn.f32 {h}, {y}, 0f3F000000;"), None);
+        self.line(format!("cvt.rzi.f32.f32 {w}, {h};"), None);
+        self.line(format!("setp.neu.f32 {odd}, {w}, {h};"), None);
+        self.line(format!("neg.f32 {w}, {r};"), None);
+        self.line(format!("selp.f32 {w}, {w}, {r}, {odd};"), None);
+        self.line(format!("selp.f32 {w}, 0f7FFFFFFF, {w}, {fraction};"), None);
+        let (negative, one) = (self.temp(Kind::Pred), self.temp(Kind::Pred));
+        self.line(format!("setp.lt.f32 {negative}, {x}, 0f00000000;"), None);
+        self.line(format!("selp.f32 {r}, {w}, {r}, {negative};"), None);
+        self.line(format!("setp.eq.f32 {one}, {y}, 0f00000000;"), None);
+        self.line(
+            format!("setp.eq.or.f32 {one}, {x}, 0f3F800000, {one};"),
+            None,
+        );
+        self.line(format!("selp.f32 {d}, 0f3F800000, {r}, {one};"), None);
     }
 
     pub(super) fn cast(&mut self, d: &str, from: Scalar, to: Scalar, value: Operand) {

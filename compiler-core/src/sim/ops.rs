@@ -94,6 +94,11 @@ impl<'a> Cta<'a> {
                     .mul_add(f32::from_bits(s.get(*b, t)), f32::from_bits(s.get(*c, t)))
                     .to_bits()
             }),
+            Op::Pow(x, y) => self.lanewise(dst, mask, |s, t| {
+                // C's powf: a negative x only with a whole y, pow(x, 0) = pow(1, y) = 1.
+                let (x, y) = (f32::from_bits(s.get(*x, t)), f32::from_bits(s.get(*y, t)));
+                x.powf(y).to_bits()
+            }),
             Op::Math(f, ty, a) => self.lanewise(dst, mask, |s, t| math(*f, *ty, s.get(*a, t))),
             Op::Cast { from, to, value } => {
                 self.lanewise(dst, mask, |s, t| cast(*from, *to, s.get(*value, t)))

@@ -2,9 +2,9 @@
 //! (`check/builtins.rs`); the highlighter only needs to know the names, so they live here, below
 //! both.
 
-pub const MATH: [&str; 13] = [
+pub const MATH: [&str; 18] = [
     "sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tanh", "floor", "ceil", "abs",
-    "fma",
+    "fma", "round", "trunc", "sign", "erf", "pow",
 ];
 pub const SHUFFLES: [&str; 5] = [
     "shuffle",
@@ -56,6 +56,11 @@ pub fn describe(name: &str) -> Option<&'static str> {
         "ceil" => "ceil(x): the smallest whole number not below x",
         "abs" => "abs(x): the absolute value",
         "fma" => "fma(a, b, c): a * b + c, rounded once",
+        "round" => "round(x): the nearest whole number, halves to even (as numpy)",
+        "trunc" => "trunc(x): x without its fraction, rounded toward zero",
+        "sign" => "sign(x): -1, 0 or 1 as x is negative, zero or positive (NaN stays NaN)",
+        "erf" => "erf(x): the error function, within about 1 ulp (2 to 4 on GPUs)",
+        "pow" => "pow(x, y): x to the y (x < 0 only for whole y), approximate on GPUs",
         "min" => "min(a, b), or min<over ctx.lane>(x): the smallest over the warp (or CTA)",
         "max" => "max(a, b), or max<over ctx.lane>(x): the largest over the warp (or CTA)",
         "sum" => "sum<over ctx.lane>(x): the sum over the warp (ctx.thread: over the CTA)",

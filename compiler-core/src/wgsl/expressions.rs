@@ -138,6 +138,18 @@ impl<'k> Builder<'k> {
                     },
                 )
             }
+            Op::Math(ir::MathFn::Sign, t, a) => {
+                let a = self.operand(block, *a, *t);
+                self.sign(block, *t, a)
+            }
+            Op::Math(ir::MathFn::Erf, _, a) => {
+                let a = self.operand(block, *a, Scalar::F32);
+                self.erf(block, a)
+            }
+            Op::Pow(x, y) => {
+                let (x, y) = (self.operand(block, *x, ty), self.operand(block, *y, ty));
+                self.pow(block, x, y)
+            }
             Op::Math(f, t, a) => {
                 let a = self.operand(block, *a, *t);
                 if *t == Scalar::U32 {
@@ -156,6 +168,9 @@ impl<'k> Builder<'k> {
                     ir::MathFn::Tanh => MathFunction::Tanh,
                     ir::MathFn::Floor => MathFunction::Floor,
                     ir::MathFn::Ceil => MathFunction::Ceil,
+                    ir::MathFn::Round => MathFunction::Round,
+                    ir::MathFn::Trunc => MathFunction::Trunc,
+                    ir::MathFn::Sign | ir::MathFn::Erf => unreachable!("matched above"),
                 };
                 self.add(
                     block,
@@ -323,5 +338,145 @@ impl Builder<'_> {
                 reject: clamped,
             },
         )
+    }
+}
+
+/// The built-ins WGSL has no function for, or none that agrees with the simulator: `sign` (WGSL's
+/// may keep a zero's sign and a NaN differs by driver), `erf` and `pow` (WGSL's is undefined for
+/// a negative base). Each is the PTX writer's sequence, in selects rather than predicates.
+impl Builder<'_> {
+    fn math(&mut self, block: &mut Block, fun: MathFunction, args: &[Handle<E>]) -> Handle<E> {
+        let arg = |i: usize| args.get(i).copied();
+        self.add(
+            block,
+            E::Math {
+                fun,
+                arg: args[0],
+                arg1: arg(1),
+                arg2: arg(2),
+                arg3: None,
+            },
+        )
+    }
+
+    fn select(
+        &mut self,
+        block: &mut Block,
+        condition: Handle<E>,
+        accept: Handle<E>,
+        reject: Handle<E>,
+    ) -> Handle<E> {
+        self.add(
+            block,
+            E::Select {
+                condition,
+                accept,
+                reject,
+            },
+        )
+    }
+
+    fn f32(&mut self, block: &mut Block, value: f32) -> Handle<E> {
+        self.constant(block, value.to_bits(), Scalar::F32)
+    }
+
+    fn sign(&mut self, block: &mut Block, ty: Scalar, x: Handle<E>) -> Handle<E> {
+        let zero = self.constant(block, 0, ty);
+        let one = match ty {
+            Scalar::F32 => self.f32(block, 1.0),
+            _ => self.constant(block, 1, ty),
+        };
+        let above = self.binary(block, B::Greater, x, zero);
+        if ty == Scalar::U32 {
+            return self.select(block, above, one, zero);
+        }
+        let minus_one = match ty {
+            Scalar::I32 => self.constant(block, (-1i32) as u32, ty),
+            _ => self.f32(block, -1.0),
+        };
+        let below = self.binary(block, B::Less, x, zero);
+        // A float's zero (either sign) gives +0; a NaN, compared false to everything, stays.
+        let is_zero = self.binary(block, B::Equal, x, zero);
+        let rest = self.select(block, is_zero, zero, x);
+        let rest = self.select(block, below, minus_one, rest);
+        self.select(block, above, one, rest)
+    }
+
+    fn erf(&mut self, block: &mut Block, x: Handle<E>) -> Handle<E> {
+        use crate::sim::{ERF_LARGE, ERF_SMALL, ERF_SPLIT};
+        let t = self.math(block, MathFunction::Abs, &[x]);
+        let s = self.binary(block, B::Multiply, x, x);
+        let [a, b, c, d, e, f, g] = ERF_LARGE;
+        let fma = |w: &mut Self, block: &mut Block, p: Handle<E>, q: Handle<E>, k: f32| {
+            let k = w.f32(block, k);
+            w.math(block, MathFunction::Fma, &[p, q, k])
+        };
+        let a = self.f32(block, a);
+        let r = fma(self, block, t, a, b);
+        let c = self.f32(block, c);
+        let u = fma(self, block, t, c, d);
+        let mut r = self.math(block, MathFunction::Fma, &[r, s, u]);
+        for k in [e, f, g] {
+            r = fma(self, block, r, t, k);
+        }
+        let minus_t = self.add(
+            block,
+            E::Unary {
+                op: naga::UnaryOperator::Negate,
+                expr: t,
+            },
+        );
+        let r = self.math(block, MathFunction::Fma, &[r, t, minus_t]);
+        let r = self.math(block, MathFunction::Exp, &[r]);
+        let one = self.f32(block, 1.0);
+        let r = self.binary(block, B::Subtract, one, r);
+        let minus_r = self.add(
+            block,
+            E::Unary {
+                op: naga::UnaryOperator::Negate,
+                expr: r,
+            },
+        );
+        let zero = self.f32(block, 0.0);
+        let negative = self.binary(block, B::Less, x, zero);
+        let large = self.select(block, negative, minus_r, r);
+        let first = self.f32(block, ERF_SMALL[0]);
+        let mut q = fma(self, block, s, first, ERF_SMALL[1]);
+        for k in &ERF_SMALL[2..] {
+            q = fma(self, block, q, s, *k);
+        }
+        let small = self.math(block, MathFunction::Fma, &[q, x, x]);
+        let split = self.f32(block, ERF_SPLIT);
+        let is_large = self.binary(block, B::Greater, t, split);
+        self.select(block, is_large, large, small)
+    }
+
+    fn pow(&mut self, block: &mut Block, x: Handle<E>, y: Handle<E>) -> Handle<E> {
+        let magnitude = self.math(block, MathFunction::Abs, &[x]);
+        let r = self.math(block, MathFunction::Pow, &[magnitude, y]);
+        let whole = self.math(block, MathFunction::Trunc, &[y]);
+        let fraction = self.binary(block, B::NotEqual, whole, y);
+        let half = self.f32(block, 0.5);
+        let h = self.binary(block, B::Multiply, y, half);
+        let h_whole = self.math(block, MathFunction::Trunc, &[h]);
+        let odd = self.binary(block, B::NotEqual, h_whole, h);
+        let minus_r = self.add(
+            block,
+            E::Unary {
+                op: naga::UnaryOperator::Negate,
+                expr: r,
+            },
+        );
+        let signed = self.select(block, odd, minus_r, r);
+        let nan = self.constant(block, 0x7FFF_FFFF, Scalar::F32);
+        let of_negative = self.select(block, fraction, nan, signed);
+        let zero = self.f32(block, 0.0);
+        let negative = self.binary(block, B::Less, x, zero);
+        let r = self.select(block, negative, of_negative, r);
+        let one = self.f32(block, 1.0);
+        let y_zero = self.binary(block, B::Equal, y, zero);
+        let x_one = self.binary(block, B::Equal, x, one);
+        let is_one = self.binary(block, B::LogicalOr, y_zero, x_one);
+        self.select(block, is_one, one, r)
     }
 }
