@@ -60,6 +60,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("histogram"),
     example!("cluster_scale"),
     example!("gelu"),
+    example!("channel_scale"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

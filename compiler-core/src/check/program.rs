@@ -140,12 +140,12 @@ impl ProgramChecker<'_> {
                         Scalar::F32
                     }
                 };
-                if dims.is_empty() || dims.len() > 3 {
+                if dims.is_empty() || dims.len() > 4 {
                     self.error(
                         Diagnostic::error(
                             Code::E0124,
                             stmt.span,
-                            "a temporary tensor has rank 1 to 3",
+                            "a temporary tensor has rank 1 to 4",
                         )
                         .with_label(format!("{} extents", dims.len())),
                     );

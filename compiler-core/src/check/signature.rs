@@ -313,14 +313,14 @@ impl KernelChecker {
                         None
                     }
                 };
-                if !(1..=3).contains(&dims.len()) {
+                if !(1..=4).contains(&dims.len()) {
                     self.error(
                         Diagnostic::error(
                             Code::E0124,
                             *span,
                             format!("a tensor of rank {}", dims.len()),
                         )
-                        .with_label("tensors have 1 to 3 dimensions"),
+                        .with_label("tensors have 1 to 4 dimensions"),
                     );
                     return Type::Error;
                 }

@@ -537,7 +537,7 @@ struct Cta<'a> {
     /// Spare mask buffers, so that an `if` in a hot loop allocates nothing.
     masks: Vec<Vec<bool>>,
     /// Operand values of the statement being run, one per thread.
-    scratch: [Vec<u32>; 3],
+    scratch: [Vec<u32>; 4],
     /// The CTA's shared memory: one array per tile.
     shared: Vec<Vec<u32>>,
     /// Who touched each shared element since the last barrier, to find data races.
@@ -597,7 +597,7 @@ impl<'a> Cta<'a> {
             stats,
             steps: 0,
             masks: Vec::new(),
-            scratch: [vec![0; threads], vec![0; threads], vec![0; threads]],
+            scratch: std::array::from_fn(|_| vec![0; threads]),
             shared: kernel
                 .shared
                 .iter()

@@ -107,7 +107,7 @@ impl<'a> Cta<'a> {
                 tensor,
                 indices,
                 guarded: false,
-            } if indices.len() <= 3 => {
+            } if indices.len() <= 4 => {
                 let coordinates: Vec<Vec<u32>> = indices
                     .iter()
                     .enumerate()
