@@ -90,6 +90,47 @@ fn vector_add_from_npy_files_to_npy_files() {
     assert_eq!(read_f32(&out.join("A.npy")).1, a);
 }
 
+/// A rank-4 NCHW batch from .npy, its four dimensions inferred from the shape, and back to .npy
+/// with its shape: each channel scaled and shifted by its own numbers.
+#[test]
+fn a_rank_4_nchw_batch_goes_through_npy_files() {
+    let dir = scratch("nchw");
+    let (n, c, h, w) = (2u64, 3, 4, 5);
+    let x: Vec<f32> = (0..n * c * h * w).map(|i| i as f32).collect();
+    write_f32(&dir.join("x.npy"), &[n, c, h, w], &x);
+    write_f32(&dir.join("scale.npy"), &[c], &[1.0, 2.0, 0.5]);
+    write_f32(&dir.join("shift.npy"), &[c], &[0.0, 10.0, -1.0]);
+    let file = examples().join("channel_scale.tsr");
+    let out = dir.join("out");
+    let input = |name: &str, file: &str| format!("{name}={}", dir.join(file).display());
+    let output = tessera(&[
+        "run",
+        &file.to_string_lossy(),
+        "--grid",
+        "1,3,2",
+        "--in",
+        &input("X", "x.npy"),
+        "--in",
+        &input("Scale", "scale.npy"),
+        "--in",
+        &input("Shift", "shift.npy"),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let (shape, y) = read_f32(&out.join("Y.npy"));
+    assert_eq!(shape, vec![n, c, h, w]);
+    let expected: Vec<f32> = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let channel = (i as u64 / (h * w)) % c;
+            v * [1.0, 2.0, 0.5][channel as usize] + [0.0, 10.0, -1.0][channel as usize]
+        })
+        .collect();
+    assert_eq!(y, expected);
+}
+
 /// numpy saves a transposed array in Fortran order (`np.save(p, A.T)`): the kernel must see the
 /// array numpy means, not its bytes taken as row-major, and the output is written in C order.
 #[test]
