@@ -24,17 +24,23 @@ impl Comparison {
 }
 
 /// Compares `got` with the reference `want`, both of `element`s: integers must be equal,
-/// floats within [`FLOAT_TOLERANCE`] (NaN agrees only with NaN), and the lengths the same.
+/// floats within [`FLOAT_TOLERANCE`] (NaN agrees only with NaN, an infinity only with itself),
+/// and the lengths the same.
 pub fn compare_tensor(element: Scalar, got: &[u32], want: &[u32]) -> Comparison {
     let mut largest = 0.0f64;
     let mut first_mismatch = (got.len() != want.len()).then_some(got.len().min(want.len()));
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
         let (g, w) = (element.value(g), element.value(w));
-        let d = (g - w).abs();
-        let d = if d.is_nan() { f64::INFINITY } else { d };
+        let same = g == w || (g.is_nan() && w.is_nan());
+        let d = match (g - w).abs() {
+            _ if same => 0.0,
+            d if d.is_nan() => f64::INFINITY,
+            d => d,
+        };
         largest = largest.max(d);
         let agree = if element.is_float() {
-            d <= FLOAT_TOLERANCE * w.abs().max(1.0) || (g.is_nan() && w.is_nan())
+            // An infinity agrees only with itself: no tolerance scaled by it.
+            same || (w.is_finite() && g.is_finite() && d <= FLOAT_TOLERANCE * w.abs().max(1.0))
         } else {
             d == 0.0
         };
@@ -51,6 +57,25 @@ pub fn compare_tensor(element: Scalar, got: &[u32], want: &[u32]) -> Comparison 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_infinity_agrees_with_itself_alone() {
+        let f = |v: f32| v.to_bits();
+        let inf = f32::INFINITY;
+        assert!(compare_tensor(Scalar::F32, &[f(inf), f(-inf)], &[f(inf), f(-inf)]).agree());
+        assert_eq!(
+            compare_tensor(Scalar::F32, &[f(inf)], &[f(inf)]).largest,
+            0.0
+        );
+        let near = compare_tensor(Scalar::F32, &[f(3.0e38)], &[f(inf)]);
+        assert_eq!(
+            near.first_mismatch,
+            Some(0),
+            "a finite value is not an infinity"
+        );
+        assert!(!compare_tensor(Scalar::F32, &[f(inf)], &[f(3.0e38)]).agree());
+        assert!(!compare_tensor(Scalar::F32, &[f(-inf)], &[f(inf)]).agree());
+    }
 
     #[test]
     fn floats_agree_within_the_tolerance_integers_exactly() {
