@@ -74,12 +74,6 @@ struct StripShape {
     arrows: bool,
 }
 
-/// The memory group the lane strip shows: the reader's pick, or the step's last.
-fn picked(view: &StepView, pick: usize) -> Option<&AccessGroup> {
-    view.memory
-        .get(pick.min(view.memory.len().saturating_sub(1)))
-}
-
 impl StripShape {
     fn of(view: &StepView) -> Self {
         Self {
@@ -87,6 +81,12 @@ impl StripShape {
             arrows: !view.arrows.is_empty(),
         }
     }
+}
+
+/// The memory group the lane strip shows: the reader's pick, or the step's last.
+fn picked(view: &StepView, pick: usize) -> Option<&AccessGroup> {
+    view.memory
+        .get(pick.min(view.memory.len().saturating_sub(1)))
 }
 
 /// The warp's lanes in a row, each by its state, with a shuffle's arrows above them and, for
@@ -142,8 +142,10 @@ fn lane_strip(
         })
         .collect_view()
     };
+    // The group under the lanes, read by their places, the strip's height and its label.
+    let group = Memo::new(move |_| step.with(|v| picked(v.as_ref()?, pick.get()).cloned()));
     let places = move || {
-        let group = step.with(|v| picked(v.as_ref()?, pick.get()).cloned())?;
+        let group = group.get()?;
         let y = top + LANE_HEIGHT + 2.0;
         Some(
             group
@@ -163,10 +165,12 @@ fn lane_strip(
                 .collect_view(),
         )
     };
-    let has_places =
-        move || step.with(|v| v.as_ref().is_some_and(|v| picked(v, pick.get()).is_some()));
     let view_box = move || {
-        let under = if has_places() { PLACE_HEIGHT } else { 0.0 };
+        let under = if group.with(Option::is_some) {
+            PLACE_HEIGHT
+        } else {
+            0.0
+        };
         format!(
             "0 0 {STRIP_WIDTH} {:.0}",
             top + LANE_HEIGHT + STRIP_MARGIN + under
@@ -175,7 +179,7 @@ fn lane_strip(
     let label = move || {
         step.with(|v| {
             let v = v.as_ref()?;
-            Some(match picked(v, pick.get()) {
+            Some(match group.get() {
                 Some(group) => format!(
                     "{}; under each lane, its {} of {}: {}",
                     lane_summary(v),
