@@ -6,7 +6,7 @@
 use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::{render_all, Diagnostic};
 use compiler_core::hierarchy::Dim3;
-use compiler_core::ir::{Kernel, Param, Scalar};
+use compiler_core::ir::{f16_storage, Kernel, Param, Scalar};
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{Arg, MemoryProfile, Trace, TraceLimits};
 use compiler_core::span::LineIndex;
@@ -295,6 +295,9 @@ fn read_npy(path: &Path, name: &str, element: Scalar) -> Result<Input, String> {
         Scalar::F32 => npy
             .into_vec::<f32>()
             .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::F16 => npy
+            .into_vec::<half::f16>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
         Scalar::I32 => npy
             .into_vec::<i32>()
             .map(|v| v.into_iter().map(f64::from).collect()),
@@ -342,13 +345,22 @@ fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std
     let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
     match element {
-        Scalar::F32 | Scalar::F16 => {
+        Scalar::F32 => {
             let mut writer = npyz::WriteOptions::new()
                 .default_dtype()
                 .shape(&shape)
                 .writer(file)
                 .begin_nd()?;
             writer.extend(bits.iter().map(|b| f32::from_bits(*b)))?;
+            writer.finish()
+        }
+        Scalar::F16 => {
+            let mut writer = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(file)
+                .begin_nd()?;
+            writer.extend(bits.iter().map(|&b| half::f16::from_bits(f16_storage(b))))?;
             writer.finish()
         }
         Scalar::I32 => {

@@ -275,8 +275,6 @@ impl Lowering {
             // A cast converts a value: its argument is typed on its own, so untyped literals
             // take their default types (`f32(7 / 2)` is 3.0, `i32(sqrt(16.0))` is 4).
             let (value, from) = self.expr(arg, None);
-            // `f16(x)` made an f16 value no back end computes (PTX converted to an integer).
-            self.check_f16(to, span);
             return (self.value(Op::Cast { from, to, value }, to, span), to);
         }
         if let Some(op) = AtomicOp::from_name(name) {

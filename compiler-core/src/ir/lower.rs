@@ -134,7 +134,6 @@ impl Lowering {
                         })
                         .collect();
                     let element = Scalar::from_name(&element.name).unwrap_or(Scalar::F32);
-                    lowering.check_f16(element, param.span);
                     lowering.params.push(Param::Tensor {
                         name: param.name.name.clone(),
                         element,
@@ -144,7 +143,6 @@ impl Lowering {
                 }
                 other => {
                     let ty = scalar_of(other);
-                    lowering.check_f16(ty, param.span);
                     lowering.params.push(Param::Scalar {
                         name: param.name.name.clone(),
                         ty,
@@ -183,12 +181,6 @@ impl Lowering {
         self.dims.len() - 1
     }
 
-    pub(super) fn check_f16(&mut self, ty: Scalar, span: Span) {
-        if ty == Scalar::F16 {
-            self.not_yet(span, "f16 values");
-        }
-    }
-
     pub(super) fn not_yet(&mut self, span: Span, what: &str) {
         self.unsupported.push(
             Diagnostic::error(Code::E0501, span, format!("{what} cannot run yet"))
@@ -221,6 +213,7 @@ impl Lowering {
             cluster: None,
         };
         super::tiles::pad_tiles(&mut lowered, &indexed);
+        super::half::explicit_rounding(&mut lowered);
         lowered
     }
 
@@ -320,9 +313,6 @@ impl Lowering {
                 name, ty, value, ..
             } => {
                 let hint = ty.as_ref().map(scalar_of);
-                if let Some(t) = hint {
-                    self.check_f16(t, span);
-                }
                 if self.is_tile_value(value) {
                     if let Some(array) = self.tile_binding(&name.name, value) {
                         self.bind(&name.name, Binding::Tile(array));

@@ -8,6 +8,7 @@
 //! statement keeps the span of the source it came from.
 
 mod expressions;
+mod half;
 mod lower;
 mod print;
 mod program;
@@ -19,7 +20,7 @@ pub use lower::lower;
 pub use print::print;
 pub use program::{lower_program, Condition, LaunchArg, Program, Step, Temporary};
 pub use size::{Size, SizeOp};
-pub use types::{Axis, CtxField, Scalar};
+pub use types::{f16_from_storage, f16_round, f16_storage, Axis, CtxField, Scalar};
 
 use crate::span::Span;
 use serde::{Deserialize, Serialize};

@@ -71,7 +71,9 @@ impl Scalar {
     /// A cast in a kernel (`i32(x)`) is not this: it saturates, as GPUs do (see `sim`).
     pub fn bits(self, value: f64) -> u32 {
         match self {
-            Scalar::F32 | Scalar::F16 => (value as f32).to_bits(),
+            Scalar::F32 => (value as f32).to_bits(),
+            // Once, from the value itself: through `f32` first would round twice.
+            Scalar::F16 => half::f16::from_f64(value).to_f32().to_bits(),
             Scalar::Bool => u32::from(value != 0.0),
             // `%` on f64 is exact, so this is the value modulo 2^32 for every finite value.
             Scalar::I32 | Scalar::U32 if value.is_finite() => {
@@ -108,6 +110,23 @@ impl Scalar {
             Scalar::Bool => f64::from(u32::from(bits != 0)),
         }
     }
+}
+
+/// The `f16` nearest the `f32` with bits `bits` (ties to even; past the largest `f16`, an
+/// infinity; below the smallest, a signed zero), as an `f32`'s bits. NaN stays NaN.
+pub fn f16_round(bits: u32) -> u32 {
+    half::f16::from_f32(f32::from_bits(bits)).to_f32().to_bits()
+}
+
+/// The two bytes (IEEE binary16) memory holds for an `f16` whose `f32` bits are `bits`: exact
+/// for every value [`f16_round`] gives.
+pub fn f16_storage(bits: u32) -> u16 {
+    half::f16::from_f32(f32::from_bits(bits)).to_bits()
+}
+
+/// An `f16` read from memory, as its `f32`'s bits (exact).
+pub fn f16_from_storage(half: u16) -> u32 {
+    half::f16::from_bits(half).to_f32().to_bits()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -171,6 +190,48 @@ mod tests {
         assert_eq!(Scalar::F32.bits(0.1), 0.1f32.to_bits());
         assert_eq!(Scalar::Bool.bits(2.0), 1);
         assert_eq!(Scalar::Bool.bits(0.0), 0);
+    }
+
+    #[test]
+    fn f16_values_round_once_to_nearest_even() {
+        use super::{f16_from_storage, f16_round, f16_storage};
+        let f16 = |v: f64| f32::from_bits(Scalar::F16.bits(v));
+        assert_eq!(f16(1.0), 1.0);
+        assert_eq!(f16(0.1), 0.099_975_586, "0.1 is 0x2e66");
+        // 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: to even, 1.
+        assert_eq!(f16(1.0 + 2f64.powi(-11)), 1.0);
+        assert_eq!(f16(1.0 + 3.0 * 2f64.powi(-11)), 1.0 + 2f32.powi(-9));
+        // Just above the halfway point, from a literal's own value: up. Through `f32` first,
+        // 1 + 2^-11 + 2^-40 would round to the halfway point and then down.
+        assert_eq!(
+            f16(1.0 + 2f64.powi(-11) + 2f64.powi(-40)),
+            1.0 + 2f32.powi(-10)
+        );
+        assert_eq!(f16(65504.0), 65504.0, "the largest f16");
+        assert_eq!(f16(65519.0), 65504.0);
+        assert_eq!(
+            f16(65520.0),
+            f32::INFINITY,
+            "halfway to 2^16 rounds to even: infinity"
+        );
+        assert_eq!(
+            f16(2f64.powi(-24)),
+            2f32.powi(-24),
+            "the smallest subnormal"
+        );
+        assert_eq!(f16(2f64.powi(-25)), 0.0, "halfway to it: to even, zero");
+        assert_eq!(f16(-3.0 * 2f64.powi(-26)), -(2f32.powi(-24)));
+        assert!(f16(f64::NAN).is_nan());
+        assert_eq!(f16_round(1.000_244_1f32.to_bits()), 1.0f32.to_bits());
+        // Every f16 survives the trip through memory, and is what rounding gives it.
+        for half in 0..=u16::MAX {
+            let bits = f16_from_storage(half);
+            if f32::from_bits(bits).is_nan() {
+                continue;
+            }
+            assert_eq!(f16_storage(bits), half, "{half:#06x}");
+            assert_eq!(f16_round(bits), bits, "{half:#06x}");
+        }
     }
 
     #[test]

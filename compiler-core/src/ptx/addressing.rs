@@ -59,7 +59,8 @@ impl<'a> Emitter<'a> {
         }
         let base = self.tensor_base(tensor);
         let pointer = self.temp(Kind::B64);
-        self.line(format!("shl.b64 {flat}, {flat}, 2;"), None);
+        let shift = self.element_type(tensor).size().trailing_zeros();
+        self.line(format!("shl.b64 {flat}, {flat}, {shift};"), None);
         self.line(format!("add.s64 {pointer}, {base}, {flat};"), None);
         pointer
     }
@@ -83,7 +84,7 @@ impl<'a> Emitter<'a> {
         wide
     }
 
-    /// `4 * step * (sum of the strides of the dimensions the induction register indexes)`, as a
+    /// `bytes * step * (sum of the strides of the dimensions the induction register indexes)`, as a
     /// 64-bit register: the step times the strides in 64 bits, so a large step cannot wrap.
     pub(super) fn bytes_per_trip(&mut self, access: &Access, iv: Reg, step: Operand) -> String {
         let extents = self.extents(access.tensor);
@@ -110,12 +111,14 @@ impl<'a> Emitter<'a> {
             });
         }
         let bytes = self.temp(Kind::B64);
+        let size = self.element_type(access.tensor).size();
         match stride_sum.filter(|s| s != "1") {
             Some(stride) => {
                 self.line(format!("mul.wide.s32 {bytes}, {step}, {stride};"), None);
-                self.line(format!("shl.b64 {bytes}, {bytes}, 2;"), None);
+                let shift = size.trailing_zeros();
+                self.line(format!("shl.b64 {bytes}, {bytes}, {shift};"), None);
             }
-            None => self.line(format!("mul.wide.s32 {bytes}, {step}, 4;"), None),
+            None => self.line(format!("mul.wide.s32 {bytes}, {step}, {size};"), None),
         }
         bytes
     }
@@ -172,7 +175,8 @@ impl<'a> Emitter<'a> {
         let offset = self.temp(Kind::B64);
         let address = self.temp(Kind::B64);
         let base = self.tensor_base(tensor);
-        self.line(format!("mul.wide.s32 {offset}, {flat}, 4;"), None);
+        let size = self.element_type(tensor).size();
+        self.line(format!("mul.wide.s32 {offset}, {flat}, {size};"), None);
         self.line(format!("add.s64 {address}, {base}, {offset};"), None);
         (address, inside)
     }
@@ -199,8 +203,9 @@ impl<'a> Emitter<'a> {
         let base = self.temp(Kind::B64);
         let offset = self.temp(Kind::B64);
         let address = self.temp(Kind::B64);
+        let size = info.element.size();
         self.line(format!("mov.u64 {base}, {symbol};"), None);
-        self.line(format!("mul.wide.s32 {offset}, {flat}, 4;"), None);
+        self.line(format!("mul.wide.s32 {offset}, {flat}, {size};"), None);
         self.line(format!("add.s64 {address}, {base}, {offset};"), None);
         address
     }

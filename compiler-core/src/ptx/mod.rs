@@ -225,6 +225,8 @@ enum Kind {
     F32,
     Pred,
     B64,
+    /// An `f16` in memory's format, on its way to or from memory.
+    B16,
 }
 
 struct Emitter<'a> {
@@ -233,7 +235,7 @@ struct Emitter<'a> {
     index: LineIndex,
     arch: Arch,
     lines: Vec<(String, Option<Span>)>,
-    counts: [u32; 4],
+    counts: [u32; 5],
     regs: Vec<String>,
     labels: u32,
     loops: Vec<(String, String)>,
@@ -301,7 +303,7 @@ impl<'a> Emitter<'a> {
             index: LineIndex::new(source),
             arch,
             lines: Vec::new(),
-            counts: [0; 4],
+            counts: [0; 5],
             regs: Vec::new(),
             labels: 0,
             loops: Vec::new(),
@@ -328,7 +330,7 @@ impl<'a> Emitter<'a> {
     fn temp(&mut self, kind: Kind) -> String {
         let slot = kind as usize;
         self.counts[slot] += 1;
-        let prefix = ["%r", "%f", "%p", "%rd"][slot];
+        let prefix = ["%r", "%f", "%p", "%rd", "%h"][slot];
         format!("{prefix}{}", self.counts[slot])
     }
 
@@ -368,6 +370,32 @@ impl<'a> Emitter<'a> {
                 p
             }
             Operand::Const(bits) => immediate(bits, ty),
+        }
+    }
+
+    /// A value as a store of an element of type `element` takes it: an `f16` in its two bytes
+    /// (exact: an `f16` register holds an `f16`'s value).
+    fn stored(&mut self, value: Operand, element: Scalar) -> String {
+        let v = self.in_reg(value, element);
+        if element != Scalar::F16 {
+            return v;
+        }
+        let h = self.temp(Kind::B16);
+        self.line(format!("cvt.rn.f16.f32 {h}, {v};"), None);
+        h
+    }
+
+    /// Loads an element of type `element` at `address` in `space` into `d`, under predicate
+    /// `p` if given: an `f16` widened to its `f32`.
+    fn load(&mut self, d: &str, space: &str, element: Scalar, address: &str, p: Option<&str>) {
+        let guard = p.map(|p| format!("@{p} ")).unwrap_or_default();
+        if element == Scalar::F16 {
+            let h = self.temp(Kind::B16);
+            self.line(format!("{guard}ld.{space}.b16 {h}, [{address}];"), None);
+            self.line(format!("{guard}cvt.f32.f16 {d}, {h};"), None);
+        } else {
+            let t = suffix_b(element);
+            self.line(format!("{guard}ld.{space}.{t} {d}, [{address}];"), None);
         }
     }
 
@@ -539,9 +567,10 @@ impl<'a> Emitter<'a> {
         let _ = writeln!(header, ")");
         let _ = writeln!(header, ".reqntid {}, 1, 1", kernel.threads);
         let _ = writeln!(header, "{{");
-        for (kind, count) in ["b32 %r", "f32 %f", "pred %p", "b64 %rd"]
+        for (kind, count) in ["b32 %r", "f32 %f", "pred %p", "b64 %rd", "b16 %h"]
             .iter()
             .zip(self.counts)
+            .filter(|(kind, count)| *count > 0 || !kind.starts_with("b16"))
         {
             let _ = writeln!(header, "    .reg .{kind}<{}>;", count + 1);
         }
@@ -550,7 +579,7 @@ impl<'a> Emitter<'a> {
                 header,
                 "    .shared .align 4 .b8 {name}_tile{i}_{}[{}];",
                 array.name,
-                array.stored_len_at(WARP) * 4
+                array.stored_len_at(WARP) as u64 * array.element.size()
             );
         }
         if self.kernel.reduces_over_cta() {
@@ -645,10 +674,13 @@ impl<'a> Emitter<'a> {
             } => {
                 let element = self.element_type(*tensor);
                 let (address, inside) = self.address(*tensor, indices, *guarded);
-                let v = self.in_reg(*value, element);
+                let v = self.stored(*value, element);
                 let guard = inside.map(|p| format!("@{p} ")).unwrap_or_default();
                 self.line(
-                    format!("{guard}st.global.{} [{address}], {v};", suffix_b(element)),
+                    format!(
+                        "{guard}st.global.{} [{address}], {v};",
+                        memory_type(element)
+                    ),
                     None,
                 );
             }
@@ -659,9 +691,9 @@ impl<'a> Emitter<'a> {
             } => {
                 let element = self.kernel.shared[*array].element;
                 let address = self.shared_address(*array, indices);
-                let v = self.in_reg(*value, element);
+                let v = self.stored(*value, element);
                 self.line(
-                    format!("st.shared.{} [{address}], {v};", suffix_b(element)),
+                    format!("st.shared.{} [{address}], {v};", memory_type(element)),
                     None,
                 );
             }
@@ -733,6 +765,14 @@ fn suffix_b(ty: Scalar) -> &'static str {
     match ty {
         Scalar::F32 | Scalar::F16 => "f32",
         _ => "u32",
+    }
+}
+
+/// The type of a load or store of an element: an `f16` moves as its two bytes.
+fn memory_type(ty: Scalar) -> &'static str {
+    match ty {
+        Scalar::F16 => "b16",
+        _ => suffix_b(ty),
     }
 }
 

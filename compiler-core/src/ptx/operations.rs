@@ -111,30 +111,18 @@ impl<'a> Emitter<'a> {
             } => {
                 let element = self.element_type(*tensor);
                 let (address, inside) = self.address(*tensor, indices, *guarded);
-                match inside {
-                    Some(p) => {
-                        self.line(
-                            format!("mov.{} {d}, {};", suffix_b(element), immediate(0, element)),
-                            None,
-                        );
-                        self.line(
-                            format!("@{p} ld.global.{} {d}, [{address}];", suffix_b(element)),
-                            None,
-                        );
-                    }
-                    None => self.line(
-                        format!("ld.global.{} {d}, [{address}];", suffix_b(element)),
+                if inside.is_some() {
+                    self.line(
+                        format!("mov.{} {d}, {};", suffix_b(element), immediate(0, element)),
                         None,
-                    ),
+                    );
                 }
+                self.load(&d, "global", element, &address, inside.as_deref());
             }
             Op::SharedLoad { array, indices } => {
                 let element = self.kernel.shared[*array].element;
                 let address = self.shared_address(*array, indices);
-                self.line(
-                    format!("ld.shared.{} {d}, [{address}];", suffix_b(element)),
-                    None,
-                );
+                self.load(&d, "shared", element, &address, None);
             }
             Op::Reduce(r, over, t, a) => self.reduce(&d, *r, *over, *t, *a),
             Op::Vote(v, a) => {
@@ -445,7 +433,17 @@ impl<'a> Emitter<'a> {
 
     pub(super) fn cast(&mut self, d: &str, from: Scalar, to: Scalar, value: Operand) {
         let v = self.src(value, from);
-        let text = match (from, to) {
+        // An `f16` register holds its value as an `f32`: the one cast that computes is the
+        // rounding of an `f32` to an `f16` (the IR brings every other cast to `f16` to it).
+        if to == Scalar::F16 && from == Scalar::F32 {
+            let h = self.temp(Kind::B16);
+            let v = self.in_reg(value, from);
+            self.line(format!("cvt.rn.f16.f32 {h}, {v};"), None);
+            self.line(format!("cvt.f32.f16 {d}, {h};"), None);
+            return;
+        }
+        let widen = |ty: Scalar| if ty == Scalar::F16 { Scalar::F32 } else { ty };
+        let text = match (widen(from), widen(to)) {
             (Scalar::Bool, Scalar::F32) => format!("selp.f32 {d}, 0f3F800000, 0f00000000, {v};"),
             (Scalar::Bool, Scalar::Bool) => format!("mov.pred {d}, {v};"),
             (Scalar::Bool, _) => format!("selp.u32 {d}, 1, 0, {v};"),

@@ -44,8 +44,8 @@ mod trace_text;
 pub use arith::{ERF_LARGE, ERF_SMALL, ERF_SPLIT};
 pub use compare::{compare_tensor, Comparison, FLOAT_TOLERANCE};
 pub use profile::{
-    bank_of, conflict_degree, sector_of, sectors, stored_word, AccessSite, MemoryProfile, BANKS,
-    LINE_BYTES, SECTOR_BYTES,
+    bank_of, conflict_degree, element_bytes, sector_of, sectors, stored_word, word_of, AccessSite,
+    MemoryProfile, BANKS, LINE_BYTES, SECTOR_BYTES,
 };
 pub use trace::{
     Barrier, Exchange, LaneState, Memory, MemoryAccess, Step, Threads, Trace, TraceLimits,

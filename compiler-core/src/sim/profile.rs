@@ -13,14 +13,15 @@
 //! - a **request** is one access run by 32 lanes of a warp (a whole warp of 32 or fewer lanes;
 //!   a 64-lane warp makes two, as NVIDIA's hardware splits any access into 32-lane requests)
 //!   with at least one active lane; only active lanes count;
-//! - **global**: each tensor starts 256-byte aligned and its elements are 4 bytes, so element
-//!   `e` is bytes `4e .. 4e + 4` from an aligned start; a request touches the distinct 32-byte
-//!   sectors `4e / 32` and 128-byte lines `4e / 128` of its lanes' elements; it asks for the
+//! - **global**: each tensor starts 256-byte aligned and its elements are `b` bytes (4; 2 for
+//!   `f16`), so element `e` is bytes `be .. be + b` from an aligned start; a request touches the
+//!   distinct 32-byte sectors `be / 32` and 128-byte lines `be / 128` of its lanes' elements; it asks for the
 //!   bytes of its distinct elements (lanes on one element share it), which could fit in
 //!   `⌈bytes / 32⌉` sectors, its **ideal**; the sectors moved past the ideal are its
 //!   **excess**, as Nsight Compute and CUPTI report uncoalesced accesses;
-//! - **shared**: each tile starts at bank 0, so the word stored at `e` (the compiler pads
-//!   some tiles' rows: `ir::tiles::pad_tiles`) is in bank `e mod 32`; a request's
+//! - **shared**: each tile starts at bank 0, so the element stored at `e` (the compiler pads
+//!   some tiles' rows: `ir::tiles::pad_tiles`) is in the 4-byte word `be / 4`, in bank
+//!   `be / 4 mod 32` (two `f16` elements share a word, and a bank); a request's
 //!   conflict degree is the most distinct elements any one bank must serve (lanes reading one
 //!   element get it by broadcast, not a conflict); degree 1 is conflict-free, and a request
 //!   takes as many wavefronts (passes) as its degree, where `⌈distinct words / 32⌉` is the
@@ -48,8 +49,8 @@ pub const SECTOR_BYTES: u64 = 32;
 pub const LINE_BYTES: u64 = 128;
 /// Shared memory's banks, each serving one 4-byte word per pass.
 pub const BANKS: usize = 32;
-/// Every element type that runs is 4 bytes.
-const ELEMENT_BYTES: u64 = 4;
+/// Bytes in a shared-memory word, what one bank serves a pass.
+const WORD_BYTES: u64 = 4;
 /// The lanes of one request: NVIDIA's warp. A wider warp's access is several requests.
 pub const REQUEST_LANES: usize = 32;
 
@@ -312,9 +313,23 @@ pub fn stored_word(kernel: &Kernel, memory: Memory, element: u32) -> u64 {
         .fold(0, |flat, (&c, &extent)| flat * u64::from(extent) + c)
 }
 
-/// A global request's sector of element `e`, and a shared word's bank.
-pub fn sector_of(element: u64) -> u64 {
-    element * ELEMENT_BYTES / SECTOR_BYTES
+/// Bytes in an element of the tensor or tile `memory` of `kernel`.
+pub fn element_bytes(kernel: &Kernel, memory: Memory) -> u64 {
+    let element = match memory {
+        Memory::Tensor(i) => kernel.params.get(i).map(Param::element),
+        Memory::Shared(i) => kernel.shared.get(i).map(|a| a.element),
+    };
+    element.map_or(4, Scalar::size)
+}
+
+/// A global request's sector of element `e`, `bytes` bytes an element.
+pub fn sector_of(element: u64, bytes: u64) -> u64 {
+    element * bytes / SECTOR_BYTES
+}
+
+/// The shared-memory word that holds element `e` of a tile, `bytes` bytes an element.
+pub fn word_of(element: u64, bytes: u64) -> u64 {
+    element * bytes / WORD_BYTES
 }
 
 pub fn bank_of(word: u64) -> u64 {
@@ -322,13 +337,13 @@ pub fn bank_of(word: u64) -> u64 {
 }
 
 /// Adds one global request over `elements` (its active lanes' element indices).
-fn count_global(site: &mut AccessSite, elements: &mut [u64]) {
+fn count_global(site: &mut AccessSite, elements: &mut [u64], bytes: u64) {
     elements.sort_unstable();
     let distinct = distinct_by(elements, |e| e);
-    site.bytes += distinct * ELEMENT_BYTES;
-    site.sectors += sectors(elements);
-    site.ideal_sectors += (distinct * ELEMENT_BYTES).div_ceil(SECTOR_BYTES);
-    site.lines += distinct_by(elements, |e| e * ELEMENT_BYTES / LINE_BYTES);
+    site.bytes += distinct * bytes;
+    site.sectors += sectors(elements, bytes);
+    site.ideal_sectors += (distinct * bytes).div_ceil(SECTOR_BYTES);
+    site.lines += distinct_by(elements, |e| e * bytes / LINE_BYTES);
 }
 
 /// Adds one shared request.
@@ -363,8 +378,8 @@ pub fn conflict_degree(words: &[u64]) -> u32 {
 }
 
 /// A global request's sectors: the distinct 32-byte sectors of (sorted) `elements`.
-pub fn sectors(elements: &[u64]) -> u64 {
-    distinct_by(elements, sector_of)
+pub fn sectors(elements: &[u64], bytes: u64) -> u64 {
+    distinct_by(elements, |e| sector_of(e, bytes))
 }
 
 /// The distinct values of `f` over sorted `elements`, where `f` never decreases.
@@ -455,6 +470,7 @@ impl<'a> Cta<'a> {
             .entry((span, kind, index, write))
             .or_insert_with(|| AccessSite::new(span, memory, name.to_owned(), write, atomic));
         let elements = &mut counter.elements;
+        let bytes = element_bytes(self.kernel, memory);
         // Warps of 32 lanes or fewer make a request each; a wider warp, one per 32 lanes.
         let lanes = (self.options.lanes.max(1) as usize).min(REQUEST_LANES);
         for start in (0..self.threads).step_by(lanes) {
@@ -465,7 +481,11 @@ impl<'a> Cta<'a> {
                 // An element outside is not counted: a tile's guarded access skips it, and an
                 // unguarded one faults, which ends the run.
                 if let Some(e) = stored(t) {
-                    elements.push(e as u64);
+                    let e = e as u64;
+                    elements.push(match memory {
+                        Memory::Tensor(_) => e,
+                        Memory::Shared(_) => word_of(e, bytes),
+                    });
                 }
             }
             if active == 0 {
@@ -474,7 +494,7 @@ impl<'a> Cta<'a> {
             site.requests += 1;
             site.lanes += active;
             match memory {
-                Memory::Tensor(_) => count_global(site, elements),
+                Memory::Tensor(_) => count_global(site, elements, bytes),
                 Memory::Shared(_) => count_shared(site, elements),
             }
             if atomic {

@@ -14,8 +14,8 @@ use compiler_core::ir::Kernel;
 use compiler_core::launch::{self, Launch};
 use compiler_core::program::LaunchRecord;
 use compiler_core::sim::{
-    bank_of, conflict_degree, describe_barrier, sector_of, sectors, stored_word, Exchange,
-    LaneState, Memory, Step, Trace, TraceLimits,
+    bank_of, conflict_degree, describe_barrier, element_bytes, sector_of, sectors, stored_word,
+    word_of, Exchange, LaneState, Memory, Step, Trace, TraceLimits,
 };
 use compiler_core::span::{LineIndex, Span};
 use compiler_core::{Code, Compilation, Diagnostic, RunLimits, RunOutput};
@@ -268,6 +268,13 @@ fn access_groups(trace: &Trace, kernel: &Kernel, step: &Step, warp: u32) -> Vec<
                 Memory::Shared(i) => (kernel.shared.get(i).map_or("?", |a| a.name.as_str()), true),
             };
             let way = if write { "write" } else { "read" };
+            let bytes = element_bytes(kernel, memory);
+            // A tile's elements by the word that holds them (two f16s share one).
+            let words: Vec<Option<u64>> = if shared {
+                words.iter().map(|w| w.map(|e| word_of(e, bytes))).collect()
+            } else {
+                words
+            };
             let mut distinct: Vec<u64> = words.iter().flatten().copied().collect();
             distinct.sort_unstable();
             distinct.dedup();
@@ -277,8 +284,11 @@ fn access_groups(trace: &Trace, kernel: &Kernel, step: &Step, warp: u32) -> Vec<
                 let places = words.iter().map(|w| w.map(bank_of)).collect();
                 (places, format!("{degree}-way bank conflict"))
             } else {
-                let s = sectors(&distinct);
-                let places = words.iter().map(|w| w.map(sector_of)).collect();
+                let s = sectors(&distinct, bytes);
+                let places = words
+                    .iter()
+                    .map(|w| w.map(|e| sector_of(e, bytes)))
+                    .collect();
                 let plural = if s == 1 { "" } else { "s" };
                 (places, format!("{s} sector{plural} for {lanes} lanes"))
             };
