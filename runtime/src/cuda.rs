@@ -257,16 +257,10 @@ pub fn arguments(
         .into_iter()
         .map(|param| match param {
             EntryParam::Tensor { param } => match args.params.get(param) {
-                Some(Arg::Tensor(tensor)) => {
-                    let mut words = tensor.bits.clone();
-                    if words.is_empty() {
-                        words.push(0);
-                    }
-                    Ok(Argument::Buffer {
-                        param: Some(param),
-                        words,
-                    })
-                }
+                Some(Arg::Tensor(tensor)) => Ok(Argument::Buffer {
+                    param: Some(param),
+                    words: tensor.memory_words(),
+                }),
                 _ => Err(missing(kernel, param)),
             },
             EntryParam::Dim { dim } => match args.dims.get(dim) {
@@ -407,8 +401,7 @@ impl<'a> Loaded<'a> {
             match param {
                 Some(param) => {
                     if let Some(Arg::Tensor(tensor)) = args.params.get_mut(*param) {
-                        let count = tensor.bits.len();
-                        tensor.bits = words.into_iter().take(count).collect();
+                        tensor.set_from_memory(words);
                     }
                 }
                 None => {

@@ -50,15 +50,11 @@ pub(crate) fn plan(
                 binding.name
             )));
         };
-        let mut words = tensor.bits.clone();
-        if words.is_empty() {
-            words.push(0);
-        }
         buffers.push(PlannedBuffer {
             binding: binding.binding,
             param: Some(binding.param),
             read_only: binding.read_only,
-            bytes: bytes(&words),
+            bytes: bytes(&tensor.memory_words()),
         });
     }
     if let Some(guard) = &wgsl.guard {
@@ -146,14 +142,13 @@ fn check_limits(report: &AdapterReport, wgsl: &Wgsl, args: &Args) -> Result<(), 
 }
 
 /// A tensor's elements from its buffer's bytes, as read back (a buffer may be longer: an
-/// empty tensor's has one word).
+/// empty tensor's has one word; an `f16` tensor's holds two elements a word).
 pub(crate) fn fill(tensor: &mut Tensor, bytes: &[u8]) {
-    let count = tensor.bits.len();
-    tensor.bits = bytes
-        .chunks_exact(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .take(count)
-        .collect();
+    tensor.set_from_memory(
+        bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])),
+    );
 }
 
 /// Where a launch's tensors live: uploaded for the launch and read back after it, or, for a

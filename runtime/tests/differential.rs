@@ -401,3 +401,126 @@ fn compare_program(
     }
     failures
 }
+
+/// `f16` (compiler-core/tests/wgsl/half.tsr) on lavapipe, in both warp modes, bit for bit as
+/// the simulator says: f32 values of every kind rounded to f16 (around each of a sweep of f16s:
+/// the f16 itself, the halfway points on both sides and a step off each; subnormals, the
+/// largest f16 and past it, infinities, NaN), f16 arithmetic, integers to f16, a tile and a
+/// warp's collectives.
+#[test]
+fn f16_runs_bit_for_bit_as_the_simulator_says() {
+    let gpu = gpu();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../compiler-core/tests/wgsl/half.tsr");
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let launch = half_launch();
+    let mut failures = Vec::new();
+    let mut runs: Vec<(u32, WarpMode)> = vec![(32, WarpMode::Emulated)];
+    runs.extend(
+        gpu.report
+            .fixed_subgroup_size()
+            .map(|lanes| (lanes, WarpMode::Subgroups)),
+    );
+    for (lanes, mode) in runs {
+        let compilation = compiler_core::compile(&source);
+        let launch = Launch {
+            lanes,
+            ..launch.clone()
+        };
+        let prepared = compilation
+            .prepare(&launch, RunLimits::TERMINAL)
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let want = prepared.simulate().unwrap_or_else(|d| panic!("{d:?}"));
+        let got = run(&gpu, &prepared, mode).unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+        for ((param, got), want) in prepared
+            .kernel
+            .params
+            .iter()
+            .zip(&got.args.params)
+            .zip(&want.args.params)
+        {
+            let (Arg::Tensor(got), Arg::Tensor(want)) = (got, want) else {
+                continue;
+            };
+            let same = |(g, w): (&u32, &u32)| {
+                g == w || (f32::from_bits(*g).is_nan() && f32::from_bits(*w).is_nan())
+            };
+            if let Some(i) = got.bits.iter().zip(&want.bits).position(|p| !same(p)) {
+                let value = |b: u32| f32::from_bits(b);
+                failures.push(format!(
+                    "{mode:?} {}[{i}]: GPU {} ({:#010x}) vs simulator {} ({:#010x})",
+                    param.name(),
+                    value(got.bits[i]),
+                    got.bits[i],
+                    value(want.bits[i]),
+                    want.bits[i]
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// half.tsr's launch: F sweeps f32 values around f16s of every magnitude, H is f16s of every
+/// kind, G multiples of 2^-10 below 1.
+fn half_launch() -> Launch {
+    let mut floats = Vec::new();
+    // Every 61st f16 (all exponents, both signs), and around it.
+    for h in (0..=u16::MAX).step_by(61) {
+        let value = f32::from_bits(compiler_core::ir::f16_from_storage(h));
+        if !value.is_finite() {
+            floats.push(f64::from(value));
+            continue;
+        }
+        let next = f32::from_bits(compiler_core::ir::f16_from_storage(h.wrapping_add(1)));
+        let halfway = (f64::from(value) + f64::from(next)) / 2.0;
+        let bits = (halfway as f32).to_bits();
+        floats.extend([
+            f64::from(value),
+            halfway,
+            f64::from(f32::from_bits(bits - 1)),
+            f64::from(f32::from_bits(bits + 1)),
+        ]);
+    }
+    floats.extend([
+        65504.0,
+        65519.0,
+        65520.0,
+        65536.0,
+        1e10,
+        -1e10,
+        1e-40,
+        -0.0,
+        0.0,
+        2.98e-8,
+        -2.98e-8,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ]);
+    floats.truncate(floats.len() / 64 * 64);
+    let n = floats.len();
+    let halves: Vec<f64> = (0..n)
+        .map(|i| {
+            let bits = ((i * 40503) % 65536) as u16;
+            f64::from(f32::from_bits(compiler_core::ir::f16_from_storage(bits)))
+        })
+        .collect();
+    let grid: Vec<f64> = (0..n)
+        .map(|i| ((i * 37) % 2048) as f64 / 1024.0 - 1.0)
+        .collect();
+    let data = |values: Vec<f64>| Input::Data {
+        shape: vec![n],
+        values,
+    };
+    Launch {
+        grid: Dim3::new(n as u32 / 64, 1, 1),
+        inputs: [
+            ("F".to_owned(), data(floats)),
+            ("H".to_owned(), data(halves)),
+            ("G".to_owned(), data(grid)),
+        ]
+        .into(),
+        ..Launch::default()
+    }
+}

@@ -2,16 +2,16 @@
 //! and a cast of its result to `f16` (the spec's rule: computed in `f32`, rounded once to the
 //! nearest `f16`).
 //!
-//! In: a lowered kernel, whose operations may name `f16`. Out: the same kernel in which only
-//! the operations exact on `f16` values still do (copies, moves between lanes, comparisons,
-//! negation, `min`, `max`, `abs`, `floor`, `ceil`, `round`, `trunc`, `sign`, and the reductions
-//! `max` and `min`); every other result is an `f32` temporary and a `Cast { from: F32, to: F16 }`.
-//! An integer converts to `f16` through `f32`, which is exact for every integer an `f16`
-//! holds finitely (below 2^24).
+//! In: a lowered kernel, whose operations may name `f16`. Out: the same kernel in which no
+//! operation does: each names `f32` instead, and where the `f32` result may not be an `f16`
+//! (arithmetic, the approximate built-ins, `fma`, `pow`, a sum, a conversion from an integer),
+//! the result goes to an `f32` temporary and a `Cast { from: F32, to: F16 }` rounds it into
+//! the `f16` register. An integer converts through `f32`, which is exact for every integer an
+//! `f16` holds finitely (below 2^24), so it too rounds once.
 //!
-//! Invariant: afterwards, the backends and the simulator meet `f16` only as a register that
-//! holds an `f16`'s value as an `f32`, a memory element of two bytes, and that one cast,
-//! the rounding; so the rule lives here, once, and every target computes alike.
+//! Invariant: afterwards, `f16` appears only as a register's type (holding an `f16`'s value as
+//! the `f32` of that value), a tensor's or tile's element type (two bytes in memory), and that
+//! one cast, the rounding. So the rule lives here, once, and every target computes alike.
 
 use super::*;
 
@@ -39,7 +39,7 @@ fn rewrite(block: &mut Block, regs: &mut Vec<RegInfo>) {
                 rewrite(continuing, regs);
             }
             StmtKind::Let { dst, op } => {
-                if let Some(wide) = in_f32(op, regs[dst.0 as usize].ty) {
+                if widen(op, regs[dst.0 as usize].ty) {
                     let temporary = Reg(regs.len() as u32);
                     regs.push(RegInfo {
                         ty: Scalar::F32,
@@ -47,6 +47,7 @@ fn rewrite(block: &mut Block, regs: &mut Vec<RegInfo>) {
                         variable: false,
                     });
                     let dst = *dst;
+                    let wide = std::mem::replace(op, Op::Copy(Operand::Const(0)));
                     block.push(Stmt {
                         kind: StmtKind::Let {
                             dst: temporary,
@@ -71,34 +72,54 @@ fn rewrite(block: &mut Block, regs: &mut Vec<RegInfo>) {
     }
 }
 
-/// The `f32` operation whose result, rounded, is `op`'s, when `op` gives an `f16` (of type
-/// `ty`) that is not exact on its operands; `None` when `op` may stay as it is.
-fn in_f32(op: &Op, ty: Scalar) -> Option<Op> {
-    const F16: Scalar = Scalar::F16;
-    const F32: Scalar = Scalar::F32;
-    Some(match *op {
-        Op::Binary(
-            op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem),
-            F16,
-            a,
-            b,
-        ) => Op::Binary(op, F32, a, b),
-        Op::Math(f, F16, x) if !exact_on_f16(f) => Op::Math(f, F32, x),
-        Op::Fma(a, b, c) if ty == F16 => Op::Fma(a, b, c),
-        Op::Pow(x, y) if ty == F16 => Op::Pow(x, y),
-        Op::Reduce(Reduce::Sum, over, F16, x) => Op::Reduce(Reduce::Sum, over, F32, x),
-        Op::PrefixSum(F16, x) => Op::PrefixSum(F32, x),
-        Op::Cast {
-            from: from @ (Scalar::I32 | Scalar::U32 | Scalar::Bool),
-            to: F16,
-            value,
-        } => Op::Cast {
-            from,
-            to: F32,
-            value,
-        },
-        _ => return None,
-    })
+/// Makes `op` (whose result has type `ty`) name `f32` where it names `f16`, and says whether
+/// its result must then be rounded to an `f16`.
+fn widen(op: &mut Op, ty: Scalar) -> bool {
+    let f32_for = |t: &mut Scalar| {
+        if *t == Scalar::F16 {
+            *t = Scalar::F32;
+        }
+    };
+    match op {
+        Op::Binary(op, t, _, _) => {
+            let was = *t;
+            f32_for(t);
+            was == Scalar::F16 && !matches!(op, BinaryOp::Min | BinaryOp::Max)
+        }
+        Op::Unary(_, t, _) | Op::Compare(_, t, _, _) => {
+            f32_for(t);
+            false
+        }
+        Op::Math(f, t, _) => {
+            let was = *t;
+            f32_for(t);
+            was == Scalar::F16 && !exact_on_f16(*f)
+        }
+        Op::Reduce(r, _, t, _) => {
+            let was = *t;
+            f32_for(t);
+            was == Scalar::F16 && *r == Reduce::Sum
+        }
+        Op::PrefixSum(t, _) => {
+            let was = *t;
+            f32_for(t);
+            was == Scalar::F16
+        }
+        Op::Fma(..) | Op::Pow(..) => ty == Scalar::F16,
+        Op::Cast { from, to, value } => {
+            if *from == Scalar::F16 && *to == Scalar::F16 {
+                *op = Op::Copy(*value);
+                return false;
+            }
+            f32_for(from);
+            if *to == Scalar::F16 && *from != Scalar::F32 {
+                *to = Scalar::F32;
+                return true;
+            }
+            false
+        }
+        _ => false,
+    }
 }
 
 fn exact_on_f16(f: MathFn) -> bool {

@@ -72,8 +72,7 @@ impl Scalar {
     pub fn bits(self, value: f64) -> u32 {
         match self {
             Scalar::F32 => (value as f32).to_bits(),
-            // Once, from the value itself: through `f32` first would round twice.
-            Scalar::F16 => half::f16::from_f64(value).to_f32().to_bits(),
+            Scalar::F16 => f16_nearest(value).to_bits(),
             Scalar::Bool => u32::from(value != 0.0),
             // `%` on f64 is exact, so this is the value modulo 2^32 for every finite value.
             Scalar::I32 | Scalar::U32 if value.is_finite() => {
@@ -115,7 +114,33 @@ impl Scalar {
 /// The `f16` nearest the `f32` with bits `bits` (ties to even; past the largest `f16`, an
 /// infinity; below the smallest, a signed zero), as an `f32`'s bits. NaN stays NaN.
 pub fn f16_round(bits: u32) -> u32 {
-    half::f16::from_f32(f32::from_bits(bits)).to_f32().to_bits()
+    f16_nearest(f64::from(f32::from_bits(bits))).to_bits()
+}
+
+/// The `f16` nearest `value`, rounded once from `value` itself (through `f32` first would
+/// round twice), as an `f32`. `half::f16::from_f64` is not this: it reads only the top 32 bits
+/// of an `f64` and so misses a value just past a halfway point.
+fn f16_nearest(value: f64) -> f32 {
+    if value.is_nan() {
+        return f32::NAN;
+    }
+    let magnitude = value.abs();
+    // The spacing of the f16s around `magnitude`: 2^-24 below 2^-14 (the subnormals), else 10
+    // bits below its leading bit. Dividing and multiplying by it is exact.
+    let spacing = if magnitude < 2f64.powi(-14) {
+        2f64.powi(-24)
+    } else {
+        let exponent = ((magnitude.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+        2f64.powi(exponent - 10)
+    };
+    let rounded = (magnitude / spacing).round_ties_even() * spacing;
+    // 65520 and up: past the largest f16 (65504), and its halfway point rounds to even, 2^16.
+    let rounded = if rounded > 65504.0 {
+        f64::INFINITY
+    } else {
+        rounded
+    };
+    rounded.copysign(value) as f32
 }
 
 /// The two bytes (IEEE binary16) memory holds for an `f16` whose `f32` bits are `bits`: exact
@@ -231,6 +256,20 @@ mod tests {
             }
             assert_eq!(f16_storage(bits), half, "{half:#06x}");
             assert_eq!(f16_round(bits), bits, "{half:#06x}");
+        }
+    }
+
+    /// From an `f32`, the rounding agrees with the `half` crate's (which is right for `f32`s,
+    /// though not for every `f64`), over a sample of every kind of `f32`.
+    #[test]
+    fn f16_rounding_of_f32s_agrees_with_the_half_crate() {
+        for bits in (0..=u32::MAX).step_by(4099).chain(0x3300_0000..0x3300_0100) {
+            let x = f32::from_bits(bits);
+            if x.is_nan() {
+                continue;
+            }
+            let want = half::f16::from_f32(x).to_f32().to_bits();
+            assert_eq!(super::f16_round(bits), want, "{x:e} ({bits:#010x})");
         }
     }
 

@@ -433,8 +433,8 @@ impl<'a> Emitter<'a> {
 
     pub(super) fn cast(&mut self, d: &str, from: Scalar, to: Scalar, value: Operand) {
         let v = self.src(value, from);
-        // An `f16` register holds its value as an `f32`: the one cast that computes is the
-        // rounding of an `f32` to an `f16` (the IR brings every other cast to `f16` to it).
+        // An `f16` register holds its value as an `f32`: the one cast to or from `f16` left
+        // (`ir::half`) is the rounding of an `f32` to an `f16`.
         if to == Scalar::F16 && from == Scalar::F32 {
             let h = self.temp(Kind::B16);
             let v = self.in_reg(value, from);
@@ -442,8 +442,7 @@ impl<'a> Emitter<'a> {
             self.line(format!("cvt.f32.f16 {d}, {h};"), None);
             return;
         }
-        let widen = |ty: Scalar| if ty == Scalar::F16 { Scalar::F32 } else { ty };
-        let text = match (widen(from), widen(to)) {
+        let text = match (from, to) {
             (Scalar::Bool, Scalar::F32) => format!("selp.f32 {d}, 0f3F800000, 0f00000000, {v};"),
             (Scalar::Bool, Scalar::Bool) => format!("mov.pred {d}, {v};"),
             (Scalar::Bool, _) => format!("selp.u32 {d}, 1, 0, {v};"),

@@ -95,6 +95,45 @@ pub struct Tensor {
     pub bits: Vec<u32>,
 }
 
+impl Tensor {
+    /// The elements as a GPU's memory holds them, in 32-bit little-endian words: a word an
+    /// element, or two `f16`s a word, the first in the low half (the last word padded with
+    /// zero). Never empty, since GPU APIs refuse empty buffers.
+    pub fn memory_words(&self) -> Vec<u32> {
+        let mut words: Vec<u32> = if self.element == Scalar::F16 {
+            self.bits
+                .chunks(2)
+                .map(|pair| {
+                    let half = |i: usize| pair.get(i).map_or(0, |&b| u32::from(f16_storage(b)));
+                    half(0) | half(1) << 16
+                })
+                .collect()
+        } else {
+            self.bits.clone()
+        };
+        if words.is_empty() {
+            words.push(0);
+        }
+        words
+    }
+
+    /// Takes the elements back from `words`, laid out as [`Tensor::memory_words`] gives them
+    /// (words past the elements are ignored).
+    pub fn set_from_memory(&mut self, words: impl IntoIterator<Item = u32>) {
+        let count = self.bits.len();
+        self.bits = if self.element == Scalar::F16 {
+            words
+                .into_iter()
+                .flat_map(|w| [w as u16, (w >> 16) as u16])
+                .map(f16_from_storage)
+                .take(count)
+                .collect()
+        } else {
+            words.into_iter().take(count).collect()
+        };
+    }
+}
+
 /// A kernel's arguments: the grid, each dimension's value, and per parameter a tensor or a
 /// scalar's bits.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -188,6 +188,9 @@ impl<'k> Builder<'k> {
                 if from == to {
                     return v;
                 }
+                if *to == Scalar::F16 {
+                    return self.round_to_half(block, v);
+                }
                 let converted = self.convert(block, v, *to);
                 if from.is_float() && to.is_integer() {
                     return self.saturate(block, v, converted, *to);
@@ -200,9 +203,13 @@ impl<'k> Builder<'k> {
                 guarded,
             } => {
                 let element = self.kernel.params[*tensor].element();
-                let (pointer, inside) = self.tensor_pointer(block, *tensor, indices, *guarded);
-                let atomic = self.atomic_tensors.contains(tensor);
-                let value = self.load_stored(block, pointer, element, atomic);
+                let (value, inside) = if element == Scalar::F16 {
+                    self.load_half(block, *tensor, indices, *guarded)
+                } else {
+                    let (pointer, inside) = self.tensor_pointer(block, *tensor, indices, *guarded);
+                    let atomic = self.atomic_tensors.contains(tensor);
+                    (self.load_stored(block, pointer, element, atomic), inside)
+                };
                 match inside {
                     None => value,
                     // Reading outside is clamped by WGSL, so both sides may be evaluated.
@@ -345,7 +352,12 @@ impl Builder<'_> {
 /// may keep a zero's sign and a NaN differs by driver), `erf` and `pow` (WGSL's is undefined for
 /// a negative base). Each is the PTX writer's sequence, in selects rather than predicates.
 impl Builder<'_> {
-    fn math(&mut self, block: &mut Block, fun: MathFunction, args: &[Handle<E>]) -> Handle<E> {
+    pub(super) fn math(
+        &mut self,
+        block: &mut Block,
+        fun: MathFunction,
+        args: &[Handle<E>],
+    ) -> Handle<E> {
         let arg = |i: usize| args.get(i).copied();
         self.add(
             block,
@@ -359,7 +371,7 @@ impl Builder<'_> {
         )
     }
 
-    fn select(
+    pub(super) fn select(
         &mut self,
         block: &mut Block,
         condition: Handle<E>,
@@ -376,7 +388,7 @@ impl Builder<'_> {
         )
     }
 
-    fn f32(&mut self, block: &mut Block, value: f32) -> Handle<E> {
+    pub(super) fn f32(&mut self, block: &mut Block, value: f32) -> Handle<E> {
         self.constant(block, value.to_bits(), Scalar::F32)
     }
 

@@ -113,6 +113,31 @@ impl<'k> Builder<'k> {
         indices: &[Operand],
         guarded: bool,
     ) -> (Handle<E>, Option<Handle<E>>) {
+        let (index, inside) = self.tensor_index(block, tensor, indices, guarded);
+        (self.tensor_word(block, tensor, index), inside)
+    }
+
+    /// A pointer to word `index` (u32) of `tensor`'s buffer.
+    pub(super) fn tensor_word(
+        &mut self,
+        block: &mut Block,
+        tensor: usize,
+        index: Handle<E>,
+    ) -> Handle<E> {
+        let global = self.tensors[tensor].unwrap_or(self.params);
+        let base = self.add(block, E::GlobalVariable(global));
+        self.add(block, E::Access { base, index })
+    }
+
+    /// The row-major index (u32) of `tensor[indices]`, and (for guarded accesses) whether it
+    /// lies inside.
+    pub(super) fn tensor_index(
+        &mut self,
+        block: &mut Block,
+        tensor: usize,
+        indices: &[Operand],
+        guarded: bool,
+    ) -> (Handle<E>, Option<Handle<E>>) {
         let extents = self.tensor_extents(block, tensor);
         let mut inside = None;
         if guarded {
@@ -128,10 +153,7 @@ impl<'k> Builder<'k> {
             }
         }
         let flat = self.flat(block, indices, &extents);
-        let index = self.bitcast(block, flat, ScalarKind::Uint);
-        let global = self.tensors[tensor].unwrap_or(self.params);
-        let base = self.add(block, E::GlobalVariable(global));
-        (self.add(block, E::Access { base, index }), inside)
+        (self.bitcast(block, flat, ScalarKind::Uint), inside)
     }
 
     pub(super) fn shared_pointer(

@@ -43,6 +43,7 @@ mod collectives;
 mod emulated;
 mod expressions;
 mod guard;
+mod half;
 mod memory;
 mod statements;
 
@@ -298,12 +299,23 @@ impl<'k> Builder<'k> {
     fn new(kernel: &'k Kernel, lanes: u32) -> Self {
         let mut module = Module::default();
         let written = kernel.written_tensors();
-        let (atomic_tensors, atomic_arrays) = kernel.atomic_places();
+        let (mut atomic_tensors, atomic_arrays) = kernel.atomic_places();
+        // An `f16` tensor is words of two elements, which a store changes by atomics (`half`).
+        for &i in &written {
+            if kernel.params[i].element() == Scalar::F16 && !atomic_tensors.contains(&i) {
+                atomic_tensors.push(i);
+            }
+        }
         let mut tensors = vec![None; kernel.params.len()];
         let mut bindings = Vec::new();
         for (i, param) in kernel.params.iter().enumerate() {
             if let Param::Tensor { name, element, .. } = param {
-                let base = element_type(&mut module, *element, atomic_tensors.contains(&i));
+                let stored = if *element == Scalar::F16 {
+                    Scalar::U32
+                } else {
+                    *element
+                };
+                let base = element_type(&mut module, stored, atomic_tensors.contains(&i));
                 let array = module.types.insert(
                     Type {
                         name: None,

@@ -33,6 +33,10 @@ impl<'k> Builder<'k> {
             } => {
                 let element = self.kernel.params[*tensor].element();
                 let v = self.operand(block, *value, element);
+                if element == Scalar::F16 {
+                    self.store_half(block, *tensor, indices, v, *guarded);
+                    return;
+                }
                 let atomic = self.atomic_tensors.contains(tensor);
                 let v = self.as_stored(block, v, element, atomic);
                 let (pointer, inside) = self.tensor_pointer(block, *tensor, indices, *guarded);
