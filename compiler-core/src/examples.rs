@@ -61,6 +61,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("cluster_scale"),
     example!("gelu"),
     example!("channel_scale"),
+    example!("dot_f16"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

@@ -552,6 +552,32 @@ fn dot_product() {
     assert_close(&f32s(&out, "Out"), &[expected], 1e-4);
 }
 
+/// Mixed precision: f16 inputs, an f32 accumulator, the result rounded once to f16.
+#[test]
+fn dot_product_of_f16s_accumulates_in_f32() {
+    let out = run(
+        "dot_f16",
+        Setup {
+            grid: (1, 1),
+            dims: &[("N", 1000)],
+            scalars: &[],
+            inputs: vec![("A", Input::Rand(25)), ("B", Input::Rand(26))],
+        },
+    );
+    let (a, b) = (f32s(&out, "A"), f32s(&out, "B"));
+    let f16 = |x: f32| f32::from_bits(compiler_core::ir::f16_round(x.to_bits()));
+    assert!(a.iter().chain(&b).all(|&x| f16(x) == x), "inputs are f16s");
+    assert!(a.iter().any(|&x| f16(x * 1.0001) != x * 1.0001));
+    let expected: f64 = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum();
+    let wide = f32s(&out, "Wide")[0];
+    assert_close(&[wide], &[expected], 1e-5);
+    assert_eq!(f32s(&out, "Out"), vec![f16(wide)], "rounded once, from the f32 sum");
+}
+
 #[test]
 fn collatz_steps_with_divergent_loops() {
     let starts: Vec<f64> = (1..=100).map(f64::from).collect();

@@ -266,34 +266,43 @@ fn the_launch_round_trips_through_json() {
     assert!(json.contains("\"rand\":7"), "{json}");
 }
 
+/// `f16` runs (it was refused with E0501): a cast to `f16` inside an `f32` kernel rounds to the
+/// nearest `f16`, and the product of two `f16`s is rounded again, as the spec says.
 #[test]
-fn f16_is_checked_but_cannot_run_yet() {
-    let source = "@launch(64)\nkernel k(X: tensor<f16>[N]) {\n}\n";
-    let compilation = compiler_core::compile(source);
-    assert!(
-        compilation.diagnostics.is_empty(),
-        "{:?}",
-        compilation.diagnostics
-    );
-    let Err(diagnostics) = compilation.ir() else {
-        panic!("f16 lowered")
-    };
-    assert_eq!(diagnostics[0].code, Code::E0501);
-    assert_eq!(diagnostics[0].message, "f16 values cannot run yet");
-    // A cast to f16 inside an f32 kernel too: the simulator kept the f32 and the PTX converted
-    // to an integer, so a run gave two different wrong answers.
-    let cast = "@launch(32)\nkernel k(X: tensor<f32>[N]) {\n  X[ctx.thread] = f32(f16(X[ctx.thread]) * 2.0)\n}\n";
+fn f16_runs_and_each_operation_rounds() {
+    let cast = "@launch(32)\nkernel k(X: tensor<f32>[N]) {\n  X[ctx.thread] = f32(f16(X[ctx.thread]) * 3.0)\n}\n";
     let compilation = compiler_core::compile(cast);
     assert!(
         compilation.diagnostics.is_empty(),
         "{:?}",
         compilation.diagnostics
     );
-    let Err(diagnostics) = compilation.ir() else {
-        panic!("f16(x) lowered")
+    let mut values = vec![0.1, 1.0 / 3.0, 1000.7, 70000.0];
+    values.resize(32, 0.5);
+    let launch = Launch {
+        inputs: [(
+            "X".to_owned(),
+            Input::Data {
+                shape: vec![32],
+                values: values.clone(),
+            },
+        )]
+        .into(),
+        ..Launch::default()
     };
-    assert_eq!(diagnostics[0].code, Code::E0501);
-    assert_eq!(&cast[diagnostics[0].span.range()], "f16(X[ctx.thread])");
+    let output = compilation
+        .run(&launch)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let Arg::Tensor(x) = &output.args.params[0] else {
+        panic!("no tensor")
+    };
+    let f16 = |v: f64| f64::from(f32::from_bits(Scalar::F16.bits(v)));
+    let want: Vec<f64> = values.iter().map(|&v| f16(f16(v) * 3.0)).collect();
+    let got: Vec<f64> = x.bits.iter().map(|&b| Scalar::F32.value(b)).collect();
+    assert_eq!(got, want);
+    // 0.1 is 0.0999755859375 in f16; times 3 is 0.2999267578125, which rounds again.
+    assert_eq!(got[0], 0.2998046875);
+    assert_eq!(got[3], f64::INFINITY, "70000 is past the largest f16");
 }
 
 #[test]

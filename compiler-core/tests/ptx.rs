@@ -437,6 +437,34 @@ fn ptxas_accepts_the_spec_edges_and_the_numpy_built_ins() {
     }
 }
 
+/// `f16` (tests/wgsl/half.tsr) assembles for every target: two-byte loads and stores, and
+/// each rounding a `cvt.rn.f16.f32` and back.
+#[test]
+fn ptxas_accepts_f16_loads_stores_and_roundings() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/half.tsr");
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    for arch in Arch::ALL {
+        let text = ptx(&source, arch).text;
+        let output = assemble("half", &text, arch);
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            arch.name(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        for instruction in [
+            "ld.global.b16",
+            "st.global.b16",
+            "ld.shared.b16",
+            "st.shared.b16",
+            "cvt.rn.f16.f32",
+            "cvt.f32.f16",
+        ] {
+            assert!(text.contains(instruction), "{instruction}: {text}");
+        }
+    }
+}
+
 /// Every atomic (tests/wgsl/atomics.tsr) assembles for every target: `red` where the old
 /// value is dropped, `atom` where it is used, an exchange always by `atom`, atomic_sub as the
 /// add of a negation (PTX has no `atom.sub`), f32 adds on global and shared memory.

@@ -111,6 +111,40 @@ fn the_spec_edges_wgsl_would_break_compile_and_keep_the_rules() {
     golden.finish();
 }
 
+/// `f16` (tests/wgsl/half.tsr): its tensors are u32 words, a written one atomic, its stores an
+/// atomicAnd and an atomicOr on the word, and no f16 type or pack2x16float anywhere (so it runs
+/// on every device). Golden files, so Chromium's Tint compiles them (e2e/specs/wgsl.spec.ts).
+#[test]
+fn f16_wgsl_keeps_halves_in_words_and_rounds_in_integers() {
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/half.tsr"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let compilation = compiler_core::compile(&source);
+    let mut golden = Golden::default();
+    for (mode, kind) in [
+        (WarpMode::Subgroups, "lanes"),
+        (WarpMode::Emulated, "emulated"),
+    ] {
+        let text = match compilation.wgsl(None, 32, mode) {
+            Ok(wgsl) => wgsl.browser_text(),
+            Err(diagnostics) => panic!("{mode:?}: {diagnostics:?}"),
+        };
+        assert!(text.contains("var<storage> H: array<u32>;"), "{text}");
+        assert!(
+            text.contains("var<storage, read_write> R: array<atomic<u32>>;"),
+            "{text}"
+        );
+        assert!(text.contains("atomicAnd(") && text.contains("atomicOr("), "{text}");
+        assert!(!text.contains("enable f16"), "{text}");
+        assert!(!text.contains("pack2x16float"), "{text}");
+        golden.check(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/wgsl/half.{kind}32.wgsl")),
+            &text,
+        );
+    }
+    golden.finish();
+}
+
 /// Atomics (tests/wgsl/atomics.tsr): the tensors and tiles they change are atomic storage,
 /// read and written through atomicLoad / atomicStore, and the f32 add is a compare-exchange
 /// loop on the bits. Golden files, so Chromium's Tint compiles them (e2e/specs/wgsl.spec.ts).

@@ -91,7 +91,7 @@ pub fn describe(name: &str) -> Option<&'static str> {
         "f32" => "f32(x): x as an f32",
         "i32" => "i32(x): x as an i32 (from a float: saturating, NaN gives 0)",
         "u32" => "u32(x): x as a u32 (from a float: saturating, NaN gives 0)",
-        "f16" => "f16(x): x as an f16 (checked, not run yet)",
+        "f16" => "f16(x): x rounded to the nearest f16 (half precision; ties to even)",
         "tile" => "tile<f32>[n, m](x): a scratch tile in shared memory, every element x",
         "atomic_add" => "atomic_add(X[i], v): adds v to X[i] atomically; returns the old value",
         "atomic_sub" => "atomic_sub(X[i], v): subtracts v from X[i] atomically; returns the old value",
