@@ -575,7 +575,11 @@ fn dot_product_of_f16s_accumulates_in_f32() {
         .sum();
     let wide = f32s(&out, "Wide")[0];
     assert_close(&[wide], &[expected], 1e-5);
-    assert_eq!(f32s(&out, "Out"), vec![f16(wide)], "rounded once, from the f32 sum");
+    assert_eq!(
+        f32s(&out, "Out"),
+        vec![f16(wide)],
+        "rounded once, from the f32 sum"
+    );
 }
 
 #[test]

@@ -290,9 +290,7 @@ fn f16_runs_and_each_operation_rounds() {
         .into(),
         ..Launch::default()
     };
-    let output = compilation
-        .run(&launch)
-        .unwrap_or_else(|d| panic!("{d:?}"));
+    let output = compilation.run(&launch).unwrap_or_else(|d| panic!("{d:?}"));
     let Arg::Tensor(x) = &output.args.params[0] else {
         panic!("no tensor")
     };

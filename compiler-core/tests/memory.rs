@@ -346,3 +346,36 @@ fn counting_changes_no_result() {
     let counted = prepared.simulate_profiled().output.map(|o| o.args.params);
     assert_eq!(format!("{plain:?}"), format!("{counted:?}"));
 }
+
+const HALVES: &str = "@launch(32)
+kernel halves(X: tensor<f16>[N], Y: tensor<f16>[64]) {
+  let l = ctx.thread
+  var t = X[0 :+ 128]
+  var s = X[l]
+  s = s + X[l * 2]
+  s = s + t[l * 2]
+  s = s + t[l * 4]
+  Y[l] = s
+}
+";
+
+/// An `f16` is 2 bytes: a warp on 32 consecutive elements asks for 64 bytes, 2 sectors; in a
+/// tile two share a 4-byte word, so stride 2 is conflict-free and stride 4 a 2-way conflict.
+#[test]
+fn f16_elements_count_two_bytes_and_share_a_bank_word() {
+    let p = profile(HALVES, &[("N", 256)], 1);
+    let at = |text| site(&p, HALVES, text);
+    let s1 = at("X[l]");
+    assert_eq!((s1.sectors, s1.lines, s1.bytes), (2, 1, 64));
+    assert_eq!(sectors(s1), (2, 2, 0));
+    let s2 = at("X[l * 2]");
+    assert_eq!(sectors(s2), (4, 2, 2));
+    let store = at("Y[l] = s");
+    assert_eq!((store.sectors, store.bytes), (2, 64));
+    // Stride 2 in f16s is stride 1 in words: 32 words in 32 banks.
+    let t2 = at("t[l * 2]");
+    assert_eq!((t2.worst_degree, t2.wavefronts), (1, 1));
+    // Stride 4 in f16s is stride 2 in words: two words a bank.
+    let t4 = at("t[l * 4]");
+    assert_eq!((t4.worst_degree, t4.wavefronts), (2, 2));
+}

@@ -134,7 +134,10 @@ fn f16_wgsl_keeps_halves_in_words_and_rounds_in_integers() {
             text.contains("var<storage, read_write> R: array<atomic<u32>>;"),
             "{text}"
         );
-        assert!(text.contains("atomicAnd(") && text.contains("atomicOr("), "{text}");
+        assert!(
+            text.contains("atomicAnd(") && text.contains("atomicOr("),
+            "{text}"
+        );
         assert!(!text.contains("enable f16"), "{text}");
         assert!(!text.contains("pack2x16float"), "{text}");
         golden.check(
