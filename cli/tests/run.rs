@@ -131,6 +131,57 @@ fn a_rank_4_nchw_batch_goes_through_npy_files() {
     assert_eq!(y, expected);
 }
 
+/// f16 tensors are numpy's float16 (`<f2`) both ways: dot_f16 reads two float16 files and
+/// writes its f16 result as float16, rounded once from the f32 sum.
+#[test]
+fn f16_tensors_are_float16_npy_files() {
+    use npyz::WriterBuilder;
+    let dir = scratch("float16");
+    let write = |name: &str, values: &[f32]| {
+        let file = std::fs::File::create(dir.join(name)).unwrap_or_else(|e| panic!("{e}"));
+        let mut writer = npyz::WriteOptions::new()
+            .default_dtype()
+            .shape(&[values.len() as u64])
+            .writer(file)
+            .begin_nd()
+            .unwrap_or_else(|e| panic!("{e}"));
+        writer
+            .extend(values.iter().map(|&v| half::f16::from_f32(v)))
+            .unwrap_or_else(|e| panic!("{e}"));
+        writer.finish().unwrap_or_else(|e| panic!("{e}"));
+    };
+    // 0.1 is not an f16: the file holds the nearest, 0.0999755859375.
+    let a: Vec<f32> = (0..300)
+        .map(|i| if i % 2 == 0 { 0.1 } else { 1.5 })
+        .collect();
+    let b = vec![3.0f32; 300];
+    write("a.npy", &a);
+    write("b.npy", &b);
+    let out = dir.join("out");
+    let input = |name: &str, file: &str| format!("{name}={}", dir.join(file).display());
+    let output = tessera(&[
+        "run",
+        &examples().join("dot_f16.tsr").to_string_lossy(),
+        "--in",
+        &input("A", "a.npy"),
+        "--in",
+        &input("B", "b.npy"),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let bytes = std::fs::read(out.join("Out.npy")).unwrap_or_else(|e| panic!("{e}"));
+    let npy = npyz::NpyFile::new(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(npy.dtype().descr().replace('\'', ""), "<f2");
+    let got = npy
+        .into_vec::<half::f16>()
+        .unwrap_or_else(|e| panic!("{e}"));
+    // 150 × 0.0999755859375 × 3 + 150 × 4.5 = 719.989…, whose nearest f16 is 720.
+    let wide: f64 = 150.0 * 0.0999755859375 * 3.0 + 150.0 * 4.5;
+    assert_eq!(got, vec![half::f16::from_f64(wide)]);
+    assert_eq!(got[0].to_f32(), 720.0);
+}
+
 /// numpy saves a transposed array in Fortran order (`np.save(p, A.T)`): the kernel must see the
 /// array numpy means, not its bytes taken as row-major, and the output is written in C order.
 #[test]

@@ -148,5 +148,45 @@ fn grid_level(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, simulator, trace, memory, grid_level);
+/// `f16` (issue 34): a load-convert-accumulate kernel (the `dot_f16` example: f16 loads, an f32
+/// accumulator) against the same kernel on f32 tensors, 2^18 elements, one CTA of 256 threads.
+fn half_precision(c: &mut Criterion) {
+    let Some(example) = compiler_core::examples::find("dot_f16") else {
+        panic!("dot_f16 is not in the catalogue");
+    };
+    let wide = example
+        .source
+        .replace("tensor<f16>[N]", "tensor<f32>[N]")
+        .replace("f32(A[i]) * f32(B[i])", "A[i] * B[i]");
+    let launch = compiler_core::launch::Launch {
+        dims: [("N".to_owned(), 1 << 18)].into(),
+        ..example.launch.clone()
+    };
+    let mut group = c.benchmark_group("f16");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(1 << 18));
+    for (name, source) in [
+        ("f16 loads", example.source.to_owned()),
+        ("f32 loads", wide),
+    ] {
+        let compilation = compiler_core::compile(&source);
+        let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => panic!("{diagnostics:?}"),
+        };
+        group.bench_function(format!("dot, {name}, f32 accumulator (elements)"), |b| {
+            b.iter(|| prepared.simulate().map(|o| o.stats.lane_ops))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    simulator,
+    trace,
+    memory,
+    grid_level,
+    half_precision
+);
 criterion_main!(benches);

@@ -20,6 +20,11 @@
 //!   2^-11, above the tolerance (the spec's built-ins table).
 //!
 //!
+//! - **f16** (`h`): exact floats rounded to `f16`, and `f16` products and differences of them,
+//!   clamped to ±1000; max, min and shuffles over lanes. Each `f16` operation is the `f32` one
+//!   rounded once (the spec's rule), so every backend gives the same bits: `W` is compared
+//!   exactly, and `h` reaches integers (`i32(h)`) and exact floats (snapped).
+//!
 //! Atomics change `H` (integers: each operation on its own 16 elements, so no element sees two
 //! operations that do not commute) and `G` (f32 adds of whole numbers, below 2^24 in every
 //! sum), whose final values do not depend on the order of the atomics: compared exactly.
@@ -246,6 +251,15 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
                 .prop_map(|x| format!("f = clamp(f * 0.5 + {x}, -4.0, 4.0)"))
                 .boxed(),
         ),
+        (2, exact(1).prop_map(|x| format!("h = f16({x})")).boxed()),
+        (
+            2,
+            exact(1)
+                .prop_map(|x| format!("h = clamp(h * f16({x}) - h, -1000.0, 1000.0)"))
+                .boxed(),
+        ),
+        (1, Just("v = v + i32(h)".to_owned()).boxed()),
+        (1, Just(snap("e + f32(h)")).boxed()),
         // Atomics need no particular control.
         (
             2,
@@ -288,6 +302,9 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
             Just(snap("prefix_sum<over ctx.lane>(e)")),
             prop::sample::select(vec!["max", "min"])
                 .prop_map(|r| format!("f = {r}<over ctx.lane>(f)")),
+            prop::sample::select(vec!["max", "min"])
+                .prop_map(|r| format!("h = {r}<over ctx.lane>(h)")),
+            prop::sample::select(vec![1, 2]).prop_map(|m| format!("h = shuffle_xor(h, {m})")),
             // Terms of one sign: the order of the additions changes the sum by rounding only.
             Just("f = clamp(sum<over ctx.lane>(abs(f)) * 0.0625, -4.0, 4.0)".to_owned()),
         ];
@@ -387,7 +404,7 @@ fn kernel() -> impl Strategy<Value = (String, u32)> {
     (prop::sample::select(vec![32u32, 36, 64]), block(Control::Uniform, 2)).prop_map(
         |(threads, body)| {
             let source = format!(
-                "@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[112], G: tensor<f32>[4]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  if i < N {{\n    v = X[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n  }}\n}}\n",
+                "@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[112], G: tensor<f32>[4], W: tensor<f16>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  var h: f16 = 0.5\n  if i < N {{\n    v = X[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n    W[i] = h\n  }}\n}}\n",
                 indent(body)
             );
             (source, threads)
@@ -457,8 +474,8 @@ fn compare_with(
             want.get(at).map_or(0, |b| *b as i32)
         ));
     }
-    // What the atomics left: integers, and f32 sums of whole numbers, all exact.
-    for (param, name) in [(3, "H"), (4, "G")] {
+    // What the atomics left (integers, and f32 sums of whole numbers) and the f16s: exact.
+    for (param, name) in [(3, "H"), (4, "G"), (5, "W")] {
         let (got, want) = (bits(&args, param), bits(&expected.args, param));
         if let Some(at) = got.iter().zip(&want).position(|(g, w)| g != w) {
             return Err(format!(
@@ -660,6 +677,11 @@ fn the_generator_draws_every_kind_of_statement() {
         "sign(",
         "erf(",
         "pow(",
+        "h = f16(",
+        "h * f16(",
+        "i32(h)",
+        "<over ctx.lane>(h)",
+        "shuffle_xor(h",
     ] {
         let count = sources.iter().filter(|s| s.contains(construct)).count();
         assert!(
