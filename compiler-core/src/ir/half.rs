@@ -107,7 +107,8 @@ fn widen(op: &mut Op, ty: Scalar) -> bool {
         }
         Op::Fma(..) | Op::Pow(..) => ty == Scalar::F16,
         Op::Cast { from, to, value } => {
-            if *from == Scalar::F16 && *to == Scalar::F16 {
+            // To `f16` or `f32` from an `f16`: the value as it is.
+            if *from == Scalar::F16 && to.is_float() {
                 *op = Op::Copy(*value);
                 return false;
             }
