@@ -170,3 +170,63 @@ test('the tiled matmul with 32-lane warps emulated runs on WebGPU', async ({ hom
   });
   expect(c).toEqual(expected);
 });
+
+// f16 (compiler-core/tests/wgsl/half.tsr) on Chromium's WebGPU (SwiftShader, without shader-f16):
+// f32 values around f16s of every magnitude (the f16, the halfway points, a step off each),
+// rounded by the WGSL's integer arithmetic, must be what JavaScript's own Math.f16round gives,
+// and f16 sums and products rounded once, as the spec says.
+test('f16 rounds on WebGPU exactly as Math.f16round does', async ({ home, page }) => {
+  await home.open();
+  const code = readFileSync(join(dir, 'half.emulated32.wgsl'), 'utf8');
+  // The inputs and the reference in the page: Chromium has Float16Array and Math.f16round.
+  const inputs = await page.evaluate(() => {
+    const half = new Float16Array(1);
+    const halfBits = new Uint16Array(half.buffer);
+    const fromHalf = (h: number) => ((halfBits[0] = h), half[0]);
+    const single = new Float32Array(1);
+    const singleBits = new Uint32Array(single.buffer);
+    const step = (x: number, by: number) => ((single[0] = x), (singleBits[0] += by), single[0]);
+    const floats: number[] = [];
+    for (let h = 0; h < 0x10000; h += 61) {
+      const value = fromHalf(h);
+      if (!Number.isFinite(value)) continue;
+      const halfway = Math.fround((value + fromHalf(h + 1)) / 2);
+      floats.push(value, halfway, step(halfway, -1), step(halfway, 1));
+    }
+    floats.push(65504, 65519, 65520, 1e10, -1e10, 2.98e-8, Infinity, -Infinity);
+    const n = floats.length - (floats.length % 64);
+    const f = floats.slice(0, n);
+    const a = [...Array(n).keys()].map((i) => fromHalf((i * 40503) % 65536)).map((x) => (Number.isNaN(x) ? 1 : x));
+    const words = (array: Float32Array | Float16Array) => Array.from(new Uint32Array(array.buffer));
+    return { n, f, a, fWords: words(new Float32Array(f)), aWords: words(new Float16Array(a)) };
+  });
+  const { n } = inputs;
+  const zeros = (count: number) => new Array(count).fill(0);
+  const buffers = [
+    { binding: 0, words: inputs.fWords, readOnly: true },
+    { binding: 1, words: inputs.aWords, readOnly: true },
+    { binding: 2, words: zeros(n / 2), readOnly: true },
+    { binding: 3, words: zeros(n / 2), readOnly: false },
+    { binding: 4, words: zeros(n), readOnly: false },
+    { binding: 5, words: zeros((3 * n) / 2), readOnly: false },
+    { binding: 6, words: zeros(2 * n), readOnly: false },
+  ];
+  const { out } = await runInBrowser(page, code, 'tessera_half', buffers, [n, 0, 0, 0], n / 64);
+  const wrong = await page.evaluate(({ inputs, out }) => {
+    const { n, f, a } = inputs;
+    const halves = (buffer: number[], row = 0) =>
+      Array.from(new Float16Array(new Int32Array(buffer).buffer)).slice(row * n, (row + 1) * n);
+    const f16 = (Math as any).f16round as (x: number) => number;
+    const b = (i: number) => a[(i * 7 + 3) % n];
+    const check = (got: number[], want: (i: number) => number) =>
+      got.map((x, i) => [i, x, want(i)]).filter(([, x, y]) => !Object.is(x, y)).slice(0, 5);
+    return {
+      R: check(halves(out[3]), (i) => f16(f[i])),
+      W: check(Array.from(new Float32Array(new Int32Array(out[4]).buffer)).slice(0, n), (i) => f16(f[i])),
+      sum: check(halves(out[5], 0), (i) => f16(a[i] + b(i))),
+      product: check(halves(out[5], 1), (i) => f16(f16(a[i] * b(i)) - a[i])),
+      integer: check(halves(out[5], 2), (i) => f16(i * 37 - 30000)),
+    };
+  }, { inputs, out });
+  expect(wrong).toEqual({ R: [], W: [], sum: [], product: [], integer: [] });
+});
