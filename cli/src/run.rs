@@ -270,6 +270,8 @@ fn dtype_of(element: Scalar) -> &'static str {
         Scalar::I32 => "<i4",
         Scalar::U32 | Scalar::Bool => "<u4",
         Scalar::F16 => "<f2",
+        Scalar::I8 => "|i1",
+        Scalar::U8 => "|u1",
     }
 }
 
@@ -297,6 +299,12 @@ fn read_npy(path: &Path, name: &str, element: Scalar) -> Result<Input, String> {
             .map(|v| v.into_iter().map(f64::from).collect()),
         Scalar::F16 => npy
             .into_vec::<half::f16>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::I8 => npy
+            .into_vec::<i8>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::U8 => npy
+            .into_vec::<u8>()
             .map(|v| v.into_iter().map(f64::from).collect()),
         Scalar::I32 => npy
             .into_vec::<i32>()
@@ -370,6 +378,25 @@ fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std
                 .writer(file)
                 .begin_nd()?;
             writer.extend(bits.iter().map(|b| *b as i32))?;
+            writer.finish()
+        }
+        // An 8-bit element's bits are its widened value: its low byte is the element.
+        Scalar::I8 => {
+            let mut writer = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(file)
+                .begin_nd()?;
+            writer.extend(bits.iter().map(|b| *b as i8))?;
+            writer.finish()
+        }
+        Scalar::U8 => {
+            let mut writer = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(file)
+                .begin_nd()?;
+            writer.extend(bits.iter().map(|b| *b as u8))?;
             writer.finish()
         }
         _ => {

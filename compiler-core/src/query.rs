@@ -29,7 +29,7 @@ const KEYWORDS: [&str; 14] = [
     "kernel", "let", "var", "if", "else", "while", "for", "in", "break", "continue", "return",
     "true", "false", "ctx",
 ];
-const TYPES: [&str; 6] = ["i32", "u32", "f32", "f16", "bool", "tensor"];
+const TYPES: [&str; 8] = ["i32", "u32", "f32", "f16", "i8", "u8", "bool", "tensor"];
 
 fn ctx_fields() -> Vec<Completion> {
     let field = |f: CtxField, why: &str| Completion {

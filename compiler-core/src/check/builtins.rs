@@ -116,7 +116,8 @@ impl KernelChecker {
         let uniformity = values
             .iter()
             .fold(Uniformity::Uniform, |u, v| u.join(v.uniformity));
-        if let Some(target) = Scalar::from_name(name) {
+        // `i8(x)` and `u8(x)` wrap to 8 bits and give the widened value (an `i32`, a `u32`).
+        if let Some(target) = Scalar::element_from_name(name) {
             if !self.arity(callee, args, 1, span) {
                 return Value::error();
             }
@@ -124,7 +125,7 @@ impl KernelChecker {
             if value.ty.scalar().is_none() && !value.ty.is_error() {
                 return self.wrong_argument(name, value, args[0].span, "a number or a bool");
             }
-            return Value::new(Type::Scalar(target), uniformity);
+            return Value::new(Type::Scalar(target.widened()), uniformity);
         }
         if SHUFFLES.contains(&name) {
             return self.shuffle(callee, args, &values, span);

@@ -533,6 +533,8 @@ impl KernelChecker {
         if !ok {
             return Value::error();
         }
+        // An 8-bit element is read as its widened value, and a tile of them holds those.
+        let element = element.widened();
         if shape.is_empty() {
             return Value::new(Type::Scalar(element), uniformity);
         }

@@ -299,7 +299,7 @@ impl KernelChecker {
                 dims,
                 span,
             } => {
-                let element_type = match Scalar::from_name(&element.name) {
+                let element_type = match Scalar::element_from_name(&element.name) {
                     Some(scalar) if scalar != Scalar::Bool => Some(scalar),
                     _ => {
                         self.error(
@@ -308,7 +308,7 @@ impl KernelChecker {
                                 element.span,
                                 format!("`{}` is not a tensor element type", element.name),
                             )
-                            .with_label("expected f32, i32, u32 or f16"),
+                            .with_label("expected f32, f16, i32, u32, i8 or u8"),
                         );
                         None
                     }

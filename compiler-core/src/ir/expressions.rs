@@ -29,8 +29,8 @@ impl Lowering {
                     self.static_type(l).or_else(|| self.static_type(r))
                 }
             }
-            ExprKind::Call { callee, args } => match Scalar::from_name(&callee.name) {
-                Some(ty) => Some(ty),
+            ExprKind::Call { callee, args } => match Scalar::element_from_name(&callee.name) {
+                Some(ty) => Some(ty.widened()),
                 None => match callee.name.as_str() {
                     "select" => args
                         .get(1)
@@ -143,7 +143,8 @@ impl Lowering {
                 let single = indices.iter().all(|i| matches!(i, IndexArg::Single(_)));
                 match (tensor, single) {
                     (Some(tensor), true) => {
-                        let element = self.params[tensor].element();
+                        // An 8-bit element loads as its widened value.
+                        let element = self.params[tensor].element().widened();
                         let indices = self.indices(indices);
                         (
                             self.value(
@@ -260,6 +261,22 @@ impl Lowering {
         (Operand::Reg(result), Scalar::Bool)
     }
 
+    /// `i8(x)` and `u8(x)` after the cast to `i32` (`u32`): the low byte, sign-extended for
+    /// `i8`, as C's conversions to `int8_t` and `uint8_t` wrap. Other casts: `value` itself.
+    fn wrap_to_8_bits(&mut self, to: Scalar, value: Operand, span: Span) -> Operand {
+        let (i32_, u32_) = (Scalar::I32, Scalar::U32);
+        match to {
+            Scalar::I8 => {
+                let up = self.value(Op::Binary(BinaryOp::Shl, i32_, value, Operand::Const(24)), i32_, span);
+                self.value(Op::Binary(BinaryOp::Shr, i32_, up, Operand::Const(24)), i32_, span)
+            }
+            Scalar::U8 => {
+                self.value(Op::Binary(BinaryOp::And, u32_, value, Operand::Const(255)), u32_, span)
+            }
+            _ => value,
+        }
+    }
+
     fn call(
         &mut self,
         callee: &ast::Ident,
@@ -268,14 +285,16 @@ impl Lowering {
         span: Span,
     ) -> (Operand, Scalar) {
         let name = callee.name.as_str();
-        if let Some(to) = Scalar::from_name(name) {
+        if let Some(to) = Scalar::element_from_name(name) {
+            let wide = to.widened();
             let Some(arg) = args.first() else {
-                return (Operand::Const(0), to);
+                return (Operand::Const(0), wide);
             };
             // A cast converts a value: its argument is typed on its own, so untyped literals
             // take their default types (`f32(7 / 2)` is 3.0, `i32(sqrt(16.0))` is 4).
             let (value, from) = self.expr(arg, None);
-            return (self.value(Op::Cast { from, to, value }, to, span), to);
+            let cast = self.value(Op::Cast { from, to: wide, value }, wide, span);
+            return (self.wrap_to_8_bits(to, cast, span), wide);
         }
         if let Some(op) = AtomicOp::from_name(name) {
             return self.atomic(op, args, true, span);
@@ -421,7 +440,7 @@ fn untyped_float(e: &ast::Expr) -> bool {
 
 fn untyped_call_is_float(name: &str, args: &[ast::Expr]) -> bool {
     match name {
-        _ if Scalar::from_name(name).is_some() => false,
+        _ if Scalar::element_from_name(name).is_some() => false,
         "min" | "max" | "clamp" | "abs" | "sign" => args.iter().any(untyped_float),
         "select" => args.iter().skip(1).any(untyped_float),
         "shuffle" | "shuffle_xor" | "shuffle_up" | "shuffle_down" | "broadcast" => {

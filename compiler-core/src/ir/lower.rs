@@ -84,7 +84,9 @@ pub(super) struct Lowering {
 fn scalar_of(ty: &TypeExpr) -> Scalar {
     match ty {
         TypeExpr::Named(name) => Scalar::from_name(&name.name).unwrap_or(Scalar::I32),
-        TypeExpr::Tensor { element, .. } => Scalar::from_name(&element.name).unwrap_or(Scalar::F32),
+        TypeExpr::Tensor { element, .. } => {
+            Scalar::element_from_name(&element.name).unwrap_or(Scalar::F32)
+        }
         TypeExpr::Error(_) => Scalar::I32,
     }
 }
@@ -133,7 +135,7 @@ impl Lowering {
                             ast::Dim::Expr(e) => DimRef::Dim(lowering.derived_dim(dim.text(), e)),
                         })
                         .collect();
-                    let element = Scalar::from_name(&element.name).unwrap_or(Scalar::F32);
+                    let element = Scalar::element_from_name(&element.name).unwrap_or(Scalar::F32);
                     lowering.params.push(Param::Tensor {
                         name: param.name.name.clone(),
                         element,

@@ -88,9 +88,9 @@ fn operand(kernel: &Kernel, o: Operand, ty: Scalar) -> String {
         Operand::Reg(r) => reg(kernel, r),
         Operand::Const(bits) => match ty {
             Scalar::F32 | Scalar::F16 => format!("{:?}", f32::from_bits(bits)),
-            Scalar::I32 => (bits as i32).to_string(),
+            Scalar::I32 | Scalar::I8 => (bits as i32).to_string(),
             Scalar::Bool => (bits != 0).to_string(),
-            Scalar::U32 => bits.to_string(),
+            Scalar::U32 | Scalar::U8 => bits.to_string(),
         },
     }
 }

@@ -193,6 +193,8 @@ impl Lowering {
                     return None;
                 };
                 let (element, axes) = self.tile_axes(tensor, indices)?;
+                // A tile of 8-bit elements holds their widened values.
+                let element = element.widened();
                 let shape: Vec<u32> = axes
                     .iter()
                     .filter_map(|a| match a {

@@ -18,6 +18,11 @@ pub enum Scalar {
     U32,
     F32,
     F16,
+    /// 8-bit integers: only a tensor's element type. A load widens one to `i32` (`u32`), a store
+    /// keeps a value's low byte: in registers, and in a tensor's `bits`, an element is the
+    /// widened value.
+    I8,
+    U8,
 }
 
 impl Scalar {
@@ -32,6 +37,15 @@ impl Scalar {
         })
     }
 
+    /// A tensor's element type: a scalar type, or `i8` and `u8`.
+    pub fn element_from_name(name: &str) -> Option<Scalar> {
+        match name {
+            "i8" => Some(Scalar::I8),
+            "u8" => Some(Scalar::U8),
+            _ => Scalar::from_name(name),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Scalar::Bool => "bool",
@@ -39,11 +53,34 @@ impl Scalar {
             Scalar::U32 => "u32",
             Scalar::F32 => "f32",
             Scalar::F16 => "f16",
+            Scalar::I8 => "i8",
+            Scalar::U8 => "u8",
         }
     }
 
     pub fn is_integer(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::U32)
+        matches!(self, Scalar::I32 | Scalar::U32 | Scalar::I8 | Scalar::U8)
+    }
+
+    /// The type an element of this type has in registers: `i32` for `i8`, `u32` for `u8`,
+    /// itself for the others.
+    pub fn widened(self) -> Scalar {
+        match self {
+            Scalar::I8 => Scalar::I32,
+            Scalar::U8 => Scalar::U32,
+            other => other,
+        }
+    }
+
+    /// The bits an element of this type keeps of a value (of its widened type) stored into it:
+    /// an 8-bit element its low byte (sign-extended for `i8`, as C's conversions wrap); every
+    /// other element the value itself.
+    pub fn narrow(self, bits: u32) -> u32 {
+        match self {
+            Scalar::I8 => i32::from(bits as u8 as i8) as u32,
+            Scalar::U8 => bits & 0xff,
+            _ => bits,
+        }
     }
 
     pub fn is_float(self) -> bool {
@@ -58,6 +95,7 @@ impl Scalar {
     pub fn size(self) -> u64 {
         match self {
             Scalar::F16 => 2,
+            Scalar::I8 | Scalar::U8 => 1,
             _ => 4,
         }
     }
@@ -79,6 +117,7 @@ impl Scalar {
                 value.trunc().rem_euclid(4_294_967_296.0) as u32
             }
             Scalar::I32 | Scalar::U32 => 0,
+            Scalar::I8 | Scalar::U8 => self.narrow(Scalar::I32.bits(value)),
         }
     }
 
@@ -104,8 +143,8 @@ impl Scalar {
     pub fn value(self, bits: u32) -> f64 {
         match self {
             Scalar::F32 | Scalar::F16 => f64::from(f32::from_bits(bits)),
-            Scalar::I32 => f64::from(bits as i32),
-            Scalar::U32 => f64::from(bits),
+            Scalar::I32 | Scalar::I8 => f64::from(bits as i32),
+            Scalar::U32 | Scalar::U8 => f64::from(bits),
             Scalar::Bool => f64::from(u32::from(bits != 0)),
         }
     }

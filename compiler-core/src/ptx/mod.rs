@@ -277,8 +277,8 @@ fn kind_of(ty: Scalar) -> Kind {
 fn suffix(ty: Scalar) -> &'static str {
     match ty {
         Scalar::F32 | Scalar::F16 => "f32",
-        Scalar::I32 => "s32",
-        Scalar::U32 => "u32",
+        Scalar::I32 | Scalar::I8 => "s32",
+        Scalar::U32 | Scalar::U8 => "u32",
         Scalar::Bool => "pred",
     }
 }
@@ -394,7 +394,7 @@ impl<'a> Emitter<'a> {
             self.line(format!("{guard}ld.{space}.b16 {h}, [{address}];"), None);
             self.line(format!("{guard}cvt.f32.f16 {d}, {h};"), None);
         } else {
-            let t = suffix_b(element);
+            let t = memory_type(element);
             self.line(format!("{guard}ld.{space}.{t} {d}, [{address}];"), None);
         }
     }
@@ -768,10 +768,14 @@ fn suffix_b(ty: Scalar) -> &'static str {
     }
 }
 
-/// The type of a load or store of an element: an `f16` moves as its two bytes.
+/// The type of a load or store of an element: an `f16` moves as its two bytes, an 8-bit
+/// integer as its byte (a load sign- or zero-extends it into the 32-bit register, a store keeps
+/// the register's low byte).
 fn memory_type(ty: Scalar) -> &'static str {
     match ty {
         Scalar::F16 => "b16",
+        Scalar::I8 => "s8",
+        Scalar::U8 => "u8",
         _ => suffix_b(ty),
     }
 }

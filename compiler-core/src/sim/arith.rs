@@ -64,7 +64,7 @@ pub(super) fn binary(op: BinaryOp, ty: Scalar, a: u32, b: u32) -> Option<u32> {
             };
             r.to_bits()
         }
-        Scalar::I32 => {
+        Scalar::I32 | Scalar::I8 => {
             let (x, y) = (a as i32, b as i32);
             (match op {
                 BinaryOp::Add => x.wrapping_add(y),
@@ -91,7 +91,7 @@ pub(super) fn binary(op: BinaryOp, ty: Scalar, a: u32, b: u32) -> Option<u32> {
                 BinaryOp::Max => x.max(y),
             }) as u32
         }
-        Scalar::U32 | Scalar::Bool => match op {
+        Scalar::U32 | Scalar::U8 | Scalar::Bool => match op {
             BinaryOp::Add => a.wrapping_add(b),
             BinaryOp::Sub => a.wrapping_sub(b),
             BinaryOp::Mul => a.wrapping_mul(b),

@@ -73,6 +73,8 @@ impl<'a> Cta<'a> {
                 value,
                 guarded,
             } => {
+                // An 8-bit element keeps the value's low byte.
+                let element = self.kernel.params.get(*tensor).map_or(Scalar::F32, Param::element);
                 for t in 0..self.threads {
                     if !mask[t] {
                         continue;
@@ -84,7 +86,7 @@ impl<'a> Cta<'a> {
                         Err(fault) => return Err(fault),
                     };
                     self.touch_tensor(*tensor, at, t, Touch::Write, stmt.span)?;
-                    let bits = self.get(*value, t);
+                    let bits = element.narrow(self.get(*value, t));
                     if let Some(cell) = self.global.cells.get(*tensor).and_then(|c| c.get(at)) {
                         cell.store(bits, Ordering::Relaxed);
                     }

@@ -97,20 +97,26 @@ pub struct Tensor {
 
 impl Tensor {
     /// The elements as a GPU's memory holds them, in 32-bit little-endian words: a word an
-    /// element, or two `f16`s a word, the first in the low half (the last word padded with
-    /// zero). Never empty, since GPU APIs refuse empty buffers.
+    /// element, two `f16`s a word or four 8-bit elements a word, the first in the lowest bits
+    /// (the last word padded with zeros). Never empty, since GPU APIs refuse empty buffers.
     pub fn memory_words(&self) -> Vec<u32> {
-        let mut words: Vec<u32> = if self.element == Scalar::F16 {
-            self.bits
-                .chunks(2)
-                .map(|pair| {
-                    let half = |i: usize| pair.get(i).map_or(0, |&b| u32::from(f16_storage(b)));
-                    half(0) | half(1) << 16
-                })
-                .collect()
-        } else {
-            self.bits.clone()
+        let per_word = 4 / self.element.size() as usize;
+        let stored = |b: u32| match self.element {
+            Scalar::F16 => u32::from(f16_storage(b)),
+            Scalar::I8 | Scalar::U8 => b & 0xff,
+            _ => b,
         };
+        let bits = 32 / per_word;
+        let mut words: Vec<u32> = self
+            .bits
+            .chunks(per_word)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0, |word, (i, &b)| word | stored(b) << (i * bits))
+            })
+            .collect();
         if words.is_empty() {
             words.push(0);
         }
@@ -121,16 +127,19 @@ impl Tensor {
     /// (words past the elements are ignored).
     pub fn set_from_memory(&mut self, words: impl IntoIterator<Item = u32>) {
         let count = self.bits.len();
-        self.bits = if self.element == Scalar::F16 {
-            words
-                .into_iter()
-                .flat_map(|w| [w as u16, (w >> 16) as u16])
-                .map(f16_from_storage)
-                .take(count)
-                .collect()
-        } else {
-            words.into_iter().take(count).collect()
-        };
+        let element = self.element;
+        let per_word = 4 / element.size() as usize;
+        let bits = 32 / per_word;
+        let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+        self.bits = words
+            .into_iter()
+            .flat_map(|w| (0..per_word).map(move |i| (w >> (i * bits)) & mask))
+            .map(|stored| match element {
+                Scalar::F16 => f16_from_storage(stored as u16),
+                other => other.narrow(stored),
+            })
+            .take(count)
+            .collect();
     }
 }
 

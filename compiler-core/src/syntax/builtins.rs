@@ -28,8 +28,9 @@ pub const ATOMICS: [&str; 9] = [
     "atomic_exchange",
     "atomic_compare_exchange",
 ];
-pub const OTHERS: [&str; 12] = [
-    "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "sum", "tile",
+pub const OTHERS: [&str; 14] = [
+    "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "i8", "u8",
+    "sum", "tile",
 ];
 
 /// Every family, in the order completion lists them.
@@ -92,6 +93,8 @@ pub fn describe(name: &str) -> Option<&'static str> {
         "i32" => "i32(x): x as an i32 (from a float: saturating, NaN gives 0)",
         "u32" => "u32(x): x as a u32 (from a float: saturating, NaN gives 0)",
         "f16" => "f16(x): x rounded to the nearest f16 (half precision; ties to even)",
+        "i8" => "i8(x): x wrapped to 8 bits, -128 to 127, as an i32 (what a tensor<i8> stores)",
+        "u8" => "u8(x): x wrapped to 8 bits, 0 to 255, as a u32 (what a tensor<u8> stores)",
         "tile" => "tile<f32>[n, m](x): a scratch tile in shared memory, every element x",
         "atomic_add" => "atomic_add(X[i], v): adds v to X[i] atomically; returns the old value",
         "atomic_sub" => "atomic_sub(X[i], v): subtracts v from X[i] atomically; returns the old value",

@@ -646,8 +646,8 @@ fn is_collective(op: &Op) -> bool {
 fn scalar_kind(ty: Scalar) -> ScalarKind {
     match ty {
         Scalar::F32 | Scalar::F16 => ScalarKind::Float,
-        Scalar::I32 => ScalarKind::Sint,
-        Scalar::U32 => ScalarKind::Uint,
+        Scalar::I32 | Scalar::I8 => ScalarKind::Sint,
+        Scalar::U32 | Scalar::U8 => ScalarKind::Uint,
         Scalar::Bool => ScalarKind::Bool,
     }
 }

@@ -203,8 +203,8 @@ impl<'k> Builder<'k> {
                 guarded,
             } => {
                 let element = self.kernel.params[*tensor].element();
-                let (value, inside) = if element == Scalar::F16 {
-                    self.load_half(block, *tensor, indices, *guarded)
+                let (value, inside) = if is_packed(element) {
+                    self.load_packed(block, *tensor, element, indices, *guarded)
                 } else {
                     let (pointer, inside) = self.tensor_pointer(block, *tensor, indices, *guarded);
                     let atomic = self.atomic_tensors.contains(tensor);

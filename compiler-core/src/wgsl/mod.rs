@@ -43,8 +43,8 @@ mod collectives;
 mod emulated;
 mod expressions;
 mod guard;
-mod half;
 mod memory;
+mod packed;
 mod statements;
 
 pub use guard::{Guard, GuardLayout, Stopped, DRIVER_CUT};
@@ -249,6 +249,11 @@ fn line_map(text: &str, spans: &[naga::Span]) -> Vec<(usize, crate::span::Span)>
     map
 }
 
+/// Whether a tensor of `element`s is packed, several elements to a `u32` word (`packed`).
+fn is_packed(element: Scalar) -> bool {
+    element.size() < 4
+}
+
 /// The entry point's name as naga writes it: `tessera_` and the kernel's name, and `_` after a
 /// final digit (naga's namer adds one there, to keep names apart from its numbered ones).
 fn entry_point_name(kernel: &str) -> String {
@@ -262,8 +267,8 @@ fn entry_point_name(kernel: &str) -> String {
 fn naga_scalar(ty: Scalar) -> naga::Scalar {
     match ty {
         Scalar::F32 | Scalar::F16 => naga::Scalar::F32,
-        Scalar::I32 => naga::Scalar::I32,
-        Scalar::U32 => naga::Scalar::U32,
+        Scalar::I32 | Scalar::I8 => naga::Scalar::I32,
+        Scalar::U32 | Scalar::U8 => naga::Scalar::U32,
         Scalar::Bool => naga::Scalar::BOOL,
     }
 }
@@ -271,8 +276,8 @@ fn naga_scalar(ty: Scalar) -> naga::Scalar {
 fn literal(bits: u32, ty: Scalar) -> Literal {
     match ty {
         Scalar::F32 | Scalar::F16 => Literal::F32(f32::from_bits(bits)),
-        Scalar::I32 => Literal::I32(bits as i32),
-        Scalar::U32 => Literal::U32(bits),
+        Scalar::I32 | Scalar::I8 => Literal::I32(bits as i32),
+        Scalar::U32 | Scalar::U8 => Literal::U32(bits),
         Scalar::Bool => Literal::Bool(bits != 0),
     }
 }
@@ -310,9 +315,10 @@ impl<'k> Builder<'k> {
         let mut module = Module::default();
         let written = kernel.written_tensors();
         let (mut atomic_tensors, atomic_arrays) = kernel.atomic_places();
-        // An `f16` tensor is words of two elements, which a store changes by atomics (`half`).
+        // A tensor of f16s or bytes is words of several elements, which a store changes by
+        // atomics (`packed`).
         for &i in &written {
-            if kernel.params[i].element() == Scalar::F16 && !atomic_tensors.contains(&i) {
+            if is_packed(kernel.params[i].element()) && !atomic_tensors.contains(&i) {
                 atomic_tensors.push(i);
             }
         }
@@ -320,7 +326,7 @@ impl<'k> Builder<'k> {
         let mut bindings = Vec::new();
         for (i, param) in kernel.params.iter().enumerate() {
             if let Param::Tensor { name, element, .. } = param {
-                let stored = if *element == Scalar::F16 {
+                let stored = if is_packed(*element) {
                     Scalar::U32
                 } else {
                     *element
@@ -693,8 +699,8 @@ impl<'k> Builder<'k> {
     fn convert(&mut self, block: &mut Block, expr: Handle<E>, to: Scalar) -> Handle<E> {
         let (kind, width) = match to {
             Scalar::F32 | Scalar::F16 => (ScalarKind::Float, 4),
-            Scalar::I32 => (ScalarKind::Sint, 4),
-            Scalar::U32 => (ScalarKind::Uint, 4),
+            Scalar::I32 | Scalar::I8 => (ScalarKind::Sint, 4),
+            Scalar::U32 | Scalar::U8 => (ScalarKind::Uint, 4),
             Scalar::Bool => (ScalarKind::Bool, 1),
         };
         self.add(

@@ -33,8 +33,8 @@ impl<'k> Builder<'k> {
             } => {
                 let element = self.kernel.params[*tensor].element();
                 let v = self.operand(block, *value, element);
-                if element == Scalar::F16 {
-                    self.store_half(block, *tensor, indices, v, *guarded);
+                if is_packed(element) {
+                    self.store_packed(block, *tensor, element, indices, v, *guarded);
                     return;
                 }
                 let atomic = self.atomic_tensors.contains(tensor);

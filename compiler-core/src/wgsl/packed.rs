@@ -1,14 +1,18 @@
-//! `f16` in WGSL, on every device: an `f16` register is an `f32` (as everywhere, `ir::half`);
-//! an `f16` tensor is a buffer of `u32` words, two elements a word, the first in the low half
-//! (as `sim::Tensor::memory_words` lays it out); a tile of `f16` is a workgroup array of `f32`.
+//! Elements narrower than a word, on every device: `f16` (two a word) and `i8` / `u8` (four a
+//! word). In registers an `f16` is an `f32` (as everywhere, `ir::half`) and an 8-bit element
+//! its widened `i32` / `u32`; in memory such a tensor is a buffer of `u32` words, the first
+//! element in the lowest bits (as `sim::Tensor::memory_words` lays it out); a tile of them is
+//! a workgroup array of the register type.
 //!
-//! The conversions are integer arithmetic on the bits, not `pack2x16float` and
+//! A store changes only its element's bits of the word, by `atomicAnd` then `atomicOr` on the
+//! word (a written packed tensor is `atomic<u32>`), so threads storing neighbouring elements of
+//! one word all keep theirs: WGSL has no 8- or 16-bit stores.
+//!
+//! The `f16` conversions are integer arithmetic on the bits, not `pack2x16float` and
 //! `unpack2x16float` nor a shader-`f16` type: WGSL leaves those conversions' rounding of a value
 //! between two `f16`s, of a value past the largest, and of subnormals to the implementation,
 //! and the spec's rule (each operation rounded once, to nearest even) must give the simulator's
-//! bits on every GPU. A store changes only its element's half of the word, by `atomicAnd`
-//! then `atomicOr` on the word (a written `f16` tensor is `atomic<u32>`), so two threads
-//! storing the two halves of one word both keep theirs.
+//! bits on every GPU.
 
 use super::*;
 use naga::AtomicFunction;
@@ -136,52 +140,81 @@ impl Builder<'_> {
         self.bitcast(block, result, ScalarKind::Float)
     }
 
-    /// The word that holds element `index` (u32) of an `f16` tensor, and the shift of its
-    /// half in the word (0 or 16).
-    fn half_place(
+    /// The word that holds element `index` (u32) of a packed tensor of `element`s, and the
+    /// shift of the element's bits in the word.
+    fn packed_place(
         &mut self,
         block: &mut Block,
         tensor: usize,
+        element: Scalar,
         index: Handle<E>,
     ) -> (Handle<E>, Handle<E>) {
-        let one = self.u32(block, 1);
-        let word = self.binary(block, B::ShiftRight, index, one);
+        let bits = element.size() as u32 * 8;
+        let per_word = 32 / bits;
+        let log = self.u32(block, per_word.trailing_zeros());
+        let word = self.binary(block, B::ShiftRight, index, log);
         let pointer = self.tensor_word(block, tensor, word);
-        let odd = self.binary(block, B::And, index, one);
-        let four = self.u32(block, 4);
-        let shift = self.binary(block, B::ShiftLeft, odd, four);
+        let last = self.u32(block, per_word - 1);
+        let position = self.binary(block, B::And, index, last);
+        let log_bits = self.u32(block, bits.trailing_zeros());
+        let shift = self.binary(block, B::ShiftLeft, position, log_bits);
         (pointer, shift)
     }
 
-    /// `tensor[indices]` of an `f16` tensor, as an `f32`, and (guarded) whether it lies inside.
-    pub(super) fn load_half(
+    /// `tensor[indices]` of a packed tensor, as its register type, and (guarded) whether it
+    /// lies inside.
+    pub(super) fn load_packed(
         &mut self,
         block: &mut Block,
         tensor: usize,
+        element: Scalar,
         indices: &[Operand],
         guarded: bool,
     ) -> (Handle<E>, Option<Handle<E>>) {
         let (index, inside) = self.tensor_index(block, tensor, indices, guarded);
-        let (pointer, shift) = self.half_place(block, tensor, index);
+        let (pointer, shift) = self.packed_place(block, tensor, element, index);
         let word = self.add(block, E::Load { pointer });
         let moved = self.binary(block, B::ShiftRight, word, shift);
-        (self.from_half_bits(block, moved), inside)
+        let value = match element {
+            Scalar::F16 => self.from_half_bits(block, moved),
+            Scalar::U8 => {
+                let byte = self.u32(block, 0xff);
+                self.binary(block, B::And, moved, byte)
+            }
+            // The low byte, sign-extended: up to the top, then an arithmetic shift down.
+            _ => {
+                let twenty_four = self.u32(block, 24);
+                let top = self.binary(block, B::ShiftLeft, moved, twenty_four);
+                let signed = self.bitcast(block, top, ScalarKind::Sint);
+                self.binary(block, B::ShiftRight, signed, twenty_four)
+            }
+        };
+        (value, inside)
     }
 
-    /// `tensor[indices] = value` into an `f16` tensor: its half of the word cleared, then set.
-    pub(super) fn store_half(
+    /// `tensor[indices] = value` into a packed tensor: its element's bits of the word cleared,
+    /// then set.
+    pub(super) fn store_packed(
         &mut self,
         block: &mut Block,
         tensor: usize,
+        element: Scalar,
         indices: &[Operand],
         value: Handle<E>,
         guarded: bool,
     ) {
         let (index, inside) = self.tensor_index(block, tensor, indices, guarded);
-        let (pointer, shift) = self.half_place(block, tensor, index);
-        let bits = self.half_bits(block, value);
+        let (pointer, shift) = self.packed_place(block, tensor, element, index);
+        let (bits, ones) = match element {
+            Scalar::F16 => (self.half_bits(block, value), 0xffff),
+            _ => {
+                let unsigned = self.bitcast(block, value, ScalarKind::Uint);
+                let byte = self.u32(block, 0xff);
+                (self.binary(block, B::And, unsigned, byte), 0xff)
+            }
+        };
         let bits = self.binary(block, B::ShiftLeft, bits, shift);
-        let ones = self.u32(block, 0xffff);
+        let ones = self.u32(block, ones);
         let place = self.binary(block, B::ShiftLeft, ones, shift);
         let keep = self.add(
             block,
