@@ -62,6 +62,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("gelu"),
     example!("channel_scale"),
     example!("dot_f16"),
+    example!("quantize"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

@@ -582,6 +582,32 @@ fn dot_product_of_f16s_accumulates_in_f32() {
     );
 }
 
+/// 8-bit quantization: each f32 to the nearest multiple of the scale, clamped to ±127 and
+/// stored as an i8 (its bits are the widened value), and back.
+#[test]
+fn quantize_stores_bytes_and_reads_them_back_widened() {
+    let scale = 0.0075f32;
+    let out = run(
+        "quantize",
+        Setup {
+            grid: (4, 1),
+            dims: &[("N", 1000)],
+            scalars: &[("scale", f64::from(scale))],
+            inputs: vec![("X", Input::Rand(27))],
+        },
+    );
+    let x = f32s(&out, "X");
+    let q = i32s(&out, "Q");
+    let want: Vec<i32> = x
+        .iter()
+        .map(|v| ((v / scale).round_ties_even() as i32).clamp(-127, 127))
+        .collect();
+    assert_eq!(q, want);
+    assert!(q.contains(&127) && q.contains(&-127), "some values clamp");
+    let back: Vec<f32> = q.iter().map(|&v| v as f32 * scale).collect();
+    assert_eq!(f32s(&out, "Back"), back);
+}
+
 #[test]
 fn collatz_steps_with_divergent_loops() {
     let starts: Vec<f64> = (1..=100).map(f64::from).collect();

@@ -379,3 +379,22 @@ fn f16_elements_count_two_bytes_and_share_a_bank_word() {
     let t4 = at("t[l * 4]");
     assert_eq!((t4.worst_degree, t4.wavefronts), (2, 2));
 }
+
+/// An 8-bit element is 1 byte: 32 consecutive ones are one sector.
+#[test]
+fn byte_elements_count_one_byte() {
+    let source = "@launch(32)
+kernel bytes(X: tensor<u8>[N], Y: tensor<i8>[32]) {
+  let l = ctx.thread
+  Y[l] = i8(X[l] + X[l * 4])
+}
+";
+    let p = profile(source, &[("N", 256)], 1);
+    let at = |text| site(&p, source, text);
+    let s1 = at("X[l]");
+    assert_eq!((s1.sectors, s1.lines, s1.bytes), (1, 1, 32));
+    // Stride 4 bytes: 128 bytes spanned, 4 sectors, for 32 bytes that fit in one.
+    assert_eq!(sectors(at("X[l * 4]")), (4, 1, 3));
+    let store = at("Y[l] = i8(X[l] + X[l * 4])");
+    assert_eq!((store.sectors, store.bytes), (1, 32));
+}

@@ -465,6 +465,32 @@ fn ptxas_accepts_f16_loads_stores_and_roundings() {
     }
 }
 
+/// 8-bit tensors (tests/wgsl/bytes.tsr) assemble for every target: byte loads that extend
+/// into a 32-bit register, byte stores of its low byte.
+#[test]
+fn ptxas_accepts_byte_loads_and_stores() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/bytes.tsr");
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    for arch in Arch::ALL {
+        let text = ptx(&source, arch).text;
+        let output = assemble("bytes", &text, arch);
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            arch.name(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        for instruction in [
+            "ld.global.s8",
+            "ld.global.u8",
+            "st.global.s8",
+            "st.global.u8",
+        ] {
+            assert!(text.contains(instruction), "{instruction}: {text}");
+        }
+    }
+}
+
 /// Every atomic (tests/wgsl/atomics.tsr) assembles for every target: `red` where the old
 /// value is dropped, `atom` where it is used, an exchange always by `atom`, atomic_sub as the
 /// add of a negation (PTX has no `atom.sub`), f32 adds on global and shared memory.

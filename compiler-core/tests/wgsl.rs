@@ -148,6 +148,40 @@ fn f16_wgsl_keeps_halves_in_words_and_rounds_in_integers() {
     golden.finish();
 }
 
+/// 8-bit tensors (tests/wgsl/bytes.tsr): u32 words of four bytes, a written one atomic, each
+/// store an atomicAnd and an atomicOr on its word. Golden files, so Chromium's Tint compiles
+/// them (e2e/specs/wgsl.spec.ts).
+#[test]
+fn eight_bit_wgsl_keeps_bytes_in_words() {
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/bytes.tsr"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let compilation = compiler_core::compile(&source);
+    let mut golden = Golden::default();
+    for (mode, kind) in [
+        (WarpMode::Subgroups, "lanes"),
+        (WarpMode::Emulated, "emulated"),
+    ] {
+        let text = match compilation.wgsl(None, 32, mode) {
+            Ok(wgsl) => wgsl.browser_text(),
+            Err(diagnostics) => panic!("{mode:?}: {diagnostics:?}"),
+        };
+        assert!(
+            text.contains("var<storage, read_write> B: array<atomic<u32>>;"),
+            "{text}"
+        );
+        assert!(
+            text.contains("atomicAnd(") && text.contains("atomicOr("),
+            "{text}"
+        );
+        golden.check(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/wgsl/bytes.{kind}32.wgsl")),
+            &text,
+        );
+    }
+    golden.finish();
+}
+
 /// Atomics (tests/wgsl/atomics.tsr): the tensors and tiles they change are atomic storage,
 /// read and written through atomicLoad / atomicStore, and the f32 add is a compare-exchange
 /// loop on the bits. Golden files, so Chromium's Tint compiles them (e2e/specs/wgsl.spec.ts).

@@ -402,6 +402,47 @@ fn compare_program(
     failures
 }
 
+/// 8-bit tensors (compiler-core/tests/wgsl/bytes.tsr) on lavapipe, in both warp modes, as the
+/// simulator says: neighbouring threads storing the bytes of one word, wrapping casts, a tile
+/// of i8.
+#[test]
+fn eight_bit_tensors_run_as_the_simulator_says() {
+    let gpu = gpu();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../compiler-core/tests/wgsl/bytes.tsr");
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let n = 1000;
+    let data = |values: Vec<f64>| Input::Data {
+        shape: vec![n],
+        values,
+    };
+    let launch = Launch {
+        grid: Dim3::new(16, 1, 1),
+        inputs: [
+            (
+                "X".to_owned(),
+                data((0..n).map(|i| (i as f64 - 500.0) * 3.3).collect()),
+            ),
+            (
+                "B".to_owned(),
+                data((0..n).map(|i| ((i * 53) % 256) as f64 - 128.0).collect()),
+            ),
+        ]
+        .into(),
+        ..Launch::default()
+    };
+    let mut failures = Vec::new();
+    if let Some(lanes) = gpu.report.fixed_subgroup_size() {
+        failures.extend(compare_launch("bytes", &source, &launch, lanes, &|p| {
+            run(&gpu, p, WarpMode::Subgroups)
+        }));
+    }
+    failures.extend(compare_launch("bytes", &source, &launch, 32, &|p| {
+        run(&gpu, p, WarpMode::Emulated)
+    }));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `f16` (compiler-core/tests/wgsl/half.tsr) on lavapipe, in both warp modes, bit for bit as
 /// the simulator says: f32 values of every kind rounded to f16 (around each of a sweep of f16s:
 /// the f16 itself, the halfway points on both sides and a step off each; subnormals, the

@@ -206,26 +206,31 @@ impl KernelChecker {
         if element.is_error() {
             return Value::error();
         }
+        let narrow = self.narrow_element(base);
         let fits = match element.scalar() {
+            _ if narrow.is_some() => false,
             Some(Scalar::I32 | Scalar::U32) => !is_slice && !element.is_tile(),
             Some(Scalar::F32) => op.takes_f32(),
             _ => false,
         };
         if !fits {
-            let help = if element.is_tile() {
+            let help = if let Some(narrow) = narrow {
+                format!("atomics change 32-bit elements, and this tensor holds {}: keep i32 or u32 elements for counters", narrow.name())
+            } else if element.is_tile() {
                 format!("an atomic changes one element: index it fully, as in {name}(H[i], ...)")
             } else if element.scalar() == Some(Scalar::F32) {
                 "of the atomics, only atomic_add takes f32 elements; keep integers (i32, u32) for the others".to_owned()
             } else {
                 "atomics take i32 and u32 elements, and atomic_add f32 too".to_owned()
             };
+            let held = narrow.map_or(element.to_string(), |n| format!("an {} element", n.name()));
             self.error(
                 Diagnostic::error(
                     Code::E0317,
                     args[0].span,
-                    format!("`{name}` cannot change {element}"),
+                    format!("`{name}` cannot change {held}"),
                 )
-                .with_label(format!("this is {element}"))
+                .with_label(format!("this is {held}"))
                 .with_help(help),
             );
             return Value::error();

@@ -289,7 +289,9 @@ impl KernelChecker {
                     self.error(
                         Diagnostic::error(Code::E0201, name.span, format!("unknown type `{}`", name.name))
                             .with_label("not a parameter type")
-                            .with_help("scalar parameters are f32, i32, u32 or f16; tensors are tensor<f32>[N, K]"),
+                            .with_help(super::statements::eight_bit_help(&name.name).unwrap_or_else(|| {
+                                "scalar parameters are f32, i32, u32 or f16; tensors are tensor<f32>[N, K]".to_owned()
+                            })),
                     );
                     Type::Error
                 }

@@ -119,7 +119,11 @@ impl KernelChecker {
                             format!("unknown type `{}`", name.name),
                         )
                         .with_label("not a type")
-                        .with_help("the scalar types are f32, i32, u32, f16 and bool"),
+                        .with_help(
+                            eight_bit_help(&name.name).unwrap_or_else(|| {
+                                "the scalar types are f32, i32, u32, f16 and bool".to_owned()
+                            }),
+                        ),
                     );
                     Type::Error
                 }
@@ -332,6 +336,19 @@ impl KernelChecker {
             value.ty,
             is_tile && matches!(base_value.ty, Type::Tensor { .. }),
         ))
+    }
+
+    /// The element type `base` (a tensor's name) holds in memory, when it is an 8-bit one,
+    /// which a store takes as its widened type and an atomic not at all.
+    pub(super) fn narrow_element(&self, base: &Expr) -> Option<Scalar> {
+        let ExprKind::Name(name) = &base.kind else {
+            return None;
+        };
+        let id = self.lookup(name)?;
+        match &self.vars[id].ty {
+            Type::Tensor { element, .. } if element.size() == 1 => Some(*element),
+            _ => None,
+        }
     }
 
     pub(super) fn if_(
@@ -590,4 +607,13 @@ impl KernelChecker {
             |checker| checker.declare_local(var, ty, NameKind::LoopVar, var_uniformity),
         )
     }
+}
+
+/// The help for `i8` or `u8` where a scalar type is needed: they are element types only.
+pub(super) fn eight_bit_help(name: &str) -> Option<String> {
+    let element = Scalar::element_from_name(name).filter(|e| e.size() == 1)?;
+    Some(format!(
+        "{name} is only a tensor's element type: its values are {} (a load widens them, a store keeps the low byte, {name}(x) wraps)",
+        element.widened().name()
+    ))
 }

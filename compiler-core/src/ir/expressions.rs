@@ -267,12 +267,22 @@ impl Lowering {
         let (i32_, u32_) = (Scalar::I32, Scalar::U32);
         match to {
             Scalar::I8 => {
-                let up = self.value(Op::Binary(BinaryOp::Shl, i32_, value, Operand::Const(24)), i32_, span);
-                self.value(Op::Binary(BinaryOp::Shr, i32_, up, Operand::Const(24)), i32_, span)
+                let up = self.value(
+                    Op::Binary(BinaryOp::Shl, i32_, value, Operand::Const(24)),
+                    i32_,
+                    span,
+                );
+                self.value(
+                    Op::Binary(BinaryOp::Shr, i32_, up, Operand::Const(24)),
+                    i32_,
+                    span,
+                )
             }
-            Scalar::U8 => {
-                self.value(Op::Binary(BinaryOp::And, u32_, value, Operand::Const(255)), u32_, span)
-            }
+            Scalar::U8 => self.value(
+                Op::Binary(BinaryOp::And, u32_, value, Operand::Const(255)),
+                u32_,
+                span,
+            ),
             _ => value,
         }
     }
@@ -293,7 +303,15 @@ impl Lowering {
             // A cast converts a value: its argument is typed on its own, so untyped literals
             // take their default types (`f32(7 / 2)` is 3.0, `i32(sqrt(16.0))` is 4).
             let (value, from) = self.expr(arg, None);
-            let cast = self.value(Op::Cast { from, to: wide, value }, wide, span);
+            let cast = self.value(
+                Op::Cast {
+                    from,
+                    to: wide,
+                    value,
+                },
+                wide,
+                span,
+            );
             return (self.wrap_to_8_bits(to, cast, span), wide);
         }
         if let Some(op) = AtomicOp::from_name(name) {

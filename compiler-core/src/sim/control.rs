@@ -74,7 +74,11 @@ impl<'a> Cta<'a> {
                 guarded,
             } => {
                 // An 8-bit element keeps the value's low byte.
-                let element = self.kernel.params.get(*tensor).map_or(Scalar::F32, Param::element);
+                let element = self
+                    .kernel
+                    .params
+                    .get(*tensor)
+                    .map_or(Scalar::F32, Param::element);
                 for t in 0..self.threads {
                     if !mask[t] {
                         continue;

@@ -130,7 +130,11 @@ impl Tensor {
         let element = self.element;
         let per_word = 4 / element.size() as usize;
         let bits = 32 / per_word;
-        let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+        let mask = if bits == 32 {
+            u32::MAX
+        } else {
+            (1 << bits) - 1
+        };
         self.bits = words
             .into_iter()
             .flat_map(|w| (0..per_word).map(move |i| (w >> (i * bits)) & mask))

@@ -186,160 +186,160 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
                 if _e180 {
                     let _e185 = i_6_;
                     let _e186 = bitcast<u32>(_e185);
-                    let _e194 = A[(_e186 >> 1u)];
-                    let _e195 = (_e194 >> ((_e186 & 1u) << 4u));
-                    let _e197 = (_e195 & 32767u);
-                    let _e199 = (_e197 << 13u);
-                    r9_ = bitcast<f32>((select(select((_e199 + 939524096u), (_e199 | 2139095040u), (_e197 >= 31744u)), bitcast<u32>((f32(_e197) * 0.000000059604645f)), (_e197 < 1024u)) | ((_e195 & 32768u) << 16u)));
+                    let _e195 = A[(_e186 >> 1u)];
+                    let _e196 = (_e195 >> ((_e186 & 1u) << 4u));
+                    let _e198 = (_e196 & 32767u);
+                    let _e200 = (_e198 << 13u);
+                    r9_ = bitcast<f32>((select(select((_e200 + 939524096u), (_e200 | 2139095040u), (_e198 >= 31744u)), bitcast<u32>((f32(_e198) * 0.000000059604645f)), (_e198 < 1024u)) | ((_e196 & 32768u) << 16u)));
                 }
-                let _e222 = active_21_;
-                if _e222 {
-                    let _e224 = r9_;
-                    r10_ = _e224;
+                let _e223 = active_21_;
+                if _e223 {
+                    let _e225 = r9_;
+                    r10_ = _e225;
                 }
-                let _e227 = active_21_;
-                if _e227 {
-                    let _e232 = i_6_;
-                    let _e233 = bitcast<u32>(_e232);
-                    let _e241 = B[(_e233 >> 1u)];
-                    let _e242 = (_e241 >> ((_e233 & 1u) << 4u));
-                    let _e244 = (_e242 & 32767u);
-                    let _e246 = (_e244 << 13u);
-                    r11_ = bitcast<f32>((select(select((_e246 + 939524096u), (_e246 | 2139095040u), (_e244 >= 31744u)), bitcast<u32>((f32(_e244) * 0.000000059604645f)), (_e244 < 1024u)) | ((_e242 & 32768u) << 16u)));
+                let _e228 = active_21_;
+                if _e228 {
+                    let _e233 = i_6_;
+                    let _e234 = bitcast<u32>(_e233);
+                    let _e243 = B[(_e234 >> 1u)];
+                    let _e244 = (_e243 >> ((_e234 & 1u) << 4u));
+                    let _e246 = (_e244 & 32767u);
+                    let _e248 = (_e246 << 13u);
+                    r11_ = bitcast<f32>((select(select((_e248 + 939524096u), (_e248 | 2139095040u), (_e246 >= 31744u)), bitcast<u32>((f32(_e246) * 0.000000059604645f)), (_e246 < 1024u)) | ((_e244 & 32768u) << 16u)));
                 }
-                let _e269 = active_21_;
-                if _e269 {
-                    let _e271 = r11_;
-                    r12_ = _e271;
+                let _e271 = active_21_;
+                if _e271 {
+                    let _e273 = r11_;
+                    r12_ = _e273;
                 }
-                let _e274 = active_21_;
-                if _e274 {
-                    let _e276 = r10_;
-                    let _e278 = r12_;
-                    r13_ = (_e276 * _e278);
+                let _e276 = active_21_;
+                if _e276 {
+                    let _e278 = r10_;
+                    let _e280 = r12_;
+                    r13_ = (_e278 * _e280);
                 }
-                let _e282 = active_21_;
-                if _e282 {
-                    let _e284 = acc_0_;
-                    let _e286 = r13_;
-                    r14_ = (_e284 + _e286);
+                let _e284 = active_21_;
+                if _e284 {
+                    let _e286 = acc_0_;
+                    let _e288 = r13_;
+                    r14_ = (_e286 + _e288);
                 }
-                let _e290 = active_21_;
-                if _e290 {
-                    let _e292 = r14_;
-                    acc_0_ = _e292;
+                let _e292 = active_21_;
+                if _e292 {
+                    let _e294 = r14_;
+                    acc_0_ = _e294;
                 }
             }
             continuing {
-                let _e295 = entry_23_;
+                let _e297 = entry_23_;
                 continued_25_ = false;
-                let _e299 = exited_22_;
-                let _e301 = broken_24_;
-                let _e303 = continued_25_;
-                active_21_ = (_e295 && !((_e299 || (_e301 || _e303))));
+                let _e301 = exited_22_;
+                let _e303 = broken_24_;
+                let _e305 = continued_25_;
+                active_21_ = (_e297 && !((_e301 || (_e303 || _e305))));
                 {
-                    let _e310 = active_21_;
-                    if _e310 {
-                        let _e312 = i_6_;
-                        let _e314 = r5_;
-                        i_6_ = (_e312 + _e314);
+                    let _e312 = active_21_;
+                    if _e312 {
+                        let _e314 = i_6_;
+                        let _e316 = r5_;
+                        i_6_ = (_e314 + _e316);
                     }
                 }
             }
         }
-        let _e318 = left_26_;
-        if !(_e318) {
+        let _e320 = left_26_;
+        if !(_e320) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e325 = entry_23_;
-        let _e327 = exited_22_;
-        active_21_ = (_e325 && !(_e327));
+        let _e327 = entry_23_;
+        let _e329 = exited_22_;
+        active_21_ = (_e327 && !(_e329));
         workgroupBarrier();
-        let _e332 = acc_0_;
-        lane_values[local_index] = bitcast<u32>(_e332);
-        let _e340 = active_21_;
-        lane_active[local_index] = u32(_e340);
+        let _e334 = acc_0_;
+        lane_values[local_index] = bitcast<u32>(_e334);
+        let _e342 = active_21_;
+        lane_active[local_index] = u32(_e342);
         workgroupBarrier();
-        let _e343 = active_21_;
-        if _e343 {
-            let _e349 = i32(local_index);
+        let _e345 = active_21_;
+        if _e345 {
+            let _e351 = i32(local_index);
             acc_31_ = 0f;
             i_32_ = 0i;
             loop {
-                let _e357 = i_32_;
-                if (_e357 >= 256i) {
+                let _e359 = i_32_;
+                if (_e359 >= 256i) {
                     break;
                 }
-                let _e360 = (0i + _e357);
-                let _e362 = (_e360 < 256i);
-                let _e367 = lane_active[bitcast<u32>(select(_e349, _e360, _e362))];
-                if (_e362 && (_e367 != 0u)) {
-                    let _e374 = lane_values[bitcast<u32>(_e360)];
-                    let _e377 = acc_31_;
-                    acc_31_ = (_e377 + bitcast<f32>(_e374));
+                let _e362 = (0i + _e359);
+                let _e364 = (_e362 < 256i);
+                let _e369 = lane_active[bitcast<u32>(select(_e351, _e362, _e364))];
+                if (_e364 && (_e369 != 0u)) {
+                    let _e376 = lane_values[bitcast<u32>(_e362)];
+                    let _e379 = acc_31_;
+                    acc_31_ = (_e379 + bitcast<f32>(_e376));
                 }
                 continuing {
-                    let _e381 = i_32_;
-                    i_32_ = (_e381 + 1i);
+                    let _e383 = i_32_;
+                    i_32_ = (_e383 + 1i);
                 }
             }
-            let _e386 = acc_31_;
-            r15_ = _e386;
+            let _e388 = acc_31_;
+            r15_ = _e388;
         }
         workgroupBarrier();
-        let _e389 = active_21_;
-        if _e389 {
-            let _e391 = r15_;
-            total_16_ = _e391;
+        let _e391 = active_21_;
+        if _e391 {
+            let _e393 = r15_;
+            total_16_ = _e393;
         }
-        let _e394 = active_21_;
-        if _e394 {
+        let _e396 = active_21_;
+        if _e396 {
             r17_ = i32(local_index);
         }
-        let _e399 = active_21_;
-        if _e399 {
-            let _e401 = r17_;
-            r18_ = (_e401 == 0i);
+        let _e401 = active_21_;
+        if _e401 {
+            let _e403 = r17_;
+            r18_ = (_e403 == 0i);
         }
-        let _e406 = active_21_;
-        saved_33_ = _e406;
-        let _e409 = r18_;
-        let _e411 = saved_33_;
-        let _e412 = (_e411 && _e409);
-        taken_34_ = _e412;
-        active_21_ = _e412;
+        let _e408 = active_21_;
+        saved_33_ = _e408;
+        let _e411 = r18_;
+        let _e413 = saved_33_;
+        let _e414 = (_e413 && _e411);
+        taken_34_ = _e414;
+        active_21_ = _e414;
         {
-            let _e416 = active_21_;
-            if _e416 {
-                let _e418 = total_16_;
-                let _e419 = bitcast<u32>(_e418);
-                let _e421 = (_e419 & 2147483647u);
-                r19_ = bitcast<f32>((select(select(select((((_e421 + 4095u) + ((_e421 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e421) * 16777216f)) * 0.000000059604645f)), (_e421 < 947912704u)), 2139095040u, (_e421 >= 1199566848u)), _e421, (_e421 > 2139095040u)) | (_e419 & 2147483648u)));
+            let _e418 = active_21_;
+            if _e418 {
+                let _e420 = total_16_;
+                let _e421 = bitcast<u32>(_e420);
+                let _e423 = (_e421 & 2147483647u);
+                r19_ = bitcast<f32>((select(select(select((((_e423 + 4095u) + ((_e423 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e423) * 16777216f)) * 0.000000059604645f)), (_e423 < 947912704u)), 2139095040u, (_e423 >= 1199566848u)), _e423, (_e423 > 2139095040u)) | (_e421 & 2147483648u)));
             }
-            let _e453 = active_21_;
-            if _e453 {
-                let _e455 = r19_;
-                let _e458 = bitcast<u32>(0i);
-                let _e465 = ((_e458 & 1u) << 4u);
-                let _e466 = bitcast<u32>(_e455);
-                let _e468 = (_e466 & 2147483647u);
-                atomicAnd((&Out[(_e458 >> 1u)]), ~((65535u << _e465)));
-                atomicOr((&Out[(_e458 >> 1u)]), ((select(select(((_e468 >> 13u) - 114688u), u32((bitcast<f32>(_e468) * 16777216f)), (_e468 < 947912704u)), select(31744u, 32256u, (_e468 > 2139095040u)), (_e468 >= 2139095040u)) | ((_e466 >> 16u) & 32768u)) << _e465));
+            let _e455 = active_21_;
+            if _e455 {
+                let _e457 = r19_;
+                let _e460 = bitcast<u32>(0i);
+                let _e468 = ((_e460 & 1u) << 4u);
+                let _e469 = bitcast<u32>(_e457);
+                let _e471 = (_e469 & 2147483647u);
+                atomicAnd((&Out[(_e460 >> 1u)]), ~((65535u << _e468)));
+                atomicOr((&Out[(_e460 >> 1u)]), ((select(select(((_e471 >> 13u) - 114688u), u32((bitcast<f32>(_e471) * 16777216f)), (_e471 < 947912704u)), select(31744u, 32256u, (_e471 > 2139095040u)), (_e471 >= 2139095040u)) | ((_e469 >> 16u) & 32768u)) << _e468));
             }
-            let _e497 = active_21_;
-            if _e497 {
-                let _e499 = total_16_;
-                Wide[bitcast<u32>(0i)] = _e499;
+            let _e500 = active_21_;
+            if _e500 {
+                let _e502 = total_16_;
+                Wide[bitcast<u32>(0i)] = _e502;
             }
         }
-        let _e506 = saved_33_;
-        let _e508 = taken_34_;
-        let _e512 = exited_22_;
-        active_21_ = ((_e506 && !(_e508)) && !(_e512));
+        let _e509 = saved_33_;
+        let _e511 = taken_34_;
+        let _e515 = exited_22_;
+        active_21_ = ((_e509 && !(_e511)) && !(_e515));
         {
         }
-        let _e517 = saved_33_;
-        let _e519 = exited_22_;
-        active_21_ = (_e517 && !(_e519));
+        let _e520 = saved_33_;
+        let _e522 = exited_22_;
+        active_21_ = (_e520 && !(_e522));
     }
 }

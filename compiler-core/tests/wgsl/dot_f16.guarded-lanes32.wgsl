@@ -81,76 +81,76 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
             }
             let _e54 = i_6_;
             let _e55 = bitcast<u32>(_e54);
-            let _e63 = A[(_e55 >> 1u)];
-            let _e64 = (_e63 >> ((_e55 & 1u) << 4u));
-            let _e66 = (_e64 & 32767u);
-            let _e68 = (_e66 << 13u);
-            r9_ = bitcast<f32>((select(select((_e68 + 939524096u), (_e68 | 2139095040u), (_e66 >= 31744u)), bitcast<u32>((f32(_e66) * 0.000000059604645f)), (_e66 < 1024u)) | ((_e64 & 32768u) << 16u)));
-            let _e91 = r9_;
-            r10_ = _e91;
-            let _e97 = i_6_;
-            let _e98 = bitcast<u32>(_e97);
-            let _e106 = B[(_e98 >> 1u)];
-            let _e107 = (_e106 >> ((_e98 & 1u) << 4u));
-            let _e109 = (_e107 & 32767u);
-            let _e111 = (_e109 << 13u);
-            r11_ = bitcast<f32>((select(select((_e111 + 939524096u), (_e111 | 2139095040u), (_e109 >= 31744u)), bitcast<u32>((f32(_e109) * 0.000000059604645f)), (_e109 < 1024u)) | ((_e107 & 32768u) << 16u)));
-            let _e134 = r11_;
-            r12_ = _e134;
-            let _e137 = r10_;
-            let _e139 = r12_;
-            r13_ = (_e137 * _e139);
-            let _e143 = acc_0_;
-            let _e145 = r13_;
-            r14_ = (_e143 + _e145);
-            let _e149 = r14_;
-            acc_0_ = _e149;
+            let _e64 = A[(_e55 >> 1u)];
+            let _e65 = (_e64 >> ((_e55 & 1u) << 4u));
+            let _e67 = (_e65 & 32767u);
+            let _e69 = (_e67 << 13u);
+            r9_ = bitcast<f32>((select(select((_e69 + 939524096u), (_e69 | 2139095040u), (_e67 >= 31744u)), bitcast<u32>((f32(_e67) * 0.000000059604645f)), (_e67 < 1024u)) | ((_e65 & 32768u) << 16u)));
+            let _e92 = r9_;
+            r10_ = _e92;
+            let _e98 = i_6_;
+            let _e99 = bitcast<u32>(_e98);
+            let _e108 = B[(_e99 >> 1u)];
+            let _e109 = (_e108 >> ((_e99 & 1u) << 4u));
+            let _e111 = (_e109 & 32767u);
+            let _e113 = (_e111 << 13u);
+            r11_ = bitcast<f32>((select(select((_e113 + 939524096u), (_e113 | 2139095040u), (_e111 >= 31744u)), bitcast<u32>((f32(_e111) * 0.000000059604645f)), (_e111 < 1024u)) | ((_e109 & 32768u) << 16u)));
+            let _e136 = r11_;
+            r12_ = _e136;
+            let _e139 = r10_;
+            let _e141 = r12_;
+            r13_ = (_e139 * _e141);
+            let _e145 = acc_0_;
+            let _e147 = r13_;
+            r14_ = (_e145 + _e147);
+            let _e151 = r14_;
+            acc_0_ = _e151;
         }
         continuing {
-            let _e152 = i_6_;
-            let _e154 = r5_;
-            i_6_ = (_e152 + _e154);
+            let _e154 = i_6_;
+            let _e156 = r5_;
+            i_6_ = (_e154 + _e156);
         }
     }
-    let _e158 = left_21_;
-    if !(_e158) {
+    let _e160 = left_21_;
+    if !(_e160) {
         loop_guard[0u] = 2147483649u;
     }
-    let _e165 = acc_0_;
-    let _e166 = subgroupAdd(_e165);
+    let _e167 = acc_0_;
+    let _e168 = subgroupAdd(_e167);
     if ((i32(local_index) % 32i) == 0i) {
-        warp_partials[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>(_e166);
+        warp_partials[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>(_e168);
     }
     workgroupBarrier();
-    let _e183 = warp_partials[0];
-    let _e187 = warp_partials[1];
-    let _e191 = warp_partials[2];
-    let _e195 = warp_partials[3];
-    let _e199 = warp_partials[4];
-    let _e203 = warp_partials[5];
-    let _e207 = warp_partials[6];
-    let _e211 = warp_partials[7];
+    let _e185 = warp_partials[0];
+    let _e189 = warp_partials[1];
+    let _e193 = warp_partials[2];
+    let _e197 = warp_partials[3];
+    let _e201 = warp_partials[4];
+    let _e205 = warp_partials[5];
+    let _e209 = warp_partials[6];
+    let _e213 = warp_partials[7];
     workgroupBarrier();
-    r15_ = (((bitcast<f32>(_e183) + bitcast<f32>(_e199)) + (bitcast<f32>(_e191) + bitcast<f32>(_e207))) + ((bitcast<f32>(_e187) + bitcast<f32>(_e203)) + (bitcast<f32>(_e195) + bitcast<f32>(_e211))));
-    let _e222 = r15_;
-    total_16_ = _e222;
+    r15_ = (((bitcast<f32>(_e185) + bitcast<f32>(_e201)) + (bitcast<f32>(_e193) + bitcast<f32>(_e209))) + ((bitcast<f32>(_e189) + bitcast<f32>(_e205)) + (bitcast<f32>(_e197) + bitcast<f32>(_e213))));
+    let _e224 = r15_;
+    total_16_ = _e224;
     r17_ = i32(local_index);
-    let _e228 = r17_;
-    r18_ = (_e228 == 0i);
-    let _e233 = r18_;
-    if _e233 {
-        let _e235 = total_16_;
-        let _e236 = bitcast<u32>(_e235);
-        let _e238 = (_e236 & 2147483647u);
-        r19_ = bitcast<f32>((select(select(select((((_e238 + 4095u) + ((_e238 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e238) * 16777216f)) * 0.000000059604645f)), (_e238 < 947912704u)), 2139095040u, (_e238 >= 1199566848u)), _e238, (_e238 > 2139095040u)) | (_e236 & 2147483648u)));
-        let _e270 = r19_;
-        let _e273 = bitcast<u32>(0i);
-        let _e280 = ((_e273 & 1u) << 4u);
-        let _e281 = bitcast<u32>(_e270);
-        let _e283 = (_e281 & 2147483647u);
-        atomicAnd((&Out[(_e273 >> 1u)]), ~((65535u << _e280)));
-        atomicOr((&Out[(_e273 >> 1u)]), ((select(select(((_e283 >> 13u) - 114688u), u32((bitcast<f32>(_e283) * 16777216f)), (_e283 < 947912704u)), select(31744u, 32256u, (_e283 > 2139095040u)), (_e283 >= 2139095040u)) | ((_e281 >> 16u) & 32768u)) << _e280));
-        let _e312 = total_16_;
-        Wide[bitcast<u32>(0i)] = _e312;
+    let _e230 = r17_;
+    r18_ = (_e230 == 0i);
+    let _e235 = r18_;
+    if _e235 {
+        let _e237 = total_16_;
+        let _e238 = bitcast<u32>(_e237);
+        let _e240 = (_e238 & 2147483647u);
+        r19_ = bitcast<f32>((select(select(select((((_e240 + 4095u) + ((_e240 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e240) * 16777216f)) * 0.000000059604645f)), (_e240 < 947912704u)), 2139095040u, (_e240 >= 1199566848u)), _e240, (_e240 > 2139095040u)) | (_e238 & 2147483648u)));
+        let _e272 = r19_;
+        let _e275 = bitcast<u32>(0i);
+        let _e283 = ((_e275 & 1u) << 4u);
+        let _e284 = bitcast<u32>(_e272);
+        let _e286 = (_e284 & 2147483647u);
+        atomicAnd((&Out[(_e275 >> 1u)]), ~((65535u << _e283)));
+        atomicOr((&Out[(_e275 >> 1u)]), ((select(select(((_e286 >> 13u) - 114688u), u32((bitcast<f32>(_e286) * 16777216f)), (_e286 < 947912704u)), select(31744u, 32256u, (_e286 > 2139095040u)), (_e286 >= 2139095040u)) | ((_e284 >> 16u) & 32768u)) << _e283));
+        let _e315 = total_16_;
+        Wide[bitcast<u32>(0i)] = _e315;
     }
 }

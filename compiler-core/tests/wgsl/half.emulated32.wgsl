@@ -220,484 +220,484 @@ fn tessera_half(@builtin(local_invocation_index) local_index: u32, @builtin(work
                     let _e177 = r9_;
                     let _e182 = r9_;
                     let _e183 = bitcast<u32>(_e182);
-                    let _e191 = G[(_e183 >> 1u)];
-                    let _e192 = (_e191 >> ((_e183 & 1u) << 4u));
-                    let _e194 = (_e192 & 32767u);
-                    let _e196 = (_e194 << 13u);
-                    r10_ = select(0f, bitcast<f32>((select(select((_e196 + 939524096u), (_e196 | 2139095040u), (_e194 >= 31744u)), bitcast<u32>((f32(_e194) * 0.000000059604645f)), (_e194 < 1024u)) | ((_e192 & 32768u) << 16u))), (bitcast<u32>(_e177) < bitcast<u32>(_e175)));
+                    let _e192 = G[(_e183 >> 1u)];
+                    let _e193 = (_e192 >> ((_e183 & 1u) << 4u));
+                    let _e195 = (_e193 & 32767u);
+                    let _e197 = (_e195 << 13u);
+                    r10_ = select(0f, bitcast<f32>((select(select((_e197 + 939524096u), (_e197 | 2139095040u), (_e195 >= 31744u)), bitcast<u32>((f32(_e195) * 0.000000059604645f)), (_e195 < 1024u)) | ((_e193 & 32768u) << 16u))), (bitcast<u32>(_e177) < bitcast<u32>(_e175)));
                 }
-                let _e221 = active_55_;
-                if _e221 {
-                    let _e223 = r10_;
-                    let _e226 = r8_;
-                    tile0_tile[bitcast<u32>(_e226)] = _e223;
+                let _e222 = active_55_;
+                if _e222 {
+                    let _e224 = r10_;
+                    let _e227 = r8_;
+                    tile0_tile[bitcast<u32>(_e227)] = _e224;
                 }
             }
             continuing {
-                let _e231 = entry_57_;
+                let _e232 = entry_57_;
                 continued_59_ = false;
-                let _e235 = exited_56_;
-                let _e237 = broken_58_;
-                let _e239 = continued_59_;
-                active_55_ = (_e231 && !((_e235 || (_e237 || _e239))));
+                let _e236 = exited_56_;
+                let _e238 = broken_58_;
+                let _e240 = continued_59_;
+                active_55_ = (_e232 && !((_e236 || (_e238 || _e240))));
                 {
-                    let _e246 = active_55_;
-                    if _e246 {
-                        let _e248 = e_4_;
-                        let _e250 = r3_;
-                        e_4_ = (_e248 + _e250);
+                    let _e247 = active_55_;
+                    if _e247 {
+                        let _e249 = e_4_;
+                        let _e251 = r3_;
+                        e_4_ = (_e249 + _e251);
                     }
                 }
             }
         }
-        let _e254 = entry_57_;
-        let _e256 = exited_56_;
-        active_55_ = (_e254 && !(_e256));
+        let _e255 = entry_57_;
+        let _e257 = exited_56_;
+        active_55_ = (_e255 && !(_e257));
         storageBarrier();
         workgroupBarrier();
-        let _e261 = active_55_;
-        if _e261 {
+        let _e262 = active_55_;
+        if _e262 {
             r11_ = i32(local_index);
         }
-        let _e266 = active_55_;
-        if _e266 {
-            let _e268 = base_2_;
-            let _e270 = r11_;
-            r12_ = (_e268 + _e270);
+        let _e267 = active_55_;
+        if _e267 {
+            let _e269 = base_2_;
+            let _e271 = r11_;
+            r12_ = (_e269 + _e271);
         }
-        let _e274 = active_55_;
-        if _e274 {
-            let _e276 = r12_;
-            i_13_ = _e276;
+        let _e275 = active_55_;
+        if _e275 {
+            let _e277 = r12_;
+            i_13_ = _e277;
         }
-        let _e279 = active_55_;
-        if _e279 {
+        let _e280 = active_55_;
+        if _e280 {
             r14_ = i32(local_index);
         }
-        let _e284 = active_55_;
-        if _e284 {
-            let _e286 = r14_;
-            r15_ = (_e286 * 5i);
+        let _e285 = active_55_;
+        if _e285 {
+            let _e287 = r14_;
+            r15_ = (_e287 * 5i);
         }
-        let _e291 = active_55_;
-        if _e291 {
-            let _e293 = r15_;
-            r16_ = (_e293 % 64i);
+        let _e292 = active_55_;
+        if _e292 {
+            let _e294 = r15_;
+            r16_ = (_e294 % 64i);
         }
-        let _e298 = active_55_;
-        if _e298 {
-            let _e301 = r16_;
-            let _e305 = tile0_tile[bitcast<u32>(_e301)];
-            r17_ = _e305;
+        let _e299 = active_55_;
+        if _e299 {
+            let _e302 = r16_;
+            let _e306 = tile0_tile[bitcast<u32>(_e302)];
+            r17_ = _e306;
         }
-        let _e308 = active_55_;
-        if _e308 {
-            let _e310 = r17_;
-            h_18_ = _e310;
+        let _e309 = active_55_;
+        if _e309 {
+            let _e311 = r17_;
+            h_18_ = _e311;
         }
         workgroupBarrier();
-        let _e313 = h_18_;
-        lane_values[local_index] = bitcast<u32>(_e313);
-        let _e321 = active_55_;
-        lane_active[local_index] = u32(_e321);
+        let _e314 = h_18_;
+        lane_values[local_index] = bitcast<u32>(_e314);
+        let _e322 = active_55_;
+        lane_active[local_index] = u32(_e322);
         workgroupBarrier();
-        let _e324 = active_55_;
-        if _e324 {
-            let _e330 = i32(local_index);
-            let _e334 = infinity_65_;
-            acc_64_ = bitcast<f32>(_e334);
+        let _e325 = active_55_;
+        if _e325 {
+            let _e331 = i32(local_index);
+            let _e335 = infinity_65_;
+            acc_64_ = bitcast<f32>(_e335);
             i_66_ = 0i;
             loop {
-                let _e340 = i_66_;
-                if (_e340 >= 32i) {
+                let _e341 = i_66_;
+                if (_e341 >= 32i) {
                     break;
                 }
-                let _e343 = ((_e330 - (i32(local_index) % 32i)) + _e340);
-                let _e345 = (_e343 < 64i);
-                let _e350 = lane_active[bitcast<u32>(select(_e330, _e343, _e345))];
-                if (_e345 && (_e350 != 0u)) {
-                    let _e357 = lane_values[bitcast<u32>(_e343)];
-                    let _e360 = acc_64_;
-                    acc_64_ = max(_e360, bitcast<f32>(_e357));
+                let _e344 = ((_e331 - (i32(local_index) % 32i)) + _e341);
+                let _e346 = (_e344 < 64i);
+                let _e351 = lane_active[bitcast<u32>(select(_e331, _e344, _e346))];
+                if (_e346 && (_e351 != 0u)) {
+                    let _e358 = lane_values[bitcast<u32>(_e344)];
+                    let _e361 = acc_64_;
+                    acc_64_ = max(_e361, bitcast<f32>(_e358));
                 }
                 continuing {
-                    let _e364 = i_66_;
-                    i_66_ = (_e364 + 1i);
+                    let _e365 = i_66_;
+                    i_66_ = (_e365 + 1i);
                 }
             }
-            let _e369 = acc_64_;
-            r19_ = _e369;
+            let _e370 = acc_64_;
+            r19_ = _e370;
         }
         workgroupBarrier();
-        let _e372 = active_55_;
-        if _e372 {
-            let _e374 = r19_;
-            top_20_ = _e374;
+        let _e373 = active_55_;
+        if _e373 {
+            let _e375 = r19_;
+            top_20_ = _e375;
         }
         workgroupBarrier();
-        let _e377 = h_18_;
-        lane_values[local_index] = bitcast<u32>(_e377);
-        let _e385 = active_55_;
-        lane_active[local_index] = u32(_e385);
+        let _e378 = h_18_;
+        lane_values[local_index] = bitcast<u32>(_e378);
+        let _e386 = active_55_;
+        lane_active[local_index] = u32(_e386);
         workgroupBarrier();
-        let _e388 = active_55_;
-        if _e388 {
-            let _e394 = i32(local_index);
+        let _e389 = active_55_;
+        if _e389 {
+            let _e395 = i32(local_index);
             acc_67_ = 0f;
             i_68_ = 0i;
             loop {
-                let _e401 = i_68_;
-                if (_e401 >= 32i) {
+                let _e402 = i_68_;
+                if (_e402 >= 32i) {
                     break;
                 }
-                let _e404 = ((_e394 - (i32(local_index) % 32i)) + _e401);
-                let _e406 = (_e404 < 64i);
-                let _e411 = lane_active[bitcast<u32>(select(_e394, _e404, _e406))];
-                if (_e406 && (_e411 != 0u)) {
-                    let _e418 = lane_values[bitcast<u32>(_e404)];
-                    let _e421 = acc_67_;
-                    acc_67_ = (_e421 + bitcast<f32>(_e418));
+                let _e405 = ((_e395 - (i32(local_index) % 32i)) + _e402);
+                let _e407 = (_e405 < 64i);
+                let _e412 = lane_active[bitcast<u32>(select(_e395, _e405, _e407))];
+                if (_e407 && (_e412 != 0u)) {
+                    let _e419 = lane_values[bitcast<u32>(_e405)];
+                    let _e422 = acc_67_;
+                    acc_67_ = (_e422 + bitcast<f32>(_e419));
                 }
                 continuing {
-                    let _e425 = i_68_;
-                    i_68_ = (_e425 + 1i);
+                    let _e426 = i_68_;
+                    i_68_ = (_e426 + 1i);
                 }
             }
-            let _e430 = acc_67_;
-            r49_ = _e430;
+            let _e431 = acc_67_;
+            r49_ = _e431;
         }
         workgroupBarrier();
-        let _e433 = active_55_;
-        if _e433 {
-            let _e435 = r49_;
-            let _e436 = bitcast<u32>(_e435);
-            let _e438 = (_e436 & 2147483647u);
-            r21_ = bitcast<f32>((select(select(select((((_e438 + 4095u) + ((_e438 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e438) * 16777216f)) * 0.000000059604645f)), (_e438 < 947912704u)), 2139095040u, (_e438 >= 1199566848u)), _e438, (_e438 > 2139095040u)) | (_e436 & 2147483648u)));
+        let _e434 = active_55_;
+        if _e434 {
+            let _e436 = r49_;
+            let _e437 = bitcast<u32>(_e436);
+            let _e439 = (_e437 & 2147483647u);
+            r21_ = bitcast<f32>((select(select(select((((_e439 + 4095u) + ((_e439 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e439) * 16777216f)) * 0.000000059604645f)), (_e439 < 947912704u)), 2139095040u, (_e439 >= 1199566848u)), _e439, (_e439 > 2139095040u)) | (_e437 & 2147483648u)));
         }
-        let _e470 = active_55_;
-        if _e470 {
-            let _e472 = r21_;
-            total_22_ = _e472;
-        }
-        workgroupBarrier();
-        let _e475 = h_18_;
-        lane_values[local_index] = bitcast<u32>(_e475);
-        let _e483 = active_55_;
-        lane_active[local_index] = u32(_e483);
-        workgroupBarrier();
-        let _e486 = active_55_;
-        if _e486 {
-            let _e490 = (i32(local_index) % 32i);
-            let _e492 = i32(local_index);
-            let _e496 = (_e490 ^ 1i);
-            let _e500 = ((_e496 >= 0i) && (_e496 < 32i));
-            let _e502 = select(_e492, ((_e492 - _e490) + _e496), _e500);
-            let _e504 = (_e502 < 64i);
-            let _e509 = lane_active[bitcast<u32>(select(_e492, _e502, _e504))];
-            let _e517 = lane_values[bitcast<u32>(_e502)];
-            let _e522 = lane_values[bitcast<u32>(_e492)];
-            r23_ = select(bitcast<f32>(_e522), bitcast<f32>(_e517), (_e500 && (_e504 && (_e509 != 0u))));
+        let _e471 = active_55_;
+        if _e471 {
+            let _e473 = r21_;
+            total_22_ = _e473;
         }
         workgroupBarrier();
-        let _e527 = active_55_;
-        if _e527 {
-            let _e529 = r23_;
-            next_24_ = _e529;
+        let _e476 = h_18_;
+        lane_values[local_index] = bitcast<u32>(_e476);
+        let _e484 = active_55_;
+        lane_active[local_index] = u32(_e484);
+        workgroupBarrier();
+        let _e487 = active_55_;
+        if _e487 {
+            let _e491 = (i32(local_index) % 32i);
+            let _e493 = i32(local_index);
+            let _e497 = (_e491 ^ 1i);
+            let _e501 = ((_e497 >= 0i) && (_e497 < 32i));
+            let _e503 = select(_e493, ((_e493 - _e491) + _e497), _e501);
+            let _e505 = (_e503 < 64i);
+            let _e510 = lane_active[bitcast<u32>(select(_e493, _e503, _e505))];
+            let _e518 = lane_values[bitcast<u32>(_e503)];
+            let _e523 = lane_values[bitcast<u32>(_e493)];
+            r23_ = select(bitcast<f32>(_e523), bitcast<f32>(_e518), (_e501 && (_e505 && (_e510 != 0u))));
         }
-        let _e532 = active_55_;
-        if _e532 {
-            let _e535 = params.N;
-            r25_ = _e535;
+        workgroupBarrier();
+        let _e528 = active_55_;
+        if _e528 {
+            let _e530 = r23_;
+            next_24_ = _e530;
         }
-        let _e538 = active_55_;
-        if _e538 {
-            let _e540 = i_13_;
-            let _e542 = r25_;
-            r26_ = (_e540 < _e542);
+        let _e533 = active_55_;
+        if _e533 {
+            let _e536 = params.N;
+            r25_ = _e536;
         }
-        let _e546 = active_55_;
-        saved_69_ = _e546;
-        let _e549 = r26_;
-        let _e551 = saved_69_;
-        let _e552 = (_e551 && _e549);
-        taken_70_ = _e552;
-        active_55_ = _e552;
+        let _e539 = active_55_;
+        if _e539 {
+            let _e541 = i_13_;
+            let _e543 = r25_;
+            r26_ = (_e541 < _e543);
+        }
+        let _e547 = active_55_;
+        saved_69_ = _e547;
+        let _e550 = r26_;
+        let _e552 = saved_69_;
+        let _e553 = (_e552 && _e550);
+        taken_70_ = _e553;
+        active_55_ = _e553;
         {
-            let _e556 = active_55_;
-            if _e556 {
-                let _e561 = i_13_;
-                let _e565 = F[bitcast<u32>(_e561)];
-                r27_ = _e565;
+            let _e557 = active_55_;
+            if _e557 {
+                let _e562 = i_13_;
+                let _e566 = F[bitcast<u32>(_e562)];
+                r27_ = _e566;
             }
-            let _e568 = active_55_;
-            if _e568 {
-                let _e570 = r27_;
-                x_28_ = _e570;
+            let _e569 = active_55_;
+            if _e569 {
+                let _e571 = r27_;
+                x_28_ = _e571;
             }
-            let _e573 = active_55_;
-            if _e573 {
-                let _e575 = x_28_;
-                let _e576 = bitcast<u32>(_e575);
-                let _e578 = (_e576 & 2147483647u);
-                r29_ = bitcast<f32>((select(select(select((((_e578 + 4095u) + ((_e578 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e578) * 16777216f)) * 0.000000059604645f)), (_e578 < 947912704u)), 2139095040u, (_e578 >= 1199566848u)), _e578, (_e578 > 2139095040u)) | (_e576 & 2147483648u)));
+            let _e574 = active_55_;
+            if _e574 {
+                let _e576 = x_28_;
+                let _e577 = bitcast<u32>(_e576);
+                let _e579 = (_e577 & 2147483647u);
+                r29_ = bitcast<f32>((select(select(select((((_e579 + 4095u) + ((_e579 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e579) * 16777216f)) * 0.000000059604645f)), (_e579 < 947912704u)), 2139095040u, (_e579 >= 1199566848u)), _e579, (_e579 > 2139095040u)) | (_e577 & 2147483648u)));
             }
-            let _e610 = active_55_;
-            if _e610 {
-                let _e612 = r29_;
-                let _e617 = i_13_;
-                let _e618 = bitcast<u32>(_e617);
-                let _e625 = ((_e618 & 1u) << 4u);
-                let _e626 = bitcast<u32>(_e612);
-                let _e628 = (_e626 & 2147483647u);
-                atomicAnd((&R[(_e618 >> 1u)]), ~((65535u << _e625)));
-                atomicOr((&R[(_e618 >> 1u)]), ((select(select(((_e628 >> 13u) - 114688u), u32((bitcast<f32>(_e628) * 16777216f)), (_e628 < 947912704u)), select(31744u, 32256u, (_e628 > 2139095040u)), (_e628 >= 2139095040u)) | ((_e626 >> 16u) & 32768u)) << _e625));
+            let _e611 = active_55_;
+            if _e611 {
+                let _e613 = r29_;
+                let _e618 = i_13_;
+                let _e619 = bitcast<u32>(_e618);
+                let _e627 = ((_e619 & 1u) << 4u);
+                let _e628 = bitcast<u32>(_e613);
+                let _e630 = (_e628 & 2147483647u);
+                atomicAnd((&R[(_e619 >> 1u)]), ~((65535u << _e627)));
+                atomicOr((&R[(_e619 >> 1u)]), ((select(select(((_e630 >> 13u) - 114688u), u32((bitcast<f32>(_e630) * 16777216f)), (_e630 < 947912704u)), select(31744u, 32256u, (_e630 > 2139095040u)), (_e630 >= 2139095040u)) | ((_e628 >> 16u) & 32768u)) << _e627));
             }
-            let _e657 = active_55_;
-            if _e657 {
-                let _e659 = x_28_;
-                let _e660 = bitcast<u32>(_e659);
-                let _e662 = (_e660 & 2147483647u);
-                r30_ = bitcast<f32>((select(select(select((((_e662 + 4095u) + ((_e662 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e662) * 16777216f)) * 0.000000059604645f)), (_e662 < 947912704u)), 2139095040u, (_e662 >= 1199566848u)), _e662, (_e662 > 2139095040u)) | (_e660 & 2147483648u)));
+            let _e659 = active_55_;
+            if _e659 {
+                let _e661 = x_28_;
+                let _e662 = bitcast<u32>(_e661);
+                let _e664 = (_e662 & 2147483647u);
+                r30_ = bitcast<f32>((select(select(select((((_e664 + 4095u) + ((_e664 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e664) * 16777216f)) * 0.000000059604645f)), (_e664 < 947912704u)), 2139095040u, (_e664 >= 1199566848u)), _e664, (_e664 > 2139095040u)) | (_e662 & 2147483648u)));
             }
-            let _e694 = active_55_;
-            if _e694 {
-                let _e696 = r30_;
-                r31_ = _e696;
+            let _e696 = active_55_;
+            if _e696 {
+                let _e698 = r30_;
+                r31_ = _e698;
             }
-            let _e699 = active_55_;
-            if _e699 {
-                let _e701 = r31_;
-                let _e706 = i_13_;
-                W[bitcast<u32>(_e706)] = _e701;
+            let _e701 = active_55_;
+            if _e701 {
+                let _e703 = r31_;
+                let _e708 = i_13_;
+                W[bitcast<u32>(_e708)] = _e703;
             }
-            let _e711 = active_55_;
-            if _e711 {
-                let _e716 = i_13_;
-                let _e717 = bitcast<u32>(_e716);
-                let _e725 = H[(_e717 >> 1u)];
-                let _e726 = (_e725 >> ((_e717 & 1u) << 4u));
-                let _e728 = (_e726 & 32767u);
-                let _e730 = (_e728 << 13u);
-                r32_ = bitcast<f32>((select(select((_e730 + 939524096u), (_e730 | 2139095040u), (_e728 >= 31744u)), bitcast<u32>((f32(_e728) * 0.000000059604645f)), (_e728 < 1024u)) | ((_e726 & 32768u) << 16u)));
+            let _e713 = active_55_;
+            if _e713 {
+                let _e718 = i_13_;
+                let _e719 = bitcast<u32>(_e718);
+                let _e728 = H[(_e719 >> 1u)];
+                let _e729 = (_e728 >> ((_e719 & 1u) << 4u));
+                let _e731 = (_e729 & 32767u);
+                let _e733 = (_e731 << 13u);
+                r32_ = bitcast<f32>((select(select((_e733 + 939524096u), (_e733 | 2139095040u), (_e731 >= 31744u)), bitcast<u32>((f32(_e731) * 0.000000059604645f)), (_e731 < 1024u)) | ((_e729 & 32768u) << 16u)));
             }
-            let _e753 = active_55_;
-            if _e753 {
-                let _e755 = r32_;
-                a_33_ = _e755;
+            let _e756 = active_55_;
+            if _e756 {
+                let _e758 = r32_;
+                a_33_ = _e758;
             }
-            let _e758 = active_55_;
-            if _e758 {
-                let _e760 = i_13_;
-                r34_ = (_e760 * 7i);
+            let _e761 = active_55_;
+            if _e761 {
+                let _e763 = i_13_;
+                r34_ = (_e763 * 7i);
             }
-            let _e765 = active_55_;
-            if _e765 {
-                let _e767 = r34_;
-                r35_ = (_e767 + 3i);
+            let _e768 = active_55_;
+            if _e768 {
+                let _e770 = r34_;
+                r35_ = (_e770 + 3i);
             }
-            let _e772 = active_55_;
-            if _e772 {
-                let _e775 = params.N;
-                r36_ = _e775;
+            let _e775 = active_55_;
+            if _e775 {
+                let _e778 = params.N;
+                r36_ = _e778;
             }
-            let _e778 = active_55_;
-            if _e778 {
-                let _e780 = r35_;
-                let _e782 = r36_;
-                r37_ = (_e780 % _e782);
+            let _e781 = active_55_;
+            if _e781 {
+                let _e783 = r35_;
+                let _e785 = r36_;
+                r37_ = (_e783 % _e785);
             }
-            let _e786 = active_55_;
-            if _e786 {
-                let _e791 = r37_;
-                let _e792 = bitcast<u32>(_e791);
-                let _e800 = H[(_e792 >> 1u)];
-                let _e801 = (_e800 >> ((_e792 & 1u) << 4u));
-                let _e803 = (_e801 & 32767u);
-                let _e805 = (_e803 << 13u);
-                r38_ = bitcast<f32>((select(select((_e805 + 939524096u), (_e805 | 2139095040u), (_e803 >= 31744u)), bitcast<u32>((f32(_e803) * 0.000000059604645f)), (_e803 < 1024u)) | ((_e801 & 32768u) << 16u)));
+            let _e789 = active_55_;
+            if _e789 {
+                let _e794 = r37_;
+                let _e795 = bitcast<u32>(_e794);
+                let _e804 = H[(_e795 >> 1u)];
+                let _e805 = (_e804 >> ((_e795 & 1u) << 4u));
+                let _e807 = (_e805 & 32767u);
+                let _e809 = (_e807 << 13u);
+                r38_ = bitcast<f32>((select(select((_e809 + 939524096u), (_e809 | 2139095040u), (_e807 >= 31744u)), bitcast<u32>((f32(_e807) * 0.000000059604645f)), (_e807 < 1024u)) | ((_e805 & 32768u) << 16u)));
             }
-            let _e828 = active_55_;
-            if _e828 {
-                let _e830 = r38_;
-                b_39_ = _e830;
+            let _e832 = active_55_;
+            if _e832 {
+                let _e834 = r38_;
+                b_39_ = _e834;
             }
-            let _e833 = active_55_;
-            if _e833 {
-                let _e835 = a_33_;
-                let _e837 = b_39_;
-                r50_ = (_e835 + _e837);
+            let _e837 = active_55_;
+            if _e837 {
+                let _e839 = a_33_;
+                let _e841 = b_39_;
+                r50_ = (_e839 + _e841);
             }
-            let _e841 = active_55_;
-            if _e841 {
-                let _e843 = r50_;
-                let _e844 = bitcast<u32>(_e843);
-                let _e846 = (_e844 & 2147483647u);
-                r40_ = bitcast<f32>((select(select(select((((_e846 + 4095u) + ((_e846 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e846) * 16777216f)) * 0.000000059604645f)), (_e846 < 947912704u)), 2139095040u, (_e846 >= 1199566848u)), _e846, (_e846 > 2139095040u)) | (_e844 & 2147483648u)));
+            let _e845 = active_55_;
+            if _e845 {
+                let _e847 = r50_;
+                let _e848 = bitcast<u32>(_e847);
+                let _e850 = (_e848 & 2147483647u);
+                r40_ = bitcast<f32>((select(select(select((((_e850 + 4095u) + ((_e850 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e850) * 16777216f)) * 0.000000059604645f)), (_e850 < 947912704u)), 2139095040u, (_e850 >= 1199566848u)), _e850, (_e850 > 2139095040u)) | (_e848 & 2147483648u)));
             }
-            let _e878 = active_55_;
-            if _e878 {
-                let _e880 = r40_;
-                let _e884 = params.N;
-                let _e887 = i_13_;
-                let _e890 = bitcast<u32>(((0i * _e884) + _e887));
-                let _e897 = ((_e890 & 1u) << 4u);
-                let _e898 = bitcast<u32>(_e880);
-                let _e900 = (_e898 & 2147483647u);
-                atomicAnd((&A[(_e890 >> 1u)]), ~((65535u << _e897)));
-                atomicOr((&A[(_e890 >> 1u)]), ((select(select(((_e900 >> 13u) - 114688u), u32((bitcast<f32>(_e900) * 16777216f)), (_e900 < 947912704u)), select(31744u, 32256u, (_e900 > 2139095040u)), (_e900 >= 2139095040u)) | ((_e898 >> 16u) & 32768u)) << _e897));
+            let _e882 = active_55_;
+            if _e882 {
+                let _e884 = r40_;
+                let _e888 = params.N;
+                let _e891 = i_13_;
+                let _e894 = bitcast<u32>(((0i * _e888) + _e891));
+                let _e902 = ((_e894 & 1u) << 4u);
+                let _e903 = bitcast<u32>(_e884);
+                let _e905 = (_e903 & 2147483647u);
+                atomicAnd((&A[(_e894 >> 1u)]), ~((65535u << _e902)));
+                atomicOr((&A[(_e894 >> 1u)]), ((select(select(((_e905 >> 13u) - 114688u), u32((bitcast<f32>(_e905) * 16777216f)), (_e905 < 947912704u)), select(31744u, 32256u, (_e905 > 2139095040u)), (_e905 >= 2139095040u)) | ((_e903 >> 16u) & 32768u)) << _e902));
             }
-            let _e929 = active_55_;
-            if _e929 {
-                let _e931 = a_33_;
-                let _e933 = b_39_;
-                r51_ = (_e931 * _e933);
+            let _e934 = active_55_;
+            if _e934 {
+                let _e936 = a_33_;
+                let _e938 = b_39_;
+                r51_ = (_e936 * _e938);
             }
-            let _e937 = active_55_;
-            if _e937 {
-                let _e939 = r51_;
-                let _e940 = bitcast<u32>(_e939);
-                let _e942 = (_e940 & 2147483647u);
-                r41_ = bitcast<f32>((select(select(select((((_e942 + 4095u) + ((_e942 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e942) * 16777216f)) * 0.000000059604645f)), (_e942 < 947912704u)), 2139095040u, (_e942 >= 1199566848u)), _e942, (_e942 > 2139095040u)) | (_e940 & 2147483648u)));
+            let _e942 = active_55_;
+            if _e942 {
+                let _e944 = r51_;
+                let _e945 = bitcast<u32>(_e944);
+                let _e947 = (_e945 & 2147483647u);
+                r41_ = bitcast<f32>((select(select(select((((_e947 + 4095u) + ((_e947 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e947) * 16777216f)) * 0.000000059604645f)), (_e947 < 947912704u)), 2139095040u, (_e947 >= 1199566848u)), _e947, (_e947 > 2139095040u)) | (_e945 & 2147483648u)));
             }
-            let _e974 = active_55_;
-            if _e974 {
-                let _e976 = r41_;
-                let _e978 = a_33_;
-                r52_ = (_e976 - _e978);
+            let _e979 = active_55_;
+            if _e979 {
+                let _e981 = r41_;
+                let _e983 = a_33_;
+                r52_ = (_e981 - _e983);
             }
-            let _e982 = active_55_;
-            if _e982 {
-                let _e984 = r52_;
-                let _e985 = bitcast<u32>(_e984);
-                let _e987 = (_e985 & 2147483647u);
-                r42_ = bitcast<f32>((select(select(select((((_e987 + 4095u) + ((_e987 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e987) * 16777216f)) * 0.000000059604645f)), (_e987 < 947912704u)), 2139095040u, (_e987 >= 1199566848u)), _e987, (_e987 > 2139095040u)) | (_e985 & 2147483648u)));
+            let _e987 = active_55_;
+            if _e987 {
+                let _e989 = r52_;
+                let _e990 = bitcast<u32>(_e989);
+                let _e992 = (_e990 & 2147483647u);
+                r42_ = bitcast<f32>((select(select(select((((_e992 + 4095u) + ((_e992 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e992) * 16777216f)) * 0.000000059604645f)), (_e992 < 947912704u)), 2139095040u, (_e992 >= 1199566848u)), _e992, (_e992 > 2139095040u)) | (_e990 & 2147483648u)));
             }
-            let _e1019 = active_55_;
-            if _e1019 {
-                let _e1021 = r42_;
-                let _e1025 = params.N;
-                let _e1028 = i_13_;
-                let _e1031 = bitcast<u32>(((1i * _e1025) + _e1028));
-                let _e1038 = ((_e1031 & 1u) << 4u);
-                let _e1039 = bitcast<u32>(_e1021);
-                let _e1041 = (_e1039 & 2147483647u);
-                atomicAnd((&A[(_e1031 >> 1u)]), ~((65535u << _e1038)));
-                atomicOr((&A[(_e1031 >> 1u)]), ((select(select(((_e1041 >> 13u) - 114688u), u32((bitcast<f32>(_e1041) * 16777216f)), (_e1041 < 947912704u)), select(31744u, 32256u, (_e1041 > 2139095040u)), (_e1041 >= 2139095040u)) | ((_e1039 >> 16u) & 32768u)) << _e1038));
+            let _e1024 = active_55_;
+            if _e1024 {
+                let _e1026 = r42_;
+                let _e1030 = params.N;
+                let _e1033 = i_13_;
+                let _e1036 = bitcast<u32>(((1i * _e1030) + _e1033));
+                let _e1044 = ((_e1036 & 1u) << 4u);
+                let _e1045 = bitcast<u32>(_e1026);
+                let _e1047 = (_e1045 & 2147483647u);
+                atomicAnd((&A[(_e1036 >> 1u)]), ~((65535u << _e1044)));
+                atomicOr((&A[(_e1036 >> 1u)]), ((select(select(((_e1047 >> 13u) - 114688u), u32((bitcast<f32>(_e1047) * 16777216f)), (_e1047 < 947912704u)), select(31744u, 32256u, (_e1047 > 2139095040u)), (_e1047 >= 2139095040u)) | ((_e1045 >> 16u) & 32768u)) << _e1044));
             }
-            let _e1070 = active_55_;
-            if _e1070 {
-                let _e1072 = i_13_;
-                r43_ = (_e1072 * 37i);
+            let _e1076 = active_55_;
+            if _e1076 {
+                let _e1078 = i_13_;
+                r43_ = (_e1078 * 37i);
             }
-            let _e1077 = active_55_;
-            if _e1077 {
-                let _e1079 = r43_;
-                r44_ = (_e1079 - 30000i);
-            }
-            let _e1084 = active_55_;
-            if _e1084 {
-                let _e1086 = r44_;
-                r53_ = f32(_e1086);
+            let _e1083 = active_55_;
+            if _e1083 {
+                let _e1085 = r43_;
+                r44_ = (_e1085 - 30000i);
             }
             let _e1090 = active_55_;
             if _e1090 {
-                let _e1092 = r53_;
-                let _e1093 = bitcast<u32>(_e1092);
-                let _e1095 = (_e1093 & 2147483647u);
-                r45_ = bitcast<f32>((select(select(select((((_e1095 + 4095u) + ((_e1095 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1095) * 16777216f)) * 0.000000059604645f)), (_e1095 < 947912704u)), 2139095040u, (_e1095 >= 1199566848u)), _e1095, (_e1095 > 2139095040u)) | (_e1093 & 2147483648u)));
+                let _e1092 = r44_;
+                r53_ = f32(_e1092);
             }
-            let _e1127 = active_55_;
-            if _e1127 {
-                let _e1129 = r45_;
-                let _e1133 = params.N;
-                let _e1136 = i_13_;
-                let _e1139 = bitcast<u32>(((2i * _e1133) + _e1136));
-                let _e1146 = ((_e1139 & 1u) << 4u);
-                let _e1147 = bitcast<u32>(_e1129);
-                let _e1149 = (_e1147 & 2147483647u);
-                atomicAnd((&A[(_e1139 >> 1u)]), ~((65535u << _e1146)));
-                atomicOr((&A[(_e1139 >> 1u)]), ((select(select(((_e1149 >> 13u) - 114688u), u32((bitcast<f32>(_e1149) * 16777216f)), (_e1149 < 947912704u)), select(31744u, 32256u, (_e1149 > 2139095040u)), (_e1149 >= 2139095040u)) | ((_e1147 >> 16u) & 32768u)) << _e1146));
+            let _e1096 = active_55_;
+            if _e1096 {
+                let _e1098 = r53_;
+                let _e1099 = bitcast<u32>(_e1098);
+                let _e1101 = (_e1099 & 2147483647u);
+                r45_ = bitcast<f32>((select(select(select((((_e1101 + 4095u) + ((_e1101 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1101) * 16777216f)) * 0.000000059604645f)), (_e1101 < 947912704u)), 2139095040u, (_e1101 >= 1199566848u)), _e1101, (_e1101 > 2139095040u)) | (_e1099 & 2147483648u)));
             }
-            let _e1178 = active_55_;
-            if _e1178 {
-                let _e1180 = top_20_;
-                let _e1184 = params.N;
-                let _e1187 = i_13_;
-                let _e1190 = bitcast<u32>(((0i * _e1184) + _e1187));
-                let _e1197 = ((_e1190 & 1u) << 4u);
-                let _e1198 = bitcast<u32>(_e1180);
-                let _e1200 = (_e1198 & 2147483647u);
-                atomicAnd((&T[(_e1190 >> 1u)]), ~((65535u << _e1197)));
-                atomicOr((&T[(_e1190 >> 1u)]), ((select(select(((_e1200 >> 13u) - 114688u), u32((bitcast<f32>(_e1200) * 16777216f)), (_e1200 < 947912704u)), select(31744u, 32256u, (_e1200 > 2139095040u)), (_e1200 >= 2139095040u)) | ((_e1198 >> 16u) & 32768u)) << _e1197));
+            let _e1133 = active_55_;
+            if _e1133 {
+                let _e1135 = r45_;
+                let _e1139 = params.N;
+                let _e1142 = i_13_;
+                let _e1145 = bitcast<u32>(((2i * _e1139) + _e1142));
+                let _e1153 = ((_e1145 & 1u) << 4u);
+                let _e1154 = bitcast<u32>(_e1135);
+                let _e1156 = (_e1154 & 2147483647u);
+                atomicAnd((&A[(_e1145 >> 1u)]), ~((65535u << _e1153)));
+                atomicOr((&A[(_e1145 >> 1u)]), ((select(select(((_e1156 >> 13u) - 114688u), u32((bitcast<f32>(_e1156) * 16777216f)), (_e1156 < 947912704u)), select(31744u, 32256u, (_e1156 > 2139095040u)), (_e1156 >= 2139095040u)) | ((_e1154 >> 16u) & 32768u)) << _e1153));
             }
-            let _e1229 = active_55_;
-            if _e1229 {
-                let _e1231 = total_22_;
-                let _e1235 = params.N;
-                let _e1238 = i_13_;
-                let _e1241 = bitcast<u32>(((1i * _e1235) + _e1238));
-                let _e1248 = ((_e1241 & 1u) << 4u);
-                let _e1249 = bitcast<u32>(_e1231);
-                let _e1251 = (_e1249 & 2147483647u);
-                atomicAnd((&T[(_e1241 >> 1u)]), ~((65535u << _e1248)));
-                atomicOr((&T[(_e1241 >> 1u)]), ((select(select(((_e1251 >> 13u) - 114688u), u32((bitcast<f32>(_e1251) * 16777216f)), (_e1251 < 947912704u)), select(31744u, 32256u, (_e1251 > 2139095040u)), (_e1251 >= 2139095040u)) | ((_e1249 >> 16u) & 32768u)) << _e1248));
+            let _e1185 = active_55_;
+            if _e1185 {
+                let _e1187 = top_20_;
+                let _e1191 = params.N;
+                let _e1194 = i_13_;
+                let _e1197 = bitcast<u32>(((0i * _e1191) + _e1194));
+                let _e1205 = ((_e1197 & 1u) << 4u);
+                let _e1206 = bitcast<u32>(_e1187);
+                let _e1208 = (_e1206 & 2147483647u);
+                atomicAnd((&T[(_e1197 >> 1u)]), ~((65535u << _e1205)));
+                atomicOr((&T[(_e1197 >> 1u)]), ((select(select(((_e1208 >> 13u) - 114688u), u32((bitcast<f32>(_e1208) * 16777216f)), (_e1208 < 947912704u)), select(31744u, 32256u, (_e1208 > 2139095040u)), (_e1208 >= 2139095040u)) | ((_e1206 >> 16u) & 32768u)) << _e1205));
             }
-            let _e1280 = active_55_;
-            if _e1280 {
-                let _e1282 = next_24_;
-                let _e1286 = params.N;
-                let _e1289 = i_13_;
-                let _e1292 = bitcast<u32>(((2i * _e1286) + _e1289));
-                let _e1299 = ((_e1292 & 1u) << 4u);
-                let _e1300 = bitcast<u32>(_e1282);
-                let _e1302 = (_e1300 & 2147483647u);
-                atomicAnd((&T[(_e1292 >> 1u)]), ~((65535u << _e1299)));
-                atomicOr((&T[(_e1292 >> 1u)]), ((select(select(((_e1302 >> 13u) - 114688u), u32((bitcast<f32>(_e1302) * 16777216f)), (_e1302 < 947912704u)), select(31744u, 32256u, (_e1302 > 2139095040u)), (_e1302 >= 2139095040u)) | ((_e1300 >> 16u) & 32768u)) << _e1299));
+            let _e1237 = active_55_;
+            if _e1237 {
+                let _e1239 = total_22_;
+                let _e1243 = params.N;
+                let _e1246 = i_13_;
+                let _e1249 = bitcast<u32>(((1i * _e1243) + _e1246));
+                let _e1257 = ((_e1249 & 1u) << 4u);
+                let _e1258 = bitcast<u32>(_e1239);
+                let _e1260 = (_e1258 & 2147483647u);
+                atomicAnd((&T[(_e1249 >> 1u)]), ~((65535u << _e1257)));
+                atomicOr((&T[(_e1249 >> 1u)]), ((select(select(((_e1260 >> 13u) - 114688u), u32((bitcast<f32>(_e1260) * 16777216f)), (_e1260 < 947912704u)), select(31744u, 32256u, (_e1260 > 2139095040u)), (_e1260 >= 2139095040u)) | ((_e1258 >> 16u) & 32768u)) << _e1257));
             }
-            let _e1331 = active_55_;
-            if _e1331 {
-                let _e1333 = a_33_;
-                r46_ = abs(_e1333);
+            let _e1289 = active_55_;
+            if _e1289 {
+                let _e1291 = next_24_;
+                let _e1295 = params.N;
+                let _e1298 = i_13_;
+                let _e1301 = bitcast<u32>(((2i * _e1295) + _e1298));
+                let _e1309 = ((_e1301 & 1u) << 4u);
+                let _e1310 = bitcast<u32>(_e1291);
+                let _e1312 = (_e1310 & 2147483647u);
+                atomicAnd((&T[(_e1301 >> 1u)]), ~((65535u << _e1309)));
+                atomicOr((&T[(_e1301 >> 1u)]), ((select(select(((_e1312 >> 13u) - 114688u), u32((bitcast<f32>(_e1312) * 16777216f)), (_e1312 < 947912704u)), select(31744u, 32256u, (_e1312 > 2139095040u)), (_e1312 >= 2139095040u)) | ((_e1310 >> 16u) & 32768u)) << _e1309));
             }
-            let _e1337 = active_55_;
-            if _e1337 {
-                let _e1339 = b_39_;
-                r47_ = -(_e1339);
+            let _e1341 = active_55_;
+            if _e1341 {
+                let _e1343 = a_33_;
+                r46_ = abs(_e1343);
             }
-            let _e1343 = active_55_;
-            if _e1343 {
-                let _e1345 = r46_;
-                let _e1347 = r47_;
-                r54_ = (_e1345 * _e1347);
+            let _e1347 = active_55_;
+            if _e1347 {
+                let _e1349 = b_39_;
+                r47_ = -(_e1349);
             }
-            let _e1351 = active_55_;
-            if _e1351 {
-                let _e1353 = r54_;
-                let _e1354 = bitcast<u32>(_e1353);
-                let _e1356 = (_e1354 & 2147483647u);
-                r48_ = bitcast<f32>((select(select(select((((_e1356 + 4095u) + ((_e1356 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1356) * 16777216f)) * 0.000000059604645f)), (_e1356 < 947912704u)), 2139095040u, (_e1356 >= 1199566848u)), _e1356, (_e1356 > 2139095040u)) | (_e1354 & 2147483648u)));
+            let _e1353 = active_55_;
+            if _e1353 {
+                let _e1355 = r46_;
+                let _e1357 = r47_;
+                r54_ = (_e1355 * _e1357);
             }
-            let _e1388 = active_55_;
-            if _e1388 {
-                let _e1390 = r48_;
-                let _e1394 = params.N;
-                let _e1397 = i_13_;
-                let _e1400 = bitcast<u32>(((3i * _e1394) + _e1397));
-                let _e1407 = ((_e1400 & 1u) << 4u);
-                let _e1408 = bitcast<u32>(_e1390);
-                let _e1410 = (_e1408 & 2147483647u);
-                atomicAnd((&T[(_e1400 >> 1u)]), ~((65535u << _e1407)));
-                atomicOr((&T[(_e1400 >> 1u)]), ((select(select(((_e1410 >> 13u) - 114688u), u32((bitcast<f32>(_e1410) * 16777216f)), (_e1410 < 947912704u)), select(31744u, 32256u, (_e1410 > 2139095040u)), (_e1410 >= 2139095040u)) | ((_e1408 >> 16u) & 32768u)) << _e1407));
+            let _e1361 = active_55_;
+            if _e1361 {
+                let _e1363 = r54_;
+                let _e1364 = bitcast<u32>(_e1363);
+                let _e1366 = (_e1364 & 2147483647u);
+                r48_ = bitcast<f32>((select(select(select((((_e1366 + 4095u) + ((_e1366 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1366) * 16777216f)) * 0.000000059604645f)), (_e1366 < 947912704u)), 2139095040u, (_e1366 >= 1199566848u)), _e1366, (_e1366 > 2139095040u)) | (_e1364 & 2147483648u)));
             }
-        }
-        let _e1439 = saved_69_;
-        let _e1441 = taken_70_;
-        let _e1445 = exited_56_;
-        active_55_ = ((_e1439 && !(_e1441)) && !(_e1445));
-        {
+            let _e1398 = active_55_;
+            if _e1398 {
+                let _e1400 = r48_;
+                let _e1404 = params.N;
+                let _e1407 = i_13_;
+                let _e1410 = bitcast<u32>(((3i * _e1404) + _e1407));
+                let _e1418 = ((_e1410 & 1u) << 4u);
+                let _e1419 = bitcast<u32>(_e1400);
+                let _e1421 = (_e1419 & 2147483647u);
+                atomicAnd((&T[(_e1410 >> 1u)]), ~((65535u << _e1418)));
+                atomicOr((&T[(_e1410 >> 1u)]), ((select(select(((_e1421 >> 13u) - 114688u), u32((bitcast<f32>(_e1421) * 16777216f)), (_e1421 < 947912704u)), select(31744u, 32256u, (_e1421 > 2139095040u)), (_e1421 >= 2139095040u)) | ((_e1419 >> 16u) & 32768u)) << _e1418));
+            }
         }
         let _e1450 = saved_69_;
-        let _e1452 = exited_56_;
-        active_55_ = (_e1450 && !(_e1452));
+        let _e1452 = taken_70_;
+        let _e1456 = exited_56_;
+        active_55_ = ((_e1450 && !(_e1452)) && !(_e1456));
+        {
+        }
+        let _e1461 = saved_69_;
+        let _e1463 = exited_56_;
+        active_55_ = (_e1461 && !(_e1463));
     }
 }
