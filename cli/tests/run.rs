@@ -182,6 +182,58 @@ fn f16_tensors_are_float16_npy_files() {
     assert_eq!(got[0].to_f32(), 720.0);
 }
 
+/// 8-bit tensors are numpy's int8 and uint8 (`|i1`, `|u1`): quantize writes its i8 result as
+/// int8, clamped and wrapped as the kernel says.
+#[test]
+fn eight_bit_tensors_are_int8_npy_files() {
+    let dir = scratch("int8");
+    let x: Vec<f32> = vec![0.5, -0.5, 1.0, -1.0, 0.0123, 3.0];
+    write_f32(&dir.join("x.npy"), &[x.len() as u64], &x);
+    let out = dir.join("out");
+    let output = tessera(&[
+        "run",
+        &examples().join("quantize.tsr").to_string_lossy(),
+        "--scalar",
+        "scale=0.01",
+        "--in",
+        &format!("X={}", dir.join("x.npy").display()),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let bytes = std::fs::read(out.join("Q.npy")).unwrap_or_else(|e| panic!("{e}"));
+    let npy = npyz::NpyFile::new(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(npy.dtype().descr().replace('\'', ""), "|i1");
+    let q = npy.into_vec::<i8>().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(q, vec![50, -50, 100, -100, 1, 127]);
+    // And back in: an int8 file is a tensor<i8>'s input; a float file is refused.
+    let again = tessera(&[
+        "run",
+        &examples().join("quantize.tsr").to_string_lossy(),
+        "--scalar",
+        "scale=0.01",
+        "--in",
+        &format!("X={}", dir.join("x.npy").display()),
+        "--in",
+        &format!("Q={}", out.join("Q.npy").display()),
+    ]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let wrong = tessera(&[
+        "run",
+        &examples().join("quantize.tsr").to_string_lossy(),
+        "--scalar",
+        "scale=0.01",
+        "--in",
+        &format!("Q={}", dir.join("x.npy").display()),
+    ]);
+    assert!(!wrong.status.success());
+    assert!(
+        stderr(&wrong).contains("expected dtype |i1"),
+        "{}",
+        stderr(&wrong)
+    );
+}
+
 /// numpy saves a transposed array in Fortran order (`np.save(p, A.T)`): the kernel must see the
 /// array numpy means, not its bytes taken as row-major, and the output is written in C order.
 #[test]

@@ -25,6 +25,9 @@
 //!   rounded once (the spec's rule), so every backend gives the same bits: `W` is compared
 //!   exactly, and `h` reaches integers (`i32(h)`) and exact floats (snapped).
 //!
+//! - **8-bit** (`B`, an `i8` tensor): read widened at the start, stored (its low byte) at the
+//!   end, and `i8(x)` / `u8(x)` wrap integers and exact floats along the way: compared exactly.
+//!
 //! Atomics change `H` (integers: each operation on its own 16 elements, so no element sees two
 //! operations that do not commute) and `G` (f32 adds of whole numbers, below 2^24 in every
 //! sum), whose final values do not depend on the order of the atomics: compared exactly.
@@ -259,6 +262,7 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
                 .boxed(),
         ),
         (1, Just("v = v + i32(h)".to_owned()).boxed()),
+        (1, Just("v = v + i8(v * 7) - i32(u8(e))".to_owned()).boxed()),
         (1, Just(snap("e + f32(h)")).boxed()),
         // Atomics need no particular control.
         (
@@ -404,7 +408,7 @@ fn kernel() -> impl Strategy<Value = (String, u32)> {
     (prop::sample::select(vec![32u32, 36, 64]), block(Control::Uniform, 2)).prop_map(
         |(threads, body)| {
             let source = format!(
-                "@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[112], G: tensor<f32>[4], W: tensor<f16>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  var h: f16 = 0.5\n  if i < N {{\n    v = X[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n    W[i] = h\n  }}\n}}\n",
+                "@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[112], G: tensor<f32>[4], W: tensor<f16>[N], B: tensor<i8>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  var h: f16 = 0.5\n  if i < N {{\n    v = X[i] + B[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n    W[i] = h\n    B[i] = i8(v ^ a)\n  }}\n}}\n",
                 indent(body)
             );
             (source, threads)
@@ -454,7 +458,11 @@ fn compare_with(
     let launch = Launch {
         grid: Dim3::new(2, 1, 1),
         dims: [("N".to_owned(), i64::from(2 * threads - 5))].into(),
-        inputs: [("X".to_owned(), Input::Rand(7))].into(),
+        inputs: [
+            ("X".to_owned(), Input::Rand(7)),
+            ("B".to_owned(), Input::Rand(8)),
+        ]
+        .into(),
         lanes,
         ..Launch::default()
     };
@@ -475,7 +483,7 @@ fn compare_with(
         ));
     }
     // What the atomics left (integers, and f32 sums of whole numbers) and the f16s: exact.
-    for (param, name) in [(3, "H"), (4, "G"), (5, "W")] {
+    for (param, name) in [(3, "H"), (4, "G"), (5, "W"), (6, "B")] {
         let (got, want) = (bits(&args, param), bits(&expected.args, param));
         if let Some(at) = got.iter().zip(&want).position(|(g, w)| g != w) {
             return Err(format!(
@@ -554,7 +562,11 @@ fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
     let launch = Launch {
         grid: Dim3::new(2, 1, 1),
         dims: [("N".to_owned(), i64::from(n))].into(),
-        inputs: [("X".to_owned(), Input::Rand(7))].into(),
+        inputs: [
+            ("X".to_owned(), Input::Rand(7)),
+            ("B".to_owned(), Input::Rand(8)),
+        ]
+        .into(),
         ..Launch::default()
     };
     let prepared = compilation
@@ -618,7 +630,11 @@ fn threads_agree(source: &str, threads: u32, workers: usize) -> Result<(), Strin
     let launch = Launch {
         grid: Dim3::new(7, 1, 1),
         dims: [("N".to_owned(), i64::from(7 * threads - 5))].into(),
-        inputs: [("X".to_owned(), Input::Rand(7))].into(),
+        inputs: [
+            ("X".to_owned(), Input::Rand(7)),
+            ("B".to_owned(), Input::Rand(8)),
+        ]
+        .into(),
         ..Launch::default()
     };
     let mut prepared = compilation
@@ -682,6 +698,7 @@ fn the_generator_draws_every_kind_of_statement() {
         "i32(h)",
         "<over ctx.lane>(h)",
         "shuffle_xor(h",
+        "i8(v * 7)",
     ] {
         let count = sources.iter().filter(|s| s.contains(construct)).count();
         assert!(
