@@ -95,6 +95,18 @@ test('a share link restores the source and the launch in a new page', async ({ p
   await expect(other.getByTestId('scalar-alpha')).toHaveValue('1.5');
 });
 
+// A number field's browser check once refused any fraction (step 1), and with it the form's
+// Run, without a word: a float scalar takes any number.
+test('a fractional scalar, typed in, runs', async ({ play, page }) => {
+  await play.open('?example=saxpy');
+  await play.setField('scalar-alpha', '0.125');
+  await expect(page.getByTestId('scalar-alpha')).toHaveAttribute('step', 'any');
+  await expect(page.getByTestId('scalar-alpha')).toHaveAttribute('inputmode', 'decimal');
+  await expect(page.getByTestId('grid-x')).toHaveAttribute('inputmode', 'numeric');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+});
+
 test('a damaged link says so and opens the default example', async ({ play, page }) => {
   await page.goto('/play#v1.AAAAthis-is-not-a-session');
   await expect(page.getByTestId('notice')).toContainText('the link is damaged');

@@ -68,19 +68,22 @@ fn field(
     }
 }
 
-/// A number field's control.
+/// A number field's control: whole numbers, or with `Kind::Decimal` any number (the browser's
+/// own check would otherwise refuse a fraction, and with it the form's Run, without a word).
 fn number_input(
     testid: &str,
     value: impl Fn() -> String + Send + Sync + 'static,
     set: impl Fn(String) + 'static,
     problem: Signal<Option<String>, LocalStorage>,
     placeholder: Option<String>,
-    has_note: bool,
+    (has_note, kind): (bool, Kind),
 ) -> AnyView {
+    let decimal = kind == Kind::Decimal;
     view! {
         <input
             type="number"
-            inputmode="numeric"
+            inputmode=if decimal { "decimal" } else { "numeric" }
+            step=decimal.then_some("any")
             data-testid=testid.to_owned()
             prop:value=value
             placeholder=placeholder
@@ -92,6 +95,13 @@ fn number_input(
     .into_any()
 }
 
+/// What a number field takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Whole,
+    Decimal,
+}
+
 /// A number field of the launch.
 fn number_field(
     label: String,
@@ -99,11 +109,12 @@ fn number_field(
     value: impl Fn() -> String + Send + Sync + 'static,
     set: impl Fn(String) + 'static,
     problem: Signal<Option<String>, LocalStorage>,
+    kind: Kind,
 ) -> impl IntoView {
     field(
         label,
         testid,
-        number_input(testid, value, set, problem, None, false),
+        number_input(testid, value, set, problem, None, (false, kind)),
         problem,
     )
 }
@@ -191,6 +202,7 @@ fn input_field(
                     }
                 },
                 Signal::derive_local(|| None),
+                Kind::Whole,
             )
         })
     };
@@ -251,6 +263,7 @@ pub fn LaunchPanel(
             },
             set,
             problem,
+            Kind::Whole,
         )
     };
     let parameters = move || {
@@ -279,6 +292,7 @@ pub fn LaunchPanel(
                         }
                     },
                     problem_at(problems, LaunchField::Dim(name.clone())),
+                    Kind::Whole,
                 )
                 .into_any()
             })
@@ -305,6 +319,11 @@ pub fn LaunchPanel(
                             }
                         },
                         problem_at(problems, LaunchField::Scalar(name.clone())),
+                        if ty.is_float() {
+                            Kind::Decimal
+                        } else {
+                            Kind::Whole
+                        },
                     )
                     .into_any()
                 }
@@ -333,7 +352,7 @@ pub fn LaunchPanel(
                 },
                 none,
                 Some(default_steps.to_string()),
-                true,
+                (true, Kind::Whole),
             ),
             none,
         );
@@ -398,6 +417,7 @@ pub fn LaunchPanel(
                     move || launch.with(|l| l.lanes.to_string()),
                     move |text| if let Some(n) = parse_count(&text) { launch.update(|l| l.lanes = n) },
                     lanes_problem,
+                    Kind::Whole,
                 )}
                 {move || kernel.get().is_some_and(|k| k.cluster.is_some()).then(|| number_field(
                     "@cluster nodes".into(),
@@ -405,6 +425,7 @@ pub fn LaunchPanel(
                     move || launch.with(|l| l.nodes.to_string()),
                     move |text| if let Some(n) = parse_count(&text) { launch.update(|l| l.nodes = n.max(1)) },
                     none,
+                    Kind::Whole,
                 ))}
                 <label class="field">
                     <span>"warps on the GPU"</span>
