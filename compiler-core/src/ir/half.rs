@@ -38,35 +38,37 @@ fn rewrite(block: &mut Block, regs: &mut Vec<RegInfo>) {
                 rewrite(body, regs);
                 rewrite(continuing, regs);
             }
-            StmtKind::Let { dst, op } => {
-                if widen(op, regs[dst.0 as usize].ty) {
-                    let temporary = Reg(regs.len() as u32);
-                    regs.push(RegInfo {
-                        ty: Scalar::F32,
-                        name: None,
-                        variable: false,
-                    });
-                    let dst = *dst;
-                    let wide = std::mem::replace(op, Op::Copy(Operand::Const(0)));
-                    block.push(Stmt {
-                        kind: StmtKind::Let {
-                            dst: temporary,
-                            op: wide,
-                        },
-                        span: stmt.span,
-                        statement: stmt.statement,
-                    });
-                    stmt.kind = StmtKind::Let {
-                        dst,
-                        op: Op::Cast {
-                            from: Scalar::F32,
-                            to: Scalar::F16,
-                            value: Operand::Reg(temporary),
-                        },
-                    };
-                }
-            }
             _ => {}
+        }
+        // `widen` changes every operation on f16 (to name f32), and says which need rounding.
+        let rounded = match &mut stmt.kind {
+            StmtKind::Let { dst, op } => widen(op, regs[dst.0 as usize].ty).then_some(*dst),
+            _ => None,
+        };
+        if let Some(dst) = rounded {
+            let temporary = Reg(regs.len() as u32);
+            regs.push(RegInfo {
+                ty: Scalar::F32,
+                name: None,
+                variable: false,
+            });
+            let rounding = StmtKind::Let {
+                dst,
+                op: Op::Cast {
+                    from: Scalar::F32,
+                    to: Scalar::F16,
+                    value: Operand::Reg(temporary),
+                },
+            };
+            let mut wide = Stmt {
+                kind: std::mem::replace(&mut stmt.kind, rounding),
+                span: stmt.span,
+                statement: stmt.statement,
+            };
+            if let StmtKind::Let { dst, .. } = &mut wide.kind {
+                *dst = temporary;
+            }
+            block.push(wide);
         }
         block.push(stmt);
     }

@@ -110,7 +110,7 @@ impl Builder<'_> {
     }
 
     /// The `f32` of the `f16` whose 16 bits are the low half of the u32 `h` (exact).
-    fn from_half_bits(&mut self, block: &mut Block, h: Handle<E>) -> Handle<E> {
+    fn half_value(&mut self, block: &mut Block, h: Handle<E>) -> Handle<E> {
         let magnitude_mask = self.u32(block, 0x7fff);
         let m = self.binary(block, B::And, h, magnitude_mask);
         // Normal: the exponent rebiased (15 to 127), the fraction moved up.
@@ -176,7 +176,7 @@ impl Builder<'_> {
         let word = self.add(block, E::Load { pointer });
         let moved = self.binary(block, B::ShiftRight, word, shift);
         let value = match element {
-            Scalar::F16 => self.from_half_bits(block, moved),
+            Scalar::F16 => self.half_value(block, moved),
             Scalar::U8 => {
                 let byte = self.u32(block, 0xff);
                 self.binary(block, B::And, moved, byte)
