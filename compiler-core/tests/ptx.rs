@@ -410,85 +410,81 @@ fn a_cta_scan_keeps_a_slot_per_warp() {
     );
 }
 
+/// The PTX of `tests/wgsl/NAME.tsr` for each target, each checked by ptxas.
+fn assembled_test_kernel(name: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/wgsl/{name}.tsr"));
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    Arch::ALL
+        .into_iter()
+        .map(|arch| {
+            let text = ptx(&source, arch).text;
+            let output = assemble(name, &text, arch);
+            assert!(
+                output.status.success(),
+                "{}: {}",
+                arch.name(),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            text
+        })
+        .collect()
+}
+
+/// Whether each of `instructions` is in every one of `texts`.
+fn assert_has_instructions(texts: &[String], instructions: &[&str]) {
+    for text in texts {
+        for instruction in instructions {
+            assert!(text.contains(instruction), "{instruction}: {text}");
+        }
+    }
+}
+
 /// The spec's edges (tests/wgsl/edges.tsr: saturating casts, `round trunc sign erf pow` on
 /// floats and `sign` on integers) assemble for every target, each built-in by its instruction.
 #[test]
 fn ptxas_accepts_the_spec_edges_and_the_numpy_built_ins() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/edges.tsr");
-    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
-    for arch in Arch::ALL {
-        let text = ptx(&source, arch).text;
-        let output = assemble("edges", &text, arch);
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            arch.name(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        for instruction in [
+    assert_has_instructions(
+        &assembled_test_kernel("edges"),
+        &[
             "cvt.rni.f32.f32",
             "cvt.rzi.f32.f32",
             "lg2.approx.f32",
             "ex2.approx.f32",
             "setp.gt.s32",
-        ] {
-            assert!(text.contains(instruction), "{instruction}: {text}");
-        }
-    }
+        ],
+    );
 }
 
 /// `f16` (tests/wgsl/half.tsr) assembles for every target: two-byte loads and stores, and
 /// each rounding a `cvt.rn.f16.f32` and back.
 #[test]
 fn ptxas_accepts_f16_loads_stores_and_roundings() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/half.tsr");
-    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
-    for arch in Arch::ALL {
-        let text = ptx(&source, arch).text;
-        let output = assemble("half", &text, arch);
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            arch.name(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        for instruction in [
+    assert_has_instructions(
+        &assembled_test_kernel("half"),
+        &[
             "ld.global.b16",
             "st.global.b16",
             "ld.shared.b16",
             "st.shared.b16",
             "cvt.rn.f16.f32",
             "cvt.f32.f16",
-        ] {
-            assert!(text.contains(instruction), "{instruction}: {text}");
-        }
-    }
+        ],
+    );
 }
 
 /// 8-bit tensors (tests/wgsl/bytes.tsr) assemble for every target: byte loads that extend
 /// into a 32-bit register, byte stores of its low byte.
 #[test]
 fn ptxas_accepts_byte_loads_and_stores() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/bytes.tsr");
-    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
-    for arch in Arch::ALL {
-        let text = ptx(&source, arch).text;
-        let output = assemble("bytes", &text, arch);
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            arch.name(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        for instruction in [
+    assert_has_instructions(
+        &assembled_test_kernel("bytes"),
+        &[
             "ld.global.s8",
             "ld.global.u8",
             "st.global.s8",
             "st.global.u8",
-        ] {
-            assert!(text.contains(instruction), "{instruction}: {text}");
-        }
-    }
+        ],
+    );
 }
 
 /// Every atomic (tests/wgsl/atomics.tsr) assembles for every target: `red` where the old
@@ -496,17 +492,7 @@ fn ptxas_accepts_byte_loads_and_stores() {
 /// add of a negation (PTX has no `atom.sub`), f32 adds on global and shared memory.
 #[test]
 fn ptxas_accepts_every_atomic_and_each_takes_its_instruction() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/atomics.tsr");
-    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
-    for arch in Arch::ALL {
-        let text = ptx(&source, arch).text;
-        let output = assemble("atomics", &text, arch);
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            arch.name(),
-            String::from_utf8_lossy(&output.stderr)
-        );
+    for text in assembled_test_kernel("atomics") {
         let instructions: Vec<&str> = text
             .lines()
             .map(str::trim)

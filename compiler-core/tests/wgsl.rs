@@ -74,17 +74,16 @@ fn golden_wgsl_for_every_example() {
     golden.finish();
 }
 
-/// The kernel of the spec's rules that WGSL alone would break (float-to-integer casts, a
-/// constant zero divisor, a constant shift count of 32 or more, `barrier()` and tensors): it
-/// validates in both warp modes, and its golden WGSL is what Chromium's Tint compiles
-/// (e2e/specs/wgsl.spec.ts) and lavapipe runs (runtime/tests/differential.rs).
-#[test]
-fn the_spec_edges_wgsl_would_break_compile_and_keep_the_rules() {
+/// The browser WGSL of `tests/wgsl/NAME.tsr` with 32-lane warps, in subgroup mode and emulated,
+/// each holding every one of `expected` and checked against its golden file (which Chromium's
+/// Tint compiles: e2e/specs/wgsl.spec.ts).
+fn golden_test_kernel(name: &str, expected: &[&str]) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl");
     let source =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/edges.tsr"))
-            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::read_to_string(dir.join(format!("{name}.tsr"))).unwrap_or_else(|e| panic!("{e}"));
     let compilation = compiler_core::compile(&source);
     let mut golden = Golden::default();
+    let mut texts = Vec::new();
     for (mode, kind) in [
         (WarpMode::Subgroups, "lanes"),
         (WarpMode::Emulated, "emulated"),
@@ -93,7 +92,26 @@ fn the_spec_edges_wgsl_would_break_compile_and_keep_the_rules() {
             Ok(wgsl) => wgsl.browser_text(),
             Err(diagnostics) => panic!("{mode:?}: {diagnostics:?}"),
         };
-        assert!(text.contains("storageBarrier();\n"), "{text}");
+        for expected in expected {
+            assert!(
+                text.contains(expected),
+                "{mode:?} lacks {expected}:\n{text}"
+            );
+        }
+        golden.check(&dir.join(format!("{name}.{kind}32.wgsl")), &text);
+        texts.push(text);
+    }
+    golden.finish();
+    texts
+}
+
+/// The kernel of the spec's rules that WGSL alone would break (float-to-integer casts, a
+/// constant zero divisor, a constant shift count of 32 or more, `barrier()` and tensors): it
+/// validates in both warp modes, and its golden WGSL is what Chromium's Tint compiles
+/// (e2e/specs/wgsl.spec.ts) and lavapipe runs (runtime/tests/differential.rs).
+#[test]
+fn the_spec_edges_wgsl_would_break_compile_and_keep_the_rules() {
+    for text in golden_test_kernel("edges", &["storageBarrier();\n"]) {
         // The saturating cast's bound and its NaN test.
         assert!(
             text.contains("2147483600f") || text.contains("2147483648f"),
@@ -103,105 +121,48 @@ fn the_spec_edges_wgsl_would_break_compile_and_keep_the_rules() {
             text.contains("4294967300f") || text.contains("4294967296f"),
             "{text}"
         );
-        golden.check(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/wgsl/edges.{kind}32.wgsl")),
-            &text,
-        );
     }
-    golden.finish();
 }
 
 /// `f16` (tests/wgsl/half.tsr): its tensors are u32 words, a written one atomic, its stores an
 /// atomicAnd and an atomicOr on the word, and no f16 type or pack2x16float anywhere (so it runs
-/// on every device). Golden files, so Chromium's Tint compiles them (e2e/specs/wgsl.spec.ts).
+/// on every device).
 #[test]
 fn f16_wgsl_keeps_halves_in_words_and_rounds_in_integers() {
-    let source =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/half.tsr"))
-            .unwrap_or_else(|e| panic!("{e}"));
-    let compilation = compiler_core::compile(&source);
-    let mut golden = Golden::default();
-    for (mode, kind) in [
-        (WarpMode::Subgroups, "lanes"),
-        (WarpMode::Emulated, "emulated"),
-    ] {
-        let text = match compilation.wgsl(None, 32, mode) {
-            Ok(wgsl) => wgsl.browser_text(),
-            Err(diagnostics) => panic!("{mode:?}: {diagnostics:?}"),
-        };
-        assert!(text.contains("var<storage> H: array<u32>;"), "{text}");
-        assert!(
-            text.contains("var<storage, read_write> R: array<atomic<u32>>;"),
-            "{text}"
-        );
-        assert!(
-            text.contains("atomicAnd(") && text.contains("atomicOr("),
-            "{text}"
-        );
+    let expected = [
+        "var<storage> H: array<u32>;",
+        "var<storage, read_write> R: array<atomic<u32>>;",
+        "atomicAnd(",
+        "atomicOr(",
+    ];
+    for text in golden_test_kernel("half", &expected) {
         assert!(!text.contains("enable f16"), "{text}");
         assert!(!text.contains("pack2x16float"), "{text}");
-        golden.check(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/wgsl/half.{kind}32.wgsl")),
-            &text,
-        );
     }
-    golden.finish();
 }
 
 /// 8-bit tensors (tests/wgsl/bytes.tsr): u32 words of four bytes, a written one atomic, each
-/// store an atomicAnd and an atomicOr on its word. Golden files, so Chromium's Tint compiles
-/// them (e2e/specs/wgsl.spec.ts).
+/// store an atomicAnd and an atomicOr on its word.
 #[test]
 fn eight_bit_wgsl_keeps_bytes_in_words() {
-    let source =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/bytes.tsr"))
-            .unwrap_or_else(|e| panic!("{e}"));
-    let compilation = compiler_core::compile(&source);
-    let mut golden = Golden::default();
-    for (mode, kind) in [
-        (WarpMode::Subgroups, "lanes"),
-        (WarpMode::Emulated, "emulated"),
-    ] {
-        let text = match compilation.wgsl(None, 32, mode) {
-            Ok(wgsl) => wgsl.browser_text(),
-            Err(diagnostics) => panic!("{mode:?}: {diagnostics:?}"),
-        };
-        assert!(
-            text.contains("var<storage, read_write> B: array<atomic<u32>>;"),
-            "{text}"
-        );
-        assert!(
-            text.contains("atomicAnd(") && text.contains("atomicOr("),
-            "{text}"
-        );
-        golden.check(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/wgsl/bytes.{kind}32.wgsl")),
-            &text,
-        );
-    }
-    golden.finish();
+    golden_test_kernel(
+        "bytes",
+        &[
+            "var<storage, read_write> B: array<atomic<u32>>;",
+            "atomicAnd(",
+            "atomicOr(",
+        ],
+    );
 }
 
 /// Atomics (tests/wgsl/atomics.tsr): the tensors and tiles they change are atomic storage,
 /// read and written through atomicLoad / atomicStore, and the f32 add is a compare-exchange
-/// loop on the bits. Golden files, so Chromium's Tint compiles them (e2e/specs/wgsl.spec.ts).
+/// loop on the bits.
 #[test]
 fn atomics_wgsl_has_atomic_storage_and_a_float_add_loop() {
-    let source = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/atomics.tsr"),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let compilation = compiler_core::compile(&source);
-    let mut golden = Golden::default();
-    for (mode, kind) in [
-        (WarpMode::Subgroups, "lanes"),
-        (WarpMode::Emulated, "emulated"),
-    ] {
-        let text = match compilation.wgsl(None, 32, mode) {
-            Ok(wgsl) => wgsl.browser_text(),
-            Err(diagnostics) => panic!("{mode:?}: {diagnostics:?}"),
-        };
-        for expected in [
+    golden_test_kernel(
+        "atomics",
+        &[
             "var<storage> X: array<i32>;",
             "var<storage, read_write> S: array<atomic<i32>>;",
             "var<storage, read_write> F: array<atomic<u32>>;",
@@ -214,19 +175,8 @@ fn atomics_wgsl_has_atomic_storage_and_a_float_add_loop() {
             "atomicCompareExchangeWeak((&Claim[",
             "atomicLoad((&tile2_half[",
             ".exchanged",
-        ] {
-            assert!(
-                text.contains(expected),
-                "{mode:?} lacks {expected}:\n{text}"
-            );
-        }
-        golden.check(
-            &Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(format!("tests/wgsl/atomics.{kind}32.wgsl")),
-            &text,
-        );
-    }
-    golden.finish();
+        ],
+    );
 }
 
 /// The WGSL a run sends to a GPU: loops guarded (the run's step limit as the budget). Golden
