@@ -83,12 +83,21 @@ pub struct AdapterReport {
     pub max_invocations_per_workgroup: u32,
     pub max_workgroup_storage_bytes: u32,
     pub max_workgroups_per_dimension: u32,
+    /// Storage buffers one kernel may bind: one per tensor, and the loop guard's word. WebGPU
+    /// promises 8; a device gives what its adapter offers.
+    #[serde(default = "webgpu_storage_buffers")]
+    pub max_storage_buffers: u32,
     /// Whether this device's subgroups are cut from consecutive invocations with
     /// `subgroup_invocation_id = local_invocation_index % size`, which subgroup mode assumes
     /// (WGSL does not promise it). Found by [`lane_probe`] when the device opens; `false` until
     /// then, and for a device without fixed-size subgroups.
     #[serde(default)]
     pub lanes_follow_index: bool,
+}
+
+/// WebGPU's guaranteed `maxStorageBuffersPerShaderStage`.
+fn webgpu_storage_buffers() -> u32 {
+    8
 }
 
 impl AdapterReport {
@@ -177,8 +186,8 @@ impl fmt::Display for AdapterReport {
         }
         writeln!(
             f,
-            "workgroup: up to {} invocations, {} bytes of workgroup storage",
-            self.max_invocations_per_workgroup, self.max_workgroup_storage_bytes
+            "workgroup: up to {} invocations, {} bytes of workgroup storage; {} storage buffers a kernel",
+            self.max_invocations_per_workgroup, self.max_workgroup_storage_bytes, self.max_storage_buffers
         )
     }
 }

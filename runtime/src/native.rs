@@ -33,6 +33,7 @@ impl AdapterReport {
             max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+            max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
             lanes_follow_index: false,
         }
     }

@@ -124,6 +124,18 @@ fn check_limits(report: &AdapterReport, wgsl: &Wgsl, args: &Args) -> Result<(), 
             wgsl.workgroup_bytes - storage
         )));
     }
+    let buffers = wgsl.tensors.len() + usize::from(wgsl.guard.is_some());
+    let bindable = report.max_storage_buffers as usize;
+    if buffers > bindable {
+        let guard = if wgsl.guard.is_some() {
+            " and the loop guard's word"
+        } else {
+            ""
+        };
+        return Err(RuntimeError::Limit(format!(
+            "the kernel binds {buffers} storage buffers (one per tensor{guard}); this GPU binds at most {bindable} to a kernel: pass fewer tensors, or stack several into one with a leading dimension"
+        )));
+    }
     let most = report.max_workgroups_per_dimension;
     for (axis, n) in [("x", args.grid.x), ("y", args.grid.y), ("z", args.grid.z)] {
         if n > most {
@@ -191,4 +203,66 @@ pub(crate) fn leave_device<'a, B>(
         }
     }
     left
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use compiler_core::launch::Launch;
+    use compiler_core::wgsl::WarpMode;
+    use compiler_core::RunLimits;
+
+    fn report(max_storage_buffers: u32) -> AdapterReport {
+        AdapterReport {
+            name: "test".into(),
+            backend: "test".into(),
+            device_type: "cpu".into(),
+            driver: String::new(),
+            subgroups: false,
+            subgroup_min_size: 0,
+            subgroup_max_size: 0,
+            max_invocations_per_workgroup: 256,
+            max_workgroup_storage_bytes: 16384,
+            max_workgroups_per_dimension: 65535,
+            max_storage_buffers,
+            lanes_follow_index: false,
+        }
+    }
+
+    /// A kernel of nine tensors on a device that binds eight (WebGPU's promise) is a launch
+    /// problem that says so, not the device's own refusal of the pipeline.
+    #[test]
+    fn more_tensors_than_the_device_binds_is_a_clear_limit() {
+        let names = ["A", "B", "C", "D", "E", "F", "G", "H", "I"];
+        let params: Vec<String> = names
+            .iter()
+            .map(|n| format!("{n}: tensor<f32>[N]"))
+            .collect();
+        let source = format!(
+            "@launch(32)\nkernel nine({}) {{\n  I[ctx.thread] = A[ctx.thread]\n}}\n",
+            params.join(", ")
+        );
+        let compilation = compiler_core::compile(&source);
+        let launch = Launch {
+            dims: [("N".to_owned(), 32)].into(),
+            ..Launch::default()
+        };
+        let prepared = compilation
+            .prepare(&launch, RunLimits::TERMINAL)
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let wgsl = prepared
+            .wgsl(WarpMode::Emulated)
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let error = check_limits(&report(8), &wgsl, &prepared.args)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            error.contains(
+                "the kernel binds 9 storage buffers (one per tensor); this GPU binds at most 8"
+            ),
+            "{error}"
+        );
+        assert!(check_limits(&report(10), &wgsl, &prepared.args).is_ok());
+    }
 }

@@ -105,6 +105,7 @@ impl AdapterReport {
             max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup(),
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size(),
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension(),
+            max_storage_buffers: limits.max_storage_buffers_per_shader_stage(),
             lanes_follow_index: false,
         }
     }
@@ -179,6 +180,10 @@ pub async fn open() -> Result<Gpu, RuntimeError> {
         (
             "maxComputeWorkgroupSizeX",
             adapter.limits().max_compute_workgroup_size_x(),
+        ),
+        (
+            "maxStorageBuffersPerShaderStage",
+            report.max_storage_buffers,
         ),
     ] {
         let _ = Reflect::set(&limits, &JsValue::from_str(name), &Number::from(value));
