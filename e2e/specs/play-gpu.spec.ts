@@ -150,3 +150,27 @@ for (const mode of ['subgroups', 'emulated']) {
     }
   });
 }
+
+// Every tensor is a storage buffer, and a GPU run adds the loop guard's word: the device asks
+// for the adapter's storage buffers (SwiftShader's 10, where WebGPU promises 8), and a kernel
+// that needs more is told so beside the launch, not by the device's refusal.
+test('a kernel of nine tensors runs on WebGPU, and one of ten is told the GPU binds too few', async ({ play, page }) => {
+  const names = 'ABCDEFGHIJ'.split('');
+  const kernel = (n: number) => {
+    const params = names.slice(0, n).map((x) => `${x}: tensor<f32>[N]`).join(', ');
+    const sum = names.slice(0, n - 1).map((x) => `${x}[i]`).join(' + ');
+    return `@launch(32)\nkernel many(${params}) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    ${names[n - 1]}[i] = ${sum}\n  }\n}\n`;
+  };
+  await play.open('?example=vector_add');
+  await page.locator('.cm-editor').evaluate((el: any, text: string) => el.tesseraPaste(text), kernel(9));
+  await play.run();
+  const outcome = await play.gpuOutcome();
+  test.skip(outcome.includes('not run'), `no WebGPU here: ${outcome}`);
+  await expect(play.verdicts.first()).toBeVisible();
+  for (const verdict of await play.verdicts.all()) {
+    await expect(verdict).toHaveText(/^GPU = simulator/);
+  }
+  await page.locator('.cm-editor').evaluate((el: any, text: string) => el.tesseraPaste(text), kernel(10));
+  await play.run();
+  expect(await play.gpuOutcome()).toContain('the kernel binds 11 storage buffers (one per tensor and the loop guard\'s word); this GPU binds at most 10');
+});

@@ -229,8 +229,9 @@ mod tests {
         }
     }
 
-    /// A kernel of nine tensors on a device that binds eight (WebGPU's promise) is a launch
-    /// problem that says so, not the device's own refusal of the pipeline.
+    /// A kernel of nine tensors (and a GPU run's loop guard) on a device that binds eight
+    /// (WebGPU's promise) is a launch problem that says so, not the device's own refusal of the
+    /// pipeline.
     #[test]
     fn more_tensors_than_the_device_binds_is_a_clear_limit() {
         let names = ["A", "B", "C", "D", "E", "F", "G", "H", "I"];
@@ -259,7 +260,7 @@ mod tests {
             .unwrap_or_default();
         assert!(
             error.contains(
-                "the kernel binds 9 storage buffers (one per tensor); this GPU binds at most 8"
+                "the kernel binds 10 storage buffers (one per tensor and the loop guard's word); this GPU binds at most 8"
             ),
             "{error}"
         );
