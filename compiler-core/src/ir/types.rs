@@ -101,9 +101,10 @@ impl Scalar {
     }
 
     /// `value` as the bits of an element of this type, as the spec states literals and launch
-    /// values: floats round to the nearest `f32`; integers drop their fraction (toward zero)
-    /// and wrap to 32 bits, two's complement, as all integer arithmetic does (so 4294967295 is
-    /// the `i32` -1, and -1 is the `u32` 0xffffffff); NaN and infinities have no integer
+    /// values: floats round to the nearest `f32` (or `f16`, once, from the value itself);
+    /// integers drop their fraction (toward zero) and wrap to 32 bits, two's complement, as all
+    /// integer arithmetic does (so 4294967295 is the `i32` -1, and -1 is the `u32`
+    /// 0xffffffff), and an 8-bit element to its low byte; NaN and infinities have no integer
     /// value and give 0; a `bool` is true when the value is not zero.
     ///
     /// A cast in a kernel (`i32(x)`) is not this: it saturates, as GPUs do (see `sim`).
