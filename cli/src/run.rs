@@ -818,7 +818,15 @@ fn profile_json(profile: &MemoryProfile, source: &str) -> String {
             value
         })
         .collect();
-    serde_json::to_string_pretty(&serde_json::json!({ "sites": sites })).unwrap_or_default()
+    serde_json::to_string_pretty(&serde_json::json!({
+        "flops": profile.work.flops(),
+        "global_bytes": profile.global_bytes(),
+        "requested_bytes": profile.requested_bytes(),
+        "shared_wavefronts": profile.shared_wavefronts(),
+        "work": profile.work,
+        "sites": sites,
+    }))
+    .unwrap_or_default()
 }
 
 /// The trace as JSON, each step with its source line (1-based) beside its byte span.

@@ -726,6 +726,22 @@ fn profile_prints_each_access_with_its_figures() {
         (&512.into(), &512.into(), &0.into())
     );
     assert_eq!(copy["poor"], false);
+    // The run's work beside the sites (issue 35): a transpose moves 64 x 64 f32s in and out,
+    // coalesced, and computes no floats.
+    assert_eq!(json["flops"], 0);
+    assert_eq!(json["global_bytes"], 2 * 64 * 64 * 4);
+    assert_eq!(json["requested_bytes"], 2 * 64 * 64 * 4);
+    assert_eq!(json["work"]["float_fmas"], 0);
+    // The naive transpose's summary: its 16384 + 2048 sectors moved, for the 64 x 256 f32s
+    // read and written, 4.5 times the bytes asked for.
+    let moved = (16384 + 2048) * 32;
+    let asked = 2 * 64 * 256 * 4;
+    assert!(
+        text.contains(&format!(
+            "global memory: {moved} bytes moved in 32-byte sectors, {asked} bytes asked for"
+        )),
+        "{text}"
+    );
 }
 
 #[test]

@@ -6,13 +6,17 @@ use compiler_core::sim::{AccessSite, MemoryProfile};
 use compiler_core::RunLimits;
 
 fn profile(source: &str, dims: &[(&str, i64)], grid_x: u32) -> MemoryProfile {
-    let compilation = compiler_core::compile(source);
     let mut launch = Launch {
         dims: dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
         ..Launch::default()
     };
     launch.grid.x = grid_x;
-    let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+    profile_of(source, &launch)
+}
+
+fn profile_of(source: &str, launch: &Launch) -> MemoryProfile {
+    let compilation = compiler_core::compile(source);
+    let prepared = match compilation.prepare(launch, RunLimits::TERMINAL) {
         Ok(prepared) => prepared,
         Err(diagnostics) => panic!("{diagnostics:?}"),
     };
@@ -397,4 +401,54 @@ kernel bytes(X: tensor<u8>[N], Y: tensor<i8>[32]) {
     assert_eq!(sectors(at("X[l * 4]")), (4, 1, 3));
     let store = at("Y[l] = i8(X[l] + X[l * 4])");
     assert_eq!((store.sectors, store.bytes), (1, 32));
+}
+
+fn example(name: &str) -> String {
+    let path = format!("{}/../examples/{name}.tsr", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The run's work (issue 35): axpy is 2 floating-point operations an element (one fused
+/// multiply-add) and 12 bytes (X read, Y read and written), in whole sectors; each thread's
+/// index is a multiply and an add, and its test a comparison.
+#[test]
+fn axpy_is_two_flops_and_twelve_bytes_an_element() {
+    let source = example("saxpy");
+    let mut launch = Launch {
+        dims: [("N".to_owned(), 1024)].into(),
+        scalars: [("alpha".to_owned(), 2.0)].into(),
+        ..Launch::default()
+    };
+    launch.grid.x = 8;
+    let p = profile_of(&source, &launch);
+    let n = 1024;
+    assert_eq!(p.work.float_fmas, n);
+    assert_eq!(p.work.flops(), 2 * n);
+    assert_eq!(
+        (p.work.float_adds, p.work.float_muls, p.work.float_other),
+        (0, 0, 0)
+    );
+    assert_eq!(p.work.int_ops, 3 * n);
+    assert_eq!(p.global_bytes(), 12 * n);
+    assert_eq!(p.requested_bytes(), 12 * n);
+    assert_eq!(p.shared_wavefronts(), 0);
+    assert!(
+        p.summary().contains("2048 floating-point operations"),
+        "{}",
+        p.summary()
+    );
+}
+
+/// A matvec of 40 columns of 100: each product a multiply and an add (`acc += w * a` is not
+/// fused), then each column's warp sum, 5 adds a lane (the butterfly of 32 lanes); W and A are
+/// read whole once a column, C written once a column.
+#[test]
+fn matvec_counts_its_products_and_its_warp_sums() {
+    let source = example("matvec");
+    let p = profile(&source, &[("N", 40), ("K", 100)], 5);
+    assert_eq!(p.work.float_muls, 40 * 100);
+    assert_eq!(p.work.float_adds, 40 * 100 + 40 * 32 * 5);
+    assert_eq!(p.work.flops(), 14_400);
+    assert_eq!(p.requested_bytes(), 40 * 100 * 4 * 2 + 40 * 4);
+    assert!(p.global_bytes() >= p.requested_bytes());
 }

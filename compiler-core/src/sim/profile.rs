@@ -217,10 +217,76 @@ impl AccessSite {
     }
 }
 
-/// Every access site of a run, in source order.
+/// Every access site of a run, in source order, and the run's arithmetic.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryProfile {
     pub sites: Vec<AccessSite>,
+    #[serde(default)]
+    pub work: Work,
+}
+
+/// The run's arithmetic, lane by lane (each active lane's operation is one), counted with the
+/// memory accesses. Floating point as Nsight Compute's roofline counts it: adds (and
+/// subtractions) and multiplies one operation each, a fused multiply-add two; the rest
+/// (divisions, square roots, the approximate built-ins, `min`, `max`, comparisons) apart, since
+/// a GPU runs them as sequences or special units. A warp `sum` or `prefix_sum` counts the adds
+/// of its butterfly: log2 of the warp's width a lane. Loads, stores, moves, casts and selects
+/// are not arithmetic.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Work {
+    pub float_adds: u64,
+    pub float_muls: u64,
+    pub float_fmas: u64,
+    pub float_other: u64,
+    pub int_ops: u64,
+}
+
+impl Work {
+    /// Floating-point operations: an add or a multiply one, a fused multiply-add two.
+    pub fn flops(&self) -> u64 {
+        self.float_adds + self.float_muls + 2 * self.float_fmas
+    }
+
+    fn add(&mut self, other: &Work) {
+        self.float_adds += other.float_adds;
+        self.float_muls += other.float_muls;
+        self.float_fmas += other.float_fmas;
+        self.float_other += other.float_other;
+        self.int_ops += other.int_ops;
+    }
+
+    /// Counts `op` run by `active` lanes of warps `lanes` wide.
+    fn count(&mut self, op: &Op, active: u64, lanes: u32) {
+        let butterfly = u64::from(lanes.max(1).trailing_zeros().max(1));
+        let float = |t: &Scalar| t.is_float();
+        let (slot, times) = match op {
+            Op::Binary(BinaryOp::Add | BinaryOp::Sub, t, _, _) if float(t) => {
+                (&mut self.float_adds, 1)
+            }
+            Op::Binary(BinaryOp::Mul, t, _, _) if float(t) => (&mut self.float_muls, 1),
+            Op::Fma(..) => (&mut self.float_fmas, 1),
+            Op::Reduce(Reduce::Sum, _, t, _) | Op::PrefixSum(t, _) if float(t) => {
+                (&mut self.float_adds, butterfly)
+            }
+            Op::Reduce(Reduce::Sum, _, _, _) | Op::PrefixSum(..) => (&mut self.int_ops, butterfly),
+            Op::Binary(_, t, _, _)
+            | Op::Unary(_, t, _)
+            | Op::Compare(_, t, _, _)
+            | Op::Math(_, t, _)
+            | Op::Reduce(_, _, t, _) => {
+                if float(t) {
+                    (&mut self.float_other, 1)
+                } else if t.is_integer() {
+                    (&mut self.int_ops, 1)
+                } else {
+                    return;
+                }
+            }
+            Op::Pow(..) => (&mut self.float_other, 1),
+            _ => return,
+        };
+        *slot += active * times;
+    }
 }
 
 /// Counts as the run goes; the sites by (span, memory, write), for source order at the end.
@@ -229,11 +295,13 @@ pub(super) struct Counter {
     sites: BTreeMap<(Span, u8, usize, bool), AccessSite>,
     /// The current request's elements, reused.
     elements: Vec<u64>,
+    work: Work,
 }
 
 impl Counter {
     /// Adds what another thread counted (sums and maxima, so the order does not matter).
     pub(super) fn merge(&mut self, other: Counter) {
+        self.work.add(&other.work);
         for (key, site) in other.sites {
             match self.sites.entry(key) {
                 Entry::Vacant(entry) => {
@@ -260,6 +328,7 @@ impl Counter {
     pub(super) fn finish(self) -> MemoryProfile {
         MemoryProfile {
             sites: self.sites.into_values().collect(),
+            work: self.work,
         }
     }
 }
@@ -276,6 +345,7 @@ impl From<MemoryProfile> for Counter {
         Counter {
             sites: sites.collect(),
             elements: Vec::new(),
+            work: profile.work,
         }
     }
 }
@@ -397,8 +467,14 @@ fn distinct_by(elements: &[u64], f: impl Fn(u64) -> u64) -> u64 {
 }
 
 impl<'a> Cta<'a> {
-    /// Before `stmt` runs: counts its requests, warp by warp, if it accesses memory.
+    /// Before `stmt` runs: counts its arithmetic, and its requests, warp by warp, if it
+    /// accesses memory.
     pub(super) fn profile_before(&mut self, stmt: &Stmt, mask: &[bool]) {
+        if let (StmtKind::Let { op, .. }, Some(counter)) = (&stmt.kind, self.profile.as_deref_mut())
+        {
+            let active = mask.iter().filter(|&&m| m).count() as u64;
+            counter.work.count(op, active, self.options.lanes);
+        }
         let (memory, indices, write) = match &stmt.kind {
             StmtKind::Let {
                 op: Op::Load {
@@ -508,6 +584,48 @@ impl<'a> Cta<'a> {
 }
 
 impl MemoryProfile {
+    /// Global memory's traffic: every sector the requests moved (32 bytes each), what DRAM
+    /// would see with no cache.
+    pub fn global_bytes(&self) -> u64 {
+        self.global_sites().map(|s| s.sectors * SECTOR_BYTES).sum()
+    }
+
+    /// The bytes the global requests asked for (each request's distinct elements).
+    pub fn requested_bytes(&self) -> u64 {
+        self.global_sites().map(|s| s.bytes).sum()
+    }
+
+    /// Shared memory's wavefronts, summed over its requests.
+    pub fn shared_wavefronts(&self) -> u64 {
+        self.sites
+            .iter()
+            .filter(|s| s.is_shared())
+            .map(|s| s.wavefronts)
+            .sum()
+    }
+
+    fn global_sites(&self) -> impl Iterator<Item = &AccessSite> {
+        self.sites.iter().filter(|s| !s.is_shared())
+    }
+
+    /// The run's work in a few lines: floating-point operations, integer operations, global
+    /// traffic against what was asked for, shared wavefronts.
+    pub fn summary(&self) -> String {
+        let w = &self.work;
+        format!(
+            "\nwork: {} floating-point operations ({} adds, {} multiplies, {} fused multiply-adds counting 2; {} other float operations apart), {} integer operations\nglobal memory: {} bytes moved in 32-byte sectors, {} bytes asked for; shared memory: {} wavefronts\n",
+            w.flops(),
+            w.float_adds,
+            w.float_muls,
+            w.float_fmas,
+            w.float_other,
+            w.int_ops,
+            self.global_bytes(),
+            self.requested_bytes(),
+            self.shared_wavefronts()
+        )
+    }
+
     /// The table `tessera run --profile` prints: one row per access, its line and column,
     /// and `!` beside poor figures ([`AccessSite::is_poor`]).
     pub fn to_text(&self, source: &str) -> String {
@@ -563,6 +681,7 @@ impl MemoryProfile {
             text += row.trim_end();
             text.push('\n');
         }
+        text += &self.summary();
         text
     }
 }
