@@ -1,6 +1,7 @@
 //! The targets and their limits: the one place that knows them.
 //!
-//! In: nothing. Out: [`Arch`] (sm_70, sm_80, sm_90: each one's PTX version and features),
+//! In: nothing. Out: [`Arch`] (sm_70, sm_80, sm_90: each one's PTX version and features, and
+//! the peaks of the GPU the roofline draws for it, [`Peak`]),
 //! [`SmLimits`] (an SM's threads, warps, CTAs, registers and shared memory, with NVIDIA's
 //! allocation units) and [`MAX_ELEMENTS`] (what one tensor of a launch may hold). A leaf: the
 //! launch, the checker, occupancy and the backends read it, and it reads none of them.
@@ -10,6 +11,43 @@
 
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
+
+/// A GPU's peaks, for the roofline ([`Arch::peak`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Peak {
+    pub gpu: &'static str,
+    /// FP32 floating-point operations a second (a fused multiply-add two).
+    pub flops_per_second: f64,
+    /// DRAM bytes a second.
+    pub bytes_per_second: f64,
+}
+
+impl Peak {
+    /// The arithmetic intensity (FLOP/byte) where memory stops being the bound.
+    pub fn ridge(self) -> f64 {
+        self.flops_per_second / self.bytes_per_second
+    }
+
+    /// The least time `flops` operations over `bytes` of traffic can take on this GPU: the
+    /// larger of the two at peak, and whether memory is the bound. A bound, not a measurement:
+    /// no caches, no latency, every unit busy.
+    pub fn least_seconds(self, flops: u64, bytes: u64) -> (f64, Bound) {
+        let memory = bytes as f64 / self.bytes_per_second;
+        let compute = flops as f64 / self.flops_per_second;
+        if memory >= compute {
+            (memory, Bound::Memory)
+        } else {
+            (compute, Bound::Compute)
+        }
+    }
+}
+
+/// What limits a kernel on the roofline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Bound {
+    Memory,
+    Compute,
+}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Arch {
@@ -69,6 +107,31 @@ impl Arch {
             .map(Arch::static_shared_bytes)
             .min()
             .unwrap_or(0)
+    }
+
+    /// The GPU the roofline draws for this target, from NVIDIA's data sheets (boost clocks,
+    /// the SXM parts): FP32 without tensor cores, and DRAM bandwidth.
+    pub fn peak(self) -> Peak {
+        match self {
+            // NVIDIA Tesla V100 data sheet (2018): 15.7 TFLOPS single precision, HBM2 900 GB/s.
+            Arch::Sm70 => Peak {
+                gpu: "V100",
+                flops_per_second: 15.7e12,
+                bytes_per_second: 900e9,
+            },
+            // NVIDIA A100 data sheet (2021), 80 GB SXM: 19.5 TFLOPS FP32, HBM2e 2,039 GB/s.
+            Arch::Sm80 => Peak {
+                gpu: "A100",
+                flops_per_second: 19.5e12,
+                bytes_per_second: 2039e9,
+            },
+            // NVIDIA H100 data sheet (2023), SXM: 67 TFLOPS FP32, HBM3 3.35 TB/s.
+            Arch::Sm90 => Peak {
+                gpu: "H100",
+                flops_per_second: 67e12,
+                bytes_per_second: 3.35e12,
+            },
+        }
     }
 
     /// `redux.sync` (integer warp reductions in one instruction) exists from sm_80.

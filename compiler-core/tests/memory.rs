@@ -3,6 +3,7 @@
 
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{AccessSite, MemoryProfile};
+use compiler_core::target::{Arch, Bound};
 use compiler_core::RunLimits;
 
 fn profile(source: &str, dims: &[(&str, i64)], grid_x: u32) -> MemoryProfile {
@@ -437,6 +438,48 @@ fn axpy_is_two_flops_and_twelve_bytes_an_element() {
         "{}",
         p.summary()
     );
+    // On the roofline: 2 / 12 FLOP/byte, memory-bound on every target; on a V100 (900 GB/s)
+    // 12,288 bytes take at least 13.65 ns.
+    assert_eq!(p.intensity(), Some(2.0 / 12.0));
+    let (seconds, bound) = Arch::Sm70
+        .peak()
+        .least_seconds(p.work.flops(), p.global_bytes());
+    assert_eq!(bound, Bound::Memory);
+    assert!((seconds - 12_288.0 / 900e9).abs() < 1e-15, "{seconds}");
+    assert!(
+        p.summary().contains(
+            "sm_70 V100 (15.7 TFLOP/s, 900 GB/s, ridge 17.4 FLOP/byte): memory-bound, at least 0.014 µs"
+        ),
+        "{}",
+        p.summary()
+    );
+}
+
+/// A kernel of many fused multiply-adds an element is compute-bound: 1000 of them over 8 bytes
+/// is 250 FLOP/byte, past every target's ridge (17.4 on a V100, 9.6 on an A100, 20 on an H100).
+#[test]
+fn a_kernel_of_many_fmas_an_element_is_compute_bound() {
+    let source = "@launch(64)
+kernel busy(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  var x = X[i]
+  for k in range(1000) {
+    x = fma(x, 0.5, 1.0)
+  }
+  Y[i] = x
+}
+";
+    let p = profile(source, &[("N", 64)], 1);
+    assert_eq!(p.work.flops(), 64 * 1000 * 2);
+    assert_eq!(p.global_bytes(), 64 * 8);
+    assert_eq!(p.intensity(), Some(250.0));
+    for arch in Arch::ALL {
+        let peak = arch.peak();
+        let (seconds, bound) = peak.least_seconds(p.work.flops(), p.global_bytes());
+        assert_eq!(bound, Bound::Compute, "{}", arch.name());
+        assert_eq!(seconds, 128_000.0 / peak.flops_per_second);
+    }
+    assert!(p.summary().contains("compute-bound"), "{}", p.summary());
 }
 
 /// A matvec of 40 columns of 100: each product a multiply and an add (`acc += w * a` is not

@@ -608,11 +608,18 @@ impl MemoryProfile {
         self.sites.iter().filter(|s| !s.is_shared())
     }
 
+    /// Floating-point operations per byte of global traffic; `None` without traffic.
+    pub fn intensity(&self) -> Option<f64> {
+        let bytes = self.global_bytes();
+        (bytes > 0).then(|| self.work.flops() as f64 / bytes as f64)
+    }
+
     /// The run's work in a few lines: floating-point operations, integer operations, global
-    /// traffic against what was asked for, shared wavefronts.
+    /// traffic against what was asked for, shared wavefronts; then its place on each target's
+    /// roofline.
     pub fn summary(&self) -> String {
         let w = &self.work;
-        format!(
+        let mut text = format!(
             "\nwork: {} floating-point operations ({} adds, {} multiplies, {} fused multiply-adds counting 2; {} other float operations apart), {} integer operations\nglobal memory: {} bytes moved in 32-byte sectors, {} bytes asked for; shared memory: {} wavefronts\n",
             w.flops(),
             w.float_adds,
@@ -623,7 +630,30 @@ impl MemoryProfile {
             self.global_bytes(),
             self.requested_bytes(),
             self.shared_wavefronts()
-        )
+        );
+        if let Some(intensity) = self.intensity() {
+            text += &format!(
+                "roofline: {intensity:.3} FLOP/byte; the least time at each GPU's peaks (a bound, not a measurement: no caches, no latency):\n"
+            );
+            for arch in crate::target::Arch::ALL {
+                let peak = arch.peak();
+                let (seconds, bound) = peak.least_seconds(w.flops(), self.global_bytes());
+                let bound = match bound {
+                    crate::target::Bound::Memory => "memory-bound",
+                    crate::target::Bound::Compute => "compute-bound",
+                };
+                text += &format!(
+                    "  {} {} ({:.1} TFLOP/s, {:.0} GB/s, ridge {:.1} FLOP/byte): {bound}, at least {:.3} µs\n",
+                    arch.name(),
+                    peak.gpu,
+                    peak.flops_per_second / 1e12,
+                    peak.bytes_per_second / 1e9,
+                    peak.ridge(),
+                    seconds * 1e6
+                );
+            }
+        }
+        text
     }
 
     /// The table `tessera run --profile` prints: one row per access, its line and column,
