@@ -468,6 +468,20 @@ impl Backend {
         }
     }
 
+    /// What the run's GPU time line says: the kernel's time, or why it has none.
+    fn timing(&self, output: &runtime::GpuOutput, kernel: &compiler_core::ir::Kernel) -> String {
+        let timestamps = match self {
+            Backend::Vulkan { gpu, .. } => gpu.report.timestamps,
+            _ => true,
+        };
+        match &output.timing {
+            Some(timing) => timing.summary(None),
+            None => {
+                runtime::untimed(timestamps, output.elapsed, kernel.cluster.is_none()).to_owned()
+            }
+        }
+    }
+
     /// Runs a prepared launch on a GPU; `None` on the simulator, which runs elsewhere.
     fn run_on_gpu(
         &self,
@@ -476,8 +490,18 @@ impl Backend {
     ) -> Option<Result<runtime::GpuOutput, runtime::RuntimeError>> {
         match self {
             Backend::Simulator => None,
-            Backend::Vulkan { gpu, mode } => Some(runtime::run(gpu, prepared, *mode)),
-            Backend::Cuda(gpu) => Some(runtime::cuda::run(gpu, prepared, source)),
+            Backend::Vulkan { gpu, mode } => Some(runtime::run_timed(
+                gpu,
+                prepared,
+                *mode,
+                runtime::TIMED_DISPATCHES,
+            )),
+            Backend::Cuda(gpu) => Some(runtime::cuda::run_timed(
+                gpu,
+                prepared,
+                source,
+                runtime::TIMED_DISPATCHES,
+            )),
         }
     }
 }
@@ -581,6 +605,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 kernel.threads,
                 output.elapsed.as_secs_f64() * 1e3
             );
+            eprintln!("GPU time: {}", backend.timing(&output, kernel));
             output.args.params
         }
         Some(Err(error)) => {

@@ -435,6 +435,13 @@ fn the_gpu_backend_runs_on_the_machines_vulkan_device() {
         "(32-lane warps emulated)".to_owned()
     };
     assert!(stderr(&output).contains(&expected), "{}", stderr(&output));
+    // The kernel timed by the GPU's timestamps (lavapipe has them), or why not.
+    let timed = if report.timestamps {
+        "GPU time: the kernel: "
+    } else {
+        "GPU time: this GPU does not offer timestamps"
+    };
+    assert!(stderr(&output).contains(timed), "{}", stderr(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("Warp [48] i32: [0, 0,"), "{stdout}");
     assert!(stdout.contains("0x0000ffff"), "{stdout}");

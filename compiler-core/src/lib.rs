@@ -35,6 +35,7 @@ pub mod sim;
 pub mod span;
 pub mod syntax;
 pub mod target;
+pub mod timing;
 pub mod wgsl;
 
 pub use check::{Checked, Uniformity};

@@ -49,6 +49,15 @@ pub enum Bound {
     Compute,
 }
 
+impl Bound {
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::Memory => "memory-bound",
+            Bound::Compute => "compute-bound",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Arch {
     #[default]

@@ -495,3 +495,35 @@ fn matvec_counts_its_products_and_its_warp_sums() {
     assert_eq!(p.requested_bytes(), 40 * 100 * 4 * 2 + 40 * 4);
     assert!(p.global_bytes() >= p.requested_bytes());
 }
+
+/// The tiled matmul on 128 x 128 x 128, 4 x 4 CTAs of 32 x 32 tiles, K / 32 = 4 steps, counted
+/// by hand. Every shared access is conflict-free (rows of 32 words read along rows; the
+/// product's tiles only tile operations touch), so each request is one wavefront. A step
+/// writes its two tiles (1024 elements: 32 requests each) and the product reads each operand
+/// once per multiply-add (32 x 32 x 32 reads: 1024 requests each) and writes its 32 x 32
+/// result (32); each step after the first adds it to `acc` (read the product, read and write
+/// `acc`: 3 x 32); the store of C reads `acc` (32).
+#[test]
+fn the_tiled_matmuls_shared_wavefronts_and_flops_are_counted_by_hand() {
+    let source = example("tiled_matmul");
+    let mut launch = Launch::default();
+    launch.grid.x = 4;
+    launch.grid.y = 4;
+    for dim in ["M", "K", "N"] {
+        launch.dims.insert(dim.into(), 128);
+    }
+    let p = profile_of(&source, &launch);
+    let ctas = 16;
+    let steps = 128 / 32;
+    let step = 2 * 32 + 2 * 1024 + 32;
+    let per_cta = steps * step + (steps - 1) * 3 * 32 + 32;
+    assert_eq!(p.shared_wavefronts(), ctas * per_cta);
+    assert_eq!(p.shared_wavefronts(), 142_336);
+    // 2 M N K for the products, and the 3 later steps' adds into acc, 1024 each a CTA.
+    assert_eq!(
+        p.work.flops(),
+        2 * 128 * 128 * 128 + ctas * (steps - 1) * 1024
+    );
+    // A and B are read once a CTA-row or -column of tiles: each element 4 times; C written once.
+    assert_eq!(p.global_bytes(), (4 * 2 * 128 * 128 + 128 * 128) * 4);
+}

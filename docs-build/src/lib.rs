@@ -97,10 +97,15 @@ pub struct KernelView {
     pub diagnostics: Vec<ShownDiagnostic>,
     /// It compiles and names a launch that resolves: Run can run it.
     pub runnable: bool,
-    /// `profile`: the run's memory accesses counted (`tessera run --profile`), as an HTML
-    /// table, or why there are none (the content check reports it).
+    /// `profile` and `roofline`: the run's memory accesses counted (`tessera run --profile`) as
+    /// an HTML table, and its work as a roofline chart (`charts::roofline`); or why there are
+    /// none (the content check reports it).
     #[serde(default)]
     pub memory: Option<Result<String, String>>,
+    /// With `profile` or `roofline`: the run's floating-point operations and global bytes, so
+    /// the GPU's time of a run from the page turns into the rates it means.
+    #[serde(default)]
+    pub counts: Option<[u64; 2]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

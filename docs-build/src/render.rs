@@ -276,6 +276,7 @@ fn directive(info: &str, code: String) -> Block {
     let mut expect = None;
     let mut step = None;
     let mut profile = false;
+    let mut roofline = false;
     let mut words = Vec::new();
     for word in rest {
         let (key, value) = word.split_once('=').unwrap_or((word, ""));
@@ -283,6 +284,7 @@ fn directive(info: &str, code: String) -> Block {
             "expect" => expect = Some(value.to_owned()),
             "step" => step = Some(value.to_owned()),
             "profile" => profile = true,
+            "roofline" => roofline = true,
             _ => words.push((key.to_owned(), value.to_owned())),
         }
     }
@@ -317,11 +319,13 @@ fn directive(info: &str, code: String) -> Block {
         && (!words.is_empty() || step.is_some())
         && launch.is_ok();
     let mut view = kernel_view(&compilation, runnable);
-    if profile {
-        view.memory = Some(match &launch {
-            Ok(l) => memory_table(&compilation, l),
+    if profile || roofline {
+        let made = match &launch {
+            Ok(l) => counted(&compilation, l, profile, roofline),
             Err(why) => Err(why.clone()),
-        });
+        };
+        view.counts = made.as_ref().ok().map(|(_, counts)| *counts);
+        view.memory = Some(made.map(|(html, _)| html));
     }
     Block::Kernel(Box::new(KernelBlock {
         source: code,
@@ -386,8 +390,15 @@ fn occupancy_start(words: &str) -> Result<OccupancyStart, String> {
     Ok(start)
 }
 
-/// The run's memory accesses counted, as the table the page shows under the kernel.
-fn memory_table(compilation: &Compilation, launch: &Launch) -> Result<String, String> {
+/// The run's memory accesses counted, as the page shows them under the kernel: the table of
+/// accesses (`profile`), the roofline of the run's work (`roofline`), or both; and the run's
+/// floating-point operations and global bytes.
+fn counted(
+    compilation: &Compilation,
+    launch: &Launch,
+    table: bool,
+    roofline: bool,
+) -> Result<(String, [u64; 2]), String> {
     let first = |d: Vec<compiler_core::Diagnostic>| {
         d.first().map_or_else(String::new, |d| {
             format!("{}: {}", d.code.as_str(), d.message)
@@ -399,10 +410,22 @@ fn memory_table(compilation: &Compilation, launch: &Launch) -> Result<String, St
     let profiled = prepared.simulate_profiled();
     profiled.output.map_err(|d| first(vec![d]))?;
     let profile = profiled.profile?;
-    let source = compilation.source();
+    let mut html = String::new();
+    if table {
+        html += &memory_table(compilation.source(), &profile);
+    }
+    let counts = [profile.work.flops(), profile.global_bytes()];
+    if roofline {
+        html += &charts::roofline(counts[0], counts[1]);
+    }
+    Ok((html, counts))
+}
+
+/// The table of a run's accesses, one row each.
+fn memory_table(source: &str, profile: &compiler_core::sim::MemoryProfile) -> String {
     let lines = compiler_core::span::LineIndex::new(source);
     let mut html = String::from(
-        "<table class=\"values memory-table\"><caption>Memory accesses over the whole run, counted by the simulator (<a href=\"/docs/spec#memory-behaviour\">the rules</a>)</caption><thead><tr><th scope=\"col\">line</th><th scope=\"col\">access</th><th scope=\"col\">memory</th><th scope=\"col\">requests</th><th scope=\"col\">figures</th></tr></thead><tbody>",
+        "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Memory accesses\"><table class=\"values memory-table\"><caption>Memory accesses over the whole run, counted by the simulator (<a href=\"/docs/spec#memory-behaviour\">the rules</a>)</caption><thead><tr><th scope=\"col\">line</th><th scope=\"col\">access</th><th scope=\"col\">memory</th><th scope=\"col\">requests</th><th scope=\"col\">figures</th></tr></thead><tbody>",
     );
     for site in &profile.sites {
         let mut access = String::new();
@@ -422,8 +445,8 @@ fn memory_table(compilation: &Compilation, launch: &Launch) -> Result<String, St
             if site.is_poor() { " (marked)" } else { "" },
         );
     }
-    html += "</tbody></table>";
-    Ok(html)
+    html += "</tbody></table></div>";
+    html
 }
 
 /// What a page shows of a kernel, prepared here so the site's first load has no compiler.
@@ -442,6 +465,7 @@ fn kernel_view(compilation: &Compilation, runnable: bool) -> KernelView {
             .collect(),
         runnable,
         memory: None,
+        counts: None,
     }
 }
 

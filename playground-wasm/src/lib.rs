@@ -65,13 +65,25 @@ pub fn mount_play_page() {
 }
 
 /// One docs kernel run in place, in `parent`: `launch` is the JSON of the `Launch` the docs
-/// build resolved from the page's launch words.
+/// build resolved from the page's launch words; `counts`, "FLOPS,BYTES", the run's work where
+/// the docs build counted it.
 #[wasm_bindgen]
-pub fn mount_kernel_run(parent: HtmlElement, source: String, launch: String) -> Mounted {
+pub fn mount_kernel_run(
+    parent: HtmlElement,
+    source: String,
+    launch: String,
+    counts: Option<String>,
+) -> Mounted {
     let launch = serde_json::from_str::<Launch>(&launch);
+    let counts = counts.and_then(|text| {
+        let (flops, bytes) = text.split_once(',')?;
+        Some((flops.parse().ok()?, bytes.parse().ok()?))
+    });
     Mounted {
         _view: Box::new(leptos::mount::mount_to(parent, move || match launch {
-            Ok(launch) => view! { <KernelRun source=source launch=launch/> }.into_any(),
+            Ok(launch) => {
+                view! { <KernelRun source=source launch=launch counts=counts/> }.into_any()
+            }
             Err(error) => view! {
                 <p class="error">{format!("This kernel's launch cannot be read: {error}")}</p>
             }

@@ -320,6 +320,17 @@ pub fn Playground() -> impl IntoView {
                 .is_some_and(|m| changed_since(&m.compilation, &m.launch))
         })
     });
+    // The run's work by the counts of the source and launch as they are, for the GPU's time.
+    let counts = Signal::derive_local(move || {
+        if memory_stale.get() {
+            return None;
+        }
+        measured.with(|m| {
+            m.as_ref()
+                .and_then(|m| m.profile.as_ref().ok())
+                .map(|p| (p.work.flops(), p.global_bytes()))
+        })
+    });
     // The accesses with poor figures, underlined while the counts are of the source as it is.
     let poor_spans = move || {
         if memory_stale.get() {
@@ -595,7 +606,7 @@ pub fn Playground() -> impl IntoView {
                                 <RunSections memory=memory_open stepper=stepper_open report=report/>
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems on_run=on_run/>
                                 {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
-                                <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure/>
+                                <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure counts=counts/>
                                 {move || memory_open.get().then(|| view! {
                                     <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale on_measure=measure on_close=close_memory/>
                                 })}

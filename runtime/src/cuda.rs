@@ -161,6 +161,18 @@ pub fn run(
     prepared: &PreparedRun<'_>,
     source: &str,
 ) -> Result<GpuOutput, RuntimeError> {
+    run_timed(gpu, prepared, source, 0)
+}
+
+/// [`run`], then up to `dispatches` more launches of the kernel timed by CUDA events
+/// ([`crate::Timing`]; [`crate::dispatches_within`] a second). A kernel under `@cluster` is
+/// not timed.
+pub fn run_timed(
+    gpu: &CudaGpu,
+    prepared: &PreparedRun<'_>,
+    source: &str,
+    dispatches: u32,
+) -> Result<GpuOutput, RuntimeError> {
     let kernel = prepared.kernel;
     let arch = target(gpu, prepared.options.lanes)?;
     let ptx = prepared
@@ -169,8 +181,16 @@ pub fn run(
     let mut output = GpuOutput {
         args: prepared.args.clone(),
         elapsed: Duration::ZERO,
+        timing: None,
     };
-    output.elapsed = run_ptx(gpu, kernel, &ptx, &mut output.args)?.elapsed;
+    let loaded = Loaded::new(gpu, kernel, &ptx)?;
+    let ran = if kernel.cluster.is_none() {
+        loaded.launch(&mut output.args, dispatches)?
+    } else {
+        run_ptx(gpu, kernel, &ptx, &mut output.args)?
+    };
+    output.elapsed = ran.elapsed;
+    output.timing = ran.timing;
     Ok(output)
 }
 
@@ -223,15 +243,18 @@ pub fn run_ptx(
 ) -> Result<GpuRun, RuntimeError> {
     let loaded = Loaded::new(gpu, kernel, ptx)?;
     if kernel.cluster.is_none() {
-        return loaded.launch(args);
+        return loaded.launch(args, 0);
     }
     let mut elapsed = Duration::ZERO;
     let tiles = cluster::plan(kernel, args, 1);
     cluster::run_tiles(kernel, args, &tiles, None, |part, _| {
-        elapsed += loaded.launch(part)?.elapsed;
+        elapsed += loaded.launch(part, 0)?.elapsed;
         Ok::<(), RuntimeError>(())
     })?;
-    Ok(GpuRun { elapsed })
+    Ok(GpuRun {
+        elapsed,
+        timing: None,
+    })
 }
 
 /// One argument of a launch, in the entry's parameter order.
@@ -322,7 +345,9 @@ impl<'a> Loaded<'a> {
         })
     }
 
-    fn launch(&self, args: &mut Args) -> Result<GpuRun, RuntimeError> {
+    /// Launches the kernel over `args` and copies its tensors back; then, when `timed` is more
+    /// than 0, launches it again up to `timed` times between CUDA events.
+    fn launch(&self, args: &mut Args, timed: u32) -> Result<GpuRun, RuntimeError> {
         let kernel = self.kernel;
         let grid = [args.grid.x, args.grid.y, args.grid.z];
         for ((axis, n), most) in ["x", "y", "z"]
@@ -363,8 +388,7 @@ impl<'a> Loaded<'a> {
             block_dim: (kernel.threads, 1, 1),
             shared_mem_bytes: 0,
         };
-        let start = Instant::now();
-        {
+        let dispatch = || {
             let mut builder = stream.launch_builder(&self.function);
             let mut next_buffer = buffers.iter();
             for argument in &arguments {
@@ -379,8 +403,10 @@ impl<'a> Loaded<'a> {
                     }
                 }
             }
-            launch(&mut builder, config).map_err(|e| failed("the launch", e))?;
-        }
+            launch(&mut builder, config).map_err(|e| failed("the launch", e))
+        };
+        let start = Instant::now();
+        dispatch()?;
         stream.synchronize().map_err(|e| {
             let hint = if e.0 == cudarc::driver::sys::cudaError_enum::CUDA_ERROR_ILLEGAL_ADDRESS {
                 " (PTX does not check indices: run it on the simulator, which names the thread and the index)"
@@ -418,7 +444,30 @@ impl<'a> Loaded<'a> {
                 }
             }
         }
-        Ok(GpuRun { elapsed })
+        let dispatches = crate::dispatches_within(elapsed, timed);
+        let timing = if dispatches > 0 {
+            let mut samples_ns = Vec::new();
+            let timed_event = || {
+                stream
+                    .record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                    .map_err(|e| failed("timing", e))
+            };
+            for _ in 0..dispatches {
+                let begin = timed_event()?;
+                dispatch()?;
+                let end = timed_event()?;
+                let ms = begin.elapsed_ms(&end).map_err(|e| failed("timing", e))?;
+                samples_ns.push(f64::from(ms) * 1e6);
+            }
+            // CUDA's events: "a resolution of around 0.5 microseconds" (cuEventElapsedTime).
+            Some(crate::Timing {
+                samples_ns,
+                resolution_ns: 500.0,
+            })
+        } else {
+            None
+        };
+        Ok(GpuRun { elapsed, timing })
     }
 }
 

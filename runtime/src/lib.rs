@@ -23,12 +23,12 @@ pub mod cuda;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
 #[cfg(not(target_arch = "wasm32"))]
-pub use native::{open, probe, run, run_program, run_wgsl, Gpu};
+pub use native::{open, probe, run, run_program, run_timed, run_wgsl, Gpu};
 
 #[cfg(target_arch = "wasm32")]
 mod web;
 #[cfg(target_arch = "wasm32")]
-pub use web::{open, probe, run, run_program, run_wgsl, Gpu};
+pub use web::{open, probe, run, run_program, run_timed, run_wgsl, Gpu};
 
 use compiler_core::wgsl::{Stopped, WarpMode};
 use serde::{Deserialize, Serialize};
@@ -36,10 +36,12 @@ use std::fmt;
 use std::time::Duration;
 
 /// What a GPU run measured.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GpuRun {
     /// From submitting the dispatch to the results being mapped for reading.
     pub elapsed: Duration,
+    /// The kernel's own time, when it was asked for and the GPU has timestamps.
+    pub timing: Option<Timing>,
 }
 
 /// What [`run`] gives back: the arguments as the kernel left them, and the time it took.
@@ -47,7 +49,11 @@ pub struct GpuRun {
 pub struct GpuOutput {
     pub args: compiler_core::sim::Args,
     pub elapsed: Duration,
+    /// The kernel's own time ([`run_timed`]), when the GPU has timestamps.
+    pub timing: Option<Timing>,
 }
+
+pub use compiler_core::timing::{dispatches_within, untimed, Timing, TIMED_DISPATCHES};
 
 impl GpuOutput {
     /// What both runners do first: the WGSL for `mode`, and the arguments to run it over (a
@@ -62,6 +68,7 @@ impl GpuOutput {
         let output = GpuOutput {
             args: prepared.args.clone(),
             elapsed: Duration::ZERO,
+            timing: None,
         };
         Ok((wgsl, output))
     }
@@ -87,6 +94,9 @@ pub struct AdapterReport {
     /// promises 8; a device gives what its adapter offers.
     #[serde(default = "webgpu_storage_buffers")]
     pub max_storage_buffers: u32,
+    /// Whether the adapter offers `timestamp-query`: the GPU can time a kernel ([`Timing`]).
+    #[serde(default)]
+    pub timestamps: bool,
     /// Whether this device's subgroups are cut from consecutive invocations with
     /// `subgroup_invocation_id = local_invocation_index % size`, which subgroup mode assumes
     /// (WGSL does not promise it). Found by [`lane_probe`] when the device opens; `false` until

@@ -34,6 +34,7 @@ impl AdapterReport {
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
+            timestamps: adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY),
             lanes_follow_index: false,
         }
     }
@@ -54,11 +55,13 @@ pub async fn probe() -> Result<AdapterReport, RuntimeError> {
 pub async fn open() -> Result<Gpu, RuntimeError> {
     let adapter = default_adapter().await?;
     let report = AdapterReport::of(&adapter);
-    let required_features = if report.subgroups {
-        wgpu::Features::SUBGROUP
-    } else {
-        wgpu::Features::empty()
-    };
+    let mut required_features = wgpu::Features::empty();
+    if report.subgroups {
+        required_features |= wgpu::Features::SUBGROUP;
+    }
+    if report.timestamps {
+        required_features |= wgpu::Features::TIMESTAMP_QUERY;
+    }
     let descriptor = wgpu::DeviceDescriptor {
         label: Some("tessera"),
         required_features,
@@ -112,8 +115,29 @@ pub fn run(
     prepared: &PreparedRun<'_>,
     mode: WarpMode,
 ) -> Result<GpuOutput, RuntimeError> {
+    run_timed(gpu, prepared, mode, 0)
+}
+
+/// [`run`], then, when the GPU has timestamps, up to `dispatches` more dispatches of the kernel
+/// timed ([`crate::Timing`]; [`crate::dispatches_within`] a second). A kernel under
+/// `@cluster` is not timed.
+pub fn run_timed(
+    gpu: &Gpu,
+    prepared: &PreparedRun<'_>,
+    mode: WarpMode,
+    dispatches: u32,
+) -> Result<GpuOutput, RuntimeError> {
     let (wgsl, mut output) = GpuOutput::start(prepared, mode)?;
-    output.elapsed = run_wgsl(gpu, prepared.kernel, &wgsl, &mut output.args)?.elapsed;
+    let ran = run_wgsl_with(
+        gpu,
+        prepared.kernel,
+        &wgsl,
+        &mut output.args,
+        &Pipelines::default(),
+        dispatches,
+    )?;
+    output.elapsed = ran.elapsed;
+    output.timing = ran.timing;
     Ok(output)
 }
 
@@ -195,13 +219,13 @@ impl Resident<'_, '_, '_> {
             for (tensor, buffer) in leave_device(slots, args, &mut self.buffers) {
                 fill(tensor, &read_buffer(self.gpu, &buffer)?);
             }
-            return run_wgsl_with(self.gpu, kernel, &wgsl, args, &self.pipelines).map(|_| ());
+            return run_wgsl_with(self.gpu, kernel, &wgsl, args, &self.pipelines, 0).map(|_| ());
         }
         let storage = Storage::Device {
             slots,
             buffers: &mut self.buffers,
         };
-        run_launch(self.gpu, kernel, &wgsl, args, &self.pipelines, storage).map(|_| ())
+        run_launch(self.gpu, kernel, &wgsl, args, &self.pipelines, storage, 0).map(|_| ())
     }
 }
 
@@ -246,7 +270,7 @@ pub fn run_wgsl(
     wgsl: &Wgsl,
     args: &mut Args,
 ) -> Result<GpuRun, RuntimeError> {
-    run_wgsl_with(gpu, kernel, wgsl, args, &Pipelines::default())
+    run_wgsl_with(gpu, kernel, wgsl, args, &Pipelines::default(), 0)
 }
 
 /// [`run_wgsl`], taking the kernel's pipeline from `pipelines` when a launch before made it.
@@ -256,17 +280,21 @@ fn run_wgsl_with(
     wgsl: &Wgsl,
     args: &mut Args,
     pipelines: &Pipelines,
+    timed: u32,
 ) -> Result<GpuRun, RuntimeError> {
     if kernel.cluster.is_none() {
-        return run_launch(gpu, kernel, wgsl, args, pipelines, Storage::Host);
+        return run_launch(gpu, kernel, wgsl, args, pipelines, Storage::Host, timed);
     }
     let mut elapsed = Duration::ZERO;
     let tiles = cluster::plan(kernel, args, 1);
     cluster::run_tiles(kernel, args, &tiles, None, |part, _| {
-        elapsed += run_launch(gpu, kernel, wgsl, part, pipelines, Storage::Host)?.elapsed;
+        elapsed += run_launch(gpu, kernel, wgsl, part, pipelines, Storage::Host, 0)?.elapsed;
         Ok::<(), RuntimeError>(())
     })?;
-    Ok(GpuRun { elapsed })
+    Ok(GpuRun {
+        elapsed,
+        timing: None,
+    })
 }
 
 /// A kernel's WGSL made ready on the device: its bind group's layout and its pipeline. The
@@ -376,6 +404,7 @@ fn run_launch(
     args: &mut Args,
     pipelines: &Pipelines,
     mut storage: Storage<'_, wgpu::Buffer>,
+    timed: u32,
 ) -> Result<GpuRun, RuntimeError> {
     let plan = plan(&gpu.report, kernel, wgsl, args)?;
     let made = pipelines.get(gpu, kernel, wgsl, &plan)?;
@@ -460,5 +489,79 @@ fn run_launch(
         })?;
         read_back(args, wgsl, *param, &view)?;
     }
-    Ok(GpuRun { elapsed })
+    let dispatches = crate::dispatches_within(elapsed, timed);
+    let timing = if dispatches > 0 && gpu.report.timestamps {
+        Some(time_dispatches(
+            gpu,
+            &made.pipeline,
+            &bind_group,
+            plan.grid,
+            dispatches,
+        )?)
+    } else {
+        None
+    };
+    Ok(GpuRun { elapsed, timing })
+}
+
+/// `dispatches` dispatches of a pipeline over its bound buffers, each in a pass of its own
+/// with timestamps written at its start and end, and their times.
+fn time_dispatches(
+    gpu: &Gpu,
+    pipeline: &wgpu::ComputePipeline,
+    bind_group: &wgpu::BindGroup,
+    grid: [u32; 3],
+    dispatches: u32,
+) -> Result<crate::Timing, RuntimeError> {
+    let device = &gpu.device;
+    let count = 2 * dispatches;
+    let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some("timing"),
+        ty: wgpu::QueryType::Timestamp,
+        count,
+    });
+    let size = u64::from(count) * 8;
+    let resolved = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("timestamps"),
+        size,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("timestamps read back"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    for k in 0..dispatches {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                query_set: &queries,
+                beginning_of_pass_write_index: Some(2 * k),
+                end_of_pass_write_index: Some(2 * k + 1),
+            }),
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bind_group, &[]);
+        let [x, y, z] = grid;
+        pass.dispatch_workgroups(x, y, z);
+    }
+    encoder.resolve_query_set(&queries, 0..count, &resolved, 0);
+    encoder.copy_buffer_to_buffer(&resolved, 0, &readback, 0, size);
+    gpu.queue.submit([encoder.finish()]);
+    readback.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    wait(gpu)?;
+    let view = readback.slice(..).get_mapped_range().map_err(|error| {
+        RuntimeError::Device(format!("could not read the timestamps back: {error}"))
+    })?;
+    let ticks: Vec<u64> = view
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        .collect();
+    Ok(crate::Timing::from_ticks(
+        &ticks,
+        f64::from(gpu.queue.get_timestamp_period()),
+    ))
 }

@@ -225,6 +225,7 @@ mod tests {
             max_workgroup_storage_bytes: 16384,
             max_workgroups_per_dimension: 65535,
             max_storage_buffers,
+            timestamps: false,
             lanes_follow_index: false,
         }
     }

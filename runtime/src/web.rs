@@ -25,9 +25,10 @@ use web_sys::{
     gpu_buffer_usage as usage, gpu_map_mode, gpu_shader_stage, GpuAdapter, GpuBindGroupDescriptor,
     GpuBindGroupEntry, GpuBindGroupLayout, GpuBindGroupLayoutDescriptor, GpuBindGroupLayoutEntry,
     GpuBuffer, GpuBufferBindingLayout, GpuBufferBindingType, GpuBufferDescriptor,
-    GpuCompilationMessageType, GpuComputePipeline, GpuComputePipelineDescriptor, GpuDevice,
-    GpuDeviceDescriptor, GpuDeviceLostInfo, GpuErrorFilter, GpuPipelineLayoutDescriptor,
-    GpuProgrammableStage, GpuShaderModuleDescriptor,
+    GpuCompilationMessageType, GpuComputePassDescriptor, GpuComputePassTimestampWrites,
+    GpuComputePipeline, GpuComputePipelineDescriptor, GpuDevice, GpuDeviceDescriptor,
+    GpuDeviceLostInfo, GpuErrorFilter, GpuPipelineLayoutDescriptor, GpuProgrammableStage,
+    GpuQuerySetDescriptor, GpuQueryType, GpuShaderModuleDescriptor,
 };
 
 /// An opened WebGPU device and what its adapter offers.
@@ -106,6 +107,7 @@ impl AdapterReport {
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size(),
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension(),
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage(),
+            timestamps: adapter.features().has("timestamp-query"),
             lanes_follow_index: false,
         }
     }
@@ -160,9 +162,15 @@ pub async fn open() -> Result<Gpu, RuntimeError> {
     let report = AdapterReport::of(&adapter);
     let descriptor = GpuDeviceDescriptor::new();
     descriptor.set_label("tessera");
-    if report.subgroups {
-        descriptor.set_required_features(&[JsString::from("subgroups")]);
-    }
+    let features: Vec<JsString> = [
+        ("subgroups", report.subgroups),
+        ("timestamp-query", report.timestamps),
+    ]
+    .into_iter()
+    .filter(|&(_, offered)| offered)
+    .map(|(name, _)| JsString::from(name))
+    .collect();
+    descriptor.set_required_features(&features);
     let limits = Object::new();
     for (name, value) in [
         (
@@ -280,10 +288,30 @@ pub async fn run(
     prepared: &PreparedRun<'_>,
     mode: WarpMode,
 ) -> Result<GpuOutput, RuntimeError> {
+    run_timed(gpu, prepared, mode, 0).await
+}
+
+/// [`run`], then, when the GPU has `timestamp-query`, up to `dispatches` more dispatches of
+/// the kernel timed ([`crate::Timing`]; [`crate::dispatches_within`] a second). A kernel
+/// under `@cluster` is not timed.
+pub async fn run_timed(
+    gpu: &Gpu,
+    prepared: &PreparedRun<'_>,
+    mode: WarpMode,
+    dispatches: u32,
+) -> Result<GpuOutput, RuntimeError> {
     let (wgsl, mut output) = GpuOutput::start(prepared, mode)?;
-    output.elapsed = run_wgsl(gpu, prepared.kernel, &wgsl, &mut output.args)
-        .await?
-        .elapsed;
+    let ran = run_wgsl_with(
+        gpu,
+        prepared.kernel,
+        &wgsl,
+        &mut output.args,
+        &Pipelines::default(),
+        dispatches,
+    )
+    .await?;
+    output.elapsed = ran.elapsed;
+    output.timing = ran.timing;
     Ok(output)
 }
 
@@ -363,13 +391,13 @@ impl Resident<'_, '_, '_> {
                 fill(tensor, &read_buffer(self.gpu, &buffer).await?);
                 buffer.destroy();
             }
-            run_wgsl_with(self.gpu, kernel, &wgsl, args, &self.pipelines).await?
+            run_wgsl_with(self.gpu, kernel, &wgsl, args, &self.pipelines, 0).await?
         } else {
             let storage = Storage::Device {
                 slots,
                 buffers: &mut self.buffers,
             };
-            run_launch(self.gpu, kernel, &wgsl, args, &self.pipelines, storage).await?
+            run_launch(self.gpu, kernel, &wgsl, args, &self.pipelines, storage, 0).await?
         };
         self.elapsed += run.elapsed;
         Ok(())
@@ -418,7 +446,7 @@ pub async fn run_wgsl(
     wgsl: &Wgsl,
     args: &mut Args,
 ) -> Result<GpuRun, RuntimeError> {
-    run_wgsl_with(gpu, kernel, wgsl, args, &Pipelines::default()).await
+    run_wgsl_with(gpu, kernel, wgsl, args, &Pipelines::default(), 0).await
 }
 
 /// [`run_wgsl`], taking the kernel's pipeline from `pipelines` when a launch before made it.
@@ -428,19 +456,23 @@ async fn run_wgsl_with(
     wgsl: &Wgsl,
     args: &mut Args,
     pipelines: &Pipelines,
+    timed: u32,
 ) -> Result<GpuRun, RuntimeError> {
     if kernel.cluster.is_none() {
-        return run_launch(gpu, kernel, wgsl, args, pipelines, Storage::Host).await;
+        return run_launch(gpu, kernel, wgsl, args, pipelines, Storage::Host, timed).await;
     }
     let mut elapsed = Duration::ZERO;
     for tile in cluster::plan(kernel, args, 1) {
         let mut part = cluster::slice(kernel, args, tile);
-        elapsed += run_launch(gpu, kernel, wgsl, &mut part, pipelines, Storage::Host)
+        elapsed += run_launch(gpu, kernel, wgsl, &mut part, pipelines, Storage::Host, 0)
             .await?
             .elapsed;
         cluster::merge(kernel, args, tile, &part);
     }
-    Ok(GpuRun { elapsed })
+    Ok(GpuRun {
+        elapsed,
+        timing: None,
+    })
 }
 
 /// A kernel's WGSL made ready on the device: its bind group's layout and its pipeline. The
@@ -540,6 +572,7 @@ async fn run_launch(
     args: &mut Args,
     pipelines: &Pipelines,
     mut storage: Storage<'_, GpuBuffer>,
+    timed: u32,
 ) -> Result<GpuRun, RuntimeError> {
     if let Some(error) = gpu.lost_error("before the run") {
         return Err(error);
@@ -615,10 +648,64 @@ async fn run_launch(
         read_back(args, wgsl, *param, &bytes)?;
     }
     let elapsed = Duration::from_secs_f64((now_ms() - start).max(0.0) / 1000.0);
+    let dispatches = crate::dispatches_within(elapsed, timed);
+    let timing = if dispatches > 0 && gpu.report.timestamps {
+        Some(time_dispatches(gpu, &made.pipeline, &group, plan.grid, dispatches).await?)
+    } else {
+        None
+    };
     for buffer_of in buffers.iter().chain([&uniform]) {
         if !kept.contains(&buffer_of) {
             buffer_of.destroy();
         }
     }
-    Ok(GpuRun { elapsed })
+    Ok(GpuRun { elapsed, timing })
+}
+
+/// `dispatches` dispatches of a pipeline over its bound buffers, each in a pass of its own
+/// with timestamps written at its start and end (WebGPU's are in nanoseconds), and their times.
+async fn time_dispatches(
+    gpu: &Gpu,
+    pipeline: &GpuComputePipeline,
+    group: &web_sys::GpuBindGroup,
+    grid: [u32; 3],
+    dispatches: u32,
+) -> Result<crate::Timing, RuntimeError> {
+    let device = &gpu.device;
+    let count = 2 * dispatches;
+    let queries = device
+        .create_query_set(&GpuQuerySetDescriptor::new(count, GpuQueryType::Timestamp))
+        .map_err(|e| device_error("could not make the timestamps' query set", &e))?;
+    let size = count as usize * 8;
+    let resolved = buffer(device, size, usage::QUERY_RESOLVE | usage::COPY_SRC)?;
+    let readback = buffer(device, size, usage::MAP_READ | usage::COPY_DST)?;
+    let encoder = device.create_command_encoder();
+    for k in 0..dispatches {
+        let writes = GpuComputePassTimestampWrites::new(&queries);
+        writes.set_beginning_of_pass_write_index(2 * k);
+        writes.set_end_of_pass_write_index(2 * k + 1);
+        let descriptor = GpuComputePassDescriptor::new();
+        descriptor.set_timestamp_writes(&writes);
+        let pass = encoder.begin_compute_pass_with_descriptor(&descriptor);
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, Some(group));
+        let [x, y, z] = grid;
+        pass.dispatch_workgroups_with_workgroup_count_y_and_workgroup_count_z(x, y, z);
+        pass.end();
+    }
+    encoder.resolve_query_set_with_u32(&queries, 0, count, &resolved, 0);
+    encoder
+        .copy_buffer_to_buffer_with_u32_and_u32_and_u32(&resolved, 0, &readback, 0, size as u32)
+        .map_err(|e| device_error("could not copy the timestamps", &e))?;
+    device.queue().submit(&[encoder.finish()]);
+    let bytes = mapped(gpu, &readback).await;
+    for made in [&resolved, &readback] {
+        made.destroy();
+    }
+    queries.destroy();
+    let ticks: Vec<u64> = bytes?
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        .collect();
+    Ok(crate::Timing::from_ticks(&ticks, 1.0))
 }

@@ -565,3 +565,32 @@ fn half_launch() -> Launch {
         ..Launch::default()
     }
 }
+
+/// Timing dispatches the kernel again after the run whose results count: the histogram's
+/// atomics would count every element ten times over if those dispatches reached the results.
+#[test]
+fn a_timed_run_gives_the_untimed_results_and_the_times_of_its_dispatches() {
+    let gpu = gpu();
+    let example = examples::find("histogram").unwrap_or_else(|| panic!("the histogram example"));
+    let compilation = compiler_core::compile(example.source);
+    let prepared = compilation
+        .prepare(&example.launch, RunLimits::TERMINAL)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let timed = runtime::run_timed(&gpu, &prepared, WarpMode::Emulated, 5)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let untimed = run(&gpu, &prepared, WarpMode::Emulated).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        format!("{:?}", timed.args.params),
+        format!("{:?}", untimed.args.params)
+    );
+    assert!(untimed.timing.is_none());
+    match timed.timing {
+        Some(timing) => {
+            assert!(gpu.report.timestamps);
+            assert_eq!(timing.samples_ns.len(), 5);
+            assert!(timing.samples_ns.iter().all(|t| t.is_finite() && *t >= 0.0));
+            assert!(timing.resolution_ns > 0.0);
+        }
+        None => assert!(!gpu.report.timestamps),
+    }
+}

@@ -1,7 +1,7 @@
 //! The occupancy calculator the docs embed (```` ```occupancy ```` in a page): a CTA's
 //! threads, shared memory and registers per thread on a target, changed by the reader, and
 //! the CTAs and warps an SM holds under each limit (`compiler_core::occupancy`, the one place
-//! with the targets' limits).
+//! with the targets' limits), and occupancy against each of the three (`charts`).
 
 use compiler_core::occupancy::occupancy;
 use compiler_core::ptx::Arch;
@@ -68,6 +68,7 @@ pub fn OccupancyCalculator(start: OccupancyStart) -> impl IntoView {
                     </tbody>
                 </table>
             })}
+            <div inner_html=move || charts::occupancy_curves(arch.get(), threads.get(), shared.get(), registers.get())></div>
         </figure>
     }
 }

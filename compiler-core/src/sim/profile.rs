@@ -638,10 +638,7 @@ impl MemoryProfile {
             for arch in crate::target::Arch::ALL {
                 let peak = arch.peak();
                 let (seconds, bound) = peak.least_seconds(w.flops(), self.global_bytes());
-                let bound = match bound {
-                    crate::target::Bound::Memory => "memory-bound",
-                    crate::target::Bound::Compute => "compute-bound",
-                };
+                let bound = bound.name();
                 text += &format!(
                     "  {} {} ({:.1} TFLOP/s, {:.0} GB/s, ridge {:.1} FLOP/byte): {bound}, at least {:.3} µs\n",
                     arch.name(),

@@ -74,7 +74,13 @@ pub enum GpuOutcome {
     Pending,
     Skipped(String),
     Failed(String),
-    Done { args: Args, ms: f64, how: String },
+    Done {
+        args: Args,
+        ms: f64,
+        how: String,
+        /// The kernel's own time by the GPU's timestamps, or why it has none.
+        timing: Result<compiler_core::timing::Timing, String>,
+    },
 }
 
 fn now_ms() -> f64 {

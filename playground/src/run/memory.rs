@@ -1,6 +1,7 @@
 //! Memory you can see: the run's accesses counted per access in the source (global memory by
 //! 32-byte sector, shared memory by bank; the rules are `compiler_core::sim::profile`'s and the
-//! spec's "Memory behaviour"), and the kernel's occupancy on a target beside the launch.
+//! spec's "Memory behaviour") with the run's roofline, and the kernel's occupancy on a target
+//! beside the launch, with its curves (both charts are `charts`').
 //!
 //! In: a [`MemoryRun`] (made on request, never on an edit) and, for occupancy, the kernel, its
 //! compilation and the target. Out: the views; [`memory_rows`] computes the table as data, so
@@ -81,6 +82,11 @@ pub fn MemoryView(
                 )),
                 _ => None,
             };
+            let roofline = run
+                .profile
+                .as_ref()
+                .ok()
+                .map(|p| charts::roofline(p.work.flops(), p.global_bytes()));
             let poor = rows.iter().filter(|r| r.poor).count();
             let summary = match (rows.len(), poor) {
                 (0, _) => "The kernel reads and writes no tensor or tile.".to_owned(),
@@ -116,6 +122,7 @@ pub fn MemoryView(
                         </tbody>
                     </table>
                 </div>
+                {roofline.map(|html| view! { <div inner_html=html></div> })}
             })
         })
     };
@@ -198,6 +205,9 @@ pub fn OccupancyView(
                         </tbody>
                     </table>
                 }))}
+                {move || shared.get().map(|(threads, bytes)| view! {
+                    <div class="occupancy-curves" inner_html=charts::occupancy_curves(arch.get(), threads, bytes, registers.get())></div>
+                })}
             </div>
         </details>
     }

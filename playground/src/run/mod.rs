@@ -40,7 +40,12 @@ use std::rc::Rc;
 /// built) on the simulator at once and then on WebGPU, and shows the results as the playground
 /// does.
 #[component]
-pub fn KernelRun(source: String, launch: Launch) -> impl IntoView {
+pub fn KernelRun(
+    source: String,
+    launch: Launch,
+    /// The run's floating-point operations and global bytes, where the docs counted them.
+    counts: Option<(u64, u64)>,
+) -> impl IntoView {
     let running = Running::new(RwSignal::new_local(None::<RunReport>));
     start_run(
         Rc::new(compiler_core::compile(&source)),
@@ -48,5 +53,5 @@ pub fn KernelRun(source: String, launch: Launch) -> impl IntoView {
         None,
         running,
     );
-    view! { <Results report=running.report running=running/> }
+    view! { <Results report=running.report running=running counts=Signal::derive_local(move || counts)/> }
 }

@@ -302,6 +302,10 @@ pub fn Results(
     /// Runs again counting every memory access, offered after a run.
     #[prop(optional)]
     on_measure: Option<Callback<()>>,
+    /// The run's floating-point operations and global bytes, from memory counts of the source
+    /// and launch as they are: with the GPU's time, the rates it means.
+    #[prop(optional, into)]
+    counts: Option<Signal<Option<(u64, u64)>, LocalStorage>>,
 ) -> impl IntoView {
     let results = move || {
         if let Some(why) = blocked.and_then(|b| b.get()) {
@@ -332,6 +336,24 @@ pub fn Results(
             GpuOutcome::Failed(why) => format!("WebGPU: {why}"),
             GpuOutcome::Done { ms, how, .. } => format!("WebGPU ({how}): {ms:.1} ms"),
         };
+        let gpu_time = match &report.gpu {
+            GpuOutcome::Done {
+                timing: Ok(timing), ..
+            } => {
+                let counts = counts.and_then(|c| c.get());
+                let more = if counts.is_none() && on_measure.is_some() {
+                    ". Count memory accesses to see the bandwidth and FLOP/s this time means"
+                } else {
+                    ""
+                };
+                Some(format!("GPU time: {}{more}.", timing.summary(counts)))
+            }
+            GpuOutcome::Done {
+                timing: Err(why), ..
+            } => Some(format!("GPU time: {why}.")),
+            _ => None,
+        };
+        let gpu_time = gpu_time.map(|text| view! { <p data-testid="gpu-time">{text}</p> });
         let gpu_args = match &report.gpu {
             GpuOutcome::Done { args, .. } => Some(args.clone()),
             _ => None,
@@ -401,6 +423,7 @@ pub fn Results(
                     <p>"The simulator stopped the run:"</p>
                     {diagnostics.iter().map(|d| stopped_view(d, &report, on_raise_step_limit, on_gpu_anyway)).collect_view()}
                     <p data-testid="gpu-status">{gpu_line}</p>
+                    {gpu_time}
                 </div>
                 {step_button}
             }
@@ -429,6 +452,7 @@ pub fn Results(
                         {cluster_line.map(|line| view! { <p data-testid="cluster-status">{line}</p> })}
                         {launches_line.map(|line| view! { <p data-testid="program-launches">{line}</p> })}
                         <p data-testid="gpu-status">{gpu_line}</p>
+                        {gpu_time}
                     </div>
                     {step_button}
                     {written.into_iter().map(|(index, name)| view! {

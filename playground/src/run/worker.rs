@@ -120,9 +120,15 @@ async fn run_on_gpu(source: &str, launch: &Launch, forced: Option<WarpMode>) -> 
     };
     let lanes = prepared.options.lanes;
     let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
-    let outcome = runtime::run(&gpu, &prepared, mode)
+    let one_dispatch = prepared.kernel.cluster.is_none();
+    let outcome = runtime::run_timed(&gpu, &prepared, mode, runtime::TIMED_DISPATCHES)
         .await
-        .map(|output| (output.args, output.elapsed));
+        .map(|output| {
+            let timing = output.timing.ok_or_else(|| {
+                runtime::untimed(gpu.report.timestamps, output.elapsed, one_dispatch).to_owned()
+            });
+            (output.args, output.elapsed, timing)
+        });
     gpu_outcome(source, &gpu, lanes, mode, outcome)
 }
 
@@ -143,7 +149,16 @@ async fn run_program_on_gpu(
     let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
     let source = compilation.source();
     match runtime::run_program(&gpu, &prepared, mode).await {
-        Ok((output, elapsed)) => gpu_outcome(source, &gpu, lanes, mode, Ok((output.args, elapsed))),
+        Ok((output, elapsed)) => {
+            let why = runtime::untimed(gpu.report.timestamps, elapsed, false).to_owned();
+            gpu_outcome(
+                source,
+                &gpu,
+                lanes,
+                mode,
+                Ok((output.args, elapsed, Err(why))),
+            )
+        }
         Err(compiler_core::program::ProgramError::Program(d)) => {
             GpuOutcome::Failed(format!("{}: {}", d.code.as_str(), d.message))
         }
@@ -166,11 +181,19 @@ fn gpu_outcome(
     gpu: &runtime::Gpu,
     lanes: u32,
     mode: WarpMode,
-    outcome: Result<(compiler_core::sim::Args, std::time::Duration), runtime::RuntimeError>,
+    outcome: Result<
+        (
+            compiler_core::sim::Args,
+            std::time::Duration,
+            Result<runtime::Timing, String>,
+        ),
+        runtime::RuntimeError,
+    >,
 ) -> GpuOutcome {
     match outcome {
-        Ok((args, elapsed)) => GpuOutcome::Done {
+        Ok((args, elapsed, timing)) => GpuOutcome::Done {
             args,
+            timing,
             ms: elapsed.as_secs_f64() * 1000.0,
             how: format!(
                 "{}, {} · {}",

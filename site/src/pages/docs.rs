@@ -299,6 +299,7 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
         view: prepared,
         step,
     } = block;
+    let counts = prepared.counts;
     // The kernel with its launch in the playground, written here from the two: a link the docs
     // would otherwise carry for every kernel, incompressible.
     let playground_link = format!(
@@ -326,6 +327,9 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
             parent.into(),
             JsValue::from_str(&source),
             JsValue::from_str(&launch),
+            counts.map_or(JsValue::UNDEFINED, |[flops, bytes]| {
+                JsValue::from_str(&format!("{flops},{bytes}"))
+            }),
         ];
         let slot = slot.clone();
         note.set(Some("Loading the compiler…".into()));
@@ -350,7 +354,7 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
                 })}
             </div>
             {prepared.memory.and_then(Result::ok).map(|html| view! {
-                <div class="table-scroll kernel-memory" tabindex="0" role="region" aria-label="Memory accesses" data-testid="kernel-memory" inner_html=html></div>
+                <div class="kernel-memory" data-testid="kernel-memory" inner_html=html></div>
             })}
             {(!prepared.diagnostics.is_empty()).then(|| view! {
                 <ul class="diagnostics">

@@ -1,0 +1,222 @@
+//! The roofline (Williams, Waterman and Patterson, "Roofline", CACM 2009; Nsight Compute's
+//! chart): floating-point operations a second against arithmetic intensity (FLOP per byte of
+//! DRAM traffic), both on log scales. Each target's roof is its bandwidth times the intensity
+//! up to the ridge, its peak after. A run is a vertical line at its intensity; where that line
+//! meets a roof is the most the run could do there, and so the least time it could take.
+
+use crate::axis::{decades, Frame, Scale};
+use crate::{escape, point, seconds, si};
+use compiler_core::target::{Arch, Bound};
+
+/// Where a run meets one target's roof.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RooflineMark {
+    pub arch: Arch,
+    /// The most FLOP/s the run could reach there: the roof at its intensity.
+    pub attainable: f64,
+    /// The least time the run could take there.
+    pub seconds: f64,
+    pub bound: Bound,
+    /// The mark's figures in words.
+    pub text: String,
+}
+
+/// The run's marks, one per target: `None` without global traffic (no intensity to place).
+pub fn marks(flops: u64, bytes: u64) -> Option<Vec<RooflineMark>> {
+    (bytes > 0).then(|| {
+        let intensity = flops as f64 / bytes as f64;
+        Arch::ALL
+            .into_iter()
+            .map(|arch| {
+                let peak = arch.peak();
+                let attainable = (intensity * peak.bytes_per_second).min(peak.flops_per_second);
+                let (least, bound) = peak.least_seconds(flops, bytes);
+                RooflineMark {
+                    arch,
+                    attainable,
+                    seconds: least,
+                    bound,
+                    text: format!(
+                        "{} ({}) at {intensity:.3} FLOP/byte: {}, at most {}FLOP/s; the run takes at least {}",
+                        peak.gpu,
+                        arch.name(),
+                        bound.name(),
+                        si(attainable),
+                        seconds(least)
+                    ),
+                }
+            })
+            .collect()
+    })
+}
+
+/// `0.01`, `1`, `1000`: an intensity decade.
+fn intensity_label(value: f64) -> String {
+    let places = (-value.log10().round()).max(0.0) as usize;
+    format!("{value:.places$}")
+}
+
+/// `1 G`, `100 T`: a decade of FLOP/s.
+fn rate_label(value: f64) -> String {
+    si(value).replace(".00", "").replace(".0 ", " ")
+}
+
+/// The roofline of a run of `flops` floating-point operations over `bytes` of global traffic,
+/// as a `<figure>`: the three targets' roofs, the run's intensity and its marks, and a caption
+/// that says every mark's figures.
+pub fn roofline(flops: u64, bytes: u64) -> String {
+    let marks = marks(flops, bytes).unwrap_or_default();
+    let intensity = (bytes > 0 && flops > 0).then(|| flops as f64 / bytes as f64);
+    // Decades wide enough for every ridge (about 10 to 20 FLOP/byte) and the run.
+    let x_lo = intensity.map_or(-2, |i| (i.log10().floor() as i32).min(-2));
+    let x_hi = intensity.map_or(3, |i| (i.log10().ceil() as i32).max(3));
+    let peaks = Arch::ALL.map(Arch::peak);
+    let slowest = peaks
+        .iter()
+        .map(|p| p.bytes_per_second)
+        .fold(f64::MAX, f64::min);
+    let fastest = peaks.iter().map(|p| p.flops_per_second).fold(0.0, f64::max);
+    let y_lo = (10f64.powi(x_lo) * slowest).log10().floor() as i32;
+    let y_hi = fastest.log10().ceil() as i32;
+    let frame = Frame::new(
+        560.0,
+        300.0,
+        (Scale::Log, 10f64.powi(x_lo), 10f64.powi(x_hi)),
+        (Scale::Log, 10f64.powi(y_lo), 10f64.powi(y_hi)),
+    );
+    let mut svg = frame.open(
+        "Roofline: FLOP/s against FLOP per byte, log scales",
+        &decades(x_lo, x_hi, intensity_label),
+        &decades(y_lo, y_hi, rate_label),
+        "arithmetic intensity (FLOP per byte of global traffic)",
+        "FLOP/s",
+    );
+    let (x_min, x_max) = (frame.x.lo, frame.x.hi);
+    for (row, arch) in Arch::ALL.into_iter().enumerate() {
+        let peak = arch.peak();
+        let ridge = peak.ridge();
+        let path = [
+            (x_min, x_min * peak.bytes_per_second),
+            (ridge, peak.flops_per_second),
+            (x_max, peak.flops_per_second),
+        ]
+        .map(|(x, y)| format!("{:.1},{:.1}", frame.x.at(x), frame.y.at(y)))
+        .join(" ");
+        svg += &format!(
+            "<polyline class=\"roof roof-{}\" points=\"{path}\"/>",
+            arch.name()
+        );
+        // The legend, in the empty corner above the roofs' slopes.
+        let y = frame.y.to + 16.0 + 16.0 * row as f64;
+        let x = frame.x.from + 10.0;
+        svg += &format!(
+            "<g class=\"legend roof-{}\" aria-hidden=\"true\"><line x1=\"{x}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/><text x=\"{:.1}\" y=\"{y:.1}\">{} ({}): {}FLOP/s, {}B/s</text></g>",
+            arch.name(),
+            y - 4.0,
+            x + 22.0,
+            y - 4.0,
+            x + 28.0,
+            peak.gpu,
+            arch.name(),
+            si(peak.flops_per_second),
+            si(peak.bytes_per_second)
+        );
+    }
+    if let Some(i) = intensity {
+        let x = frame.x.at(i);
+        svg += &format!(
+            "<line class=\"intensity\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"/><text class=\"intensity-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">this run</text>",
+            frame.y.from,
+            frame.y.to,
+            if x > frame.width / 2.0 { x - 4.0 } else { x + 4.0 },
+            frame.y.from - 6.0,
+            if x > frame.width / 2.0 { "end" } else { "start" },
+        );
+        for mark in &marks {
+            svg += &point(
+                &format!("roof-{}", mark.arch.name()),
+                x,
+                frame.y.at(mark.attainable),
+                &mark.text,
+            );
+        }
+    }
+    svg += "</svg>";
+    let run = match (flops, bytes) {
+        (_, 0) => "This run moved no global memory, so it has no intensity to place: the roofs alone.".to_owned(),
+        (0, _) => format!(
+            "This run did no floating-point arithmetic over {bytes} bytes of global traffic: an intensity of 0, left of any log scale, memory-bound on every target (at least {} on {}).",
+            seconds(Arch::Sm90.peak().least_seconds(0, bytes).0),
+            Arch::Sm90.peak().gpu
+        ),
+        _ => format!(
+            "This run: {flops} floating-point operations over {bytes} bytes of global traffic, {:.3} FLOP/byte. {}.",
+            flops as f64 / bytes as f64,
+            marks.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join("; ")
+        ),
+    };
+    format!(
+        "<figure class=\"chart-figure roofline\" data-testid=\"roofline\">{svg}<figcaption>{} Bounds at the data sheets' peaks (FP32 without tensor cores, DRAM bandwidth), not measurements: the counts assume no cache and no latency. <a href=\"/docs/costs\">What the roofline says</a>.</figcaption></figure>",
+        escape(&run)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axpy_is_memory_bound_everywhere_at_its_bandwidth_times_its_intensity() {
+        // 2 flops over 12 bytes an element, a million elements.
+        let n = 1 << 20;
+        let marks = marks(2 * n, 12 * n).unwrap_or_default();
+        assert_eq!(marks.len(), 3);
+        for mark in &marks {
+            let peak = mark.arch.peak();
+            assert_eq!(mark.bound, Bound::Memory);
+            assert!((mark.attainable - peak.bytes_per_second / 6.0).abs() < 1.0);
+            assert!((mark.seconds - 12.0 * n as f64 / peak.bytes_per_second).abs() < 1e-12);
+        }
+        // A100: 2039 GB/s / 6 = 339.8 GFLOP/s; 12 MiB / 2039 GB/s = 6.171 µs.
+        assert_eq!(
+            marks[1].text,
+            "A100 (sm_80) at 0.167 FLOP/byte: memory-bound, at most 340 GFLOP/s; the run takes at least 6.171 µs"
+        );
+    }
+
+    #[test]
+    fn past_the_ridge_the_roof_is_the_peak() {
+        // 1000 fmas an element: 2000 flops over 8 bytes, 250 FLOP/byte.
+        let marks = marks(2000, 8).unwrap_or_default();
+        for mark in &marks {
+            assert_eq!(mark.bound, Bound::Compute);
+            assert_eq!(mark.attainable, mark.arch.peak().flops_per_second);
+        }
+    }
+
+    #[test]
+    fn the_chart_has_a_roof_per_target_and_a_focusable_mark_each() {
+        let figure = roofline(2 * 1024, 12 * 1024);
+        assert_eq!(figure.matches("<polyline class=\"roof ").count(), 3);
+        assert_eq!(figure.matches("tabindex=\"0\"").count(), 3);
+        assert!(figure.contains("aria-label=\"V100 (sm_70) at 0.167 FLOP/byte: memory-bound"));
+        assert!(figure.contains(">0.01<") && figure.contains(">1000<"));
+        assert!(figure.contains(">100 T<"), "{figure}");
+    }
+
+    #[test]
+    fn a_run_without_flops_or_traffic_says_so_instead_of_a_mark() {
+        let none = roofline(0, 4096);
+        assert!(!none.contains("tabindex"));
+        assert!(none.contains("did no floating-point arithmetic over 4096 bytes"));
+        assert!(roofline(10, 0).contains("moved no global memory"));
+    }
+
+    #[test]
+    fn the_axes_widen_for_an_intensity_beyond_them() {
+        let figure = roofline(1_000_000, 10);
+        assert!(figure.contains(">100000<"), "{figure}");
+        let figure = roofline(1, 100_000);
+        assert!(figure.contains(">0.00001<"), "{figure}");
+    }
+}

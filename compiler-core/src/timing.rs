@@ -1,0 +1,177 @@
+//! A kernel's time as a GPU measured it: the timestamps the runners (crate `runtime`: WebGPU,
+//! wgpu, CUDA) read around dispatches of a kernel, as the views and the CLI show them.
+//!
+//! In: raw timestamps and their period. Out: a [`Timing`] (each dispatch's time, the median,
+//! the timestamps' resolution) and its summary, with the rates it means given the run's counts
+//! (`sim::MemoryProfile`). Here, not in `runtime`, so the playground's native tests read it
+//! without a GPU API. Invariant: nothing here touches a GPU.
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Dispatches timed after a run (`runtime::run_timed`): their median is the kernel's time.
+pub const TIMED_DISPATCHES: u32 = 9;
+
+/// The dispatches to time after a run that took `elapsed`: `wanted`, fewer for a slow kernel
+/// so that timing adds a second at most, none after a run of more than a second (its own
+/// time says enough, and timing it would double the wait).
+pub fn dispatches_within(elapsed: Duration, wanted: u32) -> u32 {
+    let fit = (TIMING_BUDGET.as_secs_f64() / elapsed.as_secs_f64().max(1e-9)).floor();
+    fit.min(f64::from(wanted)) as u32
+}
+
+/// The most that timing adds to a run.
+pub const TIMING_BUDGET: Duration = Duration::from_secs(1);
+
+/// Why a run on a GPU has no [`Timing`], in words: its GPU has no timestamps, or it took too
+/// long, or it is not one dispatch (a program's launches, a kernel's super-tiles).
+pub fn untimed(timestamps: bool, elapsed: Duration, one_dispatch: bool) -> &'static str {
+    if !timestamps {
+        "this GPU does not offer timestamps (WebGPU's timestamp-query), so the kernel's own time is not measured"
+    } else if !one_dispatch {
+        "only a kernel's single launch is timed, not a program's launches or a kernel's super-tiles"
+    } else if elapsed >= TIMING_BUDGET {
+        "the run took over a second, so it was not timed again: its time above is the measure"
+    } else {
+        "the kernel was not timed"
+    }
+}
+
+/// A kernel's own time on the GPU: timestamps written by the GPU at the start and end of each
+/// of several dispatches of it (WebGPU's and wgpu's `timestamp-query`, CUDA's events), made
+/// after the run whose results count, over the tensors it left. No upload, no read-back, no
+/// queueing: the kernel alone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Each dispatch's time in nanoseconds, in order.
+    pub samples_ns: Vec<f64>,
+    /// The step the timestamps come in, in nanoseconds: a browser rounds them (Chromium to
+    /// 100 µs unless its WebGPU developer features are on), so a shorter kernel reads as 0 or
+    /// one step.
+    pub resolution_ns: f64,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+impl Timing {
+    /// From raw timestamps, a start and an end for each dispatch, `period_ns` nanoseconds a
+    /// tick. The resolution is the largest step every timestamp is a multiple of (at least a
+    /// tick): how a quantizing browser shows.
+    pub fn from_ticks(ticks: &[u64], period_ns: f64) -> Timing {
+        let step = ticks.iter().fold(0, |g, &t| gcd(g, t)).max(1);
+        Timing {
+            samples_ns: ticks
+                .chunks_exact(2)
+                .map(|pair| pair[1].saturating_sub(pair[0]) as f64 * period_ns)
+                .collect(),
+            resolution_ns: step as f64 * period_ns,
+        }
+    }
+
+    pub fn median_ns(&self) -> f64 {
+        let mut sorted = self.samples_ns.clone();
+        sorted.sort_by(f64::total_cmp);
+        match sorted.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => sorted[n / 2],
+            n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+        }
+    }
+
+    /// "the kernel: 41.2 µs, the median of 9 dispatches (timestamps in steps of 1 ns)", and,
+    /// given the run's counts (floating-point operations, global bytes), the rates that time
+    /// means.
+    pub fn summary(&self, counts: Option<(u64, u64)>) -> String {
+        let median = self.median_ns();
+        let mut text = format!(
+            "the kernel: {}, the median of {} dispatch{} (timestamps in steps of {})",
+            nanoseconds(median),
+            self.samples_ns.len(),
+            if self.samples_ns.len() == 1 { "" } else { "es" },
+            nanoseconds(self.resolution_ns)
+        );
+        if median < self.resolution_ns {
+            text += "; shorter than a step: the time is the timestamps' rounding, not the kernel's";
+        } else if let Some((flops, bytes)) = counts {
+            let seconds = median * 1e-9;
+            text += &format!(
+                "; by the counts, {}B/s of global traffic and {}FLOP/s",
+                rate(bytes as f64 / seconds),
+                rate(flops as f64 / seconds)
+            );
+        }
+        text
+    }
+}
+
+/// `11.6 M`: a rate with its SI prefix, three significant figures.
+fn rate(value: f64) -> String {
+    let (scale, prefix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|&(scale, _)| value >= scale)
+        .unwrap_or((1.0, ""));
+    let scaled = value / scale;
+    let places = if scaled >= 100.0 {
+        0
+    } else if scaled >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{scaled:.places$} {prefix}")
+}
+
+/// `41.2 µs`: nanoseconds in the unit that reads best.
+fn nanoseconds(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timing_is_the_median_of_its_dispatches_in_the_timestamps_steps() {
+        // Chromium's quantized timestamps: every one a multiple of 100 µs.
+        let ticks = [100_000, 300_000, 300_000, 400_000, 400_000, 700_000];
+        let timing = Timing::from_ticks(&ticks, 1.0);
+        assert_eq!(timing.samples_ns, [200_000.0, 100_000.0, 300_000.0]);
+        assert_eq!(timing.median_ns(), 200_000.0);
+        assert_eq!(timing.resolution_ns, 100_000.0);
+        // 2 MB and 1 GFLOP in 200 µs.
+        assert_eq!(
+            timing.summary(Some((1_000_000_000, 2_000_000))),
+            "the kernel: 200.0 µs, the median of 3 dispatches (timestamps in steps of 100.0 µs); by the counts, 10.0 GB/s of global traffic and 5.00 TFLOP/s"
+        );
+        // A tick of 1.5 ns (a GPU's timestamp period), an even count.
+        let timing = Timing::from_ticks(&[7, 17, 20, 24], 1.5);
+        assert_eq!(timing.median_ns(), (15.0 + 6.0) / 2.0);
+        assert_eq!(timing.resolution_ns, 1.5);
+    }
+
+    #[test]
+    fn a_time_under_one_step_is_said_to_be_the_rounding() {
+        let timing = Timing::from_ticks(&[100_000, 100_000], 1.0);
+        assert!(timing.summary(Some((1, 1))).contains("shorter than a step"));
+    }
+
+    #[test]
+    fn slow_kernels_are_timed_fewer_times() {
+        assert_eq!(dispatches_within(Duration::from_millis(1), 9), 9);
+        assert_eq!(dispatches_within(Duration::from_millis(300), 9), 3);
+        assert_eq!(dispatches_within(Duration::from_millis(999), 9), 1);
+        assert_eq!(dispatches_within(Duration::from_secs(5), 9), 0);
+    }
+}
