@@ -26,6 +26,7 @@ const pages: [string, string, string][] = [
   ['the glossary', '/docs/glossary', 'Glossary'],
   ['a puzzle', '/docs/puzzle-map', 'One thread'],
   ['the error index', '/docs/errors', 'rror'],
+  ['the costs page with its charts', '/docs/costs', 'What a kernel costs'],
 ];
 
 for (const [what, path, heading] of pages) {

@@ -126,12 +126,15 @@ test('occupancy beside the launch follows the target and the registers', async (
 test('the docs show a kernel with its counts', async ({ page }) => {
   await page.goto('/docs/memory');
   const tables = page.getByTestId('kernel-memory');
-  await expect(tables).toHaveCount(3);
+  await expect(tables).toHaveCount(5);
   await expect(tables.nth(0).locator('tr.poor')).toContainText('32.00 sectors per request');
   // The tiled transpose's column read: the padded tile makes it conflict-free.
   await expect(tables.nth(1).locator('tr.poor')).toHaveCount(0);
   await expect(tables.nth(1).locator('tr').last()).toContainText('1-way bank conflict at worst');
   await expect(tables.nth(2).locator('tr.poor')).toContainText('2-way bank conflict at worst');
+  // The copies to time on the reader's GPU: along rows, and down columns.
+  await expect(tables.nth(3).locator('tr.poor')).toHaveCount(0);
+  await expect(tables.nth(4).locator('tr.poor').first()).toContainText('32.00 sectors per request');
   await page.goto('/docs/glossary#coalescing');
   await expect(page.getByTestId('kernel-memory').first()).toContainText('32.00 sectors per request');
 });
