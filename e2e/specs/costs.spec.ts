@@ -1,8 +1,7 @@
 // What a kernel costs: the roofline after Count memory accesses, the occupancy charts, the
 // kernel's time on Chromium's WebGPU (SwiftShader offers timestamp-query) and the message where
 // an adapter has none, and the docs page with its charts drawn when the docs were built.
-import { test, expect } from '../fixtures/pages';
-import type { Page } from '@playwright/test';
+import { test, expect, injectIntoWorker } from '../fixtures/pages';
 
 test('the roofline of a counted run: three roofs, a focusable mark each with its figures', async ({ play, page, consoleErrors }) => {
   await play.open('?example=matvec');
@@ -49,14 +48,6 @@ test("the kernel's time on the GPU, turned into rates by the counts", async ({ p
   await page.getByTestId('measure-memory').click();
   await expect(time).toContainText(/by the counts, [\d.]+ [kMGT]?B\/s of global traffic and [\d.]+ [kMGT]?FLOP\/s/);
 });
-
-/** Runs `script` in the playground's worker before its module: WebGPU runs there. */
-async function injectIntoWorker(page: Page, script: string) {
-  await page.route(/\/lazy\/worker-[0-9a-f]+\.js$/, async (route) => {
-    const response = await route.fetch();
-    await route.fulfill({ response, body: `${script}\n${await response.text()}` });
-  });
-}
 
 test('an adapter without timestamp-query is said to have none', async ({ play, page }) => {
   // The adapter's features without timestamp-query, as a GPU that lacks it reports them.

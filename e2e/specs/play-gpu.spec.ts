@@ -1,13 +1,4 @@
-import { test, expect, type PlayPage } from '../fixtures/pages';
-import type { Page } from '@playwright/test';
-
-/** Runs `script` in the playground's worker before its module: WebGPU runs there. */
-async function injectIntoWorker(page: Page, script: string) {
-  await page.route(/\/lazy\/worker-[0-9a-f]+\.js$/, async (route) => {
-    const response = await route.fetch();
-    await route.fulfill({ response, body: `${script}\n${await response.text()}` });
-  });
-}
+import { test, expect, injectIntoWorker, type PlayPage } from '../fixtures/pages';
 
 // The runtime crate's browser runner (WebGPU through web-sys) runs the examples in Chromium
 // from the playground, and the results equal the simulator's. Headless Chromium here offers
