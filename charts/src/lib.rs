@@ -42,24 +42,7 @@ fn point(class: &str, x: f64, y: f64, text: &str) -> String {
     )
 }
 
-/// `12.3 G`: a value with an SI prefix, three significant figures.
-pub fn si(value: f64) -> String {
-    const PREFIXES: [(f64, &str); 5] =
-        [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
-    let (scale, prefix) = PREFIXES
-        .into_iter()
-        .find(|&(scale, _)| value.abs() >= scale)
-        .unwrap_or((1.0, ""));
-    let scaled = value / scale;
-    let digits = if scaled.abs() >= 100.0 {
-        0
-    } else if scaled.abs() >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{scaled:.digits$} {prefix}")
-}
+pub use compiler_core::timing::si;
 
 /// `1.20 µs`: a duration in the unit that reads best.
 pub fn seconds(value: f64) -> String {

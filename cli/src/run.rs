@@ -468,20 +468,6 @@ impl Backend {
         }
     }
 
-    /// What the run's GPU time line says: the kernel's time, or why it has none.
-    fn timing(&self, output: &runtime::GpuOutput, kernel: &compiler_core::ir::Kernel) -> String {
-        let timestamps = match self {
-            Backend::Vulkan { gpu, .. } => gpu.report.timestamps,
-            _ => true,
-        };
-        match &output.timing {
-            Some(timing) => timing.summary(None),
-            None => {
-                runtime::untimed(timestamps, output.elapsed, kernel.cluster.is_none()).to_owned()
-            }
-        }
-    }
-
     /// Runs a prepared launch on a GPU; `None` on the simulator, which runs elsewhere.
     fn run_on_gpu(
         &self,
@@ -605,7 +591,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 kernel.threads,
                 output.elapsed.as_secs_f64() * 1e3
             );
-            eprintln!("GPU time: {}", backend.timing(&output, kernel));
+            match &output.timing {
+                Ok(timing) => eprintln!("GPU time: {}", timing.summary(None)),
+                Err(why) => eprintln!("GPU time: {why}"),
+            }
             output.args.params
         }
         Some(Err(error)) => {

@@ -23,17 +23,19 @@ pub fn dispatches_within(elapsed: Duration, wanted: u32) -> u32 {
 /// The most that timing adds to a run.
 pub const TIMING_BUDGET: Duration = Duration::from_secs(1);
 
-/// Why a run on a GPU has no [`Timing`], in words: its GPU has no timestamps, or it took too
-/// long, or it is not one dispatch (a program's launches, a kernel's super-tiles).
-pub fn untimed(timestamps: bool, elapsed: Duration, one_dispatch: bool) -> &'static str {
-    if !timestamps {
+/// Why a run on a GPU has no [`Timing`], in words: it was not asked for, or its GPU has no
+/// timestamps, or it is not one dispatch (a program's launches, a kernel's super-tiles), or it
+/// took too long.
+pub fn untimed(timestamps: bool, one_dispatch: bool, asked: bool) -> &'static str {
+    if !asked {
+        "the kernel was not timed"
+    } else if !timestamps {
         "this GPU does not offer timestamps (WebGPU's timestamp-query), so the kernel's own time is not measured"
     } else if !one_dispatch {
         "only a kernel's single launch is timed, not a program's launches or a kernel's super-tiles"
-    } else if elapsed >= TIMING_BUDGET {
-        "the run took over a second, so it was not timed again: its time above is the measure"
     } else {
-        "the kernel was not timed"
+        // What `dispatches_within` leaves untimed: a run over the budget.
+        "the run took over a second, so it was not timed again: its time above is the measure"
     }
 }
 
@@ -60,6 +62,16 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 impl Timing {
+    /// From timestamps as a GPU resolves them (little-endian `u64`s: a start and an end for
+    /// each dispatch), `period_ns` nanoseconds a tick.
+    pub fn from_resolved(bytes: &[u8], period_ns: f64) -> Timing {
+        let ticks: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+            .collect();
+        Timing::from_ticks(&ticks, period_ns)
+    }
+
     /// From raw timestamps, a start and an end for each dispatch, `period_ns` nanoseconds a
     /// tick. The resolution is the largest step every timestamp is a multiple of (at least a
     /// tick): how a quantizing browser shows.
@@ -102,24 +114,27 @@ impl Timing {
             let seconds = median * 1e-9;
             text += &format!(
                 "; by the counts, {}B/s of global traffic and {}FLOP/s",
-                rate(bytes as f64 / seconds),
-                rate(flops as f64 / seconds)
+                si(bytes as f64 / seconds),
+                si(flops as f64 / seconds)
             );
         }
         text
     }
 }
 
-/// `11.6 M`: a rate with its SI prefix, three significant figures.
-fn rate(value: f64) -> String {
-    let (scale, prefix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+/// `11.6 M`: a value with its SI prefix, three significant figures (the rates here, and the
+/// charts' figures).
+pub fn si(value: f64) -> String {
+    const PREFIXES: [(f64, &str); 5] =
+        [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    let (scale, prefix) = PREFIXES
         .into_iter()
-        .find(|&(scale, _)| value >= scale)
+        .find(|&(scale, _)| value.abs() >= scale)
         .unwrap_or((1.0, ""));
     let scaled = value / scale;
-    let places = if scaled >= 100.0 {
+    let places = if scaled.abs() >= 100.0 {
         0
-    } else if scaled >= 10.0 {
+    } else if scaled.abs() >= 10.0 {
         1
     } else {
         2

@@ -181,7 +181,7 @@ pub fn run_timed(
     let mut output = GpuOutput {
         args: prepared.args.clone(),
         elapsed: Duration::ZERO,
-        timing: None,
+        timing: Err(crate::untimed(true, true, false).to_owned()),
     };
     let loaded = Loaded::new(gpu, kernel, &ptx)?;
     let ran = if kernel.cluster.is_none() {
@@ -251,10 +251,9 @@ pub fn run_ptx(
         elapsed += loaded.launch(part, 0)?.elapsed;
         Ok::<(), RuntimeError>(())
     })?;
-    Ok(GpuRun {
-        elapsed,
-        timing: None,
-    })
+    // CUDA's events time any launch: only the super-tiles stop it.
+    let timing = Err(crate::untimed(true, false, true).to_owned());
+    Ok(GpuRun { elapsed, timing })
 }
 
 /// One argument of a launch, in the entry's parameter order.
@@ -460,12 +459,12 @@ impl<'a> Loaded<'a> {
                 samples_ns.push(f64::from(ms) * 1e6);
             }
             // CUDA's events: "a resolution of around 0.5 microseconds" (cuEventElapsedTime).
-            Some(crate::Timing {
+            Ok(crate::Timing {
                 samples_ns,
                 resolution_ns: 500.0,
             })
         } else {
-            None
+            Err(crate::untimed(true, true, timed > 0).to_owned())
         };
         Ok(GpuRun { elapsed, timing })
     }

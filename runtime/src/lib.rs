@@ -40,8 +40,9 @@ use std::time::Duration;
 pub struct GpuRun {
     /// From submitting the dispatch to the results being mapped for reading.
     pub elapsed: Duration,
-    /// The kernel's own time, when it was asked for and the GPU has timestamps.
-    pub timing: Option<Timing>,
+    /// The kernel's own time, or why there is none (not asked for, no timestamps, too slow,
+    /// super-tiles).
+    pub timing: Result<Timing, String>,
 }
 
 /// What [`run`] gives back: the arguments as the kernel left them, and the time it took.
@@ -49,8 +50,8 @@ pub struct GpuRun {
 pub struct GpuOutput {
     pub args: compiler_core::sim::Args,
     pub elapsed: Duration,
-    /// The kernel's own time ([`run_timed`]), when the GPU has timestamps.
-    pub timing: Option<Timing>,
+    /// The kernel's own time ([`run_timed`]), or why there is none, in words.
+    pub timing: Result<Timing, String>,
 }
 
 pub use compiler_core::timing::{dispatches_within, untimed, Timing, TIMED_DISPATCHES};
@@ -68,7 +69,7 @@ impl GpuOutput {
         let output = GpuOutput {
             args: prepared.args.clone(),
             elapsed: Duration::ZERO,
-            timing: None,
+            timing: Err(untimed(false, true, false).to_owned()),
         };
         Ok((wgsl, output))
     }

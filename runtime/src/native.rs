@@ -291,10 +291,8 @@ fn run_wgsl_with(
         elapsed += run_launch(gpu, kernel, wgsl, part, pipelines, Storage::Host, 0)?.elapsed;
         Ok::<(), RuntimeError>(())
     })?;
-    Ok(GpuRun {
-        elapsed,
-        timing: None,
-    })
+    let timing = Err(crate::untimed(gpu.report.timestamps, false, timed > 0).to_owned());
+    Ok(GpuRun { elapsed, timing })
 }
 
 /// A kernel's WGSL made ready on the device: its bind group's layout and its pipeline. The
@@ -491,7 +489,7 @@ fn run_launch(
     }
     let dispatches = crate::dispatches_within(elapsed, timed);
     let timing = if dispatches > 0 && gpu.report.timestamps {
-        Some(time_dispatches(
+        Ok(time_dispatches(
             gpu,
             &made.pipeline,
             &bind_group,
@@ -499,7 +497,7 @@ fn run_launch(
             dispatches,
         )?)
     } else {
-        None
+        Err(crate::untimed(gpu.report.timestamps, true, timed > 0).to_owned())
     };
     Ok(GpuRun { elapsed, timing })
 }
@@ -556,12 +554,8 @@ fn time_dispatches(
     let view = readback.slice(..).get_mapped_range().map_err(|error| {
         RuntimeError::Device(format!("could not read the timestamps back: {error}"))
     })?;
-    let ticks: Vec<u64> = view
-        .chunks_exact(8)
-        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-        .collect();
-    Ok(crate::Timing::from_ticks(
-        &ticks,
+    Ok(crate::Timing::from_resolved(
+        &view,
         f64::from(gpu.queue.get_timestamp_period()),
     ))
 }

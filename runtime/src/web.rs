@@ -469,10 +469,8 @@ async fn run_wgsl_with(
             .elapsed;
         cluster::merge(kernel, args, tile, &part);
     }
-    Ok(GpuRun {
-        elapsed,
-        timing: None,
-    })
+    let timing = Err(crate::untimed(gpu.report.timestamps, false, timed > 0).to_owned());
+    Ok(GpuRun { elapsed, timing })
 }
 
 /// A kernel's WGSL made ready on the device: its bind group's layout and its pipeline. The
@@ -650,9 +648,9 @@ async fn run_launch(
     let elapsed = Duration::from_secs_f64((now_ms() - start).max(0.0) / 1000.0);
     let dispatches = crate::dispatches_within(elapsed, timed);
     let timing = if dispatches > 0 && gpu.report.timestamps {
-        Some(time_dispatches(gpu, &made.pipeline, &group, plan.grid, dispatches).await?)
+        Ok(time_dispatches(gpu, &made.pipeline, &group, plan.grid, dispatches).await?)
     } else {
-        None
+        Err(crate::untimed(gpu.report.timestamps, true, timed > 0).to_owned())
     };
     for buffer_of in buffers.iter().chain([&uniform]) {
         if !kept.contains(&buffer_of) {
@@ -703,9 +701,5 @@ async fn time_dispatches(
         made.destroy();
     }
     queries.destroy();
-    let ticks: Vec<u64> = bytes?
-        .chunks_exact(8)
-        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-        .collect();
-    Ok(crate::Timing::from_ticks(&ticks, 1.0))
+    Ok(crate::Timing::from_resolved(&bytes?, 1.0))
 }

@@ -120,15 +120,9 @@ async fn run_on_gpu(source: &str, launch: &Launch, forced: Option<WarpMode>) -> 
     };
     let lanes = prepared.options.lanes;
     let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
-    let one_dispatch = prepared.kernel.cluster.is_none();
     let outcome = runtime::run_timed(&gpu, &prepared, mode, runtime::TIMED_DISPATCHES)
         .await
-        .map(|output| {
-            let timing = output.timing.ok_or_else(|| {
-                runtime::untimed(gpu.report.timestamps, output.elapsed, one_dispatch).to_owned()
-            });
-            (output.args, output.elapsed, timing)
-        });
+        .map(|output| (output.args, output.elapsed, output.timing));
     gpu_outcome(source, &gpu, lanes, mode, outcome)
 }
 
@@ -150,7 +144,7 @@ async fn run_program_on_gpu(
     let source = compilation.source();
     match runtime::run_program(&gpu, &prepared, mode).await {
         Ok((output, elapsed)) => {
-            let why = runtime::untimed(gpu.report.timestamps, elapsed, false).to_owned();
+            let why = runtime::untimed(gpu.report.timestamps, false, true).to_owned();
             gpu_outcome(
                 source,
                 &gpu,
