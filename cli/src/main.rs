@@ -4,6 +4,7 @@
 //! status. It only parses arguments and prints; the work happens in `compiler-core` and
 //! `runtime`, so the CLI, the playground and the tests share one implementation.
 
+mod lsp;
 #[cfg(feature = "mpi")]
 mod mpi_run;
 mod occupancy;
@@ -41,6 +42,9 @@ enum Command {
     Occupancy(occupancy::OccupancyArgs),
     /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
     Ctx(CtxArgs),
+    /// A language server over stdin and stdout, for editors: diagnostics, hover, completion,
+    /// go to definition, the outline and semantic tokens (the VS Code extension starts it).
+    Lsp(lsp::LspArgs),
     /// Describe the GPUs this machine offers: its Vulkan adapter and subgroups, and its NVIDIA
     /// GPUs through CUDA.
     Gpu,
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
         Command::Ptx(args) => return run::ptx(&args),
         Command::Wgsl(args) => return run::wgsl(&args),
         Command::Occupancy(args) => return occupancy::run(&args),
+        Command::Lsp(args) => return lsp::run(&args),
         Command::Ctx(args) => ctx(&args),
         Command::Gpu => gpu(),
     };

@@ -6,6 +6,7 @@
 
 use crate::check::NameKind;
 use crate::ir::{Axis, CtxField};
+use crate::span::Span;
 use crate::syntax::builtins;
 use crate::Compilation;
 
@@ -86,6 +87,18 @@ impl Compilation {
         }
         let (from, to) = word_around(self.source(), offset)?;
         builtins::describe(&self.source()[from..to]).map(str::to_owned)
+    }
+
+    /// Where the name at byte `offset` is declared: a parameter, dimension or local, or a
+    /// kernel that a program launches. `ctx` fields and built-ins have no declaration.
+    pub fn definition(&self, offset: usize) -> Option<Span> {
+        if let Some(name) = self.checked.name_at(offset) {
+            return name.declared_at;
+        }
+        let (from, to) = word_around(self.source(), offset)?;
+        let word = &self.source()[from..to];
+        let kernel = self.file.kernels.iter().find(|k| k.name.name == word)?;
+        Some(kernel.name.span)
     }
 
     /// What can be written at byte `caret`: the `ctx` fields after `ctx.`, the axes after
@@ -234,6 +247,41 @@ mod tests {
         // Nothing offered in the middle of nowhere unless asked.
         assert_eq!(compilation.completions(source.len(), false), None);
         assert!(compilation.completions(source.len(), true).is_some());
+    }
+
+    #[test]
+    fn a_name_leads_to_its_declaration_and_a_launch_to_its_kernel() {
+        let at = |source: &str, text: &str, skip: usize| {
+            source.match_indices(text).nth(skip).map_or(0, |(i, _)| i)
+        };
+        let compilation = crate::compile(K);
+        // `X` in `X[i]` → the parameter; `i` → its `let`; `acc +=` → the `var`.
+        let x_use = at(K, "X[i]", 0);
+        assert_eq!(
+            compilation.definition(x_use),
+            Some(Span::new(at(K, "X:", 0), at(K, "X:", 0) + 1))
+        );
+        let i_use = at(K, "[i]", 0) + 1;
+        let i_decl = at(K, "i = ", 0);
+        assert_eq!(
+            compilation.definition(i_use),
+            Some(Span::new(i_decl, i_decl + 1))
+        );
+        assert_eq!(
+            compilation.definition(at(K, "acc +=", 0)).map(|s| s.start),
+            Some(at(K, "acc = ", 0))
+        );
+        // ctx fields and built-ins are declared nowhere.
+        assert_eq!(compilation.definition(at(K, "ctx.thread", 0)), None);
+        assert_eq!(compilation.definition(at(K, "sum<", 0)), None);
+        let program = format!("{K}program p(X: tensor<f32>[N]) {{\n  launch k(X) grid(1)\n}}\n");
+        let compilation = crate::compile(&program);
+        let launch = at(&program, "k(X) grid", 0);
+        let kernel = at(&program, "kernel k", 0) + "kernel ".len();
+        assert_eq!(
+            compilation.definition(launch),
+            Some(Span::new(kernel, kernel + 1))
+        );
     }
 
     #[test]

@@ -8,60 +8,11 @@
 //! Offsets cross here between the compiler's UTF-8 bytes and the editor's UTF-16 code units
 //! ([`Utf16`]).
 
+use compiler_core::span::Utf16;
 use compiler_core::syntax::highlight::{highlight, Class, Mark};
 use compiler_core::Compilation;
 use leptos::prelude::*;
 use std::rc::Rc;
-
-/// Offsets into one text, as UTF-8 bytes (the compiler's) and as UTF-16 code units (every
-/// JavaScript string's, so CodeMirror's).
-pub struct Utf16<'t> {
-    text: &'t str,
-    /// For a text that is not ASCII: the UTF-16 offset of each byte offset.
-    units: Option<Vec<u32>>,
-}
-
-impl<'t> Utf16<'t> {
-    pub fn new(text: &'t str) -> Self {
-        let units = (!text.is_ascii()).then(|| {
-            let mut units = Vec::with_capacity(text.len() + 1);
-            let mut at = 0u32;
-            for c in text.chars() {
-                units.extend(std::iter::repeat_n(at, c.len_utf8()));
-                at += c.len_utf16() as u32;
-            }
-            units.push(at);
-            units
-        });
-        Self { text, units }
-    }
-
-    /// The UTF-16 offset of byte `byte` (clamped to the text).
-    pub fn unit(&self, byte: usize) -> u32 {
-        let byte = byte.min(self.text.len());
-        match &self.units {
-            None => byte as u32,
-            Some(units) => units[byte],
-        }
-    }
-
-    /// The byte offset of UTF-16 offset `unit` (clamped; inside a character, its start).
-    pub fn byte(&self, unit: u32) -> usize {
-        let Some(units) = &self.units else {
-            return (unit as usize).min(self.text.len());
-        };
-        let at = units.partition_point(|&u| u < unit).min(self.text.len());
-        if at == self.text.len() || units[at] == unit {
-            return at;
-        }
-        // Between the units of one character: back to where it starts.
-        let mut start = at.saturating_sub(1);
-        while !self.text.is_char_boundary(start) {
-            start -= 1;
-        }
-        start
-    }
-}
 
 /// The compiler's tokens of `text` as the editor takes them: `[from, to, class, …]` in UTF-16
 /// offsets, `class` an index into [`Class::ALL`].
@@ -323,24 +274,6 @@ pub fn Editor(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn offsets_cross_between_bytes_and_utf16_units() {
-        let ascii = Utf16::new("kernel k() {}");
-        assert_eq!((ascii.unit(7), ascii.byte(7)), (7, 7));
-        // `ç` is 2 bytes and 1 unit; `𝑥` is 4 bytes and 2 units.
-        let text = "ab\nçd 𝑥 y";
-        let offsets = Utf16::new(text);
-        let y = text.find('y').unwrap_or(0);
-        assert_eq!(y, 12);
-        assert_eq!(offsets.unit(y), 9);
-        assert_eq!(offsets.byte(9), y);
-        assert_eq!(offsets.byte(4), text.find('d').unwrap_or(0));
-        // Inside `𝑥`'s surrogate pair: the character's start.
-        assert_eq!(offsets.byte(7), text.find('𝑥').unwrap_or(0));
-        assert_eq!(offsets.unit(text.len()), 10);
-        assert_eq!(offsets.byte(99), text.len());
-    }
 
     #[test]
     fn tokens_come_as_triples_in_utf16_offsets() {

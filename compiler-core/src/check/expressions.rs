@@ -13,6 +13,7 @@ impl KernelChecker {
             kind: var.kind,
             ty: value.ty.clone(),
             uniformity: value.uniformity,
+            declared_at: Some(var.declared_at),
         });
         value
     }
@@ -64,6 +65,7 @@ impl KernelChecker {
                         kind: NameKind::Ctx,
                         ty: Type::I32,
                         uniformity,
+                        declared_at: None,
                     });
                     Value::new(Type::I32, uniformity)
                 }

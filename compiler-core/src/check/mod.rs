@@ -103,6 +103,8 @@ pub struct NameInfo {
     pub kind: NameKind,
     pub ty: Type,
     pub uniformity: Uniformity,
+    /// Where the name is declared (its own span at a declaration); none for `ctx` fields.
+    pub declared_at: Option<Span>,
 }
 
 impl NameInfo {

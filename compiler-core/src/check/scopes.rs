@@ -71,6 +71,7 @@ impl KernelChecker {
             kind,
             ty,
             uniformity,
+            declared_at: Some(name.span),
         });
     }
 

@@ -180,6 +180,7 @@ impl KernelChecker {
                     kind,
                     ty: ty.clone(),
                     uniformity,
+                    declared_at: Some(declared_at),
                 });
                 if kind != NameKind::Var {
                     self.error(
