@@ -2,7 +2,8 @@
 # what is missing), so they work on a fresh machine and cost little the second time.
 #
 #   make serve   build the site and serve it on http://127.0.0.1:8080
-#   make test    every check: fmt, clippy, cargo tests, the fuzzers briefly, the wasm build,
+#   make test    every check: fmt, clippy, cargo tests, the fuzzers briefly, the VS Code
+#                extension (packaged, its grammar checked against the lexer), the wasm build,
 #                Playwright
 
 SHELL := bash
@@ -16,12 +17,12 @@ export XDG_RUNTIME_DIR ?= /tmp
 # tests' regressions files, which are tried first on every run.
 export PROPTEST_RNG_SEED ?= 2026
 
-.PHONY: serve test tools test-tools editor lint cargo-test fuzz site e2e
+.PHONY: serve test tools test-tools editor lint cargo-test fuzz vscode site e2e
 
 serve: tools editor
 	trunk serve --release --offline
 
-test: test-tools editor lint cargo-test fuzz site e2e
+test: test-tools editor lint cargo-test fuzz vscode site e2e
 
 tools:
 	scripts/install-tools.sh build
@@ -50,6 +51,13 @@ cargo-test:
 # scripts/fuzz.sh 600 pipeline
 fuzz:
 	scripts/fuzz.sh 15
+
+# The VS Code extension (editors/vscode/): bundled and packaged into tessera.vsix (nothing is
+# published), then its tests: the manifest, the bundle, and the grammar against the lexer's
+# tokens through `tessera lsp`.
+vscode:
+	cargo build -p tessera --locked
+	cd editors/vscode && npm run package && npm test
 
 site:
 	trunk build --release --offline

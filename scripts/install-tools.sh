@@ -5,7 +5,7 @@
 #
 #   scripts/install-tools.sh build   the wasm target, trunk, wasm-bindgen-cli, npm packages
 #   scripts/install-tools.sh test    the above, and Chromium, Mesa's Vulkan driver, ptxas,
-#                                    cargo-fuzz, Open MPI
+#                                    cargo-fuzz, Open MPI, the VS Code extension's packages
 #   scripts/install-tools.sh bench   the build tools, Chromium and ChromeDriver (bench-wasm.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +43,18 @@ npm_packages() {
   if [ ! -f e2e/node_modules/.package-lock.json ] || [ e2e/package-lock.json -nt e2e/node_modules/.package-lock.json ]; then
     say "npm ci (e2e/: Playwright, binaryen's wasm-opt, sirv)"
     (cd e2e && npm ci --no-audit --no-fund)
+  fi
+}
+
+# The VS Code extension's packages (editors/vscode/): its client library, and for the tests and
+# the packaging vsce, vscode-textmate, vscode-oniguruma, vscode-jsonrpc and esbuild. No install
+# script runs: they would fetch keytar's and vsce-sign's prebuilt binaries from outside the
+# registry, and packaging needs neither.
+vscode_packages() {
+  local dir=editors/vscode
+  if [ ! -f $dir/node_modules/.package-lock.json ] || [ $dir/package-lock.json -nt $dir/node_modules/.package-lock.json ]; then
+    say "npm ci (editors/vscode/: vscode-languageclient, vsce, vscode-textmate)"
+    (cd $dir && npm ci --ignore-scripts --no-audit --no-fund)
   fi
 }
 
@@ -90,6 +102,7 @@ case "${1:-}" in
     # The CLI's @cluster runner: Open MPI, and libclang for the mpi crate's bindings.
     apt_packages openmpi-bin libopenmpi-dev libclang-dev
     cargo_tool cargo-fuzz cargo-fuzz "$CARGO_FUZZ_VERSION" --locked
+    vscode_packages
     ;;
   bench)
     build_tools
