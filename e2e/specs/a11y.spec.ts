@@ -27,6 +27,7 @@ const pages: [string, string, string][] = [
   ['a puzzle', '/docs/puzzle-map', 'One thread'],
   ['the error index', '/docs/errors', 'rror'],
   ['the costs page with its charts', '/docs/costs', 'What a kernel costs'],
+  ['the page on the command line and editors', '/docs/outside', 'Outside the browser'],
 ];
 
 for (const [what, path, heading] of pages) {
