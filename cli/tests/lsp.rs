@@ -172,7 +172,7 @@ fn read_message(input: &mut impl BufRead) -> Option<Value> {
 }
 
 /// A kernel with an error: `k` is not defined (E0201), and `N` is similar.
-const BROKEN: &str = "@launch(64)\nkernel scale(X: tensor<f32>[N]) {\n  let x = ctx.thread\n  X[x] = X[k] * 2.0\n}\n";
+const BROKEN: &str = "@launch(64)\nkernel scale(X: tensor<f32>[N]) {\n  let x = ctx.thread\n  X[x] = abs(X[k]) * 2.0\n}\n";
 
 fn labels(items: &Value) -> Vec<String> {
     let items = items.as_array().cloned().unwrap_or_default();
@@ -206,7 +206,7 @@ fn a_session_opens_a_broken_kernel_fixes_it_and_asks_about_it() {
     assert_eq!(error["message"], "`k` is not defined");
     assert_eq!(
         error["range"],
-        json!({"start": {"line": 3, "character": 11}, "end": {"line": 3, "character": 12}})
+        json!({"start": {"line": 3, "character": 15}, "end": {"line": 3, "character": 16}})
     );
     assert_eq!(
         error["codeDescription"]["href"],
@@ -225,7 +225,7 @@ fn a_session_opens_a_broken_kernel_fixes_it_and_asks_about_it() {
     client.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [
-            {"range": {"start": {"line": 3, "character": 11}, "end": {"line": 3, "character": 12}}, "text": "x"}
+            {"range": {"start": {"line": 3, "character": 15}, "end": {"line": 3, "character": 16}}, "text": "x"}
         ]}),
     );
     let published = client.diagnostics();
@@ -236,7 +236,10 @@ fn a_session_opens_a_broken_kernel_fixes_it_and_asks_about_it() {
     let hover = client.result("textDocument/hover", Client::at(3, 4));
     assert_eq!(hover["contents"]["value"], "x: i32 · varying");
     assert_eq!(hover["range"]["start"], json!({"line": 3, "character": 4}));
-    // On a built-in's name, what it does; on blank space, nothing.
+    // On a built-in's name, what it does; on punctuation, nothing.
+    let hover = client.result("textDocument/hover", Client::at(3, 9));
+    let abs = compiler_core::syntax::builtins::describe("abs");
+    assert_eq!(hover["contents"]["value"].as_str(), abs);
     let hover = client.result("textDocument/hover", Client::at(0, 0));
     assert_eq!(hover, Value::Null);
 
@@ -358,6 +361,74 @@ fn positions_count_utf16_units_past_a_surrogate_pair() {
         found["range"],
         json!({"start": {"line": 2, "character": 13}, "end": {"line": 2, "character": 14}})
     );
+    assert_eq!(client.stop(), Some(0));
+}
+
+#[test]
+fn a_comment_over_two_lines_is_two_tokens() {
+    let mut client = Client::start();
+    client.initialize();
+    client.open("/* one\r\n   two */ kernel k() {}\n");
+    let tokens = client.result(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    let data: Vec<u64> = tokens["data"]
+        .as_array()
+        .map(|d| d.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default();
+    // Line 0 from 0, 6 units (not the `\r`); line 1 from 0, 9; then `kernel` at 1:10.
+    assert_eq!(&data[..3], &[0, 0, 6]);
+    assert_eq!(&data[5..8], &[1, 0, 9]);
+    assert_eq!(&data[10..13], &[0, 10, 6]);
+    // A change without a range replaces the whole text.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": "@launch(32)\nkernel k() { y }"}]}),
+    );
+    let published = client.diagnostics();
+    assert_eq!(published["diagnostics"][0]["message"], "`y` is not defined");
+    assert_eq!(client.stop(), Some(0));
+}
+
+#[test]
+fn a_program_outlines_its_kernels_and_itself_and_a_launch_leads_to_its_kernel() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/programs/grid_sum.tsr"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut client = Client::start();
+    client.initialize();
+    assert_eq!(client.open(&text)["diagnostics"], json!([]));
+    let symbols = client.result(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    let outline: Vec<(&str, &str)> = symbols
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .map(|s| {
+                    (
+                        s["name"].as_str().unwrap_or(""),
+                        s["detail"].as_str().unwrap_or(""),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        outline,
+        [
+            ("partial_sums", "kernel · @launch(256)"),
+            ("total", "kernel · @launch(256)"),
+            ("grid_sum", "program")
+        ]
+    );
+    // `launch total(…)` on line 34 (0-based 33) leads to `kernel total` on line 18.
+    let found = client.result("textDocument/definition", Client::at(33, 10));
+    assert_eq!(found["range"]["start"], json!({"line": 17, "character": 7}));
     assert_eq!(client.stop(), Some(0));
 }
 
