@@ -2,7 +2,7 @@
 // build) with an example open, one character typed and taken back, 200 times; the time from
 // sending `didChange` to receiving its diagnostics, and of a semantic tokens request after it.
 //
-//   TESSERA_BIN=target/release/tessera node editors/vscode/bench/lsp.mjs [example]
+//   TESSERA_BIN=target/release/tessera node editors/vscode/bench/lsp.mjs [example or FILE.tsr]
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import rpc from 'vscode-jsonrpc/node.js';
@@ -11,7 +11,8 @@ import { root } from '../test/server.mjs';
 
 const example = process.argv[2] ?? 'tiled_matmul';
 const binary = process.env.TESSERA_BIN ?? path.join(root, 'target/debug/tessera');
-const text = await readFile(path.join(root, 'examples', `${example}.tsr`), 'utf8');
+const file = example.endsWith('.tsr') ? path.resolve(example) : path.join(root, 'examples', `${example}.tsr`);
+const text = await readFile(file, 'utf8');
 const child = spawn(binary, ['lsp'], { stdio: ['pipe', 'pipe', 'inherit'] });
 const connection = rpc.createMessageConnection(new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
 let waiting = null;
