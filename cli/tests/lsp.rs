@@ -128,6 +128,28 @@ impl Client {
         self.diagnostics()
     }
 
+    /// Replaces `line`'s UTF-16 columns `from..to` with `text`, as version `version`.
+    fn edit(&mut self, version: i32, line: u32, (from, to): (u32, u32), text: &str) {
+        let range = json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": URI, "version": version},
+                   "contentChanges": [{"range": range, "text": text}]}),
+        );
+    }
+
+    /// The document's semantic tokens, as the protocol's flat list of numbers.
+    fn tokens(&mut self) -> Vec<u64> {
+        let tokens = self.result(
+            "textDocument/semanticTokens/full",
+            json!({"textDocument": {"uri": URI}}),
+        );
+        tokens["data"]
+            .as_array()
+            .map(|d| d.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default()
+    }
+
     fn at(line: u32, character: u32) -> Value {
         json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}})
     }
@@ -222,12 +244,7 @@ fn a_session_opens_a_broken_kernel_fixes_it_and_asks_about_it() {
     );
 
     // An incremental change: `k` becomes `x`, and the diagnostics clear.
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [
-            {"range": {"start": {"line": 3, "character": 15}, "end": {"line": 3, "character": 16}}, "text": "x"}
-        ]}),
-    );
+    client.edit(2, 3, (15, 16), "x");
     let published = client.diagnostics();
     assert_eq!(published["version"], 2);
     assert_eq!(published["diagnostics"], json!([]));
@@ -251,12 +268,7 @@ fn a_session_opens_a_broken_kernel_fixes_it_and_asks_about_it() {
     assert_eq!(found["range"]["start"], json!({"line": 1, "character": 13}));
 
     // Completion after `ctx.`: the eight fields, each replacing the begun word.
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": URI, "version": 3}, "contentChanges": [
-            {"range": {"start": {"line": 2, "character": 14}, "end": {"line": 2, "character": 20}}, "text": "th"}
-        ]}),
-    );
+    client.edit(3, 2, (14, 20), "th");
     let _ = client.diagnostics();
     let items = client.result(
         "textDocument/completion",
@@ -302,14 +314,7 @@ fn a_session_opens_a_broken_kernel_fixes_it_and_asks_about_it() {
 
     // Semantic tokens: `@` and `launch` first, decorators at 0:0 and 0:1; `kernel` a keyword
     // on line 1.
-    let tokens = client.result(
-        "textDocument/semanticTokens/full",
-        json!({"textDocument": {"uri": URI}}),
-    );
-    let data: Vec<u64> = tokens["data"]
-        .as_array()
-        .map(|d| d.iter().filter_map(Value::as_u64).collect())
-        .unwrap_or_default();
+    let data = client.tokens();
     let type_of = |index: u64| legend[index as usize].as_str().unwrap_or("").to_owned();
     assert_eq!(&data[..3], &[0, 0, 1]);
     assert_eq!(&data[5..8], &[0, 1, 6]);
@@ -347,12 +352,7 @@ fn positions_count_utf16_units_past_a_surrogate_pair() {
     let hover = client.result("textDocument/hover", Client::at(2, 13));
     assert_eq!(hover["range"]["start"], json!({"line": 2, "character": 13}));
     // An edit after the pair, in UTF-16 columns: `thred` becomes `thread`.
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [
-            {"range": {"start": {"line": 2, "character": 21}, "end": {"line": 2, "character": 26}}, "text": "thread"}
-        ]}),
-    );
+    client.edit(2, 2, (21, 26), "thread");
     assert_eq!(client.diagnostics()["diagnostics"], json!([]));
     let hover = client.result("textDocument/hover", Client::at(2, 13));
     assert_eq!(hover["contents"]["value"], "y: i32 · varying");
@@ -369,14 +369,7 @@ fn a_comment_over_two_lines_is_two_tokens() {
     let mut client = Client::start();
     client.initialize();
     client.open("/* one\r\n   two */ kernel k() {}\n");
-    let tokens = client.result(
-        "textDocument/semanticTokens/full",
-        json!({"textDocument": {"uri": URI}}),
-    );
-    let data: Vec<u64> = tokens["data"]
-        .as_array()
-        .map(|d| d.iter().filter_map(Value::as_u64).collect())
-        .unwrap_or_default();
+    let data = client.tokens();
     // Line 0 from 0, 6 units (not the `\r`); line 1 from 0, 9; then `kernel` at 1:10.
     assert_eq!(&data[..3], &[0, 0, 6]);
     assert_eq!(&data[5..8], &[1, 0, 9]);
@@ -466,11 +459,7 @@ fn bad_messages_get_errors_and_the_server_goes_on() {
     assert_eq!(published["diagnostics"][0]["code"], "E0106", "{published}");
     let refused = client.request("textDocument/hover", Client::at(0, 8));
     assert_eq!(refused["error"]["code"], -32803);
-    let tokens = client.result(
-        "textDocument/semanticTokens/full",
-        json!({"textDocument": {"uri": URI}}),
-    );
-    assert_eq!(tokens["data"], json!([]));
+    assert_eq!(client.tokens(), Vec::<u64>::new());
 
     // Still answering after all of it.
     let symbols = client.result(
