@@ -119,7 +119,10 @@ impl LineIndex {
     /// Byte `offset` as the Language Server Protocol counts it: the 0-based line, and the
     /// UTF-16 code units before it on that line.
     pub fn utf16_position(&self, source: &str, offset: usize) -> (u32, u32) {
-        let offset = offset.min(source.len());
+        let mut offset = offset.min(source.len());
+        while !source.is_char_boundary(offset) {
+            offset -= 1; // inside a character: where it starts
+        }
         let line = self.line_of(offset);
         let before = source.get(self.line_starts[line]..offset).unwrap_or("");
         (line as u32, before.encode_utf16().count() as u32)
@@ -223,6 +226,8 @@ mod tests {
         assert_eq!(index.offset_of_utf16(source, 0, 40), 2);
         assert_eq!(index.offset_of_utf16(source, 9, 0), source.len());
         assert_eq!(index.utf16_position(source, source.len()), (2, 4));
+        let inside_pair = source.find('𝑥').unwrap_or(0) + 2;
+        assert_eq!(index.utf16_position(source, inside_pair), (1, 1));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The compiler's answers in the protocol's terms: diagnostics, hover, completion, definition,
 //! the document's outline and its semantic tokens. Every answer comes from `compiler-core`
-//! (the same queries the playground's editor asks), converted here and nowhere else.
+//! (the same queries the playground's editor asks), converted here and nowhere else. A
+//! document over the compiler's limit has its diagnostic (E0106) and empty answers, not
+//! errors, which an editor would show as a failure at every hover.
 
 use super::document::Document;
 use compiler_core::span::Span;
@@ -60,11 +62,26 @@ pub fn diagnostics(uri: &Uri, document: &Document, docs_url: &str) -> Vec<Diagno
         .collect()
 }
 
-/// The name's type and uniformity, or what a built-in does. A pointer just past a word still
-/// finds it (where a caret rests after typing one).
+/// Where to ask about the word at `offset`: there, and just before it when `offset` is just
+/// past a word (where a caret rests after typing one), not when it is on something else.
+fn asked_at(document: &Document, offset: usize) -> Vec<usize> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let text = &document.text;
+    let on_word = text[offset..].chars().next().is_some_and(word);
+    let after_word = text[..offset].chars().next_back().is_some_and(word);
+    if !document.within_limit() {
+        Vec::new()
+    } else if !on_word && after_word {
+        vec![offset, offset - 1]
+    } else {
+        vec![offset]
+    }
+}
+
+/// The name's type and uniformity, or what a built-in does.
 pub fn hover(document: &Document, offset: usize) -> Option<Hover> {
     let compilation = document.compilation();
-    let (at, text) = [offset, offset.saturating_sub(1)]
+    let (at, text) = asked_at(document, offset)
         .into_iter()
         .find_map(|at| compilation.hover(at).map(|text| (at, text)))?;
     Some(Hover {
@@ -81,7 +98,7 @@ pub fn hover(document: &Document, offset: usize) -> Option<Hover> {
 
 pub fn definition(uri: &Uri, document: &Document, offset: usize) -> Option<Location> {
     let compilation = document.compilation();
-    let span = [offset, offset.saturating_sub(1)]
+    let span = asked_at(document, offset)
         .into_iter()
         .find_map(|at| compilation.definition(at))?;
     Some(Location::new(uri.clone(), document.range(span)))
@@ -90,6 +107,9 @@ pub fn definition(uri: &Uri, document: &Document, offset: usize) -> Option<Locat
 /// What can be written at the caret, each item replacing the word begun there, in the
 /// compiler's order (the names in scope first).
 pub fn completions(document: &Document, offset: usize, explicit: bool) -> Vec<CompletionItem> {
+    if !document.within_limit() {
+        return Vec::new();
+    }
     let Some(found) = document.compilation().completions(offset, explicit) else {
         return Vec::new();
     };
@@ -225,6 +245,9 @@ pub fn semantic_tokens(document: &Document) -> Vec<SemanticToken> {
     let lines = document.lines();
     let mut out = Vec::new();
     let (mut last_line, mut last_start) = (0, 0);
+    // Where the last piece started, as (line, byte, UTF-16 column): columns are counted on from
+    // there, so a long line costs its length once, not once per token.
+    let mut cursor = (0, 0, 0);
     for token in highlight(text) {
         let Some((_, ty)) = TOKEN_TYPES.iter().find(|(c, _)| *c == token.class) else {
             continue;
@@ -238,13 +261,25 @@ pub fn semantic_tokens(document: &Document) -> Vec<SemanticToken> {
         let first = lines.line_of(token.span.start);
         let last = lines.line_of(token.span.end);
         for line in first..=last {
-            let start = token.span.start.max(lines.line_start(line));
-            let line_end = lines.line_start(line) + lines.line_text(text, line).len();
-            let end = token.span.end.min(line_end);
+            let line_start = lines.line_start(line);
+            let start = token.span.start.max(line_start);
+            let end = token
+                .span
+                .end
+                .min(line_start + lines.line_text(text, line).len());
             let Some(piece) = text.get(start..end).filter(|p| !p.is_empty()) else {
                 continue;
             };
-            let column = document.position(start).character;
+            let (from, counted) = if cursor.0 == line {
+                (cursor.1, cursor.2)
+            } else {
+                (line_start, 0)
+            };
+            let column = counted
+                + text
+                    .get(from..start)
+                    .map_or(0, |t| t.encode_utf16().count() as u32);
+            cursor = (line, start, column);
             let line = line as u32;
             out.push(SemanticToken {
                 delta_line: line - last_line,

@@ -20,6 +20,7 @@ use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response}
 use lsp_types::notification::{self as note, Notification as _};
 use lsp_types::request::{self as req, Request as _};
 use lsp_types::*;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
@@ -79,7 +80,14 @@ impl Server {
                 Incoming::End => return Ok(ExitCode::from(u8::from(!self.shut_down))),
                 Incoming::Malformed(why) => {
                     let text = format!("tessera lsp could not read a message: {why}");
-                    transport::write_unanswerable(output, ErrorCode::ParseError as i32, &text)?;
+                    let code = ErrorCode::ParseError as i32;
+                    transport::write_unanswerable(output, Value::Null, code, &text)?;
+                    continue;
+                }
+                Incoming::Invalid(id, why) => {
+                    let text = format!("tessera lsp cannot answer this message: {why}");
+                    let code = ErrorCode::InvalidRequest as i32;
+                    transport::write_unanswerable(output, id, code, &text)?;
                     continue;
                 }
                 Incoming::Oversized(bytes) => {
@@ -87,7 +95,8 @@ impl Server {
                         "tessera lsp refused a message of {bytes} bytes: it reads messages up to {} bytes",
                         transport::MAX_MESSAGE_BYTES
                     );
-                    transport::write_unanswerable(output, ErrorCode::InvalidRequest as i32, &text)?;
+                    let code = ErrorCode::InvalidRequest as i32;
+                    transport::write_unanswerable(output, Value::Null, code, &text)?;
                     show_error(output, text)?;
                     continue;
                 }
@@ -124,16 +133,13 @@ impl Server {
                     "the server is already initialized",
                 );
             }
-            return match request.extract::<InitializeParams>(req::Initialize::METHOD) {
-                Ok((id, params)) => {
-                    self.initialized = true;
-                    if let Some(url) = docs_url_option(&params) {
-                        self.docs_url = url;
-                    }
-                    Response::new_ok(id, initialize_result())
-                }
-                Err(error) => refuse(ErrorCode::InvalidParams, &error.to_string()),
-            };
+            // Only the options are read: lsp-types' strict parsing of the rest (a `rootUri` not
+            // percent-encoded, say) must not keep the server from starting.
+            self.initialized = true;
+            if let Some(url) = docs_url_option(&request.params) {
+                self.docs_url = url;
+            }
+            return Response::new_ok(request.id, initialize_result());
         }
         if !self.initialized {
             return refuse(
@@ -275,16 +281,9 @@ impl Server {
         Ok(document)
     }
 
-    /// The document and the byte offset a request points at; nothing to say about a document
-    /// the compiler does not read.
+    /// The document and the byte offset a request points at.
     fn at(&self, at: &TextDocumentPositionParams) -> Result<(&Document, usize), Refusal> {
         let document = self.document(&at.text_document.uri)?;
-        if !document.within_limit() {
-            return Err(Refusal(
-                ErrorCode::RequestFailed,
-                "the document is over the compiler's 1 MiB limit".to_owned(),
-            ));
-        }
         Ok((document, document.offset(at.position)))
     }
 }
@@ -328,10 +327,9 @@ fn show_error(output: &mut impl Write, message: String) -> io::Result<()> {
 
 /// `initializationOptions: { "docsUrl": "…" }`: where the error index is (the extension's
 /// `tessera.docsUrl` setting).
-fn docs_url_option(params: &InitializeParams) -> Option<String> {
+fn docs_url_option(params: &Value) -> Option<String> {
     let url = params
-        .initialization_options
-        .as_ref()?
+        .get("initializationOptions")?
         .get("docsUrl")?
         .as_str()?;
     (!url.is_empty()).then(|| url.to_owned())

@@ -18,8 +18,11 @@ const MAX_HEADER_BYTES: u64 = 4096;
 
 pub enum Incoming {
     Message(Message),
-    /// A body that is not a JSON-RPC message: why.
+    /// A body that is not JSON: why.
     Malformed(String),
+    /// JSON that is not a message the server can answer (an id that is neither an integer nor
+    /// a string, no method): its id as sent (null when none), and why.
+    Invalid(serde_json::Value, String),
     /// A body over [`MAX_MESSAGE_BYTES`], skipped: its announced length.
     Oversized(usize),
     /// The client closed the stream.
@@ -56,10 +59,28 @@ pub fn read(input: &mut impl BufRead) -> io::Result<Incoming> {
     }
     let mut body = vec![0; length];
     input.read_exact(&mut body)?;
-    Ok(match serde_json::from_slice::<Message>(&body) {
+    let json = match serde_json::from_slice::<serde_json::Value>(&body) {
+        Ok(json) => json,
+        Err(error) => return Ok(Incoming::Malformed(error.to_string())),
+    };
+    Ok(message(json))
+}
+
+/// `json` as a message. lsp-server's untagged `Message` would take a request whose id it
+/// cannot hold (`1.5`, `null`, 2^31) for a notification, and the client would wait for ever.
+fn message(json: serde_json::Value) -> Incoming {
+    let id = json.get("id").cloned();
+    let readable_id = id.as_ref().is_none_or(|id| {
+        id.as_str().is_some() || id.as_i64().is_some_and(|n| i32::try_from(n).is_ok())
+    });
+    if json.get("method").is_some() && !readable_id {
+        let why = "a request's id must be an integer (32 bits) or a string".to_owned();
+        return Incoming::Invalid(id.unwrap_or_default(), why);
+    }
+    match serde_json::from_value::<Message>(json) {
         Ok(message) => Incoming::Message(message),
-        Err(error) => Incoming::Malformed(error.to_string()),
-    })
+        Err(error) => Incoming::Invalid(id.unwrap_or_default(), error.to_string()),
+    }
 }
 
 fn broken(why: String) -> io::Error {
@@ -70,12 +91,17 @@ pub fn write(output: &mut impl Write, message: Message) -> io::Result<()> {
     message.write(output)
 }
 
-/// The JSON-RPC answer to a message that could not be read: an error whose `id` is null, which
-/// lsp-server's types cannot say.
-pub fn write_unanswerable(output: &mut impl Write, code: i32, message: &str) -> io::Result<()> {
+/// The JSON-RPC answer to a message that could not be read: an error with the id as sent, or
+/// null, which lsp-server's types cannot say.
+pub fn write_unanswerable(
+    output: &mut impl Write,
+    id: serde_json::Value,
+    code: i32,
+    message: &str,
+) -> io::Result<()> {
     let body = serde_json::json!({
         "jsonrpc": "2.0",
-        "id": null,
+        "id": id,
         "error": { "code": code, "message": message },
     })
     .to_string();
@@ -110,6 +136,26 @@ mod tests {
             matches!(read(&mut input), Ok(Incoming::Message(Message::Notification(n))) if n.method == "initialized")
         );
         assert!(matches!(read(&mut input), Ok(Incoming::End)));
+    }
+
+    #[test]
+    fn a_request_whose_id_cannot_be_answered_is_invalid_not_a_notification() {
+        for (body, id) in [
+            (
+                r#"{"jsonrpc":"2.0","id":2147483648,"method":"shutdown"}"#,
+                "2147483648",
+            ),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}"#, "1.5"),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"shutdown"}"#, "null"),
+            (r#"{"jsonrpc":"2.0","id":3,"method":7}"#, "3"),
+            (r#"[1, 2]"#, "null"),
+        ] {
+            let mut input = io::Cursor::new(framed(body).into_bytes());
+            match read(&mut input) {
+                Ok(Incoming::Invalid(sent, _)) => assert_eq!(sent.to_string(), id, "{body}"),
+                _ => panic!("{body} was not taken as invalid"),
+            }
+        }
     }
 
     #[test]

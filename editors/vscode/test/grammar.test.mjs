@@ -139,7 +139,10 @@ async function vocabulary(grammar, server) {
   const text = [
     ...words.map((w) => `${w} x${w} ${w}2 2${w}`),
     ...fields.map((f) => `ctx.${f.label} ctx . ${f.label}`),
-    'ctx.block.x ctx.if 0x1F 1.5e-3 2e8 7 a:+b <<= @launch @ cluster /* unclosed',
+    'ctx.block.x ctx.if 0x1F 1.5e-3 2e8 7 a:+b <<= @launch @ cluster @/*c*/launch',
+    'ctx /* c */ . thread ctx\t.\tlane ctx./**/warp ctx.\v.lane @\u00a0launch',
+    '/* é */ sum /* 𝑥 */ max(é, 𝑥𝑥) // ç then sum',
+    'ctx.thread /* unclosed',
   ].join('\n');
   const uri2 = await server.open(text);
   const { data } = await server.request('textDocument/semanticTokens/full', { textDocument: { uri: uri2 } });
