@@ -71,6 +71,46 @@ test('stepping forward and back through a divergent if by keyboard', async ({ pl
   expect(consoleErrors).toEqual([]);
 });
 
+test('the next step is read ahead, so an arrow key shows it without asking the worker', async ({ play, page }) => {
+  // Every job the page posts to a worker, as the worker receives it (JSON text).
+  await page.addInitScript(() => {
+    const posted: string[] = [];
+    (window as unknown as { posted: string[] }).posted = posted;
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message: unknown, ...rest: unknown[]) {
+      if (typeof message === 'string') posted.push(message);
+      return (post as (...a: unknown[]) => void).call(this, message, ...rest);
+    };
+  });
+  const stepsAsked = (index: number) =>
+    page.evaluate((i) => (window as unknown as { posted: string[] }).posted.filter((m) => {
+      try { return JSON.parse(m).Step?.index === i; } catch { return false; }
+    }).length, index);
+  await play.open('?example=vector_add');
+  await play.paste(SPLIT);
+  await play.setField('grid-x', '1');
+  await page.getByTestId('input-X').selectOption('iota');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('step-through').click();
+  const position = page.getByTestId('step-position');
+  await expect(position).toHaveText('Step 1 of 4 · line 3');
+  // Step 2 (index 1) is asked for once, ahead of the reader.
+  await expect.poll(() => stepsAsked(1)).toBe(1);
+  await page.getByTestId('step-forward').focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(position).toHaveText('Step 2 of 4 · line 4');
+  await expect(page.locator('.editor .step-current')).toHaveText('if x % 2 == 0');
+  await expect.poll(() => stepsAsked(2)).toBe(1);
+  expect(await stepsAsked(1)).toBe(1);
+  // Back to step 1, kept from before: not asked again either.
+  const firstAsked = await stepsAsked(0);
+  await page.keyboard.press('ArrowLeft');
+  await expect(position).toHaveText('Step 1 of 4 · line 3');
+  await expect(page.locator('[data-testid="lane-values"] tr[data-lane="5"] td').nth(2)).toHaveText('5');
+  expect(await stepsAsked(0)).toBe(firstAsked);
+});
+
 test("a shuffle's step draws an arrow from each source lane to its destination", async ({ play, page }) => {
   await play.open('?example=shuffles');
   await play.run();

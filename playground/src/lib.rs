@@ -361,10 +361,9 @@ pub fn Playground() -> impl IntoView {
         if trace_stale.get() {
             return None;
         }
-        // The step on show: a move's step comes from the worker a moment after it.
+        // The step on show: a move's step comes from the worker, read ahead or a moment after.
         step_reader
-            .0
-            .made
+            .made()
             .with(|m| Some(m.as_ref()?.as_ref().ok()?.view.as_ref()?.span))
     });
     let reveal = Signal::derive(move || step_span.get().map(|s| s.start));

@@ -356,6 +356,9 @@ pub struct Latest<T: 'static> {
     pub made: RwSignal<Option<T>, LocalStorage>,
     waiting: StoredValue<Option<(Job, Finish<T>)>, LocalStorage>,
     worker: StoredValue<JobRunner, LocalStorage>,
+    /// How many times something was shown without the worker ([`Latest::show`]): a reply to a
+    /// request sent before that is out of date.
+    shown: StoredValue<u64, LocalStorage>,
 }
 
 type Finish<T> = Box<dyn FnOnce(Result<Reply, String>) -> T>;
@@ -376,27 +379,50 @@ impl<T: 'static> Latest<T> {
             made: RwSignal::new_local(None),
             waiting: StoredValue::new_local(None),
             worker: StoredValue::new_local(worker),
+            shown: StoredValue::new_local(0),
         }
     }
 
     /// Asks for `job`, whose reply `finish` makes into what is shown.
     pub fn request(self, job: Job, finish: impl FnOnce(Result<Reply, String>) -> T + 'static) {
         self.waiting.set_value(Some((job, Box::new(finish))));
+        self.resume();
+    }
+
+    /// Shows `made` at once, made already: the request waiting is dropped, and the reply to
+    /// the one in flight will not replace it.
+    pub fn show(self, made: T) {
+        self.waiting.set_value(None);
+        self.shown.update_value(|n| *n += 1);
+        self.made.set(Some(made));
+    }
+
+    /// Sends the request waiting, if there is one and the worker is free (after other work
+    /// on the same worker ends).
+    pub fn resume(self) {
         if !self.worker.with_value(JobRunner::busy) {
             self.send_waiting();
         }
+    }
+
+    /// Whether a request waits to be sent.
+    fn is_waiting(self) -> bool {
+        self.waiting.with_value(Option::is_some)
     }
 
     fn send_waiting(self) {
         let Some((job, finish)) = self.waiting.try_update_value(Option::take).flatten() else {
             return;
         };
+        let shown = self.shown.get_value();
         let on_reply = move |reply: Result<Reply, String>| {
-            if self.waiting.with_value(Option::is_some) {
+            if self.is_waiting() {
                 // Already out of date: make the newer one.
                 return self.send_waiting();
             }
-            self.made.set(Some(finish(reply)));
+            if self.shown.get_value() == shown {
+                self.made.set(Some(finish(reply)));
+            }
         };
         self.worker.with_value(|w| w.start(job, |_| {}, on_reply));
     }
@@ -445,18 +471,81 @@ impl ListingWriter {
 
 /// The step on show in the stepper, read by the worker that made the trace (which keeps it):
 /// the latest request only. `Err`: why the step cannot be shown.
+///
+/// The steps either side of the one on show are read ahead while the worker is idle, so an
+/// arrow key shows its step at once, without a round trip to the worker (and a reply to
+/// parse) inside the move.
 #[derive(Clone, Copy)]
-pub struct StepReader(pub Latest<Result<Stepped, String>>);
+pub struct StepReader {
+    latest: Latest<Result<Stepped, String>>,
+    /// Steps read ahead, and the last ones shown, the newest last.
+    read: StoredValue<Vec<(StepKey, StepMade)>, LocalStorage>,
+    /// Steps to read ahead when the worker is free.
+    wanted: StoredValue<Vec<StepKey>, LocalStorage>,
+}
+
+type StepMade = Result<Stepped, String>;
+
+/// Steps kept on the page: the two either side of the one on show, and the last few shown.
+const STEPS_KEPT: usize = 6;
+
+/// One step of one warp of one trace: everything a [`Job::Step`] names.
+#[derive(Clone, PartialEq)]
+struct StepKey {
+    source: String,
+    launch: Launch,
+    nth: u32,
+    block: Dim3,
+    index: usize,
+    warp: u32,
+}
+
+impl StepKey {
+    fn job(&self) -> Job {
+        Job::Step {
+            source: self.source.clone(),
+            launch: self.launch.clone(),
+            nth: self.nth,
+            block: self.block,
+            index: self.index,
+            warp: self.warp,
+        }
+    }
+
+    fn at(&self, index: usize) -> Self {
+        Self {
+            index,
+            ..self.clone()
+        }
+    }
+}
+
+fn stepped(reply: Result<Reply, String>) -> Result<Stepped, String> {
+    match reply {
+        Ok(Reply::Step(stepped)) => stepped,
+        Ok(_) => Err(ANOTHER_QUESTION.to_owned()),
+        Err(why) => Err(format!("the simulator's worker failed: {why}")),
+    }
+}
 
 impl StepReader {
     /// Steps of the traces `tracer` makes, read by its worker.
     pub fn of(tracer: OnRequest<TraceRun>) -> Self {
-        Self(Latest::new(tracer.jobs.get_value()))
+        Self {
+            latest: Latest::new(tracer.jobs.get_value()),
+            read: StoredValue::new_local(Vec::new()),
+            wanted: StoredValue::new_local(Vec::new()),
+        }
     }
 
-    /// Asks for step `index` of warp `warp` of `run`.
+    /// The step on show: the last one made.
+    pub fn made(self) -> RwSignal<Option<Result<Stepped, String>>, LocalStorage> {
+        self.latest.made
+    }
+
+    /// Asks for step `index` of warp `warp` of `run`: shown at once when it was read ahead.
     pub fn request(self, run: &TraceRun, index: usize, warp: u32) {
-        let job = Job::Step {
+        let key = StepKey {
             source: run.compilation.source().to_owned(),
             launch: run.launch.clone(),
             nth: run.nth,
@@ -464,11 +553,82 @@ impl StepReader {
             index,
             warp,
         };
-        self.0.request(job, |reply| match reply {
-            Ok(Reply::Step(stepped)) => stepped,
-            Ok(_) => Err(ANOTHER_QUESTION.to_owned()),
-            Err(why) => Err(format!("the simulator's worker failed: {why}")),
+        // Read from the end: the next step first, then the one before.
+        let ahead = [index.saturating_sub(1), index + 1].map(|i| key.at(i));
+        self.wanted
+            .set_value(ahead.into_iter().filter(|k| k.index != index).collect());
+        match self.already_read(&key) {
+            Some(stepped) => {
+                self.latest.show(stepped);
+                self.read_ahead_after_paint();
+            }
+            None => self.latest.request(key.job(), move |reply| {
+                let stepped = stepped(reply);
+                if stepped.is_ok() {
+                    self.keep(key, stepped.clone());
+                }
+                self.read_ahead_after_paint();
+                stepped
+            }),
+        }
+    }
+
+    fn already_read(self, key: &StepKey) -> Option<Result<Stepped, String>> {
+        self.read
+            .with_value(|read| read.iter().find(|(k, _)| k == key).map(|(_, s)| s.clone()))
+    }
+
+    fn keep(self, key: StepKey, stepped: Result<Stepped, String>) {
+        self.read.update_value(|read| {
+            read.retain(|(k, _)| *k != key);
+            read.push((key, stepped));
+            let over = read.len().saturating_sub(STEPS_KEPT);
+            read.drain(..over);
         });
+    }
+
+    /// Reads ahead once the step on show is painted: the jobs' replies are parsed on this
+    /// thread, and would otherwise share the move's frame.
+    fn read_ahead_after_paint(self) {
+        #[cfg(target_arch = "wasm32")]
+        request_animation_frame(move || {
+            set_timeout(move || self.read_ahead(), std::time::Duration::ZERO);
+        });
+        #[cfg(not(target_arch = "wasm32"))]
+        self.read_ahead();
+    }
+
+    /// Reads the next wanted step while the worker is free and the reader waits for nothing;
+    /// a request the reader makes meanwhile is sent when it is read.
+    fn read_ahead(self) {
+        if self.latest.is_waiting() || self.latest.worker.with_value(JobRunner::busy) {
+            return;
+        }
+        let next = self.wanted.try_update_value(|wanted| {
+            while let Some(key) = wanted.pop() {
+                if self.already_read(&key).is_none() {
+                    return Some(key);
+                }
+            }
+            None
+        });
+        let Some(key) = next.flatten() else {
+            return;
+        };
+        let job = key.job();
+        let on_reply = move |reply: Result<Reply, String>| {
+            if let Ok(stepped) = stepped(reply) {
+                self.keep(key, Ok(stepped));
+            }
+            if self.latest.is_waiting() {
+                self.latest.resume();
+            } else {
+                self.read_ahead();
+            }
+        };
+        self.latest
+            .worker
+            .with_value(|w| w.start(job, |_| {}, on_reply));
     }
 }
 

@@ -359,7 +359,7 @@ pub fn Stepper(
             }
         });
     });
-    let made = reader.0.made;
+    let made = reader.made();
     let view_now = Memo::new(move |_| made.with(|m| m.as_ref()?.as_ref().ok()?.view.clone()));
     let table_shape = Memo::new(move |_| view_now.with(|v| v.as_ref().map(TableShape::of)));
     let strip_shape = Memo::new(move |_| view_now.with(|v| v.as_ref().map(StripShape::of)));
