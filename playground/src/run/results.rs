@@ -8,9 +8,10 @@ use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::Phase;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
+use compiler_core::ir::Scalar;
 use compiler_core::program::LaunchRecord;
 use compiler_core::share::Stepping;
-use compiler_core::sim::{compare_tensor, Arg, Args, Tensor};
+use compiler_core::sim::{compare_tensor, Arg, Args, Comparison, Tensor};
 use compiler_core::span::LineIndex;
 use compiler_core::{Code, Diagnostic, RunLimits};
 use leptos::prelude::*;
@@ -169,6 +170,24 @@ fn shape_text(tensor: &Tensor) -> String {
         .join(" × ")
 }
 
+/// What a comparison says in words: floats by their largest difference (within the tolerance,
+/// or not), integers by the first element that differs, since they must be equal.
+fn verdict_text(element: Scalar, c: &Comparison, elements: usize) -> String {
+    let verdict = if c.agree() {
+        "GPU = simulator"
+    } else {
+        "GPU ≠ simulator"
+    };
+    let detail = match c.first_mismatch {
+        _ if c.largest == 0.0 && c.agree() => "every element equal".to_owned(),
+        Some(at) if !element.is_float() => {
+            format!("first difference at element {at} of {elements}")
+        }
+        _ => format!("largest difference {:.3e}", c.largest),
+    };
+    format!("{verdict} · {detail}")
+}
+
 #[component]
 fn TensorResult(name: String, index: usize, sim: Args, gpu: Option<Args>) -> impl IntoView {
     let Some(want) = tensor(&sim, index).cloned() else {
@@ -184,8 +203,7 @@ fn TensorResult(name: String, index: usize, sim: Args, gpu: Option<Args>) -> imp
                 <code>{name.clone()}</code>" "<span class="shape">{shape_text(&want)}</span>
                 {verdict.map(|c| view! {
                     <span class="verdict" class:agree=c.agree() data-testid="verdict">
-                        {if c.agree() { "GPU = simulator" } else { "GPU ≠ simulator" }}
-                        {format!(" · largest difference {:.3e}", c.largest)}
+                        {verdict_text(want.element, &c, want.bits.len())}
                     </span>
                 })}
             </h3>
@@ -580,6 +598,30 @@ fn progress_view(running: Running) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_verdict_names_the_first_integer_that_differs_and_the_largest_float_difference() {
+        let c = |largest, first_mismatch| Comparison {
+            largest,
+            first_mismatch,
+        };
+        assert_eq!(
+            verdict_text(Scalar::U32, &c(0.0, None), 8),
+            "GPU = simulator · every element equal"
+        );
+        assert_eq!(
+            verdict_text(Scalar::I32, &c(3.0, Some(5)), 8),
+            "GPU ≠ simulator · first difference at element 5 of 8"
+        );
+        assert_eq!(
+            verdict_text(Scalar::F32, &c(2.5e-6, None), 8),
+            "GPU = simulator · largest difference 2.500e-6"
+        );
+        assert_eq!(
+            verdict_text(Scalar::F32, &c(0.0, None), 8),
+            "GPU = simulator · every element equal"
+        );
+    }
 
     #[test]
     fn every_value_is_on_some_page() {
