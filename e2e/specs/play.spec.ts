@@ -192,6 +192,29 @@ test('the launch in the diagram: a lane shows what its thread wrote', async ({ p
   await expect(page.getByTestId('thread-writes')).toContainText('C[261] = 262');
 });
 
+test('a fraction in a whole-number field is said under it, and the launch keeps its value', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  const grid = page.getByTestId('grid-x');
+  const before = await grid.inputValue();
+  await play.setField('grid-x', '2.5');
+  await expect(page.getByTestId('problem-grid-x')).toHaveText('2.5 is not a whole number');
+  await expect(grid).toHaveAttribute('aria-invalid', 'true');
+  await expect(grid).toHaveAttribute('aria-describedby', /problem-grid-x/);
+  // Run does not run the old value the field no longer shows.
+  await play.run();
+  await expect(page.getByTestId('run-blocked')).toHaveText(
+    'The launch form holds what it cannot take: grid.x: 2.5 is not a whole number (marked at its field).',
+  );
+  // A whole number clears it and is taken.
+  await play.setField('grid-x', '3');
+  await expect(page.getByTestId('problem-grid-x')).toHaveCount(0);
+  await expect(grid).toHaveAttribute('aria-invalid', 'false');
+  expect(before).not.toBe('3');
+  // The step limit, a field with a note, says it too.
+  await play.setField('step-limit', '1e3');
+  await expect(page.getByTestId('problem-step-limit')).toHaveText('1e3 is not a whole number');
+});
+
 test('a launch too large for the page is refused before anything is allocated', async ({ play, page }) => {
   await play.open('?example=vector_add');
   await play.setField('dim-N', '20000000');

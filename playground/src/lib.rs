@@ -38,7 +38,7 @@ use outputs::{ListingView, Output};
 use run::{
     memory_run, run_on_gpu_anyway, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel,
     ListingWriter, MemoryRun, MemoryView, OccupancyView, OnRequest, Results, RunReport, Running,
-    StepReader, Stepper, TraceRun,
+    StepReader, Stepper, TraceRun, UnreadFields,
 };
 use std::rc::Rc;
 
@@ -222,7 +222,16 @@ pub fn Playground() -> impl IntoView {
         compilation.get_untracked()
     };
 
+    let unread = UnreadFields(RwSignal::new_local(Vec::new()));
     let on_run = Callback::new(move |()| {
+        if let Some((label, problem)) = unread.0.with_untracked(|u| u.first().cloned()) {
+            running.cancel();
+            report.set(None);
+            blocked.set(Some(format!(
+                "The launch form holds what it cannot take: {label}: {problem} (marked at its field)."
+            )));
+            return;
+        }
         let compiled = current();
         tab.set(Tab::Run);
         let errors = compiled.diagnostics.iter().filter(|d| d.is_error()).count();
@@ -603,7 +612,7 @@ pub fn Playground() -> impl IntoView {
                         {move || match tab.get() {
                             Tab::Run => view! {
                                 <RunSections memory=memory_open stepper=stepper_open report=report/>
-                                <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems on_run=on_run/>
+                                <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems unread=unread on_run=on_run/>
                                 {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
                                 <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure counts=counts/>
                                 {move || memory_open.get().then(|| view! {

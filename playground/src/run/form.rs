@@ -68,17 +68,31 @@ fn field(
     }
 }
 
-/// A number field's control: whole numbers, or with `Kind::Decimal` any number (the browser's
-/// own check would otherwise refuse a fraction, and with it the form's Run, without a word).
+/// A number field's control: whole numbers, or with `Kind::Decimal` any number. The form does
+/// its own checks (`novalidate`: the browser's would refuse a fraction, and with it the form's
+/// Run, without a word): a whole-number field given a fraction says so under it (`typed`),
+/// keeps the launch's value, and Run refuses to run until it is fixed ([`UnreadFields`]).
 fn number_input(
     testid: &str,
     value: impl Fn() -> String + Send + Sync + 'static,
     set: impl Fn(String) + 'static,
-    problem: Signal<Option<String>, LocalStorage>,
+    (problem, typed): (
+        Signal<Option<String>, LocalStorage>,
+        RwSignal<Option<String>, LocalStorage>,
+    ),
     placeholder: Option<String>,
     (has_note, kind): (bool, Kind),
 ) -> AnyView {
     let decimal = kind == Kind::Decimal;
+    let on_change = move |text: String| {
+        let trimmed = text.trim();
+        if !decimal && !trimmed.is_empty() && trimmed.parse::<i64>().is_err() {
+            typed.set(Some(format!("{trimmed} is not a whole number")));
+            return;
+        }
+        typed.set(None);
+        set(text);
+    };
     view! {
         <input
             type="number"
@@ -89,11 +103,16 @@ fn number_input(
             placeholder=placeholder
             aria-invalid=move || problem.with(Option::is_some).to_string()
             aria-describedby=described_by(testid, problem, has_note)
-            on:change=move |ev| set(event_target_value(&ev))
+            on:change=move |ev| on_change(event_target_value(&ev))
         />
     }
     .into_any()
 }
+
+/// The fields whose text the launch did not take (a fraction in a whole-number field): the
+/// field's label and the problem, shared by [`LaunchPanel`]'s fields with whoever runs.
+#[derive(Clone, Copy)]
+pub struct UnreadFields(pub RwSignal<Vec<(String, String)>, LocalStorage>);
 
 /// What a number field takes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -102,7 +121,8 @@ enum Kind {
     Decimal,
 }
 
-/// A number field of the launch.
+/// A number field of the launch: its label, its control, and under it the problem with what
+/// was typed, else the launch's problem with the field.
 fn number_field(
     label: String,
     testid: &str,
@@ -111,12 +131,52 @@ fn number_field(
     problem: Signal<Option<String>, LocalStorage>,
     kind: Kind,
 ) -> impl IntoView {
-    field(
-        label,
+    number_field_with(label, testid, value, set, problem, (None, false, kind))
+}
+
+/// [`number_field`] with a placeholder, and a note under it (`note-{testid}`) when `has_note`.
+fn number_field_with(
+    label: String,
+    testid: &str,
+    value: impl Fn() -> String + Send + Sync + 'static,
+    set: impl Fn(String) + 'static,
+    problem: Signal<Option<String>, LocalStorage>,
+    (placeholder, has_note, kind): (Option<String>, bool, Kind),
+) -> impl IntoView {
+    let typed = RwSignal::new_local(None::<String>);
+    let shown = Signal::derive_local(move || typed.get().or_else(|| problem.get()));
+    // The form's Run refuses to run while a field holds text the launch did not take.
+    if let Some(UnreadFields(unread)) = use_context::<UnreadFields>() {
+        let (label, gone) = (label.clone(), label.clone());
+        Effect::new(move |_| {
+            let problem = typed.get();
+            unread.update(|u| {
+                u.retain(|(l, _)| *l != label);
+                u.extend(problem.map(|p| (label.clone(), p)));
+            });
+        });
+        on_cleanup(move || {
+            unread.try_update(|u| u.retain(|(l, _)| *l != gone));
+        });
+    }
+    // What was typed is forgotten once the launch's value changes some other way (an example
+    // loaded, a link opened): its problem would be stale.
+    let value = Memo::new(move |_| value());
+    Effect::new(move |seen: Option<()>| {
+        value.track();
+        if seen.is_some() {
+            typed.set(None);
+        }
+    });
+    let control = number_input(
         testid,
-        number_input(testid, value, set, problem, None, (false, kind)),
-        problem,
-    )
+        move || value.get(),
+        set,
+        (shown, typed),
+        placeholder,
+        (has_note, kind),
+    );
+    field(label, testid, control, shown)
 }
 
 fn parse_count(text: &str) -> Option<u32> {
@@ -232,8 +292,11 @@ pub fn LaunchPanel(
     #[prop(into)]
     program_names: Signal<Vec<String>>,
     #[prop(into)] problems: Signal<Vec<LaunchProblem>, LocalStorage>,
+    /// Filled by the fields with what they could not take.
+    unread: UnreadFields,
     on_run: Callback<()>,
 ) -> impl IntoView {
+    provide_context(unread);
     let none = Signal::derive_local(|| None::<String>);
     let grid_problem = problem_at(problems, LaunchField::Grid);
     let axis = move |which: usize| {
@@ -340,21 +403,16 @@ pub fn LaunchPanel(
                 kernel.threads
             )
         });
-        let steps = field(
+        let steps = number_field_with(
             "step limit".into(),
             "step-limit",
-            number_input(
-                "step-limit",
-                move || launch.with(|l| l.step_limit.map(|s| s.to_string()).unwrap_or_default()),
-                move |text| {
-                    let limit = text.trim().parse::<u64>().ok().filter(|&n| n > 0);
-                    launch.update(|l| l.step_limit = limit);
-                },
-                none,
-                Some(default_steps.to_string()),
-                (true, Kind::Whole),
-            ),
+            move || launch.with(|l| l.step_limit.map(|s| s.to_string()).unwrap_or_default()),
+            move |text| {
+                let limit = text.trim().parse::<u64>().ok().filter(|&n| n > 0);
+                launch.update(|l| l.step_limit = limit);
+            },
             none,
+            (Some(default_steps.to_string()), true, Kind::Whole),
         );
         let steps = view! {
             <div class="field-row">{steps}{field_note("step-limit", steps_note)}</div>
@@ -382,7 +440,7 @@ pub fn LaunchPanel(
         })
     };
     view! {
-        <form class="launch-panel" aria-label="Launch" on:submit=move |ev| { ev.prevent_default(); on_run.run(()); }>
+        <form class="launch-panel" aria-label="Launch" novalidate=true on:submit=move |ev| { ev.prevent_default(); on_run.run(()); }>
             {move || (kernel_names.get().len() > 1).then(|| view! {
                 <label class="field">
                     <span>"kernel"</span>

@@ -27,7 +27,7 @@ pub use engine::{
     grade_run, memory_run, run_on_gpu_anyway, start_run, trace_run, GpuOutcome, GradeRun, Latest,
     ListingWriter, MemoryRun, OnRequest, RunReport, Running, SimRun, Stage, StepReader, TraceRun,
 };
-pub use form::LaunchPanel;
+pub use form::{LaunchPanel, UnreadFields};
 pub use memory::{ArchSelect, MemoryView, OccupancyView};
 pub use results::Results;
 pub use stepper::Stepper;
