@@ -113,7 +113,7 @@ impl Server {
                 Message::Response(_) => Next::Continue, // the server asks the client nothing
             };
             for reply in replies {
-                transport::write(output, reply)?;
+                reply.write(output)?;
             }
             if let Next::Exit(code) = next {
                 return Ok(code);
@@ -322,7 +322,7 @@ fn show_error(output: &mut impl Write, message: String) -> io::Result<()> {
         message,
     };
     let notification = Notification::new(note::ShowMessage::METHOD.to_owned(), params);
-    transport::write(output, notification.into())
+    Message::from(notification).write(output)
 }
 
 /// `initializationOptions: { "docsUrl": "…" }`: where the error index is (the extension's

@@ -87,10 +87,6 @@ fn broken(why: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, why)
 }
 
-pub fn write(output: &mut impl Write, message: Message) -> io::Result<()> {
-    message.write(output)
-}
-
 /// The JSON-RPC answer to a message that could not be read: an error with the id as sent, or
 /// null, which lsp-server's types cannot say.
 pub fn write_unanswerable(
