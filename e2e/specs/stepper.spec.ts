@@ -128,6 +128,35 @@ test("a shuffle's step draws an arrow from each source lane to its destination",
   await expect(arrows).toHaveCount(30);
 });
 
+test('the lane strip and the values table keep their place from step to step', async ({ play, page }) => {
+  // The first steps compute indices (no memory), then `x = X[i]` reads (places under the
+  // lanes, a sentence, an effect), then a reduction (an effect, no memory).
+  await play.open('?example=warp_reduce');
+  await play.run();
+  await page.getByTestId('step-through').click();
+  const strip = page.getByTestId('lane-strip');
+  const table = page.getByTestId('lane-values');
+  const stepper = page.getByTestId('stepper');
+  // The table's top within the stepper (the page itself may scroll to the button clicked).
+  const where = async () => ({
+    strip: (await strip.boundingBox())?.height,
+    table: (await table.boundingBox())!.y - (await stepper.boundingBox())!.y,
+  });
+  const places = page.getByTestId('lane-place');
+  const seen = [];
+  for (let step = 0; step < 6; step++) {
+    seen.push({ places: await places.count(), effects: await page.getByTestId('step-effects').count(), ...(await where()) });
+    await page.getByTestId('step-forward').click();
+    await expect(page.getByTestId('step-position')).toContainText(`Step ${step + 2} of`);
+  }
+  // Steps with and without memory accesses and effects were both seen…
+  expect(new Set(seen.map((s) => s.places > 0)).size).toBe(2);
+  expect(new Set(seen.map((s) => s.effects)).size).toBe(2);
+  // …and nothing moved.
+  expect(new Set(seen.map((s) => s.strip)).size).toBe(1);
+  expect(new Set(seen.map((s) => s.table)).size).toBe(1);
+});
+
 test('a share link brings back the warp and the step', async ({ play, page, context }) => {
   await play.open('?example=lane_ids');
   await play.run();

@@ -118,6 +118,7 @@ pub struct Traced {
 pub struct Stepped {
     pub view: Option<StepView>,
     pub active: Vec<u8>,
+    pub room: steps::StripRoom,
 }
 
 /// The memory counts (`Err`: why there are none), and the fault that ended the run, if one
@@ -154,6 +155,7 @@ impl Job {
                     .map(|cta| Stepped {
                         view: steps::step_view(&cta, index, warp),
                         active: steps::active_lanes(&cta.trace, warp),
+                        room: steps::strip_room(&cta.trace, warp),
                     })
                     .map_err(first_problem),
             ),

@@ -14,7 +14,7 @@
 //! each step ("step 12 of 40, line 7, 16 of 32 lanes active, mask 0x0000ffff").
 
 use super::engine::{StepReader, TraceRun};
-use super::steps::{AccessGroup, StepView};
+use super::steps::{AccessGroup, StepView, StripRoom};
 use compiler_core::share::Stepping;
 use compiler_core::sim::LaneState;
 use leptos::prelude::*;
@@ -65,22 +65,14 @@ fn place_colour(place: u64, shared: bool) -> String {
     format!("fill: hsl({hue}, 65%, 72%)")
 }
 
-/// What the lane strip keeps from step to step: the lanes, and whether there is room above
-/// them for arrows. Built once per shape, like the table; the places under the lanes come and
-/// go with the steps that access memory.
+/// What the lane strip keeps from step to step: the lanes, and the room it makes above them
+/// for arrows and under them for places, which is the whole trace's (so the strip keeps one
+/// height from step to step). Built once per shape, like the table; a step changes only the
+/// lanes' classes, the arrows, and the places' text and colours.
 #[derive(Clone, Copy, PartialEq)]
 struct StripShape {
     lanes: usize,
-    arrows: bool,
-}
-
-impl StripShape {
-    fn of(view: &StepView) -> Self {
-        Self {
-            lanes: view.lanes.len(),
-            arrows: !view.arrows.is_empty(),
-        }
-    }
+    room: StripRoom,
 }
 
 /// The memory group the lane strip shows: the reader's pick, or the step's last.
@@ -98,11 +90,12 @@ fn lane_strip(
 ) -> impl IntoView {
     let count = shape.lanes.max(1) as f64;
     let w = (STRIP_WIDTH - 2.0 * STRIP_MARGIN) / count;
-    let top = if shape.arrows {
+    let top = if shape.room.arrows {
         ARROW_ROOM
     } else {
         STRIP_MARGIN
     };
+    let under = if shape.room.places { PLACE_HEIGHT } else { 0.0 };
     let centre = move |lane: u32| STRIP_MARGIN + (f64::from(lane) + 0.5) * w;
     let font = (w * 0.5).clamp(6.0, 12.0);
     // The lanes' states change on few steps: the cells re-run only then.
@@ -142,40 +135,34 @@ fn lane_strip(
         })
         .collect_view()
     };
-    // The group under the lanes, read by their places, the strip's height and its label.
+    // The group under the lanes: each lane's place, the strip's label.
     let group = Memo::new(move |_| step.with(|v| picked(v.as_ref()?, pick.get()).cloned()));
-    let places = move || {
-        let group = group.get()?;
+    let places = shape.room.places.then(|| {
         let y = top + LANE_HEIGHT + 2.0;
-        Some(
-            group
-                .places
-                .iter()
-                .enumerate()
-                .filter_map(|(lane, place)| Some((lane, (*place)?)))
-                .map(|(lane, place)| {
-                    let x = STRIP_MARGIN + lane as f64 * w;
-                    view! {
-                        <g class="place" data-testid="lane-place" data-lane=lane data-place=place>
-                            <rect x=x + 1.0 y=y width=w - 2.0 height=PLACE_HEIGHT - 2.0 rx=2 style=place_colour(place, group.shared)/>
-                            <text x=x + w / 2.0 y=y + (PLACE_HEIGHT - 2.0) / 2.0 font-size=font * 0.85 text-anchor="middle" dominant-baseline="central">{place}</text>
-                        </g>
-                    }
-                })
-                .collect_view(),
-        )
-    };
-    let view_box = move || {
-        let under = if group.with(Option::is_some) {
-            PLACE_HEIGHT
-        } else {
-            0.0
-        };
-        format!(
-            "0 0 {STRIP_WIDTH} {:.0}",
-            top + LANE_HEIGHT + STRIP_MARGIN + under
-        )
-    };
+        (0..shape.lanes)
+            .map(|lane| {
+                let place = Memo::new(move |_| {
+                    group.with(|g| g.as_ref().and_then(|g| Some(((*g.places.get(lane)?)?, g.shared))))
+                });
+                let x = STRIP_MARGIN + lane as f64 * w;
+                // A lane the step does not access memory in keeps its place, empty.
+                view! {
+                    <g class="place" data-testid=move || place.get().map(|_| "lane-place") data-lane=lane
+                        data-place=move || place.get().map(|(p, _)| p) visibility=move || if place.get().is_some() { "visible" } else { "hidden" }>
+                        <rect x=x + 1.0 y=y width=w - 2.0 height=PLACE_HEIGHT - 2.0 rx=2
+                            style=move || place.get().map(|(p, shared)| place_colour(p, shared))/>
+                        <text x=x + w / 2.0 y=y + (PLACE_HEIGHT - 2.0) / 2.0 font-size=font * 0.85 text-anchor="middle" dominant-baseline="central">
+                            {move || place.get().map(|(p, _)| p.to_string()).unwrap_or_default()}
+                        </text>
+                    </g>
+                }
+            })
+            .collect_view()
+    });
+    let view_box = format!(
+        "0 0 {STRIP_WIDTH} {:.0}",
+        top + LANE_HEIGHT + STRIP_MARGIN + under
+    );
     let label = move || {
         step.with(|v| {
             let v = v.as_ref()?;
@@ -302,6 +289,14 @@ fn values_table(shape: TableShape, step: Memo<Option<StepView>>) -> impl IntoVie
     }
 }
 
+/// One part of the step on show, as a memo: it changes only when that part does.
+fn part<T: PartialEq + Send + Sync + 'static>(
+    view: Memo<Option<StepView>>,
+    of: impl Fn(&StepView) -> T + Send + Sync + 'static,
+) -> Memo<Option<T>> {
+    Memo::new(move |_| view.with(|v| v.as_ref().map(&of)))
+}
+
 #[component]
 pub fn Stepper(
     #[prop(into)] traced: Signal<Option<Rc<TraceRun>>, LocalStorage>,
@@ -361,8 +356,30 @@ pub fn Stepper(
     });
     let made = reader.made();
     let view_now = Memo::new(move |_| made.with(|m| m.as_ref()?.as_ref().ok()?.view.clone()));
+    // The step's parts, each its own memo: a move changes the text that changed in place and
+    // builds no elements, except where a part comes or goes (a step's memory groups, effects,
+    // a barrier).
+    let unread = Memo::new(move |_| made.with(|m| m.as_ref()?.as_ref().err().cloned()));
+    let has_view = Memo::new(move |_| view_now.with(Option::is_some));
+    let line = part(view_now, |v| format!("line {}", v.line));
+    let statement = part(view_now, |v| v.statement.clone());
+    let mask = part(view_now, |v| v.mask.clone());
+    let active = part(view_now, |v| {
+        format!(" · {} of {} lanes active", v.active, v.lanes.len())
+    });
+    let memory = part(view_now, |v| v.memory.clone());
+    let effects = part(view_now, |v| v.effects.clone());
+    let barrier = part(view_now, |v| v.barrier.clone());
     let table_shape = Memo::new(move |_| view_now.with(|v| v.as_ref().map(TableShape::of)));
-    let strip_shape = Memo::new(move |_| view_now.with(|v| v.as_ref().map(StripShape::of)));
+    let strip_shape = Memo::new(move |_| {
+        let room = made.with(|m| Some(m.as_ref()?.as_ref().ok()?.room))?;
+        view_now.with(|v| {
+            Some(StripShape {
+                lanes: v.as_ref()?.lanes.len(),
+                room,
+            })
+        })
+    });
     let warps = move || traced.with(|t| t.as_ref().map_or(0, |t| t.traced.warps));
     let lanes = move || traced.with(|t| t.as_ref().map_or(32, |t| t.traced.lanes));
     // Drawn again only when the bars change (another warp or trace), not on every step.
@@ -444,7 +461,7 @@ pub fn Stepper(
             })}
             {move || traced.with(|t| t.as_ref().and_then(|t| {
                 let fault = t.traced.fault.as_ref().map(|f| format!("The run stopped at the last step: {}: {}", f.code.as_str(), f.message));
-                let unread = made.with(|m| m.as_ref().and_then(|m| m.as_ref().err()).map(|why| format!("This step cannot be shown: {why}.")));
+                let unread = unread.get().map(|why| format!("This step cannot be shown: {why}."));
                 let notes: Vec<String> = fault.into_iter().chain(t.traced.incomplete.clone()).chain(unread).collect();
                 (!notes.is_empty()).then(|| view! {
                     <div class="step-notes" data-testid="step-notes">{notes.into_iter().map(|n| view! { <p>{n}</p> }).collect_view()}</div>
@@ -480,50 +497,66 @@ pub fn Stepper(
                     format!("left: {:.3}%; width: max(2px, {:.3}%)", step_now() as f64 / n * 100.0, 100.0 / n)
                 }></div>
             </div>
-            {move || view_now.get().map(|v| view! {
-                <p class="step-statement"><span class="line">{format!("line {}", v.line)}</span>" "<code data-testid="step-statement">{v.statement.clone()}</code></p>
+            {move || has_view.get().then(|| view! {
+                <p class="step-statement">
+                    <span class="line">{move || line.get().unwrap_or_default()}</span>" "
+                    <code data-testid="step-statement">{move || statement.get().unwrap_or_default()}</code>
+                </p>
                 <p class="step-mask">
-                    "Active mask "<code data-testid="step-mask">{v.mask.clone()}</code>
-                    {format!(" · {} of {} lanes active", v.active, v.lanes.len())}
+                    "Active mask "<code data-testid="step-mask">{move || mask.get().unwrap_or_default()}</code>
+                    {move || active.get().unwrap_or_default()}
                 </p>
             })}
             {move || strip_shape.get().map(|shape| lane_strip(shape, view_now, memory_pick))}
-            {move || view_now.get().map(|v| view! {
-                {
-                    let pick = memory_pick.get().min(v.memory.len().saturating_sub(1));
-                    view! {
-                        {picked(&v, pick).map(|g| view! {
-                            <p class="lane-places" data-testid="lane-places">
-                                {format!("Under each lane, its {} of {}: {}. ", if g.shared { "bank (word mod 32)" } else { "32-byte sector" }, g.label, g.summary)}
-                                <a href="/docs/memory">"Why it matters"</a>
-                            </p>
-                        })}
-                        {(v.memory.len() > 1).then(|| view! {
-                            <label class="field small">
-                                <span>"Show under the lanes"</span>
-                                <select data-testid="lane-places-pick" on:change=move |ev| {
-                                    if let Ok(i) = event_target_value(&ev).parse::<usize>() { memory_pick.set(i) }
-                                }>
-                                    {v.memory.iter().enumerate().map(|(i, g)| view! {
-                                        <option value=i selected=i == pick>{g.label.clone()}</option>
-                                    }).collect_view()}
-                                </select>
-                            </label>
-                        })}
-                    }
-                }
+            {move || has_view.get().then(|| view! {
                 <p class="lane-legend" aria-hidden="true">
                     <span><span class="swatch active"></span>"active"</span>
                     <span><span class="swatch inactive"></span>"waiting (another branch or trip)"</span>
                     <span><span class="swatch exited"></span>"returned"</span>
                     <span><span class="swatch no-thread"></span>"no thread"</span>
                 </p>
-                {(!v.effects.is_empty()).then(|| view! {
-                    <ul class="step-effects" data-testid="step-effects">
-                        {v.effects.iter().map(|e| view! { <li><code>{e.clone()}</code></li> }).collect_view()}
-                    </ul>
-                })}
-                {v.barrier.clone().map(|(text, warps)| view! {
+                // What the step did with memory and between lanes, in words, in room kept for
+                // it (`.step-detail`), so the table below stays put from step to step.
+                <div class="step-detail">
+                    {move || memory.with(|groups| {
+                        let groups = groups.as_ref()?;
+                        let pick = memory_pick.get().min(groups.len().saturating_sub(1));
+                        Some(match groups.get(pick) {
+                            Some(g) => {
+                                let text = format!("Under each lane, its {} of {}: {}. ", if g.shared { "bank (word mod 32)" } else { "32-byte sector" }, g.label, g.summary);
+                                view! {
+                                    <p class="lane-places" data-testid="lane-places">
+                                        {text}
+                                        <a href="/docs/memory">"Why it matters"</a>
+                                    </p>
+                                }.into_any()
+                            }
+                            None => view! { <p class="hint">"This step reads and writes no memory."</p> }.into_any(),
+                        })
+                    })}
+                    {move || memory.with(|groups| {
+                        let labels: Vec<String> = groups.as_ref()?.iter().map(|g| g.label.clone()).collect();
+                        let pick = memory_pick.get().min(labels.len().saturating_sub(1));
+                        (labels.len() > 1).then(|| view! {
+                            <label class="field small">
+                                <span>"Show under the lanes"</span>
+                                <select data-testid="lane-places-pick" on:change=move |ev| {
+                                    if let Ok(i) = event_target_value(&ev).parse::<usize>() { memory_pick.set(i) }
+                                }>
+                                    {labels.into_iter().enumerate().map(|(i, label)| view! {
+                                        <option value=i selected=i == pick>{label}</option>
+                                    }).collect_view()}
+                                </select>
+                            </label>
+                        })
+                    })}
+                    {move || effects.get().filter(|e| !e.is_empty()).map(|effects| view! {
+                        <ul class="step-effects" data-testid="step-effects">
+                            {effects.into_iter().map(|e| view! { <li><code>{e}</code></li> }).collect_view()}
+                        </ul>
+                    })}
+                </div>
+                {move || barrier.get().flatten().map(|(text, warps)| view! {
                     <div class="step-barrier" data-testid="step-barrier">
                         <p>{text}</p>
                         <ol class="warp-row">

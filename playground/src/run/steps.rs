@@ -366,17 +366,7 @@ pub fn step_view(run: &TracedCta, index: usize, warp: u32) -> Option<StepView> {
             }
         })
         .collect();
-    let arrows = step
-        .exchanges
-        .iter()
-        .filter_map(|e| match e {
-            Exchange::Shuffle { sources, .. } => Some(sources),
-            _ => None,
-        })
-        .flatten()
-        .filter(|(to, from)| to != from && (first..first + trace.lanes).contains(to))
-        .map(|&(to, from)| (from - first, to - first))
-        .collect();
+    let arrows = shuffle_arrows(trace, step, warp).collect();
     let barrier = step.barrier.as_ref().map(|b| {
         let mut warps: Vec<(u32, String)> = b
             .arrived
@@ -406,6 +396,49 @@ pub fn step_view(run: &TracedCta, index: usize, warp: u32) -> Option<StepView> {
     })
 }
 
+/// A shuffle's exchanges within warp `warp` in step `step`: (source lane, destination lane)
+/// for each lane that took another's value.
+fn shuffle_arrows<'a>(
+    trace: &'a Trace,
+    step: &'a Step,
+    warp: u32,
+) -> impl Iterator<Item = (u32, u32)> + 'a {
+    let first = warp * trace.lanes;
+    step.exchanges
+        .iter()
+        .filter_map(|e| match e {
+            Exchange::Shuffle { sources, .. } => Some(sources),
+            _ => None,
+        })
+        .flatten()
+        .filter(move |(to, from)| to != from && (first..first + trace.lanes).contains(to))
+        .map(move |&(to, from)| (from - first, to - first))
+}
+
+/// What the lane strip makes room for, for the whole trace of warp `warp`: arrows above the
+/// lanes if any step shuffles values between them, places under them if any step accesses
+/// memory. The strip keeps one height from step to step, so what lies below it stays put.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StripRoom {
+    pub arrows: bool,
+    pub places: bool,
+}
+
+pub fn strip_room(trace: &Trace, warp: u32) -> StripRoom {
+    let lanes = warp * trace.lanes..(warp + 1) * trace.lanes;
+    StripRoom {
+        arrows: trace
+            .steps
+            .iter()
+            .any(|step| shuffle_arrows(trace, step, warp).next().is_some()),
+        places: trace.steps.iter().any(|step| {
+            step.accesses
+                .iter()
+                .any(|access| lanes.contains(&access.thread))
+        }),
+    }
+}
+
 /// The timeline: for each step, how many of warp `warp`'s lanes were active.
 pub fn active_lanes(trace: &Trace, warp: u32) -> Vec<u8> {
     trace
@@ -422,6 +455,31 @@ mod tests {
 
     fn traced(source: &str, launch: Launch) -> Rc<TracedCta> {
         trace(source, &launch, 0, Dim3::new(0, 0, 0)).unwrap_or_else(|d| panic!("{d:?}"))
+    }
+
+    #[test]
+    fn the_strip_makes_room_for_what_any_step_of_the_warp_shows() {
+        let shuffles = traced(
+            include_str!("../../../examples/shuffles.tsr"),
+            Launch::default(),
+        );
+        assert_eq!(
+            strip_room(&shuffles.trace, 0),
+            StripRoom {
+                arrows: true,
+                places: true
+            }
+        );
+        // Warp 1 of a one-warp CTA holds no thread: nothing to make room for.
+        assert_eq!(strip_room(&shuffles.trace, 1), StripRoom::default());
+        let source = "@launch(32)
+kernel plain(Y: tensor<i32>[32]) {
+  let x = ctx.lane * 2
+  let y = x + 1
+}
+";
+        let plain = traced(source, Launch::default());
+        assert_eq!(strip_room(&plain.trace, 0), StripRoom::default());
     }
 
     #[test]
