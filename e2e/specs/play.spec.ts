@@ -192,7 +192,7 @@ test('the launch in the diagram: a lane shows what its thread wrote', async ({ p
   await expect(page.getByTestId('thread-writes')).toContainText('C[261] = 262');
 });
 
-test('a fraction in a whole-number field is said under it, and the launch keeps its value', async ({ play, page }) => {
+test('what a number field cannot take is said under it, and the launch keeps its value', async ({ play, page }) => {
   await play.open('?example=vector_add');
   const grid = page.getByTestId('grid-x');
   const before = await grid.inputValue();
@@ -213,6 +213,15 @@ test('a fraction in a whole-number field is said under it, and the launch keeps 
   // The step limit, a field with a note, says it too.
   await play.setField('step-limit', '1e3');
   await expect(page.getByTestId('problem-step-limit')).toHaveText('1e3 is not a whole number');
+  await play.setField('step-limit', '');
+  await expect(page.getByTestId('problem-step-limit')).toHaveCount(0);
+  // A negative count, and an empty field with no default, are refused the same way.
+  await play.setField('grid-x', '-2');
+  await expect(page.getByTestId('problem-grid-x')).toHaveText('-2 is negative: this field takes 0 to 4294967295');
+  await play.setField('grid-x', '');
+  await expect(page.getByTestId('problem-grid-x')).toHaveText('a number is needed here');
+  await play.run();
+  await expect(page.getByTestId('run-blocked')).toContainText('grid.x: a number is needed here');
 });
 
 test('a launch too large for the page is refused before anything is allocated', async ({ play, page }) => {

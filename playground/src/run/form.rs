@@ -70,8 +70,10 @@ fn field(
 
 /// A number field's control: whole numbers, or with `Kind::Decimal` any number. The form does
 /// its own checks (`novalidate`: the browser's would refuse a fraction, and with it the form's
-/// Run, without a word): a whole-number field given a fraction says so under it (`typed`),
-/// keeps the launch's value, and Run refuses to run until it is fixed ([`UnreadFields`]).
+/// Run, without a word): a field given what it cannot take (a fraction where a whole number
+/// goes, a negative count, nothing where a number is needed; [`refusal`]) says so under it
+/// (`typed`), keeps the launch's value, and Run refuses to run until it is fixed
+/// ([`UnreadFields`]).
 fn number_input(
     testid: &str,
     value: impl Fn() -> String + Send + Sync + 'static,
@@ -84,14 +86,14 @@ fn number_input(
     (has_note, kind): (bool, Kind),
 ) -> AnyView {
     let decimal = kind == Kind::Decimal;
+    let may_be_empty = placeholder.is_some();
     let on_change = move |text: String| {
-        let trimmed = text.trim();
-        if !decimal && !trimmed.is_empty() && trimmed.parse::<i64>().is_err() {
-            typed.set(Some(format!("{trimmed} is not a whole number")));
-            return;
+        let refused = refusal(text.trim(), kind, may_be_empty);
+        let taken = refused.is_none();
+        typed.set(refused);
+        if taken {
+            set(text);
         }
-        typed.set(None);
-        set(text);
     };
     view! {
         <input
@@ -115,10 +117,37 @@ fn number_input(
 pub struct UnreadFields(pub RwSignal<Vec<(String, String)>, LocalStorage>);
 
 /// What a number field takes.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
+    /// A whole number of either sign (a dimension, an integer scalar).
     Whole,
+    /// Any number (a float scalar).
     Decimal,
+    /// A whole number from 0 to the bound (a grid's axis, a seed, a step limit).
+    Count(u64),
+}
+
+/// Why a field of `kind` cannot take `text` (trimmed), if it cannot: the launch would keep its
+/// old value while the field showed the new text. Empty text is taken only by a field whose
+/// placeholder says what empty means.
+fn refusal(text: &str, kind: Kind, may_be_empty: bool) -> Option<String> {
+    if text.is_empty() {
+        return (!may_be_empty).then(|| "a number is needed here".to_owned());
+    }
+    if kind == Kind::Decimal {
+        return None;
+    }
+    let Ok(n) = text.parse::<i128>() else {
+        return Some(format!("{text} is not a whole number"));
+    };
+    match kind {
+        Kind::Count(max) if !(0..=i128::from(max)).contains(&n) => {
+            let what = if n < 0 { "negative" } else { "too large" };
+            Some(format!("{text} is {what}: this field takes 0 to {max}"))
+        }
+        Kind::Whole if i64::try_from(n).is_err() => Some(format!("{text} is too large")),
+        _ => None,
+    }
 }
 
 /// A number field of the launch: its label, its control, and under it the problem with what
@@ -262,7 +291,7 @@ fn input_field(
                     }
                 },
                 Signal::derive_local(|| None),
-                Kind::Whole,
+                Kind::Count(u64::MAX),
             )
         })
     };
@@ -326,7 +355,7 @@ pub fn LaunchPanel(
             },
             set,
             problem,
-            Kind::Whole,
+            Kind::Count(u32::MAX.into()),
         )
     };
     let parameters = move || {
@@ -412,7 +441,7 @@ pub fn LaunchPanel(
                 launch.update(|l| l.step_limit = limit);
             },
             none,
-            (Some(default_steps.to_string()), true, Kind::Whole),
+            (Some(default_steps.to_string()), true, Kind::Count(u64::MAX)),
         );
         let steps = view! {
             <div class="field-row">{steps}{field_note("step-limit", steps_note)}</div>
@@ -475,7 +504,7 @@ pub fn LaunchPanel(
                     move || launch.with(|l| l.lanes.to_string()),
                     move |text| if let Some(n) = parse_count(&text) { launch.update(|l| l.lanes = n) },
                     lanes_problem,
-                    Kind::Whole,
+                    Kind::Count(u32::MAX.into()),
                 )}
                 {move || kernel.get().is_some_and(|k| k.cluster.is_some()).then(|| number_field(
                     "@cluster nodes".into(),
@@ -483,7 +512,7 @@ pub fn LaunchPanel(
                     move || launch.with(|l| l.nodes.to_string()),
                     move |text| if let Some(n) = parse_count(&text) { launch.update(|l| l.nodes = n.max(1)) },
                     none,
-                    Kind::Whole,
+                    Kind::Count(u32::MAX.into()),
                 ))}
                 <label class="field">
                     <span>"warps on the GPU"</span>
@@ -503,5 +532,49 @@ pub fn LaunchPanel(
             {parameters}
             <button type="submit" class="primary" data-testid="run">"Run"</button>
         </form>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{refusal, Kind};
+
+    #[test]
+    fn a_field_refuses_what_the_launch_would_not_take() {
+        let count = Kind::Count(u64::from(u32::MAX));
+        let cases = [
+            ("3", count, false, None),
+            ("0", count, false, None),
+            (
+                "-3",
+                count,
+                false,
+                Some("-3 is negative: this field takes 0 to 4294967295"),
+            ),
+            (
+                "4294967296",
+                count,
+                false,
+                Some("4294967296 is too large: this field takes 0 to 4294967295"),
+            ),
+            ("2.5", count, false, Some("2.5 is not a whole number")),
+            ("", count, false, Some("a number is needed here")),
+            ("", Kind::Count(u64::MAX), true, None),
+            ("-3", Kind::Whole, false, None),
+            (
+                "99999999999999999999",
+                Kind::Whole,
+                false,
+                Some("99999999999999999999 is too large"),
+            ),
+            ("-0.5", Kind::Decimal, false, None),
+        ];
+        for (text, kind, may_be_empty, expected) in cases {
+            assert_eq!(
+                refusal(text, kind, may_be_empty).as_deref(),
+                expected,
+                "{text:?} in a {kind:?} field"
+            );
+        }
     }
 }
