@@ -123,7 +123,8 @@ enum Kind {
     Whole,
     /// Any number (a float scalar).
     Decimal,
-    /// A whole number from 0 to the bound (a grid's axis, a seed, a step limit).
+    /// A whole number from 0 to the bound (a grid axis, the lanes, the nodes, a seed, a step
+    /// limit).
     Count(u64),
 }
 
