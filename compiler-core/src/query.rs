@@ -8,6 +8,7 @@ use crate::check::NameKind;
 use crate::ir::{Axis, CtxField};
 use crate::span::Span;
 use crate::syntax::builtins;
+use crate::syntax::highlight::{highlight, Class};
 use crate::Compilation;
 
 /// One thing the editor can offer at the caret.
@@ -103,10 +104,13 @@ impl Compilation {
 
     /// What can be written at byte `caret`: the `ctx` fields after `ctx.`, the axes after
     /// `ctx.block.` and `ctx.blocks.`, else the names in scope, the built-ins, the keywords and
-    /// types (only when a word is begun, or the reader asked).
+    /// types (only when a word is begun, or the reader asked); nothing inside a comment.
     pub fn completions(&self, caret: usize, explicit: bool) -> Option<Completions> {
         let source = self.source();
         let before = source.get(..caret)?;
+        if in_comment(source, caret) {
+            return None;
+        }
         let word = before.len() - before.trim_end_matches(is_word).len();
         let from = caret - word;
         let context = before[..from].trim_end_matches([' ', '\t']);
@@ -172,6 +176,20 @@ impl Compilation {
         }
         found
     }
+}
+
+/// Whether byte `caret` is inside a comment: after its first character, and before its end
+/// or at the end of one that runs to the line's end (or is not closed).
+fn in_comment(source: &str, caret: usize) -> bool {
+    highlight(source)
+        .iter()
+        .filter(|h| h.class == Class::Comment)
+        .any(|h| {
+            let (start, end) = (h.span.start, h.span.end);
+            let text = &source[start..end];
+            let closed = text.len() >= 4 && text.starts_with("/*") && text.ends_with("*/");
+            start < caret && (caret < end || (caret == end && !closed))
+        })
 }
 
 fn is_word(c: char) -> bool {
@@ -247,6 +265,24 @@ mod tests {
         // Nothing offered in the middle of nowhere unless asked.
         assert_eq!(compilation.completions(source.len(), false), None);
         assert!(compilation.completions(source.len(), true).is_some());
+    }
+
+    #[test]
+    fn nothing_is_offered_inside_a_comment() {
+        let source = K.replace(
+            "  let i = ctx.thread\n",
+            "  // ac\n  /* ac */ let i = ctx.thread\n",
+        );
+        let compilation = crate::compile(&source);
+        let after = |text: &str| source.find(text).map_or(0, |i| i + text.len());
+        assert_eq!(compilation.completions(after("// ac"), true), None);
+        assert_eq!(compilation.completions(after("/* ac"), true), None);
+        assert_eq!(compilation.completions(after("// a"), false), None);
+        // Past a closed comment, and before a comment begins, a word is completed as anywhere.
+        assert!(compilation.completions(after("/* ac */"), true).is_some());
+        assert!(compilation
+            .completions(after("  // ac") - "// ac".len(), true)
+            .is_some());
     }
 
     #[test]
