@@ -74,8 +74,19 @@ pub struct LineColumn {
 
 impl LineIndex {
     pub fn new(source: &str) -> Self {
+        // A lone `\r` ends a line too, as editors and the Language Server Protocol count lines
+        // (the compiler refuses such a source, E0109, at the line it ends).
+        let bytes = source.as_bytes();
         let line_starts = std::iter::once(0)
-            .chain(source.match_indices('\n').map(|(at, _)| at + 1))
+            .chain(
+                bytes
+                    .iter()
+                    .enumerate()
+                    .filter(|&(at, &b)| {
+                        b == b'\n' || (b == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
+                    })
+                    .map(|(at, _)| at + 1),
+            )
             .collect();
         Self { line_starts }
     }
@@ -208,6 +219,16 @@ mod tests {
         );
         assert_eq!(index.line_text(source, 1), "çd x");
         assert_eq!(index.line_column(source, source.len()).line, 3);
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line_as_editors_show_it() {
+        let source = "a\rb\r\nc\nd";
+        let index = LineIndex::new(source);
+        let lines: Vec<&str> = (0..4).map(|l| index.line_text(source, l)).collect();
+        assert_eq!(lines, ["a", "b", "c", "d"]);
+        let d = source.find('d').unwrap_or(0);
+        assert_eq!(index.utf16_position(source, d), (3, 0));
     }
 
     #[test]

@@ -13,11 +13,13 @@ use compiler_core::ptx::Arch;
 use compiler_core::share::Stepping;
 use compiler_core::{Diagnostic, RunLimits};
 
-/// Codes no kernel block can show: a source over 1 MiB, bytes that are not UTF-8, and the
-/// WGSL backend's own bug report. Their index entries explain them in prose.
+/// Codes no kernel block can show: a source over 1 MiB, bytes that are not UTF-8, a line
+/// ended by a carriage return alone (Markdown makes it a line break), and the WGSL backend's
+/// own bug report. Their index entries explain them in prose.
 /// E0512 too: the checker refuses, with E0401, every source that could reach it; and E0501,
 /// which no kernel reaches since `f16` runs.
-pub const CODES_WITHOUT_EXAMPLES: [&str; 5] = ["E0106", "E0107", "E0501", "E0512", "E0520"];
+pub const CODES_WITHOUT_EXAMPLES: [&str; 6] =
+    ["E0106", "E0107", "E0109", "E0501", "E0512", "E0520"];
 
 /// The slug of the error index.
 pub const ERROR_INDEX: &str = "errors";

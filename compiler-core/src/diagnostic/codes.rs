@@ -77,6 +77,7 @@ codes! {
         E0106 => "the source is larger than the compiler accepts",
         E0107 => "the source is not valid UTF-8",
         E0108 => "a number literal is malformed or too large",
+        E0109 => "a line ends with a carriage return alone",
         // ctx, as the hierarchy page states it.
         E0110 => "ctx is read only through a field",
         E0111 => "ctx.block and ctx.blocks need an axis, as in ctx.block.x",

@@ -37,6 +37,9 @@ pub fn parse(source: &str) -> (ast::File, Vec<Diagnostic>) {
         .with_help("split the kernels into several files");
         return (ast::File::default(), vec![diagnostic]);
     }
+    if let Some(diagnostic) = lone_carriage_return(source) {
+        return (ast::File::default(), vec![diagnostic]);
+    }
     let tokens = token::lexer()
         .parse(source)
         .into_output()
@@ -150,6 +153,24 @@ fn explain_range(mut error: Diagnostic, source: &str) -> Diagnostic {
 }
 
 /// Source bytes as text, or the diagnostic for the first byte that is not UTF-8.
+/// A line ended by `\r` alone (classic Mac OS line endings): editors show a line break there,
+/// while the language's lines end with `\n` or `\r\n`, so reading on would join the lines
+/// (a `//` comment would swallow the rest of the file). One diagnostic, at the first.
+fn lone_carriage_return(source: &str) -> Option<Diagnostic> {
+    let at = source
+        .match_indices('\r')
+        .map(|(at, _)| at)
+        .find(|&at| source.as_bytes().get(at + 1) != Some(&b'\n'))?;
+    Some(
+        Diagnostic::error(
+            Code::E0109,
+            Span::new(at, at + 1),
+            "this line ends with a carriage return (\\r) alone; Tessera's lines end with \\n or \\r\\n",
+        )
+        .with_help("save the file with LF or CRLF line endings"),
+    )
+}
+
 pub fn decode(bytes: &[u8]) -> Result<&str, Diagnostic> {
     std::str::from_utf8(bytes).map_err(|error| {
         let at = error.valid_up_to();
