@@ -42,6 +42,9 @@ const EXPECTED = {
   variable: null, // names are plain
 };
 
+/** The lines of `text` as the protocol and VS Code count them: `\r\n`, `\n` or a lone `\r` ends one. */
+const linesOf = (text) => text.split(/\r\n|\r|\n/);
+
 /** Each UTF-16 unit's semantic class, line by line, from the server's relative encoding. */
 function classesByLine(data, legend, lines) {
   const classes = lines.map((line) => new Array(line.length).fill(undefined));
@@ -60,7 +63,7 @@ function classesByLine(data, legend, lines) {
 function compare(name, text, grammar, classes) {
   const mismatches = [];
   let stack = vsctm.INITIAL;
-  text.split('\n').forEach((line, l) => {
+  linesOf(text).forEach((line, l) => {
     const result = grammar.tokenizeLine(line, stack);
     stack = result.ruleStack;
     for (const token of result.tokens) {
@@ -106,7 +109,7 @@ test('the grammar colours every example and UI test as the lexer does', async ()
       const text = await readFile(path.join(root, file), 'utf8');
       const uri = await server.open(text, path.basename(file));
       const { data } = await server.request('textDocument/semanticTokens/full', { textDocument: { uri } });
-      mismatches.push(...compare(file, text, grammar, classesByLine(data, server.legend, text.split('\n'))));
+      mismatches.push(...compare(file, text, grammar, classesByLine(data, server.legend, linesOf(text))));
     }
   } finally {
     assert.equal(await server.stop(), 0);
@@ -146,6 +149,6 @@ async function vocabulary(grammar, server) {
   ].join('\n');
   const uri2 = await server.open(text);
   const { data } = await server.request('textDocument/semanticTokens/full', { textDocument: { uri: uri2 } });
-  const mismatches = compare('vocabulary', text, grammar, classesByLine(data, server.legend, text.split('\n')));
+  const mismatches = compare('vocabulary', text, grammar, classesByLine(data, server.legend, linesOf(text)));
   assert.deepEqual(mismatches.slice(0, 20), [], `${mismatches.length} characters differ`);
 }
