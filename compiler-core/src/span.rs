@@ -59,6 +59,12 @@ impl Span {
     }
 }
 
+/// Whether byte `at` is a carriage return not followed by a line feed: a line ending of its
+/// own to editors and the Language Server Protocol, refused by the compiler (E0109).
+pub fn ends_line_alone(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at) == Some(&b'\r') && bytes.get(at + 1) != Some(&b'\n')
+}
+
 /// Where each line starts, to turn byte offsets into line and column numbers.
 #[derive(Clone, Debug)]
 pub struct LineIndex {
@@ -79,13 +85,9 @@ impl LineIndex {
         let bytes = source.as_bytes();
         let line_starts = std::iter::once(0)
             .chain(
-                bytes
-                    .iter()
-                    .enumerate()
-                    .filter(|&(at, &b)| {
-                        b == b'\n' || (b == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
-                    })
-                    .map(|(at, _)| at + 1),
+                (0..bytes.len())
+                    .filter(|&at| bytes[at] == b'\n' || ends_line_alone(bytes, at))
+                    .map(|at| at + 1),
             )
             .collect();
         Self { line_starts }

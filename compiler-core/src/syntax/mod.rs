@@ -15,7 +15,7 @@ mod parser;
 mod token;
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::span::Span;
+use crate::span::{ends_line_alone, Span};
 use chumsky::Parser;
 
 pub use layout::{MAX_NESTING, MAX_OPERATORS};
@@ -152,7 +152,6 @@ fn explain_range(mut error: Diagnostic, source: &str) -> Diagnostic {
     error
 }
 
-/// Source bytes as text, or the diagnostic for the first byte that is not UTF-8.
 /// A line ended by `\r` alone (classic Mac OS line endings): editors show a line break there,
 /// while the language's lines end with `\n` or `\r\n`, so reading on would join the lines
 /// (a `//` comment would swallow the rest of the file). One diagnostic, at the first.
@@ -160,7 +159,7 @@ fn lone_carriage_return(source: &str) -> Option<Diagnostic> {
     let at = source
         .match_indices('\r')
         .map(|(at, _)| at)
-        .find(|&at| source.as_bytes().get(at + 1) != Some(&b'\n'))?;
+        .find(|&at| ends_line_alone(source.as_bytes(), at))?;
     Some(
         Diagnostic::error(
             Code::E0109,
@@ -171,6 +170,7 @@ fn lone_carriage_return(source: &str) -> Option<Diagnostic> {
     )
 }
 
+/// Source bytes as text, or the diagnostic for the first byte that is not UTF-8.
 pub fn decode(bytes: &[u8]) -> Result<&str, Diagnostic> {
     std::str::from_utf8(bytes).map_err(|error| {
         let at = error.valid_up_to();
