@@ -90,7 +90,9 @@ try {
   line('work for the step (that, and the next frame up to layout)', times.work);
   line('work for the step, the frame painted (that, to the task after the frame)', times.painted);
   line('key to the next frame laid out (with the wait for it)', times.frame);
-  console.log('  moves whose work to the frame painted passed 16 ms (from 0): ' + times.painted.map((w, i) => [i, w]).filter(([, w]) => w > 16).map(([i, w]) => `#${i} ${w.toFixed(1)} ms`).join(', '));
+  const over = (xs) => xs.map((w, i) => [i, w]).filter(([, w]) => w > 16).map(([i, w]) => `#${i} ${w.toFixed(1)} ms`).join(', ');
+  console.log(`  moves whose work for the step passed 16 ms (from 0): ${over(times.work)}`);
+  console.log(`  moves whose work to the frame painted passed 16 ms: ${over(times.painted)}`);
   if (trace) {
     const { main, worker } = busyPerMove(trace);
     line("traced: the page's main thread busy (its tasks in the move)", main);

@@ -41,6 +41,9 @@ test('stepping forward and back through a divergent if by keyboard', async ({ pl
   await page.keyboard.press('ArrowRight');
   await expect(position).toHaveText('Step 2 of 4 · line 4');
   await expect(marked).toHaveText('if x % 2 == 0');
+  // The table is written in place: the cell keeps its value and is no longer marked.
+  await expect(lane5.nth(2)).toHaveText('5');
+  await expect(lane5.nth(2)).not.toHaveClass(/changed/);
   await page.keyboard.press('ArrowRight');
   await expect(position).toHaveText('Step 3 of 4 · line 5');
   await expect(marked).toHaveText('Y[ctx.lane] = x * 10');
@@ -48,6 +51,7 @@ test('stepping forward and back through a divergent if by keyboard', async ({ pl
   await expect(page.locator('.lane-strip .lane.active')).toHaveCount(16);
   await expect(page.locator('.lane-strip .lane.inactive')).toHaveCount(16);
   await expect(page.locator('[data-testid="lane-values"] tr[data-lane="5"] td.state')).toHaveText('waiting');
+  await expect(page.locator('[data-testid="lane-values"] tr[data-lane="5"]')).toHaveClass('inactive');
   await expect(page.getByTestId('step-announce')).toHaveText(
     'step 3 of 4, line 5, 16 of 32 lanes active, mask 0x55555555',
   );
@@ -59,6 +63,8 @@ test('stepping forward and back through a divergent if by keyboard', async ({ pl
   await expect(position).toHaveText('Step 3 of 4 · line 5');
   await page.keyboard.press('Home');
   await expect(position).toHaveText('Step 1 of 4 · line 3');
+  await expect(lane5.nth(2)).toHaveClass(/changed/);
+  await expect(page.locator('[data-testid="lane-values"] tr[data-lane="5"]')).toHaveClass('active');
   // The timeline has a bar per step: divergence shows as two half-height bars.
   await expect(page.locator('[data-testid="timeline"] path')).toHaveAttribute(
     'd',
@@ -142,7 +148,8 @@ test('the lane strip and the values table keep their place from step to step', a
     strip: (await strip.boundingBox())?.height,
     table: (await table.boundingBox())!.y - (await stepper.boundingBox())!.y,
   });
-  const places = page.getByTestId('lane-place');
+  // A step without memory hides the places' row as a whole (each lane keeps its last place).
+  const places = page.locator('[data-testid=lane-place]:visible');
   const seen = [];
   for (let step = 0; step < 6; step++) {
     seen.push({ places: await places.count(), effects: await page.getByTestId('step-effects').count(), ...(await where()) });

@@ -14,7 +14,7 @@
 //! each step ("step 12 of 40, line 7, 16 of 32 lanes active, mask 0x0000ffff").
 
 use super::engine::{StepReader, TraceRun};
-use super::steps::{AccessGroup, StepView, StripRoom};
+use super::steps::{AccessGroup, LaneRow, StepView, StripRoom};
 use compiler_core::share::Stepping;
 use compiler_core::sim::LaneState;
 use leptos::prelude::*;
@@ -137,18 +137,24 @@ fn lane_strip(
     };
     // The group under the lanes: each lane's place, the strip's label.
     let group = Memo::new(move |_| step.with(|v| picked(v.as_ref()?, pick.get()).cloned()));
+    // A step without memory hides the row as a whole and each lane keeps its last place, so
+    // stepping in and out of the steps that access memory changes one attribute, not five per
+    // lane (most kernels' accesses repeat their places).
     let places = shape.room.places.then(|| {
         let y = top + LANE_HEIGHT + 2.0;
-        (0..shape.lanes)
+        let lanes = (0..shape.lanes)
             .map(|lane| {
-                let place = Memo::new(move |_| {
-                    group.with(|g| g.as_ref().and_then(|g| Some(((*g.places.get(lane)?)?, g.shared))))
+                let place = Memo::new(move |kept: Option<&Option<(u64, bool)>>| {
+                    group.with(|g| match g {
+                        Some(g) => g.places.get(lane).copied().flatten().map(|p| (p, g.shared)),
+                        None => kept.copied().flatten(),
+                    })
                 });
                 let x = STRIP_MARGIN + lane as f64 * w;
                 // A lane the step does not access memory in keeps its place, empty.
                 view! {
                     <g class="place" data-testid=move || place.get().map(|_| "lane-place") data-lane=lane
-                        data-place=move || place.get().map(|(p, _)| p) visibility=move || if place.get().is_some() { "visible" } else { "hidden" }>
+                        data-place=move || place.get().map(|(p, _)| p) visibility=move || place.get().is_none().then_some("hidden")>
                         <rect x=x + 1.0 y=y width=w - 2.0 height=PLACE_HEIGHT - 2.0 rx=2
                             style=move || place.get().map(|(p, shared)| place_colour(p, shared))/>
                         <text x=x + w / 2.0 y=y + (PLACE_HEIGHT - 2.0) / 2.0 font-size=font * 0.85 text-anchor="middle" dominant-baseline="central">
@@ -157,7 +163,10 @@ fn lane_strip(
                     </g>
                 }
             })
-            .collect_view()
+            .collect_view();
+        view! {
+            <g class="places" visibility=move || group.with(Option::is_none).then_some("hidden")>{lanes}</g>
+        }
     });
     let view_box = format!(
         "0 0 {STRIP_WIDTH} {:.0}",
@@ -232,46 +241,112 @@ impl TableShape {
     }
 }
 
+/// The cells before a row's values: its lane (a heading), its thread and its state.
+const LEADING_CELLS: u32 = 3;
+
+/// What one row of the table shows, kept to compare the next step with.
+struct ShownRow {
+    state: LaneState,
+    values: Vec<(String, bool)>,
+}
+
+/// Brings the table's rows in `body` from what they show to `lanes`, writing only the cells
+/// that differ: on most moves a step writes one variable, so a few dozen text nodes and
+/// classes change among hundreds of cells. (One reactive closure per cell cost more, in
+/// leptos's bookkeeping, than the whole browser's work on the cells that changed.)
+fn update_rows(body: &web_sys::Element, shown: &mut [ShownRow], lanes: &[LaneRow]) {
+    let rows = body.children();
+    for (r, (shown, lane)) in shown.iter_mut().zip(lanes).enumerate() {
+        if lane.thread.is_none() {
+            continue;
+        }
+        let Some(row) = rows.item(r as u32) else {
+            continue;
+        };
+        if shown.state != lane.state {
+            shown.state = lane.state;
+            row.set_class_name(state_class(lane.state));
+            if let Some(cell) = row.children().item(LEADING_CELLS - 1) {
+                cell.set_text_content(Some(state_words(lane.state)));
+            }
+        }
+        let differs = shown.values.iter().zip(&lane.values).any(|(a, b)| a != b);
+        if !differs {
+            continue;
+        }
+        let cells = row.children();
+        for (c, (was, now)) in shown.values.iter_mut().zip(&lane.values).enumerate() {
+            if was == now {
+                continue;
+            }
+            let Some(cell) = cells.item(LEADING_CELLS + c as u32) else {
+                continue;
+            };
+            if was.0 != now.0 {
+                cell.set_text_content(Some(&now.0));
+                was.0.clone_from(&now.0);
+            }
+            if was.1 != now.1 {
+                let _ = cell.class_list().toggle_with_force("changed", now.1);
+                was.1 = now.1;
+            }
+        }
+    }
+}
+
 fn values_table(shape: TableShape, step: Memo<Option<StepView>>) -> impl IntoView {
     let columns = shape.variables.len();
+    // The table is born showing the step on show, and the effect below keeps it so.
+    let lanes = step.with_untracked(|v| v.as_ref().map(|v| v.lanes.clone()).unwrap_or_default());
+    let row_of = |r: usize| lanes.get(r);
     let rows = shape
         .rows
         .iter()
         .enumerate()
         .map(|(r, &(lane, thread))| {
-            // Each row's cells read their row, which changes only where the step wrote or
-            // the lane's state moved: a move re-runs the rows it changed, not every cell.
-            let row = Memo::new(move |_| step.with(|v| v.as_ref()?.lanes.get(r).cloned()));
-            let value = move |c: usize| {
-                row.with(|row| {
-                    row.as_ref()
-                        .and_then(|row| row.values.get(c).cloned())
-                        .unwrap_or_default()
-                })
-            };
-            let state =
-                move || row.with(|row| row.as_ref().map_or(LaneState::NoThread, |row| row.state));
+            let state = row_of(r).map_or(LaneState::NoThread, |row| row.state);
             let cells = match thread {
                 None => view! { <td colspan=columns.max(1) class="no-thread">"no thread"</td> }
                     .into_any(),
                 Some(_) => (0..columns)
                     .map(|c| {
-                        view! { <td class:changed=move || value(c).1>{move || value(c).0}</td> }
+                        let (text, wrote) = row_of(r)
+                            .and_then(|row| row.values.get(c).cloned())
+                            .unwrap_or_default();
+                        view! { <td class:changed=wrote>{text}</td> }
                     })
                     .collect_view()
                     .into_any(),
             };
             let thread = thread.map_or("—".to_owned(), |t| t.to_string());
             view! {
-                <tr class=move || state_class(state()) data-lane=lane>
+                <tr class=state_class(state) data-lane=lane>
                     <th scope="row">{lane}</th>
                     <td>{thread}</td>
-                    <td class="state">{move || state_words(state())}</td>
+                    <td class="state">{state_words(state)}</td>
                     {cells}
                 </tr>
             }
         })
         .collect_view();
+    let mut shown: Vec<ShownRow> = shape
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(r, _)| ShownRow {
+            state: row_of(r).map_or(LaneState::NoThread, |row| row.state),
+            values: row_of(r).map(|row| row.values.clone()).unwrap_or_default(),
+        })
+        .collect();
+    let body = NodeRef::<leptos::html::Tbody>::new();
+    Effect::new(move |_| {
+        step.with(|v| {
+            let (Some(v), Some(body)) = (v.as_ref(), body.get()) else {
+                return;
+            };
+            update_rows(&body, &mut shown, &v.lanes);
+        });
+    });
     view! {
         <div class="table-scroll" tabindex="0" role="region" aria-label="Each lane's variables after this step">
             <table class="values lane-values" data-testid="lane-values">
@@ -283,7 +358,7 @@ fn values_table(shape: TableShape, step: Memo<Option<StepView>>) -> impl IntoVie
                         {shape.variables.into_iter().map(|h| view! { <th scope="col"><code>{h}</code></th> }).collect_view()}
                     </tr>
                 </thead>
-                <tbody>{rows}</tbody>
+                <tbody node_ref=body>{rows}</tbody>
             </table>
         </div>
     }
