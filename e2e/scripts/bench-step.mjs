@@ -14,10 +14,12 @@ import { open, median, worst } from './site.mjs';
 
 // The trace benchmark's kernel (compiler-core/benches/simulator.rs).
 const KERNEL = readFileSync('../compiler-core/benches/ten_variables.tsr', 'utf8');
+// The step the link opens on, from 0 (START=N: another part of the kernel).
+const START = Number(process.env.START ?? 0);
 const session = {
   source: KERNEL,
   launch: { grid: { x: 1, y: 1, z: 1 }, dims: { N: 256 }, inputs: { X: { rand: 1 } } },
-  stepping: { block: { x: 0, y: 0, z: 0 }, warp: 7, step: 0 },
+  stepping: { block: { x: 0, y: 0, z: 0 }, warp: 7, step: START },
 };
 const link = `/play#v2j.${Buffer.from(JSON.stringify(session)).toString('base64url')}`;
 
@@ -33,7 +35,7 @@ try {
   const steps = await page.getByTestId('step-position').textContent();
   const tracing = process.env.BUSY || process.env.TRACE;
   if (tracing) await browser.startTracing(page, { categories: (process.env.CATEGORIES ?? 'devtools.timeline,disabled-by-default-devtools.timeline,blink.user_timing').split(',') });
-  const times = await page.evaluate(async (inFrame) => {
+  const times = await page.evaluate(async ([inFrame, start]) => {
     const position = document.querySelector('[data-testid=step-position]');
     const button = document.querySelector('[data-testid=step-forward]');
     button.focus();
@@ -76,12 +78,12 @@ try {
     const moves = [];
     // Forward two, back one: the walk moves on through the kernel.
     for (let i = 0; i < 30; i++) {
-      moves.push(await move('ArrowRight', 2 + i));
-      moves.push(await move('ArrowRight', 3 + i));
-      moves.push(await move('ArrowLeft', 2 + i));
+      moves.push(await move('ArrowRight', start + 2 + i));
+      moves.push(await move('ArrowRight', start + 3 + i));
+      moves.push(await move('ArrowLeft', start + 2 + i));
     }
     return { dom: moves.map((m) => m.dom), work: moves.map((m) => m.work), painted: moves.map((m) => m.painted), frame: moves.map((m) => m.frame) };
-  }, Boolean(process.env.IN_FRAME));
+  }, [Boolean(process.env.IN_FRAME), START]);
   const trace = tracing && JSON.parse((await browser.stopTracing()).toString());
   if (process.env.TRACE) (await import('node:fs')).writeFileSync(process.env.TRACE, JSON.stringify(trace));
   console.log(`stepper, 256-thread CTA, warp 7, ${columns - 3} variables, ${steps}: ${times.dom.length} moves`);

@@ -65,3 +65,23 @@ test('the dark theme\'s playground and docs have no serious accessibility violat
   await page.waitForLoadState('networkidle');
   expect(await seriousViolations(page)).toEqual([]);
 });
+
+test('the stepper\'s faded rows (waiting lanes) keep their contrast, light and dark', async ({ play, page }) => {
+  await play.open('?example=collatz');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('step-through').click();
+  await expect(page.getByTestId('step-position')).toContainText('Step 1 of');
+  // On to a step inside the loop's `if`, where some lanes wait for the others.
+  const waiting = page.locator('[data-testid="lane-values"] tr.inactive');
+  await page.getByTestId('step-forward').focus();
+  for (let i = 0; i < 12 && (await waiting.count()) === 0; i++) {
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('step-position')).toContainText(`Step ${i + 2} of`);
+  }
+  await expect(waiting.first()).toBeVisible();
+  await play.gpuOutcome();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await seriousViolations(page)).toEqual([]);
+});

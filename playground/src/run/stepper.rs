@@ -267,7 +267,7 @@ fn update_rows(body: &web_sys::Element, shown: &mut [ShownRow], lanes: &[LaneRow
             shown.state = lane.state;
             row.set_class_name(state_class(lane.state));
             if let Some(cell) = row.children().item(LEADING_CELLS - 1) {
-                cell.set_text_content(Some(state_words(lane.state)));
+                set_text(&cell, state_words(lane.state));
             }
         }
         let differs = shown.values.iter().zip(&lane.values).any(|(a, b)| a != b);
@@ -283,7 +283,7 @@ fn update_rows(body: &web_sys::Element, shown: &mut [ShownRow], lanes: &[LaneRow
                 continue;
             };
             if was.0 != now.0 {
-                cell.set_text_content(Some(&now.0));
+                set_text(&cell, &now.0);
                 was.0.clone_from(&now.0);
             }
             if was.1 != now.1 {
@@ -291,6 +291,15 @@ fn update_rows(body: &web_sys::Element, shown: &mut [ShownRow], lanes: &[LaneRow
                 was.1 = now.1;
             }
         }
+    }
+}
+
+/// Changes the text of `cell` in place: its text node's data, not a new node (which the browser
+/// would insert, style and lay out as new).
+fn set_text(cell: &web_sys::Element, text: &str) {
+    match cell.first_child() {
+        Some(node) => node.set_node_value(Some(text)),
+        None => cell.set_text_content(Some(text)),
     }
 }
 
