@@ -8,7 +8,8 @@
 // page's thread; so with BUSY=1, a trace of the browser (Chromium's own tracing, which slows the
 // page by a few milliseconds a move) gives the main thread's busy time in each move (its tasks
 // between the key and the frame painted) and the worker's. TRACE=FILE keeps the trace.
-//   node scripts/bench-step.mjs   (after `make site`; STYLE='css' adds a style sheet to try)
+//   node scripts/bench-step.mjs   (after `make site`; STYLE='css' adds a style sheet to try,
+//   SETTLE=MS waits after the page opens, START=N opens on step N (from 0) instead of the first)
 import { readFileSync } from 'node:fs';
 import { open, median, worst } from './site.mjs';
 
