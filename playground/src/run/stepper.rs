@@ -338,13 +338,11 @@ fn values_table(shape: TableShape, step: Memo<Option<StepView>>) -> impl IntoVie
             }
         })
         .collect_view();
-    let mut shown: Vec<ShownRow> = shape
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(r, _)| ShownRow {
-            state: row_of(r).map_or(LaneState::NoThread, |row| row.state),
-            values: row_of(r).map(|row| row.values.clone()).unwrap_or_default(),
+    let mut shown: Vec<ShownRow> = lanes
+        .into_iter()
+        .map(|row| ShownRow {
+            state: row.state,
+            values: row.values,
         })
         .collect();
     let body = NodeRef::<leptos::html::Tbody>::new();
