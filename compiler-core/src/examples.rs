@@ -76,7 +76,7 @@ struct Entry {
 /// `launches.json`, parsed once.
 fn launches() -> &'static [Entry] {
     static PARSED: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
-    PARSED.get_or_init(|| serde_json::from_str(LAUNCHES).unwrap_or_default())
+    PARSED.get_or_init(|| serde_json::from_slice(LAUNCHES.as_bytes()).unwrap_or_default())
 }
 
 /// Every example, in the menu's order, each with its launch (the default launch if
@@ -130,8 +130,8 @@ const PROGRAM_LAUNCHES: &str = include_str!("../../examples/programs/launches.js
 /// Every program example, each with its launch.
 pub fn programs() -> Vec<Example> {
     static PARSED: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
-    let launches =
-        PARSED.get_or_init(|| serde_json::from_str(PROGRAM_LAUNCHES).unwrap_or_default());
+    let launches = PARSED
+        .get_or_init(|| serde_json::from_slice(PROGRAM_LAUNCHES.as_bytes()).unwrap_or_default());
     catalogue(PROGRAMS, launches)
 }
 

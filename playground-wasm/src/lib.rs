@@ -74,7 +74,7 @@ pub fn mount_kernel_run(
     launch: String,
     counts: Option<String>,
 ) -> Mounted {
-    let launch = serde_json::from_str::<Launch>(&launch);
+    let launch = serde_json::from_slice::<Launch>(launch.as_bytes());
     let counts = counts.and_then(|text| {
         let (flops, bytes) = text.split_once(',')?;
         Some((flops.parse().ok()?, bytes.parse().ok()?))

@@ -840,7 +840,7 @@ pub fn grade_run(
         exercise: serde_json::to_string(exercise).unwrap_or_default(),
     };
     let finish = move |reply| match reply {
-        Reply::Grade(json) => serde_json::from_str::<Result<Verdict, String>>(&json)
+        Reply::Grade(json) => serde_json::from_slice::<Result<Verdict, String>>(json.as_bytes())
             .map_err(|e| format!("the verdict cannot be read: {e}"))
             .and_then(|verdict| verdict.map(|verdict| GradeRun { source, verdict })),
         _ => Err(ANOTHER_QUESTION.to_owned()),

@@ -1,6 +1,6 @@
 //! The worker's jobs: a run, a trace or memory counts on the simulator, a step of the last
 //! trace, a puzzle's grading, a run on WebGPU, and the PTX, WGSL and IR listings. Each is made from the source alone (the job compiles it itself,
-//! as quick as sending a compilation), so it can cross to a Web Worker as JSON (`worker`) or run
+//! as quick as sending a compilation), so it can cross to a Web Worker as bytes (`worker`) or run
 //! here (native builds, the unit tests). The simulator, the backends (PTX, and naga for WGSL)
 //! and the WebGPU runner are in the worker's module only: the page's module does not carry them
 //! (ARCHITECTURE.md, "the worker has a module of its own").
@@ -18,6 +18,18 @@ use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, Diagnostic, RunLimits};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+/// A job or a reply as the bytes that cross between the page and the worker: postcard's
+/// compact form, not JSON, whose reader for every type a reply holds was 22.6 KB of the page's
+/// module's gzip (ARCHITECTURE.md, "the bytes are postcard's").
+pub fn to_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
+    postcard::to_allocvec(value).map_err(|error| error.to_string())
+}
+
+/// The job or reply that `to_bytes` wrote.
+pub fn from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    postcard::from_bytes(bytes).map_err(|error| error.to_string())
+}
 
 /// What the page asks the worker for.
 #[derive(Clone, Serialize, Deserialize)]
@@ -333,11 +345,80 @@ mod tests {
         .run(None, || 0.0)
     }
 
-    /// Through JSON and back, as the worker sends it (a run's bits travel beside the JSON in
-    /// the browser, but JSON carries them too).
+    /// To bytes and back, as the worker sends it (a run's bits travel beside the bytes in
+    /// the browser, but the bytes carry them too).
     fn round_trip(reply: &Reply) -> Reply {
-        let text = serde_json::to_string(reply).unwrap_or_else(|e| panic!("{e}"));
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"))
+        from_bytes(&to_bytes(reply).unwrap_or_else(|e| panic!("{e}")))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Every kind of job, with every example's launch (each kind of input, dimension and
+    /// option a launch holds), reads back as the bytes it was written as.
+    #[test]
+    fn every_job_crosses_to_the_worker_whole() {
+        for example in compiler_core::examples::all() {
+            let source = example.source.to_owned();
+            let launch = example.launch.clone();
+            let block = Dim3 { x: 1, y: 0, z: 0 };
+            let jobs = [
+                Job::Simulate {
+                    source: source.clone(),
+                    launch: launch.clone(),
+                    what: Simulation::Run,
+                },
+                Job::Simulate {
+                    source: source.clone(),
+                    launch: launch.clone(),
+                    what: Simulation::Trace { nth: 2, block },
+                },
+                Job::Simulate {
+                    source: source.clone(),
+                    launch: launch.clone(),
+                    what: Simulation::Count,
+                },
+                Job::Listing {
+                    source: source.clone(),
+                    kernel: None,
+                    of: Output::Ir,
+                },
+                Job::Listing {
+                    source: source.clone(),
+                    kernel: Some("k".into()),
+                    of: Output::Wgsl {
+                        lanes: 32,
+                        mode: WarpMode::Emulated,
+                    },
+                },
+                Job::Listing {
+                    source: source.clone(),
+                    kernel: None,
+                    of: Output::Ptx(compiler_core::target::Arch::default()),
+                },
+                Job::Step {
+                    source: source.clone(),
+                    launch: launch.clone(),
+                    nth: 1,
+                    block,
+                    index: 7,
+                    warp: 3,
+                },
+                Job::Grade {
+                    attempt: source.clone(),
+                    exercise: "{}".into(),
+                },
+                Job::Gpu {
+                    source,
+                    launch,
+                    forced: Some(WarpMode::Emulated),
+                },
+            ];
+            for job in jobs {
+                let bytes = to_bytes(&job).unwrap_or_else(|e| panic!("{e}"));
+                let read: Job =
+                    from_bytes(&bytes).unwrap_or_else(|e| panic!("{}: {e}", example.name));
+                assert_eq!(to_bytes(&read).ok(), Some(bytes), "{}", example.name);
+            }
+        }
     }
 
     #[test]
@@ -351,7 +432,7 @@ mod tests {
             ..Exercise::default()
         };
         let (job, finish) = super::super::grade_run(attempt.clone(), &exercise);
-        let job: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap_or_default())
+        let job: Job = from_bytes(&to_bytes(&job).unwrap_or_else(|e| panic!("{e}")))
             .unwrap_or_else(|e| panic!("{e}"));
         let graded = finish(round_trip(&job.run(None, || 0.0))).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(graded.source, attempt);

@@ -5,22 +5,22 @@
 //! opens its WebGPU device on its first GPU run and keeps it; Cancel ends the worker and the
 //! device with it.
 //!
-//! In (page → worker): a [`Job`] as JSON text. Out (worker → page): `{kind: "ready"}` once the
-//! module is up, `{kind: "progress", done, total}` at most every [`PROGRESS_MS`], and
-//! `{kind: "done", header, buffers}`: the [`Reply`] as JSON with a run's bits moved out into
-//! `buffers` (`Uint32Array`s, transferred, not copied: the inputs' tensors, the results', then
-//! the writers), or `{kind: "failed", why}`.
+//! In (page → worker): a [`Job`] as bytes (a `Uint8Array`, [`super::jobs::to_bytes`]). Out
+//! (worker → page): `{kind: "ready"}` once the module is up, `{kind: "progress", done, total}`
+//! at most every [`PROGRESS_MS`], and `{kind: "done", header, buffers}`: the [`Reply`] as bytes
+//! with a run's bits moved out into `buffers` (`Uint32Array`s, transferred, not copied: the
+//! inputs' tensors, the results', then the writers), or `{kind: "failed", why}`.
 //!
 //! Invariants: one job at a time per worker; cancelling ends the worker (`terminate`), which
 //! stops a run at once wherever it is, and the next job starts a new one.
 
 use super::engine::GpuOutcome;
-use super::jobs::{Done, Job, Progress, Reply};
+use super::jobs::{from_bytes, to_bytes, Done, Job, Progress, Reply};
 use compiler_core::launch::Launch;
 use compiler_core::sim::{Arg, Args};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::RunLimits;
-use js_sys::{Array, Object, Reflect, Uint32Array};
+use js_sys::{Array, Object, Reflect, Uint32Array, Uint8Array};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,8 +40,8 @@ const PROGRESS_MS: f64 = 50.0;
 pub fn serve() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
-        let reply = match event.data().as_string() {
-            Some(text) => match serde_json::from_str::<Job>(&text) {
+        let reply = match event.data().dyn_into::<Uint8Array>() {
+            Ok(bytes) => match from_bytes::<Job>(&bytes.to_vec()) {
                 Ok(Job::Gpu {
                     source,
                     launch,
@@ -59,7 +59,7 @@ pub fn serve() {
                     "the page sent a job this worker cannot read: {error}"
                 )),
             },
-            None => failed("the page sent a job that is not text".to_owned()),
+            Err(_) => failed("the page sent a job that is not bytes".to_owned()),
         };
         post(&reply.0, &reply.1);
     });
@@ -248,12 +248,12 @@ fn move_bits(args: &mut Args, buffers: &Array) {
 }
 
 fn done(reply: &Reply, buffers: Array) -> (Object, Array) {
-    let header = match serde_json::to_string(reply) {
+    let header = match to_bytes(reply) {
         Ok(header) => header,
         Err(error) => return failed(format!("the reply cannot be written: {error}")),
     };
     let message = message("done");
-    set(&message, "header", &JsValue::from_str(&header));
+    set(&message, "header", &Uint8Array::from(&header[..]));
     set(&message, "buffers", &buffers);
     (message, buffers)
 }
@@ -307,7 +307,7 @@ struct Live {
     worker: Worker,
     ready: bool,
     /// The job, until the worker is ready for it.
-    queued: Option<String>,
+    queued: Option<Uint8Array>,
     on_progress: Option<OnProgress>,
     on_reply: Option<OnReply>,
     /// The worker's script, revoked when the worker is ready.
@@ -336,9 +336,9 @@ impl Channel {
         if self.busy() {
             self.cancel();
         }
-        let text = match serde_json::to_string(job) {
-            Ok(text) => text,
-            Err(error) => return on_reply(Err(error.to_string())),
+        let bytes = match to_bytes(job) {
+            Ok(bytes) => Uint8Array::from(&bytes[..]),
+            Err(error) => return on_reply(Err(error)),
         };
         if self.live.borrow().is_none() {
             match self.spawn() {
@@ -351,9 +351,9 @@ impl Channel {
         live.on_progress = Some(Box::new(on_progress));
         live.on_reply = Some(Box::new(on_reply));
         if live.ready {
-            let _ = live.worker.post_message(&JsValue::from_str(&text));
+            let _ = live.worker.post_message(&bytes);
         } else {
-            live.queued = Some(text);
+            live.queued = Some(bytes);
         }
     }
 
@@ -440,7 +440,7 @@ fn receive(live: &RefCell<Option<Live>>, data: &JsValue) {
             state.ready = true;
             let _ = web_sys::Url::revoke_object_url(&state.script);
             if let Some(job) = state.queued.take() {
-                let _ = state.worker.post_message(&JsValue::from_str(&job));
+                let _ = state.worker.post_message(&job);
             }
         }
         "progress" => {
@@ -468,8 +468,10 @@ fn decode(data: &JsValue, kind: &str) -> Outcome {
     if kind == "failed" {
         return Err(get(data, "why").as_string().unwrap_or_default());
     }
-    let header = get(data, "header").as_string().unwrap_or_default();
-    let mut reply = serde_json::from_str::<Reply>(&header)
+    let header = get(data, "header")
+        .dyn_into::<Uint8Array>()
+        .map_err(|_| "the worker's reply is not bytes".to_owned())?;
+    let mut reply = from_bytes::<Reply>(&header.to_vec())
         .map_err(|error| format!("the worker's reply cannot be read: {error}"))?;
     let buffers: Array = get(data, "buffers").unchecked_into();
     let mut buffers = buffers
