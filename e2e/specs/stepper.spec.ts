@@ -78,20 +78,27 @@ test('stepping forward and back through a divergent if by keyboard', async ({ pl
 });
 
 test('the next step is read ahead, so an arrow key shows it without asking the worker', async ({ play, page }) => {
-  // Every job the page posts to a worker, as the worker receives it (JSON text).
+  // The step of every step job the page posts to a worker. A job crosses as postcard's bytes
+  // (playground/src/run/jobs.rs): a step job's begin with its variant, 2, then its index as a
+  // varint (7 bits a byte, low first, the high bit set on all but the last).
   await page.addInitScript(() => {
-    const posted: string[] = [];
-    (window as unknown as { posted: string[] }).posted = posted;
+    const asked: number[] = [];
+    (window as unknown as { asked: number[] }).asked = asked;
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (message: unknown, ...rest: unknown[]) {
-      if (typeof message === 'string') posted.push(message);
+      if (message instanceof Uint8Array && message[0] === 2) {
+        let index = 0;
+        for (let at = 1, shift = 0; at < message.length; at++, shift += 7) {
+          index += (message[at] & 0x7f) * 2 ** shift;
+          if (message[at] < 0x80) break;
+        }
+        asked.push(index);
+      }
       return (post as (...a: unknown[]) => void).call(this, message, ...rest);
     };
   });
   const stepsAsked = (index: number) =>
-    page.evaluate((i) => (window as unknown as { posted: string[] }).posted.filter((m) => {
-      try { return JSON.parse(m).Step?.index === i; } catch { return false; }
-    }).length, index);
+    page.evaluate((i) => (window as unknown as { asked: number[] }).asked.filter((m) => m === i).length, index);
   await play.open('?example=vector_add');
   await play.paste(SPLIT);
   await play.setField('grid-x', '1');

@@ -47,14 +47,16 @@ pub enum Job {
         of: Output,
     },
     /// Step `index` of warp `warp` of the trace of CTA `block` of a program's launch number
-    /// `nth` (0 for a kernel), kept by the worker that made it; made again by another.
+    /// `nth` (0 for a kernel), kept by the worker that made it; made again by another. The
+    /// third variant, `index` its first field: so its bytes begin with 2 and the index as a
+    /// varint, which the read-ahead's e2e test (stepper.spec.ts) reads.
     Step {
-        source: String,
-        launch: Launch,
-        nth: u32,
-        block: Dim3,
         index: usize,
         warp: u32,
+        nth: u32,
+        block: Dim3,
+        source: String,
+        launch: Launch,
     },
     /// A puzzle's grading: `attempt` against the reference of `exercise` (an `Exercise` as
     /// JSON), both run with its launch on the simulator, then its rules
