@@ -71,7 +71,9 @@ test('the stepper shows the bank of each lane under the lane row', async ({ play
   await page.getByTestId('lane-places-pick').selectOption({ label: 't, shared read (third)' });
   await expect(places).toContainText('t, shared read (third): 2-way bank conflict');
   // The diagonal: lane 17 reads word 34 x 17 = 578, in bank 2.
-  await expect(page.locator('[data-testid=lane-place][data-lane="17"]')).toHaveAttribute('data-place', '2');
+  const lane17 = page.locator('[data-testid=lane-place][data-lane="17"]');
+  await expect(lane17).toHaveAttribute('data-place', '2');
+  await expect(lane17).toHaveText('2');
 });
 
 test('the tiled transpose: every access coalesced or conflict-free', async ({ play, page }) => {

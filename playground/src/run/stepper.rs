@@ -137,35 +137,44 @@ fn lane_strip(
     };
     // The group under the lanes: each lane's place, the strip's label.
     let group = Memo::new(move |_| step.with(|v| picked(v.as_ref()?, pick.get()).cloned()));
-    // A step without memory hides the row as a whole and each lane keeps its last place, so
-    // stepping in and out of the steps that access memory changes one attribute, not five per
-    // lane (most kernels' accesses repeat their places).
     let places = shape.room.places.then(|| {
         let y = top + LANE_HEIGHT + 2.0;
-        let lanes = (0..shape.lanes)
-            .map(|lane| {
-                let place = Memo::new(move |kept: Option<&Option<(u64, bool)>>| {
-                    group.with(|g| match g {
-                        Some(g) => g.places.get(lane).copied().flatten().map(|p| (p, g.shared)),
-                        None => kept.copied().flatten(),
-                    })
-                });
+        // The row is born showing the step on show, and the effect below keeps it so.
+        let mut shown: Vec<Place> = group.with_untracked(|g| {
+            (0..shape.lanes).map(|lane| g.as_ref().and_then(|g| place_of(g, lane))).collect()
+        });
+        let lanes = shown
+            .iter()
+            .enumerate()
+            .map(|(lane, &place)| {
                 let x = STRIP_MARGIN + lane as f64 * w;
-                // A lane the step does not access memory in keeps its place, empty.
+                // A lane the step does not access memory in keeps its place, empty. The text is
+                // never empty, so its layout is made once, not on the first step with memory.
                 view! {
-                    <g class="place" data-testid=move || place.get().map(|_| "lane-place") data-lane=lane
-                        data-place=move || place.get().map(|(p, _)| p) visibility=move || place.get().is_none().then_some("hidden")>
+                    <g class="place" data-testid=place.map(|_| "lane-place") data-lane=lane
+                        data-place=place.map(|(p, _)| p) visibility=place.is_none().then_some("hidden")>
                         <rect x=x + 1.0 y=y width=w - 2.0 height=PLACE_HEIGHT - 2.0 rx=2
-                            style=move || place.get().map(|(p, shared)| place_colour(p, shared))/>
+                            style=place.map(|(p, shared)| place_colour(p, shared))/>
                         <text x=x + w / 2.0 y=y + (PLACE_HEIGHT - 2.0) / 2.0 font-size=font * 0.85 text-anchor="middle" dominant-baseline="central">
-                            {move || place.get().map(|(p, _)| p.to_string()).unwrap_or_default()}
+                            {place_text(place)}
                         </text>
                     </g>
                 }
             })
             .collect_view();
+        let row = NodeRef::<leptos::svg::G>::new();
+        Effect::new(move |_| {
+            group.with(|g| {
+                if let (Some(g), Some(row)) = (g.as_ref(), row.get()) {
+                    update_places(&row, &mut shown, g);
+                }
+            });
+        });
+        // A step without memory hides the row as a whole and each lane keeps its last place, so
+        // stepping in and out of the steps that access memory changes one attribute, not five per
+        // lane (most kernels' accesses repeat their places).
         view! {
-            <g class="places" visibility=move || group.with(Option::is_none).then_some("hidden")>{lanes}</g>
+            <g class="places" node_ref=row visibility=move || group.with(Option::is_none).then_some("hidden")>{lanes}</g>
         }
     });
     let view_box = format!(
@@ -198,6 +207,57 @@ fn lane_strip(
             {cells}
             {places}
         </svg>
+    }
+}
+
+/// A lane's place under the strip: its sector or bank number, and whether it is a bank.
+type Place = Option<(u64, bool)>;
+
+fn place_of(group: &AccessGroup, lane: usize) -> Place {
+    group
+        .places
+        .get(lane)
+        .copied()
+        .flatten()
+        .map(|p| (p, group.shared))
+}
+
+/// A place's number; a no-break space for none, so that the text node always has a layout.
+fn place_text(place: Place) -> String {
+    place.map_or_else(|| "\u{a0}".to_owned(), |(p, _)| p.to_string())
+}
+
+/// Brings the places row (`row`, a `g` per lane) from what it shows to `group`'s places,
+/// writing only the lanes whose place differs, for the reason `update_rows` gives.
+fn update_places(row: &web_sys::Element, shown: &mut [Place], group: &AccessGroup) {
+    let lanes = row.children();
+    for (lane, was) in shown.iter_mut().enumerate() {
+        let now = place_of(group, lane);
+        if *was == now {
+            continue;
+        }
+        *was = now;
+        let Some(g) = lanes.item(lane as u32) else {
+            continue;
+        };
+        match now {
+            Some((place, shared)) => {
+                let _ = g.set_attribute("data-testid", "lane-place");
+                let _ = g.set_attribute("data-place", &place.to_string());
+                let _ = g.remove_attribute("visibility");
+                if let Some(rect) = g.first_element_child() {
+                    let _ = rect.set_attribute("style", &place_colour(place, shared));
+                }
+            }
+            None => {
+                let _ = g.remove_attribute("data-testid");
+                let _ = g.remove_attribute("data-place");
+                let _ = g.set_attribute("visibility", "hidden");
+            }
+        }
+        if let Some(text) = g.last_element_child() {
+            set_text(&text, &place_text(now));
+        }
     }
 }
 
