@@ -6,9 +6,11 @@
 # - lazy/worker-HASH.js (crate playground-worker): the simulator and the WGSL writer, which the
 #   playground loads in a Web Worker when first needed (playground/src/run/worker.rs);
 # - lazy/puzzle-HASH.js (crate puzzle-wasm): a puzzle's workbench, which a puzzle's docs page
-#   imports.
-# The built index.html names all three (window.tesseraPlayground, window.tesseraWorker,
-# window.tesseraPuzzles). The editor's bundle is named by its hash too, and then the service
+#   imports;
+# - lazy/docs-HASH/ (written by site/build.rs): the docs' pages, which the site fetches when one
+#   is opened, and their words, fetched on the first search.
+# The built index.html names them all (window.tesseraPlayground, window.tesseraWorker,
+# window.tesseraPuzzles, window.tesseraDocs). The editor's bundle is named by its hash too, and then the service
 # worker (sw.js, e2e/scripts/service-worker.mjs) is written over the finished build. Same profile
 # as trunk's build (`web` for a release: the size-optimised one); offline, like trunk.
 set -euo pipefail
@@ -19,12 +21,14 @@ out="${TRUNK_STAGING_DIR:?run by trunk (make serve, make test)}/lazy"
 scripts/build-editor.sh
 if [ "${TRUNK_PROFILE:-release}" = release ]; then
   profile=web
-  cargo build --profile web --offline --locked -p playground-wasm -p playground-worker -p puzzle-wasm --target wasm32-unknown-unknown
+  cargo_profile=(--profile web)
 else
   profile=debug
-  cargo build --offline --locked -p playground-wasm -p playground-worker -p puzzle-wasm --target wasm32-unknown-unknown
+  cargo_profile=()
 fi
+cargo build "${cargo_profile[@]}" --offline --locked -p playground-wasm -p playground-worker -p puzzle-wasm --target wasm32-unknown-unknown
 rm -rf "$out"
+mkdir -p "$out"
 
 # Binds crate file $1 as $2-HASH in $out; prints the module's URL.
 bind() {
@@ -41,7 +45,20 @@ bind() {
 page=$(bind playground_wasm playground)
 worker=$(bind playground_worker worker)
 puzzles=$(bind puzzle_wasm puzzle)
-script="<script>window.tesseraPlayground = '$page'; window.tesseraWorker = '$worker'; window.tesseraPuzzles = '$puzzles';</script>"
+
+# The docs' files, from the site's build script as trunk's build (just done) ran it: cargo names
+# its output folder, fresh, without building again.
+site_out=$(cargo build "${cargo_profile[@]}" --offline --locked -p site --target wasm32-unknown-unknown --message-format=json |
+  node -e '
+    const lines = require("fs").readFileSync(0, "utf8").split("\n").filter(Boolean).map(JSON.parse);
+    const run = lines.find(m => m.reason === "build-script-executed" && /(\/site#|#site@)/.test(m.package_id));
+    if (!run) { console.error("no build-script output for the site"); process.exit(1); }
+    console.log(run.out_dir);')
+docs_hash=$(cd "$site_out/docs" && find . -type f | sort | xargs sha256sum | sha256sum | cut -c1-16)
+cp -r "$site_out/docs" "$out/docs-$docs_hash"
+docs="/lazy/docs-$docs_hash"
+
+script="<script>window.tesseraPlayground = '$page'; window.tesseraWorker = '$worker'; window.tesseraPuzzles = '$puzzles'; window.tesseraDocs = '$docs';</script>"
 sed -i "s|</head>|$script</head>|" "$TRUNK_STAGING_DIR/index.html"
 
 # The editor's bundle, which wasm-bindgen copies as snippets/CRATE-ID/editor/dist/editor.js (the

@@ -2,8 +2,9 @@
 //!
 //! In: `content/**/*.md`, each a Markdown page with TOML front matter between `+++` lines.
 //! Out: [`Page`]s (front matter, headings with anchors, the body as [`Block`]s: HTML, runnable
-//! kernels and hierarchy diagrams), which `site/build.rs` writes as JSON for the site to embed;
-//! and [`check`], the content check the test command runs.
+//! kernels and hierarchy diagrams), which `site/build.rs` writes as JSON: every page's [`Entry`]
+//! for the site to embed, and each page for the site to fetch when it is opened; and [`check`],
+//! the content check the test command runs.
 //!
 //! Directives are fenced code blocks, so the Markdown stays readable anywhere:
 //! - ```` ```tsr ```` a kernel: highlighted, with Run and Open in playground. Its info string
@@ -152,7 +153,34 @@ pub struct Page {
     pub blocks: Vec<Block>,
     /// Links to other pages of the site, as written (`/docs/x#y`, `/play`).
     pub links: Vec<String>,
-    /// The words of the page in lower case, for search (the site's build drops them, and the
-    /// site reads them from the page's HTML on its first search, to keep its first load small).
+    /// The words of the page in lower case, for search (the site's build writes every page's,
+    /// with its kernels' sources, into one file, which the site fetches on its first search).
     pub text: String,
+}
+
+/// What the site's module carries of a page: enough for the sidebar, the pager, the window's
+/// title and the search's titles and headings. The page itself is fetched when it is opened,
+/// so a reader's first load does not carry every page's HTML (BENCHMARKS.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub slug: String,
+    pub title: String,
+    pub section: String,
+    pub summary: String,
+    pub headings: Vec<Heading>,
+    /// The page holds a puzzle's workbench: the sidebar counts them, and marks those solved.
+    pub puzzle: bool,
+}
+
+impl Page {
+    pub fn entry(&self) -> Entry {
+        Entry {
+            slug: self.slug.clone(),
+            title: self.title.clone(),
+            section: self.section.clone(),
+            summary: self.summary.clone(),
+            headings: self.headings.clone(),
+            puzzle: self.blocks.iter().any(|b| matches!(b, Block::Puzzle(_))),
+        }
+    }
 }

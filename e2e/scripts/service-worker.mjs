@@ -6,7 +6,8 @@
 //
 // - Every file of the build is precached: the pages are one index.html (the site routes in
 //   the browser), so a navigation offline gets it; the modules, the wasm, the style sheet and
-//   the editor are named by content hash.
+//   the editor are named by content hash, and the docs' pages (JSON) sit in a folder named by
+//   the hash of them all.
 // - The cache is named by the build (a hash of every precached file's name and revision): a
 //   new deploy installs a new cache, takes over open pages at once, and deletes the old
 //   build's caches on activation.
@@ -23,7 +24,7 @@ if (!dir) {
 
 const files = {
   globDirectory: dir,
-  globPatterns: ['**/*.{html,js,wasm,css,svg}'],
+  globPatterns: ['**/*.{html,js,wasm,css,svg,json}'],
   globIgnores: ['sw.js', 'sw-build.js'],
   // The modules are 1-2 MB of wasm each; the default limit (2 MiB) would leave one out.
   maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
@@ -56,7 +57,7 @@ const { count, size, warnings } = await generateSW({
   cacheId: `tessera-${build}`,
   importScripts: ['/sw-build.js'],
   // Files named by their content's hash never change under one name: no cache-busting query.
-  dontCacheBustURLsMatching: /-[0-9a-f]{16}(_bg)?\.(js|wasm|css|svg)$/,
+  dontCacheBustURLsMatching: /-[0-9a-f]{16}(_bg)?\.(js|wasm|css|svg)$|\/docs-[0-9a-f]{16}\//,
   navigateFallback: '/index.html',
   cleanupOutdatedCaches: true,
   skipWaiting: true,

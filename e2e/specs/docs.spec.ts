@@ -30,6 +30,45 @@ test('searching for "ballot" lands on it', async ({ page }) => {
   await expect(page.getByRole('heading', { name: /^Ballot/ })).toBeInViewport();
 });
 
+test('search finds a word that only a kernel\'s source holds, once the pages\' words have come', async ({ page }) => {
+  await page.goto('/docs/intro');
+  // The pages' words are fetched on the first keystroke, not with the site.
+  const words = page.waitForRequest(/\/lazy\/docs-[0-9a-f]{16}\/search\.json$/);
+  await page.getByTestId('docs-search').fill('collatz');
+  await words;
+  const results = page.getByTestId('search-results');
+  await results.getByRole('link', { name: /Divergence/ }).click();
+  await expect(page).toHaveURL(/\/docs\/divergence$/);
+  await expect(page.getByTestId('kernel').filter({ hasText: 'kernel collatz' })).toBeVisible();
+});
+
+test('a page that cannot be fetched says so where the page goes; the search falls back to titles', async ({ page }) => {
+  await page.goto('/docs/intro');
+  await expect(page.getByRole('heading', { level: 1, name: 'Introduction' })).toBeVisible();
+  const hierarchyAndWords = /\/lazy\/docs-[0-9a-f]{16}\/(pages\/hierarchy|search)\.json$/;
+  await page.route(hierarchyAndWords, (route) => route.abort());
+  const sidebar = page.getByRole('navigation', { name: 'Docs' });
+  await sidebar.getByRole('link', { name: 'The hierarchy' }).click();
+  const error = page.getByTestId('docs-page-error');
+  await expect(error).toContainText('This page could not be loaded');
+  await expect(page.getByTestId('docs-page')).toContainText('This page could not be loaded');
+  await expect(sidebar).toBeVisible();
+  await expect(page.getByTestId('next')).toBeVisible();
+
+  await page.getByTestId('docs-search').fill('ballot');
+  const results = page.getByTestId('search-results');
+  await expect(results).toContainText('Titles and headings only');
+  await expect(results.getByRole('link', { name: 'Ballot', exact: true })).toBeVisible();
+
+  // A page fetched before opens again, and one not fetched yet once the network answers.
+  await sidebar.getByRole('link', { name: 'Introduction' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Introduction' })).toBeVisible();
+  await page.unroute(hierarchyAndWords);
+  await sidebar.getByRole('link', { name: 'The hierarchy' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'The hierarchy' })).toBeVisible();
+  await expect(error).toHaveCount(0);
+});
+
 test('an inline kernel runs and shows its results', async ({ page }) => {
   await page.goto('/docs/collectives');
   const kernel = page.getByTestId('kernel').filter({ hasText: 'kernel warp_scan' });

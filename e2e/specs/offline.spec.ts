@@ -24,6 +24,11 @@ test('once opened, the docs, the playground and a puzzle open and run offline', 
   await context.setOffline(true);
   await page.goto('/docs/intro');
   await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
+  // A page the reader never opened, and the search over every page's words.
+  await page.getByRole('navigation', { name: 'Docs' }).getByRole('link', { name: 'Glossary' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Glossary' })).toBeVisible();
+  await page.getByTestId('docs-search').fill('collatz');
+  await expect(page.getByTestId('search-results').getByRole('link', { name: /Divergence/ })).toBeVisible();
   await page.goto('/play?example=vector_add');
   await expect(page.getByRole('textbox', { name: 'Kernel source' })).toBeVisible();
   await page.getByTestId('run').click();

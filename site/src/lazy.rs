@@ -53,7 +53,7 @@ impl Module {
     }
 }
 
-fn describe(error: &JsValue) -> String {
+pub(crate) fn describe(error: &JsValue) -> String {
     error
         .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))

@@ -1,71 +1,88 @@
-//! The docs: pages rendered from `content/` at build time (`build.rs` → `pages.json`), with a
-//! sidebar in the pages' order, previous and next links, a search over every page, and the
-//! directives brought to life: kernels that run and open in the playground, hierarchy diagrams,
-//! puzzles' workbenches (the section "Puzzles", where the sidebar marks the ones solved).
+//! The docs: pages rendered from `content/` at build time (`build.rs`), with a sidebar in the
+//! pages' order, previous and next links, a search over every page, and the directives brought
+//! to life: kernels that run and open in the playground, hierarchy diagrams, puzzles'
+//! workbenches (the section "Puzzles", where the sidebar marks the ones solved).
+//!
+//! The module carries every page's [`Entry`] (the sidebar, the pager, the search's titles and
+//! headings); a page itself is fetched when it is first opened, and every page's words on the
+//! first search, from the folder the built `index.html` names (`window.tesseraDocs`), so the
+//! first load does not carry every page (BENCHMARKS.md).
 
 use crate::lazy::{fill_on_mount, Module, Slot};
 use compiler_core::grade::{SOLVED_EVENT, SOLVED_KEY};
 use diagram::{DiagramConfig, HierarchyDiagram};
-use docs_build::{Block, KernelBlock, Page};
+use docs_build::{Block, Entry, KernelBlock, Page};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
-const PAGES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/pages.json"));
+const INDEX_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/index.json"));
 
 thread_local! {
-    static PAGES: Rc<Vec<Page>> = Rc::new(serde_json::from_str(PAGES_JSON).unwrap_or_default());
+    static INDEX: Rc<Vec<Entry>> = Rc::new(serde_json::from_slice(INDEX_JSON.as_bytes()).unwrap_or_default());
+    /// The pages fetched so far, so Back and Forward draw a page at once.
+    static FETCHED: RefCell<HashMap<String, Rc<Page>>> = RefCell::default();
+    /// Every page's words in lower case, in the index's order, once fetched.
+    static SEARCH_TEXT: RefCell<Option<Rc<Vec<String>>>> = const { RefCell::new(None) };
 }
 
-pub fn pages() -> Rc<Vec<Page>> {
-    PAGES.with(Rc::clone)
+/// Every page, in the sidebar's order.
+pub fn index() -> Rc<Vec<Entry>> {
+    INDEX.with(Rc::clone)
 }
 
-thread_local! {
-    /// Each page's words in lower case, for the search: read from its HTML and its kernels on
-    /// the first search (the build leaves `Page::text` empty to keep the first load small).
-    static SEARCH_TEXT: Rc<Vec<String>> = Rc::new(pages().iter().map(searchable_text).collect());
+/// Fetches the page `slug` from the built site, and keeps it.
+async fn fetch_page(slug: &str) -> Result<Rc<Page>, String> {
+    let page: Rc<Page> = Rc::new(files::read(&format!("pages/{slug}.json")).await?);
+    FETCHED.with_borrow_mut(|f| f.insert(slug.to_owned(), Rc::clone(&page)));
+    Ok(page)
 }
 
-fn searchable_text(page: &Page) -> String {
-    let mut text = String::new();
-    for block in &page.blocks {
-        match block {
-            Block::Html(html) => text += &strip_tags(html),
-            Block::Kernel(kernel) => text += &kernel.source,
-            Block::Diagram(_) | Block::Occupancy(_) | Block::Puzzle(_) => {}
-        }
-        text.push('\n');
+/// Every page's words, fetched on the first search.
+async fn search_text() -> Result<Rc<Vec<String>>, String> {
+    if let Some(text) = SEARCH_TEXT.with_borrow(Clone::clone) {
+        return Ok(text);
     }
-    text.to_lowercase()
+    let text: Rc<Vec<String>> = Rc::new(files::read("search.json").await?);
+    SEARCH_TEXT.set(Some(Rc::clone(&text)));
+    Ok(text)
 }
 
-/// The text of an HTML fragment: its tags dropped, its entities decoded.
-fn strip_tags(html: &str) -> String {
-    let mut text = String::with_capacity(html.len());
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => {
-                in_tag = false;
-                text.push(' ');
-            }
-            _ if !in_tag => text.push(c),
-            _ => {}
-        }
+/// The docs' files in the built site.
+mod files {
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+
+    /// Reads the JSON file at `path` in the docs' folder of this build.
+    pub async fn read<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
+        let bytes = fetch(path).await.map_err(|e| crate::lazy::describe(&e))?;
+        serde_json::from_slice(&bytes).map_err(|e| format!("its file does not read: {e}"))
     }
-    text.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
+
+    async fn fetch(path: &str) -> Result<Vec<u8>, JsValue> {
+        let window = leptos::prelude::window();
+        // Set by scripts/build-playground-module.sh (a trunk hook): `/lazy/docs-HASH`.
+        let folder = js_sys::Reflect::get(&window, &"tesseraDocs".into())?
+            .as_string()
+            .ok_or("this build of the site has no docs' files")?;
+        let response: web_sys::Response =
+            JsFuture::from(window.fetch_with_str(&format!("{folder}/{path}")))
+                .await?
+                .dyn_into()?;
+        if !response.ok() {
+            return Err(format!("the server answered {}", response.status()).into());
+        }
+        let buffer = JsFuture::from(response.array_buffer()?).await?;
+        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
 }
 
 /// The first page, where `/docs` leads.
 pub fn first_slug() -> String {
-    pages().first().map(|p| p.slug.clone()).unwrap_or_default()
+    index().first().map(|p| p.slug.clone()).unwrap_or_default()
 }
 
 /// The puzzles the reader has solved in this browser, kept up to date as the workbench
@@ -100,21 +117,20 @@ fn Sidebar(current: String) -> impl IntoView {
 
 /// The pages by section, the current one marked, and in the puzzles' section the ones solved.
 fn sections(current: &str, solved: &[String]) -> impl IntoView {
-    let pages = pages();
-    let mut sections: Vec<(&str, Vec<&Page>)> = Vec::new();
+    let pages = index();
+    let mut sections: Vec<(&str, Vec<&Entry>)> = Vec::new();
     for page in pages.iter() {
         match sections.last_mut() {
             Some((section, list)) if *section == page.section => list.push(page),
             _ => sections.push((&page.section, vec![page])),
         }
     }
-    let is_puzzle = |page: &Page| page.blocks.iter().any(|b| matches!(b, Block::Puzzle(_)));
-    let is_solved = |page: &Page| is_puzzle(page) && solved.contains(&page.slug);
+    let is_solved = |page: &Entry| page.puzzle && solved.contains(&page.slug);
     // The sections are labels, not headings: a page's h1 is the first heading a reader meets.
     // A solved puzzle's link has `data-solved`, which the style sheet marks with a tick that
     // reads as "solved".
     sections.into_iter().enumerate().map(|(i, (section, list))| {
-        let puzzles = list.iter().filter(|p| is_puzzle(p)).count();
+        let puzzles = list.iter().filter(|p| p.puzzle).count();
         let label = if puzzles > 0 {
             let done = list.iter().filter(|p| is_solved(p)).count();
             format!("{section} · {done} of {puzzles} solved")
@@ -134,9 +150,9 @@ fn sections(current: &str, solved: &[String]) -> impl IntoView {
     }).collect_view()
 }
 
-/// Pages whose title, headings or text hold every word of the query, best first: a title
-/// match, then a heading match (linked to the heading), then the text.
-pub fn search(query: &str) -> Vec<(String, String, String)> {
+/// Pages whose title, headings or words (`text`, once fetched) hold every word of the query,
+/// best first: a title match, then a heading match (linked to the heading), then the words.
+fn search(query: &str, text: Option<&[String]>) -> Vec<(String, String, String)> {
     let words: Vec<String> = query
         .split_whitespace()
         .map(str::to_lowercase)
@@ -148,8 +164,12 @@ pub fn search(query: &str) -> Vec<(String, String, String)> {
     let has_all = |text: &str| words.iter().all(|w| text.contains(w.as_str()));
     let has_all_folded = |text: &str| has_all(&text.to_lowercase());
     let mut hits: Vec<(u8, String, String, String)> = Vec::new();
-    let texts = SEARCH_TEXT.with(Rc::clone);
-    for (page, text) in pages().iter().zip(texts.iter()) {
+    let pages = index();
+    let texts = pages
+        .iter()
+        .enumerate()
+        .map(|(i, _)| text.and_then(|t| t.get(i)));
+    for (page, text) in pages.iter().zip(texts) {
         if has_all_folded(&page.title) {
             hits.push((
                 0,
@@ -164,8 +184,8 @@ pub fn search(query: &str) -> Vec<(String, String, String)> {
                 h.text.clone(),
                 page.title.clone(),
             ));
-        // The page's text is lower case already.
-        } else if has_all(text) {
+        // The page's words are lower case already.
+        } else if text.is_some_and(|t| has_all(t)) {
             hits.push((
                 2,
                 format!("/docs/{}", page.slug),
@@ -186,7 +206,34 @@ pub fn search(query: &str) -> Vec<(String, String, String)> {
 #[component]
 fn Search() -> impl IntoView {
     let query = RwSignal::new(String::new());
-    let results = Memo::new(move |_| search(&query.get()));
+    // Every page's words, fetched on the first keystroke; until then (or if they cannot be
+    // fetched) the search finds titles and headings.
+    let text = RwSignal::new_local(None::<Result<Rc<Vec<String>>, String>>);
+    let asked = StoredValue::new(false);
+    let fetch_text = move || {
+        if asked.get_value() {
+            return;
+        }
+        asked.set_value(true);
+        leptos::task::spawn_local(async move {
+            let fetched = search_text().await;
+            // Asked again on the next keystroke.
+            asked.set_value(fetched.is_ok());
+            text.set(Some(fetched));
+        });
+    };
+    let results = Memo::new(move |_| {
+        let query = query.get();
+        text.with(|t| {
+            search(
+                &query,
+                t.as_ref()
+                    .and_then(|t| t.as_deref().ok())
+                    .map(Vec::as_slice),
+            )
+        })
+    });
+    let text_missing = move || text.with(|t| t.as_ref().and_then(|t| t.as_ref().err()).cloned());
     let active = RwSignal::new(None::<usize>);
     let navigate = leptos_router::hooks::use_navigate();
     let open_result = move |href: String| {
@@ -240,6 +287,7 @@ fn Search() -> impl IntoView {
                 data-testid="docs-search"
                 prop:value=move || query.get()
                 on:input=move |ev| {
+                    fetch_text();
                     query.set(event_target_value(&ev));
                     active.set(None);
                 }
@@ -254,6 +302,9 @@ fn Search() -> impl IntoView {
                         <p class="visually-hidden" aria-live="polite">
                             {match count { 0 => "Nothing found.".to_owned(), 1 => "1 result.".to_owned(), n => format!("{n} results.") }}
                         </p>
+                        {text_missing().map(|why| view! {
+                            <p class="hint">{format!("Titles and headings only: the pages' words could not be loaded ({why}).")}</p>
+                        })}
                         {if list.is_empty() {
                             view! { <p class="hint">"Nothing found."</p> }.into_any()
                         } else {
@@ -414,13 +465,45 @@ fn block_view(block: &Block) -> AnyView {
 pub fn DocsPage() -> impl IntoView {
     let params = use_params_map();
     let location = use_location();
-    let slug = move || params.with(|p| p.get("slug").unwrap_or_else(first_slug));
-    // After a navigation, show where the reader was (Back and Forward), else the heading the
-    // URL names, else the top.
+    let slug = Memo::new(move |_| params.with(|p| p.get("slug").unwrap_or_else(first_slug)));
+    // The page shown, once fetched (or why it could not be), with the slug it is for.
+    let fetched = RwSignal::new_local(None::<(String, Result<Rc<Page>, String>)>);
+    Effect::new(move |_| {
+        let wanted = slug.get();
+        if FETCHED.with_borrow(|f| f.contains_key(&wanted)) {
+            return;
+        }
+        // An error for this page from an earlier visit is not shown while it is fetched again.
+        fetched.set(None);
+        leptos::task::spawn_local(async move {
+            let result = fetch_page(&wanted).await;
+            // Only for the page the reader is still on: an earlier page's answer may come later.
+            if slug.try_get_untracked().as_ref() == Some(&wanted) {
+                fetched.set(Some((wanted, result)));
+            }
+        });
+    });
+    let shown = move || {
+        let slug = slug.get();
+        // A page fetched before is drawn at once (Back, Forward), not a task later.
+        let known = FETCHED.with_borrow(|f| f.get(&slug).cloned()).map(Ok);
+        known.or_else(|| {
+            fetched.with(|f| {
+                f.as_ref()
+                    .filter(|(s, _)| *s == slug)
+                    .map(|(_, page)| page.clone())
+            })
+        })
+    };
+    let ready = Signal::derive(move || shown().is_some());
+    // Once the page is drawn, show where the reader was (Back and Forward), else the heading
+    // the URL names, else the top.
     Effect::new(move |_| {
         let hash = location.hash.get();
         let path = location.pathname.get();
-        slug();
+        if !ready.get() {
+            return;
+        }
         request_animation_frame(move || {
             if let Some(y) = scroll::take_restore(&path) {
                 window().scroll_to_with_x_and_y(0.0, y);
@@ -435,10 +518,10 @@ pub fn DocsPage() -> impl IntoView {
             }
         });
     });
-    scroll::keep_for(location.pathname);
+    scroll::keep_for(location.pathname, ready);
     move || {
-        let slug = slug();
-        let pages = pages();
+        let slug = slug.get();
+        let pages = index();
         let Some(at) = pages.iter().position(|p| p.slug == slug) else {
             return view! {
                 <div class="docs">
@@ -448,33 +531,32 @@ pub fn DocsPage() -> impl IntoView {
             }
             .into_any();
         };
-        let page = &pages[at];
         let previous = at
             .checked_sub(1)
             .and_then(|i| pages.get(i))
             .map(|p| (p.slug.clone(), p.title.clone()));
         let next = pages.get(at + 1).map(|p| (p.slug.clone(), p.title.clone()));
-        let byline = page.byline.clone().unwrap_or_default();
-        let draft = byline.is_draft();
-        document().set_title(&format!("{} · Tessera", page.title));
+        document().set_title(&format!("{} · Tessera", pages[at].title));
+        let body = move || {
+            match shown() {
+            None => view! {
+                <p class="loading" role="status">"Loading the page…"</p>
+            }
+            .into_any(),
+            Some(Err(why)) => view! {
+                <p class="error" role="alert" data-testid="docs-page-error">
+                    {format!("This page could not be loaded ({why}). Check the connection and reload the page.")}
+                </p>
+            }
+            .into_any(),
+            Some(Ok(page)) => page_body(&page).into_any(),
+        }
+        };
         view! {
             <div class="docs">
                 <Sidebar current=slug.clone()/>
-                <article class="docs-page" data-testid="docs-page">
-                    {draft.then(|| view! {
-                        <p class="draft-banner" role="note" data-testid="draft">
-                            "Draft: this page has not yet been reviewed by a second person."
-                        </p>
-                    })}
-                    {page.blocks.iter().map(block_view).collect_view()}
-                    <footer class="byline" data-testid="byline">
-                        <p>
-                            {format!("Written by: {}. ", or_pending(&byline.written_by))}
-                            {format!("Reviewed by: {}. ", or_pending(&byline.reviewed_by))}
-                            {format!("Written on: {}. ", or_pending(&byline.written_on))}
-                            {format!("Last checked on: {}.", or_pending(&byline.last_checked_on))}
-                        </p>
-                    </footer>
+                <article class="docs-page" data-testid="docs-page" aria-busy=move || (!ready.get()).then_some("true")>
+                    {body}
                     <nav class="docs-pager" aria-label="Previous and next page">
                         {previous.map(|(s, t)| view! { <a rel="prev" href=format!("/docs/{s}")>"← "{t}</a> })}
                         {next.map(|(s, t)| view! { <a rel="next" data-testid="next" href=format!("/docs/{s}")>{t}" →"</a> })}
@@ -483,6 +565,28 @@ pub fn DocsPage() -> impl IntoView {
             </div>
         }
         .into_any()
+    }
+}
+
+/// A page's blocks and its byline.
+fn page_body(page: &Page) -> impl IntoView {
+    let byline = page.byline.clone().unwrap_or_default();
+    let draft = byline.is_draft();
+    view! {
+        {draft.then(|| view! {
+            <p class="draft-banner" role="note" data-testid="draft">
+                "Draft: this page has not yet been reviewed by a second person."
+            </p>
+        })}
+        {page.blocks.iter().map(block_view).collect_view()}
+        <footer class="byline" data-testid="byline">
+            <p>
+                {format!("Written by: {}. ", or_pending(&byline.written_by))}
+                {format!("Reviewed by: {}. ", or_pending(&byline.reviewed_by))}
+                {format!("Written on: {}. ", or_pending(&byline.written_on))}
+                {format!("Last checked on: {}.", or_pending(&byline.last_checked_on))}
+            </p>
+        </footer>
     }
 }
 
@@ -538,10 +642,15 @@ mod scroll {
             .ok()
     }
 
-    /// Keeps the position on the current page as the reader scrolls, and notes Back and
+    /// Keeps the position on the current page as the reader scrolls (once it is `ready`), and notes Back and
     /// Forward within the site, for as long as the docs page is shown.
-    pub fn keep_for(path: Memo<String>) {
+    pub fn keep_for(path: Memo<String>, ready: Signal<bool>) {
         let on_scroll = window_event_listener(leptos::ev::scroll, move |_| {
+            // While a page is fetched the article is short, and the browser's scroll to fit
+            // it is not the reader's.
+            if !ready.get_untracked() {
+                return;
+            }
             let y = window().scroll_y().unwrap_or(0.0);
             if let Some(s) = storage() {
                 let _ = s.set_item(&format!("{KEY}{}", path.get_untracked()), &y.to_string());
