@@ -165,6 +165,36 @@ test('every value is reachable, 2-D results are a heat map, and the inputs can b
   await expect(out.locator('thead th').nth(1)).toHaveText('0');
 });
 
+test('the page of values and the open inputs stay as the GPU answers, the source changes, Run runs again and the tabs switch', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.run();
+  const c = page.getByTestId('result-C');
+  await c.getByTestId('page-next').click();
+  await c.getByTestId('page-next').click();
+  await expect(c.getByTestId('page-info')).toHaveText('Values 512 to 767 of 1000, page 3 of 4');
+  const inputs = page.getByTestId('run-inputs');
+  await inputs.locator('summary').click();
+  await expect(inputs).toHaveAttribute('open', '');
+  await play.gpuOutcome();
+  await play.paste((await play.source()) + '\n');
+  await expect(page.getByTestId('stale')).toBeVisible();
+  await expect(c.getByTestId('page-info')).toHaveText('Values 512 to 767 of 1000, page 3 of 4');
+  await expect(inputs).toHaveAttribute('open', '');
+  await play.run();
+  await expect(page.getByTestId('stale')).toHaveCount(0);
+  await expect(c.getByTestId('page-info')).toHaveText('Values 512 to 767 of 1000, page 3 of 4');
+  await expect(inputs).toHaveAttribute('open', '');
+  // Another tab and back: the Run panel is drawn again, in the same place.
+  await page.getByTestId('tab-PTX').click();
+  await page.getByTestId('tab-Run').click();
+  await expect(c.getByTestId('page-info')).toHaveText('Values 512 to 767 of 1000, page 3 of 4');
+  await expect(inputs).toHaveAttribute('open', '');
+  await inputs.locator('summary').click();
+  await play.run();
+  await expect(c.getByTestId('page-info')).toHaveText('Values 512 to 767 of 1000, page 3 of 4');
+  await expect(inputs).not.toHaveAttribute('open', '');
+});
+
 test('the output tabs follow the tabs pattern', async ({ play, page }) => {
   await play.open('?example=vector_add');
   await play.tab('Run').focus();

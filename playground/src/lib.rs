@@ -37,8 +37,8 @@ use leptos::prelude::*;
 use outputs::{ListingView, Output};
 use run::{
     memory_run, run_on_gpu_anyway, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel,
-    ListingWriter, MemoryRun, MemoryView, OccupancyView, OnRequest, Results, RunReport, Running,
-    StepReader, Stepper, TraceRun, UnreadFields,
+    ListingWriter, MemoryRun, MemoryView, OccupancyView, OnRequest, Results, ResultsPlace,
+    RunReport, Running, StepReader, Stepper, TraceRun, UnreadFields,
 };
 use std::rc::Rc;
 
@@ -127,6 +127,11 @@ pub fn Playground() -> impl IntoView {
     let source = RwSignal::new(initial.source.clone());
     let launch = RwSignal::new(initial.launch.clone());
     let tab = RwSignal::new(initial.tab);
+    // The panel is drawn again only when the tab changes, not each time it is set (Run sets it),
+    // so a run keeps what the reader has open in it.
+    let shown_tab = Memo::new(move |_| tab.get());
+    // Where the reader is in the Run panel's results, kept across runs and tab switches.
+    let results_place = ResultsPlace::default();
     let arch = RwSignal::new(initial.arch);
     let warp_mode = RwSignal::new(initial.warp_mode);
     let stepping = RwSignal::new(initial.stepping);
@@ -609,12 +614,12 @@ pub fn Playground() -> impl IntoView {
                 <section class="pane output-pane" aria-label="Output">
                     <OutputTabs tab=tab/>
                     <div class="tab-panel" id="output-panel" role="tabpanel" tabindex="0" aria-labelledby=move || format!("tab-{}", tab.get().label())>
-                        {move || match tab.get() {
+                        {move || match shown_tab.get() {
                             Tab::Run => view! {
                                 <RunSections memory=memory_open stepper=stepper_open report=report/>
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems unread=unread on_run=on_run/>
                                 {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
-                                <Results report=report running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure counts=counts/>
+                                <Results report=report place=results_place running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure counts=counts/>
                                 {move || memory_open.get().then(|| view! {
                                     <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale on_measure=measure on_close=close_memory/>
                                 })}

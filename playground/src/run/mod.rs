@@ -29,7 +29,7 @@ pub use engine::{
 };
 pub use form::{LaunchPanel, UnreadFields};
 pub use memory::{ArchSelect, MemoryView, OccupancyView};
-pub use results::Results;
+pub use results::{Results, ResultsPlace};
 pub use stepper::Stepper;
 
 use compiler_core::launch::Launch;

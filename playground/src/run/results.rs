@@ -15,6 +15,7 @@ use compiler_core::sim::{compare_tensor, Arg, Args, Comparison, Tensor};
 use compiler_core::span::LineIndex;
 use compiler_core::{Code, Diagnostic, RunLimits};
 use leptos::prelude::*;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Values on one page of a tensor's table.
@@ -60,11 +61,45 @@ fn page_rows(values: usize, row: usize, page: usize) -> (usize, usize, usize) {
     (first, per_page.min(rows - first), pages)
 }
 
+/// Where the reader is in the results, kept across their redraws (the GPU's answer coming
+/// after the simulator's, the first edit after a run, the next run, a switch of tabs): the page
+/// each table shows, by table (`result-C`, `input-A`), and whether the inputs are open.
+#[derive(Clone, Copy)]
+pub struct ResultsPlace {
+    pages: StoredValue<HashMap<String, usize>>,
+    inputs_open: StoredValue<bool>,
+}
+
+impl Default for ResultsPlace {
+    fn default() -> ResultsPlace {
+        ResultsPlace {
+            pages: StoredValue::new(HashMap::new()),
+            inputs_open: StoredValue::new(false),
+        }
+    }
+}
+
 /// A tensor's values as a table, page by page; `other` (a GPU's run) marks the values that
-/// differ from these.
+/// differ from these. `table` names it in the reader's [`ResultsPlace`].
 #[component]
-fn TensorTable(name: String, tensor: Tensor, other: Option<Tensor>) -> impl IntoView {
-    let page = RwSignal::new(0usize);
+fn TensorTable(
+    name: String,
+    tensor: Tensor,
+    other: Option<Tensor>,
+    table: String,
+    place: ResultsPlace,
+) -> impl IntoView {
+    let page = RwSignal::new(
+        place
+            .pages
+            .with_value(|p| p.get(&table).copied().unwrap_or(0)),
+    );
+    Effect::new(move |_| {
+        let shown = page.get();
+        place.pages.update_value(|p| {
+            p.insert(table.clone(), shown);
+        });
+    });
     let (row, grid) = layout(&tensor.shape);
     let values: Vec<f64> = tensor
         .bits
@@ -189,7 +224,13 @@ fn verdict_text(element: Scalar, c: &Comparison, elements: usize) -> String {
 }
 
 #[component]
-fn TensorResult(name: String, index: usize, sim: Args, gpu: Option<Args>) -> impl IntoView {
+fn TensorResult(
+    name: String,
+    index: usize,
+    sim: Args,
+    gpu: Option<Args>,
+    place: ResultsPlace,
+) -> impl IntoView {
     let Some(want) = tensor(&sim, index).cloned() else {
         return ().into_any();
     };
@@ -207,7 +248,7 @@ fn TensorResult(name: String, index: usize, sim: Args, gpu: Option<Args>) -> imp
                     </span>
                 })}
             </h3>
-            <TensorTable name=name.clone() tensor=want other=got/>
+            <TensorTable name=name.clone() tensor=want other=got table=format!("result-{name}") place=place/>
         </section>
     }
     .into_any()
@@ -215,16 +256,24 @@ fn TensorResult(name: String, index: usize, sim: Args, gpu: Option<Args>) -> imp
 
 /// The tensors as the run began.
 #[component]
-fn Inputs(kernel_params: Vec<(usize, String)>, inputs: std::rc::Rc<Args>) -> impl IntoView {
+fn Inputs(
+    kernel_params: Vec<(usize, String)>,
+    inputs: std::rc::Rc<Args>,
+    place: ResultsPlace,
+) -> impl IntoView {
+    let toggled = move |ev: leptos::ev::Event| {
+        let open = event_target::<web_sys::Element>(&ev).has_attribute("open");
+        place.inputs_open.set_value(open);
+    };
     view! {
-        <details class="run-inputs" data-testid="run-inputs">
+        <details class="run-inputs" data-testid="run-inputs" open=place.inputs_open.get_value() on:toggle=toggled>
             <summary>"The inputs, as the run began"</summary>
             {kernel_params.into_iter().filter_map(|(index, name)| {
                 let t = tensor(&inputs, index)?.clone();
                 Some(view! {
                     <section class="tensor-result" data-testid=format!("input-values-{}", name.clone())>
                         <h3><code>{name.clone()}</code>" "<span class="shape">{shape_text(&t)}</span></h3>
-                        <TensorTable name=name.clone() tensor=t other=None/>
+                        <TensorTable name=name.clone() tensor=t other=None table=format!("input-{name}") place=place/>
                     </section>
                 })
             }).collect_view()}
@@ -299,6 +348,9 @@ fn stopped_view(
 #[component]
 pub fn Results(
     report: RwSignal<Option<RunReport>, LocalStorage>,
+    /// Where the reader is in the results, when it is to outlive this view.
+    #[prop(optional)]
+    place: Option<ResultsPlace>,
     /// The run in flight: its progress line and Cancel.
     #[prop(optional)]
     running: Option<Running>,
@@ -325,6 +377,7 @@ pub fn Results(
     #[prop(optional, into)]
     counts: Option<Signal<Option<(u64, u64)>, LocalStorage>>,
 ) -> impl IntoView {
+    let place = place.unwrap_or_default();
     let results = move || {
         if let Some(why) = blocked.and_then(|b| b.get()) {
             return view! {
@@ -474,9 +527,9 @@ pub fn Results(
                     </div>
                     {step_button}
                     {written.into_iter().map(|(index, name)| view! {
-                        <TensorResult name=name index=index sim=args.clone() gpu=gpu_args.clone()/>
+                        <TensorResult name=name index=index sim=args.clone() gpu=gpu_args.clone() place=place/>
                     }).collect_view()}
-                    <Inputs kernel_params=tensors inputs=inputs.clone()/>
+                    <Inputs kernel_params=tensors inputs=inputs.clone() place=place/>
                 }
                 .into_any()
             }
