@@ -68,15 +68,32 @@ mod files {
         let folder = js_sys::Reflect::get(&window, &"tesseraDocs".into())?
             .as_string()
             .ok_or("this build of the site has no docs' files")?;
-        let response: web_sys::Response =
-            JsFuture::from(window.fetch_with_str(&format!("{folder}/{path}")))
-                .await?
-                .dyn_into()?;
+        let request = early(&window, path)
+            .unwrap_or_else(|| window.fetch_with_str(&format!("{folder}/{path}")));
+        let response: web_sys::Response = JsFuture::from(request).await?.dyn_into()?;
         if !response.ok() {
             return Err(format!("the server answered {}", response.status()).into());
         }
         let buffer = JsFuture::from(response.array_buffer()?).await?;
         Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
+
+    /// The answer for `path` that the boot script asked for beside the site's module
+    /// (`Trunk.toml`: the page the site opens on), taken once.
+    fn early(window: &web_sys::Window, path: &str) -> Option<js_sys::Promise> {
+        let key = JsValue::from_str("tesseraDocsEarly");
+        let early = js_sys::Reflect::get(window, &key).ok()?;
+        let asked = js_sys::Reflect::get(&early, &"path".into())
+            .ok()?
+            .as_string()?;
+        if asked != path {
+            return None;
+        }
+        let _ = js_sys::Reflect::delete_property(window.unchecked_ref::<js_sys::Object>(), &key);
+        js_sys::Reflect::get(&early, &"response".into())
+            .ok()?
+            .dyn_into()
+            .ok()
     }
 }
 
