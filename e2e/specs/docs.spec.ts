@@ -42,6 +42,15 @@ test('search finds a word that only a kernel\'s source holds, once the pages\' w
   await expect(page.getByTestId('kernel').filter({ hasText: 'kernel collatz' })).toBeVisible();
 });
 
+test('the page the site opens on is fetched once, beside the site\'s module', async ({ page }) => {
+  const asked: string[] = [];
+  page.on('request', (r) => { if (/\/lazy\/docs-|_bg\.wasm$/.test(r.url())) asked.push(new URL(r.url()).pathname.replace(/-[0-9a-f]{16}/, '')); });
+  await page.goto('/docs/glossary');
+  await expect(page.getByRole('heading', { level: 1, name: 'Glossary' })).toBeVisible();
+  // Asked for before the site's module has loaded, and not again once it runs.
+  expect(asked).toEqual(['/lazy/docs/pages/glossary.json', '/site_bg.wasm']);
+});
+
 test('a page that cannot be fetched says so where the page goes; the search falls back to titles', async ({ page }) => {
   await page.goto('/docs/intro');
   await expect(page.getByRole('heading', { level: 1, name: 'Introduction' })).toBeVisible();
