@@ -79,6 +79,14 @@ fn fit<'c>(
 
 /// The output tabs, as the ARIA tabs pattern has them: one tab stop (the selected tab), arrow
 /// keys, Home and End move between tabs and select them.
+/// Shows tab `t`. Only a change is written: setting the tab on show again would draw its panel
+/// again, and the reader's place in it (the results' pages, what is open) with it.
+fn show_tab(tab: RwSignal<Tab>, t: Tab) {
+    if tab.get_untracked() != t {
+        tab.set(t);
+    }
+}
+
 #[component]
 fn OutputTabs(tab: RwSignal<Tab>) -> impl IntoView {
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
@@ -95,7 +103,7 @@ fn OutputTabs(tab: RwSignal<Tab>) -> impl IntoView {
             _ => return,
         };
         ev.prevent_default();
-        tab.set(all[next]);
+        show_tab(tab, all[next]);
         if let Some(button) = document()
             .get_element_by_id(&format!("tab-{}", all[next].label()))
             .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
@@ -114,7 +122,7 @@ fn OutputTabs(tab: RwSignal<Tab>) -> impl IntoView {
                     aria-selected=move || (tab.get() == t).to_string()
                     aria-controls="output-panel"
                     tabindex=move || if tab.get() == t { "0" } else { "-1" }
-                    on:click=move |_| tab.set(t)
+                    on:click=move |_| show_tab(tab, t)
                 >{t.label()}</button>
             }).collect_view()}
         </div>
@@ -127,9 +135,6 @@ pub fn Playground() -> impl IntoView {
     let source = RwSignal::new(initial.source.clone());
     let launch = RwSignal::new(initial.launch.clone());
     let tab = RwSignal::new(initial.tab);
-    // The panel is drawn again only when the tab changes, not each time it is set (Run sets it),
-    // so a run keeps what the reader has open in it.
-    let shown_tab = Memo::new(move |_| tab.get());
     // Where the reader is in the Run panel's results, kept across runs and tab switches.
     let results_place = ResultsPlace::default();
     let arch = RwSignal::new(initial.arch);
@@ -238,7 +243,7 @@ pub fn Playground() -> impl IntoView {
             return;
         }
         let compiled = current();
-        tab.set(Tab::Run);
+        show_tab(tab, Tab::Run);
         let errors = compiled.diagnostics.iter().filter(|d| d.is_error()).count();
         if errors > 0 {
             running.cancel();
@@ -614,7 +619,7 @@ pub fn Playground() -> impl IntoView {
                 <section class="pane output-pane" aria-label="Output">
                     <OutputTabs tab=tab/>
                     <div class="tab-panel" id="output-panel" role="tabpanel" tabindex="0" aria-labelledby=move || format!("tab-{}", tab.get().label())>
-                        {move || match shown_tab.get() {
+                        {move || match tab.get() {
                             Tab::Run => view! {
                                 <RunSections memory=memory_open stepper=stepper_open report=report/>
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems unread=unread on_run=on_run/>

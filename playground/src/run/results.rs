@@ -15,7 +15,6 @@ use compiler_core::sim::{compare_tensor, Arg, Args, Comparison, Tensor};
 use compiler_core::span::LineIndex;
 use compiler_core::{Code, Diagnostic, RunLimits};
 use leptos::prelude::*;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Values on one page of a tensor's table.
@@ -66,14 +65,29 @@ fn page_rows(values: usize, row: usize, page: usize) -> (usize, usize, usize) {
 /// each table shows, by table (`result-C`, `input-A`), and whether the inputs are open.
 #[derive(Clone, Copy)]
 pub struct ResultsPlace {
-    pages: StoredValue<HashMap<String, usize>>,
+    pages: StoredValue<Vec<(String, usize)>>,
     inputs_open: StoredValue<bool>,
+}
+
+impl ResultsPlace {
+    /// Where `table`'s page is kept (from the first page, for a table not seen before).
+    fn slot(self, table: &str) -> usize {
+        self.pages
+            .try_update_value(|p| match p.iter().position(|(t, _)| t == table) {
+                Some(slot) => slot,
+                None => {
+                    p.push((table.to_owned(), 0));
+                    p.len() - 1
+                }
+            })
+            .unwrap_or_default()
+    }
 }
 
 impl Default for ResultsPlace {
     fn default() -> ResultsPlace {
         ResultsPlace {
-            pages: StoredValue::new(HashMap::new()),
+            pages: StoredValue::new(Vec::new()),
             inputs_open: StoredValue::new(false),
         }
     }
@@ -89,17 +103,12 @@ fn TensorTable(
     table: String,
     place: ResultsPlace,
 ) -> impl IntoView {
-    let page = RwSignal::new(
-        place
-            .pages
-            .with_value(|p| p.get(&table).copied().unwrap_or(0)),
-    );
-    Effect::new(move |_| {
-        let shown = page.get();
-        place.pages.update_value(|p| {
-            p.insert(table.clone(), shown);
-        });
-    });
+    let slot = place.slot(&table);
+    let page = RwSignal::new(place.pages.with_value(|p| p[slot].1));
+    let turn = move |to: usize| {
+        page.set(to);
+        place.pages.update_value(|p| p[slot].1 = to);
+    };
     let (row, grid) = layout(&tensor.shape);
     let values: Vec<f64> = tensor
         .bits
@@ -170,10 +179,10 @@ fn TensorTable(
             view! {
                 <div class="pager">
                     <button type="button" data-testid="page-previous" disabled=move || page.get() == 0
-                        on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
+                        on:click=move |_| turn(page.get_untracked().saturating_sub(1))>"Previous"</button>
                     <span data-testid="page-info" aria-live="polite">{shown}</span>
                     <button type="button" data-testid="page-next" disabled=move || { page.get() + 1 >= pages }
-                        on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
+                        on:click=move |_| turn(page.get_untracked() + 1)>"Next"</button>
                 </div>
             }
         })
