@@ -5,7 +5,8 @@
 //   /docs/intro   the page's first kernel is on screen with its Run button
 //   /play         the editor is on screen and the playground module has mounted
 //   /docs/intro + Run   from the click to the first kernel's simulated results
-//   node scripts/bench-load.mjs   (after `make site`)
+//   node scripts/bench-load.mjs   (after `make site`; DIST=PATH another build; SW=block without
+//                                  the service worker, which installs beside a first visit)
 import { open, median } from './site.mjs';
 
 const site = await open(4178);
@@ -19,7 +20,7 @@ try {
   for (const [path, ready] of pages) {
     const times = [];
     for (let i = 0; i < 9; i++) {
-      const context = await browser.newContext();
+      const context = await browser.newContext(process.env.SW === 'block' ? { serviceWorkers: 'block' } : {});
       const page = await context.newPage();
       const start = Date.now();
       await page.goto(base + path, { waitUntil: 'commit' });
@@ -31,7 +32,7 @@ try {
   }
   const runs = [];
   for (let i = 0; i < 9; i++) {
-    const context = await browser.newContext();
+    const context = await browser.newContext(process.env.SW === 'block' ? { serviceWorkers: 'block' } : {});
     const page = await context.newPage();
     await page.goto(base + '/docs/intro');
     const run = page.getByTestId('kernel-run').first();
