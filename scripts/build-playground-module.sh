@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# trunk's post-build hook (Trunk.toml): builds the playground's two modules into the site's
-# output, each named by its content hash, so a cache never serves an old module after a deploy:
+# trunk's post-build hook (Trunk.toml): builds the playground's modules into the site's output,
+# and copies the docs' files there, each named by its content hash, so a cache never serves an
+# old one after a deploy:
 # - lazy/playground-HASH.js (crate playground-wasm): the playground's page, which the site
 #   imports on first use (site/src/lazy.rs) and /play opened directly boots alone;
 # - lazy/worker-HASH.js (crate playground-worker): the simulator and the WGSL writer, which the
@@ -26,7 +27,7 @@ else
   profile=debug
   cargo_profile=()
 fi
-cargo build "${cargo_profile[@]}" --offline --locked -p playground-wasm -p playground-worker -p puzzle-wasm --target wasm32-unknown-unknown
+cargo build ${cargo_profile[@]+"${cargo_profile[@]}"} --offline --locked -p playground-wasm -p playground-worker -p puzzle-wasm --target wasm32-unknown-unknown
 rm -rf "$out"
 mkdir -p "$out"
 
@@ -48,7 +49,7 @@ puzzles=$(bind puzzle_wasm puzzle)
 
 # The docs' files, from the site's build script as trunk's build (just done) ran it: cargo names
 # its output folder, fresh, without building again.
-site_out=$(cargo build "${cargo_profile[@]}" --offline --locked -p site --target wasm32-unknown-unknown --message-format=json |
+site_out=$(cargo build ${cargo_profile[@]+"${cargo_profile[@]}"} --offline --locked -p site --target wasm32-unknown-unknown --message-format=json |
   node -e '
     const lines = require("fs").readFileSync(0, "utf8").split("\n").filter(Boolean).map(JSON.parse);
     const run = lines.find(m => m.reason === "build-script-executed" && /(\/site#|#site@)/.test(m.package_id));

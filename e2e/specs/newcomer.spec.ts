@@ -180,7 +180,14 @@ test('the page of values and the open inputs stay as the GPU answers, the source
   await expect(page.getByTestId('stale')).toBeVisible();
   await expect(c.getByTestId('page-info')).toHaveText('Values 512 to 767 of 1000, page 3 of 4');
   await expect(inputs).toHaveAttribute('open', '');
-  await play.run();
+  /** Runs again, and waits until the results are drawn anew and the GPU has answered. */
+  const runAgain = async () => {
+    await c.getByTestId('page-info').evaluate((el) => el.setAttribute('data-drawn-before', ''));
+    await play.run();
+    await expect(page.locator('[data-drawn-before]')).toHaveCount(0);
+    await play.gpuOutcome();
+  };
+  await runAgain();
   await expect(page.getByTestId('stale')).toHaveCount(0);
   await expect(c.getByTestId('page-info')).toHaveText('Values 512 to 767 of 1000, page 3 of 4');
   await expect(inputs).toHaveAttribute('open', '');
@@ -190,8 +197,22 @@ test('the page of values and the open inputs stay as the GPU answers, the source
   await expect(c.getByTestId('page-info')).toHaveText('Values 512 to 767 of 1000, page 3 of 4');
   await expect(inputs).toHaveAttribute('open', '');
   await inputs.locator('summary').click();
-  await play.run();
+  await runAgain();
   await expect(c.getByTestId('page-info')).toHaveText('Values 512 to 767 of 1000, page 3 of 4');
+  await expect(inputs).not.toHaveAttribute('open', '');
+  // A shorter result shows its last page, and Previous goes back one from there.
+  await play.setField('dim-N', '300');
+  await runAgain();
+  await expect(c.getByTestId('page-info')).toHaveText('Values 256 to 299 of 300, page 2 of 2');
+  await c.getByTestId('page-previous').click();
+  await expect(c.getByTestId('page-info')).toHaveText('Values 0 to 255 of 300, page 1 of 2');
+  // Another example starts on the first page, its inputs closed.
+  await c.getByTestId('page-next').click();
+  await inputs.locator('summary').click();
+  await page.getByTestId('examples').selectOption('saxpy');
+  await play.run();
+  const y = page.getByTestId('result-Y');
+  await expect(y.getByTestId('page-info')).toHaveText(/^Values 0 to 255 of \d+, page 1 of/);
   await expect(inputs).not.toHaveAttribute('open', '');
 });
 

@@ -77,8 +77,6 @@ fn fit<'c>(
     Some((kernel, named.fitted_to(kernel, previous)))
 }
 
-/// The output tabs, as the ARIA tabs pattern has them: one tab stop (the selected tab), arrow
-/// keys, Home and End move between tabs and select them.
 /// Shows tab `t`. Only a change is written: setting the tab on show again would draw its panel
 /// again, and the reader's place in it (the results' pages, what is open) with it.
 fn show_tab(tab: RwSignal<Tab>, t: Tab) {
@@ -87,6 +85,8 @@ fn show_tab(tab: RwSignal<Tab>, t: Tab) {
     }
 }
 
+/// The output tabs, as the ARIA tabs pattern has them: one tab stop (the selected tab), arrow
+/// keys, Home and End move between tabs and select them.
 #[component]
 fn OutputTabs(tab: RwSignal<Tab>) -> impl IntoView {
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
@@ -495,6 +495,7 @@ pub fn Playground() -> impl IntoView {
         source.set(opened.source);
         compilation.set(compiled);
         launch.set(opened.launch);
+        results_place.clear();
         tab.set(opened.tab);
         arch.set(opened.arch);
         warp_mode.set(opened.warp_mode);

@@ -70,6 +70,12 @@ pub struct ResultsPlace {
 }
 
 impl ResultsPlace {
+    /// Back to the first page of every table, the inputs closed: for another kernel or session.
+    pub fn clear(self) {
+        self.pages.set_value(Vec::new());
+        self.inputs_open.set_value(false);
+    }
+
     /// Where `table`'s page is kept (from the first page, for a table not seen before).
     fn slot(self, table: &str) -> usize {
         self.pages
@@ -103,13 +109,17 @@ fn TensorTable(
     table: String,
     place: ResultsPlace,
 ) -> impl IntoView {
+    let (row, grid) = layout(&tensor.shape);
+    let count = tensor.bits.len();
+    // A page kept from a longer tensor (another run) shows as this one's last.
+    let last_page = page_rows(count, row, 0).2 - 1;
     let slot = place.slot(&table);
-    let page = RwSignal::new(place.pages.with_value(|p| p[slot].1));
+    let page = RwSignal::new(place.pages.with_value(|p| p[slot].1).min(last_page));
     let turn = move |to: usize| {
+        let to = to.min(last_page);
         page.set(to);
         place.pages.update_value(|p| p[slot].1 = to);
     };
-    let (row, grid) = layout(&tensor.shape);
     let values: Vec<f64> = tensor
         .bits
         .iter()
@@ -121,7 +131,6 @@ fn TensorTable(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
             (l.min(v), h.max(v))
         });
-    let count = tensor.bits.len();
     let cell = move |i: usize| -> AnyView {
         let Some(&bits) = tensor.bits.get(i) else {
             return view! { <td class="empty"></td> }.into_any();

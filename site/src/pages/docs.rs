@@ -56,10 +56,15 @@ mod files {
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
 
+    /// Why a file of this build may be missing or not read: the site was deployed again since,
+    /// and the files moved to another folder.
+    const UPDATED: &str = "the site may have been updated since this tab opened it";
+
     /// Reads the JSON file at `path` in the docs' folder of this build.
     pub async fn read<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
         let bytes = fetch(path).await.map_err(|e| crate::lazy::describe(&e))?;
-        serde_json::from_slice(&bytes).map_err(|e| format!("its file does not read: {e}"))
+        serde_json::from_slice(&bytes)
+            .map_err(|e| format!("its file does not read: {e}; {UPDATED}"))
     }
 
     async fn fetch(path: &str) -> Result<Vec<u8>, JsValue> {
@@ -72,7 +77,7 @@ mod files {
             .unwrap_or_else(|| window.fetch_with_str(&format!("{folder}/{path}")));
         let response: web_sys::Response = JsFuture::from(request).await?.dyn_into()?;
         if !response.ok() {
-            return Err(format!("the server answered {}", response.status()).into());
+            return Err(format!("the server answered {}; {UPDATED}", response.status()).into());
         }
         let buffer = JsFuture::from(response.array_buffer()?).await?;
         Ok(js_sys::Uint8Array::new(&buffer).to_vec())
@@ -487,7 +492,9 @@ pub fn DocsPage() -> impl IntoView {
     let fetched = RwSignal::new_local(None::<(String, Result<Rc<Page>, String>)>);
     Effect::new(move |_| {
         let wanted = slug.get();
-        if FETCHED.with_borrow(|f| f.contains_key(&wanted)) {
+        // A slug that is no page is told so without asking the server.
+        let known = index().iter().any(|p| p.slug == wanted);
+        if !known || FETCHED.with_borrow(|f| f.contains_key(&wanted)) {
             return;
         }
         // An error for this page from an earlier visit is not shown while it is fetched again.
