@@ -71,8 +71,10 @@ pub struct ResultsPlace {
 
 impl ResultsPlace {
     /// Back to the first page of every table, the inputs closed: for another kernel or session.
+    /// The slots stay, so a table still on screen keeps a valid one.
     pub fn clear(self) {
-        self.pages.set_value(Vec::new());
+        self.pages
+            .update_value(|p| p.iter_mut().for_each(|(_, page)| *page = 0));
         self.inputs_open.set_value(false);
     }
 

@@ -186,12 +186,8 @@ fn search(query: &str, text: Option<&[String]>) -> Vec<(String, String, String)>
     let has_all = |text: &str| words.iter().all(|w| text.contains(w.as_str()));
     let has_all_folded = |text: &str| has_all(&text.to_lowercase());
     let mut hits: Vec<(u8, String, String, String)> = Vec::new();
-    let pages = index();
-    let texts = pages
-        .iter()
-        .enumerate()
-        .map(|(i, _)| text.and_then(|t| t.get(i)));
-    for (page, text) in pages.iter().zip(texts) {
+    for (i, page) in index().iter().enumerate() {
+        let text = text.and_then(|t| t.get(i));
         if has_all_folded(&page.title) {
             hits.push((
                 0,
