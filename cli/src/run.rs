@@ -214,7 +214,14 @@ pub fn ptx(args: &PtxArgs) -> ExitCode {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
-    let ptx = compilation.ptx_guarded(args.kernel.as_deref(), args.arch, guard(args.loop_guard));
+    let guard = guard(args.loop_guard);
+    // Without --kernel, a file of several kernels (a program's, say) is one module of them all.
+    let ptx = match args.kernel.as_deref() {
+        None if compilation.kernel_names().len() > 1 => {
+            compilation.ptx_every_kernel(args.arch, guard)
+        }
+        name => compilation.ptx_guarded(name, args.arch, guard),
+    };
     match ptx {
         Ok(ptx) => write_output(&ptx.text, args.output.as_deref()),
         Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
@@ -252,6 +259,40 @@ pub fn wgsl(args: &WgslArgs) -> ExitCode {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
+    // A WGSL module is one kernel's: a program's name, or a file of several kernels without
+    // --kernel, is told which to pass.
+    let kernels = compilation.kernel_names();
+    let choose = |kernels: &[String]| {
+        let options: Vec<String> = kernels.iter().map(|k| format!("--kernel {k}")).collect();
+        options.join(" or ")
+    };
+    let program = args
+        .kernel
+        .as_deref()
+        .filter(|&name| compilation.runs_a_program(Some(name)) && !kernels.iter().any(|k| k == name));
+    if let Some(name) = program {
+        let launched: Vec<String> = compilation
+            .ir()
+            .ok()
+            .and_then(|m| {
+                let program = m.programs.iter().find(|p| p.name == name)?;
+                Some(program.kernels().iter().map(|&k| m.kernels[k].name.clone()).collect())
+            })
+            .unwrap_or_default();
+        eprintln!(
+            "error: `{name}` is a program, and a WGSL module holds one kernel: pass {}",
+            choose(&launched)
+        );
+        return ExitCode::from(2);
+    }
+    if args.kernel.is_none() && kernels.len() > 1 {
+        eprintln!(
+            "error: the file has {} kernels, and a WGSL module holds one: pass {}",
+            kernels.len(),
+            choose(&kernels)
+        );
+        return ExitCode::from(2);
+    }
     let wgsl = compilation
         .kernel(args.kernel.as_deref())
         .and_then(|kernel| {

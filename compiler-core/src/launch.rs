@@ -237,10 +237,13 @@ impl LaunchProblem {
                 .find(|p| p.name.name == name)
                 .map(|p| (p.name.span, matches!(p.ty, ast::TypeExpr::Tensor { .. })))
         };
+        // A dimension's first use: an extent of its own, or a name in a derived extent's
+        // expression (`K / 2`).
         let dim = |name: &str| {
             signature.params.iter().find_map(|p| match &p.ty {
                 ast::TypeExpr::Tensor { dims, .. } => dims.iter().find_map(|d| match d {
                     ast::Dim::Name(id) if id.name == name => Some(id.span),
+                    ast::Dim::Expr(e) => e.names().into_iter().find(|id| id.name == name).map(|id| id.span),
                     _ => None,
                 }),
                 _ => None,
@@ -377,9 +380,11 @@ impl Launch {
             let field = LaunchField::Scalar(name.clone());
             problems.push(misnamed(field, message, "scalars", params(true)));
         }
-        for name in self.dims.keys().filter(|n| !kernel.dims.contains(n)) {
+        // A derived extent (`L - KS + 1`) is computed, never given.
+        let given: Vec<&str> = kernel.given_dims().map(|(_, n)| n.as_str()).collect();
+        for name in self.dims.keys().filter(|n| !given.contains(&n.as_str())) {
             let message = format!("kernel `{}` has no dimension {name}", kernel.name);
-            let dims = kernel.dims.iter().map(String::as_str).collect();
+            let dims = given.clone();
             problems.push(misnamed(
                 LaunchField::Dim(name.clone()),
                 message,
@@ -572,6 +577,9 @@ impl Launch {
                         format!("{what}; it must be from 0 to {}", i32::MAX),
                     ))
                 }
+                // A derived extent without a value lacks one of its operands, whose own
+                // problem says so: one error, at the dimension to give.
+                None if kernel.is_derived(i) => {}
                 None => problems.push(
                     LaunchProblem::new(field, format!("dimension {name} has no value")).with_help(
                         format!(

@@ -223,6 +223,17 @@ impl Compilation {
         ptx::emit(self.kernel(name)?, self.source(), arch, guard).map_err(|d| vec![d])
     }
 
+    /// Every kernel of the file in one PTX module, an entry each (`tessera ptx FILE` of a file
+    /// with several kernels, a program's among them).
+    pub fn ptx_every_kernel(
+        &self,
+        arch: ptx::Arch,
+        guard: ptx::Guard,
+    ) -> Result<ptx::Ptx, Vec<Diagnostic>> {
+        let kernels: Vec<&ir::Kernel> = self.ir()?.kernels.iter().collect();
+        ptx::emit_module(&kernels, self.source(), arch, guard).map_err(|d| vec![d])
+    }
+
     /// WGSL for the kernel `name`, with `lanes`-wide warps: the GPU's subgroups, or emulated.
     pub fn wgsl(
         &self,

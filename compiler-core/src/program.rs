@@ -38,9 +38,11 @@ pub struct PreparedProgram<'m> {
     pub max_launches: usize,
 }
 
-/// The launches a program run makes at most, by default: a million, some seconds of the
-/// smallest kernels on the simulator.
-pub const MAX_LAUNCHES: usize = 1 << 20;
+/// The launches and loop passes a program run makes at most, by default: 65,536, under a
+/// second of the smallest kernels on the simulator and some seconds on a software GPU
+/// (lavapipe took 108 s for 2^20), so a runaway loop stops in the spirit of a kernel's step
+/// limit; BENCHMARKS.md has the figures.
+pub const MAX_LAUNCHES: usize = 1 << 16;
 
 /// One launch a program made.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -387,8 +389,10 @@ impl<'m> PreparedProgram<'m> {
                 }
                 shape.push(n as usize);
             }
-            let len: usize = shape.iter().product();
-            if len as u64 > walk.max_elements {
+            // Counted exactly: four extents under the limit multiply to under 2^128, where a
+            // `usize` product would wrap and let a huge tensor pass as a small one.
+            let len = shape.iter().fold(1u128, |n, &e| n * e as u128);
+            if len > u128::from(walk.max_elements) {
                 return Err(ProgramError::Program(size_problem(
                     temporary.span,
                     format!(
@@ -397,6 +401,7 @@ impl<'m> PreparedProgram<'m> {
                     ),
                 )));
             }
+            let len = len as usize;
             tensors.push(Some(Tensor {
                 element: temporary.element,
                 shape,
@@ -493,6 +498,17 @@ impl<'m> Walk<'m> {
                 } => {
                     self.refresh(limit.buffers_read(), runner).await?;
                     let limit = self.eval(limit, *span).map_err(ProgramError::Program)?;
+                    if limit < 0 {
+                        return Err(ProgramError::Program(
+                            Diagnostic::error(
+                                Code::E0515,
+                                *span,
+                                format!("the loop's limit is {limit}: a limit of passes is 0 or more"),
+                            )
+                            .with_label("evaluated with this run's dimensions and scalars")
+                            .with_help("give the loop a limit of 0 or more passes, as in while Count[0] != 0 limit 100 { ... }"),
+                        ));
+                    }
                     let mut passes = 0;
                     loop {
                         self.refresh(condition.buffers_read(), runner).await?;
@@ -518,7 +534,11 @@ impl<'m> Walk<'m> {
                         passes += 1;
                     }
                 }
-                Step::Swap(a, b) => self.buffers.slot.swap(*a, *b),
+                Step::Swap(a, b, span) => {
+                    self.same_shape(*a, *b, *span)
+                        .map_err(ProgramError::Program)?;
+                    self.buffers.slot.swap(*a, *b)
+                }
             }
         }
         Ok(())
@@ -703,14 +723,14 @@ impl<'m> Walk<'m> {
                     };
                     Arg::Scalar(bits)
                 }
-                LaunchArg::Scalar(i) => Arg::Scalar(
-                    self.scalars
-                        .get(*i)
-                        .copied()
-                        .flatten()
-                        .map_or(0, |(_, b)| b),
-                ),
-                LaunchArg::Float(x) => Arg::Scalar((*x as f32).to_bits()),
+                // A value passes as a direct launch's does: the parameter's type rounds it
+                // once (an `f16` from the literal or the program's `f32` itself).
+                LaunchArg::Scalar(i) => {
+                    let value = self.scalars.get(*i).copied().flatten();
+                    let value = value.map_or(0.0, |(ty, bits)| ty.value(bits));
+                    Arg::Scalar(param.element().bits(value))
+                }
+                LaunchArg::Float(x) => Arg::Scalar(param.element().bits(*x)),
             });
         }
         Ok(Args {
@@ -721,6 +741,25 @@ impl<'m> Walk<'m> {
                 .collect(),
             params,
         })
+    }
+
+    /// Refuses a `swap` of tensors of different shapes: each name keeps its declared shape,
+    /// which a kernel it is passed to derives its dimensions from.
+    fn same_shape(&self, a: usize, b: usize, span: Span) -> Result<(), Diagnostic> {
+        let shape = |b: usize| self.buffers.get(b).map(|t| t.shape.clone());
+        match (shape(a), shape(b)) {
+            (Some(x), Some(y)) if x != y => {
+                let [na, nb] = [a, b].map(|b| self.program.buffer_name(b).to_owned());
+                Err(Diagnostic::error(
+                    Code::E0515,
+                    span,
+                    format!("`{na}` has shape {x:?} and `{nb}` {y:?}: swap exchanges tensors of one shape"),
+                )
+                .with_label("evaluated with this run's dimensions and scalars")
+                .with_help(format!("give `{na}` and `{nb}` the same extents")))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Counts a launch or a loop's pass against the run's limit.
@@ -770,8 +809,7 @@ impl<'m> Walk<'m> {
         Ok(match size {
             Size::Dim(i) => self.dims.get(*i).copied().unwrap_or(0),
             Size::Scalar(i) => match self.scalars.get(*i).copied().flatten() {
-                Some((Scalar::I32, bits)) => i64::from(bits as i32),
-                Some((_, bits)) => i64::from(bits),
+                Some((ty, bits)) => ty.value(bits) as i64,
                 None => 0,
             },
             Size::Counter(i) => self.counters.get(*i).copied().unwrap_or(0),
@@ -791,10 +829,7 @@ impl<'m> Walk<'m> {
                     flat = flat * extent + i as usize;
                 }
                 let bits = tensor.bits.get(flat).copied().unwrap_or(0);
-                match tensor.element {
-                    Scalar::I32 => i64::from(bits as i32),
-                    _ => i64::from(bits),
-                }
+                tensor.element.value(bits) as i64
             }
             other => value(other)?,
         })

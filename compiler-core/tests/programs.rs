@@ -357,3 +357,135 @@ fn a_programs_step_limit_is_per_cta_of_its_largest_kernel() {
         RunLimits::PAGE.step_limit(256)
     );
 }
+
+/// Issue 51: a program passes a scalar as a direct launch does. An `f16` parameter takes the
+/// literal rounded once to `f16` (f16(0.1) = 0.0999755859375, not the f32 0.1), and a program's
+/// `f32` or `f16` scalar or an integer literal passes its value (they had passed the f32's bits
+/// read as an integer, "would be 1056964608, outside f16").
+#[test]
+fn a_programs_scalars_reach_an_f16_parameter_as_a_direct_launch_gives_them() {
+    let kernel = "@launch(32)\nkernel k(z: f16, Out: tensor<f32>[N]) {\n  if ctx.thread < N {\n    Out[ctx.thread] = f32(z)\n  }\n}\n";
+    let direct = |value: f64| {
+        let compilation = compiler_core::compile(kernel);
+        let launch = Launch {
+            dims: [("N".to_owned(), 1)].into(),
+            scalars: [("z".to_owned(), value)].into(),
+            ..Launch::default()
+        };
+        let output = compilation
+            .prepare(&launch, RunLimits::TERMINAL)
+            .and_then(|p| p.simulate().map_err(|d| vec![d]))
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        match &output.args.params[1] {
+            Arg::Tensor(t) => t.bits.clone(),
+            Arg::Scalar(_) => panic!("a scalar"),
+        }
+    };
+    assert_eq!(direct(0.1), vec![0.0999755859375f32.to_bits()]);
+    for (argument, value) in [("0.1", 0.1), ("a", 0.1), ("h", 0.1), ("3", 3.0), ("70000.0", 7e4)] {
+        let source = format!("{kernel}\nprogram p(a: f32, h: f16, Out: tensor<f32>[N]) {{\n  launch k({argument}, Out) grid(1)\n}}\n");
+        let compilation = compiler_core::compile(&source);
+        let launch = Launch {
+            dims: [("N".to_owned(), 1)].into(),
+            scalars: [("a".to_owned(), 0.1), ("h".to_owned(), 0.1)].into(),
+            ..Launch::default()
+        };
+        let output = compilation
+            .prepare_program(&launch, RunLimits::TERMINAL)
+            .and_then(|p| p.simulate().map_err(|d| vec![d]))
+            .unwrap_or_else(|d| panic!("{argument}: {d:?}"));
+        assert_eq!(bits(&output, 2), direct(value), "launch k({argument}, Out)");
+    }
+}
+
+/// Issue 51: a temporary's element count is exact. [34724, 27905, 49477, 384773] is 2^64 + 4
+/// elements, which a `usize` product wrapped to 4.
+#[test]
+fn a_temporary_whose_element_count_would_wrap_is_refused() {
+    let source = "@launch(32)\nkernel k(T: tensor<f32>[A, B, C, D]) {\n}\n\nprogram p(X: tensor<f32>[N]) {\n  let T = tensor<f32>[34724, 27905, 49477, 384773]\n  launch k(T) grid(1)\n}\n";
+    let error = run(source, &[("N", 1)], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("no error"));
+    assert!(
+        error.starts_with("error[E0515]: temporary `T` would hold 18446744073709551620 elements, over the limit of 67108864\n --> p.tsr:6:3"),
+        "{error}"
+    );
+}
+
+/// Issue 51: `swap` of tensors whose extents differ stops the run at the swap (`A` came back
+/// with `B`'s elements); of equal extents it runs.
+#[test]
+fn a_swap_of_tensors_of_different_shapes_stops_at_the_swap() {
+    let source = "@launch(32)\nkernel k(A: tensor<f32>[N]) {\n  if ctx.thread < N {\n    A[ctx.thread] = 1.0\n  }\n}\n\nprogram p(A: tensor<f32>[N], B: tensor<f32>[M]) {\n  swap(A, B)\n  launch k(A) grid(1)\n}\n";
+    let error = run(source, &[("N", 2), ("M", 3)], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("no error"));
+    assert!(
+        error.starts_with("error[E0515]: `A` has shape [2] and `B` [3]: swap exchanges tensors of one shape\n --> p.tsr:9:3"),
+        "{error}"
+    );
+    let output = run(source, &[("N", 3), ("M", 3)], vec![]).unwrap_or_else(|e| panic!("{e}"));
+    // After the run each name holds the tensor it holds then: `A` the one the launch wrote.
+    assert_eq!(bits(&output, 0), vec![1.0f32.to_bits(); 3]);
+    assert_eq!(bits(&output, 1), vec![0; 3]);
+}
+
+/// Issue 51: temporaries of every element type a tensor has (they had been f32, i32 and u32,
+/// and an `f16` one an error with a cascade): an `f16` and an `i8` temporary carry values
+/// between launches, and a while condition reads a negative `i8` element as negative (read as
+/// unsigned, `B[N - 1] > 0` would hold, and the loop's limit of 0 would stop the run). The
+/// third `f16` is 0.0999755859375 * 3 = 0.2999267578125 rounded to even, 0.2998046875.
+#[test]
+fn temporaries_hold_every_tensor_element_type() {
+    let source = "@launch(32)
+kernel put(H: tensor<f16>[N], B: tensor<i8>[N]) {
+  if ctx.thread < N {
+    H[ctx.thread] = f16(0.1) * f16(ctx.thread)
+    B[ctx.thread] = i8(-ctx.thread)
+  }
+}
+
+@launch(32)
+kernel get(H: tensor<f16>[N], B: tensor<i8>[N], Out: tensor<f32>[N], C: tensor<i32>[N]) {
+  if ctx.thread < N {
+    Out[ctx.thread] = f32(H[ctx.thread])
+    C[ctx.thread] = i32(B[ctx.thread])
+  }
+}
+
+program p(Out: tensor<f32>[N], C: tensor<i32>[N]) {
+  let H = tensor<f16>[N]
+  let B = tensor<i8>[N]
+  launch put(H, B) grid(1)
+  while B[N - 1] > 0 limit 0 {
+    launch put(H, B) grid(1)
+  }
+  launch get(H, B, Out, C) grid(1)
+}
+";
+    let diagnostics = compiler_core::compile(source).diagnostics;
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let output = run(source, &[("N", 4)], vec![]).unwrap_or_else(|e| panic!("{e}"));
+    let tenth = 0.0999755859375f32;
+    let want: Vec<u32> = [0.0, tenth, 2.0 * tenth, 0.2998046875]
+        .iter()
+        .map(|v: &f32| v.to_bits())
+        .collect();
+    assert_eq!(bits(&output, 0), want);
+    assert_eq!(bits(&output, 1), vec![0, -1i32 as u32, -2i32 as u32, -3i32 as u32]);
+}
+
+/// Issue 51: a negative while limit is refused (it read "limit of -1 passes"), and a runaway
+/// program stops at 65,536 launches and passes by default.
+#[test]
+fn a_negative_while_limit_is_refused_and_the_default_cap_is_65536() {
+    let source = HALVING.replace("LIMIT", "0 - 1");
+    let error = run(&source, &[("N", 1000)], vec![("X", Input::Iota)])
+        .err()
+        .unwrap_or_else(|| panic!("no error"));
+    assert!(
+        error.starts_with("error[E0515]: the loop's limit is -1: a limit of passes is 0 or more"),
+        "{error}"
+    );
+    assert_eq!(compiler_core::program::MAX_LAUNCHES, 65_536);
+}

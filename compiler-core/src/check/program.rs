@@ -123,19 +123,19 @@ impl ProgramChecker<'_> {
                         .with_help("declare it at the top of the program's body"),
                     );
                 }
-                let element_type = match Scalar::from_name(&element.name) {
-                    Some(s @ (Scalar::F32 | Scalar::I32 | Scalar::U32)) => s,
+                let element_type = match Scalar::element_from_name(&element.name) {
+                    Some(s) if s != Scalar::Bool => s,
                     _ => {
                         self.error(
                             Diagnostic::error(
                                 Code::E0124,
                                 element.span,
                                 format!(
-                                    "a temporary tensor holds f32, i32 or u32, not `{}`",
+                                    "a temporary tensor holds f32, f16, i32, u32, i8 or u8, not `{}`",
                                     element.name
                                 ),
                             )
-                            .with_label("not an element type that runs"),
+                            .with_label("not a tensor element type"),
                         );
                         Scalar::F32
                     }
@@ -359,7 +359,7 @@ impl ProgramChecker<'_> {
                                     kernel.name, param.name, param.ty
                                 ),
                             )
-                            .with_label("pass a float literal or an f32 scalar of the program"),
+                            .with_label("pass a float literal or a float scalar of the program"),
                         );
                     }
                 }

@@ -234,6 +234,12 @@ impl KernelChecker {
                 true
             }
         };
+        let scalars: Vec<&str> = kernel
+            .params
+            .iter()
+            .filter(|p| matches!(p.ty, TypeExpr::Named(_)))
+            .map(|p| p.name.name.as_str())
+            .collect();
         for param in &kernel.params {
             let ty = self.param_type(&param.ty);
             if duplicate(self, &param.name, "parameter") && param.name.name != "ctx" {
@@ -250,6 +256,18 @@ impl KernelChecker {
             {
                 for name in tensor_dims.iter().flat_map(dimension_names) {
                     let name = &name;
+                    if scalars.contains(&name.name.as_str()) {
+                        self.error(
+                            Diagnostic::error(
+                                Code::E0127,
+                                name.span,
+                                format!("a tensor's extent is computed from dimensions, and `{}` is a scalar parameter", name.name),
+                            )
+                            .with_label("a scalar, not a dimension")
+                            .with_help(format!("make `{0}` a dimension: drop the scalar parameter `{0}`, and a kernel reads it as an i32 all the same (the launch gives it: --dim {0}=…)", name.name)),
+                        );
+                        continue;
+                    }
                     if dims.contains(&name.name) {
                         self.record(name, Type::I32, NameKind::Dim, Uniformity::Uniform);
                         continue;
@@ -281,7 +299,7 @@ impl KernelChecker {
                             "a scalar parameter cannot be a `bool`",
                         )
                         .with_label("not a parameter type")
-                        .with_help("scalar parameters are i32, u32 or f32: pass an i32, 0 or 1, and test `flag != 0`"),
+                        .with_help("scalar parameters are f32, f16, i32 or u32: pass an i32, 0 or 1, and test `flag != 0`"),
                     );
                     Type::Error
                 }
@@ -408,26 +426,9 @@ impl KernelChecker {
 
 /// The dimension names an extent names: itself, or those in its expression.
 fn dimension_names(dim: &Dim) -> Vec<Ident> {
-    fn walk(e: &Expr, found: &mut Vec<Ident>) {
-        match &e.kind {
-            ExprKind::Name(name) => found.push(Ident {
-                name: name.clone(),
-                span: e.span,
-            }),
-            ExprKind::Unary(_, x) => walk(x, found),
-            ExprKind::Binary(_, l, r) => {
-                walk(l, found);
-                walk(r, found);
-            }
-            ExprKind::Call { args, .. } => args.iter().for_each(|a| walk(a, found)),
-            _ => {}
-        }
-    }
-    let mut found = Vec::new();
     match dim {
-        Dim::Literal(..) => {}
-        Dim::Name(name) => found.push(name.clone()),
-        Dim::Expr(e) => walk(e, &mut found),
+        Dim::Literal(..) => Vec::new(),
+        Dim::Name(name) => vec![name.clone()],
+        Dim::Expr(e) => e.names(),
     }
-    found
 }

@@ -481,6 +481,23 @@ pub enum Op {
     Shuffle(Shuffle, Operand, Operand),
 }
 
+impl Op {
+    /// Whether the operation computes from constants alone (`0.0 / 0.0`, `sqrt(-1.0)`): an
+    /// arithmetic operation, comparison, select, cast or math function whose every operand is
+    /// a constant. Reads of memory, `ctx`, dimensions, scalars and collectives are not.
+    pub fn only_constants(&self) -> bool {
+        let constant = |o: &Operand| matches!(o, Operand::Const(_));
+        match self {
+            Op::Unary(_, _, a) | Op::Math(_, _, a) | Op::Cast { value: a, .. } => constant(a),
+            Op::Binary(_, _, a, b) | Op::Compare(_, _, a, b) | Op::Pow(a, b) => {
+                constant(a) && constant(b)
+            }
+            Op::Select(a, b, c) | Op::Fma(a, b, c) => constant(a) && constant(b) && constant(c),
+            _ => false,
+        }
+    }
+}
+
 impl Kernel {
     /// Bytes of shared memory the kernel's tiles take with `lanes`-wide warps, padding included.
     pub fn shared_bytes_at(&self, lanes: u32) -> u64 {

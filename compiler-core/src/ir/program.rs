@@ -59,9 +59,9 @@ pub enum LaunchArg {
     Buffer(usize),
     /// An integer, for an `i32` or `u32` scalar.
     Integer(Size),
-    /// The program's own scalar parameter `i`, passed on (an `f32` too).
+    /// The program's own float scalar parameter `i`, for an `f32` or `f16` scalar.
     Scalar(usize),
-    /// A float literal, for an `f32` scalar.
+    /// A literal, for an `f32` or `f16` scalar: rounded once, as a launch's value is.
     Float(f64),
 }
 
@@ -90,7 +90,8 @@ pub enum Step {
         body: Vec<Step>,
         span: Span,
     },
-    Swap(usize, usize),
+    /// Two buffers trade names; at run time their shapes must be equal.
+    Swap(usize, usize, Span),
 }
 
 impl Program {
@@ -127,7 +128,7 @@ impl Program {
                         }
                     }
                     Step::For { body, .. } | Step::While { body, .. } => walk(body, kernels, found),
-                    Step::Swap(a, b) => found.extend([*a, *b]),
+                    Step::Swap(a, b, _) => found.extend([*a, *b]),
                 }
             }
         }
@@ -309,7 +310,7 @@ impl ProgramLowering<'_> {
                 span: stmt.span,
             }),
             ProgramStmtKind::Swap(a, b) => match (self.lookup(&a.name), self.lookup(&b.name)) {
-                (Some(Name::Buffer(a)), Some(Name::Buffer(b))) => Some(Step::Swap(a, b)),
+                (Some(Name::Buffer(a)), Some(Name::Buffer(b))) => Some(Step::Swap(a, b, stmt.span)),
                 _ => None,
             },
             ProgramStmtKind::Error => None,
@@ -326,7 +327,7 @@ impl ProgramLowering<'_> {
         if let ExprKind::Name(name) = &arg.kind {
             match self.lookup(name) {
                 Some(Name::Buffer(b)) => return LaunchArg::Buffer(b),
-                Some(Name::Scalar(i)) if param.element() == Scalar::F32 => {
+                Some(Name::Scalar(i)) if param.element().is_float() => {
                     return LaunchArg::Scalar(i)
                 }
                 _ => {}
@@ -334,7 +335,7 @@ impl ProgramLowering<'_> {
         }
         match arg.kind {
             ExprKind::Float(x) => LaunchArg::Float(x),
-            _ if param.element() == Scalar::F32 => match &arg.kind {
+            _ if param.element().is_float() => match &arg.kind {
                 ExprKind::Int(Some(n)) => LaunchArg::Float(*n as f64),
                 _ => LaunchArg::Integer(self.size(arg)),
             },

@@ -31,6 +31,20 @@ pub(super) fn atomic(op: AtomicOp, ty: Scalar, old: u32, value: u32, expected: u
     binary(combined, ty, old, value).unwrap_or(old)
 }
 
+/// An `f32` tensor's `atomic_add`: subnormal inputs and result flushed to a zero of their sign,
+/// as NVIDIA's `atom.add.f32` on global memory does (PTX ISA, `atom`; on shared memory it keeps
+/// them, as a tile's atomic does here).
+pub(super) fn global_float_add(old: u32, value: u32) -> u32 {
+    let flush = |bits: u32| {
+        if bits & 0x7f80_0000 == 0 {
+            bits & 0x8000_0000
+        } else {
+            bits
+        }
+    };
+    flush((f32::from_bits(flush(old)) + f32::from_bits(flush(value))).to_bits())
+}
+
 /// The xor-butterfly combination of `values`, padded with the identity to a power of two at
 /// least `width`: the order a GPU's shuffle reduction uses.
 pub(super) fn butterfly(reduce: Reduce, ty: Scalar, values: &mut Vec<u32>, width: usize) -> u32 {

@@ -158,13 +158,13 @@ impl<'a> Cta<'a> {
         };
         let other = CrossCta::of(word);
         let message = format!(
-            "data race on {}: thread {t} of block {} {}, and thread {} of block {} {} in the same launch; nothing orders two CTAs of a launch (only atomics may meet on an element)",
+            "data race on {}: thread {t} of block {} {}, and block {} {} (its thread {} touched it first) in the same launch; nothing orders two CTAs of a launch: they may touch one element only if both only read it or both only change it by atomics",
             self.tensor_element(tensor, at),
             coordinates(self.block),
             how.verb(),
-            other.thread,
             coordinates(self.global.block_of(u64::from(other.cta))),
-            other.what(),
+            other.against(how),
+            other.thread,
         );
         Err(self.fault(Code::E0516, span, t, message))
     }
@@ -222,8 +222,13 @@ impl<'a> Cta<'a> {
                     let Some(cell) = self.global.cells.get(*tensor).and_then(|c| c.get(at)) else {
                         continue;
                     };
+                    let flushed = op == AtomicOp::Add && ty == Scalar::F32;
                     let old = match cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
-                        Some(change(old))
+                        Some(if flushed {
+                            arith::global_float_add(old, operand)
+                        } else {
+                            change(old)
+                        })
                     }) {
                         Ok(old) | Err(old) => old,
                     };
@@ -376,11 +381,18 @@ impl CrossCta {
         self.mode << 62 | self.kinds << 59 | u64::from(self.thread) << 32 | u64::from(self.cta)
     }
 
-    /// What the recorded CTA did, strongest first: "wrote it", "changed it by an atomic", "read it".
-    fn what(&self) -> &'static str {
+    /// What the recorded CTA did that races with an access `how`: a plain write first, then
+    /// the kind of access that may not meet `how` (a plain read meets only reads, an atomic
+    /// only atomics).
+    fn against(&self, how: Touch) -> &'static str {
+        let (read, atomic) = (self.kinds & 1 != 0, self.kinds & 4 != 0);
         if self.kinds & 2 != 0 {
             "wrote it"
-        } else if self.kinds & 4 != 0 {
+        } else if atomic && how != Touch::Atomic {
+            "changed it by an atomic"
+        } else if read && how != Touch::Read {
+            "read it"
+        } else if atomic {
             "changed it by an atomic"
         } else {
             "read it"

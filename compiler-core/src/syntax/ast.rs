@@ -260,6 +260,31 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl Expr {
+    /// The names in this expression's operands and arguments, left to right (the dimensions
+    /// of a derived extent, `L - KS + 1`).
+    pub fn names(&self) -> Vec<Ident> {
+        fn walk(e: &Expr, found: &mut Vec<Ident>) {
+            match &e.kind {
+                ExprKind::Name(name) => found.push(Ident {
+                    name: name.clone(),
+                    span: e.span,
+                }),
+                ExprKind::Unary(_, x) => walk(x, found),
+                ExprKind::Binary(_, l, r) => {
+                    walk(l, found);
+                    walk(r, found);
+                }
+                ExprKind::Call { args, .. } => args.iter().for_each(|a| walk(a, found)),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        walk(self, &mut found);
+        found
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub enum ExprKind {
     Int(Option<u64>),

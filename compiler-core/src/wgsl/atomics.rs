@@ -57,7 +57,8 @@ impl<'k> Builder<'k> {
         };
         let value = self.operand(block, value, ty);
         if ty.is_float() {
-            self.float_add(block, dst, pointer, value);
+            let global = matches!(place, Place::Tensor { .. });
+            self.float_add(block, dst, pointer, value, global);
             return;
         }
         if op == AtomicOp::CompareExchange {
@@ -225,14 +226,23 @@ impl<'k> Builder<'k> {
     /// `atomic_add` on an f32 held as bits in an `atomic<u32>`:
     /// `old = atomicLoad(p); loop { r = atomicCompareExchangeWeak(p, old, bits(f32(old) + v));
     /// if r.exchanged { break } old = r.old_value }`. The old value is the one the exchange
-    /// replaced.
+    /// replaced. On a tensor (`global`), subnormal inputs and results are flushed to a zero of
+    /// their sign, as NVIDIA's `atom.add.f32` on global memory does (the spec's "Atomics").
     fn float_add(
         &mut self,
         block: &mut Block,
         dst: Option<Reg>,
         pointer: Handle<E>,
         value: Handle<E>,
+        global: bool,
     ) {
+        let value = if global {
+            let bits = self.bitcast(block, value, ScalarKind::Uint);
+            let bits = self.flush_subnormal(block, bits);
+            self.bitcast(block, bits, ScalarKind::Float)
+        } else {
+            value
+        };
         let zero = self.lit(block, Literal::U32(0));
         let old = self.initialized_local("cas_old", naga::Scalar::U32, zero);
         let first = self.add(block, E::Load { pointer });
@@ -251,9 +261,19 @@ impl<'k> Builder<'k> {
                 pointer: old_pointer,
             },
         );
-        let old_float = self.bitcast(&mut body, old_bits, ScalarKind::Float);
+        let addend = if global {
+            self.flush_subnormal(&mut body, old_bits)
+        } else {
+            old_bits
+        };
+        let old_float = self.bitcast(&mut body, addend, ScalarKind::Float);
         let sum = self.binary(&mut body, B::Add, old_float, value);
         let new_bits = self.bitcast(&mut body, sum, ScalarKind::Uint);
+        let new_bits = if global {
+            self.flush_subnormal(&mut body, new_bits)
+        } else {
+            new_bits
+        };
         let result = self.weak_exchange(&mut body, pointer, old_bits, new_bits, naga::Scalar::U32);
         let exchanged = self.add(
             &mut body,
@@ -288,5 +308,24 @@ impl<'k> Builder<'k> {
             let old = self.bitcast(block, bits, ScalarKind::Float);
             self.store_reg(block, dst, old);
         }
+    }
+
+    /// An f32's bits with a subnormal value (exponent bits 0, fraction not) as the zero of its
+    /// sign: by the bits, since WGSL lets a GPU flush or keep subnormals in arithmetic.
+    fn flush_subnormal(&mut self, block: &mut Block, bits: Handle<E>) -> Handle<E> {
+        let exponent_mask = self.lit(block, Literal::U32(0x7f80_0000));
+        let exponent = self.binary(block, B::And, bits, exponent_mask);
+        let zero = self.lit(block, Literal::U32(0));
+        let tiny = self.binary(block, B::Equal, exponent, zero);
+        let sign_mask = self.lit(block, Literal::U32(0x8000_0000));
+        let sign = self.binary(block, B::And, bits, sign_mask);
+        self.add(
+            block,
+            E::Select {
+                condition: tiny,
+                accept: sign,
+                reject: bits,
+            },
+        )
     }
 }

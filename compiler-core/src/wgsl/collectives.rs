@@ -140,7 +140,12 @@ impl<'k> Builder<'k> {
             },
             self.span,
         );
-        block.push(St::ControlBarrier(Barrier::WORK_GROUP), self.span);
+        // A CTA reduction is a barrier for tensors too (the spec's), as `barrier()` is:
+        // `workgroupBarrier()` orders workgroup memory only.
+        block.push(
+            St::ControlBarrier(Barrier::WORK_GROUP | Barrier::STORAGE),
+            self.span,
+        );
         let warps = self.kernel.threads.div_ceil(self.lanes) as usize;
         let width = warps.next_power_of_two();
         let mut values = Vec::new();

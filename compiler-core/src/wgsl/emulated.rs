@@ -447,8 +447,14 @@ impl Builder<'_> {
             _ => return,
         };
         let kind = scalar_kind(ty);
-        // Publish.
-        self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+        // Publish. A CTA reduction is a barrier for tensors too (the spec's), as `barrier()`
+        // is: `workgroupBarrier()` orders workgroup memory only.
+        let barrier = if matches!(op, Op::Reduce(_, Over::Cta, ..)) {
+            Barrier::WORK_GROUP | Barrier::STORAGE
+        } else {
+            Barrier::WORK_GROUP
+        };
+        self.push(block, St::ControlBarrier(barrier));
         let own = self.operand(block, argument, ty);
         let bits = if ty == Scalar::Bool {
             self.convert(block, own, Scalar::U32)

@@ -5,6 +5,18 @@ use super::*;
 
 impl<'k> Builder<'k> {
     pub(super) fn op(&mut self, block: &mut Block, op: &ir::Op, ty: Scalar) -> Handle<E> {
+        // An operation of constants alone would be a WGSL constant expression, which the
+        // shader's compiler evaluates when it creates the shader, and refuses where the result
+        // is NaN, infinite or out of its type's range (`0.0 / 0.0`, `3.0e38 * 10.0`,
+        // `sqrt(-1.0)`); the spec's result is a run-time value, as on the simulator and in PTX.
+        // Its first constant is read from a variable, so it is not one.
+        self.hide_constant = op.only_constants();
+        let value = self.operation(block, op, ty);
+        self.hide_constant = false;
+        value
+    }
+
+    fn operation(&mut self, block: &mut Block, op: &ir::Op, ty: Scalar) -> Handle<E> {
         use ir::Op;
         match op {
             Op::Copy(a) => self.operand(block, *a, ty),

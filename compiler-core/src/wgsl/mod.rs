@@ -308,6 +308,9 @@ struct Builder<'k> {
     emulation: Option<emulated::Emulation>,
     /// Set when loops are guarded.
     guard: Option<guard::GuardState>,
+    /// Set while an operation of constants alone is built: its first constant operand is read
+    /// from a variable (`op`).
+    hide_constant: bool,
 }
 
 impl<'k> Builder<'k> {
@@ -523,6 +526,7 @@ impl<'k> Builder<'k> {
             span: SP,
             emulation: None,
             guard: None,
+            hide_constant: false,
         }
     }
 
@@ -641,7 +645,7 @@ impl<'k> Builder<'k> {
     /// A constant of type `ty` from its bits; an infinite float (a max or min identity), which
     /// WGSL has no literal for, is a bitcast of its bits.
     fn constant(&mut self, block: &mut Block, bits: u32, ty: Scalar) -> Handle<E> {
-        if ty == Scalar::F32 && !f32::from_bits(bits).is_finite() {
+        if ty.is_float() && !f32::from_bits(bits).is_finite() {
             // Chromium's compiler evaluates a bitcast of a constant and refuses the infinity it
             // makes ("value -inf cannot be represented as 'f32'"): the bits come from a
             // variable, whose load is not a constant expression.
@@ -669,6 +673,14 @@ impl<'k> Builder<'k> {
     fn operand(&mut self, block: &mut Block, o: Operand, ty: Scalar) -> Handle<E> {
         match o {
             Operand::Reg(r) => self.load_reg(block, r),
+            Operand::Const(bits) if std::mem::take(&mut self.hide_constant) => {
+                if ty.is_float() && !f32::from_bits(bits).is_finite() {
+                    // Read from a variable already.
+                    self.constant(block, bits, ty)
+                } else {
+                    self.run_time_constant(block, "constant", bits, ty)
+                }
+            }
             Operand::Const(bits) => self.constant(block, bits, ty),
         }
     }
