@@ -60,7 +60,10 @@ fn every_atomic_leaves_what_its_operation_computes() {
     let claims = (0..8).filter(|b| x.iter().any(|&v| (v & 7) == *b)).count() as u32;
     let unsigned_max = x.iter().map(|&v| v as u32).max().unwrap_or(0);
     assert_eq!(u, vec![and, or, xor, 7, 7, claims, unsigned_max]);
-    assert_eq!(f, vec![75.0, 150.0]);
+    // Subnormal terms and a subnormal start on a tensor are flushed to zero, as NVIDIA's
+    // atom.add.f32 on global memory flushes them (they had summed to 3e-38 and stayed 5e-39).
+    assert_eq!(f, vec![75.0, 150.0, 0.0, 0.0]);
+    assert_eq!(tensor(&output, 3)[2..], [0, 0], "zeros of the terms' sign");
     assert_eq!(tensor(&output, 4), vec![300]);
     assert_eq!(
         tensor(&output, 5),
@@ -196,4 +199,36 @@ fn the_trace_shows_which_lanes_met_on_one_element() {
     // The old values, in thread order.
     let text = traced.trace.to_text(kernel, source, None);
     assert!(text.contains("old = 0 0 0 1 1 1 2 2"), "{text}");
+}
+
+/// Issue 51: an f32 `atomic_add` on a tensor flushes a subnormal term, start and result to a
+/// zero of its sign, as NVIDIA's `atom.add.f32` on global memory does (PTX ISA, `atom`); on a
+/// tile, as `atom.shared.add.f32`, it keeps them. An integer computed from such a sum is the
+/// same on every backend.
+#[test]
+fn a_tensors_f32_atomic_add_flushes_subnormals_and_a_tiles_keeps_them() {
+    let source = "@launch(32)\nkernel k(F: tensor<f32>[3], Out: tensor<i32>[2]) {\n  var t = tile<f32>[1](0.0)\n  atomic_add(F[0], 1.0e-40)\n  atomic_add(t[0], 1.0e-40)\n  let old = atomic_add(F[1], -1.0e-39)\n  atomic_add(F[2], 1.0e-37)\n  barrier()\n  if ctx.thread == 0 {\n    Out[0] = i32(F[0] * 1.0e40)\n    Out[1] = i32(t[0] * 1.0e40)\n  }\n}\n";
+    let launch = Launch {
+        inputs: [(
+            "F".to_owned(),
+            compiler_core::launch::Input::Data {
+                shape: vec![3],
+                values: vec![0.0, 0.0, 1.1754942e-38],
+            },
+        )]
+        .into(),
+        ..Launch::default()
+    };
+    let output = compiler_core::compile(source)
+        .run(&launch)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let f = tensor(&output, 0);
+    assert_eq!(f[0], 0, "subnormal terms flushed: +0");
+    assert_eq!(f[1], 0, "-0 terms add to +0");
+    // The start, just under 2^-126, is subnormal: flushed, then 32 normal terms of 1e-37.
+    let sum = (0..32).fold(0.0f32, |a, _| a + 1.0e-37);
+    assert_eq!(f32::from_bits(f[2]), sum);
+    let out: Vec<i32> = tensor(&output, 1).into_iter().map(|b| b as i32).collect();
+    assert_eq!(out[0], 0);
+    assert!(out[1] > 0, "the tile kept its subnormals: {}", out[1]);
 }

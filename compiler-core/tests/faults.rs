@@ -481,7 +481,7 @@ fn two_ctas_writing_one_element_race_and_the_report_is_the_same_on_any_threads()
         assert_eq!(diagnostic.code, Code::E0516);
         assert_eq!(
             diagnostic.message,
-            "data race on Out[0]: thread 0 of block (1, 0, 0) writes it, and thread 0 of block (0, 0, 0) wrote it in the same launch; nothing orders two CTAs of a launch (only atomics may meet on an element)",
+            "data race on Out[0]: thread 0 of block (1, 0, 0) writes it, and block (0, 0, 0) wrote it (its thread 0 touched it first) in the same launch; nothing orders two CTAs of a launch: they may touch one element only if both only read it or both only change it by atomics",
             "{threads} threads"
         );
     }
@@ -507,7 +507,17 @@ fn across_ctas_only_reads_together_or_atomics_together_are_free_of_races() {
         .unwrap_or_else(|| panic!("no race"));
     assert_eq!(code, Code::E0516);
     assert!(
-        message.contains("thread 0 of block (1, 0, 0) reads it, and thread 0 of block (0, 0, 0) changed it by an atomic"),
+        message.contains("thread 0 of block (1, 0, 0) reads it, and block (0, 0, 0) changed it by an atomic (its thread 0 touched it first)"),
+        "{message}"
+    );
+    // Issue 51: a CTA that read an element plainly and changed it by an atomic, then another
+    // CTA's atomic: the report names the plain read that races, not two atomics.
+    let (code, message) = run("  if ctx.thread == 0 {\n    if ctx.block.x == 0 {\n      Y[i] = C[0]\n    }\n    atomic_add(C[0], 1)\n  }")
+        .err()
+        .unwrap_or_else(|| panic!("no race"));
+    assert_eq!(code, Code::E0516);
+    assert!(
+        message.contains("thread 0 of block (1, 0, 0) changes it by an atomic, and block (0, 0, 0) read it (its thread 0 touched it first)"),
         "{message}"
     );
 }

@@ -112,6 +112,11 @@ fn golden_test_kernel(name: &str, expected: &[&str]) -> Vec<String> {
 #[test]
 fn the_spec_edges_wgsl_would_break_compile_and_keep_the_rules() {
     for text in golden_test_kernel("edges", &["storageBarrier();\n"]) {
+        // Two barrier()s and a CTA reduction, which is a barrier for tensors too (issue 51:
+        // its WGSL had only workgroupBarrier(), which orders workgroup memory alone).
+        assert_eq!(text.matches("storageBarrier();").count(), 3, "{text}");
+        // Constants that are NaN or infinite are read at run time, not folded (issue 51).
+        assert!(!text.contains("(0f / 0f)"), "{text}");
         // The saturating cast's bound and its NaN test.
         assert!(
             text.contains("2147483600f") || text.contains("2147483648f"),

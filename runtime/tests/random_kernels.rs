@@ -7,6 +7,9 @@
 //! of 8) in subgroup mode and with 32-lane warps emulated, and through PTX on an NVIDIA GPU
 //! where there is one.
 //!
+//! Integers also come from constants that are NaN or infinite (`i32(0.0 / 0.0)`, issue 51),
+//! which the spec's saturating cast makes 0 or the type's bound on every backend.
+//!
 //! Floats come in two kinds, as the spec's rules for `f32` make them (content/spec.md, "Values"):
 //! - **exact** (`e`): built from small integers, short binary fractions, `+ - min max abs floor
 //!   ceil round trunc sign clamp select`, products by powers of two, shuffles and scans, and
@@ -69,6 +72,12 @@ fn expr(depth: u32) -> BoxedStrategy<String> {
         // the cast's type, and `i32(sqrt(16.0))` gave 2132803584; the generator had cast only
         // variables, so it never drew one).
         literal_float().prop_map(|x| format!("i32(({x}))")),
+        // Constants whose value is NaN or infinite, cast as the spec says (NaN to 0, an
+        // infinity saturated): issue 51, WGSL refused `0.0 / 0.0` as a constant expression,
+        // and the generator had drawn finite constants only. They stay out of arithmetic,
+        // which WGSL lets a GPU compute as if they never appear (lavapipe: inf * 0 = 0).
+        prop::sample::select(vec!["(0.0 / 0.0)", "(1.0 / 0.0)", "(-1.0 / 0.0)", "(3.0e38 * 10.0)", "sqrt(-1.0)", "log(0.0)"])
+            .prop_map(|x| format!("i32({x})")),
     ];
     if depth == 0 {
         return leaf.boxed();
@@ -255,6 +264,13 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
                 .boxed(),
         ),
         (2, exact(1).prop_map(|x| format!("h = f16({x})")).boxed()),
+        // An f16 from a constant past its range: an infinity, saturated by the cast back.
+        (
+            1,
+            prop::sample::select(vec!["(7.0e4 * 2.0)", "(-1.0 / 0.0)"])
+                .prop_map(|x| format!("v = v + i32(f16({x}))"))
+                .boxed(),
+        ),
         (
             2,
             exact(1)
@@ -372,8 +388,10 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
                     .boxed(),
             ));
         }
-        // Counted loops are not nested in each other: two loops in a row, each holding
-        // another, run wrong on lavapipe's emulated warps (see differential.rs).
+        // A counted loop holds a block of depth 1 (no loop of its own), to keep kernels
+        // small. (Two loops in a row, each holding another, once ran wrong with emulated warps
+        // on lavapipe: the emulation's own loops spent the driver's budget of loop trips, and
+        // the emulation has no loops since issue 51.)
         if depth > 1 {
             options.push((
                 1,

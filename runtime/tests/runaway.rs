@@ -66,8 +66,6 @@ kernel endless(Y: tensor<i32>[32]) {
 ";
 
 /// A varying loop that never ends, then one that holds a barrier (a tile: uniform control).
-/// (Two cooperative loops in a row that each hold a counting loop run wrong in lavapipe's
-/// emulated-warp mode, `differential.rs`; only the second holds one here.)
 const NESTED: &str = "@launch(64)
 kernel nested(X: tensor<i32>[64], Y: tensor<i32>[64]) {
   var s = X[ctx.thread]
@@ -119,12 +117,11 @@ fn loops_with_barriers_and_nested_loops_stop_too() {
         // The varying loop runs away first; the barrier loop after it is stopped too.
         let line = stopped_at(&gpu, NESTED, lanes, mode, 5_000);
         assert!(matches!(line, Some(4) | Some(11)), "{mode:?}: {line:?}");
+        // The endless loop, or the tile's copy inside it (a loop of its own), whichever
+        // counts past the budget first.
         let only_barriers = NESTED.replace("while s < 1000000000", "while s < -5");
-        assert_eq!(
-            stopped_at(&gpu, &only_barriers, lanes, mode, 5_000),
-            Some(11),
-            "{mode:?}"
-        );
+        let line = stopped_at(&gpu, &only_barriers, lanes, mode, 5_000);
+        assert!(matches!(line, Some(11) | Some(12)), "{mode:?}: {line:?}");
     }
 }
 
@@ -152,5 +149,62 @@ kernel counted(Y: tensor<i32>[32]) {
             Some(4),
             "{mode:?}"
         );
+    }
+}
+
+/// Issue 51: loops the simulator finishes run on the GPU with 32-lane warps emulated. The
+/// emulation's loop votes and collectives had been loops over the CTA's lanes, and lavapipe
+/// gives each invocation one budget of 65,535 loop trips for all the shader's loops, so a loop
+/// of 254 trips at 256 threads was cut (E0514, pointed at another loop). Now a loop of 10,000
+/// trips with a warp sum and a CTA sum in it runs, at 256 threads, and gives the simulator's
+/// results.
+#[test]
+fn a_loop_of_ten_thousand_trips_runs_with_emulated_warps() {
+    let gpu = gpu();
+    let source = "@launch(256)
+kernel long(X: tensor<i32>[N], Y: tensor<i32>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  var s = 0
+  for k in range(10000) {
+    s = s + sum<over ctx.lane>(k % 3) + ctx.lane
+    if k % 1000 == 0 {
+      s = s + sum<over ctx.thread>(1)
+    }
+  }
+  Y[i] = s + X[i]
+}
+";
+    let compilation = compiler_core::compile(source);
+    let launch = Launch {
+        grid: Dim3::new(2, 1, 1),
+        dims: [("N".to_owned(), 512)].into(),
+        inputs: [("X".to_owned(), compiler_core::launch::Input::Iota)].into(),
+        ..Launch::default()
+    };
+    let prepared = compilation
+        .prepare(&launch, RunLimits::TERMINAL)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let want = prepared.simulate().unwrap_or_else(|d| panic!("{d:?}")).args;
+    for (lanes, mode) in modes(&gpu) {
+        let launch = Launch {
+            lanes,
+            ..launch.clone()
+        };
+        let prepared = compilation
+            .prepare(&launch, RunLimits::TERMINAL)
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let want = if lanes == 32 {
+            want.clone()
+        } else {
+            prepared.simulate().unwrap_or_else(|d| panic!("{d:?}")).args
+        };
+        let got = run(&gpu, &prepared, mode)
+            .unwrap_or_else(|e| panic!("{mode:?}: {e}"))
+            .args;
+        let bits = |args: &compiler_core::sim::Args| match &args.params[1] {
+            compiler_core::sim::Arg::Tensor(t) => t.bits.clone(),
+            compiler_core::sim::Arg::Scalar(_) => Vec::new(),
+        };
+        assert_eq!(bits(&got), bits(&want), "{mode:?}");
     }
 }

@@ -31,6 +31,59 @@ pub(super) fn atomic(op: AtomicOp, ty: Scalar, old: u32, value: u32, expected: u
     binary(combined, ty, old, value).unwrap_or(old)
 }
 
+/// `op` of constants alone (see [`Op::only_constants`]) computed as the simulator computes it
+/// in any thread, or `None` where it is not such an operation or would fault (an integer
+/// division by zero). The WGSL writer puts the result in the shader, so the GPU never meets
+/// an arithmetic of constants, which WGSL evaluates as it creates the shader and refuses when
+/// the result is NaN, infinite or overflows (issue 51).
+pub fn fold(op: &Op) -> Option<u32> {
+    if !op.only_constants() {
+        return None;
+    }
+    let c = |o: &Operand| match o {
+        Operand::Const(bits) => *bits,
+        Operand::Reg(_) => 0,
+    };
+    Some(match op {
+        Op::Unary(u, ty, a) => unary(*u, *ty, c(a)),
+        Op::Binary(b, ty, x, y) => binary(*b, *ty, c(x), c(y))?,
+        Op::Compare(cmp, ty, x, y) => u32::from(compare(*cmp, *ty, c(x), c(y))),
+        Op::Select(cond, a, b) => {
+            if c(cond) != 0 {
+                c(a)
+            } else {
+                c(b)
+            }
+        }
+        Op::Fma(a, b, d) => fma(c(a), c(b), c(d)),
+        Op::Pow(x, y) => pow(c(x), c(y)),
+        Op::Math(f, ty, a) => math(*f, *ty, c(a)),
+        Op::Cast { from, to, value } => cast(*from, *to, c(value)),
+        _ => return None,
+    })
+}
+
+pub(super) fn unary(u: UnaryOp, ty: Scalar, x: u32) -> u32 {
+    match (u, ty) {
+        (UnaryOp::Neg, Scalar::F32 | Scalar::F16) => (-f32::from_bits(x)).to_bits(),
+        (UnaryOp::Neg, _) => (x as i32).wrapping_neg() as u32,
+        (UnaryOp::Not, _) => u32::from(x == 0),
+        (UnaryOp::BitNot, _) => !x,
+    }
+}
+
+/// `a * b + c` rounded once.
+pub(super) fn fma(a: u32, b: u32, c: u32) -> u32 {
+    f32::from_bits(a)
+        .mul_add(f32::from_bits(b), f32::from_bits(c))
+        .to_bits()
+}
+
+/// C's `powf`: a negative `x` only with a whole `y`, `pow(x, 0)` = `pow(1, y)` = 1.
+pub(super) fn pow(x: u32, y: u32) -> u32 {
+    f32::from_bits(x).powf(f32::from_bits(y)).to_bits()
+}
+
 /// An `f32` tensor's `atomic_add`: subnormal inputs and result flushed to a zero of their sign,
 /// as NVIDIA's `atom.add.f32` on global memory does (PTX ISA, `atom`; on shared memory it keeps
 /// them, as a tile's atomic does here).

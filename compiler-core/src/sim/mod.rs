@@ -41,7 +41,7 @@ mod profile;
 mod trace;
 mod trace_text;
 
-pub use arith::{ERF_LARGE, ERF_SMALL, ERF_SPLIT};
+pub use arith::{fold, ERF_LARGE, ERF_SMALL, ERF_SPLIT};
 pub use compare::{compare_tensor, Comparison, FLOAT_TOLERANCE};
 pub use profile::{
     bank_of, conflict_degree, element_bytes, sector_of, sectors, stored_word, word_of, AccessSite,

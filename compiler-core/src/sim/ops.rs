@@ -24,18 +24,7 @@ impl<'a> Cta<'a> {
                 };
                 self.lanewise(dst, mask, |_, _| value)
             }
-            Op::Unary(u, ty, a) => {
-                let (u, ty) = (*u, *ty);
-                self.lanewise(dst, mask, |c, t| {
-                    let x = c.get(*a, t);
-                    match (u, ty) {
-                        (UnaryOp::Neg, Scalar::F32 | Scalar::F16) => (-f32::from_bits(x)).to_bits(),
-                        (UnaryOp::Neg, _) => (x as i32).wrapping_neg() as u32,
-                        (UnaryOp::Not, _) => u32::from(x == 0),
-                        (UnaryOp::BitNot, _) => !x,
-                    }
-                })
-            }
+            Op::Unary(u, ty, a) => self.lanewise(dst, mask, |c, t| unary(*u, *ty, c.get(*a, t))),
             Op::Binary(b, ty, x, y)
                 if !matches!(b, BinaryOp::Div | BinaryOp::Rem) || ty.is_float() =>
             {
@@ -89,16 +78,10 @@ impl<'a> Cta<'a> {
                     s.get(*b, t)
                 }
             }),
-            Op::Fma(a, b, c) => self.lanewise(dst, mask, |s, t| {
-                f32::from_bits(s.get(*a, t))
-                    .mul_add(f32::from_bits(s.get(*b, t)), f32::from_bits(s.get(*c, t)))
-                    .to_bits()
-            }),
-            Op::Pow(x, y) => self.lanewise(dst, mask, |s, t| {
-                // C's powf: a negative x only with a whole y, pow(x, 0) = pow(1, y) = 1.
-                let (x, y) = (f32::from_bits(s.get(*x, t)), f32::from_bits(s.get(*y, t)));
-                x.powf(y).to_bits()
-            }),
+            Op::Fma(a, b, c) => {
+                self.lanewise(dst, mask, |s, t| fma(s.get(*a, t), s.get(*b, t), s.get(*c, t)))
+            }
+            Op::Pow(x, y) => self.lanewise(dst, mask, |s, t| pow(s.get(*x, t), s.get(*y, t))),
             Op::Math(f, ty, a) => self.lanewise(dst, mask, |s, t| math(*f, *ty, s.get(*a, t))),
             Op::Cast { from, to, value } => {
                 self.lanewise(dst, mask, |s, t| cast(*from, *to, s.get(*value, t)))

@@ -11,7 +11,7 @@
 //! Reductions and scans combine lanes in lane order here (the simulator uses butterfly and
 //! Hillis-Steele order), so integer results are exact and float results agree within rounding.
 
-use super::{literal, naga_scalar, Builder};
+use super::{naga_scalar, Builder};
 use crate::ir::Scalar;
 use crate::ir::{self, Op, Over, Shuffle, StmtKind, Vote};
 use naga::{
@@ -28,8 +28,12 @@ pub(super) struct Emulation {
     /// Each invocation's value and active flag, for collectives.
     values: Handle<GlobalVariable>,
     flags: Handle<GlobalVariable>,
-    /// The workgroup's vote: is any invocation still in the loop?
+    /// The workgroup's vote: is any invocation still in the loop? The highest vote number an
+    /// active invocation reached (`votes`, atomic), copied where `workgroupUniformLoad` reads
+    /// it (`any`), and this invocation's count of votes (the same in all).
     any: Handle<GlobalVariable>,
+    votes: Handle<GlobalVariable>,
+    vote_number: Handle<LocalVariable>,
     /// (broken, continued) flags of each enclosing loop.
     loops: Vec<(Handle<LocalVariable>, Handle<LocalVariable>)>,
 }
@@ -94,18 +98,35 @@ impl Builder<'_> {
             },
             naga::Span::UNDEFINED,
         );
+        let atomic_u32 = self.ty(TypeInner::Atomic(naga::Scalar::U32));
+        let votes = self.module.global_variables.append(
+            GlobalVariable {
+                name: Some("workgroup_votes".into()),
+                space: AddressSpace::WorkGroup,
+                binding: None,
+                ty: atomic_u32,
+                init: None,
+                memory_decorations: MemoryDecorations::empty(),
+            },
+            naga::Span::UNDEFINED,
+        );
+        let vote_number = self.local("vote_number", Scalar::U32);
         self.emulation = Some(Emulation {
             active,
             exited,
             values,
             flags,
             any,
+            votes,
+            vote_number,
             loops: Vec::new(),
         });
         let yes = self.lit(block, Literal::Bool(true));
         let no = self.lit(block, Literal::Bool(false));
         self.set_local(block, active, yes);
         self.set_local(block, exited, no);
+        let zero = self.lit(block, Literal::U32(0));
+        self.set_local(block, vote_number, zero);
     }
 
     pub(super) fn not(&mut self, block: &mut Block, expr: Handle<E>) -> Handle<E> {
@@ -334,52 +355,55 @@ impl Builder<'_> {
         self.refresh_active(block, was);
     }
 
-    /// 1 if any invocation is active, else 0, the same in all: each writes its flag, one
-    /// combines them, and `workgroupUniformLoad` hands the result to all.
+    /// 1 if any invocation is active, else 0, the same in all, with no loop: each vote has a
+    /// number, the same in every invocation (control is uniform here), and each active
+    /// invocation raises the workgroup's atomic to it; after a barrier one invocation copies
+    /// the atomic where `workgroupUniformLoad` hands it to all, and the vote holds when it
+    /// reached this vote's number. So nothing is reset between votes. (A loop over the CTA's
+    /// flags here spent lavapipe's budget of 65,535 loop trips an invocation, which every loop
+    /// of a shader shares, on ordinary loops of a few hundred trips: issue 51.)
     fn workgroup_any(&mut self, block: &mut Block) -> Handle<E> {
         let Some(emulation) = self.emulation.as_ref() else {
             unreachable_emulation()
         };
-        let (flags, any, active) = (emulation.flags, emulation.any, emulation.active);
-        let index = self.argument(block, 0);
-        let base = self.add(block, E::GlobalVariable(flags));
-        let slot = self.add(block, E::Access { base, index });
-        let a = self.get_local(block, active);
-        let bit = self.convert(block, a, Scalar::U32);
-        self.push(
-            block,
-            St::Store {
-                pointer: slot,
-                value: bit,
-            },
-        );
+        let (any, votes, number) = (emulation.any, emulation.votes, emulation.vote_number);
+        let count = self.get_local(block, number);
+        let one = self.lit(block, Literal::U32(1));
+        let next = self.binary(block, B::Add, count, one);
+        self.set_local(block, number, next);
+        self.predicated(block, |b, inner| {
+            let pointer = b.add(inner, E::GlobalVariable(votes));
+            let value = b.get_local(inner, number);
+            b.push(
+                inner,
+                St::Atomic {
+                    pointer,
+                    fun: naga::AtomicFunction::Max,
+                    value,
+                    result: None,
+                },
+            );
+        });
         self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
         let index = self.argument(block, 0);
         let zero = self.lit(block, Literal::U32(0));
         let first = self.binary(block, B::Equal, index, zero);
         self.flush(block);
-        let mut combine = Block::new();
-        let total = self.local("any", Scalar::U32);
-        let zero = self.lit(&mut combine, Literal::U32(0));
-        self.set_local(&mut combine, total, zero);
-        let threads = self.kernel.threads;
-        self.counted_naga(&mut combine, threads, |b, inner, i| {
-            let base = b.add(inner, E::GlobalVariable(flags));
-            let iu = b.bitcast(inner, i, ScalarKind::Uint);
-            let p = b.add(inner, E::Access { base, index: iu });
-            let f = b.add(inner, E::Load { pointer: p });
-            let t = b.get_local(inner, total);
-            let or = b.binary(inner, B::InclusiveOr, t, f);
-            b.set_local(inner, total, or);
-        });
-        let pointer = self.add(&mut combine, E::GlobalVariable(any));
-        let t = self.get_local(&mut combine, total);
-        self.push(&mut combine, St::Store { pointer, value: t });
-        self.flush(&mut combine);
+        let mut copy = Block::new();
+        let pointer = self.add(&mut copy, E::GlobalVariable(votes));
+        let reached = self.add(&mut copy, E::Load { pointer });
+        let pointer = self.add(&mut copy, E::GlobalVariable(any));
+        self.push(
+            &mut copy,
+            St::Store {
+                pointer,
+                value: reached,
+            },
+        );
         block.push(
             St::If {
                 condition: first,
-                accept: combine,
+                accept: copy,
                 reject: Block::new(),
             },
             self.span,
@@ -388,67 +412,28 @@ impl Builder<'_> {
         let pointer = self.add(block, E::GlobalVariable(any));
         let result = self.add(block, E::WorkGroupUniformLoadResult { ty: u32_t });
         self.push(block, St::WorkGroupUniformLoad { pointer, result });
-        result
+        let count = self.get_local(block, number);
+        let held = self.binary(block, B::Equal, result, count);
+        self.convert(block, held, Scalar::U32)
     }
 
-    /// `for i in 0..count { body(i) }` with an i32 counter, in naga.
-    fn counted_naga(
-        &mut self,
-        block: &mut Block,
-        count: u32,
-        body: impl FnOnce(&mut Self, &mut Block, Handle<E>),
-    ) {
-        let counter = self.local("i", Scalar::I32);
-        let zero = self.lit(block, Literal::I32(0));
-        self.set_local(block, counter, zero);
-        self.flush(block);
-        let mut head = Block::new();
-        let i = self.get_local(&mut head, counter);
-        let end = self.lit(&mut head, Literal::I32(count as i32));
-        let done = self.binary(&mut head, B::GreaterEqual, i, end);
-        self.flush(&mut head);
-        head.push(
-            St::If {
-                condition: done,
-                accept: Block::from_vec(vec![St::Break]),
-                reject: Block::new(),
-            },
-            self.span,
-        );
-        body(self, &mut head, i);
-        self.flush(&mut head);
-        let mut tail = Block::new();
-        let i = self.get_local(&mut tail, counter);
-        let one = self.lit(&mut tail, Literal::I32(1));
-        let next = self.binary(&mut tail, B::Add, i, one);
-        self.set_local(&mut tail, counter, next);
-        self.flush(&mut tail);
-        block.push(
-            St::Loop {
-                body: head,
-                continuing: tail,
-                break_if: None,
-            },
-            self.span,
-        );
-    }
-
-    /// Collectives through workgroup memory: every invocation publishes its value and flag,
-    /// then each active one computes its result from its warp's (or the CTA's) entries.
+    /// Collectives through workgroup memory. Reductions, votes and scans are trees over the
+    /// lanes' positions (`tree`, `scan`): log2 of the width in steps between barriers, and no
+    /// loop, so they spend none of a driver's budget of loop trips (lavapipe's 65,535; issue
+    /// 51). A full warp combines in the simulator's butterfly order, so its results are the
+    /// simulator's bit for bit; an inactive lane holds the identity at its position (the
+    /// simulator packs the active lanes first), which changes a float sum by rounding only.
     fn collective(&mut self, block: &mut Block, dst: ir::Reg, op: &Op) {
-        let Some(emulation) = self.emulation.as_ref() else {
-            unreachable_emulation()
-        };
-        let (values, flags, active) = (emulation.values, emulation.flags, emulation.active);
         let (ty, argument) = match op {
             Op::Reduce(_, _, t, a) | Op::PrefixSum(t, a) => (*t, *a),
             Op::Vote(_, a) => (Scalar::Bool, *a),
-            Op::Shuffle(_, x, _) => (self.reg_ty(dst), *x),
+            Op::Shuffle(..) => return self.exchange_shuffle(block, dst, op),
             _ => return,
         };
-        let kind = scalar_kind(ty);
-        // Publish. A CTA reduction is a barrier for tensors too (the spec's), as `barrier()`
-        // is: `workgroupBarrier()` orders workgroup memory only.
+        let (active, _) = self.emulation();
+        // A CTA reduction is a barrier for tensors too (the spec's), as `barrier()` is:
+        // `workgroupBarrier()` orders workgroup memory only. The barrier also keeps the last
+        // collective's readers ahead of this one's writers.
         let barrier = if matches!(op, Op::Reduce(_, Over::Cta, ..)) {
             Barrier::WORK_GROUP | Barrier::STORAGE
         } else {
@@ -456,21 +441,318 @@ impl Builder<'_> {
         };
         self.push(block, St::ControlBarrier(barrier));
         let own = self.operand(block, argument, ty);
+        let on = self.get_local(block, active);
+        let kind = scalar_kind(ty);
+        let result = match *op {
+            Op::Reduce(r, over, t, _) => {
+                let identity = r.identity(t);
+                let bits = self.bitcast(block, own, ScalarKind::Uint);
+                let own = self.select_bits(block, on, bits, identity);
+                let combine = move |b: &mut Self, blk: &mut Block, x, y| {
+                    let (x, y) = (b.typed(blk, x, kind), b.typed(blk, y, kind));
+                    let c = b.combine(blk, r, x, y);
+                    b.bitcast(blk, c, ScalarKind::Uint)
+                };
+                let warp = self.warp_tree(block, own, identity, &combine);
+                let bits = match over {
+                    Over::Warp => warp,
+                    Over::Cta => self.cta_tree(block, warp, identity, &combine),
+                };
+                self.typed(block, bits, kind)
+            }
+            Op::Vote(vote, _) => {
+                let (one, zero) = (self.lit(block, Literal::U32(1)), self.lit(block, Literal::U32(0)));
+                let (own, identity, b) = match vote {
+                    // A lane's bit where it is active and its value holds.
+                    Vote::Any | Vote::Ballot => {
+                        let both = self.binary(block, B::LogicalAnd, on, own);
+                        let bit = if vote == Vote::Ballot {
+                            let lane = self.lane(block);
+                            let lane = self.bitcast(block, lane, ScalarKind::Uint);
+                            self.binary(block, B::ShiftLeft, one, lane)
+                        } else {
+                            one
+                        };
+                        let own = self.add(block, E::Select { condition: both, accept: bit, reject: zero });
+                        (own, 0, B::InclusiveOr)
+                    }
+                    // Holds unless an active lane's value does not.
+                    Vote::All => {
+                        let off = self.not(block, on);
+                        let either = self.binary(block, B::LogicalOr, off, own);
+                        let own = self.add(block, E::Select { condition: either, accept: one, reject: zero });
+                        (own, 1, B::And)
+                    }
+                };
+                let combine = move |s: &mut Self, blk: &mut Block, x, y| s.binary(blk, b, x, y);
+                let bits = self.warp_tree(block, own, identity, &combine);
+                if vote == Vote::Ballot {
+                    bits
+                } else {
+                    let zero = self.lit(block, Literal::U32(0));
+                    self.binary(block, B::NotEqual, bits, zero)
+                }
+            }
+            Op::PrefixSum(t, _) => {
+                // -0.0 for floats: the one `x + i = x` for every x, signed zeros included.
+                let identity = if t.is_float() { 0x8000_0000 } else { 0 };
+                let bits = self.bitcast(block, own, ScalarKind::Uint);
+                let own = self.select_bits(block, on, bits, identity);
+                let bits = self.scan(block, own, kind);
+                self.typed(block, bits, kind)
+            }
+            _ => return,
+        };
+        self.flush(block);
+        self.predicated(block, |b, inner| b.store_reg(inner, dst, result));
+    }
+
+    /// A u32's bits as a value of `kind` (unchanged for u32).
+    fn typed(&mut self, block: &mut Block, bits: Handle<E>, kind: ScalarKind) -> Handle<E> {
+        match kind {
+            ScalarKind::Uint => bits,
+            _ => self.bitcast(block, bits, kind),
+        }
+    }
+
+    /// `bits` where `on`, else the constant `otherwise`, chosen among u32s at run time (a
+    /// float identity such as -inf is never a float constant, which Chromium refuses).
+    fn select_bits(
+        &mut self,
+        block: &mut Block,
+        on: Handle<E>,
+        bits: Handle<E>,
+        otherwise: u32,
+    ) -> Handle<E> {
+        let otherwise = self.lit(block, Literal::U32(otherwise));
+        self.add(
+            block,
+            E::Select {
+                condition: on,
+                accept: bits,
+                reject: otherwise,
+            },
+        )
+    }
+
+    /// The exchange's slot `index` (an i32).
+    fn slot(&mut self, block: &mut Block, index: Handle<E>) -> Handle<E> {
+        let Some(emulation) = self.emulation.as_ref() else {
+            unreachable_emulation()
+        };
+        let base = self.add(block, E::GlobalVariable(emulation.values));
+        let index = self.bitcast(block, index, ScalarKind::Uint);
+        self.add(block, E::Access { base, index })
+    }
+
+    fn store_slot(&mut self, block: &mut Block, index: Handle<E>, value: Handle<E>) {
+        let pointer = self.slot(block, index);
+        self.push(block, St::Store { pointer, value });
+    }
+
+    fn load_slot(&mut self, block: &mut Block, index: Handle<E>) -> Handle<E> {
+        let pointer = self.slot(block, index);
+        self.add(block, E::Load { pointer })
+    }
+
+    /// The combination of every lane's `own` bits over its warp, in every invocation: the
+    /// warp's positions (its lanes) halved each step, position `p` combining `p + o`'s value
+    /// into its own, as the xor butterfly's lane 0 does; positions past the warp or the CTA
+    /// give `identity`.
+    fn warp_tree(
+        &mut self,
+        block: &mut Block,
+        own: Handle<E>,
+        identity: u32,
+        combine: &dyn Fn(&mut Self, &mut Block, Handle<E>, Handle<E>) -> Handle<E>,
+    ) -> Handle<E> {
+        let lane = self.lane(block);
+        let thread = self.thread(block);
+        let base = self.binary(block, B::Subtract, thread, lane);
+        // The warp's lanes that hold a thread: fewer in a partial last warp.
+        let threads = self.lit(block, Literal::I32(self.kernel.threads as i32));
+        let left = self.binary(block, B::Subtract, threads, base);
+        let lanes = self.lit(block, Literal::I32(self.lanes as i32));
+        let limit = self.add(
+            block,
+            E::Math {
+                fun: naga::MathFunction::Min,
+                arg: lanes,
+                arg1: Some(left),
+                arg2: None,
+                arg3: None,
+            },
+        );
+        let width = self.lanes.next_power_of_two();
+        self.tree(block, own, identity, combine, (base, lane, limit), width)
+    }
+
+    /// A CTA's combination from its warps' (`warp`, the same in each lane of a warp): lane 0
+    /// of each warp publishes it at the warp's position, and a tree over the positions
+    /// combines them, as the simulator's butterfly over the warps' results does.
+    fn cta_tree(
+        &mut self,
+        block: &mut Block,
+        warp: Handle<E>,
+        identity: u32,
+        combine: &dyn Fn(&mut Self, &mut Block, Handle<E>, Handle<E>) -> Handle<E>,
+    ) -> Handle<E> {
+        let warps = self.kernel.threads.div_ceil(self.lanes);
+        self.flush(block);
+        self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+        let lane = self.lane(block);
+        let zero = self.lit(block, Literal::I32(0));
+        let first = self.binary(block, B::Equal, lane, zero);
+        let thread = self.thread(block);
+        let lanes = self.lit(block, Literal::I32(self.lanes as i32));
+        let index = self.binary(block, B::Divide, thread, lanes);
+        self.flush(block);
+        let mut publish = Block::new();
+        self.store_slot(&mut publish, index, warp);
+        self.flush(&mut publish);
+        block.push(
+            St::If {
+                condition: first,
+                accept: publish,
+                reject: Block::new(),
+            },
+            self.span,
+        );
+        self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+        // Position t holds warp t's result; past the warps, the identity.
+        let thread = self.thread(block);
+        let count = self.lit(block, Literal::I32(warps as i32));
+        let inside = self.binary(block, B::Less, thread, count);
+        let at = self.add(
+            block,
+            E::Select {
+                condition: inside,
+                accept: thread,
+                reject: zero,
+            },
+        );
+        let theirs = self.load_slot(block, at);
+        let own = self.select_bits(block, inside, theirs, identity);
+        let width = warps.next_power_of_two();
+        self.tree(block, own, identity, combine, (zero, thread, count), width)
+    }
+
+    /// The halving tree itself, at `base + position` for positions below `limit` (the
+    /// tree's `width` a power of two at least `limit`): each invocation keeps its running
+    /// value, publishes it, and at offset `o` combines position `position + o`'s; the result
+    /// is position 0's, read by all. Positions at or past `width / 2 ^ k` compute values no
+    /// later step reads, so every invocation runs the same statements.
+    fn tree(
+        &mut self,
+        block: &mut Block,
+        own: Handle<E>,
+        identity: u32,
+        combine: &dyn Fn(&mut Self, &mut Block, Handle<E>, Handle<E>) -> Handle<E>,
+        (base, position, limit): (Handle<E>, Handle<E>, Handle<E>),
+        width: u32,
+    ) -> Handle<E> {
+        let mine = self.local("tree", Scalar::U32);
+        self.set_local(block, mine, own);
+        let at = self.binary(block, B::Add, base, position);
+        self.store_slot(block, at, own);
+        let mut offset = width / 2;
+        while offset > 0 {
+            self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+            let o = self.lit(block, Literal::I32(offset as i32));
+            let partner = self.binary(block, B::Add, position, o);
+            let inside = self.binary(block, B::Less, partner, limit);
+            let there = self.binary(block, B::Add, base, partner);
+            let index = self.add(
+                block,
+                E::Select {
+                    condition: inside,
+                    accept: there,
+                    reject: at,
+                },
+            );
+            let theirs = self.load_slot(block, index);
+            let theirs = self.select_bits(block, inside, theirs, identity);
+            let current = self.get_local(block, mine);
+            let next = combine(self, block, current, theirs);
+            self.set_local(block, mine, next);
+            self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+            let value = self.get_local(block, mine);
+            self.store_slot(block, at, value);
+            offset /= 2;
+        }
+        self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+        self.load_slot(block, base)
+    }
+
+    /// Each lane's inclusive sum over its warp's lanes up to its own (`own` is the identity
+    /// where inactive), in Hillis-Steele steps as the simulator's scan: at distance `d`, lane
+    /// `l` adds lane `l - d`'s value before its own.
+    fn scan(&mut self, block: &mut Block, own: Handle<E>, kind: ScalarKind) -> Handle<E> {
+        let mine = self.local("scan", Scalar::U32);
+        self.set_local(block, mine, own);
+        let thread = self.thread(block);
+        self.store_slot(block, thread, own);
+        let mut distance = 1;
+        while distance < self.lanes {
+            self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+            let lane = self.lane(block);
+            let thread = self.thread(block);
+            let d = self.lit(block, Literal::I32(distance as i32));
+            let takes = self.binary(block, B::GreaterEqual, lane, d);
+            let below = self.binary(block, B::Subtract, thread, d);
+            let index = self.add(
+                block,
+                E::Select {
+                    condition: takes,
+                    accept: below,
+                    reject: thread,
+                },
+            );
+            let theirs = self.load_slot(block, index);
+            let current = self.get_local(block, mine);
+            let (x, y) = (self.typed(block, theirs, kind), self.typed(block, current, kind));
+            let sum = self.binary(block, B::Add, x, y);
+            let sum = self.bitcast(block, sum, ScalarKind::Uint);
+            let next = self.add(
+                block,
+                E::Select {
+                    condition: takes,
+                    accept: sum,
+                    reject: current,
+                },
+            );
+            self.set_local(block, mine, next);
+            self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+            let value = self.get_local(block, mine);
+            self.store_slot(block, thread, value);
+            distance *= 2;
+        }
+        self.get_local(block, mine)
+    }
+
+    /// A shuffle through workgroup memory: every invocation publishes its value and whether
+    /// it is active, and each active one reads its source lane's (its own where the source is
+    /// outside the warp, holds no thread or is inactive, as the simulator's).
+    fn exchange_shuffle(&mut self, block: &mut Block, dst: ir::Reg, op: &Op) {
+        let Op::Shuffle(shuffle, x, l) = *op else {
+            return;
+        };
+        let Some(emulation) = self.emulation.as_ref() else {
+            unreachable_emulation()
+        };
+        let (flags, active) = (emulation.flags, emulation.active);
+        let ty = self.reg_ty(dst);
+        let kind = scalar_kind(ty);
+        self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+        let own = self.operand(block, x, ty);
         let bits = if ty == Scalar::Bool {
             self.convert(block, own, Scalar::U32)
         } else {
             self.bitcast(block, own, ScalarKind::Uint)
         };
+        let thread = self.thread(block);
+        self.store_slot(block, thread, bits);
         let index = self.argument(block, 0);
-        let base = self.add(block, E::GlobalVariable(values));
-        let slot = self.add(block, E::Access { base, index });
-        self.push(
-            block,
-            St::Store {
-                pointer: slot,
-                value: bits,
-            },
-        );
         let base = self.add(block, E::GlobalVariable(flags));
         let slot = self.add(block, E::Access { base, index });
         let a = self.get_local(block, active);
@@ -483,162 +765,66 @@ impl Builder<'_> {
             },
         );
         self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
-        // Compute, in active invocations.
         let lanes = self.lanes;
         let threads = self.kernel.threads;
-        let op = op.clone();
         self.predicated(block, |b, inner| {
             let lane = b.lane(inner);
             let thread = b.thread(inner);
             let first = b.binary(inner, B::Subtract, thread, lane);
-            let (start, count) = match op {
-                Op::Reduce(_, Over::Cta, ..) => (b.lit(inner, Literal::I32(0)), threads),
-                _ => (first, lanes),
-            };
-            let value_at = |b: &mut Self, inner: &mut Block, t: Handle<E>| {
-                let base = b.add(inner, E::GlobalVariable(values));
-                let tu = b.bitcast(inner, t, ScalarKind::Uint);
-                let p = b.add(inner, E::Access { base, index: tu });
-                let raw = b.add(inner, E::Load { pointer: p });
-                if ty == Scalar::Bool {
-                    let zero = b.lit(inner, Literal::U32(0));
-                    b.binary(inner, B::NotEqual, raw, zero)
-                } else {
-                    b.bitcast(inner, raw, kind)
+            let arg = b.operand(inner, l, Scalar::I32);
+            let lanes_lit = b.lit(inner, Literal::I32(lanes as i32));
+            let source = match shuffle {
+                Shuffle::Index | Shuffle::Broadcast => {
+                    let m = b.binary(inner, B::Modulo, arg, lanes_lit);
+                    let w = b.binary(inner, B::Add, m, lanes_lit);
+                    b.binary(inner, B::Modulo, w, lanes_lit)
                 }
+                Shuffle::Xor => b.binary(inner, B::ExclusiveOr, lane, arg),
+                Shuffle::Up => b.binary(inner, B::Subtract, lane, arg),
+                Shuffle::Down => b.binary(inner, B::Add, lane, arg),
             };
-            // Whether invocation t exists and is active.
-            let member = |b: &mut Self, inner: &mut Block, t: Handle<E>| {
-                let limit = b.lit(inner, Literal::I32(threads as i32));
-                let inside = b.binary(inner, B::Less, t, limit);
-                let clamped = b.add(
-                    inner,
-                    E::Select {
-                        condition: inside,
-                        accept: t,
-                        reject: thread,
-                    },
-                );
-                let base = b.add(inner, E::GlobalVariable(flags));
-                let tu = b.bitcast(inner, clamped, ScalarKind::Uint);
-                let p = b.add(inner, E::Access { base, index: tu });
-                let f = b.add(inner, E::Load { pointer: p });
+            let zero = b.lit(inner, Literal::I32(0));
+            let low = b.binary(inner, B::GreaterEqual, source, zero);
+            let high = b.binary(inner, B::Less, source, lanes_lit);
+            let in_warp = b.binary(inner, B::LogicalAnd, low, high);
+            let t = b.binary(inner, B::Add, first, source);
+            // The source invocation, if it exists and is active.
+            let limit = b.lit(inner, Literal::I32(threads as i32));
+            let exists = b.binary(inner, B::Less, t, limit);
+            let valid = b.binary(inner, B::LogicalAnd, in_warp, exists);
+            let t = b.add(
+                inner,
+                E::Select {
+                    condition: valid,
+                    accept: t,
+                    reject: thread,
+                },
+            );
+            let base = b.add(inner, E::GlobalVariable(flags));
+            let tu = b.bitcast(inner, t, ScalarKind::Uint);
+            let p = b.add(inner, E::Access { base, index: tu });
+            let f = b.add(inner, E::Load { pointer: p });
+            let zero = b.lit(inner, Literal::U32(0));
+            let on = b.binary(inner, B::NotEqual, f, zero);
+            let valid = b.binary(inner, B::LogicalAnd, valid, on);
+            let theirs = b.load_slot(inner, t);
+            let mine = b.load_slot(inner, thread);
+            let chosen = b.add(
+                inner,
+                E::Select {
+                    condition: valid,
+                    accept: theirs,
+                    reject: mine,
+                },
+            );
+            let value = if ty == Scalar::Bool {
                 let zero = b.lit(inner, Literal::U32(0));
-                let on = b.binary(inner, B::NotEqual, f, zero);
-                b.binary(inner, B::LogicalAnd, inside, on)
+                b.binary(inner, B::NotEqual, chosen, zero)
+            } else {
+                b.typed(inner, chosen, kind)
             };
-            let result = match op {
-                Op::Shuffle(shuffle, _, l) => {
-                    let arg = b.operand(inner, l, Scalar::I32);
-                    let lanes_lit = b.lit(inner, Literal::I32(lanes as i32));
-                    let source = match shuffle {
-                        Shuffle::Index | Shuffle::Broadcast => {
-                            let m = b.binary(inner, B::Modulo, arg, lanes_lit);
-                            let w = b.binary(inner, B::Add, m, lanes_lit);
-                            b.binary(inner, B::Modulo, w, lanes_lit)
-                        }
-                        Shuffle::Xor => b.binary(inner, B::ExclusiveOr, lane, arg),
-                        Shuffle::Up => b.binary(inner, B::Subtract, lane, arg),
-                        Shuffle::Down => b.binary(inner, B::Add, lane, arg),
-                    };
-                    let zero = b.lit(inner, Literal::I32(0));
-                    let low = b.binary(inner, B::GreaterEqual, source, zero);
-                    let high = b.binary(inner, B::Less, source, lanes_lit);
-                    let in_warp = b.binary(inner, B::LogicalAnd, low, high);
-                    let t = b.binary(inner, B::Add, first, source);
-                    let t = b.add(
-                        inner,
-                        E::Select {
-                            condition: in_warp,
-                            accept: t,
-                            reject: thread,
-                        },
-                    );
-                    let exists = member(b, inner, t);
-                    let valid = b.binary(inner, B::LogicalAnd, in_warp, exists);
-                    let theirs = value_at(b, inner, t);
-                    let mine = value_at(b, inner, thread);
-                    b.add(
-                        inner,
-                        E::Select {
-                            condition: valid,
-                            accept: theirs,
-                            reject: mine,
-                        },
-                    )
-                }
-                _ => {
-                    let acc = b.local(
-                        "acc",
-                        if matches!(op, Op::Vote(Vote::Ballot, _)) {
-                            Scalar::U32
-                        } else {
-                            ty
-                        },
-                    );
-                    let init = match op {
-                        Op::Reduce(r, _, t, _) => b.constant(inner, r.identity(t), t),
-                        Op::PrefixSum(t, _) => b.lit(inner, literal(0, t)),
-                        Op::Vote(Vote::Any, _) => b.lit(inner, Literal::Bool(false)),
-                        Op::Vote(Vote::All, _) => b.lit(inner, Literal::Bool(true)),
-                        _ => b.lit(inner, Literal::U32(0)),
-                    };
-                    b.set_local(inner, acc, init);
-                    let op2 = op.clone();
-                    b.counted_naga(inner, count, |b, body, k| {
-                        let t = b.binary(body, B::Add, start, k);
-                        let takes_part = member(b, body, t);
-                        // A scan adds only the lanes up to the caller's.
-                        let takes_part = if matches!(op2, Op::PrefixSum(..)) {
-                            let up_to = b.binary(body, B::LessEqual, t, thread);
-                            b.binary(body, B::LogicalAnd, takes_part, up_to)
-                        } else {
-                            takes_part
-                        };
-                        b.flush(body);
-                        let mut add = Block::new();
-                        let v = value_at(b, &mut add, t);
-                        let current = b.get_local(&mut add, acc);
-                        let next = match op2 {
-                            Op::Reduce(r, ..) => b.combine(&mut add, r, current, v),
-                            Op::PrefixSum(..) => b.binary(&mut add, B::Add, current, v),
-                            Op::Vote(Vote::Any, _) => b.binary(&mut add, B::LogicalOr, current, v),
-                            Op::Vote(Vote::All, _) => b.binary(&mut add, B::LogicalAnd, current, v),
-                            _ => {
-                                // Ballot: bit k for lane k.
-                                let one = b.lit(&mut add, Literal::U32(1));
-                                let ku = b.bitcast(&mut add, k, ScalarKind::Uint);
-                                let bit = b.binary(&mut add, B::ShiftLeft, one, ku);
-                                let zero = b.lit(&mut add, Literal::U32(0));
-                                let chosen = b.add(
-                                    &mut add,
-                                    E::Select {
-                                        condition: v,
-                                        accept: bit,
-                                        reject: zero,
-                                    },
-                                );
-                                b.binary(&mut add, B::InclusiveOr, current, chosen)
-                            }
-                        };
-                        b.set_local(&mut add, acc, next);
-                        b.flush(&mut add);
-                        body.push(
-                            St::If {
-                                condition: takes_part,
-                                accept: add,
-                                reject: Block::new(),
-                            },
-                            b.span,
-                        );
-                    });
-                    b.get_local(inner, acc)
-                }
-            };
-            b.store_reg(inner, dst, result);
+            b.store_reg(inner, dst, value);
         });
-        // Nobody overwrites the exchange until everyone has read it.
-        self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
     }
 }
 

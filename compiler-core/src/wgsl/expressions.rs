@@ -4,19 +4,50 @@
 use super::*;
 
 impl<'k> Builder<'k> {
-    pub(super) fn op(&mut self, block: &mut Block, op: &ir::Op, ty: Scalar) -> Handle<E> {
-        // An operation of constants alone would be a WGSL constant expression, which the
-        // shader's compiler evaluates when it creates the shader, and refuses where the result
-        // is NaN, infinite or out of its type's range (`0.0 / 0.0`, `3.0e38 * 10.0`,
-        // `sqrt(-1.0)`); the spec's result is a run-time value, as on the simulator and in PTX.
-        // Its first constant is read from a variable, so it is not one.
-        self.hide_constant = op.only_constants();
-        let value = self.operation(block, op, ty);
-        self.hide_constant = false;
-        value
+    /// The value of `op` computed from constants alone, the known constants among its
+    /// operands included (temporaries assigned once from such an operation), as the simulator
+    /// computes it. An operation of constants would otherwise be a WGSL constant expression,
+    /// which the shader's compiler evaluates when it creates the shader and refuses where the
+    /// result is NaN, infinite or out of its type's range (`0.0 / 0.0`, `3.0e38 * 10.0`,
+    /// `2147483647 + 1`; issue 51), and whose run-time arithmetic a GPU may compute as if no
+    /// float were NaN or infinite (WGSL allows it; lavapipe gave 0 for `-1.0 / 0.0` cast to
+    /// `i32`). The spec's value is the simulator's.
+    pub(super) fn folded(&self, op: &ir::Op) -> Option<u32> {
+        use ir::Op;
+        let c = |o: &Operand| match o {
+            Operand::Reg(r) => self
+                .constants
+                .get(r.0 as usize)
+                .copied()
+                .flatten()
+                .map_or(*o, Operand::Const),
+            Operand::Const(_) => *o,
+        };
+        let op = match op {
+            Op::Copy(a) => {
+                return match c(a) {
+                    Operand::Const(bits) => Some(bits),
+                    Operand::Reg(_) => None,
+                }
+            }
+            Op::Unary(u, t, a) => Op::Unary(*u, *t, c(a)),
+            Op::Binary(b, t, x, y) => Op::Binary(*b, *t, c(x), c(y)),
+            Op::Compare(k, t, x, y) => Op::Compare(*k, *t, c(x), c(y)),
+            Op::Select(a, b, d) => Op::Select(c(a), c(b), c(d)),
+            Op::Fma(a, b, d) => Op::Fma(c(a), c(b), c(d)),
+            Op::Pow(x, y) => Op::Pow(c(x), c(y)),
+            Op::Math(f, t, a) => Op::Math(*f, *t, c(a)),
+            Op::Cast { from, to, value } => Op::Cast {
+                from: *from,
+                to: *to,
+                value: c(value),
+            },
+            _ => return None,
+        };
+        crate::sim::fold(&op)
     }
 
-    fn operation(&mut self, block: &mut Block, op: &ir::Op, ty: Scalar) -> Handle<E> {
+    pub(super) fn op(&mut self, block: &mut Block, op: &ir::Op, ty: Scalar) -> Handle<E> {
         use ir::Op;
         match op {
             Op::Copy(a) => self.operand(block, *a, ty),
@@ -317,9 +348,12 @@ impl<'k> Builder<'k> {
 
 impl Builder<'_> {
     /// A float-to-integer cast as the spec has it, as the simulator and PTX's `cvt.rzi.sat` give
-    /// it: at least 2^31 (2^32 for `u32`) gives the type's largest value and NaN gives 0. WGSL
-    /// alone gives the largest value that is also an `f32` (2147483520) and leaves NaN's result
-    /// to the implementation; below the range it gives the smallest, as the spec does.
+    /// it: at least 2^31 (2^32 for `u32`) gives the type's largest value, below its range the
+    /// smallest, and NaN gives 0. WGSL alone gives the largest value that is also an `f32`
+    /// (2147483520) and leaves NaN and the infinities to the implementation (lavapipe gave 0
+    /// for `i32(-inf)`; issue 51's random kernels found it), so NaN and the infinities are
+    /// told by their bits: a GPU compiler may assume no float is either (lavapipe folds
+    /// `x != x`).
     fn saturate(
         &mut self,
         block: &mut Block,
@@ -327,36 +361,40 @@ impl Builder<'_> {
         converted: Handle<E>,
         to: Scalar,
     ) -> Handle<E> {
-        let (limit, largest) = match to {
-            Scalar::U32 => (4_294_967_296.0f32, u32::MAX),
-            _ => (2_147_483_648.0f32, i32::MAX as u32),
+        let (limit, low, largest, least) = match to {
+            Scalar::U32 => (4_294_967_296.0f32, 0.0f32, u32::MAX, 0),
+            _ => (2_147_483_648.0f32, -2_147_483_648.0f32, i32::MAX as u32, i32::MIN as u32),
         };
         let limit = self.lit(block, Literal::F32(limit));
         let above = self.binary(block, B::GreaterEqual, x, limit);
+        let low = self.lit(block, Literal::F32(low));
+        let below = self.binary(block, B::Less, x, low);
         let largest = self.lit(block, literal(largest, to));
-        let clamped = self.add(
-            block,
-            E::Select {
-                condition: above,
-                accept: largest,
-                reject: converted,
-            },
-        );
-        // NaN by its bits: a GPU compiler may assume `x != x` is false (lavapipe does).
+        let least = self.lit(block, literal(least, to));
+        let select = |b: &mut Self, block: &mut Block, condition, accept, reject| {
+            b.add(
+                block,
+                E::Select {
+                    condition,
+                    accept,
+                    reject,
+                },
+            )
+        };
+        let clamped = select(self, block, above, largest, converted);
+        let clamped = select(self, block, below, least, clamped);
         let bits = self.bitcast(block, x, ScalarKind::Uint);
         let magnitude_mask = self.lit(block, Literal::U32(0x7fff_ffff));
         let magnitude = self.binary(block, B::And, bits, magnitude_mask);
         let infinity = self.lit(block, Literal::U32(0x7f80_0000));
+        let infinite = self.binary(block, B::Equal, magnitude, infinity);
+        let sign = self.lit(block, Literal::U32(0x8000_0000));
+        let negative = self.binary(block, B::GreaterEqual, bits, sign);
+        let bound = select(self, block, negative, least, largest);
+        let clamped = select(self, block, infinite, bound, clamped);
         let nan = self.binary(block, B::Greater, magnitude, infinity);
         let zero = self.lit(block, literal(0, to));
-        self.add(
-            block,
-            E::Select {
-                condition: nan,
-                accept: zero,
-                reject: clamped,
-            },
-        )
+        select(self, block, nan, zero, clamped)
     }
 }
 

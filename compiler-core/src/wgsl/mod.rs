@@ -264,6 +264,23 @@ fn entry_point_name(kernel: &str) -> String {
     }
 }
 
+/// How many statements assign each register: a register assigned once from constants alone
+/// is a constant wherever it is read.
+fn assignments(kernel: &Kernel) -> Vec<u32> {
+    let mut counts = vec![0; kernel.regs.len()];
+    kernel.visit(&mut |kind| {
+        let dst = match kind {
+            StmtKind::Let { dst, .. } => Some(*dst),
+            StmtKind::Atomic(atomic) => atomic.dst,
+            _ => None,
+        };
+        if let Some(count) = dst.and_then(|d| counts.get_mut(d.0 as usize)) {
+            *count += 1;
+        }
+    });
+    counts
+}
+
 fn naga_scalar(ty: Scalar) -> naga::Scalar {
     match ty {
         Scalar::F32 | Scalar::F16 => naga::Scalar::F32,
@@ -308,9 +325,10 @@ struct Builder<'k> {
     emulation: Option<emulated::Emulation>,
     /// Set when loops are guarded.
     guard: Option<guard::GuardState>,
-    /// Set while an operation of constants alone is built: its first constant operand is read
-    /// from a variable (`op`).
-    hide_constant: bool,
+    /// Per register, its value when it is assigned once, from constants alone (`folded`).
+    constants: Vec<Option<u32>>,
+    /// Per register, how many statements assign it.
+    assignments: Vec<u32>,
 }
 
 impl<'k> Builder<'k> {
@@ -526,7 +544,8 @@ impl<'k> Builder<'k> {
             span: SP,
             emulation: None,
             guard: None,
-            hide_constant: false,
+            constants: vec![None; kernel.regs.len()],
+            assignments: assignments(kernel),
         }
     }
 
@@ -671,16 +690,12 @@ impl<'k> Builder<'k> {
     }
 
     fn operand(&mut self, block: &mut Block, o: Operand, ty: Scalar) -> Handle<E> {
+        let known = |r: Reg| self.constants.get(r.0 as usize).copied().flatten();
         match o {
-            Operand::Reg(r) => self.load_reg(block, r),
-            Operand::Const(bits) if std::mem::take(&mut self.hide_constant) => {
-                if ty.is_float() && !f32::from_bits(bits).is_finite() {
-                    // Read from a variable already.
-                    self.constant(block, bits, ty)
-                } else {
-                    self.run_time_constant(block, "constant", bits, ty)
-                }
-            }
+            Operand::Reg(r) => match known(r) {
+                Some(bits) => self.constant(block, bits, ty),
+                None => self.load_reg(block, r),
+            },
             Operand::Const(bits) => self.constant(block, bits, ty),
         }
     }

@@ -22,7 +22,15 @@ impl<'k> Builder<'k> {
         match &stmt.kind {
             StmtKind::Let { dst, op } => {
                 let ty = self.reg_ty(*dst);
-                let value = self.op(block, op, ty);
+                let value = match self.folded(op) {
+                    Some(bits) => {
+                        if self.assignments.get(dst.0 as usize) == Some(&1) {
+                            self.constants[dst.0 as usize] = Some(bits);
+                        }
+                        self.constant(block, bits, ty)
+                    }
+                    None => self.op(block, op, ty),
+                };
                 self.store_reg(block, *dst, value);
             }
             StmtKind::Store {

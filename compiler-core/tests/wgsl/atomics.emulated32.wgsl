@@ -27,6 +27,7 @@ var<workgroup> tile2_half: array<atomic<u32>, 1>;
 var<workgroup> lane_values: array<u32, 64>;
 var<workgroup> lane_active: array<u32, 64>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -86,770 +87,775 @@ fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var r53_: u32;
     var active_54_: bool;
     var exited_55_: bool;
-    var entry_56_: bool;
-    var broken_57_: bool;
-    var continued_58_: bool;
-    var any_59_: u32;
-    var i_60_: i32;
-    var saved_61_: bool;
-    var taken_62_: bool;
-    var entry_63_: bool;
-    var broken_64_: bool;
-    var continued_65_: bool;
-    var any_66_: u32;
-    var i_67_: i32;
-    var saved_68_: bool;
-    var taken_69_: bool;
-    var entry_70_: bool;
-    var broken_71_: bool;
-    var continued_72_: bool;
-    var any_73_: u32;
-    var i_74_: i32;
+    var vote_number_56_: u32;
+    var entry_57_: bool;
+    var broken_58_: bool;
+    var continued_59_: bool;
+    var saved_60_: bool;
+    var taken_61_: bool;
+    var entry_62_: bool;
+    var broken_63_: bool;
+    var continued_64_: bool;
+    var saved_65_: bool;
+    var taken_66_: bool;
+    var entry_67_: bool;
+    var broken_68_: bool;
+    var continued_69_: bool;
+    var saved_70_: bool;
+    var taken_71_: bool;
+    var saved_72_: bool;
+    var taken_73_: bool;
+    var cas_found_74_: u32 = 0u;
     var saved_75_: bool;
     var taken_76_: bool;
-    var saved_77_: bool;
-    var taken_78_: bool;
-    var cas_found_79_: u32 = 0u;
-    var saved_80_: bool;
-    var taken_81_: bool;
-    var cas_old_82_: u32 = 0u;
-    var cas_old_83_: u32 = 0u;
-    var saved_84_: bool;
-    var taken_85_: bool;
-    var saved_86_: bool;
-    var taken_87_: bool;
-    var cas_old_88_: u32 = 0u;
+    var cas_old_77_: u32 = 0u;
+    var cas_old_78_: u32 = 0u;
+    var cas_old_79_: u32 = 0u;
+    var cas_old_80_: u32 = 0u;
+    var saved_81_: bool;
+    var taken_82_: bool;
+    var saved_83_: bool;
+    var taken_84_: bool;
+    var cas_old_85_: u32 = 0u;
 
     active_54_ = true;
     exited_55_ = false;
+    vote_number_56_ = 0u;
     {
-        let _e5 = active_54_;
-        if _e5 {
+        let _e7 = active_54_;
+        if _e7 {
             r0_ = 64i;
         }
-        let _e9 = active_54_;
-        if _e9 {
+        let _e11 = active_54_;
+        if _e11 {
             e_1_ = i32(local_index);
         }
-        let _e14 = active_54_;
-        entry_56_ = _e14;
-        broken_57_ = false;
+        let _e16 = active_54_;
+        entry_57_ = _e16;
+        broken_58_ = false;
         loop {
-            continued_58_ = false;
-            let _e21 = entry_56_;
-            let _e23 = exited_55_;
-            let _e25 = broken_57_;
-            let _e27 = continued_58_;
-            active_54_ = (_e21 && !((_e23 || (_e25 || _e27))));
-            let _e37 = active_54_;
-            lane_active[local_index] = u32(_e37);
+            continued_59_ = false;
+            let _e23 = entry_57_;
+            let _e25 = exited_55_;
+            let _e27 = broken_58_;
+            let _e29 = continued_59_;
+            active_54_ = (_e23 && !((_e25 || (_e27 || _e29))));
+            let _e36 = vote_number_56_;
+            vote_number_56_ = (_e36 + 1u);
+            let _e41 = active_54_;
+            if _e41 {
+                let _e44 = vote_number_56_;
+                atomicMax((&workgroup_votes), _e44);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_59_ = 0u;
-                i_60_ = 0i;
-                loop {
-                    let _e47 = i_60_;
-                    if (_e47 >= 64i) {
-                        break;
-                    }
-                    let _e53 = lane_active[bitcast<u32>(_e47)];
-                    let _e55 = any_59_;
-                    any_59_ = (_e55 | _e53);
-                    continuing {
-                        let _e59 = i_60_;
-                        i_60_ = (_e59 + 1i);
-                    }
-                }
-                let _e65 = any_59_;
-                workgroup_any = _e65;
+                let _e49 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e49;
             }
-            let _e67 = workgroupUniformLoad((&workgroup_any));
-            if (_e67 == 0u) {
+            let _e52 = workgroupUniformLoad((&workgroup_any));
+            let _e54 = vote_number_56_;
+            if (u32((_e52 == _e54)) == 0u) {
                 break;
             }
             {
-                let _e71 = active_54_;
-                if _e71 {
-                    let _e73 = e_1_;
-                    r2_ = (_e73 < 8i);
+                let _e60 = active_54_;
+                if _e60 {
+                    let _e62 = e_1_;
+                    r2_ = (_e62 < 8i);
                 }
-                let _e78 = active_54_;
-                if _e78 {
-                    let _e80 = r2_;
-                    r3_ = !(_e80);
+                let _e67 = active_54_;
+                if _e67 {
+                    let _e69 = r2_;
+                    r3_ = !(_e69);
                 }
-                let _e84 = active_54_;
-                saved_61_ = _e84;
-                let _e87 = r3_;
-                let _e89 = saved_61_;
-                let _e90 = (_e89 && _e87);
-                taken_62_ = _e90;
-                active_54_ = _e90;
+                let _e73 = active_54_;
+                saved_60_ = _e73;
+                let _e76 = r3_;
+                let _e78 = saved_60_;
+                let _e79 = (_e78 && _e76);
+                taken_61_ = _e79;
+                active_54_ = _e79;
                 {
-                    let _e94 = active_54_;
-                    let _e96 = broken_57_;
-                    broken_57_ = (_e96 || _e94);
+                    let _e83 = active_54_;
+                    let _e85 = broken_58_;
+                    broken_58_ = (_e85 || _e83);
                     active_54_ = false;
                 }
-                let _e102 = saved_61_;
-                let _e104 = taken_62_;
-                let _e108 = exited_55_;
-                let _e110 = broken_57_;
-                let _e112 = continued_58_;
-                active_54_ = ((_e102 && !(_e104)) && !((_e108 || (_e110 || _e112))));
+                let _e91 = saved_60_;
+                let _e93 = taken_61_;
+                let _e97 = exited_55_;
+                let _e99 = broken_58_;
+                let _e101 = continued_59_;
+                active_54_ = ((_e91 && !(_e93)) && !((_e97 || (_e99 || _e101))));
                 {
                 }
-                let _e119 = saved_61_;
-                let _e121 = exited_55_;
-                let _e123 = broken_57_;
-                let _e125 = continued_58_;
-                active_54_ = (_e119 && !((_e121 || (_e123 || _e125))));
-                let _e132 = active_54_;
-                if _e132 {
-                    let _e134 = e_1_;
-                    r4_ = (_e134 / 1i);
+                let _e108 = saved_60_;
+                let _e110 = exited_55_;
+                let _e112 = broken_58_;
+                let _e114 = continued_59_;
+                active_54_ = (_e108 && !((_e110 || (_e112 || _e114))));
+                let _e121 = active_54_;
+                if _e121 {
+                    let _e123 = e_1_;
+                    r4_ = (_e123 / 1i);
                 }
-                let _e139 = active_54_;
-                if _e139 {
-                    let _e141 = r4_;
-                    r5_ = (_e141 % 8i);
+                let _e128 = active_54_;
+                if _e128 {
+                    let _e130 = r4_;
+                    r5_ = (_e130 % 8i);
                 }
-                let _e146 = active_54_;
-                if _e146 {
-                    let _e150 = r5_;
-                    atomicStore((&tile0_bins[bitcast<u32>(_e150)]), 0i);
+                let _e135 = active_54_;
+                if _e135 {
+                    let _e139 = r5_;
+                    atomicStore((&tile0_bins[bitcast<u32>(_e139)]), 0i);
                 }
             }
             continuing {
-                let _e155 = entry_56_;
-                continued_58_ = false;
-                let _e159 = exited_55_;
-                let _e161 = broken_57_;
-                let _e163 = continued_58_;
-                active_54_ = (_e155 && !((_e159 || (_e161 || _e163))));
+                let _e144 = entry_57_;
+                continued_59_ = false;
+                let _e148 = exited_55_;
+                let _e150 = broken_58_;
+                let _e152 = continued_59_;
+                active_54_ = (_e144 && !((_e148 || (_e150 || _e152))));
                 {
-                    let _e170 = active_54_;
-                    if _e170 {
-                        let _e172 = e_1_;
-                        let _e174 = r0_;
-                        e_1_ = (_e172 + _e174);
+                    let _e159 = active_54_;
+                    if _e159 {
+                        let _e161 = e_1_;
+                        let _e163 = r0_;
+                        e_1_ = (_e161 + _e163);
                     }
                 }
             }
         }
-        let _e178 = entry_56_;
-        let _e180 = exited_55_;
-        active_54_ = (_e178 && !(_e180));
+        let _e167 = entry_57_;
+        let _e169 = exited_55_;
+        active_54_ = (_e167 && !(_e169));
         storageBarrier();
         workgroupBarrier();
-        let _e185 = active_54_;
-        if _e185 {
+        let _e174 = active_54_;
+        if _e174 {
             r6_ = 64i;
         }
-        let _e189 = active_54_;
-        if _e189 {
+        let _e178 = active_54_;
+        if _e178 {
             e_7_ = i32(local_index);
         }
-        let _e194 = active_54_;
-        entry_63_ = _e194;
-        broken_64_ = false;
+        let _e183 = active_54_;
+        entry_62_ = _e183;
+        broken_63_ = false;
         loop {
-            continued_65_ = false;
-            let _e201 = entry_63_;
-            let _e203 = exited_55_;
-            let _e205 = broken_64_;
-            let _e207 = continued_65_;
-            active_54_ = (_e201 && !((_e203 || (_e205 || _e207))));
-            let _e217 = active_54_;
-            lane_active[local_index] = u32(_e217);
+            continued_64_ = false;
+            let _e190 = entry_62_;
+            let _e192 = exited_55_;
+            let _e194 = broken_63_;
+            let _e196 = continued_64_;
+            active_54_ = (_e190 && !((_e192 || (_e194 || _e196))));
+            let _e203 = vote_number_56_;
+            vote_number_56_ = (_e203 + 1u);
+            let _e208 = active_54_;
+            if _e208 {
+                let _e211 = vote_number_56_;
+                atomicMax((&workgroup_votes), _e211);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_66_ = 0u;
-                i_67_ = 0i;
-                loop {
-                    let _e227 = i_67_;
-                    if (_e227 >= 64i) {
-                        break;
-                    }
-                    let _e233 = lane_active[bitcast<u32>(_e227)];
-                    let _e235 = any_66_;
-                    any_66_ = (_e235 | _e233);
-                    continuing {
-                        let _e239 = i_67_;
-                        i_67_ = (_e239 + 1i);
-                    }
-                }
-                let _e245 = any_66_;
-                workgroup_any = _e245;
+                let _e216 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e216;
             }
-            let _e247 = workgroupUniformLoad((&workgroup_any));
-            if (_e247 == 0u) {
+            let _e219 = workgroupUniformLoad((&workgroup_any));
+            let _e221 = vote_number_56_;
+            if (u32((_e219 == _e221)) == 0u) {
                 break;
             }
             {
-                let _e251 = active_54_;
-                if _e251 {
-                    let _e253 = e_7_;
-                    r8_ = (_e253 < 1i);
+                let _e227 = active_54_;
+                if _e227 {
+                    let _e229 = e_7_;
+                    r8_ = (_e229 < 1i);
                 }
-                let _e258 = active_54_;
-                if _e258 {
-                    let _e260 = r8_;
-                    r9_ = !(_e260);
+                let _e234 = active_54_;
+                if _e234 {
+                    let _e236 = r8_;
+                    r9_ = !(_e236);
                 }
-                let _e264 = active_54_;
-                saved_68_ = _e264;
-                let _e267 = r9_;
-                let _e269 = saved_68_;
-                let _e270 = (_e269 && _e267);
-                taken_69_ = _e270;
-                active_54_ = _e270;
+                let _e240 = active_54_;
+                saved_65_ = _e240;
+                let _e243 = r9_;
+                let _e245 = saved_65_;
+                let _e246 = (_e245 && _e243);
+                taken_66_ = _e246;
+                active_54_ = _e246;
                 {
-                    let _e274 = active_54_;
-                    let _e276 = broken_64_;
-                    broken_64_ = (_e276 || _e274);
+                    let _e250 = active_54_;
+                    let _e252 = broken_63_;
+                    broken_63_ = (_e252 || _e250);
                     active_54_ = false;
                 }
-                let _e282 = saved_68_;
-                let _e284 = taken_69_;
-                let _e288 = exited_55_;
-                let _e290 = broken_64_;
-                let _e292 = continued_65_;
-                active_54_ = ((_e282 && !(_e284)) && !((_e288 || (_e290 || _e292))));
+                let _e258 = saved_65_;
+                let _e260 = taken_66_;
+                let _e264 = exited_55_;
+                let _e266 = broken_63_;
+                let _e268 = continued_64_;
+                active_54_ = ((_e258 && !(_e260)) && !((_e264 || (_e266 || _e268))));
                 {
                 }
-                let _e299 = saved_68_;
-                let _e301 = exited_55_;
-                let _e303 = broken_64_;
-                let _e305 = continued_65_;
-                active_54_ = (_e299 && !((_e301 || (_e303 || _e305))));
-                let _e312 = active_54_;
-                if _e312 {
-                    let _e314 = e_7_;
-                    r10_ = (_e314 / 1i);
+                let _e275 = saved_65_;
+                let _e277 = exited_55_;
+                let _e279 = broken_63_;
+                let _e281 = continued_64_;
+                active_54_ = (_e275 && !((_e277 || (_e279 || _e281))));
+                let _e288 = active_54_;
+                if _e288 {
+                    let _e290 = e_7_;
+                    r10_ = (_e290 / 1i);
                 }
-                let _e319 = active_54_;
-                if _e319 {
-                    let _e321 = r10_;
-                    r11_ = (_e321 % 1i);
+                let _e295 = active_54_;
+                if _e295 {
+                    let _e297 = r10_;
+                    r11_ = (_e297 % 1i);
                 }
-                let _e326 = active_54_;
-                if _e326 {
-                    let _e330 = r11_;
-                    atomicStore((&tile1_top[bitcast<u32>(_e330)]), 0u);
+                let _e302 = active_54_;
+                if _e302 {
+                    let _e306 = r11_;
+                    atomicStore((&tile1_top[bitcast<u32>(_e306)]), 0u);
                 }
             }
             continuing {
-                let _e335 = entry_63_;
-                continued_65_ = false;
-                let _e339 = exited_55_;
-                let _e341 = broken_64_;
-                let _e343 = continued_65_;
-                active_54_ = (_e335 && !((_e339 || (_e341 || _e343))));
+                let _e311 = entry_62_;
+                continued_64_ = false;
+                let _e315 = exited_55_;
+                let _e317 = broken_63_;
+                let _e319 = continued_64_;
+                active_54_ = (_e311 && !((_e315 || (_e317 || _e319))));
                 {
-                    let _e350 = active_54_;
-                    if _e350 {
-                        let _e352 = e_7_;
-                        let _e354 = r6_;
-                        e_7_ = (_e352 + _e354);
+                    let _e326 = active_54_;
+                    if _e326 {
+                        let _e328 = e_7_;
+                        let _e330 = r6_;
+                        e_7_ = (_e328 + _e330);
                     }
                 }
             }
         }
-        let _e358 = entry_63_;
-        let _e360 = exited_55_;
-        active_54_ = (_e358 && !(_e360));
+        let _e334 = entry_62_;
+        let _e336 = exited_55_;
+        active_54_ = (_e334 && !(_e336));
         storageBarrier();
         workgroupBarrier();
-        let _e365 = active_54_;
-        if _e365 {
+        let _e341 = active_54_;
+        if _e341 {
             r12_ = 64i;
         }
-        let _e369 = active_54_;
-        if _e369 {
+        let _e345 = active_54_;
+        if _e345 {
             e_13_ = i32(local_index);
         }
-        let _e374 = active_54_;
-        entry_70_ = _e374;
-        broken_71_ = false;
+        let _e350 = active_54_;
+        entry_67_ = _e350;
+        broken_68_ = false;
         loop {
-            continued_72_ = false;
-            let _e381 = entry_70_;
-            let _e383 = exited_55_;
-            let _e385 = broken_71_;
-            let _e387 = continued_72_;
-            active_54_ = (_e381 && !((_e383 || (_e385 || _e387))));
-            let _e397 = active_54_;
-            lane_active[local_index] = u32(_e397);
+            continued_69_ = false;
+            let _e357 = entry_67_;
+            let _e359 = exited_55_;
+            let _e361 = broken_68_;
+            let _e363 = continued_69_;
+            active_54_ = (_e357 && !((_e359 || (_e361 || _e363))));
+            let _e370 = vote_number_56_;
+            vote_number_56_ = (_e370 + 1u);
+            let _e375 = active_54_;
+            if _e375 {
+                let _e378 = vote_number_56_;
+                atomicMax((&workgroup_votes), _e378);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_73_ = 0u;
-                i_74_ = 0i;
-                loop {
-                    let _e407 = i_74_;
-                    if (_e407 >= 64i) {
-                        break;
-                    }
-                    let _e413 = lane_active[bitcast<u32>(_e407)];
-                    let _e415 = any_73_;
-                    any_73_ = (_e415 | _e413);
-                    continuing {
-                        let _e419 = i_74_;
-                        i_74_ = (_e419 + 1i);
-                    }
-                }
-                let _e425 = any_73_;
-                workgroup_any = _e425;
+                let _e383 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e383;
             }
-            let _e427 = workgroupUniformLoad((&workgroup_any));
-            if (_e427 == 0u) {
+            let _e386 = workgroupUniformLoad((&workgroup_any));
+            let _e388 = vote_number_56_;
+            if (u32((_e386 == _e388)) == 0u) {
                 break;
             }
             {
-                let _e431 = active_54_;
-                if _e431 {
-                    let _e433 = e_13_;
-                    r14_ = (_e433 < 1i);
+                let _e394 = active_54_;
+                if _e394 {
+                    let _e396 = e_13_;
+                    r14_ = (_e396 < 1i);
                 }
-                let _e438 = active_54_;
-                if _e438 {
-                    let _e440 = r14_;
-                    r15_ = !(_e440);
+                let _e401 = active_54_;
+                if _e401 {
+                    let _e403 = r14_;
+                    r15_ = !(_e403);
                 }
-                let _e444 = active_54_;
-                saved_75_ = _e444;
-                let _e447 = r15_;
-                let _e449 = saved_75_;
-                let _e450 = (_e449 && _e447);
-                taken_76_ = _e450;
-                active_54_ = _e450;
+                let _e407 = active_54_;
+                saved_70_ = _e407;
+                let _e410 = r15_;
+                let _e412 = saved_70_;
+                let _e413 = (_e412 && _e410);
+                taken_71_ = _e413;
+                active_54_ = _e413;
                 {
-                    let _e454 = active_54_;
-                    let _e456 = broken_71_;
-                    broken_71_ = (_e456 || _e454);
+                    let _e417 = active_54_;
+                    let _e419 = broken_68_;
+                    broken_68_ = (_e419 || _e417);
                     active_54_ = false;
                 }
-                let _e462 = saved_75_;
-                let _e464 = taken_76_;
-                let _e468 = exited_55_;
-                let _e470 = broken_71_;
-                let _e472 = continued_72_;
-                active_54_ = ((_e462 && !(_e464)) && !((_e468 || (_e470 || _e472))));
+                let _e425 = saved_70_;
+                let _e427 = taken_71_;
+                let _e431 = exited_55_;
+                let _e433 = broken_68_;
+                let _e435 = continued_69_;
+                active_54_ = ((_e425 && !(_e427)) && !((_e431 || (_e433 || _e435))));
                 {
                 }
-                let _e479 = saved_75_;
-                let _e481 = exited_55_;
-                let _e483 = broken_71_;
-                let _e485 = continued_72_;
-                active_54_ = (_e479 && !((_e481 || (_e483 || _e485))));
-                let _e492 = active_54_;
-                if _e492 {
-                    let _e494 = e_13_;
-                    r16_ = (_e494 / 1i);
+                let _e442 = saved_70_;
+                let _e444 = exited_55_;
+                let _e446 = broken_68_;
+                let _e448 = continued_69_;
+                active_54_ = (_e442 && !((_e444 || (_e446 || _e448))));
+                let _e455 = active_54_;
+                if _e455 {
+                    let _e457 = e_13_;
+                    r16_ = (_e457 / 1i);
                 }
-                let _e499 = active_54_;
-                if _e499 {
-                    let _e501 = r16_;
-                    r17_ = (_e501 % 1i);
+                let _e462 = active_54_;
+                if _e462 {
+                    let _e464 = r16_;
+                    r17_ = (_e464 % 1i);
                 }
-                let _e506 = active_54_;
-                if _e506 {
-                    let _e511 = r17_;
-                    atomicStore((&tile2_half[bitcast<u32>(_e511)]), bitcast<u32>(0f));
+                let _e469 = active_54_;
+                if _e469 {
+                    let _e474 = r17_;
+                    atomicStore((&tile2_half[bitcast<u32>(_e474)]), bitcast<u32>(0f));
                 }
             }
             continuing {
-                let _e516 = entry_70_;
-                continued_72_ = false;
-                let _e520 = exited_55_;
-                let _e522 = broken_71_;
-                let _e524 = continued_72_;
-                active_54_ = (_e516 && !((_e520 || (_e522 || _e524))));
+                let _e479 = entry_67_;
+                continued_69_ = false;
+                let _e483 = exited_55_;
+                let _e485 = broken_68_;
+                let _e487 = continued_69_;
+                active_54_ = (_e479 && !((_e483 || (_e485 || _e487))));
                 {
-                    let _e531 = active_54_;
-                    if _e531 {
-                        let _e533 = e_13_;
-                        let _e535 = r12_;
-                        e_13_ = (_e533 + _e535);
+                    let _e494 = active_54_;
+                    if _e494 {
+                        let _e496 = e_13_;
+                        let _e498 = r12_;
+                        e_13_ = (_e496 + _e498);
                     }
                 }
             }
         }
-        let _e539 = entry_70_;
-        let _e541 = exited_55_;
-        active_54_ = (_e539 && !(_e541));
+        let _e502 = entry_67_;
+        let _e504 = exited_55_;
+        active_54_ = (_e502 && !(_e504));
         storageBarrier();
         workgroupBarrier();
-        let _e546 = active_54_;
-        if _e546 {
+        let _e509 = active_54_;
+        if _e509 {
             r18_ = i32(block.x);
         }
-        let _e552 = active_54_;
-        if _e552 {
+        let _e515 = active_54_;
+        if _e515 {
             r19_ = 64i;
         }
-        let _e556 = active_54_;
-        if _e556 {
-            let _e558 = r18_;
-            let _e560 = r19_;
-            r20_ = (_e558 * _e560);
+        let _e519 = active_54_;
+        if _e519 {
+            let _e521 = r18_;
+            let _e523 = r19_;
+            r20_ = (_e521 * _e523);
         }
-        let _e564 = active_54_;
-        if _e564 {
+        let _e527 = active_54_;
+        if _e527 {
             r21_ = i32(local_index);
         }
-        let _e569 = active_54_;
-        if _e569 {
-            let _e571 = r20_;
-            let _e573 = r21_;
-            r22_ = (_e571 + _e573);
+        let _e532 = active_54_;
+        if _e532 {
+            let _e534 = r20_;
+            let _e536 = r21_;
+            r22_ = (_e534 + _e536);
         }
-        let _e577 = active_54_;
-        if _e577 {
-            let _e579 = r22_;
-            i_23_ = _e579;
+        let _e540 = active_54_;
+        if _e540 {
+            let _e542 = r22_;
+            i_23_ = _e542;
         }
-        let _e582 = active_54_;
-        if _e582 {
-            let _e585 = params.N;
-            r24_ = _e585;
+        let _e545 = active_54_;
+        if _e545 {
+            let _e548 = params.N;
+            r24_ = _e548;
         }
-        let _e588 = active_54_;
-        if _e588 {
-            let _e590 = i_23_;
-            let _e592 = r24_;
-            r25_ = (_e590 < _e592);
+        let _e551 = active_54_;
+        if _e551 {
+            let _e553 = i_23_;
+            let _e555 = r24_;
+            r25_ = (_e553 < _e555);
         }
-        let _e596 = active_54_;
-        saved_77_ = _e596;
-        let _e599 = r25_;
-        let _e601 = saved_77_;
-        let _e602 = (_e601 && _e599);
-        taken_78_ = _e602;
-        active_54_ = _e602;
+        let _e559 = active_54_;
+        saved_72_ = _e559;
+        let _e562 = r25_;
+        let _e564 = saved_72_;
+        let _e565 = (_e564 && _e562);
+        taken_73_ = _e565;
+        active_54_ = _e565;
         {
-            let _e606 = active_54_;
-            if _e606 {
-                let _e611 = i_23_;
-                let _e615 = X[bitcast<u32>(_e611)];
-                r26_ = _e615;
+            let _e569 = active_54_;
+            if _e569 {
+                let _e574 = i_23_;
+                let _e578 = X[bitcast<u32>(_e574)];
+                r26_ = _e578;
             }
-            let _e618 = active_54_;
-            if _e618 {
-                let _e620 = r26_;
-                x_27_ = _e620;
+            let _e581 = active_54_;
+            if _e581 {
+                let _e583 = r26_;
+                x_27_ = _e583;
             }
-            let _e623 = active_54_;
-            if _e623 {
-                let _e630 = x_27_;
-                atomicAdd((&S[bitcast<u32>(0i)]), _e630);
+            let _e586 = active_54_;
+            if _e586 {
+                let _e593 = x_27_;
+                atomicAdd((&S[bitcast<u32>(0i)]), _e593);
             }
-            let _e632 = active_54_;
-            if _e632 {
-                let _e639 = x_27_;
-                atomicSub((&S[bitcast<u32>(1i)]), _e639);
+            let _e595 = active_54_;
+            if _e595 {
+                let _e602 = x_27_;
+                atomicSub((&S[bitcast<u32>(1i)]), _e602);
             }
-            let _e641 = active_54_;
-            if _e641 {
-                let _e648 = x_27_;
-                atomicMin((&S[bitcast<u32>(2i)]), _e648);
+            let _e604 = active_54_;
+            if _e604 {
+                let _e611 = x_27_;
+                atomicMin((&S[bitcast<u32>(2i)]), _e611);
             }
-            let _e650 = active_54_;
-            if _e650 {
-                let _e657 = x_27_;
-                let _e658 = atomicMax((&S[bitcast<u32>(3i)]), _e657);
-                r28_ = _e658;
+            let _e613 = active_54_;
+            if _e613 {
+                let _e620 = x_27_;
+                let _e621 = atomicMax((&S[bitcast<u32>(3i)]), _e620);
+                r28_ = _e621;
             }
-            let _e661 = active_54_;
-            if _e661 {
-                let _e663 = r28_;
-                before_29_ = _e663;
+            let _e624 = active_54_;
+            if _e624 {
+                let _e626 = r28_;
+                before_29_ = _e626;
+            }
+            let _e629 = active_54_;
+            if _e629 {
+                let _e636 = before_29_;
+                atomicMax((&S[bitcast<u32>(3i)]), _e636);
+            }
+            let _e638 = active_54_;
+            if _e638 {
+                let _e640 = x_27_;
+                r30_ = u32(_e640);
+            }
+            let _e644 = active_54_;
+            if _e644 {
+                let _e646 = r30_;
+                r31_ = (_e646 | 4294902000u);
+            }
+            let _e651 = active_54_;
+            if _e651 {
+                let _e658 = r31_;
+                atomicAnd((&U[bitcast<u32>(0i)]), _e658);
+            }
+            let _e660 = active_54_;
+            if _e660 {
+                let _e662 = x_27_;
+                r32_ = u32(_e662);
             }
             let _e666 = active_54_;
             if _e666 {
-                let _e673 = before_29_;
-                atomicMax((&S[bitcast<u32>(3i)]), _e673);
+                let _e668 = r32_;
+                r33_ = (_e668 & 255u);
             }
-            let _e675 = active_54_;
-            if _e675 {
-                let _e677 = x_27_;
-                r30_ = u32(_e677);
+            let _e673 = active_54_;
+            if _e673 {
+                let _e680 = r33_;
+                atomicOr((&U[bitcast<u32>(1i)]), _e680);
             }
-            let _e681 = active_54_;
-            if _e681 {
-                let _e683 = r30_;
-                r31_ = (_e683 | 4294902000u);
+            let _e682 = active_54_;
+            if _e682 {
+                let _e684 = x_27_;
+                r34_ = u32(_e684);
             }
             let _e688 = active_54_;
             if _e688 {
-                let _e695 = r31_;
-                atomicAnd((&U[bitcast<u32>(0i)]), _e695);
+                let _e695 = r34_;
+                atomicXor((&U[bitcast<u32>(2i)]), _e695);
             }
             let _e697 = active_54_;
             if _e697 {
-                let _e699 = x_27_;
-                r32_ = u32(_e699);
+                let _e704 = atomicExchange((&U[bitcast<u32>(3i)]), 7u);
+                r35_ = _e704;
             }
-            let _e703 = active_54_;
-            if _e703 {
-                let _e705 = r32_;
-                r33_ = (_e705 & 255u);
+            let _e707 = active_54_;
+            if _e707 {
+                let _e709 = r35_;
+                found_36_ = _e709;
             }
-            let _e710 = active_54_;
-            if _e710 {
-                let _e717 = r33_;
-                atomicOr((&U[bitcast<u32>(1i)]), _e717);
+            let _e712 = active_54_;
+            if _e712 {
+                let _e719 = found_36_;
+                atomicOr((&U[bitcast<u32>(4i)]), _e719);
             }
-            let _e719 = active_54_;
-            if _e719 {
-                let _e721 = x_27_;
-                r34_ = u32(_e721);
+            let _e721 = active_54_;
+            if _e721 {
+                let _e723 = x_27_;
+                r37_ = (_e723 & 7i);
             }
-            let _e725 = active_54_;
-            if _e725 {
-                let _e732 = r34_;
-                atomicXor((&U[bitcast<u32>(2i)]), _e732);
-            }
-            let _e734 = active_54_;
-            if _e734 {
-                let _e741 = atomicExchange((&U[bitcast<u32>(3i)]), 7u);
-                r35_ = _e741;
-            }
-            let _e744 = active_54_;
-            if _e744 {
-                let _e746 = r35_;
-                found_36_ = _e746;
-            }
-            let _e749 = active_54_;
-            if _e749 {
-                let _e756 = found_36_;
-                atomicOr((&U[bitcast<u32>(4i)]), _e756);
-            }
-            let _e758 = active_54_;
-            if _e758 {
-                let _e760 = x_27_;
-                r37_ = (_e760 & 7i);
-            }
-            let _e765 = active_54_;
-            if _e765 {
-                let _e768 = r37_;
+            let _e728 = active_54_;
+            if _e728 {
+                let _e731 = r37_;
                 loop {
-                    let _e776 = atomicCompareExchangeWeak((&Claim[bitcast<u32>(_e768)]), 0u, 1u);
-                    cas_found_79_ = _e776.old_value;
-                    if (_e776.exchanged || (_e776.old_value != 0u)) {
+                    let _e739 = atomicCompareExchangeWeak((&Claim[bitcast<u32>(_e731)]), 0u, 1u);
+                    cas_found_74_ = _e739.old_value;
+                    if (_e739.exchanged || (_e739.old_value != 0u)) {
                         break;
                     }
                 }
-                let _e781 = cas_found_79_;
-                r38_ = _e781;
+                let _e744 = cas_found_74_;
+                r38_ = _e744;
             }
-            let _e784 = active_54_;
-            if _e784 {
-                let _e786 = r38_;
-                r39_ = (_e786 == 0u);
+            let _e747 = active_54_;
+            if _e747 {
+                let _e749 = r38_;
+                r39_ = (_e749 == 0u);
             }
-            let _e791 = active_54_;
-            saved_80_ = _e791;
-            let _e794 = r39_;
-            let _e796 = saved_80_;
-            let _e797 = (_e796 && _e794);
-            taken_81_ = _e797;
-            active_54_ = _e797;
+            let _e754 = active_54_;
+            saved_75_ = _e754;
+            let _e757 = r39_;
+            let _e759 = saved_75_;
+            let _e760 = (_e759 && _e757);
+            taken_76_ = _e760;
+            active_54_ = _e760;
             {
-                let _e801 = active_54_;
-                if _e801 {
+                let _e764 = active_54_;
+                if _e764 {
                     atomicAdd((&U[bitcast<u32>(5i)]), 1u);
                 }
             }
-            let _e809 = saved_80_;
-            let _e811 = taken_81_;
-            let _e815 = exited_55_;
-            active_54_ = ((_e809 && !(_e811)) && !(_e815));
+            let _e772 = saved_75_;
+            let _e774 = taken_76_;
+            let _e778 = exited_55_;
+            active_54_ = ((_e772 && !(_e774)) && !(_e778));
             {
             }
-            let _e820 = saved_80_;
-            let _e822 = exited_55_;
-            active_54_ = (_e820 && !(_e822));
-            let _e827 = active_54_;
-            if _e827 {
-                let _e834 = atomicAdd((&Ticket[bitcast<u32>(0i)]), 1u);
-                r40_ = _e834;
+            let _e783 = saved_75_;
+            let _e785 = exited_55_;
+            active_54_ = (_e783 && !(_e785));
+            let _e790 = active_54_;
+            if _e790 {
+                let _e797 = atomicAdd((&Ticket[bitcast<u32>(0i)]), 1u);
+                r40_ = _e797;
             }
-            let _e837 = active_54_;
-            if _e837 {
-                let _e839 = r40_;
-                ticket_41_ = _e839;
+            let _e800 = active_54_;
+            if _e800 {
+                let _e802 = r40_;
+                ticket_41_ = _e802;
             }
-            let _e842 = active_54_;
-            if _e842 {
-                let _e848 = ticket_41_;
-                Seen[bitcast<u32>(_e848)] = 1u;
+            let _e805 = active_54_;
+            if _e805 {
+                let _e811 = ticket_41_;
+                Seen[bitcast<u32>(_e811)] = 1u;
             }
-            let _e853 = active_54_;
-            if _e853 {
-                let _e855 = x_27_;
-                r42_ = (_e855 & 7i);
+            let _e816 = active_54_;
+            if _e816 {
+                let _e818 = x_27_;
+                r42_ = (_e818 & 7i);
             }
-            let _e860 = active_54_;
-            if _e860 {
-                let _e863 = r42_;
-                atomicAdd((&tile0_bins[bitcast<u32>(_e863)]), 1i);
+            let _e823 = active_54_;
+            if _e823 {
+                let _e826 = r42_;
+                atomicAdd((&tile0_bins[bitcast<u32>(_e826)]), 1i);
             }
-            let _e869 = active_54_;
-            if _e869 {
-                let _e871 = x_27_;
-                r43_ = u32(_e871);
+            let _e832 = active_54_;
+            if _e832 {
+                let _e834 = x_27_;
+                r43_ = u32(_e834);
             }
-            let _e875 = active_54_;
-            if _e875 {
-                let _e882 = r43_;
-                atomicMax((&tile1_top[bitcast<u32>(0i)]), _e882);
+            let _e838 = active_54_;
+            if _e838 {
+                let _e845 = r43_;
+                atomicMax((&tile1_top[bitcast<u32>(0i)]), _e845);
             }
-            let _e884 = active_54_;
-            if _e884 {
-                let _e892 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
-                cas_old_82_ = _e892;
+            let _e847 = active_54_;
+            if _e847 {
+                let _e855 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
+                cas_old_77_ = _e855;
                 loop {
-                    let _e894 = cas_old_82_;
-                    let _e898 = atomicCompareExchangeWeak((&tile2_half[bitcast<u32>(0i)]), _e894, bitcast<u32>((bitcast<f32>(_e894) + 0.5f)));
-                    if _e898.exchanged {
+                    let _e857 = cas_old_77_;
+                    let _e861 = atomicCompareExchangeWeak((&tile2_half[bitcast<u32>(0i)]), _e857, bitcast<u32>((bitcast<f32>(_e857) + 0.5f)));
+                    if _e861.exchanged {
                         break;
                     }
-                    cas_old_82_ = _e898.old_value;
+                    cas_old_77_ = _e861.old_value;
                 }
             }
-            let _e902 = active_54_;
-            if _e902 {
-                let _e910 = atomicLoad((&F[bitcast<u32>(0i)]));
-                cas_old_83_ = _e910;
+            let _e865 = active_54_;
+            if _e865 {
+                let _e872 = bitcast<u32>(0.25f);
+                let _e882 = atomicLoad((&F[bitcast<u32>(0i)]));
+                cas_old_78_ = _e882;
                 loop {
-                    let _e912 = cas_old_83_;
-                    let _e916 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e912, bitcast<u32>((bitcast<f32>(_e912) + 0.25f)));
-                    if _e916.exchanged {
+                    let _e884 = cas_old_78_;
+                    let _e894 = bitcast<u32>((bitcast<f32>(select(_e884, (_e884 & 2147483648u), ((_e884 & 2139095040u) == 0u))) + bitcast<f32>(select(_e872, (_e872 & 2147483648u), ((_e872 & 2139095040u) == 0u)))));
+                    let _e902 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e884, select(_e894, (_e894 & 2147483648u), ((_e894 & 2139095040u) == 0u)));
+                    if _e902.exchanged {
                         break;
                     }
-                    cas_old_83_ = _e916.old_value;
+                    cas_old_78_ = _e902.old_value;
+                }
+            }
+            let _e906 = active_54_;
+            if _e906 {
+                let _e913 = bitcast<u32>(0.0000000000000000000000000000000000000001f);
+                let _e923 = atomicLoad((&F[bitcast<u32>(2i)]));
+                cas_old_79_ = _e923;
+                loop {
+                    let _e925 = cas_old_79_;
+                    let _e935 = bitcast<u32>((bitcast<f32>(select(_e925, (_e925 & 2147483648u), ((_e925 & 2139095040u) == 0u))) + bitcast<f32>(select(_e913, (_e913 & 2147483648u), ((_e913 & 2139095040u) == 0u)))));
+                    let _e943 = atomicCompareExchangeWeak((&F[bitcast<u32>(2i)]), _e925, select(_e935, (_e935 & 2147483648u), ((_e935 & 2139095040u) == 0u)));
+                    if _e943.exchanged {
+                        break;
+                    }
+                    cas_old_79_ = _e943.old_value;
+                }
+            }
+            let _e947 = active_54_;
+            if _e947 {
+                let _e954 = bitcast<u32>(0f);
+                let _e964 = atomicLoad((&F[bitcast<u32>(3i)]));
+                cas_old_80_ = _e964;
+                loop {
+                    let _e966 = cas_old_80_;
+                    let _e976 = bitcast<u32>((bitcast<f32>(select(_e966, (_e966 & 2147483648u), ((_e966 & 2139095040u) == 0u))) + bitcast<f32>(select(_e954, (_e954 & 2147483648u), ((_e954 & 2139095040u) == 0u)))));
+                    let _e984 = atomicCompareExchangeWeak((&F[bitcast<u32>(3i)]), _e966, select(_e976, (_e976 & 2147483648u), ((_e976 & 2139095040u) == 0u)));
+                    if _e984.exchanged {
+                        break;
+                    }
+                    cas_old_80_ = _e984.old_value;
                 }
             }
         }
-        let _e920 = saved_77_;
-        let _e922 = taken_78_;
-        let _e926 = exited_55_;
-        active_54_ = ((_e920 && !(_e922)) && !(_e926));
+        let _e988 = saved_72_;
+        let _e990 = taken_73_;
+        let _e994 = exited_55_;
+        active_54_ = ((_e988 && !(_e990)) && !(_e994));
         {
         }
-        let _e931 = saved_77_;
-        let _e933 = exited_55_;
-        active_54_ = (_e931 && !(_e933));
+        let _e999 = saved_72_;
+        let _e1001 = exited_55_;
+        active_54_ = (_e999 && !(_e1001));
         storageBarrier();
         workgroupBarrier();
-        let _e938 = active_54_;
-        if _e938 {
+        let _e1006 = active_54_;
+        if _e1006 {
             r44_ = i32(local_index);
         }
-        let _e943 = active_54_;
-        if _e943 {
-            let _e945 = r44_;
-            r45_ = (_e945 < 8i);
+        let _e1011 = active_54_;
+        if _e1011 {
+            let _e1013 = r44_;
+            r45_ = (_e1013 < 8i);
         }
-        let _e950 = active_54_;
-        saved_84_ = _e950;
-        let _e953 = r45_;
-        let _e955 = saved_84_;
-        let _e956 = (_e955 && _e953);
-        taken_85_ = _e956;
-        active_54_ = _e956;
+        let _e1018 = active_54_;
+        saved_81_ = _e1018;
+        let _e1021 = r45_;
+        let _e1023 = saved_81_;
+        let _e1024 = (_e1023 && _e1021);
+        taken_82_ = _e1024;
+        active_54_ = _e1024;
         {
-            let _e960 = active_54_;
-            if _e960 {
+            let _e1028 = active_54_;
+            if _e1028 {
                 r46_ = i32(local_index);
             }
-            let _e965 = active_54_;
-            if _e965 {
-                let _e968 = r46_;
-                r47_ = (4i + _e968);
+            let _e1033 = active_54_;
+            if _e1033 {
+                let _e1036 = r46_;
+                r47_ = (4i + _e1036);
             }
-            let _e972 = active_54_;
-            if _e972 {
+            let _e1040 = active_54_;
+            if _e1040 {
                 r48_ = i32(local_index);
             }
-            let _e977 = active_54_;
-            if _e977 {
-                let _e980 = r48_;
-                let _e984 = atomicLoad((&tile0_bins[bitcast<u32>(_e980)]));
-                r49_ = _e984;
+            let _e1045 = active_54_;
+            if _e1045 {
+                let _e1048 = r48_;
+                let _e1052 = atomicLoad((&tile0_bins[bitcast<u32>(_e1048)]));
+                r49_ = _e1052;
             }
-            let _e987 = active_54_;
-            if _e987 {
-                let _e990 = r47_;
-                let _e995 = r49_;
-                atomicAdd((&S[bitcast<u32>(_e990)]), _e995);
+            let _e1055 = active_54_;
+            if _e1055 {
+                let _e1058 = r47_;
+                let _e1063 = r49_;
+                atomicAdd((&S[bitcast<u32>(_e1058)]), _e1063);
             }
         }
-        let _e997 = saved_84_;
-        let _e999 = taken_85_;
-        let _e1003 = exited_55_;
-        active_54_ = ((_e997 && !(_e999)) && !(_e1003));
+        let _e1065 = saved_81_;
+        let _e1067 = taken_82_;
+        let _e1071 = exited_55_;
+        active_54_ = ((_e1065 && !(_e1067)) && !(_e1071));
         {
         }
-        let _e1008 = saved_84_;
-        let _e1010 = exited_55_;
-        active_54_ = (_e1008 && !(_e1010));
-        let _e1015 = active_54_;
-        if _e1015 {
+        let _e1076 = saved_81_;
+        let _e1078 = exited_55_;
+        active_54_ = (_e1076 && !(_e1078));
+        let _e1083 = active_54_;
+        if _e1083 {
             r50_ = i32(local_index);
         }
-        let _e1020 = active_54_;
-        if _e1020 {
-            let _e1022 = r50_;
-            r51_ = (_e1022 == 8i);
+        let _e1088 = active_54_;
+        if _e1088 {
+            let _e1090 = r50_;
+            r51_ = (_e1090 == 8i);
         }
-        let _e1027 = active_54_;
-        saved_86_ = _e1027;
-        let _e1030 = r51_;
-        let _e1032 = saved_86_;
-        let _e1033 = (_e1032 && _e1030);
-        taken_87_ = _e1033;
-        active_54_ = _e1033;
+        let _e1095 = active_54_;
+        saved_83_ = _e1095;
+        let _e1098 = r51_;
+        let _e1100 = saved_83_;
+        let _e1101 = (_e1100 && _e1098);
+        taken_84_ = _e1101;
+        active_54_ = _e1101;
         {
-            let _e1037 = active_54_;
-            if _e1037 {
-                let _e1043 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
-                r52_ = bitcast<f32>(_e1043);
+            let _e1105 = active_54_;
+            if _e1105 {
+                let _e1111 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
+                r52_ = bitcast<f32>(_e1111);
             }
-            let _e1047 = active_54_;
-            if _e1047 {
-                let _e1054 = r52_;
-                let _e1056 = atomicLoad((&F[bitcast<u32>(1i)]));
-                cas_old_88_ = _e1056;
+            let _e1115 = active_54_;
+            if _e1115 {
+                let _e1122 = r52_;
+                let _e1123 = bitcast<u32>(_e1122);
+                let _e1133 = atomicLoad((&F[bitcast<u32>(1i)]));
+                cas_old_85_ = _e1133;
                 loop {
-                    let _e1058 = cas_old_88_;
-                    let _e1062 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e1058, bitcast<u32>((bitcast<f32>(_e1058) + _e1054)));
-                    if _e1062.exchanged {
+                    let _e1135 = cas_old_85_;
+                    let _e1145 = bitcast<u32>((bitcast<f32>(select(_e1135, (_e1135 & 2147483648u), ((_e1135 & 2139095040u) == 0u))) + bitcast<f32>(select(_e1123, (_e1123 & 2147483648u), ((_e1123 & 2139095040u) == 0u)))));
+                    let _e1153 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e1135, select(_e1145, (_e1145 & 2147483648u), ((_e1145 & 2139095040u) == 0u)));
+                    if _e1153.exchanged {
                         break;
                     }
-                    cas_old_88_ = _e1062.old_value;
+                    cas_old_85_ = _e1153.old_value;
                 }
             }
-            let _e1066 = active_54_;
-            if _e1066 {
-                let _e1072 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
-                r53_ = _e1072;
+            let _e1157 = active_54_;
+            if _e1157 {
+                let _e1163 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
+                r53_ = _e1163;
             }
-            let _e1075 = active_54_;
-            if _e1075 {
-                let _e1082 = r53_;
-                atomicMax((&U[bitcast<u32>(6i)]), _e1082);
+            let _e1166 = active_54_;
+            if _e1166 {
+                let _e1173 = r53_;
+                atomicMax((&U[bitcast<u32>(6i)]), _e1173);
             }
         }
-        let _e1084 = saved_86_;
-        let _e1086 = taken_87_;
-        let _e1090 = exited_55_;
-        active_54_ = ((_e1084 && !(_e1086)) && !(_e1090));
+        let _e1175 = saved_83_;
+        let _e1177 = taken_84_;
+        let _e1181 = exited_55_;
+        active_54_ = ((_e1175 && !(_e1177)) && !(_e1181));
         {
         }
-        let _e1095 = saved_86_;
-        let _e1097 = exited_55_;
-        active_54_ = (_e1095 && !(_e1097));
+        let _e1186 = saved_83_;
+        let _e1188 = exited_55_;
+        active_54_ = (_e1186 && !(_e1188));
     }
 }

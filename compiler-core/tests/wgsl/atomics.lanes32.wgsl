@@ -85,6 +85,8 @@ fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var cas_old_55_: u32 = 0u;
     var cas_old_56_: u32 = 0u;
     var cas_old_57_: u32 = 0u;
+    var cas_old_58_: u32 = 0u;
+    var cas_old_59_: u32 = 0u;
 
     r0_ = 64i;
     e_1_ = i32(local_index);
@@ -261,56 +263,84 @@ fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(w
             }
             cas_old_55_ = _e359.old_value;
         }
-        let _e369 = atomicLoad((&F[bitcast<u32>(0i)]));
-        cas_old_56_ = _e369;
+        let _e368 = bitcast<u32>(0.25f);
+        let _e378 = atomicLoad((&F[bitcast<u32>(0i)]));
+        cas_old_56_ = _e378;
         loop {
-            let _e371 = cas_old_56_;
-            let _e375 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e371, bitcast<u32>((bitcast<f32>(_e371) + 0.25f)));
-            if _e375.exchanged {
+            let _e380 = cas_old_56_;
+            let _e390 = bitcast<u32>((bitcast<f32>(select(_e380, (_e380 & 2147483648u), ((_e380 & 2139095040u) == 0u))) + bitcast<f32>(select(_e368, (_e368 & 2147483648u), ((_e368 & 2139095040u) == 0u)))));
+            let _e398 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e380, select(_e390, (_e390 & 2147483648u), ((_e390 & 2139095040u) == 0u)));
+            if _e398.exchanged {
                 break;
             }
-            cas_old_56_ = _e375.old_value;
+            cas_old_56_ = _e398.old_value;
+        }
+        let _e407 = bitcast<u32>(0.0000000000000000000000000000000000000001f);
+        let _e417 = atomicLoad((&F[bitcast<u32>(2i)]));
+        cas_old_57_ = _e417;
+        loop {
+            let _e419 = cas_old_57_;
+            let _e429 = bitcast<u32>((bitcast<f32>(select(_e419, (_e419 & 2147483648u), ((_e419 & 2139095040u) == 0u))) + bitcast<f32>(select(_e407, (_e407 & 2147483648u), ((_e407 & 2139095040u) == 0u)))));
+            let _e437 = atomicCompareExchangeWeak((&F[bitcast<u32>(2i)]), _e419, select(_e429, (_e429 & 2147483648u), ((_e429 & 2139095040u) == 0u)));
+            if _e437.exchanged {
+                break;
+            }
+            cas_old_57_ = _e437.old_value;
+        }
+        let _e446 = bitcast<u32>(0f);
+        let _e456 = atomicLoad((&F[bitcast<u32>(3i)]));
+        cas_old_58_ = _e456;
+        loop {
+            let _e458 = cas_old_58_;
+            let _e468 = bitcast<u32>((bitcast<f32>(select(_e458, (_e458 & 2147483648u), ((_e458 & 2139095040u) == 0u))) + bitcast<f32>(select(_e446, (_e446 & 2147483648u), ((_e446 & 2139095040u) == 0u)))));
+            let _e476 = atomicCompareExchangeWeak((&F[bitcast<u32>(3i)]), _e458, select(_e468, (_e468 & 2147483648u), ((_e468 & 2139095040u) == 0u)));
+            if _e476.exchanged {
+                break;
+            }
+            cas_old_58_ = _e476.old_value;
         }
     }
     storageBarrier();
     workgroupBarrier();
     r44_ = i32(local_index);
-    let _e382 = r44_;
-    r45_ = (_e382 < 8i);
-    let _e387 = r45_;
-    if _e387 {
+    let _e483 = r44_;
+    r45_ = (_e483 < 8i);
+    let _e488 = r45_;
+    if _e488 {
         r46_ = i32(local_index);
-        let _e393 = r46_;
-        r47_ = (4i + _e393);
+        let _e494 = r46_;
+        r47_ = (4i + _e494);
         r48_ = i32(local_index);
-        let _e401 = r48_;
-        let _e405 = atomicLoad((&tile0_bins[bitcast<u32>(_e401)]));
-        r49_ = _e405;
-        let _e409 = r47_;
-        let _e414 = r49_;
-        atomicAdd((&S[bitcast<u32>(_e409)]), _e414);
+        let _e502 = r48_;
+        let _e506 = atomicLoad((&tile0_bins[bitcast<u32>(_e502)]));
+        r49_ = _e506;
+        let _e510 = r47_;
+        let _e515 = r49_;
+        atomicAdd((&S[bitcast<u32>(_e510)]), _e515);
     }
     r50_ = i32(local_index);
-    let _e419 = r50_;
-    r51_ = (_e419 == 8i);
-    let _e424 = r51_;
-    if _e424 {
-        let _e430 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
-        r52_ = bitcast<f32>(_e430);
-        let _e439 = r52_;
-        let _e441 = atomicLoad((&F[bitcast<u32>(1i)]));
-        cas_old_57_ = _e441;
+    let _e520 = r50_;
+    r51_ = (_e520 == 8i);
+    let _e525 = r51_;
+    if _e525 {
+        let _e531 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
+        r52_ = bitcast<f32>(_e531);
+        let _e540 = r52_;
+        let _e541 = bitcast<u32>(_e540);
+        let _e551 = atomicLoad((&F[bitcast<u32>(1i)]));
+        cas_old_59_ = _e551;
         loop {
-            let _e443 = cas_old_57_;
-            let _e447 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e443, bitcast<u32>((bitcast<f32>(_e443) + _e439)));
-            if _e447.exchanged {
+            let _e553 = cas_old_59_;
+            let _e563 = bitcast<u32>((bitcast<f32>(select(_e553, (_e553 & 2147483648u), ((_e553 & 2139095040u) == 0u))) + bitcast<f32>(select(_e541, (_e541 & 2147483648u), ((_e541 & 2139095040u) == 0u)))));
+            let _e571 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e553, select(_e563, (_e563 & 2147483648u), ((_e563 & 2139095040u) == 0u)));
+            if _e571.exchanged {
                 break;
             }
-            cas_old_57_ = _e447.old_value;
+            cas_old_59_ = _e571.old_value;
         }
-        let _e455 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
-        r53_ = _e455;
-        let _e463 = r53_;
-        atomicMax((&U[bitcast<u32>(6i)]), _e463);
+        let _e579 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
+        r53_ = _e579;
+        let _e587 = r53_;
+        atomicMax((&U[bitcast<u32>(6i)]), _e587);
     }
 }

@@ -64,6 +64,7 @@ fn tessera_block_sum(@builtin(local_invocation_index) local_index: u32, @builtin
     if ((i32(local_index) % 32i) == 0i) {
         warp_partials[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>(_e53);
     }
+    storageBarrier();
     workgroupBarrier();
     let _e70 = warp_partials[0];
     let _e74 = warp_partials[1];

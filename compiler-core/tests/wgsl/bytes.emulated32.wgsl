@@ -19,6 +19,7 @@ var<workgroup> tile0_t: array<i32, 64>;
 var<workgroup> lane_values: array<u32, 64>;
 var<workgroup> lane_active: array<u32, 64>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn tessera_bytes(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -80,459 +81,453 @@ fn tessera_bytes(@builtin(local_invocation_index) local_index: u32, @builtin(wor
     var r55_: i32;
     var active_56_: bool;
     var exited_57_: bool;
-    var entry_58_: bool;
-    var broken_59_: bool;
-    var continued_60_: bool;
-    var any_61_: u32;
-    var i_62_: i32;
-    var saved_63_: bool;
-    var taken_64_: bool;
-    var saved_65_: bool;
-    var taken_66_: bool;
+    var vote_number_58_: u32;
+    var entry_59_: bool;
+    var broken_60_: bool;
+    var continued_61_: bool;
+    var saved_62_: bool;
+    var taken_63_: bool;
+    var saved_64_: bool;
+    var taken_65_: bool;
 
     active_56_ = true;
     exited_57_ = false;
+    vote_number_58_ = 0u;
     {
-        let _e5 = active_56_;
-        if _e5 {
+        let _e7 = active_56_;
+        if _e7 {
             r0_ = i32(block.x);
         }
-        let _e11 = active_56_;
-        if _e11 {
-            let _e13 = r0_;
-            r1_ = (_e13 * 64i);
+        let _e13 = active_56_;
+        if _e13 {
+            let _e15 = r0_;
+            r1_ = (_e15 * 64i);
         }
-        let _e18 = active_56_;
-        if _e18 {
-            let _e20 = r1_;
-            base_2_ = _e20;
+        let _e20 = active_56_;
+        if _e20 {
+            let _e22 = r1_;
+            base_2_ = _e22;
         }
-        let _e23 = active_56_;
-        if _e23 {
+        let _e25 = active_56_;
+        if _e25 {
             r3_ = 64i;
         }
-        let _e27 = active_56_;
-        if _e27 {
+        let _e29 = active_56_;
+        if _e29 {
             e_4_ = i32(local_index);
         }
-        let _e32 = active_56_;
-        entry_58_ = _e32;
-        broken_59_ = false;
+        let _e34 = active_56_;
+        entry_59_ = _e34;
+        broken_60_ = false;
         loop {
-            continued_60_ = false;
-            let _e39 = entry_58_;
-            let _e41 = exited_57_;
-            let _e43 = broken_59_;
-            let _e45 = continued_60_;
-            active_56_ = (_e39 && !((_e41 || (_e43 || _e45))));
-            let _e55 = active_56_;
-            lane_active[local_index] = u32(_e55);
+            continued_61_ = false;
+            let _e41 = entry_59_;
+            let _e43 = exited_57_;
+            let _e45 = broken_60_;
+            let _e47 = continued_61_;
+            active_56_ = (_e41 && !((_e43 || (_e45 || _e47))));
+            let _e54 = vote_number_58_;
+            vote_number_58_ = (_e54 + 1u);
+            let _e59 = active_56_;
+            if _e59 {
+                let _e62 = vote_number_58_;
+                atomicMax((&workgroup_votes), _e62);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_61_ = 0u;
-                i_62_ = 0i;
-                loop {
-                    let _e65 = i_62_;
-                    if (_e65 >= 64i) {
-                        break;
-                    }
-                    let _e71 = lane_active[bitcast<u32>(_e65)];
-                    let _e73 = any_61_;
-                    any_61_ = (_e73 | _e71);
-                    continuing {
-                        let _e77 = i_62_;
-                        i_62_ = (_e77 + 1i);
-                    }
-                }
-                let _e83 = any_61_;
-                workgroup_any = _e83;
+                let _e67 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e67;
             }
-            let _e85 = workgroupUniformLoad((&workgroup_any));
-            if (_e85 == 0u) {
+            let _e70 = workgroupUniformLoad((&workgroup_any));
+            let _e72 = vote_number_58_;
+            if (u32((_e70 == _e72)) == 0u) {
                 break;
             }
             {
-                let _e89 = active_56_;
-                if _e89 {
-                    let _e91 = e_4_;
-                    r5_ = (_e91 < 64i);
+                let _e78 = active_56_;
+                if _e78 {
+                    let _e80 = e_4_;
+                    r5_ = (_e80 < 64i);
                 }
-                let _e96 = active_56_;
-                if _e96 {
-                    let _e98 = r5_;
-                    r6_ = !(_e98);
+                let _e85 = active_56_;
+                if _e85 {
+                    let _e87 = r5_;
+                    r6_ = !(_e87);
                 }
-                let _e102 = active_56_;
-                saved_63_ = _e102;
-                let _e105 = r6_;
-                let _e107 = saved_63_;
-                let _e108 = (_e107 && _e105);
-                taken_64_ = _e108;
-                active_56_ = _e108;
+                let _e91 = active_56_;
+                saved_62_ = _e91;
+                let _e94 = r6_;
+                let _e96 = saved_62_;
+                let _e97 = (_e96 && _e94);
+                taken_63_ = _e97;
+                active_56_ = _e97;
                 {
-                    let _e112 = active_56_;
-                    let _e114 = broken_59_;
-                    broken_59_ = (_e114 || _e112);
+                    let _e101 = active_56_;
+                    let _e103 = broken_60_;
+                    broken_60_ = (_e103 || _e101);
                     active_56_ = false;
                 }
-                let _e120 = saved_63_;
-                let _e122 = taken_64_;
-                let _e126 = exited_57_;
-                let _e128 = broken_59_;
-                let _e130 = continued_60_;
-                active_56_ = ((_e120 && !(_e122)) && !((_e126 || (_e128 || _e130))));
+                let _e109 = saved_62_;
+                let _e111 = taken_63_;
+                let _e115 = exited_57_;
+                let _e117 = broken_60_;
+                let _e119 = continued_61_;
+                active_56_ = ((_e109 && !(_e111)) && !((_e115 || (_e117 || _e119))));
                 {
                 }
-                let _e137 = saved_63_;
-                let _e139 = exited_57_;
-                let _e141 = broken_59_;
-                let _e143 = continued_60_;
-                active_56_ = (_e137 && !((_e139 || (_e141 || _e143))));
-                let _e150 = active_56_;
-                if _e150 {
-                    let _e152 = e_4_;
-                    r7_ = (_e152 / 1i);
+                let _e126 = saved_62_;
+                let _e128 = exited_57_;
+                let _e130 = broken_60_;
+                let _e132 = continued_61_;
+                active_56_ = (_e126 && !((_e128 || (_e130 || _e132))));
+                let _e139 = active_56_;
+                if _e139 {
+                    let _e141 = e_4_;
+                    r7_ = (_e141 / 1i);
                 }
-                let _e157 = active_56_;
-                if _e157 {
-                    let _e159 = r7_;
-                    r8_ = (_e159 % 64i);
+                let _e146 = active_56_;
+                if _e146 {
+                    let _e148 = r7_;
+                    r8_ = (_e148 % 64i);
                 }
-                let _e164 = active_56_;
-                if _e164 {
-                    let _e166 = base_2_;
-                    let _e168 = r8_;
-                    r9_ = (_e166 + _e168);
+                let _e153 = active_56_;
+                if _e153 {
+                    let _e155 = base_2_;
+                    let _e157 = r8_;
+                    r9_ = (_e155 + _e157);
                 }
-                let _e172 = active_56_;
-                if _e172 {
-                    let _e175 = params.N;
-                    let _e177 = r9_;
-                    let _e182 = r9_;
-                    let _e183 = bitcast<u32>(_e182);
-                    let _e192 = atomicLoad((&B[(_e183 >> 2u)]));
-                    r10_ = select(0i, (bitcast<i32>(((_e192 >> ((_e183 & 3u) << 3u)) << 24u)) >> 24u), (bitcast<u32>(_e177) < bitcast<u32>(_e175)));
+                let _e161 = active_56_;
+                if _e161 {
+                    let _e164 = params.N;
+                    let _e166 = r9_;
+                    let _e171 = r9_;
+                    let _e172 = bitcast<u32>(_e171);
+                    let _e181 = atomicLoad((&B[(_e172 >> 2u)]));
+                    r10_ = select(0i, (bitcast<i32>(((_e181 >> ((_e172 & 3u) << 3u)) << 24u)) >> 24u), (bitcast<u32>(_e166) < bitcast<u32>(_e164)));
                 }
-                let _e202 = active_56_;
-                if _e202 {
-                    let _e204 = r10_;
-                    let _e207 = r8_;
-                    tile0_t[bitcast<u32>(_e207)] = _e204;
+                let _e191 = active_56_;
+                if _e191 {
+                    let _e193 = r10_;
+                    let _e196 = r8_;
+                    tile0_t[bitcast<u32>(_e196)] = _e193;
                 }
             }
             continuing {
-                let _e212 = entry_58_;
-                continued_60_ = false;
-                let _e216 = exited_57_;
-                let _e218 = broken_59_;
-                let _e220 = continued_60_;
-                active_56_ = (_e212 && !((_e216 || (_e218 || _e220))));
+                let _e201 = entry_59_;
+                continued_61_ = false;
+                let _e205 = exited_57_;
+                let _e207 = broken_60_;
+                let _e209 = continued_61_;
+                active_56_ = (_e201 && !((_e205 || (_e207 || _e209))));
                 {
-                    let _e227 = active_56_;
-                    if _e227 {
-                        let _e229 = e_4_;
-                        let _e231 = r3_;
-                        e_4_ = (_e229 + _e231);
+                    let _e216 = active_56_;
+                    if _e216 {
+                        let _e218 = e_4_;
+                        let _e220 = r3_;
+                        e_4_ = (_e218 + _e220);
                     }
                 }
             }
         }
-        let _e235 = entry_58_;
-        let _e237 = exited_57_;
-        active_56_ = (_e235 && !(_e237));
+        let _e224 = entry_59_;
+        let _e226 = exited_57_;
+        active_56_ = (_e224 && !(_e226));
         storageBarrier();
         workgroupBarrier();
-        let _e242 = active_56_;
-        if _e242 {
+        let _e231 = active_56_;
+        if _e231 {
             r11_ = i32(local_index);
         }
-        let _e247 = active_56_;
-        if _e247 {
-            let _e249 = base_2_;
-            let _e251 = r11_;
-            r12_ = (_e249 + _e251);
+        let _e236 = active_56_;
+        if _e236 {
+            let _e238 = base_2_;
+            let _e240 = r11_;
+            r12_ = (_e238 + _e240);
+        }
+        let _e244 = active_56_;
+        if _e244 {
+            let _e246 = r12_;
+            i_13_ = _e246;
+        }
+        let _e249 = active_56_;
+        if _e249 {
+            let _e252 = params.N;
+            r14_ = _e252;
         }
         let _e255 = active_56_;
         if _e255 {
-            let _e257 = r12_;
-            i_13_ = _e257;
+            let _e257 = i_13_;
+            let _e259 = r14_;
+            r15_ = (_e257 < _e259);
         }
-        let _e260 = active_56_;
-        if _e260 {
-            let _e263 = params.N;
-            r14_ = _e263;
-        }
-        let _e266 = active_56_;
-        if _e266 {
-            let _e268 = i_13_;
-            let _e270 = r14_;
-            r15_ = (_e268 < _e270);
-        }
-        let _e274 = active_56_;
-        saved_65_ = _e274;
-        let _e277 = r15_;
-        let _e279 = saved_65_;
-        let _e280 = (_e279 && _e277);
-        taken_66_ = _e280;
-        active_56_ = _e280;
+        let _e263 = active_56_;
+        saved_64_ = _e263;
+        let _e266 = r15_;
+        let _e268 = saved_64_;
+        let _e269 = (_e268 && _e266);
+        taken_65_ = _e269;
+        active_56_ = _e269;
         {
-            let _e284 = active_56_;
-            if _e284 {
-                let _e289 = i_13_;
-                let _e293 = X[bitcast<u32>(_e289)];
-                r16_ = _e293;
+            let _e273 = active_56_;
+            if _e273 {
+                let _e278 = i_13_;
+                let _e282 = X[bitcast<u32>(_e278)];
+                r16_ = _e282;
             }
-            let _e296 = active_56_;
-            if _e296 {
-                let _e298 = r16_;
-                x_17_ = _e298;
+            let _e285 = active_56_;
+            if _e285 {
+                let _e287 = r16_;
+                x_17_ = _e287;
             }
-            let _e301 = active_56_;
-            if _e301 {
-                let _e303 = x_17_;
-                r18_ = (_e303 * 37i);
+            let _e290 = active_56_;
+            if _e290 {
+                let _e292 = x_17_;
+                r18_ = (_e292 * 37i);
             }
-            let _e308 = active_56_;
-            if _e308 {
-                let _e310 = r18_;
-                r19_ = _e310;
+            let _e297 = active_56_;
+            if _e297 {
+                let _e299 = r18_;
+                r19_ = _e299;
             }
-            let _e313 = active_56_;
-            if _e313 {
-                let _e315 = r19_;
-                r20_ = (_e315 << bitcast<u32>(24i));
+            let _e302 = active_56_;
+            if _e302 {
+                let _e304 = r19_;
+                r20_ = (_e304 << bitcast<u32>(24i));
             }
-            let _e321 = active_56_;
-            if _e321 {
-                let _e323 = r20_;
-                r21_ = (_e323 >> bitcast<u32>(24i));
+            let _e310 = active_56_;
+            if _e310 {
+                let _e312 = r20_;
+                r21_ = (_e312 >> bitcast<u32>(24i));
             }
-            let _e329 = active_56_;
-            if _e329 {
-                let _e331 = r21_;
-                let _e336 = i_13_;
-                let _e337 = bitcast<u32>(_e336);
-                let _e345 = ((_e337 & 3u) << 3u);
-                atomicAnd((&B[(_e337 >> 2u)]), ~((255u << _e345)));
-                atomicOr((&B[(_e337 >> 2u)]), ((bitcast<u32>(_e331) & 255u) << _e345));
+            let _e318 = active_56_;
+            if _e318 {
+                let _e320 = r21_;
+                let _e325 = i_13_;
+                let _e326 = bitcast<u32>(_e325);
+                let _e334 = ((_e326 & 3u) << 3u);
+                atomicAnd((&B[(_e326 >> 2u)]), ~((255u << _e334)));
+                atomicOr((&B[(_e326 >> 2u)]), ((bitcast<u32>(_e320) & 255u) << _e334));
             }
-            let _e354 = active_56_;
-            if _e354 {
-                let _e356 = x_17_;
-                r22_ = (_e356 - 300i);
+            let _e343 = active_56_;
+            if _e343 {
+                let _e345 = x_17_;
+                r22_ = (_e345 - 300i);
             }
-            let _e361 = active_56_;
-            if _e361 {
-                let _e363 = r22_;
-                r23_ = u32(_e363);
+            let _e350 = active_56_;
+            if _e350 {
+                let _e352 = r22_;
+                r23_ = u32(_e352);
             }
-            let _e367 = active_56_;
-            if _e367 {
-                let _e369 = r23_;
-                r24_ = (_e369 & 255u);
+            let _e356 = active_56_;
+            if _e356 {
+                let _e358 = r23_;
+                r24_ = (_e358 & 255u);
             }
-            let _e374 = active_56_;
-            if _e374 {
-                let _e376 = r24_;
-                let _e381 = i_13_;
-                let _e382 = bitcast<u32>(_e381);
-                let _e390 = ((_e382 & 3u) << 3u);
-                atomicAnd((&U[(_e382 >> 2u)]), ~((255u << _e390)));
-                atomicOr((&U[(_e382 >> 2u)]), ((bitcast<u32>(_e376) & 255u) << _e390));
+            let _e363 = active_56_;
+            if _e363 {
+                let _e365 = r24_;
+                let _e370 = i_13_;
+                let _e371 = bitcast<u32>(_e370);
+                let _e379 = ((_e371 & 3u) << 3u);
+                atomicAnd((&U[(_e371 >> 2u)]), ~((255u << _e379)));
+                atomicOr((&U[(_e371 >> 2u)]), ((bitcast<u32>(_e365) & 255u) << _e379));
             }
-            let _e399 = active_56_;
-            if _e399 {
+            let _e388 = active_56_;
+            if _e388 {
                 r25_ = i32(local_index);
             }
-            let _e404 = active_56_;
-            if _e404 {
-                let _e406 = r25_;
-                r26_ = (_e406 * 5i);
+            let _e393 = active_56_;
+            if _e393 {
+                let _e395 = r25_;
+                r26_ = (_e395 * 5i);
             }
-            let _e411 = active_56_;
-            if _e411 {
-                let _e413 = r26_;
-                r27_ = (_e413 % 64i);
+            let _e400 = active_56_;
+            if _e400 {
+                let _e402 = r26_;
+                r27_ = (_e402 % 64i);
             }
-            let _e418 = active_56_;
-            if _e418 {
-                let _e421 = r27_;
-                let _e425 = tile0_t[bitcast<u32>(_e421)];
-                r28_ = _e425;
+            let _e407 = active_56_;
+            if _e407 {
+                let _e410 = r27_;
+                let _e414 = tile0_t[bitcast<u32>(_e410)];
+                r28_ = _e414;
             }
-            let _e428 = active_56_;
-            if _e428 {
-                let _e430 = r28_;
-                r29_ = (_e430 * 1000i);
+            let _e417 = active_56_;
+            if _e417 {
+                let _e419 = r28_;
+                r29_ = (_e419 * 1000i);
             }
-            let _e435 = active_56_;
-            if _e435 {
-                let _e440 = i_13_;
-                let _e441 = bitcast<u32>(_e440);
-                let _e450 = atomicLoad((&B[(_e441 >> 2u)]));
-                r30_ = (bitcast<i32>(((_e450 >> ((_e441 & 3u) << 3u)) << 24u)) >> 24u);
+            let _e424 = active_56_;
+            if _e424 {
+                let _e429 = i_13_;
+                let _e430 = bitcast<u32>(_e429);
+                let _e439 = atomicLoad((&B[(_e430 >> 2u)]));
+                r30_ = (bitcast<i32>(((_e439 >> ((_e430 & 3u) << 3u)) << 24u)) >> 24u);
             }
-            let _e458 = active_56_;
-            if _e458 {
-                let _e460 = r29_;
-                let _e462 = r30_;
-                r31_ = (_e460 + _e462);
+            let _e447 = active_56_;
+            if _e447 {
+                let _e449 = r29_;
+                let _e451 = r30_;
+                r31_ = (_e449 + _e451);
             }
-            let _e466 = active_56_;
-            if _e466 {
-                let _e468 = r31_;
-                let _e472 = params.N;
-                let _e475 = i_13_;
-                W[bitcast<u32>(((0i * _e472) + _e475))] = _e468;
+            let _e455 = active_56_;
+            if _e455 {
+                let _e457 = r31_;
+                let _e461 = params.N;
+                let _e464 = i_13_;
+                W[bitcast<u32>(((0i * _e461) + _e464))] = _e457;
             }
-            let _e482 = active_56_;
-            if _e482 {
-                let _e487 = i_13_;
-                let _e488 = bitcast<u32>(_e487);
-                let _e497 = atomicLoad((&U[(_e488 >> 2u)]));
-                r32_ = ((_e497 >> ((_e488 & 3u) << 3u)) & 255u);
+            let _e471 = active_56_;
+            if _e471 {
+                let _e476 = i_13_;
+                let _e477 = bitcast<u32>(_e476);
+                let _e486 = atomicLoad((&U[(_e477 >> 2u)]));
+                r32_ = ((_e486 >> ((_e477 & 3u) << 3u)) & 255u);
             }
-            let _e503 = active_56_;
-            if _e503 {
-                let _e505 = r32_;
-                r33_ = i32(_e505);
+            let _e492 = active_56_;
+            if _e492 {
+                let _e494 = r32_;
+                r33_ = i32(_e494);
             }
-            let _e509 = active_56_;
-            if _e509 {
-                let _e511 = x_17_;
-                r34_ = f32(_e511);
+            let _e498 = active_56_;
+            if _e498 {
+                let _e500 = x_17_;
+                r34_ = f32(_e500);
             }
-            let _e515 = active_56_;
-            if _e515 {
-                let _e517 = r34_;
-                r35_ = (_e517 * 0.75f);
+            let _e504 = active_56_;
+            if _e504 {
+                let _e506 = r34_;
+                r35_ = (_e506 * 0.75f);
             }
-            let _e522 = active_56_;
-            if _e522 {
-                let _e524 = r35_;
-                r36_ = select(select(u32(_e524), 4294967295u, (_e524 >= 4294967300f)), 0u, ((bitcast<u32>(_e524) & 2147483647u) > 2139095040u));
+            let _e511 = active_56_;
+            if _e511 {
+                let _e513 = r35_;
+                let _e523 = bitcast<u32>(_e513);
+                let _e525 = (_e523 & 2147483647u);
+                r36_ = select(select(select(select(u32(_e513), 4294967295u, (_e513 >= 4294967300f)), 0u, (_e513 < 0f)), select(4294967295u, 0u, (_e523 >= 2147483648u)), (_e525 == 2139095040u)), 0u, (_e525 > 2139095040u));
             }
-            let _e539 = active_56_;
-            if _e539 {
-                let _e541 = r36_;
-                r37_ = (_e541 & 255u);
+            let _e537 = active_56_;
+            if _e537 {
+                let _e539 = r36_;
+                r37_ = (_e539 & 255u);
             }
-            let _e546 = active_56_;
-            if _e546 {
-                let _e548 = r37_;
-                r38_ = i32(_e548);
+            let _e544 = active_56_;
+            if _e544 {
+                let _e546 = r37_;
+                r38_ = i32(_e546);
             }
-            let _e552 = active_56_;
-            if _e552 {
-                let _e554 = r33_;
-                let _e556 = r38_;
-                r39_ = (_e554 - _e556);
+            let _e550 = active_56_;
+            if _e550 {
+                let _e552 = r33_;
+                let _e554 = r38_;
+                r39_ = (_e552 - _e554);
             }
-            let _e560 = active_56_;
-            if _e560 {
-                let _e562 = r39_;
-                let _e566 = params.N;
-                let _e569 = i_13_;
-                W[bitcast<u32>(((1i * _e566) + _e569))] = _e562;
+            let _e558 = active_56_;
+            if _e558 {
+                let _e560 = r39_;
+                let _e564 = params.N;
+                let _e567 = i_13_;
+                W[bitcast<u32>(((1i * _e564) + _e567))] = _e560;
             }
-            let _e576 = active_56_;
-            if _e576 {
-                let _e578 = x_17_;
-                r40_ = _e578;
+            let _e574 = active_56_;
+            if _e574 {
+                let _e576 = x_17_;
+                r40_ = _e576;
             }
-            let _e581 = active_56_;
-            if _e581 {
-                let _e583 = r40_;
-                r41_ = (_e583 << bitcast<u32>(24i));
+            let _e579 = active_56_;
+            if _e579 {
+                let _e581 = r40_;
+                r41_ = (_e581 << bitcast<u32>(24i));
             }
-            let _e589 = active_56_;
-            if _e589 {
-                let _e591 = r41_;
-                r42_ = (_e591 >> bitcast<u32>(24i));
+            let _e587 = active_56_;
+            if _e587 {
+                let _e589 = r41_;
+                r42_ = (_e589 >> bitcast<u32>(24i));
             }
-            let _e597 = active_56_;
-            if _e597 {
-                let _e599 = x_17_;
-                r43_ = u32(_e599);
+            let _e595 = active_56_;
+            if _e595 {
+                let _e597 = x_17_;
+                r43_ = u32(_e597);
             }
-            let _e603 = active_56_;
-            if _e603 {
-                let _e605 = r43_;
-                r44_ = (_e605 & 255u);
+            let _e601 = active_56_;
+            if _e601 {
+                let _e603 = r43_;
+                r44_ = (_e603 & 255u);
             }
-            let _e610 = active_56_;
-            if _e610 {
-                let _e612 = r44_;
-                r45_ = i32(_e612);
+            let _e608 = active_56_;
+            if _e608 {
+                let _e610 = r44_;
+                r45_ = i32(_e610);
             }
-            let _e616 = active_56_;
-            if _e616 {
-                let _e618 = r45_;
-                r46_ = (_e618 * 1000i);
+            let _e614 = active_56_;
+            if _e614 {
+                let _e616 = r45_;
+                r46_ = (_e616 * 1000i);
             }
-            let _e623 = active_56_;
-            if _e623 {
-                let _e625 = r42_;
-                let _e627 = r46_;
-                r47_ = (_e625 + _e627);
+            let _e621 = active_56_;
+            if _e621 {
+                let _e623 = r42_;
+                let _e625 = r46_;
+                r47_ = (_e623 + _e625);
             }
-            let _e631 = active_56_;
-            if _e631 {
-                let _e633 = x_17_;
-                r48_ = f32(_e633);
+            let _e629 = active_56_;
+            if _e629 {
+                let _e631 = x_17_;
+                r48_ = f32(_e631);
             }
-            let _e637 = active_56_;
-            if _e637 {
-                r49_ = -(1.5f);
+            let _e635 = active_56_;
+            if _e635 {
+                r49_ = -1.5f;
             }
-            let _e642 = active_56_;
-            if _e642 {
-                let _e644 = r48_;
-                let _e646 = r49_;
-                r50_ = (_e644 * _e646);
+            let _e639 = active_56_;
+            if _e639 {
+                let _e641 = r48_;
+                r50_ = (_e641 * -1.5f);
             }
-            let _e650 = active_56_;
-            if _e650 {
-                let _e652 = r50_;
-                r51_ = select(select(i32(_e652), 2147483647i, (_e652 >= 2147483600f)), 0i, ((bitcast<u32>(_e652) & 2147483647u) > 2139095040u));
+            let _e646 = active_56_;
+            if _e646 {
+                let _e648 = r50_;
+                let _e658 = bitcast<u32>(_e648);
+                let _e660 = (_e658 & 2147483647u);
+                r51_ = select(select(select(select(i32(_e648), 2147483647i, (_e648 >= 2147483600f)), i32(-2147483648), (_e648 < -2147483600f)), select(2147483647i, i32(-2147483648), (_e658 >= 2147483648u)), (_e660 == 2139095040u)), 0i, (_e660 > 2139095040u));
             }
-            let _e667 = active_56_;
-            if _e667 {
-                let _e669 = r51_;
-                r52_ = (_e669 << bitcast<u32>(24i));
+            let _e672 = active_56_;
+            if _e672 {
+                let _e674 = r51_;
+                r52_ = (_e674 << bitcast<u32>(24i));
             }
-            let _e675 = active_56_;
-            if _e675 {
-                let _e677 = r52_;
-                r53_ = (_e677 >> bitcast<u32>(24i));
+            let _e680 = active_56_;
+            if _e680 {
+                let _e682 = r52_;
+                r53_ = (_e682 >> bitcast<u32>(24i));
             }
-            let _e683 = active_56_;
-            if _e683 {
-                let _e685 = r53_;
-                r54_ = (_e685 * 1000000i);
+            let _e688 = active_56_;
+            if _e688 {
+                let _e690 = r53_;
+                r54_ = (_e690 * 1000000i);
             }
-            let _e690 = active_56_;
-            if _e690 {
-                let _e692 = r47_;
-                let _e694 = r54_;
-                r55_ = (_e692 + _e694);
+            let _e695 = active_56_;
+            if _e695 {
+                let _e697 = r47_;
+                let _e699 = r54_;
+                r55_ = (_e697 + _e699);
             }
-            let _e698 = active_56_;
-            if _e698 {
-                let _e700 = r55_;
-                let _e704 = params.N;
-                let _e707 = i_13_;
-                W[bitcast<u32>(((2i * _e704) + _e707))] = _e700;
+            let _e703 = active_56_;
+            if _e703 {
+                let _e705 = r55_;
+                let _e709 = params.N;
+                let _e712 = i_13_;
+                W[bitcast<u32>(((2i * _e709) + _e712))] = _e705;
             }
         }
-        let _e714 = saved_65_;
-        let _e716 = taken_66_;
-        let _e720 = exited_57_;
-        active_56_ = ((_e714 && !(_e716)) && !(_e720));
+        let _e719 = saved_64_;
+        let _e721 = taken_65_;
+        let _e725 = exited_57_;
+        active_56_ = ((_e719 && !(_e721)) && !(_e725));
         {
         }
-        let _e725 = saved_65_;
-        let _e727 = exited_57_;
-        active_56_ = (_e725 && !(_e727));
+        let _e730 = saved_64_;
+        let _e732 = exited_57_;
+        active_56_ = (_e730 && !(_e732));
     }
 }

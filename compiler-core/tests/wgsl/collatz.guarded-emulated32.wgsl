@@ -17,6 +17,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 64>;
 var<workgroup> lane_active: array<u32, 64>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn tessera_collatz(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -42,272 +43,263 @@ fn tessera_collatz(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var trips_19_: u32 = 0u;
     var active_20_: bool;
     var exited_21_: bool;
-    var saved_22_: bool;
-    var taken_23_: bool;
-    var entry_24_: bool;
-    var broken_25_: bool;
-    var continued_26_: bool;
-    var left_27_: bool = false;
-    var any_28_: u32;
-    var i_29_: i32;
-    var saved_30_: bool;
-    var taken_31_: bool;
-    var saved_32_: bool;
-    var taken_33_: bool;
+    var vote_number_22_: u32;
+    var saved_23_: bool;
+    var taken_24_: bool;
+    var entry_25_: bool;
+    var broken_26_: bool;
+    var continued_27_: bool;
+    var left_28_: bool = false;
+    var saved_29_: bool;
+    var taken_30_: bool;
+    var saved_31_: bool;
+    var taken_32_: bool;
 
     active_20_ = true;
     exited_21_ = false;
+    vote_number_22_ = 0u;
     {
-        let _e6 = active_20_;
-        if _e6 {
+        let _e8 = active_20_;
+        if _e8 {
             r0_ = i32(block.x);
         }
-        let _e12 = active_20_;
-        if _e12 {
+        let _e14 = active_20_;
+        if _e14 {
             r1_ = 64i;
         }
-        let _e16 = active_20_;
-        if _e16 {
-            let _e18 = r0_;
-            let _e20 = r1_;
-            r2_ = (_e18 * _e20);
+        let _e18 = active_20_;
+        if _e18 {
+            let _e20 = r0_;
+            let _e22 = r1_;
+            r2_ = (_e20 * _e22);
         }
-        let _e24 = active_20_;
-        if _e24 {
+        let _e26 = active_20_;
+        if _e26 {
             r3_ = i32(local_index);
         }
-        let _e29 = active_20_;
-        if _e29 {
-            let _e31 = r2_;
-            let _e33 = r3_;
-            r4_ = (_e31 + _e33);
+        let _e31 = active_20_;
+        if _e31 {
+            let _e33 = r2_;
+            let _e35 = r3_;
+            r4_ = (_e33 + _e35);
         }
-        let _e37 = active_20_;
-        if _e37 {
-            let _e39 = r4_;
-            i_5_ = _e39;
+        let _e39 = active_20_;
+        if _e39 {
+            let _e41 = r4_;
+            i_5_ = _e41;
         }
-        let _e42 = active_20_;
-        if _e42 {
-            let _e45 = params.N;
-            r6_ = _e45;
+        let _e44 = active_20_;
+        if _e44 {
+            let _e47 = params.N;
+            r6_ = _e47;
         }
-        let _e48 = active_20_;
-        if _e48 {
-            let _e50 = i_5_;
-            let _e52 = r6_;
-            r7_ = (_e50 < _e52);
+        let _e50 = active_20_;
+        if _e50 {
+            let _e52 = i_5_;
+            let _e54 = r6_;
+            r7_ = (_e52 < _e54);
         }
-        let _e56 = active_20_;
-        saved_22_ = _e56;
-        let _e59 = r7_;
-        let _e61 = saved_22_;
-        let _e62 = (_e61 && _e59);
-        taken_23_ = _e62;
-        active_20_ = _e62;
+        let _e58 = active_20_;
+        saved_23_ = _e58;
+        let _e61 = r7_;
+        let _e63 = saved_23_;
+        let _e64 = (_e63 && _e61);
+        taken_24_ = _e64;
+        active_20_ = _e64;
         {
-            let _e66 = active_20_;
-            if _e66 {
-                let _e71 = i_5_;
-                let _e75 = Start[bitcast<u32>(_e71)];
-                r8_ = _e75;
+            let _e68 = active_20_;
+            if _e68 {
+                let _e73 = i_5_;
+                let _e77 = Start[bitcast<u32>(_e73)];
+                r8_ = _e77;
             }
-            let _e78 = active_20_;
-            if _e78 {
-                let _e80 = r8_;
-                n_9_ = _e80;
+            let _e80 = active_20_;
+            if _e80 {
+                let _e82 = r8_;
+                n_9_ = _e82;
             }
-            let _e83 = active_20_;
-            if _e83 {
+            let _e85 = active_20_;
+            if _e85 {
                 steps_10_ = 0i;
             }
-            let _e87 = active_20_;
-            entry_24_ = _e87;
-            broken_25_ = false;
-            left_27_ = false;
+            let _e89 = active_20_;
+            entry_25_ = _e89;
+            broken_26_ = false;
+            left_28_ = false;
             loop {
-                continued_26_ = false;
-                let _e97 = entry_24_;
-                let _e99 = exited_21_;
-                let _e101 = broken_25_;
-                let _e103 = continued_26_;
-                active_20_ = (_e97 && !((_e99 || (_e101 || _e103))));
-                let _e113 = active_20_;
-                lane_active[local_index] = u32(_e113);
+                continued_27_ = false;
+                let _e99 = entry_25_;
+                let _e101 = exited_21_;
+                let _e103 = broken_26_;
+                let _e105 = continued_27_;
+                active_20_ = (_e99 && !((_e101 || (_e103 || _e105))));
+                let _e112 = vote_number_22_;
+                vote_number_22_ = (_e112 + 1u);
+                let _e117 = active_20_;
+                if _e117 {
+                    let _e120 = vote_number_22_;
+                    atomicMax((&workgroup_votes), _e120);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_28_ = 0u;
-                    i_29_ = 0i;
-                    loop {
-                        let _e123 = i_29_;
-                        if (_e123 >= 64i) {
-                            break;
-                        }
-                        let _e129 = lane_active[bitcast<u32>(_e123)];
-                        let _e131 = any_28_;
-                        any_28_ = (_e131 | _e129);
-                        continuing {
-                            let _e135 = i_29_;
-                            i_29_ = (_e135 + 1i);
-                        }
-                    }
-                    let _e141 = any_28_;
-                    workgroup_any = _e141;
+                    let _e125 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e125;
                 }
-                let _e143 = workgroupUniformLoad((&workgroup_any));
-                if (_e143 == 0u) {
-                    left_27_ = true;
+                let _e128 = workgroupUniformLoad((&workgroup_any));
+                let _e130 = vote_number_22_;
+                if (u32((_e128 == _e130)) == 0u) {
+                    left_28_ = true;
                     break;
                 }
-                let _e149 = active_20_;
-                if _e149 {
-                    let _e159 = trips_19_;
-                    let _e161 = (_e159 + 1u);
-                    trips_19_ = _e161;
-                    if (_e161 > 4096u) {
+                let _e138 = active_20_;
+                if _e138 {
+                    let _e148 = trips_19_;
+                    let _e150 = (_e148 + 1u);
+                    trips_19_ = _e150;
+                    if (_e150 > 4096u) {
                         loop_guard[0u] = 1u;
                         exited_21_ = true;
                         active_20_ = false;
                     }
                 }
                 {
-                    let _e165 = active_20_;
-                    if _e165 {
-                        let _e167 = n_9_;
-                        r11_ = (_e167 > 1i);
+                    let _e154 = active_20_;
+                    if _e154 {
+                        let _e156 = n_9_;
+                        r11_ = (_e156 > 1i);
                     }
-                    let _e172 = active_20_;
-                    if _e172 {
-                        let _e174 = r11_;
-                        r12_ = !(_e174);
+                    let _e161 = active_20_;
+                    if _e161 {
+                        let _e163 = r11_;
+                        r12_ = !(_e163);
                     }
-                    let _e178 = active_20_;
-                    saved_30_ = _e178;
-                    let _e181 = r12_;
-                    let _e183 = saved_30_;
-                    let _e184 = (_e183 && _e181);
-                    taken_31_ = _e184;
-                    active_20_ = _e184;
+                    let _e167 = active_20_;
+                    saved_29_ = _e167;
+                    let _e170 = r12_;
+                    let _e172 = saved_29_;
+                    let _e173 = (_e172 && _e170);
+                    taken_30_ = _e173;
+                    active_20_ = _e173;
                     {
-                        let _e188 = active_20_;
-                        let _e190 = broken_25_;
-                        broken_25_ = (_e190 || _e188);
+                        let _e177 = active_20_;
+                        let _e179 = broken_26_;
+                        broken_26_ = (_e179 || _e177);
                         active_20_ = false;
                     }
-                    let _e196 = saved_30_;
-                    let _e198 = taken_31_;
-                    let _e202 = exited_21_;
-                    let _e204 = broken_25_;
-                    let _e206 = continued_26_;
-                    active_20_ = ((_e196 && !(_e198)) && !((_e202 || (_e204 || _e206))));
+                    let _e185 = saved_29_;
+                    let _e187 = taken_30_;
+                    let _e191 = exited_21_;
+                    let _e193 = broken_26_;
+                    let _e195 = continued_27_;
+                    active_20_ = ((_e185 && !(_e187)) && !((_e191 || (_e193 || _e195))));
                     {
                     }
-                    let _e213 = saved_30_;
-                    let _e215 = exited_21_;
-                    let _e217 = broken_25_;
-                    let _e219 = continued_26_;
-                    active_20_ = (_e213 && !((_e215 || (_e217 || _e219))));
-                    let _e226 = active_20_;
-                    if _e226 {
-                        let _e228 = n_9_;
-                        r13_ = (_e228 % 2i);
+                    let _e202 = saved_29_;
+                    let _e204 = exited_21_;
+                    let _e206 = broken_26_;
+                    let _e208 = continued_27_;
+                    active_20_ = (_e202 && !((_e204 || (_e206 || _e208))));
+                    let _e215 = active_20_;
+                    if _e215 {
+                        let _e217 = n_9_;
+                        r13_ = (_e217 % 2i);
                     }
-                    let _e233 = active_20_;
-                    if _e233 {
-                        let _e235 = r13_;
-                        r14_ = (_e235 == 0i);
+                    let _e222 = active_20_;
+                    if _e222 {
+                        let _e224 = r13_;
+                        r14_ = (_e224 == 0i);
                     }
-                    let _e240 = active_20_;
-                    saved_32_ = _e240;
-                    let _e243 = r14_;
-                    let _e245 = saved_32_;
-                    let _e246 = (_e245 && _e243);
-                    taken_33_ = _e246;
-                    active_20_ = _e246;
+                    let _e229 = active_20_;
+                    saved_31_ = _e229;
+                    let _e232 = r14_;
+                    let _e234 = saved_31_;
+                    let _e235 = (_e234 && _e232);
+                    taken_32_ = _e235;
+                    active_20_ = _e235;
                     {
-                        let _e250 = active_20_;
-                        if _e250 {
-                            let _e252 = n_9_;
-                            r15_ = (_e252 / 2i);
+                        let _e239 = active_20_;
+                        if _e239 {
+                            let _e241 = n_9_;
+                            r15_ = (_e241 / 2i);
                         }
-                        let _e257 = active_20_;
-                        if _e257 {
-                            let _e259 = r15_;
-                            n_9_ = _e259;
+                        let _e246 = active_20_;
+                        if _e246 {
+                            let _e248 = r15_;
+                            n_9_ = _e248;
                         }
                     }
-                    let _e262 = saved_32_;
-                    let _e264 = taken_33_;
-                    let _e268 = exited_21_;
-                    let _e270 = broken_25_;
-                    let _e272 = continued_26_;
-                    active_20_ = ((_e262 && !(_e264)) && !((_e268 || (_e270 || _e272))));
+                    let _e251 = saved_31_;
+                    let _e253 = taken_32_;
+                    let _e257 = exited_21_;
+                    let _e259 = broken_26_;
+                    let _e261 = continued_27_;
+                    active_20_ = ((_e251 && !(_e253)) && !((_e257 || (_e259 || _e261))));
                     {
-                        let _e279 = active_20_;
-                        if _e279 {
-                            let _e282 = n_9_;
-                            r16_ = (3i * _e282);
+                        let _e268 = active_20_;
+                        if _e268 {
+                            let _e271 = n_9_;
+                            r16_ = (3i * _e271);
                         }
-                        let _e286 = active_20_;
-                        if _e286 {
-                            let _e288 = r16_;
-                            r17_ = (_e288 + 1i);
+                        let _e275 = active_20_;
+                        if _e275 {
+                            let _e277 = r16_;
+                            r17_ = (_e277 + 1i);
                         }
-                        let _e293 = active_20_;
-                        if _e293 {
-                            let _e295 = r17_;
-                            n_9_ = _e295;
+                        let _e282 = active_20_;
+                        if _e282 {
+                            let _e284 = r17_;
+                            n_9_ = _e284;
                         }
                     }
-                    let _e298 = saved_32_;
-                    let _e300 = exited_21_;
-                    let _e302 = broken_25_;
-                    let _e304 = continued_26_;
-                    active_20_ = (_e298 && !((_e300 || (_e302 || _e304))));
-                    let _e311 = active_20_;
-                    if _e311 {
-                        let _e313 = steps_10_;
-                        r18_ = (_e313 + 1i);
+                    let _e287 = saved_31_;
+                    let _e289 = exited_21_;
+                    let _e291 = broken_26_;
+                    let _e293 = continued_27_;
+                    active_20_ = (_e287 && !((_e289 || (_e291 || _e293))));
+                    let _e300 = active_20_;
+                    if _e300 {
+                        let _e302 = steps_10_;
+                        r18_ = (_e302 + 1i);
                     }
-                    let _e318 = active_20_;
-                    if _e318 {
-                        let _e320 = r18_;
-                        steps_10_ = _e320;
+                    let _e307 = active_20_;
+                    if _e307 {
+                        let _e309 = r18_;
+                        steps_10_ = _e309;
                     }
                 }
                 continuing {
-                    let _e323 = entry_24_;
-                    continued_26_ = false;
-                    let _e327 = exited_21_;
-                    let _e329 = broken_25_;
-                    let _e331 = continued_26_;
-                    active_20_ = (_e323 && !((_e327 || (_e329 || _e331))));
+                    let _e312 = entry_25_;
+                    continued_27_ = false;
+                    let _e316 = exited_21_;
+                    let _e318 = broken_26_;
+                    let _e320 = continued_27_;
+                    active_20_ = (_e312 && !((_e316 || (_e318 || _e320))));
                     {
                     }
                 }
             }
-            let _e338 = left_27_;
-            if !(_e338) {
+            let _e327 = left_28_;
+            if !(_e327) {
                 loop_guard[0u] = 2147483649u;
             }
-            let _e345 = entry_24_;
-            let _e347 = exited_21_;
-            active_20_ = (_e345 && !(_e347));
-            let _e352 = active_20_;
-            if _e352 {
-                let _e354 = steps_10_;
-                let _e359 = i_5_;
-                Steps[bitcast<u32>(_e359)] = _e354;
+            let _e334 = entry_25_;
+            let _e336 = exited_21_;
+            active_20_ = (_e334 && !(_e336));
+            let _e341 = active_20_;
+            if _e341 {
+                let _e343 = steps_10_;
+                let _e348 = i_5_;
+                Steps[bitcast<u32>(_e348)] = _e343;
             }
         }
-        let _e364 = saved_22_;
-        let _e366 = taken_23_;
-        let _e370 = exited_21_;
-        active_20_ = ((_e364 && !(_e366)) && !(_e370));
+        let _e353 = saved_23_;
+        let _e355 = taken_24_;
+        let _e359 = exited_21_;
+        active_20_ = ((_e353 && !(_e355)) && !(_e359));
         {
         }
-        let _e375 = saved_22_;
-        let _e377 = exited_21_;
-        active_20_ = (_e375 && !(_e377));
+        let _e364 = saved_23_;
+        let _e366 = exited_21_;
+        active_20_ = (_e364 && !(_e366));
     }
 }

@@ -15,6 +15,7 @@ var<workgroup> tile0_warp_totals: array<i32, 3>;
 var<workgroup> lane_values: array<u32, 80>;
 var<workgroup> lane_active: array<u32, 80>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(80, 1, 1) 
 fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -61,10 +62,10 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r40_: bool;
     var active_41_: bool;
     var exited_42_: bool;
-    var saved_43_: bool;
-    var taken_44_: bool;
-    var acc_45_: i32;
-    var i_46_: i32;
+    var vote_number_43_: u32;
+    var saved_44_: bool;
+    var taken_45_: bool;
+    var scan_46_: u32;
     var saved_47_: bool;
     var taken_48_: bool;
     var saved_49_: bool;
@@ -72,539 +73,573 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var entry_51_: bool;
     var broken_52_: bool;
     var continued_53_: bool;
-    var any_54_: u32;
-    var i_55_: i32;
+    var saved_54_: bool;
+    var taken_55_: bool;
     var saved_56_: bool;
     var taken_57_: bool;
-    var saved_58_: bool;
-    var taken_59_: bool;
-    var acc_60_: i32;
-    var i_61_: i32;
-    var saved_62_: bool;
-    var taken_63_: bool;
-    var saved_64_: bool;
-    var taken_65_: bool;
+    var scan_58_: u32;
+    var saved_59_: bool;
+    var taken_60_: bool;
+    var saved_61_: bool;
+    var taken_62_: bool;
 
     active_41_ = true;
     exited_42_ = false;
+    vote_number_43_ = 0u;
     {
-        let _e5 = active_41_;
-        if _e5 {
+        let _e7 = active_41_;
+        if _e7 {
             r0_ = i32(block.x);
         }
-        let _e11 = active_41_;
-        if _e11 {
+        let _e13 = active_41_;
+        if _e13 {
             r1_ = 80i;
         }
-        let _e15 = active_41_;
-        if _e15 {
-            let _e17 = r0_;
-            let _e19 = r1_;
-            r2_ = (_e17 * _e19);
+        let _e17 = active_41_;
+        if _e17 {
+            let _e19 = r0_;
+            let _e21 = r1_;
+            r2_ = (_e19 * _e21);
         }
-        let _e23 = active_41_;
-        if _e23 {
+        let _e25 = active_41_;
+        if _e25 {
             r3_ = i32(local_index);
         }
-        let _e28 = active_41_;
-        if _e28 {
-            let _e30 = r2_;
-            let _e32 = r3_;
-            r4_ = (_e30 + _e32);
+        let _e30 = active_41_;
+        if _e30 {
+            let _e32 = r2_;
+            let _e34 = r3_;
+            r4_ = (_e32 + _e34);
         }
-        let _e36 = active_41_;
-        if _e36 {
-            let _e38 = r4_;
-            i_5_ = _e38;
+        let _e38 = active_41_;
+        if _e38 {
+            let _e40 = r4_;
+            i_5_ = _e40;
         }
-        let _e41 = active_41_;
-        if _e41 {
+        let _e43 = active_41_;
+        if _e43 {
             x_6_ = 0i;
         }
-        let _e45 = active_41_;
-        if _e45 {
-            let _e48 = params.N;
-            r7_ = _e48;
+        let _e47 = active_41_;
+        if _e47 {
+            let _e50 = params.N;
+            r7_ = _e50;
         }
-        let _e51 = active_41_;
-        if _e51 {
-            let _e53 = i_5_;
-            let _e55 = r7_;
-            r8_ = (_e53 < _e55);
+        let _e53 = active_41_;
+        if _e53 {
+            let _e55 = i_5_;
+            let _e57 = r7_;
+            r8_ = (_e55 < _e57);
         }
-        let _e59 = active_41_;
-        saved_43_ = _e59;
-        let _e62 = r8_;
-        let _e64 = saved_43_;
-        let _e65 = (_e64 && _e62);
-        taken_44_ = _e65;
-        active_41_ = _e65;
+        let _e61 = active_41_;
+        saved_44_ = _e61;
+        let _e64 = r8_;
+        let _e66 = saved_44_;
+        let _e67 = (_e66 && _e64);
+        taken_45_ = _e67;
+        active_41_ = _e67;
         {
-            let _e69 = active_41_;
-            if _e69 {
-                let _e74 = i_5_;
-                let _e78 = X[bitcast<u32>(_e74)];
-                r9_ = _e78;
+            let _e71 = active_41_;
+            if _e71 {
+                let _e76 = i_5_;
+                let _e80 = X[bitcast<u32>(_e76)];
+                r9_ = _e80;
             }
-            let _e81 = active_41_;
-            if _e81 {
-                let _e83 = r9_;
-                x_6_ = _e83;
+            let _e83 = active_41_;
+            if _e83 {
+                let _e85 = r9_;
+                x_6_ = _e85;
             }
         }
-        let _e86 = saved_43_;
-        let _e88 = taken_44_;
-        let _e92 = exited_42_;
-        active_41_ = ((_e86 && !(_e88)) && !(_e92));
+        let _e88 = saved_44_;
+        let _e90 = taken_45_;
+        let _e94 = exited_42_;
+        active_41_ = ((_e88 && !(_e90)) && !(_e94));
         {
         }
-        let _e97 = saved_43_;
-        let _e99 = exited_42_;
-        active_41_ = (_e97 && !(_e99));
+        let _e99 = saved_44_;
+        let _e101 = exited_42_;
+        active_41_ = (_e99 && !(_e101));
         workgroupBarrier();
-        let _e104 = x_6_;
-        lane_values[local_index] = bitcast<u32>(_e104);
-        let _e112 = active_41_;
-        lane_active[local_index] = u32(_e112);
+        let _e106 = x_6_;
+        let _e108 = active_41_;
+        let _e111 = select(0u, bitcast<u32>(_e106), _e108);
+        scan_46_ = _e111;
+        lane_values[bitcast<u32>(i32(local_index))] = _e111;
         workgroupBarrier();
-        let _e115 = active_41_;
-        if _e115 {
-            let _e121 = i32(local_index);
-            acc_45_ = 0i;
-            i_46_ = 0i;
-            loop {
-                let _e128 = i_46_;
-                if (_e128 >= 32i) {
-                    break;
-                }
-                let _e131 = ((_e121 - (i32(local_index) % 32i)) + _e128);
-                let _e133 = (_e131 < 80i);
-                let _e138 = lane_active[bitcast<u32>(select(_e121, _e131, _e133))];
-                if ((_e133 && (_e138 != 0u)) && (_e131 <= _e121)) {
-                    let _e147 = lane_values[bitcast<u32>(_e131)];
-                    let _e150 = acc_45_;
-                    acc_45_ = (_e150 + bitcast<i32>(_e147));
-                }
-                continuing {
-                    let _e154 = i_46_;
-                    i_46_ = (_e154 + 1i);
-                }
-            }
-            let _e159 = acc_45_;
-            r10_ = _e159;
+        let _e123 = i32(local_index);
+        let _e125 = ((i32(local_index) % 32i) >= 1i);
+        let _e131 = lane_values[bitcast<u32>(select(_e123, (_e123 - 1i), _e125))];
+        let _e133 = scan_46_;
+        scan_46_ = select(_e133, bitcast<u32>((bitcast<i32>(_e131) + bitcast<i32>(_e133))), _e125);
+        workgroupBarrier();
+        let _e141 = scan_46_;
+        lane_values[bitcast<u32>(_e123)] = _e141;
+        workgroupBarrier();
+        let _e150 = i32(local_index);
+        let _e152 = ((i32(local_index) % 32i) >= 2i);
+        let _e158 = lane_values[bitcast<u32>(select(_e150, (_e150 - 2i), _e152))];
+        let _e160 = scan_46_;
+        scan_46_ = select(_e160, bitcast<u32>((bitcast<i32>(_e158) + bitcast<i32>(_e160))), _e152);
+        workgroupBarrier();
+        let _e168 = scan_46_;
+        lane_values[bitcast<u32>(_e150)] = _e168;
+        workgroupBarrier();
+        let _e177 = i32(local_index);
+        let _e179 = ((i32(local_index) % 32i) >= 4i);
+        let _e185 = lane_values[bitcast<u32>(select(_e177, (_e177 - 4i), _e179))];
+        let _e187 = scan_46_;
+        scan_46_ = select(_e187, bitcast<u32>((bitcast<i32>(_e185) + bitcast<i32>(_e187))), _e179);
+        workgroupBarrier();
+        let _e195 = scan_46_;
+        lane_values[bitcast<u32>(_e177)] = _e195;
+        workgroupBarrier();
+        let _e204 = i32(local_index);
+        let _e206 = ((i32(local_index) % 32i) >= 8i);
+        let _e212 = lane_values[bitcast<u32>(select(_e204, (_e204 - 8i), _e206))];
+        let _e214 = scan_46_;
+        scan_46_ = select(_e214, bitcast<u32>((bitcast<i32>(_e212) + bitcast<i32>(_e214))), _e206);
+        workgroupBarrier();
+        let _e222 = scan_46_;
+        lane_values[bitcast<u32>(_e204)] = _e222;
+        workgroupBarrier();
+        let _e231 = i32(local_index);
+        let _e233 = ((i32(local_index) % 32i) >= 16i);
+        let _e239 = lane_values[bitcast<u32>(select(_e231, (_e231 - 16i), _e233))];
+        let _e241 = scan_46_;
+        scan_46_ = select(_e241, bitcast<u32>((bitcast<i32>(_e239) + bitcast<i32>(_e241))), _e233);
+        workgroupBarrier();
+        let _e249 = scan_46_;
+        lane_values[bitcast<u32>(_e231)] = _e249;
+        let _e254 = scan_46_;
+        let _e257 = active_41_;
+        if _e257 {
+            r10_ = bitcast<i32>(_e254);
         }
-        workgroupBarrier();
-        let _e162 = active_41_;
-        if _e162 {
+        let _e260 = active_41_;
+        if _e260 {
             r11_ = (i32(local_index) % 32i);
         }
-        let _e169 = active_41_;
-        if _e169 {
+        let _e267 = active_41_;
+        if _e267 {
             r12_ = 32i;
         }
-        let _e173 = active_41_;
-        if _e173 {
+        let _e271 = active_41_;
+        if _e271 {
             r13_ = (i32(local_index) / 32i);
         }
-        let _e180 = active_41_;
-        if _e180 {
+        let _e278 = active_41_;
+        if _e278 {
             r14_ = 80i;
         }
-        let _e184 = active_41_;
-        if _e184 {
-            let _e186 = r13_;
-            let _e188 = r12_;
-            r15_ = (_e186 * _e188);
+        let _e282 = active_41_;
+        if _e282 {
+            let _e284 = r13_;
+            let _e286 = r12_;
+            r15_ = (_e284 * _e286);
         }
-        let _e192 = active_41_;
-        if _e192 {
-            let _e194 = r14_;
-            let _e196 = r15_;
-            r16_ = (_e194 - _e196);
+        let _e290 = active_41_;
+        if _e290 {
+            let _e292 = r14_;
+            let _e294 = r15_;
+            r16_ = (_e292 - _e294);
         }
-        let _e200 = active_41_;
-        if _e200 {
-            let _e202 = r12_;
-            let _e204 = r16_;
-            r17_ = min(_e202, _e204);
+        let _e298 = active_41_;
+        if _e298 {
+            let _e300 = r12_;
+            let _e302 = r16_;
+            r17_ = min(_e300, _e302);
         }
-        let _e208 = active_41_;
-        if _e208 {
-            let _e210 = r17_;
-            r18_ = (_e210 - 1i);
+        let _e306 = active_41_;
+        if _e306 {
+            let _e308 = r17_;
+            r18_ = (_e308 - 1i);
         }
-        let _e215 = active_41_;
-        if _e215 {
-            let _e217 = r11_;
-            let _e219 = r18_;
-            r19_ = (_e217 == _e219);
+        let _e313 = active_41_;
+        if _e313 {
+            let _e315 = r11_;
+            let _e317 = r18_;
+            r19_ = (_e315 == _e317);
         }
-        let _e223 = active_41_;
-        saved_47_ = _e223;
-        let _e226 = r19_;
-        let _e228 = saved_47_;
-        let _e229 = (_e228 && _e226);
-        taken_48_ = _e229;
-        active_41_ = _e229;
+        let _e321 = active_41_;
+        saved_47_ = _e321;
+        let _e324 = r19_;
+        let _e326 = saved_47_;
+        let _e327 = (_e326 && _e324);
+        taken_48_ = _e327;
+        active_41_ = _e327;
         {
-            let _e233 = active_41_;
-            if _e233 {
-                let _e235 = r10_;
-                let _e238 = r13_;
-                tile0_warp_totals[bitcast<u32>(_e238)] = _e235;
+            let _e331 = active_41_;
+            if _e331 {
+                let _e333 = r10_;
+                let _e336 = r13_;
+                tile0_warp_totals[bitcast<u32>(_e336)] = _e333;
             }
         }
-        let _e243 = saved_47_;
-        let _e245 = taken_48_;
-        let _e249 = exited_42_;
-        active_41_ = ((_e243 && !(_e245)) && !(_e249));
+        let _e341 = saved_47_;
+        let _e343 = taken_48_;
+        let _e347 = exited_42_;
+        active_41_ = ((_e341 && !(_e343)) && !(_e347));
         {
         }
-        let _e254 = saved_47_;
-        let _e256 = exited_42_;
-        active_41_ = (_e254 && !(_e256));
+        let _e352 = saved_47_;
+        let _e354 = exited_42_;
+        active_41_ = (_e352 && !(_e354));
         storageBarrier();
         workgroupBarrier();
-        let _e261 = active_41_;
-        if _e261 {
-            let _e263 = r13_;
-            r20_ = (_e263 == 0i);
+        let _e359 = active_41_;
+        if _e359 {
+            let _e361 = r13_;
+            r20_ = (_e361 == 0i);
         }
-        let _e268 = active_41_;
-        saved_49_ = _e268;
-        let _e271 = r20_;
-        let _e273 = saved_49_;
-        let _e274 = (_e273 && _e271);
-        taken_50_ = _e274;
-        active_41_ = _e274;
+        let _e366 = active_41_;
+        saved_49_ = _e366;
+        let _e369 = r20_;
+        let _e371 = saved_49_;
+        let _e372 = (_e371 && _e369);
+        taken_50_ = _e372;
+        active_41_ = _e372;
         {
-            let _e278 = active_41_;
-            if _e278 {
+            let _e376 = active_41_;
+            if _e376 {
                 r21_ = 3i;
             }
-            let _e282 = active_41_;
-            if _e282 {
+            let _e380 = active_41_;
+            if _e380 {
                 carry_22_ = 0i;
             }
-            let _e286 = active_41_;
-            if _e286 {
+            let _e384 = active_41_;
+            if _e384 {
                 base_23_ = 0i;
             }
-            let _e290 = active_41_;
-            entry_51_ = _e290;
+            let _e388 = active_41_;
+            entry_51_ = _e388;
             broken_52_ = false;
             loop {
                 continued_53_ = false;
-                let _e297 = entry_51_;
-                let _e299 = exited_42_;
-                let _e301 = broken_52_;
-                let _e303 = continued_53_;
-                active_41_ = (_e297 && !((_e299 || (_e301 || _e303))));
-                let _e313 = active_41_;
-                lane_active[local_index] = u32(_e313);
+                let _e395 = entry_51_;
+                let _e397 = exited_42_;
+                let _e399 = broken_52_;
+                let _e401 = continued_53_;
+                active_41_ = (_e395 && !((_e397 || (_e399 || _e401))));
+                let _e408 = vote_number_43_;
+                vote_number_43_ = (_e408 + 1u);
+                let _e413 = active_41_;
+                if _e413 {
+                    let _e416 = vote_number_43_;
+                    atomicMax((&workgroup_votes), _e416);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_54_ = 0u;
-                    i_55_ = 0i;
-                    loop {
-                        let _e323 = i_55_;
-                        if (_e323 >= 80i) {
-                            break;
-                        }
-                        let _e329 = lane_active[bitcast<u32>(_e323)];
-                        let _e331 = any_54_;
-                        any_54_ = (_e331 | _e329);
-                        continuing {
-                            let _e335 = i_55_;
-                            i_55_ = (_e335 + 1i);
-                        }
-                    }
-                    let _e341 = any_54_;
-                    workgroup_any = _e341;
+                    let _e421 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e421;
                 }
-                let _e343 = workgroupUniformLoad((&workgroup_any));
-                if (_e343 == 0u) {
+                let _e424 = workgroupUniformLoad((&workgroup_any));
+                let _e426 = vote_number_43_;
+                if (u32((_e424 == _e426)) == 0u) {
                     break;
                 }
                 {
-                    let _e347 = active_41_;
-                    if _e347 {
-                        let _e349 = base_23_;
-                        let _e351 = r21_;
-                        r24_ = (_e349 < _e351);
+                    let _e432 = active_41_;
+                    if _e432 {
+                        let _e434 = base_23_;
+                        let _e436 = r21_;
+                        r24_ = (_e434 < _e436);
                     }
-                    let _e355 = active_41_;
-                    if _e355 {
-                        let _e357 = r24_;
-                        r25_ = !(_e357);
+                    let _e440 = active_41_;
+                    if _e440 {
+                        let _e442 = r24_;
+                        r25_ = !(_e442);
                     }
-                    let _e361 = active_41_;
-                    saved_56_ = _e361;
-                    let _e364 = r25_;
-                    let _e366 = saved_56_;
-                    let _e367 = (_e366 && _e364);
-                    taken_57_ = _e367;
-                    active_41_ = _e367;
+                    let _e446 = active_41_;
+                    saved_54_ = _e446;
+                    let _e449 = r25_;
+                    let _e451 = saved_54_;
+                    let _e452 = (_e451 && _e449);
+                    taken_55_ = _e452;
+                    active_41_ = _e452;
                     {
-                        let _e371 = active_41_;
-                        let _e373 = broken_52_;
-                        broken_52_ = (_e373 || _e371);
+                        let _e456 = active_41_;
+                        let _e458 = broken_52_;
+                        broken_52_ = (_e458 || _e456);
                         active_41_ = false;
                     }
-                    let _e379 = saved_56_;
-                    let _e381 = taken_57_;
-                    let _e385 = exited_42_;
-                    let _e387 = broken_52_;
-                    let _e389 = continued_53_;
-                    active_41_ = ((_e379 && !(_e381)) && !((_e385 || (_e387 || _e389))));
+                    let _e464 = saved_54_;
+                    let _e466 = taken_55_;
+                    let _e470 = exited_42_;
+                    let _e472 = broken_52_;
+                    let _e474 = continued_53_;
+                    active_41_ = ((_e464 && !(_e466)) && !((_e470 || (_e472 || _e474))));
                     {
                     }
-                    let _e396 = saved_56_;
-                    let _e398 = exited_42_;
-                    let _e400 = broken_52_;
-                    let _e402 = continued_53_;
-                    active_41_ = (_e396 && !((_e398 || (_e400 || _e402))));
-                    let _e409 = active_41_;
-                    if _e409 {
-                        let _e411 = base_23_;
-                        let _e413 = r11_;
-                        r26_ = (_e411 + _e413);
+                    let _e481 = saved_54_;
+                    let _e483 = exited_42_;
+                    let _e485 = broken_52_;
+                    let _e487 = continued_53_;
+                    active_41_ = (_e481 && !((_e483 || (_e485 || _e487))));
+                    let _e494 = active_41_;
+                    if _e494 {
+                        let _e496 = base_23_;
+                        let _e498 = r11_;
+                        r26_ = (_e496 + _e498);
                     }
-                    let _e417 = active_41_;
-                    if _e417 {
-                        let _e419 = r26_;
-                        let _e421 = r21_;
-                        r27_ = (_e419 < _e421);
+                    let _e502 = active_41_;
+                    if _e502 {
+                        let _e504 = r26_;
+                        let _e506 = r21_;
+                        r27_ = (_e504 < _e506);
                     }
-                    let _e425 = active_41_;
-                    if _e425 {
+                    let _e510 = active_41_;
+                    if _e510 {
                         total_28_ = 0i;
                     }
-                    let _e429 = active_41_;
-                    saved_58_ = _e429;
-                    let _e432 = r27_;
-                    let _e434 = saved_58_;
-                    let _e435 = (_e434 && _e432);
-                    taken_59_ = _e435;
-                    active_41_ = _e435;
+                    let _e514 = active_41_;
+                    saved_56_ = _e514;
+                    let _e517 = r27_;
+                    let _e519 = saved_56_;
+                    let _e520 = (_e519 && _e517);
+                    taken_57_ = _e520;
+                    active_41_ = _e520;
                     {
-                        let _e439 = active_41_;
-                        if _e439 {
-                            let _e442 = r26_;
-                            let _e446 = tile0_warp_totals[bitcast<u32>(_e442)];
-                            total_28_ = _e446;
+                        let _e524 = active_41_;
+                        if _e524 {
+                            let _e527 = r26_;
+                            let _e531 = tile0_warp_totals[bitcast<u32>(_e527)];
+                            total_28_ = _e531;
                         }
                     }
-                    let _e449 = saved_58_;
-                    let _e451 = taken_59_;
-                    let _e455 = exited_42_;
-                    let _e457 = broken_52_;
-                    let _e459 = continued_53_;
-                    active_41_ = ((_e449 && !(_e451)) && !((_e455 || (_e457 || _e459))));
+                    let _e534 = saved_56_;
+                    let _e536 = taken_57_;
+                    let _e540 = exited_42_;
+                    let _e542 = broken_52_;
+                    let _e544 = continued_53_;
+                    active_41_ = ((_e534 && !(_e536)) && !((_e540 || (_e542 || _e544))));
                     {
                     }
-                    let _e466 = saved_58_;
-                    let _e468 = exited_42_;
-                    let _e470 = broken_52_;
-                    let _e472 = continued_53_;
-                    active_41_ = (_e466 && !((_e468 || (_e470 || _e472))));
+                    let _e551 = saved_56_;
+                    let _e553 = exited_42_;
+                    let _e555 = broken_52_;
+                    let _e557 = continued_53_;
+                    active_41_ = (_e551 && !((_e553 || (_e555 || _e557))));
                     workgroupBarrier();
-                    let _e479 = total_28_;
-                    lane_values[local_index] = bitcast<u32>(_e479);
-                    let _e487 = active_41_;
-                    lane_active[local_index] = u32(_e487);
+                    let _e564 = total_28_;
+                    let _e566 = active_41_;
+                    let _e569 = select(0u, bitcast<u32>(_e564), _e566);
+                    scan_58_ = _e569;
+                    lane_values[bitcast<u32>(i32(local_index))] = _e569;
                     workgroupBarrier();
-                    let _e490 = active_41_;
-                    if _e490 {
-                        let _e496 = i32(local_index);
-                        acc_60_ = 0i;
-                        i_61_ = 0i;
-                        loop {
-                            let _e503 = i_61_;
-                            if (_e503 >= 32i) {
-                                break;
-                            }
-                            let _e506 = ((_e496 - (i32(local_index) % 32i)) + _e503);
-                            let _e508 = (_e506 < 80i);
-                            let _e513 = lane_active[bitcast<u32>(select(_e496, _e506, _e508))];
-                            if ((_e508 && (_e513 != 0u)) && (_e506 <= _e496)) {
-                                let _e522 = lane_values[bitcast<u32>(_e506)];
-                                let _e525 = acc_60_;
-                                acc_60_ = (_e525 + bitcast<i32>(_e522));
-                            }
-                            continuing {
-                                let _e529 = i_61_;
-                                i_61_ = (_e529 + 1i);
-                            }
+                    let _e581 = i32(local_index);
+                    let _e583 = ((i32(local_index) % 32i) >= 1i);
+                    let _e589 = lane_values[bitcast<u32>(select(_e581, (_e581 - 1i), _e583))];
+                    let _e591 = scan_58_;
+                    scan_58_ = select(_e591, bitcast<u32>((bitcast<i32>(_e589) + bitcast<i32>(_e591))), _e583);
+                    workgroupBarrier();
+                    let _e599 = scan_58_;
+                    lane_values[bitcast<u32>(_e581)] = _e599;
+                    workgroupBarrier();
+                    let _e608 = i32(local_index);
+                    let _e610 = ((i32(local_index) % 32i) >= 2i);
+                    let _e616 = lane_values[bitcast<u32>(select(_e608, (_e608 - 2i), _e610))];
+                    let _e618 = scan_58_;
+                    scan_58_ = select(_e618, bitcast<u32>((bitcast<i32>(_e616) + bitcast<i32>(_e618))), _e610);
+                    workgroupBarrier();
+                    let _e626 = scan_58_;
+                    lane_values[bitcast<u32>(_e608)] = _e626;
+                    workgroupBarrier();
+                    let _e635 = i32(local_index);
+                    let _e637 = ((i32(local_index) % 32i) >= 4i);
+                    let _e643 = lane_values[bitcast<u32>(select(_e635, (_e635 - 4i), _e637))];
+                    let _e645 = scan_58_;
+                    scan_58_ = select(_e645, bitcast<u32>((bitcast<i32>(_e643) + bitcast<i32>(_e645))), _e637);
+                    workgroupBarrier();
+                    let _e653 = scan_58_;
+                    lane_values[bitcast<u32>(_e635)] = _e653;
+                    workgroupBarrier();
+                    let _e662 = i32(local_index);
+                    let _e664 = ((i32(local_index) % 32i) >= 8i);
+                    let _e670 = lane_values[bitcast<u32>(select(_e662, (_e662 - 8i), _e664))];
+                    let _e672 = scan_58_;
+                    scan_58_ = select(_e672, bitcast<u32>((bitcast<i32>(_e670) + bitcast<i32>(_e672))), _e664);
+                    workgroupBarrier();
+                    let _e680 = scan_58_;
+                    lane_values[bitcast<u32>(_e662)] = _e680;
+                    workgroupBarrier();
+                    let _e689 = i32(local_index);
+                    let _e691 = ((i32(local_index) % 32i) >= 16i);
+                    let _e697 = lane_values[bitcast<u32>(select(_e689, (_e689 - 16i), _e691))];
+                    let _e699 = scan_58_;
+                    scan_58_ = select(_e699, bitcast<u32>((bitcast<i32>(_e697) + bitcast<i32>(_e699))), _e691);
+                    workgroupBarrier();
+                    let _e707 = scan_58_;
+                    lane_values[bitcast<u32>(_e689)] = _e707;
+                    let _e712 = scan_58_;
+                    let _e715 = active_41_;
+                    if _e715 {
+                        r29_ = bitcast<i32>(_e712);
+                    }
+                    let _e718 = active_41_;
+                    if _e718 {
+                        let _e720 = r29_;
+                        let _e722 = carry_22_;
+                        r30_ = (_e720 + _e722);
+                    }
+                    let _e726 = active_41_;
+                    saved_59_ = _e726;
+                    let _e729 = r27_;
+                    let _e731 = saved_59_;
+                    let _e732 = (_e731 && _e729);
+                    taken_60_ = _e732;
+                    active_41_ = _e732;
+                    {
+                        let _e736 = active_41_;
+                        if _e736 {
+                            let _e738 = r30_;
+                            let _e741 = r26_;
+                            tile0_warp_totals[bitcast<u32>(_e741)] = _e738;
                         }
-                        let _e534 = acc_60_;
-                        r29_ = _e534;
                     }
-                    workgroupBarrier();
-                    let _e537 = active_41_;
-                    if _e537 {
-                        let _e539 = r29_;
-                        let _e541 = carry_22_;
-                        r30_ = (_e539 + _e541);
-                    }
-                    let _e545 = active_41_;
-                    saved_62_ = _e545;
-                    let _e548 = r27_;
-                    let _e550 = saved_62_;
-                    let _e551 = (_e550 && _e548);
-                    taken_63_ = _e551;
-                    active_41_ = _e551;
-                    {
-                        let _e555 = active_41_;
-                        if _e555 {
-                            let _e557 = r30_;
-                            let _e560 = r26_;
-                            tile0_warp_totals[bitcast<u32>(_e560)] = _e557;
-                        }
-                    }
-                    let _e565 = saved_62_;
-                    let _e567 = taken_63_;
-                    let _e571 = exited_42_;
-                    let _e573 = broken_52_;
-                    let _e575 = continued_53_;
-                    active_41_ = ((_e565 && !(_e567)) && !((_e571 || (_e573 || _e575))));
+                    let _e746 = saved_59_;
+                    let _e748 = taken_60_;
+                    let _e752 = exited_42_;
+                    let _e754 = broken_52_;
+                    let _e756 = continued_53_;
+                    active_41_ = ((_e746 && !(_e748)) && !((_e752 || (_e754 || _e756))));
                     {
                     }
-                    let _e582 = saved_62_;
-                    let _e584 = exited_42_;
-                    let _e586 = broken_52_;
-                    let _e588 = continued_53_;
-                    active_41_ = (_e582 && !((_e584 || (_e586 || _e588))));
-                    let _e595 = active_41_;
-                    if _e595 {
-                        let _e597 = r12_;
-                        r31_ = (_e597 - 1i);
+                    let _e763 = saved_59_;
+                    let _e765 = exited_42_;
+                    let _e767 = broken_52_;
+                    let _e769 = continued_53_;
+                    active_41_ = (_e763 && !((_e765 || (_e767 || _e769))));
+                    let _e776 = active_41_;
+                    if _e776 {
+                        let _e778 = r12_;
+                        r31_ = (_e778 - 1i);
                     }
                     workgroupBarrier();
-                    let _e602 = r30_;
-                    lane_values[local_index] = bitcast<u32>(_e602);
-                    let _e610 = active_41_;
-                    lane_active[local_index] = u32(_e610);
+                    let _e783 = r30_;
+                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e783);
+                    let _e794 = active_41_;
+                    lane_active[local_index] = u32(_e794);
                     workgroupBarrier();
-                    let _e613 = active_41_;
-                    if _e613 {
-                        let _e619 = i32(local_index);
-                        let _e622 = r31_;
-                        let _e626 = (((_e622 % 32i) + 32i) % 32i);
-                        let _e630 = ((_e626 >= 0i) && (_e626 < 32i));
-                        let _e632 = select(_e619, ((_e619 - (i32(local_index) % 32i)) + _e626), _e630);
-                        let _e634 = (_e632 < 80i);
-                        let _e639 = lane_active[bitcast<u32>(select(_e619, _e632, _e634))];
-                        let _e647 = lane_values[bitcast<u32>(_e632)];
-                        let _e652 = lane_values[bitcast<u32>(_e619)];
-                        carry_22_ = select(bitcast<i32>(_e652), bitcast<i32>(_e647), (_e630 && (_e634 && (_e639 != 0u))));
+                    let _e797 = active_41_;
+                    if _e797 {
+                        let _e803 = i32(local_index);
+                        let _e806 = r31_;
+                        let _e810 = (((_e806 % 32i) + 32i) % 32i);
+                        let _e815 = ((_e803 - (i32(local_index) % 32i)) + _e810);
+                        let _e818 = (((_e810 >= 0i) && (_e810 < 32i)) && (_e815 < 80i));
+                        let _e819 = select(_e803, _e815, _e818);
+                        let _e823 = lane_active[bitcast<u32>(_e819)];
+                        let _e830 = lane_values[bitcast<u32>(_e819)];
+                        let _e834 = lane_values[bitcast<u32>(_e803)];
+                        carry_22_ = bitcast<i32>(select(_e834, _e830, (_e818 && (_e823 != 0u))));
                     }
-                    workgroupBarrier();
                 }
                 continuing {
-                    let _e657 = entry_51_;
+                    let _e839 = entry_51_;
                     continued_53_ = false;
-                    let _e661 = exited_42_;
-                    let _e663 = broken_52_;
-                    let _e665 = continued_53_;
-                    active_41_ = (_e657 && !((_e661 || (_e663 || _e665))));
+                    let _e843 = exited_42_;
+                    let _e845 = broken_52_;
+                    let _e847 = continued_53_;
+                    active_41_ = (_e839 && !((_e843 || (_e845 || _e847))));
                     {
-                        let _e672 = active_41_;
-                        if _e672 {
-                            let _e674 = base_23_;
-                            let _e676 = r12_;
-                            base_23_ = (_e674 + _e676);
+                        let _e854 = active_41_;
+                        if _e854 {
+                            let _e856 = base_23_;
+                            let _e858 = r12_;
+                            base_23_ = (_e856 + _e858);
                         }
                     }
                 }
             }
-            let _e680 = entry_51_;
-            let _e682 = exited_42_;
-            active_41_ = (_e680 && !(_e682));
+            let _e862 = entry_51_;
+            let _e864 = exited_42_;
+            active_41_ = (_e862 && !(_e864));
         }
-        let _e687 = saved_49_;
-        let _e689 = taken_50_;
-        let _e693 = exited_42_;
-        active_41_ = ((_e687 && !(_e689)) && !(_e693));
+        let _e869 = saved_49_;
+        let _e871 = taken_50_;
+        let _e875 = exited_42_;
+        active_41_ = ((_e869 && !(_e871)) && !(_e875));
         {
         }
-        let _e698 = saved_49_;
-        let _e700 = exited_42_;
-        active_41_ = (_e698 && !(_e700));
+        let _e880 = saved_49_;
+        let _e882 = exited_42_;
+        active_41_ = (_e880 && !(_e882));
         storageBarrier();
         workgroupBarrier();
-        let _e705 = active_41_;
-        if _e705 {
-            let _e707 = r13_;
-            r32_ = (_e707 > 0i);
+        let _e887 = active_41_;
+        if _e887 {
+            let _e889 = r13_;
+            r32_ = (_e889 > 0i);
         }
-        let _e712 = active_41_;
-        if _e712 {
-            let _e714 = r13_;
-            r33_ = (_e714 - 1i);
+        let _e894 = active_41_;
+        if _e894 {
+            let _e896 = r13_;
+            r33_ = (_e896 - 1i);
         }
-        let _e719 = active_41_;
-        if _e719 {
-            let _e721 = r33_;
-            r34_ = max(_e721, 0i);
+        let _e901 = active_41_;
+        if _e901 {
+            let _e903 = r33_;
+            r34_ = max(_e903, 0i);
         }
-        let _e726 = active_41_;
-        if _e726 {
-            let _e729 = r34_;
-            let _e733 = tile0_warp_totals[bitcast<u32>(_e729)];
-            r35_ = _e733;
+        let _e908 = active_41_;
+        if _e908 {
+            let _e911 = r34_;
+            let _e915 = tile0_warp_totals[bitcast<u32>(_e911)];
+            r35_ = _e915;
         }
-        let _e736 = active_41_;
-        if _e736 {
-            let _e738 = r32_;
-            let _e740 = r35_;
-            r36_ = select(0i, _e740, _e738);
+        let _e918 = active_41_;
+        if _e918 {
+            let _e920 = r32_;
+            let _e922 = r35_;
+            r36_ = select(0i, _e922, _e920);
         }
-        let _e745 = active_41_;
-        if _e745 {
-            let _e747 = r10_;
-            let _e749 = r36_;
-            r37_ = (_e747 + _e749);
+        let _e927 = active_41_;
+        if _e927 {
+            let _e929 = r10_;
+            let _e931 = r36_;
+            r37_ = (_e929 + _e931);
         }
-        let _e753 = active_41_;
-        if _e753 {
-            let _e755 = r37_;
-            scanned_38_ = _e755;
+        let _e935 = active_41_;
+        if _e935 {
+            let _e937 = r37_;
+            scanned_38_ = _e937;
         }
-        let _e758 = active_41_;
-        if _e758 {
-            let _e761 = params.N;
-            r39_ = _e761;
+        let _e940 = active_41_;
+        if _e940 {
+            let _e943 = params.N;
+            r39_ = _e943;
         }
-        let _e764 = active_41_;
-        if _e764 {
-            let _e766 = i_5_;
-            let _e768 = r39_;
-            r40_ = (_e766 < _e768);
+        let _e946 = active_41_;
+        if _e946 {
+            let _e948 = i_5_;
+            let _e950 = r39_;
+            r40_ = (_e948 < _e950);
         }
-        let _e772 = active_41_;
-        saved_64_ = _e772;
-        let _e775 = r40_;
-        let _e777 = saved_64_;
-        let _e778 = (_e777 && _e775);
-        taken_65_ = _e778;
-        active_41_ = _e778;
+        let _e954 = active_41_;
+        saved_61_ = _e954;
+        let _e957 = r40_;
+        let _e959 = saved_61_;
+        let _e960 = (_e959 && _e957);
+        taken_62_ = _e960;
+        active_41_ = _e960;
         {
-            let _e782 = active_41_;
-            if _e782 {
-                let _e784 = scanned_38_;
-                let _e789 = i_5_;
-                Y[bitcast<u32>(_e789)] = _e784;
+            let _e964 = active_41_;
+            if _e964 {
+                let _e966 = scanned_38_;
+                let _e971 = i_5_;
+                Y[bitcast<u32>(_e971)] = _e966;
             }
         }
-        let _e794 = saved_64_;
-        let _e796 = taken_65_;
-        let _e800 = exited_42_;
-        active_41_ = ((_e794 && !(_e796)) && !(_e800));
+        let _e976 = saved_61_;
+        let _e978 = taken_62_;
+        let _e982 = exited_42_;
+        active_41_ = ((_e976 && !(_e978)) && !(_e982));
         {
         }
-        let _e805 = saved_64_;
-        let _e807 = exited_42_;
-        active_41_ = (_e805 && !(_e807));
+        let _e987 = saved_61_;
+        let _e989 = exited_42_;
+        active_41_ = (_e987 && !(_e989));
     }
 }

@@ -18,6 +18,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 80>;
 var<workgroup> lane_active: array<u32, 80>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(80, 1, 1) 
 fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -65,10 +66,10 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var trips_41_: u32 = 0u;
     var active_42_: bool;
     var exited_43_: bool;
-    var saved_44_: bool;
-    var taken_45_: bool;
-    var acc_46_: i32;
-    var i_47_: i32;
+    var vote_number_44_: u32;
+    var saved_45_: bool;
+    var taken_46_: bool;
+    var scan_47_: u32;
     var saved_48_: bool;
     var taken_49_: bool;
     var saved_50_: bool;
@@ -77,556 +78,590 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var broken_53_: bool;
     var continued_54_: bool;
     var left_55_: bool = false;
-    var any_56_: u32;
-    var i_57_: i32;
+    var saved_56_: bool;
+    var taken_57_: bool;
     var saved_58_: bool;
     var taken_59_: bool;
-    var saved_60_: bool;
-    var taken_61_: bool;
-    var acc_62_: i32;
-    var i_63_: i32;
-    var saved_64_: bool;
-    var taken_65_: bool;
-    var saved_66_: bool;
-    var taken_67_: bool;
+    var scan_60_: u32;
+    var saved_61_: bool;
+    var taken_62_: bool;
+    var saved_63_: bool;
+    var taken_64_: bool;
 
     active_42_ = true;
     exited_43_ = false;
+    vote_number_44_ = 0u;
     {
-        let _e6 = active_42_;
-        if _e6 {
+        let _e8 = active_42_;
+        if _e8 {
             r0_ = i32(block.x);
         }
-        let _e12 = active_42_;
-        if _e12 {
+        let _e14 = active_42_;
+        if _e14 {
             r1_ = 80i;
         }
-        let _e16 = active_42_;
-        if _e16 {
-            let _e18 = r0_;
-            let _e20 = r1_;
-            r2_ = (_e18 * _e20);
+        let _e18 = active_42_;
+        if _e18 {
+            let _e20 = r0_;
+            let _e22 = r1_;
+            r2_ = (_e20 * _e22);
         }
-        let _e24 = active_42_;
-        if _e24 {
+        let _e26 = active_42_;
+        if _e26 {
             r3_ = i32(local_index);
         }
-        let _e29 = active_42_;
-        if _e29 {
-            let _e31 = r2_;
-            let _e33 = r3_;
-            r4_ = (_e31 + _e33);
+        let _e31 = active_42_;
+        if _e31 {
+            let _e33 = r2_;
+            let _e35 = r3_;
+            r4_ = (_e33 + _e35);
         }
-        let _e37 = active_42_;
-        if _e37 {
-            let _e39 = r4_;
-            i_5_ = _e39;
+        let _e39 = active_42_;
+        if _e39 {
+            let _e41 = r4_;
+            i_5_ = _e41;
         }
-        let _e42 = active_42_;
-        if _e42 {
+        let _e44 = active_42_;
+        if _e44 {
             x_6_ = 0i;
         }
-        let _e46 = active_42_;
-        if _e46 {
-            let _e49 = params.N;
-            r7_ = _e49;
+        let _e48 = active_42_;
+        if _e48 {
+            let _e51 = params.N;
+            r7_ = _e51;
         }
-        let _e52 = active_42_;
-        if _e52 {
-            let _e54 = i_5_;
-            let _e56 = r7_;
-            r8_ = (_e54 < _e56);
+        let _e54 = active_42_;
+        if _e54 {
+            let _e56 = i_5_;
+            let _e58 = r7_;
+            r8_ = (_e56 < _e58);
         }
-        let _e60 = active_42_;
-        saved_44_ = _e60;
-        let _e63 = r8_;
-        let _e65 = saved_44_;
-        let _e66 = (_e65 && _e63);
-        taken_45_ = _e66;
-        active_42_ = _e66;
+        let _e62 = active_42_;
+        saved_45_ = _e62;
+        let _e65 = r8_;
+        let _e67 = saved_45_;
+        let _e68 = (_e67 && _e65);
+        taken_46_ = _e68;
+        active_42_ = _e68;
         {
-            let _e70 = active_42_;
-            if _e70 {
-                let _e75 = i_5_;
-                let _e79 = X[bitcast<u32>(_e75)];
-                r9_ = _e79;
+            let _e72 = active_42_;
+            if _e72 {
+                let _e77 = i_5_;
+                let _e81 = X[bitcast<u32>(_e77)];
+                r9_ = _e81;
             }
-            let _e82 = active_42_;
-            if _e82 {
-                let _e84 = r9_;
-                x_6_ = _e84;
+            let _e84 = active_42_;
+            if _e84 {
+                let _e86 = r9_;
+                x_6_ = _e86;
             }
         }
-        let _e87 = saved_44_;
-        let _e89 = taken_45_;
-        let _e93 = exited_43_;
-        active_42_ = ((_e87 && !(_e89)) && !(_e93));
+        let _e89 = saved_45_;
+        let _e91 = taken_46_;
+        let _e95 = exited_43_;
+        active_42_ = ((_e89 && !(_e91)) && !(_e95));
         {
         }
-        let _e98 = saved_44_;
-        let _e100 = exited_43_;
-        active_42_ = (_e98 && !(_e100));
+        let _e100 = saved_45_;
+        let _e102 = exited_43_;
+        active_42_ = (_e100 && !(_e102));
         workgroupBarrier();
-        let _e105 = x_6_;
-        lane_values[local_index] = bitcast<u32>(_e105);
-        let _e113 = active_42_;
-        lane_active[local_index] = u32(_e113);
+        let _e107 = x_6_;
+        let _e109 = active_42_;
+        let _e112 = select(0u, bitcast<u32>(_e107), _e109);
+        scan_47_ = _e112;
+        lane_values[bitcast<u32>(i32(local_index))] = _e112;
         workgroupBarrier();
-        let _e116 = active_42_;
-        if _e116 {
-            let _e122 = i32(local_index);
-            acc_46_ = 0i;
-            i_47_ = 0i;
-            loop {
-                let _e129 = i_47_;
-                if (_e129 >= 32i) {
-                    break;
-                }
-                let _e132 = ((_e122 - (i32(local_index) % 32i)) + _e129);
-                let _e134 = (_e132 < 80i);
-                let _e139 = lane_active[bitcast<u32>(select(_e122, _e132, _e134))];
-                if ((_e134 && (_e139 != 0u)) && (_e132 <= _e122)) {
-                    let _e148 = lane_values[bitcast<u32>(_e132)];
-                    let _e151 = acc_46_;
-                    acc_46_ = (_e151 + bitcast<i32>(_e148));
-                }
-                continuing {
-                    let _e155 = i_47_;
-                    i_47_ = (_e155 + 1i);
-                }
-            }
-            let _e160 = acc_46_;
-            r10_ = _e160;
+        let _e124 = i32(local_index);
+        let _e126 = ((i32(local_index) % 32i) >= 1i);
+        let _e132 = lane_values[bitcast<u32>(select(_e124, (_e124 - 1i), _e126))];
+        let _e134 = scan_47_;
+        scan_47_ = select(_e134, bitcast<u32>((bitcast<i32>(_e132) + bitcast<i32>(_e134))), _e126);
+        workgroupBarrier();
+        let _e142 = scan_47_;
+        lane_values[bitcast<u32>(_e124)] = _e142;
+        workgroupBarrier();
+        let _e151 = i32(local_index);
+        let _e153 = ((i32(local_index) % 32i) >= 2i);
+        let _e159 = lane_values[bitcast<u32>(select(_e151, (_e151 - 2i), _e153))];
+        let _e161 = scan_47_;
+        scan_47_ = select(_e161, bitcast<u32>((bitcast<i32>(_e159) + bitcast<i32>(_e161))), _e153);
+        workgroupBarrier();
+        let _e169 = scan_47_;
+        lane_values[bitcast<u32>(_e151)] = _e169;
+        workgroupBarrier();
+        let _e178 = i32(local_index);
+        let _e180 = ((i32(local_index) % 32i) >= 4i);
+        let _e186 = lane_values[bitcast<u32>(select(_e178, (_e178 - 4i), _e180))];
+        let _e188 = scan_47_;
+        scan_47_ = select(_e188, bitcast<u32>((bitcast<i32>(_e186) + bitcast<i32>(_e188))), _e180);
+        workgroupBarrier();
+        let _e196 = scan_47_;
+        lane_values[bitcast<u32>(_e178)] = _e196;
+        workgroupBarrier();
+        let _e205 = i32(local_index);
+        let _e207 = ((i32(local_index) % 32i) >= 8i);
+        let _e213 = lane_values[bitcast<u32>(select(_e205, (_e205 - 8i), _e207))];
+        let _e215 = scan_47_;
+        scan_47_ = select(_e215, bitcast<u32>((bitcast<i32>(_e213) + bitcast<i32>(_e215))), _e207);
+        workgroupBarrier();
+        let _e223 = scan_47_;
+        lane_values[bitcast<u32>(_e205)] = _e223;
+        workgroupBarrier();
+        let _e232 = i32(local_index);
+        let _e234 = ((i32(local_index) % 32i) >= 16i);
+        let _e240 = lane_values[bitcast<u32>(select(_e232, (_e232 - 16i), _e234))];
+        let _e242 = scan_47_;
+        scan_47_ = select(_e242, bitcast<u32>((bitcast<i32>(_e240) + bitcast<i32>(_e242))), _e234);
+        workgroupBarrier();
+        let _e250 = scan_47_;
+        lane_values[bitcast<u32>(_e232)] = _e250;
+        let _e255 = scan_47_;
+        let _e258 = active_42_;
+        if _e258 {
+            r10_ = bitcast<i32>(_e255);
         }
-        workgroupBarrier();
-        let _e163 = active_42_;
-        if _e163 {
+        let _e261 = active_42_;
+        if _e261 {
             r11_ = (i32(local_index) % 32i);
         }
-        let _e170 = active_42_;
-        if _e170 {
+        let _e268 = active_42_;
+        if _e268 {
             r12_ = 32i;
         }
-        let _e174 = active_42_;
-        if _e174 {
+        let _e272 = active_42_;
+        if _e272 {
             r13_ = (i32(local_index) / 32i);
         }
-        let _e181 = active_42_;
-        if _e181 {
+        let _e279 = active_42_;
+        if _e279 {
             r14_ = 80i;
         }
-        let _e185 = active_42_;
-        if _e185 {
-            let _e187 = r13_;
-            let _e189 = r12_;
-            r15_ = (_e187 * _e189);
+        let _e283 = active_42_;
+        if _e283 {
+            let _e285 = r13_;
+            let _e287 = r12_;
+            r15_ = (_e285 * _e287);
         }
-        let _e193 = active_42_;
-        if _e193 {
-            let _e195 = r14_;
-            let _e197 = r15_;
-            r16_ = (_e195 - _e197);
+        let _e291 = active_42_;
+        if _e291 {
+            let _e293 = r14_;
+            let _e295 = r15_;
+            r16_ = (_e293 - _e295);
         }
-        let _e201 = active_42_;
-        if _e201 {
-            let _e203 = r12_;
-            let _e205 = r16_;
-            r17_ = min(_e203, _e205);
+        let _e299 = active_42_;
+        if _e299 {
+            let _e301 = r12_;
+            let _e303 = r16_;
+            r17_ = min(_e301, _e303);
         }
-        let _e209 = active_42_;
-        if _e209 {
-            let _e211 = r17_;
-            r18_ = (_e211 - 1i);
+        let _e307 = active_42_;
+        if _e307 {
+            let _e309 = r17_;
+            r18_ = (_e309 - 1i);
         }
-        let _e216 = active_42_;
-        if _e216 {
-            let _e218 = r11_;
-            let _e220 = r18_;
-            r19_ = (_e218 == _e220);
+        let _e314 = active_42_;
+        if _e314 {
+            let _e316 = r11_;
+            let _e318 = r18_;
+            r19_ = (_e316 == _e318);
         }
-        let _e224 = active_42_;
-        saved_48_ = _e224;
-        let _e227 = r19_;
-        let _e229 = saved_48_;
-        let _e230 = (_e229 && _e227);
-        taken_49_ = _e230;
-        active_42_ = _e230;
+        let _e322 = active_42_;
+        saved_48_ = _e322;
+        let _e325 = r19_;
+        let _e327 = saved_48_;
+        let _e328 = (_e327 && _e325);
+        taken_49_ = _e328;
+        active_42_ = _e328;
         {
-            let _e234 = active_42_;
-            if _e234 {
-                let _e236 = r10_;
-                let _e239 = r13_;
-                tile0_warp_totals[bitcast<u32>(_e239)] = _e236;
+            let _e332 = active_42_;
+            if _e332 {
+                let _e334 = r10_;
+                let _e337 = r13_;
+                tile0_warp_totals[bitcast<u32>(_e337)] = _e334;
             }
         }
-        let _e244 = saved_48_;
-        let _e246 = taken_49_;
-        let _e250 = exited_43_;
-        active_42_ = ((_e244 && !(_e246)) && !(_e250));
+        let _e342 = saved_48_;
+        let _e344 = taken_49_;
+        let _e348 = exited_43_;
+        active_42_ = ((_e342 && !(_e344)) && !(_e348));
         {
         }
-        let _e255 = saved_48_;
-        let _e257 = exited_43_;
-        active_42_ = (_e255 && !(_e257));
+        let _e353 = saved_48_;
+        let _e355 = exited_43_;
+        active_42_ = (_e353 && !(_e355));
         storageBarrier();
         workgroupBarrier();
-        let _e262 = active_42_;
-        if _e262 {
-            let _e264 = r13_;
-            r20_ = (_e264 == 0i);
+        let _e360 = active_42_;
+        if _e360 {
+            let _e362 = r13_;
+            r20_ = (_e362 == 0i);
         }
-        let _e269 = active_42_;
-        saved_50_ = _e269;
-        let _e272 = r20_;
-        let _e274 = saved_50_;
-        let _e275 = (_e274 && _e272);
-        taken_51_ = _e275;
-        active_42_ = _e275;
+        let _e367 = active_42_;
+        saved_50_ = _e367;
+        let _e370 = r20_;
+        let _e372 = saved_50_;
+        let _e373 = (_e372 && _e370);
+        taken_51_ = _e373;
+        active_42_ = _e373;
         {
-            let _e279 = active_42_;
-            if _e279 {
+            let _e377 = active_42_;
+            if _e377 {
                 r21_ = 3i;
             }
-            let _e283 = active_42_;
-            if _e283 {
+            let _e381 = active_42_;
+            if _e381 {
                 carry_22_ = 0i;
             }
-            let _e287 = active_42_;
-            if _e287 {
+            let _e385 = active_42_;
+            if _e385 {
                 base_23_ = 0i;
             }
-            let _e291 = active_42_;
-            entry_52_ = _e291;
+            let _e389 = active_42_;
+            entry_52_ = _e389;
             broken_53_ = false;
             left_55_ = false;
             loop {
                 continued_54_ = false;
-                let _e301 = entry_52_;
-                let _e303 = exited_43_;
-                let _e305 = broken_53_;
-                let _e307 = continued_54_;
-                active_42_ = (_e301 && !((_e303 || (_e305 || _e307))));
-                let _e317 = active_42_;
-                lane_active[local_index] = u32(_e317);
+                let _e399 = entry_52_;
+                let _e401 = exited_43_;
+                let _e403 = broken_53_;
+                let _e405 = continued_54_;
+                active_42_ = (_e399 && !((_e401 || (_e403 || _e405))));
+                let _e412 = vote_number_44_;
+                vote_number_44_ = (_e412 + 1u);
+                let _e417 = active_42_;
+                if _e417 {
+                    let _e420 = vote_number_44_;
+                    atomicMax((&workgroup_votes), _e420);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_56_ = 0u;
-                    i_57_ = 0i;
-                    loop {
-                        let _e327 = i_57_;
-                        if (_e327 >= 80i) {
-                            break;
-                        }
-                        let _e333 = lane_active[bitcast<u32>(_e327)];
-                        let _e335 = any_56_;
-                        any_56_ = (_e335 | _e333);
-                        continuing {
-                            let _e339 = i_57_;
-                            i_57_ = (_e339 + 1i);
-                        }
-                    }
-                    let _e345 = any_56_;
-                    workgroup_any = _e345;
+                    let _e425 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e425;
                 }
-                let _e347 = workgroupUniformLoad((&workgroup_any));
-                if (_e347 == 0u) {
+                let _e428 = workgroupUniformLoad((&workgroup_any));
+                let _e430 = vote_number_44_;
+                if (u32((_e428 == _e430)) == 0u) {
                     left_55_ = true;
                     break;
                 }
-                let _e353 = active_42_;
-                if _e353 {
-                    let _e363 = trips_41_;
-                    let _e365 = (_e363 + 1u);
-                    trips_41_ = _e365;
-                    if (_e365 > 4096u) {
+                let _e438 = active_42_;
+                if _e438 {
+                    let _e448 = trips_41_;
+                    let _e450 = (_e448 + 1u);
+                    trips_41_ = _e450;
+                    if (_e450 > 4096u) {
                         loop_guard[0u] = 1u;
                         exited_43_ = true;
                         active_42_ = false;
                     }
                 }
                 {
-                    let _e369 = active_42_;
-                    if _e369 {
-                        let _e371 = base_23_;
-                        let _e373 = r21_;
-                        r24_ = (_e371 < _e373);
+                    let _e454 = active_42_;
+                    if _e454 {
+                        let _e456 = base_23_;
+                        let _e458 = r21_;
+                        r24_ = (_e456 < _e458);
                     }
-                    let _e377 = active_42_;
-                    if _e377 {
-                        let _e379 = r24_;
-                        r25_ = !(_e379);
+                    let _e462 = active_42_;
+                    if _e462 {
+                        let _e464 = r24_;
+                        r25_ = !(_e464);
                     }
-                    let _e383 = active_42_;
-                    saved_58_ = _e383;
-                    let _e386 = r25_;
-                    let _e388 = saved_58_;
-                    let _e389 = (_e388 && _e386);
-                    taken_59_ = _e389;
-                    active_42_ = _e389;
+                    let _e468 = active_42_;
+                    saved_56_ = _e468;
+                    let _e471 = r25_;
+                    let _e473 = saved_56_;
+                    let _e474 = (_e473 && _e471);
+                    taken_57_ = _e474;
+                    active_42_ = _e474;
                     {
-                        let _e393 = active_42_;
-                        let _e395 = broken_53_;
-                        broken_53_ = (_e395 || _e393);
+                        let _e478 = active_42_;
+                        let _e480 = broken_53_;
+                        broken_53_ = (_e480 || _e478);
                         active_42_ = false;
                     }
-                    let _e401 = saved_58_;
-                    let _e403 = taken_59_;
-                    let _e407 = exited_43_;
-                    let _e409 = broken_53_;
-                    let _e411 = continued_54_;
-                    active_42_ = ((_e401 && !(_e403)) && !((_e407 || (_e409 || _e411))));
+                    let _e486 = saved_56_;
+                    let _e488 = taken_57_;
+                    let _e492 = exited_43_;
+                    let _e494 = broken_53_;
+                    let _e496 = continued_54_;
+                    active_42_ = ((_e486 && !(_e488)) && !((_e492 || (_e494 || _e496))));
                     {
                     }
-                    let _e418 = saved_58_;
-                    let _e420 = exited_43_;
-                    let _e422 = broken_53_;
-                    let _e424 = continued_54_;
-                    active_42_ = (_e418 && !((_e420 || (_e422 || _e424))));
-                    let _e431 = active_42_;
-                    if _e431 {
-                        let _e433 = base_23_;
-                        let _e435 = r11_;
-                        r26_ = (_e433 + _e435);
+                    let _e503 = saved_56_;
+                    let _e505 = exited_43_;
+                    let _e507 = broken_53_;
+                    let _e509 = continued_54_;
+                    active_42_ = (_e503 && !((_e505 || (_e507 || _e509))));
+                    let _e516 = active_42_;
+                    if _e516 {
+                        let _e518 = base_23_;
+                        let _e520 = r11_;
+                        r26_ = (_e518 + _e520);
                     }
-                    let _e439 = active_42_;
-                    if _e439 {
-                        let _e441 = r26_;
-                        let _e443 = r21_;
-                        r27_ = (_e441 < _e443);
+                    let _e524 = active_42_;
+                    if _e524 {
+                        let _e526 = r26_;
+                        let _e528 = r21_;
+                        r27_ = (_e526 < _e528);
                     }
-                    let _e447 = active_42_;
-                    if _e447 {
+                    let _e532 = active_42_;
+                    if _e532 {
                         total_28_ = 0i;
                     }
-                    let _e451 = active_42_;
-                    saved_60_ = _e451;
-                    let _e454 = r27_;
-                    let _e456 = saved_60_;
-                    let _e457 = (_e456 && _e454);
-                    taken_61_ = _e457;
-                    active_42_ = _e457;
+                    let _e536 = active_42_;
+                    saved_58_ = _e536;
+                    let _e539 = r27_;
+                    let _e541 = saved_58_;
+                    let _e542 = (_e541 && _e539);
+                    taken_59_ = _e542;
+                    active_42_ = _e542;
                     {
-                        let _e461 = active_42_;
-                        if _e461 {
-                            let _e464 = r26_;
-                            let _e468 = tile0_warp_totals[bitcast<u32>(_e464)];
-                            total_28_ = _e468;
+                        let _e546 = active_42_;
+                        if _e546 {
+                            let _e549 = r26_;
+                            let _e553 = tile0_warp_totals[bitcast<u32>(_e549)];
+                            total_28_ = _e553;
                         }
                     }
-                    let _e471 = saved_60_;
-                    let _e473 = taken_61_;
-                    let _e477 = exited_43_;
-                    let _e479 = broken_53_;
-                    let _e481 = continued_54_;
-                    active_42_ = ((_e471 && !(_e473)) && !((_e477 || (_e479 || _e481))));
+                    let _e556 = saved_58_;
+                    let _e558 = taken_59_;
+                    let _e562 = exited_43_;
+                    let _e564 = broken_53_;
+                    let _e566 = continued_54_;
+                    active_42_ = ((_e556 && !(_e558)) && !((_e562 || (_e564 || _e566))));
                     {
                     }
-                    let _e488 = saved_60_;
-                    let _e490 = exited_43_;
-                    let _e492 = broken_53_;
-                    let _e494 = continued_54_;
-                    active_42_ = (_e488 && !((_e490 || (_e492 || _e494))));
+                    let _e573 = saved_58_;
+                    let _e575 = exited_43_;
+                    let _e577 = broken_53_;
+                    let _e579 = continued_54_;
+                    active_42_ = (_e573 && !((_e575 || (_e577 || _e579))));
                     workgroupBarrier();
-                    let _e501 = total_28_;
-                    lane_values[local_index] = bitcast<u32>(_e501);
-                    let _e509 = active_42_;
-                    lane_active[local_index] = u32(_e509);
+                    let _e586 = total_28_;
+                    let _e588 = active_42_;
+                    let _e591 = select(0u, bitcast<u32>(_e586), _e588);
+                    scan_60_ = _e591;
+                    lane_values[bitcast<u32>(i32(local_index))] = _e591;
                     workgroupBarrier();
-                    let _e512 = active_42_;
-                    if _e512 {
-                        let _e518 = i32(local_index);
-                        acc_62_ = 0i;
-                        i_63_ = 0i;
-                        loop {
-                            let _e525 = i_63_;
-                            if (_e525 >= 32i) {
-                                break;
-                            }
-                            let _e528 = ((_e518 - (i32(local_index) % 32i)) + _e525);
-                            let _e530 = (_e528 < 80i);
-                            let _e535 = lane_active[bitcast<u32>(select(_e518, _e528, _e530))];
-                            if ((_e530 && (_e535 != 0u)) && (_e528 <= _e518)) {
-                                let _e544 = lane_values[bitcast<u32>(_e528)];
-                                let _e547 = acc_62_;
-                                acc_62_ = (_e547 + bitcast<i32>(_e544));
-                            }
-                            continuing {
-                                let _e551 = i_63_;
-                                i_63_ = (_e551 + 1i);
-                            }
+                    let _e603 = i32(local_index);
+                    let _e605 = ((i32(local_index) % 32i) >= 1i);
+                    let _e611 = lane_values[bitcast<u32>(select(_e603, (_e603 - 1i), _e605))];
+                    let _e613 = scan_60_;
+                    scan_60_ = select(_e613, bitcast<u32>((bitcast<i32>(_e611) + bitcast<i32>(_e613))), _e605);
+                    workgroupBarrier();
+                    let _e621 = scan_60_;
+                    lane_values[bitcast<u32>(_e603)] = _e621;
+                    workgroupBarrier();
+                    let _e630 = i32(local_index);
+                    let _e632 = ((i32(local_index) % 32i) >= 2i);
+                    let _e638 = lane_values[bitcast<u32>(select(_e630, (_e630 - 2i), _e632))];
+                    let _e640 = scan_60_;
+                    scan_60_ = select(_e640, bitcast<u32>((bitcast<i32>(_e638) + bitcast<i32>(_e640))), _e632);
+                    workgroupBarrier();
+                    let _e648 = scan_60_;
+                    lane_values[bitcast<u32>(_e630)] = _e648;
+                    workgroupBarrier();
+                    let _e657 = i32(local_index);
+                    let _e659 = ((i32(local_index) % 32i) >= 4i);
+                    let _e665 = lane_values[bitcast<u32>(select(_e657, (_e657 - 4i), _e659))];
+                    let _e667 = scan_60_;
+                    scan_60_ = select(_e667, bitcast<u32>((bitcast<i32>(_e665) + bitcast<i32>(_e667))), _e659);
+                    workgroupBarrier();
+                    let _e675 = scan_60_;
+                    lane_values[bitcast<u32>(_e657)] = _e675;
+                    workgroupBarrier();
+                    let _e684 = i32(local_index);
+                    let _e686 = ((i32(local_index) % 32i) >= 8i);
+                    let _e692 = lane_values[bitcast<u32>(select(_e684, (_e684 - 8i), _e686))];
+                    let _e694 = scan_60_;
+                    scan_60_ = select(_e694, bitcast<u32>((bitcast<i32>(_e692) + bitcast<i32>(_e694))), _e686);
+                    workgroupBarrier();
+                    let _e702 = scan_60_;
+                    lane_values[bitcast<u32>(_e684)] = _e702;
+                    workgroupBarrier();
+                    let _e711 = i32(local_index);
+                    let _e713 = ((i32(local_index) % 32i) >= 16i);
+                    let _e719 = lane_values[bitcast<u32>(select(_e711, (_e711 - 16i), _e713))];
+                    let _e721 = scan_60_;
+                    scan_60_ = select(_e721, bitcast<u32>((bitcast<i32>(_e719) + bitcast<i32>(_e721))), _e713);
+                    workgroupBarrier();
+                    let _e729 = scan_60_;
+                    lane_values[bitcast<u32>(_e711)] = _e729;
+                    let _e734 = scan_60_;
+                    let _e737 = active_42_;
+                    if _e737 {
+                        r29_ = bitcast<i32>(_e734);
+                    }
+                    let _e740 = active_42_;
+                    if _e740 {
+                        let _e742 = r29_;
+                        let _e744 = carry_22_;
+                        r30_ = (_e742 + _e744);
+                    }
+                    let _e748 = active_42_;
+                    saved_61_ = _e748;
+                    let _e751 = r27_;
+                    let _e753 = saved_61_;
+                    let _e754 = (_e753 && _e751);
+                    taken_62_ = _e754;
+                    active_42_ = _e754;
+                    {
+                        let _e758 = active_42_;
+                        if _e758 {
+                            let _e760 = r30_;
+                            let _e763 = r26_;
+                            tile0_warp_totals[bitcast<u32>(_e763)] = _e760;
                         }
-                        let _e556 = acc_62_;
-                        r29_ = _e556;
                     }
-                    workgroupBarrier();
-                    let _e559 = active_42_;
-                    if _e559 {
-                        let _e561 = r29_;
-                        let _e563 = carry_22_;
-                        r30_ = (_e561 + _e563);
-                    }
-                    let _e567 = active_42_;
-                    saved_64_ = _e567;
-                    let _e570 = r27_;
-                    let _e572 = saved_64_;
-                    let _e573 = (_e572 && _e570);
-                    taken_65_ = _e573;
-                    active_42_ = _e573;
-                    {
-                        let _e577 = active_42_;
-                        if _e577 {
-                            let _e579 = r30_;
-                            let _e582 = r26_;
-                            tile0_warp_totals[bitcast<u32>(_e582)] = _e579;
-                        }
-                    }
-                    let _e587 = saved_64_;
-                    let _e589 = taken_65_;
-                    let _e593 = exited_43_;
-                    let _e595 = broken_53_;
-                    let _e597 = continued_54_;
-                    active_42_ = ((_e587 && !(_e589)) && !((_e593 || (_e595 || _e597))));
+                    let _e768 = saved_61_;
+                    let _e770 = taken_62_;
+                    let _e774 = exited_43_;
+                    let _e776 = broken_53_;
+                    let _e778 = continued_54_;
+                    active_42_ = ((_e768 && !(_e770)) && !((_e774 || (_e776 || _e778))));
                     {
                     }
-                    let _e604 = saved_64_;
-                    let _e606 = exited_43_;
-                    let _e608 = broken_53_;
-                    let _e610 = continued_54_;
-                    active_42_ = (_e604 && !((_e606 || (_e608 || _e610))));
-                    let _e617 = active_42_;
-                    if _e617 {
-                        let _e619 = r12_;
-                        r31_ = (_e619 - 1i);
+                    let _e785 = saved_61_;
+                    let _e787 = exited_43_;
+                    let _e789 = broken_53_;
+                    let _e791 = continued_54_;
+                    active_42_ = (_e785 && !((_e787 || (_e789 || _e791))));
+                    let _e798 = active_42_;
+                    if _e798 {
+                        let _e800 = r12_;
+                        r31_ = (_e800 - 1i);
                     }
                     workgroupBarrier();
-                    let _e624 = r30_;
-                    lane_values[local_index] = bitcast<u32>(_e624);
-                    let _e632 = active_42_;
-                    lane_active[local_index] = u32(_e632);
+                    let _e805 = r30_;
+                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e805);
+                    let _e816 = active_42_;
+                    lane_active[local_index] = u32(_e816);
                     workgroupBarrier();
-                    let _e635 = active_42_;
-                    if _e635 {
-                        let _e641 = i32(local_index);
-                        let _e644 = r31_;
-                        let _e648 = (((_e644 % 32i) + 32i) % 32i);
-                        let _e652 = ((_e648 >= 0i) && (_e648 < 32i));
-                        let _e654 = select(_e641, ((_e641 - (i32(local_index) % 32i)) + _e648), _e652);
-                        let _e656 = (_e654 < 80i);
-                        let _e661 = lane_active[bitcast<u32>(select(_e641, _e654, _e656))];
-                        let _e669 = lane_values[bitcast<u32>(_e654)];
-                        let _e674 = lane_values[bitcast<u32>(_e641)];
-                        carry_22_ = select(bitcast<i32>(_e674), bitcast<i32>(_e669), (_e652 && (_e656 && (_e661 != 0u))));
+                    let _e819 = active_42_;
+                    if _e819 {
+                        let _e825 = i32(local_index);
+                        let _e828 = r31_;
+                        let _e832 = (((_e828 % 32i) + 32i) % 32i);
+                        let _e837 = ((_e825 - (i32(local_index) % 32i)) + _e832);
+                        let _e840 = (((_e832 >= 0i) && (_e832 < 32i)) && (_e837 < 80i));
+                        let _e841 = select(_e825, _e837, _e840);
+                        let _e845 = lane_active[bitcast<u32>(_e841)];
+                        let _e852 = lane_values[bitcast<u32>(_e841)];
+                        let _e856 = lane_values[bitcast<u32>(_e825)];
+                        carry_22_ = bitcast<i32>(select(_e856, _e852, (_e840 && (_e845 != 0u))));
                     }
-                    workgroupBarrier();
                 }
                 continuing {
-                    let _e679 = entry_52_;
+                    let _e861 = entry_52_;
                     continued_54_ = false;
-                    let _e683 = exited_43_;
-                    let _e685 = broken_53_;
-                    let _e687 = continued_54_;
-                    active_42_ = (_e679 && !((_e683 || (_e685 || _e687))));
+                    let _e865 = exited_43_;
+                    let _e867 = broken_53_;
+                    let _e869 = continued_54_;
+                    active_42_ = (_e861 && !((_e865 || (_e867 || _e869))));
                     {
-                        let _e694 = active_42_;
-                        if _e694 {
-                            let _e696 = base_23_;
-                            let _e698 = r12_;
-                            base_23_ = (_e696 + _e698);
+                        let _e876 = active_42_;
+                        if _e876 {
+                            let _e878 = base_23_;
+                            let _e880 = r12_;
+                            base_23_ = (_e878 + _e880);
                         }
                     }
                 }
             }
-            let _e702 = left_55_;
-            if !(_e702) {
+            let _e884 = left_55_;
+            if !(_e884) {
                 loop_guard[0u] = 2147483649u;
             }
-            let _e709 = entry_52_;
-            let _e711 = exited_43_;
-            active_42_ = (_e709 && !(_e711));
+            let _e891 = entry_52_;
+            let _e893 = exited_43_;
+            active_42_ = (_e891 && !(_e893));
         }
-        let _e716 = saved_50_;
-        let _e718 = taken_51_;
-        let _e722 = exited_43_;
-        active_42_ = ((_e716 && !(_e718)) && !(_e722));
+        let _e898 = saved_50_;
+        let _e900 = taken_51_;
+        let _e904 = exited_43_;
+        active_42_ = ((_e898 && !(_e900)) && !(_e904));
         {
         }
-        let _e727 = saved_50_;
-        let _e729 = exited_43_;
-        active_42_ = (_e727 && !(_e729));
+        let _e909 = saved_50_;
+        let _e911 = exited_43_;
+        active_42_ = (_e909 && !(_e911));
         storageBarrier();
         workgroupBarrier();
-        let _e734 = active_42_;
-        if _e734 {
-            let _e736 = r13_;
-            r32_ = (_e736 > 0i);
+        let _e916 = active_42_;
+        if _e916 {
+            let _e918 = r13_;
+            r32_ = (_e918 > 0i);
         }
-        let _e741 = active_42_;
-        if _e741 {
-            let _e743 = r13_;
-            r33_ = (_e743 - 1i);
+        let _e923 = active_42_;
+        if _e923 {
+            let _e925 = r13_;
+            r33_ = (_e925 - 1i);
         }
-        let _e748 = active_42_;
-        if _e748 {
-            let _e750 = r33_;
-            r34_ = max(_e750, 0i);
+        let _e930 = active_42_;
+        if _e930 {
+            let _e932 = r33_;
+            r34_ = max(_e932, 0i);
         }
-        let _e755 = active_42_;
-        if _e755 {
-            let _e758 = r34_;
-            let _e762 = tile0_warp_totals[bitcast<u32>(_e758)];
-            r35_ = _e762;
+        let _e937 = active_42_;
+        if _e937 {
+            let _e940 = r34_;
+            let _e944 = tile0_warp_totals[bitcast<u32>(_e940)];
+            r35_ = _e944;
         }
-        let _e765 = active_42_;
-        if _e765 {
-            let _e767 = r32_;
-            let _e769 = r35_;
-            r36_ = select(0i, _e769, _e767);
+        let _e947 = active_42_;
+        if _e947 {
+            let _e949 = r32_;
+            let _e951 = r35_;
+            r36_ = select(0i, _e951, _e949);
         }
-        let _e774 = active_42_;
-        if _e774 {
-            let _e776 = r10_;
-            let _e778 = r36_;
-            r37_ = (_e776 + _e778);
+        let _e956 = active_42_;
+        if _e956 {
+            let _e958 = r10_;
+            let _e960 = r36_;
+            r37_ = (_e958 + _e960);
         }
-        let _e782 = active_42_;
-        if _e782 {
-            let _e784 = r37_;
-            scanned_38_ = _e784;
+        let _e964 = active_42_;
+        if _e964 {
+            let _e966 = r37_;
+            scanned_38_ = _e966;
         }
-        let _e787 = active_42_;
-        if _e787 {
-            let _e790 = params.N;
-            r39_ = _e790;
+        let _e969 = active_42_;
+        if _e969 {
+            let _e972 = params.N;
+            r39_ = _e972;
         }
-        let _e793 = active_42_;
-        if _e793 {
-            let _e795 = i_5_;
-            let _e797 = r39_;
-            r40_ = (_e795 < _e797);
+        let _e975 = active_42_;
+        if _e975 {
+            let _e977 = i_5_;
+            let _e979 = r39_;
+            r40_ = (_e977 < _e979);
         }
-        let _e801 = active_42_;
-        saved_66_ = _e801;
-        let _e804 = r40_;
-        let _e806 = saved_66_;
-        let _e807 = (_e806 && _e804);
-        taken_67_ = _e807;
-        active_42_ = _e807;
+        let _e983 = active_42_;
+        saved_63_ = _e983;
+        let _e986 = r40_;
+        let _e988 = saved_63_;
+        let _e989 = (_e988 && _e986);
+        taken_64_ = _e989;
+        active_42_ = _e989;
         {
-            let _e811 = active_42_;
-            if _e811 {
-                let _e813 = scanned_38_;
-                let _e818 = i_5_;
-                Y[bitcast<u32>(_e818)] = _e813;
+            let _e993 = active_42_;
+            if _e993 {
+                let _e995 = scanned_38_;
+                let _e1000 = i_5_;
+                Y[bitcast<u32>(_e1000)] = _e995;
             }
         }
-        let _e823 = saved_66_;
-        let _e825 = taken_67_;
-        let _e829 = exited_43_;
-        active_42_ = ((_e823 && !(_e825)) && !(_e829));
+        let _e1005 = saved_63_;
+        let _e1007 = taken_64_;
+        let _e1011 = exited_43_;
+        active_42_ = ((_e1005 && !(_e1007)) && !(_e1011));
         {
         }
-        let _e834 = saved_66_;
-        let _e836 = exited_43_;
-        active_42_ = (_e834 && !(_e836));
+        let _e1016 = saved_63_;
+        let _e1018 = exited_43_;
+        active_42_ = (_e1016 && !(_e1018));
     }
 }

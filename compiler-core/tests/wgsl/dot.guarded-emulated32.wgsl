@@ -19,6 +19,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_dot(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -42,264 +43,325 @@ fn tessera_dot(@builtin(local_invocation_index) local_index: u32, @builtin(workg
     var trips_17_: u32 = 0u;
     var active_18_: bool;
     var exited_19_: bool;
-    var entry_20_: bool;
-    var broken_21_: bool;
-    var continued_22_: bool;
-    var left_23_: bool = false;
-    var any_24_: u32;
-    var i_25_: i32;
-    var saved_26_: bool;
-    var taken_27_: bool;
-    var acc_28_: f32;
-    var i_29_: i32;
-    var saved_30_: bool;
-    var taken_31_: bool;
+    var vote_number_20_: u32;
+    var entry_21_: bool;
+    var broken_22_: bool;
+    var continued_23_: bool;
+    var left_24_: bool = false;
+    var saved_25_: bool;
+    var taken_26_: bool;
+    var tree_27_: u32;
+    var tree_28_: u32;
+    var saved_29_: bool;
+    var taken_30_: bool;
 
     active_18_ = true;
     exited_19_ = false;
+    vote_number_20_ = 0u;
     {
-        let _e6 = active_18_;
-        if _e6 {
+        let _e8 = active_18_;
+        if _e8 {
             acc_0_ = 0f;
         }
-        let _e10 = active_18_;
-        if _e10 {
+        let _e12 = active_18_;
+        if _e12 {
             r1_ = i32(local_index);
         }
-        let _e15 = active_18_;
-        if _e15 {
-            let _e18 = params.N;
-            r2_ = _e18;
+        let _e17 = active_18_;
+        if _e17 {
+            let _e20 = params.N;
+            r2_ = _e20;
         }
-        let _e21 = active_18_;
-        if _e21 {
+        let _e23 = active_18_;
+        if _e23 {
             r3_ = 256i;
         }
-        let _e25 = active_18_;
-        if _e25 {
-            let _e27 = r2_;
-            r4_ = _e27;
+        let _e27 = active_18_;
+        if _e27 {
+            let _e29 = r2_;
+            r4_ = _e29;
         }
-        let _e30 = active_18_;
-        if _e30 {
-            let _e32 = r3_;
-            r5_ = _e32;
+        let _e32 = active_18_;
+        if _e32 {
+            let _e34 = r3_;
+            r5_ = _e34;
         }
-        let _e35 = active_18_;
-        if _e35 {
-            let _e37 = r1_;
-            i_6_ = _e37;
+        let _e37 = active_18_;
+        if _e37 {
+            let _e39 = r1_;
+            i_6_ = _e39;
         }
-        let _e40 = active_18_;
-        entry_20_ = _e40;
-        broken_21_ = false;
-        left_23_ = false;
+        let _e42 = active_18_;
+        entry_21_ = _e42;
+        broken_22_ = false;
+        left_24_ = false;
         loop {
-            continued_22_ = false;
-            let _e50 = entry_20_;
-            let _e52 = exited_19_;
-            let _e54 = broken_21_;
-            let _e56 = continued_22_;
-            active_18_ = (_e50 && !((_e52 || (_e54 || _e56))));
-            let _e66 = active_18_;
-            lane_active[local_index] = u32(_e66);
+            continued_23_ = false;
+            let _e52 = entry_21_;
+            let _e54 = exited_19_;
+            let _e56 = broken_22_;
+            let _e58 = continued_23_;
+            active_18_ = (_e52 && !((_e54 || (_e56 || _e58))));
+            let _e65 = vote_number_20_;
+            vote_number_20_ = (_e65 + 1u);
+            let _e70 = active_18_;
+            if _e70 {
+                let _e73 = vote_number_20_;
+                atomicMax((&workgroup_votes), _e73);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_24_ = 0u;
-                i_25_ = 0i;
-                loop {
-                    let _e76 = i_25_;
-                    if (_e76 >= 256i) {
-                        break;
-                    }
-                    let _e82 = lane_active[bitcast<u32>(_e76)];
-                    let _e84 = any_24_;
-                    any_24_ = (_e84 | _e82);
-                    continuing {
-                        let _e88 = i_25_;
-                        i_25_ = (_e88 + 1i);
-                    }
-                }
-                let _e94 = any_24_;
-                workgroup_any = _e94;
+                let _e78 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e78;
             }
-            let _e96 = workgroupUniformLoad((&workgroup_any));
-            if (_e96 == 0u) {
-                left_23_ = true;
+            let _e81 = workgroupUniformLoad((&workgroup_any));
+            let _e83 = vote_number_20_;
+            if (u32((_e81 == _e83)) == 0u) {
+                left_24_ = true;
                 break;
             }
-            let _e102 = active_18_;
-            if _e102 {
-                let _e112 = trips_17_;
-                let _e114 = (_e112 + 1u);
-                trips_17_ = _e114;
-                if (_e114 > 4096u) {
+            let _e91 = active_18_;
+            if _e91 {
+                let _e101 = trips_17_;
+                let _e103 = (_e101 + 1u);
+                trips_17_ = _e103;
+                if (_e103 > 4096u) {
                     loop_guard[0u] = 1u;
                     exited_19_ = true;
                     active_18_ = false;
                 }
             }
             {
-                let _e118 = active_18_;
-                if _e118 {
-                    let _e120 = i_6_;
-                    let _e122 = r4_;
-                    r7_ = (_e120 < _e122);
+                let _e107 = active_18_;
+                if _e107 {
+                    let _e109 = i_6_;
+                    let _e111 = r4_;
+                    r7_ = (_e109 < _e111);
                 }
-                let _e126 = active_18_;
-                if _e126 {
-                    let _e128 = r7_;
-                    r8_ = !(_e128);
+                let _e115 = active_18_;
+                if _e115 {
+                    let _e117 = r7_;
+                    r8_ = !(_e117);
                 }
-                let _e132 = active_18_;
-                saved_26_ = _e132;
-                let _e135 = r8_;
-                let _e137 = saved_26_;
-                let _e138 = (_e137 && _e135);
-                taken_27_ = _e138;
-                active_18_ = _e138;
+                let _e121 = active_18_;
+                saved_25_ = _e121;
+                let _e124 = r8_;
+                let _e126 = saved_25_;
+                let _e127 = (_e126 && _e124);
+                taken_26_ = _e127;
+                active_18_ = _e127;
                 {
-                    let _e142 = active_18_;
-                    let _e144 = broken_21_;
-                    broken_21_ = (_e144 || _e142);
+                    let _e131 = active_18_;
+                    let _e133 = broken_22_;
+                    broken_22_ = (_e133 || _e131);
                     active_18_ = false;
                 }
-                let _e150 = saved_26_;
-                let _e152 = taken_27_;
-                let _e156 = exited_19_;
-                let _e158 = broken_21_;
-                let _e160 = continued_22_;
-                active_18_ = ((_e150 && !(_e152)) && !((_e156 || (_e158 || _e160))));
+                let _e139 = saved_25_;
+                let _e141 = taken_26_;
+                let _e145 = exited_19_;
+                let _e147 = broken_22_;
+                let _e149 = continued_23_;
+                active_18_ = ((_e139 && !(_e141)) && !((_e145 || (_e147 || _e149))));
                 {
                 }
-                let _e167 = saved_26_;
-                let _e169 = exited_19_;
-                let _e171 = broken_21_;
-                let _e173 = continued_22_;
-                active_18_ = (_e167 && !((_e169 || (_e171 || _e173))));
-                let _e180 = active_18_;
-                if _e180 {
-                    let _e185 = i_6_;
-                    let _e189 = A[bitcast<u32>(_e185)];
-                    r9_ = _e189;
+                let _e156 = saved_25_;
+                let _e158 = exited_19_;
+                let _e160 = broken_22_;
+                let _e162 = continued_23_;
+                active_18_ = (_e156 && !((_e158 || (_e160 || _e162))));
+                let _e169 = active_18_;
+                if _e169 {
+                    let _e174 = i_6_;
+                    let _e178 = A[bitcast<u32>(_e174)];
+                    r9_ = _e178;
                 }
-                let _e192 = active_18_;
-                if _e192 {
-                    let _e197 = i_6_;
-                    let _e201 = B[bitcast<u32>(_e197)];
-                    r10_ = _e201;
+                let _e181 = active_18_;
+                if _e181 {
+                    let _e186 = i_6_;
+                    let _e190 = B[bitcast<u32>(_e186)];
+                    r10_ = _e190;
                 }
-                let _e204 = active_18_;
-                if _e204 {
-                    let _e206 = r9_;
-                    let _e208 = r10_;
-                    r11_ = (_e206 * _e208);
+                let _e193 = active_18_;
+                if _e193 {
+                    let _e195 = r9_;
+                    let _e197 = r10_;
+                    r11_ = (_e195 * _e197);
                 }
-                let _e212 = active_18_;
-                if _e212 {
-                    let _e214 = acc_0_;
-                    let _e216 = r11_;
-                    r12_ = (_e214 + _e216);
+                let _e201 = active_18_;
+                if _e201 {
+                    let _e203 = acc_0_;
+                    let _e205 = r11_;
+                    r12_ = (_e203 + _e205);
                 }
-                let _e220 = active_18_;
-                if _e220 {
-                    let _e222 = r12_;
-                    acc_0_ = _e222;
+                let _e209 = active_18_;
+                if _e209 {
+                    let _e211 = r12_;
+                    acc_0_ = _e211;
                 }
             }
             continuing {
-                let _e225 = entry_20_;
-                continued_22_ = false;
-                let _e229 = exited_19_;
-                let _e231 = broken_21_;
-                let _e233 = continued_22_;
-                active_18_ = (_e225 && !((_e229 || (_e231 || _e233))));
+                let _e214 = entry_21_;
+                continued_23_ = false;
+                let _e218 = exited_19_;
+                let _e220 = broken_22_;
+                let _e222 = continued_23_;
+                active_18_ = (_e214 && !((_e218 || (_e220 || _e222))));
                 {
-                    let _e240 = active_18_;
-                    if _e240 {
-                        let _e242 = i_6_;
-                        let _e244 = r5_;
-                        i_6_ = (_e242 + _e244);
+                    let _e229 = active_18_;
+                    if _e229 {
+                        let _e231 = i_6_;
+                        let _e233 = r5_;
+                        i_6_ = (_e231 + _e233);
                     }
                 }
             }
         }
-        let _e248 = left_23_;
-        if !(_e248) {
+        let _e237 = left_24_;
+        if !(_e237) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e255 = entry_20_;
-        let _e257 = exited_19_;
-        active_18_ = (_e255 && !(_e257));
+        let _e244 = entry_21_;
+        let _e246 = exited_19_;
+        active_18_ = (_e244 && !(_e246));
+        storageBarrier();
         workgroupBarrier();
-        let _e262 = acc_0_;
-        lane_values[local_index] = bitcast<u32>(_e262);
-        let _e270 = active_18_;
-        lane_active[local_index] = u32(_e270);
+        let _e251 = acc_0_;
+        let _e253 = active_18_;
+        let _e256 = select(0u, bitcast<u32>(_e251), _e253);
+        let _e260 = (i32(local_index) % 32i);
+        let _e263 = (i32(local_index) - _e260);
+        let _e267 = min(32i, (256i - _e263));
+        tree_27_ = _e256;
+        let _e269 = (_e263 + _e260);
+        lane_values[bitcast<u32>(_e269)] = _e256;
         workgroupBarrier();
-        let _e273 = active_18_;
-        if _e273 {
-            let _e279 = i32(local_index);
-            acc_28_ = 0f;
-            i_29_ = 0i;
-            loop {
-                let _e287 = i_29_;
-                if (_e287 >= 256i) {
-                    break;
-                }
-                let _e290 = (0i + _e287);
-                let _e292 = (_e290 < 256i);
-                let _e297 = lane_active[bitcast<u32>(select(_e279, _e290, _e292))];
-                if (_e292 && (_e297 != 0u)) {
-                    let _e304 = lane_values[bitcast<u32>(_e290)];
-                    let _e307 = acc_28_;
-                    acc_28_ = (_e307 + bitcast<f32>(_e304));
-                }
-                continuing {
-                    let _e311 = i_29_;
-                    i_29_ = (_e311 + 1i);
-                }
-            }
-            let _e316 = acc_28_;
-            r13_ = _e316;
+        let _e274 = (_e260 + 16i);
+        let _e275 = (_e274 < _e267);
+        let _e281 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e274), _e275))];
+        let _e285 = tree_27_;
+        tree_27_ = bitcast<u32>((bitcast<f32>(_e285) + bitcast<f32>(select(0u, _e281, _e275))));
+        workgroupBarrier();
+        let _e292 = tree_27_;
+        lane_values[bitcast<u32>(_e269)] = _e292;
+        workgroupBarrier();
+        let _e297 = (_e260 + 8i);
+        let _e298 = (_e297 < _e267);
+        let _e304 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e297), _e298))];
+        let _e308 = tree_27_;
+        tree_27_ = bitcast<u32>((bitcast<f32>(_e308) + bitcast<f32>(select(0u, _e304, _e298))));
+        workgroupBarrier();
+        let _e315 = tree_27_;
+        lane_values[bitcast<u32>(_e269)] = _e315;
+        workgroupBarrier();
+        let _e320 = (_e260 + 4i);
+        let _e321 = (_e320 < _e267);
+        let _e327 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e320), _e321))];
+        let _e331 = tree_27_;
+        tree_27_ = bitcast<u32>((bitcast<f32>(_e331) + bitcast<f32>(select(0u, _e327, _e321))));
+        workgroupBarrier();
+        let _e338 = tree_27_;
+        lane_values[bitcast<u32>(_e269)] = _e338;
+        workgroupBarrier();
+        let _e343 = (_e260 + 2i);
+        let _e344 = (_e343 < _e267);
+        let _e350 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e343), _e344))];
+        let _e354 = tree_27_;
+        tree_27_ = bitcast<u32>((bitcast<f32>(_e354) + bitcast<f32>(select(0u, _e350, _e344))));
+        workgroupBarrier();
+        let _e361 = tree_27_;
+        lane_values[bitcast<u32>(_e269)] = _e361;
+        workgroupBarrier();
+        let _e366 = (_e260 + 1i);
+        let _e367 = (_e366 < _e267);
+        let _e373 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e366), _e367))];
+        let _e377 = tree_27_;
+        tree_27_ = bitcast<u32>((bitcast<f32>(_e377) + bitcast<f32>(select(0u, _e373, _e367))));
+        workgroupBarrier();
+        let _e384 = tree_27_;
+        lane_values[bitcast<u32>(_e269)] = _e384;
+        workgroupBarrier();
+        let _e391 = lane_values[bitcast<u32>(_e263)];
+        workgroupBarrier();
+        if ((i32(local_index) % 32i) == 0i) {
+            lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e391;
         }
         workgroupBarrier();
-        let _e319 = active_18_;
-        if _e319 {
-            let _e321 = r13_;
-            total_14_ = _e321;
+        let _e406 = i32(local_index);
+        let _e408 = (_e406 < 8i);
+        let _e413 = lane_values[bitcast<u32>(select(0i, _e406, _e408))];
+        let _e415 = select(0u, _e413, _e408);
+        tree_28_ = _e415;
+        let _e417 = (0i + _e406);
+        lane_values[bitcast<u32>(_e417)] = _e415;
+        workgroupBarrier();
+        let _e422 = (_e406 + 4i);
+        let _e423 = (_e422 < 8i);
+        let _e429 = lane_values[bitcast<u32>(select(_e417, (0i + _e422), _e423))];
+        let _e433 = tree_28_;
+        tree_28_ = bitcast<u32>((bitcast<f32>(_e433) + bitcast<f32>(select(0u, _e429, _e423))));
+        workgroupBarrier();
+        let _e440 = tree_28_;
+        lane_values[bitcast<u32>(_e417)] = _e440;
+        workgroupBarrier();
+        let _e445 = (_e406 + 2i);
+        let _e446 = (_e445 < 8i);
+        let _e452 = lane_values[bitcast<u32>(select(_e417, (0i + _e445), _e446))];
+        let _e456 = tree_28_;
+        tree_28_ = bitcast<u32>((bitcast<f32>(_e456) + bitcast<f32>(select(0u, _e452, _e446))));
+        workgroupBarrier();
+        let _e463 = tree_28_;
+        lane_values[bitcast<u32>(_e417)] = _e463;
+        workgroupBarrier();
+        let _e468 = (_e406 + 1i);
+        let _e469 = (_e468 < 8i);
+        let _e475 = lane_values[bitcast<u32>(select(_e417, (0i + _e468), _e469))];
+        let _e479 = tree_28_;
+        tree_28_ = bitcast<u32>((bitcast<f32>(_e479) + bitcast<f32>(select(0u, _e475, _e469))));
+        workgroupBarrier();
+        let _e486 = tree_28_;
+        lane_values[bitcast<u32>(_e417)] = _e486;
+        workgroupBarrier();
+        let _e493 = lane_values[bitcast<u32>(0i)];
+        let _e496 = active_18_;
+        if _e496 {
+            r13_ = bitcast<f32>(_e493);
         }
-        let _e324 = active_18_;
-        if _e324 {
+        let _e499 = active_18_;
+        if _e499 {
+            let _e501 = r13_;
+            total_14_ = _e501;
+        }
+        let _e504 = active_18_;
+        if _e504 {
             r15_ = i32(local_index);
         }
-        let _e329 = active_18_;
-        if _e329 {
-            let _e331 = r15_;
-            r16_ = (_e331 == 0i);
+        let _e509 = active_18_;
+        if _e509 {
+            let _e511 = r15_;
+            r16_ = (_e511 == 0i);
         }
-        let _e336 = active_18_;
-        saved_30_ = _e336;
-        let _e339 = r16_;
-        let _e341 = saved_30_;
-        let _e342 = (_e341 && _e339);
-        taken_31_ = _e342;
-        active_18_ = _e342;
+        let _e516 = active_18_;
+        saved_29_ = _e516;
+        let _e519 = r16_;
+        let _e521 = saved_29_;
+        let _e522 = (_e521 && _e519);
+        taken_30_ = _e522;
+        active_18_ = _e522;
         {
-            let _e346 = active_18_;
-            if _e346 {
-                let _e348 = total_14_;
-                Out[bitcast<u32>(0i)] = _e348;
+            let _e526 = active_18_;
+            if _e526 {
+                let _e528 = total_14_;
+                Out[bitcast<u32>(0i)] = _e528;
             }
         }
-        let _e355 = saved_30_;
-        let _e357 = taken_31_;
-        let _e361 = exited_19_;
-        active_18_ = ((_e355 && !(_e357)) && !(_e361));
+        let _e535 = saved_29_;
+        let _e537 = taken_30_;
+        let _e541 = exited_19_;
+        active_18_ = ((_e535 && !(_e537)) && !(_e541));
         {
         }
-        let _e366 = saved_30_;
-        let _e368 = exited_19_;
-        active_18_ = (_e366 && !(_e368));
+        let _e546 = saved_29_;
+        let _e548 = exited_19_;
+        active_18_ = (_e546 && !(_e548));
     }
 }

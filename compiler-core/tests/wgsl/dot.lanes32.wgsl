@@ -83,6 +83,7 @@ fn tessera_dot(@builtin(local_invocation_index) local_index: u32, @builtin(workg
     if ((i32(local_index) % 32i) == 0i) {
         warp_partials[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>(_e75);
     }
+    storageBarrier();
     workgroupBarrier();
     let _e92 = warp_partials[0];
     let _e96 = warp_partials[1];

@@ -21,6 +21,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -47,299 +48,360 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
     var trips_20_: u32 = 0u;
     var active_21_: bool;
     var exited_22_: bool;
-    var entry_23_: bool;
-    var broken_24_: bool;
-    var continued_25_: bool;
-    var left_26_: bool = false;
-    var any_27_: u32;
-    var i_28_: i32;
-    var saved_29_: bool;
-    var taken_30_: bool;
-    var acc_31_: f32;
-    var i_32_: i32;
-    var saved_33_: bool;
-    var taken_34_: bool;
+    var vote_number_23_: u32;
+    var entry_24_: bool;
+    var broken_25_: bool;
+    var continued_26_: bool;
+    var left_27_: bool = false;
+    var saved_28_: bool;
+    var taken_29_: bool;
+    var tree_30_: u32;
+    var tree_31_: u32;
+    var saved_32_: bool;
+    var taken_33_: bool;
 
     active_21_ = true;
     exited_22_ = false;
+    vote_number_23_ = 0u;
     {
-        let _e6 = active_21_;
-        if _e6 {
+        let _e8 = active_21_;
+        if _e8 {
             acc_0_ = 0f;
         }
-        let _e10 = active_21_;
-        if _e10 {
+        let _e12 = active_21_;
+        if _e12 {
             r1_ = i32(local_index);
         }
-        let _e15 = active_21_;
-        if _e15 {
-            let _e18 = params.N;
-            r2_ = _e18;
+        let _e17 = active_21_;
+        if _e17 {
+            let _e20 = params.N;
+            r2_ = _e20;
         }
-        let _e21 = active_21_;
-        if _e21 {
+        let _e23 = active_21_;
+        if _e23 {
             r3_ = 256i;
         }
-        let _e25 = active_21_;
-        if _e25 {
-            let _e27 = r2_;
-            r4_ = _e27;
+        let _e27 = active_21_;
+        if _e27 {
+            let _e29 = r2_;
+            r4_ = _e29;
         }
-        let _e30 = active_21_;
-        if _e30 {
-            let _e32 = r3_;
-            r5_ = _e32;
+        let _e32 = active_21_;
+        if _e32 {
+            let _e34 = r3_;
+            r5_ = _e34;
         }
-        let _e35 = active_21_;
-        if _e35 {
-            let _e37 = r1_;
-            i_6_ = _e37;
+        let _e37 = active_21_;
+        if _e37 {
+            let _e39 = r1_;
+            i_6_ = _e39;
         }
-        let _e40 = active_21_;
-        entry_23_ = _e40;
-        broken_24_ = false;
-        left_26_ = false;
+        let _e42 = active_21_;
+        entry_24_ = _e42;
+        broken_25_ = false;
+        left_27_ = false;
         loop {
-            continued_25_ = false;
-            let _e50 = entry_23_;
-            let _e52 = exited_22_;
-            let _e54 = broken_24_;
-            let _e56 = continued_25_;
-            active_21_ = (_e50 && !((_e52 || (_e54 || _e56))));
-            let _e66 = active_21_;
-            lane_active[local_index] = u32(_e66);
+            continued_26_ = false;
+            let _e52 = entry_24_;
+            let _e54 = exited_22_;
+            let _e56 = broken_25_;
+            let _e58 = continued_26_;
+            active_21_ = (_e52 && !((_e54 || (_e56 || _e58))));
+            let _e65 = vote_number_23_;
+            vote_number_23_ = (_e65 + 1u);
+            let _e70 = active_21_;
+            if _e70 {
+                let _e73 = vote_number_23_;
+                atomicMax((&workgroup_votes), _e73);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_27_ = 0u;
-                i_28_ = 0i;
-                loop {
-                    let _e76 = i_28_;
-                    if (_e76 >= 256i) {
-                        break;
-                    }
-                    let _e82 = lane_active[bitcast<u32>(_e76)];
-                    let _e84 = any_27_;
-                    any_27_ = (_e84 | _e82);
-                    continuing {
-                        let _e88 = i_28_;
-                        i_28_ = (_e88 + 1i);
-                    }
-                }
-                let _e94 = any_27_;
-                workgroup_any = _e94;
+                let _e78 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e78;
             }
-            let _e96 = workgroupUniformLoad((&workgroup_any));
-            if (_e96 == 0u) {
-                left_26_ = true;
+            let _e81 = workgroupUniformLoad((&workgroup_any));
+            let _e83 = vote_number_23_;
+            if (u32((_e81 == _e83)) == 0u) {
+                left_27_ = true;
                 break;
             }
-            let _e102 = active_21_;
-            if _e102 {
-                let _e112 = trips_20_;
-                let _e114 = (_e112 + 1u);
-                trips_20_ = _e114;
-                if (_e114 > 4096u) {
+            let _e91 = active_21_;
+            if _e91 {
+                let _e101 = trips_20_;
+                let _e103 = (_e101 + 1u);
+                trips_20_ = _e103;
+                if (_e103 > 4096u) {
                     loop_guard[0u] = 1u;
                     exited_22_ = true;
                     active_21_ = false;
                 }
             }
             {
-                let _e118 = active_21_;
-                if _e118 {
-                    let _e120 = i_6_;
-                    let _e122 = r4_;
-                    r7_ = (_e120 < _e122);
+                let _e107 = active_21_;
+                if _e107 {
+                    let _e109 = i_6_;
+                    let _e111 = r4_;
+                    r7_ = (_e109 < _e111);
                 }
-                let _e126 = active_21_;
-                if _e126 {
-                    let _e128 = r7_;
-                    r8_ = !(_e128);
+                let _e115 = active_21_;
+                if _e115 {
+                    let _e117 = r7_;
+                    r8_ = !(_e117);
                 }
-                let _e132 = active_21_;
-                saved_29_ = _e132;
-                let _e135 = r8_;
-                let _e137 = saved_29_;
-                let _e138 = (_e137 && _e135);
-                taken_30_ = _e138;
-                active_21_ = _e138;
+                let _e121 = active_21_;
+                saved_28_ = _e121;
+                let _e124 = r8_;
+                let _e126 = saved_28_;
+                let _e127 = (_e126 && _e124);
+                taken_29_ = _e127;
+                active_21_ = _e127;
                 {
-                    let _e142 = active_21_;
-                    let _e144 = broken_24_;
-                    broken_24_ = (_e144 || _e142);
+                    let _e131 = active_21_;
+                    let _e133 = broken_25_;
+                    broken_25_ = (_e133 || _e131);
                     active_21_ = false;
                 }
-                let _e150 = saved_29_;
-                let _e152 = taken_30_;
-                let _e156 = exited_22_;
-                let _e158 = broken_24_;
-                let _e160 = continued_25_;
-                active_21_ = ((_e150 && !(_e152)) && !((_e156 || (_e158 || _e160))));
+                let _e139 = saved_28_;
+                let _e141 = taken_29_;
+                let _e145 = exited_22_;
+                let _e147 = broken_25_;
+                let _e149 = continued_26_;
+                active_21_ = ((_e139 && !(_e141)) && !((_e145 || (_e147 || _e149))));
                 {
                 }
-                let _e167 = saved_29_;
-                let _e169 = exited_22_;
-                let _e171 = broken_24_;
-                let _e173 = continued_25_;
-                active_21_ = (_e167 && !((_e169 || (_e171 || _e173))));
-                let _e180 = active_21_;
-                if _e180 {
-                    let _e185 = i_6_;
-                    let _e186 = bitcast<u32>(_e185);
-                    let _e195 = A[(_e186 >> 1u)];
-                    let _e196 = (_e195 >> ((_e186 & 1u) << 4u));
-                    let _e198 = (_e196 & 32767u);
-                    let _e200 = (_e198 << 13u);
-                    r9_ = bitcast<f32>((select(select((_e200 + 939524096u), (_e200 | 2139095040u), (_e198 >= 31744u)), bitcast<u32>((f32(_e198) * 0.000000059604645f)), (_e198 < 1024u)) | ((_e196 & 32768u) << 16u)));
+                let _e156 = saved_28_;
+                let _e158 = exited_22_;
+                let _e160 = broken_25_;
+                let _e162 = continued_26_;
+                active_21_ = (_e156 && !((_e158 || (_e160 || _e162))));
+                let _e169 = active_21_;
+                if _e169 {
+                    let _e174 = i_6_;
+                    let _e175 = bitcast<u32>(_e174);
+                    let _e184 = A[(_e175 >> 1u)];
+                    let _e185 = (_e184 >> ((_e175 & 1u) << 4u));
+                    let _e187 = (_e185 & 32767u);
+                    let _e189 = (_e187 << 13u);
+                    r9_ = bitcast<f32>((select(select((_e189 + 939524096u), (_e189 | 2139095040u), (_e187 >= 31744u)), bitcast<u32>((f32(_e187) * 0.000000059604645f)), (_e187 < 1024u)) | ((_e185 & 32768u) << 16u)));
                 }
-                let _e223 = active_21_;
-                if _e223 {
-                    let _e225 = r9_;
-                    r10_ = _e225;
+                let _e212 = active_21_;
+                if _e212 {
+                    let _e214 = r9_;
+                    r10_ = _e214;
                 }
-                let _e228 = active_21_;
-                if _e228 {
-                    let _e233 = i_6_;
-                    let _e234 = bitcast<u32>(_e233);
-                    let _e243 = B[(_e234 >> 1u)];
-                    let _e244 = (_e243 >> ((_e234 & 1u) << 4u));
-                    let _e246 = (_e244 & 32767u);
-                    let _e248 = (_e246 << 13u);
-                    r11_ = bitcast<f32>((select(select((_e248 + 939524096u), (_e248 | 2139095040u), (_e246 >= 31744u)), bitcast<u32>((f32(_e246) * 0.000000059604645f)), (_e246 < 1024u)) | ((_e244 & 32768u) << 16u)));
+                let _e217 = active_21_;
+                if _e217 {
+                    let _e222 = i_6_;
+                    let _e223 = bitcast<u32>(_e222);
+                    let _e232 = B[(_e223 >> 1u)];
+                    let _e233 = (_e232 >> ((_e223 & 1u) << 4u));
+                    let _e235 = (_e233 & 32767u);
+                    let _e237 = (_e235 << 13u);
+                    r11_ = bitcast<f32>((select(select((_e237 + 939524096u), (_e237 | 2139095040u), (_e235 >= 31744u)), bitcast<u32>((f32(_e235) * 0.000000059604645f)), (_e235 < 1024u)) | ((_e233 & 32768u) << 16u)));
                 }
-                let _e271 = active_21_;
-                if _e271 {
-                    let _e273 = r11_;
-                    r12_ = _e273;
+                let _e260 = active_21_;
+                if _e260 {
+                    let _e262 = r11_;
+                    r12_ = _e262;
                 }
-                let _e276 = active_21_;
-                if _e276 {
-                    let _e278 = r10_;
-                    let _e280 = r12_;
-                    r13_ = (_e278 * _e280);
+                let _e265 = active_21_;
+                if _e265 {
+                    let _e267 = r10_;
+                    let _e269 = r12_;
+                    r13_ = (_e267 * _e269);
                 }
-                let _e284 = active_21_;
-                if _e284 {
-                    let _e286 = acc_0_;
-                    let _e288 = r13_;
-                    r14_ = (_e286 + _e288);
+                let _e273 = active_21_;
+                if _e273 {
+                    let _e275 = acc_0_;
+                    let _e277 = r13_;
+                    r14_ = (_e275 + _e277);
                 }
-                let _e292 = active_21_;
-                if _e292 {
-                    let _e294 = r14_;
-                    acc_0_ = _e294;
+                let _e281 = active_21_;
+                if _e281 {
+                    let _e283 = r14_;
+                    acc_0_ = _e283;
                 }
             }
             continuing {
-                let _e297 = entry_23_;
-                continued_25_ = false;
-                let _e301 = exited_22_;
-                let _e303 = broken_24_;
-                let _e305 = continued_25_;
-                active_21_ = (_e297 && !((_e301 || (_e303 || _e305))));
+                let _e286 = entry_24_;
+                continued_26_ = false;
+                let _e290 = exited_22_;
+                let _e292 = broken_25_;
+                let _e294 = continued_26_;
+                active_21_ = (_e286 && !((_e290 || (_e292 || _e294))));
                 {
-                    let _e312 = active_21_;
-                    if _e312 {
-                        let _e314 = i_6_;
-                        let _e316 = r5_;
-                        i_6_ = (_e314 + _e316);
+                    let _e301 = active_21_;
+                    if _e301 {
+                        let _e303 = i_6_;
+                        let _e305 = r5_;
+                        i_6_ = (_e303 + _e305);
                     }
                 }
             }
         }
-        let _e320 = left_26_;
-        if !(_e320) {
+        let _e309 = left_27_;
+        if !(_e309) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e327 = entry_23_;
-        let _e329 = exited_22_;
-        active_21_ = (_e327 && !(_e329));
+        let _e316 = entry_24_;
+        let _e318 = exited_22_;
+        active_21_ = (_e316 && !(_e318));
+        storageBarrier();
         workgroupBarrier();
-        let _e334 = acc_0_;
-        lane_values[local_index] = bitcast<u32>(_e334);
-        let _e342 = active_21_;
-        lane_active[local_index] = u32(_e342);
+        let _e323 = acc_0_;
+        let _e325 = active_21_;
+        let _e328 = select(0u, bitcast<u32>(_e323), _e325);
+        let _e332 = (i32(local_index) % 32i);
+        let _e335 = (i32(local_index) - _e332);
+        let _e339 = min(32i, (256i - _e335));
+        tree_30_ = _e328;
+        let _e341 = (_e335 + _e332);
+        lane_values[bitcast<u32>(_e341)] = _e328;
         workgroupBarrier();
-        let _e345 = active_21_;
-        if _e345 {
-            let _e351 = i32(local_index);
-            acc_31_ = 0f;
-            i_32_ = 0i;
-            loop {
-                let _e359 = i_32_;
-                if (_e359 >= 256i) {
-                    break;
-                }
-                let _e362 = (0i + _e359);
-                let _e364 = (_e362 < 256i);
-                let _e369 = lane_active[bitcast<u32>(select(_e351, _e362, _e364))];
-                if (_e364 && (_e369 != 0u)) {
-                    let _e376 = lane_values[bitcast<u32>(_e362)];
-                    let _e379 = acc_31_;
-                    acc_31_ = (_e379 + bitcast<f32>(_e376));
-                }
-                continuing {
-                    let _e383 = i_32_;
-                    i_32_ = (_e383 + 1i);
-                }
-            }
-            let _e388 = acc_31_;
-            r15_ = _e388;
+        let _e346 = (_e332 + 16i);
+        let _e347 = (_e346 < _e339);
+        let _e353 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e346), _e347))];
+        let _e357 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<f32>(_e357) + bitcast<f32>(select(0u, _e353, _e347))));
+        workgroupBarrier();
+        let _e364 = tree_30_;
+        lane_values[bitcast<u32>(_e341)] = _e364;
+        workgroupBarrier();
+        let _e369 = (_e332 + 8i);
+        let _e370 = (_e369 < _e339);
+        let _e376 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e369), _e370))];
+        let _e380 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<f32>(_e380) + bitcast<f32>(select(0u, _e376, _e370))));
+        workgroupBarrier();
+        let _e387 = tree_30_;
+        lane_values[bitcast<u32>(_e341)] = _e387;
+        workgroupBarrier();
+        let _e392 = (_e332 + 4i);
+        let _e393 = (_e392 < _e339);
+        let _e399 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e392), _e393))];
+        let _e403 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<f32>(_e403) + bitcast<f32>(select(0u, _e399, _e393))));
+        workgroupBarrier();
+        let _e410 = tree_30_;
+        lane_values[bitcast<u32>(_e341)] = _e410;
+        workgroupBarrier();
+        let _e415 = (_e332 + 2i);
+        let _e416 = (_e415 < _e339);
+        let _e422 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e415), _e416))];
+        let _e426 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<f32>(_e426) + bitcast<f32>(select(0u, _e422, _e416))));
+        workgroupBarrier();
+        let _e433 = tree_30_;
+        lane_values[bitcast<u32>(_e341)] = _e433;
+        workgroupBarrier();
+        let _e438 = (_e332 + 1i);
+        let _e439 = (_e438 < _e339);
+        let _e445 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e438), _e439))];
+        let _e449 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<f32>(_e449) + bitcast<f32>(select(0u, _e445, _e439))));
+        workgroupBarrier();
+        let _e456 = tree_30_;
+        lane_values[bitcast<u32>(_e341)] = _e456;
+        workgroupBarrier();
+        let _e463 = lane_values[bitcast<u32>(_e335)];
+        workgroupBarrier();
+        if ((i32(local_index) % 32i) == 0i) {
+            lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e463;
         }
         workgroupBarrier();
-        let _e391 = active_21_;
-        if _e391 {
-            let _e393 = r15_;
-            total_16_ = _e393;
+        let _e478 = i32(local_index);
+        let _e480 = (_e478 < 8i);
+        let _e485 = lane_values[bitcast<u32>(select(0i, _e478, _e480))];
+        let _e487 = select(0u, _e485, _e480);
+        tree_31_ = _e487;
+        let _e489 = (0i + _e478);
+        lane_values[bitcast<u32>(_e489)] = _e487;
+        workgroupBarrier();
+        let _e494 = (_e478 + 4i);
+        let _e495 = (_e494 < 8i);
+        let _e501 = lane_values[bitcast<u32>(select(_e489, (0i + _e494), _e495))];
+        let _e505 = tree_31_;
+        tree_31_ = bitcast<u32>((bitcast<f32>(_e505) + bitcast<f32>(select(0u, _e501, _e495))));
+        workgroupBarrier();
+        let _e512 = tree_31_;
+        lane_values[bitcast<u32>(_e489)] = _e512;
+        workgroupBarrier();
+        let _e517 = (_e478 + 2i);
+        let _e518 = (_e517 < 8i);
+        let _e524 = lane_values[bitcast<u32>(select(_e489, (0i + _e517), _e518))];
+        let _e528 = tree_31_;
+        tree_31_ = bitcast<u32>((bitcast<f32>(_e528) + bitcast<f32>(select(0u, _e524, _e518))));
+        workgroupBarrier();
+        let _e535 = tree_31_;
+        lane_values[bitcast<u32>(_e489)] = _e535;
+        workgroupBarrier();
+        let _e540 = (_e478 + 1i);
+        let _e541 = (_e540 < 8i);
+        let _e547 = lane_values[bitcast<u32>(select(_e489, (0i + _e540), _e541))];
+        let _e551 = tree_31_;
+        tree_31_ = bitcast<u32>((bitcast<f32>(_e551) + bitcast<f32>(select(0u, _e547, _e541))));
+        workgroupBarrier();
+        let _e558 = tree_31_;
+        lane_values[bitcast<u32>(_e489)] = _e558;
+        workgroupBarrier();
+        let _e565 = lane_values[bitcast<u32>(0i)];
+        let _e568 = active_21_;
+        if _e568 {
+            r15_ = bitcast<f32>(_e565);
         }
-        let _e396 = active_21_;
-        if _e396 {
+        let _e571 = active_21_;
+        if _e571 {
+            let _e573 = r15_;
+            total_16_ = _e573;
+        }
+        let _e576 = active_21_;
+        if _e576 {
             r17_ = i32(local_index);
         }
-        let _e401 = active_21_;
-        if _e401 {
-            let _e403 = r17_;
-            r18_ = (_e403 == 0i);
+        let _e581 = active_21_;
+        if _e581 {
+            let _e583 = r17_;
+            r18_ = (_e583 == 0i);
         }
-        let _e408 = active_21_;
-        saved_33_ = _e408;
-        let _e411 = r18_;
-        let _e413 = saved_33_;
-        let _e414 = (_e413 && _e411);
-        taken_34_ = _e414;
-        active_21_ = _e414;
+        let _e588 = active_21_;
+        saved_32_ = _e588;
+        let _e591 = r18_;
+        let _e593 = saved_32_;
+        let _e594 = (_e593 && _e591);
+        taken_33_ = _e594;
+        active_21_ = _e594;
         {
-            let _e418 = active_21_;
-            if _e418 {
-                let _e420 = total_16_;
-                let _e421 = bitcast<u32>(_e420);
-                let _e423 = (_e421 & 2147483647u);
-                r19_ = bitcast<f32>((select(select(select((((_e423 + 4095u) + ((_e423 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e423) * 16777216f)) * 0.000000059604645f)), (_e423 < 947912704u)), 2139095040u, (_e423 >= 1199566848u)), _e423, (_e423 > 2139095040u)) | (_e421 & 2147483648u)));
+            let _e598 = active_21_;
+            if _e598 {
+                let _e600 = total_16_;
+                let _e601 = bitcast<u32>(_e600);
+                let _e603 = (_e601 & 2147483647u);
+                r19_ = bitcast<f32>((select(select(select((((_e603 + 4095u) + ((_e603 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e603) * 16777216f)) * 0.000000059604645f)), (_e603 < 947912704u)), 2139095040u, (_e603 >= 1199566848u)), _e603, (_e603 > 2139095040u)) | (_e601 & 2147483648u)));
             }
-            let _e455 = active_21_;
-            if _e455 {
-                let _e457 = r19_;
-                let _e460 = bitcast<u32>(0i);
-                let _e468 = ((_e460 & 1u) << 4u);
-                let _e469 = bitcast<u32>(_e457);
-                let _e471 = (_e469 & 2147483647u);
-                atomicAnd((&Out[(_e460 >> 1u)]), ~((65535u << _e468)));
-                atomicOr((&Out[(_e460 >> 1u)]), ((select(select(((_e471 >> 13u) - 114688u), u32((bitcast<f32>(_e471) * 16777216f)), (_e471 < 947912704u)), select(31744u, 32256u, (_e471 > 2139095040u)), (_e471 >= 2139095040u)) | ((_e469 >> 16u) & 32768u)) << _e468));
+            let _e635 = active_21_;
+            if _e635 {
+                let _e637 = r19_;
+                let _e640 = bitcast<u32>(0i);
+                let _e648 = ((_e640 & 1u) << 4u);
+                let _e649 = bitcast<u32>(_e637);
+                let _e651 = (_e649 & 2147483647u);
+                atomicAnd((&Out[(_e640 >> 1u)]), ~((65535u << _e648)));
+                atomicOr((&Out[(_e640 >> 1u)]), ((select(select(((_e651 >> 13u) - 114688u), u32((bitcast<f32>(_e651) * 16777216f)), (_e651 < 947912704u)), select(31744u, 32256u, (_e651 > 2139095040u)), (_e651 >= 2139095040u)) | ((_e649 >> 16u) & 32768u)) << _e648));
             }
-            let _e500 = active_21_;
-            if _e500 {
-                let _e502 = total_16_;
-                Wide[bitcast<u32>(0i)] = _e502;
+            let _e680 = active_21_;
+            if _e680 {
+                let _e682 = total_16_;
+                Wide[bitcast<u32>(0i)] = _e682;
             }
         }
-        let _e509 = saved_33_;
-        let _e511 = taken_34_;
-        let _e515 = exited_22_;
-        active_21_ = ((_e509 && !(_e511)) && !(_e515));
+        let _e689 = saved_32_;
+        let _e691 = taken_33_;
+        let _e695 = exited_22_;
+        active_21_ = ((_e689 && !(_e691)) && !(_e695));
         {
         }
-        let _e520 = saved_33_;
-        let _e522 = exited_22_;
-        active_21_ = (_e520 && !(_e522));
+        let _e700 = saved_32_;
+        let _e702 = exited_22_;
+        active_21_ = (_e700 && !(_e702));
     }
 }

@@ -121,6 +121,7 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
     if ((i32(local_index) % 32i) == 0i) {
         warp_partials[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>(_e168);
     }
+    storageBarrier();
     workgroupBarrier();
     let _e185 = warp_partials[0];
     let _e189 = warp_partials[1];

@@ -28,6 +28,7 @@ var<uniform> params: Params;
 var<workgroup> lane_values: array<u32, 64>;
 var<workgroup> lane_active: array<u32, 64>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn tessera_edges(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -57,628 +58,1016 @@ fn tessera_edges(@builtin(local_invocation_index) local_index: u32, @builtin(wor
     var r23_: f32;
     var r24_: f32;
     var r25_: f32;
-    var r26_: i32;
+    var r26_: f32;
     var r27_: i32;
-    var r28_: i32;
-    var r29_: i32;
-    var r30_: u32;
-    var r31_: u32;
-    var r32_: i32;
-    var r33_: i32;
-    var r34_: f32;
-    var r35_: i32;
+    var r28_: bool;
+    var r29_: f32;
+    var r30_: f32;
+    var r31_: f32;
+    var r32_: f32;
+    var r33_: f32;
+    var r34_: i32;
+    var r35_: f32;
     var r36_: f32;
-    var r37_: u32;
-    var r38_: i32;
-    var r39_: u32;
-    var n_40_: u32;
-    var r41_: u32;
+    var r37_: f32;
+    var r38_: f32;
+    var r39_: f32;
+    var r40_: i32;
+    var r41_: i32;
     var r42_: i32;
     var r43_: i32;
-    var r44_: i32;
-    var r45_: i32;
+    var r44_: u32;
+    var r45_: u32;
     var r46_: i32;
-    var y_47_: i32;
-    var r48_: i32;
+    var r47_: i32;
+    var r48_: f32;
     var r49_: i32;
-    var r50_: bool;
-    var r51_: i32;
+    var r50_: f32;
+    var r51_: u32;
     var r52_: i32;
-    var r53_: i32;
-    var r54_: i32;
-    var r55_: i32;
+    var r53_: u32;
+    var n_54_: u32;
+    var r55_: u32;
     var r56_: i32;
     var r57_: i32;
     var r58_: i32;
     var r59_: i32;
     var r60_: i32;
-    var r61_: i32;
+    var y_61_: i32;
     var r62_: i32;
     var r63_: i32;
-    var r64_: i32;
-    var j_65_: i32;
+    var r64_: bool;
+    var r65_: i32;
     var r66_: i32;
-    var r67_: bool;
-    var r68_: bool;
+    var r67_: i32;
+    var r68_: i32;
     var r69_: i32;
-    var r70_: bool;
+    var r70_: i32;
     var r71_: i32;
     var r72_: i32;
-    var active_73_: bool;
-    var exited_74_: bool;
-    var saved_75_: bool;
-    var taken_76_: bool;
-    var infinity_77_: u32 = 2147483647u;
-    var infinity_78_: u32 = 2147483647u;
-    var saved_79_: bool;
-    var taken_80_: bool;
-    var zero_81_: i32 = 0i;
-    var zero_82_: i32 = 0i;
-    var saved_83_: bool;
-    var taken_84_: bool;
-    var saved_85_: bool;
-    var taken_86_: bool;
+    var r73_: i32;
+    var r74_: i32;
+    var r75_: i32;
+    var r76_: i32;
+    var r77_: i32;
+    var r78_: i32;
+    var j_79_: i32;
+    var r80_: i32;
+    var r81_: bool;
+    var r82_: bool;
+    var r83_: i32;
+    var r84_: bool;
+    var r85_: i32;
+    var r86_: i32;
+    var r87_: i32;
+    var r88_: bool;
+    var r89_: i32;
+    var r90_: i32;
+    var r91_: i32;
+    var count_92_: i32;
+    var r93_: i32;
+    var r94_: bool;
+    var r95_: bool;
+    var r96_: i32;
+    var r97_: bool;
+    var r98_: i32;
+    var r99_: i32;
+    var r100_: i32;
+    var r101_: i32;
+    var active_102_: bool;
+    var exited_103_: bool;
+    var vote_number_104_: u32;
+    var saved_105_: bool;
+    var taken_106_: bool;
+    var infinity_107_: u32 = 2147483647u;
+    var infinity_108_: u32 = 2147483647u;
+    var infinity_109_: u32 = 4290772992u;
+    var infinity_110_: u32 = 4290772992u;
+    var infinity_111_: u32 = 2139095040u;
+    var infinity_112_: u32 = 2139095040u;
+    var infinity_113_: u32 = 4286578688u;
+    var infinity_114_: u32 = 2139095040u;
+    var infinity_115_: u32 = 4286578688u;
+    var infinity_116_: u32 = 2139095040u;
+    var infinity_117_: u32 = 2139095040u;
+    var infinity_118_: u32 = 4290772992u;
+    var infinity_119_: u32 = 4290772992u;
+    var saved_120_: bool;
+    var taken_121_: bool;
+    var zero_122_: i32 = 0i;
+    var zero_123_: i32 = 0i;
+    var saved_124_: bool;
+    var taken_125_: bool;
+    var saved_126_: bool;
+    var taken_127_: bool;
+    var saved_128_: bool;
+    var taken_129_: bool;
+    var tree_130_: u32;
+    var tree_131_: u32;
+    var saved_132_: bool;
+    var taken_133_: bool;
+    var saved_134_: bool;
+    var taken_135_: bool;
 
-    active_73_ = true;
-    exited_74_ = false;
+    active_102_ = true;
+    exited_103_ = false;
+    vote_number_104_ = 0u;
     {
-        let _e5 = active_73_;
-        if _e5 {
+        let _e7 = active_102_;
+        if _e7 {
             r0_ = i32(block.x);
         }
-        let _e11 = active_73_;
-        if _e11 {
+        let _e13 = active_102_;
+        if _e13 {
             r1_ = 64i;
         }
-        let _e15 = active_73_;
-        if _e15 {
-            let _e17 = r0_;
-            let _e19 = r1_;
-            r2_ = (_e17 * _e19);
+        let _e17 = active_102_;
+        if _e17 {
+            let _e19 = r0_;
+            let _e21 = r1_;
+            r2_ = (_e19 * _e21);
         }
-        let _e23 = active_73_;
-        if _e23 {
+        let _e25 = active_102_;
+        if _e25 {
             r3_ = i32(local_index);
         }
-        let _e28 = active_73_;
-        if _e28 {
-            let _e30 = r2_;
-            let _e32 = r3_;
-            r4_ = (_e30 + _e32);
+        let _e30 = active_102_;
+        if _e30 {
+            let _e32 = r2_;
+            let _e34 = r3_;
+            r4_ = (_e32 + _e34);
         }
-        let _e36 = active_73_;
-        if _e36 {
-            let _e38 = r4_;
-            i_5_ = _e38;
+        let _e38 = active_102_;
+        if _e38 {
+            let _e40 = r4_;
+            i_5_ = _e40;
         }
-        let _e41 = active_73_;
-        if _e41 {
-            let _e44 = params.N;
-            r6_ = _e44;
+        let _e43 = active_102_;
+        if _e43 {
+            let _e46 = params.N;
+            r6_ = _e46;
         }
-        let _e47 = active_73_;
-        if _e47 {
-            let _e49 = i_5_;
-            let _e51 = r6_;
-            r7_ = (_e49 < _e51);
+        let _e49 = active_102_;
+        if _e49 {
+            let _e51 = i_5_;
+            let _e53 = r6_;
+            r7_ = (_e51 < _e53);
         }
-        let _e55 = active_73_;
-        saved_75_ = _e55;
-        let _e58 = r7_;
-        let _e60 = saved_75_;
-        let _e61 = (_e60 && _e58);
-        taken_76_ = _e61;
-        active_73_ = _e61;
+        let _e57 = active_102_;
+        saved_105_ = _e57;
+        let _e60 = r7_;
+        let _e62 = saved_105_;
+        let _e63 = (_e62 && _e60);
+        taken_106_ = _e63;
+        active_102_ = _e63;
         {
-            let _e65 = active_73_;
-            if _e65 {
-                let _e70 = i_5_;
-                let _e74 = F[bitcast<u32>(_e70)];
-                r8_ = _e74;
+            let _e67 = active_102_;
+            if _e67 {
+                let _e72 = i_5_;
+                let _e76 = F[bitcast<u32>(_e72)];
+                r8_ = _e76;
             }
-            let _e77 = active_73_;
-            if _e77 {
-                let _e79 = r8_;
-                f_9_ = _e79;
+            let _e79 = active_102_;
+            if _e79 {
+                let _e81 = r8_;
+                f_9_ = _e81;
             }
-            let _e82 = active_73_;
-            if _e82 {
-                let _e84 = f_9_;
-                r10_ = round(_e84);
+            let _e84 = active_102_;
+            if _e84 {
+                let _e86 = f_9_;
+                r10_ = round(_e86);
             }
-            let _e88 = active_73_;
-            if _e88 {
-                let _e90 = r10_;
-                let _e94 = params.N;
-                let _e97 = i_5_;
-                M[bitcast<u32>(((0i * _e94) + _e97))] = _e90;
+            let _e90 = active_102_;
+            if _e90 {
+                let _e92 = r10_;
+                let _e96 = params.N;
+                let _e99 = i_5_;
+                M[bitcast<u32>(((0i * _e96) + _e99))] = _e92;
             }
-            let _e104 = active_73_;
-            if _e104 {
-                let _e106 = f_9_;
-                r11_ = trunc(_e106);
+            let _e106 = active_102_;
+            if _e106 {
+                let _e108 = f_9_;
+                r11_ = trunc(_e108);
             }
-            let _e110 = active_73_;
-            if _e110 {
-                let _e112 = r11_;
-                let _e116 = params.N;
-                let _e119 = i_5_;
-                M[bitcast<u32>(((1i * _e116) + _e119))] = _e112;
+            let _e112 = active_102_;
+            if _e112 {
+                let _e114 = r11_;
+                let _e118 = params.N;
+                let _e121 = i_5_;
+                M[bitcast<u32>(((1i * _e118) + _e121))] = _e114;
             }
-            let _e126 = active_73_;
-            if _e126 {
-                let _e128 = f_9_;
-                r12_ = select(select(select(_e128, 0f, (_e128 == 0f)), -1f, (_e128 < 0f)), 1f, (_e128 > 0f));
+            let _e128 = active_102_;
+            if _e128 {
+                let _e130 = f_9_;
+                r12_ = select(select(select(_e130, 0f, (_e130 == 0f)), -1f, (_e130 < 0f)), 1f, (_e130 > 0f));
             }
-            let _e140 = active_73_;
-            if _e140 {
-                let _e142 = r12_;
-                let _e146 = params.N;
-                let _e149 = i_5_;
-                M[bitcast<u32>(((2i * _e146) + _e149))] = _e142;
+            let _e142 = active_102_;
+            if _e142 {
+                let _e144 = r12_;
+                let _e148 = params.N;
+                let _e151 = i_5_;
+                M[bitcast<u32>(((2i * _e148) + _e151))] = _e144;
             }
-            let _e156 = active_73_;
-            if _e156 {
-                let _e158 = f_9_;
-                r13_ = (_e158 * 0.125f);
+            let _e158 = active_102_;
+            if _e158 {
+                let _e160 = f_9_;
+                r13_ = (_e160 * 0.125f);
             }
-            let _e163 = active_73_;
-            if _e163 {
-                let _e165 = r13_;
-                let _e166 = abs(_e165);
-                let _e167 = (_e165 * _e165);
-                let _e185 = (1f - exp(fma(fma(fma(fma(fma(fma(_e166, -0.000017285347f, 0.00038319713f), _e167, fma(_e166, -0.0038839644f, 0.024254622f)), _e166, -0.10677788f), _e166, -0.6348467f), _e166, -0.12871751f), _e166, -(_e166))));
-                r14_ = select(fma(fma(fma(fma(fma(fma(_e167, -0.0005967617f, 0.0049911942f), _e167, -0.026768135f), _e167, 0.112819925f), _e167, -0.37612534f), _e167, 0.12837917f), _e165, _e165), select(_e185, -(_e185), (_e165 < 0f)), (_e166 > 0.9277344f));
+            let _e165 = active_102_;
+            if _e165 {
+                let _e167 = r13_;
+                let _e168 = abs(_e167);
+                let _e169 = (_e167 * _e167);
+                let _e187 = (1f - exp(fma(fma(fma(fma(fma(fma(_e168, -0.000017285347f, 0.00038319713f), _e169, fma(_e168, -0.0038839644f, 0.024254622f)), _e168, -0.10677788f), _e168, -0.6348467f), _e168, -0.12871751f), _e168, -(_e168))));
+                r14_ = select(fma(fma(fma(fma(fma(fma(_e169, -0.0005967617f, 0.0049911942f), _e169, -0.026768135f), _e169, 0.112819925f), _e169, -0.37612534f), _e169, 0.12837917f), _e167, _e167), select(_e187, -(_e187), (_e167 < 0f)), (_e168 > 0.9277344f));
             }
-            let _e207 = active_73_;
-            if _e207 {
-                let _e209 = r14_;
-                let _e213 = params.N;
-                let _e216 = i_5_;
-                M[bitcast<u32>(((3i * _e213) + _e216))] = _e209;
+            let _e209 = active_102_;
+            if _e209 {
+                let _e211 = r14_;
+                let _e215 = params.N;
+                let _e218 = i_5_;
+                M[bitcast<u32>(((3i * _e215) + _e218))] = _e211;
             }
-            let _e223 = active_73_;
-            if _e223 {
-                let _e225 = f_9_;
-                r15_ = abs(_e225);
+            let _e225 = active_102_;
+            if _e225 {
+                let _e227 = f_9_;
+                r15_ = abs(_e227);
             }
-            let _e229 = active_73_;
-            if _e229 {
-                let _e231 = r15_;
-                r16_ = (_e231 < 1000f);
+            let _e231 = active_102_;
+            if _e231 {
+                let _e233 = r15_;
+                r16_ = (_e233 < 1000f);
             }
-            let _e236 = active_73_;
-            if _e236 {
-                let _e238 = f_9_;
-                r17_ = (_e238 * 0.1f);
+            let _e238 = active_102_;
+            if _e238 {
+                let _e240 = f_9_;
+                r17_ = (_e240 * 0.1f);
             }
-            let _e243 = active_73_;
-            if _e243 {
-                let _e245 = r16_;
-                let _e247 = r17_;
-                r18_ = select(2f, _e247, _e245);
+            let _e245 = active_102_;
+            if _e245 {
+                let _e247 = r16_;
+                let _e249 = r17_;
+                r18_ = select(2f, _e249, _e247);
             }
-            let _e252 = active_73_;
-            if _e252 {
-                let _e254 = r18_;
-                g_19_ = _e254;
+            let _e254 = active_102_;
+            if _e254 {
+                let _e256 = r18_;
+                g_19_ = _e256;
             }
-            let _e257 = active_73_;
-            if _e257 {
-                let _e262 = i_5_;
-                let _e266 = X[bitcast<u32>(_e262)];
-                r20_ = _e266;
+            let _e259 = active_102_;
+            if _e259 {
+                let _e264 = i_5_;
+                let _e268 = X[bitcast<u32>(_e264)];
+                r20_ = _e268;
             }
-            let _e269 = active_73_;
-            if _e269 {
-                let _e271 = r20_;
-                r21_ = (_e271 % 7i);
+            let _e271 = active_102_;
+            if _e271 {
+                let _e273 = r20_;
+                r21_ = (_e273 % 7i);
             }
-            let _e276 = active_73_;
-            if _e276 {
-                let _e278 = r21_;
-                r22_ = (_e278 - 3i);
+            let _e278 = active_102_;
+            if _e278 {
+                let _e280 = r21_;
+                r22_ = (_e280 - 3i);
             }
-            let _e283 = active_73_;
-            if _e283 {
-                let _e285 = r22_;
-                r23_ = f32(_e285);
+            let _e285 = active_102_;
+            if _e285 {
+                let _e287 = r22_;
+                r23_ = f32(_e287);
             }
-            let _e289 = active_73_;
-            if _e289 {
-                let _e291 = g_19_;
-                let _e293 = r23_;
-                let _e295 = pow(abs(_e291), _e293);
-                let _e299 = (_e293 * 0.5f);
-                let _e306 = infinity_77_;
-                r24_ = select(select(_e295, select(select(_e295, -(_e295), (trunc(_e299) != _e299)), bitcast<f32>(_e306), (trunc(_e293) != _e293)), (_e291 < 0f)), 1f, ((_e293 == 0f) || (_e291 == 1f)));
+            let _e291 = active_102_;
+            if _e291 {
+                let _e293 = g_19_;
+                let _e295 = r23_;
+                let _e297 = pow(abs(_e293), _e295);
+                let _e301 = (_e295 * 0.5f);
+                let _e308 = infinity_107_;
+                r24_ = select(select(_e297, select(select(_e297, -(_e297), (trunc(_e301) != _e301)), bitcast<f32>(_e308), (trunc(_e295) != _e295)), (_e293 < 0f)), 1f, ((_e295 == 0f) || (_e293 == 1f)));
             }
-            let _e319 = active_73_;
-            if _e319 {
-                let _e321 = r24_;
-                let _e325 = params.N;
-                let _e328 = i_5_;
-                M[bitcast<u32>(((4i * _e325) + _e328))] = _e321;
+            let _e321 = active_102_;
+            if _e321 {
+                let _e323 = r24_;
+                let _e327 = params.N;
+                let _e330 = i_5_;
+                M[bitcast<u32>(((4i * _e327) + _e330))] = _e323;
             }
-            let _e335 = active_73_;
-            if _e335 {
-                let _e337 = g_19_;
-                let _e340 = pow(abs(_e337), 0.5f);
-                let _e344 = (0.5f * 0.5f);
-                let _e351 = infinity_78_;
-                r25_ = select(select(_e340, select(select(_e340, -(_e340), (trunc(_e344) != _e344)), bitcast<f32>(_e351), (trunc(0.5f) != 0.5f)), (_e337 < 0f)), 1f, ((0.5f == 0f) || (_e337 == 1f)));
+            let _e337 = active_102_;
+            if _e337 {
+                let _e339 = g_19_;
+                let _e342 = pow(abs(_e339), 0.5f);
+                let _e346 = (0.5f * 0.5f);
+                let _e353 = infinity_108_;
+                r25_ = select(select(_e342, select(select(_e342, -(_e342), (trunc(_e346) != _e346)), bitcast<f32>(_e353), (trunc(0.5f) != 0.5f)), (_e339 < 0f)), 1f, ((0.5f == 0f) || (_e339 == 1f)));
             }
-            let _e364 = active_73_;
-            if _e364 {
-                let _e366 = r25_;
-                let _e370 = params.N;
-                let _e373 = i_5_;
-                M[bitcast<u32>(((5i * _e370) + _e373))] = _e366;
+            let _e366 = active_102_;
+            if _e366 {
+                let _e368 = r25_;
+                let _e372 = params.N;
+                let _e375 = i_5_;
+                M[bitcast<u32>(((5i * _e372) + _e375))] = _e368;
             }
-            let _e380 = active_73_;
-            if _e380 {
-                let _e385 = i_5_;
-                let _e389 = X[bitcast<u32>(_e385)];
-                r26_ = _e389;
+            let _e382 = active_102_;
+            if _e382 {
+                let _e385 = infinity_109_;
+                r26_ = bitcast<f32>(_e385);
             }
-            let _e392 = active_73_;
-            if _e392 {
-                let _e394 = r26_;
-                r27_ = (_e394 - 100i);
+            let _e389 = active_102_;
+            if _e389 {
+                let _e392 = infinity_110_;
+                let _e397 = params.N;
+                let _e400 = i_5_;
+                M[bitcast<u32>(((6i * _e397) + _e400))] = bitcast<f32>(_e392);
             }
-            let _e399 = active_73_;
-            if _e399 {
-                let _e401 = r27_;
-                r28_ = select(select(select(_e401, 0i, (_e401 == 0i)), -1i, (_e401 < 0i)), 1i, (_e401 > 0i));
+            let _e407 = active_102_;
+            if _e407 {
+                let _e409 = i_5_;
+                r27_ = (_e409 % 2i);
             }
-            let _e413 = active_73_;
-            if _e413 {
-                let _e418 = i_5_;
-                let _e422 = X[bitcast<u32>(_e418)];
-                r29_ = _e422;
+            let _e414 = active_102_;
+            if _e414 {
+                let _e416 = r27_;
+                r28_ = (_e416 == 0i);
             }
-            let _e425 = active_73_;
-            if _e425 {
-                let _e427 = r29_;
-                r30_ = u32(_e427);
+            let _e421 = active_102_;
+            if _e421 {
+                let _e424 = infinity_111_;
+                r29_ = bitcast<f32>(_e424);
             }
-            let _e431 = active_73_;
-            if _e431 {
-                let _e433 = r30_;
-                r31_ = select(0u, 1u, (_e433 > 0u));
+            let _e428 = active_102_;
+            if _e428 {
+                let _e431 = infinity_112_;
+                r30_ = bitcast<f32>(_e431);
             }
-            let _e440 = active_73_;
-            if _e440 {
-                let _e442 = r31_;
-                r32_ = i32(_e442);
+            let _e435 = active_102_;
+            if _e435 {
+                let _e438 = infinity_113_;
+                r31_ = bitcast<f32>(_e438);
             }
-            let _e446 = active_73_;
-            if _e446 {
-                let _e448 = r28_;
-                let _e450 = r32_;
-                r33_ = (_e448 + _e450);
+            let _e442 = active_102_;
+            if _e442 {
+                let _e444 = r28_;
+                let _e447 = infinity_114_;
+                let _e451 = infinity_115_;
+                r32_ = select(bitcast<f32>(_e451), bitcast<f32>(_e447), _e444);
             }
-            let _e454 = active_73_;
-            if _e454 {
-                let _e456 = r33_;
-                let _e461 = i_5_;
-                S[bitcast<u32>(_e461)] = _e456;
+            let _e456 = active_102_;
+            if _e456 {
+                let _e458 = r32_;
+                let _e462 = params.N;
+                let _e465 = i_5_;
+                M[bitcast<u32>(((7i * _e462) + _e465))] = _e458;
             }
-            let _e466 = active_73_;
-            if _e466 {
-                let _e471 = i_5_;
-                let _e475 = F[bitcast<u32>(_e471)];
-                r34_ = _e475;
+            let _e472 = active_102_;
+            if _e472 {
+                let _e475 = infinity_116_;
+                r33_ = bitcast<f32>(_e475);
             }
-            let _e478 = active_73_;
-            if _e478 {
-                let _e480 = r34_;
-                r35_ = select(select(i32(_e480), 2147483647i, (_e480 >= 2147483600f)), 0i, ((bitcast<u32>(_e480) & 2147483647u) > 2139095040u));
+            let _e479 = active_102_;
+            if _e479 {
+                let _e481 = i_5_;
+                r34_ = (_e481 % 2i);
             }
-            let _e495 = active_73_;
-            if _e495 {
-                let _e497 = r35_;
-                let _e502 = i_5_;
-                I[bitcast<u32>(_e502)] = _e497;
+            let _e486 = active_102_;
+            if _e486 {
+                let _e488 = r34_;
+                r35_ = f32(_e488);
             }
-            let _e507 = active_73_;
-            if _e507 {
-                let _e512 = i_5_;
-                let _e516 = F[bitcast<u32>(_e512)];
-                r36_ = _e516;
+            let _e492 = active_102_;
+            if _e492 {
+                let _e494 = r35_;
+                r36_ = (_e494 * 0f);
             }
-            let _e519 = active_73_;
-            if _e519 {
-                let _e521 = r36_;
-                r37_ = select(select(u32(_e521), 4294967295u, (_e521 >= 4294967300f)), 0u, ((bitcast<u32>(_e521) & 2147483647u) > 2139095040u));
+            let _e499 = active_102_;
+            if _e499 {
+                let _e502 = infinity_117_;
+                let _e505 = r36_;
+                r37_ = (bitcast<f32>(_e502) + _e505);
             }
-            let _e536 = active_73_;
+            let _e509 = active_102_;
+            if _e509 {
+                let _e511 = r37_;
+                let _e515 = params.N;
+                let _e518 = i_5_;
+                M[bitcast<u32>(((8i * _e515) + _e518))] = _e511;
+            }
+            let _e525 = active_102_;
+            if _e525 {
+                r38_ = -1f;
+            }
+            let _e529 = active_102_;
+            if _e529 {
+                let _e532 = infinity_118_;
+                r39_ = bitcast<f32>(_e532);
+            }
+            let _e536 = active_102_;
             if _e536 {
-                let _e538 = r37_;
-                let _e543 = i_5_;
-                U[bitcast<u32>(_e543)] = _e538;
+                let _e539 = infinity_119_;
+                let _e544 = params.N;
+                let _e547 = i_5_;
+                M[bitcast<u32>(((9i * _e544) + _e547))] = bitcast<f32>(_e539);
             }
-            let _e548 = active_73_;
-            if _e548 {
-                let _e553 = i_5_;
-                let _e557 = X[bitcast<u32>(_e553)];
-                r38_ = _e557;
+            let _e554 = active_102_;
+            if _e554 {
+                let _e559 = i_5_;
+                let _e563 = X[bitcast<u32>(_e559)];
+                r40_ = _e563;
             }
-            let _e560 = active_73_;
-            if _e560 {
-                let _e562 = r38_;
-                r39_ = u32(_e562);
-            }
-            let _e566 = active_73_;
+            let _e566 = active_102_;
             if _e566 {
-                let _e568 = r39_;
-                n_40_ = _e568;
+                let _e568 = r40_;
+                r41_ = (_e568 - 100i);
             }
-            let _e571 = active_73_;
-            if _e571 {
-                let _e574 = n_40_;
-                r41_ = (0u - _e574);
+            let _e573 = active_102_;
+            if _e573 {
+                let _e575 = r41_;
+                r42_ = select(select(select(_e575, 0i, (_e575 == 0i)), -1i, (_e575 < 0i)), 1i, (_e575 > 0i));
             }
-            let _e578 = active_73_;
-            if _e578 {
-                let _e580 = r41_;
-                let _e585 = i_5_;
-                V[bitcast<u32>(_e585)] = _e580;
+            let _e587 = active_102_;
+            if _e587 {
+                let _e592 = i_5_;
+                let _e596 = X[bitcast<u32>(_e592)];
+                r43_ = _e596;
             }
-            let _e590 = active_73_;
-            if _e590 {
-                let _e595 = i_5_;
-                let _e599 = X[bitcast<u32>(_e595)];
-                r42_ = _e599;
+            let _e599 = active_102_;
+            if _e599 {
+                let _e601 = r43_;
+                r44_ = u32(_e601);
             }
-            let _e602 = active_73_;
-            if _e602 {
-                let _e604 = r42_;
-                r43_ = (_e604 << bitcast<u32>(8i));
+            let _e605 = active_102_;
+            if _e605 {
+                let _e607 = r44_;
+                r45_ = select(0u, 1u, (_e607 > 0u));
             }
-            let _e610 = active_73_;
-            if _e610 {
-                let _e615 = i_5_;
-                let _e619 = X[bitcast<u32>(_e615)];
-                r44_ = _e619;
+            let _e614 = active_102_;
+            if _e614 {
+                let _e616 = r45_;
+                r46_ = i32(_e616);
             }
-            let _e622 = active_73_;
-            if _e622 {
-                let _e624 = r44_;
-                r45_ = (_e624 >> bitcast<u32>(1i));
+            let _e620 = active_102_;
+            if _e620 {
+                let _e622 = r42_;
+                let _e624 = r46_;
+                r47_ = (_e622 + _e624);
             }
-            let _e630 = active_73_;
-            if _e630 {
-                let _e632 = r43_;
-                let _e634 = r45_;
-                r46_ = (_e632 + _e634);
+            let _e628 = active_102_;
+            if _e628 {
+                let _e630 = r47_;
+                let _e635 = i_5_;
+                S[bitcast<u32>(_e635)] = _e630;
             }
-            let _e638 = active_73_;
-            if _e638 {
-                let _e640 = r46_;
-                y_47_ = _e640;
+            let _e640 = active_102_;
+            if _e640 {
+                let _e645 = i_5_;
+                let _e649 = F[bitcast<u32>(_e645)];
+                r48_ = _e649;
             }
-            let _e643 = active_73_;
-            if _e643 {
-                let _e648 = i_5_;
-                let _e652 = X[bitcast<u32>(_e648)];
-                r48_ = _e652;
+            let _e652 = active_102_;
+            if _e652 {
+                let _e654 = r48_;
+                let _e664 = bitcast<u32>(_e654);
+                let _e666 = (_e664 & 2147483647u);
+                r49_ = select(select(select(select(i32(_e654), 2147483647i, (_e654 >= 2147483600f)), i32(-2147483648), (_e654 < -2147483600f)), select(2147483647i, i32(-2147483648), (_e664 >= 2147483648u)), (_e666 == 2139095040u)), 0i, (_e666 > 2139095040u));
             }
-            let _e655 = active_73_;
-            if _e655 {
-                r49_ = -(123456i);
+            let _e678 = active_102_;
+            if _e678 {
+                let _e680 = r49_;
+                let _e685 = i_5_;
+                I[bitcast<u32>(_e685)] = _e680;
             }
-            let _e660 = active_73_;
-            if _e660 {
-                let _e662 = r48_;
-                let _e664 = r49_;
-                r50_ = (_e662 == _e664);
+            let _e690 = active_102_;
+            if _e690 {
+                let _e695 = i_5_;
+                let _e699 = F[bitcast<u32>(_e695)];
+                r50_ = _e699;
             }
-            let _e668 = active_73_;
-            saved_79_ = _e668;
-            let _e671 = r50_;
-            let _e673 = saved_79_;
-            let _e674 = (_e673 && _e671);
-            taken_80_ = _e674;
-            active_73_ = _e674;
+            let _e702 = active_102_;
+            if _e702 {
+                let _e704 = r50_;
+                let _e714 = bitcast<u32>(_e704);
+                let _e716 = (_e714 & 2147483647u);
+                r51_ = select(select(select(select(u32(_e704), 4294967295u, (_e704 >= 4294967300f)), 0u, (_e704 < 0f)), select(4294967295u, 0u, (_e714 >= 2147483648u)), (_e716 == 2139095040u)), 0u, (_e716 > 2139095040u));
+            }
+            let _e728 = active_102_;
+            if _e728 {
+                let _e730 = r51_;
+                let _e735 = i_5_;
+                U[bitcast<u32>(_e735)] = _e730;
+            }
+            let _e740 = active_102_;
+            if _e740 {
+                let _e745 = i_5_;
+                let _e749 = X[bitcast<u32>(_e745)];
+                r52_ = _e749;
+            }
+            let _e752 = active_102_;
+            if _e752 {
+                let _e754 = r52_;
+                r53_ = u32(_e754);
+            }
+            let _e758 = active_102_;
+            if _e758 {
+                let _e760 = r53_;
+                n_54_ = _e760;
+            }
+            let _e763 = active_102_;
+            if _e763 {
+                let _e766 = n_54_;
+                r55_ = (0u - _e766);
+            }
+            let _e770 = active_102_;
+            if _e770 {
+                let _e772 = r55_;
+                let _e777 = i_5_;
+                V[bitcast<u32>(_e777)] = _e772;
+            }
+            let _e782 = active_102_;
+            if _e782 {
+                let _e787 = i_5_;
+                let _e791 = X[bitcast<u32>(_e787)];
+                r56_ = _e791;
+            }
+            let _e794 = active_102_;
+            if _e794 {
+                let _e796 = r56_;
+                r57_ = (_e796 << bitcast<u32>(8i));
+            }
+            let _e802 = active_102_;
+            if _e802 {
+                let _e807 = i_5_;
+                let _e811 = X[bitcast<u32>(_e807)];
+                r58_ = _e811;
+            }
+            let _e814 = active_102_;
+            if _e814 {
+                let _e816 = r58_;
+                r59_ = (_e816 >> bitcast<u32>(1i));
+            }
+            let _e822 = active_102_;
+            if _e822 {
+                let _e824 = r57_;
+                let _e826 = r59_;
+                r60_ = (_e824 + _e826);
+            }
+            let _e830 = active_102_;
+            if _e830 {
+                let _e832 = r60_;
+                y_61_ = _e832;
+            }
+            let _e835 = active_102_;
+            if _e835 {
+                let _e840 = i_5_;
+                let _e844 = X[bitcast<u32>(_e840)];
+                r62_ = _e844;
+            }
+            let _e847 = active_102_;
+            if _e847 {
+                r63_ = -123456i;
+            }
+            let _e851 = active_102_;
+            if _e851 {
+                let _e853 = r62_;
+                r64_ = (_e853 == -123456i);
+            }
+            let _e858 = active_102_;
+            saved_120_ = _e858;
+            let _e861 = r64_;
+            let _e863 = saved_120_;
+            let _e864 = (_e863 && _e861);
+            taken_121_ = _e864;
+            active_102_ = _e864;
             {
-                let _e678 = active_73_;
-                if _e678 {
-                    let _e683 = i_5_;
-                    let _e687 = X[bitcast<u32>(_e683)];
-                    r51_ = _e687;
+                let _e868 = active_102_;
+                if _e868 {
+                    let _e873 = i_5_;
+                    let _e877 = X[bitcast<u32>(_e873)];
+                    r65_ = _e877;
                 }
-                let _e690 = active_73_;
-                if _e690 {
-                    let _e692 = r51_;
-                    let _e695 = zero_81_;
-                    r52_ = (_e692 / _e695);
+                let _e880 = active_102_;
+                if _e880 {
+                    let _e882 = r65_;
+                    let _e885 = zero_122_;
+                    r66_ = (_e882 / _e885);
                 }
-                let _e699 = active_73_;
-                if _e699 {
-                    let _e701 = y_47_;
-                    let _e703 = r52_;
-                    r53_ = (_e701 + _e703);
+                let _e889 = active_102_;
+                if _e889 {
+                    let _e891 = y_61_;
+                    let _e893 = r66_;
+                    r67_ = (_e891 + _e893);
                 }
-                let _e707 = active_73_;
-                if _e707 {
-                    let _e712 = i_5_;
-                    let _e716 = X[bitcast<u32>(_e712)];
-                    r54_ = _e716;
+                let _e897 = active_102_;
+                if _e897 {
+                    let _e902 = i_5_;
+                    let _e906 = X[bitcast<u32>(_e902)];
+                    r68_ = _e906;
                 }
-                let _e719 = active_73_;
-                if _e719 {
-                    let _e721 = r54_;
-                    let _e724 = zero_82_;
-                    r55_ = (_e721 % _e724);
+                let _e909 = active_102_;
+                if _e909 {
+                    let _e911 = r68_;
+                    let _e914 = zero_123_;
+                    r69_ = (_e911 % _e914);
                 }
-                let _e728 = active_73_;
-                if _e728 {
-                    let _e730 = r53_;
-                    let _e732 = r55_;
-                    r56_ = (_e730 + _e732);
+                let _e918 = active_102_;
+                if _e918 {
+                    let _e920 = r67_;
+                    let _e922 = r69_;
+                    r70_ = (_e920 + _e922);
                 }
-                let _e736 = active_73_;
-                if _e736 {
-                    let _e738 = r56_;
-                    y_47_ = _e738;
+                let _e926 = active_102_;
+                if _e926 {
+                    let _e928 = r70_;
+                    y_61_ = _e928;
                 }
             }
-            let _e741 = saved_79_;
-            let _e743 = taken_80_;
-            let _e747 = exited_74_;
-            active_73_ = ((_e741 && !(_e743)) && !(_e747));
+            let _e931 = saved_120_;
+            let _e933 = taken_121_;
+            let _e937 = exited_103_;
+            active_102_ = ((_e931 && !(_e933)) && !(_e937));
             {
             }
-            let _e752 = saved_79_;
-            let _e754 = exited_74_;
-            active_73_ = (_e752 && !(_e754));
-            let _e759 = active_73_;
-            if _e759 {
-                let _e761 = y_47_;
-                let _e766 = i_5_;
-                T[bitcast<u32>(_e766)] = _e761;
+            let _e942 = saved_120_;
+            let _e944 = exited_103_;
+            active_102_ = (_e942 && !(_e944));
+            let _e949 = active_102_;
+            if _e949 {
+                let _e951 = y_61_;
+                let _e956 = i_5_;
+                T[bitcast<u32>(_e956)] = _e951;
             }
         }
-        let _e771 = saved_75_;
-        let _e773 = taken_76_;
-        let _e777 = exited_74_;
-        active_73_ = ((_e771 && !(_e773)) && !(_e777));
+        let _e961 = saved_105_;
+        let _e963 = taken_106_;
+        let _e967 = exited_103_;
+        active_102_ = ((_e961 && !(_e963)) && !(_e967));
         {
         }
-        let _e782 = saved_75_;
-        let _e784 = exited_74_;
-        active_73_ = (_e782 && !(_e784));
+        let _e972 = saved_105_;
+        let _e974 = exited_103_;
+        active_102_ = (_e972 && !(_e974));
         storageBarrier();
         workgroupBarrier();
-        let _e789 = active_73_;
-        if _e789 {
-            r57_ = i32(block.x);
+        let _e979 = active_102_;
+        if _e979 {
+            r71_ = i32(block.x);
         }
-        let _e795 = active_73_;
-        if _e795 {
-            r58_ = 64i;
+        let _e985 = active_102_;
+        if _e985 {
+            r72_ = 64i;
         }
-        let _e799 = active_73_;
-        if _e799 {
-            let _e801 = r57_;
-            let _e803 = r58_;
-            r59_ = (_e801 * _e803);
+        let _e989 = active_102_;
+        if _e989 {
+            let _e991 = r71_;
+            let _e993 = r72_;
+            r73_ = (_e991 * _e993);
         }
-        let _e807 = active_73_;
-        if _e807 {
-            r60_ = i32(local_index);
+        let _e997 = active_102_;
+        if _e997 {
+            r74_ = i32(local_index);
         }
-        let _e812 = active_73_;
-        if _e812 {
-            let _e814 = r60_;
-            r61_ = (_e814 + 1i);
+        let _e1002 = active_102_;
+        if _e1002 {
+            let _e1004 = r74_;
+            r75_ = (_e1004 + 1i);
         }
-        let _e819 = active_73_;
-        if _e819 {
-            r62_ = 64i;
+        let _e1009 = active_102_;
+        if _e1009 {
+            r76_ = 64i;
         }
-        let _e823 = active_73_;
-        if _e823 {
-            let _e825 = r61_;
-            let _e827 = r62_;
-            r63_ = (_e825 % _e827);
+        let _e1013 = active_102_;
+        if _e1013 {
+            let _e1015 = r75_;
+            let _e1017 = r76_;
+            r77_ = (_e1015 % _e1017);
         }
-        let _e831 = active_73_;
-        if _e831 {
-            let _e833 = r59_;
-            let _e835 = r63_;
-            r64_ = (_e833 + _e835);
+        let _e1021 = active_102_;
+        if _e1021 {
+            let _e1023 = r73_;
+            let _e1025 = r77_;
+            r78_ = (_e1023 + _e1025);
         }
-        let _e839 = active_73_;
-        if _e839 {
-            let _e841 = r64_;
-            j_65_ = _e841;
+        let _e1029 = active_102_;
+        if _e1029 {
+            let _e1031 = r78_;
+            j_79_ = _e1031;
         }
-        let _e844 = active_73_;
-        if _e844 {
-            let _e847 = params.N;
-            r66_ = _e847;
+        let _e1034 = active_102_;
+        if _e1034 {
+            let _e1037 = params.N;
+            r80_ = _e1037;
         }
-        let _e850 = active_73_;
-        if _e850 {
-            let _e852 = i_5_;
-            let _e854 = r66_;
-            r67_ = (_e852 < _e854);
+        let _e1040 = active_102_;
+        if _e1040 {
+            let _e1042 = i_5_;
+            let _e1044 = r80_;
+            r81_ = (_e1042 < _e1044);
         }
-        let _e858 = active_73_;
-        if _e858 {
-            let _e860 = r67_;
-            r68_ = _e860;
+        let _e1048 = active_102_;
+        if _e1048 {
+            let _e1050 = r81_;
+            r82_ = _e1050;
         }
-        let _e863 = active_73_;
-        saved_83_ = _e863;
-        let _e866 = r68_;
-        let _e868 = saved_83_;
-        let _e869 = (_e868 && _e866);
-        taken_84_ = _e869;
-        active_73_ = _e869;
+        let _e1053 = active_102_;
+        saved_124_ = _e1053;
+        let _e1056 = r82_;
+        let _e1058 = saved_124_;
+        let _e1059 = (_e1058 && _e1056);
+        taken_125_ = _e1059;
+        active_102_ = _e1059;
         {
-            let _e873 = active_73_;
-            if _e873 {
-                let _e876 = params.N;
-                r69_ = _e876;
+            let _e1063 = active_102_;
+            if _e1063 {
+                let _e1066 = params.N;
+                r83_ = _e1066;
             }
-            let _e879 = active_73_;
-            if _e879 {
-                let _e881 = j_65_;
-                let _e883 = r69_;
-                r70_ = (_e881 < _e883);
+            let _e1069 = active_102_;
+            if _e1069 {
+                let _e1071 = j_79_;
+                let _e1073 = r83_;
+                r84_ = (_e1071 < _e1073);
             }
-            let _e887 = active_73_;
-            if _e887 {
-                let _e889 = r70_;
-                r68_ = _e889;
-            }
-        }
-        let _e892 = saved_83_;
-        let _e894 = taken_84_;
-        let _e898 = exited_74_;
-        active_73_ = ((_e892 && !(_e894)) && !(_e898));
-        {
-        }
-        let _e903 = saved_83_;
-        let _e905 = exited_74_;
-        active_73_ = (_e903 && !(_e905));
-        let _e910 = active_73_;
-        saved_85_ = _e910;
-        let _e913 = r68_;
-        let _e915 = saved_85_;
-        let _e916 = (_e915 && _e913);
-        taken_86_ = _e916;
-        active_73_ = _e916;
-        {
-            let _e920 = active_73_;
-            if _e920 {
-                let _e925 = j_65_;
-                let _e929 = T[bitcast<u32>(_e925)];
-                r71_ = _e929;
-            }
-            let _e932 = active_73_;
-            if _e932 {
-                let _e934 = r71_;
-                r72_ = (_e934 + 1i);
-            }
-            let _e939 = active_73_;
-            if _e939 {
-                let _e941 = r72_;
-                let _e946 = i_5_;
-                Y[bitcast<u32>(_e946)] = _e941;
+            let _e1077 = active_102_;
+            if _e1077 {
+                let _e1079 = r84_;
+                r82_ = _e1079;
             }
         }
-        let _e951 = saved_85_;
-        let _e953 = taken_86_;
-        let _e957 = exited_74_;
-        active_73_ = ((_e951 && !(_e953)) && !(_e957));
+        let _e1082 = saved_124_;
+        let _e1084 = taken_125_;
+        let _e1088 = exited_103_;
+        active_102_ = ((_e1082 && !(_e1084)) && !(_e1088));
         {
         }
-        let _e962 = saved_85_;
-        let _e964 = exited_74_;
-        active_73_ = (_e962 && !(_e964));
+        let _e1093 = saved_124_;
+        let _e1095 = exited_103_;
+        active_102_ = (_e1093 && !(_e1095));
+        let _e1100 = active_102_;
+        saved_126_ = _e1100;
+        let _e1103 = r82_;
+        let _e1105 = saved_126_;
+        let _e1106 = (_e1105 && _e1103);
+        taken_127_ = _e1106;
+        active_102_ = _e1106;
+        {
+            let _e1110 = active_102_;
+            if _e1110 {
+                let _e1115 = j_79_;
+                let _e1119 = T[bitcast<u32>(_e1115)];
+                r85_ = _e1119;
+            }
+            let _e1122 = active_102_;
+            if _e1122 {
+                let _e1124 = r85_;
+                r86_ = (_e1124 + 1i);
+            }
+            let _e1129 = active_102_;
+            if _e1129 {
+                let _e1131 = r86_;
+                let _e1136 = i_5_;
+                Y[bitcast<u32>(_e1136)] = _e1131;
+            }
+        }
+        let _e1141 = saved_126_;
+        let _e1143 = taken_127_;
+        let _e1147 = exited_103_;
+        active_102_ = ((_e1141 && !(_e1143)) && !(_e1147));
+        {
+        }
+        let _e1152 = saved_126_;
+        let _e1154 = exited_103_;
+        active_102_ = (_e1152 && !(_e1154));
+        storageBarrier();
+        workgroupBarrier();
+        let _e1159 = active_102_;
+        if _e1159 {
+            let _e1162 = params.N;
+            r87_ = _e1162;
+        }
+        let _e1165 = active_102_;
+        if _e1165 {
+            let _e1167 = i_5_;
+            let _e1169 = r87_;
+            r88_ = (_e1167 < _e1169);
+        }
+        let _e1173 = active_102_;
+        saved_128_ = _e1173;
+        let _e1176 = r88_;
+        let _e1178 = saved_128_;
+        let _e1179 = (_e1178 && _e1176);
+        taken_129_ = _e1179;
+        active_102_ = _e1179;
+        {
+            let _e1183 = active_102_;
+            if _e1183 {
+                let _e1188 = i_5_;
+                let _e1192 = T[bitcast<u32>(_e1188)];
+                r89_ = _e1192;
+            }
+            let _e1195 = active_102_;
+            if _e1195 {
+                let _e1197 = r89_;
+                r90_ = (_e1197 * 2i);
+            }
+            let _e1202 = active_102_;
+            if _e1202 {
+                let _e1204 = r90_;
+                let _e1209 = i_5_;
+                T[bitcast<u32>(_e1209)] = _e1204;
+            }
+        }
+        let _e1214 = saved_128_;
+        let _e1216 = taken_129_;
+        let _e1220 = exited_103_;
+        active_102_ = ((_e1214 && !(_e1216)) && !(_e1220));
+        {
+        }
+        let _e1225 = saved_128_;
+        let _e1227 = exited_103_;
+        active_102_ = (_e1225 && !(_e1227));
+        storageBarrier();
+        workgroupBarrier();
+        let _e1233 = active_102_;
+        let _e1236 = select(0u, bitcast<u32>(1i), _e1233);
+        let _e1240 = (i32(local_index) % 32i);
+        let _e1243 = (i32(local_index) - _e1240);
+        let _e1247 = min(32i, (64i - _e1243));
+        tree_130_ = _e1236;
+        let _e1249 = (_e1243 + _e1240);
+        lane_values[bitcast<u32>(_e1249)] = _e1236;
+        workgroupBarrier();
+        let _e1254 = (_e1240 + 16i);
+        let _e1255 = (_e1254 < _e1247);
+        let _e1261 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1254), _e1255))];
+        let _e1265 = tree_130_;
+        tree_130_ = bitcast<u32>((bitcast<i32>(_e1265) + bitcast<i32>(select(0u, _e1261, _e1255))));
+        workgroupBarrier();
+        let _e1272 = tree_130_;
+        lane_values[bitcast<u32>(_e1249)] = _e1272;
+        workgroupBarrier();
+        let _e1277 = (_e1240 + 8i);
+        let _e1278 = (_e1277 < _e1247);
+        let _e1284 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1277), _e1278))];
+        let _e1288 = tree_130_;
+        tree_130_ = bitcast<u32>((bitcast<i32>(_e1288) + bitcast<i32>(select(0u, _e1284, _e1278))));
+        workgroupBarrier();
+        let _e1295 = tree_130_;
+        lane_values[bitcast<u32>(_e1249)] = _e1295;
+        workgroupBarrier();
+        let _e1300 = (_e1240 + 4i);
+        let _e1301 = (_e1300 < _e1247);
+        let _e1307 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1300), _e1301))];
+        let _e1311 = tree_130_;
+        tree_130_ = bitcast<u32>((bitcast<i32>(_e1311) + bitcast<i32>(select(0u, _e1307, _e1301))));
+        workgroupBarrier();
+        let _e1318 = tree_130_;
+        lane_values[bitcast<u32>(_e1249)] = _e1318;
+        workgroupBarrier();
+        let _e1323 = (_e1240 + 2i);
+        let _e1324 = (_e1323 < _e1247);
+        let _e1330 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1323), _e1324))];
+        let _e1334 = tree_130_;
+        tree_130_ = bitcast<u32>((bitcast<i32>(_e1334) + bitcast<i32>(select(0u, _e1330, _e1324))));
+        workgroupBarrier();
+        let _e1341 = tree_130_;
+        lane_values[bitcast<u32>(_e1249)] = _e1341;
+        workgroupBarrier();
+        let _e1346 = (_e1240 + 1i);
+        let _e1347 = (_e1346 < _e1247);
+        let _e1353 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1346), _e1347))];
+        let _e1357 = tree_130_;
+        tree_130_ = bitcast<u32>((bitcast<i32>(_e1357) + bitcast<i32>(select(0u, _e1353, _e1347))));
+        workgroupBarrier();
+        let _e1364 = tree_130_;
+        lane_values[bitcast<u32>(_e1249)] = _e1364;
+        workgroupBarrier();
+        let _e1371 = lane_values[bitcast<u32>(_e1243)];
+        workgroupBarrier();
+        if ((i32(local_index) % 32i) == 0i) {
+            lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e1371;
+        }
+        workgroupBarrier();
+        let _e1386 = i32(local_index);
+        let _e1388 = (_e1386 < 2i);
+        let _e1393 = lane_values[bitcast<u32>(select(0i, _e1386, _e1388))];
+        let _e1395 = select(0u, _e1393, _e1388);
+        tree_131_ = _e1395;
+        let _e1397 = (0i + _e1386);
+        lane_values[bitcast<u32>(_e1397)] = _e1395;
+        workgroupBarrier();
+        let _e1402 = (_e1386 + 1i);
+        let _e1403 = (_e1402 < 2i);
+        let _e1409 = lane_values[bitcast<u32>(select(_e1397, (0i + _e1402), _e1403))];
+        let _e1413 = tree_131_;
+        tree_131_ = bitcast<u32>((bitcast<i32>(_e1413) + bitcast<i32>(select(0u, _e1409, _e1403))));
+        workgroupBarrier();
+        let _e1420 = tree_131_;
+        lane_values[bitcast<u32>(_e1397)] = _e1420;
+        workgroupBarrier();
+        let _e1427 = lane_values[bitcast<u32>(0i)];
+        let _e1430 = active_102_;
+        if _e1430 {
+            r91_ = bitcast<i32>(_e1427);
+        }
+        let _e1433 = active_102_;
+        if _e1433 {
+            let _e1435 = r91_;
+            count_92_ = _e1435;
+        }
+        let _e1438 = active_102_;
+        if _e1438 {
+            let _e1441 = params.N;
+            r93_ = _e1441;
+        }
+        let _e1444 = active_102_;
+        if _e1444 {
+            let _e1446 = i_5_;
+            let _e1448 = r93_;
+            r94_ = (_e1446 < _e1448);
+        }
+        let _e1452 = active_102_;
+        if _e1452 {
+            let _e1454 = r94_;
+            r95_ = _e1454;
+        }
+        let _e1457 = active_102_;
+        saved_132_ = _e1457;
+        let _e1460 = r95_;
+        let _e1462 = saved_132_;
+        let _e1463 = (_e1462 && _e1460);
+        taken_133_ = _e1463;
+        active_102_ = _e1463;
+        {
+            let _e1467 = active_102_;
+            if _e1467 {
+                let _e1470 = params.N;
+                r96_ = _e1470;
+            }
+            let _e1473 = active_102_;
+            if _e1473 {
+                let _e1475 = j_79_;
+                let _e1477 = r96_;
+                r97_ = (_e1475 < _e1477);
+            }
+            let _e1481 = active_102_;
+            if _e1481 {
+                let _e1483 = r97_;
+                r95_ = _e1483;
+            }
+        }
+        let _e1486 = saved_132_;
+        let _e1488 = taken_133_;
+        let _e1492 = exited_103_;
+        active_102_ = ((_e1486 && !(_e1488)) && !(_e1492));
+        {
+        }
+        let _e1497 = saved_132_;
+        let _e1499 = exited_103_;
+        active_102_ = (_e1497 && !(_e1499));
+        let _e1504 = active_102_;
+        saved_134_ = _e1504;
+        let _e1507 = r95_;
+        let _e1509 = saved_134_;
+        let _e1510 = (_e1509 && _e1507);
+        taken_135_ = _e1510;
+        active_102_ = _e1510;
+        {
+            let _e1514 = active_102_;
+            if _e1514 {
+                let _e1519 = i_5_;
+                let _e1523 = Y[bitcast<u32>(_e1519)];
+                r98_ = _e1523;
+            }
+            let _e1526 = active_102_;
+            if _e1526 {
+                let _e1531 = j_79_;
+                let _e1535 = T[bitcast<u32>(_e1531)];
+                r99_ = _e1535;
+            }
+            let _e1538 = active_102_;
+            if _e1538 {
+                let _e1540 = r98_;
+                let _e1542 = r99_;
+                r100_ = (_e1540 + _e1542);
+            }
+            let _e1546 = active_102_;
+            if _e1546 {
+                let _e1548 = r100_;
+                let _e1550 = count_92_;
+                r101_ = (_e1548 + _e1550);
+            }
+            let _e1554 = active_102_;
+            if _e1554 {
+                let _e1556 = r101_;
+                let _e1561 = i_5_;
+                Y[bitcast<u32>(_e1561)] = _e1556;
+            }
+        }
+        let _e1566 = saved_134_;
+        let _e1568 = taken_135_;
+        let _e1572 = exited_103_;
+        active_102_ = ((_e1566 && !(_e1568)) && !(_e1572));
+        {
+        }
+        let _e1577 = saved_134_;
+        let _e1579 = exited_103_;
+        active_102_ = (_e1577 && !(_e1579));
     }
 }

@@ -25,6 +25,7 @@ var<workgroup> tile0_tile: array<f32, 64>;
 var<workgroup> lane_values: array<u32, 64>;
 var<workgroup> lane_active: array<u32, 64>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn tessera_half(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -85,619 +86,661 @@ fn tessera_half(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r54_: f32;
     var active_55_: bool;
     var exited_56_: bool;
-    var entry_57_: bool;
-    var broken_58_: bool;
-    var continued_59_: bool;
-    var any_60_: u32;
-    var i_61_: i32;
-    var saved_62_: bool;
-    var taken_63_: bool;
-    var acc_64_: f32;
-    var infinity_65_: u32 = 4286578688u;
-    var i_66_: i32;
-    var acc_67_: f32;
-    var i_68_: i32;
-    var saved_69_: bool;
-    var taken_70_: bool;
+    var vote_number_57_: u32;
+    var entry_58_: bool;
+    var broken_59_: bool;
+    var continued_60_: bool;
+    var saved_61_: bool;
+    var taken_62_: bool;
+    var tree_63_: u32;
+    var tree_64_: u32;
+    var saved_65_: bool;
+    var taken_66_: bool;
 
     active_55_ = true;
     exited_56_ = false;
+    vote_number_57_ = 0u;
     {
-        let _e5 = active_55_;
-        if _e5 {
+        let _e7 = active_55_;
+        if _e7 {
             r0_ = i32(block.x);
         }
-        let _e11 = active_55_;
-        if _e11 {
-            let _e13 = r0_;
-            r1_ = (_e13 * 64i);
+        let _e13 = active_55_;
+        if _e13 {
+            let _e15 = r0_;
+            r1_ = (_e15 * 64i);
         }
-        let _e18 = active_55_;
-        if _e18 {
-            let _e20 = r1_;
-            base_2_ = _e20;
+        let _e20 = active_55_;
+        if _e20 {
+            let _e22 = r1_;
+            base_2_ = _e22;
         }
-        let _e23 = active_55_;
-        if _e23 {
+        let _e25 = active_55_;
+        if _e25 {
             r3_ = 64i;
         }
-        let _e27 = active_55_;
-        if _e27 {
+        let _e29 = active_55_;
+        if _e29 {
             e_4_ = i32(local_index);
         }
-        let _e32 = active_55_;
-        entry_57_ = _e32;
-        broken_58_ = false;
+        let _e34 = active_55_;
+        entry_58_ = _e34;
+        broken_59_ = false;
         loop {
-            continued_59_ = false;
-            let _e39 = entry_57_;
-            let _e41 = exited_56_;
-            let _e43 = broken_58_;
-            let _e45 = continued_59_;
-            active_55_ = (_e39 && !((_e41 || (_e43 || _e45))));
-            let _e55 = active_55_;
-            lane_active[local_index] = u32(_e55);
+            continued_60_ = false;
+            let _e41 = entry_58_;
+            let _e43 = exited_56_;
+            let _e45 = broken_59_;
+            let _e47 = continued_60_;
+            active_55_ = (_e41 && !((_e43 || (_e45 || _e47))));
+            let _e54 = vote_number_57_;
+            vote_number_57_ = (_e54 + 1u);
+            let _e59 = active_55_;
+            if _e59 {
+                let _e62 = vote_number_57_;
+                atomicMax((&workgroup_votes), _e62);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_60_ = 0u;
-                i_61_ = 0i;
-                loop {
-                    let _e65 = i_61_;
-                    if (_e65 >= 64i) {
-                        break;
-                    }
-                    let _e71 = lane_active[bitcast<u32>(_e65)];
-                    let _e73 = any_60_;
-                    any_60_ = (_e73 | _e71);
-                    continuing {
-                        let _e77 = i_61_;
-                        i_61_ = (_e77 + 1i);
-                    }
-                }
-                let _e83 = any_60_;
-                workgroup_any = _e83;
+                let _e67 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e67;
             }
-            let _e85 = workgroupUniformLoad((&workgroup_any));
-            if (_e85 == 0u) {
+            let _e70 = workgroupUniformLoad((&workgroup_any));
+            let _e72 = vote_number_57_;
+            if (u32((_e70 == _e72)) == 0u) {
                 break;
             }
             {
-                let _e89 = active_55_;
-                if _e89 {
-                    let _e91 = e_4_;
-                    r5_ = (_e91 < 64i);
+                let _e78 = active_55_;
+                if _e78 {
+                    let _e80 = e_4_;
+                    r5_ = (_e80 < 64i);
                 }
-                let _e96 = active_55_;
-                if _e96 {
-                    let _e98 = r5_;
-                    r6_ = !(_e98);
+                let _e85 = active_55_;
+                if _e85 {
+                    let _e87 = r5_;
+                    r6_ = !(_e87);
                 }
-                let _e102 = active_55_;
-                saved_62_ = _e102;
-                let _e105 = r6_;
-                let _e107 = saved_62_;
-                let _e108 = (_e107 && _e105);
-                taken_63_ = _e108;
-                active_55_ = _e108;
+                let _e91 = active_55_;
+                saved_61_ = _e91;
+                let _e94 = r6_;
+                let _e96 = saved_61_;
+                let _e97 = (_e96 && _e94);
+                taken_62_ = _e97;
+                active_55_ = _e97;
                 {
-                    let _e112 = active_55_;
-                    let _e114 = broken_58_;
-                    broken_58_ = (_e114 || _e112);
+                    let _e101 = active_55_;
+                    let _e103 = broken_59_;
+                    broken_59_ = (_e103 || _e101);
                     active_55_ = false;
                 }
-                let _e120 = saved_62_;
-                let _e122 = taken_63_;
-                let _e126 = exited_56_;
-                let _e128 = broken_58_;
-                let _e130 = continued_59_;
-                active_55_ = ((_e120 && !(_e122)) && !((_e126 || (_e128 || _e130))));
+                let _e109 = saved_61_;
+                let _e111 = taken_62_;
+                let _e115 = exited_56_;
+                let _e117 = broken_59_;
+                let _e119 = continued_60_;
+                active_55_ = ((_e109 && !(_e111)) && !((_e115 || (_e117 || _e119))));
                 {
                 }
-                let _e137 = saved_62_;
-                let _e139 = exited_56_;
-                let _e141 = broken_58_;
-                let _e143 = continued_59_;
-                active_55_ = (_e137 && !((_e139 || (_e141 || _e143))));
-                let _e150 = active_55_;
-                if _e150 {
-                    let _e152 = e_4_;
-                    r7_ = (_e152 / 1i);
+                let _e126 = saved_61_;
+                let _e128 = exited_56_;
+                let _e130 = broken_59_;
+                let _e132 = continued_60_;
+                active_55_ = (_e126 && !((_e128 || (_e130 || _e132))));
+                let _e139 = active_55_;
+                if _e139 {
+                    let _e141 = e_4_;
+                    r7_ = (_e141 / 1i);
                 }
-                let _e157 = active_55_;
-                if _e157 {
-                    let _e159 = r7_;
-                    r8_ = (_e159 % 64i);
+                let _e146 = active_55_;
+                if _e146 {
+                    let _e148 = r7_;
+                    r8_ = (_e148 % 64i);
                 }
-                let _e164 = active_55_;
-                if _e164 {
-                    let _e166 = base_2_;
-                    let _e168 = r8_;
-                    r9_ = (_e166 + _e168);
+                let _e153 = active_55_;
+                if _e153 {
+                    let _e155 = base_2_;
+                    let _e157 = r8_;
+                    r9_ = (_e155 + _e157);
                 }
-                let _e172 = active_55_;
-                if _e172 {
-                    let _e175 = params.N;
-                    let _e177 = r9_;
-                    let _e182 = r9_;
-                    let _e183 = bitcast<u32>(_e182);
-                    let _e192 = G[(_e183 >> 1u)];
-                    let _e193 = (_e192 >> ((_e183 & 1u) << 4u));
-                    let _e195 = (_e193 & 32767u);
-                    let _e197 = (_e195 << 13u);
-                    r10_ = select(0f, bitcast<f32>((select(select((_e197 + 939524096u), (_e197 | 2139095040u), (_e195 >= 31744u)), bitcast<u32>((f32(_e195) * 0.000000059604645f)), (_e195 < 1024u)) | ((_e193 & 32768u) << 16u))), (bitcast<u32>(_e177) < bitcast<u32>(_e175)));
+                let _e161 = active_55_;
+                if _e161 {
+                    let _e164 = params.N;
+                    let _e166 = r9_;
+                    let _e171 = r9_;
+                    let _e172 = bitcast<u32>(_e171);
+                    let _e181 = G[(_e172 >> 1u)];
+                    let _e182 = (_e181 >> ((_e172 & 1u) << 4u));
+                    let _e184 = (_e182 & 32767u);
+                    let _e186 = (_e184 << 13u);
+                    r10_ = select(0f, bitcast<f32>((select(select((_e186 + 939524096u), (_e186 | 2139095040u), (_e184 >= 31744u)), bitcast<u32>((f32(_e184) * 0.000000059604645f)), (_e184 < 1024u)) | ((_e182 & 32768u) << 16u))), (bitcast<u32>(_e166) < bitcast<u32>(_e164)));
                 }
-                let _e222 = active_55_;
-                if _e222 {
-                    let _e224 = r10_;
-                    let _e227 = r8_;
-                    tile0_tile[bitcast<u32>(_e227)] = _e224;
+                let _e211 = active_55_;
+                if _e211 {
+                    let _e213 = r10_;
+                    let _e216 = r8_;
+                    tile0_tile[bitcast<u32>(_e216)] = _e213;
                 }
             }
             continuing {
-                let _e232 = entry_57_;
-                continued_59_ = false;
-                let _e236 = exited_56_;
-                let _e238 = broken_58_;
-                let _e240 = continued_59_;
-                active_55_ = (_e232 && !((_e236 || (_e238 || _e240))));
+                let _e221 = entry_58_;
+                continued_60_ = false;
+                let _e225 = exited_56_;
+                let _e227 = broken_59_;
+                let _e229 = continued_60_;
+                active_55_ = (_e221 && !((_e225 || (_e227 || _e229))));
                 {
-                    let _e247 = active_55_;
-                    if _e247 {
-                        let _e249 = e_4_;
-                        let _e251 = r3_;
-                        e_4_ = (_e249 + _e251);
+                    let _e236 = active_55_;
+                    if _e236 {
+                        let _e238 = e_4_;
+                        let _e240 = r3_;
+                        e_4_ = (_e238 + _e240);
                     }
                 }
             }
         }
-        let _e255 = entry_57_;
-        let _e257 = exited_56_;
-        active_55_ = (_e255 && !(_e257));
+        let _e244 = entry_58_;
+        let _e246 = exited_56_;
+        active_55_ = (_e244 && !(_e246));
         storageBarrier();
         workgroupBarrier();
-        let _e262 = active_55_;
-        if _e262 {
+        let _e251 = active_55_;
+        if _e251 {
             r11_ = i32(local_index);
         }
-        let _e267 = active_55_;
-        if _e267 {
-            let _e269 = base_2_;
-            let _e271 = r11_;
-            r12_ = (_e269 + _e271);
+        let _e256 = active_55_;
+        if _e256 {
+            let _e258 = base_2_;
+            let _e260 = r11_;
+            r12_ = (_e258 + _e260);
         }
-        let _e275 = active_55_;
-        if _e275 {
-            let _e277 = r12_;
-            i_13_ = _e277;
+        let _e264 = active_55_;
+        if _e264 {
+            let _e266 = r12_;
+            i_13_ = _e266;
         }
-        let _e280 = active_55_;
-        if _e280 {
+        let _e269 = active_55_;
+        if _e269 {
             r14_ = i32(local_index);
         }
-        let _e285 = active_55_;
-        if _e285 {
-            let _e287 = r14_;
-            r15_ = (_e287 * 5i);
+        let _e274 = active_55_;
+        if _e274 {
+            let _e276 = r14_;
+            r15_ = (_e276 * 5i);
         }
-        let _e292 = active_55_;
-        if _e292 {
-            let _e294 = r15_;
-            r16_ = (_e294 % 64i);
+        let _e281 = active_55_;
+        if _e281 {
+            let _e283 = r15_;
+            r16_ = (_e283 % 64i);
         }
-        let _e299 = active_55_;
-        if _e299 {
-            let _e302 = r16_;
-            let _e306 = tile0_tile[bitcast<u32>(_e302)];
-            r17_ = _e306;
+        let _e288 = active_55_;
+        if _e288 {
+            let _e291 = r16_;
+            let _e295 = tile0_tile[bitcast<u32>(_e291)];
+            r17_ = _e295;
         }
-        let _e309 = active_55_;
-        if _e309 {
-            let _e311 = r17_;
-            h_18_ = _e311;
-        }
-        workgroupBarrier();
-        let _e314 = h_18_;
-        lane_values[local_index] = bitcast<u32>(_e314);
-        let _e322 = active_55_;
-        lane_active[local_index] = u32(_e322);
-        workgroupBarrier();
-        let _e325 = active_55_;
-        if _e325 {
-            let _e331 = i32(local_index);
-            let _e335 = infinity_65_;
-            acc_64_ = bitcast<f32>(_e335);
-            i_66_ = 0i;
-            loop {
-                let _e341 = i_66_;
-                if (_e341 >= 32i) {
-                    break;
-                }
-                let _e344 = ((_e331 - (i32(local_index) % 32i)) + _e341);
-                let _e346 = (_e344 < 64i);
-                let _e351 = lane_active[bitcast<u32>(select(_e331, _e344, _e346))];
-                if (_e346 && (_e351 != 0u)) {
-                    let _e358 = lane_values[bitcast<u32>(_e344)];
-                    let _e361 = acc_64_;
-                    acc_64_ = max(_e361, bitcast<f32>(_e358));
-                }
-                continuing {
-                    let _e365 = i_66_;
-                    i_66_ = (_e365 + 1i);
-                }
-            }
-            let _e370 = acc_64_;
-            r19_ = _e370;
+        let _e298 = active_55_;
+        if _e298 {
+            let _e300 = r17_;
+            h_18_ = _e300;
         }
         workgroupBarrier();
-        let _e373 = active_55_;
-        if _e373 {
-            let _e375 = r19_;
-            top_20_ = _e375;
+        let _e303 = h_18_;
+        let _e305 = active_55_;
+        let _e308 = select(4286578688u, bitcast<u32>(_e303), _e305);
+        let _e312 = (i32(local_index) % 32i);
+        let _e315 = (i32(local_index) - _e312);
+        let _e319 = min(32i, (64i - _e315));
+        tree_63_ = _e308;
+        let _e321 = (_e315 + _e312);
+        lane_values[bitcast<u32>(_e321)] = _e308;
+        workgroupBarrier();
+        let _e326 = (_e312 + 16i);
+        let _e327 = (_e326 < _e319);
+        let _e333 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e326), _e327))];
+        let _e337 = tree_63_;
+        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e337), bitcast<f32>(select(4286578688u, _e333, _e327))));
+        workgroupBarrier();
+        let _e344 = tree_63_;
+        lane_values[bitcast<u32>(_e321)] = _e344;
+        workgroupBarrier();
+        let _e349 = (_e312 + 8i);
+        let _e350 = (_e349 < _e319);
+        let _e356 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e349), _e350))];
+        let _e360 = tree_63_;
+        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e360), bitcast<f32>(select(4286578688u, _e356, _e350))));
+        workgroupBarrier();
+        let _e367 = tree_63_;
+        lane_values[bitcast<u32>(_e321)] = _e367;
+        workgroupBarrier();
+        let _e372 = (_e312 + 4i);
+        let _e373 = (_e372 < _e319);
+        let _e379 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e372), _e373))];
+        let _e383 = tree_63_;
+        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e383), bitcast<f32>(select(4286578688u, _e379, _e373))));
+        workgroupBarrier();
+        let _e390 = tree_63_;
+        lane_values[bitcast<u32>(_e321)] = _e390;
+        workgroupBarrier();
+        let _e395 = (_e312 + 2i);
+        let _e396 = (_e395 < _e319);
+        let _e402 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e395), _e396))];
+        let _e406 = tree_63_;
+        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e406), bitcast<f32>(select(4286578688u, _e402, _e396))));
+        workgroupBarrier();
+        let _e413 = tree_63_;
+        lane_values[bitcast<u32>(_e321)] = _e413;
+        workgroupBarrier();
+        let _e418 = (_e312 + 1i);
+        let _e419 = (_e418 < _e319);
+        let _e425 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e418), _e419))];
+        let _e429 = tree_63_;
+        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e429), bitcast<f32>(select(4286578688u, _e425, _e419))));
+        workgroupBarrier();
+        let _e436 = tree_63_;
+        lane_values[bitcast<u32>(_e321)] = _e436;
+        workgroupBarrier();
+        let _e443 = lane_values[bitcast<u32>(_e315)];
+        let _e446 = active_55_;
+        if _e446 {
+            r19_ = bitcast<f32>(_e443);
+        }
+        let _e449 = active_55_;
+        if _e449 {
+            let _e451 = r19_;
+            top_20_ = _e451;
         }
         workgroupBarrier();
-        let _e378 = h_18_;
-        lane_values[local_index] = bitcast<u32>(_e378);
-        let _e386 = active_55_;
-        lane_active[local_index] = u32(_e386);
+        let _e454 = h_18_;
+        let _e456 = active_55_;
+        let _e459 = select(0u, bitcast<u32>(_e454), _e456);
+        let _e463 = (i32(local_index) % 32i);
+        let _e466 = (i32(local_index) - _e463);
+        let _e470 = min(32i, (64i - _e466));
+        tree_64_ = _e459;
+        let _e472 = (_e466 + _e463);
+        lane_values[bitcast<u32>(_e472)] = _e459;
         workgroupBarrier();
-        let _e389 = active_55_;
-        if _e389 {
-            let _e395 = i32(local_index);
-            acc_67_ = 0f;
-            i_68_ = 0i;
-            loop {
-                let _e402 = i_68_;
-                if (_e402 >= 32i) {
-                    break;
-                }
-                let _e405 = ((_e395 - (i32(local_index) % 32i)) + _e402);
-                let _e407 = (_e405 < 64i);
-                let _e412 = lane_active[bitcast<u32>(select(_e395, _e405, _e407))];
-                if (_e407 && (_e412 != 0u)) {
-                    let _e419 = lane_values[bitcast<u32>(_e405)];
-                    let _e422 = acc_67_;
-                    acc_67_ = (_e422 + bitcast<f32>(_e419));
-                }
-                continuing {
-                    let _e426 = i_68_;
-                    i_68_ = (_e426 + 1i);
-                }
-            }
-            let _e431 = acc_67_;
-            r49_ = _e431;
+        let _e477 = (_e463 + 16i);
+        let _e478 = (_e477 < _e470);
+        let _e484 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e477), _e478))];
+        let _e488 = tree_64_;
+        tree_64_ = bitcast<u32>((bitcast<f32>(_e488) + bitcast<f32>(select(0u, _e484, _e478))));
+        workgroupBarrier();
+        let _e495 = tree_64_;
+        lane_values[bitcast<u32>(_e472)] = _e495;
+        workgroupBarrier();
+        let _e500 = (_e463 + 8i);
+        let _e501 = (_e500 < _e470);
+        let _e507 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e500), _e501))];
+        let _e511 = tree_64_;
+        tree_64_ = bitcast<u32>((bitcast<f32>(_e511) + bitcast<f32>(select(0u, _e507, _e501))));
+        workgroupBarrier();
+        let _e518 = tree_64_;
+        lane_values[bitcast<u32>(_e472)] = _e518;
+        workgroupBarrier();
+        let _e523 = (_e463 + 4i);
+        let _e524 = (_e523 < _e470);
+        let _e530 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e523), _e524))];
+        let _e534 = tree_64_;
+        tree_64_ = bitcast<u32>((bitcast<f32>(_e534) + bitcast<f32>(select(0u, _e530, _e524))));
+        workgroupBarrier();
+        let _e541 = tree_64_;
+        lane_values[bitcast<u32>(_e472)] = _e541;
+        workgroupBarrier();
+        let _e546 = (_e463 + 2i);
+        let _e547 = (_e546 < _e470);
+        let _e553 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e546), _e547))];
+        let _e557 = tree_64_;
+        tree_64_ = bitcast<u32>((bitcast<f32>(_e557) + bitcast<f32>(select(0u, _e553, _e547))));
+        workgroupBarrier();
+        let _e564 = tree_64_;
+        lane_values[bitcast<u32>(_e472)] = _e564;
+        workgroupBarrier();
+        let _e569 = (_e463 + 1i);
+        let _e570 = (_e569 < _e470);
+        let _e576 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e569), _e570))];
+        let _e580 = tree_64_;
+        tree_64_ = bitcast<u32>((bitcast<f32>(_e580) + bitcast<f32>(select(0u, _e576, _e570))));
+        workgroupBarrier();
+        let _e587 = tree_64_;
+        lane_values[bitcast<u32>(_e472)] = _e587;
+        workgroupBarrier();
+        let _e594 = lane_values[bitcast<u32>(_e466)];
+        let _e597 = active_55_;
+        if _e597 {
+            r49_ = bitcast<f32>(_e594);
+        }
+        let _e600 = active_55_;
+        if _e600 {
+            let _e602 = r49_;
+            let _e603 = bitcast<u32>(_e602);
+            let _e605 = (_e603 & 2147483647u);
+            r21_ = bitcast<f32>((select(select(select((((_e605 + 4095u) + ((_e605 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e605) * 16777216f)) * 0.000000059604645f)), (_e605 < 947912704u)), 2139095040u, (_e605 >= 1199566848u)), _e605, (_e605 > 2139095040u)) | (_e603 & 2147483648u)));
+        }
+        let _e637 = active_55_;
+        if _e637 {
+            let _e639 = r21_;
+            total_22_ = _e639;
         }
         workgroupBarrier();
-        let _e434 = active_55_;
-        if _e434 {
-            let _e436 = r49_;
-            let _e437 = bitcast<u32>(_e436);
-            let _e439 = (_e437 & 2147483647u);
-            r21_ = bitcast<f32>((select(select(select((((_e439 + 4095u) + ((_e439 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e439) * 16777216f)) * 0.000000059604645f)), (_e439 < 947912704u)), 2139095040u, (_e439 >= 1199566848u)), _e439, (_e439 > 2139095040u)) | (_e437 & 2147483648u)));
-        }
-        let _e471 = active_55_;
-        if _e471 {
-            let _e473 = r21_;
-            total_22_ = _e473;
-        }
+        let _e642 = h_18_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e642);
+        let _e653 = active_55_;
+        lane_active[local_index] = u32(_e653);
         workgroupBarrier();
-        let _e476 = h_18_;
-        lane_values[local_index] = bitcast<u32>(_e476);
-        let _e484 = active_55_;
-        lane_active[local_index] = u32(_e484);
-        workgroupBarrier();
-        let _e487 = active_55_;
-        if _e487 {
-            let _e491 = (i32(local_index) % 32i);
-            let _e493 = i32(local_index);
-            let _e497 = (_e491 ^ 1i);
-            let _e501 = ((_e497 >= 0i) && (_e497 < 32i));
-            let _e503 = select(_e493, ((_e493 - _e491) + _e497), _e501);
-            let _e505 = (_e503 < 64i);
-            let _e510 = lane_active[bitcast<u32>(select(_e493, _e503, _e505))];
-            let _e518 = lane_values[bitcast<u32>(_e503)];
-            let _e523 = lane_values[bitcast<u32>(_e493)];
-            r23_ = select(bitcast<f32>(_e523), bitcast<f32>(_e518), (_e501 && (_e505 && (_e510 != 0u))));
+        let _e656 = active_55_;
+        if _e656 {
+            let _e660 = (i32(local_index) % 32i);
+            let _e662 = i32(local_index);
+            let _e666 = (_e660 ^ 1i);
+            let _e671 = ((_e662 - _e660) + _e666);
+            let _e674 = (((_e666 >= 0i) && (_e666 < 32i)) && (_e671 < 64i));
+            let _e675 = select(_e662, _e671, _e674);
+            let _e679 = lane_active[bitcast<u32>(_e675)];
+            let _e686 = lane_values[bitcast<u32>(_e675)];
+            let _e690 = lane_values[bitcast<u32>(_e662)];
+            r23_ = bitcast<f32>(select(_e690, _e686, (_e674 && (_e679 != 0u))));
         }
-        workgroupBarrier();
-        let _e528 = active_55_;
-        if _e528 {
-            let _e530 = r23_;
-            next_24_ = _e530;
+        let _e695 = active_55_;
+        if _e695 {
+            let _e697 = r23_;
+            next_24_ = _e697;
         }
-        let _e533 = active_55_;
-        if _e533 {
-            let _e536 = params.N;
-            r25_ = _e536;
+        let _e700 = active_55_;
+        if _e700 {
+            let _e703 = params.N;
+            r25_ = _e703;
         }
-        let _e539 = active_55_;
-        if _e539 {
-            let _e541 = i_13_;
-            let _e543 = r25_;
-            r26_ = (_e541 < _e543);
+        let _e706 = active_55_;
+        if _e706 {
+            let _e708 = i_13_;
+            let _e710 = r25_;
+            r26_ = (_e708 < _e710);
         }
-        let _e547 = active_55_;
-        saved_69_ = _e547;
-        let _e550 = r26_;
-        let _e552 = saved_69_;
-        let _e553 = (_e552 && _e550);
-        taken_70_ = _e553;
-        active_55_ = _e553;
+        let _e714 = active_55_;
+        saved_65_ = _e714;
+        let _e717 = r26_;
+        let _e719 = saved_65_;
+        let _e720 = (_e719 && _e717);
+        taken_66_ = _e720;
+        active_55_ = _e720;
         {
-            let _e557 = active_55_;
-            if _e557 {
-                let _e562 = i_13_;
-                let _e566 = F[bitcast<u32>(_e562)];
-                r27_ = _e566;
+            let _e724 = active_55_;
+            if _e724 {
+                let _e729 = i_13_;
+                let _e733 = F[bitcast<u32>(_e729)];
+                r27_ = _e733;
             }
-            let _e569 = active_55_;
-            if _e569 {
-                let _e571 = r27_;
-                x_28_ = _e571;
+            let _e736 = active_55_;
+            if _e736 {
+                let _e738 = r27_;
+                x_28_ = _e738;
             }
-            let _e574 = active_55_;
-            if _e574 {
-                let _e576 = x_28_;
-                let _e577 = bitcast<u32>(_e576);
-                let _e579 = (_e577 & 2147483647u);
-                r29_ = bitcast<f32>((select(select(select((((_e579 + 4095u) + ((_e579 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e579) * 16777216f)) * 0.000000059604645f)), (_e579 < 947912704u)), 2139095040u, (_e579 >= 1199566848u)), _e579, (_e579 > 2139095040u)) | (_e577 & 2147483648u)));
+            let _e741 = active_55_;
+            if _e741 {
+                let _e743 = x_28_;
+                let _e744 = bitcast<u32>(_e743);
+                let _e746 = (_e744 & 2147483647u);
+                r29_ = bitcast<f32>((select(select(select((((_e746 + 4095u) + ((_e746 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e746) * 16777216f)) * 0.000000059604645f)), (_e746 < 947912704u)), 2139095040u, (_e746 >= 1199566848u)), _e746, (_e746 > 2139095040u)) | (_e744 & 2147483648u)));
             }
-            let _e611 = active_55_;
-            if _e611 {
-                let _e613 = r29_;
-                let _e618 = i_13_;
-                let _e619 = bitcast<u32>(_e618);
-                let _e627 = ((_e619 & 1u) << 4u);
-                let _e628 = bitcast<u32>(_e613);
-                let _e630 = (_e628 & 2147483647u);
-                atomicAnd((&R[(_e619 >> 1u)]), ~((65535u << _e627)));
-                atomicOr((&R[(_e619 >> 1u)]), ((select(select(((_e630 >> 13u) - 114688u), u32((bitcast<f32>(_e630) * 16777216f)), (_e630 < 947912704u)), select(31744u, 32256u, (_e630 > 2139095040u)), (_e630 >= 2139095040u)) | ((_e628 >> 16u) & 32768u)) << _e627));
+            let _e778 = active_55_;
+            if _e778 {
+                let _e780 = r29_;
+                let _e785 = i_13_;
+                let _e786 = bitcast<u32>(_e785);
+                let _e794 = ((_e786 & 1u) << 4u);
+                let _e795 = bitcast<u32>(_e780);
+                let _e797 = (_e795 & 2147483647u);
+                atomicAnd((&R[(_e786 >> 1u)]), ~((65535u << _e794)));
+                atomicOr((&R[(_e786 >> 1u)]), ((select(select(((_e797 >> 13u) - 114688u), u32((bitcast<f32>(_e797) * 16777216f)), (_e797 < 947912704u)), select(31744u, 32256u, (_e797 > 2139095040u)), (_e797 >= 2139095040u)) | ((_e795 >> 16u) & 32768u)) << _e794));
             }
-            let _e659 = active_55_;
-            if _e659 {
-                let _e661 = x_28_;
-                let _e662 = bitcast<u32>(_e661);
-                let _e664 = (_e662 & 2147483647u);
-                r30_ = bitcast<f32>((select(select(select((((_e664 + 4095u) + ((_e664 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e664) * 16777216f)) * 0.000000059604645f)), (_e664 < 947912704u)), 2139095040u, (_e664 >= 1199566848u)), _e664, (_e664 > 2139095040u)) | (_e662 & 2147483648u)));
+            let _e826 = active_55_;
+            if _e826 {
+                let _e828 = x_28_;
+                let _e829 = bitcast<u32>(_e828);
+                let _e831 = (_e829 & 2147483647u);
+                r30_ = bitcast<f32>((select(select(select((((_e831 + 4095u) + ((_e831 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e831) * 16777216f)) * 0.000000059604645f)), (_e831 < 947912704u)), 2139095040u, (_e831 >= 1199566848u)), _e831, (_e831 > 2139095040u)) | (_e829 & 2147483648u)));
             }
-            let _e696 = active_55_;
-            if _e696 {
-                let _e698 = r30_;
-                r31_ = _e698;
+            let _e863 = active_55_;
+            if _e863 {
+                let _e865 = r30_;
+                r31_ = _e865;
             }
-            let _e701 = active_55_;
-            if _e701 {
-                let _e703 = r31_;
-                let _e708 = i_13_;
-                W[bitcast<u32>(_e708)] = _e703;
+            let _e868 = active_55_;
+            if _e868 {
+                let _e870 = r31_;
+                let _e875 = i_13_;
+                W[bitcast<u32>(_e875)] = _e870;
             }
-            let _e713 = active_55_;
-            if _e713 {
-                let _e718 = i_13_;
-                let _e719 = bitcast<u32>(_e718);
-                let _e728 = H[(_e719 >> 1u)];
-                let _e729 = (_e728 >> ((_e719 & 1u) << 4u));
-                let _e731 = (_e729 & 32767u);
-                let _e733 = (_e731 << 13u);
-                r32_ = bitcast<f32>((select(select((_e733 + 939524096u), (_e733 | 2139095040u), (_e731 >= 31744u)), bitcast<u32>((f32(_e731) * 0.000000059604645f)), (_e731 < 1024u)) | ((_e729 & 32768u) << 16u)));
+            let _e880 = active_55_;
+            if _e880 {
+                let _e885 = i_13_;
+                let _e886 = bitcast<u32>(_e885);
+                let _e895 = H[(_e886 >> 1u)];
+                let _e896 = (_e895 >> ((_e886 & 1u) << 4u));
+                let _e898 = (_e896 & 32767u);
+                let _e900 = (_e898 << 13u);
+                r32_ = bitcast<f32>((select(select((_e900 + 939524096u), (_e900 | 2139095040u), (_e898 >= 31744u)), bitcast<u32>((f32(_e898) * 0.000000059604645f)), (_e898 < 1024u)) | ((_e896 & 32768u) << 16u)));
             }
-            let _e756 = active_55_;
-            if _e756 {
-                let _e758 = r32_;
-                a_33_ = _e758;
+            let _e923 = active_55_;
+            if _e923 {
+                let _e925 = r32_;
+                a_33_ = _e925;
             }
-            let _e761 = active_55_;
-            if _e761 {
-                let _e763 = i_13_;
-                r34_ = (_e763 * 7i);
+            let _e928 = active_55_;
+            if _e928 {
+                let _e930 = i_13_;
+                r34_ = (_e930 * 7i);
             }
-            let _e768 = active_55_;
-            if _e768 {
-                let _e770 = r34_;
-                r35_ = (_e770 + 3i);
-            }
-            let _e775 = active_55_;
-            if _e775 {
-                let _e778 = params.N;
-                r36_ = _e778;
-            }
-            let _e781 = active_55_;
-            if _e781 {
-                let _e783 = r35_;
-                let _e785 = r36_;
-                r37_ = (_e783 % _e785);
-            }
-            let _e789 = active_55_;
-            if _e789 {
-                let _e794 = r37_;
-                let _e795 = bitcast<u32>(_e794);
-                let _e804 = H[(_e795 >> 1u)];
-                let _e805 = (_e804 >> ((_e795 & 1u) << 4u));
-                let _e807 = (_e805 & 32767u);
-                let _e809 = (_e807 << 13u);
-                r38_ = bitcast<f32>((select(select((_e809 + 939524096u), (_e809 | 2139095040u), (_e807 >= 31744u)), bitcast<u32>((f32(_e807) * 0.000000059604645f)), (_e807 < 1024u)) | ((_e805 & 32768u) << 16u)));
-            }
-            let _e832 = active_55_;
-            if _e832 {
-                let _e834 = r38_;
-                b_39_ = _e834;
-            }
-            let _e837 = active_55_;
-            if _e837 {
-                let _e839 = a_33_;
-                let _e841 = b_39_;
-                r50_ = (_e839 + _e841);
-            }
-            let _e845 = active_55_;
-            if _e845 {
-                let _e847 = r50_;
-                let _e848 = bitcast<u32>(_e847);
-                let _e850 = (_e848 & 2147483647u);
-                r40_ = bitcast<f32>((select(select(select((((_e850 + 4095u) + ((_e850 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e850) * 16777216f)) * 0.000000059604645f)), (_e850 < 947912704u)), 2139095040u, (_e850 >= 1199566848u)), _e850, (_e850 > 2139095040u)) | (_e848 & 2147483648u)));
-            }
-            let _e882 = active_55_;
-            if _e882 {
-                let _e884 = r40_;
-                let _e888 = params.N;
-                let _e891 = i_13_;
-                let _e894 = bitcast<u32>(((0i * _e888) + _e891));
-                let _e902 = ((_e894 & 1u) << 4u);
-                let _e903 = bitcast<u32>(_e884);
-                let _e905 = (_e903 & 2147483647u);
-                atomicAnd((&A[(_e894 >> 1u)]), ~((65535u << _e902)));
-                atomicOr((&A[(_e894 >> 1u)]), ((select(select(((_e905 >> 13u) - 114688u), u32((bitcast<f32>(_e905) * 16777216f)), (_e905 < 947912704u)), select(31744u, 32256u, (_e905 > 2139095040u)), (_e905 >= 2139095040u)) | ((_e903 >> 16u) & 32768u)) << _e902));
-            }
-            let _e934 = active_55_;
-            if _e934 {
-                let _e936 = a_33_;
-                let _e938 = b_39_;
-                r51_ = (_e936 * _e938);
+            let _e935 = active_55_;
+            if _e935 {
+                let _e937 = r34_;
+                r35_ = (_e937 + 3i);
             }
             let _e942 = active_55_;
             if _e942 {
-                let _e944 = r51_;
-                let _e945 = bitcast<u32>(_e944);
-                let _e947 = (_e945 & 2147483647u);
-                r41_ = bitcast<f32>((select(select(select((((_e947 + 4095u) + ((_e947 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e947) * 16777216f)) * 0.000000059604645f)), (_e947 < 947912704u)), 2139095040u, (_e947 >= 1199566848u)), _e947, (_e947 > 2139095040u)) | (_e945 & 2147483648u)));
+                let _e945 = params.N;
+                r36_ = _e945;
             }
-            let _e979 = active_55_;
-            if _e979 {
-                let _e981 = r41_;
-                let _e983 = a_33_;
-                r52_ = (_e981 - _e983);
+            let _e948 = active_55_;
+            if _e948 {
+                let _e950 = r35_;
+                let _e952 = r36_;
+                r37_ = (_e950 % _e952);
             }
-            let _e987 = active_55_;
-            if _e987 {
-                let _e989 = r52_;
-                let _e990 = bitcast<u32>(_e989);
-                let _e992 = (_e990 & 2147483647u);
-                r42_ = bitcast<f32>((select(select(select((((_e992 + 4095u) + ((_e992 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e992) * 16777216f)) * 0.000000059604645f)), (_e992 < 947912704u)), 2139095040u, (_e992 >= 1199566848u)), _e992, (_e992 > 2139095040u)) | (_e990 & 2147483648u)));
+            let _e956 = active_55_;
+            if _e956 {
+                let _e961 = r37_;
+                let _e962 = bitcast<u32>(_e961);
+                let _e971 = H[(_e962 >> 1u)];
+                let _e972 = (_e971 >> ((_e962 & 1u) << 4u));
+                let _e974 = (_e972 & 32767u);
+                let _e976 = (_e974 << 13u);
+                r38_ = bitcast<f32>((select(select((_e976 + 939524096u), (_e976 | 2139095040u), (_e974 >= 31744u)), bitcast<u32>((f32(_e974) * 0.000000059604645f)), (_e974 < 1024u)) | ((_e972 & 32768u) << 16u)));
             }
-            let _e1024 = active_55_;
-            if _e1024 {
-                let _e1026 = r42_;
-                let _e1030 = params.N;
-                let _e1033 = i_13_;
-                let _e1036 = bitcast<u32>(((1i * _e1030) + _e1033));
-                let _e1044 = ((_e1036 & 1u) << 4u);
-                let _e1045 = bitcast<u32>(_e1026);
-                let _e1047 = (_e1045 & 2147483647u);
-                atomicAnd((&A[(_e1036 >> 1u)]), ~((65535u << _e1044)));
-                atomicOr((&A[(_e1036 >> 1u)]), ((select(select(((_e1047 >> 13u) - 114688u), u32((bitcast<f32>(_e1047) * 16777216f)), (_e1047 < 947912704u)), select(31744u, 32256u, (_e1047 > 2139095040u)), (_e1047 >= 2139095040u)) | ((_e1045 >> 16u) & 32768u)) << _e1044));
+            let _e999 = active_55_;
+            if _e999 {
+                let _e1001 = r38_;
+                b_39_ = _e1001;
             }
-            let _e1076 = active_55_;
-            if _e1076 {
-                let _e1078 = i_13_;
-                r43_ = (_e1078 * 37i);
+            let _e1004 = active_55_;
+            if _e1004 {
+                let _e1006 = a_33_;
+                let _e1008 = b_39_;
+                r50_ = (_e1006 + _e1008);
             }
-            let _e1083 = active_55_;
-            if _e1083 {
-                let _e1085 = r43_;
-                r44_ = (_e1085 - 30000i);
+            let _e1012 = active_55_;
+            if _e1012 {
+                let _e1014 = r50_;
+                let _e1015 = bitcast<u32>(_e1014);
+                let _e1017 = (_e1015 & 2147483647u);
+                r40_ = bitcast<f32>((select(select(select((((_e1017 + 4095u) + ((_e1017 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1017) * 16777216f)) * 0.000000059604645f)), (_e1017 < 947912704u)), 2139095040u, (_e1017 >= 1199566848u)), _e1017, (_e1017 > 2139095040u)) | (_e1015 & 2147483648u)));
             }
-            let _e1090 = active_55_;
-            if _e1090 {
-                let _e1092 = r44_;
-                r53_ = f32(_e1092);
+            let _e1049 = active_55_;
+            if _e1049 {
+                let _e1051 = r40_;
+                let _e1055 = params.N;
+                let _e1058 = i_13_;
+                let _e1061 = bitcast<u32>(((0i * _e1055) + _e1058));
+                let _e1069 = ((_e1061 & 1u) << 4u);
+                let _e1070 = bitcast<u32>(_e1051);
+                let _e1072 = (_e1070 & 2147483647u);
+                atomicAnd((&A[(_e1061 >> 1u)]), ~((65535u << _e1069)));
+                atomicOr((&A[(_e1061 >> 1u)]), ((select(select(((_e1072 >> 13u) - 114688u), u32((bitcast<f32>(_e1072) * 16777216f)), (_e1072 < 947912704u)), select(31744u, 32256u, (_e1072 > 2139095040u)), (_e1072 >= 2139095040u)) | ((_e1070 >> 16u) & 32768u)) << _e1069));
             }
-            let _e1096 = active_55_;
-            if _e1096 {
-                let _e1098 = r53_;
-                let _e1099 = bitcast<u32>(_e1098);
-                let _e1101 = (_e1099 & 2147483647u);
-                r45_ = bitcast<f32>((select(select(select((((_e1101 + 4095u) + ((_e1101 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1101) * 16777216f)) * 0.000000059604645f)), (_e1101 < 947912704u)), 2139095040u, (_e1101 >= 1199566848u)), _e1101, (_e1101 > 2139095040u)) | (_e1099 & 2147483648u)));
+            let _e1101 = active_55_;
+            if _e1101 {
+                let _e1103 = a_33_;
+                let _e1105 = b_39_;
+                r51_ = (_e1103 * _e1105);
             }
-            let _e1133 = active_55_;
-            if _e1133 {
-                let _e1135 = r45_;
-                let _e1139 = params.N;
-                let _e1142 = i_13_;
-                let _e1145 = bitcast<u32>(((2i * _e1139) + _e1142));
-                let _e1153 = ((_e1145 & 1u) << 4u);
-                let _e1154 = bitcast<u32>(_e1135);
-                let _e1156 = (_e1154 & 2147483647u);
-                atomicAnd((&A[(_e1145 >> 1u)]), ~((65535u << _e1153)));
-                atomicOr((&A[(_e1145 >> 1u)]), ((select(select(((_e1156 >> 13u) - 114688u), u32((bitcast<f32>(_e1156) * 16777216f)), (_e1156 < 947912704u)), select(31744u, 32256u, (_e1156 > 2139095040u)), (_e1156 >= 2139095040u)) | ((_e1154 >> 16u) & 32768u)) << _e1153));
+            let _e1109 = active_55_;
+            if _e1109 {
+                let _e1111 = r51_;
+                let _e1112 = bitcast<u32>(_e1111);
+                let _e1114 = (_e1112 & 2147483647u);
+                r41_ = bitcast<f32>((select(select(select((((_e1114 + 4095u) + ((_e1114 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1114) * 16777216f)) * 0.000000059604645f)), (_e1114 < 947912704u)), 2139095040u, (_e1114 >= 1199566848u)), _e1114, (_e1114 > 2139095040u)) | (_e1112 & 2147483648u)));
             }
-            let _e1185 = active_55_;
-            if _e1185 {
-                let _e1187 = top_20_;
-                let _e1191 = params.N;
-                let _e1194 = i_13_;
-                let _e1197 = bitcast<u32>(((0i * _e1191) + _e1194));
-                let _e1205 = ((_e1197 & 1u) << 4u);
-                let _e1206 = bitcast<u32>(_e1187);
-                let _e1208 = (_e1206 & 2147483647u);
-                atomicAnd((&T[(_e1197 >> 1u)]), ~((65535u << _e1205)));
-                atomicOr((&T[(_e1197 >> 1u)]), ((select(select(((_e1208 >> 13u) - 114688u), u32((bitcast<f32>(_e1208) * 16777216f)), (_e1208 < 947912704u)), select(31744u, 32256u, (_e1208 > 2139095040u)), (_e1208 >= 2139095040u)) | ((_e1206 >> 16u) & 32768u)) << _e1205));
+            let _e1146 = active_55_;
+            if _e1146 {
+                let _e1148 = r41_;
+                let _e1150 = a_33_;
+                r52_ = (_e1148 - _e1150);
             }
-            let _e1237 = active_55_;
-            if _e1237 {
-                let _e1239 = total_22_;
-                let _e1243 = params.N;
-                let _e1246 = i_13_;
-                let _e1249 = bitcast<u32>(((1i * _e1243) + _e1246));
-                let _e1257 = ((_e1249 & 1u) << 4u);
-                let _e1258 = bitcast<u32>(_e1239);
-                let _e1260 = (_e1258 & 2147483647u);
-                atomicAnd((&T[(_e1249 >> 1u)]), ~((65535u << _e1257)));
-                atomicOr((&T[(_e1249 >> 1u)]), ((select(select(((_e1260 >> 13u) - 114688u), u32((bitcast<f32>(_e1260) * 16777216f)), (_e1260 < 947912704u)), select(31744u, 32256u, (_e1260 > 2139095040u)), (_e1260 >= 2139095040u)) | ((_e1258 >> 16u) & 32768u)) << _e1257));
+            let _e1154 = active_55_;
+            if _e1154 {
+                let _e1156 = r52_;
+                let _e1157 = bitcast<u32>(_e1156);
+                let _e1159 = (_e1157 & 2147483647u);
+                r42_ = bitcast<f32>((select(select(select((((_e1159 + 4095u) + ((_e1159 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1159) * 16777216f)) * 0.000000059604645f)), (_e1159 < 947912704u)), 2139095040u, (_e1159 >= 1199566848u)), _e1159, (_e1159 > 2139095040u)) | (_e1157 & 2147483648u)));
             }
-            let _e1289 = active_55_;
-            if _e1289 {
-                let _e1291 = next_24_;
-                let _e1295 = params.N;
-                let _e1298 = i_13_;
-                let _e1301 = bitcast<u32>(((2i * _e1295) + _e1298));
-                let _e1309 = ((_e1301 & 1u) << 4u);
-                let _e1310 = bitcast<u32>(_e1291);
-                let _e1312 = (_e1310 & 2147483647u);
-                atomicAnd((&T[(_e1301 >> 1u)]), ~((65535u << _e1309)));
-                atomicOr((&T[(_e1301 >> 1u)]), ((select(select(((_e1312 >> 13u) - 114688u), u32((bitcast<f32>(_e1312) * 16777216f)), (_e1312 < 947912704u)), select(31744u, 32256u, (_e1312 > 2139095040u)), (_e1312 >= 2139095040u)) | ((_e1310 >> 16u) & 32768u)) << _e1309));
+            let _e1191 = active_55_;
+            if _e1191 {
+                let _e1193 = r42_;
+                let _e1197 = params.N;
+                let _e1200 = i_13_;
+                let _e1203 = bitcast<u32>(((1i * _e1197) + _e1200));
+                let _e1211 = ((_e1203 & 1u) << 4u);
+                let _e1212 = bitcast<u32>(_e1193);
+                let _e1214 = (_e1212 & 2147483647u);
+                atomicAnd((&A[(_e1203 >> 1u)]), ~((65535u << _e1211)));
+                atomicOr((&A[(_e1203 >> 1u)]), ((select(select(((_e1214 >> 13u) - 114688u), u32((bitcast<f32>(_e1214) * 16777216f)), (_e1214 < 947912704u)), select(31744u, 32256u, (_e1214 > 2139095040u)), (_e1214 >= 2139095040u)) | ((_e1212 >> 16u) & 32768u)) << _e1211));
             }
-            let _e1341 = active_55_;
-            if _e1341 {
-                let _e1343 = a_33_;
-                r46_ = abs(_e1343);
+            let _e1243 = active_55_;
+            if _e1243 {
+                let _e1245 = i_13_;
+                r43_ = (_e1245 * 37i);
             }
-            let _e1347 = active_55_;
-            if _e1347 {
-                let _e1349 = b_39_;
-                r47_ = -(_e1349);
+            let _e1250 = active_55_;
+            if _e1250 {
+                let _e1252 = r43_;
+                r44_ = (_e1252 - 30000i);
             }
-            let _e1353 = active_55_;
-            if _e1353 {
-                let _e1355 = r46_;
-                let _e1357 = r47_;
-                r54_ = (_e1355 * _e1357);
+            let _e1257 = active_55_;
+            if _e1257 {
+                let _e1259 = r44_;
+                r53_ = f32(_e1259);
             }
-            let _e1361 = active_55_;
-            if _e1361 {
-                let _e1363 = r54_;
-                let _e1364 = bitcast<u32>(_e1363);
-                let _e1366 = (_e1364 & 2147483647u);
-                r48_ = bitcast<f32>((select(select(select((((_e1366 + 4095u) + ((_e1366 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1366) * 16777216f)) * 0.000000059604645f)), (_e1366 < 947912704u)), 2139095040u, (_e1366 >= 1199566848u)), _e1366, (_e1366 > 2139095040u)) | (_e1364 & 2147483648u)));
+            let _e1263 = active_55_;
+            if _e1263 {
+                let _e1265 = r53_;
+                let _e1266 = bitcast<u32>(_e1265);
+                let _e1268 = (_e1266 & 2147483647u);
+                r45_ = bitcast<f32>((select(select(select((((_e1268 + 4095u) + ((_e1268 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1268) * 16777216f)) * 0.000000059604645f)), (_e1268 < 947912704u)), 2139095040u, (_e1268 >= 1199566848u)), _e1268, (_e1268 > 2139095040u)) | (_e1266 & 2147483648u)));
             }
-            let _e1398 = active_55_;
-            if _e1398 {
-                let _e1400 = r48_;
-                let _e1404 = params.N;
-                let _e1407 = i_13_;
-                let _e1410 = bitcast<u32>(((3i * _e1404) + _e1407));
-                let _e1418 = ((_e1410 & 1u) << 4u);
-                let _e1419 = bitcast<u32>(_e1400);
-                let _e1421 = (_e1419 & 2147483647u);
-                atomicAnd((&T[(_e1410 >> 1u)]), ~((65535u << _e1418)));
-                atomicOr((&T[(_e1410 >> 1u)]), ((select(select(((_e1421 >> 13u) - 114688u), u32((bitcast<f32>(_e1421) * 16777216f)), (_e1421 < 947912704u)), select(31744u, 32256u, (_e1421 > 2139095040u)), (_e1421 >= 2139095040u)) | ((_e1419 >> 16u) & 32768u)) << _e1418));
+            let _e1300 = active_55_;
+            if _e1300 {
+                let _e1302 = r45_;
+                let _e1306 = params.N;
+                let _e1309 = i_13_;
+                let _e1312 = bitcast<u32>(((2i * _e1306) + _e1309));
+                let _e1320 = ((_e1312 & 1u) << 4u);
+                let _e1321 = bitcast<u32>(_e1302);
+                let _e1323 = (_e1321 & 2147483647u);
+                atomicAnd((&A[(_e1312 >> 1u)]), ~((65535u << _e1320)));
+                atomicOr((&A[(_e1312 >> 1u)]), ((select(select(((_e1323 >> 13u) - 114688u), u32((bitcast<f32>(_e1323) * 16777216f)), (_e1323 < 947912704u)), select(31744u, 32256u, (_e1323 > 2139095040u)), (_e1323 >= 2139095040u)) | ((_e1321 >> 16u) & 32768u)) << _e1320));
+            }
+            let _e1352 = active_55_;
+            if _e1352 {
+                let _e1354 = top_20_;
+                let _e1358 = params.N;
+                let _e1361 = i_13_;
+                let _e1364 = bitcast<u32>(((0i * _e1358) + _e1361));
+                let _e1372 = ((_e1364 & 1u) << 4u);
+                let _e1373 = bitcast<u32>(_e1354);
+                let _e1375 = (_e1373 & 2147483647u);
+                atomicAnd((&T[(_e1364 >> 1u)]), ~((65535u << _e1372)));
+                atomicOr((&T[(_e1364 >> 1u)]), ((select(select(((_e1375 >> 13u) - 114688u), u32((bitcast<f32>(_e1375) * 16777216f)), (_e1375 < 947912704u)), select(31744u, 32256u, (_e1375 > 2139095040u)), (_e1375 >= 2139095040u)) | ((_e1373 >> 16u) & 32768u)) << _e1372));
+            }
+            let _e1404 = active_55_;
+            if _e1404 {
+                let _e1406 = total_22_;
+                let _e1410 = params.N;
+                let _e1413 = i_13_;
+                let _e1416 = bitcast<u32>(((1i * _e1410) + _e1413));
+                let _e1424 = ((_e1416 & 1u) << 4u);
+                let _e1425 = bitcast<u32>(_e1406);
+                let _e1427 = (_e1425 & 2147483647u);
+                atomicAnd((&T[(_e1416 >> 1u)]), ~((65535u << _e1424)));
+                atomicOr((&T[(_e1416 >> 1u)]), ((select(select(((_e1427 >> 13u) - 114688u), u32((bitcast<f32>(_e1427) * 16777216f)), (_e1427 < 947912704u)), select(31744u, 32256u, (_e1427 > 2139095040u)), (_e1427 >= 2139095040u)) | ((_e1425 >> 16u) & 32768u)) << _e1424));
+            }
+            let _e1456 = active_55_;
+            if _e1456 {
+                let _e1458 = next_24_;
+                let _e1462 = params.N;
+                let _e1465 = i_13_;
+                let _e1468 = bitcast<u32>(((2i * _e1462) + _e1465));
+                let _e1476 = ((_e1468 & 1u) << 4u);
+                let _e1477 = bitcast<u32>(_e1458);
+                let _e1479 = (_e1477 & 2147483647u);
+                atomicAnd((&T[(_e1468 >> 1u)]), ~((65535u << _e1476)));
+                atomicOr((&T[(_e1468 >> 1u)]), ((select(select(((_e1479 >> 13u) - 114688u), u32((bitcast<f32>(_e1479) * 16777216f)), (_e1479 < 947912704u)), select(31744u, 32256u, (_e1479 > 2139095040u)), (_e1479 >= 2139095040u)) | ((_e1477 >> 16u) & 32768u)) << _e1476));
+            }
+            let _e1508 = active_55_;
+            if _e1508 {
+                let _e1510 = a_33_;
+                r46_ = abs(_e1510);
+            }
+            let _e1514 = active_55_;
+            if _e1514 {
+                let _e1516 = b_39_;
+                r47_ = -(_e1516);
+            }
+            let _e1520 = active_55_;
+            if _e1520 {
+                let _e1522 = r46_;
+                let _e1524 = r47_;
+                r54_ = (_e1522 * _e1524);
+            }
+            let _e1528 = active_55_;
+            if _e1528 {
+                let _e1530 = r54_;
+                let _e1531 = bitcast<u32>(_e1530);
+                let _e1533 = (_e1531 & 2147483647u);
+                r48_ = bitcast<f32>((select(select(select((((_e1533 + 4095u) + ((_e1533 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1533) * 16777216f)) * 0.000000059604645f)), (_e1533 < 947912704u)), 2139095040u, (_e1533 >= 1199566848u)), _e1533, (_e1533 > 2139095040u)) | (_e1531 & 2147483648u)));
+            }
+            let _e1565 = active_55_;
+            if _e1565 {
+                let _e1567 = r48_;
+                let _e1571 = params.N;
+                let _e1574 = i_13_;
+                let _e1577 = bitcast<u32>(((3i * _e1571) + _e1574));
+                let _e1585 = ((_e1577 & 1u) << 4u);
+                let _e1586 = bitcast<u32>(_e1567);
+                let _e1588 = (_e1586 & 2147483647u);
+                atomicAnd((&T[(_e1577 >> 1u)]), ~((65535u << _e1585)));
+                atomicOr((&T[(_e1577 >> 1u)]), ((select(select(((_e1588 >> 13u) - 114688u), u32((bitcast<f32>(_e1588) * 16777216f)), (_e1588 < 947912704u)), select(31744u, 32256u, (_e1588 > 2139095040u)), (_e1588 >= 2139095040u)) | ((_e1586 >> 16u) & 32768u)) << _e1585));
             }
         }
-        let _e1450 = saved_69_;
-        let _e1452 = taken_70_;
-        let _e1456 = exited_56_;
-        active_55_ = ((_e1450 && !(_e1452)) && !(_e1456));
+        let _e1617 = saved_65_;
+        let _e1619 = taken_66_;
+        let _e1623 = exited_56_;
+        active_55_ = ((_e1617 && !(_e1619)) && !(_e1623));
         {
         }
-        let _e1461 = saved_69_;
-        let _e1463 = exited_56_;
-        active_55_ = (_e1461 && !(_e1463));
+        let _e1628 = saved_65_;
+        let _e1630 = exited_56_;
+        active_55_ = (_e1628 && !(_e1630));
     }
 }

@@ -19,6 +19,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_histogram(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -58,433 +59,413 @@ fn tessera_histogram(@builtin(local_invocation_index) local_index: u32, @builtin
     var trips_33_: u32 = 0u;
     var active_34_: bool;
     var exited_35_: bool;
-    var entry_36_: bool;
-    var broken_37_: bool;
-    var continued_38_: bool;
-    var left_39_: bool = false;
-    var any_40_: u32;
-    var i_41_: i32;
-    var saved_42_: bool;
-    var taken_43_: bool;
-    var entry_44_: bool;
-    var broken_45_: bool;
-    var continued_46_: bool;
-    var left_47_: bool = false;
-    var any_48_: u32;
-    var i_49_: i32;
-    var saved_50_: bool;
-    var taken_51_: bool;
-    var saved_52_: bool;
-    var taken_53_: bool;
+    var vote_number_36_: u32;
+    var entry_37_: bool;
+    var broken_38_: bool;
+    var continued_39_: bool;
+    var left_40_: bool = false;
+    var saved_41_: bool;
+    var taken_42_: bool;
+    var entry_43_: bool;
+    var broken_44_: bool;
+    var continued_45_: bool;
+    var left_46_: bool = false;
+    var saved_47_: bool;
+    var taken_48_: bool;
+    var saved_49_: bool;
+    var taken_50_: bool;
 
     active_34_ = true;
     exited_35_ = false;
+    vote_number_36_ = 0u;
     {
-        let _e6 = active_34_;
-        if _e6 {
+        let _e8 = active_34_;
+        if _e8 {
             r0_ = 256i;
         }
-        let _e10 = active_34_;
-        if _e10 {
+        let _e12 = active_34_;
+        if _e12 {
             e_1_ = i32(local_index);
         }
-        let _e15 = active_34_;
-        entry_36_ = _e15;
-        broken_37_ = false;
-        left_39_ = false;
+        let _e17 = active_34_;
+        entry_37_ = _e17;
+        broken_38_ = false;
+        left_40_ = false;
         loop {
-            continued_38_ = false;
-            let _e25 = entry_36_;
-            let _e27 = exited_35_;
-            let _e29 = broken_37_;
-            let _e31 = continued_38_;
-            active_34_ = (_e25 && !((_e27 || (_e29 || _e31))));
-            let _e41 = active_34_;
-            lane_active[local_index] = u32(_e41);
+            continued_39_ = false;
+            let _e27 = entry_37_;
+            let _e29 = exited_35_;
+            let _e31 = broken_38_;
+            let _e33 = continued_39_;
+            active_34_ = (_e27 && !((_e29 || (_e31 || _e33))));
+            let _e40 = vote_number_36_;
+            vote_number_36_ = (_e40 + 1u);
+            let _e45 = active_34_;
+            if _e45 {
+                let _e48 = vote_number_36_;
+                atomicMax((&workgroup_votes), _e48);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_40_ = 0u;
-                i_41_ = 0i;
-                loop {
-                    let _e51 = i_41_;
-                    if (_e51 >= 256i) {
-                        break;
-                    }
-                    let _e57 = lane_active[bitcast<u32>(_e51)];
-                    let _e59 = any_40_;
-                    any_40_ = (_e59 | _e57);
-                    continuing {
-                        let _e63 = i_41_;
-                        i_41_ = (_e63 + 1i);
-                    }
-                }
-                let _e69 = any_40_;
-                workgroup_any = _e69;
+                let _e53 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e53;
             }
-            let _e71 = workgroupUniformLoad((&workgroup_any));
-            if (_e71 == 0u) {
-                left_39_ = true;
+            let _e56 = workgroupUniformLoad((&workgroup_any));
+            let _e58 = vote_number_36_;
+            if (u32((_e56 == _e58)) == 0u) {
+                left_40_ = true;
                 break;
             }
-            let _e77 = active_34_;
-            if _e77 {
-                let _e87 = trips_33_;
-                let _e89 = (_e87 + 1u);
-                trips_33_ = _e89;
-                if (_e89 > 4096u) {
+            let _e66 = active_34_;
+            if _e66 {
+                let _e76 = trips_33_;
+                let _e78 = (_e76 + 1u);
+                trips_33_ = _e78;
+                if (_e78 > 4096u) {
                     loop_guard[0u] = 1u;
                     exited_35_ = true;
                     active_34_ = false;
                 }
             }
             {
-                let _e93 = active_34_;
-                if _e93 {
-                    let _e95 = e_1_;
-                    r2_ = (_e95 < 256i);
+                let _e82 = active_34_;
+                if _e82 {
+                    let _e84 = e_1_;
+                    r2_ = (_e84 < 256i);
                 }
-                let _e100 = active_34_;
-                if _e100 {
-                    let _e102 = r2_;
-                    r3_ = !(_e102);
+                let _e89 = active_34_;
+                if _e89 {
+                    let _e91 = r2_;
+                    r3_ = !(_e91);
                 }
-                let _e106 = active_34_;
-                saved_42_ = _e106;
-                let _e109 = r3_;
-                let _e111 = saved_42_;
-                let _e112 = (_e111 && _e109);
-                taken_43_ = _e112;
-                active_34_ = _e112;
+                let _e95 = active_34_;
+                saved_41_ = _e95;
+                let _e98 = r3_;
+                let _e100 = saved_41_;
+                let _e101 = (_e100 && _e98);
+                taken_42_ = _e101;
+                active_34_ = _e101;
                 {
-                    let _e116 = active_34_;
-                    let _e118 = broken_37_;
-                    broken_37_ = (_e118 || _e116);
+                    let _e105 = active_34_;
+                    let _e107 = broken_38_;
+                    broken_38_ = (_e107 || _e105);
                     active_34_ = false;
                 }
-                let _e124 = saved_42_;
-                let _e126 = taken_43_;
-                let _e130 = exited_35_;
-                let _e132 = broken_37_;
-                let _e134 = continued_38_;
-                active_34_ = ((_e124 && !(_e126)) && !((_e130 || (_e132 || _e134))));
+                let _e113 = saved_41_;
+                let _e115 = taken_42_;
+                let _e119 = exited_35_;
+                let _e121 = broken_38_;
+                let _e123 = continued_39_;
+                active_34_ = ((_e113 && !(_e115)) && !((_e119 || (_e121 || _e123))));
                 {
                 }
-                let _e141 = saved_42_;
-                let _e143 = exited_35_;
-                let _e145 = broken_37_;
-                let _e147 = continued_38_;
-                active_34_ = (_e141 && !((_e143 || (_e145 || _e147))));
-                let _e154 = active_34_;
-                if _e154 {
-                    let _e156 = e_1_;
-                    r4_ = (_e156 / 1i);
+                let _e130 = saved_41_;
+                let _e132 = exited_35_;
+                let _e134 = broken_38_;
+                let _e136 = continued_39_;
+                active_34_ = (_e130 && !((_e132 || (_e134 || _e136))));
+                let _e143 = active_34_;
+                if _e143 {
+                    let _e145 = e_1_;
+                    r4_ = (_e145 / 1i);
                 }
-                let _e161 = active_34_;
-                if _e161 {
-                    let _e163 = r4_;
-                    r5_ = (_e163 % 256i);
+                let _e150 = active_34_;
+                if _e150 {
+                    let _e152 = r4_;
+                    r5_ = (_e152 % 256i);
                 }
-                let _e168 = active_34_;
-                if _e168 {
-                    let _e172 = r5_;
-                    atomicStore((&tile0_counts[bitcast<u32>(_e172)]), 0u);
+                let _e157 = active_34_;
+                if _e157 {
+                    let _e161 = r5_;
+                    atomicStore((&tile0_counts[bitcast<u32>(_e161)]), 0u);
                 }
             }
             continuing {
-                let _e177 = entry_36_;
-                continued_38_ = false;
-                let _e181 = exited_35_;
-                let _e183 = broken_37_;
-                let _e185 = continued_38_;
-                active_34_ = (_e177 && !((_e181 || (_e183 || _e185))));
+                let _e166 = entry_37_;
+                continued_39_ = false;
+                let _e170 = exited_35_;
+                let _e172 = broken_38_;
+                let _e174 = continued_39_;
+                active_34_ = (_e166 && !((_e170 || (_e172 || _e174))));
                 {
-                    let _e192 = active_34_;
-                    if _e192 {
-                        let _e194 = e_1_;
-                        let _e196 = r0_;
-                        e_1_ = (_e194 + _e196);
+                    let _e181 = active_34_;
+                    if _e181 {
+                        let _e183 = e_1_;
+                        let _e185 = r0_;
+                        e_1_ = (_e183 + _e185);
                     }
                 }
             }
         }
-        let _e200 = left_39_;
-        if !(_e200) {
+        let _e189 = left_40_;
+        if !(_e189) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e207 = entry_36_;
-        let _e209 = exited_35_;
-        active_34_ = (_e207 && !(_e209));
+        let _e196 = entry_37_;
+        let _e198 = exited_35_;
+        active_34_ = (_e196 && !(_e198));
         storageBarrier();
         workgroupBarrier();
-        let _e214 = active_34_;
-        if _e214 {
+        let _e203 = active_34_;
+        if _e203 {
             r6_ = i32(block.x);
         }
-        let _e220 = active_34_;
-        if _e220 {
+        let _e209 = active_34_;
+        if _e209 {
             r7_ = 256i;
         }
-        let _e224 = active_34_;
-        if _e224 {
-            let _e226 = r6_;
-            let _e228 = r7_;
-            r8_ = (_e226 * _e228);
+        let _e213 = active_34_;
+        if _e213 {
+            let _e215 = r6_;
+            let _e217 = r7_;
+            r8_ = (_e215 * _e217);
         }
-        let _e232 = active_34_;
-        if _e232 {
+        let _e221 = active_34_;
+        if _e221 {
             r9_ = i32(local_index);
         }
-        let _e237 = active_34_;
-        if _e237 {
-            let _e239 = r8_;
-            let _e241 = r9_;
-            r10_ = (_e239 + _e241);
+        let _e226 = active_34_;
+        if _e226 {
+            let _e228 = r8_;
+            let _e230 = r9_;
+            r10_ = (_e228 + _e230);
         }
-        let _e245 = active_34_;
-        if _e245 {
-            let _e248 = params.N;
-            r11_ = _e248;
+        let _e234 = active_34_;
+        if _e234 {
+            let _e237 = params.N;
+            r11_ = _e237;
         }
-        let _e251 = active_34_;
-        if _e251 {
+        let _e240 = active_34_;
+        if _e240 {
             r12_ = i32(blocks.x);
         }
-        let _e257 = active_34_;
-        if _e257 {
+        let _e246 = active_34_;
+        if _e246 {
             r13_ = 256i;
         }
-        let _e261 = active_34_;
-        if _e261 {
-            let _e263 = r12_;
-            let _e265 = r13_;
-            r14_ = (_e263 * _e265);
+        let _e250 = active_34_;
+        if _e250 {
+            let _e252 = r12_;
+            let _e254 = r13_;
+            r14_ = (_e252 * _e254);
         }
-        let _e269 = active_34_;
-        if _e269 {
-            let _e271 = r11_;
-            r15_ = _e271;
+        let _e258 = active_34_;
+        if _e258 {
+            let _e260 = r11_;
+            r15_ = _e260;
         }
-        let _e274 = active_34_;
-        if _e274 {
-            let _e276 = r14_;
-            r16_ = _e276;
+        let _e263 = active_34_;
+        if _e263 {
+            let _e265 = r14_;
+            r16_ = _e265;
         }
-        let _e279 = active_34_;
-        if _e279 {
-            let _e281 = r10_;
-            i_17_ = _e281;
+        let _e268 = active_34_;
+        if _e268 {
+            let _e270 = r10_;
+            i_17_ = _e270;
         }
-        let _e284 = active_34_;
-        entry_44_ = _e284;
-        broken_45_ = false;
-        left_47_ = false;
+        let _e273 = active_34_;
+        entry_43_ = _e273;
+        broken_44_ = false;
+        left_46_ = false;
         loop {
-            continued_46_ = false;
-            let _e294 = entry_44_;
-            let _e296 = exited_35_;
-            let _e298 = broken_45_;
-            let _e300 = continued_46_;
-            active_34_ = (_e294 && !((_e296 || (_e298 || _e300))));
-            let _e310 = active_34_;
-            lane_active[local_index] = u32(_e310);
+            continued_45_ = false;
+            let _e283 = entry_43_;
+            let _e285 = exited_35_;
+            let _e287 = broken_44_;
+            let _e289 = continued_45_;
+            active_34_ = (_e283 && !((_e285 || (_e287 || _e289))));
+            let _e296 = vote_number_36_;
+            vote_number_36_ = (_e296 + 1u);
+            let _e301 = active_34_;
+            if _e301 {
+                let _e304 = vote_number_36_;
+                atomicMax((&workgroup_votes), _e304);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_48_ = 0u;
-                i_49_ = 0i;
-                loop {
-                    let _e320 = i_49_;
-                    if (_e320 >= 256i) {
-                        break;
-                    }
-                    let _e326 = lane_active[bitcast<u32>(_e320)];
-                    let _e328 = any_48_;
-                    any_48_ = (_e328 | _e326);
-                    continuing {
-                        let _e332 = i_49_;
-                        i_49_ = (_e332 + 1i);
-                    }
-                }
-                let _e338 = any_48_;
-                workgroup_any = _e338;
+                let _e309 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e309;
             }
-            let _e340 = workgroupUniformLoad((&workgroup_any));
-            if (_e340 == 0u) {
-                left_47_ = true;
+            let _e312 = workgroupUniformLoad((&workgroup_any));
+            let _e314 = vote_number_36_;
+            if (u32((_e312 == _e314)) == 0u) {
+                left_46_ = true;
                 break;
             }
-            let _e346 = active_34_;
-            if _e346 {
-                let _e356 = trips_33_;
-                let _e358 = (_e356 + 1u);
-                trips_33_ = _e358;
-                if (_e358 > 4096u) {
+            let _e322 = active_34_;
+            if _e322 {
+                let _e332 = trips_33_;
+                let _e334 = (_e332 + 1u);
+                trips_33_ = _e334;
+                if (_e334 > 4096u) {
                     loop_guard[0u] = 2u;
                     exited_35_ = true;
                     active_34_ = false;
                 }
             }
             {
-                let _e362 = active_34_;
-                if _e362 {
-                    let _e364 = r16_;
-                    r18_ = (_e364 > 0i);
+                let _e338 = active_34_;
+                if _e338 {
+                    let _e340 = r16_;
+                    r18_ = (_e340 > 0i);
                 }
-                let _e369 = active_34_;
-                if _e369 {
-                    let _e371 = i_17_;
-                    let _e373 = r15_;
-                    r19_ = (_e371 < _e373);
+                let _e345 = active_34_;
+                if _e345 {
+                    let _e347 = i_17_;
+                    let _e349 = r15_;
+                    r19_ = (_e347 < _e349);
+                }
+                let _e353 = active_34_;
+                if _e353 {
+                    let _e355 = i_17_;
+                    let _e357 = r15_;
+                    r20_ = (_e355 > _e357);
+                }
+                let _e361 = active_34_;
+                if _e361 {
+                    let _e363 = r18_;
+                    let _e365 = r19_;
+                    let _e367 = r20_;
+                    r21_ = select(_e367, _e365, _e363);
+                }
+                let _e371 = active_34_;
+                if _e371 {
+                    let _e373 = r21_;
+                    r22_ = !(_e373);
                 }
                 let _e377 = active_34_;
-                if _e377 {
-                    let _e379 = i_17_;
-                    let _e381 = r15_;
-                    r20_ = (_e379 > _e381);
-                }
-                let _e385 = active_34_;
-                if _e385 {
-                    let _e387 = r18_;
-                    let _e389 = r19_;
-                    let _e391 = r20_;
-                    r21_ = select(_e391, _e389, _e387);
-                }
-                let _e395 = active_34_;
-                if _e395 {
-                    let _e397 = r21_;
-                    r22_ = !(_e397);
-                }
-                let _e401 = active_34_;
-                saved_50_ = _e401;
-                let _e404 = r22_;
-                let _e406 = saved_50_;
-                let _e407 = (_e406 && _e404);
-                taken_51_ = _e407;
-                active_34_ = _e407;
+                saved_47_ = _e377;
+                let _e380 = r22_;
+                let _e382 = saved_47_;
+                let _e383 = (_e382 && _e380);
+                taken_48_ = _e383;
+                active_34_ = _e383;
                 {
-                    let _e411 = active_34_;
-                    let _e413 = broken_45_;
-                    broken_45_ = (_e413 || _e411);
+                    let _e387 = active_34_;
+                    let _e389 = broken_44_;
+                    broken_44_ = (_e389 || _e387);
                     active_34_ = false;
                 }
-                let _e419 = saved_50_;
-                let _e421 = taken_51_;
-                let _e425 = exited_35_;
-                let _e427 = broken_45_;
-                let _e429 = continued_46_;
-                active_34_ = ((_e419 && !(_e421)) && !((_e425 || (_e427 || _e429))));
+                let _e395 = saved_47_;
+                let _e397 = taken_48_;
+                let _e401 = exited_35_;
+                let _e403 = broken_44_;
+                let _e405 = continued_45_;
+                active_34_ = ((_e395 && !(_e397)) && !((_e401 || (_e403 || _e405))));
                 {
                 }
-                let _e436 = saved_50_;
-                let _e438 = exited_35_;
-                let _e440 = broken_45_;
-                let _e442 = continued_46_;
-                active_34_ = (_e436 && !((_e438 || (_e440 || _e442))));
+                let _e412 = saved_47_;
+                let _e414 = exited_35_;
+                let _e416 = broken_44_;
+                let _e418 = continued_45_;
+                active_34_ = (_e412 && !((_e414 || (_e416 || _e418))));
+                let _e425 = active_34_;
+                if _e425 {
+                    let _e430 = i_17_;
+                    let _e434 = X[bitcast<u32>(_e430)];
+                    r23_ = _e434;
+                }
+                let _e437 = active_34_;
+                if _e437 {
+                    let _e440 = params.B;
+                    r24_ = _e440;
+                }
+                let _e443 = active_34_;
+                if _e443 {
+                    let _e445 = r24_;
+                    r25_ = u32(_e445);
+                }
                 let _e449 = active_34_;
                 if _e449 {
-                    let _e454 = i_17_;
-                    let _e458 = X[bitcast<u32>(_e454)];
-                    r23_ = _e458;
+                    let _e451 = r23_;
+                    let _e453 = r25_;
+                    r26_ = (_e451 % _e453);
                 }
-                let _e461 = active_34_;
-                if _e461 {
-                    let _e464 = params.B;
-                    r24_ = _e464;
-                }
-                let _e467 = active_34_;
-                if _e467 {
-                    let _e469 = r24_;
-                    r25_ = u32(_e469);
-                }
-                let _e473 = active_34_;
-                if _e473 {
-                    let _e475 = r23_;
-                    let _e477 = r25_;
-                    r26_ = (_e475 % _e477);
-                }
-                let _e481 = active_34_;
-                if _e481 {
-                    let _e484 = r26_;
-                    atomicAdd((&tile0_counts[bitcast<u32>(_e484)]), 1u);
+                let _e457 = active_34_;
+                if _e457 {
+                    let _e460 = r26_;
+                    atomicAdd((&tile0_counts[bitcast<u32>(_e460)]), 1u);
                 }
             }
             continuing {
-                let _e490 = entry_44_;
-                continued_46_ = false;
-                let _e494 = exited_35_;
-                let _e496 = broken_45_;
-                let _e498 = continued_46_;
-                active_34_ = (_e490 && !((_e494 || (_e496 || _e498))));
+                let _e466 = entry_43_;
+                continued_45_ = false;
+                let _e470 = exited_35_;
+                let _e472 = broken_44_;
+                let _e474 = continued_45_;
+                active_34_ = (_e466 && !((_e470 || (_e472 || _e474))));
                 {
-                    let _e505 = active_34_;
-                    if _e505 {
-                        let _e507 = i_17_;
-                        let _e509 = r16_;
-                        i_17_ = (_e507 + _e509);
+                    let _e481 = active_34_;
+                    if _e481 {
+                        let _e483 = i_17_;
+                        let _e485 = r16_;
+                        i_17_ = (_e483 + _e485);
                     }
                 }
             }
         }
-        let _e513 = left_47_;
-        if !(_e513) {
+        let _e489 = left_46_;
+        if !(_e489) {
             loop_guard[0u] = 2147483650u;
         }
-        let _e520 = entry_44_;
-        let _e522 = exited_35_;
-        active_34_ = (_e520 && !(_e522));
+        let _e496 = entry_43_;
+        let _e498 = exited_35_;
+        active_34_ = (_e496 && !(_e498));
         storageBarrier();
         workgroupBarrier();
-        let _e527 = active_34_;
-        if _e527 {
+        let _e503 = active_34_;
+        if _e503 {
             r27_ = i32(local_index);
         }
-        let _e532 = active_34_;
-        if _e532 {
-            let _e535 = params.B;
-            r28_ = _e535;
+        let _e508 = active_34_;
+        if _e508 {
+            let _e511 = params.B;
+            r28_ = _e511;
         }
-        let _e538 = active_34_;
-        if _e538 {
-            let _e540 = r27_;
-            let _e542 = r28_;
-            r29_ = (_e540 < _e542);
+        let _e514 = active_34_;
+        if _e514 {
+            let _e516 = r27_;
+            let _e518 = r28_;
+            r29_ = (_e516 < _e518);
         }
-        let _e546 = active_34_;
-        saved_52_ = _e546;
-        let _e549 = r29_;
-        let _e551 = saved_52_;
-        let _e552 = (_e551 && _e549);
-        taken_53_ = _e552;
-        active_34_ = _e552;
+        let _e522 = active_34_;
+        saved_49_ = _e522;
+        let _e525 = r29_;
+        let _e527 = saved_49_;
+        let _e528 = (_e527 && _e525);
+        taken_50_ = _e528;
+        active_34_ = _e528;
         {
-            let _e556 = active_34_;
-            if _e556 {
+            let _e532 = active_34_;
+            if _e532 {
                 r30_ = i32(local_index);
             }
-            let _e561 = active_34_;
-            if _e561 {
+            let _e537 = active_34_;
+            if _e537 {
                 r31_ = i32(local_index);
             }
-            let _e566 = active_34_;
-            if _e566 {
-                let _e569 = r31_;
-                let _e573 = atomicLoad((&tile0_counts[bitcast<u32>(_e569)]));
-                r32_ = _e573;
+            let _e542 = active_34_;
+            if _e542 {
+                let _e545 = r31_;
+                let _e549 = atomicLoad((&tile0_counts[bitcast<u32>(_e545)]));
+                r32_ = _e549;
             }
-            let _e576 = active_34_;
-            if _e576 {
-                let _e581 = r30_;
-                let _e586 = r32_;
-                atomicAdd((&H[bitcast<u32>(_e581)]), _e586);
+            let _e552 = active_34_;
+            if _e552 {
+                let _e557 = r30_;
+                let _e562 = r32_;
+                atomicAdd((&H[bitcast<u32>(_e557)]), _e562);
             }
         }
-        let _e588 = saved_52_;
-        let _e590 = taken_53_;
-        let _e594 = exited_35_;
-        active_34_ = ((_e588 && !(_e590)) && !(_e594));
+        let _e564 = saved_49_;
+        let _e566 = taken_50_;
+        let _e570 = exited_35_;
+        active_34_ = ((_e564 && !(_e566)) && !(_e570));
         {
         }
-        let _e599 = saved_52_;
-        let _e601 = exited_35_;
-        active_34_ = (_e599 && !(_e601));
+        let _e575 = saved_49_;
+        let _e577 = exited_35_;
+        active_34_ = (_e575 && !(_e577));
     }
 }

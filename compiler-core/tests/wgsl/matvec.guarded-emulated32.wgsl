@@ -20,6 +20,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_mv(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -51,329 +52,347 @@ fn tessera_mv(@builtin(local_invocation_index) local_index: u32, @builtin(workgr
     var trips_25_: u32 = 0u;
     var active_26_: bool;
     var exited_27_: bool;
-    var saved_28_: bool;
-    var taken_29_: bool;
-    var entry_30_: bool;
-    var broken_31_: bool;
-    var continued_32_: bool;
-    var left_33_: bool = false;
-    var any_34_: u32;
-    var i_35_: i32;
-    var saved_36_: bool;
-    var taken_37_: bool;
-    var acc_38_: f32;
-    var i_39_: i32;
-    var saved_40_: bool;
-    var taken_41_: bool;
+    var vote_number_28_: u32;
+    var saved_29_: bool;
+    var taken_30_: bool;
+    var entry_31_: bool;
+    var broken_32_: bool;
+    var continued_33_: bool;
+    var left_34_: bool = false;
+    var saved_35_: bool;
+    var taken_36_: bool;
+    var tree_37_: u32;
+    var saved_38_: bool;
+    var taken_39_: bool;
 
     active_26_ = true;
     exited_27_ = false;
+    vote_number_28_ = 0u;
     {
-        let _e6 = active_26_;
-        if _e6 {
+        let _e8 = active_26_;
+        if _e8 {
             r0_ = i32(block.x);
         }
-        let _e12 = active_26_;
-        if _e12 {
+        let _e14 = active_26_;
+        if _e14 {
             r1_ = 8i;
         }
-        let _e16 = active_26_;
-        if _e16 {
-            let _e18 = r0_;
-            let _e20 = r1_;
-            r2_ = (_e18 * _e20);
+        let _e18 = active_26_;
+        if _e18 {
+            let _e20 = r0_;
+            let _e22 = r1_;
+            r2_ = (_e20 * _e22);
         }
-        let _e24 = active_26_;
-        if _e24 {
+        let _e26 = active_26_;
+        if _e26 {
             r3_ = (i32(local_index) / 32i);
         }
-        let _e31 = active_26_;
-        if _e31 {
-            let _e33 = r2_;
-            let _e35 = r3_;
-            r4_ = (_e33 + _e35);
+        let _e33 = active_26_;
+        if _e33 {
+            let _e35 = r2_;
+            let _e37 = r3_;
+            r4_ = (_e35 + _e37);
         }
-        let _e39 = active_26_;
-        if _e39 {
-            let _e41 = r4_;
-            col_5_ = _e41;
+        let _e41 = active_26_;
+        if _e41 {
+            let _e43 = r4_;
+            col_5_ = _e43;
         }
-        let _e44 = active_26_;
-        if _e44 {
-            let _e47 = params.N;
-            r6_ = _e47;
+        let _e46 = active_26_;
+        if _e46 {
+            let _e49 = params.N;
+            r6_ = _e49;
         }
-        let _e50 = active_26_;
-        if _e50 {
-            let _e52 = col_5_;
-            let _e54 = r6_;
-            r7_ = (_e52 < _e54);
+        let _e52 = active_26_;
+        if _e52 {
+            let _e54 = col_5_;
+            let _e56 = r6_;
+            r7_ = (_e54 < _e56);
         }
-        let _e58 = active_26_;
-        saved_28_ = _e58;
-        let _e61 = r7_;
-        let _e63 = saved_28_;
-        let _e64 = (_e63 && _e61);
-        taken_29_ = _e64;
-        active_26_ = _e64;
+        let _e60 = active_26_;
+        saved_29_ = _e60;
+        let _e63 = r7_;
+        let _e65 = saved_29_;
+        let _e66 = (_e65 && _e63);
+        taken_30_ = _e66;
+        active_26_ = _e66;
         {
-            let _e68 = active_26_;
-            if _e68 {
+            let _e70 = active_26_;
+            if _e70 {
                 acc_8_ = 0f;
             }
-            let _e72 = active_26_;
-            if _e72 {
+            let _e74 = active_26_;
+            if _e74 {
                 r9_ = (i32(local_index) % 32i);
             }
-            let _e79 = active_26_;
-            if _e79 {
-                let _e82 = params.K;
-                r10_ = _e82;
+            let _e81 = active_26_;
+            if _e81 {
+                let _e84 = params.K;
+                r10_ = _e84;
             }
-            let _e85 = active_26_;
-            if _e85 {
+            let _e87 = active_26_;
+            if _e87 {
                 r11_ = 32i;
             }
-            let _e89 = active_26_;
-            if _e89 {
-                let _e91 = r10_;
-                r12_ = _e91;
+            let _e91 = active_26_;
+            if _e91 {
+                let _e93 = r10_;
+                r12_ = _e93;
             }
-            let _e94 = active_26_;
-            if _e94 {
-                let _e96 = r11_;
-                r13_ = _e96;
+            let _e96 = active_26_;
+            if _e96 {
+                let _e98 = r11_;
+                r13_ = _e98;
             }
-            let _e99 = active_26_;
-            if _e99 {
-                let _e101 = r9_;
-                k_14_ = _e101;
+            let _e101 = active_26_;
+            if _e101 {
+                let _e103 = r9_;
+                k_14_ = _e103;
             }
-            let _e104 = active_26_;
-            entry_30_ = _e104;
-            broken_31_ = false;
-            left_33_ = false;
+            let _e106 = active_26_;
+            entry_31_ = _e106;
+            broken_32_ = false;
+            left_34_ = false;
             loop {
-                continued_32_ = false;
-                let _e114 = entry_30_;
-                let _e116 = exited_27_;
-                let _e118 = broken_31_;
-                let _e120 = continued_32_;
-                active_26_ = (_e114 && !((_e116 || (_e118 || _e120))));
-                let _e130 = active_26_;
-                lane_active[local_index] = u32(_e130);
+                continued_33_ = false;
+                let _e116 = entry_31_;
+                let _e118 = exited_27_;
+                let _e120 = broken_32_;
+                let _e122 = continued_33_;
+                active_26_ = (_e116 && !((_e118 || (_e120 || _e122))));
+                let _e129 = vote_number_28_;
+                vote_number_28_ = (_e129 + 1u);
+                let _e134 = active_26_;
+                if _e134 {
+                    let _e137 = vote_number_28_;
+                    atomicMax((&workgroup_votes), _e137);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_34_ = 0u;
-                    i_35_ = 0i;
-                    loop {
-                        let _e140 = i_35_;
-                        if (_e140 >= 256i) {
-                            break;
-                        }
-                        let _e146 = lane_active[bitcast<u32>(_e140)];
-                        let _e148 = any_34_;
-                        any_34_ = (_e148 | _e146);
-                        continuing {
-                            let _e152 = i_35_;
-                            i_35_ = (_e152 + 1i);
-                        }
-                    }
-                    let _e158 = any_34_;
-                    workgroup_any = _e158;
+                    let _e142 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e142;
                 }
-                let _e160 = workgroupUniformLoad((&workgroup_any));
-                if (_e160 == 0u) {
-                    left_33_ = true;
+                let _e145 = workgroupUniformLoad((&workgroup_any));
+                let _e147 = vote_number_28_;
+                if (u32((_e145 == _e147)) == 0u) {
+                    left_34_ = true;
                     break;
                 }
-                let _e166 = active_26_;
-                if _e166 {
-                    let _e176 = trips_25_;
-                    let _e178 = (_e176 + 1u);
-                    trips_25_ = _e178;
-                    if (_e178 > 4096u) {
+                let _e155 = active_26_;
+                if _e155 {
+                    let _e165 = trips_25_;
+                    let _e167 = (_e165 + 1u);
+                    trips_25_ = _e167;
+                    if (_e167 > 4096u) {
                         loop_guard[0u] = 1u;
                         exited_27_ = true;
                         active_26_ = false;
                     }
                 }
                 {
-                    let _e182 = active_26_;
-                    if _e182 {
-                        let _e184 = k_14_;
-                        let _e186 = r12_;
-                        r15_ = (_e184 < _e186);
+                    let _e171 = active_26_;
+                    if _e171 {
+                        let _e173 = k_14_;
+                        let _e175 = r12_;
+                        r15_ = (_e173 < _e175);
                     }
-                    let _e190 = active_26_;
-                    if _e190 {
-                        let _e192 = r15_;
-                        r16_ = !(_e192);
+                    let _e179 = active_26_;
+                    if _e179 {
+                        let _e181 = r15_;
+                        r16_ = !(_e181);
                     }
-                    let _e196 = active_26_;
-                    saved_36_ = _e196;
-                    let _e199 = r16_;
-                    let _e201 = saved_36_;
-                    let _e202 = (_e201 && _e199);
-                    taken_37_ = _e202;
-                    active_26_ = _e202;
+                    let _e185 = active_26_;
+                    saved_35_ = _e185;
+                    let _e188 = r16_;
+                    let _e190 = saved_35_;
+                    let _e191 = (_e190 && _e188);
+                    taken_36_ = _e191;
+                    active_26_ = _e191;
                     {
-                        let _e206 = active_26_;
-                        let _e208 = broken_31_;
-                        broken_31_ = (_e208 || _e206);
+                        let _e195 = active_26_;
+                        let _e197 = broken_32_;
+                        broken_32_ = (_e197 || _e195);
                         active_26_ = false;
                     }
-                    let _e214 = saved_36_;
-                    let _e216 = taken_37_;
-                    let _e220 = exited_27_;
-                    let _e222 = broken_31_;
-                    let _e224 = continued_32_;
-                    active_26_ = ((_e214 && !(_e216)) && !((_e220 || (_e222 || _e224))));
+                    let _e203 = saved_35_;
+                    let _e205 = taken_36_;
+                    let _e209 = exited_27_;
+                    let _e211 = broken_32_;
+                    let _e213 = continued_33_;
+                    active_26_ = ((_e203 && !(_e205)) && !((_e209 || (_e211 || _e213))));
                     {
                     }
-                    let _e231 = saved_36_;
-                    let _e233 = exited_27_;
-                    let _e235 = broken_31_;
-                    let _e237 = continued_32_;
-                    active_26_ = (_e231 && !((_e233 || (_e235 || _e237))));
-                    let _e244 = active_26_;
-                    if _e244 {
-                        let _e250 = params.K;
-                        let _e252 = col_5_;
-                        let _e254 = k_14_;
-                        let _e260 = W[bitcast<u32>(((_e252 * _e250) + _e254))];
-                        r17_ = _e260;
+                    let _e220 = saved_35_;
+                    let _e222 = exited_27_;
+                    let _e224 = broken_32_;
+                    let _e226 = continued_33_;
+                    active_26_ = (_e220 && !((_e222 || (_e224 || _e226))));
+                    let _e233 = active_26_;
+                    if _e233 {
+                        let _e239 = params.K;
+                        let _e241 = col_5_;
+                        let _e243 = k_14_;
+                        let _e249 = W[bitcast<u32>(((_e241 * _e239) + _e243))];
+                        r17_ = _e249;
                     }
-                    let _e263 = active_26_;
-                    if _e263 {
-                        let _e267 = params.K;
-                        let _e270 = k_14_;
-                        let _e276 = A[bitcast<u32>(((0i * _e267) + _e270))];
-                        r18_ = _e276;
+                    let _e252 = active_26_;
+                    if _e252 {
+                        let _e256 = params.K;
+                        let _e259 = k_14_;
+                        let _e265 = A[bitcast<u32>(((0i * _e256) + _e259))];
+                        r18_ = _e265;
                     }
-                    let _e279 = active_26_;
-                    if _e279 {
-                        let _e281 = r17_;
-                        let _e283 = r18_;
-                        r19_ = (_e281 * _e283);
+                    let _e268 = active_26_;
+                    if _e268 {
+                        let _e270 = r17_;
+                        let _e272 = r18_;
+                        r19_ = (_e270 * _e272);
                     }
-                    let _e287 = active_26_;
-                    if _e287 {
-                        let _e289 = acc_8_;
-                        let _e291 = r19_;
-                        r20_ = (_e289 + _e291);
+                    let _e276 = active_26_;
+                    if _e276 {
+                        let _e278 = acc_8_;
+                        let _e280 = r19_;
+                        r20_ = (_e278 + _e280);
                     }
-                    let _e295 = active_26_;
-                    if _e295 {
-                        let _e297 = r20_;
-                        acc_8_ = _e297;
+                    let _e284 = active_26_;
+                    if _e284 {
+                        let _e286 = r20_;
+                        acc_8_ = _e286;
                     }
                 }
                 continuing {
-                    let _e300 = entry_30_;
-                    continued_32_ = false;
-                    let _e304 = exited_27_;
-                    let _e306 = broken_31_;
-                    let _e308 = continued_32_;
-                    active_26_ = (_e300 && !((_e304 || (_e306 || _e308))));
+                    let _e289 = entry_31_;
+                    continued_33_ = false;
+                    let _e293 = exited_27_;
+                    let _e295 = broken_32_;
+                    let _e297 = continued_33_;
+                    active_26_ = (_e289 && !((_e293 || (_e295 || _e297))));
                     {
-                        let _e315 = active_26_;
-                        if _e315 {
-                            let _e317 = k_14_;
-                            let _e319 = r13_;
-                            k_14_ = (_e317 + _e319);
+                        let _e304 = active_26_;
+                        if _e304 {
+                            let _e306 = k_14_;
+                            let _e308 = r13_;
+                            k_14_ = (_e306 + _e308);
                         }
                     }
                 }
             }
-            let _e323 = left_33_;
-            if !(_e323) {
+            let _e312 = left_34_;
+            if !(_e312) {
                 loop_guard[0u] = 2147483649u;
             }
-            let _e330 = entry_30_;
-            let _e332 = exited_27_;
-            active_26_ = (_e330 && !(_e332));
+            let _e319 = entry_31_;
+            let _e321 = exited_27_;
+            active_26_ = (_e319 && !(_e321));
             workgroupBarrier();
-            let _e337 = acc_8_;
-            lane_values[local_index] = bitcast<u32>(_e337);
-            let _e345 = active_26_;
-            lane_active[local_index] = u32(_e345);
+            let _e326 = acc_8_;
+            let _e328 = active_26_;
+            let _e331 = select(0u, bitcast<u32>(_e326), _e328);
+            let _e335 = (i32(local_index) % 32i);
+            let _e338 = (i32(local_index) - _e335);
+            let _e342 = min(32i, (256i - _e338));
+            tree_37_ = _e331;
+            let _e344 = (_e338 + _e335);
+            lane_values[bitcast<u32>(_e344)] = _e331;
             workgroupBarrier();
-            let _e348 = active_26_;
-            if _e348 {
-                let _e354 = i32(local_index);
-                acc_38_ = 0f;
-                i_39_ = 0i;
-                loop {
-                    let _e361 = i_39_;
-                    if (_e361 >= 32i) {
-                        break;
-                    }
-                    let _e364 = ((_e354 - (i32(local_index) % 32i)) + _e361);
-                    let _e366 = (_e364 < 256i);
-                    let _e371 = lane_active[bitcast<u32>(select(_e354, _e364, _e366))];
-                    if (_e366 && (_e371 != 0u)) {
-                        let _e378 = lane_values[bitcast<u32>(_e364)];
-                        let _e381 = acc_38_;
-                        acc_38_ = (_e381 + bitcast<f32>(_e378));
-                    }
-                    continuing {
-                        let _e385 = i_39_;
-                        i_39_ = (_e385 + 1i);
-                    }
-                }
-                let _e390 = acc_38_;
-                r21_ = _e390;
+            let _e349 = (_e335 + 16i);
+            let _e350 = (_e349 < _e342);
+            let _e356 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e349), _e350))];
+            let _e360 = tree_37_;
+            tree_37_ = bitcast<u32>((bitcast<f32>(_e360) + bitcast<f32>(select(0u, _e356, _e350))));
+            workgroupBarrier();
+            let _e367 = tree_37_;
+            lane_values[bitcast<u32>(_e344)] = _e367;
+            workgroupBarrier();
+            let _e372 = (_e335 + 8i);
+            let _e373 = (_e372 < _e342);
+            let _e379 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e372), _e373))];
+            let _e383 = tree_37_;
+            tree_37_ = bitcast<u32>((bitcast<f32>(_e383) + bitcast<f32>(select(0u, _e379, _e373))));
+            workgroupBarrier();
+            let _e390 = tree_37_;
+            lane_values[bitcast<u32>(_e344)] = _e390;
+            workgroupBarrier();
+            let _e395 = (_e335 + 4i);
+            let _e396 = (_e395 < _e342);
+            let _e402 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e395), _e396))];
+            let _e406 = tree_37_;
+            tree_37_ = bitcast<u32>((bitcast<f32>(_e406) + bitcast<f32>(select(0u, _e402, _e396))));
+            workgroupBarrier();
+            let _e413 = tree_37_;
+            lane_values[bitcast<u32>(_e344)] = _e413;
+            workgroupBarrier();
+            let _e418 = (_e335 + 2i);
+            let _e419 = (_e418 < _e342);
+            let _e425 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e418), _e419))];
+            let _e429 = tree_37_;
+            tree_37_ = bitcast<u32>((bitcast<f32>(_e429) + bitcast<f32>(select(0u, _e425, _e419))));
+            workgroupBarrier();
+            let _e436 = tree_37_;
+            lane_values[bitcast<u32>(_e344)] = _e436;
+            workgroupBarrier();
+            let _e441 = (_e335 + 1i);
+            let _e442 = (_e441 < _e342);
+            let _e448 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e441), _e442))];
+            let _e452 = tree_37_;
+            tree_37_ = bitcast<u32>((bitcast<f32>(_e452) + bitcast<f32>(select(0u, _e448, _e442))));
+            workgroupBarrier();
+            let _e459 = tree_37_;
+            lane_values[bitcast<u32>(_e344)] = _e459;
+            workgroupBarrier();
+            let _e466 = lane_values[bitcast<u32>(_e338)];
+            let _e469 = active_26_;
+            if _e469 {
+                r21_ = bitcast<f32>(_e466);
             }
-            workgroupBarrier();
-            let _e393 = active_26_;
-            if _e393 {
-                let _e395 = r21_;
-                total_22_ = _e395;
+            let _e472 = active_26_;
+            if _e472 {
+                let _e474 = r21_;
+                total_22_ = _e474;
             }
-            let _e398 = active_26_;
-            if _e398 {
+            let _e477 = active_26_;
+            if _e477 {
                 r23_ = (i32(local_index) % 32i);
             }
-            let _e405 = active_26_;
-            if _e405 {
-                let _e407 = r23_;
-                r24_ = (_e407 == 0i);
+            let _e484 = active_26_;
+            if _e484 {
+                let _e486 = r23_;
+                r24_ = (_e486 == 0i);
             }
-            let _e412 = active_26_;
-            saved_40_ = _e412;
-            let _e415 = r24_;
-            let _e417 = saved_40_;
-            let _e418 = (_e417 && _e415);
-            taken_41_ = _e418;
-            active_26_ = _e418;
+            let _e491 = active_26_;
+            saved_38_ = _e491;
+            let _e494 = r24_;
+            let _e496 = saved_38_;
+            let _e497 = (_e496 && _e494);
+            taken_39_ = _e497;
+            active_26_ = _e497;
             {
-                let _e422 = active_26_;
-                if _e422 {
-                    let _e424 = total_22_;
-                    let _e428 = params.N;
-                    let _e431 = col_5_;
-                    C[bitcast<u32>(((0i * _e428) + _e431))] = _e424;
+                let _e501 = active_26_;
+                if _e501 {
+                    let _e503 = total_22_;
+                    let _e507 = params.N;
+                    let _e510 = col_5_;
+                    C[bitcast<u32>(((0i * _e507) + _e510))] = _e503;
                 }
             }
-            let _e438 = saved_40_;
-            let _e440 = taken_41_;
-            let _e444 = exited_27_;
-            active_26_ = ((_e438 && !(_e440)) && !(_e444));
+            let _e517 = saved_38_;
+            let _e519 = taken_39_;
+            let _e523 = exited_27_;
+            active_26_ = ((_e517 && !(_e519)) && !(_e523));
             {
             }
-            let _e449 = saved_40_;
-            let _e451 = exited_27_;
-            active_26_ = (_e449 && !(_e451));
+            let _e528 = saved_38_;
+            let _e530 = exited_27_;
+            active_26_ = (_e528 && !(_e530));
         }
-        let _e456 = saved_28_;
-        let _e458 = taken_29_;
-        let _e462 = exited_27_;
-        active_26_ = ((_e456 && !(_e458)) && !(_e462));
+        let _e535 = saved_29_;
+        let _e537 = taken_30_;
+        let _e541 = exited_27_;
+        active_26_ = ((_e535 && !(_e537)) && !(_e541));
         {
         }
-        let _e467 = saved_28_;
-        let _e469 = exited_27_;
-        active_26_ = (_e467 && !(_e469));
+        let _e546 = saved_29_;
+        let _e548 = exited_27_;
+        active_26_ = (_e546 && !(_e548));
     }
 }

@@ -16,6 +16,7 @@ var<workgroup> tile0_sums: array<i32, 32>;
 var<workgroup> lane_values: array<u32, 100>;
 var<workgroup> lane_active: array<u32, 100>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(100, 1, 1) 
 fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -51,409 +52,454 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
     var r29_: i32;
     var active_30_: bool;
     var exited_31_: bool;
-    var saved_32_: bool;
-    var taken_33_: bool;
-    var entry_34_: bool;
-    var broken_35_: bool;
-    var continued_36_: bool;
-    var any_37_: u32;
-    var i_38_: i32;
-    var saved_39_: bool;
-    var taken_40_: bool;
-    var acc_41_: i32;
-    var i_42_: i32;
+    var vote_number_32_: u32;
+    var saved_33_: bool;
+    var taken_34_: bool;
+    var entry_35_: bool;
+    var broken_36_: bool;
+    var continued_37_: bool;
+    var saved_38_: bool;
+    var taken_39_: bool;
+    var tree_40_: u32;
+    var saved_41_: bool;
+    var taken_42_: bool;
     var saved_43_: bool;
     var taken_44_: bool;
-    var saved_45_: bool;
-    var taken_46_: bool;
-    var acc_47_: i32;
-    var i_48_: i32;
-    var saved_49_: bool;
-    var taken_50_: bool;
+    var tree_45_: u32;
+    var saved_46_: bool;
+    var taken_47_: bool;
 
     active_30_ = true;
     exited_31_ = false;
+    vote_number_32_ = 0u;
     {
-        let _e5 = active_30_;
-        if _e5 {
+        let _e7 = active_30_;
+        if _e7 {
             r0_ = i32(block.x);
         }
-        let _e11 = active_30_;
-        if _e11 {
+        let _e13 = active_30_;
+        if _e13 {
             r1_ = 100i;
         }
-        let _e15 = active_30_;
-        if _e15 {
-            let _e17 = r0_;
-            let _e19 = r1_;
-            r2_ = (_e17 * _e19);
+        let _e17 = active_30_;
+        if _e17 {
+            let _e19 = r0_;
+            let _e21 = r1_;
+            r2_ = (_e19 * _e21);
         }
-        let _e23 = active_30_;
-        if _e23 {
+        let _e25 = active_30_;
+        if _e25 {
             r3_ = i32(local_index);
         }
-        let _e28 = active_30_;
-        if _e28 {
-            let _e30 = r2_;
-            let _e32 = r3_;
-            r4_ = (_e30 + _e32);
+        let _e30 = active_30_;
+        if _e30 {
+            let _e32 = r2_;
+            let _e34 = r3_;
+            r4_ = (_e32 + _e34);
         }
-        let _e36 = active_30_;
-        if _e36 {
-            let _e38 = r4_;
-            i_5_ = _e38;
+        let _e38 = active_30_;
+        if _e38 {
+            let _e40 = r4_;
+            i_5_ = _e40;
         }
-        let _e41 = active_30_;
-        if _e41 {
+        let _e43 = active_30_;
+        if _e43 {
             x_6_ = 0i;
         }
-        let _e45 = active_30_;
-        if _e45 {
-            let _e48 = params.N;
-            r7_ = _e48;
+        let _e47 = active_30_;
+        if _e47 {
+            let _e50 = params.N;
+            r7_ = _e50;
         }
-        let _e51 = active_30_;
-        if _e51 {
-            let _e53 = i_5_;
-            let _e55 = r7_;
-            r8_ = (_e53 < _e55);
+        let _e53 = active_30_;
+        if _e53 {
+            let _e55 = i_5_;
+            let _e57 = r7_;
+            r8_ = (_e55 < _e57);
         }
-        let _e59 = active_30_;
-        saved_32_ = _e59;
-        let _e62 = r8_;
-        let _e64 = saved_32_;
-        let _e65 = (_e64 && _e62);
-        taken_33_ = _e65;
-        active_30_ = _e65;
+        let _e61 = active_30_;
+        saved_33_ = _e61;
+        let _e64 = r8_;
+        let _e66 = saved_33_;
+        let _e67 = (_e66 && _e64);
+        taken_34_ = _e67;
+        active_30_ = _e67;
         {
-            let _e69 = active_30_;
-            if _e69 {
-                let _e74 = i_5_;
-                let _e78 = X[bitcast<u32>(_e74)];
-                r9_ = _e78;
+            let _e71 = active_30_;
+            if _e71 {
+                let _e76 = i_5_;
+                let _e80 = X[bitcast<u32>(_e76)];
+                r9_ = _e80;
             }
-            let _e81 = active_30_;
-            if _e81 {
-                let _e83 = r9_;
-                x_6_ = _e83;
+            let _e83 = active_30_;
+            if _e83 {
+                let _e85 = r9_;
+                x_6_ = _e85;
             }
         }
-        let _e86 = saved_32_;
-        let _e88 = taken_33_;
-        let _e92 = exited_31_;
-        active_30_ = ((_e86 && !(_e88)) && !(_e92));
+        let _e88 = saved_33_;
+        let _e90 = taken_34_;
+        let _e94 = exited_31_;
+        active_30_ = ((_e88 && !(_e90)) && !(_e94));
         {
         }
-        let _e97 = saved_32_;
-        let _e99 = exited_31_;
-        active_30_ = (_e97 && !(_e99));
-        let _e104 = active_30_;
-        if _e104 {
+        let _e99 = saved_33_;
+        let _e101 = exited_31_;
+        active_30_ = (_e99 && !(_e101));
+        let _e106 = active_30_;
+        if _e106 {
             r10_ = 100i;
         }
-        let _e108 = active_30_;
-        if _e108 {
+        let _e110 = active_30_;
+        if _e110 {
             e_11_ = i32(local_index);
         }
-        let _e113 = active_30_;
-        entry_34_ = _e113;
-        broken_35_ = false;
+        let _e115 = active_30_;
+        entry_35_ = _e115;
+        broken_36_ = false;
         loop {
-            continued_36_ = false;
-            let _e120 = entry_34_;
-            let _e122 = exited_31_;
-            let _e124 = broken_35_;
-            let _e126 = continued_36_;
-            active_30_ = (_e120 && !((_e122 || (_e124 || _e126))));
-            let _e136 = active_30_;
-            lane_active[local_index] = u32(_e136);
+            continued_37_ = false;
+            let _e122 = entry_35_;
+            let _e124 = exited_31_;
+            let _e126 = broken_36_;
+            let _e128 = continued_37_;
+            active_30_ = (_e122 && !((_e124 || (_e126 || _e128))));
+            let _e135 = vote_number_32_;
+            vote_number_32_ = (_e135 + 1u);
+            let _e140 = active_30_;
+            if _e140 {
+                let _e143 = vote_number_32_;
+                atomicMax((&workgroup_votes), _e143);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_37_ = 0u;
-                i_38_ = 0i;
-                loop {
-                    let _e146 = i_38_;
-                    if (_e146 >= 100i) {
-                        break;
-                    }
-                    let _e152 = lane_active[bitcast<u32>(_e146)];
-                    let _e154 = any_37_;
-                    any_37_ = (_e154 | _e152);
-                    continuing {
-                        let _e158 = i_38_;
-                        i_38_ = (_e158 + 1i);
-                    }
-                }
-                let _e164 = any_37_;
-                workgroup_any = _e164;
+                let _e148 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e148;
             }
-            let _e166 = workgroupUniformLoad((&workgroup_any));
-            if (_e166 == 0u) {
+            let _e151 = workgroupUniformLoad((&workgroup_any));
+            let _e153 = vote_number_32_;
+            if (u32((_e151 == _e153)) == 0u) {
                 break;
             }
             {
-                let _e170 = active_30_;
-                if _e170 {
-                    let _e172 = e_11_;
-                    r12_ = (_e172 < 32i);
+                let _e159 = active_30_;
+                if _e159 {
+                    let _e161 = e_11_;
+                    r12_ = (_e161 < 32i);
                 }
-                let _e177 = active_30_;
-                if _e177 {
-                    let _e179 = r12_;
-                    r13_ = !(_e179);
+                let _e166 = active_30_;
+                if _e166 {
+                    let _e168 = r12_;
+                    r13_ = !(_e168);
                 }
-                let _e183 = active_30_;
-                saved_39_ = _e183;
-                let _e186 = r13_;
-                let _e188 = saved_39_;
-                let _e189 = (_e188 && _e186);
-                taken_40_ = _e189;
-                active_30_ = _e189;
+                let _e172 = active_30_;
+                saved_38_ = _e172;
+                let _e175 = r13_;
+                let _e177 = saved_38_;
+                let _e178 = (_e177 && _e175);
+                taken_39_ = _e178;
+                active_30_ = _e178;
                 {
-                    let _e193 = active_30_;
-                    let _e195 = broken_35_;
-                    broken_35_ = (_e195 || _e193);
+                    let _e182 = active_30_;
+                    let _e184 = broken_36_;
+                    broken_36_ = (_e184 || _e182);
                     active_30_ = false;
                 }
-                let _e201 = saved_39_;
-                let _e203 = taken_40_;
-                let _e207 = exited_31_;
-                let _e209 = broken_35_;
-                let _e211 = continued_36_;
-                active_30_ = ((_e201 && !(_e203)) && !((_e207 || (_e209 || _e211))));
+                let _e190 = saved_38_;
+                let _e192 = taken_39_;
+                let _e196 = exited_31_;
+                let _e198 = broken_36_;
+                let _e200 = continued_37_;
+                active_30_ = ((_e190 && !(_e192)) && !((_e196 || (_e198 || _e200))));
                 {
                 }
-                let _e218 = saved_39_;
-                let _e220 = exited_31_;
-                let _e222 = broken_35_;
-                let _e224 = continued_36_;
-                active_30_ = (_e218 && !((_e220 || (_e222 || _e224))));
-                let _e231 = active_30_;
-                if _e231 {
-                    let _e233 = e_11_;
-                    r14_ = (_e233 / 1i);
+                let _e207 = saved_38_;
+                let _e209 = exited_31_;
+                let _e211 = broken_36_;
+                let _e213 = continued_37_;
+                active_30_ = (_e207 && !((_e209 || (_e211 || _e213))));
+                let _e220 = active_30_;
+                if _e220 {
+                    let _e222 = e_11_;
+                    r14_ = (_e222 / 1i);
                 }
-                let _e238 = active_30_;
-                if _e238 {
-                    let _e240 = r14_;
-                    r15_ = (_e240 % 32i);
+                let _e227 = active_30_;
+                if _e227 {
+                    let _e229 = r14_;
+                    r15_ = (_e229 % 32i);
                 }
-                let _e245 = active_30_;
-                if _e245 {
-                    let _e249 = r15_;
-                    tile0_sums[bitcast<u32>(_e249)] = 0i;
+                let _e234 = active_30_;
+                if _e234 {
+                    let _e238 = r15_;
+                    tile0_sums[bitcast<u32>(_e238)] = 0i;
                 }
             }
             continuing {
-                let _e254 = entry_34_;
-                continued_36_ = false;
-                let _e258 = exited_31_;
-                let _e260 = broken_35_;
-                let _e262 = continued_36_;
-                active_30_ = (_e254 && !((_e258 || (_e260 || _e262))));
+                let _e243 = entry_35_;
+                continued_37_ = false;
+                let _e247 = exited_31_;
+                let _e249 = broken_36_;
+                let _e251 = continued_37_;
+                active_30_ = (_e243 && !((_e247 || (_e249 || _e251))));
                 {
-                    let _e269 = active_30_;
-                    if _e269 {
-                        let _e271 = e_11_;
-                        let _e273 = r10_;
-                        e_11_ = (_e271 + _e273);
+                    let _e258 = active_30_;
+                    if _e258 {
+                        let _e260 = e_11_;
+                        let _e262 = r10_;
+                        e_11_ = (_e260 + _e262);
                     }
                 }
             }
         }
-        let _e277 = entry_34_;
-        let _e279 = exited_31_;
-        active_30_ = (_e277 && !(_e279));
+        let _e266 = entry_35_;
+        let _e268 = exited_31_;
+        active_30_ = (_e266 && !(_e268));
         storageBarrier();
         workgroupBarrier();
         workgroupBarrier();
-        let _e284 = x_6_;
-        lane_values[local_index] = bitcast<u32>(_e284);
-        let _e292 = active_30_;
-        lane_active[local_index] = u32(_e292);
+        let _e273 = x_6_;
+        let _e275 = active_30_;
+        let _e278 = select(0u, bitcast<u32>(_e273), _e275);
+        let _e282 = (i32(local_index) % 32i);
+        let _e285 = (i32(local_index) - _e282);
+        let _e289 = min(32i, (100i - _e285));
+        tree_40_ = _e278;
+        let _e291 = (_e285 + _e282);
+        lane_values[bitcast<u32>(_e291)] = _e278;
         workgroupBarrier();
-        let _e295 = active_30_;
-        if _e295 {
-            let _e301 = i32(local_index);
-            acc_41_ = 0i;
-            i_42_ = 0i;
-            loop {
-                let _e308 = i_42_;
-                if (_e308 >= 32i) {
-                    break;
-                }
-                let _e311 = ((_e301 - (i32(local_index) % 32i)) + _e308);
-                let _e313 = (_e311 < 100i);
-                let _e318 = lane_active[bitcast<u32>(select(_e301, _e311, _e313))];
-                if (_e313 && (_e318 != 0u)) {
-                    let _e325 = lane_values[bitcast<u32>(_e311)];
-                    let _e328 = acc_41_;
-                    acc_41_ = (_e328 + bitcast<i32>(_e325));
-                }
-                continuing {
-                    let _e332 = i_42_;
-                    i_42_ = (_e332 + 1i);
-                }
-            }
-            let _e337 = acc_41_;
-            r16_ = _e337;
-        }
+        let _e296 = (_e282 + 16i);
+        let _e297 = (_e296 < _e289);
+        let _e303 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e296), _e297))];
+        let _e307 = tree_40_;
+        tree_40_ = bitcast<u32>((bitcast<i32>(_e307) + bitcast<i32>(select(0u, _e303, _e297))));
         workgroupBarrier();
-        let _e340 = active_30_;
-        if _e340 {
-            let _e342 = r16_;
-            warp_sum_17_ = _e342;
+        let _e314 = tree_40_;
+        lane_values[bitcast<u32>(_e291)] = _e314;
+        workgroupBarrier();
+        let _e319 = (_e282 + 8i);
+        let _e320 = (_e319 < _e289);
+        let _e326 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e319), _e320))];
+        let _e330 = tree_40_;
+        tree_40_ = bitcast<u32>((bitcast<i32>(_e330) + bitcast<i32>(select(0u, _e326, _e320))));
+        workgroupBarrier();
+        let _e337 = tree_40_;
+        lane_values[bitcast<u32>(_e291)] = _e337;
+        workgroupBarrier();
+        let _e342 = (_e282 + 4i);
+        let _e343 = (_e342 < _e289);
+        let _e349 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e342), _e343))];
+        let _e353 = tree_40_;
+        tree_40_ = bitcast<u32>((bitcast<i32>(_e353) + bitcast<i32>(select(0u, _e349, _e343))));
+        workgroupBarrier();
+        let _e360 = tree_40_;
+        lane_values[bitcast<u32>(_e291)] = _e360;
+        workgroupBarrier();
+        let _e365 = (_e282 + 2i);
+        let _e366 = (_e365 < _e289);
+        let _e372 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e365), _e366))];
+        let _e376 = tree_40_;
+        tree_40_ = bitcast<u32>((bitcast<i32>(_e376) + bitcast<i32>(select(0u, _e372, _e366))));
+        workgroupBarrier();
+        let _e383 = tree_40_;
+        lane_values[bitcast<u32>(_e291)] = _e383;
+        workgroupBarrier();
+        let _e388 = (_e282 + 1i);
+        let _e389 = (_e388 < _e289);
+        let _e395 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e388), _e389))];
+        let _e399 = tree_40_;
+        tree_40_ = bitcast<u32>((bitcast<i32>(_e399) + bitcast<i32>(select(0u, _e395, _e389))));
+        workgroupBarrier();
+        let _e406 = tree_40_;
+        lane_values[bitcast<u32>(_e291)] = _e406;
+        workgroupBarrier();
+        let _e413 = lane_values[bitcast<u32>(_e285)];
+        let _e416 = active_30_;
+        if _e416 {
+            r16_ = bitcast<i32>(_e413);
         }
-        let _e345 = active_30_;
-        if _e345 {
+        let _e419 = active_30_;
+        if _e419 {
+            let _e421 = r16_;
+            warp_sum_17_ = _e421;
+        }
+        let _e424 = active_30_;
+        if _e424 {
             r18_ = (i32(local_index) % 32i);
         }
-        let _e352 = active_30_;
-        if _e352 {
-            let _e354 = r18_;
-            r19_ = (_e354 == 0i);
+        let _e431 = active_30_;
+        if _e431 {
+            let _e433 = r18_;
+            r19_ = (_e433 == 0i);
         }
-        let _e359 = active_30_;
-        saved_43_ = _e359;
-        let _e362 = r19_;
-        let _e364 = saved_43_;
-        let _e365 = (_e364 && _e362);
-        taken_44_ = _e365;
-        active_30_ = _e365;
+        let _e438 = active_30_;
+        saved_41_ = _e438;
+        let _e441 = r19_;
+        let _e443 = saved_41_;
+        let _e444 = (_e443 && _e441);
+        taken_42_ = _e444;
+        active_30_ = _e444;
         {
-            let _e369 = active_30_;
-            if _e369 {
+            let _e448 = active_30_;
+            if _e448 {
                 r20_ = (i32(local_index) / 32i);
             }
-            let _e376 = active_30_;
-            if _e376 {
-                let _e378 = warp_sum_17_;
-                let _e381 = r20_;
-                tile0_sums[bitcast<u32>(_e381)] = _e378;
+            let _e455 = active_30_;
+            if _e455 {
+                let _e457 = warp_sum_17_;
+                let _e460 = r20_;
+                tile0_sums[bitcast<u32>(_e460)] = _e457;
             }
         }
-        let _e386 = saved_43_;
-        let _e388 = taken_44_;
-        let _e392 = exited_31_;
-        active_30_ = ((_e386 && !(_e388)) && !(_e392));
+        let _e465 = saved_41_;
+        let _e467 = taken_42_;
+        let _e471 = exited_31_;
+        active_30_ = ((_e465 && !(_e467)) && !(_e471));
         {
         }
-        let _e397 = saved_43_;
-        let _e399 = exited_31_;
-        active_30_ = (_e397 && !(_e399));
+        let _e476 = saved_41_;
+        let _e478 = exited_31_;
+        active_30_ = (_e476 && !(_e478));
         storageBarrier();
         workgroupBarrier();
-        let _e404 = active_30_;
-        if _e404 {
+        let _e483 = active_30_;
+        if _e483 {
             r21_ = (i32(local_index) / 32i);
         }
-        let _e411 = active_30_;
-        if _e411 {
-            let _e413 = r21_;
-            r22_ = (_e413 == 0i);
+        let _e490 = active_30_;
+        if _e490 {
+            let _e492 = r21_;
+            r22_ = (_e492 == 0i);
         }
-        let _e418 = active_30_;
-        saved_45_ = _e418;
-        let _e421 = r22_;
-        let _e423 = saved_45_;
-        let _e424 = (_e423 && _e421);
-        taken_46_ = _e424;
-        active_30_ = _e424;
+        let _e497 = active_30_;
+        saved_43_ = _e497;
+        let _e500 = r22_;
+        let _e502 = saved_43_;
+        let _e503 = (_e502 && _e500);
+        taken_44_ = _e503;
+        active_30_ = _e503;
         {
-            let _e428 = active_30_;
-            if _e428 {
+            let _e507 = active_30_;
+            if _e507 {
                 r23_ = (i32(local_index) % 32i);
             }
-            let _e435 = active_30_;
-            if _e435 {
-                let _e438 = r23_;
-                let _e442 = tile0_sums[bitcast<u32>(_e438)];
-                r24_ = _e442;
+            let _e514 = active_30_;
+            if _e514 {
+                let _e517 = r23_;
+                let _e521 = tile0_sums[bitcast<u32>(_e517)];
+                r24_ = _e521;
             }
             workgroupBarrier();
-            let _e445 = r24_;
-            lane_values[local_index] = bitcast<u32>(_e445);
-            let _e453 = active_30_;
-            lane_active[local_index] = u32(_e453);
+            let _e524 = r24_;
+            let _e526 = active_30_;
+            let _e529 = select(0u, bitcast<u32>(_e524), _e526);
+            let _e533 = (i32(local_index) % 32i);
+            let _e536 = (i32(local_index) - _e533);
+            let _e540 = min(32i, (100i - _e536));
+            tree_45_ = _e529;
+            let _e542 = (_e536 + _e533);
+            lane_values[bitcast<u32>(_e542)] = _e529;
             workgroupBarrier();
-            let _e456 = active_30_;
-            if _e456 {
-                let _e462 = i32(local_index);
-                acc_47_ = 0i;
-                i_48_ = 0i;
-                loop {
-                    let _e469 = i_48_;
-                    if (_e469 >= 32i) {
-                        break;
-                    }
-                    let _e472 = ((_e462 - (i32(local_index) % 32i)) + _e469);
-                    let _e474 = (_e472 < 100i);
-                    let _e479 = lane_active[bitcast<u32>(select(_e462, _e472, _e474))];
-                    if (_e474 && (_e479 != 0u)) {
-                        let _e486 = lane_values[bitcast<u32>(_e472)];
-                        let _e489 = acc_47_;
-                        acc_47_ = (_e489 + bitcast<i32>(_e486));
-                    }
-                    continuing {
-                        let _e493 = i_48_;
-                        i_48_ = (_e493 + 1i);
-                    }
-                }
-                let _e498 = acc_47_;
-                r25_ = _e498;
-            }
+            let _e547 = (_e533 + 16i);
+            let _e548 = (_e547 < _e540);
+            let _e554 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e547), _e548))];
+            let _e558 = tree_45_;
+            tree_45_ = bitcast<u32>((bitcast<i32>(_e558) + bitcast<i32>(select(0u, _e554, _e548))));
             workgroupBarrier();
-            let _e501 = active_30_;
-            if _e501 {
-                let _e503 = r25_;
-                total_26_ = _e503;
+            let _e565 = tree_45_;
+            lane_values[bitcast<u32>(_e542)] = _e565;
+            workgroupBarrier();
+            let _e570 = (_e533 + 8i);
+            let _e571 = (_e570 < _e540);
+            let _e577 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e570), _e571))];
+            let _e581 = tree_45_;
+            tree_45_ = bitcast<u32>((bitcast<i32>(_e581) + bitcast<i32>(select(0u, _e577, _e571))));
+            workgroupBarrier();
+            let _e588 = tree_45_;
+            lane_values[bitcast<u32>(_e542)] = _e588;
+            workgroupBarrier();
+            let _e593 = (_e533 + 4i);
+            let _e594 = (_e593 < _e540);
+            let _e600 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e593), _e594))];
+            let _e604 = tree_45_;
+            tree_45_ = bitcast<u32>((bitcast<i32>(_e604) + bitcast<i32>(select(0u, _e600, _e594))));
+            workgroupBarrier();
+            let _e611 = tree_45_;
+            lane_values[bitcast<u32>(_e542)] = _e611;
+            workgroupBarrier();
+            let _e616 = (_e533 + 2i);
+            let _e617 = (_e616 < _e540);
+            let _e623 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e616), _e617))];
+            let _e627 = tree_45_;
+            tree_45_ = bitcast<u32>((bitcast<i32>(_e627) + bitcast<i32>(select(0u, _e623, _e617))));
+            workgroupBarrier();
+            let _e634 = tree_45_;
+            lane_values[bitcast<u32>(_e542)] = _e634;
+            workgroupBarrier();
+            let _e639 = (_e533 + 1i);
+            let _e640 = (_e639 < _e540);
+            let _e646 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e639), _e640))];
+            let _e650 = tree_45_;
+            tree_45_ = bitcast<u32>((bitcast<i32>(_e650) + bitcast<i32>(select(0u, _e646, _e640))));
+            workgroupBarrier();
+            let _e657 = tree_45_;
+            lane_values[bitcast<u32>(_e542)] = _e657;
+            workgroupBarrier();
+            let _e664 = lane_values[bitcast<u32>(_e536)];
+            let _e667 = active_30_;
+            if _e667 {
+                r25_ = bitcast<i32>(_e664);
             }
-            let _e506 = active_30_;
-            if _e506 {
+            let _e670 = active_30_;
+            if _e670 {
+                let _e672 = r25_;
+                total_26_ = _e672;
+            }
+            let _e675 = active_30_;
+            if _e675 {
                 r27_ = (i32(local_index) % 32i);
             }
-            let _e513 = active_30_;
-            if _e513 {
-                let _e515 = r27_;
-                r28_ = (_e515 == 0i);
+            let _e682 = active_30_;
+            if _e682 {
+                let _e684 = r27_;
+                r28_ = (_e684 == 0i);
             }
-            let _e520 = active_30_;
-            saved_49_ = _e520;
-            let _e523 = r28_;
-            let _e525 = saved_49_;
-            let _e526 = (_e525 && _e523);
-            taken_50_ = _e526;
-            active_30_ = _e526;
+            let _e689 = active_30_;
+            saved_46_ = _e689;
+            let _e692 = r28_;
+            let _e694 = saved_46_;
+            let _e695 = (_e694 && _e692);
+            taken_47_ = _e695;
+            active_30_ = _e695;
             {
-                let _e530 = active_30_;
-                if _e530 {
+                let _e699 = active_30_;
+                if _e699 {
                     r29_ = i32(block.x);
                 }
-                let _e536 = active_30_;
-                if _e536 {
-                    let _e538 = total_26_;
-                    let _e543 = r29_;
-                    Partial[bitcast<u32>(_e543)] = _e538;
+                let _e705 = active_30_;
+                if _e705 {
+                    let _e707 = total_26_;
+                    let _e712 = r29_;
+                    Partial[bitcast<u32>(_e712)] = _e707;
                 }
             }
-            let _e548 = saved_49_;
-            let _e550 = taken_50_;
-            let _e554 = exited_31_;
-            active_30_ = ((_e548 && !(_e550)) && !(_e554));
+            let _e717 = saved_46_;
+            let _e719 = taken_47_;
+            let _e723 = exited_31_;
+            active_30_ = ((_e717 && !(_e719)) && !(_e723));
             {
             }
-            let _e559 = saved_49_;
-            let _e561 = exited_31_;
-            active_30_ = (_e559 && !(_e561));
+            let _e728 = saved_46_;
+            let _e730 = exited_31_;
+            active_30_ = (_e728 && !(_e730));
         }
-        let _e566 = saved_45_;
-        let _e568 = taken_46_;
-        let _e572 = exited_31_;
-        active_30_ = ((_e566 && !(_e568)) && !(_e572));
+        let _e735 = saved_43_;
+        let _e737 = taken_44_;
+        let _e741 = exited_31_;
+        active_30_ = ((_e735 && !(_e737)) && !(_e741));
         {
         }
-        let _e577 = saved_45_;
-        let _e579 = exited_31_;
-        active_30_ = (_e577 && !(_e579));
+        let _e746 = saved_43_;
+        let _e748 = exited_31_;
+        active_30_ = (_e746 && !(_e748));
     }
 }

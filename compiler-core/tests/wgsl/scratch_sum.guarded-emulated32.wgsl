@@ -19,6 +19,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 100>;
 var<workgroup> lane_active: array<u32, 100>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(100, 1, 1) 
 fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -55,427 +56,472 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
     var trips_30_: u32 = 0u;
     var active_31_: bool;
     var exited_32_: bool;
-    var saved_33_: bool;
-    var taken_34_: bool;
-    var entry_35_: bool;
-    var broken_36_: bool;
-    var continued_37_: bool;
-    var left_38_: bool = false;
-    var any_39_: u32;
-    var i_40_: i32;
-    var saved_41_: bool;
-    var taken_42_: bool;
-    var acc_43_: i32;
-    var i_44_: i32;
+    var vote_number_33_: u32;
+    var saved_34_: bool;
+    var taken_35_: bool;
+    var entry_36_: bool;
+    var broken_37_: bool;
+    var continued_38_: bool;
+    var left_39_: bool = false;
+    var saved_40_: bool;
+    var taken_41_: bool;
+    var tree_42_: u32;
+    var saved_43_: bool;
+    var taken_44_: bool;
     var saved_45_: bool;
     var taken_46_: bool;
-    var saved_47_: bool;
-    var taken_48_: bool;
-    var acc_49_: i32;
-    var i_50_: i32;
-    var saved_51_: bool;
-    var taken_52_: bool;
+    var tree_47_: u32;
+    var saved_48_: bool;
+    var taken_49_: bool;
 
     active_31_ = true;
     exited_32_ = false;
+    vote_number_33_ = 0u;
     {
-        let _e6 = active_31_;
-        if _e6 {
+        let _e8 = active_31_;
+        if _e8 {
             r0_ = i32(block.x);
         }
-        let _e12 = active_31_;
-        if _e12 {
+        let _e14 = active_31_;
+        if _e14 {
             r1_ = 100i;
         }
-        let _e16 = active_31_;
-        if _e16 {
-            let _e18 = r0_;
-            let _e20 = r1_;
-            r2_ = (_e18 * _e20);
+        let _e18 = active_31_;
+        if _e18 {
+            let _e20 = r0_;
+            let _e22 = r1_;
+            r2_ = (_e20 * _e22);
         }
-        let _e24 = active_31_;
-        if _e24 {
+        let _e26 = active_31_;
+        if _e26 {
             r3_ = i32(local_index);
         }
-        let _e29 = active_31_;
-        if _e29 {
-            let _e31 = r2_;
-            let _e33 = r3_;
-            r4_ = (_e31 + _e33);
+        let _e31 = active_31_;
+        if _e31 {
+            let _e33 = r2_;
+            let _e35 = r3_;
+            r4_ = (_e33 + _e35);
         }
-        let _e37 = active_31_;
-        if _e37 {
-            let _e39 = r4_;
-            i_5_ = _e39;
+        let _e39 = active_31_;
+        if _e39 {
+            let _e41 = r4_;
+            i_5_ = _e41;
         }
-        let _e42 = active_31_;
-        if _e42 {
+        let _e44 = active_31_;
+        if _e44 {
             x_6_ = 0i;
         }
-        let _e46 = active_31_;
-        if _e46 {
-            let _e49 = params.N;
-            r7_ = _e49;
+        let _e48 = active_31_;
+        if _e48 {
+            let _e51 = params.N;
+            r7_ = _e51;
         }
-        let _e52 = active_31_;
-        if _e52 {
-            let _e54 = i_5_;
-            let _e56 = r7_;
-            r8_ = (_e54 < _e56);
+        let _e54 = active_31_;
+        if _e54 {
+            let _e56 = i_5_;
+            let _e58 = r7_;
+            r8_ = (_e56 < _e58);
         }
-        let _e60 = active_31_;
-        saved_33_ = _e60;
-        let _e63 = r8_;
-        let _e65 = saved_33_;
-        let _e66 = (_e65 && _e63);
-        taken_34_ = _e66;
-        active_31_ = _e66;
+        let _e62 = active_31_;
+        saved_34_ = _e62;
+        let _e65 = r8_;
+        let _e67 = saved_34_;
+        let _e68 = (_e67 && _e65);
+        taken_35_ = _e68;
+        active_31_ = _e68;
         {
-            let _e70 = active_31_;
-            if _e70 {
-                let _e75 = i_5_;
-                let _e79 = X[bitcast<u32>(_e75)];
-                r9_ = _e79;
+            let _e72 = active_31_;
+            if _e72 {
+                let _e77 = i_5_;
+                let _e81 = X[bitcast<u32>(_e77)];
+                r9_ = _e81;
             }
-            let _e82 = active_31_;
-            if _e82 {
-                let _e84 = r9_;
-                x_6_ = _e84;
+            let _e84 = active_31_;
+            if _e84 {
+                let _e86 = r9_;
+                x_6_ = _e86;
             }
         }
-        let _e87 = saved_33_;
-        let _e89 = taken_34_;
-        let _e93 = exited_32_;
-        active_31_ = ((_e87 && !(_e89)) && !(_e93));
+        let _e89 = saved_34_;
+        let _e91 = taken_35_;
+        let _e95 = exited_32_;
+        active_31_ = ((_e89 && !(_e91)) && !(_e95));
         {
         }
-        let _e98 = saved_33_;
-        let _e100 = exited_32_;
-        active_31_ = (_e98 && !(_e100));
-        let _e105 = active_31_;
-        if _e105 {
+        let _e100 = saved_34_;
+        let _e102 = exited_32_;
+        active_31_ = (_e100 && !(_e102));
+        let _e107 = active_31_;
+        if _e107 {
             r10_ = 100i;
         }
-        let _e109 = active_31_;
-        if _e109 {
+        let _e111 = active_31_;
+        if _e111 {
             e_11_ = i32(local_index);
         }
-        let _e114 = active_31_;
-        entry_35_ = _e114;
-        broken_36_ = false;
-        left_38_ = false;
+        let _e116 = active_31_;
+        entry_36_ = _e116;
+        broken_37_ = false;
+        left_39_ = false;
         loop {
-            continued_37_ = false;
-            let _e124 = entry_35_;
-            let _e126 = exited_32_;
-            let _e128 = broken_36_;
-            let _e130 = continued_37_;
-            active_31_ = (_e124 && !((_e126 || (_e128 || _e130))));
-            let _e140 = active_31_;
-            lane_active[local_index] = u32(_e140);
+            continued_38_ = false;
+            let _e126 = entry_36_;
+            let _e128 = exited_32_;
+            let _e130 = broken_37_;
+            let _e132 = continued_38_;
+            active_31_ = (_e126 && !((_e128 || (_e130 || _e132))));
+            let _e139 = vote_number_33_;
+            vote_number_33_ = (_e139 + 1u);
+            let _e144 = active_31_;
+            if _e144 {
+                let _e147 = vote_number_33_;
+                atomicMax((&workgroup_votes), _e147);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_39_ = 0u;
-                i_40_ = 0i;
-                loop {
-                    let _e150 = i_40_;
-                    if (_e150 >= 100i) {
-                        break;
-                    }
-                    let _e156 = lane_active[bitcast<u32>(_e150)];
-                    let _e158 = any_39_;
-                    any_39_ = (_e158 | _e156);
-                    continuing {
-                        let _e162 = i_40_;
-                        i_40_ = (_e162 + 1i);
-                    }
-                }
-                let _e168 = any_39_;
-                workgroup_any = _e168;
+                let _e152 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e152;
             }
-            let _e170 = workgroupUniformLoad((&workgroup_any));
-            if (_e170 == 0u) {
-                left_38_ = true;
+            let _e155 = workgroupUniformLoad((&workgroup_any));
+            let _e157 = vote_number_33_;
+            if (u32((_e155 == _e157)) == 0u) {
+                left_39_ = true;
                 break;
             }
-            let _e176 = active_31_;
-            if _e176 {
-                let _e186 = trips_30_;
-                let _e188 = (_e186 + 1u);
-                trips_30_ = _e188;
-                if (_e188 > 4096u) {
+            let _e165 = active_31_;
+            if _e165 {
+                let _e175 = trips_30_;
+                let _e177 = (_e175 + 1u);
+                trips_30_ = _e177;
+                if (_e177 > 4096u) {
                     loop_guard[0u] = 1u;
                     exited_32_ = true;
                     active_31_ = false;
                 }
             }
             {
-                let _e192 = active_31_;
-                if _e192 {
-                    let _e194 = e_11_;
-                    r12_ = (_e194 < 32i);
+                let _e181 = active_31_;
+                if _e181 {
+                    let _e183 = e_11_;
+                    r12_ = (_e183 < 32i);
                 }
-                let _e199 = active_31_;
-                if _e199 {
-                    let _e201 = r12_;
-                    r13_ = !(_e201);
+                let _e188 = active_31_;
+                if _e188 {
+                    let _e190 = r12_;
+                    r13_ = !(_e190);
                 }
-                let _e205 = active_31_;
-                saved_41_ = _e205;
-                let _e208 = r13_;
-                let _e210 = saved_41_;
-                let _e211 = (_e210 && _e208);
-                taken_42_ = _e211;
-                active_31_ = _e211;
+                let _e194 = active_31_;
+                saved_40_ = _e194;
+                let _e197 = r13_;
+                let _e199 = saved_40_;
+                let _e200 = (_e199 && _e197);
+                taken_41_ = _e200;
+                active_31_ = _e200;
                 {
-                    let _e215 = active_31_;
-                    let _e217 = broken_36_;
-                    broken_36_ = (_e217 || _e215);
+                    let _e204 = active_31_;
+                    let _e206 = broken_37_;
+                    broken_37_ = (_e206 || _e204);
                     active_31_ = false;
                 }
-                let _e223 = saved_41_;
-                let _e225 = taken_42_;
-                let _e229 = exited_32_;
-                let _e231 = broken_36_;
-                let _e233 = continued_37_;
-                active_31_ = ((_e223 && !(_e225)) && !((_e229 || (_e231 || _e233))));
+                let _e212 = saved_40_;
+                let _e214 = taken_41_;
+                let _e218 = exited_32_;
+                let _e220 = broken_37_;
+                let _e222 = continued_38_;
+                active_31_ = ((_e212 && !(_e214)) && !((_e218 || (_e220 || _e222))));
                 {
                 }
-                let _e240 = saved_41_;
-                let _e242 = exited_32_;
-                let _e244 = broken_36_;
-                let _e246 = continued_37_;
-                active_31_ = (_e240 && !((_e242 || (_e244 || _e246))));
-                let _e253 = active_31_;
-                if _e253 {
-                    let _e255 = e_11_;
-                    r14_ = (_e255 / 1i);
+                let _e229 = saved_40_;
+                let _e231 = exited_32_;
+                let _e233 = broken_37_;
+                let _e235 = continued_38_;
+                active_31_ = (_e229 && !((_e231 || (_e233 || _e235))));
+                let _e242 = active_31_;
+                if _e242 {
+                    let _e244 = e_11_;
+                    r14_ = (_e244 / 1i);
                 }
-                let _e260 = active_31_;
-                if _e260 {
-                    let _e262 = r14_;
-                    r15_ = (_e262 % 32i);
+                let _e249 = active_31_;
+                if _e249 {
+                    let _e251 = r14_;
+                    r15_ = (_e251 % 32i);
                 }
-                let _e267 = active_31_;
-                if _e267 {
-                    let _e271 = r15_;
-                    tile0_sums[bitcast<u32>(_e271)] = 0i;
+                let _e256 = active_31_;
+                if _e256 {
+                    let _e260 = r15_;
+                    tile0_sums[bitcast<u32>(_e260)] = 0i;
                 }
             }
             continuing {
-                let _e276 = entry_35_;
-                continued_37_ = false;
-                let _e280 = exited_32_;
-                let _e282 = broken_36_;
-                let _e284 = continued_37_;
-                active_31_ = (_e276 && !((_e280 || (_e282 || _e284))));
+                let _e265 = entry_36_;
+                continued_38_ = false;
+                let _e269 = exited_32_;
+                let _e271 = broken_37_;
+                let _e273 = continued_38_;
+                active_31_ = (_e265 && !((_e269 || (_e271 || _e273))));
                 {
-                    let _e291 = active_31_;
-                    if _e291 {
-                        let _e293 = e_11_;
-                        let _e295 = r10_;
-                        e_11_ = (_e293 + _e295);
+                    let _e280 = active_31_;
+                    if _e280 {
+                        let _e282 = e_11_;
+                        let _e284 = r10_;
+                        e_11_ = (_e282 + _e284);
                     }
                 }
             }
         }
-        let _e299 = left_38_;
-        if !(_e299) {
+        let _e288 = left_39_;
+        if !(_e288) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e306 = entry_35_;
-        let _e308 = exited_32_;
-        active_31_ = (_e306 && !(_e308));
+        let _e295 = entry_36_;
+        let _e297 = exited_32_;
+        active_31_ = (_e295 && !(_e297));
         storageBarrier();
         workgroupBarrier();
         workgroupBarrier();
-        let _e313 = x_6_;
-        lane_values[local_index] = bitcast<u32>(_e313);
-        let _e321 = active_31_;
-        lane_active[local_index] = u32(_e321);
+        let _e302 = x_6_;
+        let _e304 = active_31_;
+        let _e307 = select(0u, bitcast<u32>(_e302), _e304);
+        let _e311 = (i32(local_index) % 32i);
+        let _e314 = (i32(local_index) - _e311);
+        let _e318 = min(32i, (100i - _e314));
+        tree_42_ = _e307;
+        let _e320 = (_e314 + _e311);
+        lane_values[bitcast<u32>(_e320)] = _e307;
         workgroupBarrier();
-        let _e324 = active_31_;
-        if _e324 {
-            let _e330 = i32(local_index);
-            acc_43_ = 0i;
-            i_44_ = 0i;
-            loop {
-                let _e337 = i_44_;
-                if (_e337 >= 32i) {
-                    break;
-                }
-                let _e340 = ((_e330 - (i32(local_index) % 32i)) + _e337);
-                let _e342 = (_e340 < 100i);
-                let _e347 = lane_active[bitcast<u32>(select(_e330, _e340, _e342))];
-                if (_e342 && (_e347 != 0u)) {
-                    let _e354 = lane_values[bitcast<u32>(_e340)];
-                    let _e357 = acc_43_;
-                    acc_43_ = (_e357 + bitcast<i32>(_e354));
-                }
-                continuing {
-                    let _e361 = i_44_;
-                    i_44_ = (_e361 + 1i);
-                }
-            }
-            let _e366 = acc_43_;
-            r16_ = _e366;
-        }
+        let _e325 = (_e311 + 16i);
+        let _e326 = (_e325 < _e318);
+        let _e332 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e325), _e326))];
+        let _e336 = tree_42_;
+        tree_42_ = bitcast<u32>((bitcast<i32>(_e336) + bitcast<i32>(select(0u, _e332, _e326))));
         workgroupBarrier();
-        let _e369 = active_31_;
-        if _e369 {
-            let _e371 = r16_;
-            warp_sum_17_ = _e371;
+        let _e343 = tree_42_;
+        lane_values[bitcast<u32>(_e320)] = _e343;
+        workgroupBarrier();
+        let _e348 = (_e311 + 8i);
+        let _e349 = (_e348 < _e318);
+        let _e355 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e348), _e349))];
+        let _e359 = tree_42_;
+        tree_42_ = bitcast<u32>((bitcast<i32>(_e359) + bitcast<i32>(select(0u, _e355, _e349))));
+        workgroupBarrier();
+        let _e366 = tree_42_;
+        lane_values[bitcast<u32>(_e320)] = _e366;
+        workgroupBarrier();
+        let _e371 = (_e311 + 4i);
+        let _e372 = (_e371 < _e318);
+        let _e378 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e371), _e372))];
+        let _e382 = tree_42_;
+        tree_42_ = bitcast<u32>((bitcast<i32>(_e382) + bitcast<i32>(select(0u, _e378, _e372))));
+        workgroupBarrier();
+        let _e389 = tree_42_;
+        lane_values[bitcast<u32>(_e320)] = _e389;
+        workgroupBarrier();
+        let _e394 = (_e311 + 2i);
+        let _e395 = (_e394 < _e318);
+        let _e401 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e394), _e395))];
+        let _e405 = tree_42_;
+        tree_42_ = bitcast<u32>((bitcast<i32>(_e405) + bitcast<i32>(select(0u, _e401, _e395))));
+        workgroupBarrier();
+        let _e412 = tree_42_;
+        lane_values[bitcast<u32>(_e320)] = _e412;
+        workgroupBarrier();
+        let _e417 = (_e311 + 1i);
+        let _e418 = (_e417 < _e318);
+        let _e424 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e417), _e418))];
+        let _e428 = tree_42_;
+        tree_42_ = bitcast<u32>((bitcast<i32>(_e428) + bitcast<i32>(select(0u, _e424, _e418))));
+        workgroupBarrier();
+        let _e435 = tree_42_;
+        lane_values[bitcast<u32>(_e320)] = _e435;
+        workgroupBarrier();
+        let _e442 = lane_values[bitcast<u32>(_e314)];
+        let _e445 = active_31_;
+        if _e445 {
+            r16_ = bitcast<i32>(_e442);
         }
-        let _e374 = active_31_;
-        if _e374 {
+        let _e448 = active_31_;
+        if _e448 {
+            let _e450 = r16_;
+            warp_sum_17_ = _e450;
+        }
+        let _e453 = active_31_;
+        if _e453 {
             r18_ = (i32(local_index) % 32i);
         }
-        let _e381 = active_31_;
-        if _e381 {
-            let _e383 = r18_;
-            r19_ = (_e383 == 0i);
+        let _e460 = active_31_;
+        if _e460 {
+            let _e462 = r18_;
+            r19_ = (_e462 == 0i);
         }
-        let _e388 = active_31_;
-        saved_45_ = _e388;
-        let _e391 = r19_;
-        let _e393 = saved_45_;
-        let _e394 = (_e393 && _e391);
-        taken_46_ = _e394;
-        active_31_ = _e394;
+        let _e467 = active_31_;
+        saved_43_ = _e467;
+        let _e470 = r19_;
+        let _e472 = saved_43_;
+        let _e473 = (_e472 && _e470);
+        taken_44_ = _e473;
+        active_31_ = _e473;
         {
-            let _e398 = active_31_;
-            if _e398 {
+            let _e477 = active_31_;
+            if _e477 {
                 r20_ = (i32(local_index) / 32i);
             }
-            let _e405 = active_31_;
-            if _e405 {
-                let _e407 = warp_sum_17_;
-                let _e410 = r20_;
-                tile0_sums[bitcast<u32>(_e410)] = _e407;
+            let _e484 = active_31_;
+            if _e484 {
+                let _e486 = warp_sum_17_;
+                let _e489 = r20_;
+                tile0_sums[bitcast<u32>(_e489)] = _e486;
             }
         }
-        let _e415 = saved_45_;
-        let _e417 = taken_46_;
-        let _e421 = exited_32_;
-        active_31_ = ((_e415 && !(_e417)) && !(_e421));
+        let _e494 = saved_43_;
+        let _e496 = taken_44_;
+        let _e500 = exited_32_;
+        active_31_ = ((_e494 && !(_e496)) && !(_e500));
         {
         }
-        let _e426 = saved_45_;
-        let _e428 = exited_32_;
-        active_31_ = (_e426 && !(_e428));
+        let _e505 = saved_43_;
+        let _e507 = exited_32_;
+        active_31_ = (_e505 && !(_e507));
         storageBarrier();
         workgroupBarrier();
-        let _e433 = active_31_;
-        if _e433 {
+        let _e512 = active_31_;
+        if _e512 {
             r21_ = (i32(local_index) / 32i);
         }
-        let _e440 = active_31_;
-        if _e440 {
-            let _e442 = r21_;
-            r22_ = (_e442 == 0i);
+        let _e519 = active_31_;
+        if _e519 {
+            let _e521 = r21_;
+            r22_ = (_e521 == 0i);
         }
-        let _e447 = active_31_;
-        saved_47_ = _e447;
-        let _e450 = r22_;
-        let _e452 = saved_47_;
-        let _e453 = (_e452 && _e450);
-        taken_48_ = _e453;
-        active_31_ = _e453;
+        let _e526 = active_31_;
+        saved_45_ = _e526;
+        let _e529 = r22_;
+        let _e531 = saved_45_;
+        let _e532 = (_e531 && _e529);
+        taken_46_ = _e532;
+        active_31_ = _e532;
         {
-            let _e457 = active_31_;
-            if _e457 {
+            let _e536 = active_31_;
+            if _e536 {
                 r23_ = (i32(local_index) % 32i);
             }
-            let _e464 = active_31_;
-            if _e464 {
-                let _e467 = r23_;
-                let _e471 = tile0_sums[bitcast<u32>(_e467)];
-                r24_ = _e471;
+            let _e543 = active_31_;
+            if _e543 {
+                let _e546 = r23_;
+                let _e550 = tile0_sums[bitcast<u32>(_e546)];
+                r24_ = _e550;
             }
             workgroupBarrier();
-            let _e474 = r24_;
-            lane_values[local_index] = bitcast<u32>(_e474);
-            let _e482 = active_31_;
-            lane_active[local_index] = u32(_e482);
+            let _e553 = r24_;
+            let _e555 = active_31_;
+            let _e558 = select(0u, bitcast<u32>(_e553), _e555);
+            let _e562 = (i32(local_index) % 32i);
+            let _e565 = (i32(local_index) - _e562);
+            let _e569 = min(32i, (100i - _e565));
+            tree_47_ = _e558;
+            let _e571 = (_e565 + _e562);
+            lane_values[bitcast<u32>(_e571)] = _e558;
             workgroupBarrier();
-            let _e485 = active_31_;
-            if _e485 {
-                let _e491 = i32(local_index);
-                acc_49_ = 0i;
-                i_50_ = 0i;
-                loop {
-                    let _e498 = i_50_;
-                    if (_e498 >= 32i) {
-                        break;
-                    }
-                    let _e501 = ((_e491 - (i32(local_index) % 32i)) + _e498);
-                    let _e503 = (_e501 < 100i);
-                    let _e508 = lane_active[bitcast<u32>(select(_e491, _e501, _e503))];
-                    if (_e503 && (_e508 != 0u)) {
-                        let _e515 = lane_values[bitcast<u32>(_e501)];
-                        let _e518 = acc_49_;
-                        acc_49_ = (_e518 + bitcast<i32>(_e515));
-                    }
-                    continuing {
-                        let _e522 = i_50_;
-                        i_50_ = (_e522 + 1i);
-                    }
-                }
-                let _e527 = acc_49_;
-                r25_ = _e527;
-            }
+            let _e576 = (_e562 + 16i);
+            let _e577 = (_e576 < _e569);
+            let _e583 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e576), _e577))];
+            let _e587 = tree_47_;
+            tree_47_ = bitcast<u32>((bitcast<i32>(_e587) + bitcast<i32>(select(0u, _e583, _e577))));
             workgroupBarrier();
-            let _e530 = active_31_;
-            if _e530 {
-                let _e532 = r25_;
-                total_26_ = _e532;
+            let _e594 = tree_47_;
+            lane_values[bitcast<u32>(_e571)] = _e594;
+            workgroupBarrier();
+            let _e599 = (_e562 + 8i);
+            let _e600 = (_e599 < _e569);
+            let _e606 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e599), _e600))];
+            let _e610 = tree_47_;
+            tree_47_ = bitcast<u32>((bitcast<i32>(_e610) + bitcast<i32>(select(0u, _e606, _e600))));
+            workgroupBarrier();
+            let _e617 = tree_47_;
+            lane_values[bitcast<u32>(_e571)] = _e617;
+            workgroupBarrier();
+            let _e622 = (_e562 + 4i);
+            let _e623 = (_e622 < _e569);
+            let _e629 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e622), _e623))];
+            let _e633 = tree_47_;
+            tree_47_ = bitcast<u32>((bitcast<i32>(_e633) + bitcast<i32>(select(0u, _e629, _e623))));
+            workgroupBarrier();
+            let _e640 = tree_47_;
+            lane_values[bitcast<u32>(_e571)] = _e640;
+            workgroupBarrier();
+            let _e645 = (_e562 + 2i);
+            let _e646 = (_e645 < _e569);
+            let _e652 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e645), _e646))];
+            let _e656 = tree_47_;
+            tree_47_ = bitcast<u32>((bitcast<i32>(_e656) + bitcast<i32>(select(0u, _e652, _e646))));
+            workgroupBarrier();
+            let _e663 = tree_47_;
+            lane_values[bitcast<u32>(_e571)] = _e663;
+            workgroupBarrier();
+            let _e668 = (_e562 + 1i);
+            let _e669 = (_e668 < _e569);
+            let _e675 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e668), _e669))];
+            let _e679 = tree_47_;
+            tree_47_ = bitcast<u32>((bitcast<i32>(_e679) + bitcast<i32>(select(0u, _e675, _e669))));
+            workgroupBarrier();
+            let _e686 = tree_47_;
+            lane_values[bitcast<u32>(_e571)] = _e686;
+            workgroupBarrier();
+            let _e693 = lane_values[bitcast<u32>(_e565)];
+            let _e696 = active_31_;
+            if _e696 {
+                r25_ = bitcast<i32>(_e693);
             }
-            let _e535 = active_31_;
-            if _e535 {
+            let _e699 = active_31_;
+            if _e699 {
+                let _e701 = r25_;
+                total_26_ = _e701;
+            }
+            let _e704 = active_31_;
+            if _e704 {
                 r27_ = (i32(local_index) % 32i);
             }
-            let _e542 = active_31_;
-            if _e542 {
-                let _e544 = r27_;
-                r28_ = (_e544 == 0i);
+            let _e711 = active_31_;
+            if _e711 {
+                let _e713 = r27_;
+                r28_ = (_e713 == 0i);
             }
-            let _e549 = active_31_;
-            saved_51_ = _e549;
-            let _e552 = r28_;
-            let _e554 = saved_51_;
-            let _e555 = (_e554 && _e552);
-            taken_52_ = _e555;
-            active_31_ = _e555;
+            let _e718 = active_31_;
+            saved_48_ = _e718;
+            let _e721 = r28_;
+            let _e723 = saved_48_;
+            let _e724 = (_e723 && _e721);
+            taken_49_ = _e724;
+            active_31_ = _e724;
             {
-                let _e559 = active_31_;
-                if _e559 {
+                let _e728 = active_31_;
+                if _e728 {
                     r29_ = i32(block.x);
                 }
-                let _e565 = active_31_;
-                if _e565 {
-                    let _e567 = total_26_;
-                    let _e572 = r29_;
-                    Partial[bitcast<u32>(_e572)] = _e567;
+                let _e734 = active_31_;
+                if _e734 {
+                    let _e736 = total_26_;
+                    let _e741 = r29_;
+                    Partial[bitcast<u32>(_e741)] = _e736;
                 }
             }
-            let _e577 = saved_51_;
-            let _e579 = taken_52_;
-            let _e583 = exited_32_;
-            active_31_ = ((_e577 && !(_e579)) && !(_e583));
+            let _e746 = saved_48_;
+            let _e748 = taken_49_;
+            let _e752 = exited_32_;
+            active_31_ = ((_e746 && !(_e748)) && !(_e752));
             {
             }
-            let _e588 = saved_51_;
-            let _e590 = exited_32_;
-            active_31_ = (_e588 && !(_e590));
+            let _e757 = saved_48_;
+            let _e759 = exited_32_;
+            active_31_ = (_e757 && !(_e759));
         }
-        let _e595 = saved_47_;
-        let _e597 = taken_48_;
-        let _e601 = exited_32_;
-        active_31_ = ((_e595 && !(_e597)) && !(_e601));
+        let _e764 = saved_45_;
+        let _e766 = taken_46_;
+        let _e770 = exited_32_;
+        active_31_ = ((_e764 && !(_e766)) && !(_e770));
         {
         }
-        let _e606 = saved_47_;
-        let _e608 = exited_32_;
-        active_31_ = (_e606 && !(_e608));
+        let _e775 = saved_45_;
+        let _e777 = exited_32_;
+        active_31_ = (_e775 && !(_e777));
     }
 }

@@ -15,6 +15,7 @@ var<uniform> params: Params;
 var<workgroup> lane_values: array<u32, 128>;
 var<workgroup> lane_active: array<u32, 128>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(128, 1, 1) 
 fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -69,94 +70,86 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var r48_: f32;
     var active_49_: bool;
     var exited_50_: bool;
-    var saved_51_: bool;
-    var taken_52_: bool;
-    var entry_53_: bool;
-    var broken_54_: bool;
-    var continued_55_: bool;
-    var any_56_: u32;
-    var i_57_: i32;
-    var saved_58_: bool;
-    var taken_59_: bool;
-    var acc_60_: f32;
-    var infinity_61_: u32 = 4286578688u;
-    var i_62_: i32;
-    var entry_63_: bool;
-    var broken_64_: bool;
-    var continued_65_: bool;
-    var any_66_: u32;
-    var i_67_: i32;
-    var saved_68_: bool;
-    var taken_69_: bool;
-    var acc_70_: f32;
-    var i_71_: i32;
-    var entry_72_: bool;
-    var broken_73_: bool;
-    var continued_74_: bool;
-    var any_75_: u32;
-    var i_76_: i32;
-    var saved_77_: bool;
-    var taken_78_: bool;
+    var vote_number_51_: u32;
+    var saved_52_: bool;
+    var taken_53_: bool;
+    var entry_54_: bool;
+    var broken_55_: bool;
+    var continued_56_: bool;
+    var saved_57_: bool;
+    var taken_58_: bool;
+    var tree_59_: u32;
+    var entry_60_: bool;
+    var broken_61_: bool;
+    var continued_62_: bool;
+    var saved_63_: bool;
+    var taken_64_: bool;
+    var tree_65_: u32;
+    var entry_66_: bool;
+    var broken_67_: bool;
+    var continued_68_: bool;
+    var saved_69_: bool;
+    var taken_70_: bool;
 
     active_49_ = true;
     exited_50_ = false;
+    vote_number_51_ = 0u;
     {
-        let _e5 = active_49_;
-        if _e5 {
+        let _e7 = active_49_;
+        if _e7 {
             r0_ = i32(block.x);
         }
-        let _e11 = active_49_;
-        if _e11 {
+        let _e13 = active_49_;
+        if _e13 {
             r1_ = 4i;
         }
-        let _e15 = active_49_;
-        if _e15 {
-            let _e17 = r0_;
-            let _e19 = r1_;
-            r2_ = (_e17 * _e19);
+        let _e17 = active_49_;
+        if _e17 {
+            let _e19 = r0_;
+            let _e21 = r1_;
+            r2_ = (_e19 * _e21);
         }
-        let _e23 = active_49_;
-        if _e23 {
+        let _e25 = active_49_;
+        if _e25 {
             r3_ = (i32(local_index) / 32i);
         }
-        let _e30 = active_49_;
-        if _e30 {
-            let _e32 = r2_;
-            let _e34 = r3_;
-            r4_ = (_e32 + _e34);
+        let _e32 = active_49_;
+        if _e32 {
+            let _e34 = r2_;
+            let _e36 = r3_;
+            r4_ = (_e34 + _e36);
         }
-        let _e38 = active_49_;
-        if _e38 {
-            let _e40 = r4_;
-            row_5_ = _e40;
+        let _e40 = active_49_;
+        if _e40 {
+            let _e42 = r4_;
+            row_5_ = _e42;
         }
-        let _e43 = active_49_;
-        if _e43 {
-            let _e46 = params.R;
-            r6_ = _e46;
+        let _e45 = active_49_;
+        if _e45 {
+            let _e48 = params.R;
+            r6_ = _e48;
         }
-        let _e49 = active_49_;
-        if _e49 {
-            let _e51 = row_5_;
-            let _e53 = r6_;
-            r7_ = (_e51 < _e53);
+        let _e51 = active_49_;
+        if _e51 {
+            let _e53 = row_5_;
+            let _e55 = r6_;
+            r7_ = (_e53 < _e55);
         }
-        let _e57 = active_49_;
-        saved_51_ = _e57;
-        let _e60 = r7_;
-        let _e62 = saved_51_;
-        let _e63 = (_e62 && _e60);
-        taken_52_ = _e63;
-        active_49_ = _e63;
+        let _e59 = active_49_;
+        saved_52_ = _e59;
+        let _e62 = r7_;
+        let _e64 = saved_52_;
+        let _e65 = (_e64 && _e62);
+        taken_53_ = _e65;
+        active_49_ = _e65;
         {
-            let _e67 = active_49_;
-            if _e67 {
-                r8_ = -(1000000000000000000000000000000f);
+            let _e69 = active_49_;
+            if _e69 {
+                r8_ = -1000000000000000000000000000000f;
             }
-            let _e72 = active_49_;
-            if _e72 {
-                let _e74 = r8_;
-                m_9_ = _e74;
+            let _e73 = active_49_;
+            if _e73 {
+                m_9_ = -1000000000000000000000000000000f;
             }
             let _e77 = active_49_;
             if _e77 {
@@ -187,518 +180,546 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
                 c_15_ = _e106;
             }
             let _e109 = active_49_;
-            entry_53_ = _e109;
-            broken_54_ = false;
+            entry_54_ = _e109;
+            broken_55_ = false;
             loop {
-                continued_55_ = false;
-                let _e116 = entry_53_;
+                continued_56_ = false;
+                let _e116 = entry_54_;
                 let _e118 = exited_50_;
-                let _e120 = broken_54_;
-                let _e122 = continued_55_;
+                let _e120 = broken_55_;
+                let _e122 = continued_56_;
                 active_49_ = (_e116 && !((_e118 || (_e120 || _e122))));
-                let _e132 = active_49_;
-                lane_active[local_index] = u32(_e132);
+                let _e129 = vote_number_51_;
+                vote_number_51_ = (_e129 + 1u);
+                let _e134 = active_49_;
+                if _e134 {
+                    let _e137 = vote_number_51_;
+                    atomicMax((&workgroup_votes), _e137);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_56_ = 0u;
-                    i_57_ = 0i;
-                    loop {
-                        let _e142 = i_57_;
-                        if (_e142 >= 128i) {
-                            break;
-                        }
-                        let _e148 = lane_active[bitcast<u32>(_e142)];
-                        let _e150 = any_56_;
-                        any_56_ = (_e150 | _e148);
-                        continuing {
-                            let _e154 = i_57_;
-                            i_57_ = (_e154 + 1i);
-                        }
-                    }
-                    let _e160 = any_56_;
-                    workgroup_any = _e160;
+                    let _e142 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e142;
                 }
-                let _e162 = workgroupUniformLoad((&workgroup_any));
-                if (_e162 == 0u) {
+                let _e145 = workgroupUniformLoad((&workgroup_any));
+                let _e147 = vote_number_51_;
+                if (u32((_e145 == _e147)) == 0u) {
                     break;
                 }
                 {
-                    let _e166 = active_49_;
-                    if _e166 {
-                        let _e168 = c_15_;
-                        let _e170 = r13_;
-                        r16_ = (_e168 < _e170);
+                    let _e153 = active_49_;
+                    if _e153 {
+                        let _e155 = c_15_;
+                        let _e157 = r13_;
+                        r16_ = (_e155 < _e157);
                     }
-                    let _e174 = active_49_;
-                    if _e174 {
-                        let _e176 = r16_;
-                        r17_ = !(_e176);
+                    let _e161 = active_49_;
+                    if _e161 {
+                        let _e163 = r16_;
+                        r17_ = !(_e163);
                     }
-                    let _e180 = active_49_;
-                    saved_58_ = _e180;
-                    let _e183 = r17_;
-                    let _e185 = saved_58_;
-                    let _e186 = (_e185 && _e183);
-                    taken_59_ = _e186;
-                    active_49_ = _e186;
+                    let _e167 = active_49_;
+                    saved_57_ = _e167;
+                    let _e170 = r17_;
+                    let _e172 = saved_57_;
+                    let _e173 = (_e172 && _e170);
+                    taken_58_ = _e173;
+                    active_49_ = _e173;
                     {
-                        let _e190 = active_49_;
-                        let _e192 = broken_54_;
-                        broken_54_ = (_e192 || _e190);
+                        let _e177 = active_49_;
+                        let _e179 = broken_55_;
+                        broken_55_ = (_e179 || _e177);
                         active_49_ = false;
                     }
-                    let _e198 = saved_58_;
-                    let _e200 = taken_59_;
-                    let _e204 = exited_50_;
-                    let _e206 = broken_54_;
-                    let _e208 = continued_55_;
-                    active_49_ = ((_e198 && !(_e200)) && !((_e204 || (_e206 || _e208))));
+                    let _e185 = saved_57_;
+                    let _e187 = taken_58_;
+                    let _e191 = exited_50_;
+                    let _e193 = broken_55_;
+                    let _e195 = continued_56_;
+                    active_49_ = ((_e185 && !(_e187)) && !((_e191 || (_e193 || _e195))));
                     {
                     }
-                    let _e215 = saved_58_;
-                    let _e217 = exited_50_;
-                    let _e219 = broken_54_;
-                    let _e221 = continued_55_;
-                    active_49_ = (_e215 && !((_e217 || (_e219 || _e221))));
-                    let _e228 = active_49_;
-                    if _e228 {
-                        let _e234 = params.C;
-                        let _e236 = row_5_;
-                        let _e238 = c_15_;
-                        let _e244 = X[bitcast<u32>(((_e236 * _e234) + _e238))];
-                        r18_ = _e244;
+                    let _e202 = saved_57_;
+                    let _e204 = exited_50_;
+                    let _e206 = broken_55_;
+                    let _e208 = continued_56_;
+                    active_49_ = (_e202 && !((_e204 || (_e206 || _e208))));
+                    let _e215 = active_49_;
+                    if _e215 {
+                        let _e221 = params.C;
+                        let _e223 = row_5_;
+                        let _e225 = c_15_;
+                        let _e231 = X[bitcast<u32>(((_e223 * _e221) + _e225))];
+                        r18_ = _e231;
                     }
-                    let _e247 = active_49_;
-                    if _e247 {
-                        let _e249 = m_9_;
-                        let _e251 = r18_;
-                        r19_ = max(_e249, _e251);
+                    let _e234 = active_49_;
+                    if _e234 {
+                        let _e236 = m_9_;
+                        let _e238 = r18_;
+                        r19_ = max(_e236, _e238);
                     }
-                    let _e255 = active_49_;
-                    if _e255 {
-                        let _e257 = r19_;
-                        m_9_ = _e257;
+                    let _e242 = active_49_;
+                    if _e242 {
+                        let _e244 = r19_;
+                        m_9_ = _e244;
                     }
                 }
                 continuing {
-                    let _e260 = entry_53_;
-                    continued_55_ = false;
-                    let _e264 = exited_50_;
-                    let _e266 = broken_54_;
-                    let _e268 = continued_55_;
-                    active_49_ = (_e260 && !((_e264 || (_e266 || _e268))));
+                    let _e247 = entry_54_;
+                    continued_56_ = false;
+                    let _e251 = exited_50_;
+                    let _e253 = broken_55_;
+                    let _e255 = continued_56_;
+                    active_49_ = (_e247 && !((_e251 || (_e253 || _e255))));
                     {
-                        let _e275 = active_49_;
-                        if _e275 {
-                            let _e277 = c_15_;
-                            let _e279 = r14_;
-                            c_15_ = (_e277 + _e279);
+                        let _e262 = active_49_;
+                        if _e262 {
+                            let _e264 = c_15_;
+                            let _e266 = r14_;
+                            c_15_ = (_e264 + _e266);
                         }
                     }
                 }
             }
-            let _e283 = entry_53_;
-            let _e285 = exited_50_;
-            active_49_ = (_e283 && !(_e285));
+            let _e270 = entry_54_;
+            let _e272 = exited_50_;
+            active_49_ = (_e270 && !(_e272));
             workgroupBarrier();
-            let _e290 = m_9_;
-            lane_values[local_index] = bitcast<u32>(_e290);
-            let _e298 = active_49_;
-            lane_active[local_index] = u32(_e298);
+            let _e277 = m_9_;
+            let _e279 = active_49_;
+            let _e282 = select(4286578688u, bitcast<u32>(_e277), _e279);
+            let _e286 = (i32(local_index) % 32i);
+            let _e289 = (i32(local_index) - _e286);
+            let _e293 = min(32i, (128i - _e289));
+            tree_59_ = _e282;
+            let _e295 = (_e289 + _e286);
+            lane_values[bitcast<u32>(_e295)] = _e282;
             workgroupBarrier();
-            let _e301 = active_49_;
-            if _e301 {
-                let _e307 = i32(local_index);
-                let _e311 = infinity_61_;
-                acc_60_ = bitcast<f32>(_e311);
-                i_62_ = 0i;
-                loop {
-                    let _e317 = i_62_;
-                    if (_e317 >= 32i) {
-                        break;
-                    }
-                    let _e320 = ((_e307 - (i32(local_index) % 32i)) + _e317);
-                    let _e322 = (_e320 < 128i);
-                    let _e327 = lane_active[bitcast<u32>(select(_e307, _e320, _e322))];
-                    if (_e322 && (_e327 != 0u)) {
-                        let _e334 = lane_values[bitcast<u32>(_e320)];
-                        let _e337 = acc_60_;
-                        acc_60_ = max(_e337, bitcast<f32>(_e334));
-                    }
-                    continuing {
-                        let _e341 = i_62_;
-                        i_62_ = (_e341 + 1i);
-                    }
-                }
-                let _e346 = acc_60_;
-                r20_ = _e346;
+            let _e300 = (_e286 + 16i);
+            let _e301 = (_e300 < _e293);
+            let _e307 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e300), _e301))];
+            let _e311 = tree_59_;
+            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e311), bitcast<f32>(select(4286578688u, _e307, _e301))));
+            workgroupBarrier();
+            let _e318 = tree_59_;
+            lane_values[bitcast<u32>(_e295)] = _e318;
+            workgroupBarrier();
+            let _e323 = (_e286 + 8i);
+            let _e324 = (_e323 < _e293);
+            let _e330 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e323), _e324))];
+            let _e334 = tree_59_;
+            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e334), bitcast<f32>(select(4286578688u, _e330, _e324))));
+            workgroupBarrier();
+            let _e341 = tree_59_;
+            lane_values[bitcast<u32>(_e295)] = _e341;
+            workgroupBarrier();
+            let _e346 = (_e286 + 4i);
+            let _e347 = (_e346 < _e293);
+            let _e353 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e346), _e347))];
+            let _e357 = tree_59_;
+            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e357), bitcast<f32>(select(4286578688u, _e353, _e347))));
+            workgroupBarrier();
+            let _e364 = tree_59_;
+            lane_values[bitcast<u32>(_e295)] = _e364;
+            workgroupBarrier();
+            let _e369 = (_e286 + 2i);
+            let _e370 = (_e369 < _e293);
+            let _e376 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e369), _e370))];
+            let _e380 = tree_59_;
+            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e380), bitcast<f32>(select(4286578688u, _e376, _e370))));
+            workgroupBarrier();
+            let _e387 = tree_59_;
+            lane_values[bitcast<u32>(_e295)] = _e387;
+            workgroupBarrier();
+            let _e392 = (_e286 + 1i);
+            let _e393 = (_e392 < _e293);
+            let _e399 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e392), _e393))];
+            let _e403 = tree_59_;
+            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e403), bitcast<f32>(select(4286578688u, _e399, _e393))));
+            workgroupBarrier();
+            let _e410 = tree_59_;
+            lane_values[bitcast<u32>(_e295)] = _e410;
+            workgroupBarrier();
+            let _e417 = lane_values[bitcast<u32>(_e289)];
+            let _e420 = active_49_;
+            if _e420 {
+                r20_ = bitcast<f32>(_e417);
             }
-            workgroupBarrier();
-            let _e349 = active_49_;
-            if _e349 {
-                let _e351 = r20_;
-                row_max_21_ = _e351;
+            let _e423 = active_49_;
+            if _e423 {
+                let _e425 = r20_;
+                row_max_21_ = _e425;
             }
-            let _e354 = active_49_;
-            if _e354 {
+            let _e428 = active_49_;
+            if _e428 {
                 s_22_ = 0f;
             }
-            let _e358 = active_49_;
-            if _e358 {
+            let _e432 = active_49_;
+            if _e432 {
                 r23_ = (i32(local_index) % 32i);
             }
-            let _e365 = active_49_;
-            if _e365 {
-                let _e368 = params.C;
-                r24_ = _e368;
+            let _e439 = active_49_;
+            if _e439 {
+                let _e442 = params.C;
+                r24_ = _e442;
             }
-            let _e371 = active_49_;
-            if _e371 {
+            let _e445 = active_49_;
+            if _e445 {
                 r25_ = 32i;
             }
-            let _e375 = active_49_;
-            if _e375 {
-                let _e377 = r24_;
-                r26_ = _e377;
+            let _e449 = active_49_;
+            if _e449 {
+                let _e451 = r24_;
+                r26_ = _e451;
             }
-            let _e380 = active_49_;
-            if _e380 {
-                let _e382 = r25_;
-                r27_ = _e382;
+            let _e454 = active_49_;
+            if _e454 {
+                let _e456 = r25_;
+                r27_ = _e456;
             }
-            let _e385 = active_49_;
-            if _e385 {
-                let _e387 = r23_;
-                c_28_ = _e387;
+            let _e459 = active_49_;
+            if _e459 {
+                let _e461 = r23_;
+                c_28_ = _e461;
             }
-            let _e390 = active_49_;
-            entry_63_ = _e390;
-            broken_64_ = false;
+            let _e464 = active_49_;
+            entry_60_ = _e464;
+            broken_61_ = false;
             loop {
-                continued_65_ = false;
-                let _e397 = entry_63_;
-                let _e399 = exited_50_;
-                let _e401 = broken_64_;
-                let _e403 = continued_65_;
-                active_49_ = (_e397 && !((_e399 || (_e401 || _e403))));
-                let _e413 = active_49_;
-                lane_active[local_index] = u32(_e413);
+                continued_62_ = false;
+                let _e471 = entry_60_;
+                let _e473 = exited_50_;
+                let _e475 = broken_61_;
+                let _e477 = continued_62_;
+                active_49_ = (_e471 && !((_e473 || (_e475 || _e477))));
+                let _e484 = vote_number_51_;
+                vote_number_51_ = (_e484 + 1u);
+                let _e489 = active_49_;
+                if _e489 {
+                    let _e492 = vote_number_51_;
+                    atomicMax((&workgroup_votes), _e492);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_66_ = 0u;
-                    i_67_ = 0i;
-                    loop {
-                        let _e423 = i_67_;
-                        if (_e423 >= 128i) {
-                            break;
-                        }
-                        let _e429 = lane_active[bitcast<u32>(_e423)];
-                        let _e431 = any_66_;
-                        any_66_ = (_e431 | _e429);
-                        continuing {
-                            let _e435 = i_67_;
-                            i_67_ = (_e435 + 1i);
-                        }
-                    }
-                    let _e441 = any_66_;
-                    workgroup_any = _e441;
+                    let _e497 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e497;
                 }
-                let _e443 = workgroupUniformLoad((&workgroup_any));
-                if (_e443 == 0u) {
+                let _e500 = workgroupUniformLoad((&workgroup_any));
+                let _e502 = vote_number_51_;
+                if (u32((_e500 == _e502)) == 0u) {
                     break;
                 }
                 {
-                    let _e447 = active_49_;
-                    if _e447 {
-                        let _e449 = c_28_;
-                        let _e451 = r26_;
-                        r29_ = (_e449 < _e451);
+                    let _e508 = active_49_;
+                    if _e508 {
+                        let _e510 = c_28_;
+                        let _e512 = r26_;
+                        r29_ = (_e510 < _e512);
                     }
-                    let _e455 = active_49_;
-                    if _e455 {
-                        let _e457 = r29_;
-                        r30_ = !(_e457);
+                    let _e516 = active_49_;
+                    if _e516 {
+                        let _e518 = r29_;
+                        r30_ = !(_e518);
                     }
-                    let _e461 = active_49_;
-                    saved_68_ = _e461;
-                    let _e464 = r30_;
-                    let _e466 = saved_68_;
-                    let _e467 = (_e466 && _e464);
-                    taken_69_ = _e467;
-                    active_49_ = _e467;
+                    let _e522 = active_49_;
+                    saved_63_ = _e522;
+                    let _e525 = r30_;
+                    let _e527 = saved_63_;
+                    let _e528 = (_e527 && _e525);
+                    taken_64_ = _e528;
+                    active_49_ = _e528;
                     {
-                        let _e471 = active_49_;
-                        let _e473 = broken_64_;
-                        broken_64_ = (_e473 || _e471);
+                        let _e532 = active_49_;
+                        let _e534 = broken_61_;
+                        broken_61_ = (_e534 || _e532);
                         active_49_ = false;
                     }
-                    let _e479 = saved_68_;
-                    let _e481 = taken_69_;
-                    let _e485 = exited_50_;
-                    let _e487 = broken_64_;
-                    let _e489 = continued_65_;
-                    active_49_ = ((_e479 && !(_e481)) && !((_e485 || (_e487 || _e489))));
+                    let _e540 = saved_63_;
+                    let _e542 = taken_64_;
+                    let _e546 = exited_50_;
+                    let _e548 = broken_61_;
+                    let _e550 = continued_62_;
+                    active_49_ = ((_e540 && !(_e542)) && !((_e546 || (_e548 || _e550))));
                     {
                     }
-                    let _e496 = saved_68_;
-                    let _e498 = exited_50_;
-                    let _e500 = broken_64_;
-                    let _e502 = continued_65_;
-                    active_49_ = (_e496 && !((_e498 || (_e500 || _e502))));
-                    let _e509 = active_49_;
-                    if _e509 {
-                        let _e515 = params.C;
-                        let _e517 = row_5_;
-                        let _e519 = c_28_;
-                        let _e525 = X[bitcast<u32>(((_e517 * _e515) + _e519))];
-                        r31_ = _e525;
+                    let _e557 = saved_63_;
+                    let _e559 = exited_50_;
+                    let _e561 = broken_61_;
+                    let _e563 = continued_62_;
+                    active_49_ = (_e557 && !((_e559 || (_e561 || _e563))));
+                    let _e570 = active_49_;
+                    if _e570 {
+                        let _e576 = params.C;
+                        let _e578 = row_5_;
+                        let _e580 = c_28_;
+                        let _e586 = X[bitcast<u32>(((_e578 * _e576) + _e580))];
+                        r31_ = _e586;
                     }
-                    let _e528 = active_49_;
-                    if _e528 {
-                        let _e530 = r31_;
-                        let _e532 = row_max_21_;
-                        r32_ = (_e530 - _e532);
+                    let _e589 = active_49_;
+                    if _e589 {
+                        let _e591 = r31_;
+                        let _e593 = row_max_21_;
+                        r32_ = (_e591 - _e593);
                     }
-                    let _e536 = active_49_;
-                    if _e536 {
-                        let _e538 = r32_;
-                        r33_ = exp(_e538);
+                    let _e597 = active_49_;
+                    if _e597 {
+                        let _e599 = r32_;
+                        r33_ = exp(_e599);
                     }
-                    let _e542 = active_49_;
-                    if _e542 {
-                        let _e544 = s_22_;
-                        let _e546 = r33_;
-                        r34_ = (_e544 + _e546);
+                    let _e603 = active_49_;
+                    if _e603 {
+                        let _e605 = s_22_;
+                        let _e607 = r33_;
+                        r34_ = (_e605 + _e607);
                     }
-                    let _e550 = active_49_;
-                    if _e550 {
-                        let _e552 = r34_;
-                        s_22_ = _e552;
+                    let _e611 = active_49_;
+                    if _e611 {
+                        let _e613 = r34_;
+                        s_22_ = _e613;
                     }
                 }
                 continuing {
-                    let _e555 = entry_63_;
-                    continued_65_ = false;
-                    let _e559 = exited_50_;
-                    let _e561 = broken_64_;
-                    let _e563 = continued_65_;
-                    active_49_ = (_e555 && !((_e559 || (_e561 || _e563))));
+                    let _e616 = entry_60_;
+                    continued_62_ = false;
+                    let _e620 = exited_50_;
+                    let _e622 = broken_61_;
+                    let _e624 = continued_62_;
+                    active_49_ = (_e616 && !((_e620 || (_e622 || _e624))));
                     {
-                        let _e570 = active_49_;
-                        if _e570 {
-                            let _e572 = c_28_;
-                            let _e574 = r27_;
-                            c_28_ = (_e572 + _e574);
+                        let _e631 = active_49_;
+                        if _e631 {
+                            let _e633 = c_28_;
+                            let _e635 = r27_;
+                            c_28_ = (_e633 + _e635);
                         }
                     }
                 }
             }
-            let _e578 = entry_63_;
-            let _e580 = exited_50_;
-            active_49_ = (_e578 && !(_e580));
+            let _e639 = entry_60_;
+            let _e641 = exited_50_;
+            active_49_ = (_e639 && !(_e641));
             workgroupBarrier();
-            let _e585 = s_22_;
-            lane_values[local_index] = bitcast<u32>(_e585);
-            let _e593 = active_49_;
-            lane_active[local_index] = u32(_e593);
+            let _e646 = s_22_;
+            let _e648 = active_49_;
+            let _e651 = select(0u, bitcast<u32>(_e646), _e648);
+            let _e655 = (i32(local_index) % 32i);
+            let _e658 = (i32(local_index) - _e655);
+            let _e662 = min(32i, (128i - _e658));
+            tree_65_ = _e651;
+            let _e664 = (_e658 + _e655);
+            lane_values[bitcast<u32>(_e664)] = _e651;
             workgroupBarrier();
-            let _e596 = active_49_;
-            if _e596 {
-                let _e602 = i32(local_index);
-                acc_70_ = 0f;
-                i_71_ = 0i;
-                loop {
-                    let _e609 = i_71_;
-                    if (_e609 >= 32i) {
-                        break;
-                    }
-                    let _e612 = ((_e602 - (i32(local_index) % 32i)) + _e609);
-                    let _e614 = (_e612 < 128i);
-                    let _e619 = lane_active[bitcast<u32>(select(_e602, _e612, _e614))];
-                    if (_e614 && (_e619 != 0u)) {
-                        let _e626 = lane_values[bitcast<u32>(_e612)];
-                        let _e629 = acc_70_;
-                        acc_70_ = (_e629 + bitcast<f32>(_e626));
-                    }
-                    continuing {
-                        let _e633 = i_71_;
-                        i_71_ = (_e633 + 1i);
-                    }
-                }
-                let _e638 = acc_70_;
-                r35_ = _e638;
+            let _e669 = (_e655 + 16i);
+            let _e670 = (_e669 < _e662);
+            let _e676 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e669), _e670))];
+            let _e680 = tree_65_;
+            tree_65_ = bitcast<u32>((bitcast<f32>(_e680) + bitcast<f32>(select(0u, _e676, _e670))));
+            workgroupBarrier();
+            let _e687 = tree_65_;
+            lane_values[bitcast<u32>(_e664)] = _e687;
+            workgroupBarrier();
+            let _e692 = (_e655 + 8i);
+            let _e693 = (_e692 < _e662);
+            let _e699 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e692), _e693))];
+            let _e703 = tree_65_;
+            tree_65_ = bitcast<u32>((bitcast<f32>(_e703) + bitcast<f32>(select(0u, _e699, _e693))));
+            workgroupBarrier();
+            let _e710 = tree_65_;
+            lane_values[bitcast<u32>(_e664)] = _e710;
+            workgroupBarrier();
+            let _e715 = (_e655 + 4i);
+            let _e716 = (_e715 < _e662);
+            let _e722 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e715), _e716))];
+            let _e726 = tree_65_;
+            tree_65_ = bitcast<u32>((bitcast<f32>(_e726) + bitcast<f32>(select(0u, _e722, _e716))));
+            workgroupBarrier();
+            let _e733 = tree_65_;
+            lane_values[bitcast<u32>(_e664)] = _e733;
+            workgroupBarrier();
+            let _e738 = (_e655 + 2i);
+            let _e739 = (_e738 < _e662);
+            let _e745 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e738), _e739))];
+            let _e749 = tree_65_;
+            tree_65_ = bitcast<u32>((bitcast<f32>(_e749) + bitcast<f32>(select(0u, _e745, _e739))));
+            workgroupBarrier();
+            let _e756 = tree_65_;
+            lane_values[bitcast<u32>(_e664)] = _e756;
+            workgroupBarrier();
+            let _e761 = (_e655 + 1i);
+            let _e762 = (_e761 < _e662);
+            let _e768 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e761), _e762))];
+            let _e772 = tree_65_;
+            tree_65_ = bitcast<u32>((bitcast<f32>(_e772) + bitcast<f32>(select(0u, _e768, _e762))));
+            workgroupBarrier();
+            let _e779 = tree_65_;
+            lane_values[bitcast<u32>(_e664)] = _e779;
+            workgroupBarrier();
+            let _e786 = lane_values[bitcast<u32>(_e658)];
+            let _e789 = active_49_;
+            if _e789 {
+                r35_ = bitcast<f32>(_e786);
             }
-            workgroupBarrier();
-            let _e641 = active_49_;
-            if _e641 {
-                let _e643 = r35_;
-                total_36_ = _e643;
+            let _e792 = active_49_;
+            if _e792 {
+                let _e794 = r35_;
+                total_36_ = _e794;
             }
-            let _e646 = active_49_;
-            if _e646 {
+            let _e797 = active_49_;
+            if _e797 {
                 r37_ = (i32(local_index) % 32i);
             }
-            let _e653 = active_49_;
-            if _e653 {
-                let _e656 = params.C;
-                r38_ = _e656;
+            let _e804 = active_49_;
+            if _e804 {
+                let _e807 = params.C;
+                r38_ = _e807;
             }
-            let _e659 = active_49_;
-            if _e659 {
+            let _e810 = active_49_;
+            if _e810 {
                 r39_ = 32i;
             }
-            let _e663 = active_49_;
-            if _e663 {
-                let _e665 = r38_;
-                r40_ = _e665;
+            let _e814 = active_49_;
+            if _e814 {
+                let _e816 = r38_;
+                r40_ = _e816;
             }
-            let _e668 = active_49_;
-            if _e668 {
-                let _e670 = r39_;
-                r41_ = _e670;
+            let _e819 = active_49_;
+            if _e819 {
+                let _e821 = r39_;
+                r41_ = _e821;
             }
-            let _e673 = active_49_;
-            if _e673 {
-                let _e675 = r37_;
-                c_42_ = _e675;
+            let _e824 = active_49_;
+            if _e824 {
+                let _e826 = r37_;
+                c_42_ = _e826;
             }
-            let _e678 = active_49_;
-            entry_72_ = _e678;
-            broken_73_ = false;
+            let _e829 = active_49_;
+            entry_66_ = _e829;
+            broken_67_ = false;
             loop {
-                continued_74_ = false;
-                let _e685 = entry_72_;
-                let _e687 = exited_50_;
-                let _e689 = broken_73_;
-                let _e691 = continued_74_;
-                active_49_ = (_e685 && !((_e687 || (_e689 || _e691))));
-                let _e701 = active_49_;
-                lane_active[local_index] = u32(_e701);
+                continued_68_ = false;
+                let _e836 = entry_66_;
+                let _e838 = exited_50_;
+                let _e840 = broken_67_;
+                let _e842 = continued_68_;
+                active_49_ = (_e836 && !((_e838 || (_e840 || _e842))));
+                let _e849 = vote_number_51_;
+                vote_number_51_ = (_e849 + 1u);
+                let _e854 = active_49_;
+                if _e854 {
+                    let _e857 = vote_number_51_;
+                    atomicMax((&workgroup_votes), _e857);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_75_ = 0u;
-                    i_76_ = 0i;
-                    loop {
-                        let _e711 = i_76_;
-                        if (_e711 >= 128i) {
-                            break;
-                        }
-                        let _e717 = lane_active[bitcast<u32>(_e711)];
-                        let _e719 = any_75_;
-                        any_75_ = (_e719 | _e717);
-                        continuing {
-                            let _e723 = i_76_;
-                            i_76_ = (_e723 + 1i);
-                        }
-                    }
-                    let _e729 = any_75_;
-                    workgroup_any = _e729;
+                    let _e862 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e862;
                 }
-                let _e731 = workgroupUniformLoad((&workgroup_any));
-                if (_e731 == 0u) {
+                let _e865 = workgroupUniformLoad((&workgroup_any));
+                let _e867 = vote_number_51_;
+                if (u32((_e865 == _e867)) == 0u) {
                     break;
                 }
                 {
-                    let _e735 = active_49_;
-                    if _e735 {
-                        let _e737 = c_42_;
-                        let _e739 = r40_;
-                        r43_ = (_e737 < _e739);
+                    let _e873 = active_49_;
+                    if _e873 {
+                        let _e875 = c_42_;
+                        let _e877 = r40_;
+                        r43_ = (_e875 < _e877);
                     }
-                    let _e743 = active_49_;
-                    if _e743 {
-                        let _e745 = r43_;
-                        r44_ = !(_e745);
+                    let _e881 = active_49_;
+                    if _e881 {
+                        let _e883 = r43_;
+                        r44_ = !(_e883);
                     }
-                    let _e749 = active_49_;
-                    saved_77_ = _e749;
-                    let _e752 = r44_;
-                    let _e754 = saved_77_;
-                    let _e755 = (_e754 && _e752);
-                    taken_78_ = _e755;
-                    active_49_ = _e755;
+                    let _e887 = active_49_;
+                    saved_69_ = _e887;
+                    let _e890 = r44_;
+                    let _e892 = saved_69_;
+                    let _e893 = (_e892 && _e890);
+                    taken_70_ = _e893;
+                    active_49_ = _e893;
                     {
-                        let _e759 = active_49_;
-                        let _e761 = broken_73_;
-                        broken_73_ = (_e761 || _e759);
+                        let _e897 = active_49_;
+                        let _e899 = broken_67_;
+                        broken_67_ = (_e899 || _e897);
                         active_49_ = false;
                     }
-                    let _e767 = saved_77_;
-                    let _e769 = taken_78_;
-                    let _e773 = exited_50_;
-                    let _e775 = broken_73_;
-                    let _e777 = continued_74_;
-                    active_49_ = ((_e767 && !(_e769)) && !((_e773 || (_e775 || _e777))));
+                    let _e905 = saved_69_;
+                    let _e907 = taken_70_;
+                    let _e911 = exited_50_;
+                    let _e913 = broken_67_;
+                    let _e915 = continued_68_;
+                    active_49_ = ((_e905 && !(_e907)) && !((_e911 || (_e913 || _e915))));
                     {
                     }
-                    let _e784 = saved_77_;
-                    let _e786 = exited_50_;
-                    let _e788 = broken_73_;
-                    let _e790 = continued_74_;
-                    active_49_ = (_e784 && !((_e786 || (_e788 || _e790))));
-                    let _e797 = active_49_;
-                    if _e797 {
-                        let _e803 = params.C;
-                        let _e805 = row_5_;
-                        let _e807 = c_42_;
-                        let _e813 = X[bitcast<u32>(((_e805 * _e803) + _e807))];
-                        r45_ = _e813;
+                    let _e922 = saved_69_;
+                    let _e924 = exited_50_;
+                    let _e926 = broken_67_;
+                    let _e928 = continued_68_;
+                    active_49_ = (_e922 && !((_e924 || (_e926 || _e928))));
+                    let _e935 = active_49_;
+                    if _e935 {
+                        let _e941 = params.C;
+                        let _e943 = row_5_;
+                        let _e945 = c_42_;
+                        let _e951 = X[bitcast<u32>(((_e943 * _e941) + _e945))];
+                        r45_ = _e951;
                     }
-                    let _e816 = active_49_;
-                    if _e816 {
-                        let _e818 = r45_;
-                        let _e820 = row_max_21_;
-                        r46_ = (_e818 - _e820);
+                    let _e954 = active_49_;
+                    if _e954 {
+                        let _e956 = r45_;
+                        let _e958 = row_max_21_;
+                        r46_ = (_e956 - _e958);
                     }
-                    let _e824 = active_49_;
-                    if _e824 {
-                        let _e826 = r46_;
-                        r47_ = exp(_e826);
+                    let _e962 = active_49_;
+                    if _e962 {
+                        let _e964 = r46_;
+                        r47_ = exp(_e964);
                     }
-                    let _e830 = active_49_;
-                    if _e830 {
-                        let _e832 = r47_;
-                        let _e834 = total_36_;
-                        r48_ = (_e832 / _e834);
+                    let _e968 = active_49_;
+                    if _e968 {
+                        let _e970 = r47_;
+                        let _e972 = total_36_;
+                        r48_ = (_e970 / _e972);
                     }
-                    let _e838 = active_49_;
-                    if _e838 {
-                        let _e840 = r48_;
-                        let _e846 = params.C;
-                        let _e848 = row_5_;
-                        let _e850 = c_42_;
-                        Y[bitcast<u32>(((_e848 * _e846) + _e850))] = _e840;
+                    let _e976 = active_49_;
+                    if _e976 {
+                        let _e978 = r48_;
+                        let _e984 = params.C;
+                        let _e986 = row_5_;
+                        let _e988 = c_42_;
+                        Y[bitcast<u32>(((_e986 * _e984) + _e988))] = _e978;
                     }
                 }
                 continuing {
-                    let _e857 = entry_72_;
-                    continued_74_ = false;
-                    let _e861 = exited_50_;
-                    let _e863 = broken_73_;
-                    let _e865 = continued_74_;
-                    active_49_ = (_e857 && !((_e861 || (_e863 || _e865))));
+                    let _e995 = entry_66_;
+                    continued_68_ = false;
+                    let _e999 = exited_50_;
+                    let _e1001 = broken_67_;
+                    let _e1003 = continued_68_;
+                    active_49_ = (_e995 && !((_e999 || (_e1001 || _e1003))));
                     {
-                        let _e872 = active_49_;
-                        if _e872 {
-                            let _e874 = c_42_;
-                            let _e876 = r41_;
-                            c_42_ = (_e874 + _e876);
+                        let _e1010 = active_49_;
+                        if _e1010 {
+                            let _e1012 = c_42_;
+                            let _e1014 = r41_;
+                            c_42_ = (_e1012 + _e1014);
                         }
                     }
                 }
             }
-            let _e880 = entry_72_;
-            let _e882 = exited_50_;
-            active_49_ = (_e880 && !(_e882));
+            let _e1018 = entry_66_;
+            let _e1020 = exited_50_;
+            active_49_ = (_e1018 && !(_e1020));
         }
-        let _e887 = saved_51_;
-        let _e889 = taken_52_;
-        let _e893 = exited_50_;
-        active_49_ = ((_e887 && !(_e889)) && !(_e893));
+        let _e1025 = saved_52_;
+        let _e1027 = taken_53_;
+        let _e1031 = exited_50_;
+        active_49_ = ((_e1025 && !(_e1027)) && !(_e1031));
         {
         }
-        let _e898 = saved_51_;
-        let _e900 = exited_50_;
-        active_49_ = (_e898 && !(_e900));
+        let _e1036 = saved_52_;
+        let _e1038 = exited_50_;
+        active_49_ = (_e1036 && !(_e1038));
     }
 }

@@ -18,6 +18,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 128>;
 var<workgroup> lane_active: array<u32, 128>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(128, 1, 1) 
 fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -73,97 +74,89 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var trips_49_: u32 = 0u;
     var active_50_: bool;
     var exited_51_: bool;
-    var saved_52_: bool;
-    var taken_53_: bool;
-    var entry_54_: bool;
-    var broken_55_: bool;
-    var continued_56_: bool;
-    var left_57_: bool = false;
-    var any_58_: u32;
-    var i_59_: i32;
-    var saved_60_: bool;
-    var taken_61_: bool;
-    var acc_62_: f32;
-    var infinity_63_: u32 = 4286578688u;
-    var i_64_: i32;
-    var entry_65_: bool;
-    var broken_66_: bool;
-    var continued_67_: bool;
-    var left_68_: bool = false;
-    var any_69_: u32;
-    var i_70_: i32;
-    var saved_71_: bool;
-    var taken_72_: bool;
-    var acc_73_: f32;
-    var i_74_: i32;
-    var entry_75_: bool;
-    var broken_76_: bool;
-    var continued_77_: bool;
-    var left_78_: bool = false;
-    var any_79_: u32;
-    var i_80_: i32;
-    var saved_81_: bool;
-    var taken_82_: bool;
+    var vote_number_52_: u32;
+    var saved_53_: bool;
+    var taken_54_: bool;
+    var entry_55_: bool;
+    var broken_56_: bool;
+    var continued_57_: bool;
+    var left_58_: bool = false;
+    var saved_59_: bool;
+    var taken_60_: bool;
+    var tree_61_: u32;
+    var entry_62_: bool;
+    var broken_63_: bool;
+    var continued_64_: bool;
+    var left_65_: bool = false;
+    var saved_66_: bool;
+    var taken_67_: bool;
+    var tree_68_: u32;
+    var entry_69_: bool;
+    var broken_70_: bool;
+    var continued_71_: bool;
+    var left_72_: bool = false;
+    var saved_73_: bool;
+    var taken_74_: bool;
 
     active_50_ = true;
     exited_51_ = false;
+    vote_number_52_ = 0u;
     {
-        let _e6 = active_50_;
-        if _e6 {
+        let _e8 = active_50_;
+        if _e8 {
             r0_ = i32(block.x);
         }
-        let _e12 = active_50_;
-        if _e12 {
+        let _e14 = active_50_;
+        if _e14 {
             r1_ = 4i;
         }
-        let _e16 = active_50_;
-        if _e16 {
-            let _e18 = r0_;
-            let _e20 = r1_;
-            r2_ = (_e18 * _e20);
+        let _e18 = active_50_;
+        if _e18 {
+            let _e20 = r0_;
+            let _e22 = r1_;
+            r2_ = (_e20 * _e22);
         }
-        let _e24 = active_50_;
-        if _e24 {
+        let _e26 = active_50_;
+        if _e26 {
             r3_ = (i32(local_index) / 32i);
         }
-        let _e31 = active_50_;
-        if _e31 {
-            let _e33 = r2_;
-            let _e35 = r3_;
-            r4_ = (_e33 + _e35);
+        let _e33 = active_50_;
+        if _e33 {
+            let _e35 = r2_;
+            let _e37 = r3_;
+            r4_ = (_e35 + _e37);
         }
-        let _e39 = active_50_;
-        if _e39 {
-            let _e41 = r4_;
-            row_5_ = _e41;
+        let _e41 = active_50_;
+        if _e41 {
+            let _e43 = r4_;
+            row_5_ = _e43;
         }
-        let _e44 = active_50_;
-        if _e44 {
-            let _e47 = params.R;
-            r6_ = _e47;
+        let _e46 = active_50_;
+        if _e46 {
+            let _e49 = params.R;
+            r6_ = _e49;
         }
-        let _e50 = active_50_;
-        if _e50 {
-            let _e52 = row_5_;
-            let _e54 = r6_;
-            r7_ = (_e52 < _e54);
+        let _e52 = active_50_;
+        if _e52 {
+            let _e54 = row_5_;
+            let _e56 = r6_;
+            r7_ = (_e54 < _e56);
         }
-        let _e58 = active_50_;
-        saved_52_ = _e58;
-        let _e61 = r7_;
-        let _e63 = saved_52_;
-        let _e64 = (_e63 && _e61);
-        taken_53_ = _e64;
-        active_50_ = _e64;
+        let _e60 = active_50_;
+        saved_53_ = _e60;
+        let _e63 = r7_;
+        let _e65 = saved_53_;
+        let _e66 = (_e65 && _e63);
+        taken_54_ = _e66;
+        active_50_ = _e66;
         {
-            let _e68 = active_50_;
-            if _e68 {
-                r8_ = -(1000000000000000000000000000000f);
+            let _e70 = active_50_;
+            if _e70 {
+                r8_ = -1000000000000000000000000000000f;
             }
-            let _e73 = active_50_;
-            if _e73 {
-                let _e75 = r8_;
-                m_9_ = _e75;
+            let _e74 = active_50_;
+            if _e74 {
+                m_9_ = -1000000000000000000000000000000f;
             }
             let _e78 = active_50_;
             if _e78 {
@@ -194,569 +187,597 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
                 c_15_ = _e107;
             }
             let _e110 = active_50_;
-            entry_54_ = _e110;
-            broken_55_ = false;
-            left_57_ = false;
+            entry_55_ = _e110;
+            broken_56_ = false;
+            left_58_ = false;
             loop {
-                continued_56_ = false;
-                let _e120 = entry_54_;
+                continued_57_ = false;
+                let _e120 = entry_55_;
                 let _e122 = exited_51_;
-                let _e124 = broken_55_;
-                let _e126 = continued_56_;
+                let _e124 = broken_56_;
+                let _e126 = continued_57_;
                 active_50_ = (_e120 && !((_e122 || (_e124 || _e126))));
-                let _e136 = active_50_;
-                lane_active[local_index] = u32(_e136);
+                let _e133 = vote_number_52_;
+                vote_number_52_ = (_e133 + 1u);
+                let _e138 = active_50_;
+                if _e138 {
+                    let _e141 = vote_number_52_;
+                    atomicMax((&workgroup_votes), _e141);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_58_ = 0u;
-                    i_59_ = 0i;
-                    loop {
-                        let _e146 = i_59_;
-                        if (_e146 >= 128i) {
-                            break;
-                        }
-                        let _e152 = lane_active[bitcast<u32>(_e146)];
-                        let _e154 = any_58_;
-                        any_58_ = (_e154 | _e152);
-                        continuing {
-                            let _e158 = i_59_;
-                            i_59_ = (_e158 + 1i);
-                        }
-                    }
-                    let _e164 = any_58_;
-                    workgroup_any = _e164;
+                    let _e146 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e146;
                 }
-                let _e166 = workgroupUniformLoad((&workgroup_any));
-                if (_e166 == 0u) {
-                    left_57_ = true;
+                let _e149 = workgroupUniformLoad((&workgroup_any));
+                let _e151 = vote_number_52_;
+                if (u32((_e149 == _e151)) == 0u) {
+                    left_58_ = true;
                     break;
                 }
-                let _e172 = active_50_;
-                if _e172 {
-                    let _e182 = trips_49_;
-                    let _e184 = (_e182 + 1u);
-                    trips_49_ = _e184;
-                    if (_e184 > 4096u) {
+                let _e159 = active_50_;
+                if _e159 {
+                    let _e169 = trips_49_;
+                    let _e171 = (_e169 + 1u);
+                    trips_49_ = _e171;
+                    if (_e171 > 4096u) {
                         loop_guard[0u] = 1u;
                         exited_51_ = true;
                         active_50_ = false;
                     }
                 }
                 {
-                    let _e188 = active_50_;
-                    if _e188 {
-                        let _e190 = c_15_;
-                        let _e192 = r13_;
-                        r16_ = (_e190 < _e192);
+                    let _e175 = active_50_;
+                    if _e175 {
+                        let _e177 = c_15_;
+                        let _e179 = r13_;
+                        r16_ = (_e177 < _e179);
                     }
-                    let _e196 = active_50_;
-                    if _e196 {
-                        let _e198 = r16_;
-                        r17_ = !(_e198);
+                    let _e183 = active_50_;
+                    if _e183 {
+                        let _e185 = r16_;
+                        r17_ = !(_e185);
                     }
-                    let _e202 = active_50_;
-                    saved_60_ = _e202;
-                    let _e205 = r17_;
-                    let _e207 = saved_60_;
-                    let _e208 = (_e207 && _e205);
-                    taken_61_ = _e208;
-                    active_50_ = _e208;
+                    let _e189 = active_50_;
+                    saved_59_ = _e189;
+                    let _e192 = r17_;
+                    let _e194 = saved_59_;
+                    let _e195 = (_e194 && _e192);
+                    taken_60_ = _e195;
+                    active_50_ = _e195;
                     {
-                        let _e212 = active_50_;
-                        let _e214 = broken_55_;
-                        broken_55_ = (_e214 || _e212);
+                        let _e199 = active_50_;
+                        let _e201 = broken_56_;
+                        broken_56_ = (_e201 || _e199);
                         active_50_ = false;
                     }
-                    let _e220 = saved_60_;
-                    let _e222 = taken_61_;
-                    let _e226 = exited_51_;
-                    let _e228 = broken_55_;
-                    let _e230 = continued_56_;
-                    active_50_ = ((_e220 && !(_e222)) && !((_e226 || (_e228 || _e230))));
+                    let _e207 = saved_59_;
+                    let _e209 = taken_60_;
+                    let _e213 = exited_51_;
+                    let _e215 = broken_56_;
+                    let _e217 = continued_57_;
+                    active_50_ = ((_e207 && !(_e209)) && !((_e213 || (_e215 || _e217))));
                     {
                     }
-                    let _e237 = saved_60_;
-                    let _e239 = exited_51_;
-                    let _e241 = broken_55_;
-                    let _e243 = continued_56_;
-                    active_50_ = (_e237 && !((_e239 || (_e241 || _e243))));
-                    let _e250 = active_50_;
-                    if _e250 {
-                        let _e256 = params.C;
-                        let _e258 = row_5_;
-                        let _e260 = c_15_;
-                        let _e266 = X[bitcast<u32>(((_e258 * _e256) + _e260))];
-                        r18_ = _e266;
+                    let _e224 = saved_59_;
+                    let _e226 = exited_51_;
+                    let _e228 = broken_56_;
+                    let _e230 = continued_57_;
+                    active_50_ = (_e224 && !((_e226 || (_e228 || _e230))));
+                    let _e237 = active_50_;
+                    if _e237 {
+                        let _e243 = params.C;
+                        let _e245 = row_5_;
+                        let _e247 = c_15_;
+                        let _e253 = X[bitcast<u32>(((_e245 * _e243) + _e247))];
+                        r18_ = _e253;
                     }
-                    let _e269 = active_50_;
-                    if _e269 {
-                        let _e271 = m_9_;
-                        let _e273 = r18_;
-                        r19_ = max(_e271, _e273);
+                    let _e256 = active_50_;
+                    if _e256 {
+                        let _e258 = m_9_;
+                        let _e260 = r18_;
+                        r19_ = max(_e258, _e260);
                     }
-                    let _e277 = active_50_;
-                    if _e277 {
-                        let _e279 = r19_;
-                        m_9_ = _e279;
+                    let _e264 = active_50_;
+                    if _e264 {
+                        let _e266 = r19_;
+                        m_9_ = _e266;
                     }
                 }
                 continuing {
-                    let _e282 = entry_54_;
-                    continued_56_ = false;
-                    let _e286 = exited_51_;
-                    let _e288 = broken_55_;
-                    let _e290 = continued_56_;
-                    active_50_ = (_e282 && !((_e286 || (_e288 || _e290))));
+                    let _e269 = entry_55_;
+                    continued_57_ = false;
+                    let _e273 = exited_51_;
+                    let _e275 = broken_56_;
+                    let _e277 = continued_57_;
+                    active_50_ = (_e269 && !((_e273 || (_e275 || _e277))));
                     {
-                        let _e297 = active_50_;
-                        if _e297 {
-                            let _e299 = c_15_;
-                            let _e301 = r14_;
-                            c_15_ = (_e299 + _e301);
+                        let _e284 = active_50_;
+                        if _e284 {
+                            let _e286 = c_15_;
+                            let _e288 = r14_;
+                            c_15_ = (_e286 + _e288);
                         }
                     }
                 }
             }
-            let _e305 = left_57_;
-            if !(_e305) {
+            let _e292 = left_58_;
+            if !(_e292) {
                 loop_guard[0u] = 2147483649u;
             }
-            let _e312 = entry_54_;
-            let _e314 = exited_51_;
-            active_50_ = (_e312 && !(_e314));
+            let _e299 = entry_55_;
+            let _e301 = exited_51_;
+            active_50_ = (_e299 && !(_e301));
             workgroupBarrier();
-            let _e319 = m_9_;
-            lane_values[local_index] = bitcast<u32>(_e319);
-            let _e327 = active_50_;
-            lane_active[local_index] = u32(_e327);
+            let _e306 = m_9_;
+            let _e308 = active_50_;
+            let _e311 = select(4286578688u, bitcast<u32>(_e306), _e308);
+            let _e315 = (i32(local_index) % 32i);
+            let _e318 = (i32(local_index) - _e315);
+            let _e322 = min(32i, (128i - _e318));
+            tree_61_ = _e311;
+            let _e324 = (_e318 + _e315);
+            lane_values[bitcast<u32>(_e324)] = _e311;
             workgroupBarrier();
-            let _e330 = active_50_;
-            if _e330 {
-                let _e336 = i32(local_index);
-                let _e340 = infinity_63_;
-                acc_62_ = bitcast<f32>(_e340);
-                i_64_ = 0i;
-                loop {
-                    let _e346 = i_64_;
-                    if (_e346 >= 32i) {
-                        break;
-                    }
-                    let _e349 = ((_e336 - (i32(local_index) % 32i)) + _e346);
-                    let _e351 = (_e349 < 128i);
-                    let _e356 = lane_active[bitcast<u32>(select(_e336, _e349, _e351))];
-                    if (_e351 && (_e356 != 0u)) {
-                        let _e363 = lane_values[bitcast<u32>(_e349)];
-                        let _e366 = acc_62_;
-                        acc_62_ = max(_e366, bitcast<f32>(_e363));
-                    }
-                    continuing {
-                        let _e370 = i_64_;
-                        i_64_ = (_e370 + 1i);
-                    }
-                }
-                let _e375 = acc_62_;
-                r20_ = _e375;
+            let _e329 = (_e315 + 16i);
+            let _e330 = (_e329 < _e322);
+            let _e336 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e329), _e330))];
+            let _e340 = tree_61_;
+            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e340), bitcast<f32>(select(4286578688u, _e336, _e330))));
+            workgroupBarrier();
+            let _e347 = tree_61_;
+            lane_values[bitcast<u32>(_e324)] = _e347;
+            workgroupBarrier();
+            let _e352 = (_e315 + 8i);
+            let _e353 = (_e352 < _e322);
+            let _e359 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e352), _e353))];
+            let _e363 = tree_61_;
+            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e363), bitcast<f32>(select(4286578688u, _e359, _e353))));
+            workgroupBarrier();
+            let _e370 = tree_61_;
+            lane_values[bitcast<u32>(_e324)] = _e370;
+            workgroupBarrier();
+            let _e375 = (_e315 + 4i);
+            let _e376 = (_e375 < _e322);
+            let _e382 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e375), _e376))];
+            let _e386 = tree_61_;
+            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e386), bitcast<f32>(select(4286578688u, _e382, _e376))));
+            workgroupBarrier();
+            let _e393 = tree_61_;
+            lane_values[bitcast<u32>(_e324)] = _e393;
+            workgroupBarrier();
+            let _e398 = (_e315 + 2i);
+            let _e399 = (_e398 < _e322);
+            let _e405 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e398), _e399))];
+            let _e409 = tree_61_;
+            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e409), bitcast<f32>(select(4286578688u, _e405, _e399))));
+            workgroupBarrier();
+            let _e416 = tree_61_;
+            lane_values[bitcast<u32>(_e324)] = _e416;
+            workgroupBarrier();
+            let _e421 = (_e315 + 1i);
+            let _e422 = (_e421 < _e322);
+            let _e428 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e421), _e422))];
+            let _e432 = tree_61_;
+            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e432), bitcast<f32>(select(4286578688u, _e428, _e422))));
+            workgroupBarrier();
+            let _e439 = tree_61_;
+            lane_values[bitcast<u32>(_e324)] = _e439;
+            workgroupBarrier();
+            let _e446 = lane_values[bitcast<u32>(_e318)];
+            let _e449 = active_50_;
+            if _e449 {
+                r20_ = bitcast<f32>(_e446);
             }
-            workgroupBarrier();
-            let _e378 = active_50_;
-            if _e378 {
-                let _e380 = r20_;
-                row_max_21_ = _e380;
+            let _e452 = active_50_;
+            if _e452 {
+                let _e454 = r20_;
+                row_max_21_ = _e454;
             }
-            let _e383 = active_50_;
-            if _e383 {
+            let _e457 = active_50_;
+            if _e457 {
                 s_22_ = 0f;
             }
-            let _e387 = active_50_;
-            if _e387 {
+            let _e461 = active_50_;
+            if _e461 {
                 r23_ = (i32(local_index) % 32i);
             }
-            let _e394 = active_50_;
-            if _e394 {
-                let _e397 = params.C;
-                r24_ = _e397;
+            let _e468 = active_50_;
+            if _e468 {
+                let _e471 = params.C;
+                r24_ = _e471;
             }
-            let _e400 = active_50_;
-            if _e400 {
+            let _e474 = active_50_;
+            if _e474 {
                 r25_ = 32i;
             }
-            let _e404 = active_50_;
-            if _e404 {
-                let _e406 = r24_;
-                r26_ = _e406;
+            let _e478 = active_50_;
+            if _e478 {
+                let _e480 = r24_;
+                r26_ = _e480;
             }
-            let _e409 = active_50_;
-            if _e409 {
-                let _e411 = r25_;
-                r27_ = _e411;
+            let _e483 = active_50_;
+            if _e483 {
+                let _e485 = r25_;
+                r27_ = _e485;
             }
-            let _e414 = active_50_;
-            if _e414 {
-                let _e416 = r23_;
-                c_28_ = _e416;
+            let _e488 = active_50_;
+            if _e488 {
+                let _e490 = r23_;
+                c_28_ = _e490;
             }
-            let _e419 = active_50_;
-            entry_65_ = _e419;
-            broken_66_ = false;
-            left_68_ = false;
+            let _e493 = active_50_;
+            entry_62_ = _e493;
+            broken_63_ = false;
+            left_65_ = false;
             loop {
-                continued_67_ = false;
-                let _e429 = entry_65_;
-                let _e431 = exited_51_;
-                let _e433 = broken_66_;
-                let _e435 = continued_67_;
-                active_50_ = (_e429 && !((_e431 || (_e433 || _e435))));
-                let _e445 = active_50_;
-                lane_active[local_index] = u32(_e445);
+                continued_64_ = false;
+                let _e503 = entry_62_;
+                let _e505 = exited_51_;
+                let _e507 = broken_63_;
+                let _e509 = continued_64_;
+                active_50_ = (_e503 && !((_e505 || (_e507 || _e509))));
+                let _e516 = vote_number_52_;
+                vote_number_52_ = (_e516 + 1u);
+                let _e521 = active_50_;
+                if _e521 {
+                    let _e524 = vote_number_52_;
+                    atomicMax((&workgroup_votes), _e524);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_69_ = 0u;
-                    i_70_ = 0i;
-                    loop {
-                        let _e455 = i_70_;
-                        if (_e455 >= 128i) {
-                            break;
-                        }
-                        let _e461 = lane_active[bitcast<u32>(_e455)];
-                        let _e463 = any_69_;
-                        any_69_ = (_e463 | _e461);
-                        continuing {
-                            let _e467 = i_70_;
-                            i_70_ = (_e467 + 1i);
-                        }
-                    }
-                    let _e473 = any_69_;
-                    workgroup_any = _e473;
+                    let _e529 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e529;
                 }
-                let _e475 = workgroupUniformLoad((&workgroup_any));
-                if (_e475 == 0u) {
-                    left_68_ = true;
+                let _e532 = workgroupUniformLoad((&workgroup_any));
+                let _e534 = vote_number_52_;
+                if (u32((_e532 == _e534)) == 0u) {
+                    left_65_ = true;
                     break;
                 }
-                let _e481 = active_50_;
-                if _e481 {
-                    let _e491 = trips_49_;
-                    let _e493 = (_e491 + 1u);
-                    trips_49_ = _e493;
-                    if (_e493 > 4096u) {
+                let _e542 = active_50_;
+                if _e542 {
+                    let _e552 = trips_49_;
+                    let _e554 = (_e552 + 1u);
+                    trips_49_ = _e554;
+                    if (_e554 > 4096u) {
                         loop_guard[0u] = 2u;
                         exited_51_ = true;
                         active_50_ = false;
                     }
                 }
                 {
-                    let _e497 = active_50_;
-                    if _e497 {
-                        let _e499 = c_28_;
-                        let _e501 = r26_;
-                        r29_ = (_e499 < _e501);
+                    let _e558 = active_50_;
+                    if _e558 {
+                        let _e560 = c_28_;
+                        let _e562 = r26_;
+                        r29_ = (_e560 < _e562);
                     }
-                    let _e505 = active_50_;
-                    if _e505 {
-                        let _e507 = r29_;
-                        r30_ = !(_e507);
+                    let _e566 = active_50_;
+                    if _e566 {
+                        let _e568 = r29_;
+                        r30_ = !(_e568);
                     }
-                    let _e511 = active_50_;
-                    saved_71_ = _e511;
-                    let _e514 = r30_;
-                    let _e516 = saved_71_;
-                    let _e517 = (_e516 && _e514);
-                    taken_72_ = _e517;
-                    active_50_ = _e517;
+                    let _e572 = active_50_;
+                    saved_66_ = _e572;
+                    let _e575 = r30_;
+                    let _e577 = saved_66_;
+                    let _e578 = (_e577 && _e575);
+                    taken_67_ = _e578;
+                    active_50_ = _e578;
                     {
-                        let _e521 = active_50_;
-                        let _e523 = broken_66_;
-                        broken_66_ = (_e523 || _e521);
+                        let _e582 = active_50_;
+                        let _e584 = broken_63_;
+                        broken_63_ = (_e584 || _e582);
                         active_50_ = false;
                     }
-                    let _e529 = saved_71_;
-                    let _e531 = taken_72_;
-                    let _e535 = exited_51_;
-                    let _e537 = broken_66_;
-                    let _e539 = continued_67_;
-                    active_50_ = ((_e529 && !(_e531)) && !((_e535 || (_e537 || _e539))));
+                    let _e590 = saved_66_;
+                    let _e592 = taken_67_;
+                    let _e596 = exited_51_;
+                    let _e598 = broken_63_;
+                    let _e600 = continued_64_;
+                    active_50_ = ((_e590 && !(_e592)) && !((_e596 || (_e598 || _e600))));
                     {
                     }
-                    let _e546 = saved_71_;
-                    let _e548 = exited_51_;
-                    let _e550 = broken_66_;
-                    let _e552 = continued_67_;
-                    active_50_ = (_e546 && !((_e548 || (_e550 || _e552))));
-                    let _e559 = active_50_;
-                    if _e559 {
-                        let _e565 = params.C;
-                        let _e567 = row_5_;
-                        let _e569 = c_28_;
-                        let _e575 = X[bitcast<u32>(((_e567 * _e565) + _e569))];
-                        r31_ = _e575;
+                    let _e607 = saved_66_;
+                    let _e609 = exited_51_;
+                    let _e611 = broken_63_;
+                    let _e613 = continued_64_;
+                    active_50_ = (_e607 && !((_e609 || (_e611 || _e613))));
+                    let _e620 = active_50_;
+                    if _e620 {
+                        let _e626 = params.C;
+                        let _e628 = row_5_;
+                        let _e630 = c_28_;
+                        let _e636 = X[bitcast<u32>(((_e628 * _e626) + _e630))];
+                        r31_ = _e636;
                     }
-                    let _e578 = active_50_;
-                    if _e578 {
-                        let _e580 = r31_;
-                        let _e582 = row_max_21_;
-                        r32_ = (_e580 - _e582);
+                    let _e639 = active_50_;
+                    if _e639 {
+                        let _e641 = r31_;
+                        let _e643 = row_max_21_;
+                        r32_ = (_e641 - _e643);
                     }
-                    let _e586 = active_50_;
-                    if _e586 {
-                        let _e588 = r32_;
-                        r33_ = exp(_e588);
+                    let _e647 = active_50_;
+                    if _e647 {
+                        let _e649 = r32_;
+                        r33_ = exp(_e649);
                     }
-                    let _e592 = active_50_;
-                    if _e592 {
-                        let _e594 = s_22_;
-                        let _e596 = r33_;
-                        r34_ = (_e594 + _e596);
+                    let _e653 = active_50_;
+                    if _e653 {
+                        let _e655 = s_22_;
+                        let _e657 = r33_;
+                        r34_ = (_e655 + _e657);
                     }
-                    let _e600 = active_50_;
-                    if _e600 {
-                        let _e602 = r34_;
-                        s_22_ = _e602;
+                    let _e661 = active_50_;
+                    if _e661 {
+                        let _e663 = r34_;
+                        s_22_ = _e663;
                     }
                 }
                 continuing {
-                    let _e605 = entry_65_;
-                    continued_67_ = false;
-                    let _e609 = exited_51_;
-                    let _e611 = broken_66_;
-                    let _e613 = continued_67_;
-                    active_50_ = (_e605 && !((_e609 || (_e611 || _e613))));
+                    let _e666 = entry_62_;
+                    continued_64_ = false;
+                    let _e670 = exited_51_;
+                    let _e672 = broken_63_;
+                    let _e674 = continued_64_;
+                    active_50_ = (_e666 && !((_e670 || (_e672 || _e674))));
                     {
-                        let _e620 = active_50_;
-                        if _e620 {
-                            let _e622 = c_28_;
-                            let _e624 = r27_;
-                            c_28_ = (_e622 + _e624);
+                        let _e681 = active_50_;
+                        if _e681 {
+                            let _e683 = c_28_;
+                            let _e685 = r27_;
+                            c_28_ = (_e683 + _e685);
                         }
                     }
                 }
             }
-            let _e628 = left_68_;
-            if !(_e628) {
+            let _e689 = left_65_;
+            if !(_e689) {
                 loop_guard[0u] = 2147483650u;
             }
-            let _e635 = entry_65_;
-            let _e637 = exited_51_;
-            active_50_ = (_e635 && !(_e637));
+            let _e696 = entry_62_;
+            let _e698 = exited_51_;
+            active_50_ = (_e696 && !(_e698));
             workgroupBarrier();
-            let _e642 = s_22_;
-            lane_values[local_index] = bitcast<u32>(_e642);
-            let _e650 = active_50_;
-            lane_active[local_index] = u32(_e650);
+            let _e703 = s_22_;
+            let _e705 = active_50_;
+            let _e708 = select(0u, bitcast<u32>(_e703), _e705);
+            let _e712 = (i32(local_index) % 32i);
+            let _e715 = (i32(local_index) - _e712);
+            let _e719 = min(32i, (128i - _e715));
+            tree_68_ = _e708;
+            let _e721 = (_e715 + _e712);
+            lane_values[bitcast<u32>(_e721)] = _e708;
             workgroupBarrier();
-            let _e653 = active_50_;
-            if _e653 {
-                let _e659 = i32(local_index);
-                acc_73_ = 0f;
-                i_74_ = 0i;
-                loop {
-                    let _e666 = i_74_;
-                    if (_e666 >= 32i) {
-                        break;
-                    }
-                    let _e669 = ((_e659 - (i32(local_index) % 32i)) + _e666);
-                    let _e671 = (_e669 < 128i);
-                    let _e676 = lane_active[bitcast<u32>(select(_e659, _e669, _e671))];
-                    if (_e671 && (_e676 != 0u)) {
-                        let _e683 = lane_values[bitcast<u32>(_e669)];
-                        let _e686 = acc_73_;
-                        acc_73_ = (_e686 + bitcast<f32>(_e683));
-                    }
-                    continuing {
-                        let _e690 = i_74_;
-                        i_74_ = (_e690 + 1i);
-                    }
-                }
-                let _e695 = acc_73_;
-                r35_ = _e695;
+            let _e726 = (_e712 + 16i);
+            let _e727 = (_e726 < _e719);
+            let _e733 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e726), _e727))];
+            let _e737 = tree_68_;
+            tree_68_ = bitcast<u32>((bitcast<f32>(_e737) + bitcast<f32>(select(0u, _e733, _e727))));
+            workgroupBarrier();
+            let _e744 = tree_68_;
+            lane_values[bitcast<u32>(_e721)] = _e744;
+            workgroupBarrier();
+            let _e749 = (_e712 + 8i);
+            let _e750 = (_e749 < _e719);
+            let _e756 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e749), _e750))];
+            let _e760 = tree_68_;
+            tree_68_ = bitcast<u32>((bitcast<f32>(_e760) + bitcast<f32>(select(0u, _e756, _e750))));
+            workgroupBarrier();
+            let _e767 = tree_68_;
+            lane_values[bitcast<u32>(_e721)] = _e767;
+            workgroupBarrier();
+            let _e772 = (_e712 + 4i);
+            let _e773 = (_e772 < _e719);
+            let _e779 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e772), _e773))];
+            let _e783 = tree_68_;
+            tree_68_ = bitcast<u32>((bitcast<f32>(_e783) + bitcast<f32>(select(0u, _e779, _e773))));
+            workgroupBarrier();
+            let _e790 = tree_68_;
+            lane_values[bitcast<u32>(_e721)] = _e790;
+            workgroupBarrier();
+            let _e795 = (_e712 + 2i);
+            let _e796 = (_e795 < _e719);
+            let _e802 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e795), _e796))];
+            let _e806 = tree_68_;
+            tree_68_ = bitcast<u32>((bitcast<f32>(_e806) + bitcast<f32>(select(0u, _e802, _e796))));
+            workgroupBarrier();
+            let _e813 = tree_68_;
+            lane_values[bitcast<u32>(_e721)] = _e813;
+            workgroupBarrier();
+            let _e818 = (_e712 + 1i);
+            let _e819 = (_e818 < _e719);
+            let _e825 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e818), _e819))];
+            let _e829 = tree_68_;
+            tree_68_ = bitcast<u32>((bitcast<f32>(_e829) + bitcast<f32>(select(0u, _e825, _e819))));
+            workgroupBarrier();
+            let _e836 = tree_68_;
+            lane_values[bitcast<u32>(_e721)] = _e836;
+            workgroupBarrier();
+            let _e843 = lane_values[bitcast<u32>(_e715)];
+            let _e846 = active_50_;
+            if _e846 {
+                r35_ = bitcast<f32>(_e843);
             }
-            workgroupBarrier();
-            let _e698 = active_50_;
-            if _e698 {
-                let _e700 = r35_;
-                total_36_ = _e700;
+            let _e849 = active_50_;
+            if _e849 {
+                let _e851 = r35_;
+                total_36_ = _e851;
             }
-            let _e703 = active_50_;
-            if _e703 {
+            let _e854 = active_50_;
+            if _e854 {
                 r37_ = (i32(local_index) % 32i);
             }
-            let _e710 = active_50_;
-            if _e710 {
-                let _e713 = params.C;
-                r38_ = _e713;
+            let _e861 = active_50_;
+            if _e861 {
+                let _e864 = params.C;
+                r38_ = _e864;
             }
-            let _e716 = active_50_;
-            if _e716 {
+            let _e867 = active_50_;
+            if _e867 {
                 r39_ = 32i;
             }
-            let _e720 = active_50_;
-            if _e720 {
-                let _e722 = r38_;
-                r40_ = _e722;
+            let _e871 = active_50_;
+            if _e871 {
+                let _e873 = r38_;
+                r40_ = _e873;
             }
-            let _e725 = active_50_;
-            if _e725 {
-                let _e727 = r39_;
-                r41_ = _e727;
+            let _e876 = active_50_;
+            if _e876 {
+                let _e878 = r39_;
+                r41_ = _e878;
             }
-            let _e730 = active_50_;
-            if _e730 {
-                let _e732 = r37_;
-                c_42_ = _e732;
+            let _e881 = active_50_;
+            if _e881 {
+                let _e883 = r37_;
+                c_42_ = _e883;
             }
-            let _e735 = active_50_;
-            entry_75_ = _e735;
-            broken_76_ = false;
-            left_78_ = false;
+            let _e886 = active_50_;
+            entry_69_ = _e886;
+            broken_70_ = false;
+            left_72_ = false;
             loop {
-                continued_77_ = false;
-                let _e745 = entry_75_;
-                let _e747 = exited_51_;
-                let _e749 = broken_76_;
-                let _e751 = continued_77_;
-                active_50_ = (_e745 && !((_e747 || (_e749 || _e751))));
-                let _e761 = active_50_;
-                lane_active[local_index] = u32(_e761);
+                continued_71_ = false;
+                let _e896 = entry_69_;
+                let _e898 = exited_51_;
+                let _e900 = broken_70_;
+                let _e902 = continued_71_;
+                active_50_ = (_e896 && !((_e898 || (_e900 || _e902))));
+                let _e909 = vote_number_52_;
+                vote_number_52_ = (_e909 + 1u);
+                let _e914 = active_50_;
+                if _e914 {
+                    let _e917 = vote_number_52_;
+                    atomicMax((&workgroup_votes), _e917);
+                }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    any_79_ = 0u;
-                    i_80_ = 0i;
-                    loop {
-                        let _e771 = i_80_;
-                        if (_e771 >= 128i) {
-                            break;
-                        }
-                        let _e777 = lane_active[bitcast<u32>(_e771)];
-                        let _e779 = any_79_;
-                        any_79_ = (_e779 | _e777);
-                        continuing {
-                            let _e783 = i_80_;
-                            i_80_ = (_e783 + 1i);
-                        }
-                    }
-                    let _e789 = any_79_;
-                    workgroup_any = _e789;
+                    let _e922 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e922;
                 }
-                let _e791 = workgroupUniformLoad((&workgroup_any));
-                if (_e791 == 0u) {
-                    left_78_ = true;
+                let _e925 = workgroupUniformLoad((&workgroup_any));
+                let _e927 = vote_number_52_;
+                if (u32((_e925 == _e927)) == 0u) {
+                    left_72_ = true;
                     break;
                 }
-                let _e797 = active_50_;
-                if _e797 {
-                    let _e807 = trips_49_;
-                    let _e809 = (_e807 + 1u);
-                    trips_49_ = _e809;
-                    if (_e809 > 4096u) {
+                let _e935 = active_50_;
+                if _e935 {
+                    let _e945 = trips_49_;
+                    let _e947 = (_e945 + 1u);
+                    trips_49_ = _e947;
+                    if (_e947 > 4096u) {
                         loop_guard[0u] = 3u;
                         exited_51_ = true;
                         active_50_ = false;
                     }
                 }
                 {
-                    let _e813 = active_50_;
-                    if _e813 {
-                        let _e815 = c_42_;
-                        let _e817 = r40_;
-                        r43_ = (_e815 < _e817);
+                    let _e951 = active_50_;
+                    if _e951 {
+                        let _e953 = c_42_;
+                        let _e955 = r40_;
+                        r43_ = (_e953 < _e955);
                     }
-                    let _e821 = active_50_;
-                    if _e821 {
-                        let _e823 = r43_;
-                        r44_ = !(_e823);
+                    let _e959 = active_50_;
+                    if _e959 {
+                        let _e961 = r43_;
+                        r44_ = !(_e961);
                     }
-                    let _e827 = active_50_;
-                    saved_81_ = _e827;
-                    let _e830 = r44_;
-                    let _e832 = saved_81_;
-                    let _e833 = (_e832 && _e830);
-                    taken_82_ = _e833;
-                    active_50_ = _e833;
+                    let _e965 = active_50_;
+                    saved_73_ = _e965;
+                    let _e968 = r44_;
+                    let _e970 = saved_73_;
+                    let _e971 = (_e970 && _e968);
+                    taken_74_ = _e971;
+                    active_50_ = _e971;
                     {
-                        let _e837 = active_50_;
-                        let _e839 = broken_76_;
-                        broken_76_ = (_e839 || _e837);
+                        let _e975 = active_50_;
+                        let _e977 = broken_70_;
+                        broken_70_ = (_e977 || _e975);
                         active_50_ = false;
                     }
-                    let _e845 = saved_81_;
-                    let _e847 = taken_82_;
-                    let _e851 = exited_51_;
-                    let _e853 = broken_76_;
-                    let _e855 = continued_77_;
-                    active_50_ = ((_e845 && !(_e847)) && !((_e851 || (_e853 || _e855))));
+                    let _e983 = saved_73_;
+                    let _e985 = taken_74_;
+                    let _e989 = exited_51_;
+                    let _e991 = broken_70_;
+                    let _e993 = continued_71_;
+                    active_50_ = ((_e983 && !(_e985)) && !((_e989 || (_e991 || _e993))));
                     {
                     }
-                    let _e862 = saved_81_;
-                    let _e864 = exited_51_;
-                    let _e866 = broken_76_;
-                    let _e868 = continued_77_;
-                    active_50_ = (_e862 && !((_e864 || (_e866 || _e868))));
-                    let _e875 = active_50_;
-                    if _e875 {
-                        let _e881 = params.C;
-                        let _e883 = row_5_;
-                        let _e885 = c_42_;
-                        let _e891 = X[bitcast<u32>(((_e883 * _e881) + _e885))];
-                        r45_ = _e891;
+                    let _e1000 = saved_73_;
+                    let _e1002 = exited_51_;
+                    let _e1004 = broken_70_;
+                    let _e1006 = continued_71_;
+                    active_50_ = (_e1000 && !((_e1002 || (_e1004 || _e1006))));
+                    let _e1013 = active_50_;
+                    if _e1013 {
+                        let _e1019 = params.C;
+                        let _e1021 = row_5_;
+                        let _e1023 = c_42_;
+                        let _e1029 = X[bitcast<u32>(((_e1021 * _e1019) + _e1023))];
+                        r45_ = _e1029;
                     }
-                    let _e894 = active_50_;
-                    if _e894 {
-                        let _e896 = r45_;
-                        let _e898 = row_max_21_;
-                        r46_ = (_e896 - _e898);
+                    let _e1032 = active_50_;
+                    if _e1032 {
+                        let _e1034 = r45_;
+                        let _e1036 = row_max_21_;
+                        r46_ = (_e1034 - _e1036);
                     }
-                    let _e902 = active_50_;
-                    if _e902 {
-                        let _e904 = r46_;
-                        r47_ = exp(_e904);
+                    let _e1040 = active_50_;
+                    if _e1040 {
+                        let _e1042 = r46_;
+                        r47_ = exp(_e1042);
                     }
-                    let _e908 = active_50_;
-                    if _e908 {
-                        let _e910 = r47_;
-                        let _e912 = total_36_;
-                        r48_ = (_e910 / _e912);
+                    let _e1046 = active_50_;
+                    if _e1046 {
+                        let _e1048 = r47_;
+                        let _e1050 = total_36_;
+                        r48_ = (_e1048 / _e1050);
                     }
-                    let _e916 = active_50_;
-                    if _e916 {
-                        let _e918 = r48_;
-                        let _e924 = params.C;
-                        let _e926 = row_5_;
-                        let _e928 = c_42_;
-                        Y[bitcast<u32>(((_e926 * _e924) + _e928))] = _e918;
+                    let _e1054 = active_50_;
+                    if _e1054 {
+                        let _e1056 = r48_;
+                        let _e1062 = params.C;
+                        let _e1064 = row_5_;
+                        let _e1066 = c_42_;
+                        Y[bitcast<u32>(((_e1064 * _e1062) + _e1066))] = _e1056;
                     }
                 }
                 continuing {
-                    let _e935 = entry_75_;
-                    continued_77_ = false;
-                    let _e939 = exited_51_;
-                    let _e941 = broken_76_;
-                    let _e943 = continued_77_;
-                    active_50_ = (_e935 && !((_e939 || (_e941 || _e943))));
+                    let _e1073 = entry_69_;
+                    continued_71_ = false;
+                    let _e1077 = exited_51_;
+                    let _e1079 = broken_70_;
+                    let _e1081 = continued_71_;
+                    active_50_ = (_e1073 && !((_e1077 || (_e1079 || _e1081))));
                     {
-                        let _e950 = active_50_;
-                        if _e950 {
-                            let _e952 = c_42_;
-                            let _e954 = r41_;
-                            c_42_ = (_e952 + _e954);
+                        let _e1088 = active_50_;
+                        if _e1088 {
+                            let _e1090 = c_42_;
+                            let _e1092 = r41_;
+                            c_42_ = (_e1090 + _e1092);
                         }
                     }
                 }
             }
-            let _e958 = left_78_;
-            if !(_e958) {
+            let _e1096 = left_72_;
+            if !(_e1096) {
                 loop_guard[0u] = 2147483651u;
             }
-            let _e965 = entry_75_;
-            let _e967 = exited_51_;
-            active_50_ = (_e965 && !(_e967));
+            let _e1103 = entry_69_;
+            let _e1105 = exited_51_;
+            active_50_ = (_e1103 && !(_e1105));
         }
-        let _e972 = saved_52_;
-        let _e974 = taken_53_;
-        let _e978 = exited_51_;
-        active_50_ = ((_e972 && !(_e974)) && !(_e978));
+        let _e1110 = saved_53_;
+        let _e1112 = taken_54_;
+        let _e1116 = exited_51_;
+        active_50_ = ((_e1110 && !(_e1112)) && !(_e1116));
         {
         }
-        let _e983 = saved_52_;
-        let _e985 = exited_51_;
-        active_50_ = (_e983 && !(_e985));
+        let _e1121 = saved_53_;
+        let _e1123 = exited_51_;
+        active_50_ = (_e1121 && !(_e1123));
     }
 }

@@ -92,187 +92,186 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
     r7_ = (_e32 < _e34);
     let _e38 = r7_;
     if _e38 {
-        r8_ = -(1000000000000000000000000000000f);
-        let _e43 = r8_;
-        m_9_ = _e43;
+        r8_ = -1000000000000000000000000000000f;
+        m_9_ = -1000000000000000000000000000000f;
         r10_ = (i32(local_index) % 32i);
-        let _e52 = params.C;
-        r11_ = _e52;
+        let _e50 = params.C;
+        r11_ = _e50;
         r12_ = 32i;
-        let _e57 = r11_;
-        r13_ = _e57;
-        let _e60 = r12_;
-        r14_ = _e60;
-        let _e63 = r10_;
-        c_15_ = _e63;
+        let _e55 = r11_;
+        r13_ = _e55;
+        let _e58 = r12_;
+        r14_ = _e58;
+        let _e61 = r10_;
+        c_15_ = _e61;
         left_50_ = false;
         loop {
-            let _e75 = trips_49_;
-            let _e77 = (_e75 + 1u);
-            trips_49_ = _e77;
-            if (_e77 > 4096u) {
+            let _e73 = trips_49_;
+            let _e75 = (_e73 + 1u);
+            trips_49_ = _e75;
+            if (_e75 > 4096u) {
                 loop_guard[0u] = 1u;
                 left_50_ = true;
                 break;
             }
             {
-                let _e81 = c_15_;
-                let _e83 = r13_;
-                r16_ = (_e81 < _e83);
-                let _e87 = r16_;
-                r17_ = !(_e87);
-                let _e91 = r17_;
-                if _e91 {
+                let _e79 = c_15_;
+                let _e81 = r13_;
+                r16_ = (_e79 < _e81);
+                let _e85 = r16_;
+                r17_ = !(_e85);
+                let _e89 = r17_;
+                if _e89 {
                     left_50_ = true;
                     break;
                 }
-                let _e99 = params.C;
-                let _e101 = row_5_;
-                let _e103 = c_15_;
-                let _e109 = X[bitcast<u32>(((_e101 * _e99) + _e103))];
-                r18_ = _e109;
-                let _e112 = m_9_;
-                let _e114 = r18_;
-                r19_ = max(_e112, _e114);
-                let _e118 = r19_;
-                m_9_ = _e118;
+                let _e97 = params.C;
+                let _e99 = row_5_;
+                let _e101 = c_15_;
+                let _e107 = X[bitcast<u32>(((_e99 * _e97) + _e101))];
+                r18_ = _e107;
+                let _e110 = m_9_;
+                let _e112 = r18_;
+                r19_ = max(_e110, _e112);
+                let _e116 = r19_;
+                m_9_ = _e116;
             }
             continuing {
-                let _e121 = c_15_;
-                let _e123 = r14_;
-                c_15_ = (_e121 + _e123);
+                let _e119 = c_15_;
+                let _e121 = r14_;
+                c_15_ = (_e119 + _e121);
             }
         }
-        let _e127 = left_50_;
-        if !(_e127) {
+        let _e125 = left_50_;
+        if !(_e125) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e134 = m_9_;
-        let _e135 = subgroupMax(_e134);
-        r20_ = _e135;
-        let _e138 = r20_;
-        row_max_21_ = _e138;
+        let _e132 = m_9_;
+        let _e133 = subgroupMax(_e132);
+        r20_ = _e133;
+        let _e136 = r20_;
+        row_max_21_ = _e136;
         s_22_ = 0f;
         r23_ = (i32(local_index) % 32i);
-        let _e149 = params.C;
-        r24_ = _e149;
+        let _e147 = params.C;
+        r24_ = _e147;
         r25_ = 32i;
-        let _e154 = r24_;
-        r26_ = _e154;
-        let _e157 = r25_;
-        r27_ = _e157;
-        let _e160 = r23_;
-        c_28_ = _e160;
+        let _e152 = r24_;
+        r26_ = _e152;
+        let _e155 = r25_;
+        r27_ = _e155;
+        let _e158 = r23_;
+        c_28_ = _e158;
         left_51_ = false;
         loop {
-            let _e172 = trips_49_;
-            let _e174 = (_e172 + 1u);
-            trips_49_ = _e174;
-            if (_e174 > 4096u) {
+            let _e170 = trips_49_;
+            let _e172 = (_e170 + 1u);
+            trips_49_ = _e172;
+            if (_e172 > 4096u) {
                 loop_guard[0u] = 2u;
                 left_51_ = true;
                 break;
             }
             {
-                let _e178 = c_28_;
-                let _e180 = r26_;
-                r29_ = (_e178 < _e180);
-                let _e184 = r29_;
-                r30_ = !(_e184);
-                let _e188 = r30_;
-                if _e188 {
+                let _e176 = c_28_;
+                let _e178 = r26_;
+                r29_ = (_e176 < _e178);
+                let _e182 = r29_;
+                r30_ = !(_e182);
+                let _e186 = r30_;
+                if _e186 {
                     left_51_ = true;
                     break;
                 }
-                let _e196 = params.C;
-                let _e198 = row_5_;
-                let _e200 = c_28_;
-                let _e206 = X[bitcast<u32>(((_e198 * _e196) + _e200))];
-                r31_ = _e206;
-                let _e209 = r31_;
-                let _e211 = row_max_21_;
-                r32_ = (_e209 - _e211);
-                let _e215 = r32_;
-                r33_ = exp(_e215);
-                let _e219 = s_22_;
-                let _e221 = r33_;
-                r34_ = (_e219 + _e221);
-                let _e225 = r34_;
-                s_22_ = _e225;
+                let _e194 = params.C;
+                let _e196 = row_5_;
+                let _e198 = c_28_;
+                let _e204 = X[bitcast<u32>(((_e196 * _e194) + _e198))];
+                r31_ = _e204;
+                let _e207 = r31_;
+                let _e209 = row_max_21_;
+                r32_ = (_e207 - _e209);
+                let _e213 = r32_;
+                r33_ = exp(_e213);
+                let _e217 = s_22_;
+                let _e219 = r33_;
+                r34_ = (_e217 + _e219);
+                let _e223 = r34_;
+                s_22_ = _e223;
             }
             continuing {
-                let _e228 = c_28_;
-                let _e230 = r27_;
-                c_28_ = (_e228 + _e230);
+                let _e226 = c_28_;
+                let _e228 = r27_;
+                c_28_ = (_e226 + _e228);
             }
         }
-        let _e234 = left_51_;
-        if !(_e234) {
+        let _e232 = left_51_;
+        if !(_e232) {
             loop_guard[0u] = 2147483650u;
         }
-        let _e241 = s_22_;
-        let _e242 = subgroupAdd(_e241);
-        r35_ = _e242;
-        let _e245 = r35_;
-        total_36_ = _e245;
+        let _e239 = s_22_;
+        let _e240 = subgroupAdd(_e239);
+        r35_ = _e240;
+        let _e243 = r35_;
+        total_36_ = _e243;
         r37_ = (i32(local_index) % 32i);
-        let _e254 = params.C;
-        r38_ = _e254;
+        let _e252 = params.C;
+        r38_ = _e252;
         r39_ = 32i;
-        let _e259 = r38_;
-        r40_ = _e259;
-        let _e262 = r39_;
-        r41_ = _e262;
-        let _e265 = r37_;
-        c_42_ = _e265;
+        let _e257 = r38_;
+        r40_ = _e257;
+        let _e260 = r39_;
+        r41_ = _e260;
+        let _e263 = r37_;
+        c_42_ = _e263;
         left_52_ = false;
         loop {
-            let _e277 = trips_49_;
-            let _e279 = (_e277 + 1u);
-            trips_49_ = _e279;
-            if (_e279 > 4096u) {
+            let _e275 = trips_49_;
+            let _e277 = (_e275 + 1u);
+            trips_49_ = _e277;
+            if (_e277 > 4096u) {
                 loop_guard[0u] = 3u;
                 left_52_ = true;
                 break;
             }
             {
-                let _e283 = c_42_;
-                let _e285 = r40_;
-                r43_ = (_e283 < _e285);
-                let _e289 = r43_;
-                r44_ = !(_e289);
-                let _e293 = r44_;
-                if _e293 {
+                let _e281 = c_42_;
+                let _e283 = r40_;
+                r43_ = (_e281 < _e283);
+                let _e287 = r43_;
+                r44_ = !(_e287);
+                let _e291 = r44_;
+                if _e291 {
                     left_52_ = true;
                     break;
                 }
-                let _e301 = params.C;
-                let _e303 = row_5_;
-                let _e305 = c_42_;
-                let _e311 = X[bitcast<u32>(((_e303 * _e301) + _e305))];
-                r45_ = _e311;
-                let _e314 = r45_;
-                let _e316 = row_max_21_;
-                r46_ = (_e314 - _e316);
-                let _e320 = r46_;
-                r47_ = exp(_e320);
-                let _e324 = r47_;
-                let _e326 = total_36_;
-                r48_ = (_e324 / _e326);
-                let _e330 = r48_;
-                let _e336 = params.C;
-                let _e338 = row_5_;
-                let _e340 = c_42_;
-                Y[bitcast<u32>(((_e338 * _e336) + _e340))] = _e330;
+                let _e299 = params.C;
+                let _e301 = row_5_;
+                let _e303 = c_42_;
+                let _e309 = X[bitcast<u32>(((_e301 * _e299) + _e303))];
+                r45_ = _e309;
+                let _e312 = r45_;
+                let _e314 = row_max_21_;
+                r46_ = (_e312 - _e314);
+                let _e318 = r46_;
+                r47_ = exp(_e318);
+                let _e322 = r47_;
+                let _e324 = total_36_;
+                r48_ = (_e322 / _e324);
+                let _e328 = r48_;
+                let _e334 = params.C;
+                let _e336 = row_5_;
+                let _e338 = c_42_;
+                Y[bitcast<u32>(((_e336 * _e334) + _e338))] = _e328;
             }
             continuing {
-                let _e347 = c_42_;
-                let _e349 = r41_;
-                c_42_ = (_e347 + _e349);
+                let _e345 = c_42_;
+                let _e347 = r41_;
+                c_42_ = (_e345 + _e347);
             }
         }
-        let _e353 = left_52_;
-        if !(_e353) {
+        let _e351 = left_52_;
+        if !(_e351) {
             loop_guard[0u] = 2147483651u;
         }
     }

@@ -85,139 +85,138 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
     r7_ = (_e31 < _e33);
     let _e37 = r7_;
     if _e37 {
-        r8_ = -(1000000000000000000000000000000f);
-        let _e42 = r8_;
-        m_9_ = _e42;
+        r8_ = -1000000000000000000000000000000f;
+        m_9_ = -1000000000000000000000000000000f;
         r10_ = (i32(local_index) % 32i);
-        let _e51 = params.C;
-        r11_ = _e51;
+        let _e49 = params.C;
+        r11_ = _e49;
         r12_ = 32i;
-        let _e56 = r11_;
-        r13_ = _e56;
-        let _e59 = r12_;
-        r14_ = _e59;
-        let _e62 = r10_;
-        c_15_ = _e62;
+        let _e54 = r11_;
+        r13_ = _e54;
+        let _e57 = r12_;
+        r14_ = _e57;
+        let _e60 = r10_;
+        c_15_ = _e60;
         loop {
-            let _e65 = c_15_;
-            let _e67 = r13_;
-            r16_ = (_e65 < _e67);
-            let _e71 = r16_;
-            r17_ = !(_e71);
-            let _e75 = r17_;
-            if _e75 {
+            let _e63 = c_15_;
+            let _e65 = r13_;
+            r16_ = (_e63 < _e65);
+            let _e69 = r16_;
+            r17_ = !(_e69);
+            let _e73 = r17_;
+            if _e73 {
                 break;
             }
-            let _e81 = params.C;
-            let _e83 = row_5_;
-            let _e85 = c_15_;
-            let _e91 = X[bitcast<u32>(((_e83 * _e81) + _e85))];
-            r18_ = _e91;
-            let _e94 = m_9_;
-            let _e96 = r18_;
-            r19_ = max(_e94, _e96);
-            let _e100 = r19_;
-            m_9_ = _e100;
+            let _e79 = params.C;
+            let _e81 = row_5_;
+            let _e83 = c_15_;
+            let _e89 = X[bitcast<u32>(((_e81 * _e79) + _e83))];
+            r18_ = _e89;
+            let _e92 = m_9_;
+            let _e94 = r18_;
+            r19_ = max(_e92, _e94);
+            let _e98 = r19_;
+            m_9_ = _e98;
             continuing {
-                let _e103 = c_15_;
-                let _e105 = r14_;
-                c_15_ = (_e103 + _e105);
+                let _e101 = c_15_;
+                let _e103 = r14_;
+                c_15_ = (_e101 + _e103);
             }
         }
-        let _e109 = m_9_;
-        let _e110 = subgroupMax(_e109);
-        r20_ = _e110;
-        let _e113 = r20_;
-        row_max_21_ = _e113;
+        let _e107 = m_9_;
+        let _e108 = subgroupMax(_e107);
+        r20_ = _e108;
+        let _e111 = r20_;
+        row_max_21_ = _e111;
         s_22_ = 0f;
         r23_ = (i32(local_index) % 32i);
-        let _e124 = params.C;
-        r24_ = _e124;
+        let _e122 = params.C;
+        r24_ = _e122;
         r25_ = 32i;
-        let _e129 = r24_;
-        r26_ = _e129;
-        let _e132 = r25_;
-        r27_ = _e132;
-        let _e135 = r23_;
-        c_28_ = _e135;
+        let _e127 = r24_;
+        r26_ = _e127;
+        let _e130 = r25_;
+        r27_ = _e130;
+        let _e133 = r23_;
+        c_28_ = _e133;
         loop {
-            let _e138 = c_28_;
-            let _e140 = r26_;
-            r29_ = (_e138 < _e140);
-            let _e144 = r29_;
-            r30_ = !(_e144);
-            let _e148 = r30_;
-            if _e148 {
+            let _e136 = c_28_;
+            let _e138 = r26_;
+            r29_ = (_e136 < _e138);
+            let _e142 = r29_;
+            r30_ = !(_e142);
+            let _e146 = r30_;
+            if _e146 {
                 break;
             }
-            let _e154 = params.C;
-            let _e156 = row_5_;
-            let _e158 = c_28_;
-            let _e164 = X[bitcast<u32>(((_e156 * _e154) + _e158))];
-            r31_ = _e164;
-            let _e167 = r31_;
-            let _e169 = row_max_21_;
-            r32_ = (_e167 - _e169);
-            let _e173 = r32_;
-            r33_ = exp(_e173);
-            let _e177 = s_22_;
-            let _e179 = r33_;
-            r34_ = (_e177 + _e179);
-            let _e183 = r34_;
-            s_22_ = _e183;
+            let _e152 = params.C;
+            let _e154 = row_5_;
+            let _e156 = c_28_;
+            let _e162 = X[bitcast<u32>(((_e154 * _e152) + _e156))];
+            r31_ = _e162;
+            let _e165 = r31_;
+            let _e167 = row_max_21_;
+            r32_ = (_e165 - _e167);
+            let _e171 = r32_;
+            r33_ = exp(_e171);
+            let _e175 = s_22_;
+            let _e177 = r33_;
+            r34_ = (_e175 + _e177);
+            let _e181 = r34_;
+            s_22_ = _e181;
             continuing {
-                let _e186 = c_28_;
-                let _e188 = r27_;
-                c_28_ = (_e186 + _e188);
+                let _e184 = c_28_;
+                let _e186 = r27_;
+                c_28_ = (_e184 + _e186);
             }
         }
-        let _e192 = s_22_;
-        let _e193 = subgroupAdd(_e192);
-        r35_ = _e193;
-        let _e196 = r35_;
-        total_36_ = _e196;
+        let _e190 = s_22_;
+        let _e191 = subgroupAdd(_e190);
+        r35_ = _e191;
+        let _e194 = r35_;
+        total_36_ = _e194;
         r37_ = (i32(local_index) % 32i);
-        let _e205 = params.C;
-        r38_ = _e205;
+        let _e203 = params.C;
+        r38_ = _e203;
         r39_ = 32i;
-        let _e210 = r38_;
-        r40_ = _e210;
-        let _e213 = r39_;
-        r41_ = _e213;
-        let _e216 = r37_;
-        c_42_ = _e216;
+        let _e208 = r38_;
+        r40_ = _e208;
+        let _e211 = r39_;
+        r41_ = _e211;
+        let _e214 = r37_;
+        c_42_ = _e214;
         loop {
-            let _e219 = c_42_;
-            let _e221 = r40_;
-            r43_ = (_e219 < _e221);
-            let _e225 = r43_;
-            r44_ = !(_e225);
-            let _e229 = r44_;
-            if _e229 {
+            let _e217 = c_42_;
+            let _e219 = r40_;
+            r43_ = (_e217 < _e219);
+            let _e223 = r43_;
+            r44_ = !(_e223);
+            let _e227 = r44_;
+            if _e227 {
                 break;
             }
-            let _e235 = params.C;
-            let _e237 = row_5_;
-            let _e239 = c_42_;
-            let _e245 = X[bitcast<u32>(((_e237 * _e235) + _e239))];
-            r45_ = _e245;
-            let _e248 = r45_;
-            let _e250 = row_max_21_;
-            r46_ = (_e248 - _e250);
-            let _e254 = r46_;
-            r47_ = exp(_e254);
-            let _e258 = r47_;
-            let _e260 = total_36_;
-            r48_ = (_e258 / _e260);
-            let _e264 = r48_;
-            let _e270 = params.C;
-            let _e272 = row_5_;
-            let _e274 = c_42_;
-            Y[bitcast<u32>(((_e272 * _e270) + _e274))] = _e264;
+            let _e233 = params.C;
+            let _e235 = row_5_;
+            let _e237 = c_42_;
+            let _e243 = X[bitcast<u32>(((_e235 * _e233) + _e237))];
+            r45_ = _e243;
+            let _e246 = r45_;
+            let _e248 = row_max_21_;
+            r46_ = (_e246 - _e248);
+            let _e252 = r46_;
+            r47_ = exp(_e252);
+            let _e256 = r47_;
+            let _e258 = total_36_;
+            r48_ = (_e256 / _e258);
+            let _e262 = r48_;
+            let _e268 = params.C;
+            let _e270 = row_5_;
+            let _e272 = c_42_;
+            Y[bitcast<u32>(((_e270 * _e268) + _e272))] = _e262;
             continuing {
-                let _e281 = c_42_;
-                let _e283 = r41_;
-                c_42_ = (_e281 + _e283);
+                let _e279 = c_42_;
+                let _e281 = r41_;
+                c_42_ = (_e279 + _e281);
             }
         }
     }

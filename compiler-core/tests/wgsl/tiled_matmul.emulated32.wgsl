@@ -24,6 +24,7 @@ var<workgroup> tile5_matmul: array<f32, 1024>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -137,1683 +138,1563 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     var r107_: f32;
     var active_108_: bool;
     var exited_109_: bool;
-    var entry_110_: bool;
-    var broken_111_: bool;
-    var continued_112_: bool;
-    var any_113_: u32;
-    var i_114_: i32;
-    var saved_115_: bool;
-    var taken_116_: bool;
-    var entry_117_: bool;
-    var broken_118_: bool;
-    var continued_119_: bool;
-    var any_120_: u32;
-    var i_121_: i32;
-    var saved_122_: bool;
-    var taken_123_: bool;
-    var entry_124_: bool;
-    var broken_125_: bool;
-    var continued_126_: bool;
-    var any_127_: u32;
-    var i_128_: i32;
+    var vote_number_110_: u32;
+    var entry_111_: bool;
+    var broken_112_: bool;
+    var continued_113_: bool;
+    var saved_114_: bool;
+    var taken_115_: bool;
+    var entry_116_: bool;
+    var broken_117_: bool;
+    var continued_118_: bool;
+    var saved_119_: bool;
+    var taken_120_: bool;
+    var entry_121_: bool;
+    var broken_122_: bool;
+    var continued_123_: bool;
+    var saved_124_: bool;
+    var taken_125_: bool;
+    var entry_126_: bool;
+    var broken_127_: bool;
+    var continued_128_: bool;
     var saved_129_: bool;
     var taken_130_: bool;
     var entry_131_: bool;
     var broken_132_: bool;
     var continued_133_: bool;
-    var any_134_: u32;
-    var i_135_: i32;
-    var saved_136_: bool;
-    var taken_137_: bool;
-    var entry_138_: bool;
-    var broken_139_: bool;
-    var continued_140_: bool;
-    var any_141_: u32;
-    var i_142_: i32;
-    var saved_143_: bool;
-    var taken_144_: bool;
-    var entry_145_: bool;
-    var broken_146_: bool;
-    var continued_147_: bool;
-    var any_148_: u32;
-    var i_149_: i32;
-    var saved_150_: bool;
-    var taken_151_: bool;
-    var entry_152_: bool;
-    var broken_153_: bool;
-    var continued_154_: bool;
-    var any_155_: u32;
-    var i_156_: i32;
-    var saved_157_: bool;
-    var taken_158_: bool;
-    var entry_159_: bool;
-    var broken_160_: bool;
-    var continued_161_: bool;
-    var any_162_: u32;
-    var i_163_: i32;
+    var saved_134_: bool;
+    var taken_135_: bool;
+    var entry_136_: bool;
+    var broken_137_: bool;
+    var continued_138_: bool;
+    var saved_139_: bool;
+    var taken_140_: bool;
+    var entry_141_: bool;
+    var broken_142_: bool;
+    var continued_143_: bool;
+    var saved_144_: bool;
+    var taken_145_: bool;
+    var entry_146_: bool;
+    var broken_147_: bool;
+    var continued_148_: bool;
+    var saved_149_: bool;
+    var taken_150_: bool;
+    var entry_151_: bool;
+    var broken_152_: bool;
+    var continued_153_: bool;
+    var saved_154_: bool;
+    var taken_155_: bool;
+    var entry_156_: bool;
+    var broken_157_: bool;
+    var continued_158_: bool;
+    var saved_159_: bool;
+    var taken_160_: bool;
+    var entry_161_: bool;
+    var broken_162_: bool;
+    var continued_163_: bool;
     var saved_164_: bool;
     var taken_165_: bool;
-    var entry_166_: bool;
-    var broken_167_: bool;
-    var continued_168_: bool;
-    var any_169_: u32;
-    var i_170_: i32;
-    var saved_171_: bool;
-    var taken_172_: bool;
-    var entry_173_: bool;
-    var broken_174_: bool;
-    var continued_175_: bool;
-    var any_176_: u32;
-    var i_177_: i32;
-    var saved_178_: bool;
-    var taken_179_: bool;
-    var entry_180_: bool;
-    var broken_181_: bool;
-    var continued_182_: bool;
-    var any_183_: u32;
-    var i_184_: i32;
-    var saved_185_: bool;
-    var taken_186_: bool;
 
     active_108_ = true;
     exited_109_ = false;
+    vote_number_110_ = 0u;
     {
-        let _e5 = active_108_;
-        if _e5 {
+        let _e7 = active_108_;
+        if _e7 {
             r0_ = i32(block.y);
         }
-        let _e11 = active_108_;
-        if _e11 {
-            let _e13 = r0_;
-            r1_ = (_e13 * 32i);
+        let _e13 = active_108_;
+        if _e13 {
+            let _e15 = r0_;
+            r1_ = (_e15 * 32i);
         }
-        let _e18 = active_108_;
-        if _e18 {
-            let _e20 = r1_;
-            r_2_ = _e20;
+        let _e20 = active_108_;
+        if _e20 {
+            let _e22 = r1_;
+            r_2_ = _e22;
         }
-        let _e23 = active_108_;
-        if _e23 {
+        let _e25 = active_108_;
+        if _e25 {
             r3_ = i32(block.x);
         }
-        let _e29 = active_108_;
-        if _e29 {
-            let _e31 = r3_;
-            r4_ = (_e31 * 32i);
+        let _e31 = active_108_;
+        if _e31 {
+            let _e33 = r3_;
+            r4_ = (_e33 * 32i);
         }
-        let _e36 = active_108_;
-        if _e36 {
-            let _e38 = r4_;
-            c_5_ = _e38;
+        let _e38 = active_108_;
+        if _e38 {
+            let _e40 = r4_;
+            c_5_ = _e40;
         }
-        let _e41 = active_108_;
-        if _e41 {
+        let _e43 = active_108_;
+        if _e43 {
             r6_ = 256i;
         }
-        let _e45 = active_108_;
-        if _e45 {
+        let _e47 = active_108_;
+        if _e47 {
             e_7_ = i32(local_index);
         }
-        let _e50 = active_108_;
-        entry_110_ = _e50;
-        broken_111_ = false;
+        let _e52 = active_108_;
+        entry_111_ = _e52;
+        broken_112_ = false;
         loop {
-            continued_112_ = false;
-            let _e57 = entry_110_;
-            let _e59 = exited_109_;
-            let _e61 = broken_111_;
-            let _e63 = continued_112_;
-            active_108_ = (_e57 && !((_e59 || (_e61 || _e63))));
-            let _e73 = active_108_;
-            lane_active[local_index] = u32(_e73);
+            continued_113_ = false;
+            let _e59 = entry_111_;
+            let _e61 = exited_109_;
+            let _e63 = broken_112_;
+            let _e65 = continued_113_;
+            active_108_ = (_e59 && !((_e61 || (_e63 || _e65))));
+            let _e72 = vote_number_110_;
+            vote_number_110_ = (_e72 + 1u);
+            let _e77 = active_108_;
+            if _e77 {
+                let _e80 = vote_number_110_;
+                atomicMax((&workgroup_votes), _e80);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_113_ = 0u;
-                i_114_ = 0i;
-                loop {
-                    let _e83 = i_114_;
-                    if (_e83 >= 256i) {
-                        break;
-                    }
-                    let _e89 = lane_active[bitcast<u32>(_e83)];
-                    let _e91 = any_113_;
-                    any_113_ = (_e91 | _e89);
-                    continuing {
-                        let _e95 = i_114_;
-                        i_114_ = (_e95 + 1i);
-                    }
-                }
-                let _e101 = any_113_;
-                workgroup_any = _e101;
+                let _e85 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e85;
             }
-            let _e103 = workgroupUniformLoad((&workgroup_any));
-            if (_e103 == 0u) {
+            let _e88 = workgroupUniformLoad((&workgroup_any));
+            let _e90 = vote_number_110_;
+            if (u32((_e88 == _e90)) == 0u) {
                 break;
             }
             {
-                let _e107 = active_108_;
-                if _e107 {
-                    let _e109 = e_7_;
-                    r8_ = (_e109 < 1024i);
+                let _e96 = active_108_;
+                if _e96 {
+                    let _e98 = e_7_;
+                    r8_ = (_e98 < 1024i);
                 }
-                let _e114 = active_108_;
-                if _e114 {
-                    let _e116 = r8_;
-                    r9_ = !(_e116);
+                let _e103 = active_108_;
+                if _e103 {
+                    let _e105 = r8_;
+                    r9_ = !(_e105);
                 }
-                let _e120 = active_108_;
-                saved_115_ = _e120;
-                let _e123 = r9_;
-                let _e125 = saved_115_;
-                let _e126 = (_e125 && _e123);
-                taken_116_ = _e126;
-                active_108_ = _e126;
+                let _e109 = active_108_;
+                saved_114_ = _e109;
+                let _e112 = r9_;
+                let _e114 = saved_114_;
+                let _e115 = (_e114 && _e112);
+                taken_115_ = _e115;
+                active_108_ = _e115;
                 {
-                    let _e130 = active_108_;
-                    let _e132 = broken_111_;
-                    broken_111_ = (_e132 || _e130);
+                    let _e119 = active_108_;
+                    let _e121 = broken_112_;
+                    broken_112_ = (_e121 || _e119);
                     active_108_ = false;
                 }
-                let _e138 = saved_115_;
-                let _e140 = taken_116_;
-                let _e144 = exited_109_;
-                let _e146 = broken_111_;
-                let _e148 = continued_112_;
-                active_108_ = ((_e138 && !(_e140)) && !((_e144 || (_e146 || _e148))));
+                let _e127 = saved_114_;
+                let _e129 = taken_115_;
+                let _e133 = exited_109_;
+                let _e135 = broken_112_;
+                let _e137 = continued_113_;
+                active_108_ = ((_e127 && !(_e129)) && !((_e133 || (_e135 || _e137))));
                 {
                 }
-                let _e155 = saved_115_;
-                let _e157 = exited_109_;
-                let _e159 = broken_111_;
-                let _e161 = continued_112_;
-                active_108_ = (_e155 && !((_e157 || (_e159 || _e161))));
-                let _e168 = active_108_;
-                if _e168 {
-                    let _e170 = e_7_;
-                    r10_ = (_e170 / 32i);
+                let _e144 = saved_114_;
+                let _e146 = exited_109_;
+                let _e148 = broken_112_;
+                let _e150 = continued_113_;
+                active_108_ = (_e144 && !((_e146 || (_e148 || _e150))));
+                let _e157 = active_108_;
+                if _e157 {
+                    let _e159 = e_7_;
+                    r10_ = (_e159 / 32i);
                 }
-                let _e175 = active_108_;
-                if _e175 {
-                    let _e177 = r10_;
-                    r11_ = (_e177 % 32i);
+                let _e164 = active_108_;
+                if _e164 {
+                    let _e166 = r10_;
+                    r11_ = (_e166 % 32i);
                 }
-                let _e182 = active_108_;
-                if _e182 {
-                    let _e184 = e_7_;
-                    r12_ = (_e184 / 1i);
+                let _e171 = active_108_;
+                if _e171 {
+                    let _e173 = e_7_;
+                    r12_ = (_e173 / 1i);
                 }
-                let _e189 = active_108_;
-                if _e189 {
-                    let _e191 = r12_;
-                    r13_ = (_e191 % 32i);
+                let _e178 = active_108_;
+                if _e178 {
+                    let _e180 = r12_;
+                    r13_ = (_e180 % 32i);
                 }
-                let _e196 = active_108_;
-                if _e196 {
-                    let _e198 = r_2_;
-                    let _e200 = r11_;
-                    r14_ = (_e198 + _e200);
+                let _e185 = active_108_;
+                if _e185 {
+                    let _e187 = r_2_;
+                    let _e189 = r11_;
+                    r14_ = (_e187 + _e189);
                 }
-                let _e204 = active_108_;
-                if _e204 {
-                    let _e207 = r13_;
-                    r15_ = (0i + _e207);
+                let _e193 = active_108_;
+                if _e193 {
+                    let _e196 = r13_;
+                    r15_ = (0i + _e196);
                 }
-                let _e211 = active_108_;
-                if _e211 {
-                    let _e214 = params.M;
-                    let _e217 = params.K;
+                let _e200 = active_108_;
+                if _e200 {
+                    let _e203 = params.M;
+                    let _e206 = params.K;
+                    let _e208 = r14_;
+                    let _e213 = r15_;
                     let _e219 = r14_;
-                    let _e224 = r15_;
-                    let _e230 = r14_;
-                    let _e232 = r15_;
-                    let _e238 = A[bitcast<u32>(((_e230 * _e217) + _e232))];
-                    r16_ = select(0f, _e238, ((bitcast<u32>(_e219) < bitcast<u32>(_e214)) && (bitcast<u32>(_e224) < bitcast<u32>(_e217))));
+                    let _e221 = r15_;
+                    let _e227 = A[bitcast<u32>(((_e219 * _e206) + _e221))];
+                    r16_ = select(0f, _e227, ((bitcast<u32>(_e208) < bitcast<u32>(_e203)) && (bitcast<u32>(_e213) < bitcast<u32>(_e206))));
                 }
-                let _e243 = active_108_;
-                if _e243 {
-                    let _e245 = r16_;
-                    let _e249 = r11_;
-                    let _e251 = r13_;
-                    tile0_A_tile[bitcast<u32>(((_e249 * 32i) + _e251))] = _e245;
+                let _e232 = active_108_;
+                if _e232 {
+                    let _e234 = r16_;
+                    let _e238 = r11_;
+                    let _e240 = r13_;
+                    tile0_A_tile[bitcast<u32>(((_e238 * 32i) + _e240))] = _e234;
                 }
             }
             continuing {
-                let _e258 = entry_110_;
-                continued_112_ = false;
-                let _e262 = exited_109_;
-                let _e264 = broken_111_;
-                let _e266 = continued_112_;
-                active_108_ = (_e258 && !((_e262 || (_e264 || _e266))));
+                let _e247 = entry_111_;
+                continued_113_ = false;
+                let _e251 = exited_109_;
+                let _e253 = broken_112_;
+                let _e255 = continued_113_;
+                active_108_ = (_e247 && !((_e251 || (_e253 || _e255))));
                 {
-                    let _e273 = active_108_;
-                    if _e273 {
-                        let _e275 = e_7_;
-                        let _e277 = r6_;
-                        e_7_ = (_e275 + _e277);
+                    let _e262 = active_108_;
+                    if _e262 {
+                        let _e264 = e_7_;
+                        let _e266 = r6_;
+                        e_7_ = (_e264 + _e266);
                     }
                 }
             }
         }
-        let _e281 = entry_110_;
-        let _e283 = exited_109_;
-        active_108_ = (_e281 && !(_e283));
+        let _e270 = entry_111_;
+        let _e272 = exited_109_;
+        active_108_ = (_e270 && !(_e272));
         storageBarrier();
         workgroupBarrier();
-        let _e288 = active_108_;
-        if _e288 {
+        let _e277 = active_108_;
+        if _e277 {
             r17_ = 256i;
         }
-        let _e292 = active_108_;
-        if _e292 {
+        let _e281 = active_108_;
+        if _e281 {
             e_18_ = i32(local_index);
         }
-        let _e297 = active_108_;
-        entry_117_ = _e297;
-        broken_118_ = false;
+        let _e286 = active_108_;
+        entry_116_ = _e286;
+        broken_117_ = false;
         loop {
-            continued_119_ = false;
-            let _e304 = entry_117_;
-            let _e306 = exited_109_;
-            let _e308 = broken_118_;
-            let _e310 = continued_119_;
-            active_108_ = (_e304 && !((_e306 || (_e308 || _e310))));
-            let _e320 = active_108_;
-            lane_active[local_index] = u32(_e320);
+            continued_118_ = false;
+            let _e293 = entry_116_;
+            let _e295 = exited_109_;
+            let _e297 = broken_117_;
+            let _e299 = continued_118_;
+            active_108_ = (_e293 && !((_e295 || (_e297 || _e299))));
+            let _e306 = vote_number_110_;
+            vote_number_110_ = (_e306 + 1u);
+            let _e311 = active_108_;
+            if _e311 {
+                let _e314 = vote_number_110_;
+                atomicMax((&workgroup_votes), _e314);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_120_ = 0u;
-                i_121_ = 0i;
-                loop {
-                    let _e330 = i_121_;
-                    if (_e330 >= 256i) {
-                        break;
-                    }
-                    let _e336 = lane_active[bitcast<u32>(_e330)];
-                    let _e338 = any_120_;
-                    any_120_ = (_e338 | _e336);
-                    continuing {
-                        let _e342 = i_121_;
-                        i_121_ = (_e342 + 1i);
-                    }
-                }
-                let _e348 = any_120_;
-                workgroup_any = _e348;
+                let _e319 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e319;
             }
-            let _e350 = workgroupUniformLoad((&workgroup_any));
-            if (_e350 == 0u) {
+            let _e322 = workgroupUniformLoad((&workgroup_any));
+            let _e324 = vote_number_110_;
+            if (u32((_e322 == _e324)) == 0u) {
                 break;
             }
             {
-                let _e354 = active_108_;
-                if _e354 {
-                    let _e356 = e_18_;
-                    r19_ = (_e356 < 1024i);
+                let _e330 = active_108_;
+                if _e330 {
+                    let _e332 = e_18_;
+                    r19_ = (_e332 < 1024i);
                 }
-                let _e361 = active_108_;
-                if _e361 {
-                    let _e363 = r19_;
-                    r20_ = !(_e363);
+                let _e337 = active_108_;
+                if _e337 {
+                    let _e339 = r19_;
+                    r20_ = !(_e339);
                 }
-                let _e367 = active_108_;
-                saved_122_ = _e367;
-                let _e370 = r20_;
-                let _e372 = saved_122_;
-                let _e373 = (_e372 && _e370);
-                taken_123_ = _e373;
-                active_108_ = _e373;
+                let _e343 = active_108_;
+                saved_119_ = _e343;
+                let _e346 = r20_;
+                let _e348 = saved_119_;
+                let _e349 = (_e348 && _e346);
+                taken_120_ = _e349;
+                active_108_ = _e349;
                 {
-                    let _e377 = active_108_;
-                    let _e379 = broken_118_;
-                    broken_118_ = (_e379 || _e377);
+                    let _e353 = active_108_;
+                    let _e355 = broken_117_;
+                    broken_117_ = (_e355 || _e353);
                     active_108_ = false;
                 }
-                let _e385 = saved_122_;
-                let _e387 = taken_123_;
-                let _e391 = exited_109_;
-                let _e393 = broken_118_;
-                let _e395 = continued_119_;
-                active_108_ = ((_e385 && !(_e387)) && !((_e391 || (_e393 || _e395))));
+                let _e361 = saved_119_;
+                let _e363 = taken_120_;
+                let _e367 = exited_109_;
+                let _e369 = broken_117_;
+                let _e371 = continued_118_;
+                active_108_ = ((_e361 && !(_e363)) && !((_e367 || (_e369 || _e371))));
                 {
                 }
-                let _e402 = saved_122_;
-                let _e404 = exited_109_;
-                let _e406 = broken_118_;
-                let _e408 = continued_119_;
-                active_108_ = (_e402 && !((_e404 || (_e406 || _e408))));
-                let _e415 = active_108_;
-                if _e415 {
-                    let _e417 = e_18_;
-                    r21_ = (_e417 / 32i);
+                let _e378 = saved_119_;
+                let _e380 = exited_109_;
+                let _e382 = broken_117_;
+                let _e384 = continued_118_;
+                active_108_ = (_e378 && !((_e380 || (_e382 || _e384))));
+                let _e391 = active_108_;
+                if _e391 {
+                    let _e393 = e_18_;
+                    r21_ = (_e393 / 32i);
                 }
-                let _e422 = active_108_;
-                if _e422 {
-                    let _e424 = r21_;
-                    r22_ = (_e424 % 32i);
+                let _e398 = active_108_;
+                if _e398 {
+                    let _e400 = r21_;
+                    r22_ = (_e400 % 32i);
                 }
-                let _e429 = active_108_;
-                if _e429 {
-                    let _e431 = e_18_;
-                    r23_ = (_e431 / 1i);
+                let _e405 = active_108_;
+                if _e405 {
+                    let _e407 = e_18_;
+                    r23_ = (_e407 / 1i);
                 }
-                let _e436 = active_108_;
-                if _e436 {
-                    let _e438 = r23_;
-                    r24_ = (_e438 % 32i);
+                let _e412 = active_108_;
+                if _e412 {
+                    let _e414 = r23_;
+                    r24_ = (_e414 % 32i);
                 }
-                let _e443 = active_108_;
-                if _e443 {
-                    let _e446 = r22_;
-                    r25_ = (0i + _e446);
+                let _e419 = active_108_;
+                if _e419 {
+                    let _e422 = r22_;
+                    r25_ = (0i + _e422);
                 }
-                let _e450 = active_108_;
-                if _e450 {
-                    let _e452 = c_5_;
-                    let _e454 = r24_;
-                    r26_ = (_e452 + _e454);
+                let _e426 = active_108_;
+                if _e426 {
+                    let _e428 = c_5_;
+                    let _e430 = r24_;
+                    r26_ = (_e428 + _e430);
                 }
-                let _e458 = active_108_;
-                if _e458 {
-                    let _e461 = params.K;
-                    let _e464 = params.N;
-                    let _e466 = r25_;
-                    let _e471 = r26_;
-                    let _e477 = r25_;
-                    let _e479 = r26_;
-                    let _e485 = B[bitcast<u32>(((_e477 * _e464) + _e479))];
-                    r27_ = select(0f, _e485, ((bitcast<u32>(_e466) < bitcast<u32>(_e461)) && (bitcast<u32>(_e471) < bitcast<u32>(_e464))));
+                let _e434 = active_108_;
+                if _e434 {
+                    let _e437 = params.K;
+                    let _e440 = params.N;
+                    let _e442 = r25_;
+                    let _e447 = r26_;
+                    let _e453 = r25_;
+                    let _e455 = r26_;
+                    let _e461 = B[bitcast<u32>(((_e453 * _e440) + _e455))];
+                    r27_ = select(0f, _e461, ((bitcast<u32>(_e442) < bitcast<u32>(_e437)) && (bitcast<u32>(_e447) < bitcast<u32>(_e440))));
                 }
-                let _e490 = active_108_;
-                if _e490 {
-                    let _e492 = r27_;
-                    let _e496 = r22_;
-                    let _e498 = r24_;
-                    tile1_B_tile[bitcast<u32>(((_e496 * 32i) + _e498))] = _e492;
+                let _e466 = active_108_;
+                if _e466 {
+                    let _e468 = r27_;
+                    let _e472 = r22_;
+                    let _e474 = r24_;
+                    tile1_B_tile[bitcast<u32>(((_e472 * 32i) + _e474))] = _e468;
                 }
             }
             continuing {
-                let _e505 = entry_117_;
-                continued_119_ = false;
-                let _e509 = exited_109_;
-                let _e511 = broken_118_;
-                let _e513 = continued_119_;
-                active_108_ = (_e505 && !((_e509 || (_e511 || _e513))));
+                let _e481 = entry_116_;
+                continued_118_ = false;
+                let _e485 = exited_109_;
+                let _e487 = broken_117_;
+                let _e489 = continued_118_;
+                active_108_ = (_e481 && !((_e485 || (_e487 || _e489))));
                 {
-                    let _e520 = active_108_;
-                    if _e520 {
-                        let _e522 = e_18_;
-                        let _e524 = r17_;
-                        e_18_ = (_e522 + _e524);
+                    let _e496 = active_108_;
+                    if _e496 {
+                        let _e498 = e_18_;
+                        let _e500 = r17_;
+                        e_18_ = (_e498 + _e500);
                     }
                 }
             }
         }
-        let _e528 = entry_117_;
-        let _e530 = exited_109_;
-        active_108_ = (_e528 && !(_e530));
+        let _e504 = entry_116_;
+        let _e506 = exited_109_;
+        active_108_ = (_e504 && !(_e506));
         storageBarrier();
         workgroupBarrier();
-        let _e535 = active_108_;
-        if _e535 {
+        let _e511 = active_108_;
+        if _e511 {
             r28_ = 256i;
         }
-        let _e539 = active_108_;
-        if _e539 {
+        let _e515 = active_108_;
+        if _e515 {
             e_29_ = i32(local_index);
         }
-        let _e544 = active_108_;
-        entry_124_ = _e544;
-        broken_125_ = false;
+        let _e520 = active_108_;
+        entry_121_ = _e520;
+        broken_122_ = false;
         loop {
-            continued_126_ = false;
-            let _e551 = entry_124_;
-            let _e553 = exited_109_;
-            let _e555 = broken_125_;
-            let _e557 = continued_126_;
-            active_108_ = (_e551 && !((_e553 || (_e555 || _e557))));
-            let _e567 = active_108_;
-            lane_active[local_index] = u32(_e567);
+            continued_123_ = false;
+            let _e527 = entry_121_;
+            let _e529 = exited_109_;
+            let _e531 = broken_122_;
+            let _e533 = continued_123_;
+            active_108_ = (_e527 && !((_e529 || (_e531 || _e533))));
+            let _e540 = vote_number_110_;
+            vote_number_110_ = (_e540 + 1u);
+            let _e545 = active_108_;
+            if _e545 {
+                let _e548 = vote_number_110_;
+                atomicMax((&workgroup_votes), _e548);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_127_ = 0u;
-                i_128_ = 0i;
-                loop {
-                    let _e577 = i_128_;
-                    if (_e577 >= 256i) {
-                        break;
-                    }
-                    let _e583 = lane_active[bitcast<u32>(_e577)];
-                    let _e585 = any_127_;
-                    any_127_ = (_e585 | _e583);
-                    continuing {
-                        let _e589 = i_128_;
-                        i_128_ = (_e589 + 1i);
-                    }
-                }
-                let _e595 = any_127_;
-                workgroup_any = _e595;
+                let _e553 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e553;
             }
-            let _e597 = workgroupUniformLoad((&workgroup_any));
-            if (_e597 == 0u) {
+            let _e556 = workgroupUniformLoad((&workgroup_any));
+            let _e558 = vote_number_110_;
+            if (u32((_e556 == _e558)) == 0u) {
                 break;
             }
             {
-                let _e601 = active_108_;
-                if _e601 {
-                    let _e603 = e_29_;
-                    r30_ = (_e603 < 1024i);
+                let _e564 = active_108_;
+                if _e564 {
+                    let _e566 = e_29_;
+                    r30_ = (_e566 < 1024i);
                 }
-                let _e608 = active_108_;
-                if _e608 {
-                    let _e610 = r30_;
-                    r31_ = !(_e610);
+                let _e571 = active_108_;
+                if _e571 {
+                    let _e573 = r30_;
+                    r31_ = !(_e573);
                 }
-                let _e614 = active_108_;
-                saved_129_ = _e614;
-                let _e617 = r31_;
-                let _e619 = saved_129_;
-                let _e620 = (_e619 && _e617);
-                taken_130_ = _e620;
-                active_108_ = _e620;
+                let _e577 = active_108_;
+                saved_124_ = _e577;
+                let _e580 = r31_;
+                let _e582 = saved_124_;
+                let _e583 = (_e582 && _e580);
+                taken_125_ = _e583;
+                active_108_ = _e583;
                 {
-                    let _e624 = active_108_;
-                    let _e626 = broken_125_;
-                    broken_125_ = (_e626 || _e624);
+                    let _e587 = active_108_;
+                    let _e589 = broken_122_;
+                    broken_122_ = (_e589 || _e587);
                     active_108_ = false;
                 }
-                let _e632 = saved_129_;
-                let _e634 = taken_130_;
-                let _e638 = exited_109_;
-                let _e640 = broken_125_;
-                let _e642 = continued_126_;
-                active_108_ = ((_e632 && !(_e634)) && !((_e638 || (_e640 || _e642))));
+                let _e595 = saved_124_;
+                let _e597 = taken_125_;
+                let _e601 = exited_109_;
+                let _e603 = broken_122_;
+                let _e605 = continued_123_;
+                active_108_ = ((_e595 && !(_e597)) && !((_e601 || (_e603 || _e605))));
                 {
                 }
-                let _e649 = saved_129_;
-                let _e651 = exited_109_;
-                let _e653 = broken_125_;
-                let _e655 = continued_126_;
-                active_108_ = (_e649 && !((_e651 || (_e653 || _e655))));
-                let _e662 = active_108_;
-                if _e662 {
-                    let _e664 = e_29_;
-                    r32_ = (_e664 / 32i);
+                let _e612 = saved_124_;
+                let _e614 = exited_109_;
+                let _e616 = broken_122_;
+                let _e618 = continued_123_;
+                active_108_ = (_e612 && !((_e614 || (_e616 || _e618))));
+                let _e625 = active_108_;
+                if _e625 {
+                    let _e627 = e_29_;
+                    r32_ = (_e627 / 32i);
                 }
-                let _e669 = active_108_;
-                if _e669 {
-                    let _e671 = r32_;
-                    r33_ = (_e671 % 32i);
+                let _e632 = active_108_;
+                if _e632 {
+                    let _e634 = r32_;
+                    r33_ = (_e634 % 32i);
                 }
-                let _e676 = active_108_;
-                if _e676 {
-                    let _e678 = e_29_;
-                    r34_ = (_e678 / 1i);
+                let _e639 = active_108_;
+                if _e639 {
+                    let _e641 = e_29_;
+                    r34_ = (_e641 / 1i);
                 }
-                let _e683 = active_108_;
-                if _e683 {
-                    let _e685 = r34_;
-                    r35_ = (_e685 % 32i);
+                let _e646 = active_108_;
+                if _e646 {
+                    let _e648 = r34_;
+                    r35_ = (_e648 % 32i);
                 }
-                let _e690 = active_108_;
-                if _e690 {
+                let _e653 = active_108_;
+                if _e653 {
                     acc_36_ = 0f;
                 }
-                let _e694 = active_108_;
-                if _e694 {
+                let _e657 = active_108_;
+                if _e657 {
                     k_37_ = 0i;
                 }
-                let _e698 = active_108_;
-                entry_131_ = _e698;
-                broken_132_ = false;
+                let _e661 = active_108_;
+                entry_126_ = _e661;
+                broken_127_ = false;
                 loop {
-                    continued_133_ = false;
-                    let _e705 = entry_131_;
-                    let _e707 = exited_109_;
-                    let _e709 = broken_132_;
-                    let _e711 = continued_133_;
-                    active_108_ = (_e705 && !((_e707 || (_e709 || _e711))));
-                    let _e721 = active_108_;
-                    lane_active[local_index] = u32(_e721);
+                    continued_128_ = false;
+                    let _e668 = entry_126_;
+                    let _e670 = exited_109_;
+                    let _e672 = broken_127_;
+                    let _e674 = continued_128_;
+                    active_108_ = (_e668 && !((_e670 || (_e672 || _e674))));
+                    let _e681 = vote_number_110_;
+                    vote_number_110_ = (_e681 + 1u);
+                    let _e686 = active_108_;
+                    if _e686 {
+                        let _e689 = vote_number_110_;
+                        atomicMax((&workgroup_votes), _e689);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_134_ = 0u;
-                        i_135_ = 0i;
-                        loop {
-                            let _e731 = i_135_;
-                            if (_e731 >= 256i) {
-                                break;
-                            }
-                            let _e737 = lane_active[bitcast<u32>(_e731)];
-                            let _e739 = any_134_;
-                            any_134_ = (_e739 | _e737);
-                            continuing {
-                                let _e743 = i_135_;
-                                i_135_ = (_e743 + 1i);
-                            }
-                        }
-                        let _e749 = any_134_;
-                        workgroup_any = _e749;
+                        let _e694 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e694;
                     }
-                    let _e751 = workgroupUniformLoad((&workgroup_any));
-                    if (_e751 == 0u) {
+                    let _e697 = workgroupUniformLoad((&workgroup_any));
+                    let _e699 = vote_number_110_;
+                    if (u32((_e697 == _e699)) == 0u) {
                         break;
                     }
                     {
-                        let _e755 = active_108_;
-                        if _e755 {
-                            let _e757 = k_37_;
-                            r38_ = (_e757 < 32i);
+                        let _e705 = active_108_;
+                        if _e705 {
+                            let _e707 = k_37_;
+                            r38_ = (_e707 < 32i);
                         }
-                        let _e762 = active_108_;
-                        if _e762 {
-                            let _e764 = r38_;
-                            r39_ = !(_e764);
+                        let _e712 = active_108_;
+                        if _e712 {
+                            let _e714 = r38_;
+                            r39_ = !(_e714);
                         }
-                        let _e768 = active_108_;
-                        saved_136_ = _e768;
-                        let _e771 = r39_;
-                        let _e773 = saved_136_;
-                        let _e774 = (_e773 && _e771);
-                        taken_137_ = _e774;
-                        active_108_ = _e774;
+                        let _e718 = active_108_;
+                        saved_129_ = _e718;
+                        let _e721 = r39_;
+                        let _e723 = saved_129_;
+                        let _e724 = (_e723 && _e721);
+                        taken_130_ = _e724;
+                        active_108_ = _e724;
                         {
-                            let _e778 = active_108_;
-                            let _e780 = broken_132_;
-                            broken_132_ = (_e780 || _e778);
+                            let _e728 = active_108_;
+                            let _e730 = broken_127_;
+                            broken_127_ = (_e730 || _e728);
                             active_108_ = false;
                         }
-                        let _e786 = saved_136_;
-                        let _e788 = taken_137_;
-                        let _e792 = exited_109_;
-                        let _e794 = broken_132_;
-                        let _e796 = continued_133_;
-                        active_108_ = ((_e786 && !(_e788)) && !((_e792 || (_e794 || _e796))));
+                        let _e736 = saved_129_;
+                        let _e738 = taken_130_;
+                        let _e742 = exited_109_;
+                        let _e744 = broken_127_;
+                        let _e746 = continued_128_;
+                        active_108_ = ((_e736 && !(_e738)) && !((_e742 || (_e744 || _e746))));
                         {
                         }
-                        let _e803 = saved_136_;
-                        let _e805 = exited_109_;
-                        let _e807 = broken_132_;
-                        let _e809 = continued_133_;
-                        active_108_ = (_e803 && !((_e805 || (_e807 || _e809))));
-                        let _e816 = active_108_;
-                        if _e816 {
-                            let _e820 = r33_;
-                            let _e822 = k_37_;
-                            let _e828 = tile0_A_tile[bitcast<u32>(((_e820 * 32i) + _e822))];
-                            r40_ = _e828;
+                        let _e753 = saved_129_;
+                        let _e755 = exited_109_;
+                        let _e757 = broken_127_;
+                        let _e759 = continued_128_;
+                        active_108_ = (_e753 && !((_e755 || (_e757 || _e759))));
+                        let _e766 = active_108_;
+                        if _e766 {
+                            let _e770 = r33_;
+                            let _e772 = k_37_;
+                            let _e778 = tile0_A_tile[bitcast<u32>(((_e770 * 32i) + _e772))];
+                            r40_ = _e778;
                         }
-                        let _e831 = active_108_;
-                        if _e831 {
-                            let _e835 = k_37_;
-                            let _e837 = r35_;
-                            let _e843 = tile1_B_tile[bitcast<u32>(((_e835 * 32i) + _e837))];
-                            r41_ = _e843;
+                        let _e781 = active_108_;
+                        if _e781 {
+                            let _e785 = k_37_;
+                            let _e787 = r35_;
+                            let _e793 = tile1_B_tile[bitcast<u32>(((_e785 * 32i) + _e787))];
+                            r41_ = _e793;
                         }
-                        let _e846 = active_108_;
-                        if _e846 {
-                            let _e848 = r40_;
-                            let _e850 = r41_;
-                            r42_ = (_e848 * _e850);
+                        let _e796 = active_108_;
+                        if _e796 {
+                            let _e798 = r40_;
+                            let _e800 = r41_;
+                            r42_ = (_e798 * _e800);
                         }
-                        let _e854 = active_108_;
-                        if _e854 {
-                            let _e856 = acc_36_;
-                            let _e858 = r42_;
-                            acc_36_ = (_e856 + _e858);
+                        let _e804 = active_108_;
+                        if _e804 {
+                            let _e806 = acc_36_;
+                            let _e808 = r42_;
+                            acc_36_ = (_e806 + _e808);
                         }
                     }
                     continuing {
-                        let _e862 = entry_131_;
-                        continued_133_ = false;
-                        let _e866 = exited_109_;
-                        let _e868 = broken_132_;
-                        let _e870 = continued_133_;
-                        active_108_ = (_e862 && !((_e866 || (_e868 || _e870))));
+                        let _e812 = entry_126_;
+                        continued_128_ = false;
+                        let _e816 = exited_109_;
+                        let _e818 = broken_127_;
+                        let _e820 = continued_128_;
+                        active_108_ = (_e812 && !((_e816 || (_e818 || _e820))));
                         {
-                            let _e877 = active_108_;
-                            if _e877 {
-                                let _e879 = k_37_;
-                                k_37_ = (_e879 + 1i);
+                            let _e827 = active_108_;
+                            if _e827 {
+                                let _e829 = k_37_;
+                                k_37_ = (_e829 + 1i);
                             }
                         }
                     }
                 }
-                let _e884 = entry_131_;
-                let _e886 = exited_109_;
-                let _e888 = broken_125_;
-                let _e890 = continued_126_;
-                active_108_ = (_e884 && !((_e886 || (_e888 || _e890))));
-                let _e897 = active_108_;
-                if _e897 {
-                    let _e899 = acc_36_;
-                    let _e903 = r33_;
-                    let _e905 = r35_;
-                    tile2_acc[bitcast<u32>(((_e903 * 32i) + _e905))] = _e899;
+                let _e834 = entry_126_;
+                let _e836 = exited_109_;
+                let _e838 = broken_122_;
+                let _e840 = continued_123_;
+                active_108_ = (_e834 && !((_e836 || (_e838 || _e840))));
+                let _e847 = active_108_;
+                if _e847 {
+                    let _e849 = acc_36_;
+                    let _e853 = r33_;
+                    let _e855 = r35_;
+                    tile2_acc[bitcast<u32>(((_e853 * 32i) + _e855))] = _e849;
                 }
             }
             continuing {
-                let _e912 = entry_124_;
-                continued_126_ = false;
-                let _e916 = exited_109_;
-                let _e918 = broken_125_;
-                let _e920 = continued_126_;
-                active_108_ = (_e912 && !((_e916 || (_e918 || _e920))));
+                let _e862 = entry_121_;
+                continued_123_ = false;
+                let _e866 = exited_109_;
+                let _e868 = broken_122_;
+                let _e870 = continued_123_;
+                active_108_ = (_e862 && !((_e866 || (_e868 || _e870))));
                 {
-                    let _e927 = active_108_;
-                    if _e927 {
-                        let _e929 = e_29_;
-                        let _e931 = r28_;
-                        e_29_ = (_e929 + _e931);
+                    let _e877 = active_108_;
+                    if _e877 {
+                        let _e879 = e_29_;
+                        let _e881 = r28_;
+                        e_29_ = (_e879 + _e881);
                     }
                 }
             }
         }
-        let _e935 = entry_124_;
-        let _e937 = exited_109_;
-        active_108_ = (_e935 && !(_e937));
+        let _e885 = entry_121_;
+        let _e887 = exited_109_;
+        active_108_ = (_e885 && !(_e887));
         storageBarrier();
         workgroupBarrier();
-        let _e942 = active_108_;
-        if _e942 {
-            let _e945 = params.K;
-            r43_ = _e945;
+        let _e892 = active_108_;
+        if _e892 {
+            let _e895 = params.K;
+            r43_ = _e895;
         }
-        let _e948 = active_108_;
-        if _e948 {
-            let _e950 = r43_;
-            r44_ = _e950;
+        let _e898 = active_108_;
+        if _e898 {
+            let _e900 = r43_;
+            r44_ = _e900;
         }
-        let _e953 = active_108_;
-        if _e953 {
+        let _e903 = active_108_;
+        if _e903 {
             r45_ = 32i;
         }
-        let _e957 = active_108_;
-        if _e957 {
+        let _e907 = active_108_;
+        if _e907 {
             k_46_ = 32i;
         }
-        let _e961 = active_108_;
-        entry_138_ = _e961;
-        broken_139_ = false;
+        let _e911 = active_108_;
+        entry_131_ = _e911;
+        broken_132_ = false;
         loop {
-            continued_140_ = false;
-            let _e968 = entry_138_;
-            let _e970 = exited_109_;
-            let _e972 = broken_139_;
-            let _e974 = continued_140_;
-            active_108_ = (_e968 && !((_e970 || (_e972 || _e974))));
-            let _e984 = active_108_;
-            lane_active[local_index] = u32(_e984);
+            continued_133_ = false;
+            let _e918 = entry_131_;
+            let _e920 = exited_109_;
+            let _e922 = broken_132_;
+            let _e924 = continued_133_;
+            active_108_ = (_e918 && !((_e920 || (_e922 || _e924))));
+            let _e931 = vote_number_110_;
+            vote_number_110_ = (_e931 + 1u);
+            let _e936 = active_108_;
+            if _e936 {
+                let _e939 = vote_number_110_;
+                atomicMax((&workgroup_votes), _e939);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_141_ = 0u;
-                i_142_ = 0i;
-                loop {
-                    let _e994 = i_142_;
-                    if (_e994 >= 256i) {
-                        break;
-                    }
-                    let _e1000 = lane_active[bitcast<u32>(_e994)];
-                    let _e1002 = any_141_;
-                    any_141_ = (_e1002 | _e1000);
-                    continuing {
-                        let _e1006 = i_142_;
-                        i_142_ = (_e1006 + 1i);
-                    }
-                }
-                let _e1012 = any_141_;
-                workgroup_any = _e1012;
+                let _e944 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e944;
             }
-            let _e1014 = workgroupUniformLoad((&workgroup_any));
-            if (_e1014 == 0u) {
+            let _e947 = workgroupUniformLoad((&workgroup_any));
+            let _e949 = vote_number_110_;
+            if (u32((_e947 == _e949)) == 0u) {
                 break;
             }
             {
-                let _e1018 = active_108_;
-                if _e1018 {
-                    let _e1020 = k_46_;
-                    let _e1022 = r44_;
-                    r47_ = (_e1020 < _e1022);
+                let _e955 = active_108_;
+                if _e955 {
+                    let _e957 = k_46_;
+                    let _e959 = r44_;
+                    r47_ = (_e957 < _e959);
                 }
-                let _e1026 = active_108_;
-                if _e1026 {
-                    let _e1028 = r47_;
-                    r48_ = !(_e1028);
+                let _e963 = active_108_;
+                if _e963 {
+                    let _e965 = r47_;
+                    r48_ = !(_e965);
                 }
-                let _e1032 = active_108_;
-                saved_143_ = _e1032;
-                let _e1035 = r48_;
-                let _e1037 = saved_143_;
-                let _e1038 = (_e1037 && _e1035);
-                taken_144_ = _e1038;
-                active_108_ = _e1038;
+                let _e969 = active_108_;
+                saved_134_ = _e969;
+                let _e972 = r48_;
+                let _e974 = saved_134_;
+                let _e975 = (_e974 && _e972);
+                taken_135_ = _e975;
+                active_108_ = _e975;
                 {
-                    let _e1042 = active_108_;
-                    let _e1044 = broken_139_;
-                    broken_139_ = (_e1044 || _e1042);
+                    let _e979 = active_108_;
+                    let _e981 = broken_132_;
+                    broken_132_ = (_e981 || _e979);
                     active_108_ = false;
                 }
-                let _e1050 = saved_143_;
-                let _e1052 = taken_144_;
-                let _e1056 = exited_109_;
-                let _e1058 = broken_139_;
-                let _e1060 = continued_140_;
-                active_108_ = ((_e1050 && !(_e1052)) && !((_e1056 || (_e1058 || _e1060))));
+                let _e987 = saved_134_;
+                let _e989 = taken_135_;
+                let _e993 = exited_109_;
+                let _e995 = broken_132_;
+                let _e997 = continued_133_;
+                active_108_ = ((_e987 && !(_e989)) && !((_e993 || (_e995 || _e997))));
                 {
                 }
-                let _e1067 = saved_143_;
-                let _e1069 = exited_109_;
-                let _e1071 = broken_139_;
-                let _e1073 = continued_140_;
-                active_108_ = (_e1067 && !((_e1069 || (_e1071 || _e1073))));
+                let _e1004 = saved_134_;
+                let _e1006 = exited_109_;
+                let _e1008 = broken_132_;
+                let _e1010 = continued_133_;
+                active_108_ = (_e1004 && !((_e1006 || (_e1008 || _e1010))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e1080 = active_108_;
-                if _e1080 {
+                let _e1017 = active_108_;
+                if _e1017 {
                     r49_ = 256i;
                 }
-                let _e1084 = active_108_;
-                if _e1084 {
+                let _e1021 = active_108_;
+                if _e1021 {
                     e_50_ = i32(local_index);
                 }
-                let _e1089 = active_108_;
-                entry_145_ = _e1089;
-                broken_146_ = false;
+                let _e1026 = active_108_;
+                entry_136_ = _e1026;
+                broken_137_ = false;
                 loop {
-                    continued_147_ = false;
-                    let _e1096 = entry_145_;
-                    let _e1098 = exited_109_;
-                    let _e1100 = broken_146_;
-                    let _e1102 = continued_147_;
-                    active_108_ = (_e1096 && !((_e1098 || (_e1100 || _e1102))));
-                    let _e1112 = active_108_;
-                    lane_active[local_index] = u32(_e1112);
+                    continued_138_ = false;
+                    let _e1033 = entry_136_;
+                    let _e1035 = exited_109_;
+                    let _e1037 = broken_137_;
+                    let _e1039 = continued_138_;
+                    active_108_ = (_e1033 && !((_e1035 || (_e1037 || _e1039))));
+                    let _e1046 = vote_number_110_;
+                    vote_number_110_ = (_e1046 + 1u);
+                    let _e1051 = active_108_;
+                    if _e1051 {
+                        let _e1054 = vote_number_110_;
+                        atomicMax((&workgroup_votes), _e1054);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_148_ = 0u;
-                        i_149_ = 0i;
-                        loop {
-                            let _e1122 = i_149_;
-                            if (_e1122 >= 256i) {
-                                break;
-                            }
-                            let _e1128 = lane_active[bitcast<u32>(_e1122)];
-                            let _e1130 = any_148_;
-                            any_148_ = (_e1130 | _e1128);
-                            continuing {
-                                let _e1134 = i_149_;
-                                i_149_ = (_e1134 + 1i);
-                            }
-                        }
-                        let _e1140 = any_148_;
-                        workgroup_any = _e1140;
+                        let _e1059 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e1059;
                     }
-                    let _e1142 = workgroupUniformLoad((&workgroup_any));
-                    if (_e1142 == 0u) {
+                    let _e1062 = workgroupUniformLoad((&workgroup_any));
+                    let _e1064 = vote_number_110_;
+                    if (u32((_e1062 == _e1064)) == 0u) {
                         break;
                     }
                     {
-                        let _e1146 = active_108_;
-                        if _e1146 {
-                            let _e1148 = e_50_;
-                            r51_ = (_e1148 < 1024i);
+                        let _e1070 = active_108_;
+                        if _e1070 {
+                            let _e1072 = e_50_;
+                            r51_ = (_e1072 < 1024i);
                         }
-                        let _e1153 = active_108_;
-                        if _e1153 {
-                            let _e1155 = r51_;
-                            r52_ = !(_e1155);
+                        let _e1077 = active_108_;
+                        if _e1077 {
+                            let _e1079 = r51_;
+                            r52_ = !(_e1079);
+                        }
+                        let _e1083 = active_108_;
+                        saved_139_ = _e1083;
+                        let _e1086 = r52_;
+                        let _e1088 = saved_139_;
+                        let _e1089 = (_e1088 && _e1086);
+                        taken_140_ = _e1089;
+                        active_108_ = _e1089;
+                        {
+                            let _e1093 = active_108_;
+                            let _e1095 = broken_137_;
+                            broken_137_ = (_e1095 || _e1093);
+                            active_108_ = false;
+                        }
+                        let _e1101 = saved_139_;
+                        let _e1103 = taken_140_;
+                        let _e1107 = exited_109_;
+                        let _e1109 = broken_137_;
+                        let _e1111 = continued_138_;
+                        active_108_ = ((_e1101 && !(_e1103)) && !((_e1107 || (_e1109 || _e1111))));
+                        {
+                        }
+                        let _e1118 = saved_139_;
+                        let _e1120 = exited_109_;
+                        let _e1122 = broken_137_;
+                        let _e1124 = continued_138_;
+                        active_108_ = (_e1118 && !((_e1120 || (_e1122 || _e1124))));
+                        let _e1131 = active_108_;
+                        if _e1131 {
+                            let _e1133 = e_50_;
+                            r53_ = (_e1133 / 32i);
+                        }
+                        let _e1138 = active_108_;
+                        if _e1138 {
+                            let _e1140 = r53_;
+                            r54_ = (_e1140 % 32i);
+                        }
+                        let _e1145 = active_108_;
+                        if _e1145 {
+                            let _e1147 = e_50_;
+                            r55_ = (_e1147 / 1i);
+                        }
+                        let _e1152 = active_108_;
+                        if _e1152 {
+                            let _e1154 = r55_;
+                            r56_ = (_e1154 % 32i);
                         }
                         let _e1159 = active_108_;
-                        saved_150_ = _e1159;
-                        let _e1162 = r52_;
-                        let _e1164 = saved_150_;
-                        let _e1165 = (_e1164 && _e1162);
-                        taken_151_ = _e1165;
-                        active_108_ = _e1165;
-                        {
-                            let _e1169 = active_108_;
-                            let _e1171 = broken_146_;
-                            broken_146_ = (_e1171 || _e1169);
-                            active_108_ = false;
+                        if _e1159 {
+                            let _e1161 = r_2_;
+                            let _e1163 = r54_;
+                            r57_ = (_e1161 + _e1163);
                         }
-                        let _e1177 = saved_150_;
-                        let _e1179 = taken_151_;
-                        let _e1183 = exited_109_;
-                        let _e1185 = broken_146_;
-                        let _e1187 = continued_147_;
-                        active_108_ = ((_e1177 && !(_e1179)) && !((_e1183 || (_e1185 || _e1187))));
-                        {
+                        let _e1167 = active_108_;
+                        if _e1167 {
+                            let _e1169 = k_46_;
+                            let _e1171 = r56_;
+                            r58_ = (_e1169 + _e1171);
                         }
-                        let _e1194 = saved_150_;
-                        let _e1196 = exited_109_;
-                        let _e1198 = broken_146_;
-                        let _e1200 = continued_147_;
-                        active_108_ = (_e1194 && !((_e1196 || (_e1198 || _e1200))));
+                        let _e1175 = active_108_;
+                        if _e1175 {
+                            let _e1178 = params.M;
+                            let _e1181 = params.K;
+                            let _e1183 = r57_;
+                            let _e1188 = r58_;
+                            let _e1194 = r57_;
+                            let _e1196 = r58_;
+                            let _e1202 = A[bitcast<u32>(((_e1194 * _e1181) + _e1196))];
+                            r59_ = select(0f, _e1202, ((bitcast<u32>(_e1183) < bitcast<u32>(_e1178)) && (bitcast<u32>(_e1188) < bitcast<u32>(_e1181))));
+                        }
                         let _e1207 = active_108_;
                         if _e1207 {
-                            let _e1209 = e_50_;
-                            r53_ = (_e1209 / 32i);
-                        }
-                        let _e1214 = active_108_;
-                        if _e1214 {
-                            let _e1216 = r53_;
-                            r54_ = (_e1216 % 32i);
-                        }
-                        let _e1221 = active_108_;
-                        if _e1221 {
-                            let _e1223 = e_50_;
-                            r55_ = (_e1223 / 1i);
-                        }
-                        let _e1228 = active_108_;
-                        if _e1228 {
-                            let _e1230 = r55_;
-                            r56_ = (_e1230 % 32i);
-                        }
-                        let _e1235 = active_108_;
-                        if _e1235 {
-                            let _e1237 = r_2_;
-                            let _e1239 = r54_;
-                            r57_ = (_e1237 + _e1239);
-                        }
-                        let _e1243 = active_108_;
-                        if _e1243 {
-                            let _e1245 = k_46_;
-                            let _e1247 = r56_;
-                            r58_ = (_e1245 + _e1247);
-                        }
-                        let _e1251 = active_108_;
-                        if _e1251 {
-                            let _e1254 = params.M;
-                            let _e1257 = params.K;
-                            let _e1259 = r57_;
-                            let _e1264 = r58_;
-                            let _e1270 = r57_;
-                            let _e1272 = r58_;
-                            let _e1278 = A[bitcast<u32>(((_e1270 * _e1257) + _e1272))];
-                            r59_ = select(0f, _e1278, ((bitcast<u32>(_e1259) < bitcast<u32>(_e1254)) && (bitcast<u32>(_e1264) < bitcast<u32>(_e1257))));
-                        }
-                        let _e1283 = active_108_;
-                        if _e1283 {
-                            let _e1285 = r59_;
-                            let _e1289 = r54_;
-                            let _e1291 = r56_;
-                            tile3_A_tile[bitcast<u32>(((_e1289 * 32i) + _e1291))] = _e1285;
+                            let _e1209 = r59_;
+                            let _e1213 = r54_;
+                            let _e1215 = r56_;
+                            tile3_A_tile[bitcast<u32>(((_e1213 * 32i) + _e1215))] = _e1209;
                         }
                     }
                     continuing {
-                        let _e1298 = entry_145_;
-                        continued_147_ = false;
-                        let _e1302 = exited_109_;
-                        let _e1304 = broken_146_;
-                        let _e1306 = continued_147_;
-                        active_108_ = (_e1298 && !((_e1302 || (_e1304 || _e1306))));
+                        let _e1222 = entry_136_;
+                        continued_138_ = false;
+                        let _e1226 = exited_109_;
+                        let _e1228 = broken_137_;
+                        let _e1230 = continued_138_;
+                        active_108_ = (_e1222 && !((_e1226 || (_e1228 || _e1230))));
                         {
-                            let _e1313 = active_108_;
-                            if _e1313 {
-                                let _e1315 = e_50_;
-                                let _e1317 = r49_;
-                                e_50_ = (_e1315 + _e1317);
+                            let _e1237 = active_108_;
+                            if _e1237 {
+                                let _e1239 = e_50_;
+                                let _e1241 = r49_;
+                                e_50_ = (_e1239 + _e1241);
                             }
                         }
                     }
                 }
-                let _e1321 = entry_145_;
-                let _e1323 = exited_109_;
-                let _e1325 = broken_139_;
-                let _e1327 = continued_140_;
-                active_108_ = (_e1321 && !((_e1323 || (_e1325 || _e1327))));
+                let _e1245 = entry_136_;
+                let _e1247 = exited_109_;
+                let _e1249 = broken_132_;
+                let _e1251 = continued_133_;
+                active_108_ = (_e1245 && !((_e1247 || (_e1249 || _e1251))));
                 storageBarrier();
                 workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
-                let _e1334 = active_108_;
-                if _e1334 {
+                let _e1258 = active_108_;
+                if _e1258 {
                     r60_ = 256i;
                 }
-                let _e1338 = active_108_;
-                if _e1338 {
+                let _e1262 = active_108_;
+                if _e1262 {
                     e_61_ = i32(local_index);
                 }
-                let _e1343 = active_108_;
-                entry_152_ = _e1343;
-                broken_153_ = false;
+                let _e1267 = active_108_;
+                entry_141_ = _e1267;
+                broken_142_ = false;
                 loop {
-                    continued_154_ = false;
-                    let _e1350 = entry_152_;
-                    let _e1352 = exited_109_;
-                    let _e1354 = broken_153_;
-                    let _e1356 = continued_154_;
-                    active_108_ = (_e1350 && !((_e1352 || (_e1354 || _e1356))));
-                    let _e1366 = active_108_;
-                    lane_active[local_index] = u32(_e1366);
+                    continued_143_ = false;
+                    let _e1274 = entry_141_;
+                    let _e1276 = exited_109_;
+                    let _e1278 = broken_142_;
+                    let _e1280 = continued_143_;
+                    active_108_ = (_e1274 && !((_e1276 || (_e1278 || _e1280))));
+                    let _e1287 = vote_number_110_;
+                    vote_number_110_ = (_e1287 + 1u);
+                    let _e1292 = active_108_;
+                    if _e1292 {
+                        let _e1295 = vote_number_110_;
+                        atomicMax((&workgroup_votes), _e1295);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_155_ = 0u;
-                        i_156_ = 0i;
-                        loop {
-                            let _e1376 = i_156_;
-                            if (_e1376 >= 256i) {
-                                break;
-                            }
-                            let _e1382 = lane_active[bitcast<u32>(_e1376)];
-                            let _e1384 = any_155_;
-                            any_155_ = (_e1384 | _e1382);
-                            continuing {
-                                let _e1388 = i_156_;
-                                i_156_ = (_e1388 + 1i);
-                            }
-                        }
-                        let _e1394 = any_155_;
-                        workgroup_any = _e1394;
+                        let _e1300 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e1300;
                     }
-                    let _e1396 = workgroupUniformLoad((&workgroup_any));
-                    if (_e1396 == 0u) {
+                    let _e1303 = workgroupUniformLoad((&workgroup_any));
+                    let _e1305 = vote_number_110_;
+                    if (u32((_e1303 == _e1305)) == 0u) {
                         break;
                     }
                     {
-                        let _e1400 = active_108_;
-                        if _e1400 {
-                            let _e1402 = e_61_;
-                            r62_ = (_e1402 < 1024i);
+                        let _e1311 = active_108_;
+                        if _e1311 {
+                            let _e1313 = e_61_;
+                            r62_ = (_e1313 < 1024i);
                         }
-                        let _e1407 = active_108_;
-                        if _e1407 {
-                            let _e1409 = r62_;
-                            r63_ = !(_e1409);
+                        let _e1318 = active_108_;
+                        if _e1318 {
+                            let _e1320 = r62_;
+                            r63_ = !(_e1320);
                         }
-                        let _e1413 = active_108_;
-                        saved_157_ = _e1413;
-                        let _e1416 = r63_;
-                        let _e1418 = saved_157_;
-                        let _e1419 = (_e1418 && _e1416);
-                        taken_158_ = _e1419;
-                        active_108_ = _e1419;
+                        let _e1324 = active_108_;
+                        saved_144_ = _e1324;
+                        let _e1327 = r63_;
+                        let _e1329 = saved_144_;
+                        let _e1330 = (_e1329 && _e1327);
+                        taken_145_ = _e1330;
+                        active_108_ = _e1330;
                         {
-                            let _e1423 = active_108_;
-                            let _e1425 = broken_153_;
-                            broken_153_ = (_e1425 || _e1423);
+                            let _e1334 = active_108_;
+                            let _e1336 = broken_142_;
+                            broken_142_ = (_e1336 || _e1334);
                             active_108_ = false;
                         }
-                        let _e1431 = saved_157_;
-                        let _e1433 = taken_158_;
-                        let _e1437 = exited_109_;
-                        let _e1439 = broken_153_;
-                        let _e1441 = continued_154_;
-                        active_108_ = ((_e1431 && !(_e1433)) && !((_e1437 || (_e1439 || _e1441))));
+                        let _e1342 = saved_144_;
+                        let _e1344 = taken_145_;
+                        let _e1348 = exited_109_;
+                        let _e1350 = broken_142_;
+                        let _e1352 = continued_143_;
+                        active_108_ = ((_e1342 && !(_e1344)) && !((_e1348 || (_e1350 || _e1352))));
                         {
                         }
-                        let _e1448 = saved_157_;
-                        let _e1450 = exited_109_;
-                        let _e1452 = broken_153_;
-                        let _e1454 = continued_154_;
-                        active_108_ = (_e1448 && !((_e1450 || (_e1452 || _e1454))));
-                        let _e1461 = active_108_;
-                        if _e1461 {
-                            let _e1463 = e_61_;
-                            r64_ = (_e1463 / 32i);
+                        let _e1359 = saved_144_;
+                        let _e1361 = exited_109_;
+                        let _e1363 = broken_142_;
+                        let _e1365 = continued_143_;
+                        active_108_ = (_e1359 && !((_e1361 || (_e1363 || _e1365))));
+                        let _e1372 = active_108_;
+                        if _e1372 {
+                            let _e1374 = e_61_;
+                            r64_ = (_e1374 / 32i);
                         }
-                        let _e1468 = active_108_;
-                        if _e1468 {
-                            let _e1470 = r64_;
-                            r65_ = (_e1470 % 32i);
+                        let _e1379 = active_108_;
+                        if _e1379 {
+                            let _e1381 = r64_;
+                            r65_ = (_e1381 % 32i);
                         }
-                        let _e1475 = active_108_;
-                        if _e1475 {
-                            let _e1477 = e_61_;
-                            r66_ = (_e1477 / 1i);
+                        let _e1386 = active_108_;
+                        if _e1386 {
+                            let _e1388 = e_61_;
+                            r66_ = (_e1388 / 1i);
                         }
-                        let _e1482 = active_108_;
-                        if _e1482 {
-                            let _e1484 = r66_;
-                            r67_ = (_e1484 % 32i);
+                        let _e1393 = active_108_;
+                        if _e1393 {
+                            let _e1395 = r66_;
+                            r67_ = (_e1395 % 32i);
                         }
-                        let _e1489 = active_108_;
-                        if _e1489 {
-                            let _e1491 = k_46_;
-                            let _e1493 = r65_;
-                            r68_ = (_e1491 + _e1493);
+                        let _e1400 = active_108_;
+                        if _e1400 {
+                            let _e1402 = k_46_;
+                            let _e1404 = r65_;
+                            r68_ = (_e1402 + _e1404);
                         }
-                        let _e1497 = active_108_;
-                        if _e1497 {
-                            let _e1499 = c_5_;
-                            let _e1501 = r67_;
-                            r69_ = (_e1499 + _e1501);
+                        let _e1408 = active_108_;
+                        if _e1408 {
+                            let _e1410 = c_5_;
+                            let _e1412 = r67_;
+                            r69_ = (_e1410 + _e1412);
                         }
-                        let _e1505 = active_108_;
-                        if _e1505 {
-                            let _e1508 = params.K;
-                            let _e1511 = params.N;
-                            let _e1513 = r68_;
-                            let _e1518 = r69_;
-                            let _e1524 = r68_;
-                            let _e1526 = r69_;
-                            let _e1532 = B[bitcast<u32>(((_e1524 * _e1511) + _e1526))];
-                            r70_ = select(0f, _e1532, ((bitcast<u32>(_e1513) < bitcast<u32>(_e1508)) && (bitcast<u32>(_e1518) < bitcast<u32>(_e1511))));
+                        let _e1416 = active_108_;
+                        if _e1416 {
+                            let _e1419 = params.K;
+                            let _e1422 = params.N;
+                            let _e1424 = r68_;
+                            let _e1429 = r69_;
+                            let _e1435 = r68_;
+                            let _e1437 = r69_;
+                            let _e1443 = B[bitcast<u32>(((_e1435 * _e1422) + _e1437))];
+                            r70_ = select(0f, _e1443, ((bitcast<u32>(_e1424) < bitcast<u32>(_e1419)) && (bitcast<u32>(_e1429) < bitcast<u32>(_e1422))));
                         }
-                        let _e1537 = active_108_;
-                        if _e1537 {
-                            let _e1539 = r70_;
-                            let _e1543 = r65_;
-                            let _e1545 = r67_;
-                            tile4_B_tile[bitcast<u32>(((_e1543 * 32i) + _e1545))] = _e1539;
+                        let _e1448 = active_108_;
+                        if _e1448 {
+                            let _e1450 = r70_;
+                            let _e1454 = r65_;
+                            let _e1456 = r67_;
+                            tile4_B_tile[bitcast<u32>(((_e1454 * 32i) + _e1456))] = _e1450;
                         }
                     }
                     continuing {
-                        let _e1552 = entry_152_;
-                        continued_154_ = false;
-                        let _e1556 = exited_109_;
-                        let _e1558 = broken_153_;
-                        let _e1560 = continued_154_;
-                        active_108_ = (_e1552 && !((_e1556 || (_e1558 || _e1560))));
+                        let _e1463 = entry_141_;
+                        continued_143_ = false;
+                        let _e1467 = exited_109_;
+                        let _e1469 = broken_142_;
+                        let _e1471 = continued_143_;
+                        active_108_ = (_e1463 && !((_e1467 || (_e1469 || _e1471))));
                         {
-                            let _e1567 = active_108_;
-                            if _e1567 {
-                                let _e1569 = e_61_;
-                                let _e1571 = r60_;
-                                e_61_ = (_e1569 + _e1571);
+                            let _e1478 = active_108_;
+                            if _e1478 {
+                                let _e1480 = e_61_;
+                                let _e1482 = r60_;
+                                e_61_ = (_e1480 + _e1482);
                             }
                         }
                     }
                 }
-                let _e1575 = entry_152_;
-                let _e1577 = exited_109_;
-                let _e1579 = broken_139_;
-                let _e1581 = continued_140_;
-                active_108_ = (_e1575 && !((_e1577 || (_e1579 || _e1581))));
+                let _e1486 = entry_141_;
+                let _e1488 = exited_109_;
+                let _e1490 = broken_132_;
+                let _e1492 = continued_133_;
+                active_108_ = (_e1486 && !((_e1488 || (_e1490 || _e1492))));
                 storageBarrier();
                 workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
-                let _e1588 = active_108_;
-                if _e1588 {
+                let _e1499 = active_108_;
+                if _e1499 {
                     r71_ = 256i;
                 }
-                let _e1592 = active_108_;
-                if _e1592 {
+                let _e1503 = active_108_;
+                if _e1503 {
                     e_72_ = i32(local_index);
                 }
-                let _e1597 = active_108_;
-                entry_159_ = _e1597;
-                broken_160_ = false;
+                let _e1508 = active_108_;
+                entry_146_ = _e1508;
+                broken_147_ = false;
                 loop {
-                    continued_161_ = false;
-                    let _e1604 = entry_159_;
-                    let _e1606 = exited_109_;
-                    let _e1608 = broken_160_;
-                    let _e1610 = continued_161_;
-                    active_108_ = (_e1604 && !((_e1606 || (_e1608 || _e1610))));
-                    let _e1620 = active_108_;
-                    lane_active[local_index] = u32(_e1620);
+                    continued_148_ = false;
+                    let _e1515 = entry_146_;
+                    let _e1517 = exited_109_;
+                    let _e1519 = broken_147_;
+                    let _e1521 = continued_148_;
+                    active_108_ = (_e1515 && !((_e1517 || (_e1519 || _e1521))));
+                    let _e1528 = vote_number_110_;
+                    vote_number_110_ = (_e1528 + 1u);
+                    let _e1533 = active_108_;
+                    if _e1533 {
+                        let _e1536 = vote_number_110_;
+                        atomicMax((&workgroup_votes), _e1536);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_162_ = 0u;
-                        i_163_ = 0i;
-                        loop {
-                            let _e1630 = i_163_;
-                            if (_e1630 >= 256i) {
-                                break;
-                            }
-                            let _e1636 = lane_active[bitcast<u32>(_e1630)];
-                            let _e1638 = any_162_;
-                            any_162_ = (_e1638 | _e1636);
-                            continuing {
-                                let _e1642 = i_163_;
-                                i_163_ = (_e1642 + 1i);
-                            }
-                        }
-                        let _e1648 = any_162_;
-                        workgroup_any = _e1648;
+                        let _e1541 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e1541;
                     }
-                    let _e1650 = workgroupUniformLoad((&workgroup_any));
-                    if (_e1650 == 0u) {
+                    let _e1544 = workgroupUniformLoad((&workgroup_any));
+                    let _e1546 = vote_number_110_;
+                    if (u32((_e1544 == _e1546)) == 0u) {
                         break;
                     }
                     {
-                        let _e1654 = active_108_;
-                        if _e1654 {
-                            let _e1656 = e_72_;
-                            r73_ = (_e1656 < 1024i);
+                        let _e1552 = active_108_;
+                        if _e1552 {
+                            let _e1554 = e_72_;
+                            r73_ = (_e1554 < 1024i);
                         }
-                        let _e1661 = active_108_;
-                        if _e1661 {
-                            let _e1663 = r73_;
-                            r74_ = !(_e1663);
+                        let _e1559 = active_108_;
+                        if _e1559 {
+                            let _e1561 = r73_;
+                            r74_ = !(_e1561);
                         }
-                        let _e1667 = active_108_;
-                        saved_164_ = _e1667;
-                        let _e1670 = r74_;
-                        let _e1672 = saved_164_;
-                        let _e1673 = (_e1672 && _e1670);
-                        taken_165_ = _e1673;
-                        active_108_ = _e1673;
+                        let _e1565 = active_108_;
+                        saved_149_ = _e1565;
+                        let _e1568 = r74_;
+                        let _e1570 = saved_149_;
+                        let _e1571 = (_e1570 && _e1568);
+                        taken_150_ = _e1571;
+                        active_108_ = _e1571;
                         {
-                            let _e1677 = active_108_;
-                            let _e1679 = broken_160_;
-                            broken_160_ = (_e1679 || _e1677);
+                            let _e1575 = active_108_;
+                            let _e1577 = broken_147_;
+                            broken_147_ = (_e1577 || _e1575);
                             active_108_ = false;
                         }
-                        let _e1685 = saved_164_;
-                        let _e1687 = taken_165_;
-                        let _e1691 = exited_109_;
-                        let _e1693 = broken_160_;
-                        let _e1695 = continued_161_;
-                        active_108_ = ((_e1685 && !(_e1687)) && !((_e1691 || (_e1693 || _e1695))));
+                        let _e1583 = saved_149_;
+                        let _e1585 = taken_150_;
+                        let _e1589 = exited_109_;
+                        let _e1591 = broken_147_;
+                        let _e1593 = continued_148_;
+                        active_108_ = ((_e1583 && !(_e1585)) && !((_e1589 || (_e1591 || _e1593))));
                         {
                         }
-                        let _e1702 = saved_164_;
-                        let _e1704 = exited_109_;
-                        let _e1706 = broken_160_;
-                        let _e1708 = continued_161_;
-                        active_108_ = (_e1702 && !((_e1704 || (_e1706 || _e1708))));
-                        let _e1715 = active_108_;
-                        if _e1715 {
-                            let _e1717 = e_72_;
-                            r75_ = (_e1717 / 32i);
+                        let _e1600 = saved_149_;
+                        let _e1602 = exited_109_;
+                        let _e1604 = broken_147_;
+                        let _e1606 = continued_148_;
+                        active_108_ = (_e1600 && !((_e1602 || (_e1604 || _e1606))));
+                        let _e1613 = active_108_;
+                        if _e1613 {
+                            let _e1615 = e_72_;
+                            r75_ = (_e1615 / 32i);
                         }
-                        let _e1722 = active_108_;
-                        if _e1722 {
-                            let _e1724 = r75_;
-                            r76_ = (_e1724 % 32i);
+                        let _e1620 = active_108_;
+                        if _e1620 {
+                            let _e1622 = r75_;
+                            r76_ = (_e1622 % 32i);
                         }
-                        let _e1729 = active_108_;
-                        if _e1729 {
-                            let _e1731 = e_72_;
-                            r77_ = (_e1731 / 1i);
+                        let _e1627 = active_108_;
+                        if _e1627 {
+                            let _e1629 = e_72_;
+                            r77_ = (_e1629 / 1i);
                         }
-                        let _e1736 = active_108_;
-                        if _e1736 {
-                            let _e1738 = r77_;
-                            r78_ = (_e1738 % 32i);
+                        let _e1634 = active_108_;
+                        if _e1634 {
+                            let _e1636 = r77_;
+                            r78_ = (_e1636 % 32i);
                         }
-                        let _e1743 = active_108_;
-                        if _e1743 {
+                        let _e1641 = active_108_;
+                        if _e1641 {
                             acc_79_ = 0f;
                         }
-                        let _e1747 = active_108_;
-                        if _e1747 {
+                        let _e1645 = active_108_;
+                        if _e1645 {
                             k_80_ = 0i;
                         }
-                        let _e1751 = active_108_;
-                        entry_166_ = _e1751;
-                        broken_167_ = false;
+                        let _e1649 = active_108_;
+                        entry_151_ = _e1649;
+                        broken_152_ = false;
                         loop {
-                            continued_168_ = false;
-                            let _e1758 = entry_166_;
-                            let _e1760 = exited_109_;
-                            let _e1762 = broken_167_;
-                            let _e1764 = continued_168_;
-                            active_108_ = (_e1758 && !((_e1760 || (_e1762 || _e1764))));
-                            let _e1774 = active_108_;
-                            lane_active[local_index] = u32(_e1774);
+                            continued_153_ = false;
+                            let _e1656 = entry_151_;
+                            let _e1658 = exited_109_;
+                            let _e1660 = broken_152_;
+                            let _e1662 = continued_153_;
+                            active_108_ = (_e1656 && !((_e1658 || (_e1660 || _e1662))));
+                            let _e1669 = vote_number_110_;
+                            vote_number_110_ = (_e1669 + 1u);
+                            let _e1674 = active_108_;
+                            if _e1674 {
+                                let _e1677 = vote_number_110_;
+                                atomicMax((&workgroup_votes), _e1677);
+                            }
                             workgroupBarrier();
                             if (local_index == 0u) {
-                                any_169_ = 0u;
-                                i_170_ = 0i;
-                                loop {
-                                    let _e1784 = i_170_;
-                                    if (_e1784 >= 256i) {
-                                        break;
-                                    }
-                                    let _e1790 = lane_active[bitcast<u32>(_e1784)];
-                                    let _e1792 = any_169_;
-                                    any_169_ = (_e1792 | _e1790);
-                                    continuing {
-                                        let _e1796 = i_170_;
-                                        i_170_ = (_e1796 + 1i);
-                                    }
-                                }
-                                let _e1802 = any_169_;
-                                workgroup_any = _e1802;
+                                let _e1682 = atomicLoad((&workgroup_votes));
+                                workgroup_any = _e1682;
                             }
-                            let _e1804 = workgroupUniformLoad((&workgroup_any));
-                            if (_e1804 == 0u) {
+                            let _e1685 = workgroupUniformLoad((&workgroup_any));
+                            let _e1687 = vote_number_110_;
+                            if (u32((_e1685 == _e1687)) == 0u) {
                                 break;
                             }
                             {
-                                let _e1808 = active_108_;
-                                if _e1808 {
-                                    let _e1810 = k_80_;
-                                    r81_ = (_e1810 < 32i);
+                                let _e1693 = active_108_;
+                                if _e1693 {
+                                    let _e1695 = k_80_;
+                                    r81_ = (_e1695 < 32i);
                                 }
-                                let _e1815 = active_108_;
-                                if _e1815 {
-                                    let _e1817 = r81_;
-                                    r82_ = !(_e1817);
+                                let _e1700 = active_108_;
+                                if _e1700 {
+                                    let _e1702 = r81_;
+                                    r82_ = !(_e1702);
                                 }
-                                let _e1821 = active_108_;
-                                saved_171_ = _e1821;
-                                let _e1824 = r82_;
-                                let _e1826 = saved_171_;
-                                let _e1827 = (_e1826 && _e1824);
-                                taken_172_ = _e1827;
-                                active_108_ = _e1827;
+                                let _e1706 = active_108_;
+                                saved_154_ = _e1706;
+                                let _e1709 = r82_;
+                                let _e1711 = saved_154_;
+                                let _e1712 = (_e1711 && _e1709);
+                                taken_155_ = _e1712;
+                                active_108_ = _e1712;
                                 {
-                                    let _e1831 = active_108_;
-                                    let _e1833 = broken_167_;
-                                    broken_167_ = (_e1833 || _e1831);
+                                    let _e1716 = active_108_;
+                                    let _e1718 = broken_152_;
+                                    broken_152_ = (_e1718 || _e1716);
                                     active_108_ = false;
                                 }
-                                let _e1839 = saved_171_;
-                                let _e1841 = taken_172_;
-                                let _e1845 = exited_109_;
-                                let _e1847 = broken_167_;
-                                let _e1849 = continued_168_;
-                                active_108_ = ((_e1839 && !(_e1841)) && !((_e1845 || (_e1847 || _e1849))));
+                                let _e1724 = saved_154_;
+                                let _e1726 = taken_155_;
+                                let _e1730 = exited_109_;
+                                let _e1732 = broken_152_;
+                                let _e1734 = continued_153_;
+                                active_108_ = ((_e1724 && !(_e1726)) && !((_e1730 || (_e1732 || _e1734))));
                                 {
                                 }
-                                let _e1856 = saved_171_;
-                                let _e1858 = exited_109_;
-                                let _e1860 = broken_167_;
-                                let _e1862 = continued_168_;
-                                active_108_ = (_e1856 && !((_e1858 || (_e1860 || _e1862))));
-                                let _e1869 = active_108_;
-                                if _e1869 {
-                                    let _e1873 = r76_;
-                                    let _e1875 = k_80_;
-                                    let _e1881 = tile3_A_tile[bitcast<u32>(((_e1873 * 32i) + _e1875))];
-                                    r83_ = _e1881;
+                                let _e1741 = saved_154_;
+                                let _e1743 = exited_109_;
+                                let _e1745 = broken_152_;
+                                let _e1747 = continued_153_;
+                                active_108_ = (_e1741 && !((_e1743 || (_e1745 || _e1747))));
+                                let _e1754 = active_108_;
+                                if _e1754 {
+                                    let _e1758 = r76_;
+                                    let _e1760 = k_80_;
+                                    let _e1766 = tile3_A_tile[bitcast<u32>(((_e1758 * 32i) + _e1760))];
+                                    r83_ = _e1766;
                                 }
-                                let _e1884 = active_108_;
-                                if _e1884 {
-                                    let _e1888 = k_80_;
-                                    let _e1890 = r78_;
-                                    let _e1896 = tile4_B_tile[bitcast<u32>(((_e1888 * 32i) + _e1890))];
-                                    r84_ = _e1896;
+                                let _e1769 = active_108_;
+                                if _e1769 {
+                                    let _e1773 = k_80_;
+                                    let _e1775 = r78_;
+                                    let _e1781 = tile4_B_tile[bitcast<u32>(((_e1773 * 32i) + _e1775))];
+                                    r84_ = _e1781;
                                 }
-                                let _e1899 = active_108_;
-                                if _e1899 {
-                                    let _e1901 = r83_;
-                                    let _e1903 = r84_;
-                                    r85_ = (_e1901 * _e1903);
+                                let _e1784 = active_108_;
+                                if _e1784 {
+                                    let _e1786 = r83_;
+                                    let _e1788 = r84_;
+                                    r85_ = (_e1786 * _e1788);
                                 }
-                                let _e1907 = active_108_;
-                                if _e1907 {
-                                    let _e1909 = acc_79_;
-                                    let _e1911 = r85_;
-                                    acc_79_ = (_e1909 + _e1911);
+                                let _e1792 = active_108_;
+                                if _e1792 {
+                                    let _e1794 = acc_79_;
+                                    let _e1796 = r85_;
+                                    acc_79_ = (_e1794 + _e1796);
                                 }
                             }
                             continuing {
-                                let _e1915 = entry_166_;
-                                continued_168_ = false;
-                                let _e1919 = exited_109_;
-                                let _e1921 = broken_167_;
-                                let _e1923 = continued_168_;
-                                active_108_ = (_e1915 && !((_e1919 || (_e1921 || _e1923))));
+                                let _e1800 = entry_151_;
+                                continued_153_ = false;
+                                let _e1804 = exited_109_;
+                                let _e1806 = broken_152_;
+                                let _e1808 = continued_153_;
+                                active_108_ = (_e1800 && !((_e1804 || (_e1806 || _e1808))));
                                 {
-                                    let _e1930 = active_108_;
-                                    if _e1930 {
-                                        let _e1932 = k_80_;
-                                        k_80_ = (_e1932 + 1i);
+                                    let _e1815 = active_108_;
+                                    if _e1815 {
+                                        let _e1817 = k_80_;
+                                        k_80_ = (_e1817 + 1i);
                                     }
                                 }
                             }
                         }
-                        let _e1937 = entry_166_;
-                        let _e1939 = exited_109_;
-                        let _e1941 = broken_160_;
-                        let _e1943 = continued_161_;
-                        active_108_ = (_e1937 && !((_e1939 || (_e1941 || _e1943))));
-                        let _e1950 = active_108_;
-                        if _e1950 {
-                            let _e1952 = acc_79_;
-                            let _e1956 = r76_;
-                            let _e1958 = r78_;
-                            tile5_matmul[bitcast<u32>(((_e1956 * 32i) + _e1958))] = _e1952;
+                        let _e1822 = entry_151_;
+                        let _e1824 = exited_109_;
+                        let _e1826 = broken_147_;
+                        let _e1828 = continued_148_;
+                        active_108_ = (_e1822 && !((_e1824 || (_e1826 || _e1828))));
+                        let _e1835 = active_108_;
+                        if _e1835 {
+                            let _e1837 = acc_79_;
+                            let _e1841 = r76_;
+                            let _e1843 = r78_;
+                            tile5_matmul[bitcast<u32>(((_e1841 * 32i) + _e1843))] = _e1837;
                         }
                     }
                     continuing {
-                        let _e1965 = entry_159_;
-                        continued_161_ = false;
-                        let _e1969 = exited_109_;
-                        let _e1971 = broken_160_;
-                        let _e1973 = continued_161_;
-                        active_108_ = (_e1965 && !((_e1969 || (_e1971 || _e1973))));
+                        let _e1850 = entry_146_;
+                        continued_148_ = false;
+                        let _e1854 = exited_109_;
+                        let _e1856 = broken_147_;
+                        let _e1858 = continued_148_;
+                        active_108_ = (_e1850 && !((_e1854 || (_e1856 || _e1858))));
                         {
-                            let _e1980 = active_108_;
-                            if _e1980 {
-                                let _e1982 = e_72_;
-                                let _e1984 = r71_;
-                                e_72_ = (_e1982 + _e1984);
+                            let _e1865 = active_108_;
+                            if _e1865 {
+                                let _e1867 = e_72_;
+                                let _e1869 = r71_;
+                                e_72_ = (_e1867 + _e1869);
                             }
                         }
                     }
                 }
-                let _e1988 = entry_159_;
-                let _e1990 = exited_109_;
-                let _e1992 = broken_139_;
-                let _e1994 = continued_140_;
-                active_108_ = (_e1988 && !((_e1990 || (_e1992 || _e1994))));
+                let _e1873 = entry_146_;
+                let _e1875 = exited_109_;
+                let _e1877 = broken_132_;
+                let _e1879 = continued_133_;
+                active_108_ = (_e1873 && !((_e1875 || (_e1877 || _e1879))));
                 storageBarrier();
                 workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
-                let _e2001 = active_108_;
-                if _e2001 {
+                let _e1886 = active_108_;
+                if _e1886 {
                     r86_ = 256i;
                 }
-                let _e2005 = active_108_;
-                if _e2005 {
+                let _e1890 = active_108_;
+                if _e1890 {
                     e_87_ = i32(local_index);
                 }
-                let _e2010 = active_108_;
-                entry_173_ = _e2010;
-                broken_174_ = false;
+                let _e1895 = active_108_;
+                entry_156_ = _e1895;
+                broken_157_ = false;
                 loop {
-                    continued_175_ = false;
-                    let _e2017 = entry_173_;
-                    let _e2019 = exited_109_;
-                    let _e2021 = broken_174_;
-                    let _e2023 = continued_175_;
-                    active_108_ = (_e2017 && !((_e2019 || (_e2021 || _e2023))));
-                    let _e2033 = active_108_;
-                    lane_active[local_index] = u32(_e2033);
+                    continued_158_ = false;
+                    let _e1902 = entry_156_;
+                    let _e1904 = exited_109_;
+                    let _e1906 = broken_157_;
+                    let _e1908 = continued_158_;
+                    active_108_ = (_e1902 && !((_e1904 || (_e1906 || _e1908))));
+                    let _e1915 = vote_number_110_;
+                    vote_number_110_ = (_e1915 + 1u);
+                    let _e1920 = active_108_;
+                    if _e1920 {
+                        let _e1923 = vote_number_110_;
+                        atomicMax((&workgroup_votes), _e1923);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_176_ = 0u;
-                        i_177_ = 0i;
-                        loop {
-                            let _e2043 = i_177_;
-                            if (_e2043 >= 256i) {
-                                break;
-                            }
-                            let _e2049 = lane_active[bitcast<u32>(_e2043)];
-                            let _e2051 = any_176_;
-                            any_176_ = (_e2051 | _e2049);
-                            continuing {
-                                let _e2055 = i_177_;
-                                i_177_ = (_e2055 + 1i);
-                            }
-                        }
-                        let _e2061 = any_176_;
-                        workgroup_any = _e2061;
+                        let _e1928 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e1928;
                     }
-                    let _e2063 = workgroupUniformLoad((&workgroup_any));
-                    if (_e2063 == 0u) {
+                    let _e1931 = workgroupUniformLoad((&workgroup_any));
+                    let _e1933 = vote_number_110_;
+                    if (u32((_e1931 == _e1933)) == 0u) {
                         break;
                     }
                     {
-                        let _e2067 = active_108_;
-                        if _e2067 {
-                            let _e2069 = e_87_;
-                            r88_ = (_e2069 < 1024i);
+                        let _e1939 = active_108_;
+                        if _e1939 {
+                            let _e1941 = e_87_;
+                            r88_ = (_e1941 < 1024i);
                         }
-                        let _e2074 = active_108_;
-                        if _e2074 {
-                            let _e2076 = r88_;
-                            r89_ = !(_e2076);
+                        let _e1946 = active_108_;
+                        if _e1946 {
+                            let _e1948 = r88_;
+                            r89_ = !(_e1948);
                         }
-                        let _e2080 = active_108_;
-                        saved_178_ = _e2080;
-                        let _e2083 = r89_;
-                        let _e2085 = saved_178_;
-                        let _e2086 = (_e2085 && _e2083);
-                        taken_179_ = _e2086;
-                        active_108_ = _e2086;
+                        let _e1952 = active_108_;
+                        saved_159_ = _e1952;
+                        let _e1955 = r89_;
+                        let _e1957 = saved_159_;
+                        let _e1958 = (_e1957 && _e1955);
+                        taken_160_ = _e1958;
+                        active_108_ = _e1958;
                         {
-                            let _e2090 = active_108_;
-                            let _e2092 = broken_174_;
-                            broken_174_ = (_e2092 || _e2090);
+                            let _e1962 = active_108_;
+                            let _e1964 = broken_157_;
+                            broken_157_ = (_e1964 || _e1962);
                             active_108_ = false;
                         }
-                        let _e2098 = saved_178_;
-                        let _e2100 = taken_179_;
-                        let _e2104 = exited_109_;
-                        let _e2106 = broken_174_;
-                        let _e2108 = continued_175_;
-                        active_108_ = ((_e2098 && !(_e2100)) && !((_e2104 || (_e2106 || _e2108))));
+                        let _e1970 = saved_159_;
+                        let _e1972 = taken_160_;
+                        let _e1976 = exited_109_;
+                        let _e1978 = broken_157_;
+                        let _e1980 = continued_158_;
+                        active_108_ = ((_e1970 && !(_e1972)) && !((_e1976 || (_e1978 || _e1980))));
                         {
                         }
-                        let _e2115 = saved_178_;
-                        let _e2117 = exited_109_;
-                        let _e2119 = broken_174_;
-                        let _e2121 = continued_175_;
-                        active_108_ = (_e2115 && !((_e2117 || (_e2119 || _e2121))));
-                        let _e2128 = active_108_;
-                        if _e2128 {
-                            let _e2130 = e_87_;
-                            r90_ = (_e2130 / 32i);
+                        let _e1987 = saved_159_;
+                        let _e1989 = exited_109_;
+                        let _e1991 = broken_157_;
+                        let _e1993 = continued_158_;
+                        active_108_ = (_e1987 && !((_e1989 || (_e1991 || _e1993))));
+                        let _e2000 = active_108_;
+                        if _e2000 {
+                            let _e2002 = e_87_;
+                            r90_ = (_e2002 / 32i);
                         }
-                        let _e2135 = active_108_;
-                        if _e2135 {
-                            let _e2137 = r90_;
-                            r91_ = (_e2137 % 32i);
+                        let _e2007 = active_108_;
+                        if _e2007 {
+                            let _e2009 = r90_;
+                            r91_ = (_e2009 % 32i);
                         }
-                        let _e2142 = active_108_;
-                        if _e2142 {
-                            let _e2144 = e_87_;
-                            r92_ = (_e2144 / 1i);
+                        let _e2014 = active_108_;
+                        if _e2014 {
+                            let _e2016 = e_87_;
+                            r92_ = (_e2016 / 1i);
                         }
-                        let _e2149 = active_108_;
-                        if _e2149 {
-                            let _e2151 = r92_;
-                            r93_ = (_e2151 % 32i);
+                        let _e2021 = active_108_;
+                        if _e2021 {
+                            let _e2023 = r92_;
+                            r93_ = (_e2023 % 32i);
                         }
-                        let _e2156 = active_108_;
-                        if _e2156 {
-                            let _e2160 = r91_;
-                            let _e2162 = r93_;
-                            let _e2168 = tile5_matmul[bitcast<u32>(((_e2160 * 32i) + _e2162))];
-                            r94_ = _e2168;
+                        let _e2028 = active_108_;
+                        if _e2028 {
+                            let _e2032 = r91_;
+                            let _e2034 = r93_;
+                            let _e2040 = tile5_matmul[bitcast<u32>(((_e2032 * 32i) + _e2034))];
+                            r94_ = _e2040;
                         }
-                        let _e2171 = active_108_;
-                        if _e2171 {
-                            let _e2175 = r91_;
-                            let _e2177 = r93_;
-                            let _e2183 = tile2_acc[bitcast<u32>(((_e2175 * 32i) + _e2177))];
-                            r95_ = _e2183;
+                        let _e2043 = active_108_;
+                        if _e2043 {
+                            let _e2047 = r91_;
+                            let _e2049 = r93_;
+                            let _e2055 = tile2_acc[bitcast<u32>(((_e2047 * 32i) + _e2049))];
+                            r95_ = _e2055;
                         }
-                        let _e2186 = active_108_;
-                        if _e2186 {
-                            let _e2188 = r95_;
-                            let _e2190 = r94_;
-                            r96_ = (_e2188 + _e2190);
+                        let _e2058 = active_108_;
+                        if _e2058 {
+                            let _e2060 = r95_;
+                            let _e2062 = r94_;
+                            r96_ = (_e2060 + _e2062);
                         }
-                        let _e2194 = active_108_;
-                        if _e2194 {
-                            let _e2196 = r96_;
-                            let _e2200 = r91_;
-                            let _e2202 = r93_;
-                            tile2_acc[bitcast<u32>(((_e2200 * 32i) + _e2202))] = _e2196;
+                        let _e2066 = active_108_;
+                        if _e2066 {
+                            let _e2068 = r96_;
+                            let _e2072 = r91_;
+                            let _e2074 = r93_;
+                            tile2_acc[bitcast<u32>(((_e2072 * 32i) + _e2074))] = _e2068;
                         }
                     }
                     continuing {
-                        let _e2209 = entry_173_;
-                        continued_175_ = false;
-                        let _e2213 = exited_109_;
-                        let _e2215 = broken_174_;
-                        let _e2217 = continued_175_;
-                        active_108_ = (_e2209 && !((_e2213 || (_e2215 || _e2217))));
+                        let _e2081 = entry_156_;
+                        continued_158_ = false;
+                        let _e2085 = exited_109_;
+                        let _e2087 = broken_157_;
+                        let _e2089 = continued_158_;
+                        active_108_ = (_e2081 && !((_e2085 || (_e2087 || _e2089))));
                         {
-                            let _e2224 = active_108_;
-                            if _e2224 {
-                                let _e2226 = e_87_;
-                                let _e2228 = r86_;
-                                e_87_ = (_e2226 + _e2228);
+                            let _e2096 = active_108_;
+                            if _e2096 {
+                                let _e2098 = e_87_;
+                                let _e2100 = r86_;
+                                e_87_ = (_e2098 + _e2100);
                             }
                         }
                     }
                 }
-                let _e2232 = entry_173_;
-                let _e2234 = exited_109_;
-                let _e2236 = broken_139_;
-                let _e2238 = continued_140_;
-                active_108_ = (_e2232 && !((_e2234 || (_e2236 || _e2238))));
+                let _e2104 = entry_156_;
+                let _e2106 = exited_109_;
+                let _e2108 = broken_132_;
+                let _e2110 = continued_133_;
+                active_108_ = (_e2104 && !((_e2106 || (_e2108 || _e2110))));
                 storageBarrier();
                 workgroupBarrier();
             }
             continuing {
-                let _e2245 = entry_138_;
-                continued_140_ = false;
-                let _e2249 = exited_109_;
-                let _e2251 = broken_139_;
-                let _e2253 = continued_140_;
-                active_108_ = (_e2245 && !((_e2249 || (_e2251 || _e2253))));
+                let _e2117 = entry_131_;
+                continued_133_ = false;
+                let _e2121 = exited_109_;
+                let _e2123 = broken_132_;
+                let _e2125 = continued_133_;
+                active_108_ = (_e2117 && !((_e2121 || (_e2123 || _e2125))));
                 {
-                    let _e2260 = active_108_;
-                    if _e2260 {
-                        let _e2262 = k_46_;
-                        let _e2264 = r45_;
-                        k_46_ = (_e2262 + _e2264);
+                    let _e2132 = active_108_;
+                    if _e2132 {
+                        let _e2134 = k_46_;
+                        k_46_ = (_e2134 + 32i);
                     }
                 }
             }
         }
-        let _e2268 = entry_138_;
-        let _e2270 = exited_109_;
-        active_108_ = (_e2268 && !(_e2270));
-        let _e2275 = active_108_;
-        if _e2275 {
+        let _e2139 = entry_131_;
+        let _e2141 = exited_109_;
+        active_108_ = (_e2139 && !(_e2141));
+        let _e2146 = active_108_;
+        if _e2146 {
             r97_ = 256i;
         }
-        let _e2279 = active_108_;
-        if _e2279 {
+        let _e2150 = active_108_;
+        if _e2150 {
             e_98_ = i32(local_index);
         }
-        let _e2284 = active_108_;
-        entry_180_ = _e2284;
-        broken_181_ = false;
+        let _e2155 = active_108_;
+        entry_161_ = _e2155;
+        broken_162_ = false;
         loop {
-            continued_182_ = false;
-            let _e2291 = entry_180_;
-            let _e2293 = exited_109_;
-            let _e2295 = broken_181_;
-            let _e2297 = continued_182_;
-            active_108_ = (_e2291 && !((_e2293 || (_e2295 || _e2297))));
-            let _e2307 = active_108_;
-            lane_active[local_index] = u32(_e2307);
+            continued_163_ = false;
+            let _e2162 = entry_161_;
+            let _e2164 = exited_109_;
+            let _e2166 = broken_162_;
+            let _e2168 = continued_163_;
+            active_108_ = (_e2162 && !((_e2164 || (_e2166 || _e2168))));
+            let _e2175 = vote_number_110_;
+            vote_number_110_ = (_e2175 + 1u);
+            let _e2180 = active_108_;
+            if _e2180 {
+                let _e2183 = vote_number_110_;
+                atomicMax((&workgroup_votes), _e2183);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_183_ = 0u;
-                i_184_ = 0i;
-                loop {
-                    let _e2317 = i_184_;
-                    if (_e2317 >= 256i) {
-                        break;
-                    }
-                    let _e2323 = lane_active[bitcast<u32>(_e2317)];
-                    let _e2325 = any_183_;
-                    any_183_ = (_e2325 | _e2323);
-                    continuing {
-                        let _e2329 = i_184_;
-                        i_184_ = (_e2329 + 1i);
-                    }
-                }
-                let _e2335 = any_183_;
-                workgroup_any = _e2335;
+                let _e2188 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e2188;
             }
-            let _e2337 = workgroupUniformLoad((&workgroup_any));
-            if (_e2337 == 0u) {
+            let _e2191 = workgroupUniformLoad((&workgroup_any));
+            let _e2193 = vote_number_110_;
+            if (u32((_e2191 == _e2193)) == 0u) {
                 break;
             }
             {
-                let _e2341 = active_108_;
-                if _e2341 {
-                    let _e2343 = e_98_;
-                    r99_ = (_e2343 < 1024i);
+                let _e2199 = active_108_;
+                if _e2199 {
+                    let _e2201 = e_98_;
+                    r99_ = (_e2201 < 1024i);
                 }
-                let _e2348 = active_108_;
-                if _e2348 {
-                    let _e2350 = r99_;
-                    r100_ = !(_e2350);
+                let _e2206 = active_108_;
+                if _e2206 {
+                    let _e2208 = r99_;
+                    r100_ = !(_e2208);
                 }
-                let _e2354 = active_108_;
-                saved_185_ = _e2354;
-                let _e2357 = r100_;
-                let _e2359 = saved_185_;
-                let _e2360 = (_e2359 && _e2357);
-                taken_186_ = _e2360;
-                active_108_ = _e2360;
+                let _e2212 = active_108_;
+                saved_164_ = _e2212;
+                let _e2215 = r100_;
+                let _e2217 = saved_164_;
+                let _e2218 = (_e2217 && _e2215);
+                taken_165_ = _e2218;
+                active_108_ = _e2218;
                 {
-                    let _e2364 = active_108_;
-                    let _e2366 = broken_181_;
-                    broken_181_ = (_e2366 || _e2364);
+                    let _e2222 = active_108_;
+                    let _e2224 = broken_162_;
+                    broken_162_ = (_e2224 || _e2222);
                     active_108_ = false;
                 }
-                let _e2372 = saved_185_;
-                let _e2374 = taken_186_;
-                let _e2378 = exited_109_;
-                let _e2380 = broken_181_;
-                let _e2382 = continued_182_;
-                active_108_ = ((_e2372 && !(_e2374)) && !((_e2378 || (_e2380 || _e2382))));
+                let _e2230 = saved_164_;
+                let _e2232 = taken_165_;
+                let _e2236 = exited_109_;
+                let _e2238 = broken_162_;
+                let _e2240 = continued_163_;
+                active_108_ = ((_e2230 && !(_e2232)) && !((_e2236 || (_e2238 || _e2240))));
                 {
                 }
-                let _e2389 = saved_185_;
-                let _e2391 = exited_109_;
-                let _e2393 = broken_181_;
-                let _e2395 = continued_182_;
-                active_108_ = (_e2389 && !((_e2391 || (_e2393 || _e2395))));
-                let _e2402 = active_108_;
-                if _e2402 {
-                    let _e2404 = e_98_;
-                    r101_ = (_e2404 / 32i);
+                let _e2247 = saved_164_;
+                let _e2249 = exited_109_;
+                let _e2251 = broken_162_;
+                let _e2253 = continued_163_;
+                active_108_ = (_e2247 && !((_e2249 || (_e2251 || _e2253))));
+                let _e2260 = active_108_;
+                if _e2260 {
+                    let _e2262 = e_98_;
+                    r101_ = (_e2262 / 32i);
                 }
-                let _e2409 = active_108_;
-                if _e2409 {
-                    let _e2411 = r101_;
-                    r102_ = (_e2411 % 32i);
+                let _e2267 = active_108_;
+                if _e2267 {
+                    let _e2269 = r101_;
+                    r102_ = (_e2269 % 32i);
                 }
-                let _e2416 = active_108_;
-                if _e2416 {
-                    let _e2418 = e_98_;
-                    r103_ = (_e2418 / 1i);
+                let _e2274 = active_108_;
+                if _e2274 {
+                    let _e2276 = e_98_;
+                    r103_ = (_e2276 / 1i);
                 }
-                let _e2423 = active_108_;
-                if _e2423 {
-                    let _e2425 = r103_;
-                    r104_ = (_e2425 % 32i);
+                let _e2281 = active_108_;
+                if _e2281 {
+                    let _e2283 = r103_;
+                    r104_ = (_e2283 % 32i);
                 }
-                let _e2430 = active_108_;
-                if _e2430 {
-                    let _e2432 = r_2_;
-                    let _e2434 = r102_;
-                    r105_ = (_e2432 + _e2434);
+                let _e2288 = active_108_;
+                if _e2288 {
+                    let _e2290 = r_2_;
+                    let _e2292 = r102_;
+                    r105_ = (_e2290 + _e2292);
                 }
-                let _e2438 = active_108_;
-                if _e2438 {
-                    let _e2440 = c_5_;
-                    let _e2442 = r104_;
-                    r106_ = (_e2440 + _e2442);
+                let _e2296 = active_108_;
+                if _e2296 {
+                    let _e2298 = c_5_;
+                    let _e2300 = r104_;
+                    r106_ = (_e2298 + _e2300);
                 }
-                let _e2446 = active_108_;
-                if _e2446 {
-                    let _e2450 = r102_;
-                    let _e2452 = r104_;
-                    let _e2458 = tile2_acc[bitcast<u32>(((_e2450 * 32i) + _e2452))];
-                    r107_ = _e2458;
+                let _e2304 = active_108_;
+                if _e2304 {
+                    let _e2308 = r102_;
+                    let _e2310 = r104_;
+                    let _e2316 = tile2_acc[bitcast<u32>(((_e2308 * 32i) + _e2310))];
+                    r107_ = _e2316;
                 }
-                let _e2461 = active_108_;
-                if _e2461 {
-                    let _e2463 = r107_;
-                    let _e2466 = params.M;
-                    let _e2469 = params.N;
-                    let _e2471 = r105_;
-                    let _e2476 = r106_;
-                    let _e2482 = r105_;
-                    let _e2484 = r106_;
-                    if ((bitcast<u32>(_e2471) < bitcast<u32>(_e2466)) && (bitcast<u32>(_e2476) < bitcast<u32>(_e2469))) {
-                        C[bitcast<u32>(((_e2482 * _e2469) + _e2484))] = _e2463;
+                let _e2319 = active_108_;
+                if _e2319 {
+                    let _e2321 = r107_;
+                    let _e2324 = params.M;
+                    let _e2327 = params.N;
+                    let _e2329 = r105_;
+                    let _e2334 = r106_;
+                    let _e2340 = r105_;
+                    let _e2342 = r106_;
+                    if ((bitcast<u32>(_e2329) < bitcast<u32>(_e2324)) && (bitcast<u32>(_e2334) < bitcast<u32>(_e2327))) {
+                        C[bitcast<u32>(((_e2340 * _e2327) + _e2342))] = _e2321;
                     }
                 }
             }
             continuing {
-                let _e2491 = entry_180_;
-                continued_182_ = false;
-                let _e2495 = exited_109_;
-                let _e2497 = broken_181_;
-                let _e2499 = continued_182_;
-                active_108_ = (_e2491 && !((_e2495 || (_e2497 || _e2499))));
+                let _e2349 = entry_161_;
+                continued_163_ = false;
+                let _e2353 = exited_109_;
+                let _e2355 = broken_162_;
+                let _e2357 = continued_163_;
+                active_108_ = (_e2349 && !((_e2353 || (_e2355 || _e2357))));
                 {
-                    let _e2506 = active_108_;
-                    if _e2506 {
-                        let _e2508 = e_98_;
-                        let _e2510 = r97_;
-                        e_98_ = (_e2508 + _e2510);
+                    let _e2364 = active_108_;
+                    if _e2364 {
+                        let _e2366 = e_98_;
+                        let _e2368 = r97_;
+                        e_98_ = (_e2366 + _e2368);
                     }
                 }
             }
         }
-        let _e2514 = entry_180_;
-        let _e2516 = exited_109_;
-        active_108_ = (_e2514 && !(_e2516));
+        let _e2372 = entry_161_;
+        let _e2374 = exited_109_;
+        active_108_ = (_e2372 && !(_e2374));
         storageBarrier();
         workgroupBarrier();
     }

@@ -27,6 +27,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -141,1881 +142,1761 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     var trips_108_: u32 = 0u;
     var active_109_: bool;
     var exited_110_: bool;
-    var entry_111_: bool;
-    var broken_112_: bool;
-    var continued_113_: bool;
-    var left_114_: bool = false;
-    var any_115_: u32;
-    var i_116_: i32;
-    var saved_117_: bool;
-    var taken_118_: bool;
-    var entry_119_: bool;
-    var broken_120_: bool;
-    var continued_121_: bool;
-    var left_122_: bool = false;
-    var any_123_: u32;
-    var i_124_: i32;
-    var saved_125_: bool;
-    var taken_126_: bool;
-    var entry_127_: bool;
-    var broken_128_: bool;
-    var continued_129_: bool;
-    var left_130_: bool = false;
-    var any_131_: u32;
-    var i_132_: i32;
-    var saved_133_: bool;
-    var taken_134_: bool;
-    var entry_135_: bool;
-    var broken_136_: bool;
-    var continued_137_: bool;
-    var left_138_: bool = false;
-    var any_139_: u32;
-    var i_140_: i32;
-    var saved_141_: bool;
-    var taken_142_: bool;
-    var entry_143_: bool;
-    var broken_144_: bool;
-    var continued_145_: bool;
-    var left_146_: bool = false;
-    var any_147_: u32;
-    var i_148_: i32;
-    var saved_149_: bool;
-    var taken_150_: bool;
-    var entry_151_: bool;
-    var broken_152_: bool;
-    var continued_153_: bool;
-    var left_154_: bool = false;
-    var any_155_: u32;
-    var i_156_: i32;
-    var saved_157_: bool;
-    var taken_158_: bool;
-    var entry_159_: bool;
-    var broken_160_: bool;
-    var continued_161_: bool;
-    var left_162_: bool = false;
-    var any_163_: u32;
-    var i_164_: i32;
-    var saved_165_: bool;
-    var taken_166_: bool;
-    var entry_167_: bool;
-    var broken_168_: bool;
-    var continued_169_: bool;
-    var left_170_: bool = false;
-    var any_171_: u32;
-    var i_172_: i32;
-    var saved_173_: bool;
-    var taken_174_: bool;
-    var entry_175_: bool;
-    var broken_176_: bool;
-    var continued_177_: bool;
-    var left_178_: bool = false;
-    var any_179_: u32;
-    var i_180_: i32;
-    var saved_181_: bool;
-    var taken_182_: bool;
-    var entry_183_: bool;
-    var broken_184_: bool;
-    var continued_185_: bool;
-    var left_186_: bool = false;
-    var any_187_: u32;
-    var i_188_: i32;
-    var saved_189_: bool;
-    var taken_190_: bool;
-    var entry_191_: bool;
-    var broken_192_: bool;
-    var continued_193_: bool;
-    var left_194_: bool = false;
-    var any_195_: u32;
-    var i_196_: i32;
-    var saved_197_: bool;
-    var taken_198_: bool;
+    var vote_number_111_: u32;
+    var entry_112_: bool;
+    var broken_113_: bool;
+    var continued_114_: bool;
+    var left_115_: bool = false;
+    var saved_116_: bool;
+    var taken_117_: bool;
+    var entry_118_: bool;
+    var broken_119_: bool;
+    var continued_120_: bool;
+    var left_121_: bool = false;
+    var saved_122_: bool;
+    var taken_123_: bool;
+    var entry_124_: bool;
+    var broken_125_: bool;
+    var continued_126_: bool;
+    var left_127_: bool = false;
+    var saved_128_: bool;
+    var taken_129_: bool;
+    var entry_130_: bool;
+    var broken_131_: bool;
+    var continued_132_: bool;
+    var left_133_: bool = false;
+    var saved_134_: bool;
+    var taken_135_: bool;
+    var entry_136_: bool;
+    var broken_137_: bool;
+    var continued_138_: bool;
+    var left_139_: bool = false;
+    var saved_140_: bool;
+    var taken_141_: bool;
+    var entry_142_: bool;
+    var broken_143_: bool;
+    var continued_144_: bool;
+    var left_145_: bool = false;
+    var saved_146_: bool;
+    var taken_147_: bool;
+    var entry_148_: bool;
+    var broken_149_: bool;
+    var continued_150_: bool;
+    var left_151_: bool = false;
+    var saved_152_: bool;
+    var taken_153_: bool;
+    var entry_154_: bool;
+    var broken_155_: bool;
+    var continued_156_: bool;
+    var left_157_: bool = false;
+    var saved_158_: bool;
+    var taken_159_: bool;
+    var entry_160_: bool;
+    var broken_161_: bool;
+    var continued_162_: bool;
+    var left_163_: bool = false;
+    var saved_164_: bool;
+    var taken_165_: bool;
+    var entry_166_: bool;
+    var broken_167_: bool;
+    var continued_168_: bool;
+    var left_169_: bool = false;
+    var saved_170_: bool;
+    var taken_171_: bool;
+    var entry_172_: bool;
+    var broken_173_: bool;
+    var continued_174_: bool;
+    var left_175_: bool = false;
+    var saved_176_: bool;
+    var taken_177_: bool;
 
     active_109_ = true;
     exited_110_ = false;
+    vote_number_111_ = 0u;
     {
-        let _e6 = active_109_;
-        if _e6 {
+        let _e8 = active_109_;
+        if _e8 {
             r0_ = i32(block.y);
         }
-        let _e12 = active_109_;
-        if _e12 {
-            let _e14 = r0_;
-            r1_ = (_e14 * 32i);
+        let _e14 = active_109_;
+        if _e14 {
+            let _e16 = r0_;
+            r1_ = (_e16 * 32i);
         }
-        let _e19 = active_109_;
-        if _e19 {
-            let _e21 = r1_;
-            r_2_ = _e21;
+        let _e21 = active_109_;
+        if _e21 {
+            let _e23 = r1_;
+            r_2_ = _e23;
         }
-        let _e24 = active_109_;
-        if _e24 {
+        let _e26 = active_109_;
+        if _e26 {
             r3_ = i32(block.x);
         }
-        let _e30 = active_109_;
-        if _e30 {
-            let _e32 = r3_;
-            r4_ = (_e32 * 32i);
+        let _e32 = active_109_;
+        if _e32 {
+            let _e34 = r3_;
+            r4_ = (_e34 * 32i);
         }
-        let _e37 = active_109_;
-        if _e37 {
-            let _e39 = r4_;
-            c_5_ = _e39;
+        let _e39 = active_109_;
+        if _e39 {
+            let _e41 = r4_;
+            c_5_ = _e41;
         }
-        let _e42 = active_109_;
-        if _e42 {
+        let _e44 = active_109_;
+        if _e44 {
             r6_ = 256i;
         }
-        let _e46 = active_109_;
-        if _e46 {
+        let _e48 = active_109_;
+        if _e48 {
             e_7_ = i32(local_index);
         }
-        let _e51 = active_109_;
-        entry_111_ = _e51;
-        broken_112_ = false;
-        left_114_ = false;
+        let _e53 = active_109_;
+        entry_112_ = _e53;
+        broken_113_ = false;
+        left_115_ = false;
         loop {
-            continued_113_ = false;
-            let _e61 = entry_111_;
-            let _e63 = exited_110_;
-            let _e65 = broken_112_;
-            let _e67 = continued_113_;
-            active_109_ = (_e61 && !((_e63 || (_e65 || _e67))));
-            let _e77 = active_109_;
-            lane_active[local_index] = u32(_e77);
+            continued_114_ = false;
+            let _e63 = entry_112_;
+            let _e65 = exited_110_;
+            let _e67 = broken_113_;
+            let _e69 = continued_114_;
+            active_109_ = (_e63 && !((_e65 || (_e67 || _e69))));
+            let _e76 = vote_number_111_;
+            vote_number_111_ = (_e76 + 1u);
+            let _e81 = active_109_;
+            if _e81 {
+                let _e84 = vote_number_111_;
+                atomicMax((&workgroup_votes), _e84);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_115_ = 0u;
-                i_116_ = 0i;
-                loop {
-                    let _e87 = i_116_;
-                    if (_e87 >= 256i) {
-                        break;
-                    }
-                    let _e93 = lane_active[bitcast<u32>(_e87)];
-                    let _e95 = any_115_;
-                    any_115_ = (_e95 | _e93);
-                    continuing {
-                        let _e99 = i_116_;
-                        i_116_ = (_e99 + 1i);
-                    }
-                }
-                let _e105 = any_115_;
-                workgroup_any = _e105;
+                let _e89 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e89;
             }
-            let _e107 = workgroupUniformLoad((&workgroup_any));
-            if (_e107 == 0u) {
-                left_114_ = true;
+            let _e92 = workgroupUniformLoad((&workgroup_any));
+            let _e94 = vote_number_111_;
+            if (u32((_e92 == _e94)) == 0u) {
+                left_115_ = true;
                 break;
             }
-            let _e113 = active_109_;
-            if _e113 {
-                let _e123 = trips_108_;
-                let _e125 = (_e123 + 1u);
-                trips_108_ = _e125;
-                if (_e125 > 4096u) {
+            let _e102 = active_109_;
+            if _e102 {
+                let _e112 = trips_108_;
+                let _e114 = (_e112 + 1u);
+                trips_108_ = _e114;
+                if (_e114 > 4096u) {
                     loop_guard[0u] = 1u;
                     exited_110_ = true;
                     active_109_ = false;
                 }
             }
             {
-                let _e129 = active_109_;
-                if _e129 {
-                    let _e131 = e_7_;
-                    r8_ = (_e131 < 1024i);
+                let _e118 = active_109_;
+                if _e118 {
+                    let _e120 = e_7_;
+                    r8_ = (_e120 < 1024i);
                 }
-                let _e136 = active_109_;
-                if _e136 {
-                    let _e138 = r8_;
-                    r9_ = !(_e138);
+                let _e125 = active_109_;
+                if _e125 {
+                    let _e127 = r8_;
+                    r9_ = !(_e127);
                 }
-                let _e142 = active_109_;
-                saved_117_ = _e142;
-                let _e145 = r9_;
-                let _e147 = saved_117_;
-                let _e148 = (_e147 && _e145);
-                taken_118_ = _e148;
-                active_109_ = _e148;
+                let _e131 = active_109_;
+                saved_116_ = _e131;
+                let _e134 = r9_;
+                let _e136 = saved_116_;
+                let _e137 = (_e136 && _e134);
+                taken_117_ = _e137;
+                active_109_ = _e137;
                 {
-                    let _e152 = active_109_;
-                    let _e154 = broken_112_;
-                    broken_112_ = (_e154 || _e152);
+                    let _e141 = active_109_;
+                    let _e143 = broken_113_;
+                    broken_113_ = (_e143 || _e141);
                     active_109_ = false;
                 }
-                let _e160 = saved_117_;
-                let _e162 = taken_118_;
-                let _e166 = exited_110_;
-                let _e168 = broken_112_;
-                let _e170 = continued_113_;
-                active_109_ = ((_e160 && !(_e162)) && !((_e166 || (_e168 || _e170))));
+                let _e149 = saved_116_;
+                let _e151 = taken_117_;
+                let _e155 = exited_110_;
+                let _e157 = broken_113_;
+                let _e159 = continued_114_;
+                active_109_ = ((_e149 && !(_e151)) && !((_e155 || (_e157 || _e159))));
                 {
                 }
-                let _e177 = saved_117_;
-                let _e179 = exited_110_;
-                let _e181 = broken_112_;
-                let _e183 = continued_113_;
-                active_109_ = (_e177 && !((_e179 || (_e181 || _e183))));
-                let _e190 = active_109_;
-                if _e190 {
-                    let _e192 = e_7_;
-                    r10_ = (_e192 / 32i);
+                let _e166 = saved_116_;
+                let _e168 = exited_110_;
+                let _e170 = broken_113_;
+                let _e172 = continued_114_;
+                active_109_ = (_e166 && !((_e168 || (_e170 || _e172))));
+                let _e179 = active_109_;
+                if _e179 {
+                    let _e181 = e_7_;
+                    r10_ = (_e181 / 32i);
                 }
-                let _e197 = active_109_;
-                if _e197 {
-                    let _e199 = r10_;
-                    r11_ = (_e199 % 32i);
+                let _e186 = active_109_;
+                if _e186 {
+                    let _e188 = r10_;
+                    r11_ = (_e188 % 32i);
                 }
-                let _e204 = active_109_;
-                if _e204 {
-                    let _e206 = e_7_;
-                    r12_ = (_e206 / 1i);
+                let _e193 = active_109_;
+                if _e193 {
+                    let _e195 = e_7_;
+                    r12_ = (_e195 / 1i);
                 }
-                let _e211 = active_109_;
-                if _e211 {
-                    let _e213 = r12_;
-                    r13_ = (_e213 % 32i);
+                let _e200 = active_109_;
+                if _e200 {
+                    let _e202 = r12_;
+                    r13_ = (_e202 % 32i);
                 }
-                let _e218 = active_109_;
-                if _e218 {
-                    let _e220 = r_2_;
-                    let _e222 = r11_;
-                    r14_ = (_e220 + _e222);
+                let _e207 = active_109_;
+                if _e207 {
+                    let _e209 = r_2_;
+                    let _e211 = r11_;
+                    r14_ = (_e209 + _e211);
                 }
-                let _e226 = active_109_;
-                if _e226 {
-                    let _e229 = r13_;
-                    r15_ = (0i + _e229);
+                let _e215 = active_109_;
+                if _e215 {
+                    let _e218 = r13_;
+                    r15_ = (0i + _e218);
                 }
-                let _e233 = active_109_;
-                if _e233 {
-                    let _e236 = params.M;
-                    let _e239 = params.K;
+                let _e222 = active_109_;
+                if _e222 {
+                    let _e225 = params.M;
+                    let _e228 = params.K;
+                    let _e230 = r14_;
+                    let _e235 = r15_;
                     let _e241 = r14_;
-                    let _e246 = r15_;
-                    let _e252 = r14_;
-                    let _e254 = r15_;
-                    let _e260 = A[bitcast<u32>(((_e252 * _e239) + _e254))];
-                    r16_ = select(0f, _e260, ((bitcast<u32>(_e241) < bitcast<u32>(_e236)) && (bitcast<u32>(_e246) < bitcast<u32>(_e239))));
+                    let _e243 = r15_;
+                    let _e249 = A[bitcast<u32>(((_e241 * _e228) + _e243))];
+                    r16_ = select(0f, _e249, ((bitcast<u32>(_e230) < bitcast<u32>(_e225)) && (bitcast<u32>(_e235) < bitcast<u32>(_e228))));
                 }
-                let _e265 = active_109_;
-                if _e265 {
-                    let _e267 = r16_;
-                    let _e271 = r11_;
-                    let _e273 = r13_;
-                    tile0_A_tile[bitcast<u32>(((_e271 * 32i) + _e273))] = _e267;
+                let _e254 = active_109_;
+                if _e254 {
+                    let _e256 = r16_;
+                    let _e260 = r11_;
+                    let _e262 = r13_;
+                    tile0_A_tile[bitcast<u32>(((_e260 * 32i) + _e262))] = _e256;
                 }
             }
             continuing {
-                let _e280 = entry_111_;
-                continued_113_ = false;
-                let _e284 = exited_110_;
-                let _e286 = broken_112_;
-                let _e288 = continued_113_;
-                active_109_ = (_e280 && !((_e284 || (_e286 || _e288))));
+                let _e269 = entry_112_;
+                continued_114_ = false;
+                let _e273 = exited_110_;
+                let _e275 = broken_113_;
+                let _e277 = continued_114_;
+                active_109_ = (_e269 && !((_e273 || (_e275 || _e277))));
                 {
-                    let _e295 = active_109_;
-                    if _e295 {
-                        let _e297 = e_7_;
-                        let _e299 = r6_;
-                        e_7_ = (_e297 + _e299);
+                    let _e284 = active_109_;
+                    if _e284 {
+                        let _e286 = e_7_;
+                        let _e288 = r6_;
+                        e_7_ = (_e286 + _e288);
                     }
                 }
             }
         }
-        let _e303 = left_114_;
-        if !(_e303) {
+        let _e292 = left_115_;
+        if !(_e292) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e310 = entry_111_;
-        let _e312 = exited_110_;
-        active_109_ = (_e310 && !(_e312));
+        let _e299 = entry_112_;
+        let _e301 = exited_110_;
+        active_109_ = (_e299 && !(_e301));
         storageBarrier();
         workgroupBarrier();
-        let _e317 = active_109_;
-        if _e317 {
+        let _e306 = active_109_;
+        if _e306 {
             r17_ = 256i;
         }
-        let _e321 = active_109_;
-        if _e321 {
+        let _e310 = active_109_;
+        if _e310 {
             e_18_ = i32(local_index);
         }
-        let _e326 = active_109_;
-        entry_119_ = _e326;
-        broken_120_ = false;
-        left_122_ = false;
+        let _e315 = active_109_;
+        entry_118_ = _e315;
+        broken_119_ = false;
+        left_121_ = false;
         loop {
-            continued_121_ = false;
-            let _e336 = entry_119_;
-            let _e338 = exited_110_;
-            let _e340 = broken_120_;
-            let _e342 = continued_121_;
-            active_109_ = (_e336 && !((_e338 || (_e340 || _e342))));
-            let _e352 = active_109_;
-            lane_active[local_index] = u32(_e352);
+            continued_120_ = false;
+            let _e325 = entry_118_;
+            let _e327 = exited_110_;
+            let _e329 = broken_119_;
+            let _e331 = continued_120_;
+            active_109_ = (_e325 && !((_e327 || (_e329 || _e331))));
+            let _e338 = vote_number_111_;
+            vote_number_111_ = (_e338 + 1u);
+            let _e343 = active_109_;
+            if _e343 {
+                let _e346 = vote_number_111_;
+                atomicMax((&workgroup_votes), _e346);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_123_ = 0u;
-                i_124_ = 0i;
-                loop {
-                    let _e362 = i_124_;
-                    if (_e362 >= 256i) {
-                        break;
-                    }
-                    let _e368 = lane_active[bitcast<u32>(_e362)];
-                    let _e370 = any_123_;
-                    any_123_ = (_e370 | _e368);
-                    continuing {
-                        let _e374 = i_124_;
-                        i_124_ = (_e374 + 1i);
-                    }
-                }
-                let _e380 = any_123_;
-                workgroup_any = _e380;
+                let _e351 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e351;
             }
-            let _e382 = workgroupUniformLoad((&workgroup_any));
-            if (_e382 == 0u) {
-                left_122_ = true;
+            let _e354 = workgroupUniformLoad((&workgroup_any));
+            let _e356 = vote_number_111_;
+            if (u32((_e354 == _e356)) == 0u) {
+                left_121_ = true;
                 break;
             }
-            let _e388 = active_109_;
-            if _e388 {
-                let _e398 = trips_108_;
-                let _e400 = (_e398 + 1u);
-                trips_108_ = _e400;
-                if (_e400 > 4096u) {
+            let _e364 = active_109_;
+            if _e364 {
+                let _e374 = trips_108_;
+                let _e376 = (_e374 + 1u);
+                trips_108_ = _e376;
+                if (_e376 > 4096u) {
                     loop_guard[0u] = 2u;
                     exited_110_ = true;
                     active_109_ = false;
                 }
             }
             {
-                let _e404 = active_109_;
-                if _e404 {
-                    let _e406 = e_18_;
-                    r19_ = (_e406 < 1024i);
+                let _e380 = active_109_;
+                if _e380 {
+                    let _e382 = e_18_;
+                    r19_ = (_e382 < 1024i);
                 }
-                let _e411 = active_109_;
-                if _e411 {
-                    let _e413 = r19_;
-                    r20_ = !(_e413);
+                let _e387 = active_109_;
+                if _e387 {
+                    let _e389 = r19_;
+                    r20_ = !(_e389);
                 }
-                let _e417 = active_109_;
-                saved_125_ = _e417;
-                let _e420 = r20_;
-                let _e422 = saved_125_;
-                let _e423 = (_e422 && _e420);
-                taken_126_ = _e423;
-                active_109_ = _e423;
+                let _e393 = active_109_;
+                saved_122_ = _e393;
+                let _e396 = r20_;
+                let _e398 = saved_122_;
+                let _e399 = (_e398 && _e396);
+                taken_123_ = _e399;
+                active_109_ = _e399;
                 {
-                    let _e427 = active_109_;
-                    let _e429 = broken_120_;
-                    broken_120_ = (_e429 || _e427);
+                    let _e403 = active_109_;
+                    let _e405 = broken_119_;
+                    broken_119_ = (_e405 || _e403);
                     active_109_ = false;
                 }
-                let _e435 = saved_125_;
-                let _e437 = taken_126_;
-                let _e441 = exited_110_;
-                let _e443 = broken_120_;
-                let _e445 = continued_121_;
-                active_109_ = ((_e435 && !(_e437)) && !((_e441 || (_e443 || _e445))));
+                let _e411 = saved_122_;
+                let _e413 = taken_123_;
+                let _e417 = exited_110_;
+                let _e419 = broken_119_;
+                let _e421 = continued_120_;
+                active_109_ = ((_e411 && !(_e413)) && !((_e417 || (_e419 || _e421))));
                 {
                 }
-                let _e452 = saved_125_;
-                let _e454 = exited_110_;
-                let _e456 = broken_120_;
-                let _e458 = continued_121_;
-                active_109_ = (_e452 && !((_e454 || (_e456 || _e458))));
-                let _e465 = active_109_;
-                if _e465 {
-                    let _e467 = e_18_;
-                    r21_ = (_e467 / 32i);
+                let _e428 = saved_122_;
+                let _e430 = exited_110_;
+                let _e432 = broken_119_;
+                let _e434 = continued_120_;
+                active_109_ = (_e428 && !((_e430 || (_e432 || _e434))));
+                let _e441 = active_109_;
+                if _e441 {
+                    let _e443 = e_18_;
+                    r21_ = (_e443 / 32i);
                 }
-                let _e472 = active_109_;
-                if _e472 {
-                    let _e474 = r21_;
-                    r22_ = (_e474 % 32i);
+                let _e448 = active_109_;
+                if _e448 {
+                    let _e450 = r21_;
+                    r22_ = (_e450 % 32i);
                 }
-                let _e479 = active_109_;
-                if _e479 {
-                    let _e481 = e_18_;
-                    r23_ = (_e481 / 1i);
+                let _e455 = active_109_;
+                if _e455 {
+                    let _e457 = e_18_;
+                    r23_ = (_e457 / 1i);
                 }
-                let _e486 = active_109_;
-                if _e486 {
-                    let _e488 = r23_;
-                    r24_ = (_e488 % 32i);
+                let _e462 = active_109_;
+                if _e462 {
+                    let _e464 = r23_;
+                    r24_ = (_e464 % 32i);
                 }
-                let _e493 = active_109_;
-                if _e493 {
-                    let _e496 = r22_;
-                    r25_ = (0i + _e496);
+                let _e469 = active_109_;
+                if _e469 {
+                    let _e472 = r22_;
+                    r25_ = (0i + _e472);
                 }
-                let _e500 = active_109_;
-                if _e500 {
-                    let _e502 = c_5_;
-                    let _e504 = r24_;
-                    r26_ = (_e502 + _e504);
+                let _e476 = active_109_;
+                if _e476 {
+                    let _e478 = c_5_;
+                    let _e480 = r24_;
+                    r26_ = (_e478 + _e480);
                 }
-                let _e508 = active_109_;
-                if _e508 {
-                    let _e511 = params.K;
-                    let _e514 = params.N;
-                    let _e516 = r25_;
-                    let _e521 = r26_;
-                    let _e527 = r25_;
-                    let _e529 = r26_;
-                    let _e535 = B[bitcast<u32>(((_e527 * _e514) + _e529))];
-                    r27_ = select(0f, _e535, ((bitcast<u32>(_e516) < bitcast<u32>(_e511)) && (bitcast<u32>(_e521) < bitcast<u32>(_e514))));
+                let _e484 = active_109_;
+                if _e484 {
+                    let _e487 = params.K;
+                    let _e490 = params.N;
+                    let _e492 = r25_;
+                    let _e497 = r26_;
+                    let _e503 = r25_;
+                    let _e505 = r26_;
+                    let _e511 = B[bitcast<u32>(((_e503 * _e490) + _e505))];
+                    r27_ = select(0f, _e511, ((bitcast<u32>(_e492) < bitcast<u32>(_e487)) && (bitcast<u32>(_e497) < bitcast<u32>(_e490))));
                 }
-                let _e540 = active_109_;
-                if _e540 {
-                    let _e542 = r27_;
-                    let _e546 = r22_;
-                    let _e548 = r24_;
-                    tile1_B_tile[bitcast<u32>(((_e546 * 32i) + _e548))] = _e542;
+                let _e516 = active_109_;
+                if _e516 {
+                    let _e518 = r27_;
+                    let _e522 = r22_;
+                    let _e524 = r24_;
+                    tile1_B_tile[bitcast<u32>(((_e522 * 32i) + _e524))] = _e518;
                 }
             }
             continuing {
-                let _e555 = entry_119_;
-                continued_121_ = false;
-                let _e559 = exited_110_;
-                let _e561 = broken_120_;
-                let _e563 = continued_121_;
-                active_109_ = (_e555 && !((_e559 || (_e561 || _e563))));
+                let _e531 = entry_118_;
+                continued_120_ = false;
+                let _e535 = exited_110_;
+                let _e537 = broken_119_;
+                let _e539 = continued_120_;
+                active_109_ = (_e531 && !((_e535 || (_e537 || _e539))));
                 {
-                    let _e570 = active_109_;
-                    if _e570 {
-                        let _e572 = e_18_;
-                        let _e574 = r17_;
-                        e_18_ = (_e572 + _e574);
+                    let _e546 = active_109_;
+                    if _e546 {
+                        let _e548 = e_18_;
+                        let _e550 = r17_;
+                        e_18_ = (_e548 + _e550);
                     }
                 }
             }
         }
-        let _e578 = left_122_;
-        if !(_e578) {
+        let _e554 = left_121_;
+        if !(_e554) {
             loop_guard[0u] = 2147483650u;
         }
-        let _e585 = entry_119_;
-        let _e587 = exited_110_;
-        active_109_ = (_e585 && !(_e587));
+        let _e561 = entry_118_;
+        let _e563 = exited_110_;
+        active_109_ = (_e561 && !(_e563));
         storageBarrier();
         workgroupBarrier();
-        let _e592 = active_109_;
-        if _e592 {
+        let _e568 = active_109_;
+        if _e568 {
             r28_ = 256i;
         }
-        let _e596 = active_109_;
-        if _e596 {
+        let _e572 = active_109_;
+        if _e572 {
             e_29_ = i32(local_index);
         }
-        let _e601 = active_109_;
-        entry_127_ = _e601;
-        broken_128_ = false;
-        left_130_ = false;
+        let _e577 = active_109_;
+        entry_124_ = _e577;
+        broken_125_ = false;
+        left_127_ = false;
         loop {
-            continued_129_ = false;
-            let _e611 = entry_127_;
-            let _e613 = exited_110_;
-            let _e615 = broken_128_;
-            let _e617 = continued_129_;
-            active_109_ = (_e611 && !((_e613 || (_e615 || _e617))));
-            let _e627 = active_109_;
-            lane_active[local_index] = u32(_e627);
+            continued_126_ = false;
+            let _e587 = entry_124_;
+            let _e589 = exited_110_;
+            let _e591 = broken_125_;
+            let _e593 = continued_126_;
+            active_109_ = (_e587 && !((_e589 || (_e591 || _e593))));
+            let _e600 = vote_number_111_;
+            vote_number_111_ = (_e600 + 1u);
+            let _e605 = active_109_;
+            if _e605 {
+                let _e608 = vote_number_111_;
+                atomicMax((&workgroup_votes), _e608);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_131_ = 0u;
-                i_132_ = 0i;
-                loop {
-                    let _e637 = i_132_;
-                    if (_e637 >= 256i) {
-                        break;
-                    }
-                    let _e643 = lane_active[bitcast<u32>(_e637)];
-                    let _e645 = any_131_;
-                    any_131_ = (_e645 | _e643);
-                    continuing {
-                        let _e649 = i_132_;
-                        i_132_ = (_e649 + 1i);
-                    }
-                }
-                let _e655 = any_131_;
-                workgroup_any = _e655;
+                let _e613 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e613;
             }
-            let _e657 = workgroupUniformLoad((&workgroup_any));
-            if (_e657 == 0u) {
-                left_130_ = true;
+            let _e616 = workgroupUniformLoad((&workgroup_any));
+            let _e618 = vote_number_111_;
+            if (u32((_e616 == _e618)) == 0u) {
+                left_127_ = true;
                 break;
             }
-            let _e663 = active_109_;
-            if _e663 {
-                let _e673 = trips_108_;
-                let _e675 = (_e673 + 1u);
-                trips_108_ = _e675;
-                if (_e675 > 4096u) {
+            let _e626 = active_109_;
+            if _e626 {
+                let _e636 = trips_108_;
+                let _e638 = (_e636 + 1u);
+                trips_108_ = _e638;
+                if (_e638 > 4096u) {
                     loop_guard[0u] = 3u;
                     exited_110_ = true;
                     active_109_ = false;
                 }
             }
             {
-                let _e679 = active_109_;
-                if _e679 {
-                    let _e681 = e_29_;
-                    r30_ = (_e681 < 1024i);
+                let _e642 = active_109_;
+                if _e642 {
+                    let _e644 = e_29_;
+                    r30_ = (_e644 < 1024i);
                 }
-                let _e686 = active_109_;
-                if _e686 {
-                    let _e688 = r30_;
-                    r31_ = !(_e688);
+                let _e649 = active_109_;
+                if _e649 {
+                    let _e651 = r30_;
+                    r31_ = !(_e651);
                 }
-                let _e692 = active_109_;
-                saved_133_ = _e692;
-                let _e695 = r31_;
-                let _e697 = saved_133_;
-                let _e698 = (_e697 && _e695);
-                taken_134_ = _e698;
-                active_109_ = _e698;
+                let _e655 = active_109_;
+                saved_128_ = _e655;
+                let _e658 = r31_;
+                let _e660 = saved_128_;
+                let _e661 = (_e660 && _e658);
+                taken_129_ = _e661;
+                active_109_ = _e661;
                 {
-                    let _e702 = active_109_;
-                    let _e704 = broken_128_;
-                    broken_128_ = (_e704 || _e702);
+                    let _e665 = active_109_;
+                    let _e667 = broken_125_;
+                    broken_125_ = (_e667 || _e665);
                     active_109_ = false;
                 }
-                let _e710 = saved_133_;
-                let _e712 = taken_134_;
-                let _e716 = exited_110_;
-                let _e718 = broken_128_;
-                let _e720 = continued_129_;
-                active_109_ = ((_e710 && !(_e712)) && !((_e716 || (_e718 || _e720))));
+                let _e673 = saved_128_;
+                let _e675 = taken_129_;
+                let _e679 = exited_110_;
+                let _e681 = broken_125_;
+                let _e683 = continued_126_;
+                active_109_ = ((_e673 && !(_e675)) && !((_e679 || (_e681 || _e683))));
                 {
                 }
-                let _e727 = saved_133_;
-                let _e729 = exited_110_;
-                let _e731 = broken_128_;
-                let _e733 = continued_129_;
-                active_109_ = (_e727 && !((_e729 || (_e731 || _e733))));
-                let _e740 = active_109_;
-                if _e740 {
-                    let _e742 = e_29_;
-                    r32_ = (_e742 / 32i);
+                let _e690 = saved_128_;
+                let _e692 = exited_110_;
+                let _e694 = broken_125_;
+                let _e696 = continued_126_;
+                active_109_ = (_e690 && !((_e692 || (_e694 || _e696))));
+                let _e703 = active_109_;
+                if _e703 {
+                    let _e705 = e_29_;
+                    r32_ = (_e705 / 32i);
                 }
-                let _e747 = active_109_;
-                if _e747 {
-                    let _e749 = r32_;
-                    r33_ = (_e749 % 32i);
+                let _e710 = active_109_;
+                if _e710 {
+                    let _e712 = r32_;
+                    r33_ = (_e712 % 32i);
                 }
-                let _e754 = active_109_;
-                if _e754 {
-                    let _e756 = e_29_;
-                    r34_ = (_e756 / 1i);
+                let _e717 = active_109_;
+                if _e717 {
+                    let _e719 = e_29_;
+                    r34_ = (_e719 / 1i);
                 }
-                let _e761 = active_109_;
-                if _e761 {
-                    let _e763 = r34_;
-                    r35_ = (_e763 % 32i);
+                let _e724 = active_109_;
+                if _e724 {
+                    let _e726 = r34_;
+                    r35_ = (_e726 % 32i);
                 }
-                let _e768 = active_109_;
-                if _e768 {
+                let _e731 = active_109_;
+                if _e731 {
                     acc_36_ = 0f;
                 }
-                let _e772 = active_109_;
-                if _e772 {
+                let _e735 = active_109_;
+                if _e735 {
                     k_37_ = 0i;
                 }
-                let _e776 = active_109_;
-                entry_135_ = _e776;
-                broken_136_ = false;
-                left_138_ = false;
+                let _e739 = active_109_;
+                entry_130_ = _e739;
+                broken_131_ = false;
+                left_133_ = false;
                 loop {
-                    continued_137_ = false;
-                    let _e786 = entry_135_;
-                    let _e788 = exited_110_;
-                    let _e790 = broken_136_;
-                    let _e792 = continued_137_;
-                    active_109_ = (_e786 && !((_e788 || (_e790 || _e792))));
-                    let _e802 = active_109_;
-                    lane_active[local_index] = u32(_e802);
+                    continued_132_ = false;
+                    let _e749 = entry_130_;
+                    let _e751 = exited_110_;
+                    let _e753 = broken_131_;
+                    let _e755 = continued_132_;
+                    active_109_ = (_e749 && !((_e751 || (_e753 || _e755))));
+                    let _e762 = vote_number_111_;
+                    vote_number_111_ = (_e762 + 1u);
+                    let _e767 = active_109_;
+                    if _e767 {
+                        let _e770 = vote_number_111_;
+                        atomicMax((&workgroup_votes), _e770);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_139_ = 0u;
-                        i_140_ = 0i;
-                        loop {
-                            let _e812 = i_140_;
-                            if (_e812 >= 256i) {
-                                break;
-                            }
-                            let _e818 = lane_active[bitcast<u32>(_e812)];
-                            let _e820 = any_139_;
-                            any_139_ = (_e820 | _e818);
-                            continuing {
-                                let _e824 = i_140_;
-                                i_140_ = (_e824 + 1i);
-                            }
-                        }
-                        let _e830 = any_139_;
-                        workgroup_any = _e830;
+                        let _e775 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e775;
                     }
-                    let _e832 = workgroupUniformLoad((&workgroup_any));
-                    if (_e832 == 0u) {
-                        left_138_ = true;
+                    let _e778 = workgroupUniformLoad((&workgroup_any));
+                    let _e780 = vote_number_111_;
+                    if (u32((_e778 == _e780)) == 0u) {
+                        left_133_ = true;
                         break;
                     }
-                    let _e838 = active_109_;
-                    if _e838 {
-                        let _e848 = trips_108_;
-                        let _e850 = (_e848 + 1u);
-                        trips_108_ = _e850;
-                        if (_e850 > 4096u) {
+                    let _e788 = active_109_;
+                    if _e788 {
+                        let _e798 = trips_108_;
+                        let _e800 = (_e798 + 1u);
+                        trips_108_ = _e800;
+                        if (_e800 > 4096u) {
                             loop_guard[0u] = 4u;
                             exited_110_ = true;
                             active_109_ = false;
                         }
                     }
                     {
-                        let _e854 = active_109_;
-                        if _e854 {
-                            let _e856 = k_37_;
-                            r38_ = (_e856 < 32i);
+                        let _e804 = active_109_;
+                        if _e804 {
+                            let _e806 = k_37_;
+                            r38_ = (_e806 < 32i);
                         }
-                        let _e861 = active_109_;
-                        if _e861 {
-                            let _e863 = r38_;
-                            r39_ = !(_e863);
+                        let _e811 = active_109_;
+                        if _e811 {
+                            let _e813 = r38_;
+                            r39_ = !(_e813);
                         }
-                        let _e867 = active_109_;
-                        saved_141_ = _e867;
-                        let _e870 = r39_;
-                        let _e872 = saved_141_;
-                        let _e873 = (_e872 && _e870);
-                        taken_142_ = _e873;
-                        active_109_ = _e873;
+                        let _e817 = active_109_;
+                        saved_134_ = _e817;
+                        let _e820 = r39_;
+                        let _e822 = saved_134_;
+                        let _e823 = (_e822 && _e820);
+                        taken_135_ = _e823;
+                        active_109_ = _e823;
                         {
-                            let _e877 = active_109_;
-                            let _e879 = broken_136_;
-                            broken_136_ = (_e879 || _e877);
+                            let _e827 = active_109_;
+                            let _e829 = broken_131_;
+                            broken_131_ = (_e829 || _e827);
                             active_109_ = false;
                         }
-                        let _e885 = saved_141_;
-                        let _e887 = taken_142_;
-                        let _e891 = exited_110_;
-                        let _e893 = broken_136_;
-                        let _e895 = continued_137_;
-                        active_109_ = ((_e885 && !(_e887)) && !((_e891 || (_e893 || _e895))));
+                        let _e835 = saved_134_;
+                        let _e837 = taken_135_;
+                        let _e841 = exited_110_;
+                        let _e843 = broken_131_;
+                        let _e845 = continued_132_;
+                        active_109_ = ((_e835 && !(_e837)) && !((_e841 || (_e843 || _e845))));
                         {
                         }
-                        let _e902 = saved_141_;
-                        let _e904 = exited_110_;
-                        let _e906 = broken_136_;
-                        let _e908 = continued_137_;
-                        active_109_ = (_e902 && !((_e904 || (_e906 || _e908))));
-                        let _e915 = active_109_;
-                        if _e915 {
-                            let _e919 = r33_;
-                            let _e921 = k_37_;
-                            let _e927 = tile0_A_tile[bitcast<u32>(((_e919 * 32i) + _e921))];
-                            r40_ = _e927;
+                        let _e852 = saved_134_;
+                        let _e854 = exited_110_;
+                        let _e856 = broken_131_;
+                        let _e858 = continued_132_;
+                        active_109_ = (_e852 && !((_e854 || (_e856 || _e858))));
+                        let _e865 = active_109_;
+                        if _e865 {
+                            let _e869 = r33_;
+                            let _e871 = k_37_;
+                            let _e877 = tile0_A_tile[bitcast<u32>(((_e869 * 32i) + _e871))];
+                            r40_ = _e877;
                         }
-                        let _e930 = active_109_;
-                        if _e930 {
-                            let _e934 = k_37_;
-                            let _e936 = r35_;
-                            let _e942 = tile1_B_tile[bitcast<u32>(((_e934 * 32i) + _e936))];
-                            r41_ = _e942;
+                        let _e880 = active_109_;
+                        if _e880 {
+                            let _e884 = k_37_;
+                            let _e886 = r35_;
+                            let _e892 = tile1_B_tile[bitcast<u32>(((_e884 * 32i) + _e886))];
+                            r41_ = _e892;
                         }
-                        let _e945 = active_109_;
-                        if _e945 {
-                            let _e947 = r40_;
-                            let _e949 = r41_;
-                            r42_ = (_e947 * _e949);
+                        let _e895 = active_109_;
+                        if _e895 {
+                            let _e897 = r40_;
+                            let _e899 = r41_;
+                            r42_ = (_e897 * _e899);
                         }
-                        let _e953 = active_109_;
-                        if _e953 {
-                            let _e955 = acc_36_;
-                            let _e957 = r42_;
-                            acc_36_ = (_e955 + _e957);
+                        let _e903 = active_109_;
+                        if _e903 {
+                            let _e905 = acc_36_;
+                            let _e907 = r42_;
+                            acc_36_ = (_e905 + _e907);
                         }
                     }
                     continuing {
-                        let _e961 = entry_135_;
-                        continued_137_ = false;
-                        let _e965 = exited_110_;
-                        let _e967 = broken_136_;
-                        let _e969 = continued_137_;
-                        active_109_ = (_e961 && !((_e965 || (_e967 || _e969))));
+                        let _e911 = entry_130_;
+                        continued_132_ = false;
+                        let _e915 = exited_110_;
+                        let _e917 = broken_131_;
+                        let _e919 = continued_132_;
+                        active_109_ = (_e911 && !((_e915 || (_e917 || _e919))));
                         {
-                            let _e976 = active_109_;
-                            if _e976 {
-                                let _e978 = k_37_;
-                                k_37_ = (_e978 + 1i);
+                            let _e926 = active_109_;
+                            if _e926 {
+                                let _e928 = k_37_;
+                                k_37_ = (_e928 + 1i);
                             }
                         }
                     }
                 }
-                let _e983 = left_138_;
-                if !(_e983) {
+                let _e933 = left_133_;
+                if !(_e933) {
                     loop_guard[0u] = 2147483652u;
                 }
-                let _e990 = entry_135_;
-                let _e992 = exited_110_;
-                let _e994 = broken_128_;
-                let _e996 = continued_129_;
-                active_109_ = (_e990 && !((_e992 || (_e994 || _e996))));
-                let _e1003 = active_109_;
-                if _e1003 {
-                    let _e1005 = acc_36_;
-                    let _e1009 = r33_;
-                    let _e1011 = r35_;
-                    tile2_acc[bitcast<u32>(((_e1009 * 32i) + _e1011))] = _e1005;
+                let _e940 = entry_130_;
+                let _e942 = exited_110_;
+                let _e944 = broken_125_;
+                let _e946 = continued_126_;
+                active_109_ = (_e940 && !((_e942 || (_e944 || _e946))));
+                let _e953 = active_109_;
+                if _e953 {
+                    let _e955 = acc_36_;
+                    let _e959 = r33_;
+                    let _e961 = r35_;
+                    tile2_acc[bitcast<u32>(((_e959 * 32i) + _e961))] = _e955;
                 }
             }
             continuing {
-                let _e1018 = entry_127_;
-                continued_129_ = false;
-                let _e1022 = exited_110_;
-                let _e1024 = broken_128_;
-                let _e1026 = continued_129_;
-                active_109_ = (_e1018 && !((_e1022 || (_e1024 || _e1026))));
+                let _e968 = entry_124_;
+                continued_126_ = false;
+                let _e972 = exited_110_;
+                let _e974 = broken_125_;
+                let _e976 = continued_126_;
+                active_109_ = (_e968 && !((_e972 || (_e974 || _e976))));
                 {
-                    let _e1033 = active_109_;
-                    if _e1033 {
-                        let _e1035 = e_29_;
-                        let _e1037 = r28_;
-                        e_29_ = (_e1035 + _e1037);
+                    let _e983 = active_109_;
+                    if _e983 {
+                        let _e985 = e_29_;
+                        let _e987 = r28_;
+                        e_29_ = (_e985 + _e987);
                     }
                 }
             }
         }
-        let _e1041 = left_130_;
-        if !(_e1041) {
+        let _e991 = left_127_;
+        if !(_e991) {
             loop_guard[0u] = 2147483651u;
         }
-        let _e1048 = entry_127_;
-        let _e1050 = exited_110_;
-        active_109_ = (_e1048 && !(_e1050));
+        let _e998 = entry_124_;
+        let _e1000 = exited_110_;
+        active_109_ = (_e998 && !(_e1000));
         storageBarrier();
         workgroupBarrier();
-        let _e1055 = active_109_;
-        if _e1055 {
-            let _e1058 = params.K;
-            r43_ = _e1058;
+        let _e1005 = active_109_;
+        if _e1005 {
+            let _e1008 = params.K;
+            r43_ = _e1008;
         }
-        let _e1061 = active_109_;
-        if _e1061 {
-            let _e1063 = r43_;
-            r44_ = _e1063;
+        let _e1011 = active_109_;
+        if _e1011 {
+            let _e1013 = r43_;
+            r44_ = _e1013;
         }
-        let _e1066 = active_109_;
-        if _e1066 {
+        let _e1016 = active_109_;
+        if _e1016 {
             r45_ = 32i;
         }
-        let _e1070 = active_109_;
-        if _e1070 {
+        let _e1020 = active_109_;
+        if _e1020 {
             k_46_ = 32i;
         }
-        let _e1074 = active_109_;
-        entry_143_ = _e1074;
-        broken_144_ = false;
-        left_146_ = false;
+        let _e1024 = active_109_;
+        entry_136_ = _e1024;
+        broken_137_ = false;
+        left_139_ = false;
         loop {
-            continued_145_ = false;
-            let _e1084 = entry_143_;
-            let _e1086 = exited_110_;
-            let _e1088 = broken_144_;
-            let _e1090 = continued_145_;
-            active_109_ = (_e1084 && !((_e1086 || (_e1088 || _e1090))));
-            let _e1100 = active_109_;
-            lane_active[local_index] = u32(_e1100);
+            continued_138_ = false;
+            let _e1034 = entry_136_;
+            let _e1036 = exited_110_;
+            let _e1038 = broken_137_;
+            let _e1040 = continued_138_;
+            active_109_ = (_e1034 && !((_e1036 || (_e1038 || _e1040))));
+            let _e1047 = vote_number_111_;
+            vote_number_111_ = (_e1047 + 1u);
+            let _e1052 = active_109_;
+            if _e1052 {
+                let _e1055 = vote_number_111_;
+                atomicMax((&workgroup_votes), _e1055);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_147_ = 0u;
-                i_148_ = 0i;
-                loop {
-                    let _e1110 = i_148_;
-                    if (_e1110 >= 256i) {
-                        break;
-                    }
-                    let _e1116 = lane_active[bitcast<u32>(_e1110)];
-                    let _e1118 = any_147_;
-                    any_147_ = (_e1118 | _e1116);
-                    continuing {
-                        let _e1122 = i_148_;
-                        i_148_ = (_e1122 + 1i);
-                    }
-                }
-                let _e1128 = any_147_;
-                workgroup_any = _e1128;
+                let _e1060 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e1060;
             }
-            let _e1130 = workgroupUniformLoad((&workgroup_any));
-            if (_e1130 == 0u) {
-                left_146_ = true;
+            let _e1063 = workgroupUniformLoad((&workgroup_any));
+            let _e1065 = vote_number_111_;
+            if (u32((_e1063 == _e1065)) == 0u) {
+                left_139_ = true;
                 break;
             }
-            let _e1136 = active_109_;
-            if _e1136 {
-                let _e1146 = trips_108_;
-                let _e1148 = (_e1146 + 1u);
-                trips_108_ = _e1148;
-                if (_e1148 > 4096u) {
+            let _e1073 = active_109_;
+            if _e1073 {
+                let _e1083 = trips_108_;
+                let _e1085 = (_e1083 + 1u);
+                trips_108_ = _e1085;
+                if (_e1085 > 4096u) {
                     loop_guard[0u] = 5u;
                     exited_110_ = true;
                     active_109_ = false;
                 }
             }
             {
-                let _e1152 = active_109_;
-                if _e1152 {
-                    let _e1154 = k_46_;
-                    let _e1156 = r44_;
-                    r47_ = (_e1154 < _e1156);
+                let _e1089 = active_109_;
+                if _e1089 {
+                    let _e1091 = k_46_;
+                    let _e1093 = r44_;
+                    r47_ = (_e1091 < _e1093);
                 }
-                let _e1160 = active_109_;
-                if _e1160 {
-                    let _e1162 = r47_;
-                    r48_ = !(_e1162);
+                let _e1097 = active_109_;
+                if _e1097 {
+                    let _e1099 = r47_;
+                    r48_ = !(_e1099);
                 }
-                let _e1166 = active_109_;
-                saved_149_ = _e1166;
-                let _e1169 = r48_;
-                let _e1171 = saved_149_;
-                let _e1172 = (_e1171 && _e1169);
-                taken_150_ = _e1172;
-                active_109_ = _e1172;
+                let _e1103 = active_109_;
+                saved_140_ = _e1103;
+                let _e1106 = r48_;
+                let _e1108 = saved_140_;
+                let _e1109 = (_e1108 && _e1106);
+                taken_141_ = _e1109;
+                active_109_ = _e1109;
                 {
-                    let _e1176 = active_109_;
-                    let _e1178 = broken_144_;
-                    broken_144_ = (_e1178 || _e1176);
+                    let _e1113 = active_109_;
+                    let _e1115 = broken_137_;
+                    broken_137_ = (_e1115 || _e1113);
                     active_109_ = false;
                 }
-                let _e1184 = saved_149_;
-                let _e1186 = taken_150_;
-                let _e1190 = exited_110_;
-                let _e1192 = broken_144_;
-                let _e1194 = continued_145_;
-                active_109_ = ((_e1184 && !(_e1186)) && !((_e1190 || (_e1192 || _e1194))));
+                let _e1121 = saved_140_;
+                let _e1123 = taken_141_;
+                let _e1127 = exited_110_;
+                let _e1129 = broken_137_;
+                let _e1131 = continued_138_;
+                active_109_ = ((_e1121 && !(_e1123)) && !((_e1127 || (_e1129 || _e1131))));
                 {
                 }
-                let _e1201 = saved_149_;
-                let _e1203 = exited_110_;
-                let _e1205 = broken_144_;
-                let _e1207 = continued_145_;
-                active_109_ = (_e1201 && !((_e1203 || (_e1205 || _e1207))));
+                let _e1138 = saved_140_;
+                let _e1140 = exited_110_;
+                let _e1142 = broken_137_;
+                let _e1144 = continued_138_;
+                active_109_ = (_e1138 && !((_e1140 || (_e1142 || _e1144))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e1214 = active_109_;
-                if _e1214 {
+                let _e1151 = active_109_;
+                if _e1151 {
                     r49_ = 256i;
                 }
-                let _e1218 = active_109_;
-                if _e1218 {
+                let _e1155 = active_109_;
+                if _e1155 {
                     e_50_ = i32(local_index);
                 }
-                let _e1223 = active_109_;
-                entry_151_ = _e1223;
-                broken_152_ = false;
-                left_154_ = false;
+                let _e1160 = active_109_;
+                entry_142_ = _e1160;
+                broken_143_ = false;
+                left_145_ = false;
                 loop {
-                    continued_153_ = false;
-                    let _e1233 = entry_151_;
-                    let _e1235 = exited_110_;
-                    let _e1237 = broken_152_;
-                    let _e1239 = continued_153_;
-                    active_109_ = (_e1233 && !((_e1235 || (_e1237 || _e1239))));
-                    let _e1249 = active_109_;
-                    lane_active[local_index] = u32(_e1249);
+                    continued_144_ = false;
+                    let _e1170 = entry_142_;
+                    let _e1172 = exited_110_;
+                    let _e1174 = broken_143_;
+                    let _e1176 = continued_144_;
+                    active_109_ = (_e1170 && !((_e1172 || (_e1174 || _e1176))));
+                    let _e1183 = vote_number_111_;
+                    vote_number_111_ = (_e1183 + 1u);
+                    let _e1188 = active_109_;
+                    if _e1188 {
+                        let _e1191 = vote_number_111_;
+                        atomicMax((&workgroup_votes), _e1191);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_155_ = 0u;
-                        i_156_ = 0i;
-                        loop {
-                            let _e1259 = i_156_;
-                            if (_e1259 >= 256i) {
-                                break;
-                            }
-                            let _e1265 = lane_active[bitcast<u32>(_e1259)];
-                            let _e1267 = any_155_;
-                            any_155_ = (_e1267 | _e1265);
-                            continuing {
-                                let _e1271 = i_156_;
-                                i_156_ = (_e1271 + 1i);
-                            }
-                        }
-                        let _e1277 = any_155_;
-                        workgroup_any = _e1277;
+                        let _e1196 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e1196;
                     }
-                    let _e1279 = workgroupUniformLoad((&workgroup_any));
-                    if (_e1279 == 0u) {
-                        left_154_ = true;
+                    let _e1199 = workgroupUniformLoad((&workgroup_any));
+                    let _e1201 = vote_number_111_;
+                    if (u32((_e1199 == _e1201)) == 0u) {
+                        left_145_ = true;
                         break;
                     }
-                    let _e1285 = active_109_;
-                    if _e1285 {
-                        let _e1295 = trips_108_;
-                        let _e1297 = (_e1295 + 1u);
-                        trips_108_ = _e1297;
-                        if (_e1297 > 4096u) {
+                    let _e1209 = active_109_;
+                    if _e1209 {
+                        let _e1219 = trips_108_;
+                        let _e1221 = (_e1219 + 1u);
+                        trips_108_ = _e1221;
+                        if (_e1221 > 4096u) {
                             loop_guard[0u] = 6u;
                             exited_110_ = true;
                             active_109_ = false;
                         }
                     }
                     {
-                        let _e1301 = active_109_;
-                        if _e1301 {
-                            let _e1303 = e_50_;
-                            r51_ = (_e1303 < 1024i);
+                        let _e1225 = active_109_;
+                        if _e1225 {
+                            let _e1227 = e_50_;
+                            r51_ = (_e1227 < 1024i);
                         }
-                        let _e1308 = active_109_;
-                        if _e1308 {
-                            let _e1310 = r51_;
-                            r52_ = !(_e1310);
+                        let _e1232 = active_109_;
+                        if _e1232 {
+                            let _e1234 = r51_;
+                            r52_ = !(_e1234);
                         }
-                        let _e1314 = active_109_;
-                        saved_157_ = _e1314;
-                        let _e1317 = r52_;
-                        let _e1319 = saved_157_;
-                        let _e1320 = (_e1319 && _e1317);
-                        taken_158_ = _e1320;
-                        active_109_ = _e1320;
+                        let _e1238 = active_109_;
+                        saved_146_ = _e1238;
+                        let _e1241 = r52_;
+                        let _e1243 = saved_146_;
+                        let _e1244 = (_e1243 && _e1241);
+                        taken_147_ = _e1244;
+                        active_109_ = _e1244;
                         {
-                            let _e1324 = active_109_;
-                            let _e1326 = broken_152_;
-                            broken_152_ = (_e1326 || _e1324);
+                            let _e1248 = active_109_;
+                            let _e1250 = broken_143_;
+                            broken_143_ = (_e1250 || _e1248);
                             active_109_ = false;
                         }
-                        let _e1332 = saved_157_;
-                        let _e1334 = taken_158_;
-                        let _e1338 = exited_110_;
-                        let _e1340 = broken_152_;
-                        let _e1342 = continued_153_;
-                        active_109_ = ((_e1332 && !(_e1334)) && !((_e1338 || (_e1340 || _e1342))));
+                        let _e1256 = saved_146_;
+                        let _e1258 = taken_147_;
+                        let _e1262 = exited_110_;
+                        let _e1264 = broken_143_;
+                        let _e1266 = continued_144_;
+                        active_109_ = ((_e1256 && !(_e1258)) && !((_e1262 || (_e1264 || _e1266))));
                         {
                         }
-                        let _e1349 = saved_157_;
-                        let _e1351 = exited_110_;
-                        let _e1353 = broken_152_;
-                        let _e1355 = continued_153_;
-                        active_109_ = (_e1349 && !((_e1351 || (_e1353 || _e1355))));
+                        let _e1273 = saved_146_;
+                        let _e1275 = exited_110_;
+                        let _e1277 = broken_143_;
+                        let _e1279 = continued_144_;
+                        active_109_ = (_e1273 && !((_e1275 || (_e1277 || _e1279))));
+                        let _e1286 = active_109_;
+                        if _e1286 {
+                            let _e1288 = e_50_;
+                            r53_ = (_e1288 / 32i);
+                        }
+                        let _e1293 = active_109_;
+                        if _e1293 {
+                            let _e1295 = r53_;
+                            r54_ = (_e1295 % 32i);
+                        }
+                        let _e1300 = active_109_;
+                        if _e1300 {
+                            let _e1302 = e_50_;
+                            r55_ = (_e1302 / 1i);
+                        }
+                        let _e1307 = active_109_;
+                        if _e1307 {
+                            let _e1309 = r55_;
+                            r56_ = (_e1309 % 32i);
+                        }
+                        let _e1314 = active_109_;
+                        if _e1314 {
+                            let _e1316 = r_2_;
+                            let _e1318 = r54_;
+                            r57_ = (_e1316 + _e1318);
+                        }
+                        let _e1322 = active_109_;
+                        if _e1322 {
+                            let _e1324 = k_46_;
+                            let _e1326 = r56_;
+                            r58_ = (_e1324 + _e1326);
+                        }
+                        let _e1330 = active_109_;
+                        if _e1330 {
+                            let _e1333 = params.M;
+                            let _e1336 = params.K;
+                            let _e1338 = r57_;
+                            let _e1343 = r58_;
+                            let _e1349 = r57_;
+                            let _e1351 = r58_;
+                            let _e1357 = A[bitcast<u32>(((_e1349 * _e1336) + _e1351))];
+                            r59_ = select(0f, _e1357, ((bitcast<u32>(_e1338) < bitcast<u32>(_e1333)) && (bitcast<u32>(_e1343) < bitcast<u32>(_e1336))));
+                        }
                         let _e1362 = active_109_;
                         if _e1362 {
-                            let _e1364 = e_50_;
-                            r53_ = (_e1364 / 32i);
-                        }
-                        let _e1369 = active_109_;
-                        if _e1369 {
-                            let _e1371 = r53_;
-                            r54_ = (_e1371 % 32i);
-                        }
-                        let _e1376 = active_109_;
-                        if _e1376 {
-                            let _e1378 = e_50_;
-                            r55_ = (_e1378 / 1i);
-                        }
-                        let _e1383 = active_109_;
-                        if _e1383 {
-                            let _e1385 = r55_;
-                            r56_ = (_e1385 % 32i);
-                        }
-                        let _e1390 = active_109_;
-                        if _e1390 {
-                            let _e1392 = r_2_;
-                            let _e1394 = r54_;
-                            r57_ = (_e1392 + _e1394);
-                        }
-                        let _e1398 = active_109_;
-                        if _e1398 {
-                            let _e1400 = k_46_;
-                            let _e1402 = r56_;
-                            r58_ = (_e1400 + _e1402);
-                        }
-                        let _e1406 = active_109_;
-                        if _e1406 {
-                            let _e1409 = params.M;
-                            let _e1412 = params.K;
-                            let _e1414 = r57_;
-                            let _e1419 = r58_;
-                            let _e1425 = r57_;
-                            let _e1427 = r58_;
-                            let _e1433 = A[bitcast<u32>(((_e1425 * _e1412) + _e1427))];
-                            r59_ = select(0f, _e1433, ((bitcast<u32>(_e1414) < bitcast<u32>(_e1409)) && (bitcast<u32>(_e1419) < bitcast<u32>(_e1412))));
-                        }
-                        let _e1438 = active_109_;
-                        if _e1438 {
-                            let _e1440 = r59_;
-                            let _e1444 = r54_;
-                            let _e1446 = r56_;
-                            tile3_A_tile[bitcast<u32>(((_e1444 * 32i) + _e1446))] = _e1440;
+                            let _e1364 = r59_;
+                            let _e1368 = r54_;
+                            let _e1370 = r56_;
+                            tile3_A_tile[bitcast<u32>(((_e1368 * 32i) + _e1370))] = _e1364;
                         }
                     }
                     continuing {
-                        let _e1453 = entry_151_;
-                        continued_153_ = false;
-                        let _e1457 = exited_110_;
-                        let _e1459 = broken_152_;
-                        let _e1461 = continued_153_;
-                        active_109_ = (_e1453 && !((_e1457 || (_e1459 || _e1461))));
+                        let _e1377 = entry_142_;
+                        continued_144_ = false;
+                        let _e1381 = exited_110_;
+                        let _e1383 = broken_143_;
+                        let _e1385 = continued_144_;
+                        active_109_ = (_e1377 && !((_e1381 || (_e1383 || _e1385))));
                         {
-                            let _e1468 = active_109_;
-                            if _e1468 {
-                                let _e1470 = e_50_;
-                                let _e1472 = r49_;
-                                e_50_ = (_e1470 + _e1472);
+                            let _e1392 = active_109_;
+                            if _e1392 {
+                                let _e1394 = e_50_;
+                                let _e1396 = r49_;
+                                e_50_ = (_e1394 + _e1396);
                             }
                         }
                     }
                 }
-                let _e1476 = left_154_;
-                if !(_e1476) {
+                let _e1400 = left_145_;
+                if !(_e1400) {
                     loop_guard[0u] = 2147483654u;
                 }
-                let _e1483 = entry_151_;
-                let _e1485 = exited_110_;
-                let _e1487 = broken_144_;
-                let _e1489 = continued_145_;
-                active_109_ = (_e1483 && !((_e1485 || (_e1487 || _e1489))));
+                let _e1407 = entry_142_;
+                let _e1409 = exited_110_;
+                let _e1411 = broken_137_;
+                let _e1413 = continued_138_;
+                active_109_ = (_e1407 && !((_e1409 || (_e1411 || _e1413))));
                 storageBarrier();
                 workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
-                let _e1496 = active_109_;
-                if _e1496 {
+                let _e1420 = active_109_;
+                if _e1420 {
                     r60_ = 256i;
                 }
-                let _e1500 = active_109_;
-                if _e1500 {
+                let _e1424 = active_109_;
+                if _e1424 {
                     e_61_ = i32(local_index);
                 }
-                let _e1505 = active_109_;
-                entry_159_ = _e1505;
-                broken_160_ = false;
-                left_162_ = false;
+                let _e1429 = active_109_;
+                entry_148_ = _e1429;
+                broken_149_ = false;
+                left_151_ = false;
                 loop {
-                    continued_161_ = false;
-                    let _e1515 = entry_159_;
-                    let _e1517 = exited_110_;
-                    let _e1519 = broken_160_;
-                    let _e1521 = continued_161_;
-                    active_109_ = (_e1515 && !((_e1517 || (_e1519 || _e1521))));
-                    let _e1531 = active_109_;
-                    lane_active[local_index] = u32(_e1531);
+                    continued_150_ = false;
+                    let _e1439 = entry_148_;
+                    let _e1441 = exited_110_;
+                    let _e1443 = broken_149_;
+                    let _e1445 = continued_150_;
+                    active_109_ = (_e1439 && !((_e1441 || (_e1443 || _e1445))));
+                    let _e1452 = vote_number_111_;
+                    vote_number_111_ = (_e1452 + 1u);
+                    let _e1457 = active_109_;
+                    if _e1457 {
+                        let _e1460 = vote_number_111_;
+                        atomicMax((&workgroup_votes), _e1460);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_163_ = 0u;
-                        i_164_ = 0i;
-                        loop {
-                            let _e1541 = i_164_;
-                            if (_e1541 >= 256i) {
-                                break;
-                            }
-                            let _e1547 = lane_active[bitcast<u32>(_e1541)];
-                            let _e1549 = any_163_;
-                            any_163_ = (_e1549 | _e1547);
-                            continuing {
-                                let _e1553 = i_164_;
-                                i_164_ = (_e1553 + 1i);
-                            }
-                        }
-                        let _e1559 = any_163_;
-                        workgroup_any = _e1559;
+                        let _e1465 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e1465;
                     }
-                    let _e1561 = workgroupUniformLoad((&workgroup_any));
-                    if (_e1561 == 0u) {
-                        left_162_ = true;
+                    let _e1468 = workgroupUniformLoad((&workgroup_any));
+                    let _e1470 = vote_number_111_;
+                    if (u32((_e1468 == _e1470)) == 0u) {
+                        left_151_ = true;
                         break;
                     }
-                    let _e1567 = active_109_;
-                    if _e1567 {
-                        let _e1577 = trips_108_;
-                        let _e1579 = (_e1577 + 1u);
-                        trips_108_ = _e1579;
-                        if (_e1579 > 4096u) {
+                    let _e1478 = active_109_;
+                    if _e1478 {
+                        let _e1488 = trips_108_;
+                        let _e1490 = (_e1488 + 1u);
+                        trips_108_ = _e1490;
+                        if (_e1490 > 4096u) {
                             loop_guard[0u] = 7u;
                             exited_110_ = true;
                             active_109_ = false;
                         }
                     }
                     {
-                        let _e1583 = active_109_;
-                        if _e1583 {
-                            let _e1585 = e_61_;
-                            r62_ = (_e1585 < 1024i);
+                        let _e1494 = active_109_;
+                        if _e1494 {
+                            let _e1496 = e_61_;
+                            r62_ = (_e1496 < 1024i);
                         }
-                        let _e1590 = active_109_;
-                        if _e1590 {
-                            let _e1592 = r62_;
-                            r63_ = !(_e1592);
+                        let _e1501 = active_109_;
+                        if _e1501 {
+                            let _e1503 = r62_;
+                            r63_ = !(_e1503);
                         }
-                        let _e1596 = active_109_;
-                        saved_165_ = _e1596;
-                        let _e1599 = r63_;
-                        let _e1601 = saved_165_;
-                        let _e1602 = (_e1601 && _e1599);
-                        taken_166_ = _e1602;
-                        active_109_ = _e1602;
+                        let _e1507 = active_109_;
+                        saved_152_ = _e1507;
+                        let _e1510 = r63_;
+                        let _e1512 = saved_152_;
+                        let _e1513 = (_e1512 && _e1510);
+                        taken_153_ = _e1513;
+                        active_109_ = _e1513;
                         {
-                            let _e1606 = active_109_;
-                            let _e1608 = broken_160_;
-                            broken_160_ = (_e1608 || _e1606);
+                            let _e1517 = active_109_;
+                            let _e1519 = broken_149_;
+                            broken_149_ = (_e1519 || _e1517);
                             active_109_ = false;
                         }
-                        let _e1614 = saved_165_;
-                        let _e1616 = taken_166_;
-                        let _e1620 = exited_110_;
-                        let _e1622 = broken_160_;
-                        let _e1624 = continued_161_;
-                        active_109_ = ((_e1614 && !(_e1616)) && !((_e1620 || (_e1622 || _e1624))));
+                        let _e1525 = saved_152_;
+                        let _e1527 = taken_153_;
+                        let _e1531 = exited_110_;
+                        let _e1533 = broken_149_;
+                        let _e1535 = continued_150_;
+                        active_109_ = ((_e1525 && !(_e1527)) && !((_e1531 || (_e1533 || _e1535))));
                         {
                         }
-                        let _e1631 = saved_165_;
-                        let _e1633 = exited_110_;
-                        let _e1635 = broken_160_;
-                        let _e1637 = continued_161_;
-                        active_109_ = (_e1631 && !((_e1633 || (_e1635 || _e1637))));
-                        let _e1644 = active_109_;
-                        if _e1644 {
-                            let _e1646 = e_61_;
-                            r64_ = (_e1646 / 32i);
+                        let _e1542 = saved_152_;
+                        let _e1544 = exited_110_;
+                        let _e1546 = broken_149_;
+                        let _e1548 = continued_150_;
+                        active_109_ = (_e1542 && !((_e1544 || (_e1546 || _e1548))));
+                        let _e1555 = active_109_;
+                        if _e1555 {
+                            let _e1557 = e_61_;
+                            r64_ = (_e1557 / 32i);
                         }
-                        let _e1651 = active_109_;
-                        if _e1651 {
-                            let _e1653 = r64_;
-                            r65_ = (_e1653 % 32i);
+                        let _e1562 = active_109_;
+                        if _e1562 {
+                            let _e1564 = r64_;
+                            r65_ = (_e1564 % 32i);
                         }
-                        let _e1658 = active_109_;
-                        if _e1658 {
-                            let _e1660 = e_61_;
-                            r66_ = (_e1660 / 1i);
+                        let _e1569 = active_109_;
+                        if _e1569 {
+                            let _e1571 = e_61_;
+                            r66_ = (_e1571 / 1i);
                         }
-                        let _e1665 = active_109_;
-                        if _e1665 {
-                            let _e1667 = r66_;
-                            r67_ = (_e1667 % 32i);
+                        let _e1576 = active_109_;
+                        if _e1576 {
+                            let _e1578 = r66_;
+                            r67_ = (_e1578 % 32i);
                         }
-                        let _e1672 = active_109_;
-                        if _e1672 {
-                            let _e1674 = k_46_;
-                            let _e1676 = r65_;
-                            r68_ = (_e1674 + _e1676);
+                        let _e1583 = active_109_;
+                        if _e1583 {
+                            let _e1585 = k_46_;
+                            let _e1587 = r65_;
+                            r68_ = (_e1585 + _e1587);
                         }
-                        let _e1680 = active_109_;
-                        if _e1680 {
-                            let _e1682 = c_5_;
-                            let _e1684 = r67_;
-                            r69_ = (_e1682 + _e1684);
+                        let _e1591 = active_109_;
+                        if _e1591 {
+                            let _e1593 = c_5_;
+                            let _e1595 = r67_;
+                            r69_ = (_e1593 + _e1595);
                         }
-                        let _e1688 = active_109_;
-                        if _e1688 {
-                            let _e1691 = params.K;
-                            let _e1694 = params.N;
-                            let _e1696 = r68_;
-                            let _e1701 = r69_;
-                            let _e1707 = r68_;
-                            let _e1709 = r69_;
-                            let _e1715 = B[bitcast<u32>(((_e1707 * _e1694) + _e1709))];
-                            r70_ = select(0f, _e1715, ((bitcast<u32>(_e1696) < bitcast<u32>(_e1691)) && (bitcast<u32>(_e1701) < bitcast<u32>(_e1694))));
+                        let _e1599 = active_109_;
+                        if _e1599 {
+                            let _e1602 = params.K;
+                            let _e1605 = params.N;
+                            let _e1607 = r68_;
+                            let _e1612 = r69_;
+                            let _e1618 = r68_;
+                            let _e1620 = r69_;
+                            let _e1626 = B[bitcast<u32>(((_e1618 * _e1605) + _e1620))];
+                            r70_ = select(0f, _e1626, ((bitcast<u32>(_e1607) < bitcast<u32>(_e1602)) && (bitcast<u32>(_e1612) < bitcast<u32>(_e1605))));
                         }
-                        let _e1720 = active_109_;
-                        if _e1720 {
-                            let _e1722 = r70_;
-                            let _e1726 = r65_;
-                            let _e1728 = r67_;
-                            tile4_B_tile[bitcast<u32>(((_e1726 * 32i) + _e1728))] = _e1722;
+                        let _e1631 = active_109_;
+                        if _e1631 {
+                            let _e1633 = r70_;
+                            let _e1637 = r65_;
+                            let _e1639 = r67_;
+                            tile4_B_tile[bitcast<u32>(((_e1637 * 32i) + _e1639))] = _e1633;
                         }
                     }
                     continuing {
-                        let _e1735 = entry_159_;
-                        continued_161_ = false;
-                        let _e1739 = exited_110_;
-                        let _e1741 = broken_160_;
-                        let _e1743 = continued_161_;
-                        active_109_ = (_e1735 && !((_e1739 || (_e1741 || _e1743))));
+                        let _e1646 = entry_148_;
+                        continued_150_ = false;
+                        let _e1650 = exited_110_;
+                        let _e1652 = broken_149_;
+                        let _e1654 = continued_150_;
+                        active_109_ = (_e1646 && !((_e1650 || (_e1652 || _e1654))));
                         {
-                            let _e1750 = active_109_;
-                            if _e1750 {
-                                let _e1752 = e_61_;
-                                let _e1754 = r60_;
-                                e_61_ = (_e1752 + _e1754);
+                            let _e1661 = active_109_;
+                            if _e1661 {
+                                let _e1663 = e_61_;
+                                let _e1665 = r60_;
+                                e_61_ = (_e1663 + _e1665);
                             }
                         }
                     }
                 }
-                let _e1758 = left_162_;
-                if !(_e1758) {
+                let _e1669 = left_151_;
+                if !(_e1669) {
                     loop_guard[0u] = 2147483655u;
                 }
-                let _e1765 = entry_159_;
-                let _e1767 = exited_110_;
-                let _e1769 = broken_144_;
-                let _e1771 = continued_145_;
-                active_109_ = (_e1765 && !((_e1767 || (_e1769 || _e1771))));
+                let _e1676 = entry_148_;
+                let _e1678 = exited_110_;
+                let _e1680 = broken_137_;
+                let _e1682 = continued_138_;
+                active_109_ = (_e1676 && !((_e1678 || (_e1680 || _e1682))));
                 storageBarrier();
                 workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
-                let _e1778 = active_109_;
-                if _e1778 {
+                let _e1689 = active_109_;
+                if _e1689 {
                     r71_ = 256i;
                 }
-                let _e1782 = active_109_;
-                if _e1782 {
+                let _e1693 = active_109_;
+                if _e1693 {
                     e_72_ = i32(local_index);
                 }
-                let _e1787 = active_109_;
-                entry_167_ = _e1787;
-                broken_168_ = false;
-                left_170_ = false;
+                let _e1698 = active_109_;
+                entry_154_ = _e1698;
+                broken_155_ = false;
+                left_157_ = false;
                 loop {
-                    continued_169_ = false;
-                    let _e1797 = entry_167_;
-                    let _e1799 = exited_110_;
-                    let _e1801 = broken_168_;
-                    let _e1803 = continued_169_;
-                    active_109_ = (_e1797 && !((_e1799 || (_e1801 || _e1803))));
-                    let _e1813 = active_109_;
-                    lane_active[local_index] = u32(_e1813);
+                    continued_156_ = false;
+                    let _e1708 = entry_154_;
+                    let _e1710 = exited_110_;
+                    let _e1712 = broken_155_;
+                    let _e1714 = continued_156_;
+                    active_109_ = (_e1708 && !((_e1710 || (_e1712 || _e1714))));
+                    let _e1721 = vote_number_111_;
+                    vote_number_111_ = (_e1721 + 1u);
+                    let _e1726 = active_109_;
+                    if _e1726 {
+                        let _e1729 = vote_number_111_;
+                        atomicMax((&workgroup_votes), _e1729);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_171_ = 0u;
-                        i_172_ = 0i;
-                        loop {
-                            let _e1823 = i_172_;
-                            if (_e1823 >= 256i) {
-                                break;
-                            }
-                            let _e1829 = lane_active[bitcast<u32>(_e1823)];
-                            let _e1831 = any_171_;
-                            any_171_ = (_e1831 | _e1829);
-                            continuing {
-                                let _e1835 = i_172_;
-                                i_172_ = (_e1835 + 1i);
-                            }
-                        }
-                        let _e1841 = any_171_;
-                        workgroup_any = _e1841;
+                        let _e1734 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e1734;
                     }
-                    let _e1843 = workgroupUniformLoad((&workgroup_any));
-                    if (_e1843 == 0u) {
-                        left_170_ = true;
+                    let _e1737 = workgroupUniformLoad((&workgroup_any));
+                    let _e1739 = vote_number_111_;
+                    if (u32((_e1737 == _e1739)) == 0u) {
+                        left_157_ = true;
                         break;
                     }
-                    let _e1849 = active_109_;
-                    if _e1849 {
-                        let _e1859 = trips_108_;
-                        let _e1861 = (_e1859 + 1u);
-                        trips_108_ = _e1861;
-                        if (_e1861 > 4096u) {
+                    let _e1747 = active_109_;
+                    if _e1747 {
+                        let _e1757 = trips_108_;
+                        let _e1759 = (_e1757 + 1u);
+                        trips_108_ = _e1759;
+                        if (_e1759 > 4096u) {
                             loop_guard[0u] = 8u;
                             exited_110_ = true;
                             active_109_ = false;
                         }
                     }
                     {
-                        let _e1865 = active_109_;
-                        if _e1865 {
-                            let _e1867 = e_72_;
-                            r73_ = (_e1867 < 1024i);
+                        let _e1763 = active_109_;
+                        if _e1763 {
+                            let _e1765 = e_72_;
+                            r73_ = (_e1765 < 1024i);
                         }
-                        let _e1872 = active_109_;
-                        if _e1872 {
-                            let _e1874 = r73_;
-                            r74_ = !(_e1874);
+                        let _e1770 = active_109_;
+                        if _e1770 {
+                            let _e1772 = r73_;
+                            r74_ = !(_e1772);
                         }
-                        let _e1878 = active_109_;
-                        saved_173_ = _e1878;
-                        let _e1881 = r74_;
-                        let _e1883 = saved_173_;
-                        let _e1884 = (_e1883 && _e1881);
-                        taken_174_ = _e1884;
-                        active_109_ = _e1884;
+                        let _e1776 = active_109_;
+                        saved_158_ = _e1776;
+                        let _e1779 = r74_;
+                        let _e1781 = saved_158_;
+                        let _e1782 = (_e1781 && _e1779);
+                        taken_159_ = _e1782;
+                        active_109_ = _e1782;
                         {
-                            let _e1888 = active_109_;
-                            let _e1890 = broken_168_;
-                            broken_168_ = (_e1890 || _e1888);
+                            let _e1786 = active_109_;
+                            let _e1788 = broken_155_;
+                            broken_155_ = (_e1788 || _e1786);
                             active_109_ = false;
                         }
-                        let _e1896 = saved_173_;
-                        let _e1898 = taken_174_;
-                        let _e1902 = exited_110_;
-                        let _e1904 = broken_168_;
-                        let _e1906 = continued_169_;
-                        active_109_ = ((_e1896 && !(_e1898)) && !((_e1902 || (_e1904 || _e1906))));
+                        let _e1794 = saved_158_;
+                        let _e1796 = taken_159_;
+                        let _e1800 = exited_110_;
+                        let _e1802 = broken_155_;
+                        let _e1804 = continued_156_;
+                        active_109_ = ((_e1794 && !(_e1796)) && !((_e1800 || (_e1802 || _e1804))));
                         {
                         }
-                        let _e1913 = saved_173_;
-                        let _e1915 = exited_110_;
-                        let _e1917 = broken_168_;
-                        let _e1919 = continued_169_;
-                        active_109_ = (_e1913 && !((_e1915 || (_e1917 || _e1919))));
-                        let _e1926 = active_109_;
-                        if _e1926 {
-                            let _e1928 = e_72_;
-                            r75_ = (_e1928 / 32i);
+                        let _e1811 = saved_158_;
+                        let _e1813 = exited_110_;
+                        let _e1815 = broken_155_;
+                        let _e1817 = continued_156_;
+                        active_109_ = (_e1811 && !((_e1813 || (_e1815 || _e1817))));
+                        let _e1824 = active_109_;
+                        if _e1824 {
+                            let _e1826 = e_72_;
+                            r75_ = (_e1826 / 32i);
                         }
-                        let _e1933 = active_109_;
-                        if _e1933 {
-                            let _e1935 = r75_;
-                            r76_ = (_e1935 % 32i);
+                        let _e1831 = active_109_;
+                        if _e1831 {
+                            let _e1833 = r75_;
+                            r76_ = (_e1833 % 32i);
                         }
-                        let _e1940 = active_109_;
-                        if _e1940 {
-                            let _e1942 = e_72_;
-                            r77_ = (_e1942 / 1i);
+                        let _e1838 = active_109_;
+                        if _e1838 {
+                            let _e1840 = e_72_;
+                            r77_ = (_e1840 / 1i);
                         }
-                        let _e1947 = active_109_;
-                        if _e1947 {
-                            let _e1949 = r77_;
-                            r78_ = (_e1949 % 32i);
+                        let _e1845 = active_109_;
+                        if _e1845 {
+                            let _e1847 = r77_;
+                            r78_ = (_e1847 % 32i);
                         }
-                        let _e1954 = active_109_;
-                        if _e1954 {
+                        let _e1852 = active_109_;
+                        if _e1852 {
                             acc_79_ = 0f;
                         }
-                        let _e1958 = active_109_;
-                        if _e1958 {
+                        let _e1856 = active_109_;
+                        if _e1856 {
                             k_80_ = 0i;
                         }
-                        let _e1962 = active_109_;
-                        entry_175_ = _e1962;
-                        broken_176_ = false;
-                        left_178_ = false;
+                        let _e1860 = active_109_;
+                        entry_160_ = _e1860;
+                        broken_161_ = false;
+                        left_163_ = false;
                         loop {
-                            continued_177_ = false;
-                            let _e1972 = entry_175_;
-                            let _e1974 = exited_110_;
-                            let _e1976 = broken_176_;
-                            let _e1978 = continued_177_;
-                            active_109_ = (_e1972 && !((_e1974 || (_e1976 || _e1978))));
-                            let _e1988 = active_109_;
-                            lane_active[local_index] = u32(_e1988);
+                            continued_162_ = false;
+                            let _e1870 = entry_160_;
+                            let _e1872 = exited_110_;
+                            let _e1874 = broken_161_;
+                            let _e1876 = continued_162_;
+                            active_109_ = (_e1870 && !((_e1872 || (_e1874 || _e1876))));
+                            let _e1883 = vote_number_111_;
+                            vote_number_111_ = (_e1883 + 1u);
+                            let _e1888 = active_109_;
+                            if _e1888 {
+                                let _e1891 = vote_number_111_;
+                                atomicMax((&workgroup_votes), _e1891);
+                            }
                             workgroupBarrier();
                             if (local_index == 0u) {
-                                any_179_ = 0u;
-                                i_180_ = 0i;
-                                loop {
-                                    let _e1998 = i_180_;
-                                    if (_e1998 >= 256i) {
-                                        break;
-                                    }
-                                    let _e2004 = lane_active[bitcast<u32>(_e1998)];
-                                    let _e2006 = any_179_;
-                                    any_179_ = (_e2006 | _e2004);
-                                    continuing {
-                                        let _e2010 = i_180_;
-                                        i_180_ = (_e2010 + 1i);
-                                    }
-                                }
-                                let _e2016 = any_179_;
-                                workgroup_any = _e2016;
+                                let _e1896 = atomicLoad((&workgroup_votes));
+                                workgroup_any = _e1896;
                             }
-                            let _e2018 = workgroupUniformLoad((&workgroup_any));
-                            if (_e2018 == 0u) {
-                                left_178_ = true;
+                            let _e1899 = workgroupUniformLoad((&workgroup_any));
+                            let _e1901 = vote_number_111_;
+                            if (u32((_e1899 == _e1901)) == 0u) {
+                                left_163_ = true;
                                 break;
                             }
-                            let _e2024 = active_109_;
-                            if _e2024 {
-                                let _e2034 = trips_108_;
-                                let _e2036 = (_e2034 + 1u);
-                                trips_108_ = _e2036;
-                                if (_e2036 > 4096u) {
+                            let _e1909 = active_109_;
+                            if _e1909 {
+                                let _e1919 = trips_108_;
+                                let _e1921 = (_e1919 + 1u);
+                                trips_108_ = _e1921;
+                                if (_e1921 > 4096u) {
                                     loop_guard[0u] = 9u;
                                     exited_110_ = true;
                                     active_109_ = false;
                                 }
                             }
                             {
-                                let _e2040 = active_109_;
-                                if _e2040 {
-                                    let _e2042 = k_80_;
-                                    r81_ = (_e2042 < 32i);
+                                let _e1925 = active_109_;
+                                if _e1925 {
+                                    let _e1927 = k_80_;
+                                    r81_ = (_e1927 < 32i);
                                 }
-                                let _e2047 = active_109_;
-                                if _e2047 {
-                                    let _e2049 = r81_;
-                                    r82_ = !(_e2049);
+                                let _e1932 = active_109_;
+                                if _e1932 {
+                                    let _e1934 = r81_;
+                                    r82_ = !(_e1934);
                                 }
-                                let _e2053 = active_109_;
-                                saved_181_ = _e2053;
-                                let _e2056 = r82_;
-                                let _e2058 = saved_181_;
-                                let _e2059 = (_e2058 && _e2056);
-                                taken_182_ = _e2059;
-                                active_109_ = _e2059;
+                                let _e1938 = active_109_;
+                                saved_164_ = _e1938;
+                                let _e1941 = r82_;
+                                let _e1943 = saved_164_;
+                                let _e1944 = (_e1943 && _e1941);
+                                taken_165_ = _e1944;
+                                active_109_ = _e1944;
                                 {
-                                    let _e2063 = active_109_;
-                                    let _e2065 = broken_176_;
-                                    broken_176_ = (_e2065 || _e2063);
+                                    let _e1948 = active_109_;
+                                    let _e1950 = broken_161_;
+                                    broken_161_ = (_e1950 || _e1948);
                                     active_109_ = false;
                                 }
-                                let _e2071 = saved_181_;
-                                let _e2073 = taken_182_;
-                                let _e2077 = exited_110_;
-                                let _e2079 = broken_176_;
-                                let _e2081 = continued_177_;
-                                active_109_ = ((_e2071 && !(_e2073)) && !((_e2077 || (_e2079 || _e2081))));
+                                let _e1956 = saved_164_;
+                                let _e1958 = taken_165_;
+                                let _e1962 = exited_110_;
+                                let _e1964 = broken_161_;
+                                let _e1966 = continued_162_;
+                                active_109_ = ((_e1956 && !(_e1958)) && !((_e1962 || (_e1964 || _e1966))));
                                 {
                                 }
-                                let _e2088 = saved_181_;
-                                let _e2090 = exited_110_;
-                                let _e2092 = broken_176_;
-                                let _e2094 = continued_177_;
-                                active_109_ = (_e2088 && !((_e2090 || (_e2092 || _e2094))));
-                                let _e2101 = active_109_;
-                                if _e2101 {
-                                    let _e2105 = r76_;
-                                    let _e2107 = k_80_;
-                                    let _e2113 = tile3_A_tile[bitcast<u32>(((_e2105 * 32i) + _e2107))];
-                                    r83_ = _e2113;
+                                let _e1973 = saved_164_;
+                                let _e1975 = exited_110_;
+                                let _e1977 = broken_161_;
+                                let _e1979 = continued_162_;
+                                active_109_ = (_e1973 && !((_e1975 || (_e1977 || _e1979))));
+                                let _e1986 = active_109_;
+                                if _e1986 {
+                                    let _e1990 = r76_;
+                                    let _e1992 = k_80_;
+                                    let _e1998 = tile3_A_tile[bitcast<u32>(((_e1990 * 32i) + _e1992))];
+                                    r83_ = _e1998;
                                 }
-                                let _e2116 = active_109_;
-                                if _e2116 {
-                                    let _e2120 = k_80_;
-                                    let _e2122 = r78_;
-                                    let _e2128 = tile4_B_tile[bitcast<u32>(((_e2120 * 32i) + _e2122))];
-                                    r84_ = _e2128;
+                                let _e2001 = active_109_;
+                                if _e2001 {
+                                    let _e2005 = k_80_;
+                                    let _e2007 = r78_;
+                                    let _e2013 = tile4_B_tile[bitcast<u32>(((_e2005 * 32i) + _e2007))];
+                                    r84_ = _e2013;
                                 }
-                                let _e2131 = active_109_;
-                                if _e2131 {
-                                    let _e2133 = r83_;
-                                    let _e2135 = r84_;
-                                    r85_ = (_e2133 * _e2135);
+                                let _e2016 = active_109_;
+                                if _e2016 {
+                                    let _e2018 = r83_;
+                                    let _e2020 = r84_;
+                                    r85_ = (_e2018 * _e2020);
                                 }
-                                let _e2139 = active_109_;
-                                if _e2139 {
-                                    let _e2141 = acc_79_;
-                                    let _e2143 = r85_;
-                                    acc_79_ = (_e2141 + _e2143);
+                                let _e2024 = active_109_;
+                                if _e2024 {
+                                    let _e2026 = acc_79_;
+                                    let _e2028 = r85_;
+                                    acc_79_ = (_e2026 + _e2028);
                                 }
                             }
                             continuing {
-                                let _e2147 = entry_175_;
-                                continued_177_ = false;
-                                let _e2151 = exited_110_;
-                                let _e2153 = broken_176_;
-                                let _e2155 = continued_177_;
-                                active_109_ = (_e2147 && !((_e2151 || (_e2153 || _e2155))));
+                                let _e2032 = entry_160_;
+                                continued_162_ = false;
+                                let _e2036 = exited_110_;
+                                let _e2038 = broken_161_;
+                                let _e2040 = continued_162_;
+                                active_109_ = (_e2032 && !((_e2036 || (_e2038 || _e2040))));
                                 {
-                                    let _e2162 = active_109_;
-                                    if _e2162 {
-                                        let _e2164 = k_80_;
-                                        k_80_ = (_e2164 + 1i);
+                                    let _e2047 = active_109_;
+                                    if _e2047 {
+                                        let _e2049 = k_80_;
+                                        k_80_ = (_e2049 + 1i);
                                     }
                                 }
                             }
                         }
-                        let _e2169 = left_178_;
-                        if !(_e2169) {
+                        let _e2054 = left_163_;
+                        if !(_e2054) {
                             loop_guard[0u] = 2147483657u;
                         }
-                        let _e2176 = entry_175_;
-                        let _e2178 = exited_110_;
-                        let _e2180 = broken_168_;
-                        let _e2182 = continued_169_;
-                        active_109_ = (_e2176 && !((_e2178 || (_e2180 || _e2182))));
-                        let _e2189 = active_109_;
-                        if _e2189 {
-                            let _e2191 = acc_79_;
-                            let _e2195 = r76_;
-                            let _e2197 = r78_;
-                            tile5_matmul[bitcast<u32>(((_e2195 * 32i) + _e2197))] = _e2191;
+                        let _e2061 = entry_160_;
+                        let _e2063 = exited_110_;
+                        let _e2065 = broken_155_;
+                        let _e2067 = continued_156_;
+                        active_109_ = (_e2061 && !((_e2063 || (_e2065 || _e2067))));
+                        let _e2074 = active_109_;
+                        if _e2074 {
+                            let _e2076 = acc_79_;
+                            let _e2080 = r76_;
+                            let _e2082 = r78_;
+                            tile5_matmul[bitcast<u32>(((_e2080 * 32i) + _e2082))] = _e2076;
                         }
                     }
                     continuing {
-                        let _e2204 = entry_167_;
-                        continued_169_ = false;
-                        let _e2208 = exited_110_;
-                        let _e2210 = broken_168_;
-                        let _e2212 = continued_169_;
-                        active_109_ = (_e2204 && !((_e2208 || (_e2210 || _e2212))));
+                        let _e2089 = entry_154_;
+                        continued_156_ = false;
+                        let _e2093 = exited_110_;
+                        let _e2095 = broken_155_;
+                        let _e2097 = continued_156_;
+                        active_109_ = (_e2089 && !((_e2093 || (_e2095 || _e2097))));
                         {
-                            let _e2219 = active_109_;
-                            if _e2219 {
-                                let _e2221 = e_72_;
-                                let _e2223 = r71_;
-                                e_72_ = (_e2221 + _e2223);
+                            let _e2104 = active_109_;
+                            if _e2104 {
+                                let _e2106 = e_72_;
+                                let _e2108 = r71_;
+                                e_72_ = (_e2106 + _e2108);
                             }
                         }
                     }
                 }
-                let _e2227 = left_170_;
-                if !(_e2227) {
+                let _e2112 = left_157_;
+                if !(_e2112) {
                     loop_guard[0u] = 2147483656u;
                 }
-                let _e2234 = entry_167_;
-                let _e2236 = exited_110_;
-                let _e2238 = broken_144_;
-                let _e2240 = continued_145_;
-                active_109_ = (_e2234 && !((_e2236 || (_e2238 || _e2240))));
+                let _e2119 = entry_154_;
+                let _e2121 = exited_110_;
+                let _e2123 = broken_137_;
+                let _e2125 = continued_138_;
+                active_109_ = (_e2119 && !((_e2121 || (_e2123 || _e2125))));
                 storageBarrier();
                 workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
-                let _e2247 = active_109_;
-                if _e2247 {
+                let _e2132 = active_109_;
+                if _e2132 {
                     r86_ = 256i;
                 }
-                let _e2251 = active_109_;
-                if _e2251 {
+                let _e2136 = active_109_;
+                if _e2136 {
                     e_87_ = i32(local_index);
                 }
-                let _e2256 = active_109_;
-                entry_183_ = _e2256;
-                broken_184_ = false;
-                left_186_ = false;
+                let _e2141 = active_109_;
+                entry_166_ = _e2141;
+                broken_167_ = false;
+                left_169_ = false;
                 loop {
-                    continued_185_ = false;
-                    let _e2266 = entry_183_;
-                    let _e2268 = exited_110_;
-                    let _e2270 = broken_184_;
-                    let _e2272 = continued_185_;
-                    active_109_ = (_e2266 && !((_e2268 || (_e2270 || _e2272))));
-                    let _e2282 = active_109_;
-                    lane_active[local_index] = u32(_e2282);
+                    continued_168_ = false;
+                    let _e2151 = entry_166_;
+                    let _e2153 = exited_110_;
+                    let _e2155 = broken_167_;
+                    let _e2157 = continued_168_;
+                    active_109_ = (_e2151 && !((_e2153 || (_e2155 || _e2157))));
+                    let _e2164 = vote_number_111_;
+                    vote_number_111_ = (_e2164 + 1u);
+                    let _e2169 = active_109_;
+                    if _e2169 {
+                        let _e2172 = vote_number_111_;
+                        atomicMax((&workgroup_votes), _e2172);
+                    }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        any_187_ = 0u;
-                        i_188_ = 0i;
-                        loop {
-                            let _e2292 = i_188_;
-                            if (_e2292 >= 256i) {
-                                break;
-                            }
-                            let _e2298 = lane_active[bitcast<u32>(_e2292)];
-                            let _e2300 = any_187_;
-                            any_187_ = (_e2300 | _e2298);
-                            continuing {
-                                let _e2304 = i_188_;
-                                i_188_ = (_e2304 + 1i);
-                            }
-                        }
-                        let _e2310 = any_187_;
-                        workgroup_any = _e2310;
+                        let _e2177 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e2177;
                     }
-                    let _e2312 = workgroupUniformLoad((&workgroup_any));
-                    if (_e2312 == 0u) {
-                        left_186_ = true;
+                    let _e2180 = workgroupUniformLoad((&workgroup_any));
+                    let _e2182 = vote_number_111_;
+                    if (u32((_e2180 == _e2182)) == 0u) {
+                        left_169_ = true;
                         break;
                     }
-                    let _e2318 = active_109_;
-                    if _e2318 {
-                        let _e2328 = trips_108_;
-                        let _e2330 = (_e2328 + 1u);
-                        trips_108_ = _e2330;
-                        if (_e2330 > 4096u) {
+                    let _e2190 = active_109_;
+                    if _e2190 {
+                        let _e2200 = trips_108_;
+                        let _e2202 = (_e2200 + 1u);
+                        trips_108_ = _e2202;
+                        if (_e2202 > 4096u) {
                             loop_guard[0u] = 10u;
                             exited_110_ = true;
                             active_109_ = false;
                         }
                     }
                     {
-                        let _e2334 = active_109_;
-                        if _e2334 {
-                            let _e2336 = e_87_;
-                            r88_ = (_e2336 < 1024i);
+                        let _e2206 = active_109_;
+                        if _e2206 {
+                            let _e2208 = e_87_;
+                            r88_ = (_e2208 < 1024i);
                         }
-                        let _e2341 = active_109_;
-                        if _e2341 {
-                            let _e2343 = r88_;
-                            r89_ = !(_e2343);
+                        let _e2213 = active_109_;
+                        if _e2213 {
+                            let _e2215 = r88_;
+                            r89_ = !(_e2215);
                         }
-                        let _e2347 = active_109_;
-                        saved_189_ = _e2347;
-                        let _e2350 = r89_;
-                        let _e2352 = saved_189_;
-                        let _e2353 = (_e2352 && _e2350);
-                        taken_190_ = _e2353;
-                        active_109_ = _e2353;
+                        let _e2219 = active_109_;
+                        saved_170_ = _e2219;
+                        let _e2222 = r89_;
+                        let _e2224 = saved_170_;
+                        let _e2225 = (_e2224 && _e2222);
+                        taken_171_ = _e2225;
+                        active_109_ = _e2225;
                         {
-                            let _e2357 = active_109_;
-                            let _e2359 = broken_184_;
-                            broken_184_ = (_e2359 || _e2357);
+                            let _e2229 = active_109_;
+                            let _e2231 = broken_167_;
+                            broken_167_ = (_e2231 || _e2229);
                             active_109_ = false;
                         }
-                        let _e2365 = saved_189_;
-                        let _e2367 = taken_190_;
-                        let _e2371 = exited_110_;
-                        let _e2373 = broken_184_;
-                        let _e2375 = continued_185_;
-                        active_109_ = ((_e2365 && !(_e2367)) && !((_e2371 || (_e2373 || _e2375))));
+                        let _e2237 = saved_170_;
+                        let _e2239 = taken_171_;
+                        let _e2243 = exited_110_;
+                        let _e2245 = broken_167_;
+                        let _e2247 = continued_168_;
+                        active_109_ = ((_e2237 && !(_e2239)) && !((_e2243 || (_e2245 || _e2247))));
                         {
                         }
-                        let _e2382 = saved_189_;
-                        let _e2384 = exited_110_;
-                        let _e2386 = broken_184_;
-                        let _e2388 = continued_185_;
-                        active_109_ = (_e2382 && !((_e2384 || (_e2386 || _e2388))));
-                        let _e2395 = active_109_;
-                        if _e2395 {
-                            let _e2397 = e_87_;
-                            r90_ = (_e2397 / 32i);
+                        let _e2254 = saved_170_;
+                        let _e2256 = exited_110_;
+                        let _e2258 = broken_167_;
+                        let _e2260 = continued_168_;
+                        active_109_ = (_e2254 && !((_e2256 || (_e2258 || _e2260))));
+                        let _e2267 = active_109_;
+                        if _e2267 {
+                            let _e2269 = e_87_;
+                            r90_ = (_e2269 / 32i);
                         }
-                        let _e2402 = active_109_;
-                        if _e2402 {
-                            let _e2404 = r90_;
-                            r91_ = (_e2404 % 32i);
+                        let _e2274 = active_109_;
+                        if _e2274 {
+                            let _e2276 = r90_;
+                            r91_ = (_e2276 % 32i);
                         }
-                        let _e2409 = active_109_;
-                        if _e2409 {
-                            let _e2411 = e_87_;
-                            r92_ = (_e2411 / 1i);
+                        let _e2281 = active_109_;
+                        if _e2281 {
+                            let _e2283 = e_87_;
+                            r92_ = (_e2283 / 1i);
                         }
-                        let _e2416 = active_109_;
-                        if _e2416 {
-                            let _e2418 = r92_;
-                            r93_ = (_e2418 % 32i);
+                        let _e2288 = active_109_;
+                        if _e2288 {
+                            let _e2290 = r92_;
+                            r93_ = (_e2290 % 32i);
                         }
-                        let _e2423 = active_109_;
-                        if _e2423 {
-                            let _e2427 = r91_;
-                            let _e2429 = r93_;
-                            let _e2435 = tile5_matmul[bitcast<u32>(((_e2427 * 32i) + _e2429))];
-                            r94_ = _e2435;
+                        let _e2295 = active_109_;
+                        if _e2295 {
+                            let _e2299 = r91_;
+                            let _e2301 = r93_;
+                            let _e2307 = tile5_matmul[bitcast<u32>(((_e2299 * 32i) + _e2301))];
+                            r94_ = _e2307;
                         }
-                        let _e2438 = active_109_;
-                        if _e2438 {
-                            let _e2442 = r91_;
-                            let _e2444 = r93_;
-                            let _e2450 = tile2_acc[bitcast<u32>(((_e2442 * 32i) + _e2444))];
-                            r95_ = _e2450;
+                        let _e2310 = active_109_;
+                        if _e2310 {
+                            let _e2314 = r91_;
+                            let _e2316 = r93_;
+                            let _e2322 = tile2_acc[bitcast<u32>(((_e2314 * 32i) + _e2316))];
+                            r95_ = _e2322;
                         }
-                        let _e2453 = active_109_;
-                        if _e2453 {
-                            let _e2455 = r95_;
-                            let _e2457 = r94_;
-                            r96_ = (_e2455 + _e2457);
+                        let _e2325 = active_109_;
+                        if _e2325 {
+                            let _e2327 = r95_;
+                            let _e2329 = r94_;
+                            r96_ = (_e2327 + _e2329);
                         }
-                        let _e2461 = active_109_;
-                        if _e2461 {
-                            let _e2463 = r96_;
-                            let _e2467 = r91_;
-                            let _e2469 = r93_;
-                            tile2_acc[bitcast<u32>(((_e2467 * 32i) + _e2469))] = _e2463;
+                        let _e2333 = active_109_;
+                        if _e2333 {
+                            let _e2335 = r96_;
+                            let _e2339 = r91_;
+                            let _e2341 = r93_;
+                            tile2_acc[bitcast<u32>(((_e2339 * 32i) + _e2341))] = _e2335;
                         }
                     }
                     continuing {
-                        let _e2476 = entry_183_;
-                        continued_185_ = false;
-                        let _e2480 = exited_110_;
-                        let _e2482 = broken_184_;
-                        let _e2484 = continued_185_;
-                        active_109_ = (_e2476 && !((_e2480 || (_e2482 || _e2484))));
+                        let _e2348 = entry_166_;
+                        continued_168_ = false;
+                        let _e2352 = exited_110_;
+                        let _e2354 = broken_167_;
+                        let _e2356 = continued_168_;
+                        active_109_ = (_e2348 && !((_e2352 || (_e2354 || _e2356))));
                         {
-                            let _e2491 = active_109_;
-                            if _e2491 {
-                                let _e2493 = e_87_;
-                                let _e2495 = r86_;
-                                e_87_ = (_e2493 + _e2495);
+                            let _e2363 = active_109_;
+                            if _e2363 {
+                                let _e2365 = e_87_;
+                                let _e2367 = r86_;
+                                e_87_ = (_e2365 + _e2367);
                             }
                         }
                     }
                 }
-                let _e2499 = left_186_;
-                if !(_e2499) {
+                let _e2371 = left_169_;
+                if !(_e2371) {
                     loop_guard[0u] = 2147483658u;
                 }
-                let _e2506 = entry_183_;
-                let _e2508 = exited_110_;
-                let _e2510 = broken_144_;
-                let _e2512 = continued_145_;
-                active_109_ = (_e2506 && !((_e2508 || (_e2510 || _e2512))));
+                let _e2378 = entry_166_;
+                let _e2380 = exited_110_;
+                let _e2382 = broken_137_;
+                let _e2384 = continued_138_;
+                active_109_ = (_e2378 && !((_e2380 || (_e2382 || _e2384))));
                 storageBarrier();
                 workgroupBarrier();
             }
             continuing {
-                let _e2519 = entry_143_;
-                continued_145_ = false;
-                let _e2523 = exited_110_;
-                let _e2525 = broken_144_;
-                let _e2527 = continued_145_;
-                active_109_ = (_e2519 && !((_e2523 || (_e2525 || _e2527))));
+                let _e2391 = entry_136_;
+                continued_138_ = false;
+                let _e2395 = exited_110_;
+                let _e2397 = broken_137_;
+                let _e2399 = continued_138_;
+                active_109_ = (_e2391 && !((_e2395 || (_e2397 || _e2399))));
                 {
-                    let _e2534 = active_109_;
-                    if _e2534 {
-                        let _e2536 = k_46_;
-                        let _e2538 = r45_;
-                        k_46_ = (_e2536 + _e2538);
+                    let _e2406 = active_109_;
+                    if _e2406 {
+                        let _e2408 = k_46_;
+                        k_46_ = (_e2408 + 32i);
                     }
                 }
             }
         }
-        let _e2542 = left_146_;
-        if !(_e2542) {
+        let _e2413 = left_139_;
+        if !(_e2413) {
             loop_guard[0u] = 2147483653u;
         }
-        let _e2549 = entry_143_;
-        let _e2551 = exited_110_;
-        active_109_ = (_e2549 && !(_e2551));
-        let _e2556 = active_109_;
-        if _e2556 {
+        let _e2420 = entry_136_;
+        let _e2422 = exited_110_;
+        active_109_ = (_e2420 && !(_e2422));
+        let _e2427 = active_109_;
+        if _e2427 {
             r97_ = 256i;
         }
-        let _e2560 = active_109_;
-        if _e2560 {
+        let _e2431 = active_109_;
+        if _e2431 {
             e_98_ = i32(local_index);
         }
-        let _e2565 = active_109_;
-        entry_191_ = _e2565;
-        broken_192_ = false;
-        left_194_ = false;
+        let _e2436 = active_109_;
+        entry_172_ = _e2436;
+        broken_173_ = false;
+        left_175_ = false;
         loop {
-            continued_193_ = false;
-            let _e2575 = entry_191_;
-            let _e2577 = exited_110_;
-            let _e2579 = broken_192_;
-            let _e2581 = continued_193_;
-            active_109_ = (_e2575 && !((_e2577 || (_e2579 || _e2581))));
-            let _e2591 = active_109_;
-            lane_active[local_index] = u32(_e2591);
+            continued_174_ = false;
+            let _e2446 = entry_172_;
+            let _e2448 = exited_110_;
+            let _e2450 = broken_173_;
+            let _e2452 = continued_174_;
+            active_109_ = (_e2446 && !((_e2448 || (_e2450 || _e2452))));
+            let _e2459 = vote_number_111_;
+            vote_number_111_ = (_e2459 + 1u);
+            let _e2464 = active_109_;
+            if _e2464 {
+                let _e2467 = vote_number_111_;
+                atomicMax((&workgroup_votes), _e2467);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_195_ = 0u;
-                i_196_ = 0i;
-                loop {
-                    let _e2601 = i_196_;
-                    if (_e2601 >= 256i) {
-                        break;
-                    }
-                    let _e2607 = lane_active[bitcast<u32>(_e2601)];
-                    let _e2609 = any_195_;
-                    any_195_ = (_e2609 | _e2607);
-                    continuing {
-                        let _e2613 = i_196_;
-                        i_196_ = (_e2613 + 1i);
-                    }
-                }
-                let _e2619 = any_195_;
-                workgroup_any = _e2619;
+                let _e2472 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e2472;
             }
-            let _e2621 = workgroupUniformLoad((&workgroup_any));
-            if (_e2621 == 0u) {
-                left_194_ = true;
+            let _e2475 = workgroupUniformLoad((&workgroup_any));
+            let _e2477 = vote_number_111_;
+            if (u32((_e2475 == _e2477)) == 0u) {
+                left_175_ = true;
                 break;
             }
-            let _e2627 = active_109_;
-            if _e2627 {
-                let _e2637 = trips_108_;
-                let _e2639 = (_e2637 + 1u);
-                trips_108_ = _e2639;
-                if (_e2639 > 4096u) {
+            let _e2485 = active_109_;
+            if _e2485 {
+                let _e2495 = trips_108_;
+                let _e2497 = (_e2495 + 1u);
+                trips_108_ = _e2497;
+                if (_e2497 > 4096u) {
                     loop_guard[0u] = 11u;
                     exited_110_ = true;
                     active_109_ = false;
                 }
             }
             {
-                let _e2643 = active_109_;
-                if _e2643 {
-                    let _e2645 = e_98_;
-                    r99_ = (_e2645 < 1024i);
+                let _e2501 = active_109_;
+                if _e2501 {
+                    let _e2503 = e_98_;
+                    r99_ = (_e2503 < 1024i);
                 }
-                let _e2650 = active_109_;
-                if _e2650 {
-                    let _e2652 = r99_;
-                    r100_ = !(_e2652);
+                let _e2508 = active_109_;
+                if _e2508 {
+                    let _e2510 = r99_;
+                    r100_ = !(_e2510);
                 }
-                let _e2656 = active_109_;
-                saved_197_ = _e2656;
-                let _e2659 = r100_;
-                let _e2661 = saved_197_;
-                let _e2662 = (_e2661 && _e2659);
-                taken_198_ = _e2662;
-                active_109_ = _e2662;
+                let _e2514 = active_109_;
+                saved_176_ = _e2514;
+                let _e2517 = r100_;
+                let _e2519 = saved_176_;
+                let _e2520 = (_e2519 && _e2517);
+                taken_177_ = _e2520;
+                active_109_ = _e2520;
                 {
-                    let _e2666 = active_109_;
-                    let _e2668 = broken_192_;
-                    broken_192_ = (_e2668 || _e2666);
+                    let _e2524 = active_109_;
+                    let _e2526 = broken_173_;
+                    broken_173_ = (_e2526 || _e2524);
                     active_109_ = false;
                 }
-                let _e2674 = saved_197_;
-                let _e2676 = taken_198_;
-                let _e2680 = exited_110_;
-                let _e2682 = broken_192_;
-                let _e2684 = continued_193_;
-                active_109_ = ((_e2674 && !(_e2676)) && !((_e2680 || (_e2682 || _e2684))));
+                let _e2532 = saved_176_;
+                let _e2534 = taken_177_;
+                let _e2538 = exited_110_;
+                let _e2540 = broken_173_;
+                let _e2542 = continued_174_;
+                active_109_ = ((_e2532 && !(_e2534)) && !((_e2538 || (_e2540 || _e2542))));
                 {
                 }
-                let _e2691 = saved_197_;
-                let _e2693 = exited_110_;
-                let _e2695 = broken_192_;
-                let _e2697 = continued_193_;
-                active_109_ = (_e2691 && !((_e2693 || (_e2695 || _e2697))));
-                let _e2704 = active_109_;
-                if _e2704 {
-                    let _e2706 = e_98_;
-                    r101_ = (_e2706 / 32i);
+                let _e2549 = saved_176_;
+                let _e2551 = exited_110_;
+                let _e2553 = broken_173_;
+                let _e2555 = continued_174_;
+                active_109_ = (_e2549 && !((_e2551 || (_e2553 || _e2555))));
+                let _e2562 = active_109_;
+                if _e2562 {
+                    let _e2564 = e_98_;
+                    r101_ = (_e2564 / 32i);
                 }
-                let _e2711 = active_109_;
-                if _e2711 {
-                    let _e2713 = r101_;
-                    r102_ = (_e2713 % 32i);
+                let _e2569 = active_109_;
+                if _e2569 {
+                    let _e2571 = r101_;
+                    r102_ = (_e2571 % 32i);
                 }
-                let _e2718 = active_109_;
-                if _e2718 {
-                    let _e2720 = e_98_;
-                    r103_ = (_e2720 / 1i);
+                let _e2576 = active_109_;
+                if _e2576 {
+                    let _e2578 = e_98_;
+                    r103_ = (_e2578 / 1i);
                 }
-                let _e2725 = active_109_;
-                if _e2725 {
-                    let _e2727 = r103_;
-                    r104_ = (_e2727 % 32i);
+                let _e2583 = active_109_;
+                if _e2583 {
+                    let _e2585 = r103_;
+                    r104_ = (_e2585 % 32i);
                 }
-                let _e2732 = active_109_;
-                if _e2732 {
-                    let _e2734 = r_2_;
-                    let _e2736 = r102_;
-                    r105_ = (_e2734 + _e2736);
+                let _e2590 = active_109_;
+                if _e2590 {
+                    let _e2592 = r_2_;
+                    let _e2594 = r102_;
+                    r105_ = (_e2592 + _e2594);
                 }
-                let _e2740 = active_109_;
-                if _e2740 {
-                    let _e2742 = c_5_;
-                    let _e2744 = r104_;
-                    r106_ = (_e2742 + _e2744);
+                let _e2598 = active_109_;
+                if _e2598 {
+                    let _e2600 = c_5_;
+                    let _e2602 = r104_;
+                    r106_ = (_e2600 + _e2602);
                 }
-                let _e2748 = active_109_;
-                if _e2748 {
-                    let _e2752 = r102_;
-                    let _e2754 = r104_;
-                    let _e2760 = tile2_acc[bitcast<u32>(((_e2752 * 32i) + _e2754))];
-                    r107_ = _e2760;
+                let _e2606 = active_109_;
+                if _e2606 {
+                    let _e2610 = r102_;
+                    let _e2612 = r104_;
+                    let _e2618 = tile2_acc[bitcast<u32>(((_e2610 * 32i) + _e2612))];
+                    r107_ = _e2618;
                 }
-                let _e2763 = active_109_;
-                if _e2763 {
-                    let _e2765 = r107_;
-                    let _e2768 = params.M;
-                    let _e2771 = params.N;
-                    let _e2773 = r105_;
-                    let _e2778 = r106_;
-                    let _e2784 = r105_;
-                    let _e2786 = r106_;
-                    if ((bitcast<u32>(_e2773) < bitcast<u32>(_e2768)) && (bitcast<u32>(_e2778) < bitcast<u32>(_e2771))) {
-                        C[bitcast<u32>(((_e2784 * _e2771) + _e2786))] = _e2765;
+                let _e2621 = active_109_;
+                if _e2621 {
+                    let _e2623 = r107_;
+                    let _e2626 = params.M;
+                    let _e2629 = params.N;
+                    let _e2631 = r105_;
+                    let _e2636 = r106_;
+                    let _e2642 = r105_;
+                    let _e2644 = r106_;
+                    if ((bitcast<u32>(_e2631) < bitcast<u32>(_e2626)) && (bitcast<u32>(_e2636) < bitcast<u32>(_e2629))) {
+                        C[bitcast<u32>(((_e2642 * _e2629) + _e2644))] = _e2623;
                     }
                 }
             }
             continuing {
-                let _e2793 = entry_191_;
-                continued_193_ = false;
-                let _e2797 = exited_110_;
-                let _e2799 = broken_192_;
-                let _e2801 = continued_193_;
-                active_109_ = (_e2793 && !((_e2797 || (_e2799 || _e2801))));
+                let _e2651 = entry_172_;
+                continued_174_ = false;
+                let _e2655 = exited_110_;
+                let _e2657 = broken_173_;
+                let _e2659 = continued_174_;
+                active_109_ = (_e2651 && !((_e2655 || (_e2657 || _e2659))));
                 {
-                    let _e2808 = active_109_;
-                    if _e2808 {
-                        let _e2810 = e_98_;
-                        let _e2812 = r97_;
-                        e_98_ = (_e2810 + _e2812);
+                    let _e2666 = active_109_;
+                    if _e2666 {
+                        let _e2668 = e_98_;
+                        let _e2670 = r97_;
+                        e_98_ = (_e2668 + _e2670);
                     }
                 }
             }
         }
-        let _e2816 = left_194_;
-        if !(_e2816) {
+        let _e2674 = left_175_;
+        if !(_e2674) {
             loop_guard[0u] = 2147483659u;
         }
-        let _e2823 = entry_191_;
-        let _e2825 = exited_110_;
-        active_109_ = (_e2823 && !(_e2825));
+        let _e2681 = entry_172_;
+        let _e2683 = exited_110_;
+        active_109_ = (_e2681 && !(_e2683));
         storageBarrier();
         workgroupBarrier();
     }

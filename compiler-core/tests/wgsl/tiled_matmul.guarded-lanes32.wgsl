@@ -683,73 +683,72 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         }
         continuing {
             let _e982 = k_46_;
-            let _e984 = r45_;
-            k_46_ = (_e982 + _e984);
+            k_46_ = (_e982 + 32i);
         }
     }
-    let _e988 = left_113_;
-    if !(_e988) {
+    let _e987 = left_113_;
+    if !(_e987) {
         loop_guard[0u] = 2147483653u;
     }
     r97_ = 256i;
     e_98_ = i32(local_index);
     left_120_ = false;
     loop {
-        let _e1009 = trips_108_;
-        let _e1011 = (_e1009 + 1u);
-        trips_108_ = _e1011;
-        if (_e1011 > 4096u) {
+        let _e1008 = trips_108_;
+        let _e1010 = (_e1008 + 1u);
+        trips_108_ = _e1010;
+        if (_e1010 > 4096u) {
             loop_guard[0u] = 11u;
             left_120_ = true;
             break;
         }
         {
-            let _e1015 = e_98_;
-            r99_ = (_e1015 < 1024i);
-            let _e1020 = r99_;
-            r100_ = !(_e1020);
-            let _e1024 = r100_;
-            if _e1024 {
+            let _e1014 = e_98_;
+            r99_ = (_e1014 < 1024i);
+            let _e1019 = r99_;
+            r100_ = !(_e1019);
+            let _e1023 = r100_;
+            if _e1023 {
                 left_120_ = true;
                 break;
             }
-            let _e1028 = e_98_;
-            r101_ = (_e1028 / 32i);
-            let _e1033 = r101_;
-            r102_ = (_e1033 % 32i);
-            let _e1038 = e_98_;
-            r103_ = (_e1038 / 1i);
-            let _e1043 = r103_;
-            r104_ = (_e1043 % 32i);
-            let _e1048 = r_2_;
-            let _e1050 = r102_;
-            r105_ = (_e1048 + _e1050);
-            let _e1054 = c_5_;
-            let _e1056 = r104_;
-            r106_ = (_e1054 + _e1056);
-            let _e1062 = r102_;
-            let _e1064 = r104_;
-            let _e1070 = tile2_acc[bitcast<u32>(((_e1062 * 32i) + _e1064))];
-            r107_ = _e1070;
-            let _e1073 = r107_;
-            let _e1076 = params.M;
-            let _e1079 = params.N;
-            let _e1081 = r105_;
-            let _e1086 = r106_;
-            let _e1092 = r105_;
-            let _e1094 = r106_;
-            if ((bitcast<u32>(_e1081) < bitcast<u32>(_e1076)) && (bitcast<u32>(_e1086) < bitcast<u32>(_e1079))) {
-                C[bitcast<u32>(((_e1092 * _e1079) + _e1094))] = _e1073;
+            let _e1027 = e_98_;
+            r101_ = (_e1027 / 32i);
+            let _e1032 = r101_;
+            r102_ = (_e1032 % 32i);
+            let _e1037 = e_98_;
+            r103_ = (_e1037 / 1i);
+            let _e1042 = r103_;
+            r104_ = (_e1042 % 32i);
+            let _e1047 = r_2_;
+            let _e1049 = r102_;
+            r105_ = (_e1047 + _e1049);
+            let _e1053 = c_5_;
+            let _e1055 = r104_;
+            r106_ = (_e1053 + _e1055);
+            let _e1061 = r102_;
+            let _e1063 = r104_;
+            let _e1069 = tile2_acc[bitcast<u32>(((_e1061 * 32i) + _e1063))];
+            r107_ = _e1069;
+            let _e1072 = r107_;
+            let _e1075 = params.M;
+            let _e1078 = params.N;
+            let _e1080 = r105_;
+            let _e1085 = r106_;
+            let _e1091 = r105_;
+            let _e1093 = r106_;
+            if ((bitcast<u32>(_e1080) < bitcast<u32>(_e1075)) && (bitcast<u32>(_e1085) < bitcast<u32>(_e1078))) {
+                C[bitcast<u32>(((_e1091 * _e1078) + _e1093))] = _e1072;
             }
         }
         continuing {
-            let _e1101 = e_98_;
-            let _e1103 = r97_;
-            e_98_ = (_e1101 + _e1103);
+            let _e1100 = e_98_;
+            let _e1102 = r97_;
+            e_98_ = (_e1100 + _e1102);
         }
     }
-    let _e1107 = left_120_;
-    if !(_e1107) {
+    let _e1106 = left_120_;
+    if !(_e1106) {
         loop_guard[0u] = 2147483659u;
     }
     storageBarrier();

@@ -511,53 +511,52 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         workgroupBarrier();
         continuing {
             let _e747 = k_46_;
-            let _e749 = r45_;
-            k_46_ = (_e747 + _e749);
+            k_46_ = (_e747 + 32i);
         }
     }
     r97_ = 256i;
     e_98_ = i32(local_index);
     loop {
-        let _e758 = e_98_;
-        r99_ = (_e758 < 1024i);
-        let _e763 = r99_;
-        r100_ = !(_e763);
-        let _e767 = r100_;
-        if _e767 {
+        let _e757 = e_98_;
+        r99_ = (_e757 < 1024i);
+        let _e762 = r99_;
+        r100_ = !(_e762);
+        let _e766 = r100_;
+        if _e766 {
             break;
         }
-        let _e769 = e_98_;
-        r101_ = (_e769 / 32i);
-        let _e774 = r101_;
-        r102_ = (_e774 % 32i);
-        let _e779 = e_98_;
-        r103_ = (_e779 / 1i);
-        let _e784 = r103_;
-        r104_ = (_e784 % 32i);
-        let _e789 = r_2_;
-        let _e791 = r102_;
-        r105_ = (_e789 + _e791);
-        let _e795 = c_5_;
-        let _e797 = r104_;
-        r106_ = (_e795 + _e797);
-        let _e803 = r102_;
-        let _e805 = r104_;
-        let _e811 = tile2_acc[bitcast<u32>(((_e803 * 32i) + _e805))];
-        r107_ = _e811;
-        let _e814 = r107_;
-        let _e817 = params.M;
-        let _e820 = params.N;
-        let _e822 = r105_;
-        let _e827 = r106_;
-        let _e833 = r105_;
-        let _e835 = r106_;
-        if ((bitcast<u32>(_e822) < bitcast<u32>(_e817)) && (bitcast<u32>(_e827) < bitcast<u32>(_e820))) {
-            C[bitcast<u32>(((_e833 * _e820) + _e835))] = _e814;
+        let _e768 = e_98_;
+        r101_ = (_e768 / 32i);
+        let _e773 = r101_;
+        r102_ = (_e773 % 32i);
+        let _e778 = e_98_;
+        r103_ = (_e778 / 1i);
+        let _e783 = r103_;
+        r104_ = (_e783 % 32i);
+        let _e788 = r_2_;
+        let _e790 = r102_;
+        r105_ = (_e788 + _e790);
+        let _e794 = c_5_;
+        let _e796 = r104_;
+        r106_ = (_e794 + _e796);
+        let _e802 = r102_;
+        let _e804 = r104_;
+        let _e810 = tile2_acc[bitcast<u32>(((_e802 * 32i) + _e804))];
+        r107_ = _e810;
+        let _e813 = r107_;
+        let _e816 = params.M;
+        let _e819 = params.N;
+        let _e821 = r105_;
+        let _e826 = r106_;
+        let _e832 = r105_;
+        let _e834 = r106_;
+        if ((bitcast<u32>(_e821) < bitcast<u32>(_e816)) && (bitcast<u32>(_e826) < bitcast<u32>(_e819))) {
+            C[bitcast<u32>(((_e832 * _e819) + _e834))] = _e813;
         }
         continuing {
-            let _e842 = e_98_;
-            let _e844 = r97_;
-            e_98_ = (_e842 + _e844);
+            let _e841 = e_98_;
+            let _e843 = r97_;
+            e_98_ = (_e841 + _e843);
         }
     }
     storageBarrier();

@@ -16,6 +16,7 @@ var<workgroup> tile0_t: array<f32, 1056>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -59,461 +60,440 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
     var r37_: f32;
     var active_38_: bool;
     var exited_39_: bool;
-    var entry_40_: bool;
-    var broken_41_: bool;
-    var continued_42_: bool;
-    var any_43_: u32;
-    var i_44_: i32;
-    var saved_45_: bool;
-    var taken_46_: bool;
-    var entry_47_: bool;
-    var broken_48_: bool;
-    var continued_49_: bool;
-    var any_50_: u32;
-    var i_51_: i32;
-    var saved_52_: bool;
-    var taken_53_: bool;
-    var saved_54_: bool;
-    var taken_55_: bool;
-    var saved_56_: bool;
-    var taken_57_: bool;
+    var vote_number_40_: u32;
+    var entry_41_: bool;
+    var broken_42_: bool;
+    var continued_43_: bool;
+    var saved_44_: bool;
+    var taken_45_: bool;
+    var entry_46_: bool;
+    var broken_47_: bool;
+    var continued_48_: bool;
+    var saved_49_: bool;
+    var taken_50_: bool;
+    var saved_51_: bool;
+    var taken_52_: bool;
+    var saved_53_: bool;
+    var taken_54_: bool;
 
     active_38_ = true;
     exited_39_ = false;
+    vote_number_40_ = 0u;
     {
-        let _e5 = active_38_;
-        if _e5 {
+        let _e7 = active_38_;
+        if _e7 {
             r0_ = i32(block.y);
         }
-        let _e11 = active_38_;
-        if _e11 {
-            let _e13 = r0_;
-            r1_ = (_e13 * 32i);
+        let _e13 = active_38_;
+        if _e13 {
+            let _e15 = r0_;
+            r1_ = (_e15 * 32i);
         }
-        let _e18 = active_38_;
-        if _e18 {
-            let _e20 = r1_;
-            r_2_ = _e20;
+        let _e20 = active_38_;
+        if _e20 {
+            let _e22 = r1_;
+            r_2_ = _e22;
         }
-        let _e23 = active_38_;
-        if _e23 {
+        let _e25 = active_38_;
+        if _e25 {
             r3_ = i32(block.x);
         }
-        let _e29 = active_38_;
-        if _e29 {
-            let _e31 = r3_;
-            r4_ = (_e31 * 32i);
+        let _e31 = active_38_;
+        if _e31 {
+            let _e33 = r3_;
+            r4_ = (_e33 * 32i);
         }
-        let _e36 = active_38_;
-        if _e36 {
-            let _e38 = r4_;
-            c_5_ = _e38;
+        let _e38 = active_38_;
+        if _e38 {
+            let _e40 = r4_;
+            c_5_ = _e40;
         }
-        let _e41 = active_38_;
-        if _e41 {
+        let _e43 = active_38_;
+        if _e43 {
             r6_ = 256i;
         }
-        let _e45 = active_38_;
-        if _e45 {
+        let _e47 = active_38_;
+        if _e47 {
             e_7_ = i32(local_index);
         }
-        let _e50 = active_38_;
-        entry_40_ = _e50;
-        broken_41_ = false;
+        let _e52 = active_38_;
+        entry_41_ = _e52;
+        broken_42_ = false;
         loop {
-            continued_42_ = false;
-            let _e57 = entry_40_;
-            let _e59 = exited_39_;
-            let _e61 = broken_41_;
-            let _e63 = continued_42_;
-            active_38_ = (_e57 && !((_e59 || (_e61 || _e63))));
-            let _e73 = active_38_;
-            lane_active[local_index] = u32(_e73);
+            continued_43_ = false;
+            let _e59 = entry_41_;
+            let _e61 = exited_39_;
+            let _e63 = broken_42_;
+            let _e65 = continued_43_;
+            active_38_ = (_e59 && !((_e61 || (_e63 || _e65))));
+            let _e72 = vote_number_40_;
+            vote_number_40_ = (_e72 + 1u);
+            let _e77 = active_38_;
+            if _e77 {
+                let _e80 = vote_number_40_;
+                atomicMax((&workgroup_votes), _e80);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_43_ = 0u;
-                i_44_ = 0i;
-                loop {
-                    let _e83 = i_44_;
-                    if (_e83 >= 256i) {
-                        break;
-                    }
-                    let _e89 = lane_active[bitcast<u32>(_e83)];
-                    let _e91 = any_43_;
-                    any_43_ = (_e91 | _e89);
-                    continuing {
-                        let _e95 = i_44_;
-                        i_44_ = (_e95 + 1i);
-                    }
-                }
-                let _e101 = any_43_;
-                workgroup_any = _e101;
+                let _e85 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e85;
             }
-            let _e103 = workgroupUniformLoad((&workgroup_any));
-            if (_e103 == 0u) {
+            let _e88 = workgroupUniformLoad((&workgroup_any));
+            let _e90 = vote_number_40_;
+            if (u32((_e88 == _e90)) == 0u) {
                 break;
             }
             {
-                let _e107 = active_38_;
-                if _e107 {
-                    let _e109 = e_7_;
-                    r8_ = (_e109 < 1024i);
+                let _e96 = active_38_;
+                if _e96 {
+                    let _e98 = e_7_;
+                    r8_ = (_e98 < 1024i);
                 }
-                let _e114 = active_38_;
-                if _e114 {
-                    let _e116 = r8_;
-                    r9_ = !(_e116);
+                let _e103 = active_38_;
+                if _e103 {
+                    let _e105 = r8_;
+                    r9_ = !(_e105);
                 }
-                let _e120 = active_38_;
-                saved_45_ = _e120;
-                let _e123 = r9_;
-                let _e125 = saved_45_;
-                let _e126 = (_e125 && _e123);
-                taken_46_ = _e126;
-                active_38_ = _e126;
+                let _e109 = active_38_;
+                saved_44_ = _e109;
+                let _e112 = r9_;
+                let _e114 = saved_44_;
+                let _e115 = (_e114 && _e112);
+                taken_45_ = _e115;
+                active_38_ = _e115;
                 {
-                    let _e130 = active_38_;
-                    let _e132 = broken_41_;
-                    broken_41_ = (_e132 || _e130);
+                    let _e119 = active_38_;
+                    let _e121 = broken_42_;
+                    broken_42_ = (_e121 || _e119);
                     active_38_ = false;
                 }
-                let _e138 = saved_45_;
-                let _e140 = taken_46_;
-                let _e144 = exited_39_;
-                let _e146 = broken_41_;
-                let _e148 = continued_42_;
-                active_38_ = ((_e138 && !(_e140)) && !((_e144 || (_e146 || _e148))));
+                let _e127 = saved_44_;
+                let _e129 = taken_45_;
+                let _e133 = exited_39_;
+                let _e135 = broken_42_;
+                let _e137 = continued_43_;
+                active_38_ = ((_e127 && !(_e129)) && !((_e133 || (_e135 || _e137))));
                 {
                 }
-                let _e155 = saved_45_;
-                let _e157 = exited_39_;
-                let _e159 = broken_41_;
-                let _e161 = continued_42_;
-                active_38_ = (_e155 && !((_e157 || (_e159 || _e161))));
-                let _e168 = active_38_;
-                if _e168 {
-                    let _e170 = e_7_;
-                    r10_ = (_e170 / 32i);
+                let _e144 = saved_44_;
+                let _e146 = exited_39_;
+                let _e148 = broken_42_;
+                let _e150 = continued_43_;
+                active_38_ = (_e144 && !((_e146 || (_e148 || _e150))));
+                let _e157 = active_38_;
+                if _e157 {
+                    let _e159 = e_7_;
+                    r10_ = (_e159 / 32i);
                 }
-                let _e175 = active_38_;
-                if _e175 {
-                    let _e177 = r10_;
-                    r11_ = (_e177 % 32i);
+                let _e164 = active_38_;
+                if _e164 {
+                    let _e166 = r10_;
+                    r11_ = (_e166 % 32i);
                 }
-                let _e182 = active_38_;
-                if _e182 {
-                    let _e184 = e_7_;
-                    r12_ = (_e184 / 1i);
+                let _e171 = active_38_;
+                if _e171 {
+                    let _e173 = e_7_;
+                    r12_ = (_e173 / 1i);
                 }
-                let _e189 = active_38_;
-                if _e189 {
-                    let _e191 = r12_;
-                    r13_ = (_e191 % 32i);
+                let _e178 = active_38_;
+                if _e178 {
+                    let _e180 = r12_;
+                    r13_ = (_e180 % 32i);
                 }
-                let _e196 = active_38_;
-                if _e196 {
-                    let _e198 = r_2_;
-                    let _e200 = r11_;
-                    r14_ = (_e198 + _e200);
+                let _e185 = active_38_;
+                if _e185 {
+                    let _e187 = r_2_;
+                    let _e189 = r11_;
+                    r14_ = (_e187 + _e189);
                 }
-                let _e204 = active_38_;
-                if _e204 {
-                    let _e206 = c_5_;
-                    let _e208 = r13_;
-                    r15_ = (_e206 + _e208);
+                let _e193 = active_38_;
+                if _e193 {
+                    let _e195 = c_5_;
+                    let _e197 = r13_;
+                    r15_ = (_e195 + _e197);
                 }
-                let _e212 = active_38_;
-                if _e212 {
-                    let _e215 = params.R;
-                    let _e218 = params.C;
+                let _e201 = active_38_;
+                if _e201 {
+                    let _e204 = params.R;
+                    let _e207 = params.C;
+                    let _e209 = r14_;
+                    let _e214 = r15_;
                     let _e220 = r14_;
-                    let _e225 = r15_;
-                    let _e231 = r14_;
-                    let _e233 = r15_;
-                    let _e239 = In[bitcast<u32>(((_e231 * _e218) + _e233))];
-                    r16_ = select(0f, _e239, ((bitcast<u32>(_e220) < bitcast<u32>(_e215)) && (bitcast<u32>(_e225) < bitcast<u32>(_e218))));
+                    let _e222 = r15_;
+                    let _e228 = In[bitcast<u32>(((_e220 * _e207) + _e222))];
+                    r16_ = select(0f, _e228, ((bitcast<u32>(_e209) < bitcast<u32>(_e204)) && (bitcast<u32>(_e214) < bitcast<u32>(_e207))));
                 }
-                let _e244 = active_38_;
-                if _e244 {
-                    let _e246 = r16_;
-                    let _e250 = r11_;
-                    let _e252 = r13_;
-                    tile0_t[bitcast<u32>(((_e250 * 33i) + _e252))] = _e246;
+                let _e233 = active_38_;
+                if _e233 {
+                    let _e235 = r16_;
+                    let _e239 = r11_;
+                    let _e241 = r13_;
+                    tile0_t[bitcast<u32>(((_e239 * 33i) + _e241))] = _e235;
                 }
             }
             continuing {
-                let _e259 = entry_40_;
-                continued_42_ = false;
-                let _e263 = exited_39_;
-                let _e265 = broken_41_;
-                let _e267 = continued_42_;
-                active_38_ = (_e259 && !((_e263 || (_e265 || _e267))));
+                let _e248 = entry_41_;
+                continued_43_ = false;
+                let _e252 = exited_39_;
+                let _e254 = broken_42_;
+                let _e256 = continued_43_;
+                active_38_ = (_e248 && !((_e252 || (_e254 || _e256))));
                 {
-                    let _e274 = active_38_;
-                    if _e274 {
-                        let _e276 = e_7_;
-                        let _e278 = r6_;
-                        e_7_ = (_e276 + _e278);
+                    let _e263 = active_38_;
+                    if _e263 {
+                        let _e265 = e_7_;
+                        let _e267 = r6_;
+                        e_7_ = (_e265 + _e267);
                     }
                 }
             }
         }
-        let _e282 = entry_40_;
-        let _e284 = exited_39_;
-        active_38_ = (_e282 && !(_e284));
+        let _e271 = entry_41_;
+        let _e273 = exited_39_;
+        active_38_ = (_e271 && !(_e273));
         storageBarrier();
         workgroupBarrier();
-        let _e289 = active_38_;
-        if _e289 {
+        let _e278 = active_38_;
+        if _e278 {
             r17_ = i32(local_index);
         }
-        let _e294 = active_38_;
-        if _e294 {
+        let _e283 = active_38_;
+        if _e283 {
             r18_ = 256i;
         }
-        let _e298 = active_38_;
-        if _e298 {
+        let _e287 = active_38_;
+        if _e287 {
             r19_ = 1024i;
         }
-        let _e302 = active_38_;
-        if _e302 {
-            let _e304 = r18_;
-            r20_ = _e304;
+        let _e291 = active_38_;
+        if _e291 {
+            let _e293 = r18_;
+            r20_ = _e293;
         }
-        let _e307 = active_38_;
-        if _e307 {
-            let _e309 = r17_;
-            e_21_ = _e309;
+        let _e296 = active_38_;
+        if _e296 {
+            let _e298 = r17_;
+            e_21_ = _e298;
         }
-        let _e312 = active_38_;
-        entry_47_ = _e312;
-        broken_48_ = false;
+        let _e301 = active_38_;
+        entry_46_ = _e301;
+        broken_47_ = false;
         loop {
-            continued_49_ = false;
-            let _e319 = entry_47_;
-            let _e321 = exited_39_;
-            let _e323 = broken_48_;
-            let _e325 = continued_49_;
-            active_38_ = (_e319 && !((_e321 || (_e323 || _e325))));
-            let _e335 = active_38_;
-            lane_active[local_index] = u32(_e335);
+            continued_48_ = false;
+            let _e308 = entry_46_;
+            let _e310 = exited_39_;
+            let _e312 = broken_47_;
+            let _e314 = continued_48_;
+            active_38_ = (_e308 && !((_e310 || (_e312 || _e314))));
+            let _e321 = vote_number_40_;
+            vote_number_40_ = (_e321 + 1u);
+            let _e326 = active_38_;
+            if _e326 {
+                let _e329 = vote_number_40_;
+                atomicMax((&workgroup_votes), _e329);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_50_ = 0u;
-                i_51_ = 0i;
-                loop {
-                    let _e345 = i_51_;
-                    if (_e345 >= 256i) {
-                        break;
-                    }
-                    let _e351 = lane_active[bitcast<u32>(_e345)];
-                    let _e353 = any_50_;
-                    any_50_ = (_e353 | _e351);
-                    continuing {
-                        let _e357 = i_51_;
-                        i_51_ = (_e357 + 1i);
-                    }
-                }
-                let _e363 = any_50_;
-                workgroup_any = _e363;
+                let _e334 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e334;
             }
-            let _e365 = workgroupUniformLoad((&workgroup_any));
-            if (_e365 == 0u) {
+            let _e337 = workgroupUniformLoad((&workgroup_any));
+            let _e339 = vote_number_40_;
+            if (u32((_e337 == _e339)) == 0u) {
                 break;
             }
             {
-                let _e369 = active_38_;
-                if _e369 {
-                    let _e371 = e_21_;
-                    let _e373 = r19_;
-                    r22_ = (_e371 < _e373);
+                let _e345 = active_38_;
+                if _e345 {
+                    let _e347 = e_21_;
+                    r22_ = (_e347 < 1024i);
                 }
-                let _e377 = active_38_;
-                if _e377 {
-                    let _e379 = r22_;
-                    r23_ = !(_e379);
+                let _e352 = active_38_;
+                if _e352 {
+                    let _e354 = r22_;
+                    r23_ = !(_e354);
                 }
-                let _e383 = active_38_;
-                saved_52_ = _e383;
-                let _e386 = r23_;
-                let _e388 = saved_52_;
-                let _e389 = (_e388 && _e386);
-                taken_53_ = _e389;
-                active_38_ = _e389;
+                let _e358 = active_38_;
+                saved_49_ = _e358;
+                let _e361 = r23_;
+                let _e363 = saved_49_;
+                let _e364 = (_e363 && _e361);
+                taken_50_ = _e364;
+                active_38_ = _e364;
                 {
-                    let _e393 = active_38_;
-                    let _e395 = broken_48_;
-                    broken_48_ = (_e395 || _e393);
+                    let _e368 = active_38_;
+                    let _e370 = broken_47_;
+                    broken_47_ = (_e370 || _e368);
                     active_38_ = false;
                 }
-                let _e401 = saved_52_;
-                let _e403 = taken_53_;
-                let _e407 = exited_39_;
-                let _e409 = broken_48_;
-                let _e411 = continued_49_;
-                active_38_ = ((_e401 && !(_e403)) && !((_e407 || (_e409 || _e411))));
+                let _e376 = saved_49_;
+                let _e378 = taken_50_;
+                let _e382 = exited_39_;
+                let _e384 = broken_47_;
+                let _e386 = continued_48_;
+                active_38_ = ((_e376 && !(_e378)) && !((_e382 || (_e384 || _e386))));
                 {
                 }
-                let _e418 = saved_52_;
-                let _e420 = exited_39_;
-                let _e422 = broken_48_;
-                let _e424 = continued_49_;
-                active_38_ = (_e418 && !((_e420 || (_e422 || _e424))));
-                let _e431 = active_38_;
-                if _e431 {
-                    let _e433 = e_21_;
-                    r24_ = (_e433 / 32i);
+                let _e393 = saved_49_;
+                let _e395 = exited_39_;
+                let _e397 = broken_47_;
+                let _e399 = continued_48_;
+                active_38_ = (_e393 && !((_e395 || (_e397 || _e399))));
+                let _e406 = active_38_;
+                if _e406 {
+                    let _e408 = e_21_;
+                    r24_ = (_e408 / 32i);
+                }
+                let _e413 = active_38_;
+                if _e413 {
+                    let _e415 = r24_;
+                    i_25_ = _e415;
+                }
+                let _e418 = active_38_;
+                if _e418 {
+                    let _e420 = e_21_;
+                    r26_ = (_e420 % 32i);
+                }
+                let _e425 = active_38_;
+                if _e425 {
+                    let _e427 = r26_;
+                    j_27_ = _e427;
+                }
+                let _e430 = active_38_;
+                if _e430 {
+                    let _e432 = c_5_;
+                    let _e434 = i_25_;
+                    r28_ = (_e432 + _e434);
                 }
                 let _e438 = active_38_;
                 if _e438 {
-                    let _e440 = r24_;
-                    i_25_ = _e440;
+                    let _e441 = params.C;
+                    r29_ = _e441;
                 }
-                let _e443 = active_38_;
-                if _e443 {
-                    let _e445 = e_21_;
-                    r26_ = (_e445 % 32i);
+                let _e444 = active_38_;
+                if _e444 {
+                    let _e446 = r28_;
+                    let _e448 = r29_;
+                    r30_ = (_e446 < _e448);
                 }
-                let _e450 = active_38_;
-                if _e450 {
-                    let _e452 = r26_;
-                    j_27_ = _e452;
+                let _e452 = active_38_;
+                if _e452 {
+                    let _e454 = r30_;
+                    r31_ = _e454;
                 }
-                let _e455 = active_38_;
-                if _e455 {
-                    let _e457 = c_5_;
-                    let _e459 = i_25_;
-                    r28_ = (_e457 + _e459);
-                }
-                let _e463 = active_38_;
-                if _e463 {
-                    let _e466 = params.C;
-                    r29_ = _e466;
-                }
-                let _e469 = active_38_;
-                if _e469 {
-                    let _e471 = r28_;
-                    let _e473 = r29_;
-                    r30_ = (_e471 < _e473);
-                }
-                let _e477 = active_38_;
-                if _e477 {
-                    let _e479 = r30_;
-                    r31_ = _e479;
-                }
-                let _e482 = active_38_;
-                saved_54_ = _e482;
-                let _e485 = r31_;
-                let _e487 = saved_54_;
-                let _e488 = (_e487 && _e485);
-                taken_55_ = _e488;
-                active_38_ = _e488;
+                let _e457 = active_38_;
+                saved_51_ = _e457;
+                let _e460 = r31_;
+                let _e462 = saved_51_;
+                let _e463 = (_e462 && _e460);
+                taken_52_ = _e463;
+                active_38_ = _e463;
                 {
-                    let _e492 = active_38_;
-                    if _e492 {
-                        let _e494 = r_2_;
-                        let _e496 = j_27_;
-                        r32_ = (_e494 + _e496);
+                    let _e467 = active_38_;
+                    if _e467 {
+                        let _e469 = r_2_;
+                        let _e471 = j_27_;
+                        r32_ = (_e469 + _e471);
                     }
-                    let _e500 = active_38_;
-                    if _e500 {
-                        let _e503 = params.R;
-                        r33_ = _e503;
+                    let _e475 = active_38_;
+                    if _e475 {
+                        let _e478 = params.R;
+                        r33_ = _e478;
                     }
-                    let _e506 = active_38_;
-                    if _e506 {
-                        let _e508 = r32_;
-                        let _e510 = r33_;
-                        r34_ = (_e508 < _e510);
+                    let _e481 = active_38_;
+                    if _e481 {
+                        let _e483 = r32_;
+                        let _e485 = r33_;
+                        r34_ = (_e483 < _e485);
                     }
-                    let _e514 = active_38_;
-                    if _e514 {
-                        let _e516 = r34_;
-                        r31_ = _e516;
+                    let _e489 = active_38_;
+                    if _e489 {
+                        let _e491 = r34_;
+                        r31_ = _e491;
                     }
                 }
-                let _e519 = saved_54_;
-                let _e521 = taken_55_;
-                let _e525 = exited_39_;
-                let _e527 = broken_48_;
-                let _e529 = continued_49_;
-                active_38_ = ((_e519 && !(_e521)) && !((_e525 || (_e527 || _e529))));
+                let _e494 = saved_51_;
+                let _e496 = taken_52_;
+                let _e500 = exited_39_;
+                let _e502 = broken_47_;
+                let _e504 = continued_48_;
+                active_38_ = ((_e494 && !(_e496)) && !((_e500 || (_e502 || _e504))));
                 {
                 }
-                let _e536 = saved_54_;
-                let _e538 = exited_39_;
-                let _e540 = broken_48_;
-                let _e542 = continued_49_;
-                active_38_ = (_e536 && !((_e538 || (_e540 || _e542))));
-                let _e549 = active_38_;
-                saved_56_ = _e549;
-                let _e552 = r31_;
-                let _e554 = saved_56_;
-                let _e555 = (_e554 && _e552);
-                taken_57_ = _e555;
-                active_38_ = _e555;
+                let _e511 = saved_51_;
+                let _e513 = exited_39_;
+                let _e515 = broken_47_;
+                let _e517 = continued_48_;
+                active_38_ = (_e511 && !((_e513 || (_e515 || _e517))));
+                let _e524 = active_38_;
+                saved_53_ = _e524;
+                let _e527 = r31_;
+                let _e529 = saved_53_;
+                let _e530 = (_e529 && _e527);
+                taken_54_ = _e530;
+                active_38_ = _e530;
                 {
-                    let _e559 = active_38_;
-                    if _e559 {
-                        let _e561 = c_5_;
-                        let _e563 = i_25_;
-                        r35_ = (_e561 + _e563);
+                    let _e534 = active_38_;
+                    if _e534 {
+                        let _e536 = c_5_;
+                        let _e538 = i_25_;
+                        r35_ = (_e536 + _e538);
                     }
-                    let _e567 = active_38_;
-                    if _e567 {
-                        let _e569 = r_2_;
-                        let _e571 = j_27_;
-                        r36_ = (_e569 + _e571);
+                    let _e542 = active_38_;
+                    if _e542 {
+                        let _e544 = r_2_;
+                        let _e546 = j_27_;
+                        r36_ = (_e544 + _e546);
                     }
-                    let _e575 = active_38_;
-                    if _e575 {
-                        let _e579 = j_27_;
-                        let _e581 = i_25_;
-                        let _e587 = tile0_t[bitcast<u32>(((_e579 * 33i) + _e581))];
-                        r37_ = _e587;
+                    let _e550 = active_38_;
+                    if _e550 {
+                        let _e554 = j_27_;
+                        let _e556 = i_25_;
+                        let _e562 = tile0_t[bitcast<u32>(((_e554 * 33i) + _e556))];
+                        r37_ = _e562;
                     }
-                    let _e590 = active_38_;
-                    if _e590 {
-                        let _e592 = r37_;
-                        let _e598 = params.R;
-                        let _e600 = r35_;
-                        let _e602 = r36_;
-                        Out[bitcast<u32>(((_e600 * _e598) + _e602))] = _e592;
+                    let _e565 = active_38_;
+                    if _e565 {
+                        let _e567 = r37_;
+                        let _e573 = params.R;
+                        let _e575 = r35_;
+                        let _e577 = r36_;
+                        Out[bitcast<u32>(((_e575 * _e573) + _e577))] = _e567;
                     }
                 }
-                let _e609 = saved_56_;
-                let _e611 = taken_57_;
-                let _e615 = exited_39_;
-                let _e617 = broken_48_;
-                let _e619 = continued_49_;
-                active_38_ = ((_e609 && !(_e611)) && !((_e615 || (_e617 || _e619))));
+                let _e584 = saved_53_;
+                let _e586 = taken_54_;
+                let _e590 = exited_39_;
+                let _e592 = broken_47_;
+                let _e594 = continued_48_;
+                active_38_ = ((_e584 && !(_e586)) && !((_e590 || (_e592 || _e594))));
                 {
                 }
-                let _e626 = saved_56_;
-                let _e628 = exited_39_;
-                let _e630 = broken_48_;
-                let _e632 = continued_49_;
-                active_38_ = (_e626 && !((_e628 || (_e630 || _e632))));
+                let _e601 = saved_53_;
+                let _e603 = exited_39_;
+                let _e605 = broken_47_;
+                let _e607 = continued_48_;
+                active_38_ = (_e601 && !((_e603 || (_e605 || _e607))));
             }
             continuing {
-                let _e639 = entry_47_;
-                continued_49_ = false;
-                let _e643 = exited_39_;
-                let _e645 = broken_48_;
-                let _e647 = continued_49_;
-                active_38_ = (_e639 && !((_e643 || (_e645 || _e647))));
+                let _e614 = entry_46_;
+                continued_48_ = false;
+                let _e618 = exited_39_;
+                let _e620 = broken_47_;
+                let _e622 = continued_48_;
+                active_38_ = (_e614 && !((_e618 || (_e620 || _e622))));
                 {
-                    let _e654 = active_38_;
-                    if _e654 {
-                        let _e656 = e_21_;
-                        let _e658 = r20_;
-                        e_21_ = (_e656 + _e658);
+                    let _e629 = active_38_;
+                    if _e629 {
+                        let _e631 = e_21_;
+                        let _e633 = r20_;
+                        e_21_ = (_e631 + _e633);
                     }
                 }
             }
         }
-        let _e662 = entry_47_;
-        let _e664 = exited_39_;
-        active_38_ = (_e662 && !(_e664));
+        let _e637 = entry_46_;
+        let _e639 = exited_39_;
+        active_38_ = (_e637 && !(_e639));
     }
 }

@@ -19,6 +19,7 @@ var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -63,497 +64,476 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
     var trips_38_: u32 = 0u;
     var active_39_: bool;
     var exited_40_: bool;
-    var entry_41_: bool;
-    var broken_42_: bool;
-    var continued_43_: bool;
-    var left_44_: bool = false;
-    var any_45_: u32;
-    var i_46_: i32;
-    var saved_47_: bool;
-    var taken_48_: bool;
-    var entry_49_: bool;
-    var broken_50_: bool;
-    var continued_51_: bool;
-    var left_52_: bool = false;
-    var any_53_: u32;
-    var i_54_: i32;
-    var saved_55_: bool;
-    var taken_56_: bool;
-    var saved_57_: bool;
-    var taken_58_: bool;
-    var saved_59_: bool;
-    var taken_60_: bool;
+    var vote_number_41_: u32;
+    var entry_42_: bool;
+    var broken_43_: bool;
+    var continued_44_: bool;
+    var left_45_: bool = false;
+    var saved_46_: bool;
+    var taken_47_: bool;
+    var entry_48_: bool;
+    var broken_49_: bool;
+    var continued_50_: bool;
+    var left_51_: bool = false;
+    var saved_52_: bool;
+    var taken_53_: bool;
+    var saved_54_: bool;
+    var taken_55_: bool;
+    var saved_56_: bool;
+    var taken_57_: bool;
 
     active_39_ = true;
     exited_40_ = false;
+    vote_number_41_ = 0u;
     {
-        let _e6 = active_39_;
-        if _e6 {
+        let _e8 = active_39_;
+        if _e8 {
             r0_ = i32(block.y);
         }
-        let _e12 = active_39_;
-        if _e12 {
-            let _e14 = r0_;
-            r1_ = (_e14 * 32i);
+        let _e14 = active_39_;
+        if _e14 {
+            let _e16 = r0_;
+            r1_ = (_e16 * 32i);
         }
-        let _e19 = active_39_;
-        if _e19 {
-            let _e21 = r1_;
-            r_2_ = _e21;
+        let _e21 = active_39_;
+        if _e21 {
+            let _e23 = r1_;
+            r_2_ = _e23;
         }
-        let _e24 = active_39_;
-        if _e24 {
+        let _e26 = active_39_;
+        if _e26 {
             r3_ = i32(block.x);
         }
-        let _e30 = active_39_;
-        if _e30 {
-            let _e32 = r3_;
-            r4_ = (_e32 * 32i);
+        let _e32 = active_39_;
+        if _e32 {
+            let _e34 = r3_;
+            r4_ = (_e34 * 32i);
         }
-        let _e37 = active_39_;
-        if _e37 {
-            let _e39 = r4_;
-            c_5_ = _e39;
+        let _e39 = active_39_;
+        if _e39 {
+            let _e41 = r4_;
+            c_5_ = _e41;
         }
-        let _e42 = active_39_;
-        if _e42 {
+        let _e44 = active_39_;
+        if _e44 {
             r6_ = 256i;
         }
-        let _e46 = active_39_;
-        if _e46 {
+        let _e48 = active_39_;
+        if _e48 {
             e_7_ = i32(local_index);
         }
-        let _e51 = active_39_;
-        entry_41_ = _e51;
-        broken_42_ = false;
-        left_44_ = false;
+        let _e53 = active_39_;
+        entry_42_ = _e53;
+        broken_43_ = false;
+        left_45_ = false;
         loop {
-            continued_43_ = false;
-            let _e61 = entry_41_;
-            let _e63 = exited_40_;
-            let _e65 = broken_42_;
-            let _e67 = continued_43_;
-            active_39_ = (_e61 && !((_e63 || (_e65 || _e67))));
-            let _e77 = active_39_;
-            lane_active[local_index] = u32(_e77);
+            continued_44_ = false;
+            let _e63 = entry_42_;
+            let _e65 = exited_40_;
+            let _e67 = broken_43_;
+            let _e69 = continued_44_;
+            active_39_ = (_e63 && !((_e65 || (_e67 || _e69))));
+            let _e76 = vote_number_41_;
+            vote_number_41_ = (_e76 + 1u);
+            let _e81 = active_39_;
+            if _e81 {
+                let _e84 = vote_number_41_;
+                atomicMax((&workgroup_votes), _e84);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_45_ = 0u;
-                i_46_ = 0i;
-                loop {
-                    let _e87 = i_46_;
-                    if (_e87 >= 256i) {
-                        break;
-                    }
-                    let _e93 = lane_active[bitcast<u32>(_e87)];
-                    let _e95 = any_45_;
-                    any_45_ = (_e95 | _e93);
-                    continuing {
-                        let _e99 = i_46_;
-                        i_46_ = (_e99 + 1i);
-                    }
-                }
-                let _e105 = any_45_;
-                workgroup_any = _e105;
+                let _e89 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e89;
             }
-            let _e107 = workgroupUniformLoad((&workgroup_any));
-            if (_e107 == 0u) {
-                left_44_ = true;
+            let _e92 = workgroupUniformLoad((&workgroup_any));
+            let _e94 = vote_number_41_;
+            if (u32((_e92 == _e94)) == 0u) {
+                left_45_ = true;
                 break;
             }
-            let _e113 = active_39_;
-            if _e113 {
-                let _e123 = trips_38_;
-                let _e125 = (_e123 + 1u);
-                trips_38_ = _e125;
-                if (_e125 > 4096u) {
+            let _e102 = active_39_;
+            if _e102 {
+                let _e112 = trips_38_;
+                let _e114 = (_e112 + 1u);
+                trips_38_ = _e114;
+                if (_e114 > 4096u) {
                     loop_guard[0u] = 1u;
                     exited_40_ = true;
                     active_39_ = false;
                 }
             }
             {
-                let _e129 = active_39_;
-                if _e129 {
-                    let _e131 = e_7_;
-                    r8_ = (_e131 < 1024i);
+                let _e118 = active_39_;
+                if _e118 {
+                    let _e120 = e_7_;
+                    r8_ = (_e120 < 1024i);
                 }
-                let _e136 = active_39_;
-                if _e136 {
-                    let _e138 = r8_;
-                    r9_ = !(_e138);
+                let _e125 = active_39_;
+                if _e125 {
+                    let _e127 = r8_;
+                    r9_ = !(_e127);
                 }
-                let _e142 = active_39_;
-                saved_47_ = _e142;
-                let _e145 = r9_;
-                let _e147 = saved_47_;
-                let _e148 = (_e147 && _e145);
-                taken_48_ = _e148;
-                active_39_ = _e148;
+                let _e131 = active_39_;
+                saved_46_ = _e131;
+                let _e134 = r9_;
+                let _e136 = saved_46_;
+                let _e137 = (_e136 && _e134);
+                taken_47_ = _e137;
+                active_39_ = _e137;
                 {
-                    let _e152 = active_39_;
-                    let _e154 = broken_42_;
-                    broken_42_ = (_e154 || _e152);
+                    let _e141 = active_39_;
+                    let _e143 = broken_43_;
+                    broken_43_ = (_e143 || _e141);
                     active_39_ = false;
                 }
-                let _e160 = saved_47_;
-                let _e162 = taken_48_;
-                let _e166 = exited_40_;
-                let _e168 = broken_42_;
-                let _e170 = continued_43_;
-                active_39_ = ((_e160 && !(_e162)) && !((_e166 || (_e168 || _e170))));
+                let _e149 = saved_46_;
+                let _e151 = taken_47_;
+                let _e155 = exited_40_;
+                let _e157 = broken_43_;
+                let _e159 = continued_44_;
+                active_39_ = ((_e149 && !(_e151)) && !((_e155 || (_e157 || _e159))));
                 {
                 }
-                let _e177 = saved_47_;
-                let _e179 = exited_40_;
-                let _e181 = broken_42_;
-                let _e183 = continued_43_;
-                active_39_ = (_e177 && !((_e179 || (_e181 || _e183))));
-                let _e190 = active_39_;
-                if _e190 {
-                    let _e192 = e_7_;
-                    r10_ = (_e192 / 32i);
+                let _e166 = saved_46_;
+                let _e168 = exited_40_;
+                let _e170 = broken_43_;
+                let _e172 = continued_44_;
+                active_39_ = (_e166 && !((_e168 || (_e170 || _e172))));
+                let _e179 = active_39_;
+                if _e179 {
+                    let _e181 = e_7_;
+                    r10_ = (_e181 / 32i);
                 }
-                let _e197 = active_39_;
-                if _e197 {
-                    let _e199 = r10_;
-                    r11_ = (_e199 % 32i);
+                let _e186 = active_39_;
+                if _e186 {
+                    let _e188 = r10_;
+                    r11_ = (_e188 % 32i);
                 }
-                let _e204 = active_39_;
-                if _e204 {
-                    let _e206 = e_7_;
-                    r12_ = (_e206 / 1i);
+                let _e193 = active_39_;
+                if _e193 {
+                    let _e195 = e_7_;
+                    r12_ = (_e195 / 1i);
                 }
-                let _e211 = active_39_;
-                if _e211 {
-                    let _e213 = r12_;
-                    r13_ = (_e213 % 32i);
+                let _e200 = active_39_;
+                if _e200 {
+                    let _e202 = r12_;
+                    r13_ = (_e202 % 32i);
                 }
-                let _e218 = active_39_;
-                if _e218 {
-                    let _e220 = r_2_;
-                    let _e222 = r11_;
-                    r14_ = (_e220 + _e222);
+                let _e207 = active_39_;
+                if _e207 {
+                    let _e209 = r_2_;
+                    let _e211 = r11_;
+                    r14_ = (_e209 + _e211);
                 }
-                let _e226 = active_39_;
-                if _e226 {
-                    let _e228 = c_5_;
-                    let _e230 = r13_;
-                    r15_ = (_e228 + _e230);
+                let _e215 = active_39_;
+                if _e215 {
+                    let _e217 = c_5_;
+                    let _e219 = r13_;
+                    r15_ = (_e217 + _e219);
                 }
-                let _e234 = active_39_;
-                if _e234 {
-                    let _e237 = params.R;
-                    let _e240 = params.C;
+                let _e223 = active_39_;
+                if _e223 {
+                    let _e226 = params.R;
+                    let _e229 = params.C;
+                    let _e231 = r14_;
+                    let _e236 = r15_;
                     let _e242 = r14_;
-                    let _e247 = r15_;
-                    let _e253 = r14_;
-                    let _e255 = r15_;
-                    let _e261 = In[bitcast<u32>(((_e253 * _e240) + _e255))];
-                    r16_ = select(0f, _e261, ((bitcast<u32>(_e242) < bitcast<u32>(_e237)) && (bitcast<u32>(_e247) < bitcast<u32>(_e240))));
+                    let _e244 = r15_;
+                    let _e250 = In[bitcast<u32>(((_e242 * _e229) + _e244))];
+                    r16_ = select(0f, _e250, ((bitcast<u32>(_e231) < bitcast<u32>(_e226)) && (bitcast<u32>(_e236) < bitcast<u32>(_e229))));
                 }
-                let _e266 = active_39_;
-                if _e266 {
-                    let _e268 = r16_;
-                    let _e272 = r11_;
-                    let _e274 = r13_;
-                    tile0_t[bitcast<u32>(((_e272 * 33i) + _e274))] = _e268;
+                let _e255 = active_39_;
+                if _e255 {
+                    let _e257 = r16_;
+                    let _e261 = r11_;
+                    let _e263 = r13_;
+                    tile0_t[bitcast<u32>(((_e261 * 33i) + _e263))] = _e257;
                 }
             }
             continuing {
-                let _e281 = entry_41_;
-                continued_43_ = false;
-                let _e285 = exited_40_;
-                let _e287 = broken_42_;
-                let _e289 = continued_43_;
-                active_39_ = (_e281 && !((_e285 || (_e287 || _e289))));
+                let _e270 = entry_42_;
+                continued_44_ = false;
+                let _e274 = exited_40_;
+                let _e276 = broken_43_;
+                let _e278 = continued_44_;
+                active_39_ = (_e270 && !((_e274 || (_e276 || _e278))));
                 {
-                    let _e296 = active_39_;
-                    if _e296 {
-                        let _e298 = e_7_;
-                        let _e300 = r6_;
-                        e_7_ = (_e298 + _e300);
+                    let _e285 = active_39_;
+                    if _e285 {
+                        let _e287 = e_7_;
+                        let _e289 = r6_;
+                        e_7_ = (_e287 + _e289);
                     }
                 }
             }
         }
-        let _e304 = left_44_;
-        if !(_e304) {
+        let _e293 = left_45_;
+        if !(_e293) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e311 = entry_41_;
-        let _e313 = exited_40_;
-        active_39_ = (_e311 && !(_e313));
+        let _e300 = entry_42_;
+        let _e302 = exited_40_;
+        active_39_ = (_e300 && !(_e302));
         storageBarrier();
         workgroupBarrier();
-        let _e318 = active_39_;
-        if _e318 {
+        let _e307 = active_39_;
+        if _e307 {
             r17_ = i32(local_index);
         }
-        let _e323 = active_39_;
-        if _e323 {
+        let _e312 = active_39_;
+        if _e312 {
             r18_ = 256i;
         }
-        let _e327 = active_39_;
-        if _e327 {
+        let _e316 = active_39_;
+        if _e316 {
             r19_ = 1024i;
         }
-        let _e331 = active_39_;
-        if _e331 {
-            let _e333 = r18_;
-            r20_ = _e333;
+        let _e320 = active_39_;
+        if _e320 {
+            let _e322 = r18_;
+            r20_ = _e322;
         }
-        let _e336 = active_39_;
-        if _e336 {
-            let _e338 = r17_;
-            e_21_ = _e338;
+        let _e325 = active_39_;
+        if _e325 {
+            let _e327 = r17_;
+            e_21_ = _e327;
         }
-        let _e341 = active_39_;
-        entry_49_ = _e341;
-        broken_50_ = false;
-        left_52_ = false;
+        let _e330 = active_39_;
+        entry_48_ = _e330;
+        broken_49_ = false;
+        left_51_ = false;
         loop {
-            continued_51_ = false;
-            let _e351 = entry_49_;
-            let _e353 = exited_40_;
-            let _e355 = broken_50_;
-            let _e357 = continued_51_;
-            active_39_ = (_e351 && !((_e353 || (_e355 || _e357))));
-            let _e367 = active_39_;
-            lane_active[local_index] = u32(_e367);
+            continued_50_ = false;
+            let _e340 = entry_48_;
+            let _e342 = exited_40_;
+            let _e344 = broken_49_;
+            let _e346 = continued_50_;
+            active_39_ = (_e340 && !((_e342 || (_e344 || _e346))));
+            let _e353 = vote_number_41_;
+            vote_number_41_ = (_e353 + 1u);
+            let _e358 = active_39_;
+            if _e358 {
+                let _e361 = vote_number_41_;
+                atomicMax((&workgroup_votes), _e361);
+            }
             workgroupBarrier();
             if (local_index == 0u) {
-                any_53_ = 0u;
-                i_54_ = 0i;
-                loop {
-                    let _e377 = i_54_;
-                    if (_e377 >= 256i) {
-                        break;
-                    }
-                    let _e383 = lane_active[bitcast<u32>(_e377)];
-                    let _e385 = any_53_;
-                    any_53_ = (_e385 | _e383);
-                    continuing {
-                        let _e389 = i_54_;
-                        i_54_ = (_e389 + 1i);
-                    }
-                }
-                let _e395 = any_53_;
-                workgroup_any = _e395;
+                let _e366 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e366;
             }
-            let _e397 = workgroupUniformLoad((&workgroup_any));
-            if (_e397 == 0u) {
-                left_52_ = true;
+            let _e369 = workgroupUniformLoad((&workgroup_any));
+            let _e371 = vote_number_41_;
+            if (u32((_e369 == _e371)) == 0u) {
+                left_51_ = true;
                 break;
             }
-            let _e403 = active_39_;
-            if _e403 {
-                let _e413 = trips_38_;
-                let _e415 = (_e413 + 1u);
-                trips_38_ = _e415;
-                if (_e415 > 4096u) {
+            let _e379 = active_39_;
+            if _e379 {
+                let _e389 = trips_38_;
+                let _e391 = (_e389 + 1u);
+                trips_38_ = _e391;
+                if (_e391 > 4096u) {
                     loop_guard[0u] = 2u;
                     exited_40_ = true;
                     active_39_ = false;
                 }
             }
             {
-                let _e419 = active_39_;
-                if _e419 {
-                    let _e421 = e_21_;
-                    let _e423 = r19_;
-                    r22_ = (_e421 < _e423);
+                let _e395 = active_39_;
+                if _e395 {
+                    let _e397 = e_21_;
+                    r22_ = (_e397 < 1024i);
                 }
-                let _e427 = active_39_;
-                if _e427 {
-                    let _e429 = r22_;
-                    r23_ = !(_e429);
+                let _e402 = active_39_;
+                if _e402 {
+                    let _e404 = r22_;
+                    r23_ = !(_e404);
                 }
-                let _e433 = active_39_;
-                saved_55_ = _e433;
-                let _e436 = r23_;
-                let _e438 = saved_55_;
-                let _e439 = (_e438 && _e436);
-                taken_56_ = _e439;
-                active_39_ = _e439;
+                let _e408 = active_39_;
+                saved_52_ = _e408;
+                let _e411 = r23_;
+                let _e413 = saved_52_;
+                let _e414 = (_e413 && _e411);
+                taken_53_ = _e414;
+                active_39_ = _e414;
                 {
-                    let _e443 = active_39_;
-                    let _e445 = broken_50_;
-                    broken_50_ = (_e445 || _e443);
+                    let _e418 = active_39_;
+                    let _e420 = broken_49_;
+                    broken_49_ = (_e420 || _e418);
                     active_39_ = false;
                 }
-                let _e451 = saved_55_;
-                let _e453 = taken_56_;
-                let _e457 = exited_40_;
-                let _e459 = broken_50_;
-                let _e461 = continued_51_;
-                active_39_ = ((_e451 && !(_e453)) && !((_e457 || (_e459 || _e461))));
+                let _e426 = saved_52_;
+                let _e428 = taken_53_;
+                let _e432 = exited_40_;
+                let _e434 = broken_49_;
+                let _e436 = continued_50_;
+                active_39_ = ((_e426 && !(_e428)) && !((_e432 || (_e434 || _e436))));
                 {
                 }
-                let _e468 = saved_55_;
-                let _e470 = exited_40_;
-                let _e472 = broken_50_;
-                let _e474 = continued_51_;
-                active_39_ = (_e468 && !((_e470 || (_e472 || _e474))));
-                let _e481 = active_39_;
-                if _e481 {
-                    let _e483 = e_21_;
-                    r24_ = (_e483 / 32i);
+                let _e443 = saved_52_;
+                let _e445 = exited_40_;
+                let _e447 = broken_49_;
+                let _e449 = continued_50_;
+                active_39_ = (_e443 && !((_e445 || (_e447 || _e449))));
+                let _e456 = active_39_;
+                if _e456 {
+                    let _e458 = e_21_;
+                    r24_ = (_e458 / 32i);
+                }
+                let _e463 = active_39_;
+                if _e463 {
+                    let _e465 = r24_;
+                    i_25_ = _e465;
+                }
+                let _e468 = active_39_;
+                if _e468 {
+                    let _e470 = e_21_;
+                    r26_ = (_e470 % 32i);
+                }
+                let _e475 = active_39_;
+                if _e475 {
+                    let _e477 = r26_;
+                    j_27_ = _e477;
+                }
+                let _e480 = active_39_;
+                if _e480 {
+                    let _e482 = c_5_;
+                    let _e484 = i_25_;
+                    r28_ = (_e482 + _e484);
                 }
                 let _e488 = active_39_;
                 if _e488 {
-                    let _e490 = r24_;
-                    i_25_ = _e490;
+                    let _e491 = params.C;
+                    r29_ = _e491;
                 }
-                let _e493 = active_39_;
-                if _e493 {
-                    let _e495 = e_21_;
-                    r26_ = (_e495 % 32i);
+                let _e494 = active_39_;
+                if _e494 {
+                    let _e496 = r28_;
+                    let _e498 = r29_;
+                    r30_ = (_e496 < _e498);
                 }
-                let _e500 = active_39_;
-                if _e500 {
-                    let _e502 = r26_;
-                    j_27_ = _e502;
+                let _e502 = active_39_;
+                if _e502 {
+                    let _e504 = r30_;
+                    r31_ = _e504;
                 }
-                let _e505 = active_39_;
-                if _e505 {
-                    let _e507 = c_5_;
-                    let _e509 = i_25_;
-                    r28_ = (_e507 + _e509);
-                }
-                let _e513 = active_39_;
-                if _e513 {
-                    let _e516 = params.C;
-                    r29_ = _e516;
-                }
-                let _e519 = active_39_;
-                if _e519 {
-                    let _e521 = r28_;
-                    let _e523 = r29_;
-                    r30_ = (_e521 < _e523);
-                }
-                let _e527 = active_39_;
-                if _e527 {
-                    let _e529 = r30_;
-                    r31_ = _e529;
-                }
-                let _e532 = active_39_;
-                saved_57_ = _e532;
-                let _e535 = r31_;
-                let _e537 = saved_57_;
-                let _e538 = (_e537 && _e535);
-                taken_58_ = _e538;
-                active_39_ = _e538;
+                let _e507 = active_39_;
+                saved_54_ = _e507;
+                let _e510 = r31_;
+                let _e512 = saved_54_;
+                let _e513 = (_e512 && _e510);
+                taken_55_ = _e513;
+                active_39_ = _e513;
                 {
-                    let _e542 = active_39_;
-                    if _e542 {
-                        let _e544 = r_2_;
-                        let _e546 = j_27_;
-                        r32_ = (_e544 + _e546);
+                    let _e517 = active_39_;
+                    if _e517 {
+                        let _e519 = r_2_;
+                        let _e521 = j_27_;
+                        r32_ = (_e519 + _e521);
                     }
-                    let _e550 = active_39_;
-                    if _e550 {
-                        let _e553 = params.R;
-                        r33_ = _e553;
+                    let _e525 = active_39_;
+                    if _e525 {
+                        let _e528 = params.R;
+                        r33_ = _e528;
                     }
-                    let _e556 = active_39_;
-                    if _e556 {
-                        let _e558 = r32_;
-                        let _e560 = r33_;
-                        r34_ = (_e558 < _e560);
+                    let _e531 = active_39_;
+                    if _e531 {
+                        let _e533 = r32_;
+                        let _e535 = r33_;
+                        r34_ = (_e533 < _e535);
                     }
-                    let _e564 = active_39_;
-                    if _e564 {
-                        let _e566 = r34_;
-                        r31_ = _e566;
+                    let _e539 = active_39_;
+                    if _e539 {
+                        let _e541 = r34_;
+                        r31_ = _e541;
                     }
                 }
-                let _e569 = saved_57_;
-                let _e571 = taken_58_;
-                let _e575 = exited_40_;
-                let _e577 = broken_50_;
-                let _e579 = continued_51_;
-                active_39_ = ((_e569 && !(_e571)) && !((_e575 || (_e577 || _e579))));
+                let _e544 = saved_54_;
+                let _e546 = taken_55_;
+                let _e550 = exited_40_;
+                let _e552 = broken_49_;
+                let _e554 = continued_50_;
+                active_39_ = ((_e544 && !(_e546)) && !((_e550 || (_e552 || _e554))));
                 {
                 }
-                let _e586 = saved_57_;
-                let _e588 = exited_40_;
-                let _e590 = broken_50_;
-                let _e592 = continued_51_;
-                active_39_ = (_e586 && !((_e588 || (_e590 || _e592))));
-                let _e599 = active_39_;
-                saved_59_ = _e599;
-                let _e602 = r31_;
-                let _e604 = saved_59_;
-                let _e605 = (_e604 && _e602);
-                taken_60_ = _e605;
-                active_39_ = _e605;
+                let _e561 = saved_54_;
+                let _e563 = exited_40_;
+                let _e565 = broken_49_;
+                let _e567 = continued_50_;
+                active_39_ = (_e561 && !((_e563 || (_e565 || _e567))));
+                let _e574 = active_39_;
+                saved_56_ = _e574;
+                let _e577 = r31_;
+                let _e579 = saved_56_;
+                let _e580 = (_e579 && _e577);
+                taken_57_ = _e580;
+                active_39_ = _e580;
                 {
-                    let _e609 = active_39_;
-                    if _e609 {
-                        let _e611 = c_5_;
-                        let _e613 = i_25_;
-                        r35_ = (_e611 + _e613);
+                    let _e584 = active_39_;
+                    if _e584 {
+                        let _e586 = c_5_;
+                        let _e588 = i_25_;
+                        r35_ = (_e586 + _e588);
                     }
-                    let _e617 = active_39_;
-                    if _e617 {
-                        let _e619 = r_2_;
-                        let _e621 = j_27_;
-                        r36_ = (_e619 + _e621);
+                    let _e592 = active_39_;
+                    if _e592 {
+                        let _e594 = r_2_;
+                        let _e596 = j_27_;
+                        r36_ = (_e594 + _e596);
                     }
-                    let _e625 = active_39_;
-                    if _e625 {
-                        let _e629 = j_27_;
-                        let _e631 = i_25_;
-                        let _e637 = tile0_t[bitcast<u32>(((_e629 * 33i) + _e631))];
-                        r37_ = _e637;
+                    let _e600 = active_39_;
+                    if _e600 {
+                        let _e604 = j_27_;
+                        let _e606 = i_25_;
+                        let _e612 = tile0_t[bitcast<u32>(((_e604 * 33i) + _e606))];
+                        r37_ = _e612;
                     }
-                    let _e640 = active_39_;
-                    if _e640 {
-                        let _e642 = r37_;
-                        let _e648 = params.R;
-                        let _e650 = r35_;
-                        let _e652 = r36_;
-                        Out[bitcast<u32>(((_e650 * _e648) + _e652))] = _e642;
+                    let _e615 = active_39_;
+                    if _e615 {
+                        let _e617 = r37_;
+                        let _e623 = params.R;
+                        let _e625 = r35_;
+                        let _e627 = r36_;
+                        Out[bitcast<u32>(((_e625 * _e623) + _e627))] = _e617;
                     }
                 }
-                let _e659 = saved_59_;
-                let _e661 = taken_60_;
-                let _e665 = exited_40_;
-                let _e667 = broken_50_;
-                let _e669 = continued_51_;
-                active_39_ = ((_e659 && !(_e661)) && !((_e665 || (_e667 || _e669))));
+                let _e634 = saved_56_;
+                let _e636 = taken_57_;
+                let _e640 = exited_40_;
+                let _e642 = broken_49_;
+                let _e644 = continued_50_;
+                active_39_ = ((_e634 && !(_e636)) && !((_e640 || (_e642 || _e644))));
                 {
                 }
-                let _e676 = saved_59_;
-                let _e678 = exited_40_;
-                let _e680 = broken_50_;
-                let _e682 = continued_51_;
-                active_39_ = (_e676 && !((_e678 || (_e680 || _e682))));
+                let _e651 = saved_56_;
+                let _e653 = exited_40_;
+                let _e655 = broken_49_;
+                let _e657 = continued_50_;
+                active_39_ = (_e651 && !((_e653 || (_e655 || _e657))));
             }
             continuing {
-                let _e689 = entry_49_;
-                continued_51_ = false;
-                let _e693 = exited_40_;
-                let _e695 = broken_50_;
-                let _e697 = continued_51_;
-                active_39_ = (_e689 && !((_e693 || (_e695 || _e697))));
+                let _e664 = entry_48_;
+                continued_50_ = false;
+                let _e668 = exited_40_;
+                let _e670 = broken_49_;
+                let _e672 = continued_50_;
+                active_39_ = (_e664 && !((_e668 || (_e670 || _e672))));
                 {
-                    let _e704 = active_39_;
-                    if _e704 {
-                        let _e706 = e_21_;
-                        let _e708 = r20_;
-                        e_21_ = (_e706 + _e708);
+                    let _e679 = active_39_;
+                    if _e679 {
+                        let _e681 = e_21_;
+                        let _e683 = r20_;
+                        e_21_ = (_e681 + _e683);
                     }
                 }
             }
         }
-        let _e712 = left_52_;
-        if !(_e712) {
+        let _e687 = left_51_;
+        if !(_e687) {
             loop_guard[0u] = 2147483650u;
         }
-        let _e719 = entry_49_;
-        let _e721 = exited_40_;
-        active_39_ = (_e719 && !(_e721));
+        let _e694 = entry_48_;
+        let _e696 = exited_40_;
+        active_39_ = (_e694 && !(_e696));
     }
 }

@@ -151,73 +151,72 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
         }
         {
             let _e175 = e_21_;
-            let _e177 = r19_;
-            r22_ = (_e175 < _e177);
-            let _e181 = r22_;
-            r23_ = !(_e181);
-            let _e185 = r23_;
-            if _e185 {
+            r22_ = (_e175 < 1024i);
+            let _e180 = r22_;
+            r23_ = !(_e180);
+            let _e184 = r23_;
+            if _e184 {
                 left_40_ = true;
                 break;
             }
-            let _e189 = e_21_;
-            r24_ = (_e189 / 32i);
-            let _e194 = r24_;
-            i_25_ = _e194;
-            let _e197 = e_21_;
-            r26_ = (_e197 % 32i);
-            let _e202 = r26_;
-            j_27_ = _e202;
-            let _e205 = c_5_;
-            let _e207 = i_25_;
-            r28_ = (_e205 + _e207);
-            let _e212 = params.C;
-            r29_ = _e212;
-            let _e215 = r28_;
-            let _e217 = r29_;
-            r30_ = (_e215 < _e217);
-            let _e221 = r30_;
-            r31_ = _e221;
-            let _e224 = r31_;
-            if _e224 {
-                let _e226 = r_2_;
-                let _e228 = j_27_;
-                r32_ = (_e226 + _e228);
-                let _e233 = params.R;
-                r33_ = _e233;
-                let _e236 = r32_;
-                let _e238 = r33_;
-                r34_ = (_e236 < _e238);
-                let _e242 = r34_;
-                r31_ = _e242;
+            let _e188 = e_21_;
+            r24_ = (_e188 / 32i);
+            let _e193 = r24_;
+            i_25_ = _e193;
+            let _e196 = e_21_;
+            r26_ = (_e196 % 32i);
+            let _e201 = r26_;
+            j_27_ = _e201;
+            let _e204 = c_5_;
+            let _e206 = i_25_;
+            r28_ = (_e204 + _e206);
+            let _e211 = params.C;
+            r29_ = _e211;
+            let _e214 = r28_;
+            let _e216 = r29_;
+            r30_ = (_e214 < _e216);
+            let _e220 = r30_;
+            r31_ = _e220;
+            let _e223 = r31_;
+            if _e223 {
+                let _e225 = r_2_;
+                let _e227 = j_27_;
+                r32_ = (_e225 + _e227);
+                let _e232 = params.R;
+                r33_ = _e232;
+                let _e235 = r32_;
+                let _e237 = r33_;
+                r34_ = (_e235 < _e237);
+                let _e241 = r34_;
+                r31_ = _e241;
             }
-            let _e245 = r31_;
-            if _e245 {
-                let _e247 = c_5_;
-                let _e249 = i_25_;
-                r35_ = (_e247 + _e249);
-                let _e253 = r_2_;
-                let _e255 = j_27_;
-                r36_ = (_e253 + _e255);
-                let _e261 = j_27_;
-                let _e263 = i_25_;
-                let _e269 = tile0_t[bitcast<u32>(((_e261 * 33i) + _e263))];
-                r37_ = _e269;
-                let _e272 = r37_;
-                let _e278 = params.R;
-                let _e280 = r35_;
-                let _e282 = r36_;
-                Out[bitcast<u32>(((_e280 * _e278) + _e282))] = _e272;
+            let _e244 = r31_;
+            if _e244 {
+                let _e246 = c_5_;
+                let _e248 = i_25_;
+                r35_ = (_e246 + _e248);
+                let _e252 = r_2_;
+                let _e254 = j_27_;
+                r36_ = (_e252 + _e254);
+                let _e260 = j_27_;
+                let _e262 = i_25_;
+                let _e268 = tile0_t[bitcast<u32>(((_e260 * 33i) + _e262))];
+                r37_ = _e268;
+                let _e271 = r37_;
+                let _e277 = params.R;
+                let _e279 = r35_;
+                let _e281 = r36_;
+                Out[bitcast<u32>(((_e279 * _e277) + _e281))] = _e271;
             }
         }
         continuing {
-            let _e289 = e_21_;
-            let _e291 = r20_;
-            e_21_ = (_e289 + _e291);
+            let _e288 = e_21_;
+            let _e290 = r20_;
+            e_21_ = (_e288 + _e290);
         }
     }
-    let _e295 = left_40_;
-    if !(_e295) {
+    let _e294 = left_40_;
+    if !(_e294) {
         loop_guard[0u] = 2147483650u;
     }
 }

@@ -119,67 +119,66 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
     e_21_ = _e132;
     loop {
         let _e135 = e_21_;
-        let _e137 = r19_;
-        r22_ = (_e135 < _e137);
-        let _e141 = r22_;
-        r23_ = !(_e141);
-        let _e145 = r23_;
-        if _e145 {
+        r22_ = (_e135 < 1024i);
+        let _e140 = r22_;
+        r23_ = !(_e140);
+        let _e144 = r23_;
+        if _e144 {
             break;
         }
-        let _e147 = e_21_;
-        r24_ = (_e147 / 32i);
-        let _e152 = r24_;
-        i_25_ = _e152;
-        let _e155 = e_21_;
-        r26_ = (_e155 % 32i);
-        let _e160 = r26_;
-        j_27_ = _e160;
-        let _e163 = c_5_;
-        let _e165 = i_25_;
-        r28_ = (_e163 + _e165);
-        let _e170 = params.C;
-        r29_ = _e170;
-        let _e173 = r28_;
-        let _e175 = r29_;
-        r30_ = (_e173 < _e175);
-        let _e179 = r30_;
-        r31_ = _e179;
-        let _e182 = r31_;
-        if _e182 {
-            let _e184 = r_2_;
-            let _e186 = j_27_;
-            r32_ = (_e184 + _e186);
-            let _e191 = params.R;
-            r33_ = _e191;
-            let _e194 = r32_;
-            let _e196 = r33_;
-            r34_ = (_e194 < _e196);
-            let _e200 = r34_;
-            r31_ = _e200;
+        let _e146 = e_21_;
+        r24_ = (_e146 / 32i);
+        let _e151 = r24_;
+        i_25_ = _e151;
+        let _e154 = e_21_;
+        r26_ = (_e154 % 32i);
+        let _e159 = r26_;
+        j_27_ = _e159;
+        let _e162 = c_5_;
+        let _e164 = i_25_;
+        r28_ = (_e162 + _e164);
+        let _e169 = params.C;
+        r29_ = _e169;
+        let _e172 = r28_;
+        let _e174 = r29_;
+        r30_ = (_e172 < _e174);
+        let _e178 = r30_;
+        r31_ = _e178;
+        let _e181 = r31_;
+        if _e181 {
+            let _e183 = r_2_;
+            let _e185 = j_27_;
+            r32_ = (_e183 + _e185);
+            let _e190 = params.R;
+            r33_ = _e190;
+            let _e193 = r32_;
+            let _e195 = r33_;
+            r34_ = (_e193 < _e195);
+            let _e199 = r34_;
+            r31_ = _e199;
         }
-        let _e203 = r31_;
-        if _e203 {
-            let _e205 = c_5_;
-            let _e207 = i_25_;
-            r35_ = (_e205 + _e207);
-            let _e211 = r_2_;
-            let _e213 = j_27_;
-            r36_ = (_e211 + _e213);
-            let _e219 = j_27_;
-            let _e221 = i_25_;
-            let _e227 = tile0_t[bitcast<u32>(((_e219 * 33i) + _e221))];
-            r37_ = _e227;
-            let _e230 = r37_;
-            let _e236 = params.R;
-            let _e238 = r35_;
-            let _e240 = r36_;
-            Out[bitcast<u32>(((_e238 * _e236) + _e240))] = _e230;
+        let _e202 = r31_;
+        if _e202 {
+            let _e204 = c_5_;
+            let _e206 = i_25_;
+            r35_ = (_e204 + _e206);
+            let _e210 = r_2_;
+            let _e212 = j_27_;
+            r36_ = (_e210 + _e212);
+            let _e218 = j_27_;
+            let _e220 = i_25_;
+            let _e226 = tile0_t[bitcast<u32>(((_e218 * 33i) + _e220))];
+            r37_ = _e226;
+            let _e229 = r37_;
+            let _e235 = params.R;
+            let _e237 = r35_;
+            let _e239 = r36_;
+            Out[bitcast<u32>(((_e237 * _e235) + _e239))] = _e229;
         }
         continuing {
-            let _e247 = e_21_;
-            let _e249 = r20_;
-            e_21_ = (_e247 + _e249);
+            let _e246 = e_21_;
+            let _e248 = r20_;
+            e_21_ = (_e246 + _e248);
         }
     }
 }

@@ -19,6 +19,7 @@ var<uniform> params: Params;
 var<workgroup> lane_values: array<u32, 128>;
 var<workgroup> lane_active: array<u32, 128>;
 var<workgroup> workgroup_any: u32;
+var<workgroup> workgroup_votes: atomic<u32>;
 
 @compute @workgroup_size(128, 1, 1) 
 fn tessera_warp_reduce(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -51,321 +52,404 @@ fn tessera_warp_reduce(@builtin(local_invocation_index) local_index: u32, @built
     var r26_: bool;
     var active_27_: bool;
     var exited_28_: bool;
-    var saved_29_: bool;
-    var taken_30_: bool;
-    var acc_31_: i32;
-    var i_32_: i32;
-    var acc_33_: i32;
-    var i_34_: i32;
-    var acc_35_: i32;
-    var i_36_: i32;
+    var vote_number_29_: u32;
+    var saved_30_: bool;
+    var taken_31_: bool;
+    var tree_32_: u32;
+    var tree_33_: u32;
+    var tree_34_: u32;
+    var saved_35_: bool;
+    var taken_36_: bool;
     var saved_37_: bool;
     var taken_38_: bool;
-    var saved_39_: bool;
-    var taken_40_: bool;
 
     active_27_ = true;
     exited_28_ = false;
+    vote_number_29_ = 0u;
     {
-        let _e5 = active_27_;
-        if _e5 {
+        let _e7 = active_27_;
+        if _e7 {
             r0_ = i32(block.x);
         }
-        let _e11 = active_27_;
-        if _e11 {
+        let _e13 = active_27_;
+        if _e13 {
             r1_ = 128i;
         }
-        let _e15 = active_27_;
-        if _e15 {
-            let _e17 = r0_;
-            let _e19 = r1_;
-            r2_ = (_e17 * _e19);
+        let _e17 = active_27_;
+        if _e17 {
+            let _e19 = r0_;
+            let _e21 = r1_;
+            r2_ = (_e19 * _e21);
         }
-        let _e23 = active_27_;
-        if _e23 {
+        let _e25 = active_27_;
+        if _e25 {
             r3_ = i32(local_index);
         }
-        let _e28 = active_27_;
-        if _e28 {
-            let _e30 = r2_;
-            let _e32 = r3_;
-            r4_ = (_e30 + _e32);
+        let _e30 = active_27_;
+        if _e30 {
+            let _e32 = r2_;
+            let _e34 = r3_;
+            r4_ = (_e32 + _e34);
         }
-        let _e36 = active_27_;
-        if _e36 {
-            let _e38 = r4_;
-            i_5_ = _e38;
+        let _e38 = active_27_;
+        if _e38 {
+            let _e40 = r4_;
+            i_5_ = _e40;
         }
-        let _e41 = active_27_;
-        if _e41 {
+        let _e43 = active_27_;
+        if _e43 {
             r6_ = i32(block.x);
         }
-        let _e47 = active_27_;
-        if _e47 {
+        let _e49 = active_27_;
+        if _e49 {
             r7_ = 4i;
         }
-        let _e51 = active_27_;
-        if _e51 {
-            let _e53 = r6_;
-            let _e55 = r7_;
-            r8_ = (_e53 * _e55);
+        let _e53 = active_27_;
+        if _e53 {
+            let _e55 = r6_;
+            let _e57 = r7_;
+            r8_ = (_e55 * _e57);
         }
-        let _e59 = active_27_;
-        if _e59 {
+        let _e61 = active_27_;
+        if _e61 {
             r9_ = (i32(local_index) / 32i);
         }
-        let _e66 = active_27_;
-        if _e66 {
-            let _e68 = r8_;
-            let _e70 = r9_;
-            r10_ = (_e68 + _e70);
+        let _e68 = active_27_;
+        if _e68 {
+            let _e70 = r8_;
+            let _e72 = r9_;
+            r10_ = (_e70 + _e72);
         }
-        let _e74 = active_27_;
-        if _e74 {
-            let _e76 = r10_;
-            w_11_ = _e76;
+        let _e76 = active_27_;
+        if _e76 {
+            let _e78 = r10_;
+            w_11_ = _e78;
         }
-        let _e79 = active_27_;
-        if _e79 {
+        let _e81 = active_27_;
+        if _e81 {
             x_12_ = 0i;
         }
-        let _e83 = active_27_;
-        if _e83 {
-            let _e86 = params.N;
-            r13_ = _e86;
+        let _e85 = active_27_;
+        if _e85 {
+            let _e88 = params.N;
+            r13_ = _e88;
         }
-        let _e89 = active_27_;
-        if _e89 {
-            let _e91 = i_5_;
-            let _e93 = r13_;
-            r14_ = (_e91 < _e93);
+        let _e91 = active_27_;
+        if _e91 {
+            let _e93 = i_5_;
+            let _e95 = r13_;
+            r14_ = (_e93 < _e95);
         }
-        let _e97 = active_27_;
-        saved_29_ = _e97;
-        let _e100 = r14_;
-        let _e102 = saved_29_;
-        let _e103 = (_e102 && _e100);
-        taken_30_ = _e103;
-        active_27_ = _e103;
+        let _e99 = active_27_;
+        saved_30_ = _e99;
+        let _e102 = r14_;
+        let _e104 = saved_30_;
+        let _e105 = (_e104 && _e102);
+        taken_31_ = _e105;
+        active_27_ = _e105;
         {
-            let _e107 = active_27_;
-            if _e107 {
-                let _e112 = i_5_;
-                let _e116 = X[bitcast<u32>(_e112)];
-                r15_ = _e116;
+            let _e109 = active_27_;
+            if _e109 {
+                let _e114 = i_5_;
+                let _e118 = X[bitcast<u32>(_e114)];
+                r15_ = _e118;
             }
-            let _e119 = active_27_;
-            if _e119 {
-                let _e121 = r15_;
-                x_12_ = _e121;
+            let _e121 = active_27_;
+            if _e121 {
+                let _e123 = r15_;
+                x_12_ = _e123;
             }
         }
-        let _e124 = saved_29_;
-        let _e126 = taken_30_;
-        let _e130 = exited_28_;
-        active_27_ = ((_e124 && !(_e126)) && !(_e130));
+        let _e126 = saved_30_;
+        let _e128 = taken_31_;
+        let _e132 = exited_28_;
+        active_27_ = ((_e126 && !(_e128)) && !(_e132));
         {
         }
-        let _e135 = saved_29_;
-        let _e137 = exited_28_;
-        active_27_ = (_e135 && !(_e137));
+        let _e137 = saved_30_;
+        let _e139 = exited_28_;
+        active_27_ = (_e137 && !(_e139));
         workgroupBarrier();
-        let _e142 = x_12_;
-        lane_values[local_index] = bitcast<u32>(_e142);
-        let _e150 = active_27_;
-        lane_active[local_index] = u32(_e150);
+        let _e144 = x_12_;
+        let _e146 = active_27_;
+        let _e149 = select(0u, bitcast<u32>(_e144), _e146);
+        let _e153 = (i32(local_index) % 32i);
+        let _e156 = (i32(local_index) - _e153);
+        let _e160 = min(32i, (128i - _e156));
+        tree_32_ = _e149;
+        let _e162 = (_e156 + _e153);
+        lane_values[bitcast<u32>(_e162)] = _e149;
         workgroupBarrier();
-        let _e153 = active_27_;
-        if _e153 {
-            let _e159 = i32(local_index);
-            acc_31_ = 0i;
-            i_32_ = 0i;
-            loop {
-                let _e166 = i_32_;
-                if (_e166 >= 32i) {
-                    break;
-                }
-                let _e169 = ((_e159 - (i32(local_index) % 32i)) + _e166);
-                let _e171 = (_e169 < 128i);
-                let _e176 = lane_active[bitcast<u32>(select(_e159, _e169, _e171))];
-                if (_e171 && (_e176 != 0u)) {
-                    let _e183 = lane_values[bitcast<u32>(_e169)];
-                    let _e186 = acc_31_;
-                    acc_31_ = (_e186 + bitcast<i32>(_e183));
-                }
-                continuing {
-                    let _e190 = i_32_;
-                    i_32_ = (_e190 + 1i);
-                }
-            }
-            let _e195 = acc_31_;
-            r16_ = _e195;
+        let _e167 = (_e153 + 16i);
+        let _e168 = (_e167 < _e160);
+        let _e174 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e167), _e168))];
+        let _e178 = tree_32_;
+        tree_32_ = bitcast<u32>((bitcast<i32>(_e178) + bitcast<i32>(select(0u, _e174, _e168))));
+        workgroupBarrier();
+        let _e185 = tree_32_;
+        lane_values[bitcast<u32>(_e162)] = _e185;
+        workgroupBarrier();
+        let _e190 = (_e153 + 8i);
+        let _e191 = (_e190 < _e160);
+        let _e197 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e190), _e191))];
+        let _e201 = tree_32_;
+        tree_32_ = bitcast<u32>((bitcast<i32>(_e201) + bitcast<i32>(select(0u, _e197, _e191))));
+        workgroupBarrier();
+        let _e208 = tree_32_;
+        lane_values[bitcast<u32>(_e162)] = _e208;
+        workgroupBarrier();
+        let _e213 = (_e153 + 4i);
+        let _e214 = (_e213 < _e160);
+        let _e220 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e213), _e214))];
+        let _e224 = tree_32_;
+        tree_32_ = bitcast<u32>((bitcast<i32>(_e224) + bitcast<i32>(select(0u, _e220, _e214))));
+        workgroupBarrier();
+        let _e231 = tree_32_;
+        lane_values[bitcast<u32>(_e162)] = _e231;
+        workgroupBarrier();
+        let _e236 = (_e153 + 2i);
+        let _e237 = (_e236 < _e160);
+        let _e243 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e236), _e237))];
+        let _e247 = tree_32_;
+        tree_32_ = bitcast<u32>((bitcast<i32>(_e247) + bitcast<i32>(select(0u, _e243, _e237))));
+        workgroupBarrier();
+        let _e254 = tree_32_;
+        lane_values[bitcast<u32>(_e162)] = _e254;
+        workgroupBarrier();
+        let _e259 = (_e153 + 1i);
+        let _e260 = (_e259 < _e160);
+        let _e266 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e259), _e260))];
+        let _e270 = tree_32_;
+        tree_32_ = bitcast<u32>((bitcast<i32>(_e270) + bitcast<i32>(select(0u, _e266, _e260))));
+        workgroupBarrier();
+        let _e277 = tree_32_;
+        lane_values[bitcast<u32>(_e162)] = _e277;
+        workgroupBarrier();
+        let _e284 = lane_values[bitcast<u32>(_e156)];
+        let _e287 = active_27_;
+        if _e287 {
+            r16_ = bitcast<i32>(_e284);
+        }
+        let _e290 = active_27_;
+        if _e290 {
+            let _e292 = r16_;
+            s_17_ = _e292;
         }
         workgroupBarrier();
-        let _e198 = active_27_;
-        if _e198 {
-            let _e200 = r16_;
-            s_17_ = _e200;
+        let _e295 = x_12_;
+        let _e297 = active_27_;
+        let _e300 = select(2147483648u, bitcast<u32>(_e295), _e297);
+        let _e304 = (i32(local_index) % 32i);
+        let _e307 = (i32(local_index) - _e304);
+        let _e311 = min(32i, (128i - _e307));
+        tree_33_ = _e300;
+        let _e313 = (_e307 + _e304);
+        lane_values[bitcast<u32>(_e313)] = _e300;
+        workgroupBarrier();
+        let _e318 = (_e304 + 16i);
+        let _e319 = (_e318 < _e311);
+        let _e325 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e318), _e319))];
+        let _e329 = tree_33_;
+        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e329), bitcast<i32>(select(2147483648u, _e325, _e319))));
+        workgroupBarrier();
+        let _e336 = tree_33_;
+        lane_values[bitcast<u32>(_e313)] = _e336;
+        workgroupBarrier();
+        let _e341 = (_e304 + 8i);
+        let _e342 = (_e341 < _e311);
+        let _e348 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e341), _e342))];
+        let _e352 = tree_33_;
+        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e352), bitcast<i32>(select(2147483648u, _e348, _e342))));
+        workgroupBarrier();
+        let _e359 = tree_33_;
+        lane_values[bitcast<u32>(_e313)] = _e359;
+        workgroupBarrier();
+        let _e364 = (_e304 + 4i);
+        let _e365 = (_e364 < _e311);
+        let _e371 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e364), _e365))];
+        let _e375 = tree_33_;
+        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e375), bitcast<i32>(select(2147483648u, _e371, _e365))));
+        workgroupBarrier();
+        let _e382 = tree_33_;
+        lane_values[bitcast<u32>(_e313)] = _e382;
+        workgroupBarrier();
+        let _e387 = (_e304 + 2i);
+        let _e388 = (_e387 < _e311);
+        let _e394 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e387), _e388))];
+        let _e398 = tree_33_;
+        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e398), bitcast<i32>(select(2147483648u, _e394, _e388))));
+        workgroupBarrier();
+        let _e405 = tree_33_;
+        lane_values[bitcast<u32>(_e313)] = _e405;
+        workgroupBarrier();
+        let _e410 = (_e304 + 1i);
+        let _e411 = (_e410 < _e311);
+        let _e417 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e410), _e411))];
+        let _e421 = tree_33_;
+        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e421), bitcast<i32>(select(2147483648u, _e417, _e411))));
+        workgroupBarrier();
+        let _e428 = tree_33_;
+        lane_values[bitcast<u32>(_e313)] = _e428;
+        workgroupBarrier();
+        let _e435 = lane_values[bitcast<u32>(_e307)];
+        let _e438 = active_27_;
+        if _e438 {
+            r18_ = bitcast<i32>(_e435);
+        }
+        let _e441 = active_27_;
+        if _e441 {
+            let _e443 = r18_;
+            hi_19_ = _e443;
         }
         workgroupBarrier();
-        let _e203 = x_12_;
-        lane_values[local_index] = bitcast<u32>(_e203);
-        let _e211 = active_27_;
-        lane_active[local_index] = u32(_e211);
+        let _e446 = x_12_;
+        let _e448 = active_27_;
+        let _e451 = select(2147483647u, bitcast<u32>(_e446), _e448);
+        let _e455 = (i32(local_index) % 32i);
+        let _e458 = (i32(local_index) - _e455);
+        let _e462 = min(32i, (128i - _e458));
+        tree_34_ = _e451;
+        let _e464 = (_e458 + _e455);
+        lane_values[bitcast<u32>(_e464)] = _e451;
         workgroupBarrier();
-        let _e214 = active_27_;
-        if _e214 {
-            let _e220 = i32(local_index);
-            acc_33_ = i32(-2147483648);
-            i_34_ = 0i;
-            loop {
-                let _e227 = i_34_;
-                if (_e227 >= 32i) {
-                    break;
-                }
-                let _e230 = ((_e220 - (i32(local_index) % 32i)) + _e227);
-                let _e232 = (_e230 < 128i);
-                let _e237 = lane_active[bitcast<u32>(select(_e220, _e230, _e232))];
-                if (_e232 && (_e237 != 0u)) {
-                    let _e244 = lane_values[bitcast<u32>(_e230)];
-                    let _e247 = acc_33_;
-                    acc_33_ = max(_e247, bitcast<i32>(_e244));
-                }
-                continuing {
-                    let _e251 = i_34_;
-                    i_34_ = (_e251 + 1i);
-                }
-            }
-            let _e256 = acc_33_;
-            r18_ = _e256;
+        let _e469 = (_e455 + 16i);
+        let _e470 = (_e469 < _e462);
+        let _e476 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e469), _e470))];
+        let _e480 = tree_34_;
+        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e480), bitcast<i32>(select(2147483647u, _e476, _e470))));
+        workgroupBarrier();
+        let _e487 = tree_34_;
+        lane_values[bitcast<u32>(_e464)] = _e487;
+        workgroupBarrier();
+        let _e492 = (_e455 + 8i);
+        let _e493 = (_e492 < _e462);
+        let _e499 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e492), _e493))];
+        let _e503 = tree_34_;
+        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e503), bitcast<i32>(select(2147483647u, _e499, _e493))));
+        workgroupBarrier();
+        let _e510 = tree_34_;
+        lane_values[bitcast<u32>(_e464)] = _e510;
+        workgroupBarrier();
+        let _e515 = (_e455 + 4i);
+        let _e516 = (_e515 < _e462);
+        let _e522 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e515), _e516))];
+        let _e526 = tree_34_;
+        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e526), bitcast<i32>(select(2147483647u, _e522, _e516))));
+        workgroupBarrier();
+        let _e533 = tree_34_;
+        lane_values[bitcast<u32>(_e464)] = _e533;
+        workgroupBarrier();
+        let _e538 = (_e455 + 2i);
+        let _e539 = (_e538 < _e462);
+        let _e545 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e538), _e539))];
+        let _e549 = tree_34_;
+        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e549), bitcast<i32>(select(2147483647u, _e545, _e539))));
+        workgroupBarrier();
+        let _e556 = tree_34_;
+        lane_values[bitcast<u32>(_e464)] = _e556;
+        workgroupBarrier();
+        let _e561 = (_e455 + 1i);
+        let _e562 = (_e561 < _e462);
+        let _e568 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e561), _e562))];
+        let _e572 = tree_34_;
+        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e572), bitcast<i32>(select(2147483647u, _e568, _e562))));
+        workgroupBarrier();
+        let _e579 = tree_34_;
+        lane_values[bitcast<u32>(_e464)] = _e579;
+        workgroupBarrier();
+        let _e586 = lane_values[bitcast<u32>(_e458)];
+        let _e589 = active_27_;
+        if _e589 {
+            r20_ = bitcast<i32>(_e586);
         }
-        workgroupBarrier();
-        let _e259 = active_27_;
-        if _e259 {
-            let _e261 = r18_;
-            hi_19_ = _e261;
+        let _e592 = active_27_;
+        if _e592 {
+            let _e594 = r20_;
+            lo_21_ = _e594;
         }
-        workgroupBarrier();
-        let _e264 = x_12_;
-        lane_values[local_index] = bitcast<u32>(_e264);
-        let _e272 = active_27_;
-        lane_active[local_index] = u32(_e272);
-        workgroupBarrier();
-        let _e275 = active_27_;
-        if _e275 {
-            let _e281 = i32(local_index);
-            acc_35_ = 2147483647i;
-            i_36_ = 0i;
-            loop {
-                let _e288 = i_36_;
-                if (_e288 >= 32i) {
-                    break;
-                }
-                let _e291 = ((_e281 - (i32(local_index) % 32i)) + _e288);
-                let _e293 = (_e291 < 128i);
-                let _e298 = lane_active[bitcast<u32>(select(_e281, _e291, _e293))];
-                if (_e293 && (_e298 != 0u)) {
-                    let _e305 = lane_values[bitcast<u32>(_e291)];
-                    let _e308 = acc_35_;
-                    acc_35_ = min(_e308, bitcast<i32>(_e305));
-                }
-                continuing {
-                    let _e312 = i_36_;
-                    i_36_ = (_e312 + 1i);
-                }
-            }
-            let _e317 = acc_35_;
-            r20_ = _e317;
-        }
-        workgroupBarrier();
-        let _e320 = active_27_;
-        if _e320 {
-            let _e322 = r20_;
-            lo_21_ = _e322;
-        }
-        let _e325 = active_27_;
-        if _e325 {
+        let _e597 = active_27_;
+        if _e597 {
             r22_ = (i32(local_index) % 32i);
         }
-        let _e332 = active_27_;
-        if _e332 {
-            let _e334 = r22_;
-            r23_ = (_e334 == 0i);
+        let _e604 = active_27_;
+        if _e604 {
+            let _e606 = r22_;
+            r23_ = (_e606 == 0i);
         }
-        let _e339 = active_27_;
-        if _e339 {
-            let _e341 = r23_;
-            r24_ = _e341;
+        let _e611 = active_27_;
+        if _e611 {
+            let _e613 = r23_;
+            r24_ = _e613;
         }
-        let _e344 = active_27_;
-        saved_37_ = _e344;
-        let _e347 = r24_;
-        let _e349 = saved_37_;
-        let _e350 = (_e349 && _e347);
-        taken_38_ = _e350;
-        active_27_ = _e350;
+        let _e616 = active_27_;
+        saved_35_ = _e616;
+        let _e619 = r24_;
+        let _e621 = saved_35_;
+        let _e622 = (_e621 && _e619);
+        taken_36_ = _e622;
+        active_27_ = _e622;
         {
-            let _e354 = active_27_;
-            if _e354 {
-                let _e357 = params.W;
-                r25_ = _e357;
+            let _e626 = active_27_;
+            if _e626 {
+                let _e629 = params.W;
+                r25_ = _e629;
             }
-            let _e360 = active_27_;
-            if _e360 {
-                let _e362 = w_11_;
-                let _e364 = r25_;
-                r26_ = (_e362 < _e364);
+            let _e632 = active_27_;
+            if _e632 {
+                let _e634 = w_11_;
+                let _e636 = r25_;
+                r26_ = (_e634 < _e636);
             }
-            let _e368 = active_27_;
-            if _e368 {
-                let _e370 = r26_;
-                r24_ = _e370;
-            }
-        }
-        let _e373 = saved_37_;
-        let _e375 = taken_38_;
-        let _e379 = exited_28_;
-        active_27_ = ((_e373 && !(_e375)) && !(_e379));
-        {
-        }
-        let _e384 = saved_37_;
-        let _e386 = exited_28_;
-        active_27_ = (_e384 && !(_e386));
-        let _e391 = active_27_;
-        saved_39_ = _e391;
-        let _e394 = r24_;
-        let _e396 = saved_39_;
-        let _e397 = (_e396 && _e394);
-        taken_40_ = _e397;
-        active_27_ = _e397;
-        {
-            let _e401 = active_27_;
-            if _e401 {
-                let _e403 = s_17_;
-                let _e408 = w_11_;
-                Sum[bitcast<u32>(_e408)] = _e403;
-            }
-            let _e413 = active_27_;
-            if _e413 {
-                let _e415 = hi_19_;
-                let _e420 = w_11_;
-                Max[bitcast<u32>(_e420)] = _e415;
-            }
-            let _e425 = active_27_;
-            if _e425 {
-                let _e427 = lo_21_;
-                let _e432 = w_11_;
-                Min[bitcast<u32>(_e432)] = _e427;
+            let _e640 = active_27_;
+            if _e640 {
+                let _e642 = r26_;
+                r24_ = _e642;
             }
         }
-        let _e437 = saved_39_;
-        let _e439 = taken_40_;
-        let _e443 = exited_28_;
-        active_27_ = ((_e437 && !(_e439)) && !(_e443));
+        let _e645 = saved_35_;
+        let _e647 = taken_36_;
+        let _e651 = exited_28_;
+        active_27_ = ((_e645 && !(_e647)) && !(_e651));
         {
         }
-        let _e448 = saved_39_;
-        let _e450 = exited_28_;
-        active_27_ = (_e448 && !(_e450));
+        let _e656 = saved_35_;
+        let _e658 = exited_28_;
+        active_27_ = (_e656 && !(_e658));
+        let _e663 = active_27_;
+        saved_37_ = _e663;
+        let _e666 = r24_;
+        let _e668 = saved_37_;
+        let _e669 = (_e668 && _e666);
+        taken_38_ = _e669;
+        active_27_ = _e669;
+        {
+            let _e673 = active_27_;
+            if _e673 {
+                let _e675 = s_17_;
+                let _e680 = w_11_;
+                Sum[bitcast<u32>(_e680)] = _e675;
+            }
+            let _e685 = active_27_;
+            if _e685 {
+                let _e687 = hi_19_;
+                let _e692 = w_11_;
+                Max[bitcast<u32>(_e692)] = _e687;
+            }
+            let _e697 = active_27_;
+            if _e697 {
+                let _e699 = lo_21_;
+                let _e704 = w_11_;
+                Min[bitcast<u32>(_e704)] = _e699;
+            }
+        }
+        let _e709 = saved_37_;
+        let _e711 = taken_38_;
+        let _e715 = exited_28_;
+        active_27_ = ((_e709 && !(_e711)) && !(_e715));
+        {
+        }
+        let _e720 = saved_37_;
+        let _e722 = exited_28_;
+        active_27_ = (_e720 && !(_e722));
     }
 }
