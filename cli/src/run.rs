@@ -730,6 +730,7 @@ fn run_program(
         start.elapsed().as_secs_f64() * 1e3,
         launches.join(", ")
     );
+    note_order_dependent_sums(output.stats);
     write_results(args, signature, &output.args.params)
 }
 
@@ -760,6 +761,14 @@ fn ran_on_simulator(kernel: &Kernel, grid: Dim3, stats: compiler_core::sim::Stat
         "ran {} on the simulator, {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
         kernel.name, grid.x, grid.y, grid.z, kernel.threads, stats.steps, stats.lane_ops
     );
+    note_order_dependent_sums(stats);
+}
+
+/// The note a run prints when its f32 atomic sums depend on the order of their additions.
+fn note_order_dependent_sums(stats: compiler_core::sim::Stats) {
+    if stats.order_dependent_sums {
+        eprintln!("note: {}", compiler_core::sim::ORDER_DEPENDENT_SUMS);
+    }
 }
 
 /// `--trace`: the run on the simulator, the steps of one CTA printed, then the results.

@@ -198,6 +198,7 @@ pub fn simulate(
             let stats = simulate_one(kernel, part, tile, options, progress)?;
             total.steps += stats.steps;
             total.lane_ops += stats.lane_ops;
+            total.order_dependent_sums |= stats.order_dependent_sums;
             Ok(())
         })?;
     }

@@ -38,6 +38,16 @@ impl Dim3 {
         u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
     }
 
+    /// The CTA at `index` in this grid's order: x fastest, then y, then z.
+    pub fn block_at(self, index: u64) -> Dim3 {
+        let (x, y) = (u64::from(self.x.max(1)), u64::from(self.y.max(1)));
+        Dim3::new(
+            (index % x) as u32,
+            (index / x % y) as u32,
+            (index / (x * y)) as u32,
+        )
+    }
+
     fn contains(self, index: Dim3) -> bool {
         index.x < self.x && index.y < self.y && index.z < self.z
     }

@@ -14,7 +14,7 @@ use crate::ir::Scalar;
 use crate::ir::{DimRef, Kernel, Param, Size};
 use crate::ptx;
 use crate::sim::{
-    self, Arg, Args, MemoryProfile, Observers, Progress, SimOptions, Tensor, Trace, TraceLimits,
+    self, CtaOrder, Arg, Args, MemoryProfile, Observers, Progress, SimOptions, Tensor, Trace, TraceLimits,
 };
 use crate::span::Span;
 use crate::syntax::ast;
@@ -924,6 +924,7 @@ impl<'k> PreparedRun<'k> {
                     .step_limit
                     .unwrap_or_else(|| limits.step_limit(kernel.threads)),
                 threads: 1,
+                order: CtaOrder::Grid,
             },
             nodes: launch.nodes.max(1) as usize,
             progress: None,
@@ -1048,12 +1049,21 @@ impl<'k> PreparedRun<'k> {
     /// at a race on a tensor (E0516), once more on one thread. Which of two racing CTAs finds
     /// the race depends on the threads' timing; in grid order, the later one always does, so
     /// the fault reported is the same whatever the threads (a racy kernel pays twice).
+    ///
+    /// **Decision (issue 51):** CTAs may run in any order, and where they can observe each
+    /// other ([`Kernel::ctas_observe_each_other`]: an atomic's old value on a tensor) one
+    /// order can hide what another meets: a consumer CTA that runs first never reaches its
+    /// racing read, a CTA waits for one that already ran. So such a kernel that runs clean in
+    /// grid order runs again with its CTAs in reverse, and a race (E0516) or a stop (E0514)
+    /// there is the report, naming the order; the results are grid order's. A CTA stopped
+    /// while it polled an element is reported with the CTA that changes it, found by a run in
+    /// the other order.
     fn in_grid_order_on_a_race<T>(
         &self,
         run: impl Fn(SimOptions) -> (Result<sim::Stats, sim::Fault>, T),
     ) -> (Result<sim::Stats, sim::Fault>, T) {
         let first = run(self.options);
-        match &first.0 {
+        let first = match &first.0 {
             Err(fault) if fault.code == Code::E0516 && self.options.threads > 1 => {
                 run(SimOptions {
                     threads: 1,
@@ -1061,7 +1071,51 @@ impl<'k> PreparedRun<'k> {
                 })
             }
             _ => first,
+        };
+        let observes = self.kernel.ctas_observe_each_other() && self.args.grid.volume() > 1;
+        let (result, observed) = match &first.0 {
+            Ok(_) if observes => {
+                let reverse = run(SimOptions {
+                    threads: 1,
+                    order: CtaOrder::Reverse,
+                    ..self.options
+                });
+                match &reverse.0 {
+                    Err(fault) if matches!(fault.code, Code::E0516 | Code::E0514) => reverse,
+                    _ => first,
+                }
+            }
+            _ => first,
+        };
+        match result {
+            Err(mut fault) if fault.waits.is_some() => {
+                if let Some(waits) = fault.waits.as_mut() {
+                    waits.changed_by = self.changer(waits, fault.order);
+                }
+                (Err(fault), observed)
+            }
+            result => (result, observed),
         }
+    }
+
+    /// The CTA that changes the element a CTA waited for when the CTAs ran in `order`: the
+    /// last to change it in a run in the other order, if that run changes it.
+    fn changer(&self, waits: &sim::Waits, order: CtaOrder) -> Option<Dim3> {
+        let other = match order {
+            CtaOrder::Grid => CtaOrder::Reverse,
+            CtaOrder::Reverse => CtaOrder::Grid,
+        };
+        let options = SimOptions {
+            threads: 1,
+            order: other,
+            ..self.options
+        };
+        let mut args = self.args.clone();
+        let mut writers = Vec::new();
+        let _ = sim::run_recording(self.kernel, &mut args, options, Some(&mut writers));
+        let writer = *writers.get(waits.tensor)?.get(waits.element)?;
+        let cta = u64::from(writer.checked_sub(1)?) / u64::from(self.kernel.threads.max(1));
+        Some(self.args.grid.block_at(cta))
     }
 
     /// Runs `run` on a copy of the arguments, recording who wrote each element: the output,

@@ -106,13 +106,25 @@ pub fn compile(source: &str) -> Compilation {
     let checked = check::check(&file);
     diagnostics.extend(checked.diagnostics.iter().cloned());
     diagnostics.sort_by_key(|d| (d.span.start, d.code));
-    Compilation {
+    let mut compilation = Compilation {
         source: source.into(),
         file,
         checked,
         diagnostics,
         ir: std::cell::OnceCell::new(),
+    };
+    // The lints read the IR, so a source without errors is lowered here (once: `ir` keeps it).
+    let warnings: Vec<Diagnostic> = match compilation.ir() {
+        Ok(module) => module.kernels.iter().flat_map(ir::lint).collect(),
+        Err(_) => Vec::new(),
+    };
+    if !warnings.is_empty() {
+        compilation.diagnostics.extend(warnings);
+        compilation
+            .diagnostics
+            .sort_by_key(|d| (d.span.start, d.code));
     }
+    compilation
 }
 
 /// The front door for a file's bytes: [`compile`] when they are UTF-8; otherwise a compilation

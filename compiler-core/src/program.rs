@@ -235,12 +235,17 @@ impl<'m> PreparedProgram<'m> {
     /// `run` with the launch's options; and when several threads ran the CTAs and a launch
     /// stopped at a race on a tensor (E0516), once more on one thread, as
     /// [`PreparedRun`]'s runs do.
+    ///
+    /// And when a kernel the program launches has CTAs that can observe each other, a run
+    /// that ends without a fault runs again with every launch's CTAs in reverse grid order,
+    /// whose race or stop is the report, as a kernel's run does
+    /// ([`PreparedRun`]'s decision, issue 51).
     fn in_grid_order_on_a_race<T>(
         &self,
         run: impl Fn(SimOptions) -> (Result<ProgramOutput, ProgramError<Diagnostic>>, T),
     ) -> (Result<ProgramOutput, ProgramError<Diagnostic>>, T) {
         let first = run(self.run.options);
-        match &first.0 {
+        let first = match &first.0 {
             Err(ProgramError::Launch(failure))
                 if failure.0.code == Code::E0516 && self.run.options.threads > 1 =>
             {
@@ -248,6 +253,27 @@ impl<'m> PreparedProgram<'m> {
                     threads: 1,
                     ..self.run.options
                 })
+            }
+            _ => first,
+        };
+        let observes = self
+            .program
+            .kernels()
+            .iter()
+            .any(|&k| self.module.kernels[k].ctas_observe_each_other());
+        if first.0.is_err() || !observes {
+            return first;
+        }
+        let reverse = run(SimOptions {
+            threads: 1,
+            order: crate::sim::CtaOrder::Reverse,
+            ..self.run.options
+        });
+        match &reverse.0 {
+            Err(ProgramError::Launch(failure))
+                if matches!(failure.0.code, Code::E0516 | Code::E0514) =>
+            {
+                reverse
             }
             _ => first,
         }
@@ -601,6 +627,7 @@ impl<'m> Walk<'m> {
         let stats = result.map_err(|e| ProgramError::Launch(Box::new((e, record.clone()))))?;
         self.stats.steps += stats.steps;
         self.stats.lane_ops += stats.lane_ops;
+        self.stats.order_dependent_sums |= stats.order_dependent_sums;
         self.launches.push(record);
         Ok(())
     }

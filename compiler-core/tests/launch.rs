@@ -480,3 +480,35 @@ fn a_derived_extent_that_is_negative_or_disagrees_with_data_is_a_problem_at_its_
         "the extent N - K + 1 is 8 (N = 10, K = 3) but 7 from the shape of `Y`"
     );
 }
+
+/// Issue 51: a derived extent's problems are one error, at the dimension to give. A dimension
+/// used only in an expression (`K / 2`) is pointed at there (it read "`--dim K=…` names no
+/// dimension"); an extent whose operand has no value says nothing of its own (it said
+/// "dimension L - KS + 1 has no value", help `--dim L - KS + 1=V`); a mistyped `--dim` lists
+/// only the dimensions a launch gives.
+#[test]
+fn a_derived_extent_without_a_value_is_one_error_at_the_dimension_to_give() {
+    let source = "@launch(32)\nkernel conv(X: tensor<f32>[L], W: tensor<f32>[KS], Y: tensor<f32>[L - KS + 1], H: tensor<f32>[K / 2]) {\n}\n";
+    let compilation = compiled(source);
+    let launch = Launch {
+        dims: [("L".to_owned(), 10), ("Q".to_owned(), 3)].into(),
+        ..Launch::default()
+    };
+    let Err(diagnostics) = compilation.prepare(&launch, RunLimits::PAGE) else {
+        panic!("ran")
+    };
+    let text = render_all(&diagnostics, source, "conv.tsr");
+    assert!(!text.contains("L - KS + 1 has"), "{text}");
+    assert!(text.contains("error[E0515]: dimension KS has no value"), "{text}");
+    assert!(text.contains("error[E0515]: dimension K has no value"), "{text}");
+    assert!(text.contains("kernel `conv` has no dimension Q\n"), "{text}");
+    assert!(text.contains("= help: its dimensions are L, KS, K\n"), "{text}");
+    assert_eq!(diagnostics.len(), 3, "{text}");
+    // K is pointed at inside `K / 2`, labelled with the flag that sets it.
+    let k = diagnostics
+        .iter()
+        .find(|d| d.message == "dimension K has no value")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(k.span.start, source.find("K / 2").unwrap_or(0), "{text}");
+    assert_eq!(k.label.as_deref(), Some("set by `--dim K=…` or an input's shape"));
+}

@@ -99,6 +99,16 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         return check_backends(&compilation, code);
     }
     match expected {
+        // A warning: the kernel compiles and the warning is among its diagnostics.
+        Some(code) if code.is_warning() => {
+            if !errors.is_empty() {
+                return Err(format!("should warn with {}, but fails with {}", code.as_str(), errors.join(", ")));
+            }
+            if !compilation.diagnostics.iter().any(|d| d.code == code) {
+                return Err(format!("should warn with {}, but does not", code.as_str()));
+            }
+            return Ok(());
+        }
         Some(code) if !found_by_a_launch => {
             let code = code.as_str();
             if errors.is_empty() {
@@ -112,7 +122,11 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
             }
             return Ok(());
         }
-        _ if !compilation.diagnostics.is_empty() => {
+        // A kernel that shows a run-time problem may carry the lints that foretell it.
+        Some(_) if !errors.is_empty() => {
+            return Err(format!("does not compile: {}", errors.join(", ")));
+        }
+        None if !compilation.diagnostics.is_empty() => {
             return Err(format!(
                 "does not compile cleanly: {}",
                 listed(&compilation.diagnostics)

@@ -25,6 +25,13 @@ pub enum Phase {
     Backend,
 }
 
+impl Code {
+    /// Whether the code is a warning's (a lint): it never stops a run.
+    pub fn is_warning(self) -> bool {
+        matches!(self, Code::E0405 | Code::E0406)
+    }
+}
+
 impl Phase {
     /// Whether the code is found only by running a launch (lowering it, binding it, running
     /// it), not by compiling the source.
@@ -130,6 +137,9 @@ codes! {
         E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",
         E0403 => "the lane of broadcast must be the same in every lane of the warp",
         E0404 => "a tile's start, and a scalar combined with a tile, must be the same in every thread of the CTA",
+        // The order of CTAs (warnings).
+        E0405 => "a loop waits for another CTA, and CTAs have no forward-progress guarantee (a warning)",
+        E0406 => "a read depends on an atomic's old value, and relaxed atomics order nothing else (a warning)",
     }
     Lower {
         E0501 => "the checker accepts this, but this version cannot run it yet",

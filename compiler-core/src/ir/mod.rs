@@ -9,6 +9,7 @@
 
 mod expressions;
 mod half;
+mod lint;
 mod lower;
 mod print;
 mod program;
@@ -16,6 +17,7 @@ mod size;
 mod tiles;
 mod types;
 
+pub use lint::lint;
 pub use lower::lower;
 pub use print::print;
 pub use program::{lower_program, Condition, LaunchArg, Program, Step, Temporary};
@@ -599,6 +601,24 @@ impl Kernel {
         ordered
     }
 
+    /// Whether the kernel's CTAs can observe each other: an atomic on a tensor whose old value
+    /// is used can tell which CTAs ran before it, so its control and results may depend on
+    /// their order (which the spec leaves open).
+    pub fn ctas_observe_each_other(&self) -> bool {
+        let mut observes = false;
+        self.visit(&mut |kind| {
+            observes |= matches!(
+                kind,
+                StmtKind::Atomic(Atomic {
+                    dst: Some(_),
+                    place: Place::Tensor { .. },
+                    ..
+                })
+            );
+        });
+        observes
+    }
+
     /// The widest warp the kernel can run in: a ballot is one `u32` bit a lane, so a kernel
     /// that takes one needs warps of at most 32 lanes.
     pub fn widest_warp(&self) -> u32 {
@@ -620,27 +640,29 @@ impl Kernel {
     }
 
     /// Calls `f` with every statement of the kernel, nested ones included.
-    pub fn visit(&self, f: &mut impl FnMut(&StmtKind)) {
-        fn walk(block: &[Stmt], f: &mut impl FnMut(&StmtKind)) {
-            for stmt in block {
-                f(&stmt.kind);
-                match &stmt.kind {
-                    StmtKind::If {
-                        then_block,
-                        else_block,
-                        ..
-                    } => {
-                        walk(then_block, f);
-                        walk(else_block, f);
-                    }
-                    StmtKind::Loop { body, continuing } => {
-                        walk(body, f);
-                        walk(continuing, f);
-                    }
-                    _ => {}
-                }
+    pub fn visit<'k>(&'k self, f: &mut impl FnMut(&'k StmtKind)) {
+        visit(&self.body, f);
+    }
+}
+
+/// Calls `f` on every statement of `block`, at any depth, in order.
+pub fn visit<'s>(block: &'s [Stmt], f: &mut impl FnMut(&'s StmtKind)) {
+    for stmt in block {
+        f(&stmt.kind);
+        match &stmt.kind {
+            StmtKind::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                visit(then_block, f);
+                visit(else_block, f);
             }
+            StmtKind::Loop { body, continuing } => {
+                visit(body, f);
+                visit(continuing, f);
+            }
+            _ => {}
         }
-        walk(&self.body, f);
     }
 }

@@ -84,6 +84,16 @@ pub(super) fn pow(x: u32, y: u32) -> u32 {
     f32::from_bits(x).powf(f32::from_bits(y)).to_bits()
 }
 
+/// Whether adding `value` to `old` (an `f32` atomic_add) makes the sum depend on the order of
+/// the additions: the addition rounded, or its terms have opposite signs, so that another
+/// order could cancel differently.
+pub(super) fn order_shows(old: u32, value: u32, sum: u32) -> bool {
+    let (a, b) = (f32::from_bits(old), f32::from_bits(value));
+    let exact = f64::from(a) + f64::from(b) == f64::from(f32::from_bits(sum));
+    let opposite = a != 0.0 && b != 0.0 && a.is_sign_negative() != b.is_sign_negative();
+    !exact || opposite
+}
+
 /// An `f32` tensor's `atomic_add`: subnormal inputs and result flushed to a zero of their sign,
 /// as NVIDIA's `atom.add.f32` on global memory does (PTX ISA, `atom`; on shared memory it keeps
 /// them, as a tile's atomic does here).

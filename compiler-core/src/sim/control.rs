@@ -34,7 +34,7 @@ impl<'a> Cta<'a> {
             self.steps += 1;
             if self.steps > self.options.step_limit {
                 let first = mask.iter().position(|&m| m).unwrap_or(0);
-                return Err(self.fault(
+                let mut fault = self.fault(
                     Code::E0514,
                     stmt.span,
                     first,
@@ -42,7 +42,9 @@ impl<'a> Cta<'a> {
                         "the CTA ran {} statements, its step limit, and had not finished",
                         self.options.step_limit
                     ),
-                ));
+                );
+                fault.waits = self.waits();
+                return Err(fault);
             }
             self.stats.lane_ops += active;
             self.trace_before(stmt, mask);

@@ -4,6 +4,10 @@
 use super::arith;
 use super::*;
 
+/// Reads of one element finding one value, in a row, after which a CTA stopped at its step
+/// limit is taken to be waiting for another CTA.
+const POLLS: u64 = 1000;
+
 impl<'a> Cta<'a> {
     /// Where thread `t`'s `tile[indices]` is stored (a padded tile's rows are one word longer
     /// than its shape's), if every coordinate is inside the tile's shape.
@@ -208,6 +212,7 @@ impl<'a> Cta<'a> {
             value,
             expected,
         } = *atomic;
+        let first = mask.iter().position(|&m| m);
         for t in 0..self.threads {
             if !mask[t] {
                 continue;
@@ -223,21 +228,33 @@ impl<'a> Cta<'a> {
                         continue;
                     };
                     let flushed = op == AtomicOp::Add && ty == Scalar::F32;
-                    let old = match cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
-                        Some(if flushed {
+                    let on_tensor = |old: u32| {
+                        if flushed {
                             arith::global_float_add(old, operand)
                         } else {
                             change(old)
-                        })
+                        }
+                    };
+                    let old = match cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                        Some(on_tensor(old))
                     }) {
                         Ok(old) | Err(old) => old,
                     };
+                    if flushed && arith::order_shows(old, operand, on_tensor(old)) {
+                        self.stats.order_dependent_sums = true;
+                    }
+                    // A writer is one that changed the element: a poll (`atomic_add(F[0], 0)`)
+                    // is not, so the CTA another waits for is the one named.
                     if let Some(slot) = self
                         .writers
                         .and_then(|w| w.get(*tensor))
                         .and_then(|w| w.get(at))
+                        .filter(|_| on_tensor(old) != old)
                     {
                         self.record_writer(slot, t);
+                    }
+                    if dst.is_some() && first == Some(t) {
+                        self.polled(*tensor, at, old);
                     }
                     old
                 }
@@ -254,6 +271,27 @@ impl<'a> Cta<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Counts a read by an atomic of the CTA's first active thread: the same element found
+    /// with the same value again, or another.
+    fn polled(&mut self, tensor: usize, at: usize, found: u32) {
+        self.polls = match self.polls {
+            Some((t, a, v, n)) if (t, a, v) == (tensor, at, found) => Some((t, a, v, n + 1)),
+            _ => Some((tensor, at, found, 1)),
+        };
+    }
+
+    /// What the CTA waits for, when it stopped while polling one element: found unchanged by
+    /// its last [`POLLS`] reads at least.
+    pub(super) fn waits(&self) -> Option<Waits> {
+        let (tensor, element, _, count) = self.polls?;
+        (count >= POLLS).then(|| Waits {
+            tensor,
+            element,
+            name: self.tensor_element(tensor, element),
+            changed_by: None,
+        })
     }
 
     /// Records thread `t` as the last writer of an element, unless a later CTA in grid order

@@ -73,6 +73,30 @@ pub struct SimOptions {
     pub step_limit: u64,
     /// OS threads that run CTAs (1: this thread, in grid order; a browser has one).
     pub threads: usize,
+    /// The order CTAs are taken in.
+    pub order: CtaOrder,
+}
+
+/// The order a run takes CTAs in. The spec gives CTAs none; grid order is the simulator's,
+/// and a kernel whose CTAs can observe each other runs in reverse too, so a race or a wait
+/// that one order hides is found (`PreparedRun`'s runs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CtaOrder {
+    /// x fastest, then y, then z.
+    #[default]
+    Grid,
+    /// The last CTA of grid order first.
+    Reverse,
+}
+
+impl CtaOrder {
+    /// How a report names the order, for a fault found in it.
+    pub fn phrase(self) -> &'static str {
+        match self {
+            CtaOrder::Grid => "in grid order",
+            CtaOrder::Reverse => "in reverse grid order, the last first",
+        }
+    }
 }
 
 impl Default for SimOptions {
@@ -83,6 +107,7 @@ impl Default for SimOptions {
             lanes: 32,
             step_limit: 1_000_000,
             threads: 1,
+            order: CtaOrder::Grid,
         }
     }
 }
@@ -168,7 +193,14 @@ pub struct Stats {
     pub steps: u64,
     /// Operations times the threads that executed them.
     pub lane_ops: u64,
+    /// Whether an `f32` `atomic_add` on a tensor rounded or met a term of the other sign: then
+    /// a GPU, which adds in an order of its own, may give another sum (the spec's "The
+    /// simulator's order"), and a run says so.
+    pub order_dependent_sums: bool,
 }
+
+/// What a run says when [`Stats::order_dependent_sums`]: the CLI's note and the playground's.
+pub const ORDER_DEPENDENT_SUMS: &str = "an f32 atomic_add on a tensor rounded or met terms of both signs, so its sum depends on the order of the additions: these results are the simulator's order (CTAs in grid order, threads in order), and a GPU, adding in an order of its own, may give another sum";
 
 /// A run-time fault: what went wrong, where in the source, and which thread did it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -180,17 +212,60 @@ pub struct Fault {
     pub thread: u32,
     pub warp: u32,
     pub lane: u32,
+    /// The order the CTAs ran in when this fault was found.
+    pub order: CtaOrder,
+    /// For a CTA stopped at the step limit while it polled one tensor element by an atomic
+    /// and found it unchanged: that element (parameter, index), and the CTA that changes it,
+    /// once a run in the other order has found it.
+    pub waits: Option<Waits>,
+}
+
+/// What a CTA stopped at the step limit was waiting for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waits {
+    pub tensor: usize,
+    pub element: usize,
+    /// The element as the source writes it, `Flag[1]`.
+    pub name: String,
+    /// The CTA that changes the element, when a run in the other order found one.
+    pub changed_by: Option<Dim3>,
 }
 
 impl Fault {
     /// The fault as a diagnostic, with the thread in its label.
     pub fn to_diagnostic(&self) -> Diagnostic {
-        let diagnostic =
-            Diagnostic::error(self.code, self.span, self.message.clone()).with_label(format!(
-                "in block ({}, {}, {}), warp {}, lane {}, thread {}",
-                self.block.x, self.block.y, self.block.z, self.warp, self.lane, self.thread
-            ));
+        let at = |b: Dim3| format!("({}, {}, {})", b.x, b.y, b.z);
+        let mut message = match &self.waits {
+            Some(waits) => {
+                let whom = match waits.changed_by {
+                    Some(other) => format!("CTA {}, which changes {}", at(other), waits.name),
+                    None => format!("another CTA to change {}", waits.name),
+                };
+                format!(
+                    "CTA {} waits for {whom}; CTAs have no forward-progress guarantee, so a CTA that waits for another may wait for ever (it polled {} until its step limit)",
+                    at(self.block),
+                    waits.name
+                )
+            }
+            None => self.message.clone(),
+        };
+        if self.order != CtaOrder::Grid {
+            message = format!(
+                "{message} (found with the CTAs run {}: CTAs may run in any order)",
+                self.order.phrase()
+            );
+        }
+        let diagnostic = Diagnostic::error(self.code, self.span, message).with_label(format!(
+            "in block {}, warp {}, lane {}, thread {}",
+            at(self.block),
+            self.warp,
+            self.lane,
+            self.thread
+        ));
         match self.code {
+            Code::E0514 if self.waits.is_some() => diagnostic.with_help(
+                "wait for another CTA only between launches: split the kernel where it waits into two launches of a program",
+            ),
             Code::E0514 => diagnostic.with_help(
                 "a loop that never ends needs an end; a kernel that is only long needs a larger limit (`tessera run --step-limit N`)",
             ),
@@ -472,6 +547,7 @@ impl<'a> Global<'a> {
         for (stats, counter) in results {
             total.steps += stats.steps;
             total.lane_ops += stats.lane_ops;
+            total.order_dependent_sums |= stats.order_dependent_sums;
             if let (Some(into), Some(counter)) = (profile.as_deref_mut(), counter) {
                 into.merge(counter);
             }
@@ -491,19 +567,29 @@ impl<'a> Global<'a> {
             .as_ref()
             .map(|(block, _)| *block);
         let mut stats = Stats::default();
-        while let Some(index) = self.claim() {
+        while let Some(position) = self.claim() {
+            let index = self.cta_at(position);
             let block = self.block_of(index);
             let mut taken = None;
             if traced == Some(block) {
                 taken = trace.lock().unwrap_or_else(PoisonError::into_inner).take();
             }
             let recorder = taken.map(|(_, recorder)| recorder);
-            self.run_cta(index, &mut stats, recorder, profile.as_deref_mut());
+            self.run_cta(index, position, &mut stats, recorder, profile.as_deref_mut());
         }
         stats
     }
 
-    /// The next CTA to run, unless the grid is done or an earlier CTA has faulted.
+    /// The CTA (its index in grid order) run at `position` of the run's order.
+    fn cta_at(&self, position: u64) -> u64 {
+        match self.options.order {
+            CtaOrder::Grid => position,
+            CtaOrder::Reverse => self.ctas() - 1 - position,
+        }
+    }
+
+    /// The next position in the run's order, unless the grid is done or an earlier CTA (in
+    /// that order) has faulted.
     fn claim(&self) -> Option<u64> {
         let index = self.next.fetch_add(1, Ordering::Relaxed);
         (index < self.ctas() && index < self.fault_at.load(Ordering::Relaxed)).then_some(index)
@@ -511,18 +597,13 @@ impl<'a> Global<'a> {
 
     /// CTA `index` in grid order: x fastest, then y, then z.
     fn block_of(&self, index: u64) -> Dim3 {
-        let grid = self.args.grid;
-        let (x, y) = (u64::from(grid.x.max(1)), u64::from(grid.y.max(1)));
-        Dim3::new(
-            (index % x) as u32,
-            (index / x % y) as u32,
-            (index / (x * y)) as u32,
-        )
+        self.args.grid.block_at(index)
     }
 
     fn run_cta(
         &self,
         index: u64,
+        position: u64,
         stats: &mut Stats,
         trace: Option<&mut trace::Recorder>,
         profile: Option<&mut profile::Counter>,
@@ -532,20 +613,20 @@ impl<'a> Global<'a> {
         cta.profile = profile;
         let mut mask = vec![true; self.kernel.threads as usize];
         if let Err(fault) = cta.block(&self.kernel.body, &mut mask) {
-            self.record_fault(index, fault);
+            self.record_fault(position, fault);
         }
         if let Some(progress) = self.progress {
             progress(1);
         }
     }
 
-    /// Keeps the fault of the first CTA in grid order, as one thread running them in order
-    /// would meet it.
-    fn record_fault(&self, index: u64, fault: Fault) {
+    /// Keeps the fault of the first CTA in the run's order, as one thread running them in
+    /// order would meet it.
+    fn record_fault(&self, position: u64, fault: Fault) {
         let mut first = self.fault.lock().unwrap_or_else(PoisonError::into_inner);
-        if first.as_ref().is_none_or(|(at, _)| index < *at) {
-            *first = Some((index, fault));
-            self.fault_at.fetch_min(index, Ordering::Relaxed);
+        if first.as_ref().is_none_or(|(at, _)| position < *at) {
+            *first = Some((position, fault));
+            self.fault_at.fetch_min(position, Ordering::Relaxed);
         }
     }
 }
@@ -609,6 +690,10 @@ struct Cta<'a> {
     trace: Option<&'a mut trace::Recorder>,
     /// Where memory requests are counted, when the run asks.
     profile: Option<&'a mut profile::Counter>,
+    /// The tensor element the CTA's first active thread last read by an atomic (parameter,
+    /// element), the value found, and how many times in a row it found that value there: a
+    /// CTA that polls one element is waiting for another CTA.
+    polls: Option<(usize, usize, u32, u64)>,
 }
 
 /// The accesses to one shared element in the current epoch: the writer, the reader and the
@@ -667,6 +752,7 @@ impl<'a> Cta<'a> {
             first_thread: hierarchy::launch_thread(global.args.grid, block, kernel.threads, 0),
             trace: None,
             profile: None,
+            polls: None,
         }
     }
 
@@ -720,6 +806,8 @@ impl<'a> Cta<'a> {
             thread,
             warp: thread / lanes,
             lane: thread % lanes,
+            order: self.options.order,
+            waits: None,
         }
     }
 

@@ -67,6 +67,8 @@ pub struct SimRun {
     pub cluster: Option<ClusterRun>,
     /// A program's launches, in the order it made them (none for a kernel).
     pub launches: Rc<Vec<LaunchRecord>>,
+    /// Its f32 atomic sums depend on the order of their additions.
+    pub order_dependent_sums: bool,
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -667,6 +669,7 @@ fn simulate_then(
                 ms: ran.ms,
                 cluster: ran.cluster,
                 launches: Rc::new(ran.launches),
+                order_dependent_sums: ran.order_dependent_sums,
             })),
             Ok(_) => running.failed(ANOTHER_QUESTION.to_owned()),
             Err(why) => running.failed(why),

@@ -110,6 +110,8 @@ pub struct Ran {
     pub cluster: Option<ClusterRun>,
     /// A program's launches, in the order it made them (none for a kernel).
     pub launches: Vec<LaunchRecord>,
+    /// `sim::Stats::order_dependent_sums`: the results say their f32 atomic sums could differ.
+    pub order_dependent_sums: bool,
 }
 
 /// What the page knows of a trace the worker keeps: its steps and warps, why it ends early
@@ -223,6 +225,7 @@ impl Simulation {
                     ms: now() - start,
                     cluster: output.cluster,
                     launches: Vec::new(),
+                    order_dependent_sums: output.stats.order_dependent_sums,
                 });
                 Reply::Run(ran.map_err(|fault| vec![fault]))
             }
@@ -267,6 +270,7 @@ impl Simulation {
                     ms: now() - start,
                     cluster: None,
                     launches: output.launches,
+                    order_dependent_sums: output.stats.order_dependent_sums,
                 });
                 Reply::Run(ran.map_err(|fault| vec![fault]))
             }

@@ -519,7 +519,14 @@ pub fn Results(
                 {step_button}
             }
             .into_any(),
-            Ok(SimRun { args, ms, cluster, inputs, .. }) => {
+            Ok(SimRun {
+                args,
+                ms,
+                cluster,
+                inputs,
+                order_dependent_sums,
+                ..
+            }) => {
                 let Some(kernel) = report.kernel() else {
                     return ().into_any();
                 };
@@ -542,6 +549,9 @@ pub fn Results(
                         <p data-testid="sim-status">{format!("Simulator: {ms:.1} ms")}</p>
                         {cluster_line.map(|line| view! { <p data-testid="cluster-status">{line}</p> })}
                         {launches_line.map(|line| view! { <p data-testid="program-launches">{line}</p> })}
+                        {order_dependent_sums.then(|| view! {
+                            <p class="hint" data-testid="order-note">{format!("Note: {}.", compiler_core::sim::ORDER_DEPENDENT_SUMS)}</p>
+                        })}
                         <p data-testid="gpu-status">{gpu_line}</p>
                         {gpu_time}
                     </div>
