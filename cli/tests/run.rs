@@ -853,3 +853,50 @@ fn tessera_gpu_lists_vulkan_and_cuda() {
         Err(error) => assert_eq!(cuda, format!("  none: {error}\n")),
     }
 }
+
+/// Issue 51: `tessera ptx` of a file with a program is one module with an entry per kernel
+/// (it stopped with "E0515 … pick one with --kernel" at 1:1 and "the run stopped"), and
+/// `tessera wgsl` of a program says which kernels to pass (it said "there is no kernel").
+#[test]
+fn ptx_and_wgsl_of_a_programs_file_give_every_kernel_or_say_which() {
+    let file = examples().join("programs/grid_sum.tsr");
+    let file = file.to_string_lossy();
+    let output = tessera(&["ptx", &file]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains(".visible .entry partial_sums("), "{text}");
+    assert!(text.contains(".visible .entry total("), "{text}");
+    let wgsl = tessera(&["wgsl", &file, "--kernel", "grid_sum"]);
+    assert_eq!(wgsl.status.code(), Some(2));
+    assert_eq!(
+        stderr(&wgsl),
+        "error: `grid_sum` is a program, and a WGSL module holds one kernel: pass --kernel partial_sums or --kernel total\n"
+    );
+    let wgsl = tessera(&["wgsl", &file]);
+    assert_eq!(wgsl.status.code(), Some(2));
+    assert_eq!(
+        stderr(&wgsl),
+        "error: the file has 2 kernels, and a WGSL module holds one: pass --kernel partial_sums or --kernel total\n"
+    );
+    let one = tessera(&["wgsl", &file, "--kernel", "total"]);
+    assert!(one.status.success(), "{}", stderr(&one));
+}
+
+/// Issue 51: a float atomic sum whose order shows (terms of both signs) says so after a run.
+#[test]
+fn a_run_whose_float_atomic_sum_depends_on_the_order_says_so() {
+    let dir = scratch("order-note");
+    let file = dir.join("sum.tsr");
+    let source = "@launch(32)\nkernel total(X: tensor<f32>[N], Out: tensor<f32>[1]) {\n  let i = ctx.block.x * 32 + ctx.thread\n  if i < N {\n    atomic_add(Out[0], X[i])\n  }\n}\n";
+    std::fs::write(&file, source).unwrap_or_else(|e| panic!("{e}"));
+    let file = file.to_string_lossy();
+    let mixed = tessera(&["run", &file, "--grid", "2", "--dim", "N=64", "--in", "X=rand:1"]);
+    assert!(mixed.status.success(), "{}", stderr(&mixed));
+    assert!(
+        stderr(&mixed).contains("note: an f32 atomic_add on a tensor rounded or met terms of both signs, so its sum depends on the order of the additions"),
+        "{}",
+        stderr(&mixed)
+    );
+    let ones = tessera(&["run", &file, "--grid", "2", "--dim", "N=64", "--in", "X=ones"]);
+    assert!(!stderr(&ones).contains("note:"), "{}", stderr(&ones));
+}
