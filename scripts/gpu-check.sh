@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check: on a machine with an NVIDIA GPU, in under five minutes, the CUDA differential
 # tests (every example and 256 random kernels through PTX against the simulator, the loop
-# guard, the launch limits), the WGSL path on the GPU's own Vulkan driver, and the bandwidth of
+# guard, the launch limits, subnormal atomics and the kernels only the reverse CTA order stops), the WGSL path on the GPU's own Vulkan driver, and the bandwidth of
 # a copy and of the matvec against the device's peak; then one summary.
 #
 #   scripts/gpu-check.sh build   build the binaries into target/gpu-check/ (needs cargo and the
@@ -73,6 +73,8 @@ step "CUDA: arguments, loop guard, limits" 120 "$bin/cuda" --nocapture
 step "CUDA: every example against the simulator" 120 "$bin/differential" every_example_on_cuda --nocapture
 step "CUDA: every program example (launches in order) against the simulator" 120 "$bin/differential" every_program_example_on_cuda --nocapture
 step "CUDA: 256 random kernels against the simulator" 180 env PROPTEST_CASES=256 "$bin/random_kernels" random_kernels_agree_with_the_simulator_on_cuda --nocapture
+step "CUDA: subnormal f32 atomics flush as the simulator says (issue 51)" 60 "$bin/cuda" subnormal_float_atomics_on_cuda --nocapture
+step "CUDA: the kernels only the reverse order stops, as the GPU runs them (issue 51)" 120 "$bin/cuda" the_reverse_order_kernels_on_cuda --nocapture
 if "$bin/tessera" gpu 2>/dev/null | grep -q "^  adapter:"; then
   step "WGSL on Vulkan: every example, warps as subgroups" 120 "$bin/differential" every_example_in_subgroup_mode --nocapture
   step "WGSL on Vulkan: every example, 32-lane warps emulated" 120 "$bin/differential" every_example_with_emulated_32_lane_warps --nocapture

@@ -266,17 +266,22 @@ pub fn wgsl(args: &WgslArgs) -> ExitCode {
         let options: Vec<String> = kernels.iter().map(|k| format!("--kernel {k}")).collect();
         options.join(" or ")
     };
-    let program = args
-        .kernel
-        .as_deref()
-        .filter(|&name| compilation.runs_a_program(Some(name)) && !kernels.iter().any(|k| k == name));
+    let program = args.kernel.as_deref().filter(|&name| {
+        compilation.runs_a_program(Some(name)) && !kernels.iter().any(|k| k == name)
+    });
     if let Some(name) = program {
         let launched: Vec<String> = compilation
             .ir()
             .ok()
             .and_then(|m| {
                 let program = m.programs.iter().find(|p| p.name == name)?;
-                Some(program.kernels().iter().map(|&k| m.kernels[k].name.clone()).collect())
+                Some(
+                    program
+                        .kernels()
+                        .iter()
+                        .map(|&k| m.kernels[k].name.clone())
+                        .collect(),
+                )
             })
             .unwrap_or_default();
         eprintln!(

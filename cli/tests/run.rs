@@ -890,13 +890,17 @@ fn a_run_whose_float_atomic_sum_depends_on_the_order_says_so() {
     let source = "@launch(32)\nkernel total(X: tensor<f32>[N], Out: tensor<f32>[1]) {\n  let i = ctx.block.x * 32 + ctx.thread\n  if i < N {\n    atomic_add(Out[0], X[i])\n  }\n}\n";
     std::fs::write(&file, source).unwrap_or_else(|e| panic!("{e}"));
     let file = file.to_string_lossy();
-    let mixed = tessera(&["run", &file, "--grid", "2", "--dim", "N=64", "--in", "X=rand:1"]);
+    let mixed = tessera(&[
+        "run", &file, "--grid", "2", "--dim", "N=64", "--in", "X=rand:1",
+    ]);
     assert!(mixed.status.success(), "{}", stderr(&mixed));
     assert!(
         stderr(&mixed).contains("note: an f32 atomic_add on a tensor rounded or met terms of both signs, so its sum depends on the order of the additions"),
         "{}",
         stderr(&mixed)
     );
-    let ones = tessera(&["run", &file, "--grid", "2", "--dim", "N=64", "--in", "X=ones"]);
+    let ones = tessera(&[
+        "run", &file, "--grid", "2", "--dim", "N=64", "--in", "X=ones",
+    ]);
     assert!(!stderr(&ones).contains("note:"), "{}", stderr(&ones));
 }

@@ -14,7 +14,8 @@ use crate::ir::Scalar;
 use crate::ir::{DimRef, Kernel, Param, Size};
 use crate::ptx;
 use crate::sim::{
-    self, CtaOrder, Arg, Args, MemoryProfile, Observers, Progress, SimOptions, Tensor, Trace, TraceLimits,
+    self, Arg, Args, CtaOrder, MemoryProfile, Observers, Progress, SimOptions, Tensor, Trace,
+    TraceLimits,
 };
 use crate::span::Span;
 use crate::syntax::ast;
@@ -243,7 +244,11 @@ impl LaunchProblem {
             signature.params.iter().find_map(|p| match &p.ty {
                 ast::TypeExpr::Tensor { dims, .. } => dims.iter().find_map(|d| match d {
                     ast::Dim::Name(id) if id.name == name => Some(id.span),
-                    ast::Dim::Expr(e) => e.names().into_iter().find(|id| id.name == name).map(|id| id.span),
+                    ast::Dim::Expr(e) => e
+                        .names()
+                        .into_iter()
+                        .find(|id| id.name == name)
+                        .map(|id| id.span),
                     _ => None,
                 }),
                 _ => None,

@@ -499,10 +499,22 @@ fn a_derived_extent_without_a_value_is_one_error_at_the_dimension_to_give() {
     };
     let text = render_all(&diagnostics, source, "conv.tsr");
     assert!(!text.contains("L - KS + 1 has"), "{text}");
-    assert!(text.contains("error[E0515]: dimension KS has no value"), "{text}");
-    assert!(text.contains("error[E0515]: dimension K has no value"), "{text}");
-    assert!(text.contains("kernel `conv` has no dimension Q\n"), "{text}");
-    assert!(text.contains("= help: its dimensions are L, KS, K\n"), "{text}");
+    assert!(
+        text.contains("error[E0515]: dimension KS has no value"),
+        "{text}"
+    );
+    assert!(
+        text.contains("error[E0515]: dimension K has no value"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kernel `conv` has no dimension Q\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("= help: its dimensions are L, KS, K\n"),
+        "{text}"
+    );
     assert_eq!(diagnostics.len(), 3, "{text}");
     // K is pointed at inside `K / 2`, labelled with the flag that sets it.
     let k = diagnostics
@@ -510,5 +522,8 @@ fn a_derived_extent_without_a_value_is_one_error_at_the_dimension_to_give() {
         .find(|d| d.message == "dimension K has no value")
         .unwrap_or_else(|| panic!("{text}"));
     assert_eq!(k.span.start, source.find("K / 2").unwrap_or(0), "{text}");
-    assert_eq!(k.label.as_deref(), Some("set by `--dim K=…` or an input's shape"));
+    assert_eq!(
+        k.label.as_deref(),
+        Some("set by `--dim K=…` or an input's shape")
+    );
 }

@@ -9,12 +9,20 @@ use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::Arg;
 use compiler_core::RunLimits;
 
-fn run(source: &str, grid: u32, dims: &[(&str, i64)], inputs: Vec<(&str, Input)>) -> Result<compiler_core::launch::RunOutput, compiler_core::Diagnostic> {
+fn run(
+    source: &str,
+    grid: u32,
+    dims: &[(&str, i64)],
+    inputs: Vec<(&str, Input)>,
+) -> Result<compiler_core::launch::RunOutput, compiler_core::Diagnostic> {
     let compilation = compiler_core::compile(source);
     let launch = Launch {
         grid: Dim3::new(grid, 1, 1),
         dims: dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-        inputs: inputs.into_iter().map(|(n, i)| (n.to_string(), i)).collect(),
+        inputs: inputs
+            .into_iter()
+            .map(|(n, i)| (n.to_string(), i))
+            .collect(),
         step_limit: Some(20_000),
         ..Launch::default()
     };
@@ -32,7 +40,9 @@ fn waits(waiter: u32, setter: u32) -> String {
 #[test]
 fn a_cta_that_waits_for_another_is_named_in_either_orientation() {
     // CTA 0 waits for CTA 1: grid order meets it.
-    let error = run(&waits(0, 1), 2, &[], vec![]).err().unwrap_or_else(|| panic!("ran"));
+    let error = run(&waits(0, 1), 2, &[], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("ran"));
     assert_eq!(error.code, Code::E0514);
     assert!(
         error.message.starts_with("CTA (0, 0, 0) waits for CTA (1, 0, 0), which changes Flag[0]; CTAs have no forward-progress guarantee"),
@@ -46,7 +56,9 @@ fn a_cta_that_waits_for_another_is_named_in_either_orientation() {
     );
     // CTA 1 waits for CTA 0: grid order runs clean, the reverse order meets it (it had run
     // clean, issue 51).
-    let error = run(&waits(1, 0), 2, &[], vec![]).err().unwrap_or_else(|| panic!("ran"));
+    let error = run(&waits(1, 0), 2, &[], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("ran"));
     assert_eq!(error.code, Code::E0514);
     assert!(
         error.message.starts_with("CTA (1, 0, 0) waits for CTA (0, 0, 0), which changes Flag[0]")
@@ -66,7 +78,9 @@ fn a_chain_of_a_thousand_ctas_each_waiting_for_the_one_before_is_caught() {
         .unwrap_or_else(|| panic!("ran"));
     assert_eq!(error.code, Code::E0514);
     assert!(
-        error.message.starts_with("CTA (999, 0, 0) waits for CTA (998, 0, 0), which changes Flag[998]"),
+        error
+            .message
+            .starts_with("CTA (999, 0, 0) waits for CTA (998, 0, 0), which changes Flag[998]"),
         "{}",
         error.message
     );
@@ -78,7 +92,9 @@ fn a_chain_of_a_thousand_ctas_each_waiting_for_the_one_before_is_caught() {
 #[test]
 fn a_race_that_grid_order_hides_is_found_in_reverse() {
     let source = "@launch(32)\nkernel consume(Flag: tensor<u32>[1], Data: tensor<u32>[1], Out: tensor<u32>[1]) {\n  if ctx.thread == 0 {\n    if ctx.block.x == 1 {\n      Data[0] = 7\n      atomic_exchange(Flag[0], 1)\n    } else {\n      if atomic_add(Flag[0], 0) == 1 {\n        Out[0] = Data[0]\n      }\n    }\n  }\n}\n";
-    let error = run(source, 2, &[], vec![]).err().unwrap_or_else(|| panic!("ran"));
+    let error = run(source, 2, &[], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("ran"));
     assert_eq!(error.code, Code::E0516);
     assert!(
         error.message.starts_with("data race on Data[0]: thread 0 of block (0, 0, 0) reads it, and block (1, 0, 0) wrote it")
@@ -88,7 +104,9 @@ fn a_race_that_grid_order_hides_is_found_in_reverse() {
     );
     // The producer and consumer swapped: grid order meets the race itself.
     let swapped = source.replace("ctx.block.x == 1", "ctx.block.x == 0");
-    let error = run(&swapped, 2, &[], vec![]).err().unwrap_or_else(|| panic!("ran"));
+    let error = run(&swapped, 2, &[], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("ran"));
     assert_eq!(error.code, Code::E0516);
     assert!(!error.message.contains("reverse"), "{}", error.message);
 }
@@ -98,8 +116,8 @@ fn a_race_that_grid_order_hides_is_found_in_reverse() {
 #[test]
 fn a_kernel_that_observes_other_ctas_without_a_race_runs_and_keeps_grid_orders_results() {
     let source = "@launch(32)\nkernel compact(X: tensor<u32>[N], Out: tensor<u32>[N], Count: tensor<u32>[1]) {\n  let i = ctx.block.x * 32 + ctx.thread\n  if i < N && X[i] % 2 == 0 {\n    let slot = atomic_add(Count[0], 1)\n    Out[slot] = X[i]\n  }\n}\n";
-    let output = run(source, 4, &[("N", 128)], vec![("X", Input::Iota)])
-        .unwrap_or_else(|d| panic!("{d:?}"));
+    let output =
+        run(source, 4, &[("N", 128)], vec![("X", Input::Iota)]).unwrap_or_else(|d| panic!("{d:?}"));
     let Arg::Tensor(out) = &output.args.params[1] else {
         panic!("Out is a tensor")
     };
@@ -124,8 +142,17 @@ fn a_float_atomic_sum_says_when_its_order_shows() {
         source,
         1,
         &[("N", 3)],
-        vec![("X", Input::Data { shape: vec![3], values: vec![1e8, 1.0, -1e8] })],
+        vec![(
+            "X",
+            Input::Data {
+                shape: vec![3],
+                values: vec![1e8, 1.0, -1e8],
+            },
+        )],
     )
     .unwrap_or_else(|d| panic!("{d:?}"));
-    assert!(cancel.stats.order_dependent_sums, "1e8 + 1 rounds, then cancels");
+    assert!(
+        cancel.stats.order_dependent_sums,
+        "1e8 + 1 rounds, then cancels"
+    );
 }

@@ -381,8 +381,14 @@ fn a_programs_scalars_reach_an_f16_parameter_as_a_direct_launch_gives_them() {
             Arg::Scalar(_) => panic!("a scalar"),
         }
     };
-    assert_eq!(direct(0.1), vec![0.0999755859375f32.to_bits()]);
-    for (argument, value) in [("0.1", 0.1), ("a", 0.1), ("h", 0.1), ("3", 3.0), ("70000.0", 7e4)] {
+    assert_eq!(direct(0.1), vec![(0.0999755859375f64 as f32).to_bits()]);
+    for (argument, value) in [
+        ("0.1", 0.1),
+        ("a", 0.1),
+        ("h", 0.1),
+        ("3", 3.0),
+        ("70000.0", 7e4),
+    ] {
         let source = format!("{kernel}\nprogram p(a: f32, h: f16, Out: tensor<f32>[N]) {{\n  launch k({argument}, Out) grid(1)\n}}\n");
         let compilation = compiler_core::compile(&source);
         let launch = Launch {
@@ -466,13 +472,16 @@ program p(Out: tensor<f32>[N], C: tensor<i32>[N]) {
     let diagnostics = compiler_core::compile(source).diagnostics;
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
     let output = run(source, &[("N", 4)], vec![]).unwrap_or_else(|e| panic!("{e}"));
-    let tenth = 0.0999755859375f32;
-    let want: Vec<u32> = [0.0, tenth, 2.0 * tenth, 0.2998046875]
+    let tenth = 0.0999755859375f64 as f32;
+    let want: Vec<u32> = [0.0, tenth, 2.0 * tenth, 0.2998046875f64 as f32]
         .iter()
         .map(|v: &f32| v.to_bits())
         .collect();
     assert_eq!(bits(&output, 0), want);
-    assert_eq!(bits(&output, 1), vec![0, -1i32 as u32, -2i32 as u32, -3i32 as u32]);
+    assert_eq!(
+        bits(&output, 1),
+        vec![0, -1i32 as u32, -2i32 as u32, -3i32 as u32]
+    );
 }
 
 /// Issue 51: a negative while limit is refused (it read "limit of -1 passes"), and a runaway

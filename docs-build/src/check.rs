@@ -102,7 +102,11 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         // A warning: the kernel compiles and the warning is among its diagnostics.
         Some(code) if code.is_warning() => {
             if !errors.is_empty() {
-                return Err(format!("should warn with {}, but fails with {}", code.as_str(), errors.join(", ")));
+                return Err(format!(
+                    "should warn with {}, but fails with {}",
+                    code.as_str(),
+                    errors.join(", ")
+                ));
             }
             if !compilation.diagnostics.iter().any(|d| d.code == code) {
                 return Err(format!("should warn with {}, but does not", code.as_str()));

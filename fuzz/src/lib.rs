@@ -5,8 +5,9 @@
 //! - [`pipeline`]: any text goes through the whole compiler (parse, check, IR, PTX for each
 //!   architecture, WGSL in both warp modes, both with and without the loop guard, a small
 //!   simulated run; for a program, its PTX module and a run of a few launches) without a panic
-//!   or a hang, every span lies inside the source, and naga accepts every module the backend
-//!   builds.
+//!   or a hang, every span lies inside the source, naga accepts every module the backend
+//!   builds, and naga's WGSL front end reads its text back (it evaluates constant expressions
+//!   as a browser does, and refuses a NaN or an infinity there: issue 51).
 //! - [`share_link`]: any fragment decodes to a session or a reason, and a session's own link
 //!   restores it exactly.
 //! - [`markup`]: no source turns into markup in the editor's highlighting (with the
@@ -54,9 +55,19 @@ pub fn pipeline(data: &[u8]) {
             (32, WarpMode::Subgroups),
             (32, WarpMode::Emulated),
         ] {
-            if let Err(diagnostics) = compilation.wgsl(name, lanes, mode) {
-                let bug = diagnostics.iter().find(|d| d.code == Code::E0520);
-                assert!(bug.is_none(), "naga refused the module: {bug:?}");
+            match compilation.wgsl(name, lanes, mode) {
+                Err(diagnostics) => {
+                    let bug = diagnostics.iter().find(|d| d.code == Code::E0520);
+                    assert!(bug.is_none(), "naga refused the module: {bug:?}");
+                }
+                Ok(wgsl) => {
+                    if let Err(error) = naga::front::wgsl::parse_str(&wgsl.text) {
+                        panic!(
+                            "the WGSL does not read back: {}",
+                            error.emit_to_string(&wgsl.text)
+                        );
+                    }
+                }
             }
             // With the loop guard a GPU run adds, too.
             if let Err(bug) = wgsl::emit(kernel, lanes, mode, Guard::Trips(1000)) {

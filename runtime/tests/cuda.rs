@@ -179,3 +179,86 @@ fn a_grid_too_large_for_cuda_is_a_clear_error() {
         .unwrap_or_default();
     assert!(error.contains("the grid has 70000 CTAs along y"), "{error}");
 }
+
+/// Issue 51 on an NVIDIA GPU: an `f32` `atomic_add` on a tensor flushes subnormal terms, start
+/// and sum to zero (PTX's `atom.add.f32` on global memory), a tile's keeps them, and the
+/// simulator gives the GPU's bits.
+#[test]
+fn subnormal_float_atomics_on_cuda_flush_as_the_simulator_says() {
+    let Some(gpu) =
+        common::cuda_or_skip("subnormal_float_atomics_on_cuda_flush_as_the_simulator_says")
+    else {
+        return;
+    };
+    let source = "@launch(32)\nkernel k(F: tensor<f32>[3], Out: tensor<i32>[2]) {\n  var t = tile<f32>[1](0.0)\n  atomic_add(F[0], 1.0e-40)\n  atomic_add(t[0], 1.0e-40)\n  atomic_add(F[1], -1.0e-39)\n  atomic_add(F[2], 1.0e-37)\n  barrier()\n  if ctx.thread == 0 {\n    Out[0] = i32(F[0] * 1.0e40)\n    Out[1] = i32(t[0] * 1.0e40)\n  }\n}\n";
+    let compilation = compiler_core::compile(source);
+    let launch = Launch {
+        inputs: [(
+            "F".to_owned(),
+            compiler_core::launch::Input::Data {
+                shape: vec![3],
+                values: vec![0.0, 0.0, 1.1754942e-38],
+            },
+        )]
+        .into(),
+        ..Launch::default()
+    };
+    let prepared = compilation
+        .prepare(&launch, RunLimits::TERMINAL)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let want = prepared.simulate().unwrap_or_else(|d| panic!("{d:?}")).args;
+    let got = cuda::run(&gpu, &prepared, source)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .args;
+    for param in [0, 1] {
+        let (Arg::Tensor(g), Arg::Tensor(w)) = (&got.params[param], &want.params[param]) else {
+            panic!("tensors")
+        };
+        assert_eq!(g.bits, w.bits, "parameter {param}");
+    }
+}
+
+/// Issue 51 on an NVIDIA GPU: the kernel whose race grid order hides (CTA 0 reads `Data`
+/// only when CTA 1's flag is up) and the one whose CTA 1 waits for CTA 0. The simulator stops
+/// both (in reverse grid order); the GPU's outcome is recorded, since it has no defined one:
+/// how many of 64 launches of 256 CTA pairs saw the flag, and that the waits finished here.
+#[test]
+fn the_reverse_order_kernels_on_cuda() {
+    let Some(gpu) = common::cuda_or_skip("the_reverse_order_kernels_on_cuda") else {
+        return;
+    };
+    let consume = "@launch(32)\nkernel consume(Flag: tensor<u32>[N], Data: tensor<u32>[N], Out: tensor<u32>[N]) {\n  let pair = ctx.block.x / 2\n  if ctx.thread == 0 {\n    if ctx.block.x % 2 == 1 {\n      Data[pair] = 7\n      atomic_exchange(Flag[pair], 1)\n    } else {\n      if atomic_add(Flag[pair], 0) == 1 {\n        Out[pair] = Data[pair] + 1\n      }\n    }\n  }\n}\n";
+    let wait = "@launch(32)\nkernel wait(Flag: tensor<u32>[N], Out: tensor<u32>[N]) {\n  let pair = ctx.block.x / 2\n  if ctx.thread == 0 {\n    if ctx.block.x % 2 == 1 {\n      while atomic_add(Flag[pair], 0) == 0 {\n      }\n      Out[pair] = 1\n    } else {\n      atomic_exchange(Flag[pair], 1)\n    }\n  }\n}\n";
+    let launch = Launch {
+        grid: Dim3::new(512, 1, 1),
+        dims: [("N".to_owned(), 256)].into(),
+        step_limit: Some(100_000),
+        ..Launch::default()
+    };
+    for (name, source) in [("consume", consume), ("wait", wait)] {
+        let compilation = compiler_core::compile(source);
+        let prepared = compilation
+            .prepare(&launch, RunLimits::TERMINAL)
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let stopped = prepared.simulate().err().map(|d| d.code);
+        assert!(stopped.is_some(), "{name}: the simulator ran it clean");
+        let (mut seen, mut stuck) = (0, 0);
+        for _ in 0..64 {
+            match cuda::run(&gpu, &prepared, source) {
+                Ok(out) => {
+                    if let Some(Arg::Tensor(t)) = out.args.params.last() {
+                        seen += t.bits.iter().filter(|&&b| b != 0).count();
+                    }
+                }
+                // The loop guard stopped a CTA that waited past the step limit's budget.
+                Err(runtime::RuntimeError::Runaway { .. }) => stuck += 1,
+                Err(error) => panic!("{name}: {error}"),
+            }
+        }
+        eprintln!(
+            "{name} on {}: the simulator stops it ({stopped:?}); on the GPU, {seen} of {} pairs saw the flag, {stuck} of 64 launches stopped by the loop guard",
+            gpu.report.name,
+            64 * 256
+        );
+    }
+}

@@ -76,8 +76,15 @@ fn expr(depth: u32) -> BoxedStrategy<String> {
         // infinity saturated): issue 51, WGSL refused `0.0 / 0.0` as a constant expression,
         // and the generator had drawn finite constants only. They stay out of arithmetic,
         // which WGSL lets a GPU compute as if they never appear (lavapipe: inf * 0 = 0).
-        prop::sample::select(vec!["(0.0 / 0.0)", "(1.0 / 0.0)", "(-1.0 / 0.0)", "(3.0e38 * 10.0)", "sqrt(-1.0)", "log(0.0)"])
-            .prop_map(|x| format!("i32({x})")),
+        prop::sample::select(vec![
+            "(0.0 / 0.0)",
+            "(1.0 / 0.0)",
+            "(-1.0 / 0.0)",
+            "(3.0e38 * 10.0)",
+            "sqrt(-1.0)",
+            "log(0.0)"
+        ])
+        .prop_map(|x| format!("i32({x})")),
     ];
     if depth == 0 {
         return leaf.boxed();

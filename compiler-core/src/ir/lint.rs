@@ -77,10 +77,9 @@ fn op_registers(op: &Op) -> Vec<Reg> {
         | Op::Reduce(_, _, _, a)
         | Op::Vote(_, a)
         | Op::PrefixSum(_, a) => vec![*a],
-        Op::Binary(_, _, a, b)
-        | Op::Compare(_, _, a, b)
-        | Op::Pow(a, b)
-        | Op::Shuffle(_, a, b) => vec![*a, *b],
+        Op::Binary(_, _, a, b) | Op::Compare(_, _, a, b) | Op::Pow(a, b) | Op::Shuffle(_, a, b) => {
+            vec![*a, *b]
+        }
         Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
         Op::Load { indices, .. } | Op::SharedLoad { indices, .. } => indices.clone(),
         Op::Ctx(_) | Op::Dim(_) | Op::Scalar(_) => Vec::new(),
@@ -300,4 +299,3 @@ fn returns_of(stmts: &[Stmt], under: bool, tainted: &HashSet<Reg>, exits: &mut V
         }
     }
 }
-

@@ -327,9 +327,7 @@ impl ProgramLowering<'_> {
         if let ExprKind::Name(name) = &arg.kind {
             match self.lookup(name) {
                 Some(Name::Buffer(b)) => return LaunchArg::Buffer(b),
-                Some(Name::Scalar(i)) if param.element().is_float() => {
-                    return LaunchArg::Scalar(i)
-                }
+                Some(Name::Scalar(i)) if param.element().is_float() => return LaunchArg::Scalar(i),
                 _ => {}
             }
         }

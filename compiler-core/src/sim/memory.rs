@@ -284,13 +284,15 @@ impl<'a> Cta<'a> {
 
     /// What the CTA waits for, when it stopped while polling one element: found unchanged by
     /// its last [`POLLS`] reads at least.
-    pub(super) fn waits(&self) -> Option<Waits> {
+    pub(super) fn waits(&self) -> Option<Box<Waits>> {
         let (tensor, element, _, count) = self.polls?;
-        (count >= POLLS).then(|| Waits {
-            tensor,
-            element,
-            name: self.tensor_element(tensor, element),
-            changed_by: None,
+        (count >= POLLS).then(|| {
+            Box::new(Waits {
+                tensor,
+                element,
+                name: self.tensor_element(tensor, element),
+                changed_by: None,
+            })
         })
     }
 

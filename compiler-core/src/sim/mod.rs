@@ -217,7 +217,7 @@ pub struct Fault {
     /// For a CTA stopped at the step limit while it polled one tensor element by an atomic
     /// and found it unchanged: that element (parameter, index), and the CTA that changes it,
     /// once a run in the other order has found it.
-    pub waits: Option<Waits>,
+    pub waits: Option<Box<Waits>>,
 }
 
 /// What a CTA stopped at the step limit was waiting for.
@@ -575,7 +575,13 @@ impl<'a> Global<'a> {
                 taken = trace.lock().unwrap_or_else(PoisonError::into_inner).take();
             }
             let recorder = taken.map(|(_, recorder)| recorder);
-            self.run_cta(index, position, &mut stats, recorder, profile.as_deref_mut());
+            self.run_cta(
+                index,
+                position,
+                &mut stats,
+                recorder,
+                profile.as_deref_mut(),
+            );
         }
         stats
     }

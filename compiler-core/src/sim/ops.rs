@@ -78,9 +78,9 @@ impl<'a> Cta<'a> {
                     s.get(*b, t)
                 }
             }),
-            Op::Fma(a, b, c) => {
-                self.lanewise(dst, mask, |s, t| fma(s.get(*a, t), s.get(*b, t), s.get(*c, t)))
-            }
+            Op::Fma(a, b, c) => self.lanewise(dst, mask, |s, t| {
+                fma(s.get(*a, t), s.get(*b, t), s.get(*c, t))
+            }),
             Op::Pow(x, y) => self.lanewise(dst, mask, |s, t| pow(s.get(*x, t), s.get(*y, t))),
             Op::Math(f, ty, a) => self.lanewise(dst, mask, |s, t| math(*f, *ty, s.get(*a, t))),
             Op::Cast { from, to, value } => {

@@ -21,6 +21,9 @@ use naga::{
 };
 use std::num::NonZeroU32;
 
+/// How a tree combines two lanes' bits into one (u32s: a value's bits, or a vote's).
+type Combine<'b> = dyn Fn(&mut Builder<'b>, &mut Block, Handle<E>, Handle<E>) -> Handle<E>;
+
 /// The workgroup memory and flags emulation needs.
 pub(super) struct Emulation {
     active: Handle<LocalVariable>,
@@ -38,7 +41,7 @@ pub(super) struct Emulation {
     loops: Vec<(Handle<LocalVariable>, Handle<LocalVariable>)>,
 }
 
-impl Builder<'_> {
+impl<'k> Builder<'k> {
     fn ty(&mut self, inner: TypeInner) -> Handle<Type> {
         self.module
             .types
@@ -461,7 +464,10 @@ impl Builder<'_> {
                 self.typed(block, bits, kind)
             }
             Op::Vote(vote, _) => {
-                let (one, zero) = (self.lit(block, Literal::U32(1)), self.lit(block, Literal::U32(0)));
+                let (one, zero) = (
+                    self.lit(block, Literal::U32(1)),
+                    self.lit(block, Literal::U32(0)),
+                );
                 let (own, identity, b) = match vote {
                     // A lane's bit where it is active and its value holds.
                     Vote::Any | Vote::Ballot => {
@@ -473,14 +479,28 @@ impl Builder<'_> {
                         } else {
                             one
                         };
-                        let own = self.add(block, E::Select { condition: both, accept: bit, reject: zero });
+                        let own = self.add(
+                            block,
+                            E::Select {
+                                condition: both,
+                                accept: bit,
+                                reject: zero,
+                            },
+                        );
                         (own, 0, B::InclusiveOr)
                     }
                     // Holds unless an active lane's value does not.
                     Vote::All => {
                         let off = self.not(block, on);
                         let either = self.binary(block, B::LogicalOr, off, own);
-                        let own = self.add(block, E::Select { condition: either, accept: one, reject: zero });
+                        let own = self.add(
+                            block,
+                            E::Select {
+                                condition: either,
+                                accept: one,
+                                reject: zero,
+                            },
+                        );
                         (own, 1, B::And)
                     }
                 };
@@ -564,7 +584,7 @@ impl Builder<'_> {
         block: &mut Block,
         own: Handle<E>,
         identity: u32,
-        combine: &dyn Fn(&mut Self, &mut Block, Handle<E>, Handle<E>) -> Handle<E>,
+        combine: &Combine<'k>,
     ) -> Handle<E> {
         let lane = self.lane(block);
         let thread = self.thread(block);
@@ -595,7 +615,7 @@ impl Builder<'_> {
         block: &mut Block,
         warp: Handle<E>,
         identity: u32,
-        combine: &dyn Fn(&mut Self, &mut Block, Handle<E>, Handle<E>) -> Handle<E>,
+        combine: &Combine<'k>,
     ) -> Handle<E> {
         let warps = self.kernel.threads.div_ceil(self.lanes);
         self.flush(block);
@@ -647,7 +667,7 @@ impl Builder<'_> {
         block: &mut Block,
         own: Handle<E>,
         identity: u32,
-        combine: &dyn Fn(&mut Self, &mut Block, Handle<E>, Handle<E>) -> Handle<E>,
+        combine: &Combine<'k>,
         (base, position, limit): (Handle<E>, Handle<E>, Handle<E>),
         width: u32,
     ) -> Handle<E> {
@@ -710,7 +730,10 @@ impl Builder<'_> {
             );
             let theirs = self.load_slot(block, index);
             let current = self.get_local(block, mine);
-            let (x, y) = (self.typed(block, theirs, kind), self.typed(block, current, kind));
+            let (x, y) = (
+                self.typed(block, theirs, kind),
+                self.typed(block, current, kind),
+            );
             let sum = self.binary(block, B::Add, x, y);
             let sum = self.bitcast(block, sum, ScalarKind::Uint);
             let next = self.add(

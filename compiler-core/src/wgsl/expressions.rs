@@ -363,7 +363,12 @@ impl Builder<'_> {
     ) -> Handle<E> {
         let (limit, low, largest, least) = match to {
             Scalar::U32 => (4_294_967_296.0f32, 0.0f32, u32::MAX, 0),
-            _ => (2_147_483_648.0f32, -2_147_483_648.0f32, i32::MAX as u32, i32::MIN as u32),
+            _ => (
+                2_147_483_648.0f32,
+                -2_147_483_648.0f32,
+                i32::MAX as u32,
+                i32::MIN as u32,
+            ),
         };
         let limit = self.lit(block, Literal::F32(limit));
         let above = self.binary(block, B::GreaterEqual, x, limit);

@@ -418,8 +418,10 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
                 {prepared.runnable.then(|| view! { <button type="button" class="primary" data-testid="kernel-run" on:click=on_run>"Run"</button> })}
                 <a class="button" href=playground_link rel="external" data-testid="open-in-playground">"Open in playground"</a>
                 {step_link}
-                {expect.map(|code| view! {
-                    <span class="kernel-expect">{format!("This kernel fails with {code}:")}</span>
+                {expect.map(|code| {
+                    let warns = compiler_core::Code::parse(&code).is_some_and(|c| c.is_warning());
+                    let what = if warns { "The checker warns of this kernel" } else { "This kernel fails" };
+                    view! { <span class="kernel-expect">{format!("{what} with {code}:")}</span> }
                 })}
             </div>
             {prepared.memory.and_then(Result::ok).map(|html| view! {
@@ -428,7 +430,7 @@ fn RunnableKernel(block: KernelBlock) -> impl IntoView {
             {(!prepared.diagnostics.is_empty()).then(|| view! {
                 <ul class="diagnostics">
                     {prepared.diagnostics.into_iter().map(|d| view! {
-                        <li class="diagnostic error">
+                        <li class=if compiler_core::Code::parse(&d.code).is_some_and(|c| c.is_warning()) { "diagnostic warning" } else { "diagnostic error" }>
                             <a class="diag-code" href=format!("/docs/errors#{}", d.code)>{d.code.clone()}</a>
                             " "{d.message}
                             {d.help.map(|h| view! { <div class="help">"help: "{h}</div> })}
