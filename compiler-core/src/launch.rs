@@ -947,7 +947,7 @@ impl<'k> PreparedRun<'k> {
     }
 
     /// What a run with `options` reports to: the writers, and the progress, except for the
-    /// run again in grid order after a race ([`Self::in_grid_order_on_a_race`], on fewer
+    /// run again in grid order after a race ([`Self::in_either_order`], on fewer
     /// threads than the launch's), whose CTAs the first run counted already.
     fn observers<'o>(
         &'o self,
@@ -986,7 +986,7 @@ impl<'k> PreparedRun<'k> {
             let result = sim::run_with(self.kernel, &mut args, options, observers);
             (result, (args, writers))
         };
-        let (result, (args, writers)) = self.in_grid_order_on_a_race(run);
+        let (result, (args, writers)) = self.in_either_order(run);
         let stats = result.map_err(|fault| fault.to_diagnostic())?;
         Ok(RunOutput {
             args,
@@ -1063,7 +1063,7 @@ impl<'k> PreparedRun<'k> {
     /// there is the report, naming the order; the results are grid order's. A CTA stopped
     /// while it polled an element is reported with the CTA that changes it, found by a run in
     /// the other order.
-    fn in_grid_order_on_a_race<T>(
+    fn in_either_order<T>(
         &self,
         run: impl Fn(SimOptions) -> (Result<sim::Stats, sim::Fault>, T),
     ) -> (Result<sim::Stats, sim::Fault>, T) {
@@ -1129,7 +1129,7 @@ impl<'k> PreparedRun<'k> {
         &self,
         run: impl Fn(&mut Args, &mut sim::Writers, SimOptions) -> (Result<sim::Stats, sim::Fault>, T),
     ) -> (Result<RunOutput, Diagnostic>, T) {
-        let (result, (observed, args, writers)) = self.in_grid_order_on_a_race(|options| {
+        let (result, (observed, args, writers)) = self.in_either_order(|options| {
             let mut args = self.args.clone();
             let mut writers = Vec::new();
             let (result, observed) = run(&mut args, &mut writers, options);

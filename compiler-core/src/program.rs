@@ -173,7 +173,7 @@ impl<'m> PreparedProgram<'m> {
     /// Runs the program on the simulator. A run on several threads that stops at a race
     /// (E0516) runs again on one, as a kernel's does, so the report never depends on them.
     pub fn simulate(&self) -> Result<ProgramOutput, Diagnostic> {
-        let (result, ()) = self.in_grid_order_on_a_race(|options| {
+        let (result, ()) = self.in_either_order(|options| {
             let result = self.execute(|kernel, args, _| {
                 sim::run_with(kernel, args, options, Observers::default())
                     .map_err(|fault| fault.to_diagnostic())
@@ -187,7 +187,7 @@ impl<'m> PreparedProgram<'m> {
     /// (`sim::profile`'s rules): an access in the source that several launches make counts
     /// them all. The counts go up to a fault, if one ends the run.
     pub fn simulate_profiled(&self) -> (Result<ProgramOutput, Diagnostic>, MemoryProfile) {
-        let (result, profile) = self.in_grid_order_on_a_race(|options| {
+        let (result, profile) = self.in_either_order(|options| {
             let mut profile = MemoryProfile::default();
             let result = self.execute(|kernel, args, _| {
                 let (result, counted) =
@@ -212,7 +212,7 @@ impl<'m> PreparedProgram<'m> {
         Result<ProgramOutput, Diagnostic>,
         Option<(LaunchRecord, Trace)>,
     ) {
-        let (result, traced) = self.in_grid_order_on_a_race(|options| {
+        let (result, traced) = self.in_either_order(|options| {
             let mut made = 0;
             let mut traced = None;
             let result = self.execute(|kernel, args, record| {
@@ -240,7 +240,7 @@ impl<'m> PreparedProgram<'m> {
     /// that ends without a fault runs again with every launch's CTAs in reverse grid order,
     /// whose race or stop is the report, as a kernel's run does
     /// ([`PreparedRun`]'s decision, issue 51).
-    fn in_grid_order_on_a_race<T>(
+    fn in_either_order<T>(
         &self,
         run: impl Fn(SimOptions) -> (Result<ProgramOutput, ProgramError<Diagnostic>>, T),
     ) -> (Result<ProgramOutput, ProgramError<Diagnostic>>, T) {

@@ -243,13 +243,15 @@ impl<'a> Cta<'a> {
                     if flushed && arith::order_shows(old, operand, on_tensor(old)) {
                         self.stats.order_dependent_sums = true;
                     }
-                    // A writer is one that changed the element: a poll (`atomic_add(F[0], 0)`)
-                    // is not, so the CTA another waits for is the one named.
+                    // A poll (`atomic_add(F[0], 0)`, its old value used) that leaves the element
+                    // as it was writes nothing, so the CTA another waits for is the one named.
+                    // (An atomic whose old value is used runs its CTAs in order on one thread,
+                    // so what it finds, and so who writes, is the same on every run.)
                     if let Some(slot) = self
                         .writers
                         .and_then(|w| w.get(*tensor))
                         .and_then(|w| w.get(at))
-                        .filter(|_| on_tensor(old) != old)
+                        .filter(|_| dst.is_none() || on_tensor(old) != old)
                     {
                         self.record_writer(slot, t);
                     }
