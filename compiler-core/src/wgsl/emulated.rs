@@ -8,8 +8,13 @@
 //! scans and shuffles exchange values through workgroup memory between barriers. So every
 //! barrier is in uniform control flow, as WGSL requires, whatever the warp width.
 //!
-//! Reductions and scans combine lanes in lane order here (the simulator uses butterfly and
-//! Hillis-Steele order), so integer results are exact and float results agree within rounding.
+//! The emulation has no loop of its own (issue 51: lavapipe gives an invocation one budget of
+//! 65,535 loop trips for all of a shader's loops, which per-trip scans of the lanes spent): a
+//! loop's vote is one atomic in workgroup memory, and reductions, votes and scans are trees
+//! over the lanes' positions, log2 of the width in steps between barriers. In a full warp they
+//! combine in the simulator's order (its butterfly, its Hillis-Steele scan), so results are its
+//! bits; an inactive lane holds the identity at its position where the simulator packs the
+//! active lanes first, so a float sum then agrees within rounding.
 
 use super::{naga_scalar, Builder};
 use crate::ir::Scalar;
