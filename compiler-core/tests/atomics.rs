@@ -207,7 +207,10 @@ fn the_trace_shows_which_lanes_met_on_one_element() {
 /// same on every backend.
 #[test]
 fn a_tensors_f32_atomic_add_flushes_subnormals_and_a_tiles_keeps_them() {
-    let source = "@launch(32)\nkernel k(F: tensor<f32>[3], Out: tensor<i32>[2]) {\n  var t = tile<f32>[1](0.0)\n  atomic_add(F[0], 1.0e-40)\n  atomic_add(t[0], 1.0e-40)\n  let old = atomic_add(F[1], -1.0e-39)\n  atomic_add(F[2], 1.0e-37)\n  barrier()\n  if ctx.thread == 0 {\n    Out[0] = i32(F[0] * 1.0e40)\n    Out[1] = i32(t[0] * 1.0e40)\n  }\n}\n";
+    let source = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/subnormal_atomics.tsr"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let launch = Launch {
         inputs: [(
             "F".to_owned(),
@@ -219,7 +222,7 @@ fn a_tensors_f32_atomic_add_flushes_subnormals_and_a_tiles_keeps_them() {
         .into(),
         ..Launch::default()
     };
-    let output = compiler_core::compile(source)
+    let output = compiler_core::compile(&source)
         .run(&launch)
         .unwrap_or_else(|d| panic!("{d:?}"));
     let f = tensor(&output, 0);

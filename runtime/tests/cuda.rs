@@ -190,8 +190,12 @@ fn subnormal_float_atomics_on_cuda_flush_as_the_simulator_says() {
     else {
         return;
     };
-    let source = "@launch(32)\nkernel k(F: tensor<f32>[3], Out: tensor<i32>[2]) {\n  var t = tile<f32>[1](0.0)\n  atomic_add(F[0], 1.0e-40)\n  atomic_add(t[0], 1.0e-40)\n  atomic_add(F[1], -1.0e-39)\n  atomic_add(F[2], 1.0e-37)\n  barrier()\n  if ctx.thread == 0 {\n    Out[0] = i32(F[0] * 1.0e40)\n    Out[1] = i32(t[0] * 1.0e40)\n  }\n}\n";
-    let compilation = compiler_core::compile(source);
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../compiler-core/tests/wgsl/subnormal_atomics.tsr"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let compilation = compiler_core::compile(&source);
     let launch = Launch {
         inputs: [(
             "F".to_owned(),
@@ -207,7 +211,7 @@ fn subnormal_float_atomics_on_cuda_flush_as_the_simulator_says() {
         .prepare(&launch, RunLimits::TERMINAL)
         .unwrap_or_else(|d| panic!("{d:?}"));
     let want = prepared.simulate().unwrap_or_else(|d| panic!("{d:?}")).args;
-    let got = cuda::run(&gpu, &prepared, source)
+    let got = cuda::run(&gpu, &prepared, &source)
         .unwrap_or_else(|e| panic!("{e}"))
         .args;
     for param in [0, 1] {

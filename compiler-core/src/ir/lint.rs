@@ -145,8 +145,8 @@ impl Linter<'_> {
     /// old value, and one such atomic polls.
     fn is_wait(&self, body: &[Stmt], continuing: &[Stmt]) -> bool {
         let mut exits = Vec::new();
-        exits_of(body, false, &self.tainted, &mut exits);
-        exits_of(continuing, false, &self.tainted, &mut exits);
+        exits_of(body, true, false, &self.tainted, &mut exits);
+        exits_of(continuing, true, false, &self.tainted, &mut exits);
         if exits.is_empty() || exits.iter().any(|tainted| !tainted) {
             return false;
         }
@@ -252,48 +252,31 @@ fn warning(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
 }
 
 /// Each exit of a loop (a `break` of this loop, or a `return`), and whether a condition it is
-/// under depends on an atomic's old value. A nested loop's `break` leaves that loop only.
-fn exits_of(stmts: &[Stmt], under: bool, tainted: &HashSet<Reg>, exits: &mut Vec<bool>) {
-    for stmt in stmts {
-        match &stmt.kind {
-            StmtKind::Break | StmtKind::Return => exits.push(under),
-            StmtKind::If {
-                condition,
-                then_block,
-                else_block,
-            } => {
-                let inner = under || matches!(condition, Operand::Reg(r) if tainted.contains(r));
-                exits_of(then_block, inner, tainted, exits);
-                exits_of(else_block, inner, tainted, exits);
-            }
-            StmtKind::Loop { body, continuing } => {
-                let mut nested = Vec::new();
-                returns_of(body, under, tainted, &mut nested);
-                returns_of(continuing, under, tainted, &mut nested);
-                exits.extend(nested);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The `return`s in `stmts` at any depth, as [`exits_of`] counts them.
-fn returns_of(stmts: &[Stmt], under: bool, tainted: &HashSet<Reg>, exits: &mut Vec<bool>) {
+/// under depends on an atomic's old value. Inside a nested loop (`breaks` false) a `break`
+/// leaves that loop only, and only `return`s count.
+fn exits_of(
+    stmts: &[Stmt],
+    breaks: bool,
+    under: bool,
+    tainted: &HashSet<Reg>,
+    exits: &mut Vec<bool>,
+) {
     for stmt in stmts {
         match &stmt.kind {
             StmtKind::Return => exits.push(under),
+            StmtKind::Break if breaks => exits.push(under),
             StmtKind::If {
                 condition,
                 then_block,
                 else_block,
             } => {
                 let inner = under || matches!(condition, Operand::Reg(r) if tainted.contains(r));
-                returns_of(then_block, inner, tainted, exits);
-                returns_of(else_block, inner, tainted, exits);
+                exits_of(then_block, breaks, inner, tainted, exits);
+                exits_of(else_block, breaks, inner, tainted, exits);
             }
             StmtKind::Loop { body, continuing } => {
-                returns_of(body, under, tainted, exits);
-                returns_of(continuing, under, tainted, exits);
+                exits_of(body, false, under, tainted, exits);
+                exits_of(continuing, false, under, tainted, exits);
             }
             _ => {}
         }
