@@ -52,7 +52,7 @@ fn a_cta_that_waits_for_another_is_named_in_either_orientation() {
     assert!(!error.message.contains("reverse"), "{}", error.message);
     assert_eq!(
         error.help.as_deref(),
-        Some("wait for another CTA only between launches: split the kernel where it waits into two launches of a program")
+        Some("wait for another CTA only between launches (split the kernel where it waits into two launches of a program), and for another warp of the CTA only at barrier()")
     );
     // CTA 1 waits for CTA 0: grid order runs clean, the reverse order meets it (it had run
     // clean, issue 51).
@@ -155,4 +155,25 @@ fn a_float_atomic_sum_says_when_its_order_shows() {
         cancel.stats.order_dependent_sums,
         "1e8 + 1 rounds, then cancels"
     );
+}
+
+/// A warp that spins on what another warp of its own CTA writes after: the simulator's lockstep
+/// never lets the writer past the `if`, and no CTA order changes that, so the report says the
+/// element never changed and names the rule (it read "a loop that never ends needs an end").
+#[test]
+fn a_warp_waiting_for_another_warp_of_its_cta_is_told_the_rule() {
+    let source = "@launch(64)\nkernel k(Flag: tensor<u32>[1]) {\n  if ctx.warp == 1 {\n    while atomic_add(Flag[0], 0) == 0 {\n    }\n  } else {\n    if ctx.thread == 0 {\n      atomic_exchange(Flag[0], 1)\n    }\n  }\n}\n";
+    let error = run(source, 1, &[], vec![])
+        .err()
+        .unwrap_or_else(|| panic!("ran"));
+    assert_eq!(error.code, Code::E0514);
+    assert!(
+        error.message.starts_with("CTA (0, 0, 0) waits for Flag[0] to change, and nothing changed it: a thread that waits for another (in another CTA, which may not be running, or in another warp of its own CTA) may wait for ever"),
+        "{}",
+        error.message
+    );
+    assert!(error
+        .help
+        .as_deref()
+        .is_some_and(|h| h.contains("only at barrier()")));
 }

@@ -220,10 +220,10 @@ impl Linter<'_> {
             warning(
                 Code::E0405,
                 span,
-                "this loop waits for another CTA: it leaves only when an atomic reads a value that another CTA changes, and CTAs have no forward-progress guarantee",
+                "this loop waits for another thread: it leaves only when an atomic reads a value that another thread changes, and CTAs have no forward-progress guarantee (within a CTA, only barrier() waits)",
             )
             .with_label("may wait for ever: the CTA it waits for may not be running, and may not start while this one holds its place")
-            .with_help("wait for another CTA only between launches: split the kernel where it waits into two launches of a program"),
+            .with_help("wait for another CTA only between launches (split the kernel where it waits into two launches of a program), and for another warp of the CTA only at barrier()"),
         );
     }
 

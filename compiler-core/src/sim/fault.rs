@@ -60,15 +60,20 @@ impl Fault {
         let at = |b: Dim3| format!("({}, {}, {})", b.x, b.y, b.z);
         let mut message = match &self.waits {
             Some(waits) => {
-                let whom = match waits.changed_by {
-                    Some(other) => format!("CTA {}, which changes {}", at(other), waits.name),
-                    None => format!("another CTA to change {}", waits.name),
-                };
-                format!(
-                    "CTA {} waits for {whom}; CTAs have no forward-progress guarantee, so a CTA that waits for another may wait for ever (it polled {} until its step limit)",
-                    at(self.block),
-                    waits.name
-                )
+                let me = at(self.block);
+                match waits.changed_by {
+                    Some(other) => format!(
+                        "CTA {me} waits for CTA {}, which changes {name}; CTAs have no forward-progress guarantee, so a CTA that waits for another may wait for ever (it polled {name} until its step limit)",
+                        at(other),
+                        name = waits.name
+                    ),
+                    // No run in the other order changed it either: the writer is in this CTA
+                    // (another warp, which lockstep never lets past the loop) or nowhere.
+                    None => format!(
+                        "CTA {me} waits for {name} to change, and nothing changed it: a thread that waits for another (in another CTA, which may not be running, or in another warp of its own CTA) may wait for ever (it polled {name} until its step limit)",
+                        name = waits.name
+                    ),
+                }
             }
             None => self.message.clone(),
         };
@@ -87,7 +92,7 @@ impl Fault {
         ));
         match self.code {
             Code::E0514 if self.waits.is_some() => diagnostic.with_help(
-                "wait for another CTA only between launches: split the kernel where it waits into two launches of a program",
+                "wait for another CTA only between launches (split the kernel where it waits into two launches of a program), and for another warp of the CTA only at barrier()",
             ),
             Code::E0514 => diagnostic.with_help(
                 "a loop that never ends needs an end; a kernel that is only long needs a larger limit (`tessera run --step-limit N`)",
