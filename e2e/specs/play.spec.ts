@@ -253,3 +253,17 @@ test('a kernel under @cluster shows which node ran which super-tile, and the GPU
   await expect(status).toContainText('on 5 nodes');
   await expect(status).toContainText('Node 4: none.');
 });
+
+// Issue 51: an f32 atomic sum whose terms have both signs depends on the order of its additions;
+// the Run panel says so beside the results, and says nothing for terms of one sign.
+test('a float atomic sum whose order shows says so in the Run panel', async ({ play, page }) => {
+  await play.open('?example=saxpy');
+  await play.paste('@launch(64)\nkernel total(X: tensor<f32>[N], Out: tensor<f32>[1]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    atomic_add(Out[0], X[i])\n  }\n}\n');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await expect(page.getByTestId('order-note')).toContainText('its sum depends on the order of the additions');
+  await play.paste('@launch(64)\nkernel total(X: tensor<f32>[N], Out: tensor<f32>[1]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    atomic_add(Out[0], abs(X[i]) * 0.0 + 1.0)\n  }\n}\n');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await expect(page.getByTestId('order-note')).toHaveCount(0);
+});
