@@ -108,8 +108,10 @@ impl Linter<'_> {
     }
 
     /// Walks `stmts`, `observed` when control there depends on an atomic's old value; returns
-    /// whether control after them does (they held a wait).
+    /// whether they held a wait, after which control depends on it too (control after an `if`
+    /// on an atomic's old value does not: the threads reconverge there).
     fn block(&mut self, stmts: &[Stmt], mut observed: bool) -> bool {
+        let mut waited = false;
         for stmt in stmts {
             match &stmt.kind {
                 StmtKind::Let {
@@ -124,20 +126,23 @@ impl Linter<'_> {
                     else_block,
                 } => {
                     let inner = observed || self.is_tainted(*condition);
-                    let waited = self.block(then_block, inner) | self.block(else_block, inner);
-                    observed |= waited;
+                    if self.block(then_block, inner) | self.block(else_block, inner) {
+                        (observed, waited) = (true, true);
+                    }
                 }
                 StmtKind::Loop { body, continuing } => {
                     if self.is_wait(body, continuing) {
                         self.waits(stmt.statement);
-                        observed = true;
+                        (observed, waited) = (true, true);
                     }
-                    observed |= self.block(body, observed) | self.block(continuing, observed);
+                    if self.block(body, observed) | self.block(continuing, observed) {
+                        (observed, waited) = (true, true);
+                    }
                 }
                 _ => {}
             }
         }
-        observed
+        waited
     }
 
     /// Whether a loop only leaves when an atomic it makes with unchanging operands reads a
