@@ -139,9 +139,16 @@ impl Session {
             return Err(LinkError::NotALink);
         };
         let deflated = match version {
-            v if READABLE.contains(&v) => URL_SAFE_NO_PAD
-                .decode(payload)
-                .map_err(|_| LinkError::Corrupt("its text is not base64url"))?,
+            v if READABLE.contains(&v) => URL_SAFE_NO_PAD.decode(payload).map_err(|e| {
+                LinkError::Corrupt(match e {
+                    // A length no whole link has: it was cut short, as copying part of it does.
+                    base64::DecodeError::InvalidLength(_)
+                    | base64::DecodeError::InvalidLastSymbol(..) => {
+                        "it is cut short (truncated): copy the whole link"
+                    }
+                    _ => "a character in it is not one a link has (altered)",
+                })
+            })?,
             other if other.starts_with('v') => {
                 return Err(LinkError::UnknownVersion(other.to_owned()))
             }
@@ -310,6 +317,24 @@ mod tests {
             Session::from_link(truncated),
             Err(LinkError::Corrupt(_))
         ));
+        // Cut where no whole link ends (issue 52: it said "not base64url"): truncated.
+        let payload = link.len() - 3;
+        let cut = (1..8)
+            .map(|k| &link[..link.len() - k])
+            .find(|l| (l.len() - 3) % 4 == 1 && l.len() - 3 < payload)
+            .unwrap_or_default();
+        assert_eq!(
+            Session::from_link(cut),
+            Err(LinkError::Corrupt(
+                "it is cut short (truncated): copy the whole link"
+            ))
+        );
+        assert_eq!(
+            Session::from_link(&link.replacen('A', "*", 1)),
+            Err(LinkError::Corrupt(
+                "a character in it is not one a link has (altered)"
+            ))
+        );
         let altered = link.replacen('A', "*", 1).replacen('b', "*", 1);
         assert!(Session::from_link(&altered).is_err());
         assert_eq!(Session::from_link(""), Err(LinkError::NotALink));

@@ -124,6 +124,8 @@ for (const mode of ['subgroups', 'emulated']) {
     await play.run();
     await expect(page.getByTestId('run-fault')).toContainText('E0514');
     await expect(play.gpuStatus).toContainText('not run: the simulator stopped the run');
+    // Said before it starts: a run that never ends can take long (issue 52).
+    await expect(page.getByTestId('gpu-anyway-note')).toContainText('a minute or more');
     await page.getByTestId('gpu-anyway').click();
     const outcome = play.gpuStatus;
     await expect(outcome).not.toContainText('running', { timeout: 30_000 });

@@ -145,9 +145,17 @@ fn check_limits(report: &AdapterReport, wgsl: &Wgsl, args: &Args) -> Result<(), 
         }
     }
     if wgsl.uses_subgroups && report.fixed_subgroup_size() != Some(wgsl.lanes) {
+        let theirs = if report.subgroup_min_size == report.subgroup_max_size {
+            format!("{} lanes", report.subgroup_min_size)
+        } else {
+            format!(
+                "{} to {} lanes, picked per pipeline",
+                report.subgroup_min_size, report.subgroup_max_size
+            )
+        };
         return Err(RuntimeError::Limit(format!(
-            "subgroup mode needs subgroups of exactly {} lanes; this GPU's are {} to {}",
-            wgsl.lanes, report.subgroup_min_size, report.subgroup_max_size
+            "subgroup mode needs subgroups of exactly {} lanes; this GPU's are {theirs}",
+            wgsl.lanes
         )));
     }
     Ok(())

@@ -345,9 +345,13 @@ fn stopped_view(
         .map(|anyway| {
             view! {
                 " "
-                <button type="button" data-testid="gpu-anyway" on:click=move |_| anyway.run(())>
+                <button type="button" data-testid="gpu-anyway" aria-describedby="gpu-anyway-note" on:click=move |_| anyway.run(())>
                     "Run it on the GPU anyway"
                 </button>
+                " "
+                <span class="hint" id="gpu-anyway-note" data-testid="gpu-anyway-note">
+                    "A kernel that is only long finishes there; one that never ends runs until the loop guard stops it, which can take a minute or more on a software GPU."
+                </span>
             }
         });
     view! {
