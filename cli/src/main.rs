@@ -4,6 +4,7 @@
 //! status. It only parses arguments and prints; the work happens in `compiler-core` and
 //! `runtime`, so the CLI, the playground and the tests share one implementation.
 
+mod explain;
 mod lsp;
 #[cfg(feature = "mpi")]
 mod mpi_run;
@@ -48,6 +49,8 @@ enum Command {
     /// Describe the GPUs this machine offers: its Vulkan adapter and subgroups, and its NVIDIA
     /// GPUs through CUDA.
     Gpu,
+    /// Print a diagnostic code's entry in the error index: what it means, an example and the fix.
+    Explain(explain::ExplainArgs),
 }
 
 #[derive(clap::Args)]
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
         Command::Wgsl(args) => return run::wgsl(&args),
         Command::Occupancy(args) => return occupancy::run(&args),
         Command::Lsp(args) => return lsp::run(&args),
+        Command::Explain(args) => return explain::run(&args),
         Command::Ctx(args) => ctx(&args),
         Command::Gpu => gpu(),
     };

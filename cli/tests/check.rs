@@ -67,3 +67,28 @@ fn json_gives_codes_spans_and_lines() {
         "this condition differs between threads, and some threads `break` under it"
     );
 }
+
+/// Issue 52: `tessera explain CODE` prints the code's entry in the error index (what the
+/// language server's links pointed at an address that may not answer), and refuses what is not
+/// a code.
+#[test]
+fn explain_prints_a_codes_entry_in_the_error_index() {
+    let run = |code: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .args(["explain", code])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let output = run("e112");
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.starts_with("## E0112: ctx has no field of that name\n"),
+        "{text}"
+    );
+    assert!(text.contains("**Fix.**"), "{text}");
+    assert!(!text.contains("## E0113"), "{text}");
+    let bad = run("E9");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("`E9` is not a diagnostic code"));
+}

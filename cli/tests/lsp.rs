@@ -505,3 +505,20 @@ fn exit_without_shutdown_is_status_1_and_a_broken_stream_ends_cleanly() {
     written.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(client.wait(), Some(1));
 }
+
+/// Issue 52: without a docs address (no `--docs-url`, no `docsUrl` option) a diagnostic's code
+/// links nowhere, where it had linked to http://127.0.0.1:8080, dead unless the site is served
+/// there; `tessera explain CODE` prints the entry instead.
+#[test]
+fn without_a_docs_address_codes_link_nowhere() {
+    let mut client = Client::start();
+    client.result(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    let published = client.open(BROKEN);
+    let error = &published["diagnostics"][0];
+    assert_eq!(error["code"], "E0201");
+    assert!(error.get("codeDescription").is_none(), "{error}");
+}

@@ -31,3 +31,15 @@ test('the playground is one link away', async ({ home, page }) => {
   await expect(page).toHaveURL(/\/play\?example=matvec$/);
   await expect(page.getByRole('textbox', { name: 'Kernel source' })).toBeVisible();
 });
+
+// Issue 52: the site says it is open source, and the footer links the license texts it ships.
+test('the footer links the license texts, which the site serves', async ({ home, page, request }) => {
+  await home.open();
+  for (const [id, text] of [['license-mit', 'Permission is hereby granted'], ['license-apache', 'Apache License']]) {
+    const href = await page.getByTestId(id).getAttribute('href');
+    expect(href).toMatch(/^\/LICENSE-/);
+    const response = await request.get(new URL(href!, page.url()).toString());
+    expect(response.ok()).toBe(true);
+    expect(await response.text()).toContain(text);
+  }
+});

@@ -20,7 +20,7 @@ function serverOptions(settings) {
 function clientOptions(settings) {
   return {
     documentSelector: [{ language: 'tessera' }],
-    initializationOptions: { docsUrl: settings.get('docsUrl', 'http://127.0.0.1:8080') },
+    initializationOptions: { docsUrl: settings.get('docsUrl', '') },
   };
 }
 

@@ -76,7 +76,13 @@ pub fn Frame(#[prop(into)] path: Signal<String>, children: Children) -> impl Int
         </header>
         <main id="main">{children()}</main>
         <footer class="site-footer">
-            <p>"Tessera is open source. The compiler in this page is Rust compiled to WebAssembly."</p>
+            <p>
+                "Tessera is open source, under the "
+                <a href="/LICENSE-MIT" rel="external" data-testid="license-mit">"MIT license"</a>
+                " or the "
+                <a href="/LICENSE-APACHE" rel="external" data-testid="license-apache">"Apache License 2.0"</a>
+                ", at your choice. The compiler in this page is Rust compiled to WebAssembly."
+            </p>
         </footer>
     }
 }

@@ -16,7 +16,7 @@ use lsp_types::{
 };
 use std::str::FromStr;
 
-pub fn diagnostics(uri: &Uri, document: &Document, docs_url: &str) -> Vec<Diagnostic> {
+pub fn diagnostics(uri: &Uri, document: &Document, docs_url: Option<&str>) -> Vec<Diagnostic> {
     let location = |span: Span, message: String| DiagnosticRelatedInformation {
         location: Location::new(uri.clone(), document.range(span)),
         message,
@@ -37,11 +37,13 @@ pub fn diagnostics(uri: &Uri, document: &Document, docs_url: &str) -> Vec<Diagno
                     .iter()
                     .map(|h| location(d.span, format!("help: {h}"))),
             );
-            let href = format!(
-                "{}/docs/errors#{}",
-                docs_url.trim_end_matches('/'),
-                d.code.as_str()
-            );
+            let href = docs_url.map(|url| {
+                format!(
+                    "{}/docs/errors#{}",
+                    url.trim_end_matches('/'),
+                    d.code.as_str()
+                )
+            });
             Diagnostic {
                 range: document.range(d.span),
                 severity: Some(match d.severity {
@@ -49,8 +51,8 @@ pub fn diagnostics(uri: &Uri, document: &Document, docs_url: &str) -> Vec<Diagno
                     _ => DiagnosticSeverity::WARNING,
                 }),
                 code: Some(NumberOrString::String(d.code.as_str().to_owned())),
-                code_description: Uri::from_str(&href)
-                    .ok()
+                code_description: href
+                    .and_then(|href| Uri::from_str(&href).ok())
                     .map(|href| CodeDescription { href }),
                 source: Some("tessera".to_owned()),
                 message: d.message.clone(),

@@ -28,10 +28,11 @@ use transport::Incoming;
 
 #[derive(clap::Args)]
 pub struct LspArgs {
-    /// Where the site is served: each diagnostic's code links to its page in the error index
-    /// there (`make serve` serves it on this address).
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    docs_url: String,
+    /// Where the site is served (`make serve` serves it on http://127.0.0.1:8080): each
+    /// diagnostic's code links to its page in the error index there. Without it a code links
+    /// nowhere (no address is sure to answer), and `tessera explain CODE` prints its entry.
+    #[arg(long)]
+    docs_url: Option<String>,
     /// Talk over stdin and stdout (the only way; accepted because clients pass it).
     #[arg(long)]
     stdio: bool,
@@ -49,7 +50,7 @@ pub fn run(args: &LspArgs) -> ExitCode {
 }
 
 struct Server {
-    docs_url: String,
+    docs_url: Option<String>,
     documents: HashMap<Uri, Document>,
     initialized: bool,
     shut_down: bool,
@@ -62,7 +63,7 @@ enum Next {
 }
 
 impl Server {
-    fn new(docs_url: String) -> Self {
+    fn new(docs_url: Option<String>) -> Self {
         Self {
             docs_url,
             documents: HashMap::new(),
@@ -137,7 +138,7 @@ impl Server {
             // percent-encoded, say) must not keep the server from starting.
             self.initialized = true;
             if let Some(url) = docs_url_option(&request.params) {
-                self.docs_url = url;
+                self.docs_url = Some(url);
             }
             return Response::new_ok(request.id, initialize_result());
         }
@@ -265,7 +266,7 @@ impl Server {
             _ => return Next::Continue,
         };
         if let Some(document) = self.documents.get(&uri) {
-            let diagnostics = answers::diagnostics(&uri, document, &self.docs_url);
+            let diagnostics = answers::diagnostics(&uri, document, self.docs_url.as_deref());
             replies.push(publish(uri, diagnostics, Some(document.version)));
         }
         Next::Continue

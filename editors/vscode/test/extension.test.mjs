@@ -56,7 +56,8 @@ test('the client starts `tessera lsp` over stdio, with the settings', async () =
   const client = extension.clientOptions(settings({ docsUrl: 'https://example.org' }));
   assert.deepEqual(client.documentSelector, [{ language: 'tessera' }]);
   assert.equal(client.initializationOptions.docsUrl, 'https://example.org');
-  assert.equal(extension.clientOptions(settings({})).initializationOptions.docsUrl, 'http://127.0.0.1:8080');
+  // Issue 52: no default address (one that may not answer): codes link nowhere unless set.
+  assert.equal(extension.clientOptions(settings({})).initializationOptions.docsUrl, '');
 });
 
 function entries(zip) {
