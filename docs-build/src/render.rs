@@ -149,6 +149,7 @@ pub(crate) fn inline_html(markdown: &str) -> String {
 }
 
 pub(crate) fn body(markdown: &str) -> Result<Body, String> {
+    let markdown = &generated(markdown);
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_HEADING_ATTRIBUTES
         | Options::ENABLE_STRIKETHROUGH
@@ -234,6 +235,34 @@ pub(crate) fn body(markdown: &str) -> Result<Body, String> {
         links,
         text: plain.to_lowercase(),
     })
+}
+
+/// The page's generated parts, as Markdown in place of their blocks: a `cuda-names` block is
+/// the table of CUDA names and Tessera's spellings (`compiler_core::syntax::cuda`, whose every
+/// example compiles), so the page and the checker's help say the same.
+fn generated(markdown: &str) -> String {
+    const CUDA_NAMES: &str = "```cuda-names\n```\n";
+    if !markdown.contains(CUDA_NAMES) {
+        return markdown.to_owned();
+    }
+    let cell = |text: &str| text.replace('|', "\\|");
+    let code = |text: &str| {
+        if text.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format!("`{}`", cell(text))
+        }
+    };
+    let mut table = String::from("| CUDA | Tessera | What to know |\n|---|---|---|\n");
+    for c in compiler_core::syntax::cuda::CUDA_NAMES {
+        table += &format!(
+            "| {} | {} | {} |\n",
+            code(c.cuda),
+            code(c.tessera),
+            cell(c.note)
+        );
+    }
+    markdown.replace(CUDA_NAMES, &table)
 }
 
 fn heading_level(level: HeadingLevel) -> u8 {

@@ -154,7 +154,9 @@ impl KernelChecker {
                     format!("there is no function `{name}`"),
                 )
                 .with_label("not a built-in");
-                if let Some(similar) = closest(name, known) {
+                if let Some(help) = crate::syntax::cuda::help(name) {
+                    diagnostic = diagnostic.with_help(help);
+                } else if let Some(similar) = closest(name, known) {
                     diagnostic =
                         diagnostic.with_help(format!("a built-in is similar: `{similar}`"));
                 }

@@ -91,13 +91,10 @@ impl KernelChecker {
         let mut diagnostic =
             Diagnostic::error(Code::E0201, span, format!("`{name}` is not defined"))
                 .with_label("not defined here");
-        if let Some(similar) = builtins::closest(name, self.names_in_scope()) {
+        if let Some(help) = crate::syntax::cuda::help(name) {
+            diagnostic = diagnostic.with_help(help);
+        } else if let Some(similar) = builtins::closest(name, self.names_in_scope()) {
             diagnostic = diagnostic.with_help(format!("a name in scope is similar: `{similar}`"));
-        } else if matches!(
-            name,
-            "threadIdx" | "blockIdx" | "blockDim" | "gridDim" | "warpSize"
-        ) {
-            diagnostic = diagnostic.with_help("Tessera has no CUDA built-in variables: read ctx.thread, ctx.block.x, ctx.threads, ctx.blocks.x or ctx.lanes");
         }
         self.error(diagnostic);
     }

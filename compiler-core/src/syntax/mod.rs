@@ -9,6 +9,7 @@
 pub mod ast;
 pub mod builtins;
 pub mod ctx;
+pub mod cuda;
 pub mod highlight;
 mod layout;
 mod parser;
@@ -55,11 +56,29 @@ pub fn parse(source: &str) -> (ast::File, Vec<Diagnostic>) {
         parse_errors
             .into_iter()
             .filter(|error| !follows_lexical_error(error.span, &lexical, source))
-            .map(|error| explain_continuation(explain_range(error, source), source)),
+            .map(|error| explain_continuation(explain_range(error, source), source))
+            .map(|error| explain_cuda_field(error, source)),
     );
     ctx::check_file(&file, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.code));
     (file, diagnostics)
+}
+
+/// A parse error at the `.` of a CUDA variable's field (`threadIdx.x`, which Tessera does not
+/// parse: its names have no fields) says what Tessera writes (`syntax::cuda`).
+fn explain_cuda_field(error: Diagnostic, source: &str) -> Diagnostic {
+    let at = error.span.start.min(source.len());
+    if error.help.is_some() || !source[at..].starts_with('.') {
+        return error;
+    }
+    let before = &source[..at];
+    let name_start = before
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    match cuda::help(&before[name_start..]) {
+        Some(help) => error.with_help(help),
+        None => error,
+    }
 }
 
 /// A parse error later on the same line as an unknown character is its echo: the character
