@@ -196,9 +196,7 @@ pub fn simulate(
     for node in 0..nodes {
         run_tiles(kernel, args, &tiles, Some(node), |part, tile| {
             let stats = simulate_one(kernel, part, tile, options, progress)?;
-            total.steps += stats.steps;
-            total.lane_ops += stats.lane_ops;
-            total.order_dependent_sums |= stats.order_dependent_sums;
+            total += stats;
             Ok(())
         })?;
     }

@@ -625,9 +625,7 @@ impl<'m> Walk<'m> {
             }
         }
         let stats = result.map_err(|e| ProgramError::Launch(Box::new((e, record.clone()))))?;
-        self.stats.steps += stats.steps;
-        self.stats.lane_ops += stats.lane_ops;
-        self.stats.order_dependent_sums |= stats.order_dependent_sums;
+        self.stats += stats;
         self.launches.push(record);
         Ok(())
     }

@@ -211,17 +211,13 @@ fn a_tensors_f32_atomic_add_flushes_subnormals_and_a_tiles_keeps_them() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/subnormal_atomics.tsr"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let launch = Launch {
-        inputs: [(
-            "F".to_owned(),
-            compiler_core::launch::Input::Data {
-                shape: vec![3],
-                values: vec![0.0, 0.0, 1.1754942e-38],
-            },
-        )]
-        .into(),
-        ..Launch::default()
-    };
+    let launch: Launch = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wgsl/subnormal_atomics.launch.json"),
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let output = compiler_core::compile(&source)
         .run(&launch)
         .unwrap_or_else(|d| panic!("{d:?}"));

@@ -196,17 +196,14 @@ fn subnormal_float_atomics_on_cuda_flush_as_the_simulator_says() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let compilation = compiler_core::compile(&source);
-    let launch = Launch {
-        inputs: [(
-            "F".to_owned(),
-            compiler_core::launch::Input::Data {
-                shape: vec![3],
-                values: vec![0.0, 0.0, 1.1754942e-38],
-            },
-        )]
-        .into(),
-        ..Launch::default()
-    };
+    let launch: Launch = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../compiler-core/tests/wgsl/subnormal_atomics.launch.json"),
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let prepared = compilation
         .prepare(&launch, RunLimits::TERMINAL)
         .unwrap_or_else(|d| panic!("{d:?}"));

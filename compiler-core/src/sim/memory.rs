@@ -240,7 +240,8 @@ impl<'a> Cta<'a> {
                     }) {
                         Ok(old) | Err(old) => old,
                     };
-                    if flushed && arith::order_shows(old, operand, on_tensor(old)) {
+                    let new = on_tensor(old);
+                    if flushed && arith::order_shows(old, operand, new) {
                         self.stats.order_dependent_sums = true;
                     }
                     // A poll (`atomic_add(F[0], 0)`, its old value used) that leaves the element
@@ -251,7 +252,7 @@ impl<'a> Cta<'a> {
                         .writers
                         .and_then(|w| w.get(*tensor))
                         .and_then(|w| w.get(at))
-                        .filter(|_| dst.is_none() || on_tensor(old) != old)
+                        .filter(|_| dst.is_none() || new != old)
                     {
                         self.record_writer(slot, t);
                     }

@@ -180,6 +180,16 @@ pub struct Stats {
     pub order_dependent_sums: bool,
 }
 
+impl std::ops::AddAssign for Stats {
+    /// Two runs' statistics together (CTAs on several threads, super-tiles, a program's
+    /// launches).
+    fn add_assign(&mut self, other: Stats) {
+        self.steps += other.steps;
+        self.lane_ops += other.lane_ops;
+        self.order_dependent_sums |= other.order_dependent_sums;
+    }
+}
+
 /// What a run says when [`Stats::order_dependent_sums`]: the CLI's note and the playground's.
 pub const ORDER_DEPENDENT_SUMS: &str = "an f32 atomic_add on a tensor rounded or met terms of both signs, so its sum depends on the order of the additions: these results are the simulator's order (CTAs in grid order, threads in order), and a GPU, adding in an order of its own, may give another sum";
 
@@ -454,9 +464,7 @@ impl<'a> Global<'a> {
         let mut total = Stats::default();
         let mut profile = profile;
         for (stats, counter) in results {
-            total.steps += stats.steps;
-            total.lane_ops += stats.lane_ops;
-            total.order_dependent_sums |= stats.order_dependent_sums;
+            total += stats;
             if let (Some(into), Some(counter)) = (profile.as_deref_mut(), counter) {
                 into.merge(counter);
             }
