@@ -45,6 +45,33 @@ fn emulated_warps_of_the_subgroup_width_match_too() {
     compare_all(&gpu, lanes, WarpMode::Emulated);
 }
 
+/// Emulated warps whose width is not a power of two (48: the trees pad each warp to 64 with the
+/// identity) or over 32 (64, 128: wider than any subgroup), on every example that runs at that
+/// width on the simulator (issue 51: the emulation's trees; all 1 to 128 agreed when written).
+#[test]
+fn emulated_warps_of_other_widths_match_too() {
+    let gpu = gpu();
+    let mut failures = Vec::new();
+    for lanes in [48, 128] {
+        for example in examples::all() {
+            let launch = Launch {
+                lanes,
+                ..example.launch.clone()
+            };
+            let compilation = compiler_core::compile(example.source);
+            let runs = compilation
+                .prepare(&launch, RunLimits::TERMINAL)
+                .is_ok_and(|p| p.simulate().is_ok());
+            if runs {
+                failures.extend(compare(&example, lanes, &|prepared| {
+                    run(&gpu, prepared, WarpMode::Emulated)
+                }));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 fn compare_all(gpu: &Gpu, lanes: u32, mode: WarpMode) {
     let mut failures = Vec::new();
     for example in examples::all() {
