@@ -1078,7 +1078,7 @@ impl<'k> PreparedRun<'k> {
             _ => first,
         };
         let observes = self.kernel.ctas_observe_each_other() && self.args.grid.volume() > 1;
-        let (result, observed) = match &first.0 {
+        let (mut result, observed) = match &first.0 {
             Ok(_) if observes => {
                 let reverse = run(SimOptions {
                     threads: 1,
@@ -1092,15 +1092,12 @@ impl<'k> PreparedRun<'k> {
             }
             _ => first,
         };
-        match result {
-            Err(mut fault) if fault.waits.is_some() => {
-                if let Some(waits) = fault.waits.as_mut() {
-                    waits.changed_by = self.changer(waits, fault.order);
-                }
-                (Err(fault), observed)
+        if let Err(fault) = &mut result {
+            if let Some(waits) = fault.waits.as_mut() {
+                waits.changed_by = self.changer(waits, fault.order);
             }
-            result => (result, observed),
         }
+        (result, observed)
     }
 
     /// The CTA that changes the element a CTA waited for when the CTAs ran in `order`: the

@@ -24,7 +24,8 @@ if (!dir) {
 
 const files = {
   globDirectory: dir,
-  globPatterns: ['**/*.{html,js,wasm,css,svg,json}'],
+  // The license texts too (files without an extension): the footer links them.
+  globPatterns: ['**/*.{html,js,wasm,css,svg,json}', 'LICENSE-*'],
   globIgnores: ['sw.js', 'sw-build.js'],
   // The modules are 1-2 MB of wasm each; the default limit (2 MiB) would leave one out.
   maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
@@ -59,6 +60,9 @@ const { count, size, warnings } = await generateSW({
   // Files named by their content's hash never change under one name: no cache-busting query.
   dontCacheBustURLsMatching: /-[0-9a-f]{16}(_bg)?\.(js|wasm|css|svg)$|\/docs-[0-9a-f]{16}\//,
   navigateFallback: '/index.html',
+  // A file the site links for the browser to show (the license texts) is not a route of the
+  // site: the fallback gave its navigation the site's "Not found".
+  navigateFallbackDenylist: [/^\/LICENSE-/],
   cleanupOutdatedCaches: true,
   skipWaiting: true,
   clientsClaim: true,

@@ -28,6 +28,7 @@ const pages: [string, string, string][] = [
   ['the error index', '/docs/errors', 'rror'],
   ['the costs page with its charts', '/docs/costs', 'What a kernel costs'],
   ['the page on the command line and editors', '/docs/outside', 'Outside the browser'],
+  ['the From CUDA page and its table', '/docs/cuda', 'From CUDA'],
 ];
 
 for (const [what, path, heading] of pages) {

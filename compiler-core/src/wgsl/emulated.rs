@@ -33,7 +33,8 @@ type Combine<'b> = dyn Fn(&mut Builder<'b>, &mut Block, Handle<E>, Handle<E>) ->
 pub(super) struct Emulation {
     active: Handle<LocalVariable>,
     exited: Handle<LocalVariable>,
-    /// Each invocation's value and active flag, for collectives.
+    /// A slot per invocation for the collectives' trees and shuffles, and each invocation's
+    /// active flag (shuffles read their source's).
     values: Handle<GlobalVariable>,
     flags: Handle<GlobalVariable>,
     /// The workgroup's vote: is any invocation still in the loop? The highest vote number an
