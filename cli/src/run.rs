@@ -638,7 +638,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 output.elapsed.as_secs_f64() * 1e3
             );
             match &output.timing {
-                Ok(timing) => eprintln!("GPU time: {}", timing.summary(None)),
+                Ok(timing) => eprintln!("GPU time: {}", timing.summary(None, Some(output.elapsed))),
                 Err(why) => eprintln!("GPU time: {why}"),
             }
             output.args.params

@@ -437,7 +437,7 @@ fn the_gpu_backend_runs_on_the_machines_vulkan_device() {
     assert!(stderr(&output).contains(&expected), "{}", stderr(&output));
     // The kernel timed by the GPU's timestamps (lavapipe has them), or why not.
     let timed = if report.timestamps {
-        "GPU time: the kernel: "
+        "GPU time: the kernel alone: "
     } else {
         "GPU time: this GPU does not offer timestamps"
     };

@@ -174,9 +174,11 @@ impl<'m> PreparedProgram<'m> {
     /// (E0516) runs again on one, as a kernel's does, so the report never depends on them.
     pub fn simulate(&self) -> Result<ProgramOutput, Diagnostic> {
         let (result, ()) = self.in_either_order(|options| {
+            let mut made = 0;
             let result = self.execute(|kernel, args, _| {
+                made += 1;
                 sim::run_with(kernel, args, options, Observers::default())
-                    .map_err(|fault| fault.to_diagnostic())
+                    .map_err(|fault| fault.to_diagnostic().in_launch(made - 1))
             });
             (result, ())
         });
@@ -189,11 +191,13 @@ impl<'m> PreparedProgram<'m> {
     pub fn simulate_profiled(&self) -> (Result<ProgramOutput, Diagnostic>, MemoryProfile) {
         let (result, profile) = self.in_either_order(|options| {
             let mut profile = MemoryProfile::default();
+            let mut made = 0;
             let result = self.execute(|kernel, args, _| {
                 let (result, counted) =
                     sim::run_profiled(kernel, args, options, Observers::default());
                 profile.merge(counted);
-                result.map_err(|fault| fault.to_diagnostic())
+                made += 1;
+                result.map_err(|fault| fault.to_diagnostic().in_launch(made - 1))
             });
             (result, profile)
         });
@@ -225,7 +229,7 @@ impl<'m> PreparedProgram<'m> {
                     sim::run_with(kernel, args, options, Observers::default())
                 };
                 made += 1;
-                result.map_err(|fault| fault.to_diagnostic())
+                result.map_err(|fault| fault.to_diagnostic().in_launch(made as u32 - 1))
             });
             (result, traced)
         });

@@ -96,20 +96,30 @@ impl Timing {
         }
     }
 
-    /// "the kernel: 41.2 µs, the median of 9 dispatches (timestamps in steps of 1 ns)", and,
-    /// given the run's counts (floating-point operations, global bytes), the rates that time
-    /// means.
-    pub fn summary(&self, counts: Option<(u64, u64)>) -> String {
+    /// "the kernel alone: 41.2 µs, the median of 9 dispatches after the run (timestamps in
+    /// steps of 1 ns)", and, given the run's counts (floating-point operations, global bytes),
+    /// the rates that time means. Given the whole run's wall time (`run`: upload, the kernel,
+    /// read-back), a kernel time longer than it is flagged: it cannot be, so it was measured
+    /// under load.
+    pub fn summary(&self, counts: Option<(u64, u64)>, run: Option<Duration>) -> String {
         let median = self.median_ns();
         let mut text = format!(
-            "the kernel: {}, the median of {} dispatch{} (timestamps in steps of {})",
+            "the kernel alone: {}, the median of {} dispatch{} after the run (timestamps in steps of {})",
             nanoseconds(median),
             self.samples_ns.len(),
             if self.samples_ns.len() == 1 { "" } else { "es" },
             nanoseconds(self.resolution_ns)
         );
+        let run_ns = run.map(|r| r.as_secs_f64() * 1e9);
         if median < self.resolution_ns {
             text += "; shorter than a step: the time is the timestamps' rounding, not the kernel's";
+        } else if let Some(run_ns) = run_ns.filter(|&r| median > r) {
+            text += &format!(
+                "; longer than the whole run ({}), which includes the kernel: it cannot be, so \
+                 the GPU or this computer was busy while it was timed (under load), and the \
+                 time says nothing of the kernel. Run again to time it",
+                nanoseconds(run_ns)
+            );
         } else if let Some((flops, bytes)) = counts {
             let seconds = median * 1e-9;
             text += &format!(
@@ -167,8 +177,8 @@ mod tests {
         assert_eq!(timing.resolution_ns, 100_000.0);
         // 2 MB and 1 GFLOP in 200 µs.
         assert_eq!(
-            timing.summary(Some((1_000_000_000, 2_000_000))),
-            "the kernel: 200.0 µs, the median of 3 dispatches (timestamps in steps of 100.0 µs); by the counts, 10.0 GB/s of global traffic and 5.00 TFLOP/s"
+            timing.summary(Some((1_000_000_000, 2_000_000)), Some(Duration::from_millis(3))),
+            "the kernel alone: 200.0 µs, the median of 3 dispatches after the run (timestamps in steps of 100.0 µs); by the counts, 10.0 GB/s of global traffic and 5.00 TFLOP/s"
         );
         // A tick of 1.5 ns (a GPU's timestamp period), an even count.
         let timing = Timing::from_ticks(&[7, 17, 20, 24], 1.5);
@@ -179,7 +189,27 @@ mod tests {
     #[test]
     fn a_time_under_one_step_is_said_to_be_the_rounding() {
         let timing = Timing::from_ticks(&[100_000, 100_000], 1.0);
-        assert!(timing.summary(Some((1, 1))).contains("shorter than a step"));
+        assert!(timing
+            .summary(Some((1, 1)), None)
+            .contains("shorter than a step"));
+    }
+
+    #[test]
+    fn a_kernel_time_longer_than_its_whole_run_is_said_to_be_measured_under_load() {
+        // The playground once showed a kernel of 27.5 ms beside a whole run of 23.6 ms.
+        let timing = Timing::from_ticks(&[0, 27_500_000, 27_500_000, 55_000_000], 1.0);
+        let text = timing.summary(Some((1, 1)), Some(Duration::from_micros(23_600)));
+        assert!(
+            text.contains(
+                "longer than the whole run (23.60 ms), which includes the kernel: it cannot be"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("under load"), "{text}");
+        assert!(
+            !text.contains("B/s"),
+            "no rates from a time that cannot be: {text}"
+        );
     }
 
     #[test]

@@ -313,6 +313,53 @@ fn a_block_outside_the_grid_has_no_trace_and_says_why() {
 /// The trace in words, as `tessera run --trace` prints it, for examples chosen to show each
 /// kind of step: a partial warp, shuffles, votes on partial data, a scan, a warp and a CTA
 /// reduction, and tile statements with their barriers.
+/// A sum over the CTA in the stepper: this warp's lanes are one part of it; the line shows
+/// every warp's sum (each warp w of iota sums 32 * 32w + 496) and the CTA's, and the step
+/// says its sum meets in shared memory though it touches no tensor or tile.
+#[test]
+fn a_cta_sum_shows_every_warps_part_and_its_shared_memory() {
+    let source = compiler_core::examples::find("block_sum")
+        .unwrap_or_else(|| panic!("an example"))
+        .source;
+    let (trace, _) = trace_of(
+        source,
+        &launch(&[("N", 256), ("B", 1)], &[("X", Input::Iota)]),
+    );
+    let step = steps_of(&trace, source, "let total = sum<over ctx.thread>(x)")[0];
+    let kernel = compiler_core::compile(source)
+        .signature(None)
+        .cloned()
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let effects = trace.effects(&kernel, step, 2);
+    let each: Vec<String> = (0..8)
+        .map(|w| format!("warp {w}: {}", 1024 * w + 496))
+        .collect();
+    let expected = format!(
+        "each warp's sum, met in shared memory: {}; the CTA's: {}",
+        each.join(", "),
+        (0..256).sum::<u32>()
+    );
+    assert!(
+        effects.iter().any(
+            |e| e.starts_with("sum over the CTA, this warp's lanes: 64 65 66")
+                && e.ends_with(&expected)
+        ),
+        "{effects:?}"
+    );
+    assert!(
+        trace
+            .without_memory(step)
+            .contains("goes through shared memory")
+            && trace.without_memory(step).contains("reads the 8 words"),
+        "{}",
+        trace.without_memory(step)
+    );
+    assert_eq!(
+        trace.without_memory(0),
+        "This step reads and writes no memory."
+    );
+}
+
 #[test]
 fn golden_trace_text() {
     let cases: [(&str, u32, Option<u32>); 7] = [

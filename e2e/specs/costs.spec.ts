@@ -43,7 +43,9 @@ test("the kernel's time on the GPU, turned into rates by the counts", async ({ p
   test.skip(outcome.includes('not run'), `no WebGPU here: ${outcome}`);
   const time = page.getByTestId('gpu-time');
   // SwiftShader offers timestamp-query; nine dispatches of a kernel this small.
-  await expect(time).toContainText(/^GPU time: the kernel: [\d.]+ (ns|µs|ms), the median of 9 dispatches \(timestamps in steps of [\d.]+ (ns|µs)\)/);
+  await expect(time).toContainText(/^GPU time: the kernel alone: [\d.]+ (ns|µs|ms), the median of 9 dispatches after the run \(timestamps in steps of [\d.]+ (ns|µs)\)/);
+  // Each figure says what it covers: the WebGPU line is the whole run.
+  await expect(play.gpuStatus).toContainText(/ms, the whole run: upload, kernel and read-back/);
   await expect(time).toContainText('Count memory accesses to see the bandwidth and FLOP/s this time means.');
   await page.getByTestId('measure-memory').click();
   await expect(time).toContainText(/by the counts, [\d.]+ [kMGT]?B\/s of global traffic and [\d.]+ [kMGT]?FLOP\/s/);

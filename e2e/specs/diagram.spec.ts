@@ -95,7 +95,7 @@ test('the fields and the drawing show the same thread, both ways', async ({ home
   // Nothing is picked on load, and nothing is typed: the placeholders show the example.
   await expect(diagram.getByTestId('crumb-current')).toHaveText('Grid');
   await expect(home.field('thread')).toHaveValue('');
-  await expect(home.field('thread')).toHaveAttribute('placeholder', '113');
+  await expect(home.field('thread')).toHaveAttribute('placeholder', 'e.g. 113');
   await expect(home.finderError).toHaveCount(0);
   const option = (name: string) => diagram.getByRole('option', { name });
   await option('CTA (1, 2)').click();

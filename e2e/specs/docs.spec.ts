@@ -109,6 +109,31 @@ test('Open in playground carries the kernel and its launch', async ({ page }) =>
   await expect(page.getByTestId('dim-K')).toHaveValue('70');
 });
 
+// Open in playground once overwrote the reader's own kernel without a word, and a new /play
+// tab then showed the example: the reader's kernel is one step back, and stays theirs.
+test('Open in playground keeps the reader\'s own kernel: Back to it, and in a new tab', async ({ page, context }) => {
+  await page.goto('/play?example=dot');
+  await expect(page.getByRole('textbox', { name: 'Kernel source' })).toBeVisible();
+  const doc = () => page.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc());
+  const mine = '// mine\n' + readFileSync(join(__dirname, '../../examples/dot.tsr'), 'utf8');
+  await page.locator('.cm-editor').evaluate((el: any, t: string) => el.tesseraPaste(t), mine);
+  await page.waitForTimeout(400);
+  await page.goto('/docs/tiles');
+  await page.getByTestId('kernel').filter({ hasText: 'kernel tiled_matmul' }).getByTestId('open-in-playground').click();
+  await expect.poll(doc).toMatch(/^\/\/ C = A @ B/);
+  await expect(page.getByTestId('notice')).toContainText('Opened tiled_matmul. Your own kernel is one step back');
+  // A new tab opens the reader's kernel, not the example.
+  const other = await context.newPage();
+  await other.goto('/play');
+  await expect.poll(() => other.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc())).toBe(mine);
+  await other.close();
+  await page.getByTestId('notice-back').click();
+  await expect.poll(doc).toBe(mine);
+  // Forward goes to the example again.
+  await page.goForward();
+  await expect.poll(doc).toMatch(/^\/\/ C = A @ B/);
+});
+
 for (const [slug, viewport] of [
   ['hierarchy', { width: 1280, height: 800 }],
   ['errors', { width: 390, height: 800 }],
@@ -209,4 +234,21 @@ test('the From CUDA page lists the CUDA names a learner knows, and the search fi
   await expect(page.getByRole('row', { name: /^__shfl_down_sync\(mask, v, d\) shuffle_down\(v, d\)/ })).toBeVisible();
   await page.getByTestId('docs-search').fill('syncthreads');
   await expect(page.getByTestId('search-results').getByRole('link', { name: /From CUDA/ }).first()).toBeVisible();
+});
+
+// On a phone each page once started with the 29-link menu, its heading a screen down.
+test.describe('the docs on a phone, by touch', () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test('the pages\' list starts folded: the heading is on screen, and a tap on a page shows it', async ({ page }) => {
+    await page.goto('/docs/intro');
+    await expect(page.getByRole('heading', { level: 1 })).toBeInViewport();
+    const menu = page.getByTestId('docs-menu');
+    await expect(menu.getByRole('link', { name: 'Collectives and shuffles' })).toBeHidden();
+    await menu.getByText('All pages').tap();
+    await menu.getByRole('link', { name: 'Collectives and shuffles' }).tap();
+    await expect(page).toHaveURL(/\/docs\/collectives$/);
+    await expect(page.getByRole('heading', { level: 1 })).toBeInViewport();
+    await expect(page.getByTestId('docs-menu').getByRole('link', { name: 'Collectives and shuffles' })).toBeHidden();
+  });
 });

@@ -24,6 +24,36 @@ test('a launch the diagram cannot draw is explained, and fixing it recovers', as
   await expect(page.getByTestId('readout-table').first()).toContainText('256 / 32');
 });
 
+// The drawing once fell back to its default launch (256 threads, 32 lanes) while a field was
+// invalid, and a thread picked earlier came back once the fields were valid again.
+test('while a field is invalid the drawing keeps the last launch the fields described, and says so', async ({ home, page }) => {
+  await home.open();
+  const diagram = page.getByTestId('hierarchy').first();
+  const rows = diagram.getByTestId('readout-table').locator('tbody tr');
+  // A thread picked, then the launch changed under it.
+  await home.setNumber('block-x', '2');
+  await home.setNumber('block-y', '1');
+  await home.setNumber('thread', '113');
+  await expect(diagram.getByTestId('readout-sentence')).toHaveText('block (2, 1), warp 3, lane 17, thread 113');
+  for (const id of ['block-x', 'block-y', 'thread']) await home.setNumber(id, '');
+  await home.setNumber('threads', '100');
+  await expect(home.finderError).toHaveCount(0);
+  await expect(page.getByTestId('finder-stale')).toHaveCount(0);
+  await home.setNumber('lanes', '');
+  await expect(home.finderError).toContainText('ctx.lanes must be a whole number');
+  await expect(page.getByTestId('finder-stale')).toHaveText(
+    'The drawing shows the last launch the fields described: 4 × 3 CTAs of 100 threads, 32 lanes to a warp.',
+  );
+  await home.setNumber('lanes', '8');
+  await expect(page.getByTestId('finder-stale')).toHaveCount(0);
+  // The new launch is drawn from the grid: thread 113 of the earlier launch does not come back.
+  await expect(diagram.getByTestId('crumb-current')).toHaveText('Grid');
+  await diagram.getByTestId('hierarchy-drawing').focus();
+  await page.keyboard.press('Enter');
+  await expect(rows.filter({ hasText: 'ctx.threads' })).toContainText('100');
+  await expect(rows.filter({ hasText: 'ctx.lanes' })).toContainText('8');
+});
+
 test('the playground is one link away', async ({ home, page }) => {
   await home.open();
   await page.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Playground' }).click();

@@ -96,3 +96,26 @@ test('the launch form is compact: a tensor\'s input, seed and note share one row
   const form = await page.locator('.launch-panel').boundingBox();
   expect(form && form.height).toBeLessThan(800 - 150);
 });
+
+test.describe('on a phone, by touch', () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test('tapping Forward keeps the controls under the finger: the page does not move', async ({ play, page }) => {
+    const steps = await stepThrough(play, 'tiled_matmul');
+    const forward = page.getByTestId('step-forward');
+    const position = page.getByTestId('step-position');
+    await forward.scrollIntoViewIfNeeded();
+    const at = (await forward.boundingBox())?.y ?? -1;
+    for (let i = 1; i < Math.min(steps, 12); i++) {
+      await forward.tap();
+      await expect(position).toContainText(`Step ${i + 1} of`);
+      // The marked statement's text is in the stepper, under the controls.
+      const line = (await page.locator('.editor .step-current').first().textContent()) ?? '';
+      await expect(page.getByTestId('step-statement')).toContainText(line.trim());
+      // Two frames: the editor's reveal runs in the next one. The button is where the finger
+      // is (the page's scroll anchoring may move scrollY as the content above it changes).
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      expect(Math.abs(((await forward.boundingBox())?.y ?? 1e9) - at)).toBeLessThan(2);
+    }
+  });
+});

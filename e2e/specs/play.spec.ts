@@ -72,8 +72,11 @@ test('a runaway kernel stops at the step limit with an explanation', async ({ pl
   await play.run();
   await expect(page.getByTestId('run-status')).toContainText('The simulator stopped the run', { timeout: 20_000 });
   await expect(page.getByTestId('run-fault')).toContainText('E0514');
-  // A run's fault belongs to the Run panel, not among the source's problems.
-  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
+  // The run's fault is listed with the problems too, at its line, as the last run's: the
+  // source itself has none.
+  await expect(page.getByTestId('problem-run-fault')).toContainText('the last run stopped here');
+  await expect(page.getByTestId('problem-run-fault')).toContainText('E0514');
+  await expect(page.getByTestId('diagnostic')).toHaveCount(0);
 });
 
 test('a share link restores the source and the launch in a new page', async ({ play, page, context }) => {
@@ -266,4 +269,35 @@ test('a float atomic sum whose order shows says so in the Run panel', async ({ p
   await play.run();
   await expect(play.simStatus).toContainText('Simulator:');
   await expect(page.getByTestId('order-note')).toHaveCount(0);
+});
+
+// A field was once rebuilt as the focus left another one (every edit refitted the kernel): a
+// click from a dimension straight into a seed lost the focus and the typing with it.
+test('real clicks at typing speed: every keystroke is kept, and the link carries it', async ({ play, page, context }) => {
+  await play.open('?example=matvec');
+  const typeInto = async (id: string, text: string) => {
+    // A real click, a triple one to select what the field holds, then typing.
+    await page.getByTestId(id).click({ clickCount: 3 });
+    await page.keyboard.type(text, { delay: 40 });
+  };
+  await typeInto('dim-N', '40');
+  await typeInto('seed-A', '42');
+  await expect(page.getByTestId('seed-A')).toBeFocused();
+  await typeInto('dim-K', '96');
+  await typeInto('seed-W', '7');
+  await typeInto('grid-x', '3');
+  await typeInto('grid-y', '1');
+  await page.keyboard.press('Tab');
+  for (const [id, value] of [['dim-N', '40'], ['seed-A', '42'], ['dim-K', '96'], ['seed-W', '7'], ['grid-x', '3'], ['grid-y', '1']]) {
+    await expect(page.getByTestId(id)).toHaveValue(value);
+  }
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByTestId('copy-link').click();
+  await expect(page.getByTestId('share-status')).toContainText('Link copied');
+  const other = await context.newPage();
+  await other.goto(page.url());
+  await expect(other.getByTestId('seed-A')).toHaveValue('42');
+  await expect(other.getByTestId('seed-W')).toHaveValue('7');
+  await expect(other.getByTestId('dim-N')).toHaveValue('40');
+  await expect(other.getByTestId('dim-K')).toHaveValue('96');
 });

@@ -232,6 +232,51 @@ test("a docs kernel's Step through opens the stepper on its warp", async ({ page
   await expect(page.locator('.editor .step-current')).toHaveText('let col = ctx.block.x * ctx.warps + ctx.warp');
 });
 
+// The stepper sits below the launch form: a link that opens a step once left it below the fold.
+test('a docs link that opens a step brings the stepper into view, with the focus on it', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto('/docs/hierarchy');
+  await page.getByTestId('step-through-link').first().click();
+  await expect(page.getByTestId('step-position')).toContainText('Step 1 of');
+  await expect(page.getByTestId('stepper')).toBeFocused();
+  await expect(page.getByTestId('step-forward')).toBeInViewport();
+});
+
+// A fault in block (3, 0, 0), warp 7 once offered "Step through warp 0 of block (0, 0, 0)".
+const OVERRUN = `@launch(256)
+kernel overrun(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  Y[i] = X[i] * 2.0
+}
+`;
+
+test('a run that faults offers the failing warp, stopped at the failing step, and lists the fault at its line', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.paste(OVERRUN);
+  await expect(page.getByTestId('dim-N')).toBeVisible();
+  await play.setField('dim-N', '1000');
+  await play.setField('grid-x', '4');
+  await play.run();
+  // Thread 232 of block 3 is element 1000: warp 7, lane 8.
+  await expect(page.getByTestId('run-status')).toContainText('E0510');
+  const fault = page.getByTestId('problem-run-fault');
+  await expect(fault).toContainText('E0510');
+  await expect(fault.getByTestId('where')).toHaveText(/^4:/);
+  const step = page.getByTestId('step-through');
+  await expect(step).toHaveText('Step through warp 7 of block (3, 0, 0), to where the run stopped');
+  await step.click();
+  await expect(page.getByTestId('step-position')).toHaveText(/^Step (\d+) of \1 · line 4$/);
+  await expect(page.getByTestId('step-notes')).toContainText('The run stopped at the last step: E0510');
+  await expect(page.getByTestId('step-warp')).toHaveValue('7');
+  await expect(page.getByTestId('step-block-x')).toHaveValue('3');
+  // Fixed, run again: the fault leaves the list.
+  await play.setField('grid-x', '3');
+  await play.setField('dim-N', '768');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await expect(fault).toHaveCount(0);
+});
+
 test('the divergence page steps through each of its kernels', async ({ page }) => {
   await page.goto('/docs/divergence');
   const links = page.getByTestId('step-through-link');

@@ -214,15 +214,29 @@ export function createEditor(parent, options) {
       frame = 0;
       const { marks, reveal } = nextFrame;
       nextFrame = {};
-      const effects = [];
-      if (marks) effects.push(setMarks.of(marks));
-      if (reveal !== undefined) {
-        const position = Math.min(reveal, view.state.doc.length);
-        effects.push(EditorView.scrollIntoView(position, { y: "nearest" }));
-      }
-      view.dispatch({ effects });
+      if (marks) view.dispatch({ effects: setMarks.of(marks) });
+      if (reveal !== undefined) revealWithin(Math.min(reveal, view.state.doc.length));
     });
   };
+  // Scrolls the editor's own box so that the line at `position` shows, and never the page:
+  // CodeMirror's scrollIntoView scrolls every scrolling ancestor too, and on a phone, where the
+  // editor sits far above the stepper, each step would take the reader's controls away from
+  // under their finger (the stepper repeats its line there).
+  const revealWithin = (position) =>
+    view.requestMeasure({
+      read() {
+        const scroller = view.scrollDOM;
+        const line = view.lineBlockAt(position);
+        const top = view.documentTop - scroller.getBoundingClientRect().top + scroller.scrollTop;
+        return { from: top + line.top, to: top + line.bottom, scroller };
+      },
+      write({ from, to, scroller }) {
+        const margin = 20;
+        const { scrollTop, clientHeight } = scroller;
+        if (from < scrollTop) scroller.scrollTop = Math.max(0, from - margin);
+        else if (to > scrollTop + clientHeight) scroller.scrollTop = to - clientHeight + margin;
+      },
+    });
   return {
     /** Replaces the text (a loaded example, a link), keeping undo for the reader's edits. */
     setDoc(text) {
@@ -248,7 +262,8 @@ export function createEditor(parent, options) {
       nextFrame.marks = list;
       schedule();
     },
-    /** Scrolls UTF-16 offset `at` into view, if it is not already, without moving the caret. */
+    /** Scrolls UTF-16 offset `at` into the editor's box, if it is not in view there, without moving
+     * the caret or the page. */
     reveal(at) {
       nextFrame.reveal = at;
       schedule();

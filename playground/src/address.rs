@@ -7,7 +7,12 @@
 //! - `/play` otherwise.
 //!
 //! Every history entry also keeps its session as its state (written as the session changes),
-//! which a reload and Back restore; localStorage keeps the last session for a new visit.
+//! which a reload and Back restore. localStorage keeps the reader's last own session for a new
+//! visit: a session an address names as it was opened (an example, a link from the docs or a
+//! puzzle) is never written there, so opening one never overwrites the reader's kernel.
+//!
+//! A link opened in a new page over the reader's own kernel puts that kernel one step back in
+//! the tab's history (as the example menu does), and the page says so with "Back to it".
 
 use compiler_core::share::Session;
 use gloo_storage::Storage;
@@ -16,37 +21,91 @@ use wasm_bindgen::JsValue;
 
 const STORAGE_KEY: &str = "tessera.session";
 
-/// The session to open: the link's, else this history entry's, else `?example=NAME`, else
-/// the last one, else the default; and a notice when a link could not be opened.
-pub fn initial_session() -> (Session, Option<String>) {
+/// What the playground opens with: [`initial_session`].
+pub struct Initial {
+    pub session: Session,
+    /// A link that could not be opened, said.
+    pub notice: Option<String>,
+    /// The session an address opened (`?example=`, a link), as it was opened.
+    pub opened: Option<Session>,
+    /// The reader's own kernel, which that address opened over: now one step back in the tab's
+    /// history.
+    pub kept: Option<Session>,
+}
+
+/// The session to open: this history entry's (a reload, Back), else the link's, else
+/// `?example=NAME`, else the last own one, else the default.
+pub fn initial_session() -> Initial {
     let location = window().location();
-    let hash = location.hash().unwrap_or_default();
-    if hash.len() > 1 {
-        return match Session::from_link(&hash) {
-            Ok(session) => (session, None),
-            Err(error) => (
-                Session::default(),
-                Some(format!("{error}. The default example is open instead.")),
-            ),
-        };
-    }
+    let initial = |session, notice, opened| Initial {
+        session,
+        notice,
+        opened,
+        kept: None,
+    };
     if let Some(session) = window()
         .history()
         .ok()
         .and_then(|h| h.state().ok())
         .and_then(session_of_state)
     {
-        return (session, None);
+        return initial(session, None, None);
     }
-    if let Some(name) = example_in(&location.search().unwrap_or_default()) {
-        return (Session::example(&name), None);
+    let hash = location.hash().unwrap_or_default();
+    let opened = if hash.len() > 1 {
+        match Session::from_link(&hash) {
+            Ok(session) => session,
+            Err(error) => {
+                let notice = format!("{error}. The default example is open instead.");
+                return initial(Session::default(), Some(notice), None);
+            }
+        }
+    } else if let Some(name) = example_in(&location.search().unwrap_or_default()) {
+        Session::example(&name)
+    } else {
+        return initial(stored().unwrap_or_default(), None, None);
+    };
+    let kept = stored().filter(|own| is_own(own, Some(&opened)));
+    if let Some(own) = &kept {
+        keep_behind(own, &opened);
     }
-    let stored = gloo_storage::LocalStorage::raw()
+    Initial {
+        session: opened.clone(),
+        notice: None,
+        opened: Some(opened),
+        kept,
+    }
+}
+
+/// The last own session localStorage holds.
+fn stored() -> Option<Session> {
+    gloo_storage::LocalStorage::raw()
         .get_item(STORAGE_KEY)
         .ok()
         .flatten()
-        .and_then(|text| Session::from_storage(&text));
-    (stored.unwrap_or_default(), None)
+        .and_then(|text| Session::from_storage(&text))
+}
+
+/// Whether `session` is the reader's own: its source is neither an example's nor the one
+/// `opened` came with (a launch alone edited keeps an example an example).
+fn is_own(session: &Session, opened: Option<&Session>) -> bool {
+    example_of(&session.source).is_none() && opened.is_none_or(|o| o.source != session.source)
+}
+
+/// Makes `own` this history entry (at the bare path) and `opened` a new one after it.
+fn keep_behind(own: &Session, opened: &Session) {
+    let Ok(history) = window().history() else {
+        return;
+    };
+    let location = window().location();
+    let path = location.pathname().unwrap_or_default();
+    let here = format!(
+        "{path}{}{}",
+        location.search().unwrap_or_default(),
+        location.hash().unwrap_or_default()
+    );
+    let _ = history.replace_state_with_url(&JsValue::from_str(&own.to_storage()), "", Some(&path));
+    let _ = history.push_state_with_url(&JsValue::from_str(&opened.to_storage()), "", Some(&here));
 }
 
 /// The example a query string names (`?example=NAME`).
@@ -88,10 +147,13 @@ fn address_of(session: &Session) -> String {
     }
 }
 
-/// Writes `session` into this history entry, its address and localStorage.
-pub fn remember(session: &Session) {
+/// Writes `session` into this history entry and its address, and into localStorage when it is
+/// the reader's own (`opened`: what an address opened, as it was opened).
+pub fn remember(session: &Session, opened: Option<&Session>) {
     let text = session.to_storage();
-    let _ = gloo_storage::LocalStorage::raw().set_item(STORAGE_KEY, &text);
+    if is_own(session, opened) {
+        let _ = gloo_storage::LocalStorage::raw().set_item(STORAGE_KEY, &text);
+    }
     if let Ok(history) = window().history() {
         let url = address_of(session);
         let _ = history.replace_state_with_url(&JsValue::from_str(&text), "", Some(&url));

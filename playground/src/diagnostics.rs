@@ -1,19 +1,28 @@
-//! The source's problems, listed under the editor (the editor marks them itself). Only the source's
-//! own diagnostics (syntax, checking, lowering) are listed here; a launch problem shows beside
-//! its field and a run's fault in the Run panel.
+//! The source's problems, listed under the editor (the editor marks them itself): the source's
+//! own diagnostics (syntax, checking, lowering), and the last run's fault while the source is
+//! the one that ran, at its line (`problem-run-fault`). A launch problem shows beside its field.
 
 use compiler_core::span::LineIndex;
-use compiler_core::{Compilation, Severity};
+use compiler_core::{Compilation, Diagnostic, Severity};
 use leptos::prelude::*;
 use std::rc::Rc;
 
 #[component]
 pub fn DiagnosticList(
     #[prop(into)] compilation: Signal<Rc<Compilation>, LocalStorage>,
+    /// The last run's fault, for this source.
+    #[prop(optional, into)]
+    fault: Option<Signal<Option<Diagnostic>, LocalStorage>>,
 ) -> impl IntoView {
     move || {
         let compilation = compilation.get();
-        let list = compilation.diagnostics.clone();
+        let fault = fault.and_then(|f| f.get());
+        let list: Vec<(Diagnostic, bool)> = compilation
+            .diagnostics
+            .iter()
+            .map(|d| (d.clone(), false))
+            .chain(fault.map(|f| (f, true)))
+            .collect();
         let source = compilation.source();
         let index = LineIndex::new(source);
         if list.is_empty() {
@@ -21,15 +30,16 @@ pub fn DiagnosticList(
         }
         view! {
             <ul class="diagnostics" data-testid="diagnostics" aria-label="Problems">
-                {list.into_iter().map(|d| {
+                {list.into_iter().map(|(d, ran)| {
                     let at = index.line_column(source, d.span.start);
                     let code = d.code.as_str();
                     view! {
-                        <li class=if d.severity == Severity::Error { "diagnostic error" } else { "diagnostic warning" } data-testid="diagnostic">
+                        <li class=if d.severity == Severity::Error { "diagnostic error" } else { "diagnostic warning" } data-testid=if ran { "problem-run-fault" } else { "diagnostic" }>
                             <a class="diag-code" href=format!("/docs/errors#{code}")>{code}</a>
                             " "
                             <span class="where" data-testid="where">{format!("{}:{}", at.line, at.column)}</span>
                             " "
+                            {ran.then_some("the last run stopped here: ")}
                             <span class="message">{d.message.clone()}</span>
                             {d.label.clone().map(|l| view! { <span class="label">{format!(" ({l})")}</span> })}
                             {d.labels.iter().map(|l| {

@@ -131,7 +131,22 @@ fn OutputTabs(tab: RwSignal<Tab>) -> impl IntoView {
 
 #[component]
 pub fn Playground() -> impl IntoView {
-    let (initial, initial_notice) = address::initial_session();
+    let address::Initial {
+        session: initial,
+        notice: initial_notice,
+        opened,
+        kept,
+    } = address::initial_session();
+    // What an address opened (a link, `?example=`), as it was opened: never the reader's own
+    // until they change it.
+    let opened = StoredValue::new(opened);
+    let initial_notice = initial_notice.or_else(|| {
+        kept.map(|_| {
+            let what = address::example_of(&initial.source)
+                .map_or_else(|| "the linked kernel".to_owned(), str::to_owned);
+            format!("Opened {what}. Your own kernel is one step back in this tab's history.")
+        })
+    });
     let source = RwSignal::new(initial.source.clone());
     let launch = RwSignal::new(initial.launch.clone());
     let tab = RwSignal::new(initial.tab);
@@ -150,6 +165,8 @@ pub fn Playground() -> impl IntoView {
     // The kernel the launch was last fitted to: it stays for the form while the source has
     // errors, and tells which parameters an edit made new.
     let kernel = RwSignal::new_local(None::<Rc<Kernel>>);
+    // The source and kernel name `kernel` was fitted from.
+    let fitted_from = StoredValue::new_local(None::<(String, Option<String>)>);
 
     // Compile after a pause in typing; the highlighting itself follows every keystroke.
     // Replacing the pending timeout drops, and so cancels, the one before.
@@ -177,13 +194,20 @@ pub fn Playground() -> impl IntoView {
         let previous = kernel.get_untracked();
         let fitted = launch.with_untracked(|l| fit(c, l, previous.as_deref()));
         let Some((k, fitted)) = fitted else { return };
-        kernel.set(Some(Rc::new(k.clone())));
+        // The form gets a new kernel only for another source or another kernel picked: an edit
+        // to one of its fields changes the launch too, and a new kernel then would rebuild the
+        // fields under the reader's next click (the focus lost, the typing dropped).
+        let from = (c.source().to_owned(), fitted.kernel.clone());
+        if fitted_from.with_value(|f| f.as_ref() != Some(&from)) {
+            kernel.set(Some(Rc::new(k.clone())));
+            fitted_from.set_value(Some(from));
+        }
         if launch.with_untracked(|l| *l != fitted) {
             launch.set(fitted);
         }
     };
     Effect::new(move |_| {
-        launch.with(|l| l.kernel.clone());
+        launch.track();
         compilation.with(|c| refit(c));
     });
 
@@ -209,8 +233,9 @@ pub fn Playground() -> impl IntoView {
     let remembering = StoredValue::new_local(None::<gloo_timers::callback::Timeout>);
     Effect::new(move |_| {
         let now = session();
-        let timeout =
-            gloo_timers::callback::Timeout::new(REMEMBER_DELAY_MS, move || address::remember(&now));
+        let timeout = gloo_timers::callback::Timeout::new(REMEMBER_DELAY_MS, move || {
+            opened.with_value(|o| address::remember(&now, o.as_ref()));
+        });
         remembering.set_value(Some(timeout));
     });
     let on_hide = window_event_listener(leptos::ev::pagehide, move |_| {
@@ -219,7 +244,7 @@ pub fn Playground() -> impl IntoView {
             .flatten()
             .is_some()
         {
-            address::remember(&session_untracked());
+            opened.with_value(|o| address::remember(&session_untracked(), o.as_ref()));
         }
     });
 
@@ -308,6 +333,15 @@ pub fn Playground() -> impl IntoView {
     });
     if let Some(at) = initial.stepping {
         trace.run(at);
+        // A link that opens a step ("Step through warp 3" in the docs) brings the stepper into
+        // view and focus once its first step shows: it sits below the launch form.
+        let shown = StoredValue::new(false);
+        Effect::new(move |_| {
+            if traced.with(Option::is_some) && !shown.get_value() {
+                shown.set_value(true);
+                request_animation_frame(|| bring_into_view("[data-testid=stepper]"));
+            }
+        });
     }
     let stepper_open = Memo::new(move |_| stepping.with(Option::is_some));
     // Closing the stepper while it traces stops the trace (its worker ends).
@@ -457,6 +491,22 @@ pub fn Playground() -> impl IntoView {
             Some(Span::new(start, start + index.line_text(s, line).len()))
         })
     });
+    // The last run's fault, listed with the source's problems while the source is the one
+    // that ran.
+    let run_fault = Signal::derive_local(move || {
+        report.with(|r| {
+            let r = r.as_ref()?;
+            let fault = r
+                .sim
+                .as_ref()
+                .err()?
+                .iter()
+                .find(|d| d.fault_at.is_some())?;
+            source
+                .with(|s| r.compilation.source() == s)
+                .then(|| fault.clone())
+        })
+    });
     let form_kernel = Signal::derive_local(move || kernel.get());
     let kernel_names = Signal::derive(move || compilation.with(|c| c.runnable_names()));
     // A program's launches each have their own grid and kernel: the diagram and the occupancy
@@ -547,8 +597,9 @@ pub fn Playground() -> impl IntoView {
             return;
         }
         match Session::from_link(&hash) {
-            Ok(opened) => {
-                open(opened);
+            Ok(linked) => {
+                opened.set_value(Some(linked.clone()));
+                open(linked);
                 notice.set(None);
             }
             Err(error) => notice.set(Some(format!("{error}. The page keeps what it had."))),
@@ -615,7 +666,7 @@ pub fn Playground() -> impl IntoView {
                 <section class="pane source-pane" aria-label="Source">
                     <Editor source=source compilation=Signal::derive_local(move || compilation.get()) marks=marks pointer=pointer on_run=on_run reveal=reveal/>
                     <p class="hover-info" aria-live="polite" data-testid="hover-info">{move || hover().unwrap_or_default()}</p>
-                    <DiagnosticList compilation=Signal::derive_local(move || compilation.get())/>
+                    <DiagnosticList compilation=Signal::derive_local(move || compilation.get()) fault=run_fault/>
                 </section>
                 <section class="pane output-pane" aria-label="Output">
                     <OutputTabs tab=tab/>
@@ -671,6 +722,20 @@ pub fn Playground() -> impl IntoView {
     }
 }
 
+/// Scrolls the part `selector` finds into view and moves the focus there.
+fn bring_into_view(selector: &str) {
+    let Some(part) = document().query_selector(selector).ok().flatten() else {
+        return;
+    };
+    part.scroll_into_view();
+    if let Ok(part) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(part) {
+        if !part.has_attribute("tabindex") {
+            let _ = part.set_attribute("tabindex", "-1");
+        }
+        let _ = part.focus();
+    }
+}
+
 /// The Run panel's parts as buttons that stay at the top of the output pane: each scrolls its
 /// part into view and moves the focus there, so a reader stepping a warp can look at the
 /// results or the memory table and come back without hunting for the place.
@@ -680,20 +745,7 @@ fn RunSections(
     #[prop(into)] stepper: Signal<bool>,
     report: RwSignal<Option<RunReport>, LocalStorage>,
 ) -> impl IntoView {
-    let go = |selector: &'static str| {
-        move |_| {
-            let Some(part) = document().query_selector(selector).ok().flatten() else {
-                return;
-            };
-            part.scroll_into_view();
-            if let Ok(part) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(part) {
-                if !part.has_attribute("tabindex") {
-                    let _ = part.set_attribute("tabindex", "-1");
-                }
-                let _ = part.focus();
-            }
-        }
-    };
+    let go = |selector: &'static str| move |_| bring_into_view(selector);
     let ran = move || report.with(Option::is_some);
     view! {
         <nav class="run-sections" aria-label="Run panel parts" data-testid="run-sections">

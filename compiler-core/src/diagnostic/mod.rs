@@ -11,6 +11,7 @@ mod render;
 pub use codes::{Code, Phase};
 pub use render::{render, render_all, Structured, StructuredLabel};
 
+use crate::hierarchy::Dim3;
 use crate::span::Span;
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +39,19 @@ pub struct Diagnostic {
     pub label: Option<String>,
     pub labels: Vec<Label>,
     pub help: Option<String>,
+    /// A run-time fault's warp, for a view that steps through it (boxed: most diagnostics
+    /// have none, and each result that may hold one stays small).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault_at: Option<Box<FaultAt>>,
+}
+
+/// Where a run-time fault happened: a program's launch (from 0; a kernel's run is launch 0),
+/// the CTA, the warp, and the fault's step in that CTA's trace is its last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultAt {
+    pub launch: u32,
+    pub block: Dim3,
+    pub warp: u32,
 }
 
 impl Diagnostic {
@@ -50,7 +64,16 @@ impl Diagnostic {
             label: None,
             labels: Vec::new(),
             help: None,
+            fault_at: None,
         }
+    }
+
+    /// A fault's diagnostic, in a program's launch number `launch` (from 0).
+    pub fn in_launch(mut self, launch: u32) -> Self {
+        if let Some(at) = &mut self.fault_at {
+            at.launch = launch;
+        }
+        self
     }
 
     pub fn with_label(mut self, label: impl Into<String>) -> Self {

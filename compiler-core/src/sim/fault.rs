@@ -2,6 +2,7 @@
 //! with what a CTA stopped at its step limit was waiting for; the diagnostic each becomes.
 
 use super::*;
+use crate::diagnostic::FaultAt;
 
 /// The order a run takes CTAs in. The spec gives CTAs none; grid order is the simulator's,
 /// and a kernel whose CTAs can observe each other runs in reverse too, so a race or a wait
@@ -83,13 +84,18 @@ impl Fault {
                 self.order.phrase()
             );
         }
-        let diagnostic = Diagnostic::error(self.code, self.span, message).with_label(format!(
+        let mut diagnostic = Diagnostic::error(self.code, self.span, message).with_label(format!(
             "in block {}, warp {}, lane {}, thread {}",
             at(self.block),
             self.warp,
             self.lane,
             self.thread
         ));
+        diagnostic.fault_at = Some(Box::new(FaultAt {
+            launch: 0,
+            block: self.block,
+            warp: self.warp,
+        }));
         match self.code {
             Code::E0514 if self.waits.is_some() => diagnostic.with_help(
                 "wait for another CTA only between launches (split the kernel where it waits into two launches of a program), and for another warp of the CTA only at barrier()",

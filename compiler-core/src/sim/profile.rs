@@ -168,8 +168,9 @@ impl AccessSite {
     pub fn contention(&self) -> Option<String> {
         self.atomic.then(|| {
             format!(
-                "up to {} lanes on one element, {:.1} on average",
+                "up to {} lane{} on one element, {:.1} on average",
                 self.worst_contention,
+                if self.worst_contention == 1 { "" } else { "s" },
                 self.mean_contention()
             )
         })

@@ -4,6 +4,7 @@
 //! In: a [`Trace`], its kernel and source. Out: text. Lanes are listed in order, `·` for a
 //! lane that did not take part in what the line shows; lanes that hold no thread are left out.
 
+use super::arith::butterfly;
 use super::trace::*;
 use super::*;
 use crate::span::LineIndex;
@@ -130,6 +131,31 @@ impl Trace {
         lines
     }
 
+    /// What step `step` says of memory when it reads and writes no tensor or tile: that it
+    /// touches none, or that its collective over the CTA meets in shared memory all the same.
+    pub fn without_memory(&self, step: usize) -> String {
+        let over_cta = self.steps.get(step).and_then(|s| {
+            s.exchanges.iter().find_map(|e| match e {
+                Exchange::Reduce {
+                    kind,
+                    over: Over::Cta,
+                    ..
+                } => Some(format!("{kind:?}").to_lowercase()),
+                _ => None,
+            })
+        });
+        match over_cta {
+            Some(name) => format!(
+                "This step reads and writes no tensor or tile, but its {name} over the CTA goes \
+                 through shared memory: lane 0 of each warp writes its warp's {name} to one \
+                 word, and after a barrier every lane reads the {} words (the memory counts \
+                 leave this traffic out).",
+                self.warps()
+            ),
+            None => "This step reads and writes no memory.".to_owned(),
+        }
+    }
+
     /// Text for each lane of warp `warp` that holds a thread, from (thread, text) pairs: `·`
     /// where a lane has none.
     fn by_lane(&self, warp: u32, pairs: impl Iterator<Item = (u32, String)>) -> String {
@@ -217,15 +243,48 @@ impl Trace {
             ),
             Exchange::Reduce {
                 kind,
-                over,
+                over: Over::Warp,
                 ty,
                 inputs,
             } => format!(
-                "{} over the {} of: {}",
+                "{} over the warp of: {}",
                 format!("{kind:?}").to_lowercase(),
-                if *over == Over::Warp { "warp" } else { "CTA" },
                 values(ty, inputs)
             ),
+            Exchange::Reduce {
+                kind,
+                over: Over::Cta,
+                ty,
+                inputs,
+            } => {
+                // This warp's lanes are one part: each warp's result, as the simulator
+                // combines them, and the CTA's.
+                let name = format!("{kind:?}").to_lowercase();
+                let lanes = self.lanes.max(1);
+                let partials: Vec<(u32, u32)> = (0..self.warps())
+                    .filter_map(|w| {
+                        let mut of_warp: Vec<u32> = inputs
+                            .iter()
+                            .filter(|&&(t, _)| t / lanes == w)
+                            .map(|&(_, bits)| bits)
+                            .collect();
+                        (!of_warp.is_empty())
+                            .then(|| (w, butterfly(*kind, *ty, &mut of_warp, lanes as usize)))
+                    })
+                    .collect();
+                let total = butterfly(*kind, *ty, &mut partials.iter().map(|p| p.1).collect(), 1);
+                let each: Vec<String> = partials
+                    .iter()
+                    .map(|&(w, bits)| format!("warp {w}: {}", ty.show(bits)))
+                    .collect();
+                format!(
+                    "{name} over the CTA, this warp's lanes: {}; each warp's {name}, met in \
+                     shared memory: {}; the CTA's: {}",
+                    values(ty, inputs),
+                    each.join(", "),
+                    ty.show(total)
+                )
+            }
             Exchange::Scan { ty, inputs } => format!("prefix_sum of: {}", values(ty, inputs)),
             Exchange::Atomic {
                 op,

@@ -235,13 +235,16 @@ fn input_field(
         let current = current.clone();
         move || current().describe()
     });
-    let seed = Signal::derive_local({
+    // Memos: a field is rebuilt only when it comes or goes, never because another field of
+    // the launch changed (the reader may be clicking into it).
+    let seed = Memo::new({
         let current = current.clone();
-        move || match current() {
+        move |_| match current() {
             Input::Rand(seed) => Some(seed),
             _ => None,
         }
     });
+    let has_seed = Memo::new(move |_| seed.with(Option::is_some));
     let testid = format!("input-{name}");
     let label = name.clone();
     let has_data = kind() == "data";
@@ -276,7 +279,7 @@ fn input_field(
         .into_any()
     };
     let seed_field = move || {
-        seed.get().map(|_| {
+        has_seed.get().then(|| {
             let name = name.clone();
             let testid = format!("seed-{name}");
             let put = name.clone();
@@ -462,13 +465,15 @@ pub fn LaunchPanel(
         .into_any()
     };
     let lanes_problem = problem_at(problems, LaunchField::Lanes);
-    let is_program = move || {
+    // A memo: the grid's fields are rebuilt only when the kernel becomes a program or stops
+    // being one, not on every edit of the launch.
+    let is_program = Memo::new(move |_| {
         let names = program_names.get();
         launch.with(|l| match &l.kernel {
             Some(name) => names.contains(name),
             None => names.len() == 1,
         })
-    };
+    });
     view! {
         <form class="launch-panel" aria-label="Launch" novalidate=true on:submit=move |ev| { ev.prevent_default(); on_run.run(()); }>
             {move || (kernel_names.get().len() > 1).then(|| view! {
@@ -479,19 +484,20 @@ pub fn LaunchPanel(
                         launch.update(|l| l.kernel = Some(name));
                     }>
                         {kernel_names.get().into_iter().map(|n| {
-                            let selected = launch.with(|l| l.kernel.as_deref() == Some(n.as_str()));
+                            let picked = n.clone();
+                            let selected = move || launch.with(|l| l.kernel.as_deref() == Some(picked.as_str()));
                             let text = match program_names.with(|p| p.contains(&n)) {
                                 true => format!("program {n}"),
                                 false => n.clone(),
                             };
-                            view! { <option value=n.clone() selected=selected>{text}</option> }
+                            view! { <option value=n.clone() prop:selected=selected>{text}</option> }
                         }).collect_view()}
                     </select>
                 </label>
             })}
             <fieldset>
                 <legend>"Grid and warps"</legend>
-                {move || match is_program() {
+                {move || match is_program.get() {
                     true => view! {
                         <p class="hint" data-testid="program-grids">
                             "A program computes each launch's grid from its dimensions."

@@ -429,19 +429,27 @@ pub fn Results(
             }
             GpuOutcome::Skipped(why) => format!("WebGPU: not run: {why}."),
             GpuOutcome::Failed(why) => format!("WebGPU: {why}"),
-            GpuOutcome::Done { ms, how, .. } => format!("WebGPU ({how}): {ms:.1} ms"),
+            GpuOutcome::Done { ms, how, .. } => {
+                format!("WebGPU ({how}): {ms:.1} ms, the whole run: upload, kernel and read-back")
+            }
         };
         let gpu_time = match &report.gpu {
             GpuOutcome::Done {
-                timing: Ok(timing), ..
+                timing: Ok(timing),
+                ms,
+                ..
             } => {
+                let run = std::time::Duration::from_secs_f64(ms / 1000.0);
                 let counts = counts.and_then(|c| c.get());
                 let more = if counts.is_none() && on_measure.is_some() {
                     ". Count memory accesses to see the bandwidth and FLOP/s this time means"
                 } else {
                     ""
                 };
-                Some(format!("GPU time: {}{more}.", timing.summary(counts)))
+                Some(format!(
+                    "GPU time: {}{more}.",
+                    timing.summary(counts, Some(run))
+                ))
             }
             GpuOutcome::Done {
                 timing: Err(why), ..
@@ -464,15 +472,30 @@ pub fn Results(
         };
         let program = report.ran_a_program();
         let launches_line = (!launches.is_empty()).then(|| launches_line(&launches));
+        // A run that stopped at a fault offers the warp that faulted, at its last step.
+        let fault_at = match &report.sim {
+            Err(diagnostics) => diagnostics
+                .iter()
+                .find_map(|d| d.fault_at.as_deref().copied()),
+            Ok(_) => None,
+        };
         let step_button = on_step_through.filter(|_| started).map(|step_through| {
             // A program's launch to step, from 1 as the list above counts them.
-            let nth = RwSignal::new(1u32);
+            let nth = RwSignal::new(fault_at.map_or(1, |at| at.launch + 1));
             let step = move |_| {
-                step_through.run(Stepping {
-                    launch: nth.get_untracked().saturating_sub(1),
-                    block: Dim3::new(0, 0, 0),
-                    warp: 0,
-                    step: 0,
+                step_through.run(match fault_at {
+                    Some(at) => Stepping {
+                        launch: nth.get_untracked().saturating_sub(1),
+                        block: at.block,
+                        warp: at.warp,
+                        step: u32::MAX,
+                    },
+                    None => Stepping {
+                        launch: nth.get_untracked().saturating_sub(1),
+                        block: Dim3::new(0, 0, 0),
+                        warp: 0,
+                        step: 0,
+                    },
                 })
             };
             let pick_launch = program.then(|| view! {
@@ -487,10 +510,13 @@ pub fn Results(
                         }/>
                 </label>
             });
-            let what = if program {
-                "Step through warp 0 of block (0, 0, 0) of that launch"
-            } else {
-                "Step through warp 0 of block (0, 0, 0)"
+            let what = match (fault_at, program) {
+                (Some(at), _) => format!(
+                    "Step through warp {} of block ({}, {}, {}), to where the run stopped",
+                    at.warp, at.block.x, at.block.y, at.block.z
+                ),
+                (None, true) => "Step through warp 0 of block (0, 0, 0) of that launch".to_owned(),
+                (None, false) => "Step through warp 0 of block (0, 0, 0)".to_owned(),
             };
             view! {
                 {pick_launch}

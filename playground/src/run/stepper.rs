@@ -464,6 +464,11 @@ pub fn Stepper(
     };
     let count = move || traced.with(|t| t.as_ref().map_or(0, |t| t.traced.steps));
     let step_now = move || position().map_or(0, |p| p.step as usize);
+    // A step past the trace's end (`u32::MAX`: where a fault stopped the run) is its last.
+    Effect::new(move |_| {
+        let last = count().checked_sub(1)?;
+        (step_now() > last).then(|| go(last))
+    });
     let move_by = move |delta: i64| {
         let last = count().saturating_sub(1) as i64;
         go((step_now() as i64 + delta).clamp(0, last.max(0)) as usize);
@@ -492,7 +497,8 @@ pub fn Stepper(
         let Some(p) = position() else { return };
         traced.with(|t| {
             if let Some(t) = t {
-                reader.request(t, p.step as usize, p.warp);
+                let last = t.traced.steps.saturating_sub(1);
+                reader.request(t, (p.step as usize).min(last), p.warp);
             }
         });
     });
@@ -510,6 +516,7 @@ pub fn Stepper(
         format!(" · {} of {} lanes active", v.active, v.lanes.len())
     });
     let memory = part(view_now, |v| v.memory.clone());
+    let without_memory = part(view_now, |v| v.without_memory.clone());
     let effects = part(view_now, |v| v.effects.clone());
     let barrier = part(view_now, |v| v.barrier.clone());
     let table_shape = Memo::new(move |_| view_now.with(|v| v.as_ref().map(TableShape::of)));
@@ -673,7 +680,7 @@ pub fn Stepper(
                                     </p>
                                 }.into_any()
                             }
-                            None => view! { <p class="hint">"This step reads and writes no memory."</p> }.into_any(),
+                            None => view! { <p class="hint" data-testid="step-no-memory">{move || without_memory.get().unwrap_or_default()}</p> }.into_any(),
                         })
                     })}
                     {move || memory.with(|groups| {

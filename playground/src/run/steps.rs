@@ -192,6 +192,8 @@ pub struct StepView {
     /// The step's memory accesses, one group per tensor or tile read or written: where each
     /// lane's element lies (its sector, or its bank).
     pub memory: Vec<AccessGroup>,
+    /// What the step says of memory when `memory` is empty.
+    pub without_memory: String,
 }
 
 /// One tensor or tile a step reads or writes, for the lane row: each lane's 32-byte sector
@@ -289,8 +291,13 @@ fn access_groups(trace: &Trace, kernel: &Kernel, step: &Step, warp: u32) -> Vec<
                     .iter()
                     .map(|w| w.map(|e| sector_of(e, bytes)))
                     .collect();
-                let plural = if s == 1 { "" } else { "s" };
-                (places, format!("{s} sector{plural} for {lanes} lanes"))
+                let plural = |n| if n == 1 { "" } else { "s" };
+                let summary = format!(
+                    "{s} sector{} for {lanes} lane{}",
+                    plural(s as usize),
+                    plural(lanes)
+                );
+                (places, summary)
             };
             let nth = if repeated {
                 format!(" ({})", ordinal(k))
@@ -393,6 +400,7 @@ pub fn step_view(run: &TracedCta, index: usize, warp: u32) -> Option<StepView> {
         barrier,
         announce: trace.announce(index, warp, line),
         memory: access_groups(trace, kernel, step, warp),
+        without_memory: trace.without_memory(index),
     })
 }
 

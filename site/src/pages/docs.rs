@@ -131,10 +131,24 @@ fn Sidebar(current: String) -> impl IntoView {
     view! {
         <nav class="docs-sidebar" aria-label="Docs">
             <Search/>
-            // Drawn again when a puzzle is solved, to mark it.
-            {move || solved.with(|solved| sections(&current, solved))}
+            // On a phone the pages' list starts folded: open, its 29 links would push the page's
+            // heading a screen down, and a tap on one would look like nothing happened.
+            <details class="docs-menu" prop:open=!narrow_screen() data-testid="docs-menu">
+                <summary>"All pages"</summary>
+                // Drawn again when a puzzle is solved, to mark it.
+                {move || solved.with(|solved| sections(&current, solved))}
+            </details>
         </nav>
     }
+}
+
+/// Whether the docs are one column (the style sheet's `max-width: 860px`).
+fn narrow_screen() -> bool {
+    window()
+        .match_media("(max-width: 860px)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches())
 }
 
 /// The pages by section, the current one marked, and in the puzzles' section the ones solved.

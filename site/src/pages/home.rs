@@ -120,14 +120,18 @@ fn ThreadFinder() -> impl IntoView {
         NumberField::new("threads", "@launch threads", schematic.threads),
         NumberField::new("lanes", "ctx.lanes", NVIDIA_LANES),
     ];
-    // Empty until a thread is typed or picked; the placeholders show the worked example.
+    // Empty until a thread is typed or picked; the placeholders show the worked example, as
+    // examples ("e.g. 113"), so that they do not read as values.
     let place = [
-        NumberField::empty("block-x", "ctx.block.x", "2"),
-        NumberField::empty("block-y", "ctx.block.y", "1"),
-        NumberField::empty("thread", "ctx.thread", "113"),
+        NumberField::empty("block-x", "ctx.block.x", "e.g. 2"),
+        NumberField::empty("block-y", "ctx.block.y", "e.g. 1"),
+        NumberField::empty("thread", "ctx.thread", "e.g. 113"),
     ];
     let placed = Memo::new(move |_| place.iter().any(|f| !f.text.get().trim().is_empty()));
     let config = Memo::new(move |_| diagram_config(&launch));
+    // The drawing shows the last launch the fields described (never a default the fields do
+    // not say), and says so while they describe none.
+    let drawn = RwSignal::new(config.get_untracked().unwrap_or_default());
     let located = Memo::new(move |_| {
         let config = config.get()?;
         let [block_x, block_y, thread] = place.each_ref().map(NumberField::value);
@@ -146,6 +150,15 @@ fn ThreadFinder() -> impl IntoView {
             if shown_thread.get_untracked() != Some(at) {
                 shown_thread.set(Some(at));
             }
+        }
+    });
+    // A new launch drawn shows the thread the fields name in it, or none: a thread picked in
+    // an earlier launch never comes back.
+    Effect::new(move |_| {
+        let Ok(now) = config.get() else { return };
+        if drawn.with_untracked(|d| *d != now) {
+            shown_thread.set(located.get_untracked().ok());
+            drawn.set(now);
         }
     });
     let on_pick = Callback::new(move |picked: Option<(Dim3, u32)>| match picked {
@@ -172,7 +185,17 @@ fn ThreadFinder() -> impl IntoView {
     let place_invalid = Signal::derive(move || {
         !launch_invalid.get() && placed.get() && located.with(Result::is_err)
     });
-    let shown = Signal::derive(move || config.get().unwrap_or_default());
+    let shown = Signal::derive(move || drawn.get());
+    let stale = move || {
+        launch_invalid.get().then(|| {
+            let shape = drawn.with(|d| d.shape);
+            format!(
+                "The drawing shows the last launch the fields described: {} × {} CTAs of {} \
+                 threads, {} lanes to a warp.",
+                shape.grid.x, shape.grid.y, shape.threads, shape.lanes
+            )
+        })
+    };
 
     view! {
         <section class="finder" aria-labelledby="finder-title">
@@ -193,6 +216,7 @@ fn ThreadFinder() -> impl IntoView {
                 </fieldset>
             </form>
             {move || error().map(|message| view! { <p class="error" role="alert" id="finder-error" data-testid="finder-error">{message}</p> })}
+            {move || stale().map(|text| view! { <p class="hint" data-testid="finder-stale">{text}</p> })}
             <HierarchyDiagram config=shown show=shown_thread on_pick=on_pick label="The launch, from the grid to one lane"/>
         </section>
     }
