@@ -40,8 +40,8 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     pub help: Option<String>,
     /// A run-time fault's warp, for a view that steps through it (boxed: most diagnostics
-    /// have none, and each result that may hold one stays small).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// have none, and each result that may hold one stays small). Always serialized: the
+    /// playground's worker sends diagnostics in postcard, which has no optional fields.
     pub fault_at: Option<Box<FaultAt>>,
 }
 
