@@ -6,7 +6,7 @@
 use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::{render_all, Diagnostic};
 use compiler_core::hierarchy::Dim3;
-use compiler_core::ir::{f16_storage, Kernel, Param, Scalar};
+use compiler_core::ir::{Kernel, Param, Scalar};
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{Arg, MemoryProfile, Trace, TraceLimits};
 use compiler_core::span::LineIndex;
@@ -310,151 +310,18 @@ pub fn wgsl(args: &WgslArgs) -> ExitCode {
     }
 }
 
-fn dtype_of(element: Scalar) -> &'static str {
-    match element {
-        Scalar::F32 => "<f4",
-        Scalar::I32 => "<i4",
-        Scalar::U32 | Scalar::Bool => "<u4",
-        Scalar::F16 => "<f2",
-        Scalar::I8 => "|i1",
-        Scalar::U8 => "|u1",
-    }
-}
-
-/// An `.npy` file as a launch input, checked against the parameter's element type. A
-/// Fortran-ordered file (numpy writes one for a transposed array, `np.save(p, A.T)`) is read as
-/// numpy means it: its values are put in the row-major order a kernel's tensors have.
+/// An `.npy` file as a launch input, checked against the parameter's element type
+/// (`compiler_core::npy`).
 fn read_npy(path: &Path, name: &str, element: Scalar) -> Result<Input, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let npy = npyz::NpyFile::new(&bytes[..])
-        .map_err(|e| format!("{} is not an .npy file: {e}", path.display()))?;
-    let shape: Vec<usize> = npy.shape().iter().map(|&n| n as usize).collect();
-    let order = npy.order();
-    let found = npy.dtype().descr().replace('\'', "");
-    let expected = dtype_of(element);
-    if found != expected {
-        return Err(format!(
-            "{} holds {found} values, but `{name}` is a tensor of {} (expected dtype {expected})",
-            path.display(),
-            element.name()
-        ));
-    }
-    let values: Vec<f64> = match element {
-        Scalar::F32 => npy
-            .into_vec::<f32>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::F16 => npy
-            .into_vec::<half::f16>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::I8 => npy
-            .into_vec::<i8>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::U8 => npy
-            .into_vec::<u8>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::I32 => npy
-            .into_vec::<i32>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        _ => npy
-            .into_vec::<u32>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-    }
-    .map_err(|e| format!("cannot read the values of {}: {e}", path.display()))?;
-    let values = match order {
-        npyz::Order::C => values,
-        npyz::Order::Fortran => row_major_from_column_major(&shape, &values),
-    };
+    let (shape, values) =
+        compiler_core::npy::read(&bytes, &path.display().to_string(), name, element)?;
     Ok(Input::Data { shape, values })
-}
-
-/// The values of a column-major (Fortran-ordered) array of `shape`, in row-major order.
-fn row_major_from_column_major(shape: &[usize], values: &[f64]) -> Vec<f64> {
-    let mut index = vec![0usize; shape.len()];
-    (0..values.len())
-        .map(|_| {
-            // Where the row-major element `index` lies in column-major order: the first axis
-            // has a stride of 1.
-            let (at, _) = index
-                .iter()
-                .zip(shape)
-                .fold((0, 1), |(at, stride), (&i, &n)| {
-                    (at + i * stride, stride * n)
-                });
-            // The next row-major index: the last axis moves fastest.
-            for (i, &n) in index.iter_mut().zip(shape).rev() {
-                *i += 1;
-                if *i < n {
-                    break;
-                }
-                *i = 0;
-            }
-            values.get(at).copied().unwrap_or_default()
-        })
-        .collect()
 }
 
 /// Writes an output in C (row-major) order, the order of the kernel's tensors, always.
 fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std::io::Result<()> {
-    use npyz::WriterBuilder;
-    let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
-    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    match element {
-        Scalar::F32 => {
-            let mut writer = npyz::WriteOptions::new()
-                .default_dtype()
-                .shape(&shape)
-                .writer(file)
-                .begin_nd()?;
-            writer.extend(bits.iter().map(|b| f32::from_bits(*b)))?;
-            writer.finish()
-        }
-        Scalar::F16 => {
-            let mut writer = npyz::WriteOptions::new()
-                .default_dtype()
-                .shape(&shape)
-                .writer(file)
-                .begin_nd()?;
-            writer.extend(bits.iter().map(|&b| half::f16::from_bits(f16_storage(b))))?;
-            writer.finish()
-        }
-        Scalar::I32 => {
-            let mut writer = npyz::WriteOptions::new()
-                .default_dtype()
-                .shape(&shape)
-                .writer(file)
-                .begin_nd()?;
-            writer.extend(bits.iter().map(|b| *b as i32))?;
-            writer.finish()
-        }
-        // An 8-bit element's bits are its widened value: its low byte is the element.
-        Scalar::I8 => {
-            let mut writer = npyz::WriteOptions::new()
-                .default_dtype()
-                .shape(&shape)
-                .writer(file)
-                .begin_nd()?;
-            writer.extend(bits.iter().map(|b| *b as i8))?;
-            writer.finish()
-        }
-        Scalar::U8 => {
-            let mut writer = npyz::WriteOptions::new()
-                .default_dtype()
-                .shape(&shape)
-                .writer(file)
-                .begin_nd()?;
-            writer.extend(bits.iter().map(|b| *b as u8))?;
-            writer.finish()
-        }
-        _ => {
-            let mut writer = npyz::WriteOptions::new()
-                .default_dtype()
-                .shape(&shape)
-                .writer(file)
-                .begin_nd()?;
-            writer.extend(bits.iter().copied())?;
-            writer.finish()
-        }
-    }
+    std::fs::write(path, compiler_core::npy::write(element, shape, bits))
 }
 
 /// Where `tessera run` runs a launch.

@@ -301,3 +301,62 @@ test('real clicks at typing speed: every keystroke is kept, and the link carries
   await expect(other.getByTestId('dim-N')).toHaveValue('40');
   await expect(other.getByTestId('dim-K')).toHaveValue('96');
 });
+
+// A result a reader can check: its numbers, its .npy (and every result in one .zip, which
+// np.load opens as an .npz), and a verdict against an expected .npy dropped in.
+test('each result downloads as .npy, all as one .zip, and checks against an expected .npy', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  const result = page.getByTestId('result-C');
+  // vector_add of iota-free random inputs: finite values, no NaN.
+  await expect(result.getByTestId('summary')).toHaveText(/^min -?[\d.e-]+ · max -?[\d.e-]+ · sum -?[\d.e-]+ · mean -?[\d.e-]+$/);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), result.getByTestId('download-npy').click()]);
+  expect(download.suggestedFilename()).toBe('C.npy');
+  const npy = readFileSync((await download.path())!);
+  expect(npy.subarray(0, 6).toString('latin1')).toBe('\x93NUMPY');
+  const headerLength = npy.readUInt16LE(8);
+  const header = npy.subarray(10, 10 + headerLength).toString('latin1');
+  expect(header).toContain("'descr': '<f4'");
+  const shape = /'shape': \((\d+),\)/.exec(header);
+  expect(shape).not.toBeNull();
+  const n = Number(shape![1]);
+  const data = npy.subarray(10 + headerLength);
+  expect(data.length).toBe(4 * n);
+  // The first value is the table's first cell (shown to four places).
+  const first = Number((await result.locator('td').first().textContent()) ?? 'NaN');
+  expect(Math.abs(data.readFloatLE(0) - first)).toBeLessThan(1e-4);
+
+  // Go to an element: its page, the element marked.
+  if (n > 256) {
+    await result.getByTestId('goto').fill('900');
+    await result.getByTestId('goto').press('Enter');
+    await expect(result.getByTestId('page-info')).toContainText(`Values 768 to ${Math.min(n, 1024) - 1}`);
+    await expect(result.locator('td.target')).toHaveAttribute('title', /^\[900\] /);
+    await result.getByTestId('goto').fill(String(n));
+    await result.getByTestId('goto').press('Enter');
+    await expect(result.getByTestId('goto-problem')).toHaveText(`element ${n} is past the end (${n} elements)`);
+  }
+
+  const [all] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-zip').click()]);
+  expect(all.suggestedFilename()).toBe('vector_add-results.zip');
+  const zip = readFileSync((await all.path())!);
+  expect(zip.subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
+  expect(zip.includes(Buffer.from('C.npy'))).toBe(true);
+  // Stored, not compressed: C.npy's bytes are in the zip as they are.
+  expect(zip.includes(npy)).toBe(true);
+
+  // The same file is the expected result: every element equal.
+  const expected = result.getByTestId('expected-npy');
+  await expected.setInputFiles({ name: 'C.npy', mimeType: 'application/octet-stream', buffer: npy });
+  await expect(result.getByTestId('expected-verdict')).toHaveText('simulator = C.npy · every element equal');
+  // One element changed by far more than the tolerance.
+  const changed = Buffer.from(npy);
+  changed.writeFloatLE(data.readFloatLE(4) + 1, 10 + headerLength + 4);
+  await expected.setInputFiles({ name: 'wrong.npy', mimeType: 'application/octet-stream', buffer: changed });
+  await expect(result.getByTestId('expected-verdict')).toHaveText(/^simulator ≠ wrong\.npy · largest difference (1\.000e0|9\.99\de-1)$/);
+  // Another shape, or not an .npy at all, is said.
+  await expected.setInputFiles({ name: 'notes.npy', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+  await expect(result.getByTestId('expected-verdict')).toContainText('notes.npy is not an .npy file');
+});

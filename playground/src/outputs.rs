@@ -155,10 +155,18 @@ fn ir_listing(compilation: &Compilation) -> Result<Listing, String> {
     })
 }
 
-/// Saves `text` as a file through a temporary object URL (revoked when it is dropped).
+/// Saves `text` as a file.
 fn download(file_name: &str, text: &str) {
-    let url =
-        gloo_file::ObjectUrl::from(gloo_file::Blob::new_with_options(text, Some("text/plain")));
+    save(
+        file_name,
+        gloo_file::Blob::new_with_options(text, Some("text/plain")),
+    );
+}
+
+/// Saves `blob` as a file through a temporary object URL (revoked when it is dropped): a
+/// listing, a tensor's `.npy`, the results' `.zip`.
+pub fn save(file_name: &str, blob: gloo_file::Blob) {
+    let url = gloo_file::ObjectUrl::from(blob);
     if let Ok(anchor) = document().create_element("a") {
         let anchor = anchor.unchecked_into::<web_sys::HtmlAnchorElement>();
         anchor.set_href(&url);

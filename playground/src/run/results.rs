@@ -4,6 +4,7 @@
 //! beside it; and the inputs the run began with.
 
 use super::engine::{GpuOutcome, RunReport, Running, SimRun, Stage};
+use crate::outputs;
 use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::Phase;
 use compiler_core::hierarchy::Dim3;
@@ -113,6 +114,7 @@ fn TensorTable(
 ) -> impl IntoView {
     let (row, grid) = layout(&tensor.shape);
     let count = tensor.bits.len();
+    let (table_name, shape_rank) = (table.clone(), tensor.shape.len());
     // A page kept from a longer tensor (another run) shows as this one's last.
     let last_page = page_rows(count, row, 0).2 - 1;
     let slot = place.slot(&table);
@@ -133,6 +135,18 @@ fn TensorTable(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
             (l.min(v), h.max(v))
         });
+    // The element the reader went to, marked on its page.
+    let target = RwSignal::new(None::<usize>);
+    let goto_problem = RwSignal::new(None::<String>);
+    let shape = tensor.shape.clone();
+    let go = move |text: String| match element_at(&text, &shape) {
+        Ok(flat) => {
+            goto_problem.set(None);
+            target.set(Some(flat));
+            turn(flat / row / (PAGE_VALUES / row).max(1));
+        }
+        Err(why) => goto_problem.set(Some(why)),
+    };
     let cell = move |i: usize| -> AnyView {
         let Some(&bits) = tensor.bits.get(i) else {
             return view! { <td class="empty"></td> }.into_any();
@@ -148,7 +162,7 @@ fn TensorTable(
             None => format!("[{i}] {mine}"),
         };
         view! {
-            <td class:differs=differs style=heat(tensor.element.value(bits), low, high) title=title>
+            <td class:differs=differs class:target=move || target.get() == Some(i) style=heat(tensor.element.value(bits), low, high) title=title>
                 {mine}
             </td>
         }
@@ -206,13 +220,60 @@ fn TensorTable(
             ""
         }
     );
+    let goto_id = format!("goto-{table_name}");
+    let goto = (count > PAGE_VALUES).then(|| {
+        view! {
+            <label class="field small goto">
+                <span>"go to element"</span>
+                <input type="text" inputmode="numeric" data-testid="goto" id=goto_id.clone()
+                    placeholder=if shape_rank > 1 { "e.g. 3, 10" } else { "e.g. 517" }
+                    aria-invalid=move || goto_problem.with(Option::is_some).to_string()
+                    on:change=move |ev| go(event_target_value(&ev))/>
+                {move || goto_problem.get().map(|why| view! { <span class="field-problem" role="status" data-testid="goto-problem">{why}</span> })}
+            </label>
+        }
+    });
     view! {
         {pager}
+        {goto}
         <div class="table-scroll" tabindex="0" role="region" aria-label=label.clone()>
             <table class="values" class:heat-map=grid>
                 {table}
             </table>
         </div>
+    }
+}
+
+/// The row-major index of the element `text` names in a tensor of `shape`: a flat index
+/// (`517`), or one coordinate per axis (`3, 10`, `(3, 10)` or `[3][10]`).
+fn element_at(text: &str, shape: &[usize]) -> Result<usize, String> {
+    let parts: Vec<&str> = text
+        .split(|c: char| c == ',' || c == '[' || c == ']' || c == '(' || c == ')' || c.is_whitespace())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let numbers: Vec<usize> = parts
+        .iter()
+        .map(|p| p.parse::<usize>().map_err(|_| format!("{p} is not an index")))
+        .collect::<Result<_, _>>()?;
+    let count: usize = shape.iter().product();
+    match numbers.as_slice() {
+        [] => Err("an index is needed here".to_owned()),
+        [flat] if *flat < count => Ok(*flat),
+        [flat] => Err(format!("element {flat} is past the end ({count} elements)")),
+        coordinates if coordinates.len() == shape.len() => {
+            coordinates.iter().zip(shape).try_fold(0, |flat, (&c, &extent)| {
+                if c < extent {
+                    Ok(flat * extent + c)
+                } else {
+                    Err(format!("{c} is past the axis of {extent}"))
+                }
+            })
+        }
+        coordinates => Err(format!(
+            "{} coordinates for a tensor of {} axes",
+            coordinates.len(),
+            shape.len()
+        )),
     }
 }
 
@@ -225,13 +286,19 @@ fn shape_text(tensor: &Tensor) -> String {
         .join(" × ")
 }
 
-/// What a comparison says in words: floats by their largest difference (within the tolerance,
-/// or not), integers by the first element that differs, since they must be equal.
-fn verdict_text(element: Scalar, c: &Comparison, elements: usize) -> String {
+/// What a comparison of `got` against `want` (their names) says in words: floats by their
+/// largest difference (within the tolerance, or not), integers by the first element that
+/// differs, since they must be equal.
+fn verdict_text(
+    (got, want): (&str, &str),
+    element: Scalar,
+    c: &Comparison,
+    elements: usize,
+) -> String {
     let verdict = if c.agree() {
-        "GPU = simulator"
+        format!("{got} = {want}")
     } else {
-        "GPU ≠ simulator"
+        format!("{got} ≠ {want}")
     };
     let detail = match c.first_mismatch {
         _ if c.largest == 0.0 && c.agree() => "every element equal".to_owned(),
@@ -258,20 +325,156 @@ fn TensorResult(
     let verdict = got
         .as_ref()
         .map(|g| compare_tensor(want.element, &g.bits, &want.bits));
+    let summary = summary(&want);
+    let npy = {
+        let (name, want) = (name.clone(), want.clone());
+        move |_| save_npy(&name, &want)
+    };
     view! {
         <section class="tensor-result" data-testid=format!("result-{}", name.clone())>
             <h3>
                 <code>{name.clone()}</code>" "<span class="shape">{shape_text(&want)}</span>
                 {verdict.map(|c| view! {
                     <span class="verdict" class:agree=c.agree() data-testid="verdict">
-                        {verdict_text(want.element, &c, want.bits.len())}
+                        {verdict_text(("GPU", "simulator"), want.element, &c, want.bits.len())}
                     </span>
                 })}
             </h3>
+            <p class="tensor-summary" data-testid="summary">{summary}</p>
+            <div class="tensor-actions">
+                <button type="button" data-testid="download-npy" on:click=npy>{format!("Download {name}.npy")}</button>
+                <Expected name=name.clone() tensor=want.clone()/>
+            </div>
             <TensorTable name=name.clone() tensor=want other=got table=format!("result-{name}") place=place/>
         </section>
     }
     .into_any()
+}
+
+/// Saves `tensor` as `NAME.npy`.
+fn save_npy(name: &str, tensor: &Tensor) {
+    let bytes = compiler_core::npy::write(tensor.element, &tensor.shape, &tensor.bits);
+    outputs::save(
+        &format!("{name}.npy"),
+        gloo_file::Blob::new_with_options(&bytes[..], Some("application/octet-stream")),
+    );
+}
+
+/// Saves every tensor the run wrote as one `.zip` of `.npy` files, which `np.load` opens as an
+/// `.npz`.
+fn save_zip(file_name: &str, tensors: &[(String, Tensor)]) {
+    let files: Vec<(String, Vec<u8>)> = tensors
+        .iter()
+        .map(|(name, t)| {
+            let bytes = compiler_core::npy::write(t.element, &t.shape, &t.bits);
+            (format!("{name}.npy"), bytes)
+        })
+        .collect();
+    let bytes = compiler_core::npy::zip(&files);
+    outputs::save(
+        file_name,
+        gloo_file::Blob::new_with_options(&bytes[..], Some("application/zip")),
+    );
+}
+
+/// A tensor in numbers: "min -0.99 · max 0.98 · sum 1.25 · mean 0.0012", and how many values
+/// are NaN or infinite when some are. Each value to the digits that tell it apart from its
+/// neighbours (an `f32`'s shortest exact form).
+fn summary(tensor: &Tensor) -> String {
+    let values: Vec<f64> = tensor.bits.iter().map(|&b| tensor.element.value(b)).collect();
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let nan = values.iter().filter(|v| v.is_nan()).count();
+    let inf = values.iter().filter(|v| v.is_infinite()).count();
+    let shown = |v: f64| {
+        if tensor.element.is_float() {
+            format!("{}", v as f32)
+        } else {
+            format!("{v}")
+        }
+    };
+    let mut text = match (finite.iter().copied().reduce(f64::min), finite.iter().copied().reduce(f64::max)) {
+        (Some(low), Some(high)) => {
+            let sum: f64 = finite.iter().sum();
+            format!(
+                "min {} · max {} · sum {} · mean {}",
+                shown(low),
+                shown(high),
+                shown(sum),
+                shown(sum / finite.len() as f64)
+            )
+        }
+        _ => "no finite value".to_owned(),
+    };
+    if nan + inf > 0 {
+        text += &format!(" · {nan} NaN, {inf} infinite");
+    }
+    text
+}
+
+/// "Compare with an expected .npy": a file the reader drops in or picks, checked against the
+/// simulator's tensor by the rule GPU and simulator are (`compare_tensor`).
+#[component]
+fn Expected(name: String, tensor: Tensor) -> impl IntoView {
+    let verdict = RwSignal::new(None::<Result<(Comparison, String), String>>);
+    let reading = StoredValue::new_local(None::<gloo_file::callbacks::FileReader>);
+    let id = format!("expected-{name}");
+    let on_file = {
+        let (name, tensor) = (name.clone(), tensor.clone());
+        move |ev: leptos::ev::Event| {
+            let input = event_target::<web_sys::HtmlInputElement>(&ev);
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            let file = gloo_file::File::from(file);
+            let what = file.name();
+            let (name, tensor) = (name.clone(), tensor.clone());
+            let task = gloo_file::callbacks::read_as_bytes(&file, move |bytes| {
+                verdict.set(Some(bytes.map_err(|e| format!("cannot read {what}: {e}")).and_then(
+                    |bytes| expected_verdict(&bytes, &what, &name, &tensor),
+                )));
+            });
+            reading.set_value(Some(task));
+        }
+    };
+    view! {
+        <label class="expected-file">
+            "Compare with an expected .npy "
+            <input type="file" accept=".npy" id=id data-testid="expected-npy" on:change=on_file/>
+        </label>
+        {move || verdict.get().map(|v| match v {
+            Ok((c, file)) => view! {
+                <span class="verdict" class:agree=c.agree() data-testid="expected-verdict" role="status">
+                    {verdict_text(("simulator", &file), tensor.element, &c, tensor.bits.len())}
+                </span>
+            }.into_any(),
+            Err(why) => view! {
+                <span class="field-problem" data-testid="expected-verdict" role="status">{why}</span>
+            }.into_any(),
+        })}
+    }
+}
+
+/// The simulator's `tensor` against the `.npy` file `what`'s bytes: their comparison, or why
+/// they cannot be compared (not an `.npy`, another dtype, another shape).
+fn expected_verdict(
+    bytes: &[u8],
+    what: &str,
+    name: &str,
+    tensor: &Tensor,
+) -> Result<(Comparison, String), String> {
+    let (shape, values) = compiler_core::npy::read(bytes, what, name, tensor.element)?;
+    if shape != tensor.shape {
+        let shape = shape.iter().map(usize::to_string).collect::<Vec<_>>().join(" × ");
+        return Err(format!(
+            "{what} is {shape}, but `{name}` is {}",
+            shape_text(tensor)
+        ));
+    }
+    let expected: Vec<u32> = values.iter().map(|&v| tensor.element.bits(v)).collect();
+    Ok((
+        compare_tensor(tensor.element, &tensor.bits, &expected),
+        what.to_owned(),
+    ))
 }
 
 /// The tensors as the run began.
@@ -586,6 +789,21 @@ pub fn Results(
                         {gpu_time}
                     </div>
                     {step_button}
+                    {(!written.is_empty()).then(|| {
+                        let all: Vec<(String, Tensor)> = written
+                            .iter()
+                            .filter_map(|(i, name)| Some((name.clone(), tensor(&args, *i)?.clone())))
+                            .collect();
+                        let file = format!("{}-results.zip", kernel.name);
+                        view! {
+                            <p class="run-actions">
+                                <button type="button" data-testid="download-zip" on:click=move |_| save_zip(&file, &all)>
+                                    {format!("Download every result (.zip of .npy, {})", all.len())}
+                                </button>
+                                <span class="hint">"np.load opens it as an .npz."</span>
+                            </p>
+                        }
+                    })}
                     {written.into_iter().map(|(index, name)| view! {
                         <TensorResult name=name index=index sim=args.clone() gpu=gpu_args.clone() place=place/>
                     }).collect_view()}
@@ -719,21 +937,86 @@ mod tests {
             first_mismatch,
         };
         assert_eq!(
-            verdict_text(Scalar::U32, &c(0.0, None), 8),
+            verdict_text(("GPU", "simulator"), Scalar::U32, &c(0.0, None), 8),
             "GPU = simulator · every element equal"
         );
         assert_eq!(
-            verdict_text(Scalar::I32, &c(3.0, Some(5)), 8),
+            verdict_text(("GPU", "simulator"), Scalar::I32, &c(3.0, Some(5)), 8),
             "GPU ≠ simulator · first difference at element 5 of 8"
         );
         assert_eq!(
-            verdict_text(Scalar::F32, &c(2.5e-6, None), 8),
+            verdict_text(("GPU", "simulator"), Scalar::F32, &c(2.5e-6, None), 8),
             "GPU = simulator · largest difference 2.500e-6"
         );
         assert_eq!(
-            verdict_text(Scalar::F32, &c(0.0, None), 8),
+            verdict_text(("GPU", "simulator"), Scalar::F32, &c(0.0, None), 8),
             "GPU = simulator · every element equal"
         );
+    }
+
+    #[test]
+    fn a_summary_counts_what_is_not_finite_and_keeps_the_digits_that_tell_values_apart() {
+        let values = [0.1f32, 0.30000001, f32::NAN, f32::INFINITY, -2.0];
+        let t = Tensor {
+            element: Scalar::F32,
+            shape: vec![5],
+            bits: values.iter().map(|v| v.to_bits()).collect(),
+        };
+        assert_eq!(
+            summary(&t),
+            "min -2 · max 0.3 · sum -1.6 · mean -0.53333336 · 1 NaN, 1 infinite"
+        );
+        let t = Tensor {
+            element: Scalar::I32,
+            shape: vec![3],
+            bits: vec![3, (-1i32) as u32, 4],
+        };
+        assert_eq!(summary(&t), "min -1 · max 4 · sum 6 · mean 2");
+    }
+
+    #[test]
+    fn an_expected_npy_is_checked_by_the_rule_gpu_and_simulator_are() {
+        let t = Tensor {
+            element: Scalar::F32,
+            shape: vec![2, 2],
+            bits: [1.0f32, 2.0, 3.0, 4.0].iter().map(|v| v.to_bits()).collect(),
+        };
+        let close: Vec<u32> = [1.0f32, 2.0, 3.0, 4.000001].iter().map(|v| v.to_bits()).collect();
+        let bytes = compiler_core::npy::write(Scalar::F32, &[2, 2], &close);
+        let (c, file) = expected_verdict(&bytes, "c.npy", "C", &t).unwrap_or_else(|e| panic!("{e}"));
+        assert!(c.agree());
+        assert_eq!(
+            verdict_text(("simulator", &file), t.element, &c, 4),
+            "simulator = c.npy · largest difference 9.537e-7"
+        );
+        let far: Vec<u32> = [1.0f32, 2.5, 3.0, 4.0].iter().map(|v| v.to_bits()).collect();
+        let bytes = compiler_core::npy::write(Scalar::F32, &[2, 2], &far);
+        let (c, _) = expected_verdict(&bytes, "c.npy", "C", &t).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!c.agree());
+        let bytes = compiler_core::npy::write(Scalar::F32, &[4], &far);
+        assert_eq!(
+            expected_verdict(&bytes, "c.npy", "C", &t).map(|_| ()),
+            Err("c.npy is 4, but `C` is 2 × 2".to_owned())
+        );
+    }
+
+    #[test]
+    fn go_to_an_element_by_its_flat_index_or_its_coordinates() {
+        let shape = [512, 1000];
+        assert_eq!(element_at("517", &shape), Ok(517));
+        assert_eq!(element_at("3, 10", &shape), Ok(3010));
+        assert_eq!(element_at("(3,10)", &shape), Ok(3010));
+        assert_eq!(element_at("[3][10]", &shape), Ok(3010));
+        assert_eq!(
+            element_at("512000", &shape),
+            Err("element 512000 is past the end (512000 elements)".into())
+        );
+        assert_eq!(element_at("3, 1000", &shape), Err("1000 is past the axis of 1000".into()));
+        assert_eq!(
+            element_at("1, 2, 3", &shape),
+            Err("3 coordinates for a tensor of 2 axes".into())
+        );
+        assert_eq!(element_at("x", &shape), Err("x is not an index".into()));
     }
 
     #[test]

@@ -1,0 +1,217 @@
+//! `.npy` files, numpy's array format (through `npyz`): a tensor as `np.save` writes it, an
+//! array's values as a launch's input or as the results a run is checked against, and several
+//! tensors as one `.zip` that `np.load` opens as an `.npz`.
+//!
+//! In: bytes. Out: bytes, or an array's shape and row-major values, with a message for what
+//! cannot be read. Invariant: no I/O; the CLI reads and writes files, the playground downloads
+//! them and takes the ones a reader drops in. Outputs are C (row-major) order, the order of a
+//! kernel's tensors, always; a Fortran-ordered input (numpy writes one for a transposed
+//! array, `np.save(p, A.T)`) is read as numpy means it.
+
+use crate::ir::{f16_storage, Scalar};
+use npyz::WriterBuilder;
+use std::io::{Cursor, Write};
+
+/// numpy's dtype for a tensor of `element` (a `bool` tensor is stored as `u32` words).
+pub fn dtype_of(element: Scalar) -> &'static str {
+    match element {
+        Scalar::F32 => "<f4",
+        Scalar::I32 => "<i4",
+        Scalar::U32 | Scalar::Bool => "<u4",
+        Scalar::F16 => "<f2",
+        Scalar::I8 => "|i1",
+        Scalar::U8 => "|u1",
+    }
+}
+
+/// A tensor of `element` with `shape` and element bits `bits` as an `.npy` file's bytes.
+pub fn write(element: Scalar, shape: &[usize], bits: &[u32]) -> Vec<u8> {
+    fn typed<T: npyz::AutoSerialize>(
+        shape: &[u64],
+        values: impl Iterator<Item = T>,
+    ) -> std::io::Result<Vec<u8>> {
+        let mut out = Cursor::new(Vec::new());
+        let mut writer = npyz::WriteOptions::new()
+            .default_dtype()
+            .shape(shape)
+            .writer(&mut out)
+            .begin_nd()?;
+        writer.extend(values)?;
+        writer.finish()?;
+        Ok(out.into_inner())
+    }
+    let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
+    let written = match element {
+        Scalar::F32 => typed(&shape, bits.iter().map(|&b| f32::from_bits(b))),
+        Scalar::F16 => typed(
+            &shape,
+            bits.iter().map(|&b| half::f16::from_bits(f16_storage(b))),
+        ),
+        Scalar::I32 => typed(&shape, bits.iter().map(|&b| b as i32)),
+        // An 8-bit element's bits are its widened value: its low byte is the element.
+        Scalar::I8 => typed(&shape, bits.iter().map(|&b| b as i8)),
+        Scalar::U8 => typed(&shape, bits.iter().map(|&b| b as u8)),
+        Scalar::U32 | Scalar::Bool => typed(&shape, bits.iter().copied()),
+    };
+    // Writing to memory cannot fail.
+    written.unwrap_or_default()
+}
+
+/// The shape and row-major values of the `.npy` file `what` (its name, for messages), checked
+/// against `name`'s element type.
+pub fn read(
+    bytes: &[u8],
+    what: &str,
+    name: &str,
+    element: Scalar,
+) -> Result<(Vec<usize>, Vec<f64>), String> {
+    let npy = npyz::NpyFile::new(bytes).map_err(|e| format!("{what} is not an .npy file: {e}"))?;
+    let shape: Vec<usize> = npy.shape().iter().map(|&n| n as usize).collect();
+    let order = npy.order();
+    let found = npy.dtype().descr().replace('\'', "");
+    let expected = dtype_of(element);
+    if found != expected {
+        return Err(format!(
+            "{what} holds {found} values, but `{name}` is a tensor of {} (expected dtype {expected})",
+            element.name()
+        ));
+    }
+    let values: Vec<f64> = match element {
+        Scalar::F32 => npy
+            .into_vec::<f32>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::F16 => npy
+            .into_vec::<half::f16>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::I8 => npy
+            .into_vec::<i8>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::U8 => npy
+            .into_vec::<u8>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::I32 => npy
+            .into_vec::<i32>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::U32 | Scalar::Bool => npy
+            .into_vec::<u32>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+    }
+    .map_err(|e| format!("cannot read the values of {what}: {e}"))?;
+    let values = match order {
+        npyz::Order::C => values,
+        npyz::Order::Fortran => row_major_from_column_major(&shape, &values),
+    };
+    Ok((shape, values))
+}
+
+/// The values of a column-major (Fortran-ordered) array of `shape`, in row-major order.
+fn row_major_from_column_major(shape: &[usize], values: &[f64]) -> Vec<f64> {
+    let mut index = vec![0usize; shape.len()];
+    (0..values.len())
+        .map(|_| {
+            // Where the row-major element `index` lies in column-major order: the first axis
+            // has a stride of 1.
+            let (at, _) = index
+                .iter()
+                .zip(shape)
+                .fold((0, 1), |(at, stride), (&i, &n)| {
+                    (at + i * stride, stride * n)
+                });
+            // The next row-major index: the last axis moves fastest.
+            for (i, &n) in index.iter_mut().zip(shape).rev() {
+                *i += 1;
+                if *i < n {
+                    break;
+                }
+                *i = 0;
+            }
+            values.get(at).copied().unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Files (`NAME.npy`, their bytes) as one `.zip`, stored uncompressed: numpy's `.npz` format,
+/// which `np.load` opens whatever the name ends in (`np.load("results.zip")["C"]`).
+pub fn zip(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Cursor::new(Vec::new());
+    let mut archive = zip::ZipWriter::new(&mut out);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        // A fixed time: the same results make the same bytes (zip's default reads the clock,
+        // which a browser's WebAssembly does not have).
+        .last_modified_time(zip::DateTime::default());
+    for (name, bytes) in files {
+        // Writing to memory cannot fail.
+        if archive.start_file(name.as_str(), options).is_ok() {
+            let _ = archive.write_all(bytes);
+        }
+    }
+    let _ = archive.finish();
+    out.into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_element_type_reads_back_as_written() {
+        let bits: Vec<u32> = vec![1.5f32.to_bits(), (-2.0f32).to_bits(), 0, 7];
+        for element in [
+            Scalar::F32,
+            Scalar::F16,
+            Scalar::I32,
+            Scalar::U32,
+            Scalar::I8,
+            Scalar::U8,
+            Scalar::Bool,
+        ] {
+            let bits: Vec<u32> = bits.iter().map(|&b| element.bits(Scalar::F32.value(b))).collect();
+            let bytes = write(element, &[2, 2], &bits);
+            let (shape, values) = read(&bytes, "t.npy", "T", element)
+                .unwrap_or_else(|e| panic!("{element:?}: {e}"));
+            assert_eq!(shape, [2, 2]);
+            let expected: Vec<f64> = bits.iter().map(|&b| element.value(b)).collect();
+            assert_eq!(values, expected, "{element:?}");
+        }
+    }
+
+    #[test]
+    fn another_dtype_is_refused_with_both_named() {
+        let bytes = write(Scalar::I32, &[3], &[1, 2, 3]);
+        assert_eq!(
+            read(&bytes, "x.npy", "X", Scalar::F32),
+            Err("x.npy holds <i4 values, but `X` is a tensor of f32 (expected dtype <f4)".into())
+        );
+        assert!(read(b"not numpy", "y.npy", "Y", Scalar::F32)
+            .is_err_and(|e| e.starts_with("y.npy is not an .npy file")));
+    }
+
+    #[test]
+    fn a_fortran_ordered_array_is_read_in_row_major_order() {
+        // [[0, 1, 2], [3, 4, 5]] stored column by column: 0 3 1 4 2 5.
+        let column_major = [0.0, 3.0, 1.0, 4.0, 2.0, 5.0];
+        assert_eq!(
+            row_major_from_column_major(&[2, 3], &column_major),
+            [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        );
+    }
+
+    #[test]
+    fn the_zip_holds_each_file_stored_by_name() {
+        let files = vec![
+            ("C.npy".to_owned(), write(Scalar::F32, &[2], &[0, 1])),
+            ("D.npy".to_owned(), write(Scalar::I32, &[1], &[9])),
+        ];
+        let bytes = zip(&files);
+        assert_eq!(&bytes[..4], b"PK\x03\x04");
+        let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(archive.len(), 2);
+        for (name, contents) in &files {
+            let mut entry = archive.by_name(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut read = Vec::new();
+            std::io::Read::read_to_end(&mut entry, &mut read).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(&read, contents);
+        }
+    }
+}
