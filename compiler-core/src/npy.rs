@@ -166,10 +166,13 @@ mod tests {
             Scalar::U8,
             Scalar::Bool,
         ] {
-            let bits: Vec<u32> = bits.iter().map(|&b| element.bits(Scalar::F32.value(b))).collect();
+            let bits: Vec<u32> = bits
+                .iter()
+                .map(|&b| element.bits(Scalar::F32.value(b)))
+                .collect();
             let bytes = write(element, &[2, 2], &bits);
-            let (shape, values) = read(&bytes, "t.npy", "T", element)
-                .unwrap_or_else(|e| panic!("{element:?}: {e}"));
+            let (shape, values) =
+                read(&bytes, "t.npy", "T", element).unwrap_or_else(|e| panic!("{element:?}: {e}"));
             assert_eq!(shape, [2, 2]);
             let expected: Vec<f64> = bits.iter().map(|&b| element.value(b)).collect();
             assert_eq!(values, expected, "{element:?}");
@@ -205,10 +208,13 @@ mod tests {
         ];
         let bytes = zip(&files);
         assert_eq!(&bytes[..4], b"PK\x03\x04");
-        let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).unwrap_or_else(|e| panic!("{e}"));
+        let mut archive =
+            zip::ZipArchive::new(Cursor::new(bytes)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(archive.len(), 2);
         for (name, contents) in &files {
-            let mut entry = archive.by_name(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut entry = archive
+                .by_name(name)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             let mut read = Vec::new();
             std::io::Read::read_to_end(&mut entry, &mut read).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(&read, contents);

@@ -319,7 +319,7 @@ test('each result downloads as .npy, all as one .zip, and checks against an expe
   const headerLength = npy.readUInt16LE(8);
   const header = npy.subarray(10, 10 + headerLength).toString('latin1');
   expect(header).toContain("'descr': '<f4'");
-  const shape = /'shape': \((\d+),\)/.exec(header);
+  const shape = /'shape': \((\d+), ?\)/.exec(header);
   expect(shape).not.toBeNull();
   const n = Number(shape![1]);
   const data = npy.subarray(10 + headerLength);

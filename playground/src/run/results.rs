@@ -114,7 +114,7 @@ fn TensorTable(
 ) -> impl IntoView {
     let (row, grid) = layout(&tensor.shape);
     let count = tensor.bits.len();
-    let (table_name, shape_rank) = (table.clone(), tensor.shape.len());
+    let shape_rank = tensor.shape.len();
     // A page kept from a longer tensor (another run) shows as this one's last.
     let last_page = page_rows(count, row, 0).2 - 1;
     let slot = place.slot(&table);
@@ -220,15 +220,19 @@ fn TensorTable(
             ""
         }
     );
-    let goto_id = format!("goto-{table_name}");
+    let placeholder = if shape_rank > 1 {
+        "e.g. 3, 10"
+    } else {
+        "e.g. 517"
+    };
     let goto = (count > PAGE_VALUES).then(|| {
         view! {
             <label class="field small goto">
                 <span>"go to element"</span>
-                <input type="text" inputmode="numeric" data-testid="goto" id=goto_id.clone()
-                    placeholder=if shape_rank > 1 { "e.g. 3, 10" } else { "e.g. 517" }
+                <input type="text" inputmode="numeric" data-testid="goto"
+                    placeholder=placeholder
                     aria-invalid=move || goto_problem.with(Option::is_some).to_string()
-                    on:change=move |ev| go(event_target_value(&ev))/>
+                    on:change=move |ev| { go(event_target_value(&ev)) }/>
                 {move || goto_problem.get().map(|why| view! { <span class="field-problem" role="status" data-testid="goto-problem">{why}</span> })}
             </label>
         }
@@ -248,12 +252,17 @@ fn TensorTable(
 /// (`517`), or one coordinate per axis (`3, 10`, `(3, 10)` or `[3][10]`).
 fn element_at(text: &str, shape: &[usize]) -> Result<usize, String> {
     let parts: Vec<&str> = text
-        .split(|c: char| c == ',' || c == '[' || c == ']' || c == '(' || c == ')' || c.is_whitespace())
+        .split(|c: char| {
+            c == ',' || c == '[' || c == ']' || c == '(' || c == ')' || c.is_whitespace()
+        })
         .filter(|p| !p.is_empty())
         .collect();
     let numbers: Vec<usize> = parts
         .iter()
-        .map(|p| p.parse::<usize>().map_err(|_| format!("{p} is not an index")))
+        .map(|p| {
+            p.parse::<usize>()
+                .map_err(|_| format!("{p} is not an index"))
+        })
         .collect::<Result<_, _>>()?;
     let count: usize = shape.iter().product();
     match numbers.as_slice() {
@@ -261,13 +270,16 @@ fn element_at(text: &str, shape: &[usize]) -> Result<usize, String> {
         [flat] if *flat < count => Ok(*flat),
         [flat] => Err(format!("element {flat} is past the end ({count} elements)")),
         coordinates if coordinates.len() == shape.len() => {
-            coordinates.iter().zip(shape).try_fold(0, |flat, (&c, &extent)| {
-                if c < extent {
-                    Ok(flat * extent + c)
-                } else {
-                    Err(format!("{c} is past the axis of {extent}"))
-                }
-            })
+            coordinates
+                .iter()
+                .zip(shape)
+                .try_fold(0, |flat, (&c, &extent)| {
+                    if c < extent {
+                        Ok(flat * extent + c)
+                    } else {
+                        Err(format!("{c} is past the axis of {extent}"))
+                    }
+                })
         }
         coordinates => Err(format!(
             "{} coordinates for a tensor of {} axes",
@@ -381,7 +393,11 @@ fn save_zip(file_name: &str, tensors: &[(String, Tensor)]) {
 /// are NaN or infinite when some are. Each value to the digits that tell it apart from its
 /// neighbours (an `f32`'s shortest exact form).
 fn summary(tensor: &Tensor) -> String {
-    let values: Vec<f64> = tensor.bits.iter().map(|&b| tensor.element.value(b)).collect();
+    let values: Vec<f64> = tensor
+        .bits
+        .iter()
+        .map(|&b| tensor.element.value(b))
+        .collect();
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let nan = values.iter().filter(|v| v.is_nan()).count();
     let inf = values.iter().filter(|v| v.is_infinite()).count();
@@ -392,7 +408,10 @@ fn summary(tensor: &Tensor) -> String {
             format!("{v}")
         }
     };
-    let mut text = match (finite.iter().copied().reduce(f64::min), finite.iter().copied().reduce(f64::max)) {
+    let mut text = match (
+        finite.iter().copied().reduce(f64::min),
+        finite.iter().copied().reduce(f64::max),
+    ) {
         (Some(low), Some(high)) => {
             let sum: f64 = finite.iter().sum();
             format!(
@@ -429,9 +448,11 @@ fn Expected(name: String, tensor: Tensor) -> impl IntoView {
             let what = file.name();
             let (name, tensor) = (name.clone(), tensor.clone());
             let task = gloo_file::callbacks::read_as_bytes(&file, move |bytes| {
-                verdict.set(Some(bytes.map_err(|e| format!("cannot read {what}: {e}")).and_then(
-                    |bytes| expected_verdict(&bytes, &what, &name, &tensor),
-                )));
+                verdict.set(Some(
+                    bytes
+                        .map_err(|e| format!("cannot read {what}: {e}"))
+                        .and_then(|bytes| expected_verdict(&bytes, &what, &name, &tensor)),
+                ));
             });
             reading.set_value(Some(task));
         }
@@ -464,7 +485,11 @@ fn expected_verdict(
 ) -> Result<(Comparison, String), String> {
     let (shape, values) = compiler_core::npy::read(bytes, what, name, tensor.element)?;
     if shape != tensor.shape {
-        let shape = shape.iter().map(usize::to_string).collect::<Vec<_>>().join(" × ");
+        let shape = shape
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(" × ");
         return Err(format!(
             "{what} is {shape}, but `{name}` is {}",
             shape_text(tensor)
@@ -956,7 +981,7 @@ mod tests {
 
     #[test]
     fn a_summary_counts_what_is_not_finite_and_keeps_the_digits_that_tell_values_apart() {
-        let values = [0.1f32, 0.30000001, f32::NAN, f32::INFINITY, -2.0];
+        let values = [0.1f32, 0.3, f32::NAN, f32::INFINITY, -2.0];
         let t = Tensor {
             element: Scalar::F32,
             shape: vec![5],
@@ -964,7 +989,7 @@ mod tests {
         };
         assert_eq!(
             summary(&t),
-            "min -2 · max 0.3 · sum -1.6 · mean -0.53333336 · 1 NaN, 1 infinite"
+            "min -2 · max 0.3 · sum -1.6 · mean -0.5333333 · 1 NaN, 1 infinite"
         );
         let t = Tensor {
             element: Scalar::I32,
@@ -979,17 +1004,27 @@ mod tests {
         let t = Tensor {
             element: Scalar::F32,
             shape: vec![2, 2],
-            bits: [1.0f32, 2.0, 3.0, 4.0].iter().map(|v| v.to_bits()).collect(),
+            bits: [1.0f32, 2.0, 3.0, 4.0]
+                .iter()
+                .map(|v| v.to_bits())
+                .collect(),
         };
-        let close: Vec<u32> = [1.0f32, 2.0, 3.0, 4.000001].iter().map(|v| v.to_bits()).collect();
+        let close: Vec<u32> = [1.0f32, 2.0, 3.0, 4.000001]
+            .iter()
+            .map(|v| v.to_bits())
+            .collect();
         let bytes = compiler_core::npy::write(Scalar::F32, &[2, 2], &close);
-        let (c, file) = expected_verdict(&bytes, "c.npy", "C", &t).unwrap_or_else(|e| panic!("{e}"));
+        let (c, file) =
+            expected_verdict(&bytes, "c.npy", "C", &t).unwrap_or_else(|e| panic!("{e}"));
         assert!(c.agree());
         assert_eq!(
             verdict_text(("simulator", &file), t.element, &c, 4),
             "simulator = c.npy · largest difference 9.537e-7"
         );
-        let far: Vec<u32> = [1.0f32, 2.5, 3.0, 4.0].iter().map(|v| v.to_bits()).collect();
+        let far: Vec<u32> = [1.0f32, 2.5, 3.0, 4.0]
+            .iter()
+            .map(|v| v.to_bits())
+            .collect();
         let bytes = compiler_core::npy::write(Scalar::F32, &[2, 2], &far);
         let (c, _) = expected_verdict(&bytes, "c.npy", "C", &t).unwrap_or_else(|e| panic!("{e}"));
         assert!(!c.agree());
@@ -1011,7 +1046,10 @@ mod tests {
             element_at("512000", &shape),
             Err("element 512000 is past the end (512000 elements)".into())
         );
-        assert_eq!(element_at("3, 1000", &shape), Err("1000 is past the axis of 1000".into()));
+        assert_eq!(
+            element_at("3, 1000", &shape),
+            Err("1000 is past the axis of 1000".into())
+        );
         assert_eq!(
             element_at("1, 2, 3", &shape),
             Err("3 coordinates for a tensor of 2 axes".into())
