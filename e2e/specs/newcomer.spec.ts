@@ -100,10 +100,14 @@ test('a run-time fault shows in the Run panel with its thread and line, marked i
   await expect(fault).toContainText('E0510');
   await expect(page.getByTestId('fault-where')).toHaveText('At line 6, column 12, in block (3, 0, 0), warp 7, lane 8, thread 232.');
   await expect.poll(async () => (await page.locator('.editor .run-fault').allTextContents()).join('')).toBe('A[i]');
-  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
-  // The mark goes with the source it belongs to.
+  // Listed with the problems too, at its line, as the last run's.
+  await expect(page.getByTestId('problem-run-fault').getByTestId('where')).toHaveText('6:12');
+  await expect(page.getByTestId('diagnostic')).toHaveCount(0);
+  // The mark and the entry go with the source they belong to.
   await play.editor.fill(example('vector_add'));
   await expect(page.locator('.editor .run-fault')).toHaveCount(0);
+  await expect(page.getByTestId('problem-run-fault')).toHaveCount(0);
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
 });
 
 test('the step limit says how far the run got and offers a larger one', async ({ play, page }) => {
