@@ -360,3 +360,41 @@ test('each result downloads as .npy, all as one .zip, and checks against an expe
   await expected.setInputFiles({ name: 'notes.npy', mimeType: 'text/plain', buffer: Buffer.from('hello') });
   await expect(result.getByTestId('expected-verdict')).toContainText('notes.npy is not an .npy file');
 });
+
+// A result in its shape: a rank-3 tensor a slice at a time, its rows 100 wide a window of 64
+// columns at a time, row and column numbers as the tensor has them.
+const SHAPED = `@launch(128)
+kernel shaped(Out: tensor<f32>[2, 6, 100]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  if i < 1200 {
+    Out[i / 600, i / 100 % 6, i % 100] = f32(i)
+  }
+}
+`;
+
+test('a rank-3 result is shown in its shape: slices, rows, windows of columns, and go to', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.paste(SHAPED);
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
+  await play.setField('grid-x', '10');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  const out = page.getByTestId('result-Out');
+  await expect(out.getByTestId('slice-info')).toHaveText('1 of 2 slices: [0, :, :]');
+  await expect(out.getByTestId('page-info')).toHaveText('Rows 0 to 3 of 6, page 1 of 2');
+  await expect(out.getByTestId('columns-info')).toHaveText('Columns 0 to 63 of 100');
+  await expect(out.locator('tbody tr').first().locator('td').first()).toHaveText('0');
+  await out.getByTestId('columns-next').click();
+  await expect(out.getByTestId('columns-info')).toHaveText('Columns 64 to 99 of 100');
+  await expect(out.locator('thead th').nth(1)).toHaveText('64');
+  await expect(out.locator('tbody tr').first().locator('td')).toHaveCount(36);
+  await out.getByTestId('slice').fill('1');
+  await out.getByTestId('slice').press('Enter');
+  await expect(out.getByTestId('slice-info')).toHaveText('2 of 2 slices: [1, :, :]');
+  await expect(out.locator('tbody tr').first().locator('td').first()).toHaveAttribute('title', /^\[664\] (simulator )?664/);
+  await out.getByTestId('goto').fill('0, 5, 99');
+  await out.getByTestId('goto').press('Enter');
+  await expect(out.getByTestId('slice-info')).toHaveText('1 of 2 slices: [0, :, :]');
+  await expect(out.getByTestId('page-info')).toHaveText('Rows 4 to 5 of 6, page 2 of 2');
+  await expect(out.locator('td.target')).toHaveAttribute('title', /^\[599\] (simulator )?599/);
+});

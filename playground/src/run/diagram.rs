@@ -1,7 +1,7 @@
 //! The current launch in the hierarchy diagram, and what the thread picked in it wrote.
 
 use super::engine::RunReport;
-use super::results::tensor;
+use super::tensors::tensor;
 use compiler_core::hierarchy::{self, Dim3, LaunchShape};
 use compiler_core::ir::Kernel;
 use compiler_core::launch::Launch;

@@ -4,7 +4,8 @@
 //! - `engine`: one press of Run (the simulator, then WebGPU), its progress and Cancel.
 //! - `jobs`: the worker's jobs (a run, a trace, memory counts, WGSL, listings) as data.
 //! - `worker`: those jobs in a Web Worker, from a module of their own.
-//! - `results`: the run's status and each written tensor.
+//! - `results`: the run's status, its fault or its written tensors.
+//! - `tensors`: a tensor's table, numbers, downloads and verdicts.
 //! - `form`: the launch form.
 //! - `diagram`: the launch in the hierarchy diagram, and what a picked thread wrote.
 //! - `steps`: a traced CTA's steps as the stepper shows them, made in the worker.
@@ -18,6 +19,7 @@ pub mod jobs;
 mod memory;
 mod results;
 mod stepper;
+mod tensors;
 pub mod steps;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
@@ -29,7 +31,8 @@ pub use engine::{
 };
 pub use form::{LaunchPanel, UnreadFields};
 pub use memory::{ArchSelect, MemoryView, OccupancyView};
-pub use results::{Results, ResultsPlace};
+pub use results::Results;
+pub use tensors::ResultsPlace;
 pub use stepper::Stepper;
 
 use compiler_core::launch::Launch;
