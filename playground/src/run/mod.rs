@@ -19,8 +19,8 @@ pub mod jobs;
 mod memory;
 mod results;
 mod stepper;
-mod tensors;
 pub mod steps;
+mod tensors;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 
@@ -32,8 +32,8 @@ pub use engine::{
 pub use form::{LaunchPanel, UnreadFields};
 pub use memory::{ArchSelect, MemoryView, OccupancyView};
 pub use results::Results;
-pub use tensors::ResultsPlace;
 pub use stepper::Stepper;
+pub use tensors::ResultsPlace;
 
 use compiler_core::launch::Launch;
 use leptos::prelude::*;

@@ -9,7 +9,6 @@ use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::Phase;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
-use compiler_core::ir::Scalar;
 use compiler_core::program::LaunchRecord;
 use compiler_core::share::Stepping;
 use compiler_core::sim::Tensor;
@@ -17,7 +16,6 @@ use compiler_core::span::LineIndex;
 use compiler_core::{Code, Diagnostic, RunLimits};
 use leptos::prelude::*;
 use std::rc::Rc;
-
 
 /// A fault or a launch problem the run stopped at, in the Run panel: its code, message, the
 /// line and thread it happened on, and for the step limit an offer to raise it.

@@ -8,8 +8,8 @@
 //! each table ([`ResultsPlace`]) survives the table being drawn again.
 
 use crate::outputs;
-use compiler_core::sim::{compare_tensor, Arg, Args, Comparison, Tensor};
 use compiler_core::ir::Scalar;
+use compiler_core::sim::{compare_tensor, Arg, Args, Comparison, Tensor};
 use leptos::prelude::*;
 
 /// Values on one page of a tensor's table.
@@ -264,7 +264,11 @@ fn TensorTable(
     let table = move || {
         let now = at.get();
         let (first, rows, _) = layout.page_rows(now.page);
-        let columns = if layout.grid { layout.shown() } else { FLAT_ROW };
+        let columns = if layout.grid {
+            layout.shown()
+        } else {
+            FLAT_ROW
+        };
         let first_column = now.window * layout.shown();
         let header = layout.grid.then(|| {
             let last = (first_column + columns).min(layout.columns);
@@ -804,7 +808,11 @@ mod tests {
         let flat = Layout::of(&[1000]);
         assert_eq!(flat.page_rows(0), (0, 16, 4));
         assert_eq!(flat.page_rows(3), (48, 15, 4));
-        assert_eq!(flat.page_rows(9), (48, 15, 4), "past the end is the last page");
+        assert_eq!(
+            flat.page_rows(9),
+            (48, 15, 4),
+            "past the end is the last page"
+        );
         assert_eq!(flat.index(Place::default(), 62, 7, 1000), Some(999));
         assert_eq!(flat.index(Place::default(), 62, 8, 1000), None);
         // A 2-D tensor of 50 columns, a row per row; of 1000, 64 columns at a time.
@@ -812,19 +820,41 @@ mod tests {
         assert_eq!((narrow.shown(), narrow.column_pages()), (50, 1));
         assert_eq!(narrow.page_rows(0), (0, 5, 8));
         let wide = Layout::of(&[512, 1000]);
-        assert_eq!((wide.shown(), wide.column_pages(), wide.per_page()), (64, 16, 4));
+        assert_eq!(
+            (wide.shown(), wide.column_pages(), wide.per_page()),
+            (64, 16, 4)
+        );
         let place = wide.place_of(3 * 1000 + 970);
-        assert_eq!(place, Place { slice: 0, page: 0, window: 15 });
+        assert_eq!(
+            place,
+            Place {
+                slice: 0,
+                page: 0,
+                window: 15
+            }
+        );
         assert_eq!(wide.index(place, 3, 970 - 15 * 64, 512_000), Some(3970));
         // The last window of columns ends at the last column.
         assert_eq!(wide.index(place, 3, 40, 512_000), None);
         // Rank 4: slices of the two leading axes, each a 2-D table.
         let four = Layout::of(&[2, 3, 4, 5]);
         assert_eq!((four.slices, four.rows, four.columns), (6, 4, 5));
-        let place = four.place_of(((1 * 3 + 2) * 4 + 3) * 5 + 4);
-        assert_eq!(place, Place { slice: 5, page: 0, window: 0 });
+        // Element [1, 2, 3, 4]: slice 1 * 3 + 2.
+        let place = four.place_of(((3 + 2) * 4 + 3) * 5 + 4);
+        assert_eq!(
+            place,
+            Place {
+                slice: 5,
+                page: 0,
+                window: 0
+            }
+        );
         assert_eq!(four.index(place, 3, 4, 120), Some(119));
         assert_eq!(slice_text(&[2, 3, 4, 5], 5), "[1, 2, :, :]");
-        assert_eq!(Layout::of(&[0]).page_rows(0), (0, 1, 1), "an empty tensor has one empty page");
+        assert_eq!(
+            Layout::of(&[0]).page_rows(0),
+            (0, 1, 1),
+            "an empty tensor has one empty page"
+        );
     }
 }
