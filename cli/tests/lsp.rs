@@ -420,14 +420,27 @@ fn a_program_outlines_its_kernels_and_itself_and_a_launch_leads_to_its_kernel() 
             ("grid_sum", "program")
         ]
     );
-    // `launch total(…)` on line 34 (0-based 33) leads to `kernel total` on line 18.
+    // `launch total(…)` on line 34 (0-based 33) leads to `kernel total` on line 18, and
+    // shows its signature.
     let found = client.result("textDocument/definition", Client::at(33, 10));
     assert_eq!(found["range"]["start"], json!({"line": 17, "character": 7}));
-    // An argument of a launch is no kernel: not the kernel named just before its `(`.
+    let hover = client.result("textDocument/hover", Client::at(33, 10));
     assert_eq!(
-        client.result("textDocument/definition", Client::at(33, 15)),
-        Value::Null
+        hover["contents"]["value"],
+        "kernel total(Partial: tensor<f32>[P], Out: tensor<f32>[1]) · @launch(256)"
     );
+    // An argument of a launch is no kernel: the temporary `Partial` leads to its `let` on
+    // line 32, and says what it is.
+    let found = client.result("textDocument/definition", Client::at(33, 15));
+    assert_eq!(found["range"]["start"], json!({"line": 31, "character": 6}));
+    let hover = client.result("textDocument/hover", Client::at(33, 15));
+    assert_eq!(
+        hover["contents"]["value"],
+        "Partial: tensor<f32>[min(ceil(N / 256), 1024)] · a temporary of grid_sum"
+    );
+    // `Out`, the program's parameter.
+    let found = client.result("textDocument/definition", Client::at(33, 24));
+    assert_eq!(found["range"]["start"], json!({"line": 30, "character": 36}));
     assert_eq!(client.stop(), Some(0));
 }
 

@@ -7,6 +7,7 @@
 use crate::check::NameKind;
 use crate::ir::{Axis, CtxField};
 use crate::span::Span;
+use crate::syntax::ast::{Kernel, ProgramBlock, ProgramStmt, ProgramStmtKind};
 use crate::syntax::builtins;
 use crate::syntax::highlight::{highlight, Class};
 use crate::Compilation;
@@ -82,24 +83,92 @@ fn axes() -> Vec<Completion> {
 impl Compilation {
     /// What the editor shows when the pointer rests at byte `offset`: the name there, its type
     /// and its uniformity, as in `col: i32 · warp-uniform`; for a built-in, what it does.
+    /// A kernel's name (at a program's `launch`, say) shows its signature and attributes, as
+    /// in `kernel total(Partial: tensor<f32>[B], Out: tensor<f32>[1]) · @launch(256)`; a name
+    /// of a program, its declaration.
     pub fn hover(&self, offset: usize) -> Option<String> {
         if let Some(name) = self.checked.name_at(offset) {
             return Some(name.describe());
         }
         let (from, to) = word_around(self.source(), offset)?;
-        builtins::describe(&self.source()[from..to]).map(str::to_owned)
+        let word = &self.source()[from..to];
+        if let Some((_, declared)) = self.program_name(offset, word) {
+            return Some(declared);
+        }
+        if let Some(kernel) = self.file.kernels.iter().find(|k| k.name.name == word) {
+            return Some(self.signature_text(kernel));
+        }
+        builtins::describe(word).map(str::to_owned)
     }
 
-    /// Where the name at byte `offset` is declared: a parameter, dimension or local, or a
-    /// kernel that a program launches. `ctx` fields and built-ins have no declaration.
+    /// Where the name at byte `offset` is declared: a parameter, dimension or local, a
+    /// program's parameter, temporary or loop counter, or a kernel that a program launches.
+    /// `ctx` fields and built-ins have no declaration.
     pub fn definition(&self, offset: usize) -> Option<Span> {
         if let Some(name) = self.checked.name_at(offset) {
             return name.declared_at;
         }
         let (from, to) = word_around(self.source(), offset)?;
         let word = &self.source()[from..to];
+        if let Some((span, _)) = self.program_name(offset, word) {
+            return Some(span);
+        }
+        // A launch's kernel: the word just before a `launch`'s `(`, never one of its arguments.
         let kernel = self.file.kernels.iter().find(|k| k.name.name == word)?;
         Some(kernel.name.span)
+    }
+
+    /// `word`'s declaration in the program around `offset`, and that declaration in words: a
+    /// parameter (`Walls: tensor<u32>[H, W] · a parameter of bfs_grid`), a temporary or a loop
+    /// counter. A program's names are unique in it (E0203), so the first found is the one.
+    fn program_name(&self, offset: usize, word: &str) -> Option<(Span, String)> {
+        let program = self.file.programs.iter().find(|p| p.span.contains(offset))?;
+        let text = |span: Span| self.source().get(span.start..span.end).unwrap_or_default();
+        if let Some(param) = program.params.iter().find(|p| p.name.name == word) {
+            let what = format!("{} · a parameter of {}", text(param.span), program.name.name);
+            return Some((param.name.span, what));
+        }
+        fn find<'b>(block: &'b ProgramBlock, word: &str) -> Option<&'b ProgramStmt> {
+            block.stmts.iter().find_map(|stmt| match &stmt.kind {
+                ProgramStmtKind::Temporary { name, .. } if name.name == word => Some(stmt),
+                ProgramStmtKind::For { var, .. } if var.name == word => Some(stmt),
+                ProgramStmtKind::For { body, .. } | ProgramStmtKind::While { body, .. } => {
+                    find(body, word)
+                }
+                _ => None,
+            })
+        }
+        let stmt = find(&program.body, word)?;
+        match &stmt.kind {
+            ProgramStmtKind::Temporary { name, .. } => {
+                let declared = text(stmt.span).trim_start_matches("let ").replacen(" =", ":", 1);
+                let what = format!("{declared} · a temporary of {}", program.name.name);
+                Some((name.span, what))
+            }
+            ProgramStmtKind::For { var, range, .. } => {
+                let what = format!("{}: i32 · a loop counter, in {}", var.name, text(range.span));
+                Some((var.span, what))
+            }
+            _ => None,
+        }
+    }
+
+    /// `kernel name(params) · @launch(256)`, from the source as written.
+    fn signature_text(&self, kernel: &Kernel) -> String {
+        let source = self.source();
+        let header = source
+            .get(kernel.name.span.start..kernel.body.span.start)
+            .unwrap_or_default();
+        let header = header.split_whitespace().collect::<Vec<_>>().join(" ");
+        let attributes: Vec<&str> = kernel
+            .attributes
+            .iter()
+            .filter_map(|a| source.get(a.span.start..a.span.end))
+            .collect();
+        match attributes.is_empty() {
+            true => format!("kernel {header}"),
+            false => format!("kernel {header} · {}", attributes.join(" ")),
+        }
     }
 
     /// What can be written at byte `caret`: the `ctx` fields after `ctx.`, the axes after

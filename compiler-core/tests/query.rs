@@ -52,3 +52,42 @@ fn ctx_fields_show_their_uniformity() {
 fn nothing_is_shown_between_names() {
     assert_eq!(hover_at("{\n", 0), None);
 }
+
+const BFS: &str = include_str!("../../examples/programs/bfs_grid.tsr");
+
+/// The hover text and the declaration's text at `needle` (its first byte) in the BFS program.
+fn at_bfs(needle: &str) -> (Option<String>, Option<&'static str>) {
+    let offset = BFS.find(needle).unwrap_or_else(|| panic!("{needle}"));
+    let compiled = compile(BFS);
+    let declared = compiled.definition(offset).map(|s| &BFS[s.start..s.end]);
+    (compiled.hover(offset), declared)
+}
+
+#[test]
+fn a_programs_names_lead_to_their_declarations_and_a_launch_shows_its_kernel() {
+    let (hover, declared) = at_bfs("offer(Walls, Dist, Next) grid");
+    assert_eq!(
+        hover.as_deref(),
+        Some("kernel offer(Walls: tensor<u32>[H, W], Dist: tensor<u32>[H, W], Next: tensor<u32>[H, W]) · @launch(256)")
+    );
+    assert_eq!(declared, Some("offer"));
+    let (hover, declared) = at_bfs("Next, Changed) grid");
+    assert_eq!(
+        hover.as_deref(),
+        Some("Next: tensor<u32>[H, W] · a temporary of bfs_grid")
+    );
+    // The `let`'s name, not the use.
+    let offset = compile(BFS)
+        .definition(BFS.find("Next, Changed) grid").unwrap_or_default())
+        .map(|s| s.start);
+    assert_eq!(offset, BFS.find("Next = tensor"));
+    assert_eq!(declared, Some("Next"));
+    let (hover, _) = at_bfs("Walls, Dist, Next) grid");
+    assert_eq!(
+        hover.as_deref(),
+        Some("Walls: tensor<u32>[H, W] · a parameter of bfs_grid")
+    );
+    // Inside a kernel, a kernel's own names are the checker's as before.
+    let (hover, _) = at_bfs("d + 1)");
+    assert_eq!(hover.as_deref(), Some("d: u32 · varying"));
+}
