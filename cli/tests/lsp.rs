@@ -440,7 +440,10 @@ fn a_program_outlines_its_kernels_and_itself_and_a_launch_leads_to_its_kernel() 
     );
     // `Out`, the program's parameter.
     let found = client.result("textDocument/definition", Client::at(33, 24));
-    assert_eq!(found["range"]["start"], json!({"line": 30, "character": 36}));
+    assert_eq!(
+        found["range"]["start"],
+        json!({"line": 30, "character": 36})
+    );
     assert_eq!(client.stop(), Some(0));
 }
 

@@ -122,10 +122,18 @@ impl Compilation {
     /// parameter (`Walls: tensor<u32>[H, W] · a parameter of bfs_grid`), a temporary or a loop
     /// counter. A program's names are unique in it (E0203), so the first found is the one.
     fn program_name(&self, offset: usize, word: &str) -> Option<(Span, String)> {
-        let program = self.file.programs.iter().find(|p| p.span.contains(offset))?;
+        let program = self
+            .file
+            .programs
+            .iter()
+            .find(|p| p.span.contains(offset))?;
         let text = |span: Span| self.source().get(span.start..span.end).unwrap_or_default();
         if let Some(param) = program.params.iter().find(|p| p.name.name == word) {
-            let what = format!("{} · a parameter of {}", text(param.span), program.name.name);
+            let what = format!(
+                "{} · a parameter of {}",
+                text(param.span),
+                program.name.name
+            );
             return Some((param.name.span, what));
         }
         fn find<'b>(block: &'b ProgramBlock, word: &str) -> Option<&'b ProgramStmt> {
@@ -141,12 +149,18 @@ impl Compilation {
         let stmt = find(&program.body, word)?;
         match &stmt.kind {
             ProgramStmtKind::Temporary { name, .. } => {
-                let declared = text(stmt.span).trim_start_matches("let ").replacen(" =", ":", 1);
+                let declared = text(stmt.span)
+                    .trim_start_matches("let ")
+                    .replacen(" =", ":", 1);
                 let what = format!("{declared} · a temporary of {}", program.name.name);
                 Some((name.span, what))
             }
             ProgramStmtKind::For { var, range, .. } => {
-                let what = format!("{}: i32 · a loop counter, in {}", var.name, text(range.span));
+                let what = format!(
+                    "{}: i32 · a loop counter, in {}",
+                    var.name,
+                    text(range.span)
+                );
                 Some((var.span, what))
             }
             _ => None,
