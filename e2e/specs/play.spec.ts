@@ -397,4 +397,10 @@ test('a rank-3 result is shown in its shape: slices, rows, windows of columns, a
   await expect(out.getByTestId('slice-info')).toHaveText('1 of 2 slices: [0, :, :]');
   await expect(out.getByTestId('page-info')).toHaveText('Rows 4 to 5 of 6, page 2 of 2');
   await expect(out.locator('td.target')).toHaveAttribute('title', /^\[599\] (simulator )?599/);
+  // The cell is scrolled into the table's view, even where its window is wider than the page.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await out.getByTestId('goto').fill('1, 0, 98');
+  await out.getByTestId('goto').press('Enter');
+  await expect(out.locator('td.target')).toHaveAttribute('title', /^\[698\] (simulator )?698/);
+  await expect(out.locator('td.target')).toBeInViewport();
 });

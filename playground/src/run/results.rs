@@ -311,7 +311,7 @@ pub fn Results(
                         view! {
                             <p class="run-actions">
                                 <button type="button" data-testid="download-zip" on:click=move |_| save_zip(&file, &all)>
-                                    {format!("Download every result (.zip of .npy, {})", all.len())}
+                                    {format!("Download every result ({} .npy in one .zip)", all.len())}
                                 </button>
                                 <span class="hint">"np.load opens it as an .npz."</span>
                             </p>

@@ -232,11 +232,25 @@ fn TensorTable(
     let target = RwSignal::new(None::<usize>);
     let goto_problem = RwSignal::new(None::<String>);
     let shape = tensor.shape.clone();
+    let scroller = NodeRef::<leptos::html::Div>::new();
     let go = move |text: String| match element_at(&text, &shape) {
         Ok(flat) => {
             goto_problem.set(None);
             target.set(Some(flat));
             turn(layout.place_of(flat));
+            // The cell, drawn in the next frame, scrolled into the table's view (a window of
+            // 64 columns is wider than a phone).
+            request_animation_frame(move || {
+                let cell = scroller
+                    .get_untracked()
+                    .and_then(|table| table.query_selector("td.target").ok().flatten());
+                if let Some(cell) = cell {
+                    let options = web_sys::ScrollIntoViewOptions::new();
+                    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                    options.set_inline(web_sys::ScrollLogicalPosition::Center);
+                    cell.scroll_into_view_with_scroll_into_view_options(&options);
+                }
+            });
         }
         Err(why) => goto_problem.set(Some(why)),
     };
@@ -404,11 +418,8 @@ fn TensorTable(
         }
     });
     view! {
-        {slices}
-        {pager}
-        {windows}
-        {goto}
-        <div class="table-scroll" tabindex="0" role="region" aria-label=label.clone()>
+        <div class="table-controls">{slices}{pager}{windows}{goto}</div>
+        <div class="table-scroll" tabindex="0" role="region" aria-label=label.clone() node_ref=scroller>
             <table class="values" class:heat-map=layout.grid>
                 {table}
             </table>
