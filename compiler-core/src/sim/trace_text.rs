@@ -202,6 +202,11 @@ impl Trace {
                 .all(|a| !std::mem::replace(&mut seen[(a.thread - first) as usize], true));
             if accesses.is_empty() {
                 continue;
+            } else if let [only] = accesses.as_slice() {
+                // One lane: said as such, not as a row of `·` after one element's coordinates
+                // (`writes C[0,3 · · · …]` read as one index).
+                let at = coordinates(only.element, &shape).replace(',', ", ");
+                lines.push(format!("lane {} {verb} {name}[{at}]", only.thread - first));
             } else if one_each {
                 let elements = self.by_lane(
                     warp,
