@@ -360,6 +360,20 @@ fn a_cta_sum_shows_every_warps_part_and_its_shared_memory() {
     );
 }
 
+/// One lane's write is said as such, its coordinates apart: matvec's lane 0 of warp 3 writes
+/// column 3 of its one row (once `writes C[0,3 · · · …]`, which read as one index).
+#[test]
+fn one_lanes_access_names_the_lane_and_the_element() {
+    let example = compiler_core::examples::find("matvec").unwrap_or_else(|| panic!("an example"));
+    let (trace, _) = trace_of(example.source, &example.launch);
+    let kernel = compiler_core::compile(example.source)
+        .signature(None)
+        .cloned()
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let step = steps_of(&trace, example.source, "C[0, col] = total")[0];
+    assert_eq!(trace.effects(&kernel, step, 3), ["lane 0 writes C[0, 3]"]);
+}
+
 #[test]
 fn golden_trace_text() {
     let cases: [(&str, u32, Option<u32>); 7] = [
