@@ -20,6 +20,11 @@ test('grid_sum runs its two launches on the simulator and on WebGPU, which agree
   if (!outcome.includes('not run')) {
     // f32 sums added in another order agree within the spec's tolerance.
     await expect(play.verdicts.first()).toHaveText(/^GPU = simulator/);
+    // What each figure covers, and why a program's launches have no GPU time of their own.
+    expect(outcome).toMatch(/ms, the whole run: upload, its launches and read-back$/);
+    await expect(page.getByTestId('gpu-time')).toHaveText(
+      "GPU time: only a kernel's single launch is timed, not a program's launches or a kernel's super-tiles.",
+    );
   }
   expect(consoleErrors).toEqual([]);
 });

@@ -146,7 +146,11 @@ pub fn Results(
             GpuOutcome::Skipped(why) => format!("WebGPU: not run: {why}."),
             GpuOutcome::Failed(why) => format!("WebGPU: {why}"),
             GpuOutcome::Done { ms, how, .. } => {
-                format!("WebGPU ({how}): {ms:.1} ms, the whole run: upload, kernel and read-back")
+                let ran = match report.ran_a_program() {
+                    true => "its launches",
+                    false => "kernel",
+                };
+                format!("WebGPU ({how}): {ms:.1} ms, the whole run: upload, {ran} and read-back")
             }
         };
         let gpu_time = match &report.gpu {
