@@ -334,15 +334,8 @@ fn TensorTable(
                     now.page + 1
                 )
             };
-            view! {
-                <div class="pager">
-                    <button type="button" data-testid="page-previous" disabled=move || at.get().page == 0
-                        on:click=move |_| turn(Place { page: at.get_untracked().page.saturating_sub(1), ..at.get_untracked() })>"Previous"</button>
-                    <span data-testid="page-info" aria-live="polite">{shown}</span>
-                    <button type="button" data-testid="page-next" disabled=move || { at.get().page + 1 >= pages }
-                        on:click=move |_| turn(Place { page: at.get_untracked().page + 1, ..at.get_untracked() })>"Next"</button>
-                </div>
-            }
+            let page: Coordinate = (|p| p.page, |p, page| Place { page, ..p });
+            pager_row(("page", "Previous", "Next"), shown, at, pages, page, turn)
         })
     };
     // Rows wider than the table shows: a window of columns at a time.
@@ -356,15 +349,15 @@ fn TensorTable(
                 (first + layout.shown()).min(layout.columns) - 1,
                 layout.columns
             );
-            view! {
-                <div class="pager">
-                    <button type="button" data-testid="columns-previous" disabled=move || at.get().window == 0
-                        on:click=move |_| turn(Place { window: at.get_untracked().window.saturating_sub(1), ..at.get_untracked() })>"◀ Columns"</button>
-                    <span data-testid="columns-info" aria-live="polite">{shown}</span>
-                    <button type="button" data-testid="columns-next" disabled=move || { at.get().window + 1 >= windows }
-                        on:click=move |_| turn(Place { window: at.get_untracked().window + 1, ..at.get_untracked() })>"Columns ▶"</button>
-                </div>
-            }
+            let window: Coordinate = (|p| p.window, |p, window| Place { window, ..p });
+            pager_row(
+                ("columns", "◀ Columns", "Columns ▶"),
+                shown,
+                at,
+                windows,
+                window,
+                turn,
+            )
         })
     };
     // A tensor of rank 3 or 4: one slice of its leading axes at a time.
@@ -423,6 +416,34 @@ fn TensorTable(
             <table class="values" class:heat-map=layout.grid>
                 {table}
             </table>
+        </div>
+    }
+}
+
+/// One coordinate of a [`Place`]: how to read it, how to set it.
+type Coordinate = (fn(Place) -> usize, fn(Place, usize) -> Place);
+
+/// Previous, where the table is, and Next (`{testid}-previous`, `-info`, `-next`), moving one
+/// coordinate of its place (read by `of`, set by `with`) within `0..count`.
+fn pager_row(
+    (testid, back, forward): (&'static str, &'static str, &'static str),
+    shown: String,
+    at: RwSignal<Place>,
+    count: usize,
+    (of, with): Coordinate,
+    turn: impl Fn(Place) + Copy + 'static,
+) -> impl IntoView {
+    let step = move |by: isize| {
+        let now = at.get_untracked();
+        turn(with(now, of(now).saturating_add_signed(by)));
+    };
+    view! {
+        <div class="pager">
+            <button type="button" data-testid=format!("{testid}-previous") disabled=move || of(at.get()) == 0
+                on:click=move |_| step(-1)>{back}</button>
+            <span data-testid=format!("{testid}-info") aria-live="polite">{shown}</span>
+            <button type="button" data-testid=format!("{testid}-next") disabled=move || { of(at.get()) + 1 >= count }
+                on:click=move |_| step(1)>{forward}</button>
         </div>
     }
 }
