@@ -404,3 +404,21 @@ test('a rank-3 result is shown in its shape: slices, rows, windows of columns, a
   await expect(out.locator('td.target')).toHaveAttribute('title', /^\[698\] (simulator )?698/);
   await expect(out.locator('td.target')).toBeInViewport();
 });
+
+// The form keeps its kernel when a link opens the same source with another launch (the form
+// is rebuilt only for a new kernel, and an opened session always gets one).
+test('a link to the same kernel with another launch opens with its form', async ({ play, page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await play.open('?example=vector_add');
+  await page.getByTestId('copy-link').click();
+  await expect(page.getByTestId('share-status')).toContainText('Link copied');
+  const link = new URL(page.url()).hash;
+  await play.setField('grid-x', '9');
+  await play.setField('dim-N', '77');
+  // The address no longer names the link once the launch differs from it.
+  await expect(page).not.toHaveURL(/#/);
+  await page.evaluate((h) => { location.hash = h; }, link.replace(/^#/, ''));
+  await expect(page.getByTestId('grid-x')).toHaveValue('4');
+  await expect(page.getByTestId('dim-N')).toHaveValue('1000');
+  await expect(page.getByTestId('input-A')).toBeVisible();
+});

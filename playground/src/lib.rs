@@ -556,8 +556,10 @@ pub fn Playground() -> impl IntoView {
         if let Some(at) = opened.stepping {
             trace.run(at);
         }
-        // The kernel is the opened launch's own: nothing in it is new.
+        // The kernel is the opened launch's own: nothing in it is new. The refit that follows
+        // sets it again, even for the same source.
         kernel.set(None);
+        fitted_from.set_value(None);
     };
     // The menu shows the example the source is, unedited, or says it is the reader's own.
     let example_now = Signal::derive(move || {
