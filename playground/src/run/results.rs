@@ -138,6 +138,7 @@ pub fn Results(
                 </p>
             }
         });
+        let program = report.ran_a_program();
         let gpu_line = match &report.gpu {
             GpuOutcome::Pending => "WebGPU: running…".to_owned(),
             GpuOutcome::Skipped(why) if report.sim.is_ok() => {
@@ -146,7 +147,7 @@ pub fn Results(
             GpuOutcome::Skipped(why) => format!("WebGPU: not run: {why}."),
             GpuOutcome::Failed(why) => format!("WebGPU: {why}"),
             GpuOutcome::Done { ms, how, .. } => {
-                let ran = match report.ran_a_program() {
+                let ran = match program {
                     true => "its launches",
                     false => "kernel",
                 };
@@ -190,7 +191,6 @@ pub fn Results(
             Ok(run) => run.launches.clone(),
             Err(_) => Rc::default(),
         };
-        let program = report.ran_a_program();
         let launches_line = (!launches.is_empty()).then(|| launches_line(&launches));
         // A run that stopped at a fault offers the warp that faulted, at its last step.
         let fault_at = match &report.sim {
