@@ -5,6 +5,7 @@
 //! `runtime`, so the CLI, the playground and the tests share one implementation.
 
 mod explain;
+mod fmt;
 mod lsp;
 #[cfg(feature = "mpi")]
 mod mpi_run;
@@ -49,6 +50,9 @@ enum Command {
     /// Describe the GPUs this machine offers: its Vulkan adapter and subgroups, and its NVIDIA
     /// GPUs through CUDA.
     Gpu,
+    /// Lay out .tsr files as the examples are: indentation, spacing and blank lines, nothing
+    /// else (`--check` lists the files that would change).
+    Fmt(fmt::FmtArgs),
     /// Print a diagnostic code's entry in the error index: what it means, an example and the fix.
     Explain(explain::ExplainArgs),
 }
@@ -92,6 +96,7 @@ fn main() -> ExitCode {
         Command::Occupancy(args) => return occupancy::run(&args),
         Command::Lsp(args) => return lsp::run(&args),
         Command::Explain(args) => return explain::run(&args),
+        Command::Fmt(args) => return fmt::run(&args),
         Command::Ctx(args) => ctx(&args),
         Command::Gpu => gpu(),
     };

@@ -538,3 +538,122 @@ fn without_a_docs_address_codes_link_nowhere() {
     assert_eq!(error["code"], "E0201");
     assert!(error.get("codeDescription").is_none(), "{error}");
 }
+
+/// Two errors in different phases of one kernel: a ctx field misspelt (syntax) and a barrier
+/// under varying control (uniformity), both published at once.
+const TWO_PHASES: &str = "@launch(64)\nkernel k(X: tensor<f32>[N]) {\n  let i = ctx.threadz\n  if ctx.thread < 3 {\n    barrier()\n  }\n  X[ctx.thread] = fmaf(1.0, 2.0, 3.0)\n}\n";
+
+#[test]
+fn every_phase_is_published_and_quick_fixes_rename_references_signatures_and_format_answer() {
+    let mut client = Client::start();
+    let init = client.initialize();
+    let capabilities = &init["capabilities"];
+    for provider in [
+        "referencesProvider",
+        "renameProvider",
+        "signatureHelpProvider",
+        "codeActionProvider",
+        "documentFormattingProvider",
+    ] {
+        assert!(
+            !capabilities[provider].is_null(),
+            "{provider} missing: {capabilities}"
+        );
+    }
+    let published = client.open(TWO_PHASES);
+    let codes: Vec<&str> = published["diagnostics"]
+        .as_array()
+        .map(|d| d.iter().filter_map(|d| d["code"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(codes, ["E0112", "E0401", "E0206"], "{published}");
+
+    // Quick fixes over the whole document: `threadz` → `thread`, `fmaf` → `fma`; none for
+    // the barrier, whose help is not an edit.
+    let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 8, "character": 0}});
+    let actions = client.result(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": URI}, "range": whole, "context": {"diagnostics": []}}),
+    );
+    let titles: Vec<&str> = actions
+        .as_array()
+        .map(|a| a.iter().filter_map(|a| a["title"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        titles,
+        ["Write `thread` for `threadz`", "Write `fma` for `fmaf`"]
+    );
+    let edit = &actions[0]["edit"]["changes"][URI][0];
+    assert_eq!(edit["newText"], "thread");
+    assert_eq!(
+        edit["range"],
+        json!({"start": {"line": 2, "character": 14}, "end": {"line": 2, "character": 21}})
+    );
+    assert_eq!(actions[0]["kind"], "quickfix");
+    assert_eq!(actions[0]["diagnostics"][0]["code"], "E0112");
+
+    // Signature help inside `fmaf`'s fix, `fma(1.0, 2.0, |3.0)`: the third parameter.
+    client.edit(2, 6, (18, 22), "fma");
+    assert_eq!(client.diagnostics()["version"], 2);
+    client.edit(3, 2, (14, 21), "thread");
+    let published = client.diagnostics();
+    assert_eq!(published["version"], 3);
+    let codes: Vec<&str> = published["diagnostics"]
+        .as_array()
+        .map(|d| d.iter().filter_map(|d| d["code"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(codes, ["E0401"], "the fixes applied: {published}");
+    let help = client.result("textDocument/signatureHelp", Client::at(6, 31));
+    assert_eq!(help["signatures"][0]["label"], "fma(a, b, c)");
+    assert_eq!(help["activeParameter"], 2);
+    assert_eq!(
+        help["signatures"][0]["parameters"][2]["label"],
+        json!([10, 11])
+    );
+    let none = client.result("textDocument/signatureHelp", Client::at(2, 10));
+    assert_eq!(none, Value::Null);
+
+    // `X`: the parameter (line 2) and its use (line 7).
+    let refs = client.result(
+        "textDocument/references",
+        json!({"textDocument": {"uri": URI}, "position": {"line": 6, "character": 2},
+               "context": {"includeDeclaration": true}}),
+    );
+    let lines: Vec<u64> = refs
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .filter_map(|l| l["range"]["start"]["line"].as_u64())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(lines, [1, 6]);
+
+    // Rename `X` to `Out`: both places; a clash with `N` is refused with why.
+    let prepared = client.result("textDocument/prepareRename", Client::at(6, 2));
+    assert_eq!(prepared["start"], json!({"line": 6, "character": 2}));
+    let renamed = client.result(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": URI}, "position": {"line": 6, "character": 2}, "newName": "Out"}),
+    );
+    assert_eq!(renamed["changes"][URI].as_array().map(Vec::len), Some(2));
+    let refused = client.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": URI}, "position": {"line": 6, "character": 2}, "newName": "N"}),
+    );
+    let why = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(why.contains("would clash"), "{refused}");
+    let ctx = client.result("textDocument/prepareRename", Client::at(6, 8));
+    assert_eq!(ctx, Value::Null);
+
+    // Formatting: one edit of the whole text, which formats to itself.
+    client.edit(4, 2, (0, 2), "      ");
+    client.diagnostics();
+    let edits = client.result(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": URI}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    let text = edits[0]["newText"].as_str().unwrap_or_default();
+    assert!(text.contains("\n  let i = ctx.thread\n"), "{text}");
+    assert_eq!(compiler_core::format(text).ok().as_deref(), Some(text));
+    assert_eq!(client.stop(), Some(0));
+}

@@ -40,9 +40,10 @@ pub mod timing;
 pub mod wgsl;
 
 pub use check::{Checked, Uniformity};
-pub use diagnostic::{Code, Diagnostic, Severity};
+pub use diagnostic::{Code, Diagnostic, Fix, Severity};
 pub use launch::{PreparedRun, RunLimits, RunOutput};
 pub use span::Span;
+pub use syntax::format::format;
 
 use std::sync::Arc;
 

@@ -66,7 +66,7 @@ pub fn diagnostics(uri: &Uri, document: &Document, docs_url: Option<&str>) -> Ve
 
 /// Where to ask about the word at `offset`: there, and just before it when `offset` is just
 /// past a word (where a caret rests after typing one), not when it is on something else.
-fn asked_at(document: &Document, offset: usize) -> Vec<usize> {
+pub(super) fn asked_at(document: &Document, offset: usize) -> Vec<usize> {
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let text = &document.text;
     let on_word = text[offset..].chars().next().is_some_and(word);

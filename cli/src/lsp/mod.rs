@@ -13,6 +13,7 @@
 
 mod answers;
 mod document;
+mod edits;
 mod transport;
 
 use document::Document;
@@ -214,6 +215,45 @@ impl Server {
                     },
                 )
             }
+            req::References::METHOD => {
+                let params: ReferenceParams = extract(request)?;
+                let at = &params.text_document_position;
+                let uri = at.text_document.uri.clone();
+                let (document, offset) = self.at(at)?;
+                let declaration = params.context.include_declaration;
+                ok(id, edits::references(&uri, document, offset, declaration))
+            }
+            req::PrepareRenameRequest::METHOD => {
+                let params: TextDocumentPositionParams = extract(request)?;
+                let (document, offset) = self.at(&params)?;
+                ok(id, edits::prepare_rename(document, offset))
+            }
+            req::Rename::METHOD => {
+                let params: RenameParams = extract(request)?;
+                let at = &params.text_document_position;
+                let uri = at.text_document.uri.clone();
+                let (document, offset) = self.at(at)?;
+                match edits::rename(&uri, document, offset, &params.new_name) {
+                    Ok(edit) => ok(id, edit),
+                    Err(why) => Err(Refusal(ErrorCode::RequestFailed, why)),
+                }
+            }
+            req::SignatureHelpRequest::METHOD => {
+                let params: SignatureHelpParams = extract(request)?;
+                let (document, offset) = self.at(&params.text_document_position_params)?;
+                ok(id, edits::signature_help(document, offset))
+            }
+            req::CodeActionRequest::METHOD => {
+                let params: CodeActionParams = extract(request)?;
+                let uri = params.text_document.uri.clone();
+                let document = self.document(&uri)?;
+                ok(id, edits::code_actions(&uri, document, params.range))
+            }
+            req::Formatting::METHOD => {
+                let params: DocumentFormattingParams = extract(request)?;
+                let document = self.document(&params.text_document.uri)?;
+                ok(id, edits::formatting(document))
+            }
             method => Err(Refusal(
                 ErrorCode::MethodNotFound,
                 format!("tessera lsp does not answer `{method}`"),
@@ -353,6 +393,18 @@ fn initialize_result() -> InitializeResult {
                 ..CompletionOptions::default()
             }),
             definition_provider: Some(OneOf::Left(true)),
+            references_provider: Some(OneOf::Left(true)),
+            rename_provider: Some(OneOf::Right(RenameOptions {
+                prepare_provider: Some(true),
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+            })),
+            signature_help_provider: Some(SignatureHelpOptions {
+                trigger_characters: Some(vec!["(".to_owned(), ",".to_owned()]),
+                retrigger_characters: None,
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+            }),
+            code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+            document_formatting_provider: Some(OneOf::Left(true)),
             document_symbol_provider: Some(OneOf::Left(true)),
             semantic_tokens_provider: Some(
                 SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {

@@ -13,37 +13,7 @@ use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind, Ident};
 use crate::syntax::builtins::{FAMILIES, LANE_ONLY, MATH, REDUCTIONS, SHUFFLES};
 use crate::syntax::ctx;
-
-/// The closest of `candidates` to `name`, if it is close enough to be a likely typo.
-pub(super) fn closest<'a>(
-    name: &str,
-    candidates: impl Iterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let limit = (name.len() / 3).clamp(1, 2);
-    candidates
-        .filter(|c| *c != name)
-        .map(|c| (edit_distance(name, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = (previous + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(current + 1);
-            previous = current;
-        }
-    }
-    row[b.len()]
-}
+pub(super) use crate::syntax::similar::closest;
 
 impl KernelChecker {
     pub(super) fn arity(
@@ -155,10 +125,13 @@ impl KernelChecker {
                 )
                 .with_label("not a built-in");
                 if let Some(help) = crate::syntax::cuda::help(name) {
-                    diagnostic = diagnostic.with_help(help);
+                    diagnostic = match crate::syntax::cuda::replacement(name) {
+                        Some(tessera) => diagnostic.with_fix(help, callee.span, tessera),
+                        None => diagnostic.with_help(help),
+                    };
                 } else if let Some(similar) = closest(name, known) {
-                    diagnostic =
-                        diagnostic.with_help(format!("a built-in is similar: `{similar}`"));
+                    let help = format!("a built-in is similar: `{similar}`");
+                    diagnostic = diagnostic.with_fix(help, callee.span, similar);
                 }
                 self.error(diagnostic);
                 Value::error()
@@ -441,7 +414,8 @@ impl KernelChecker {
             )
             .with_label("not a collective");
             if let Some(similar) = closest(name, known) {
-                diagnostic = diagnostic.with_help(format!("a collective is similar: `{similar}`"));
+                let help = format!("a collective is similar: `{similar}`");
+                diagnostic = diagnostic.with_fix(help, op.span, similar);
             }
             self.error(diagnostic);
             return Value::error();
@@ -506,17 +480,5 @@ impl KernelChecker {
             level
         };
         Value::new(ty, uniformity)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggests_close_names_only() {
-        let names = ["shuffle", "shuffle_xor", "sum"];
-        assert_eq!(closest("shufle", names.iter().copied()), Some("shuffle"));
-        assert_eq!(closest("product", names.iter().copied()), None);
     }
 }

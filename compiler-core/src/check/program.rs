@@ -280,7 +280,8 @@ impl ProgramChecker<'_> {
             )
             .with_label("not a kernel");
             if let Some(similar) = closest(&kernel.name, names) {
-                diagnostic = diagnostic.with_help(format!("a kernel is similar: `{similar}`"));
+                let help = format!("a kernel is similar: `{similar}`");
+                diagnostic = diagnostic.with_fix(help, kernel.span, similar);
             }
             self.error(diagnostic);
             return;

@@ -92,9 +92,13 @@ impl KernelChecker {
             Diagnostic::error(Code::E0201, span, format!("`{name}` is not defined"))
                 .with_label("not defined here");
         if let Some(help) = crate::syntax::cuda::help(name) {
-            diagnostic = diagnostic.with_help(help);
+            diagnostic = match crate::syntax::cuda::replacement(name) {
+                Some(tessera) => diagnostic.with_fix(help, span, tessera),
+                None => diagnostic.with_help(help),
+            };
         } else if let Some(similar) = builtins::closest(name, self.names_in_scope()) {
-            diagnostic = diagnostic.with_help(format!("a name in scope is similar: `{similar}`"));
+            let help = format!("a name in scope is similar: `{similar}`");
+            diagnostic = diagnostic.with_fix(help, span, similar);
         }
         self.error(diagnostic);
     }

@@ -43,6 +43,17 @@ pub struct Diagnostic {
     /// have none, and each result that may hold one stays small). Always serialized: the
     /// playground's worker sends diagnostics in postcard, which has no optional fields.
     pub fault_at: Option<Box<FaultAt>>,
+    /// The edit that does what the help says, where it is one (a similar name written in
+    /// place of a typo, CUDA's spelling replaced by Tessera's): the editor offers it as a
+    /// quick fix. Boxed and always serialized, as `fault_at`.
+    pub fix: Option<Box<Fix>>,
+}
+
+/// Replace the source at `span` with `replacement`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fix {
+    pub span: Span,
+    pub replacement: String,
 }
 
 /// Where a run-time fault happened: a program's launch (from 0; a kernel's run is launch 0),
@@ -65,6 +76,7 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             fault_at: None,
+            fix: None,
         }
     }
 
@@ -91,6 +103,21 @@ impl Diagnostic {
 
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    /// The help, and the edit that carries it out: `replacement` written over `span`.
+    pub fn with_fix(
+        mut self,
+        help: impl Into<String>,
+        span: Span,
+        replacement: impl Into<String>,
+    ) -> Self {
+        self.help = Some(help.into());
+        self.fix = Some(Box::new(Fix {
+            span,
+            replacement: replacement.into(),
+        }));
         self
     }
 

@@ -6,6 +6,7 @@
 //! `ctx.lanes` (E0112); `ctx` is reserved (E0113).
 
 use super::ast::*;
+use super::similar;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{Axis, CtxField};
 use crate::span::Span;
@@ -14,27 +15,36 @@ const FIELDS: &str =
     "ctx.blocks, ctx.block, ctx.threads, ctx.warps, ctx.lanes, ctx.warp, ctx.thread, ctx.lane";
 
 /// What a CUDA programmer may reach for, and the ctx field that means it.
-fn cuda_spelling(field: &str) -> Option<&'static str> {
+fn cuda_spelling(field: &str) -> Option<(&'static str, &'static str)> {
     Some(match field {
-        "warp_size" | "warpSize" | "warpsize" => {
-            "there is no such field; the warp width is ctx.lanes"
-        }
-        "threadIdx" | "thread_idx" | "tid" => {
-            "there is no such field; the thread's index in its CTA is ctx.thread"
-        }
-        "blockIdx" | "block_idx" | "bid" => {
-            "there is no such field; the CTA's index is ctx.block.x (.y, .z)"
-        }
-        "blockDim" | "block_dim" => "there is no such field; the CTA's thread count is ctx.threads",
-        "gridDim" | "grid_dim" => {
-            "there is no such field; the grid's extent is ctx.blocks.x (.y, .z)"
-        }
-        "laneid" | "lane_id" | "laneId" => {
-            "there is no such field; the thread's index in its warp is ctx.lane"
-        }
-        "warpid" | "warp_id" | "warpId" => {
-            "there is no such field; the warp's index in the CTA is ctx.warp"
-        }
+        "warp_size" | "warpSize" | "warpsize" => (
+            "there is no such field; the warp width is ctx.lanes",
+            "lanes",
+        ),
+        "threadIdx" | "thread_idx" | "tid" => (
+            "there is no such field; the thread's index in its CTA is ctx.thread",
+            "thread",
+        ),
+        "blockIdx" | "block_idx" | "bid" => (
+            "there is no such field; the CTA's index is ctx.block.x (.y, .z)",
+            "block",
+        ),
+        "blockDim" | "block_dim" => (
+            "there is no such field; the CTA's thread count is ctx.threads",
+            "threads",
+        ),
+        "gridDim" | "grid_dim" => (
+            "there is no such field; the grid's extent is ctx.blocks.x (.y, .z)",
+            "blocks",
+        ),
+        "laneid" | "lane_id" | "laneId" => (
+            "there is no such field; the thread's index in its warp is ctx.lane",
+            "lane",
+        ),
+        "warpid" | "warp_id" | "warpId" => (
+            "there is no such field; the warp's index in the CTA is ctx.warp",
+            "warp",
+        ),
         _ => return None,
     })
 }
@@ -56,11 +66,28 @@ pub fn resolve(path: &CtxPath, span: Span) -> Result<CtxField, Diagnostic> {
         "thread" => CtxField::Thread,
         "lane" => CtxField::Lane,
         other => {
-            let message = cuda_spelling(other)
-                .map_or_else(|| format!("ctx has no field `{other}`"), str::to_owned);
-            return Err(Diagnostic::error(Code::E0112, first.span, message)
-                .with_label("not a field of ctx")
-                .with_help(format!("the fields are {FIELDS}")));
+            const NAMES: [&str; 8] = [
+                "blocks", "block", "threads", "warps", "lanes", "warp", "thread", "lane",
+            ];
+            let (message, field) = match cuda_spelling(other) {
+                Some((message, field)) => (message.to_owned(), Some(field)),
+                None => (
+                    format!("ctx has no field `{other}`"),
+                    similar::closest(other, NAMES.into_iter()),
+                ),
+            };
+            let error = Diagnostic::error(Code::E0112, first.span, message)
+                .with_label("not a field of ctx");
+            let help = format!("the fields are {FIELDS}");
+            // A field with no axes replaces CUDA's `.x` too (`threadIdx.x` → `thread`).
+            let replaced = match (field, path.fields.get(1)) {
+                (Some("block" | "blocks"), _) | (_, None) => first.span,
+                (_, Some(axis)) => first.span.to(axis.span),
+            };
+            return Err(match field {
+                Some(field) => error.with_fix(help, replaced, field),
+                None => error.with_help(help),
+            });
         }
     };
     match path.fields.get(1) {
@@ -71,10 +98,14 @@ pub fn resolve(path: &CtxPath, span: Span) -> Result<CtxField, Diagnostic> {
             format!("{} has no axis: a CTA is one-dimensional", field.name()),
         )
         .with_label(format!("`.{}` is not a field of {}", extra.name, field.name()))
-        .with_help(format!(
-            "write {}; ctx.thread is already the linear thread index, so the threadIdx.x % 32 trap cannot happen",
-            field.name()
-        ))),
+        .with_fix(
+            format!(
+                "write {}; ctx.thread is already the linear thread index, so the threadIdx.x % 32 trap cannot happen",
+                field.name()
+            ),
+            span.to(extra.span),
+            field.name(),
+        )),
     }
 }
 

@@ -331,6 +331,41 @@ pub fn find(name: &str) -> Option<&'static CudaName> {
     CUDA_NAMES.iter().find(|c| c.name == name)
 }
 
+/// Tessera's spelling of the CUDA name `name` where writing it over the name is the whole
+/// fix: a name for a name (`warpSize` → `ctx.lanes`), or a call whose arguments stay as they
+/// are (`__syncthreads()` → `barrier()`, `fmaf(a, b, c)` → `fma(a, b, c)`). Not where the
+/// arguments change (`atomicAdd(&a[i], v)`, the shuffles' masks): the editor's quick fix
+/// writes only what is sure.
+pub fn replacement(name: &str) -> Option<&'static str> {
+    let c = find(name)?;
+    let plain = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.')
+    };
+    if c.cuda == name && plain(c.tessera) {
+        return Some(c.tessera);
+    }
+    let (cuda_callee, cuda_args) = c.cuda.split_once('(')?;
+    let (callee, args) = c.tessera.split_once('(')?;
+    (cuda_callee == name && cuda_args == args && plain(callee)).then_some(callee)
+}
+
+/// Tessera's spelling of CUDA's `name.axis` (`threadIdx.x` → `ctx.thread`, `blockIdx.y` →
+/// `ctx.block.y`), for the quick fix of the parse error such a field is.
+pub fn field_replacement(name: &str, axis: &str) -> Option<String> {
+    let c = find(name)?;
+    let cuda = c.cuda.trim_end_matches(", .y, .z");
+    let tessera = c.tessera.trim_end_matches(", .y, .z");
+    if cuda != format!("{name}.x") || !matches!(axis, "x" | "y" | "z") {
+        return None;
+    }
+    match tessera.strip_suffix(".x") {
+        Some(level) => Some(format!("{level}.{axis}")),
+        None => (axis == "x").then(|| tessera.to_owned()),
+    }
+}
+
 /// The checker's help for a CUDA name: what Tessera writes, or why it needs nothing.
 pub fn help(name: &str) -> Option<String> {
     let c = find(name)?;
@@ -352,6 +387,34 @@ pub fn help(name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replacement_only_where_the_arguments_stay() {
+        assert_eq!(replacement("warpSize"), Some("ctx.lanes"));
+        assert_eq!(replacement("__syncthreads"), Some("barrier"));
+        assert_eq!(replacement("fmaf"), Some("fma"));
+        assert_eq!(replacement("atomicAdd"), None); // `&a[i]` becomes `a[i]`
+        assert_eq!(replacement("__shfl_down_sync"), None); // the mask goes
+        assert_eq!(replacement("threadIdx"), None); // `.x` goes too
+        assert_eq!(replacement("__syncwarp"), None); // no Tessera spelling
+        assert_eq!(
+            field_replacement("threadIdx", "x").as_deref(),
+            Some("ctx.thread")
+        );
+        assert_eq!(field_replacement("threadIdx", "y"), None); // a CTA has one axis
+        assert_eq!(
+            field_replacement("blockIdx", "z").as_deref(),
+            Some("ctx.block.z")
+        );
+        assert_eq!(
+            field_replacement("gridDim", "y").as_deref(),
+            Some("ctx.blocks.y")
+        );
+        assert_eq!(
+            field_replacement("blockDim", "x").as_deref(),
+            Some("ctx.threads")
+        );
+    }
 
     /// Every example compiles, with no diagnostic at all, in the template kernel; every name is
     /// listed once.

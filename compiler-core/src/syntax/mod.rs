@@ -10,9 +10,11 @@ pub mod ast;
 pub mod builtins;
 pub mod ctx;
 pub mod cuda;
+pub mod format;
 pub mod highlight;
 mod layout;
 mod parser;
+pub mod similar;
 mod token;
 
 use crate::diagnostic::{Code, Diagnostic};
@@ -75,9 +77,17 @@ fn explain_cuda_field(error: Diagnostic, source: &str) -> Diagnostic {
     let name_start = before
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .map_or(0, |i| i + 1);
-    match cuda::help(&before[name_start..]) {
-        Some(help) => error.with_help(help),
-        None => error,
+    let name = &before[name_start..];
+    let axis_end = at
+        + 1
+        + source[at + 1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(source.len() - at - 1);
+    let fix = cuda::field_replacement(name, &source[at + 1..axis_end]);
+    match (cuda::help(name), fix) {
+        (Some(help), Some(fix)) => error.with_fix(help, Span::new(name_start, axis_end), fix),
+        (Some(help), None) => error.with_help(help),
+        (None, _) => error,
     }
 }
 

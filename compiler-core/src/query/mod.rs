@@ -12,6 +12,11 @@ use crate::syntax::builtins;
 use crate::syntax::highlight::{highlight, Class};
 use crate::Compilation;
 
+mod names;
+mod signature;
+
+pub use signature::{Signature, SignatureHelp};
+
 /// One thing the editor can offer at the caret.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Completion {
