@@ -469,7 +469,7 @@ fn bad_messages_get_errors_and_the_server_goes_on() {
     );
     // An unknown method, and parameters of the wrong shape.
     assert_eq!(
-        client.request("textDocument/rename", json!({}))["error"]["code"],
+        client.request("textDocument/inlayHint", json!({}))["error"]["code"],
         -32601
     );
     assert_eq!(
