@@ -44,8 +44,9 @@ enum Command {
     Occupancy(occupancy::OccupancyArgs),
     /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
     Ctx(CtxArgs),
-    /// A language server over stdin and stdout, for editors: diagnostics, hover, completion,
-    /// go to definition, the outline and semantic tokens (the VS Code extension starts it).
+    /// A language server over stdin and stdout, for editors: diagnostics and quick fixes,
+    /// hover, completion, signature help, go to definition, references, rename, formatting,
+    /// the outline and semantic tokens (the VS Code extension starts it).
     Lsp(lsp::LspArgs),
     /// Describe the GPUs this machine offers: its Vulkan adapter and subgroups, and its NVIDIA
     /// GPUs through CUDA.

@@ -92,3 +92,47 @@ fn explain_prints_a_codes_entry_in_the_error_index() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("`E9` is not a diagnostic code"));
 }
+
+/// `tessera fmt`: `--check` lists a file out of layout and writes nothing; without it the file
+/// is rewritten, and formats to itself; a file that does not parse is left as it is.
+#[test]
+fn fmt_lays_out_files_and_leaves_a_broken_one() {
+    let dir = std::env::temp_dir().join(format!("tessera-fmt-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let messy = dir.join("messy.tsr");
+    let broken = dir.join("broken.tsr");
+    let text =
+        "@launch(64)\nkernel k( X: tensor<f32>[N] ) {\n      X[ctx.thread]  = 1.0   \n\n\n}\n";
+    let write = |path: &std::path::Path, text: &str| {
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    write(&messy, text);
+    write(&broken, "kernel k( {\n");
+    let path = |p: &std::path::Path| p.display().to_string();
+    let output = tessera(&["fmt", "--check", &path(&messy)]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("{}\n", path(&messy))
+    );
+    assert_eq!(std::fs::read_to_string(&messy).ok().as_deref(), Some(text));
+    let output = tessera(&["fmt", &path(&messy)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let formatted = std::fs::read_to_string(&messy).unwrap_or_default();
+    assert_eq!(
+        formatted,
+        "@launch(64)\nkernel k(X: tensor<f32>[N]) {\n  X[ctx.thread] = 1.0\n}\n"
+    );
+    assert_eq!(
+        tessera(&["fmt", "--check", &path(&messy)]).status.code(),
+        Some(0)
+    );
+    let output = tessera(&["fmt", &path(&broken)]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("is left as it is: it does not parse"));
+    assert_eq!(
+        std::fs::read_to_string(&broken).ok().as_deref(),
+        Some("kernel k( {\n")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,8 +4,8 @@
 //! indentation a `{` level (one more on a line that continues the one before: inside open
 //! parentheses or brackets, or after a line that ends with an operator or a comma), one space
 //! between tokens where there was any (none before `,`, `)` and `]` or after `(` and `[`; one
-//! after `,`), no trailing blanks, at most one blank line in a row, none at the start or the
-//! end, and one line break at the end (`\n`).
+//! after `,`), no trailing blanks, at most one blank line in a row (none at the start or the
+//! end, after a `{` or before a `}`), and one line break at the end (`\n`).
 //!
 //! Invariants: only blanks change (comments, including the inside of a block comment over
 //! several lines, are kept as written), which is checked: the formatted text is lexed again
@@ -73,11 +73,12 @@ fn lay_out(source: &str, tokens: &[Highlight]) -> String {
             line_start = line_end + 1;
             continue;
         }
-        if blank_lines > 0 && !out.is_empty() {
+        let closes = matches!(text(&line[0]), "}");
+        // A blank line is kept between lines, not after a `{` or before a `}`.
+        if blank_lines > 0 && !out.is_empty() && !closes && !out.ends_with("{\n") {
             out.push('\n');
         }
         blank_lines = 0;
-        let closes = matches!(text(&line[0]), "}");
         let closes_group = matches!(text(&line[0]), ")" | "]");
         let level = braces.saturating_sub(usize::from(closes))
             + usize::from((open > 0 && !closes_group) || (continues && !closes));
