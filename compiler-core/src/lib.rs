@@ -80,8 +80,9 @@ impl Compilation {
                 && source.is_char_boundary(span.end)
         };
         for diagnostic in &self.diagnostics {
-            let spans =
-                std::iter::once(diagnostic.span).chain(diagnostic.labels.iter().map(|l| l.span));
+            let spans = std::iter::once(diagnostic.span)
+                .chain(diagnostic.labels.iter().map(|l| l.span))
+                .chain(diagnostic.fix.iter().map(|f| f.span));
             for span in spans {
                 if !inside(span) {
                     return Err(format!(

@@ -225,4 +225,35 @@ proptest! {
             }
         }
     }
+
+    /// The editor's queries at any offset of a mutated kernel never panic; a rename they allow
+    /// compiles with no more errors; formatting gives a fixed point with the same diagnostics.
+    #[test]
+    fn editing_a_mutated_kernel_never_panics(
+        which in 0usize..SEEDS.len(),
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 1..12),
+        at in any::<usize>(),
+    ) {
+        let source = mutate(SEEDS[which], &edits);
+        let compilation = compile(&source);
+        let offset = at % (source.len() + 1);
+        let _ = compilation.signature_help(offset);
+        if let Some(spans) = compilation.references(offset) {
+            prop_assert!(spans.iter().all(|s| s.end <= source.len() && source.is_char_boundary(s.start)));
+            if let Ok(spans) = compilation.rename(offset, "renamed_") {
+                let mut renamed = source.clone();
+                let mut ordered = spans.clone();
+                ordered.sort_by_key(|s| std::cmp::Reverse(s.start));
+                for s in ordered {
+                    renamed.replace_range(s.start..s.end, "renamed_");
+                }
+                let errors = |c: &Compilation| c.diagnostics.iter().filter(|d| d.is_error()).count();
+                prop_assert!(errors(&compile(&renamed)) <= errors(&compilation), "{}", renamed);
+            }
+        }
+        if let Ok(formatted) = compiler_core::format(&source) {
+            prop_assert_eq!(compiler_core::format(&formatted).ok(), Some(formatted.clone()));
+            prop_assert_eq!(codes(&compile(&formatted)), codes(&compilation), "{}", formatted);
+        }
+    }
 }

@@ -35,6 +35,23 @@ pub fn pipeline(data: &[u8]) {
     if let Err(message) = compilation.check_spans() {
         panic!("{message}");
     }
+    // The formatter changes blanks only: what it writes formats to itself and means the same.
+    if let Ok(formatted) = compiler_core::format(source) {
+        assert_eq!(
+            compiler_core::format(&formatted).ok().as_deref(),
+            Some(formatted.as_str()),
+            "formatting twice changed it"
+        );
+        let codes = |diagnostics: &[compiler_core::Diagnostic]| {
+            diagnostics.iter().map(|d| d.code).collect::<Vec<_>>()
+        };
+        let again = compiler_core::compile(&formatted);
+        assert_eq!(
+            codes(&again.diagnostics),
+            codes(&compilation.diagnostics),
+            "formatting changed the diagnostics"
+        );
+    }
     let Ok(module) = compilation.ir() else { return };
     let _ = compiler_core::ir::print(module);
     for kernel in &module.kernels {
