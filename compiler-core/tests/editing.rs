@@ -185,6 +185,11 @@ fn every_kernel() -> Vec<(String, String)> {
             if name.ends_with(".tsr") {
                 found.push((shown, text));
             } else if name.ends_with(".md") && shown.starts_with("content") {
+                // A puzzle's starter, solution and reference, in its front matter.
+                for (n, block) in text.split("'''\n").skip(1).step_by(2).enumerate() {
+                    let code = block.split("'''").next().unwrap_or_default();
+                    found.push((format!("{shown} puzzle kernel {n}"), code.to_owned()));
+                }
                 for (n, block) in text.split("```tsr").skip(1).enumerate() {
                     let body = block.split_once('\n').map_or("", |(_, b)| b);
                     let code = body.split("\n```").next().unwrap_or_default();
@@ -229,4 +234,68 @@ fn every_kernel_in_the_repository_is_formatted() {
         changed.is_empty(),
         "not in tessera fmt's layout: {changed:#?}"
     );
+}
+
+/// E0407: the two swaps of an index and a count a linear index can suffer are warned about,
+/// with the other spelling as the fix; no kernel in the repository is (they are all right).
+#[test]
+fn a_swapped_index_and_count_is_warned_about_and_nothing_else_is() {
+    let warned = |statement: &str| {
+        let source = kernel(statement);
+        compile(&source)
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == compiler_core::Code::E0407)
+            .map(|d| {
+                assert!(!d.is_error());
+                let fix = d
+                    .fix
+                    .as_deref()
+                    .map(|f| (&source[f.span.start..f.span.end], f.replacement.as_str()));
+                fix.map(|(was, now)| format!("{was} → {now}"))
+                    .unwrap_or_default()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        warned("n = ctx.block.x * ctx.thread + ctx.thread"),
+        ["ctx.thread → ctx.threads"]
+    );
+    assert_eq!(
+        warned("X[ctx.thread * ctx.block.y] = 1.0"),
+        ["ctx.thread → ctx.threads"]
+    );
+    assert_eq!(warned("n = ctx.warp * ctx.lane"), ["ctx.lane → ctx.lanes"]);
+    assert_eq!(
+        warned("X[ctx.blocks.x * ctx.threads + ctx.thread] = 1.0"),
+        ["ctx.blocks.x → ctx.block.x"]
+    );
+    assert_eq!(
+        warned("n = ctx.lane + ctx.lanes * ctx.warps"),
+        ["ctx.warps → ctx.warp"]
+    );
+    // What a kernel means: a linear index, a grid stride, an end, a second chunk.
+    for right in [
+        "n = ctx.block.x * ctx.threads + ctx.thread",
+        "n = ctx.blocks.x * ctx.threads",
+        "n += ctx.blocks.x * ctx.threads",
+        "n = ctx.block.x * ctx.threads + ctx.threads",
+        "n = ctx.blocks.x * ctx.threads + ctx.block.x * ctx.threads + ctx.thread",
+        "n = ctx.warp * ctx.lanes + ctx.lane",
+        "n = ctx.thread + ctx.threads",
+        "n = ctx.block.x * ctx.block.y",
+    ] {
+        assert_eq!(warned(right), Vec::<String>::new(), "{right}");
+    }
+    for (place, source) in every_kernel() {
+        let compilation = compile(&source);
+        let warning = compilation
+            .diagnostics
+            .iter()
+            .find(|d| d.code == compiler_core::Code::E0407);
+        assert!(
+            warning.is_none() || place.contains("ui/"),
+            "{place}: {warning:?}"
+        );
+    }
 }

@@ -24,6 +24,7 @@ mod program;
 mod scopes;
 mod signature;
 mod statements;
+mod swaps;
 mod types;
 mod uniformity;
 
@@ -134,6 +135,7 @@ pub fn check(file: &File) -> Checked {
         checked.kernels.push(info);
         checked.names.extend(names);
         checked.diagnostics.extend(diagnostics);
+        swaps::lint(kernel, &mut checked.diagnostics);
     }
     for program in &file.programs {
         if let Some(first) = seen.insert(&program.name.name, program.name.span) {
