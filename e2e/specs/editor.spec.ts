@@ -105,6 +105,28 @@ test('a mistake is marked at its line and column, with its code linked', async (
   await expect(tooltip.getByRole('link', { name: 'E0112' })).toHaveAttribute('href', '/docs/errors#E0112');
 });
 
+test('a help that is an edit is a quick fix, in the tooltip and in the problems list; undo takes it back', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  const broken = vectorAdd.replace('ctx.threads + ctx.thread', 'ctx.threads + ctx.thred');
+  await play.paste(broken);
+  await page.waitForTimeout(600); // a pause: the fix is an undo step of its own
+  // The tooltip's action writes the field the help names.
+  await page.locator('.cm-lintRange-error').hover();
+  await page.locator('.cm-tooltip-lint').getByRole('button', { name: 'Write thread' }).click();
+  await expect.poll(() => play.source()).toBe(vectorAdd);
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
+  await play.editor.focus();
+  await page.keyboard.press('Control+z');
+  await expect.poll(() => play.source()).toBe(broken);
+  // The problems list's button does the same; an index and a count swapped (a warning) too.
+  await play.paste(vectorAdd.replace('ctx.block.x * ctx.threads', 'ctx.blocks.x * ctx.threads'));
+  const fix = page.getByTestId('quick-fix');
+  await expect(fix).toHaveText('Write ctx.block.x for ctx.blocks.x');
+  await fix.click();
+  await expect.poll(() => play.source()).toBe(vectorAdd);
+  await expect(page.getByTestId('quick-fix')).toHaveCount(0);
+});
+
 test('Escape then Tab leaves the editor for the next control, as the editor tells', async ({ play, page }) => {
   await play.open('?example=vector_add');
   await expect(play.editor).toHaveAttribute('aria-describedby', 'editor-help');

@@ -245,7 +245,8 @@ export function createEditor(parent, options) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
       quiet = false;
     },
-    /** `list`: [{ from, to, severity, code, message, help }]. */
+    /** `list`: [{ from, to, severity, code, message, help, fix: { from, to, insert } | null }];
+     * a fix is offered as the diagnostic's action (in its tooltip and the lint panel). */
     setDiagnostics(list) {
       const length = view.state.doc.length;
       const diagnostics = list.map((d) => ({
@@ -254,6 +255,16 @@ export function createEditor(parent, options) {
         severity: d.severity,
         message: `${d.code}: ${d.message}`,
         renderMessage: diagnosticMessage(d),
+        actions:
+          d.fix && d.fix.to <= length
+            ? [
+                {
+                  name: `Write ${d.fix.insert}`,
+                  apply: (v) =>
+                    v.dispatch({ changes: { from: d.fix.from, to: d.fix.to, insert: d.fix.insert } }),
+                },
+              ]
+            : undefined,
       }));
       view.dispatch(setDiagnostics(view.state, diagnostics));
     },

@@ -1,6 +1,8 @@
 //! The source's problems, listed under the editor (the editor marks them itself): the source's
 //! own diagnostics (syntax, checking, lowering), and the last run's fault while the source is
 //! the one that ran, at its line (`problem-run-fault`). A launch problem shows beside its field.
+//! A diagnostic whose help is an edit (`Diagnostic::fix`) has a button that makes it, in the
+//! source the list was given (one step of the editor's undo).
 
 use compiler_core::span::LineIndex;
 use compiler_core::{Compilation, Diagnostic, Severity};
@@ -13,7 +15,11 @@ pub fn DiagnosticList(
     /// The last run's fault, for this source.
     #[prop(optional, into)]
     fault: Option<Signal<Option<Diagnostic>, LocalStorage>>,
+    /// The source the quick fixes edit; without it, none is offered.
+    #[prop(optional)]
+    source: Option<RwSignal<String>>,
 ) -> impl IntoView {
+    let edited = source;
     move || {
         let compilation = compilation.get();
         let fault = fault.and_then(|f| f.get());
@@ -47,6 +53,19 @@ pub fn DiagnosticList(
                                 view! { <div class="secondary">{format!("{}:{}: {}", at.line, at.column, l.message)}</div> }
                             }).collect_view()}
                             {d.help.clone().map(|h| view! { <div class="help">"help: "{h}</div> })}
+                            {edited.zip(d.fix.clone()).map(|(text, fix)| {
+                                let label = format!("Write {} for {}", fix.replacement, source_text(&compilation, fix.span));
+                                let compiled = compilation.clone();
+                                let apply = move |_| text.update(|s| {
+                                    // Only in the text the fix was found in (not one typed since).
+                                    if *s == compiled.source() {
+                                        s.replace_range(fix.span.start..fix.span.end, &fix.replacement);
+                                    }
+                                });
+                                view! {
+                                    <button type="button" class="fix" data-testid="quick-fix" on:click=apply>{label}</button>
+                                }
+                            })}
                         </li>
                     }
                 }).collect_view()}
@@ -54,4 +73,12 @@ pub fn DiagnosticList(
         }
         .into_any()
     }
+}
+
+fn source_text(compilation: &Compilation, span: compiler_core::Span) -> String {
+    compilation
+        .source()
+        .get(span.start..span.end)
+        .unwrap_or_default()
+        .to_owned()
 }

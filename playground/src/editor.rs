@@ -97,6 +97,16 @@ mod code_mirror {
                         "help",
                         d.help.as_deref().map_or(JsValue::NULL, JsValue::from_str),
                     ),
+                    (
+                        "fix",
+                        d.fix.as_deref().map_or(JsValue::NULL, |f| {
+                            record(&[
+                                ("from", offsets.unit(f.span.start).into()),
+                                ("to", offsets.unit(f.span.end).into()),
+                                ("insert", f.replacement.as_str().into()),
+                            ])
+                        }),
+                    ),
                 ])
             })
             .collect::<Array>()

@@ -668,7 +668,7 @@ pub fn Playground() -> impl IntoView {
                 <section class="pane source-pane" aria-label="Source">
                     <Editor source=source compilation=Signal::derive_local(move || compilation.get()) marks=marks pointer=pointer on_run=on_run reveal=reveal/>
                     <p class="hover-info" aria-live="polite" data-testid="hover-info">{move || hover().unwrap_or_default()}</p>
-                    <DiagnosticList compilation=Signal::derive_local(move || compilation.get()) fault=run_fault/>
+                    <DiagnosticList compilation=Signal::derive_local(move || compilation.get()) fault=run_fault source=source/>
                 </section>
                 <section class="pane output-pane" aria-label="Output">
                     <OutputTabs tab=tab/>

@@ -350,7 +350,7 @@ pub fn Workbench(slug: String, exercise: Exercise) -> impl IntoView {
             <h2 id="puzzle-kernel">"Your kernel"</h2>
             {move || notice.get().map(|text| view! { <p class="notice" role="status" data-testid="puzzle-notice">{text}</p> })}
             <Editor source=source compilation=Signal::derive_local(move || compilation.get()) marks=marks pointer=pointer on_run=check reveal=Signal::derive(|| None)/>
-            <DiagnosticList compilation=Signal::derive_local(move || compilation.get())/>
+            <DiagnosticList compilation=Signal::derive_local(move || compilation.get()) source=source/>
             <div class="workbench-actions">
                 <button type="button" class="primary" data-testid="puzzle-check" on:click=move |_| check.run(())>"Check"</button>
                 <button type="button" data-testid="puzzle-reset" on:click=start_again>"Start again"</button>
