@@ -30,7 +30,8 @@ fn layout(config: &DiagramConfig, zoom: &Zoom, cells: &[Cell]) -> (Vec<Rect>, f6
         Level::Cta => (w * 0.5).clamp(40.0, 90.0),
         Level::Warp => (w * 0.62).clamp(30.0, 56.0),
     };
-    let top = if level == Level::Cluster {
+    // The cluster's node names, and the warp's key to its numbers, take a line above.
+    let top = if matches!(level, Level::Cluster | Level::Warp) {
         MARGIN + 22.0
     } else {
         MARGIN
@@ -150,9 +151,11 @@ fn lane_slots(config: &DiagramConfig, cell: &Cell, rect: Rect, id: String) -> im
     view! {
         <g role="option" id=id aria-label=format!("{}, {}", cell.label, cell.detail) aria-disabled="false" class="cell slot" data-index=cell.index>
             <rect class="slot-box" x=rect.x y=rect.y width=rect.w height=rect.h rx=5/>
-            <text class="cell-label" x=rect.x + 8.0 y=rect.y + 26.0 font-size=12 dominant-baseline="central">{format!("warp {}", cell.index)}</text>
+            <text class="cell-label" x=rect.x + 8.0 y=rect.y + 8.0 font-size=11 dominant-baseline="central">{format!("warp {}", cell.index)}</text>
         </g>
         <g class="slot-lanes" aria-hidden="true" data-slot=cell.index>
+            // Each row says what its numbers are: the lane in the warp, the thread in the CTA.
+            <text class="cell-detail" x=rect.x + 8.0 y=rect.y + 26.0 font-size=9 dominant-baseline="central">"lane"</text>
             <text class="cell-detail" x=rect.x + 8.0 y=rect.y + 50.0 font-size=9 dominant-baseline="central">"thread"</text>
             {boxes}
         </g>
@@ -328,6 +331,11 @@ pub fn HierarchyDiagram(
                     })
                     .collect_view()
             });
+            let key = (level == Level::Warp).then(|| view! {
+                <text class="cell-detail" x=MARGIN y=MARGIN + 9.0 font-size=12 dominant-baseline="central">
+                    "Each box: its lane (ctx.lane), and below it its thread (ctx.thread)"
+                </text>
+            });
             let drawn = cells
                 .iter()
                 .zip(&rects)
@@ -350,6 +358,7 @@ pub fn HierarchyDiagram(
             view! {
                 <g role="presentation" class="level" class:zooming=animation.is_some() style=animation.clone().unwrap_or_default()>
                     {nodes}
+                    {key}
                     {drawn}
                 </g>
             }

@@ -12,7 +12,10 @@ use compiler_core::hierarchy::{Dim3, FieldValue, LaneMask, LaunchShape};
 
 /// The most cells one level draws along an axis: bigger launches are refused with a message
 /// (the diagram teaches the addressing; 32 × 32 CTAs or 64 warps show it as well as more).
+/// A one-dimensional grid longer than that is wrapped, [`WRAPPED_ROW`] CTAs a row, up to
+/// [`MAX_GRID_EXTENT`]² of them.
 pub const MAX_GRID_EXTENT: u32 = 32;
+pub const WRAPPED_ROW: u32 = 16;
 pub const MAX_WARPS: u32 = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,9 +149,11 @@ impl DiagramConfig {
     /// What the diagram can draw: the launch limits of `LaunchShape`, and its own.
     pub fn check(&self) -> Result<(), String> {
         let shape = self.shape;
-        if shape.grid.x > MAX_GRID_EXTENT || shape.grid.y > MAX_GRID_EXTENT {
+        let most = MAX_GRID_EXTENT * MAX_GRID_EXTENT;
+        let long_row = shape.grid.y == 1 && shape.grid.x <= most;
+        if !long_row && (shape.grid.x > MAX_GRID_EXTENT || shape.grid.y > MAX_GRID_EXTENT) {
             return Err(format!(
-                "the diagram draws grids up to {MAX_GRID_EXTENT} × {MAX_GRID_EXTENT} CTAs"
+                "the diagram draws grids up to {MAX_GRID_EXTENT} × {MAX_GRID_EXTENT} CTAs, or a row of up to {most} (wrapped)"
             ));
         }
         if shape.warps() > MAX_WARPS {
@@ -276,6 +281,8 @@ impl Zoom {
         match self.level(config) {
             // One column per node: super-tile s sits in column s % nodes, its node.
             Level::Cluster => config.cluster.map_or(1, |c| c.nodes),
+            // A long one-dimensional grid wraps, in rows of 16 CTAs (labels stay readable).
+            Level::Grid if shape.grid.x > MAX_GRID_EXTENT => WRAPPED_ROW,
             Level::Grid => shape.grid.x,
             Level::Cta if config.lane_labels => 1,
             Level::Cta => shape.warps().min(4),
@@ -691,6 +698,29 @@ mod tests {
     }
 
     #[test]
+    fn a_long_row_of_ctas_wraps_into_rows_of_16() {
+        let config = match DiagramConfig::from_params("grid=40x1 threads=64") {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        let mut zoom = Zoom::start(&config);
+        assert_eq!(zoom.columns(&config), 16);
+        let cells = zoom.cells(&config);
+        assert_eq!(cells.len(), 40);
+        let last = &cells[39];
+        assert_eq!(
+            (last.column, last.row, last.label.as_str()),
+            (7, 2, "CTA (39, 0)")
+        );
+        // Down from CTA 19 is CTA 35, drawn below it; entering it picks block (35, 0, 0).
+        zoom.focus = 19;
+        zoom.step(&config, Move::Down);
+        assert_eq!(zoom.focus, 35);
+        zoom.enter(&config, 35);
+        assert_eq!(zoom.block(&config), Some(Dim3::new(35, 0, 0)));
+    }
+
+    #[test]
     fn super_tiles_are_dealt_round_robin() {
         let config = match DiagramConfig::from_params("cluster=4x6 grid=2x2 threads=64") {
             Ok(c) => c,
@@ -720,7 +750,8 @@ mod tests {
         for (bad, why) in [
             ("grid=4", ""),
             ("threads=0", "a CTA has 1 to 1024 threads"),
-            ("grid=40x1", "up to 32 × 32"),
+            ("grid=40x2", "up to 32 × 32"),
+            ("grid=1025x1", "a row of up to 1024"),
             ("threads=1024 lanes=1", "too many to draw"),
             ("colour=red", "unknown diagram parameter"),
             ("threads", "not key=value"),

@@ -54,6 +54,22 @@ test('while a field is invalid the drawing keeps the last launch the fields desc
   await expect(rows.filter({ hasText: 'ctx.lanes' })).toContainText('8');
 });
 
+test('by keyboard the drawing is one key past a skip button, and the warp view says what its numbers are', async ({ home, page }) => {
+  await home.open();
+  const skip = page.getByTestId('finder-skip');
+  // Out of sight until it has the focus, then shown where it is: the Tab after the intro's.
+  await skip.focus();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press('Enter');
+  const drawing = page.getByTestId('hierarchy').first().getByTestId('hierarchy-drawing');
+  await expect(drawing).toBeFocused();
+  // Down to a warp: its boxes' two numbers are named above them.
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('hierarchy').first().getByTestId('crumb-current')).toHaveText(/Warp 0/);
+  await expect(drawing).toContainText('Each box: its lane (ctx.lane), and below it its thread (ctx.thread)');
+});
+
 test('the playground is one link away', async ({ home, page }) => {
   await home.open();
   await page.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Playground' }).click();

@@ -195,6 +195,21 @@ test('the launch in the diagram: a lane shows what its thread wrote', async ({ p
   await expect(page.getByTestId('thread-writes')).toContainText('C[261] = 262');
 });
 
+test('a long one-dimensional grid is drawn in rows of 16, and its last CTA can be picked', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.setField('grid-x', '40');
+  const diagram = page.getByTestId('hierarchy');
+  await expect(diagram.getByRole('option')).toHaveCount(40);
+  await expect(page.getByTestId('launch-diagram-error')).toHaveCount(0);
+  const first = await diagram.getByRole('option', { name: 'CTA (0, 0)' }).boundingBox();
+  const wrapped = await diagram.getByRole('option', { name: 'CTA (16, 0)' }).boundingBox();
+  // CTA 16 starts the second row, under CTA 0.
+  expect(Math.abs((wrapped?.x ?? 0) - (first?.x ?? 1))).toBeLessThan(2);
+  expect(wrapped?.y ?? 0).toBeGreaterThan((first?.y ?? 0) + (first?.height ?? 0) - 1);
+  await diagram.getByRole('option', { name: 'CTA (39, 0)' }).click();
+  await expect(diagram.getByTestId('breadcrumb')).toContainText('CTA (39, 0)');
+});
+
 test('what a number field cannot take is said under it, and the launch keeps its value', async ({ play, page }) => {
   await play.open('?example=vector_add');
   const grid = page.getByTestId('grid-x');

@@ -89,6 +89,21 @@ test('a wrong answer names the first wrong element and the thread that wrote it'
   await expect.poll(() => page.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc())).toBe(wrong);
 });
 
+test('a check that stops at a fault offers the faulting warp in the stepper, at the fault', async ({ page }) => {
+  await openPuzzle(page, 'puzzle-guard');
+  // The starter: CTA 3's thread 232 reads X[1000], past N = 1000: warp 7, lane 8.
+  await typeKernel(page, field('02-guard.md', 'starter'));
+  await page.keyboard.press('ControlOrMeta+Enter');
+  await expect(page.getByTestId('puzzle-verdict')).toHaveAttribute('data-verdict', 'broken');
+  const link = page.getByTestId('puzzle-step-through');
+  await expect(link).toHaveText('Step through warp 7 of block (3, 0, 0) in the playground, to where the run stopped');
+  await link.click();
+  await expect(page.getByTestId('stepper')).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId('step-warp')).toHaveValue('7');
+  await expect(page.getByTestId('step-block-x')).toHaveValue('3');
+  await expect(page.getByTestId('step-position')).toHaveText(/^Step (\d+) of \1 · line 4$/);
+});
+
 test('hints come one at a time, and the solution on request', async ({ page }) => {
   await openPuzzle(page, 'puzzle-warp-shuffles');
   const expected = hints('05-warp-shuffles.md');

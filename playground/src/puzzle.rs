@@ -4,7 +4,8 @@
 //! In: the puzzle's slug and its [`Exercise`] (the puzzles' module carries every puzzle's).
 //! Out: the editor with the attempt and its diagnostics; Check, graded by the simulator's
 //! worker (`Job::Grade`), with Cancel; the verdict: solved, the first wrong element and the
-//! thread that wrote it (with a Step through link to its warp), the rule broken (marked in the
+//! thread that wrote it (with a Step through link to its warp; a run-time fault's link goes to
+//! the faulting warp at the fault), the rule broken (marked in the
 //! editor), or what stops the kernel from running; a solution, on request. The attempt is kept
 //! in localStorage as it is edited and goes into a share link on request; a pass marks the
 //! puzzle solved there and tells the site's sidebar (the window event [`SOLVED_EVENT`]).
@@ -166,6 +167,28 @@ fn verdict_view(graded: &GradeRun, exercise: &Exercise) -> AnyView {
         Verdict::Broken { diagnostics } => {
             let source = &graded.source;
             let index = LineIndex::new(source);
+            // A run-time fault names its warp: the attempt in the stepper there, at the fault.
+            let step_link = diagnostics
+                .iter()
+                .find_map(|d| d.fault_at.as_deref().copied())
+                .map(|at| {
+                    let session = Session {
+                        source: graded.source.clone(),
+                        launch: exercise.launch.clone(),
+                        stepping: Some(Stepping {
+                            launch: 0,
+                            block: at.block,
+                            warp: at.warp,
+                            step: u32::MAX,
+                        }),
+                        ..Session::default()
+                    };
+                    view! {
+                        <a class="button" href=format!("/play#{}", session.to_link()) rel="external" data-testid="puzzle-step-through">
+                            {format!("Step through warp {} of block ({}, {}, {}) in the playground, to where the run stopped", at.warp, at.block.x, at.block.y, at.block.z)}
+                        </a>
+                    }
+                });
             view! {
                 <div class="puzzle-verdict wrong" data-testid="puzzle-verdict" data-verdict="broken">
                     <p><strong>"Your kernel does not run yet."</strong></p>
@@ -183,6 +206,7 @@ fn verdict_view(graded: &GradeRun, exercise: &Exercise) -> AnyView {
                             }
                         }).collect_view()}
                     </ul>
+                    {step_link}
                 </div>
             }
             .into_any()

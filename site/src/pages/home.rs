@@ -205,6 +205,8 @@ fn ThreadFinder() -> impl IntoView {
                 "of its warp. Warps are cut from the thread's index in its CTA, so its warp and "
                 "lane follow from "<code>"ctx.thread"</code>" and "<code>"ctx.lanes"</code>" alone."
             </p>
+            // Seven fields stand before the drawing: a keyboard reader may go straight to it.
+            <button type="button" class="finder-skip" data-testid="finder-skip" on:click=|_| focus_drawing()>"Skip the fields, to the drawing"</button>
             <form class="finder-form" on:submit=|event| event.prevent_default()>
                 <fieldset>
                     <legend>"The launch"</legend>
@@ -217,7 +219,9 @@ fn ThreadFinder() -> impl IntoView {
             </form>
             {move || error().map(|message| view! { <p class="error" role="alert" id="finder-error" data-testid="finder-error">{message}</p> })}
             {move || stale().map(|text| view! { <p class="hint" data-testid="finder-stale">{text}</p> })}
-            <HierarchyDiagram config=shown show=shown_thread on_pick=on_pick label="The launch, from the grid to one lane"/>
+            <div id="finder-drawing">
+                <HierarchyDiagram config=shown show=shown_thread on_pick=on_pick label="The launch, from the grid to one lane"/>
+            </div>
         </section>
     }
 }
@@ -238,6 +242,20 @@ fn number_input(field: NumberField, invalid: Signal<bool>) -> impl IntoView {
                 on:input=move |event| field.text.set(event_target_value(&event))
             />
         </label>
+    }
+}
+
+/// Moves the keyboard focus to the finder's drawing (past its seven fields).
+fn focus_drawing() {
+    use wasm_bindgen::JsCast;
+    let drawing = web_sys::window().and_then(|w| w.document()).and_then(|d| {
+        d.query_selector("#finder-drawing .hierarchy-drawing")
+            .ok()
+            .flatten()
+    });
+    if let Some(drawing) = drawing {
+        // An SVG element takes the focus as an HTML one does (`focus()` of HTMLOrSVGElement).
+        let _ = drawing.unchecked_into::<web_sys::HtmlElement>().focus();
     }
 }
 
