@@ -111,7 +111,7 @@ test('Open in playground carries the kernel and its launch', async ({ page }) =>
 
 // Open in playground once overwrote the reader's own kernel without a word, and a new /play
 // tab then showed the example: the reader's kernel is one step back, and stays theirs.
-test('Open in playground keeps the reader\'s own kernel: Back to it, and in a new tab', async ({ page, context }) => {
+test('Open in playground keeps the reader\'s own kernel: Ctrl+Z, Back to it, and in a new tab', async ({ page, context }) => {
   await page.goto('/play?example=dot');
   await expect(page.getByRole('textbox', { name: 'Kernel source' })).toBeVisible();
   const doc = () => page.locator('.cm-editor').evaluate((el: any) => el.tesseraDoc());
@@ -122,6 +122,12 @@ test('Open in playground keeps the reader\'s own kernel: Back to it, and in a ne
   await page.getByTestId('kernel').filter({ hasText: 'kernel tiled_matmul' }).getByTestId('open-in-playground').click();
   await expect.poll(doc).toMatch(/^\/\/ C = A @ B/);
   await expect(page.getByTestId('notice')).toContainText('Opened tiled_matmul. Your own kernel is one step back');
+  // Ctrl+Z in the editor brings the reader's text back, and redo the example's.
+  await page.getByRole('textbox', { name: 'Kernel source' }).focus();
+  await page.keyboard.press('Control+z');
+  await expect.poll(doc).toBe(mine);
+  await page.keyboard.press('Control+Shift+z');
+  await expect.poll(doc).toMatch(/^\/\/ C = A @ B/);
   // A new tab opens the reader's kernel, not the example.
   const other = await context.newPage();
   await other.goto('/play');

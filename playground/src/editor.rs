@@ -230,6 +230,10 @@ pub fn Editor(
     /// A byte offset to scroll into view whenever it changes (the stepper's statement).
     #[prop(into)]
     reveal: Signal<Option<usize>>,
+    /// A text the editor starts from, replaced by `source` as an edit, so that undo brings it
+    /// back (the reader's own kernel, which an opened link replaced).
+    #[prop(default = None)]
+    undo_to: Option<String>,
 ) -> impl IntoView {
     let host = NodeRef::<leptos::html::Div>::new();
     #[cfg(target_arch = "wasm32")]
@@ -241,9 +245,12 @@ pub fn Editor(
             if editor.with_value(Option::is_some) {
                 return;
             }
-            let doc = source.get_untracked();
+            let doc = undo_to.clone().unwrap_or_else(|| source.get_untracked());
             let (options, callbacks) = options(&doc, source, compilation, pointer, on_run);
             let handle = create_editor(&parent, &options);
+            if undo_to.is_some() {
+                handle.set_doc(&source.get_untracked());
+            }
             editor.set_value(Some((handle, callbacks)));
         });
         Effect::new(move |_| {
@@ -271,7 +278,7 @@ pub fn Editor(
     }
     // Natively (the unit tests) there is no CodeMirror; these are read only in the browser.
     #[cfg(not(target_arch = "wasm32"))]
-    let _ = (source, compilation, marks, pointer, on_run, reveal);
+    let _ = (source, compilation, marks, pointer, on_run, reveal, undo_to);
     view! {
         <div class="editor" data-testid="editor" node_ref=host></div>
         <p id="editor-help" class="visually-hidden">

@@ -140,11 +140,14 @@ pub fn Playground() -> impl IntoView {
     // What an address opened (a link, `?example=`), as it was opened: never the reader's own
     // until they change it.
     let opened = StoredValue::new(opened);
+    // The reader's own kernel, which the opened one replaced: the editor's Ctrl+Z brings its
+    // text back, as after an example picked from the menu.
+    let undo_to = kept.as_ref().map(|own| own.source.clone());
     let initial_notice = initial_notice.or_else(|| {
         kept.map(|_| {
             let what = address::example_of(&initial.source)
                 .map_or_else(|| "the linked kernel".to_owned(), str::to_owned);
-            format!("Opened {what}. Your own kernel is one step back in this tab's history.")
+            format!("Opened {what}. Your own kernel is one step back in this tab's history (or Ctrl+Z in the editor).")
         })
     });
     let source = RwSignal::new(initial.source.clone());
@@ -666,7 +669,7 @@ pub fn Playground() -> impl IntoView {
             </div>
             <div class="playground-panes">
                 <section class="pane source-pane" aria-label="Source">
-                    <Editor source=source compilation=Signal::derive_local(move || compilation.get()) marks=marks pointer=pointer on_run=on_run reveal=reveal/>
+                    <Editor source=source compilation=Signal::derive_local(move || compilation.get()) marks=marks pointer=pointer on_run=on_run reveal=reveal undo_to=undo_to.clone()/>
                     <p class="hover-info" aria-live="polite" data-testid="hover-info">{move || hover().unwrap_or_default()}</p>
                     <DiagnosticList compilation=Signal::derive_local(move || compilation.get()) fault=run_fault source=source/>
                 </section>
