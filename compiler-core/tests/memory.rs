@@ -527,3 +527,52 @@ fn the_tiled_matmuls_shared_wavefronts_and_flops_are_counted_by_hand() {
     // A and B are read once a CTA-row or -column of tiles: each element 4 times; C written once.
     assert_eq!(p.global_bytes(), (4 * 2 * 128 * 128 + 128 * 128) * 4);
 }
+
+/// A CTA collective passes its warps' results through shared memory as the PTX does: each
+/// warp's lane 0 stores one word, then every warp reads every warp's word by broadcast. Per CTA
+/// of W warps: W store requests of one lane, W² read requests (two per warp's read on a 64-lane
+/// warp), each one wavefront.
+#[test]
+fn a_cta_collective_counts_its_warps_partials_in_shared_memory() {
+    let source = |threads: u32| {
+        format!(
+            "@launch({threads})\nkernel total(X: tensor<f32>[N], Y: tensor<f32>[4]) {{\n  let s = sum<over ctx.thread>(X[ctx.thread])\n  if ctx.thread == 0 {{\n    Y[ctx.block.x] = s\n  }}\n}}\n"
+        )
+    };
+    let run = |threads: u32, lanes: u32, grid: u32| {
+        let text = source(threads);
+        let mut launch = Launch {
+            dims: [("N".to_owned(), i64::from(threads))].into(),
+            lanes,
+            ..Launch::default()
+        };
+        launch.grid.x = grid;
+        let profile = profile_of(&text, &launch);
+        let sites: Vec<(bool, u64, u64, u64, u64)> = profile
+            .sites
+            .iter()
+            .filter(|s| s.name == "warp partials")
+            .map(|s| {
+                assert_eq!(&text[s.span.range()], "sum<over ctx.thread>(X[ctx.thread])");
+                assert!(s.is_shared() && !s.is_poor());
+                (
+                    s.write,
+                    s.requests,
+                    s.lanes,
+                    s.wavefronts,
+                    s.excess_wavefronts(),
+                )
+            })
+            .collect();
+        sites
+    };
+    // 256 threads, 8 warps, 2 CTAs: 16 stores; 2 × 8 × 8 = 128 reads of 32 lanes.
+    assert_eq!(
+        run(256, 32, 2),
+        [(false, 128, 4096, 128, 0), (true, 16, 16, 16, 0)]
+    );
+    // 48 threads: warp 1 has 16; each warp reads both words.
+    assert_eq!(run(48, 32, 1), [(false, 4, 96, 4, 0), (true, 2, 2, 2, 0)]);
+    // 64-lane warps: 128 threads are 2 warps, each read two requests of 32 lanes.
+    assert_eq!(run(128, 64, 1), [(false, 8, 256, 8, 0), (true, 2, 2, 2, 0)]);
+}

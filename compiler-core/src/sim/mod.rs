@@ -48,7 +48,7 @@ pub use compare::{compare_tensor, Comparison, FLOAT_TOLERANCE};
 pub use fault::{CtaOrder, Fault, Waits};
 pub use profile::{
     bank_of, conflict_degree, element_bytes, sector_of, sectors, stored_word, word_of, AccessSite,
-    MemoryProfile, BANKS, LINE_BYTES, SECTOR_BYTES,
+    MemoryProfile, BANKS, LINE_BYTES, PARTIALS, SECTOR_BYTES,
 };
 pub use trace::{
     Barrier, Exchange, LaneState, Memory, MemoryAccess, Step, Threads, Trace, TraceLimits,

@@ -30,6 +30,12 @@
 //!   **contention**: the lanes of a request on one element take turns there, so a request
 //!   takes as many turns as the most lanes on one of its elements (1 when every lane has its
 //!   own element, 32 when a warp adds to one counter); one turn a request is the ideal.
+//! - a **CTA collective** (`sum<over ctx.thread>` and its kin) passes its warps' results
+//!   through shared memory as the PTX does (`ptx/collectives.rs`): lane 0 of each warp stores
+//!   its warp's result (a request of one lane), then each warp reads every warp's result, one
+//!   broadcast request a result (one wavefront each): per CTA of `W` warps, `W` store requests
+//!   and `W²` load requests (a 64-lane warp's loads are two requests each), at the collective's
+//!   span under the name [`PARTIALS`];
 //! - An access is **marked** when at least half of what it moved (sectors, wavefronts) is
 //!   excess: a stride-2 read (8 sectors, ideal 4) and a 2-way conflict are; a broadcast or one
 //!   lane's store (1 sector, ideal 1) never is. An atomic is marked, too, when at least half
@@ -53,6 +59,8 @@ pub const BANKS: usize = 32;
 const WORD_BYTES: u64 = 4;
 /// The lanes of one request: NVIDIA's warp. A wider warp's access is several requests.
 pub const REQUEST_LANES: usize = 32;
+/// What the memory view calls a CTA collective's warp results in shared memory.
+pub const PARTIALS: &str = "warp partials";
 
 /// One access in the source, over the run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,7 +119,7 @@ impl AccessSite {
     }
 
     pub fn is_shared(&self) -> bool {
-        matches!(self.memory, Memory::Shared(_))
+        matches!(self.memory, Memory::Shared(_) | Memory::Partials)
     }
 
     fn per_request(&self, total: u64) -> f64 {
@@ -340,6 +348,7 @@ impl From<MemoryProfile> for Counter {
             let (kind, index) = match site.memory {
                 Memory::Tensor(i) => (0, i),
                 Memory::Shared(i) => (1, i),
+                Memory::Partials => (2, 0),
             };
             ((site.span, kind, index, site.write), site)
         });
@@ -389,6 +398,7 @@ pub fn element_bytes(kernel: &Kernel, memory: Memory) -> u64 {
     let element = match memory {
         Memory::Tensor(i) => kernel.params.get(i).map(Param::element),
         Memory::Shared(i) => kernel.shared.get(i).map(|a| a.element),
+        Memory::Partials => None, // one 4-byte word a warp
     };
     element.map_or(4, Scalar::size)
 }
@@ -424,6 +434,47 @@ fn count_shared(site: &mut AccessSite, elements: &mut [u64]) {
     site.wavefronts += u64::from(degree);
     site.ideal_wavefronts += distinct_by(elements, |e| e).div_ceil(BANKS as u64);
     site.worst_degree = site.worst_degree.max(degree);
+}
+
+/// A CTA collective's shared traffic (the module's rules), for the active lanes `mask` of a
+/// CTA of `threads` threads in warps of `lanes`: each warp's store of its result, then each
+/// warp's broadcast read of every warp's result.
+fn count_partials(counter: &mut Counter, span: Span, mask: &[bool], lanes: u32, threads: usize) {
+    let lanes = lanes.max(1) as usize;
+    let warps = threads.div_ceil(lanes) as u64;
+    for write in [true, false] {
+        let site = counter.sites.entry((span, 2, 0, write)).or_insert_with(|| {
+            AccessSite::new(span, Memory::Partials, PARTIALS.to_owned(), write, false)
+        });
+        for warp in (0..threads).step_by(lanes) {
+            let end = (warp + lanes).min(threads);
+            if !(warp..end).any(|t| mask[t]) {
+                continue;
+            }
+            if write {
+                // Lane 0 stores the warp's result: one lane, one word.
+                site.requests += 1;
+                site.lanes += 1;
+                site.wavefronts += 1;
+                site.ideal_wavefronts += 1;
+            } else {
+                // Every warp's result, read by all of this warp's lanes at once (a broadcast),
+                // in requests of 32 lanes.
+                for start in (warp..end).step_by(REQUEST_LANES) {
+                    let active = (start..(start + REQUEST_LANES).min(end))
+                        .filter(|&t| mask[t])
+                        .count() as u64;
+                    if active > 0 {
+                        site.requests += warps;
+                        site.lanes += active * warps;
+                        site.wavefronts += warps;
+                        site.ideal_wavefronts += warps;
+                    }
+                }
+            }
+            site.worst_degree = site.worst_degree.max(1);
+        }
+    }
 }
 
 /// The most lanes on one element of a request (`elements` sorted): the turns an atomic takes.
@@ -476,6 +527,17 @@ impl<'a> Cta<'a> {
             let active = mask.iter().filter(|&&m| m).count() as u64;
             counter.work.count(op, active, self.options.lanes);
         }
+        if let StmtKind::Let {
+            op: Op::Reduce(_, Over::Cta, ..),
+            ..
+        } = &stmt.kind
+        {
+            if let Some(counter) = self.profile.as_deref_mut() {
+                let lanes = self.options.lanes;
+                count_partials(counter, stmt.span, mask, lanes, self.threads);
+            }
+            return;
+        }
         let (memory, indices, write) = match &stmt.kind {
             StmtKind::Let {
                 op: Op::Load {
@@ -527,6 +589,7 @@ impl<'a> Cta<'a> {
                 Some(a) => (1, i, a.name.as_str()),
                 None => return,
             },
+            Memory::Partials => return,
         };
         // Where each lane's element is stored: a tensor's row-major index, a tile's index in
         // its storage (a padded tile's rows are one word longer).
@@ -541,6 +604,7 @@ impl<'a> Cta<'a> {
                 .shared
                 .get(i)
                 .and_then(|a| self.stored_index(a, indices, t)),
+            Memory::Partials => None,
         };
         let site = counter
             .sites
@@ -561,7 +625,7 @@ impl<'a> Cta<'a> {
                     let e = e as u64;
                     elements.push(match memory {
                         Memory::Tensor(_) => e,
-                        Memory::Shared(_) => word_of(e, bytes),
+                        Memory::Shared(_) | Memory::Partials => word_of(e, bytes),
                     });
                 }
             }
@@ -572,7 +636,7 @@ impl<'a> Cta<'a> {
             site.lanes += active;
             match memory {
                 Memory::Tensor(_) => count_global(site, elements, bytes),
-                Memory::Shared(_) => count_shared(site, elements),
+                Memory::Shared(_) | Memory::Partials => count_shared(site, elements),
             }
             if atomic {
                 // Both counts sorted the elements.

@@ -137,6 +137,10 @@ pub enum Memory {
     Tensor(usize),
     /// The CTA's shared array of this index (a tile).
     Shared(usize),
+    /// The warps' partial results a CTA collective (`sum<over ctx.thread>`) passes through
+    /// shared memory, one word a warp (the PTX's `NAME_warp_partials`): counted by the memory
+    /// profile, never recorded in a trace.
+    Partials,
 }
 
 /// A thread read or wrote one element (row-major index).
@@ -605,6 +609,7 @@ impl<'a> Cta<'a> {
                 Some(a) => a.shape.iter().map(|&n| n as usize).collect(),
                 None => return,
             },
+            Memory::Partials => return,
         };
         for t in (0..self.threads).filter(|&t| mask[t]) {
             if let Some(element) = self.flat_index(indices, &shape, t) {

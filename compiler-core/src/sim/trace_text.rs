@@ -188,6 +188,7 @@ impl Trace {
                         a.shape.iter().map(|&n| n as usize).collect(),
                     )
                 }),
+                Memory::Partials => (PARTIALS, Vec::new()),
             };
             let accesses: Vec<&MemoryAccess> = step
                 .accesses
