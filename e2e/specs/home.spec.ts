@@ -1,4 +1,5 @@
 import { test, expect } from '../fixtures/pages';
+import { gunzipSync } from 'node:zlib';
 
 test('the home page renders with no console errors', async ({ home, page, consoleErrors }) => {
   await home.open();
@@ -79,7 +80,7 @@ test('the playground is one link away', async ({ home, page }) => {
 });
 
 // Issue 52: the site says it is open source, and the footer links the license texts it ships.
-test('the footer links the license texts, which the site serves', async ({ home, page, request }) => {
+test('the footer links the license texts and the source, which the site serves', async ({ home, page, request }) => {
   await home.open();
   for (const [id, text] of [['license-mit', 'Permission is hereby granted'], ['license-apache', 'Apache License']]) {
     const href = await page.getByTestId(id).getAttribute('href');
@@ -88,4 +89,13 @@ test('the footer links the license texts, which the site serves', async ({ home,
     expect(response.ok()).toBe(true);
     expect(await response.text()).toContain(text);
   }
+  // And its source: a gzip of the tree, with the compiler's Cargo.toml inside.
+  const source = await page.getByTestId('source-archive').getAttribute('href');
+  const archive = await request.get(new URL(source!, page.url()).toString());
+  expect(archive.ok()).toBe(true);
+  // A server may send it with `Content-Encoding: gzip`, which the client undoes.
+  const body = await archive.body();
+  const tar = (body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body) : body).toString('latin1');
+  expect(tar).toContain('tessera/compiler-core/Cargo.toml');
+  expect(tar).toContain('tessera/LICENSE-MIT');
 });

@@ -81,7 +81,9 @@ pub fn Frame(#[prop(into)] path: Signal<String>, children: Children) -> impl Int
                 <a href="/LICENSE-MIT" rel="external" data-testid="license-mit">"MIT license"</a>
                 " or the "
                 <a href="/LICENSE-APACHE" rel="external" data-testid="license-apache">"Apache License 2.0"</a>
-                ", at your choice. The compiler in this page is Rust compiled to WebAssembly."
+                ", at your choice. The compiler in this page is Rust compiled to WebAssembly; "
+                <a href="/tessera-source.tar.gz" rel="external" download data-testid="source-archive">"its source"</a>
+                " is served with the site (the build's own files, as a .tar.gz)."
             </p>
         </footer>
     }
