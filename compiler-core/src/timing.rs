@@ -24,15 +24,15 @@ pub fn dispatches_within(elapsed: Duration, wanted: u32) -> u32 {
 pub const TIMING_BUDGET: Duration = Duration::from_secs(1);
 
 /// Why a run on a GPU has no [`Timing`], in words: it was not asked for, or its GPU has no
-/// timestamps, or it is not one dispatch (a program's launches, a kernel's super-tiles), or it
-/// took too long.
+/// timestamps, or it is not one dispatch (a kernel's super-tiles; a program's launches are
+/// timed as they run, [`LaunchTimes`]), or it took too long.
 pub fn untimed(timestamps: bool, one_dispatch: bool, asked: bool) -> &'static str {
     if !asked {
         "the kernel was not timed"
     } else if !timestamps {
         "this GPU does not offer timestamps (WebGPU's timestamp-query), so the kernel's own time is not measured"
     } else if !one_dispatch {
-        "only a kernel's single launch is timed, not a program's launches or a kernel's super-tiles"
+        "a kernel under @cluster runs as a launch per super-tile, which are not timed one by one: the whole run's time is the measure"
     } else {
         // What `dispatches_within` leaves untimed: a run over the budget.
         "the run took over a second, so it was not timed again: its time above is the measure"
@@ -132,6 +132,98 @@ impl Timing {
     }
 }
 
+/// The most launches of one program run that are timed: each takes two of a query set's
+/// timestamps, and a timeline of more would not be read launch by launch.
+pub const MAX_TIMED_LAUNCHES: usize = 256;
+
+/// A program's launches on the GPU as they ran: each launch's pass between the GPU's
+/// timestamps at its start and end, in the run itself (never a launch run again: a program's
+/// later launches read what earlier ones wrote, so a replay would change its results). The
+/// program's timeline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LaunchTimes {
+    /// Each launch's start and end in nanoseconds from the first timed launch's start, in the
+    /// program's order; `None` for a launch not timed (a kernel's super-tiles, or past
+    /// [`MAX_TIMED_LAUNCHES`]).
+    pub spans_ns: Vec<Option<(f64, f64)>>,
+    /// The step the timestamps come in (as [`Timing::resolution_ns`]).
+    pub resolution_ns: f64,
+}
+
+impl LaunchTimes {
+    /// From each launch's start and end ticks (`None`: not timed), `period_ns` a tick.
+    pub fn from_ticks(ticks: &[Option<(u64, u64)>], period_ns: f64) -> LaunchTimes {
+        let first = ticks
+            .iter()
+            .flatten()
+            .map(|&(start, _)| start)
+            .min()
+            .unwrap_or(0);
+        let step = ticks
+            .iter()
+            .flatten()
+            .fold(0, |g, &(a, b)| gcd(gcd(g, a), b))
+            .max(1);
+        let at = |t: u64| t.saturating_sub(first) as f64 * period_ns;
+        LaunchTimes {
+            spans_ns: ticks
+                .iter()
+                .map(|t| t.map(|(a, b)| (at(a), at(b.max(a)))))
+                .collect(),
+            resolution_ns: step as f64 * period_ns,
+        }
+    }
+
+    /// The timed launches' own times, summed: the program's kernels alone.
+    pub fn total_ns(&self) -> f64 {
+        self.spans_ns.iter().flatten().map(|(a, b)| b - a).sum()
+    }
+
+    /// From the first timed launch's start to the last one's end (the gaps between launches
+    /// included).
+    pub fn span_ns(&self) -> f64 {
+        self.spans_ns
+            .iter()
+            .flatten()
+            .map(|&(_, b)| b)
+            .fold(0.0, f64::max)
+    }
+
+    /// "the launches alone: 16.4 µs in all, each timed as it ran, over 45.1 µs from the first
+    /// start to the last end (timestamps in steps of 1 ns)", and the rates the sum means by the
+    /// run's counts; launches not timed are said.
+    pub fn summary(&self, counts: Option<(u64, u64)>) -> String {
+        let timed = self.spans_ns.iter().flatten().count();
+        let total = self.total_ns();
+        let mut text = format!(
+            "the launches alone: {} in all, {timed} launch{} each timed as it ran, over {} from the first one's start to the last one's end (timestamps in steps of {})",
+            nanoseconds(total),
+            if timed == 1 { "" } else { "es" },
+            nanoseconds(self.span_ns()),
+            nanoseconds(self.resolution_ns)
+        );
+        let untimed = self.spans_ns.len() - timed;
+        if untimed > 0 {
+            text += &format!(
+                "; {untimed} launch{} not timed (a kernel's super-tiles, or past the first {MAX_TIMED_LAUNCHES})",
+                if untimed == 1 { "" } else { "es" }
+            );
+        }
+        if total < self.resolution_ns {
+            text +=
+                "; shorter than a step: the time is the timestamps' rounding, not the launches'";
+        } else if let Some((flops, bytes)) = counts.filter(|_| untimed == 0) {
+            let seconds = total * 1e-9;
+            text += &format!(
+                "; by the counts, {}B/s of global traffic and {}FLOP/s",
+                si(bytes as f64 / seconds),
+                si(flops as f64 / seconds)
+            );
+        }
+        text
+    }
+}
+
 /// `11.6 M`: a value with its SI prefix, three significant figures (the rates here, and the
 /// charts' figures).
 pub fn si(value: f64) -> String {
@@ -153,7 +245,7 @@ pub fn si(value: f64) -> String {
 }
 
 /// `41.2 µs`: nanoseconds in the unit that reads best.
-fn nanoseconds(ns: f64) -> String {
+pub fn nanoseconds(ns: f64) -> String {
     if ns >= 1e6 {
         format!("{:.2} ms", ns / 1e6)
     } else if ns >= 1e3 {
@@ -210,6 +302,27 @@ mod tests {
             !text.contains("B/s"),
             "no rates from a time that cannot be: {text}"
         );
+    }
+
+    #[test]
+    fn a_programs_launches_are_timed_as_they_ran_with_their_gaps() {
+        // Three launches; the second is a kernel's super-tiles, not timed.
+        let ticks = [Some((1_000, 3_000)), None, Some((5_000, 6_000))];
+        let times = LaunchTimes::from_ticks(&ticks, 1.0);
+        assert_eq!(
+            times.spans_ns,
+            [Some((0.0, 2_000.0)), None, Some((4_000.0, 5_000.0))]
+        );
+        assert_eq!((times.total_ns(), times.span_ns()), (3_000.0, 5_000.0));
+        assert_eq!(times.resolution_ns, 1_000.0);
+        assert_eq!(
+            times.summary(Some((3_000, 6_000))),
+            "the launches alone: 3.0 µs in all, 2 launches each timed as it ran, over 5.0 µs from the first one's start to the last one's end (timestamps in steps of 1.0 µs); 1 launch not timed (a kernel's super-tiles, or past the first 256)"
+        );
+        let all = LaunchTimes::from_ticks(&[Some((0, 2_000)), Some((2_000, 3_000))], 1.0);
+        assert!(all
+            .summary(Some((3_000, 6_000)))
+            .ends_with("; by the counts, 2.00 GB/s of global traffic and 1.00 GFLOP/s"));
     }
 
     #[test]

@@ -5,7 +5,7 @@ import { test, expect } from '../fixtures/pages';
 // launches, WebGPU runs them in order and agrees with the simulator, the stepper steps the
 // launch picked, the memory counts count every launch, and a link carries it all.
 
-test('grid_sum runs its two launches on the simulator and on WebGPU, which agree', async ({ play, page, consoleErrors }) => {
+test('grid_sum runs its two launches on the simulator and on WebGPU, which agree, each timed as it ran', async ({ play, page, consoleErrors }) => {
   await play.open('?example=grid_sum');
   await expect(page.getByTestId('program-grids')).toBeVisible();
   await expect(page.getByTestId('grid-x')).toHaveCount(0);
@@ -20,11 +20,23 @@ test('grid_sum runs its two launches on the simulator and on WebGPU, which agree
   if (!outcome.includes('not run')) {
     // f32 sums added in another order agree within the spec's tolerance.
     await expect(play.verdicts.first()).toHaveText(/^GPU = simulator/);
-    // What each figure covers, and why a program's launches have no GPU time of their own.
+    // What each figure covers, and each launch's own time as it ran, on a timeline.
     expect(outcome).toMatch(/ms, the whole run: upload, its launches and read-back$/);
-    await expect(page.getByTestId('gpu-time')).toHaveText(
-      "GPU time: only a kernel's single launch is timed, not a program's launches or a kernel's super-tiles.",
-    );
+    const time = page.getByTestId('gpu-time');
+    const timestamps = !(await time.textContent())?.includes('does not offer timestamps');
+    if (timestamps) {
+      await expect(time).toHaveText(/^GPU time: the launches alone: [\d.]+ (ns|µs|ms) in all, 2 launches each timed as it ran, over [\d.]+ (ns|µs|ms) from the first one's start to the last one's end/);
+      const timeline = page.getByTestId('launch-timeline');
+      await expect(timeline.locator('rect.launch-bar')).toHaveCount(2);
+      await timeline.getByText("Each launch's start and time").click();
+      const rows = page.getByTestId('launch-times').locator('tbody tr');
+      await expect(rows).toHaveCount(2);
+      await expect(rows.nth(0)).toContainText('partial_sums');
+      await expect(rows.nth(0)).toContainText('391 x 1 x 1');
+      await expect(rows.nth(1)).toContainText('total');
+      // The second launch starts after the first one's start.
+      await expect(rows.nth(0).locator('td').nth(3)).toHaveText('0 ns');
+    }
   }
   expect(consoleErrors).toEqual([]);
 });

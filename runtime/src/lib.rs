@@ -54,7 +54,9 @@ pub struct GpuOutput {
     pub timing: Result<Timing, String>,
 }
 
-pub use compiler_core::timing::{dispatches_within, untimed, Timing, TIMED_DISPATCHES};
+pub use compiler_core::timing::{
+    dispatches_within, untimed, LaunchTimes, Timing, MAX_TIMED_LAUNCHES, TIMED_DISPATCHES,
+};
 
 impl GpuOutput {
     /// What both runners do first: the WGSL for `mode`, and the arguments to run it over (a

@@ -7,7 +7,7 @@
 //! messages), a lost device (the browser's GPU watchdog ends a runaway kernel that way).
 
 use crate::plan::{fill, leave_device, plan, read_back, Plan, Storage};
-use crate::{AdapterReport, GpuOutput, GpuRun, RuntimeError};
+use crate::{AdapterReport, GpuOutput, GpuRun, LaunchTimes, RuntimeError};
 use compiler_core::cluster;
 use compiler_core::ir::Kernel;
 use compiler_core::program::{LaunchRecord, PreparedProgram, ProgramError, ProgramOutput, Runner};
@@ -28,7 +28,7 @@ use web_sys::{
     GpuCompilationMessageType, GpuComputePassDescriptor, GpuComputePassTimestampWrites,
     GpuComputePipeline, GpuComputePipelineDescriptor, GpuDevice, GpuDeviceDescriptor,
     GpuDeviceLostInfo, GpuErrorFilter, GpuPipelineLayoutDescriptor, GpuProgrammableStage,
-    GpuQuerySetDescriptor, GpuQueryType, GpuShaderModuleDescriptor,
+    GpuQuerySet, GpuQuerySetDescriptor, GpuQueryType, GpuShaderModuleDescriptor,
 };
 
 /// An opened WebGPU device and what its adapter offers.
@@ -319,12 +319,18 @@ pub async fn run_timed(
 /// the native runner runs them: one dispatch per launch over buffers that stay on the device,
 /// a tensor going up before the first launch that uses it and coming back only when the walk
 /// reads it (a `while` condition's element, the results at the end). Each kernel's pipeline is
-/// made once and shared by its launches. The time is the launches' own.
+/// made once and shared by its launches. The time is the launches' own; where the GPU has
+/// timestamps, each launch's pass also writes them at its start and end, as it runs (the first
+/// [`crate::MAX_TIMED_LAUNCHES`]), which give the program's timeline.
 pub async fn run_program(
     gpu: &Gpu,
     prepared: &PreparedProgram<'_>,
     mode: WarpMode,
-) -> Result<(ProgramOutput, Duration), ProgramError<RuntimeError>> {
+) -> Result<(ProgramOutput, Duration, Result<LaunchTimes, String>), ProgramError<RuntimeError>> {
+    let stamps = match gpu.report.timestamps {
+        true => Stamps::new(gpu).ok(),
+        false => None,
+    };
     let mut runner = Resident {
         gpu,
         prepared,
@@ -332,12 +338,96 @@ pub async fn run_program(
         pipelines: Pipelines::default(),
         buffers: HashMap::new(),
         elapsed: Duration::ZERO,
+        stamps,
     };
     let output = prepared.execute_with(&mut runner).await;
     for buffer in runner.buffers.values() {
         buffer.destroy();
     }
-    Ok((output?, runner.elapsed))
+    let output = output?;
+    let times = match runner.stamps {
+        Some(stamps) => stamps.read(gpu).await,
+        None => Err(crate::untimed(gpu.report.timestamps, true, true).to_owned()),
+    };
+    Ok((output, runner.elapsed, times))
+}
+
+/// A program run's timestamps: a query set of two for each launch timed, and which pair each
+/// launch wrote (`None`: not timed).
+struct Stamps {
+    queries: GpuQuerySet,
+    pairs: Vec<Option<u32>>,
+    used: u32,
+}
+
+impl Stamps {
+    fn new(gpu: &Gpu) -> Result<Stamps, RuntimeError> {
+        let count = 2 * crate::MAX_TIMED_LAUNCHES as u32;
+        let queries = gpu
+            .device
+            .create_query_set(&GpuQuerySetDescriptor::new(count, GpuQueryType::Timestamp))
+            .map_err(|e| device_error("could not make the timestamps' query set", &e))?;
+        Ok(Stamps {
+            queries,
+            pairs: Vec::new(),
+            used: 0,
+        })
+    }
+
+    /// The pair of timestamps the next launch writes, if there is one left and it is one
+    /// dispatch; the launch is counted either way.
+    fn next(&mut self, timed: bool) -> Option<(&GpuQuerySet, u32)> {
+        let pair = (timed && (self.used as usize) < crate::MAX_TIMED_LAUNCHES).then_some(self.used);
+        self.pairs.push(pair);
+        let pair = pair?;
+        self.used += 1;
+        Some((&self.queries, pair))
+    }
+
+    /// Every launch's times, once the GPU has written them.
+    async fn read(self, gpu: &Gpu) -> Result<LaunchTimes, String> {
+        let ticks = match self.used {
+            0 => Vec::new(),
+            used => {
+                let device = &gpu.device;
+                let count = 2 * used;
+                let size = count as usize * 8;
+                let read = async {
+                    let resolved = buffer(device, size, usage::QUERY_RESOLVE | usage::COPY_SRC)?;
+                    let readback = buffer(device, size, usage::MAP_READ | usage::COPY_DST)?;
+                    let encoder = device.create_command_encoder();
+                    encoder.resolve_query_set_with_u32(&self.queries, 0, count, &resolved, 0);
+                    encoder
+                        .copy_buffer_to_buffer_with_u32_and_u32_and_u32(
+                            &resolved,
+                            0,
+                            &readback,
+                            0,
+                            size as u32,
+                        )
+                        .map_err(|e| device_error("could not copy the timestamps", &e))?;
+                    device.queue().submit(&[encoder.finish()]);
+                    let bytes = mapped(gpu, &readback).await;
+                    for made in [&resolved, &readback] {
+                        made.destroy();
+                    }
+                    bytes
+                };
+                let bytes = read.await.map_err(|e| e.to_string());
+                self.queries.destroy();
+                bytes?
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                    .collect()
+            }
+        };
+        let pairs: Vec<Option<(u64, u64)>> = self
+            .pairs
+            .iter()
+            .map(|p| p.map(|k| (ticks[2 * k as usize], ticks[2 * k as usize + 1])))
+            .collect();
+        Ok(LaunchTimes::from_ticks(&pairs, 1.0))
+    }
 }
 
 /// The browser's runner of a program's launches, and the device buffer of each storage slot
@@ -349,6 +439,7 @@ struct Resident<'g, 'p, 'm> {
     pipelines: Pipelines,
     buffers: HashMap<usize, GpuBuffer>,
     elapsed: Duration,
+    stamps: Option<Stamps>,
 }
 
 impl<'m> Runner<'m> for Resident<'_, '_, 'm> {
@@ -391,13 +482,29 @@ impl Resident<'_, '_, '_> {
                 fill(tensor, &read_buffer(self.gpu, &buffer).await?);
                 buffer.destroy();
             }
+            if let Some(stamps) = &mut self.stamps {
+                stamps.next(false); // several dispatches, on the host's copies
+            }
             run_wgsl_with(self.gpu, kernel, &wgsl, args, &self.pipelines, 0).await?
         } else {
             let storage = Storage::Device {
                 slots,
                 buffers: &mut self.buffers,
             };
-            run_launch(self.gpu, kernel, &wgsl, args, &self.pipelines, storage, 0).await?
+            let timed = match self.stamps.as_mut().and_then(|s| s.next(true)) {
+                Some((queries, pair)) => Timed::Stamped(queries, pair),
+                None => Timed::Not,
+            };
+            run_launch(
+                self.gpu,
+                kernel,
+                &wgsl,
+                args,
+                &self.pipelines,
+                storage,
+                timed,
+            )
+            .await?
         };
         self.elapsed += run.elapsed;
         Ok(())
@@ -459,14 +566,23 @@ async fn run_wgsl_with(
     timed: u32,
 ) -> Result<GpuRun, RuntimeError> {
     if kernel.cluster.is_none() {
+        let timed = Timed::Again(timed);
         return run_launch(gpu, kernel, wgsl, args, pipelines, Storage::Host, timed).await;
     }
     let mut elapsed = Duration::ZERO;
     for tile in cluster::plan(kernel, args, 1) {
         let mut part = cluster::slice(kernel, args, tile);
-        elapsed += run_launch(gpu, kernel, wgsl, &mut part, pipelines, Storage::Host, 0)
-            .await?
-            .elapsed;
+        elapsed += run_launch(
+            gpu,
+            kernel,
+            wgsl,
+            &mut part,
+            pipelines,
+            Storage::Host,
+            Timed::Not,
+        )
+        .await?
+        .elapsed;
         cluster::merge(kernel, args, tile, &part);
     }
     let timing = Err(crate::untimed(gpu.report.timestamps, false, timed > 0).to_owned());
@@ -563,6 +679,15 @@ async fn rejected(gpu: &Gpu) -> Result<(), RuntimeError> {
     Ok(())
 }
 
+/// How a launch is timed: not at all; by up to `n` more dispatches of it after it ran (a
+/// kernel alone, over the tensors it left); or by the timestamps its own pass writes into a
+/// query set's pair (a program's launch, timed as it runs).
+enum Timed<'q> {
+    Not,
+    Again(u32),
+    Stamped(&'q GpuQuerySet, u32),
+}
+
 async fn run_launch(
     gpu: &Gpu,
     kernel: &Kernel,
@@ -570,7 +695,7 @@ async fn run_launch(
     args: &mut Args,
     pipelines: &Pipelines,
     mut storage: Storage<'_, GpuBuffer>,
-    timed: u32,
+    timed: Timed<'_>,
 ) -> Result<GpuRun, RuntimeError> {
     if let Some(error) = gpu.lost_error("before the run") {
         return Err(error);
@@ -611,7 +736,17 @@ async fn run_launch(
     rejected(gpu).await?;
     let start = now_ms();
     let encoder = device.create_command_encoder();
-    let pass = encoder.begin_compute_pass();
+    let pass = match timed {
+        Timed::Stamped(queries, pair) => {
+            let writes = GpuComputePassTimestampWrites::new(queries);
+            writes.set_beginning_of_pass_write_index(2 * pair);
+            writes.set_end_of_pass_write_index(2 * pair + 1);
+            let descriptor = GpuComputePassDescriptor::new();
+            descriptor.set_timestamp_writes(&writes);
+            encoder.begin_compute_pass_with_descriptor(&descriptor)
+        }
+        _ => encoder.begin_compute_pass(),
+    };
     pass.set_pipeline(&made.pipeline);
     pass.set_bind_group(0, Some(&group));
     let [x, y, z] = plan.grid;
@@ -646,11 +781,15 @@ async fn run_launch(
         read_back(args, wgsl, *param, &bytes)?;
     }
     let elapsed = Duration::from_secs_f64((now_ms() - start).max(0.0) / 1000.0);
-    let dispatches = crate::dispatches_within(elapsed, timed);
+    let again = match timed {
+        Timed::Again(n) => n,
+        _ => 0,
+    };
+    let dispatches = crate::dispatches_within(elapsed, again);
     let timing = if dispatches > 0 && gpu.report.timestamps {
         Ok(time_dispatches(gpu, &made.pipeline, &group, plan.grid, dispatches).await?)
     } else {
-        Err(crate::untimed(gpu.report.timestamps, true, timed > 0).to_owned())
+        Err(crate::untimed(gpu.report.timestamps, true, again > 0).to_owned())
     };
     for buffer_of in buffers.iter().chain([&uniform]) {
         if !kept.contains(&buffer_of) {

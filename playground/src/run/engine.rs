@@ -80,9 +80,19 @@ pub enum GpuOutcome {
         args: Args,
         ms: f64,
         how: String,
-        /// The kernel's own time by the GPU's timestamps, or why it has none.
-        timing: Result<compiler_core::timing::Timing, String>,
+        /// The kernel's own time (a program's: its launches' timeline) by the GPU's
+        /// timestamps, or why it has none.
+        timing: Result<GpuTime, String>,
     },
+}
+
+/// What the GPU's timestamps measured of a run.
+#[derive(Clone, Serialize, Deserialize)]
+pub enum GpuTime {
+    /// A kernel: dispatches of it after the run.
+    Kernel(compiler_core::timing::Timing),
+    /// A program: each launch as it ran.
+    Launches(compiler_core::timing::LaunchTimes),
 }
 
 fn now_ms() -> f64 {

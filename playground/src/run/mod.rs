@@ -21,6 +21,7 @@ mod results;
 mod stepper;
 pub mod steps;
 mod tensors;
+mod timeline;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 

@@ -3,8 +3,9 @@
 //! launches, and each tensor the kernel writes (`tensors`: its table, numbers, downloads and
 //! the GPU's verdict), with the inputs the run began with.
 
-use super::engine::{GpuOutcome, RunReport, Running, SimRun, Stage};
+use super::engine::{GpuOutcome, GpuTime, RunReport, Running, SimRun, Stage};
 use super::tensors::{save_zip, tensor, Inputs, ResultsPlace, TensorResult};
+use super::timeline::LaunchTimeline;
 use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::Phase;
 use compiler_core::hierarchy::Dim3;
@@ -154,9 +155,27 @@ pub fn Results(
                 format!("WebGPU ({how}): {ms:.1} ms, the whole run: upload, {ran} and read-back")
             }
         };
+        let mut timeline = None;
         let gpu_time = match &report.gpu {
             GpuOutcome::Done {
-                timing: Ok(timing),
+                timing: Ok(GpuTime::Launches(times)),
+                ..
+            } => {
+                let counts = counts.and_then(|c| c.get());
+                let records = match &report.sim {
+                    Ok(run) => run.launches.to_vec(),
+                    Err(_) => Vec::new(),
+                };
+                timeline = Some(view! { <LaunchTimeline times=times.clone() launches=records/> });
+                let more = if counts.is_none() && on_measure.is_some() {
+                    ". Count memory accesses to see the bandwidth and FLOP/s this time means"
+                } else {
+                    ""
+                };
+                Some(format!("GPU time: {}{more}.", times.summary(counts)))
+            }
+            GpuOutcome::Done {
+                timing: Ok(GpuTime::Kernel(timing)),
                 ms,
                 ..
             } => {
@@ -177,7 +196,8 @@ pub fn Results(
             } => Some(format!("GPU time: {why}.")),
             _ => None,
         };
-        let gpu_time = gpu_time.map(|text| view! { <p data-testid="gpu-time">{text}</p> });
+        let gpu_time =
+            gpu_time.map(|text| view! { <p data-testid="gpu-time">{text}</p> {timeline} });
         let gpu_args = match &report.gpu {
             GpuOutcome::Done { args, .. } => Some(args.clone()),
             _ => None,

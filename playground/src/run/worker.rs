@@ -14,7 +14,7 @@
 //! Invariants: one job at a time per worker; cancelling ends the worker (`terminate`), which
 //! stops a run at once wherever it is, and the next job starts a new one.
 
-use super::engine::GpuOutcome;
+use super::engine::{GpuOutcome, GpuTime};
 use super::jobs::{from_bytes, to_bytes, Done, Job, Progress, Reply};
 use compiler_core::launch::Launch;
 use compiler_core::sim::{Arg, Args};
@@ -122,7 +122,13 @@ async fn run_on_gpu(source: &str, launch: &Launch, forced: Option<WarpMode>) -> 
     let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
     let outcome = runtime::run_timed(&gpu, &prepared, mode, runtime::TIMED_DISPATCHES)
         .await
-        .map(|output| (output.args, output.elapsed, output.timing));
+        .map(|output| {
+            (
+                output.args,
+                output.elapsed,
+                output.timing.map(GpuTime::Kernel),
+            )
+        });
     gpu_outcome(source, &gpu, lanes, mode, outcome)
 }
 
@@ -143,14 +149,14 @@ async fn run_program_on_gpu(
     let mode = forced.unwrap_or_else(|| gpu.report.warp_mode(lanes));
     let source = compilation.source();
     match runtime::run_program(&gpu, &prepared, mode).await {
-        Ok((output, elapsed)) => {
-            let why = runtime::untimed(gpu.report.timestamps, false, true).to_owned();
+        Ok((output, elapsed, times)) => {
+            let timing = times.map(GpuTime::Launches);
             gpu_outcome(
                 source,
                 &gpu,
                 lanes,
                 mode,
-                Ok((output.args, elapsed, Err(why))),
+                Ok((output.args, elapsed, timing)),
             )
         }
         Err(compiler_core::program::ProgramError::Program(d)) => {
@@ -179,7 +185,7 @@ fn gpu_outcome(
         (
             compiler_core::sim::Args,
             std::time::Duration,
-            Result<runtime::Timing, String>,
+            Result<GpuTime, String>,
         ),
         runtime::RuntimeError,
     >,
