@@ -50,6 +50,15 @@ pub fn marks(flops: u64, bytes: u64) -> Option<Vec<RooflineMark>> {
     })
 }
 
+/// The measured point in words.
+fn measured_text(rate: f64, s: f64) -> String {
+    format!(
+        "Your GPU (WebGPU's timestamps): {}FLOP/s reached, the run's work in {}",
+        si(rate),
+        seconds(s)
+    )
+}
+
 /// `0.01`, `1`, `1000`: an intensity decade.
 fn intensity_label(value: f64) -> String {
     let places = (-value.log10().round()).max(0.0) as usize;
@@ -63,8 +72,10 @@ fn rate_label(value: f64) -> String {
 
 /// The roofline of a run of `flops` floating-point operations over `bytes` of global traffic,
 /// as a `<figure>`: the three targets' roofs, the run's intensity and its marks, and a caption
-/// that says every mark's figures.
-pub fn roofline(flops: u64, bytes: u64) -> String {
+/// that says every mark's figures. With `measured`, the seconds the run's kernel work took on
+/// the reader's GPU (WebGPU's timestamps), the point it reached: `flops` over that time, at
+/// its intensity.
+pub fn roofline(flops: u64, bytes: u64, measured: Option<f64>) -> String {
     let marks = marks(flops, bytes).unwrap_or_default();
     let intensity = (bytes > 0 && flops > 0).then(|| flops as f64 / bytes as f64);
     // Decades wide enough for every ridge (about 10 to 20 FLOP/byte) and the run.
@@ -76,7 +87,12 @@ pub fn roofline(flops: u64, bytes: u64) -> String {
         .map(|p| p.bytes_per_second)
         .fold(f64::MAX, f64::min);
     let fastest = peaks.iter().map(|p| p.flops_per_second).fold(0.0, f64::max);
-    let y_lo = (10f64.powi(x_lo) * slowest).log10().floor() as i32;
+    let reached = measured
+        .filter(|&s| s > 0.0 && intensity.is_some())
+        .map(|s| (flops as f64 / s, s));
+    // Down to the measured point, which a software GPU puts far below the roofs.
+    let y_lo = reached.map_or(i32::MAX, |(rate, _)| rate.log10().floor() as i32);
+    let y_lo = y_lo.min((10f64.powi(x_lo) * slowest).log10().floor() as i32);
     let y_hi = fastest.log10().ceil() as i32;
     let frame = Frame::new(
         560.0,
@@ -141,6 +157,10 @@ pub fn roofline(flops: u64, bytes: u64) -> String {
             );
         }
     }
+    if let (Some((rate, s)), Some(i)) = (reached, intensity) {
+        let y = frame.y.at(rate);
+        svg += &point("measured", frame.x.at(i), y, &measured_text(rate, s));
+    }
     svg += "</svg>";
     let run = match (flops, bytes) {
         (_, 0) => "This run moved no global memory, so it has no intensity to place: the roofs alone.".to_owned(),
@@ -154,6 +174,10 @@ pub fn roofline(flops: u64, bytes: u64) -> String {
             flops as f64 / bytes as f64,
             marks.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join("; ")
         ),
+    };
+    let run = match reached {
+        Some((rate, s)) => format!("{run} {}.", measured_text(rate, s)),
+        None => run,
     };
     format!(
         "<figure class=\"chart-figure roofline\" data-testid=\"roofline\">{svg}<figcaption>{} Bounds at the data sheets' peaks (FP32 without tensor cores, DRAM bandwidth), not measurements: the counts assume no cache and no latency. <a href=\"/docs/costs\">What the roofline says</a>.</figcaption></figure>",
@@ -196,7 +220,7 @@ mod tests {
 
     #[test]
     fn the_chart_has_a_roof_per_target_and_a_focusable_mark_each() {
-        let figure = roofline(2 * 1024, 12 * 1024);
+        let figure = roofline(2 * 1024, 12 * 1024, None);
         assert_eq!(figure.matches("<polyline class=\"roof ").count(), 3);
         assert_eq!(figure.matches("tabindex=\"0\"").count(), 3);
         assert!(figure.contains("aria-label=\"V100 (sm_70) at 0.167 FLOP/byte: memory-bound"));
@@ -206,17 +230,37 @@ mod tests {
 
     #[test]
     fn a_run_without_flops_or_traffic_says_so_instead_of_a_mark() {
-        let none = roofline(0, 4096);
+        let none = roofline(0, 4096, None);
         assert!(!none.contains("tabindex"));
         assert!(none.contains("did no floating-point arithmetic over 4096 bytes"));
-        assert!(roofline(10, 0).contains("moved no global memory"));
+        assert!(roofline(10, 0, None).contains("moved no global memory"));
     }
 
     #[test]
     fn the_axes_widen_for_an_intensity_beyond_them() {
-        let figure = roofline(1_000_000, 10);
+        let figure = roofline(1_000_000, 10, None);
         assert!(figure.contains(">100000<"), "{figure}");
-        let figure = roofline(1, 100_000);
+        let figure = roofline(1, 100_000, None);
         assert!(figure.contains(">0.00001<"), "{figure}");
+    }
+
+    #[test]
+    fn a_measured_time_places_the_point_the_run_reached() {
+        // 2 GFLOP over 12 GB in a second: 2 GFLOP/s at 0.167 FLOP/byte.
+        let figure = roofline(2_000_000_000, 12_000_000_000, Some(1.0));
+        assert_eq!(figure.matches("class=\"point measured\"").count(), 1);
+        assert!(
+            figure.contains(
+                "Your GPU (WebGPU's timestamps): 2.00 GFLOP/s reached, the run's work in 1.000 s."
+            ),
+            "{figure}"
+        );
+        assert_eq!(
+            roofline(2, 0, Some(1.0)).matches("point measured").count(),
+            0
+        );
+        // A software GPU's 1.68 MFLOP/s: the scale goes down to it, not to the roofs' 1 G.
+        let slow = roofline(602_151, 414_112, Some(0.358));
+        assert!(slow.contains(">1 M</text>"), "{slow}");
     }
 }

@@ -445,7 +445,7 @@ fn counted(
     }
     let counts = [profile.work.flops(), profile.global_bytes()];
     if roofline {
-        html += &charts::roofline(counts[0], counts[1]);
+        html += &charts::roofline(counts[0], counts[1], None);
     }
     Ok((html, counts))
 }

@@ -13,7 +13,8 @@ test('the roofline of a counted run: three roofs, a focusable mark each with its
   await expect(roofline.locator('polyline.roof')).toHaveCount(3);
   // matvec's launch: 40 x 100, 14,400 FLOPs (counted by hand in compiler-core/tests/memory.rs).
   await expect(roofline.locator('figcaption')).toContainText('This run: 14400 floating-point operations over');
-  const marks = roofline.locator('.point');
+  // A mark for each target (the GPU's measured point, if any, is apart: its own test).
+  const marks = roofline.locator('.point:not(.measured)');
   await expect(marks).toHaveCount(3);
   await expect(marks.nth(1)).toHaveAttribute('aria-label', /^A100 \(sm_80\) at 0\.\d{3} FLOP\/byte: memory-bound, at most .*FLOP\/s; the run takes at least /);
   // The marks are reached by Tab, in order.
@@ -36,7 +37,7 @@ test('occupancy charts mark the kernel and name the limit that binds', async ({ 
   await expect(charts.locator('figcaption').nth(1)).toContainText("at this kernel's 256, 25% (16 of 64 warps per SM); registers bind.");
 });
 
-test("the kernel's time on the GPU, turned into rates by the counts", async ({ play, page }) => {
+test("the kernel's time on the GPU, turned into rates by the counts and a point on the roofline", async ({ play, page }) => {
   await play.open('?example=matvec');
   await play.run();
   const outcome = await play.gpuOutcome();
@@ -49,6 +50,12 @@ test("the kernel's time on the GPU, turned into rates by the counts", async ({ p
   await expect(time).toContainText('Count memory accesses to see the bandwidth and FLOP/s this time means.');
   await page.getByTestId('measure-memory').click();
   await expect(time).toContainText(/by the counts, [\d.]+ [kMGT]?B\/s of global traffic and [\d.]+ [kMGT]?FLOP\/s/);
+  // The roofline places the point the run reached on this GPU, unless the time could not say
+  // it (under a step of the timestamps, or measured under load).
+  const trusted = !/shorter than a step|under load/.test((await time.textContent()) ?? '');
+  const measured = page.getByTestId('roofline').locator('.point.measured');
+  await expect(measured).toHaveCount(trusted ? 1 : 0);
+  if (trusted) await expect(measured).toHaveAttribute('aria-label', /^Your GPU \(WebGPU's timestamps\): [\d.]+ [kMGT]?FLOP\/s reached, the run's work in /);
 });
 
 test('an adapter without timestamp-query is said to have none', async ({ play, page }) => {

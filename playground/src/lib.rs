@@ -437,6 +437,21 @@ pub fn Playground() -> impl IntoView {
                 .is_some_and(|r| changed_since(&r.compilation, &r.launch))
         })
     });
+    // The seconds the run's work took on the GPU, while the run shown and the counts are both
+    // of the source and launch as they are: the roofline's measured point.
+    let gpu_seconds = Signal::derive_local(move || {
+        if memory_stale.get() || stale.get() {
+            return None;
+        }
+        report.with(|r| match &r.as_ref()?.gpu {
+            run::GpuOutcome::Done {
+                timing: Ok(time),
+                ms,
+                ..
+            } => time.seconds(*ms),
+            _ => None,
+        })
+    });
     // A run's fault marks its span, while the source is the one that ran.
     let fault_span = move || {
         report.with(|r| {
@@ -683,7 +698,7 @@ pub fn Playground() -> impl IntoView {
                                 {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
                                 <Results report=report place=results_place running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure counts=counts/>
                                 {move || memory_open.get().then(|| view! {
-                                    <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale on_measure=measure on_close=close_memory/>
+                                    <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale gpu_seconds=gpu_seconds on_measure=measure on_close=close_memory/>
                                 })}
                                 {move || stepper_open.get().then(|| view! {
                                     <Stepper traced=traced reader=step_reader stepping=stepping tracing=tracer.status("Tracing") stale=trace_stale on_trace=trace/>

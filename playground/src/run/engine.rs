@@ -95,6 +95,22 @@ pub enum GpuTime {
     Launches(compiler_core::timing::LaunchTimes),
 }
 
+impl GpuTime {
+    /// The seconds the run's work took on the GPU, where the timestamps can say it: a
+    /// kernel's median, a program's launches summed (every one timed); none for a time under
+    /// the timestamps' step, or longer than the whole run (`run_ms`, measured under load).
+    pub fn seconds(&self, run_ms: f64) -> Option<f64> {
+        let (ns, step) = match self {
+            GpuTime::Kernel(t) => (t.median_ns(), t.resolution_ns),
+            GpuTime::Launches(l) if l.spans_ns.iter().all(Option::is_some) => {
+                (l.total_ns(), l.resolution_ns)
+            }
+            GpuTime::Launches(_) => return None,
+        };
+        (ns >= step && ns > 0.0 && ns <= run_ms * 1e6).then_some(ns * 1e-9)
+    }
+}
+
 fn now_ms() -> f64 {
     window().performance().map_or(0.0, |p| p.now())
 }

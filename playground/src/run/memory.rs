@@ -66,6 +66,9 @@ pub fn MemoryView(
     /// Whether the source or the launch changed since the counts.
     #[prop(into)]
     stale: Signal<bool, LocalStorage>,
+    /// The seconds the run's work took on the reader's GPU, for the roofline's measured point.
+    #[prop(into)]
+    gpu_seconds: Signal<Option<f64>, LocalStorage>,
     on_measure: Callback<()>,
     on_close: Callback<()>,
 ) -> impl IntoView {
@@ -86,7 +89,7 @@ pub fn MemoryView(
                 .profile
                 .as_ref()
                 .ok()
-                .map(|p| charts::roofline(p.work.flops(), p.global_bytes()));
+                .map(|p| charts::roofline(p.work.flops(), p.global_bytes(), gpu_seconds.get()));
             let poor = rows.iter().filter(|r| r.poor).count();
             let summary = match (rows.len(), poor) {
                 (0, _) => "The kernel reads and writes no tensor or tile.".to_owned(),
