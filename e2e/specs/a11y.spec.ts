@@ -53,6 +53,25 @@ test('the playground after a run, with the stepper and the memory counts open, h
   expect(await seriousViolations(page)).toEqual([]);
 });
 
+test('a program\'s timeline, the roofline\'s measured point and a quick fix have no serious accessibility violation', async ({ play, page }) => {
+  await play.open('?example=grid_sum');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('measure-memory').click();
+  await expect(page.getByTestId('roofline')).toBeVisible();
+  const outcome = await play.gpuOutcome();
+  if (!outcome.includes('not run')) {
+    const timeline = page.getByTestId('launch-timeline');
+    await expect(timeline).toBeVisible();
+    await timeline.getByText("Each launch's start and time").click();
+  }
+  // A problem whose help is an edit, with its button.
+  const source = await play.source();
+  await play.paste(source.replace('ctx.block.x * ctx.threads + ctx.thread', 'ctx.blocks.x * ctx.threads + ctx.thread'));
+  await expect(page.getByTestId('quick-fix').first()).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
 test('the dark theme\'s playground and docs have no serious accessibility violation', async ({ play, page }) => {
   await page.emulateMedia({ colorScheme: 'dark' });
   await play.open('?example=tiled_matmul');
