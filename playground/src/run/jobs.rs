@@ -586,7 +586,20 @@ mod tests {
         };
         let profile = counted.profile.unwrap_or_else(|why| panic!("{why}"));
         let names: Vec<&str> = profile.sites.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["X", "Partial", "Partial", "Out"]);
+        // Each kernel's CTA sum passes its warps' partials through shared memory.
+        assert_eq!(
+            names,
+            [
+                "X",
+                "warp partials",
+                "warp partials",
+                "Partial",
+                "Partial",
+                "warp partials",
+                "warp partials",
+                "Out"
+            ]
+        );
         // 1,000 floats: 32 requests of 32 lanes (the last of 8), read once.
         assert_eq!(profile.sites[0].requests, 32);
     }
