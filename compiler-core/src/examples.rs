@@ -63,6 +63,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("channel_scale"),
     example!("dot_f16"),
     example!("quantize"),
+    example!("radix_sort_f32"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

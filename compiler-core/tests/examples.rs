@@ -953,3 +953,103 @@ fn round_trunc_sign_pow_and_erf_give_numpys_answers_on_the_simulator() {
     let s: Vec<i32> = tensor(&out, "S").bits.iter().map(|&b| b as i32).collect();
     assert_eq!(s, [-1, -1, -1, 0, 1, 1, 1, 1]);
 }
+
+/// `bitcast` keeps every bit, on the simulator: NaN payloads, -0.0, subnormals, infinities;
+/// an integer literal past i32 is a u32's bits (`-inf`); and the checker refuses what has no
+/// 32 bits or is no 32-bit type.
+#[test]
+fn bitcast_keeps_every_bit() {
+    let source = "@launch(32)\nkernel b(U: tensor<u32>[N], Back: tensor<u32>[N], Sign: tensor<u32>[N], I: tensor<i32>[N], Inf: tensor<f32>[2]) {\n  let i = ctx.thread\n  if i < N {\n    let f = bitcast<f32>(U[i])\n    Back[i] = bitcast<u32>(f)\n    Sign[i] = bitcast<u32>(f) >> 31\n    I[i] = bitcast<i32>(f)\n  }\n  if i == 0 {\n    Inf[0] = bitcast<f32>(2139095040)\n    Inf[1] = bitcast<f32>(4286578688)\n  }\n}\n";
+    let words: Vec<u32> = vec![
+        0x7fc0_0001, // a quiet NaN with a payload
+        0xff80_0001, // a signalling NaN, negative
+        0x8000_0000, // -0.0
+        0x0000_0001, // the least subnormal
+        0x7f80_0000, // +inf
+        0x3f80_0000, // 1.0
+    ];
+    let launch = Launch {
+        inputs: [(
+            "U".to_owned(),
+            Input::Data {
+                shape: vec![words.len()],
+                values: words.iter().map(|&w| f64::from(w)).collect(),
+            },
+        )]
+        .into(),
+        ..Launch::default()
+    };
+    let out = ran(&compiler_core::compile(source), &launch);
+    assert_eq!(tensor(&out, "Back").bits, words);
+    let signs: Vec<u32> = words.iter().map(|w| w >> 31).collect();
+    assert_eq!(tensor(&out, "Sign").bits, signs);
+    assert_eq!(
+        tensor(&out, "I").bits,
+        words,
+        "an i32's bits are the same bits"
+    );
+    assert_eq!(
+        tensor(&out, "Inf").bits,
+        [f32::INFINITY.to_bits(), f32::NEG_INFINITY.to_bits()]
+    );
+    let refused = |body: &str| {
+        let source = format!(
+            "@launch(32)\nkernel b(X: tensor<f32>[N], Y: tensor<u32>[N]) {{\n  {body}\n}}\n"
+        );
+        compiler_core::compile(&source)
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(refused("Y[0] = bitcast<f16>(X[0])"), ["E0302"]);
+    assert_eq!(refused("Y[0] = bitcast<u32>(true)"), ["E0302"]);
+    assert_eq!(refused("Y[0] = bitcast<u32>(X[0], X[1])"), ["E0302"]);
+    // Elsewhere `bitcast` is a name like any other.
+    assert_eq!(
+        refused("let bitcast = 3\n  Y[0] = u32(bitcast < 4)"),
+        Vec::<&str>::new()
+    );
+}
+
+/// The float radix sort (issue 53) sorts as `f32::total_cmp` orders, bit for bit: -0.0 before
+/// +0.0, the infinities at the ends, a NaN past +inf, subnormals in place; at N = 1 and at its
+/// most, 1024.
+#[test]
+fn radix_sort_f32_sorts_as_total_order() {
+    let mut values: Vec<f32> = (0..1024)
+        .map(|k| ((k * 7919 % 1024) as f32 - 512.0) / 3.0)
+        .collect();
+    values[..8].copy_from_slice(&[
+        f32::NAN,
+        -0.0,
+        0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e-45,
+        -1e-45,
+        f32::MIN,
+    ]);
+    for n in [1, 1000, 1024] {
+        let input = &values[..n];
+        let out = run(
+            "radix_sort_f32",
+            Setup {
+                grid: (1, 1),
+                dims: &[("N", n as i64)],
+                scalars: &[],
+                inputs: vec![(
+                    "X",
+                    Input::Data {
+                        shape: vec![n],
+                        values: input.iter().map(|&v| f64::from(v)).collect(),
+                    },
+                )],
+            },
+        );
+        let mut want: Vec<f32> = input.to_vec();
+        want.sort_by(f32::total_cmp);
+        let want: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(tensor(&out, "Y").bits, want, "N = {n}");
+    }
+}

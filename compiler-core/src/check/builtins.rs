@@ -56,6 +56,50 @@ impl KernelChecker {
         Value::error()
     }
 
+    /// `bitcast<T>(x)`: the bits of a 32-bit value (`i32`, `u32`, `f32`) read as another
+    /// 32-bit type, exactly. An untyped integer literal is an `i32` where it fits, else a `u32`
+    /// (`bitcast<f32>(4286578688)` is `-inf`); a float literal is an `f32`.
+    pub(super) fn bitcast(&mut self, to: &Ident, args: &[Expr], span: Span) -> Value {
+        let values: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        let callee = Ident {
+            name: format!("bitcast<{}>", to.name),
+            span: to.span,
+        };
+        let target = match Scalar::from_name(&to.name) {
+            Some(t @ (Scalar::I32 | Scalar::U32 | Scalar::F32)) => t,
+            _ => {
+                self.error(
+                    Diagnostic::error(
+                        Code::E0302,
+                        to.span,
+                        format!(
+                            "bitcast reads bits as i32, u32 or f32, not as `{}`",
+                            to.name
+                        ),
+                    )
+                    .with_label("not a 32-bit number type")
+                    .with_help("write bitcast<u32>(x), bitcast<i32>(x) or bitcast<f32>(x); for a conversion of the value, write u32(x)"),
+                );
+                return Value::error();
+            }
+        };
+        if !self.arity(&callee, args, 1, span) {
+            return Value::error();
+        }
+        let value = &values[0];
+        let bits32 = matches!(
+            value.ty,
+            Type::Scalar(Scalar::I32 | Scalar::U32 | Scalar::F32)
+                | Type::IntLiteral
+                | Type::IntOnlyLiteral
+                | Type::FloatLiteral
+        );
+        if !bits32 {
+            return self.wrong_argument(&callee.name, value, args[0].span, "an i32, u32 or f32");
+        }
+        Value::new(Type::Scalar(target), value.uniformity)
+    }
+
     pub(super) fn call(&mut self, callee: &Ident, args: &[Expr], span: Span) -> Value {
         let name = callee.name.as_str();
         if name == "barrier" {

@@ -75,6 +75,7 @@ impl KernelChecker {
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, expr.span),
             ExprKind::Call { callee, args } => self.call(callee, args, expr.span),
             ExprKind::Collective { op, over, args } => self.collective(op, over, args, expr.span),
+            ExprKind::Bitcast { to, args } => self.bitcast(to, args, expr.span),
             ExprKind::Index { base, indices } => {
                 let base_value = match &base.kind {
                     ExprKind::Name(_) => self.expr(base),

@@ -336,7 +336,7 @@ fn atomic_targets(expr: &Expr, names: &mut HashSet<String>) {
             }
             children.extend(args);
         }
-        ExprKind::Collective { args, .. } => children.extend(args),
+        ExprKind::Collective { args, .. } | ExprKind::Bitcast { args, .. } => children.extend(args),
         ExprKind::Unary(_, operand) => children.push(operand),
         ExprKind::Binary(_, l, r) => children.extend([&**l, &**r]),
         ExprKind::Index { base, indices } => {

@@ -231,7 +231,9 @@ fn children<'a>(expr: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
             f(b);
         }
         ExprKind::Call { args, .. } => args.iter().for_each(f),
-        ExprKind::Collective { args, .. } => args.iter().for_each(f),
+        ExprKind::Collective { args, .. } | ExprKind::Bitcast { args, .. } => {
+            args.iter().for_each(f)
+        }
         ExprKind::Index { base, indices } => {
             f(base);
             for index in indices {

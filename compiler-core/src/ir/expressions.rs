@@ -52,6 +52,7 @@ impl Lowering {
                 },
                 _ => None,
             },
+            ExprKind::Bitcast { to, .. } => Scalar::from_name(&to.name),
             ExprKind::Scratch { .. } | ExprKind::Error => None,
         }
     }
@@ -164,6 +165,22 @@ impl Lowering {
                         (Operand::Const(0), Scalar::F32)
                     }
                 }
+            }
+            ExprKind::Bitcast { to, args } => {
+                let to = Scalar::from_name(&to.name).unwrap_or(Scalar::U32);
+                let Some(arg) = args.first() else {
+                    return (Operand::Const(0), to);
+                };
+                // An integer literal is an i32 where it fits, else a u32 (the checker's rule).
+                let hint = match &arg.kind {
+                    ExprKind::Int(Some(n)) if *n > i32::MAX as u64 => Some(Scalar::U32),
+                    _ => None,
+                };
+                let (value, from) = self.expr(arg, hint);
+                if from == to {
+                    return (value, to);
+                }
+                (self.value(Op::Bitcast { from, to, value }, to, span), to)
             }
             // A tile where a scalar is needed: the checker refused it already.
             ExprKind::Scratch { .. } | ExprKind::Error => (Operand::Const(0), Scalar::I32),

@@ -74,6 +74,7 @@ fn op_registers(op: &Op) -> Vec<Reg> {
         | Op::Unary(_, _, a)
         | Op::Math(_, _, a)
         | Op::Cast { value: a, .. }
+        | Op::Bitcast { value: a, .. }
         | Op::Reduce(_, _, _, a)
         | Op::Vote(_, a)
         | Op::PrefixSum(_, a) => vec![*a],

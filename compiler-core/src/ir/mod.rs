@@ -466,6 +466,12 @@ pub enum Op {
         to: Scalar,
         value: Operand,
     },
+    /// `bitcast<to>(value)`: the same 32 bits read as another of `i32`, `u32` and `f32`.
+    Bitcast {
+        from: Scalar,
+        to: Scalar,
+        value: Operand,
+    },
     /// A global element; with `guarded`, a read outside the tensor gives 0 (tile loads)
     /// instead of being a fault.
     Load {
@@ -490,7 +496,10 @@ impl Op {
     pub fn only_constants(&self) -> bool {
         let constant = |o: &Operand| matches!(o, Operand::Const(_));
         match self {
-            Op::Unary(_, _, a) | Op::Math(_, _, a) | Op::Cast { value: a, .. } => constant(a),
+            Op::Unary(_, _, a)
+            | Op::Math(_, _, a)
+            | Op::Cast { value: a, .. }
+            | Op::Bitcast { value: a, .. } => constant(a),
             Op::Binary(_, _, a, b) | Op::Compare(_, _, a, b) | Op::Pow(a, b) => {
                 constant(a) && constant(b)
             }

@@ -266,6 +266,9 @@ fn op_text(kernel: &Kernel, op: &Op, ty: Scalar) -> String {
         Op::Cast { from, to, value } => {
             format!("cast.{}.{} {}", from.name(), to.name(), o(value, *from))
         }
+        Op::Bitcast { from, to, value } => {
+            format!("bitcast.{}.{} {}", from.name(), to.name(), o(value, *from))
+        }
         Op::Load {
             tensor,
             indices,

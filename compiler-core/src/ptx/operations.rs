@@ -104,6 +104,15 @@ impl<'a> Emitter<'a> {
             Op::Math(f, t, a) => self.math(&d, *f, *t, *a),
             Op::Pow(x, y) => self.pow(&d, *x, *y),
             Op::Cast { from, to, value } => self.cast(&d, *from, *to, *value),
+            Op::Bitcast { value, .. } => {
+                // The same 32 bits: `mov.b32` moves between registers of any 32-bit type, and
+                // a constant is its bits.
+                let a = match value {
+                    Operand::Reg(r) => self.reg(*r),
+                    Operand::Const(bits) => format!("0x{bits:08X}"),
+                };
+                self.line(format!("mov.b32 {d}, {a};"), None);
+            }
             Op::Load {
                 tensor,
                 indices,

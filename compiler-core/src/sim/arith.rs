@@ -59,6 +59,7 @@ pub fn fold(op: &Op) -> Option<u32> {
         Op::Pow(x, y) => pow(c(x), c(y)),
         Op::Math(f, ty, a) => math(*f, *ty, c(a)),
         Op::Cast { from, to, value } => cast(*from, *to, c(value)),
+        Op::Bitcast { value, .. } => c(value),
         _ => return None,
     })
 }

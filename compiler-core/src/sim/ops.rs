@@ -86,6 +86,8 @@ impl<'a> Cta<'a> {
             Op::Cast { from, to, value } => {
                 self.lanewise(dst, mask, |s, t| cast(*from, *to, s.get(*value, t)))
             }
+            // Registers hold bits: a bitcast keeps them.
+            Op::Bitcast { value, .. } => self.lanewise(dst, mask, |s, t| s.get(*value, t)),
             Op::Load {
                 tensor,
                 indices,

@@ -311,6 +311,12 @@ pub enum ExprKind {
         base: Box<Expr>,
         indices: Vec<IndexArg>,
     },
+    /// `bitcast<u32>(x)`: `x`'s bits read as another 32-bit type (the checker holds it to
+    /// `i32`, `u32` and `f32`, and one argument).
+    Bitcast {
+        to: Ident,
+        args: Vec<Expr>,
+    },
     /// `tile<f32>[8, 32](0.0)`: a scratch tile, in shared memory with no tensor behind it,
     /// every element `fill` (parsed as an index and arguments are; the checker wants integer
     /// literals and one value).

@@ -248,7 +248,9 @@ fn expr(e: &Expr, diagnostics: &mut Vec<Diagnostic>) {
             expr(l, diagnostics);
             expr(r, diagnostics);
         }
-        ExprKind::Call { args, .. } => args.iter().for_each(|a| expr(a, diagnostics)),
+        ExprKind::Call { args, .. } | ExprKind::Bitcast { args, .. } => {
+            args.iter().for_each(|a| expr(a, diagnostics))
+        }
         ExprKind::Collective { over, args, .. } => {
             expr(over, diagnostics);
             args.iter().for_each(|a| expr(a, diagnostics));

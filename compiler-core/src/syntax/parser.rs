@@ -241,6 +241,12 @@ where
                 shape,
                 fill,
             });
+        // `bitcast<T>(x)`: as `tile`, a name everywhere else.
+        let bitcast = ident()
+            .filter(|name: &Ident| name.name == "bitcast")
+            .ignore_then(ident().delimited_by(op("<"), op(">")))
+            .then(args.clone())
+            .map(|(to, args)| ExprKind::Bitcast { to, args });
         let literal = select! {
             Token::Int(value) => ExprKind::Int(value),
             Token::Float(value) => ExprKind::Float(value),
@@ -248,7 +254,7 @@ where
             Token::False => ExprKind::Bool(false),
         };
 
-        let atom = choice((scratch, named, literal))
+        let atom = choice((scratch, bitcast, named, literal))
             .map_with(|kind, e| Expr {
                 kind,
                 span: span_of(e),

@@ -42,6 +42,11 @@ impl<'k> Builder<'k> {
                 to: *to,
                 value: c(value),
             },
+            Op::Bitcast { from, to, value } => Op::Bitcast {
+                from: *from,
+                to: *to,
+                value: c(value),
+            },
             _ => return None,
         };
         crate::sim::fold(&op)
@@ -225,6 +230,15 @@ impl<'k> Builder<'k> {
                         arg3: None,
                     },
                 )
+            }
+            Op::Bitcast { from, to, value } => {
+                let v = self.operand(block, *value, *from);
+                let kind = match to {
+                    Scalar::F32 => ScalarKind::Float,
+                    Scalar::I32 => ScalarKind::Sint,
+                    _ => ScalarKind::Uint,
+                };
+                self.bitcast(block, v, kind)
             }
             Op::Cast { from, to, value } => {
                 let v = self.operand(block, *value, *from);
