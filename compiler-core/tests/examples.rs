@@ -1053,3 +1053,24 @@ fn radix_sort_f32_sorts_as_total_order() {
         assert_eq!(tensor(&out, "Y").bits, want, "N = {n}");
     }
 }
+
+/// An 8-bit element in arithmetic is the i32 or u32 it widens to, and so is a literal beside
+/// it: `S[i] * 1000` of an `i8` tensor once multiplied in 8 bits (1000 wrapped to -24), on
+/// every backend alike, so no comparison between them could see it.
+#[test]
+fn eight_bit_elements_compute_in_their_widened_type() {
+    let source = "@launch(32)\nkernel k(S: tensor<i8>[N], B: tensor<u8>[N], Z: tensor<i32>[N], U: tensor<u32>[N]) {\n  let i = ctx.thread\n  if i < N {\n    Z[i] = S[i] * 1000 - 1\n    U[i] = B[i] * 1000 + 7\n  }\n}\n";
+    let launch = Launch {
+        dims: [("N".to_owned(), 8)].into(),
+        inputs: [("S".to_owned(), Input::Iota), ("B".to_owned(), Input::Iota)].into(),
+        ..Launch::default()
+    };
+    let out = ran(&compiler_core::compile(source), &launch);
+    let z: Vec<i32> = (0..8).map(|i| i * 1000 - 1).collect();
+    let u: Vec<u32> = (0..8).map(|i| i * 1000 + 7).collect();
+    assert_eq!(
+        tensor(&out, "Z").bits,
+        z.iter().map(|&v| v as u32).collect::<Vec<_>>()
+    );
+    assert_eq!(tensor(&out, "U").bits, u);
+}

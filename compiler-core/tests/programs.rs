@@ -498,3 +498,45 @@ fn a_negative_while_limit_is_refused_and_the_default_cap_is_65536() {
     );
     assert_eq!(compiler_core::program::MAX_LAUNCHES, 65_536);
 }
+
+/// A program's temporaries may be `f16`, `i8` and `u8` tensors (issue 53): each element kept
+/// in its own width between launches (an `f16` rounds to half precision, a `u8` wraps).
+#[test]
+fn temporaries_of_f16_i8_and_u8_keep_their_width_between_launches() {
+    let source = "@launch(64)
+kernel fill(H: tensor<f16>[N], S: tensor<i8>[N], B: tensor<u8>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  if i < N {
+    H[i] = f16(f32(i) + 0.1)
+    S[i] = -i
+    B[i] = u32(i) * 3
+  }
+}
+
+@launch(64)
+kernel widen(H: tensor<f16>[N], S: tensor<i8>[N], B: tensor<u8>[N], Y: tensor<f32>[N], Z: tensor<i32>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  if i < N {
+    Y[i] = f32(H[i])
+    Z[i] = S[i] * 1000 + i32(B[i])
+  }
+}
+
+program p(Y: tensor<f32>[N], Z: tensor<i32>[N]) {
+  let H = tensor<f16>[N]
+  let S = tensor<i8>[N]
+  let B = tensor<u8>[N]
+  launch fill(H, S, B) grid(ceil(N / 64))
+  launch widen(H, S, B, Y, Z) grid(ceil(N / 64))
+}
+";
+    let output = run(source, &[("N", 200)], Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    let y: Vec<f32> = bits(&output, 0).into_iter().map(f32::from_bits).collect();
+    let z: Vec<i32> = bits(&output, 1).into_iter().map(|b| b as i32).collect();
+    for i in 0..200usize {
+        let half = f32::from_bits(compiler_core::ir::f16_round((i as f32 + 0.1).to_bits()));
+        assert_eq!(y[i], half, "Y[{i}]");
+        let signed = i8::from_le_bytes([(-(i as i32)) as u8]) as i32;
+        assert_eq!(z[i], signed * 1000 + (i as i32 * 3 % 256), "Z[{i}]");
+    }
+}

@@ -46,7 +46,9 @@ impl Lowering {
             },
             ExprKind::Index { base, .. } => match &base.kind {
                 ExprKind::Name(name) => match self.lookup(name)? {
-                    Binding::Tensor(i) => Some(self.params[i].element()),
+                    // An 8-bit element is read as the i32 or u32 it widens to (a literal beside
+                    // it is one of those, never wrapped to 8 bits).
+                    Binding::Tensor(i) => Some(self.params[i].element().widened()),
                     Binding::Tile(array) => Some(self.shared[array].element),
                     _ => None,
                 },
