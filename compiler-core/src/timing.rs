@@ -120,13 +120,8 @@ impl Timing {
                  time says nothing of the kernel. Run again to time it",
                 nanoseconds(run_ns)
             );
-        } else if let Some((flops, bytes)) = counts {
-            let seconds = median * 1e-9;
-            text += &format!(
-                "; by the counts, {}B/s of global traffic and {}FLOP/s",
-                si(bytes as f64 / seconds),
-                si(flops as f64 / seconds)
-            );
+        } else if let Some(counts) = counts {
+            text += &rates(median, counts);
         }
         text
     }
@@ -212,16 +207,22 @@ impl LaunchTimes {
         if total < self.resolution_ns {
             text +=
                 "; shorter than a step: the time is the timestamps' rounding, not the launches'";
-        } else if let Some((flops, bytes)) = counts.filter(|_| untimed == 0) {
-            let seconds = total * 1e-9;
-            text += &format!(
-                "; by the counts, {}B/s of global traffic and {}FLOP/s",
-                si(bytes as f64 / seconds),
-                si(flops as f64 / seconds)
-            );
+        } else if let Some(counts) = counts.filter(|_| untimed == 0) {
+            text += &rates(total, counts);
         }
         text
     }
+}
+
+/// "; by the counts, 10.0 GB/s of global traffic and 5.00 TFLOP/s": what `(flops, bytes)`
+/// in `ns` nanoseconds mean.
+fn rates(ns: f64, (flops, bytes): (u64, u64)) -> String {
+    let seconds = ns * 1e-9;
+    format!(
+        "; by the counts, {}B/s of global traffic and {}FLOP/s",
+        si(bytes as f64 / seconds),
+        si(flops as f64 / seconds)
+    )
 }
 
 /// `11.6 M`: a value with its SI prefix, three significant figures (the rates here, and the
