@@ -175,5 +175,12 @@ mod tests {
         assert_eq!(help.signatures.len(), 3);
         assert_eq!(help.active_signature, 1); // range(start, end)
         assert_eq!(help.active_parameter, 1);
+        // A bit cast's type comes before its parentheses, as a collective's `<over …>` does.
+        let source = "@launch(64)\nkernel k(X: tensor<f32>[N], Y: tensor<u32>[N]) {\n  Y[0] = bitcast<u32>(X[0])\n}\n";
+        let Some(help) = help_at(source, "bitcast<u32>(") else {
+            panic!("no help in bitcast's call")
+        };
+        assert_eq!(help.signatures[0].label, "bitcast<u32>(x)");
+        assert_eq!(help.active_parameter, 0);
     }
 }
