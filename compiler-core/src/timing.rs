@@ -53,6 +53,14 @@ pub struct Timing {
     pub resolution_ns: f64,
 }
 
+/// Timestamps as a GPU resolves a query set: little-endian `u64`s.
+pub fn resolved_ticks(bytes: &[u8]) -> Vec<u64> {
+    bytes
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        .collect()
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -65,11 +73,7 @@ impl Timing {
     /// From timestamps as a GPU resolves them (little-endian `u64`s: a start and an end for
     /// each dispatch), `period_ns` nanoseconds a tick.
     pub fn from_resolved(bytes: &[u8], period_ns: f64) -> Timing {
-        let ticks: Vec<u64> = bytes
-            .chunks_exact(8)
-            .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-            .collect();
-        Timing::from_ticks(&ticks, period_ns)
+        Timing::from_ticks(&resolved_ticks(bytes), period_ns)
     }
 
     /// From raw timestamps, a start and an end for each dispatch, `period_ns` nanoseconds a

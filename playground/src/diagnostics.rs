@@ -54,7 +54,7 @@ pub fn DiagnosticList(
                             }).collect_view()}
                             {d.help.clone().map(|h| view! { <div class="help">"help: "{h}</div> })}
                             {edited.zip(d.fix.clone()).map(|(text, fix)| {
-                                let label = format!("Write {} for {}", fix.replacement, source_text(&compilation, fix.span));
+                                let label = format!("Write {} for {}", fix.replacement, compilation.text(fix.span));
                                 let compiled = compilation.clone();
                                 let apply = move |_| text.update(|s| {
                                     // Only in the text the fix was found in (not one typed since).
@@ -73,12 +73,4 @@ pub fn DiagnosticList(
         }
         .into_any()
     }
-}
-
-fn source_text(compilation: &Compilation, span: compiler_core::Span) -> String {
-    compilation
-        .source()
-        .get(span.start..span.end)
-        .unwrap_or_default()
-        .to_owned()
 }

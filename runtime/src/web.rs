@@ -387,40 +387,14 @@ impl Stamps {
     /// Every launch's times, once the GPU has written them.
     async fn read(self, gpu: &Gpu) -> Result<LaunchTimes, String> {
         let ticks = match self.used {
-            0 => Vec::new(),
+            0 => Ok(Vec::new()),
             used => {
-                let device = &gpu.device;
-                let count = 2 * used;
-                let size = count as usize * 8;
-                let read = async {
-                    let resolved = buffer(device, size, usage::QUERY_RESOLVE | usage::COPY_SRC)?;
-                    let readback = buffer(device, size, usage::MAP_READ | usage::COPY_DST)?;
-                    let encoder = device.create_command_encoder();
-                    encoder.resolve_query_set_with_u32(&self.queries, 0, count, &resolved, 0);
-                    encoder
-                        .copy_buffer_to_buffer_with_u32_and_u32_and_u32(
-                            &resolved,
-                            0,
-                            &readback,
-                            0,
-                            size as u32,
-                        )
-                        .map_err(|e| device_error("could not copy the timestamps", &e))?;
-                    device.queue().submit(&[encoder.finish()]);
-                    let bytes = mapped(gpu, &readback).await;
-                    for made in [&resolved, &readback] {
-                        made.destroy();
-                    }
-                    bytes
-                };
-                let bytes = read.await.map_err(|e| e.to_string());
-                self.queries.destroy();
-                bytes?
-                    .chunks_exact(8)
-                    .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-                    .collect()
+                let encoder = gpu.device.create_command_encoder();
+                read_queries(gpu, encoder, &self.queries, 2 * used).await
             }
         };
+        self.queries.destroy();
+        let ticks = ticks.map_err(|e| e.to_string())?;
         let pairs: Vec<Option<(u64, u64)>> = self
             .pairs
             .iter()
@@ -813,9 +787,6 @@ async fn time_dispatches(
     let queries = device
         .create_query_set(&GpuQuerySetDescriptor::new(count, GpuQueryType::Timestamp))
         .map_err(|e| device_error("could not make the timestamps' query set", &e))?;
-    let size = count as usize * 8;
-    let resolved = buffer(device, size, usage::QUERY_RESOLVE | usage::COPY_SRC)?;
-    let readback = buffer(device, size, usage::MAP_READ | usage::COPY_DST)?;
     let encoder = device.create_command_encoder();
     for k in 0..dispatches {
         let writes = GpuComputePassTimestampWrites::new(&queries);
@@ -830,7 +801,24 @@ async fn time_dispatches(
         pass.dispatch_workgroups_with_workgroup_count_y_and_workgroup_count_z(x, y, z);
         pass.end();
     }
-    encoder.resolve_query_set_with_u32(&queries, 0, count, &resolved, 0);
+    let ticks = read_queries(gpu, encoder, &queries, count).await;
+    queries.destroy();
+    Ok(crate::Timing::from_ticks(&ticks?, 1.0))
+}
+
+/// The first `count` timestamps of `queries`, resolved and read back after what `encoder`
+/// holds (WebGPU's are in nanoseconds).
+async fn read_queries(
+    gpu: &Gpu,
+    encoder: web_sys::GpuCommandEncoder,
+    queries: &GpuQuerySet,
+    count: u32,
+) -> Result<Vec<u64>, RuntimeError> {
+    let device = &gpu.device;
+    let size = count as usize * 8;
+    let resolved = buffer(device, size, usage::QUERY_RESOLVE | usage::COPY_SRC)?;
+    let readback = buffer(device, size, usage::MAP_READ | usage::COPY_DST)?;
+    encoder.resolve_query_set_with_u32(queries, 0, count, &resolved, 0);
     encoder
         .copy_buffer_to_buffer_with_u32_and_u32_and_u32(&resolved, 0, &readback, 0, size as u32)
         .map_err(|e| device_error("could not copy the timestamps", &e))?;
@@ -839,6 +827,5 @@ async fn time_dispatches(
     for made in [&resolved, &readback] {
         made.destroy();
     }
-    queries.destroy();
-    Ok(crate::Timing::from_resolved(&bytes?, 1.0))
+    Ok(compiler_core::timing::resolved_ticks(&bytes?))
 }

@@ -110,7 +110,7 @@ pub fn code_actions(uri: &Uri, document: &Document, range: Range) -> Vec<CodeAct
         .filter(|(d, _)| d.span.start <= to && from <= d.span.end)
         .filter_map(|(d, shown)| {
             let fix = d.fix.as_deref()?;
-            let was = compilation.source().get(fix.span.start..fix.span.end)?;
+            let was = compilation.text(fix.span);
             let edit = TextEdit::new(document.range(fix.span), fix.replacement.clone());
             Some(CodeActionOrCommand::CodeAction(CodeAction {
                 title: format!("Write `{}` for `{was}`", fix.replacement),

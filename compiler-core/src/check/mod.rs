@@ -324,34 +324,16 @@ fn stored_names<'s>(stmts: impl IntoIterator<Item = &'s Stmt>, names: &mut HashS
 
 /// The names atomics in `expr` change: `H` for `atomic_add(H[b], 1)`.
 fn atomic_targets(expr: &Expr, names: &mut HashSet<String>) {
-    let mut children: Vec<&Expr> = Vec::new();
-    match &expr.kind {
-        ExprKind::Call { callee, args } => {
-            if crate::ir::AtomicOp::from_name(&callee.name).is_some() {
-                if let Some(ExprKind::Index { base, .. }) = args.first().map(|a| &a.kind) {
-                    if let ExprKind::Name(name) = &base.kind {
-                        names.insert(name.clone());
-                    }
-                }
-            }
-            children.extend(args);
-        }
-        ExprKind::Collective { args, .. } | ExprKind::Bitcast { args, .. } => children.extend(args),
-        ExprKind::Unary(_, operand) => children.push(operand),
-        ExprKind::Binary(_, l, r) => children.extend([&**l, &**r]),
-        ExprKind::Index { base, indices } => {
-            children.push(base);
-            for index in indices {
-                match index {
-                    IndexArg::Single(e) => children.push(e),
-                    IndexArg::Tile { start, length } => children.extend([start, length]),
-                    IndexArg::Whole(_) => {}
+    if let ExprKind::Call { callee, args } = &expr.kind {
+        if crate::ir::AtomicOp::from_name(&callee.name).is_some() {
+            if let Some(ExprKind::Index { base, .. }) = args.first().map(|a| &a.kind) {
+                if let ExprKind::Name(name) = &base.kind {
+                    names.insert(name.clone());
                 }
             }
         }
-        _ => {}
     }
-    for child in children {
+    for child in expr.children() {
         atomic_targets(child, names);
     }
 }

@@ -148,9 +148,9 @@ fn reads_index_of(expr: &Expr, level: Level) -> bool {
     if let Some(f) = field(expr) {
         return f.level == level && !f.count;
     }
-    let mut found = false;
-    children(expr, &mut |e| found |= reads_index_of(e, level));
-    found
+    expr.children()
+        .into_iter()
+        .any(|e| reads_index_of(e, level))
 }
 
 fn visit(expr: &Expr, out: &mut Vec<Diagnostic>) {
@@ -198,7 +198,9 @@ fn visit(expr: &Expr, out: &mut Vec<Diagnostic>) {
         }
         return;
     }
-    children(expr, &mut |e| visit(e, out));
+    for child in expr.children() {
+        visit(child, out);
+    }
 }
 
 fn swapped(at: &Expr, written: CtxField, message: String, why: &str) -> Diagnostic {
@@ -220,34 +222,4 @@ fn swapped(at: &Expr, written: CtxField, message: String, why: &str) -> Diagnost
         at.span,
         meant.name(),
     )
-}
-
-/// Each direct subexpression of `expr`.
-fn children<'a>(expr: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
-    match &expr.kind {
-        ExprKind::Unary(_, x) => f(x),
-        ExprKind::Binary(_, a, b) => {
-            f(a);
-            f(b);
-        }
-        ExprKind::Call { args, .. } => args.iter().for_each(f),
-        ExprKind::Collective { args, .. } | ExprKind::Bitcast { args, .. } => {
-            args.iter().for_each(f)
-        }
-        ExprKind::Index { base, indices } => {
-            f(base);
-            for index in indices {
-                match index {
-                    IndexArg::Single(e) => f(e),
-                    IndexArg::Tile { start, length } => {
-                        f(start);
-                        f(length);
-                    }
-                    IndexArg::Whole(_) => {}
-                }
-            }
-        }
-        ExprKind::Scratch { fill, .. } => fill.iter().for_each(f),
-        _ => {}
-    }
 }

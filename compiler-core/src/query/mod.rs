@@ -132,7 +132,7 @@ impl Compilation {
             .programs
             .iter()
             .find(|p| p.span.contains(offset))?;
-        let text = |span: Span| self.source().get(span.start..span.end).unwrap_or_default();
+        let text = |span: Span| self.text(span);
         if let Some(param) = program.params.iter().find(|p| p.name.name == word) {
             let what = format!(
                 "{} · a parameter of {}",

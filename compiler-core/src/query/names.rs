@@ -125,7 +125,8 @@ impl Compilation {
         out
     }
 
-    fn text(&self, span: Span) -> &str {
+    /// The source at `span` (empty where it is not one).
+    pub fn text(&self, span: Span) -> &str {
         self.source().get(span.start..span.end).unwrap_or_default()
     }
 }

@@ -261,6 +261,36 @@ pub struct Expr {
 }
 
 impl Expr {
+    /// Its direct subexpressions that are values: operands, arguments, a base and its index
+    /// coordinates, a scratch tile's fill (not a collective's `over` path, nor a tile's shape).
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Unary(_, x) => vec![x],
+            ExprKind::Binary(_, a, b) => vec![a, b],
+            ExprKind::Call { args, .. }
+            | ExprKind::Collective { args, .. }
+            | ExprKind::Bitcast { args, .. } => args.iter().collect(),
+            ExprKind::Index { base, indices } => {
+                let mut out = vec![&**base];
+                for index in indices {
+                    match index {
+                        IndexArg::Single(e) => out.push(e),
+                        IndexArg::Tile { start, length } => out.extend([start, length]),
+                        IndexArg::Whole(_) => {}
+                    }
+                }
+                out
+            }
+            ExprKind::Scratch { fill, .. } => fill.iter().collect(),
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Name(_)
+            | ExprKind::Ctx(_)
+            | ExprKind::Error => Vec::new(),
+        }
+    }
+
     /// The names in this expression's operands and arguments, left to right (the dimensions
     /// of a derived extent, `L - KS + 1`).
     pub fn names(&self) -> Vec<Ident> {
