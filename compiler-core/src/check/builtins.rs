@@ -102,6 +102,9 @@ impl KernelChecker {
 
     pub(super) fn call(&mut self, callee: &Ident, args: &[Expr], span: Span) -> Value {
         let name = callee.name.as_str();
+        if let Some(index) = self.functions.iter().position(|f| f.name.name == name) {
+            return self.user_call(index, callee, args, span);
+        }
         if name == "barrier" {
             if self.arity(callee, args, 0, span) {
                 self.require_control(Uniformity::Uniform, "barrier()", span);

@@ -20,6 +20,7 @@
 
 mod builtins;
 mod expressions;
+mod functions;
 mod program;
 mod scopes;
 mod signature;
@@ -39,6 +40,7 @@ use crate::syntax::ast::*;
 use crate::syntax::ctx;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use types::{assignable, unify};
 use uniformity::strongest;
 
@@ -95,6 +97,8 @@ pub enum NameKind {
     Var,
     LoopVar,
     Ctx,
+    /// A function of the file, at its declaration or a call.
+    Function,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -117,9 +121,10 @@ impl NameInfo {
 
 pub fn check(file: &File) -> Checked {
     let mut checked = Checked::default();
-    let mut seen: HashMap<&str, Span> = HashMap::new();
+    let mut seen: HashMap<String, Span> = HashMap::new();
+    let functions: Rc<[Function]> = file.functions.clone().into();
     for kernel in &file.kernels {
-        if let Some(first) = seen.insert(&kernel.name.name, kernel.name.span) {
+        if let Some(first) = seen.insert(kernel.name.name.clone(), kernel.name.span) {
             checked.diagnostics.push(
                 Diagnostic::error(
                     Code::E0205,
@@ -131,14 +136,15 @@ pub fn check(file: &File) -> Checked {
                 .with_help("kernels are picked by name, so each needs its own"),
             );
         }
-        let (info, names, diagnostics) = check_kernel(kernel);
+        let (info, names, diagnostics) =
+            fixed_point(&functions, |checker| checker.kernel(kernel));
         checked.kernels.push(info);
         checked.names.extend(names);
         checked.diagnostics.extend(diagnostics);
-        swaps::lint(kernel, &mut checked.diagnostics);
+        swaps::lint(&kernel.body, &mut checked.diagnostics);
     }
     for program in &file.programs {
-        if let Some(first) = seen.insert(&program.name.name, program.name.span) {
+        if let Some(first) = seen.insert(program.name.name.clone(), program.name.span) {
             checked.diagnostics.push(
                 Diagnostic::error(
                     Code::E0205,
@@ -157,17 +163,45 @@ pub fn check(file: &File) -> Checked {
         checked.names.extend(names);
         checked.diagnostics.extend(diagnostics);
     }
+    checked
+        .diagnostics
+        .extend(functions::check_names(file, &mut seen));
+    for (index, function) in file.functions.iter().enumerate() {
+        checked.names.push(NameInfo {
+            span: function.name.span,
+            name: function.name.name.clone(),
+            kind: NameKind::Function,
+            ty: Type::Unit,
+            uniformity: Uniformity::Uniform,
+            declared_at: Some(function.name.span),
+        });
+        let ((), names, diagnostics) =
+            fixed_point(&functions, |checker| checker.function_alone(index));
+        checked.names.extend(names);
+        swaps::lint(&function.body, &mut checked.diagnostics);
+        // Before the kernels': a call's copy of an error found alone is dropped below.
+        checked.diagnostics.splice(0..0, diagnostics);
+    }
+    // A function's body is checked at every call too: report each finding once.
+    let mut reported = HashSet::new();
+    checked
+        .diagnostics
+        .retain(|d| reported.insert((d.code, d.span, d.message.clone())));
     checked.diagnostics.sort_by_key(|d| (d.span.start, d.code));
     checked
 }
 
-fn check_kernel(kernel: &Kernel) -> (KernelInfo, Vec<NameInfo>, Vec<Diagnostic>) {
+/// Walks a kernel (or a function alone) until the loops' uniformity is stable.
+fn fixed_point<R>(
+    functions: &Rc<[Function]>,
+    mut walk: impl FnMut(&mut KernelChecker) -> R,
+) -> (R, Vec<NameInfo>, Vec<Diagnostic>) {
     let mut loops = HashMap::new();
     let mut pass = 0;
     loop {
         let widen = pass == MAX_PASSES;
-        let mut checker = KernelChecker::new(loops, widen);
-        let info = checker.kernel(kernel);
+        let mut checker = KernelChecker::new(loops, widen, functions.clone());
+        let info = walk(&mut checker);
         let changed = checker.loops_changed;
         if !changed || widen {
             return (info, checker.names, checker.diagnostics);
@@ -248,6 +282,12 @@ struct KernelChecker {
     /// The names the kernel stores into anywhere (`X[..] = ..`): a load from one of them is
     /// varying, whatever its index.
     written: HashSet<String>,
+    /// The file's functions, which calls check.
+    functions: Rc<[Function]>,
+    /// The calls whose bodies are being checked, outermost first.
+    calls: Vec<functions::CallFrame>,
+    /// Mixed into loop keys inside a call, so each pasted copy of a loop has its own state.
+    loop_salt: usize,
 }
 
 /// Joins `b` into `a` variable by variable; `a` keeps its length (variables declared after
@@ -259,7 +299,11 @@ fn join_env(a: &mut [Uniformity], b: &[Uniformity]) {
 }
 
 impl KernelChecker {
-    fn new(previous_loops: HashMap<usize, LoopState>, widen: bool) -> Self {
+    fn new(
+        previous_loops: HashMap<usize, LoopState>,
+        widen: bool,
+        functions: Rc<[Function]>,
+    ) -> Self {
         Self {
             diagnostics: Vec::new(),
             names: Vec::new(),
@@ -275,6 +319,9 @@ impl KernelChecker {
             shared_bytes: 0,
             tensor_stores: Vec::new(),
             written: HashSet::new(),
+            functions,
+            calls: Vec::new(),
+            loop_salt: 0,
         }
     }
 
@@ -284,11 +331,21 @@ impl KernelChecker {
 }
 
 /// The names `stmts` store into, at any depth: `X` for every `X[..] = ..`, `X[..] op= ..` and
-/// atomic on `X[..]`.
-fn stored_names<'s>(stmts: impl IntoIterator<Item = &'s Stmt>, names: &mut HashSet<String>) {
+/// atomic on `X[..]`, and an argument a called function writes (`depth` calls down).
+fn stored_names<'s>(
+    stmts: impl IntoIterator<Item = &'s Stmt>,
+    functions: &[Function],
+    depth: usize,
+    names: &mut HashSet<String>,
+) {
+    let atomic_targets = |e: &Expr, names: &mut HashSet<String>| {
+        atomic_targets(e, functions, depth, names)
+    };
     for stmt in stmts {
         match &stmt.kind {
-            StmtKind::Let { value, .. } | StmtKind::Expr(value) => atomic_targets(value, names),
+            StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => {
+                atomic_targets(value, names)
+            }
             StmtKind::Assign { target, value, .. } => {
                 if let ExprKind::Index { base, .. } = &target.kind {
                     if let ExprKind::Name(name) = &base.kind {
@@ -304,8 +361,8 @@ fn stored_names<'s>(stmts: impl IntoIterator<Item = &'s Stmt>, names: &mut HashS
                 else_branch,
             } => {
                 atomic_targets(condition, names);
-                stored_names(&then_block.stmts, names);
-                stored_names(else_branch.as_deref(), names);
+                stored_names(&then_block.stmts, functions, depth, names);
+                stored_names(else_branch.as_deref(), functions, depth, names);
             }
             StmtKind::While { condition, body }
             | StmtKind::For {
@@ -314,17 +371,28 @@ fn stored_names<'s>(stmts: impl IntoIterator<Item = &'s Stmt>, names: &mut HashS
                 ..
             } => {
                 atomic_targets(condition, names);
-                stored_names(&body.stmts, names)
+                stored_names(&body.stmts, functions, depth, names)
             }
-            StmtKind::Block(body) => stored_names(&body.stmts, names),
+            StmtKind::Block(body) => stored_names(&body.stmts, functions, depth, names),
             _ => {}
         }
     }
 }
 
-/// The names atomics in `expr` change: `H` for `atomic_add(H[b], 1)`.
-fn atomic_targets(expr: &Expr, names: &mut HashSet<String>) {
+/// The names atomics in `expr` change (`H` for `atomic_add(H[b], 1)`), and the arguments the
+/// functions it calls write.
+fn atomic_targets(expr: &Expr, functions: &[Function], depth: usize, names: &mut HashSet<String>) {
     if let ExprKind::Call { callee, args } = &expr.kind {
+        if let Some(index) = functions.iter().position(|f| f.name.name == callee.name) {
+            if depth < functions::MAX_CALL_DEPTH {
+                let written = functions::written_params(functions, index, depth);
+                for (arg, written) in args.iter().zip(written) {
+                    if let (ExprKind::Name(name), true) = (&arg.kind, written) {
+                        names.insert(name.clone());
+                    }
+                }
+            }
+        }
         if crate::ir::AtomicOp::from_name(&callee.name).is_some() {
             if let Some(ExprKind::Index { base, .. }) = args.first().map(|a| &a.kind) {
                 if let ExprKind::Name(name) = &base.kind {
@@ -334,7 +402,7 @@ fn atomic_targets(expr: &Expr, names: &mut HashSet<String>) {
         }
     }
     for child in expr.children() {
-        atomic_targets(child, names);
+        atomic_targets(child, functions, depth, names);
     }
 }
 
@@ -342,7 +410,8 @@ impl KernelChecker {
     /// The names `kernel` stores into, found before its body is checked: a load from one of
     /// them is varying (the spec's "Uniformity" section says why).
     fn note_written(&mut self, kernel: &Kernel) {
-        stored_names(&kernel.body.stmts, &mut self.written);
+        let functions = self.functions.clone();
+        stored_names(&kernel.body.stmts, &functions, 0, &mut self.written);
     }
 }
 
@@ -369,6 +438,7 @@ fn kind_phrase(kind: NameKind) -> &'static str {
         NameKind::Var => "a var",
         NameKind::LoopVar => "a loop variable",
         NameKind::Ctx => "a ctx field",
+        NameKind::Function => "a function",
     }
 }
 

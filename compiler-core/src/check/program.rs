@@ -33,7 +33,7 @@ pub(super) fn check_program(
 ) -> (Vec<NameInfo>, Vec<Diagnostic>) {
     // The parameters are checked as a kernel's, by the same rules.
     let signature = program.signature();
-    let mut kernel_checker = KernelChecker::new(HashMap::new(), false);
+    let mut kernel_checker = KernelChecker::new(HashMap::new(), false, Rc::from(Vec::new()));
     let (params, dims) = kernel_checker.params(&signature);
     let mut scope = Vec::new();
     for (param, ast_param) in params.iter().zip(&program.params) {

@@ -110,7 +110,9 @@ impl KernelChecker {
         result
     }
 
-    /// Reports `what` if control here is more divergent than `needed`.
+    /// Reports `what` if control here is more divergent than `needed`. Inside a call, where
+    /// the divergence is the caller's, the error stands at the call made under it and names the
+    /// chain of calls down to `what`.
     pub(super) fn require_control(&mut self, needed: Uniformity, what: &str, span: Span) {
         let Some(cause) = strongest(&self.control) else {
             return;
@@ -118,26 +120,62 @@ impl KernelChecker {
         if cause.uniformity <= needed {
             return;
         }
+        let at = self.control.iter().position(|c| *c == cause).unwrap_or(0);
         let (code, needed_text) = if needed == Uniformity::Uniform {
             (Code::E0401, "every thread of the CTA")
         } else {
             (Code::E0402, "every lane of the warp")
         };
-        let mut diagnostic = Diagnostic::error(
-            code,
-            span,
-            format!(
-                "{what} is reached under {} control",
-                cause.uniformity.name()
-            ),
-        )
-        .with_label(format!("{what} needs {needed_text} to get here together"))
+        let chain: Vec<(usize, Span, usize)> = self
+            .calls
+            .iter()
+            .filter_map(|c| c.call.map(|call| (c.function, call, c.control_base)))
+            .collect();
+        let culprit = chain.iter().position(|&(_, _, base)| base > at);
+        let name = |f: usize| self.functions[f].name.name.clone();
+        let mut diagnostic = match culprit {
+            Some(k) => {
+                let (function, call, _) = chain[k];
+                Diagnostic::error(
+                    code,
+                    call,
+                    format!(
+                        "`{}` is called under {} control, and it runs {what}",
+                        name(function),
+                        cause.uniformity.name()
+                    ),
+                )
+                .with_label(format!("{what} in `{}` needs {needed_text} to get here together", name(function)))
+            }
+            None => Diagnostic::error(
+                code,
+                span,
+                format!("{what} is reached under {} control", cause.uniformity.name()),
+            )
+            .with_label(format!("{what} needs {needed_text} to get here together")),
+        }
         .with_secondary(cause.span, cause.label());
         if let CauseKind::EarlyExit { jump, keyword } = cause.kind {
             diagnostic = diagnostic.with_secondary(jump, format!("some threads `{keyword}` here"));
         }
-        let help = match needed {
-            Uniformity::Uniform => format!(
+        match culprit {
+            Some(k) => {
+                for &(function, call, _) in &chain[k + 1..] {
+                    diagnostic = diagnostic.with_secondary(call, format!("which calls `{}`", name(function)));
+                }
+                let inner = chain.last().map_or(String::new(), |&(f, _, _)| name(f));
+                diagnostic = diagnostic.with_secondary(span, format!("{what} is here, in `{inner}`"));
+            }
+            None => {
+                for &(function, call, _) in &chain {
+                    diagnostic = diagnostic.with_secondary(call, format!("in this call of `{}`", name(function)));
+                }
+            }
+        }
+        let help = match (needed, culprit) {
+            (Uniformity::Uniform, Some(_)) => "call it where every thread of the CTA reaches the call, or make the condition uniform (from ctx.block, ctx.blocks, parameters and literals)".to_owned(),
+            (_, Some(_)) => "call it where every lane of the warp reaches the call, or make the condition warp-uniform (ctx.warp and uniform values)".to_owned(),
+            (Uniformity::Uniform, None) => format!(
                 "move {what} where every thread of the CTA reaches it, or make the condition uniform (from ctx.block, ctx.blocks, parameters and literals)"
             ),
             _ => format!(

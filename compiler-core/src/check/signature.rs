@@ -384,6 +384,14 @@ impl KernelChecker {
                     None => Type::Error,
                 }
             }
+            TypeExpr::Tile { span, .. } => {
+                self.error(
+                    Diagnostic::error(Code::E0309, *span, "a kernel's parameter cannot be a tile")
+                        .with_label("tiles live in one CTA's shared memory")
+                        .with_help("pass a tensor, and copy a tile of it in the body: let t = A[r :+ 64, :]"),
+                );
+                Type::Error
+            }
             TypeExpr::Error(_) => Type::Error,
         }
     }

@@ -52,13 +52,7 @@ impl KernelChecker {
             StmtKind::For { var, range, body } => self.for_(var, range, body, stmt.span),
             StmtKind::Break => self.jump("break", stmt.span),
             StmtKind::Continue => self.jump("continue", stmt.span),
-            StmtKind::Return => {
-                let cause = strongest(&self.control).filter(|c| c.uniformity > Uniformity::Uniform);
-                vec![Exit {
-                    keyword: "return",
-                    cause: cause.map(|c| early_exit(c, "return", stmt.span)),
-                }]
-            }
+            StmtKind::Return(value) => self.return_(value.as_ref(), stmt.span),
             StmtKind::Error => Vec::new(),
         }
     }
@@ -133,6 +127,14 @@ impl KernelChecker {
                     Diagnostic::error(Code::E0309, *span, "a local cannot be a tensor")
                         .with_label("tensors are kernel parameters")
                         .with_help("copy a tile of it instead: var t = A[r :+ 64, :]"),
+                );
+                Type::Error
+            }
+            TypeExpr::Tile { span, .. } => {
+                self.error(
+                    Diagnostic::error(Code::E0309, *span, "a local's type cannot be written as a tile")
+                        .with_label("tile types are for function parameters")
+                        .with_help("leave the type out: var t = A[r :+ 64, :] is a tile"),
                 );
                 Type::Error
             }
@@ -329,7 +331,7 @@ impl KernelChecker {
             }
         }
         if let Type::Tensor { .. } = &base_value.ty {
-            self.tensor_stores.push((name.clone(), base.span));
+            self.tensor_stores.push((self.kernel_name(name), base.span));
         }
         let value = self.index(&base_value, base.span, indices, span);
         let is_tile = value.ty.is_tile() && base_value.ty != value.ty;
@@ -431,11 +433,8 @@ impl KernelChecker {
         head: impl FnOnce(&mut Self) -> Option<Cause>,
         declare: impl FnOnce(&mut Self),
     ) -> Vec<Exit> {
-        let state = self
-            .previous_loops
-            .get(&key.start)
-            .cloned()
-            .unwrap_or_default();
+        let key = key.start ^ self.loop_salt;
+        let state = self.previous_loops.get(&key).cloned().unwrap_or_default();
         join_env(&mut self.env, &state.back_edge);
         if self.widen {
             for (id, var) in self.vars.iter().enumerate() {
@@ -454,7 +453,7 @@ impl KernelChecker {
             self.push_cause(uniformity, span, kind);
         }
         self.frames.push(LoopFrame {
-            key: key.start,
+            key,
             control_base: depth,
             continue_env: None,
             break_env: None,

@@ -95,9 +95,9 @@ fn product(expr: &Expr) -> Option<(Written<'_>, Written<'_>)> {
     }
 }
 
-pub(super) fn lint(kernel: &Kernel, out: &mut Vec<Diagnostic>) {
+pub(super) fn lint(body: &Block, out: &mut Vec<Diagnostic>) {
     let mut exprs = Vec::new();
-    statements(&kernel.body.stmts, &mut exprs);
+    statements(&body.stmts, &mut exprs);
     for expr in exprs {
         visit(expr, out);
     }
@@ -106,7 +106,9 @@ pub(super) fn lint(kernel: &Kernel, out: &mut Vec<Diagnostic>) {
 fn statements<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Expr>) {
     for stmt in stmts {
         match &stmt.kind {
-            StmtKind::Let { value, .. } | StmtKind::Expr(value) => out.push(value),
+            StmtKind::Let { value, .. }
+            | StmtKind::Expr(value)
+            | StmtKind::Return(Some(value)) => out.push(value),
             StmtKind::Assign { target, value, .. } => out.extend([target, value]),
             StmtKind::If {
                 condition,
@@ -128,7 +130,7 @@ fn statements<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Expr>) {
                 out.push(range);
                 statements(&body.stmts, out);
             }
-            StmtKind::Break | StmtKind::Continue | StmtKind::Return | StmtKind::Error => {}
+            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) | StmtKind::Error => {}
         }
     }
 }

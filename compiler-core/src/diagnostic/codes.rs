@@ -112,8 +112,10 @@ codes! {
         E0202 => "two parameters or dimensions of a kernel have the same name",
         E0203 => "a name is declared twice in the same scope",
         E0204 => "only a var can be assigned",
-        E0205 => "two kernels have the same name",
+        E0205 => "two kernels, programs or functions have the same name",
         E0206 => "a function is called that does not exist",
+        E0207 => "a function calls itself, directly or through others",
+        E0208 => "a function cannot take a built-in's name",
         // Types.
         E0301 => "the types of an operation's operands do not fit it",
         E0302 => "a call has the wrong number or types of arguments",
@@ -132,6 +134,7 @@ codes! {
         E0315 => "a collective runs over ctx.lane or ctx.thread, and votes over ctx.lane",
         E0316 => "a scratch tile holds f32, i32 or u32, has one or two axes and fits in a CTA's shared memory",
         E0317 => "an atomic changes one element of a tensor or of a var tile, of type i32 or u32 (f32 for atomic_add)",
+        E0318 => "a return fits what it leaves: no value from a kernel or a function with no result, a value of the result's type on every path of one with a result",
         // Uniformity.
         E0401 => "barrier(), tile operations and collectives over ctx.thread need uniform control",
         E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",

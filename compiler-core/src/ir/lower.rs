@@ -14,16 +14,18 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::syntax::ast::{self, ExprKind, IndexArg, StmtKind as AstStmt, TypeExpr};
 use crate::syntax::ctx;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Lowers every kernel of a checked file. Call only when the checker reported no errors.
 pub fn lower(file: &ast::File, checked: &Checked) -> Result<Module, Vec<Diagnostic>> {
     let mut module = Module::default();
     let mut unsupported = Vec::new();
+    let functions: Rc<[ast::Function]> = file.functions.clone().into();
     for (kernel, info) in file.kernels.iter().zip(&checked.kernels) {
         let Some(threads) = info.threads else {
             continue;
         };
-        let mut lowering = Lowering::new(kernel, threads);
+        let mut lowering = Lowering::new(kernel, threads, functions.clone());
         lowering.kernel_body(kernel);
         if lowering.unsupported.is_empty() {
             let mut lowered = lowering.finish(kernel);
@@ -39,7 +41,7 @@ pub fn lower(file: &ast::File, checked: &Checked) -> Result<Module, Vec<Diagnost
     for program in &file.programs {
         // Its parameters are lowered as a kernel's with no body: a launch binds them alike.
         let signature = program.signature();
-        let mut lowering = Lowering::new(&signature, 1);
+        let mut lowering = Lowering::new(&signature, 1, functions.clone());
         unsupported.append(&mut lowering.unsupported);
         let signature = lowering.finish(&signature);
         module
@@ -71,7 +73,7 @@ pub(super) struct Lowering {
     dims: Vec<String>,
     derived: Vec<DerivedDim>,
     regs: Vec<RegInfo>,
-    scopes: Vec<HashMap<String, Binding>>,
+    pub(super) scopes: Vec<HashMap<String, Binding>>,
     blocks: Vec<Block>,
     pub(super) threads: u32,
     unsupported: Vec<Diagnostic>,
@@ -79,12 +81,16 @@ pub(super) struct Lowering {
     pub(super) loop_depth: u32,
     /// The source statement being lowered ([`Stmt::statement`]).
     pub(super) statement: Span,
+    /// The file's functions, which calls inline.
+    pub(super) functions: Rc<[ast::Function]>,
+    /// The calls being inlined, innermost last.
+    pub(super) inlined: Vec<super::calls::Inlined>,
 }
 
-fn scalar_of(ty: &TypeExpr) -> Scalar {
+pub(super) fn scalar_of(ty: &TypeExpr) -> Scalar {
     match ty {
         TypeExpr::Named(name) => Scalar::from_name(&name.name).unwrap_or(Scalar::I32),
-        TypeExpr::Tensor { element, .. } => {
+        TypeExpr::Tensor { element, .. } | TypeExpr::Tile { element, .. } => {
             Scalar::element_from_name(&element.name).unwrap_or(Scalar::F32)
         }
         TypeExpr::Error(_) => Scalar::I32,
@@ -108,7 +114,7 @@ pub(super) fn constant(value: f64, ty: Scalar) -> Operand {
 }
 
 impl Lowering {
-    fn new(kernel: &ast::Kernel, threads: u32) -> Self {
+    fn new(kernel: &ast::Kernel, threads: u32, functions: Rc<[ast::Function]>) -> Self {
         let mut lowering = Self {
             params: Vec::new(),
             shared: Vec::new(),
@@ -122,6 +128,8 @@ impl Lowering {
             unsupported: Vec::new(),
             loop_depth: 0,
             statement: kernel.span,
+            functions,
+            inlined: Vec::new(),
         };
         for param in &kernel.params {
             let index = lowering.params.len();
@@ -219,7 +227,7 @@ impl Lowering {
         lowered
     }
 
-    fn bind(&mut self, name: &str, binding: Binding) {
+    pub(super) fn bind(&mut self, name: &str, binding: Binding) {
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name.to_owned(), binding);
         }
@@ -302,7 +310,7 @@ impl Lowering {
         })
     }
 
-    fn stmt(&mut self, stmt: &ast::Stmt) {
+    pub(super) fn stmt(&mut self, stmt: &ast::Stmt) {
         let outer = std::mem::replace(&mut self.statement, header(stmt));
         self.lower_stmt(stmt);
         self.statement = outer;
@@ -373,6 +381,7 @@ impl Lowering {
                 }
             }
             AstStmt::While { condition, body } => {
+                let body_ast = body;
                 let body = self.nested(|l| {
                     let (c, _) = l.expr(condition, Some(Scalar::Bool));
                     l.exit_unless(c, condition.span);
@@ -390,11 +399,15 @@ impl Lowering {
                     },
                     span,
                 );
+                self.after_loop(body_ast, span);
             }
-            AstStmt::For { var, range, body } => self.for_(var, range, body, span),
+            AstStmt::For { var, range, body } => {
+                self.for_(var, range, body, span);
+                self.after_loop(body, span);
+            }
             AstStmt::Break => self.emit(StmtKind::Break, span),
             AstStmt::Continue => self.emit(StmtKind::Continue, span),
-            AstStmt::Return => self.emit(StmtKind::Return, span),
+            AstStmt::Return(value) => self.return_(value.as_ref(), span),
             AstStmt::Error => {}
         }
     }

@@ -7,6 +7,7 @@
 //! scalar type; operands are registers or constants (bit patterns of their type); every
 //! statement keeps the span of the source it came from.
 
+mod calls;
 mod expressions;
 mod half;
 mod lint;

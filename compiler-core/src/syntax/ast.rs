@@ -16,6 +16,19 @@ pub struct Ident {
 pub struct File {
     pub kernels: Vec<Kernel>,
     pub programs: Vec<Program>,
+    pub functions: Vec<Function>,
+}
+
+/// `fn name(params) -> T { ... }`: called from kernels and other functions, inlined where it
+/// is called (the spec's "Functions").
+#[derive(Clone, Debug, Serialize)]
+pub struct Function {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    /// `-> T`; none for a function that returns no value.
+    pub result: Option<TypeExpr>,
+    pub body: Block,
+    pub span: Span,
 }
 
 /// `program name(params) { ... }`: launches of the file's kernels, in order, over the same
@@ -131,6 +144,12 @@ pub enum TypeExpr {
         dims: Vec<Dim>,
         span: Span,
     },
+    /// `tile<f32>[32, 32]`: a function's tile parameter (literal extents).
+    Tile {
+        element: Ident,
+        dims: Vec<Dim>,
+        span: Span,
+    },
     Error(Span),
 }
 
@@ -138,7 +157,9 @@ impl TypeExpr {
     pub fn span(&self) -> Span {
         match self {
             TypeExpr::Named(ident) => ident.span,
-            TypeExpr::Tensor { span, .. } | TypeExpr::Error(span) => *span,
+            TypeExpr::Tensor { span, .. } | TypeExpr::Tile { span, .. } | TypeExpr::Error(span) => {
+                *span
+            }
         }
     }
 }
@@ -250,7 +271,8 @@ pub enum StmtKind {
     },
     Break,
     Continue,
-    Return,
+    /// `return`, or `return value` in a function with a result.
+    Return(Option<Expr>),
     Error,
 }
 

@@ -169,6 +169,12 @@ pub fn check_file(file: &File, diagnostics: &mut Vec<Diagnostic>) {
         }
         block(&kernel.body, diagnostics);
     }
+    for function in &file.functions {
+        for param in &function.params {
+            reserved(&param.name, diagnostics);
+        }
+        block(&function.body, diagnostics);
+    }
 }
 
 fn reserved(name: &Ident, diagnostics: &mut Vec<Diagnostic>) {
@@ -219,7 +225,8 @@ fn stmt(statement: &Stmt, diagnostics: &mut Vec<Diagnostic>) {
             expr(range, diagnostics);
             block(body, diagnostics);
         }
-        StmtKind::Break | StmtKind::Continue | StmtKind::Return | StmtKind::Error => {}
+        StmtKind::Return(Some(e)) => expr(e, diagnostics),
+        StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) | StmtKind::Error => {}
     }
 }
 

@@ -70,7 +70,7 @@ impl Layout {
                 return true;
             }
             Token::Else => self.drop_trailing_newlines(),
-            Token::Kernel | Token::Program => {
+            Token::Kernel | Token::Program | Token::Fn => {
                 if !self.open.is_empty() {
                     self.close_before_kernel(span.start);
                 }

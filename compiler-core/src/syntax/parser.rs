@@ -380,19 +380,32 @@ where
             _ => Dim::Expr(e),
         })
         .labelled("a dimension (a number, a name or an expression of them)");
+    let dims = dim
+        .separated_by(punct(','))
+        .collect::<Vec<_>>()
+        .delimited_by(punct('['), punct(']'));
+    let element = ident().delimited_by(op("<"), op(">"));
     let tensor = just(Token::Tensor)
-        .ignore_then(ident().delimited_by(op("<"), op(">")))
-        .then(
-            dim.separated_by(punct(','))
-                .collect::<Vec<_>>()
-                .delimited_by(punct('['), punct(']')),
-        )
+        .ignore_then(element.clone())
+        .then(dims.clone())
         .map_with(|(element, dims), e| TypeExpr::Tensor {
             element,
             dims,
             span: span_of(e),
         });
-    tensor.or(ident().map(TypeExpr::Named)).labelled("a type")
+    // `tile` is a name elsewhere (a scratch tile's `tile<f32>[..](fill)`), a type only here.
+    let tile = select! { Token::Ident(name) if name == "tile" => () }
+        .ignore_then(element)
+        .then(dims)
+        .map_with(|(element, dims), e| TypeExpr::Tile {
+            element,
+            dims,
+            span: span_of(e),
+        });
+    tensor
+        .or(tile)
+        .or(ident().map(TypeExpr::Named))
+        .labelled("a type")
 }
 
 fn block_parser<'t, I, E>(
@@ -465,10 +478,12 @@ where
         let jump = select! {
             Token::Break => StmtKind::Break,
             Token::Continue => StmtKind::Continue,
-            Token::Return => StmtKind::Return,
         };
+        let return_ = just(Token::Return)
+            .ignore_then(expr.clone().or_not())
+            .map(StmtKind::Return);
 
-        let simple = choice((let_, jump, assign_or_expr))
+        let simple = choice((let_, jump, return_, assign_or_expr))
             .map_with(|kind, e| Stmt {
                 kind,
                 span: span_of(e),
@@ -607,7 +622,25 @@ where
         .repeated()
         .then(just(Token::Kernel))
         .ignored()
-        .or(just(Token::Program).ignored());
+        .or(just(Token::Program).ignored())
+        .or(just(Token::Fn).ignored());
+    let function = just(Token::Fn)
+        .ignore_then(ident())
+        .then(params.clone())
+        .then(
+            op("->")
+                .ignore_then(type_parser(expr_parser()))
+                .or_not(),
+        )
+        .then(block_parser(stmt_parser()))
+        .map_with(|(((name, params), result), body), e| Function {
+            name,
+            params,
+            result,
+            body,
+            span: span_of(e),
+        })
+        .labelled("a function");
     let kernel = attribute
         .repeated()
         .collect::<Vec<_>>()
@@ -634,7 +667,11 @@ where
             span: span_of(e),
         })
         .labelled("a program");
-    let item = kernel.map(Item::Kernel).or(program.map(Item::Program));
+    let item = choice((
+        kernel.map(Item::Kernel),
+        program.map(Item::Program),
+        function.map(Item::Function),
+    ));
     // A kernel that does not parse is skipped, header and all, up to where the next kernel's
     // attributes or `kernel` keyword start.
     let not_a_kernel_start = any().and_is(header.clone().not());
@@ -661,6 +698,7 @@ where
                 match item {
                     Item::Kernel(kernel) => file.kernels.push(kernel),
                     Item::Program(program) => file.programs.push(program),
+                    Item::Function(function) => file.functions.push(function),
                 }
             }
             file
@@ -672,6 +710,7 @@ where
 enum Item {
     Kernel(Kernel),
     Program(Program),
+    Function(Function),
 }
 
 /// A word that is a keyword only in a program's body (`launch` is an attribute's name too).

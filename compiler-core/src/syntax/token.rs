@@ -15,6 +15,7 @@ pub enum Token {
     Ident(String),
     Kernel,
     Program,
+    Fn,
     Let,
     Var,
     If,
@@ -64,6 +65,7 @@ fn keyword_text(token: &Token) -> &'static str {
     match token {
         Token::Kernel => "kernel",
         Token::Program => "program",
+        Token::Fn => "fn",
         Token::Let => "let",
         Token::Var => "var",
         Token::If => "if",
@@ -83,9 +85,9 @@ fn keyword_text(token: &Token) -> &'static str {
     }
 }
 
-/// Operators, longest first so that `<<=` wins over `<<` and `<`.
-pub const OPERATORS: [&str; 32] = [
-    "<<=", ">>=", "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "+=", "-=", "*=", "/=", "%=",
+/// Operators, longest first so that `<<=` wins over `<<` and `<`; `->` is a function's result.
+pub const OPERATORS: [&str; 33] = [
+    "<<=", ">>=", "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "->",
     "&=", "|=", "^=", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "<", ">", "=", "@",
 ];
 
@@ -116,6 +118,7 @@ pub fn lexer<'src>() -> impl Parser<'src, &'src str, Vec<Spanned>, LexError<'src
     let word = text::ascii::ident().map(|word: &str| match word {
         "kernel" => Token::Kernel,
         "program" => Token::Program,
+        "fn" => Token::Fn,
         "let" => Token::Let,
         "var" => Token::Var,
         "if" => Token::If,
