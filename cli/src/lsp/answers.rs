@@ -140,7 +140,7 @@ pub fn completions(document: &Document, offset: usize, explicit: bool) -> Vec<Co
         .collect()
 }
 
-/// The file's kernels (their parameters inside) and programs.
+/// The file's kernels (their parameters inside), programs and functions.
 pub fn symbols(document: &Document) -> Vec<DocumentSymbol> {
     let compilation = document.compilation();
     let symbol = |name: &str, detail: String, kind, span, name_span, children| {
@@ -203,7 +203,21 @@ pub fn symbols(document: &Document) -> Vec<DocumentSymbol> {
             children,
         )
     });
-    kernels.chain(programs).collect()
+    let functions = compilation.file.functions.iter().map(|f| {
+        let header = compilation.function_text(f);
+        let detail = header
+            .rsplit_once(" -> ")
+            .map_or("fn".to_owned(), |(_, result)| format!("fn -> {result}"));
+        symbol(
+            &f.name.name,
+            detail,
+            SymbolKind::FUNCTION,
+            f.span,
+            f.name.span,
+            Some(params(&f.params)),
+        )
+    });
+    kernels.chain(programs).chain(functions).collect()
 }
 
 /// The semantic token types, in the order of the lexer's classes that have one: punctuation

@@ -417,6 +417,31 @@ impl KernelChecker {
                 );
             }
         }
+        let written = written_params(&functions, index, 0);
+        for ((arg, value), (param, written)) in args.iter().zip(&values).zip(function.params.iter().zip(written)) {
+            if !written || !value.ty.is_tile() {
+                continue;
+            }
+            let var = match &arg.kind {
+                ExprKind::Name(name) => self
+                    .lookup(name)
+                    .is_some_and(|id| matches!(self.vars[id].kind, NameKind::Var | NameKind::Param)),
+                _ => false,
+            };
+            if !var {
+                fits = false;
+                self.error(
+                    Diagnostic::error(
+                        Code::E0204,
+                        arg.span,
+                        format!("`{}` writes its tile `{}`, so it needs a var tile", callee.name, param.name.name),
+                    )
+                    .with_label("not a var tile")
+                    .with_secondary(param.span, "written in the function")
+                    .with_help("copy it into a var first: var t = ..., then pass t"),
+                );
+            }
+        }
         let recursive = self.calls.iter().any(|c| c.function == index)
             || self.calls.len() >= MAX_CALL_DEPTH;
         if !fits || recursive {

@@ -315,7 +315,8 @@ impl KernelChecker {
         };
         let base_value = self.use_var(id, base.span);
         if let Type::Tile { .. } = &base_value.ty {
-            if self.vars[id].kind != NameKind::Var {
+            // A function's tile parameter is its argument, which the call holds to a var.
+            if !matches!(self.vars[id].kind, NameKind::Var | NameKind::Param) {
                 self.error(
                     Diagnostic::error(
                         Code::E0204,

@@ -7,7 +7,7 @@
 use crate::check::NameKind;
 use crate::ir::{Axis, CtxField};
 use crate::span::Span;
-use crate::syntax::ast::{Kernel, ProgramBlock, ProgramStmt, ProgramStmtKind};
+use crate::syntax::ast::{Function, Kernel, ProgramBlock, ProgramStmt, ProgramStmtKind};
 use crate::syntax::builtins;
 use crate::syntax::highlight::{highlight, Class};
 use crate::Compilation;
@@ -33,9 +33,9 @@ pub struct Completions {
     pub items: Vec<Completion>,
 }
 
-const KEYWORDS: [&str; 14] = [
-    "kernel", "let", "var", "if", "else", "while", "for", "in", "break", "continue", "return",
-    "true", "false", "ctx",
+const KEYWORDS: [&str; 15] = [
+    "kernel", "fn", "let", "var", "if", "else", "while", "for", "in", "break", "continue",
+    "return", "true", "false", "ctx",
 ];
 const TYPES: [&str; 8] = ["i32", "u32", "f32", "f16", "i8", "u8", "bool", "tensor"];
 
@@ -93,6 +93,9 @@ impl Compilation {
     /// of a program, its declaration.
     pub fn hover(&self, offset: usize) -> Option<String> {
         if let Some(name) = self.checked.name_at(offset) {
+            if name.kind == NameKind::Function {
+                return self.function_named(&name.name).map(|f| self.function_text(f));
+            }
             return Some(name.describe());
         }
         let (from, to) = word_around(self.source(), offset)?;
@@ -190,6 +193,20 @@ impl Compilation {
         }
     }
 
+    /// The file's function named `name`.
+    pub fn function_named(&self, name: &str) -> Option<&Function> {
+        self.file.functions.iter().find(|f| f.name.name == name)
+    }
+
+    /// `fn name(params) -> T`, from the source as written.
+    pub fn function_text(&self, function: &Function) -> String {
+        let header = self
+            .source()
+            .get(function.name.span.start..function.body.span.start)
+            .unwrap_or_default();
+        format!("fn {}", header.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+
     /// What can be written at byte `caret`: the `ctx` fields after `ctx.`, the axes after
     /// `ctx.block.` and `ctx.blocks.`, else the names in scope, the built-ins, the keywords and
     /// types (only when a word is begun, or the reader asked); nothing inside a comment.
@@ -218,6 +235,15 @@ impl Compilation {
             return None;
         }
         let mut items = self.names_in_scope(caret);
+        for function in &self.file.functions {
+            if !items.iter().any(|i| i.label == function.name.name) {
+                items.push(Completion {
+                    label: function.name.name.clone(),
+                    kind: "function",
+                    detail: self.function_text(function),
+                });
+            }
+        }
         for name in builtins::FAMILIES.into_iter().flatten() {
             if !items.iter().any(|i| i.label == *name) {
                 items.push(Completion {
@@ -240,20 +266,22 @@ impl Compilation {
         Some(Completions { from, items })
     }
 
-    /// The parameters, dimensions and locals of the kernel around `caret` declared before it.
+    /// The parameters, dimensions and locals of the kernel or function around `caret` declared
+    /// before it.
     fn names_in_scope(&self, caret: usize) -> Vec<Completion> {
-        let Some(kernel) = self
-            .checked
-            .kernels
-            .iter()
-            .find(|k| k.span.start <= caret && caret <= k.span.end)
+        let kernels = self.checked.kernels.iter().map(|k| k.span);
+        let functions = self.file.functions.iter().map(|f| f.span);
+        let Some(around) = kernels
+            .chain(functions)
+            .find(|span| span.start <= caret && caret <= span.end)
         else {
             return Vec::new();
         };
         let mut found: Vec<Completion> = Vec::new();
         for name in &self.checked.names {
-            let inside = kernel.span.start <= name.span.start && name.span.end <= caret;
-            if !inside || name.kind == NameKind::Ctx || found.iter().any(|f| f.label == name.name) {
+            let inside = around.start <= name.span.start && name.span.end <= caret;
+            let skip = matches!(name.kind, NameKind::Ctx | NameKind::Function);
+            if !inside || skip || found.iter().any(|f| f.label == name.name) {
                 continue;
             }
             found.push(Completion {

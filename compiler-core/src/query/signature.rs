@@ -59,6 +59,20 @@ impl Compilation {
         };
         let name_start = callee.trim_end_matches(is_word).len();
         let name = &callee[name_start..];
+        if let Some(function) = self.function_named(name).filter(|_| !collective) {
+            let label = self.function_text(function);
+            let label = label.trim_start_matches("fn ");
+            let label = label.rsplit_once(" -> ").map_or(label, |(call, _)| call);
+            return Some(SignatureHelp {
+                signatures: vec![Signature {
+                    parameters: parameters(label),
+                    label: label.to_owned(),
+                    documentation: "a function of this file, inlined where it is called".to_owned(),
+                }],
+                active_signature: 0,
+                active_parameter: commas,
+            });
+        }
         let describe = builtins::describe(name)?;
         let (head, what) = split_head(describe)?;
         let signatures: Vec<Signature> = forms(head)
