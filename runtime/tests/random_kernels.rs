@@ -36,6 +36,11 @@
 //! (f32 adds of whole numbers, below 2^24 in every sum), whose final values do not depend on
 //! the order of the atomics: compared exactly.
 //!
+//! Functions (issue 53) are called from the body: [`FUNCTIONS`] has one with early returns,
+//! one that returns from inside a loop over a tensor parameter, one with a warp collective
+//! (called only under warp-uniform control) and one with a barrier and a CTA collective (only
+//! under uniform control); each call pastes the body, in a loop too.
+//!
 //! A failing kernel is shrunk by proptest and saved in `random_kernels.regressions`, which is kept in
 //! the repository, so it is tried first on every later run. `PROPTEST_CASES` sets how many
 //! kernels (256 by default, about 30 s; BENCHMARKS.md has longer runs).
@@ -330,6 +335,20 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
                 .boxed(),
         ),
     ];
+    // Issue 53's functions ([`FUNCTIONS`]): early returns, and a return out of a loop.
+    options.push((
+        1,
+        (expr(1), expr(1))
+            .prop_map(|(x, y)| format!("v = v + mix({x}, {y})"))
+            .boxed(),
+    ));
+    options.push((1, Just("v = v + find_first(X, a & 7)".to_owned()).boxed()));
+    if control != Control::Varying {
+        options.push((1, Just("v = warp_total(v)".to_owned()).boxed()));
+    }
+    if control == Control::Uniform {
+        options.push((1, Just("v = v + cta_offset(a)".to_owned()).boxed()));
+    }
     if control != Control::Varying {
         let warp = prop_oneof![
             prop::sample::select(vec!["sum", "max", "min", "and", "or", "xor"])
@@ -452,11 +471,43 @@ impl Control {
     }
 }
 
+/// The functions a random kernel may call.
+const FUNCTIONS: &str = "fn mix(x: i32, y: i32) -> i32 {
+  if x > y {
+    return x - y
+  }
+  if x == y {
+    return 7
+  }
+  return (x ^ y) + 1
+}
+
+fn find_first(T: tensor<i32>[M], x: i32) -> i32 {
+  for j in range(min(M, 8)) {
+    if T[j] == x {
+      return j
+    }
+  }
+  return -1
+}
+
+fn warp_total(x: i32) -> i32 {
+  return sum<over ctx.lane>(x)
+}
+
+fn cta_offset(x: i32) -> i32 {
+  let s = max<over ctx.thread>(x)
+  barrier()
+  return s - x
+}
+
+";
+
 fn kernel() -> impl Strategy<Value = (String, u32)> {
     (prop::sample::select(vec![32u32, 36, 64]), block(Control::Uniform, 2)).prop_map(
         |(threads, body)| {
             let source = format!(
-                "@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[128], G: tensor<f32>[4], W: tensor<f16>[N], B: tensor<i8>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  var h: f16 = 0.5\n  if i < N {{\n    v = X[i] + B[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n    W[i] = h\n    B[i] = i8(v ^ a)\n  }}\n}}\n",
+                "{FUNCTIONS}@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[128], G: tensor<f32>[4], W: tensor<f16>[N], B: tensor<i8>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  var h: f16 = 0.5\n  if i < N {{\n    v = X[i] + B[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n    W[i] = h\n    B[i] = i8(v ^ a)\n  }}\n}}\n",
                 indent(body)
             );
             (source, threads)
@@ -764,6 +815,11 @@ fn the_generator_draws_every_kind_of_statement() {
         "(0.0 / 0.0)",
         "f16((",
         "atomic_add(H[112], atomic_add(",
+        // Issue 53's functions.
+        "+ mix(",
+        "find_first(X",
+        "warp_total(v)",
+        "cta_offset(a)",
     ] {
         let count = sources.iter().filter(|s| s.contains(construct)).count();
         assert!(
