@@ -64,6 +64,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("dot_f16"),
     example!("quantize"),
     example!("radix_sort_f32"),
+    example!("bitonic_sort"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

@@ -1074,3 +1074,35 @@ fn eight_bit_elements_compute_in_their_widened_type() {
     );
     assert_eq!(tensor(&out, "U").bits, u);
 }
+
+/// The bitonic sort (issue 53's functions: `order` writes the caller's tile) sorts finite
+/// floats, -0.0 and the infinities, at N = 1 (nothing to sort), a partial 1000 and a full 1024.
+#[test]
+fn bitonic_sort_sorts_through_its_functions() {
+    let mut values: Vec<f32> = (0..1024)
+        .map(|k| ((k * 7919 % 1024) as f32 - 512.0) / 3.0)
+        .collect();
+    values[..4].copy_from_slice(&[f32::INFINITY, f32::NEG_INFINITY, 1e-45, f32::MIN]);
+    for n in [1, 1000, 1024] {
+        let input = &values[..n];
+        let out = run(
+            "bitonic_sort",
+            Setup {
+                grid: (1, 1),
+                dims: &[("N", n as i64)],
+                scalars: &[],
+                inputs: vec![(
+                    "X",
+                    Input::Data {
+                        shape: vec![n],
+                        values: input.iter().map(|&v| f64::from(v)).collect(),
+                    },
+                )],
+            },
+        );
+        let mut want: Vec<f32> = input.to_vec();
+        want.sort_by(f32::total_cmp);
+        let want: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(tensor(&out, "Y").bits, want, "N = {n}");
+    }
+}
