@@ -97,7 +97,11 @@ const FUNCTIONS: &str = "fn clamp_index(i: i32, n: i32) -> i32 {\n  if i < 0 {\n
 #[test]
 fn a_function_is_hovered_completed_helped_found_and_renamed() {
     let c = compile(FUNCTIONS);
-    assert!(c.checked.diagnostics.is_empty(), "{:?}", c.checked.diagnostics);
+    assert!(
+        c.checked.diagnostics.is_empty(),
+        "{:?}",
+        c.checked.diagnostics
+    );
     let call = FUNCTIONS.find("clamp_index(ctx").unwrap_or(0);
     let decl = FUNCTIONS.find("clamp_index(i").unwrap_or(0);
     let signature = "fn clamp_index(i: i32, n: i32) -> i32";
@@ -107,26 +111,47 @@ fn a_function_is_hovered_completed_helped_found_and_renamed() {
     // as checked alone.
     let n_use = FUNCTIONS.find("n - 1").unwrap_or(0);
     assert_eq!(c.hover(n_use).as_deref(), Some("n: i32 · uniform"));
-    assert_eq!(c.definition(call), Some(compiler_core::span::Span::new(decl, decl + 11)));
+    assert_eq!(
+        c.definition(call),
+        Some(compiler_core::span::Span::new(decl, decl + 11))
+    );
     // Completion offers the function, with its signature, in a kernel; and the function's
     // parameters inside it.
     let source = FUNCTIONS.replace("X[j] = 1.0", "X[j] = cla");
     let caret = source.find("= cla").unwrap_or(0) + 5;
-    let found = compile(&source).completions(caret, false).expect("completions");
-    let item = found.items.iter().find(|i| i.label == "clamp_index").expect("offered");
+    let Some(found) = compile(&source).completions(caret, false) else {
+        panic!("completions")
+    };
+    let Some(item) = found.items.iter().find(|i| i.label == "clamp_index") else {
+        panic!("offered")
+    };
     assert_eq!((item.kind, item.detail.as_str()), ("function", signature));
     let inside = FUNCTIONS.find("return min").unwrap_or(0);
-    let found = c.completions(inside, true).expect("completions");
-    assert!(found.items.iter().any(|i| i.label == "n" && i.kind == "variable"));
+    let Some(found) = c.completions(inside, true) else {
+        panic!("completions")
+    };
+    assert!(found
+        .items
+        .iter()
+        .any(|i| i.label == "n" && i.kind == "variable"));
     // Signature help in the call's second argument.
     let caret = FUNCTIONS.find(", N)").unwrap_or(0) + 2;
-    let help = c.signature_help(caret).expect("help");
+    let Some(help) = c.signature_help(caret) else {
+        panic!("help")
+    };
     assert_eq!(help.signatures[0].label, "clamp_index(i: i32, n: i32)");
     assert_eq!(help.active_parameter, 1);
     // References: the declaration, then the call; a rename writes both.
-    let refs = c.references(call).expect("references");
-    assert_eq!(refs.iter().map(|s| s.start).collect::<Vec<_>>(), [decl, call]);
-    let spans = c.rename(call, "clamp_to").expect("renamed");
+    let Some(refs) = c.references(call) else {
+        panic!("references")
+    };
+    assert_eq!(
+        refs.iter().map(|s| s.start).collect::<Vec<_>>(),
+        [decl, call]
+    );
+    let Ok(spans) = c.rename(call, "clamp_to") else {
+        panic!("renamed")
+    };
     assert_eq!(spans.len(), 2);
     // A rename onto a built-in's name is refused.
     assert!(c.rename(call, "min").is_err());

@@ -328,8 +328,7 @@ impl KernelChecker {
             types.push(ty);
         }
         let result = self.result_type(function);
-        if result.as_ref().is_some_and(|r| !r.is_error()) && !always_returns(&function.body.stmts)
-        {
+        if result.as_ref().is_some_and(|r| !r.is_error()) && !always_returns(&function.body.stmts) {
             let end = Span::empty(function.body.span.end.saturating_sub(1));
             self.error(
                 Diagnostic::error(
@@ -342,7 +341,9 @@ impl KernelChecker {
                 )
                 .with_label("no `return` before here on some path")
                 .with_secondary(function.name.span, "declared with a result")
-                .with_help("end every path with `return value`, or drop `-> T` if it returns nothing"),
+                .with_help(
+                    "end every path with `return value`, or drop `-> T` if it returns nothing",
+                ),
             );
         }
         let values = types
@@ -393,14 +394,21 @@ impl KernelChecker {
             return Value::new(result_type, Uniformity::Varying);
         }
         let mut fits = true;
-        for ((arg, value), (param, ty)) in args.iter().zip(&values).zip(function.params.iter().zip(&types)) {
+        for ((arg, value), (param, ty)) in args
+            .iter()
+            .zip(&values)
+            .zip(function.params.iter().zip(&types))
+        {
             if let Some(expected) = argument_mismatch(&value.ty, ty) {
                 fits = false;
                 self.error(
                     Diagnostic::error(
                         Code::E0302,
                         arg.span,
-                        format!("`{}` takes {expected} for `{}`, not {}", callee.name, param.name.name, value.ty),
+                        format!(
+                            "`{}` takes {expected} for `{}`, not {}",
+                            callee.name, param.name.name, value.ty
+                        ),
                     )
                     .with_label(format!("this is {}", value.ty))
                     .with_secondary(param.span, "the parameter"),
@@ -418,14 +426,18 @@ impl KernelChecker {
             }
         }
         let written = written_params(&functions, index, 0);
-        for ((arg, value), (param, written)) in args.iter().zip(&values).zip(function.params.iter().zip(written)) {
+        for ((arg, value), (param, written)) in args
+            .iter()
+            .zip(&values)
+            .zip(function.params.iter().zip(written))
+        {
             if !written || !value.ty.is_tile() {
                 continue;
             }
             let var = match &arg.kind {
-                ExprKind::Name(name) => self
-                    .lookup(name)
-                    .is_some_and(|id| matches!(self.vars[id].kind, NameKind::Var | NameKind::Param)),
+                ExprKind::Name(name) => self.lookup(name).is_some_and(|id| {
+                    matches!(self.vars[id].kind, NameKind::Var | NameKind::Param)
+                }),
                 _ => false,
             };
             if !var {
@@ -434,7 +446,10 @@ impl KernelChecker {
                     Diagnostic::error(
                         Code::E0204,
                         arg.span,
-                        format!("`{}` writes its tile `{}`, so it needs a var tile", callee.name, param.name.name),
+                        format!(
+                            "`{}` writes its tile `{}`, so it needs a var tile",
+                            callee.name, param.name.name
+                        ),
                     )
                     .with_label("not a var tile")
                     .with_secondary(param.span, "written in the function")
@@ -442,8 +457,8 @@ impl KernelChecker {
                 );
             }
         }
-        let recursive = self.calls.iter().any(|c| c.function == index)
-            || self.calls.len() >= MAX_CALL_DEPTH;
+        let recursive =
+            self.calls.iter().any(|c| c.function == index) || self.calls.len() >= MAX_CALL_DEPTH;
         if !fits || recursive {
             return Value::new(result_type, Uniformity::Varying);
         }
@@ -565,7 +580,11 @@ impl KernelChecker {
                         Diagnostic::error(
                             Code::E0312,
                             value_span,
-                            format!("`{}` returns {result}, not {}", name.unwrap_or_default(), value.ty),
+                            format!(
+                                "`{}` returns {result}, not {}",
+                                name.unwrap_or_default(),
+                                value.ty
+                            ),
                         )
                         .with_label(format!("this is {}", value.ty))
                         .with_help(cast_help(&value.ty, &result)),
@@ -600,7 +619,10 @@ impl KernelChecker {
                     Diagnostic::error(
                         Code::E0318,
                         span,
-                        format!("`{}` returns {result}: `return` needs a value", name.unwrap_or_default()),
+                        format!(
+                            "`{}` returns {result}: `return` needs a value",
+                            name.unwrap_or_default()
+                        ),
                     )
                     .with_label("no value")
                     .with_help("write `return value`"),
@@ -638,7 +660,9 @@ fn argument_mismatch(given: &Type, wanted: &Type) -> Option<String> {
         ) => {
             a == b
                 && x.len() == y.len()
-                && x.iter().zip(y.iter()).all(|(p, q)| p.is_none() || q.is_none() || p == q)
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|(p, q)| p.is_none() || q.is_none() || p == q)
         }
         (_, Type::Tensor { .. }) | (_, Type::Tile { .. }) => given == wanted,
         _ => assignable(given, wanted),

@@ -136,8 +136,7 @@ pub fn check(file: &File) -> Checked {
                 .with_help("kernels are picked by name, so each needs its own"),
             );
         }
-        let (info, names, diagnostics) =
-            fixed_point(&functions, |checker| checker.kernel(kernel));
+        let (info, names, diagnostics) = fixed_point(&functions, |checker| checker.kernel(kernel));
         checked.kernels.push(info);
         checked.names.extend(names);
         checked.diagnostics.extend(diagnostics);
@@ -338,9 +337,8 @@ fn stored_names<'s>(
     depth: usize,
     names: &mut HashSet<String>,
 ) {
-    let atomic_targets = |e: &Expr, names: &mut HashSet<String>| {
-        atomic_targets(e, functions, depth, names)
-    };
+    let atomic_targets =
+        |e: &Expr, names: &mut HashSet<String>| atomic_targets(e, functions, depth, names);
     for stmt in stmts {
         match &stmt.kind {
             StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => {

@@ -145,12 +145,18 @@ impl KernelChecker {
                         cause.uniformity.name()
                     ),
                 )
-                .with_label(format!("{what} in `{}` needs {needed_text} to get here together", name(function)))
+                .with_label(format!(
+                    "{what} in `{}` needs {needed_text} to get here together",
+                    name(function)
+                ))
             }
             None => Diagnostic::error(
                 code,
                 span,
-                format!("{what} is reached under {} control", cause.uniformity.name()),
+                format!(
+                    "{what} is reached under {} control",
+                    cause.uniformity.name()
+                ),
             )
             .with_label(format!("{what} needs {needed_text} to get here together")),
         }
@@ -161,14 +167,17 @@ impl KernelChecker {
         match culprit {
             Some(k) => {
                 for &(function, call, _) in &chain[k + 1..] {
-                    diagnostic = diagnostic.with_secondary(call, format!("which calls `{}`", name(function)));
+                    diagnostic = diagnostic
+                        .with_secondary(call, format!("which calls `{}`", name(function)));
                 }
                 let inner = chain.last().map_or(String::new(), |&(f, _, _)| name(f));
-                diagnostic = diagnostic.with_secondary(span, format!("{what} is here, in `{inner}`"));
+                diagnostic =
+                    diagnostic.with_secondary(span, format!("{what} is here, in `{inner}`"));
             }
             None => {
                 for &(function, call, _) in &chain {
-                    diagnostic = diagnostic.with_secondary(call, format!("in this call of `{}`", name(function)));
+                    diagnostic = diagnostic
+                        .with_secondary(call, format!("in this call of `{}`", name(function)));
                 }
             }
         }

@@ -132,9 +132,13 @@ impl KernelChecker {
             }
             TypeExpr::Tile { span, .. } => {
                 self.error(
-                    Diagnostic::error(Code::E0309, *span, "a local's type cannot be written as a tile")
-                        .with_label("tile types are for function parameters")
-                        .with_help("leave the type out: var t = A[r :+ 64, :] is a tile"),
+                    Diagnostic::error(
+                        Code::E0309,
+                        *span,
+                        "a local's type cannot be written as a tile",
+                    )
+                    .with_label("tile types are for function parameters")
+                    .with_help("leave the type out: var t = A[r :+ 64, :] is a tile"),
                 );
                 Type::Error
             }

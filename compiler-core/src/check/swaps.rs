@@ -106,9 +106,9 @@ pub(super) fn lint(body: &Block, out: &mut Vec<Diagnostic>) {
 fn statements<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Expr>) {
     for stmt in stmts {
         match &stmt.kind {
-            StmtKind::Let { value, .. }
-            | StmtKind::Expr(value)
-            | StmtKind::Return(Some(value)) => out.push(value),
+            StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => {
+                out.push(value)
+            }
             StmtKind::Assign { target, value, .. } => out.extend([target, value]),
             StmtKind::If {
                 condition,

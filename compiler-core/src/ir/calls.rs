@@ -7,10 +7,19 @@
 //! argument's extents. The statements keep the function's spans, so the stepper marks the
 //! function's lines and the memory view counts per line of the function.
 //!
-//! `return`: a function whose only `return` is its last statement is pasted as is. Any other
-//! runs inside a one-trip `Loop`, where `return` is a `break` out of it; a `return` inside one
-//! of the body's own loops also sets a flag, and each such loop is followed by
-//! `if flag { break }`, so the `return` leaves loop by loop. Control stays structured.
+//! A scalar argument that is a temporary becomes the parameter's register (named by it), and a
+//! variable's register is the parameter itself (the function cannot assign either); only a
+//! constant is copied. So a call costs what the pasted code costs.
+//!
+//! `return`: a function whose only `return` is its last statement is pasted as is, and the
+//! call's value is the returned operand. Returns at the ends of `if` branches are pasted as is
+//! too: where a branch always returns, the statements after the `if` go into its other branch
+//! (`if c { return a }; rest` is `if c { return a } else { rest }`), so every `return` ends
+//! its path and writes the result register. Any other body (a `return` inside a loop, or in
+//! an `if` whose branches both fall through) runs inside a one-trip `Loop`, where `return` is a
+//! `break` out of it; a `return` inside one of the body's own loops also sets a flag, and each
+//! such loop is followed by `if flag { break }`, so the `return` leaves loop by loop. Control
+//! stays structured.
 
 use super::lower::{scalar_of, Binding, Lowering};
 use super::*;
@@ -22,8 +31,10 @@ const MAX_INLINE_DEPTH: usize = 64;
 
 /// A call being inlined.
 pub(super) struct Inlined {
-    /// Where `return value` writes.
+    /// Where `return value` writes; none where the only `return` is the last statement.
     result: Option<(Reg, Scalar)>,
+    /// The result type, and the operand the last statement returned, when it is the only one.
+    tail: Option<(Scalar, Option<Operand>)>,
     /// Whether the body runs inside a one-trip loop.
     wrapped: bool,
     /// Set by a `return` inside one of the body's loops.
@@ -59,6 +70,68 @@ fn returns(stmts: &[ast::Stmt], in_loop: bool, found: &mut (usize, bool)) {
     }
 }
 
+/// Whether `stmts` end every path in a `return` (the checker's rule for a function's result).
+fn always_returns(stmts: &[ast::Stmt]) -> bool {
+    stmts.iter().any(|stmt| match &stmt.kind {
+        AstStmt::Return(_) => true,
+        AstStmt::If {
+            then_block,
+            else_branch: Some(branch),
+            ..
+        } => always_returns(&then_block.stmts) && always_returns(std::slice::from_ref(&**branch)),
+        _ => false,
+    })
+}
+
+fn has_return(stmt: &ast::Stmt) -> bool {
+    let mut found = (0, false);
+    returns(std::slice::from_ref(stmt), false, &mut found);
+    found.0 > 0
+}
+
+/// An `if` branch as statements: a block's, or an `else if`'s one.
+fn branch(stmt: &ast::Stmt) -> &[ast::Stmt] {
+    match &stmt.kind {
+        AstStmt::Block(block) => &block.stmts,
+        _ => std::slice::from_ref(stmt),
+    }
+}
+
+/// Whether every `return` in `stmts` ends its path once the statements after an `if` with a
+/// branch that always returns move into its other branch (what [`Lowering::paste`] does).
+fn structured(stmts: &[ast::Stmt]) -> bool {
+    for (i, stmt) in stmts.iter().enumerate() {
+        if !has_return(stmt) {
+            continue;
+        }
+        let last = i + 1 == stmts.len();
+        match &stmt.kind {
+            AstStmt::Return(_) => return last,
+            AstStmt::If {
+                then_block,
+                else_branch,
+                ..
+            } => {
+                let other = else_branch.as_deref().map_or(&[][..], branch);
+                if !structured(&then_block.stmts) || !structured(other) {
+                    return false;
+                }
+                if last {
+                    return true;
+                }
+                let (a, b) = (always_returns(&then_block.stmts), always_returns(other));
+                if a == b {
+                    return false;
+                }
+                // The rest joins the branch that falls through, and must be structured there.
+                return structured(&stmts[i + 1..]);
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Whether a loop's body holds a `return`.
 pub(super) fn loop_returns(body: &ast::Block) -> bool {
     let mut found = (0, false);
@@ -78,7 +151,12 @@ impl Lowering {
     }
 
     /// `f(args)`: the body in place; the result, or a zero for a function with none.
-    pub(super) fn inline(&mut self, index: usize, args: &[ast::Expr], span: Span) -> (Operand, Scalar) {
+    pub(super) fn inline(
+        &mut self,
+        index: usize,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> (Operand, Scalar) {
         let functions = self.functions.clone();
         let function = &functions[index];
         let result_type = self.result_type(index);
@@ -134,14 +212,27 @@ impl Lowering {
                 ty => {
                     let ty = scalar_of(ty);
                     let (value, _) = self.expr(arg, Some(ty));
-                    let reg = self.reg(ty, Some(&name));
-                    self.emit(
-                        StmtKind::Let {
-                            dst: reg,
-                            op: Op::Copy(value),
-                        },
-                        arg.span,
-                    );
+                    let reg = match value {
+                        Operand::Reg(reg) => {
+                            let info = &mut self.regs[reg.0 as usize];
+                            if info.name.is_none() {
+                                info.name = Some(name.clone());
+                                info.variable = true;
+                            }
+                            reg
+                        }
+                        Operand::Const(_) => {
+                            let reg = self.reg(ty, Some(&name));
+                            self.emit(
+                                StmtKind::Let {
+                                    dst: reg,
+                                    op: Op::Copy(value),
+                                },
+                                arg.span,
+                            );
+                            reg
+                        }
+                    };
                     bindings.push((name, Binding::Reg(reg, ty)));
                 }
             }
@@ -152,8 +243,9 @@ impl Lowering {
             function.body.stmts.last().map(|s| &s.kind),
             Some(AstStmt::Return(_))
         );
-        let wrapped = found.0 > usize::from(tail);
-        let result = result_type.map(|ty| {
+        let single = found.0 == 1 && tail;
+        let wrapped = found.1 || !structured(&function.body.stmts);
+        let result = result_type.filter(|_| !single).map(|ty| {
             let reg = self.internal_reg(ty, &function.name.name);
             if wrapped {
                 self.emit(
@@ -183,6 +275,7 @@ impl Lowering {
         }
         self.inlined.push(Inlined {
             result,
+            tail: result_type.filter(|_| single).map(|ty| (ty, None)),
             wrapped,
             done,
             loop_base: self.loop_depth,
@@ -204,15 +297,61 @@ impl Lowering {
                 span,
             );
         } else {
-            for stmt in &function.body.stmts {
-                self.stmt(stmt);
-            }
+            self.paste(&function.body.stmts);
         }
-        self.inlined.pop();
+        let frame = self.inlined.pop();
         self.scopes = scopes;
-        match result {
-            Some((reg, ty)) => (Operand::Reg(reg), ty),
-            None => (Operand::Const(0), Scalar::I32),
+        match (result, frame.and_then(|f| f.tail)) {
+            (Some((reg, ty)), _) => (Operand::Reg(reg), ty),
+            (None, Some((ty, value))) => (value.unwrap_or(Operand::Const(0)), ty),
+            (None, None) => (Operand::Const(0), Scalar::I32),
+        }
+    }
+
+    /// A structured body's statements ([`structured`]): where an `if` has a branch that always
+    /// returns, the statements after it are pasted into its other branch.
+    fn paste(&mut self, stmts: &[ast::Stmt]) {
+        for (i, stmt) in stmts.iter().enumerate() {
+            let AstStmt::If {
+                condition,
+                then_block,
+                else_branch,
+            } = &stmt.kind
+            else {
+                self.stmt(stmt);
+                continue;
+            };
+            if !has_return(stmt) {
+                self.stmt(stmt);
+                continue;
+            }
+            let rest = &stmts[i + 1..];
+            let other = else_branch.as_deref().map_or(&[][..], branch);
+            let then_returns = always_returns(&then_block.stmts);
+            let outer = std::mem::replace(&mut self.statement, super::lower::header(stmt));
+            let (condition, _) = self.expr(condition, Some(Scalar::Bool));
+            let then_block = self.nested(|l| {
+                l.paste(&then_block.stmts);
+                if !then_returns {
+                    l.paste(rest);
+                }
+            });
+            let else_block = self.nested(|l| {
+                l.paste(other);
+                if then_returns {
+                    l.paste(rest);
+                }
+            });
+            self.emit(
+                StmtKind::If {
+                    condition,
+                    then_block,
+                    else_block,
+                },
+                stmt.span,
+            );
+            self.statement = outer;
+            return;
         }
     }
 
@@ -223,7 +362,14 @@ impl Lowering {
             return;
         };
         let (result, wrapped, done) = (frame.result, frame.wrapped, frame.done);
+        let tail = frame.tail.map(|(ty, _)| ty);
         let in_loop = self.loop_depth > frame.loop_base;
+        if let (Some(value), Some(ty)) = (value, tail) {
+            let (value, _) = self.expr(value, Some(ty));
+            if let Some(frame) = self.inlined.last_mut() {
+                frame.tail = Some((ty, Some(value)));
+            }
+        }
         if let (Some(value), Some((reg, ty))) = (value, result) {
             let (value, _) = self.expr(value, Some(ty));
             self.emit(

@@ -29,9 +29,9 @@ impl Lowering {
                     self.static_type(l).or_else(|| self.static_type(r))
                 }
             }
-            ExprKind::Call { callee, .. } if self.function(&callee.name).is_some() => {
-                self.function(&callee.name).and_then(|f| self.result_type(f))
-            }
+            ExprKind::Call { callee, .. } if self.function(&callee.name).is_some() => self
+                .function(&callee.name)
+                .and_then(|f| self.result_type(f)),
             ExprKind::Call { callee, args } => match Scalar::element_from_name(&callee.name) {
                 Some(ty) => Some(ty.widened()),
                 None => match callee.name.as_str() {

@@ -72,7 +72,7 @@ pub(super) struct Lowering {
     pub(super) indexed_tiles: Vec<bool>,
     dims: Vec<String>,
     derived: Vec<DerivedDim>,
-    regs: Vec<RegInfo>,
+    pub(super) regs: Vec<RegInfo>,
     pub(super) scopes: Vec<HashMap<String, Binding>>,
     blocks: Vec<Block>,
     pub(super) threads: u32,
@@ -99,7 +99,7 @@ pub(super) fn scalar_of(ty: &TypeExpr) -> Scalar {
 
 /// What a step of the trace highlights for `stmt`: a loop's or an `if`'s header, or the
 /// statement whole.
-fn header(stmt: &ast::Stmt) -> Span {
+pub(super) fn header(stmt: &ast::Stmt) -> Span {
     match &stmt.kind {
         AstStmt::If { condition, .. } | AstStmt::While { condition, .. } => {
             Span::new(stmt.span.start, condition.span.end)

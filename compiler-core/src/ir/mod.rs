@@ -5,7 +5,9 @@
 //! Invariants: control flow is structured (`If`, `Loop` with a `continuing` block, `Break`,
 //! `Continue`, `Return`), so every construct reconverges where it ends; every register has one
 //! scalar type; operands are registers or constants (bit patterns of their type); every
-//! statement keeps the span of the source it came from.
+//! statement keeps the span of the source it came from. There are no calls: each call of a
+//! file's function is inlined where it stands (`calls`), so the simulator and the backends need
+//! no call convention, and an inlined statement keeps its span in the function.
 
 mod calls;
 mod expressions;

@@ -94,7 +94,9 @@ impl Compilation {
     pub fn hover(&self, offset: usize) -> Option<String> {
         if let Some(name) = self.checked.name_at(offset) {
             if name.kind == NameKind::Function {
-                return self.function_named(&name.name).map(|f| self.function_text(f));
+                return self
+                    .function_named(&name.name)
+                    .map(|f| self.function_text(f));
             }
             return Some(name.describe());
         }
@@ -204,7 +206,10 @@ impl Compilation {
             .source()
             .get(function.name.span.start..function.body.span.start)
             .unwrap_or_default();
-        format!("fn {}", header.split_whitespace().collect::<Vec<_>>().join(" "))
+        format!(
+            "fn {}",
+            header.split_whitespace().collect::<Vec<_>>().join(" ")
+        )
     }
 
     /// What can be written at byte `caret`: the `ctx` fields after `ctx.`, the axes after

@@ -627,11 +627,7 @@ where
     let function = just(Token::Fn)
         .ignore_then(ident())
         .then(params.clone())
-        .then(
-            op("->")
-                .ignore_then(type_parser(expr_parser()))
-                .or_not(),
-        )
+        .then(op("->").ignore_then(type_parser(expr_parser())).or_not())
         .then(block_parser(stmt_parser()))
         .map_with(|(((name, params), result), body), e| Function {
             name,

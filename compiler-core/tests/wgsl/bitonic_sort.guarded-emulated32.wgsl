@@ -51,118 +51,113 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
     var stride_26_: i32;
     var r27_: bool;
     var r28_: bool;
-    var size_29_: i32;
-    var stride_30_: i32;
+    var r29_: i32;
+    var r30_: i32;
     var r31_: i32;
     var r32_: i32;
-    var r33_: i32;
-    var r34_: i32;
-    var t_35_: i32;
-    var r36_: bool;
-    var r37_: bool;
+    var t_33_: i32;
+    var r34_: bool;
+    var r35_: bool;
+    var r36_: i32;
+    var r37_: i32;
     var r38_: i32;
     var r39_: i32;
     var r40_: i32;
-    var r41_: i32;
-    var r42_: i32;
-    var low_43_: i32;
-    var low_44_: i32;
-    var r45_: i32;
-    var high_46_: i32;
-    var r47_: i32;
-    var r48_: bool;
-    var ascending_49_: bool;
-    var r50_: f32;
-    var a_51_: f32;
-    var r52_: f32;
-    var b_53_: f32;
-    var r54_: bool;
-    var r55_: bool;
+    var low_41_: i32;
+    var high_42_: i32;
+    var r43_: i32;
+    var ascending_44_: bool;
+    var r45_: f32;
+    var a_46_: f32;
+    var r47_: f32;
+    var b_48_: f32;
+    var r49_: bool;
+    var r50_: bool;
+    var r51_: i32;
+    var r52_: i32;
+    var r53_: i32;
+    var r54_: i32;
+    var r55_: i32;
     var r56_: i32;
     var r57_: i32;
-    var r58_: i32;
-    var r59_: i32;
-    var r60_: i32;
-    var r61_: i32;
-    var r62_: i32;
-    var e_63_: i32;
-    var r64_: bool;
-    var r65_: bool;
-    var r66_: f32;
-    var trips_67_: u32 = 0u;
-    var active_68_: bool;
-    var exited_69_: bool;
-    var vote_number_70_: u32;
-    var entry_71_: bool;
-    var broken_72_: bool;
-    var continued_73_: bool;
-    var left_74_: bool = false;
-    var saved_75_: bool;
-    var taken_76_: bool;
-    var infinity_77_: u32 = 2139095040u;
-    var infinity_78_: u32 = 2139095040u;
-    var entry_79_: bool;
-    var broken_80_: bool;
-    var continued_81_: bool;
-    var left_82_: bool = false;
-    var saved_83_: bool;
-    var taken_84_: bool;
-    var infinity_85_: u32 = 2139095040u;
-    var entry_86_: bool;
-    var broken_87_: bool;
-    var continued_88_: bool;
-    var left_89_: bool = false;
-    var saved_90_: bool;
-    var taken_91_: bool;
-    var entry_92_: bool;
-    var broken_93_: bool;
-    var continued_94_: bool;
-    var left_95_: bool = false;
-    var saved_96_: bool;
-    var taken_97_: bool;
-    var entry_98_: bool;
-    var broken_99_: bool;
-    var continued_100_: bool;
-    var left_101_: bool = false;
-    var saved_102_: bool;
-    var taken_103_: bool;
-    var saved_104_: bool;
-    var taken_105_: bool;
-    var entry_106_: bool;
-    var broken_107_: bool;
-    var continued_108_: bool;
-    var left_109_: bool = false;
-    var saved_110_: bool;
-    var taken_111_: bool;
+    var e_58_: i32;
+    var r59_: bool;
+    var r60_: bool;
+    var r61_: f32;
+    var trips_62_: u32 = 0u;
+    var active_63_: bool;
+    var exited_64_: bool;
+    var vote_number_65_: u32;
+    var entry_66_: bool;
+    var broken_67_: bool;
+    var continued_68_: bool;
+    var left_69_: bool = false;
+    var saved_70_: bool;
+    var taken_71_: bool;
+    var infinity_72_: u32 = 2139095040u;
+    var infinity_73_: u32 = 2139095040u;
+    var entry_74_: bool;
+    var broken_75_: bool;
+    var continued_76_: bool;
+    var left_77_: bool = false;
+    var saved_78_: bool;
+    var taken_79_: bool;
+    var infinity_80_: u32 = 2139095040u;
+    var entry_81_: bool;
+    var broken_82_: bool;
+    var continued_83_: bool;
+    var left_84_: bool = false;
+    var saved_85_: bool;
+    var taken_86_: bool;
+    var entry_87_: bool;
+    var broken_88_: bool;
+    var continued_89_: bool;
+    var left_90_: bool = false;
+    var saved_91_: bool;
+    var taken_92_: bool;
+    var entry_93_: bool;
+    var broken_94_: bool;
+    var continued_95_: bool;
+    var left_96_: bool = false;
+    var saved_97_: bool;
+    var taken_98_: bool;
+    var saved_99_: bool;
+    var taken_100_: bool;
+    var entry_101_: bool;
+    var broken_102_: bool;
+    var continued_103_: bool;
+    var left_104_: bool = false;
+    var saved_105_: bool;
+    var taken_106_: bool;
 
-    active_68_ = true;
-    exited_69_ = false;
-    vote_number_70_ = 0u;
+    active_63_ = true;
+    exited_64_ = false;
+    vote_number_65_ = 0u;
     {
-        let _e8 = active_68_;
+        let _e8 = active_63_;
         if _e8 {
             r0_ = 256i;
         }
-        let _e12 = active_68_;
+        let _e12 = active_63_;
         if _e12 {
             e_1_ = i32(local_index);
         }
-        let _e17 = active_68_;
-        entry_71_ = _e17;
-        broken_72_ = false;
-        left_74_ = false;
+        let _e17 = active_63_;
+        entry_66_ = _e17;
+        broken_67_ = false;
+        left_69_ = false;
         loop {
-            continued_73_ = false;
-            let _e27 = entry_71_;
-            let _e29 = exited_69_;
-            let _e31 = broken_72_;
-            let _e33 = continued_73_;
-            active_68_ = (_e27 && !((_e29 || (_e31 || _e33))));
-            let _e40 = vote_number_70_;
-            vote_number_70_ = (_e40 + 1u);
-            let _e45 = active_68_;
+            continued_68_ = false;
+            let _e27 = entry_66_;
+            let _e29 = exited_64_;
+            let _e31 = broken_67_;
+            let _e33 = continued_68_;
+            active_63_ = (_e27 && !((_e29 || (_e31 || _e33))));
+            let _e40 = vote_number_65_;
+            vote_number_65_ = (_e40 + 1u);
+            let _e45 = active_63_;
             if _e45 {
-                let _e48 = vote_number_70_;
+                let _e48 = vote_number_65_;
                 atomicMax((&workgroup_votes), _e48);
             }
             workgroupBarrier();
@@ -171,84 +166,84 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
                 workgroup_any = _e53;
             }
             let _e56 = workgroupUniformLoad((&workgroup_any));
-            let _e58 = vote_number_70_;
+            let _e58 = vote_number_65_;
             if (u32((_e56 == _e58)) == 0u) {
-                left_74_ = true;
+                left_69_ = true;
                 break;
             }
-            let _e66 = active_68_;
+            let _e66 = active_63_;
             if _e66 {
-                let _e76 = trips_67_;
+                let _e76 = trips_62_;
                 let _e78 = (_e76 + 1u);
-                trips_67_ = _e78;
+                trips_62_ = _e78;
                 if (_e78 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_69_ = true;
-                    active_68_ = false;
+                    exited_64_ = true;
+                    active_63_ = false;
                 }
             }
             {
-                let _e82 = active_68_;
+                let _e82 = active_63_;
                 if _e82 {
                     let _e84 = e_1_;
                     r2_ = (_e84 < 1024i);
                 }
-                let _e89 = active_68_;
+                let _e89 = active_63_;
                 if _e89 {
                     let _e91 = r2_;
                     r3_ = !(_e91);
                 }
-                let _e95 = active_68_;
-                saved_75_ = _e95;
+                let _e95 = active_63_;
+                saved_70_ = _e95;
                 let _e98 = r3_;
-                let _e100 = saved_75_;
+                let _e100 = saved_70_;
                 let _e101 = (_e100 && _e98);
-                taken_76_ = _e101;
-                active_68_ = _e101;
+                taken_71_ = _e101;
+                active_63_ = _e101;
                 {
-                    let _e105 = active_68_;
-                    let _e107 = broken_72_;
-                    broken_72_ = (_e107 || _e105);
-                    active_68_ = false;
+                    let _e105 = active_63_;
+                    let _e107 = broken_67_;
+                    broken_67_ = (_e107 || _e105);
+                    active_63_ = false;
                 }
-                let _e113 = saved_75_;
-                let _e115 = taken_76_;
-                let _e119 = exited_69_;
-                let _e121 = broken_72_;
-                let _e123 = continued_73_;
-                active_68_ = ((_e113 && !(_e115)) && !((_e119 || (_e121 || _e123))));
+                let _e113 = saved_70_;
+                let _e115 = taken_71_;
+                let _e119 = exited_64_;
+                let _e121 = broken_67_;
+                let _e123 = continued_68_;
+                active_63_ = ((_e113 && !(_e115)) && !((_e119 || (_e121 || _e123))));
                 {
                 }
-                let _e130 = saved_75_;
-                let _e132 = exited_69_;
-                let _e134 = broken_72_;
-                let _e136 = continued_73_;
-                active_68_ = (_e130 && !((_e132 || (_e134 || _e136))));
-                let _e143 = active_68_;
+                let _e130 = saved_70_;
+                let _e132 = exited_64_;
+                let _e134 = broken_67_;
+                let _e136 = continued_68_;
+                active_63_ = (_e130 && !((_e132 || (_e134 || _e136))));
+                let _e143 = active_63_;
                 if _e143 {
                     let _e145 = e_1_;
                     r4_ = (_e145 / 1i);
                 }
-                let _e150 = active_68_;
+                let _e150 = active_63_;
                 if _e150 {
                     let _e152 = r4_;
                     r5_ = (_e152 % 1024i);
                 }
-                let _e157 = active_68_;
+                let _e157 = active_63_;
                 if _e157 {
                     let _e161 = r5_;
                     tile0_S[bitcast<u32>(_e161)] = 0f;
                 }
             }
             continuing {
-                let _e166 = entry_71_;
-                continued_73_ = false;
-                let _e170 = exited_69_;
-                let _e172 = broken_72_;
-                let _e174 = continued_73_;
-                active_68_ = (_e166 && !((_e170 || (_e172 || _e174))));
+                let _e166 = entry_66_;
+                continued_68_ = false;
+                let _e170 = exited_64_;
+                let _e172 = broken_67_;
+                let _e174 = continued_68_;
+                active_63_ = (_e166 && !((_e170 || (_e172 || _e174))));
                 {
-                    let _e181 = active_68_;
+                    let _e181 = active_63_;
                     if _e181 {
                         let _e183 = e_1_;
                         let _e185 = r0_;
@@ -257,63 +252,63 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
                 }
             }
         }
-        let _e189 = left_74_;
+        let _e189 = left_69_;
         if !(_e189) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e196 = entry_71_;
-        let _e198 = exited_69_;
-        active_68_ = (_e196 && !(_e198));
+        let _e196 = entry_66_;
+        let _e198 = exited_64_;
+        active_63_ = (_e196 && !(_e198));
         storageBarrier();
         workgroupBarrier();
-        let _e203 = active_68_;
+        let _e203 = active_63_;
         if _e203 {
-            let _e206 = infinity_77_;
+            let _e206 = infinity_72_;
             r6_ = bitcast<f32>(_e206);
         }
-        let _e210 = active_68_;
+        let _e210 = active_63_;
         if _e210 {
-            let _e213 = infinity_78_;
+            let _e213 = infinity_73_;
             inf_7_ = bitcast<f32>(_e213);
         }
-        let _e217 = active_68_;
+        let _e217 = active_63_;
         if _e217 {
             r8_ = i32(local_index);
         }
-        let _e222 = active_68_;
+        let _e222 = active_63_;
         if _e222 {
             r9_ = 256i;
         }
-        let _e226 = active_68_;
+        let _e226 = active_63_;
         if _e226 {
             r10_ = 1024i;
         }
-        let _e230 = active_68_;
+        let _e230 = active_63_;
         if _e230 {
             let _e232 = r9_;
             r11_ = _e232;
         }
-        let _e235 = active_68_;
+        let _e235 = active_63_;
         if _e235 {
             let _e237 = r8_;
             e_12_ = _e237;
         }
-        let _e240 = active_68_;
-        entry_79_ = _e240;
-        broken_80_ = false;
-        left_82_ = false;
+        let _e240 = active_63_;
+        entry_74_ = _e240;
+        broken_75_ = false;
+        left_77_ = false;
         loop {
-            continued_81_ = false;
-            let _e250 = entry_79_;
-            let _e252 = exited_69_;
-            let _e254 = broken_80_;
-            let _e256 = continued_81_;
-            active_68_ = (_e250 && !((_e252 || (_e254 || _e256))));
-            let _e263 = vote_number_70_;
-            vote_number_70_ = (_e263 + 1u);
-            let _e268 = active_68_;
+            continued_76_ = false;
+            let _e250 = entry_74_;
+            let _e252 = exited_64_;
+            let _e254 = broken_75_;
+            let _e256 = continued_76_;
+            active_63_ = (_e250 && !((_e252 || (_e254 || _e256))));
+            let _e263 = vote_number_65_;
+            vote_number_65_ = (_e263 + 1u);
+            let _e268 = active_63_;
             if _e268 {
-                let _e271 = vote_number_70_;
+                let _e271 = vote_number_65_;
                 atomicMax((&workgroup_votes), _e271);
             }
             workgroupBarrier();
@@ -322,100 +317,100 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
                 workgroup_any = _e276;
             }
             let _e279 = workgroupUniformLoad((&workgroup_any));
-            let _e281 = vote_number_70_;
+            let _e281 = vote_number_65_;
             if (u32((_e279 == _e281)) == 0u) {
-                left_82_ = true;
+                left_77_ = true;
                 break;
             }
-            let _e289 = active_68_;
+            let _e289 = active_63_;
             if _e289 {
-                let _e299 = trips_67_;
+                let _e299 = trips_62_;
                 let _e301 = (_e299 + 1u);
-                trips_67_ = _e301;
+                trips_62_ = _e301;
                 if (_e301 > 4096u) {
                     loop_guard[0u] = 2u;
-                    exited_69_ = true;
-                    active_68_ = false;
+                    exited_64_ = true;
+                    active_63_ = false;
                 }
             }
             {
-                let _e305 = active_68_;
+                let _e305 = active_63_;
                 if _e305 {
                     let _e307 = e_12_;
                     r13_ = (_e307 < 1024i);
                 }
-                let _e312 = active_68_;
+                let _e312 = active_63_;
                 if _e312 {
                     let _e314 = r13_;
                     r14_ = !(_e314);
                 }
-                let _e318 = active_68_;
-                saved_83_ = _e318;
+                let _e318 = active_63_;
+                saved_78_ = _e318;
                 let _e321 = r14_;
-                let _e323 = saved_83_;
+                let _e323 = saved_78_;
                 let _e324 = (_e323 && _e321);
-                taken_84_ = _e324;
-                active_68_ = _e324;
+                taken_79_ = _e324;
+                active_63_ = _e324;
                 {
-                    let _e328 = active_68_;
-                    let _e330 = broken_80_;
-                    broken_80_ = (_e330 || _e328);
-                    active_68_ = false;
+                    let _e328 = active_63_;
+                    let _e330 = broken_75_;
+                    broken_75_ = (_e330 || _e328);
+                    active_63_ = false;
                 }
-                let _e336 = saved_83_;
-                let _e338 = taken_84_;
-                let _e342 = exited_69_;
-                let _e344 = broken_80_;
-                let _e346 = continued_81_;
-                active_68_ = ((_e336 && !(_e338)) && !((_e342 || (_e344 || _e346))));
+                let _e336 = saved_78_;
+                let _e338 = taken_79_;
+                let _e342 = exited_64_;
+                let _e344 = broken_75_;
+                let _e346 = continued_76_;
+                active_63_ = ((_e336 && !(_e338)) && !((_e342 || (_e344 || _e346))));
                 {
                 }
-                let _e353 = saved_83_;
-                let _e355 = exited_69_;
-                let _e357 = broken_80_;
-                let _e359 = continued_81_;
-                active_68_ = (_e353 && !((_e355 || (_e357 || _e359))));
-                let _e366 = active_68_;
+                let _e353 = saved_78_;
+                let _e355 = exited_64_;
+                let _e357 = broken_75_;
+                let _e359 = continued_76_;
+                active_63_ = (_e353 && !((_e355 || (_e357 || _e359))));
+                let _e366 = active_63_;
                 if _e366 {
                     let _e369 = params.N;
                     r15_ = _e369;
                 }
-                let _e372 = active_68_;
+                let _e372 = active_63_;
                 if _e372 {
                     let _e374 = e_12_;
                     let _e376 = r15_;
                     r16_ = (_e374 < _e376);
                 }
-                let _e380 = active_68_;
+                let _e380 = active_63_;
                 if _e380 {
                     let _e383 = params.N;
                     r17_ = _e383;
                 }
-                let _e386 = active_68_;
+                let _e386 = active_63_;
                 if _e386 {
                     let _e388 = r17_;
                     r18_ = (_e388 - 1i);
                 }
-                let _e393 = active_68_;
+                let _e393 = active_63_;
                 if _e393 {
                     let _e395 = e_12_;
                     let _e397 = r18_;
                     r19_ = min(_e395, _e397);
                 }
-                let _e401 = active_68_;
+                let _e401 = active_63_;
                 if _e401 {
                     let _e406 = r19_;
                     let _e410 = X[bitcast<u32>(_e406)];
                     r20_ = _e410;
                 }
-                let _e413 = active_68_;
+                let _e413 = active_63_;
                 if _e413 {
                     let _e415 = r16_;
                     let _e417 = r20_;
-                    let _e420 = infinity_85_;
+                    let _e420 = infinity_80_;
                     r21_ = select(bitcast<f32>(_e420), _e417, _e415);
                 }
-                let _e425 = active_68_;
+                let _e425 = active_63_;
                 if _e425 {
                     let _e427 = r21_;
                     let _e430 = e_12_;
@@ -423,14 +418,14 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
                 }
             }
             continuing {
-                let _e435 = entry_79_;
-                continued_81_ = false;
-                let _e439 = exited_69_;
-                let _e441 = broken_80_;
-                let _e443 = continued_81_;
-                active_68_ = (_e435 && !((_e439 || (_e441 || _e443))));
+                let _e435 = entry_74_;
+                continued_76_ = false;
+                let _e439 = exited_64_;
+                let _e441 = broken_75_;
+                let _e443 = continued_76_;
+                active_63_ = (_e435 && !((_e439 || (_e441 || _e443))));
                 {
-                    let _e450 = active_68_;
+                    let _e450 = active_63_;
                     if _e450 {
                         let _e452 = e_12_;
                         let _e454 = r11_;
@@ -439,35 +434,35 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
                 }
             }
         }
-        let _e458 = left_82_;
+        let _e458 = left_77_;
         if !(_e458) {
             loop_guard[0u] = 2147483650u;
         }
-        let _e465 = entry_79_;
-        let _e467 = exited_69_;
-        active_68_ = (_e465 && !(_e467));
+        let _e465 = entry_74_;
+        let _e467 = exited_64_;
+        active_63_ = (_e465 && !(_e467));
         storageBarrier();
         workgroupBarrier();
-        let _e472 = active_68_;
+        let _e472 = active_63_;
         if _e472 {
             size_22_ = 2i;
         }
-        let _e476 = active_68_;
-        entry_86_ = _e476;
-        broken_87_ = false;
-        left_89_ = false;
+        let _e476 = active_63_;
+        entry_81_ = _e476;
+        broken_82_ = false;
+        left_84_ = false;
         loop {
-            continued_88_ = false;
-            let _e486 = entry_86_;
-            let _e488 = exited_69_;
-            let _e490 = broken_87_;
-            let _e492 = continued_88_;
-            active_68_ = (_e486 && !((_e488 || (_e490 || _e492))));
-            let _e499 = vote_number_70_;
-            vote_number_70_ = (_e499 + 1u);
-            let _e504 = active_68_;
+            continued_83_ = false;
+            let _e486 = entry_81_;
+            let _e488 = exited_64_;
+            let _e490 = broken_82_;
+            let _e492 = continued_83_;
+            active_63_ = (_e486 && !((_e488 || (_e490 || _e492))));
+            let _e499 = vote_number_65_;
+            vote_number_65_ = (_e499 + 1u);
+            let _e504 = active_63_;
             if _e504 {
-                let _e507 = vote_number_70_;
+                let _e507 = vote_number_65_;
                 atomicMax((&workgroup_votes), _e507);
             }
             workgroupBarrier();
@@ -476,85 +471,85 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
                 workgroup_any = _e512;
             }
             let _e515 = workgroupUniformLoad((&workgroup_any));
-            let _e517 = vote_number_70_;
+            let _e517 = vote_number_65_;
             if (u32((_e515 == _e517)) == 0u) {
-                left_89_ = true;
+                left_84_ = true;
                 break;
             }
-            let _e525 = active_68_;
+            let _e525 = active_63_;
             if _e525 {
-                let _e535 = trips_67_;
+                let _e535 = trips_62_;
                 let _e537 = (_e535 + 1u);
-                trips_67_ = _e537;
+                trips_62_ = _e537;
                 if (_e537 > 4096u) {
                     loop_guard[0u] = 3u;
-                    exited_69_ = true;
-                    active_68_ = false;
+                    exited_64_ = true;
+                    active_63_ = false;
                 }
             }
             {
-                let _e541 = active_68_;
+                let _e541 = active_63_;
                 if _e541 {
                     let _e543 = size_22_;
                     r23_ = (_e543 <= 1024i);
                 }
-                let _e548 = active_68_;
+                let _e548 = active_63_;
                 if _e548 {
                     let _e550 = r23_;
                     r24_ = !(_e550);
                 }
-                let _e554 = active_68_;
-                saved_90_ = _e554;
+                let _e554 = active_63_;
+                saved_85_ = _e554;
                 let _e557 = r24_;
-                let _e559 = saved_90_;
+                let _e559 = saved_85_;
                 let _e560 = (_e559 && _e557);
-                taken_91_ = _e560;
-                active_68_ = _e560;
+                taken_86_ = _e560;
+                active_63_ = _e560;
                 {
-                    let _e564 = active_68_;
-                    let _e566 = broken_87_;
-                    broken_87_ = (_e566 || _e564);
-                    active_68_ = false;
+                    let _e564 = active_63_;
+                    let _e566 = broken_82_;
+                    broken_82_ = (_e566 || _e564);
+                    active_63_ = false;
                 }
-                let _e572 = saved_90_;
-                let _e574 = taken_91_;
-                let _e578 = exited_69_;
-                let _e580 = broken_87_;
-                let _e582 = continued_88_;
-                active_68_ = ((_e572 && !(_e574)) && !((_e578 || (_e580 || _e582))));
+                let _e572 = saved_85_;
+                let _e574 = taken_86_;
+                let _e578 = exited_64_;
+                let _e580 = broken_82_;
+                let _e582 = continued_83_;
+                active_63_ = ((_e572 && !(_e574)) && !((_e578 || (_e580 || _e582))));
                 {
                 }
-                let _e589 = saved_90_;
-                let _e591 = exited_69_;
-                let _e593 = broken_87_;
-                let _e595 = continued_88_;
-                active_68_ = (_e589 && !((_e591 || (_e593 || _e595))));
-                let _e602 = active_68_;
+                let _e589 = saved_85_;
+                let _e591 = exited_64_;
+                let _e593 = broken_82_;
+                let _e595 = continued_83_;
+                active_63_ = (_e589 && !((_e591 || (_e593 || _e595))));
+                let _e602 = active_63_;
                 if _e602 {
                     let _e604 = size_22_;
                     r25_ = (_e604 / 2i);
                 }
-                let _e609 = active_68_;
+                let _e609 = active_63_;
                 if _e609 {
                     let _e611 = r25_;
                     stride_26_ = _e611;
                 }
-                let _e614 = active_68_;
-                entry_92_ = _e614;
-                broken_93_ = false;
-                left_95_ = false;
+                let _e614 = active_63_;
+                entry_87_ = _e614;
+                broken_88_ = false;
+                left_90_ = false;
                 loop {
-                    continued_94_ = false;
-                    let _e624 = entry_92_;
-                    let _e626 = exited_69_;
-                    let _e628 = broken_93_;
-                    let _e630 = continued_94_;
-                    active_68_ = (_e624 && !((_e626 || (_e628 || _e630))));
-                    let _e637 = vote_number_70_;
-                    vote_number_70_ = (_e637 + 1u);
-                    let _e642 = active_68_;
+                    continued_89_ = false;
+                    let _e624 = entry_87_;
+                    let _e626 = exited_64_;
+                    let _e628 = broken_88_;
+                    let _e630 = continued_89_;
+                    active_63_ = (_e624 && !((_e626 || (_e628 || _e630))));
+                    let _e637 = vote_number_65_;
+                    vote_number_65_ = (_e637 + 1u);
+                    let _e642 = active_63_;
                     if _e642 {
-                        let _e645 = vote_number_70_;
+                        let _e645 = vote_number_65_;
                         atomicMax((&workgroup_votes), _e645);
                     }
                     workgroupBarrier();
@@ -563,533 +558,508 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
                         workgroup_any = _e650;
                     }
                     let _e653 = workgroupUniformLoad((&workgroup_any));
-                    let _e655 = vote_number_70_;
+                    let _e655 = vote_number_65_;
                     if (u32((_e653 == _e655)) == 0u) {
-                        left_95_ = true;
+                        left_90_ = true;
                         break;
                     }
-                    let _e663 = active_68_;
+                    let _e663 = active_63_;
                     if _e663 {
-                        let _e673 = trips_67_;
+                        let _e673 = trips_62_;
                         let _e675 = (_e673 + 1u);
-                        trips_67_ = _e675;
+                        trips_62_ = _e675;
                         if (_e675 > 4096u) {
                             loop_guard[0u] = 4u;
-                            exited_69_ = true;
-                            active_68_ = false;
+                            exited_64_ = true;
+                            active_63_ = false;
                         }
                     }
                     {
-                        let _e679 = active_68_;
+                        let _e679 = active_63_;
                         if _e679 {
                             let _e681 = stride_26_;
                             r27_ = (_e681 > 0i);
                         }
-                        let _e686 = active_68_;
+                        let _e686 = active_63_;
                         if _e686 {
                             let _e688 = r27_;
                             r28_ = !(_e688);
                         }
-                        let _e692 = active_68_;
-                        saved_96_ = _e692;
+                        let _e692 = active_63_;
+                        saved_91_ = _e692;
                         let _e695 = r28_;
-                        let _e697 = saved_96_;
+                        let _e697 = saved_91_;
                         let _e698 = (_e697 && _e695);
-                        taken_97_ = _e698;
-                        active_68_ = _e698;
+                        taken_92_ = _e698;
+                        active_63_ = _e698;
                         {
-                            let _e702 = active_68_;
-                            let _e704 = broken_93_;
-                            broken_93_ = (_e704 || _e702);
-                            active_68_ = false;
+                            let _e702 = active_63_;
+                            let _e704 = broken_88_;
+                            broken_88_ = (_e704 || _e702);
+                            active_63_ = false;
                         }
-                        let _e710 = saved_96_;
-                        let _e712 = taken_97_;
-                        let _e716 = exited_69_;
-                        let _e718 = broken_93_;
-                        let _e720 = continued_94_;
-                        active_68_ = ((_e710 && !(_e712)) && !((_e716 || (_e718 || _e720))));
+                        let _e710 = saved_91_;
+                        let _e712 = taken_92_;
+                        let _e716 = exited_64_;
+                        let _e718 = broken_88_;
+                        let _e720 = continued_89_;
+                        active_63_ = ((_e710 && !(_e712)) && !((_e716 || (_e718 || _e720))));
                         {
                         }
-                        let _e727 = saved_96_;
-                        let _e729 = exited_69_;
-                        let _e731 = broken_93_;
-                        let _e733 = continued_94_;
-                        active_68_ = (_e727 && !((_e729 || (_e731 || _e733))));
-                        let _e740 = active_68_;
+                        let _e727 = saved_91_;
+                        let _e729 = exited_64_;
+                        let _e731 = broken_88_;
+                        let _e733 = continued_89_;
+                        active_63_ = (_e727 && !((_e729 || (_e731 || _e733))));
+                        let _e740 = active_63_;
                         if _e740 {
-                            let _e742 = size_22_;
-                            size_29_ = _e742;
+                            r29_ = i32(local_index);
                         }
-                        let _e745 = active_68_;
+                        let _e745 = active_63_;
                         if _e745 {
-                            let _e747 = stride_26_;
-                            stride_30_ = _e747;
+                            r30_ = 256i;
                         }
-                        let _e750 = active_68_;
-                        if _e750 {
-                            r31_ = i32(local_index);
+                        let _e749 = active_63_;
+                        if _e749 {
+                            r31_ = 512i;
                         }
-                        let _e755 = active_68_;
-                        if _e755 {
-                            r32_ = 256i;
+                        let _e753 = active_63_;
+                        if _e753 {
+                            let _e755 = r30_;
+                            r32_ = _e755;
                         }
-                        let _e759 = active_68_;
-                        if _e759 {
-                            r33_ = 512i;
+                        let _e758 = active_63_;
+                        if _e758 {
+                            let _e760 = r29_;
+                            t_33_ = _e760;
                         }
-                        let _e763 = active_68_;
-                        if _e763 {
-                            let _e765 = r32_;
-                            r34_ = _e765;
-                        }
-                        let _e768 = active_68_;
-                        if _e768 {
-                            let _e770 = r31_;
-                            t_35_ = _e770;
-                        }
-                        let _e773 = active_68_;
-                        entry_98_ = _e773;
-                        broken_99_ = false;
-                        left_101_ = false;
+                        let _e763 = active_63_;
+                        entry_93_ = _e763;
+                        broken_94_ = false;
+                        left_96_ = false;
                         loop {
-                            continued_100_ = false;
-                            let _e783 = entry_98_;
-                            let _e785 = exited_69_;
-                            let _e787 = broken_99_;
-                            let _e789 = continued_100_;
-                            active_68_ = (_e783 && !((_e785 || (_e787 || _e789))));
-                            let _e796 = vote_number_70_;
-                            vote_number_70_ = (_e796 + 1u);
-                            let _e801 = active_68_;
-                            if _e801 {
-                                let _e804 = vote_number_70_;
-                                atomicMax((&workgroup_votes), _e804);
+                            continued_95_ = false;
+                            let _e773 = entry_93_;
+                            let _e775 = exited_64_;
+                            let _e777 = broken_94_;
+                            let _e779 = continued_95_;
+                            active_63_ = (_e773 && !((_e775 || (_e777 || _e779))));
+                            let _e786 = vote_number_65_;
+                            vote_number_65_ = (_e786 + 1u);
+                            let _e791 = active_63_;
+                            if _e791 {
+                                let _e794 = vote_number_65_;
+                                atomicMax((&workgroup_votes), _e794);
                             }
                             workgroupBarrier();
                             if (local_index == 0u) {
-                                let _e809 = atomicLoad((&workgroup_votes));
-                                workgroup_any = _e809;
+                                let _e799 = atomicLoad((&workgroup_votes));
+                                workgroup_any = _e799;
                             }
-                            let _e812 = workgroupUniformLoad((&workgroup_any));
-                            let _e814 = vote_number_70_;
-                            if (u32((_e812 == _e814)) == 0u) {
-                                left_101_ = true;
+                            let _e802 = workgroupUniformLoad((&workgroup_any));
+                            let _e804 = vote_number_65_;
+                            if (u32((_e802 == _e804)) == 0u) {
+                                left_96_ = true;
                                 break;
                             }
-                            let _e822 = active_68_;
-                            if _e822 {
-                                let _e832 = trips_67_;
-                                let _e834 = (_e832 + 1u);
-                                trips_67_ = _e834;
-                                if (_e834 > 4096u) {
+                            let _e812 = active_63_;
+                            if _e812 {
+                                let _e822 = trips_62_;
+                                let _e824 = (_e822 + 1u);
+                                trips_62_ = _e824;
+                                if (_e824 > 4096u) {
                                     loop_guard[0u] = 5u;
-                                    exited_69_ = true;
-                                    active_68_ = false;
+                                    exited_64_ = true;
+                                    active_63_ = false;
                                 }
                             }
                             {
-                                let _e838 = active_68_;
-                                if _e838 {
-                                    let _e840 = t_35_;
-                                    r36_ = (_e840 < 512i);
+                                let _e828 = active_63_;
+                                if _e828 {
+                                    let _e830 = t_33_;
+                                    r34_ = (_e830 < 512i);
                                 }
-                                let _e845 = active_68_;
-                                if _e845 {
-                                    let _e847 = r36_;
-                                    r37_ = !(_e847);
+                                let _e835 = active_63_;
+                                if _e835 {
+                                    let _e837 = r34_;
+                                    r35_ = !(_e837);
                                 }
-                                let _e851 = active_68_;
-                                saved_102_ = _e851;
-                                let _e854 = r37_;
-                                let _e856 = saved_102_;
-                                let _e857 = (_e856 && _e854);
-                                taken_103_ = _e857;
-                                active_68_ = _e857;
+                                let _e841 = active_63_;
+                                saved_97_ = _e841;
+                                let _e844 = r35_;
+                                let _e846 = saved_97_;
+                                let _e847 = (_e846 && _e844);
+                                taken_98_ = _e847;
+                                active_63_ = _e847;
                                 {
-                                    let _e861 = active_68_;
-                                    let _e863 = broken_99_;
-                                    broken_99_ = (_e863 || _e861);
-                                    active_68_ = false;
+                                    let _e851 = active_63_;
+                                    let _e853 = broken_94_;
+                                    broken_94_ = (_e853 || _e851);
+                                    active_63_ = false;
                                 }
-                                let _e869 = saved_102_;
-                                let _e871 = taken_103_;
-                                let _e875 = exited_69_;
-                                let _e877 = broken_99_;
-                                let _e879 = continued_100_;
-                                active_68_ = ((_e869 && !(_e871)) && !((_e875 || (_e877 || _e879))));
+                                let _e859 = saved_97_;
+                                let _e861 = taken_98_;
+                                let _e865 = exited_64_;
+                                let _e867 = broken_94_;
+                                let _e869 = continued_95_;
+                                active_63_ = ((_e859 && !(_e861)) && !((_e865 || (_e867 || _e869))));
                                 {
                                 }
-                                let _e886 = saved_102_;
-                                let _e888 = exited_69_;
-                                let _e890 = broken_99_;
-                                let _e892 = continued_100_;
-                                active_68_ = (_e886 && !((_e888 || (_e890 || _e892))));
-                                let _e899 = active_68_;
-                                if _e899 {
-                                    let _e901 = t_35_;
-                                    let _e903 = stride_30_;
-                                    r38_ = (_e901 / _e903);
+                                let _e876 = saved_97_;
+                                let _e878 = exited_64_;
+                                let _e880 = broken_94_;
+                                let _e882 = continued_95_;
+                                active_63_ = (_e876 && !((_e878 || (_e880 || _e882))));
+                                let _e889 = active_63_;
+                                if _e889 {
+                                    let _e891 = t_33_;
+                                    let _e893 = stride_26_;
+                                    r36_ = (_e891 / _e893);
                                 }
-                                let _e907 = active_68_;
-                                if _e907 {
-                                    let _e909 = r38_;
-                                    let _e911 = stride_30_;
-                                    r39_ = (_e909 * _e911);
+                                let _e897 = active_63_;
+                                if _e897 {
+                                    let _e899 = r36_;
+                                    let _e901 = stride_26_;
+                                    r37_ = (_e899 * _e901);
                                 }
-                                let _e915 = active_68_;
-                                if _e915 {
-                                    let _e917 = r39_;
-                                    r40_ = (_e917 * 2i);
+                                let _e905 = active_63_;
+                                if _e905 {
+                                    let _e907 = r37_;
+                                    r38_ = (_e907 * 2i);
                                 }
-                                let _e922 = active_68_;
-                                if _e922 {
-                                    let _e924 = t_35_;
-                                    let _e926 = stride_30_;
-                                    r41_ = (_e924 % _e926);
+                                let _e912 = active_63_;
+                                if _e912 {
+                                    let _e914 = t_33_;
+                                    let _e916 = stride_26_;
+                                    r39_ = (_e914 % _e916);
                                 }
-                                let _e930 = active_68_;
-                                if _e930 {
-                                    let _e932 = r40_;
-                                    let _e934 = r41_;
-                                    r42_ = (_e932 + _e934);
+                                let _e920 = active_63_;
+                                if _e920 {
+                                    let _e922 = r38_;
+                                    let _e924 = r39_;
+                                    r40_ = (_e922 + _e924);
                                 }
-                                let _e938 = active_68_;
-                                if _e938 {
-                                    let _e940 = r42_;
-                                    low_43_ = _e940;
+                                let _e928 = active_63_;
+                                if _e928 {
+                                    let _e930 = r40_;
+                                    low_41_ = _e930;
                                 }
-                                let _e943 = active_68_;
-                                if _e943 {
-                                    let _e945 = low_43_;
-                                    low_44_ = _e945;
+                                let _e933 = active_63_;
+                                if _e933 {
+                                    let _e935 = low_41_;
+                                    let _e937 = stride_26_;
+                                    high_42_ = (_e935 + _e937);
                                 }
-                                let _e948 = active_68_;
-                                if _e948 {
-                                    let _e950 = low_43_;
-                                    let _e952 = stride_30_;
-                                    r45_ = (_e950 + _e952);
+                                let _e941 = active_63_;
+                                if _e941 {
+                                    let _e943 = low_41_;
+                                    let _e945 = size_22_;
+                                    r43_ = (_e943 & _e945);
                                 }
-                                let _e956 = active_68_;
+                                let _e949 = active_63_;
+                                if _e949 {
+                                    let _e951 = r43_;
+                                    ascending_44_ = (_e951 == 0i);
+                                }
+                                let _e956 = active_63_;
                                 if _e956 {
-                                    let _e958 = r45_;
-                                    high_46_ = _e958;
+                                    let _e959 = low_41_;
+                                    let _e963 = tile0_S[bitcast<u32>(_e959)];
+                                    r45_ = _e963;
                                 }
-                                let _e961 = active_68_;
-                                if _e961 {
-                                    let _e963 = low_43_;
-                                    let _e965 = size_29_;
-                                    r47_ = (_e963 & _e965);
+                                let _e966 = active_63_;
+                                if _e966 {
+                                    let _e968 = r45_;
+                                    a_46_ = _e968;
                                 }
-                                let _e969 = active_68_;
-                                if _e969 {
-                                    let _e971 = r47_;
-                                    r48_ = (_e971 == 0i);
+                                let _e971 = active_63_;
+                                if _e971 {
+                                    let _e974 = high_42_;
+                                    let _e978 = tile0_S[bitcast<u32>(_e974)];
+                                    r47_ = _e978;
                                 }
-                                let _e976 = active_68_;
-                                if _e976 {
-                                    let _e978 = r48_;
-                                    ascending_49_ = _e978;
-                                }
-                                let _e981 = active_68_;
+                                let _e981 = active_63_;
                                 if _e981 {
-                                    let _e984 = low_44_;
-                                    let _e988 = tile0_S[bitcast<u32>(_e984)];
-                                    r50_ = _e988;
+                                    let _e983 = r47_;
+                                    b_48_ = _e983;
                                 }
-                                let _e991 = active_68_;
-                                if _e991 {
-                                    let _e993 = r50_;
-                                    a_51_ = _e993;
+                                let _e986 = active_63_;
+                                if _e986 {
+                                    let _e988 = a_46_;
+                                    let _e990 = b_48_;
+                                    r49_ = (_e988 > _e990);
                                 }
-                                let _e996 = active_68_;
-                                if _e996 {
-                                    let _e999 = high_46_;
-                                    let _e1003 = tile0_S[bitcast<u32>(_e999)];
-                                    r52_ = _e1003;
+                                let _e994 = active_63_;
+                                if _e994 {
+                                    let _e996 = r49_;
+                                    let _e998 = ascending_44_;
+                                    r50_ = (_e996 == _e998);
                                 }
-                                let _e1006 = active_68_;
-                                if _e1006 {
-                                    let _e1008 = r52_;
-                                    b_53_ = _e1008;
-                                }
-                                let _e1011 = active_68_;
-                                if _e1011 {
-                                    let _e1013 = a_51_;
-                                    let _e1015 = b_53_;
-                                    r54_ = (_e1013 > _e1015);
-                                }
-                                let _e1019 = active_68_;
-                                if _e1019 {
-                                    let _e1021 = r54_;
-                                    let _e1023 = ascending_49_;
-                                    r55_ = (_e1021 == _e1023);
-                                }
-                                let _e1027 = active_68_;
-                                saved_104_ = _e1027;
-                                let _e1030 = r55_;
-                                let _e1032 = saved_104_;
-                                let _e1033 = (_e1032 && _e1030);
-                                taken_105_ = _e1033;
-                                active_68_ = _e1033;
+                                let _e1002 = active_63_;
+                                saved_99_ = _e1002;
+                                let _e1005 = r50_;
+                                let _e1007 = saved_99_;
+                                let _e1008 = (_e1007 && _e1005);
+                                taken_100_ = _e1008;
+                                active_63_ = _e1008;
                                 {
-                                    let _e1037 = active_68_;
-                                    if _e1037 {
-                                        let _e1039 = b_53_;
-                                        let _e1042 = low_44_;
-                                        tile0_S[bitcast<u32>(_e1042)] = _e1039;
+                                    let _e1012 = active_63_;
+                                    if _e1012 {
+                                        let _e1014 = b_48_;
+                                        let _e1017 = low_41_;
+                                        tile0_S[bitcast<u32>(_e1017)] = _e1014;
                                     }
-                                    let _e1047 = active_68_;
-                                    if _e1047 {
-                                        let _e1049 = a_51_;
-                                        let _e1052 = high_46_;
-                                        tile0_S[bitcast<u32>(_e1052)] = _e1049;
+                                    let _e1022 = active_63_;
+                                    if _e1022 {
+                                        let _e1024 = a_46_;
+                                        let _e1027 = high_42_;
+                                        tile0_S[bitcast<u32>(_e1027)] = _e1024;
                                     }
                                 }
-                                let _e1057 = saved_104_;
-                                let _e1059 = taken_105_;
-                                let _e1063 = exited_69_;
-                                let _e1065 = broken_99_;
-                                let _e1067 = continued_100_;
-                                active_68_ = ((_e1057 && !(_e1059)) && !((_e1063 || (_e1065 || _e1067))));
+                                let _e1032 = saved_99_;
+                                let _e1034 = taken_100_;
+                                let _e1038 = exited_64_;
+                                let _e1040 = broken_94_;
+                                let _e1042 = continued_95_;
+                                active_63_ = ((_e1032 && !(_e1034)) && !((_e1038 || (_e1040 || _e1042))));
                                 {
                                 }
-                                let _e1074 = saved_104_;
-                                let _e1076 = exited_69_;
-                                let _e1078 = broken_99_;
-                                let _e1080 = continued_100_;
-                                active_68_ = (_e1074 && !((_e1076 || (_e1078 || _e1080))));
+                                let _e1049 = saved_99_;
+                                let _e1051 = exited_64_;
+                                let _e1053 = broken_94_;
+                                let _e1055 = continued_95_;
+                                active_63_ = (_e1049 && !((_e1051 || (_e1053 || _e1055))));
                             }
                             continuing {
-                                let _e1087 = entry_98_;
-                                continued_100_ = false;
-                                let _e1091 = exited_69_;
-                                let _e1093 = broken_99_;
-                                let _e1095 = continued_100_;
-                                active_68_ = (_e1087 && !((_e1091 || (_e1093 || _e1095))));
+                                let _e1062 = entry_93_;
+                                continued_95_ = false;
+                                let _e1066 = exited_64_;
+                                let _e1068 = broken_94_;
+                                let _e1070 = continued_95_;
+                                active_63_ = (_e1062 && !((_e1066 || (_e1068 || _e1070))));
                                 {
-                                    let _e1102 = active_68_;
-                                    if _e1102 {
-                                        let _e1104 = t_35_;
-                                        let _e1106 = r34_;
-                                        t_35_ = (_e1104 + _e1106);
+                                    let _e1077 = active_63_;
+                                    if _e1077 {
+                                        let _e1079 = t_33_;
+                                        let _e1081 = r32_;
+                                        t_33_ = (_e1079 + _e1081);
                                     }
                                 }
                             }
                         }
-                        let _e1110 = left_101_;
-                        if !(_e1110) {
+                        let _e1085 = left_96_;
+                        if !(_e1085) {
                             loop_guard[0u] = 2147483653u;
                         }
-                        let _e1117 = entry_98_;
-                        let _e1119 = exited_69_;
-                        let _e1121 = broken_93_;
-                        let _e1123 = continued_94_;
-                        active_68_ = (_e1117 && !((_e1119 || (_e1121 || _e1123))));
+                        let _e1092 = entry_93_;
+                        let _e1094 = exited_64_;
+                        let _e1096 = broken_88_;
+                        let _e1098 = continued_89_;
+                        active_63_ = (_e1092 && !((_e1094 || (_e1096 || _e1098))));
                         storageBarrier();
                         workgroupBarrier();
-                        let _e1130 = active_68_;
-                        if _e1130 {
-                            let _e1132 = stride_26_;
-                            r56_ = (_e1132 / 2i);
+                        let _e1105 = active_63_;
+                        if _e1105 {
+                            let _e1107 = stride_26_;
+                            r51_ = (_e1107 / 2i);
                         }
-                        let _e1137 = active_68_;
-                        if _e1137 {
-                            let _e1139 = r56_;
-                            stride_26_ = _e1139;
+                        let _e1112 = active_63_;
+                        if _e1112 {
+                            let _e1114 = r51_;
+                            stride_26_ = _e1114;
                         }
                     }
                     continuing {
-                        let _e1142 = entry_92_;
-                        continued_94_ = false;
-                        let _e1146 = exited_69_;
-                        let _e1148 = broken_93_;
-                        let _e1150 = continued_94_;
-                        active_68_ = (_e1142 && !((_e1146 || (_e1148 || _e1150))));
+                        let _e1117 = entry_87_;
+                        continued_89_ = false;
+                        let _e1121 = exited_64_;
+                        let _e1123 = broken_88_;
+                        let _e1125 = continued_89_;
+                        active_63_ = (_e1117 && !((_e1121 || (_e1123 || _e1125))));
                         {
                         }
                     }
                 }
-                let _e1157 = left_95_;
-                if !(_e1157) {
+                let _e1132 = left_90_;
+                if !(_e1132) {
                     loop_guard[0u] = 2147483652u;
                 }
-                let _e1164 = entry_92_;
-                let _e1166 = exited_69_;
-                let _e1168 = broken_87_;
-                let _e1170 = continued_88_;
-                active_68_ = (_e1164 && !((_e1166 || (_e1168 || _e1170))));
-                let _e1177 = active_68_;
-                if _e1177 {
-                    let _e1179 = size_22_;
-                    r57_ = (_e1179 * 2i);
+                let _e1139 = entry_87_;
+                let _e1141 = exited_64_;
+                let _e1143 = broken_82_;
+                let _e1145 = continued_83_;
+                active_63_ = (_e1139 && !((_e1141 || (_e1143 || _e1145))));
+                let _e1152 = active_63_;
+                if _e1152 {
+                    let _e1154 = size_22_;
+                    r52_ = (_e1154 * 2i);
                 }
-                let _e1184 = active_68_;
-                if _e1184 {
-                    let _e1186 = r57_;
-                    size_22_ = _e1186;
+                let _e1159 = active_63_;
+                if _e1159 {
+                    let _e1161 = r52_;
+                    size_22_ = _e1161;
                 }
             }
             continuing {
-                let _e1189 = entry_86_;
-                continued_88_ = false;
-                let _e1193 = exited_69_;
-                let _e1195 = broken_87_;
-                let _e1197 = continued_88_;
-                active_68_ = (_e1189 && !((_e1193 || (_e1195 || _e1197))));
+                let _e1164 = entry_81_;
+                continued_83_ = false;
+                let _e1168 = exited_64_;
+                let _e1170 = broken_82_;
+                let _e1172 = continued_83_;
+                active_63_ = (_e1164 && !((_e1168 || (_e1170 || _e1172))));
                 {
                 }
             }
         }
-        let _e1204 = left_89_;
-        if !(_e1204) {
+        let _e1179 = left_84_;
+        if !(_e1179) {
             loop_guard[0u] = 2147483651u;
         }
-        let _e1211 = entry_86_;
-        let _e1213 = exited_69_;
-        active_68_ = (_e1211 && !(_e1213));
-        let _e1218 = active_68_;
+        let _e1186 = entry_81_;
+        let _e1188 = exited_64_;
+        active_63_ = (_e1186 && !(_e1188));
+        let _e1193 = active_63_;
+        if _e1193 {
+            r53_ = i32(local_index);
+        }
+        let _e1198 = active_63_;
+        if _e1198 {
+            let _e1201 = params.N;
+            r54_ = _e1201;
+        }
+        let _e1204 = active_63_;
+        if _e1204 {
+            r55_ = 256i;
+        }
+        let _e1208 = active_63_;
+        if _e1208 {
+            let _e1210 = r54_;
+            r56_ = _e1210;
+        }
+        let _e1213 = active_63_;
+        if _e1213 {
+            let _e1215 = r55_;
+            r57_ = _e1215;
+        }
+        let _e1218 = active_63_;
         if _e1218 {
-            r58_ = i32(local_index);
+            let _e1220 = r53_;
+            e_58_ = _e1220;
         }
-        let _e1223 = active_68_;
-        if _e1223 {
-            let _e1226 = params.N;
-            r59_ = _e1226;
-        }
-        let _e1229 = active_68_;
-        if _e1229 {
-            r60_ = 256i;
-        }
-        let _e1233 = active_68_;
-        if _e1233 {
-            let _e1235 = r59_;
-            r61_ = _e1235;
-        }
-        let _e1238 = active_68_;
-        if _e1238 {
-            let _e1240 = r60_;
-            r62_ = _e1240;
-        }
-        let _e1243 = active_68_;
-        if _e1243 {
-            let _e1245 = r58_;
-            e_63_ = _e1245;
-        }
-        let _e1248 = active_68_;
-        entry_106_ = _e1248;
-        broken_107_ = false;
-        left_109_ = false;
+        let _e1223 = active_63_;
+        entry_101_ = _e1223;
+        broken_102_ = false;
+        left_104_ = false;
         loop {
-            continued_108_ = false;
-            let _e1258 = entry_106_;
-            let _e1260 = exited_69_;
-            let _e1262 = broken_107_;
-            let _e1264 = continued_108_;
-            active_68_ = (_e1258 && !((_e1260 || (_e1262 || _e1264))));
-            let _e1271 = vote_number_70_;
-            vote_number_70_ = (_e1271 + 1u);
-            let _e1276 = active_68_;
-            if _e1276 {
-                let _e1279 = vote_number_70_;
-                atomicMax((&workgroup_votes), _e1279);
+            continued_103_ = false;
+            let _e1233 = entry_101_;
+            let _e1235 = exited_64_;
+            let _e1237 = broken_102_;
+            let _e1239 = continued_103_;
+            active_63_ = (_e1233 && !((_e1235 || (_e1237 || _e1239))));
+            let _e1246 = vote_number_65_;
+            vote_number_65_ = (_e1246 + 1u);
+            let _e1251 = active_63_;
+            if _e1251 {
+                let _e1254 = vote_number_65_;
+                atomicMax((&workgroup_votes), _e1254);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e1284 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e1284;
+                let _e1259 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e1259;
             }
-            let _e1287 = workgroupUniformLoad((&workgroup_any));
-            let _e1289 = vote_number_70_;
-            if (u32((_e1287 == _e1289)) == 0u) {
-                left_109_ = true;
+            let _e1262 = workgroupUniformLoad((&workgroup_any));
+            let _e1264 = vote_number_65_;
+            if (u32((_e1262 == _e1264)) == 0u) {
+                left_104_ = true;
                 break;
             }
-            let _e1297 = active_68_;
-            if _e1297 {
-                let _e1307 = trips_67_;
-                let _e1309 = (_e1307 + 1u);
-                trips_67_ = _e1309;
-                if (_e1309 > 4096u) {
+            let _e1272 = active_63_;
+            if _e1272 {
+                let _e1282 = trips_62_;
+                let _e1284 = (_e1282 + 1u);
+                trips_62_ = _e1284;
+                if (_e1284 > 4096u) {
                     loop_guard[0u] = 6u;
-                    exited_69_ = true;
-                    active_68_ = false;
+                    exited_64_ = true;
+                    active_63_ = false;
                 }
             }
             {
-                let _e1313 = active_68_;
-                if _e1313 {
-                    let _e1315 = e_63_;
-                    let _e1317 = r61_;
-                    r64_ = (_e1315 < _e1317);
+                let _e1288 = active_63_;
+                if _e1288 {
+                    let _e1290 = e_58_;
+                    let _e1292 = r56_;
+                    r59_ = (_e1290 < _e1292);
                 }
-                let _e1321 = active_68_;
-                if _e1321 {
-                    let _e1323 = r64_;
-                    r65_ = !(_e1323);
+                let _e1296 = active_63_;
+                if _e1296 {
+                    let _e1298 = r59_;
+                    r60_ = !(_e1298);
                 }
-                let _e1327 = active_68_;
-                saved_110_ = _e1327;
-                let _e1330 = r65_;
-                let _e1332 = saved_110_;
-                let _e1333 = (_e1332 && _e1330);
-                taken_111_ = _e1333;
-                active_68_ = _e1333;
+                let _e1302 = active_63_;
+                saved_105_ = _e1302;
+                let _e1305 = r60_;
+                let _e1307 = saved_105_;
+                let _e1308 = (_e1307 && _e1305);
+                taken_106_ = _e1308;
+                active_63_ = _e1308;
                 {
-                    let _e1337 = active_68_;
-                    let _e1339 = broken_107_;
-                    broken_107_ = (_e1339 || _e1337);
-                    active_68_ = false;
+                    let _e1312 = active_63_;
+                    let _e1314 = broken_102_;
+                    broken_102_ = (_e1314 || _e1312);
+                    active_63_ = false;
                 }
-                let _e1345 = saved_110_;
-                let _e1347 = taken_111_;
-                let _e1351 = exited_69_;
-                let _e1353 = broken_107_;
-                let _e1355 = continued_108_;
-                active_68_ = ((_e1345 && !(_e1347)) && !((_e1351 || (_e1353 || _e1355))));
+                let _e1320 = saved_105_;
+                let _e1322 = taken_106_;
+                let _e1326 = exited_64_;
+                let _e1328 = broken_102_;
+                let _e1330 = continued_103_;
+                active_63_ = ((_e1320 && !(_e1322)) && !((_e1326 || (_e1328 || _e1330))));
                 {
                 }
-                let _e1362 = saved_110_;
-                let _e1364 = exited_69_;
-                let _e1366 = broken_107_;
-                let _e1368 = continued_108_;
-                active_68_ = (_e1362 && !((_e1364 || (_e1366 || _e1368))));
-                let _e1375 = active_68_;
-                if _e1375 {
-                    let _e1378 = e_63_;
-                    let _e1382 = tile0_S[bitcast<u32>(_e1378)];
-                    r66_ = _e1382;
+                let _e1337 = saved_105_;
+                let _e1339 = exited_64_;
+                let _e1341 = broken_102_;
+                let _e1343 = continued_103_;
+                active_63_ = (_e1337 && !((_e1339 || (_e1341 || _e1343))));
+                let _e1350 = active_63_;
+                if _e1350 {
+                    let _e1353 = e_58_;
+                    let _e1357 = tile0_S[bitcast<u32>(_e1353)];
+                    r61_ = _e1357;
                 }
-                let _e1385 = active_68_;
-                if _e1385 {
-                    let _e1387 = r66_;
-                    let _e1392 = e_63_;
-                    Y[bitcast<u32>(_e1392)] = _e1387;
+                let _e1360 = active_63_;
+                if _e1360 {
+                    let _e1362 = r61_;
+                    let _e1367 = e_58_;
+                    Y[bitcast<u32>(_e1367)] = _e1362;
                 }
             }
             continuing {
-                let _e1397 = entry_106_;
-                continued_108_ = false;
-                let _e1401 = exited_69_;
-                let _e1403 = broken_107_;
-                let _e1405 = continued_108_;
-                active_68_ = (_e1397 && !((_e1401 || (_e1403 || _e1405))));
+                let _e1372 = entry_101_;
+                continued_103_ = false;
+                let _e1376 = exited_64_;
+                let _e1378 = broken_102_;
+                let _e1380 = continued_103_;
+                active_63_ = (_e1372 && !((_e1376 || (_e1378 || _e1380))));
                 {
-                    let _e1412 = active_68_;
-                    if _e1412 {
-                        let _e1414 = e_63_;
-                        let _e1416 = r62_;
-                        e_63_ = (_e1414 + _e1416);
+                    let _e1387 = active_63_;
+                    if _e1387 {
+                        let _e1389 = e_58_;
+                        let _e1391 = r57_;
+                        e_58_ = (_e1389 + _e1391);
                     }
                 }
             }
         }
-        let _e1420 = left_109_;
-        if !(_e1420) {
+        let _e1395 = left_104_;
+        if !(_e1395) {
             loop_guard[0u] = 2147483654u;
         }
-        let _e1427 = entry_106_;
-        let _e1429 = exited_69_;
-        active_68_ = (_e1427 && !(_e1429));
+        let _e1402 = entry_101_;
+        let _e1404 = exited_64_;
+        active_63_ = (_e1402 && !(_e1404));
     }
 }

@@ -47,67 +47,62 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
     var stride_26_: i32;
     var r27_: bool;
     var r28_: bool;
-    var size_29_: i32;
-    var stride_30_: i32;
+    var r29_: i32;
+    var r30_: i32;
     var r31_: i32;
     var r32_: i32;
-    var r33_: i32;
-    var r34_: i32;
-    var t_35_: i32;
-    var r36_: bool;
-    var r37_: bool;
+    var t_33_: i32;
+    var r34_: bool;
+    var r35_: bool;
+    var r36_: i32;
+    var r37_: i32;
     var r38_: i32;
     var r39_: i32;
     var r40_: i32;
-    var r41_: i32;
-    var r42_: i32;
-    var low_43_: i32;
-    var low_44_: i32;
-    var r45_: i32;
-    var high_46_: i32;
-    var r47_: i32;
-    var r48_: bool;
-    var ascending_49_: bool;
-    var r50_: f32;
-    var a_51_: f32;
-    var r52_: f32;
-    var b_53_: f32;
-    var r54_: bool;
-    var r55_: bool;
+    var low_41_: i32;
+    var high_42_: i32;
+    var r43_: i32;
+    var ascending_44_: bool;
+    var r45_: f32;
+    var a_46_: f32;
+    var r47_: f32;
+    var b_48_: f32;
+    var r49_: bool;
+    var r50_: bool;
+    var r51_: i32;
+    var r52_: i32;
+    var r53_: i32;
+    var r54_: i32;
+    var r55_: i32;
     var r56_: i32;
     var r57_: i32;
-    var r58_: i32;
-    var r59_: i32;
-    var r60_: i32;
-    var r61_: i32;
-    var r62_: i32;
-    var e_63_: i32;
-    var r64_: bool;
-    var r65_: bool;
-    var r66_: f32;
-    var trips_67_: u32 = 0u;
+    var e_58_: i32;
+    var r59_: bool;
+    var r60_: bool;
+    var r61_: f32;
+    var trips_62_: u32 = 0u;
+    var left_63_: bool = false;
+    var infinity_64_: u32 = 2139095040u;
+    var infinity_65_: u32 = 2139095040u;
+    var left_66_: bool = false;
+    var infinity_67_: u32 = 2139095040u;
     var left_68_: bool = false;
-    var infinity_69_: u32 = 2139095040u;
-    var infinity_70_: u32 = 2139095040u;
-    var left_71_: bool = false;
-    var infinity_72_: u32 = 2139095040u;
+    var loop_trips_69_: u32 = 0u;
+    var left_70_: bool = false;
+    var loop_trips_71_: u32 = 0u;
+    var left_72_: bool = false;
     var left_73_: bool = false;
-    var loop_trips_74_: u32 = 0u;
-    var left_75_: bool = false;
-    var loop_trips_76_: u32 = 0u;
-    var left_77_: bool = false;
-    var left_78_: bool = false;
 
     r0_ = 256i;
     e_1_ = i32(local_index);
-    left_68_ = false;
+    left_63_ = false;
     loop {
-        let _e16 = trips_67_;
+        let _e16 = trips_62_;
         let _e18 = (_e16 + 1u);
-        trips_67_ = _e18;
+        trips_62_ = _e18;
         if (_e18 > 4096u) {
             loop_guard[0u] = 1u;
-            left_68_ = true;
+            left_63_ = true;
             break;
         }
         {
@@ -117,7 +112,7 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
             r3_ = !(_e27);
             let _e31 = r3_;
             if _e31 {
-                left_68_ = true;
+                left_63_ = true;
                 break;
             }
             let _e35 = e_1_;
@@ -133,15 +128,15 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
             e_1_ = (_e52 + _e54);
         }
     }
-    let _e58 = left_68_;
+    let _e58 = left_63_;
     if !(_e58) {
         loop_guard[0u] = 2147483649u;
     }
     storageBarrier();
     workgroupBarrier();
-    let _e66 = infinity_69_;
+    let _e66 = infinity_64_;
     r6_ = bitcast<f32>(_e66);
-    let _e71 = infinity_70_;
+    let _e71 = infinity_65_;
     inf_7_ = bitcast<f32>(_e71);
     r8_ = i32(local_index);
     r9_ = 256i;
@@ -150,14 +145,14 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
     r11_ = _e82;
     let _e85 = r8_;
     e_12_ = _e85;
-    left_71_ = false;
+    left_66_ = false;
     loop {
-        let _e97 = trips_67_;
+        let _e97 = trips_62_;
         let _e99 = (_e97 + 1u);
-        trips_67_ = _e99;
+        trips_62_ = _e99;
         if (_e99 > 4096u) {
             loop_guard[0u] = 2u;
-            left_71_ = true;
+            left_66_ = true;
             break;
         }
         {
@@ -167,7 +162,7 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
             r14_ = !(_e108);
             let _e112 = r14_;
             if _e112 {
-                left_71_ = true;
+                left_66_ = true;
                 break;
             }
             let _e117 = params.N;
@@ -187,7 +182,7 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
             r20_ = _e148;
             let _e151 = r16_;
             let _e153 = r20_;
-            let _e156 = infinity_72_;
+            let _e156 = infinity_67_;
             r21_ = select(bitcast<f32>(_e156), _e153, _e151);
             let _e161 = r21_;
             let _e164 = e_12_;
@@ -199,21 +194,21 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
             e_12_ = (_e169 + _e171);
         }
     }
-    let _e175 = left_71_;
+    let _e175 = left_66_;
     if !(_e175) {
         loop_guard[0u] = 2147483650u;
     }
     storageBarrier();
     workgroupBarrier();
     size_22_ = 2i;
-    left_73_ = false;
+    left_68_ = false;
     loop {
-        let _e194 = loop_trips_74_;
+        let _e194 = loop_trips_69_;
         let _e196 = (_e194 + 1u);
-        loop_trips_74_ = _e196;
+        loop_trips_69_ = _e196;
         if (_e196 > 4096u) {
             loop_guard[0u] = 3u;
-            left_73_ = true;
+            left_68_ = true;
             break;
         }
         {
@@ -223,21 +218,21 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
             r24_ = !(_e205);
             let _e209 = r24_;
             if _e209 {
-                left_73_ = true;
+                left_68_ = true;
                 break;
             }
             let _e213 = size_22_;
             r25_ = (_e213 / 2i);
             let _e218 = r25_;
             stride_26_ = _e218;
-            left_75_ = false;
+            left_70_ = false;
             loop {
-                let _e231 = loop_trips_76_;
+                let _e231 = loop_trips_71_;
                 let _e233 = (_e231 + 1u);
-                loop_trips_76_ = _e233;
+                loop_trips_71_ = _e233;
                 if (_e233 > 4096u) {
                     loop_guard[0u] = 4u;
-                    left_75_ = true;
+                    left_70_ = true;
                     break;
                 }
                 {
@@ -247,174 +242,164 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
                     r28_ = !(_e242);
                     let _e246 = r28_;
                     if _e246 {
-                        left_75_ = true;
+                        left_70_ = true;
                         break;
                     }
-                    let _e250 = size_22_;
-                    size_29_ = _e250;
-                    let _e253 = stride_26_;
-                    stride_30_ = _e253;
-                    r31_ = i32(local_index);
-                    r32_ = 256i;
-                    r33_ = 512i;
-                    let _e263 = r32_;
-                    r34_ = _e263;
-                    let _e266 = r31_;
-                    t_35_ = _e266;
-                    left_77_ = false;
+                    r29_ = i32(local_index);
+                    r30_ = 256i;
+                    r31_ = 512i;
+                    let _e257 = r30_;
+                    r32_ = _e257;
+                    let _e260 = r29_;
+                    t_33_ = _e260;
+                    left_72_ = false;
                     loop {
-                        let _e278 = trips_67_;
-                        let _e280 = (_e278 + 1u);
-                        trips_67_ = _e280;
-                        if (_e280 > 4096u) {
+                        let _e272 = trips_62_;
+                        let _e274 = (_e272 + 1u);
+                        trips_62_ = _e274;
+                        if (_e274 > 4096u) {
                             loop_guard[0u] = 5u;
-                            left_77_ = true;
+                            left_72_ = true;
                             break;
                         }
                         {
-                            let _e284 = t_35_;
-                            r36_ = (_e284 < 512i);
-                            let _e289 = r36_;
-                            r37_ = !(_e289);
-                            let _e293 = r37_;
-                            if _e293 {
-                                left_77_ = true;
+                            let _e278 = t_33_;
+                            r34_ = (_e278 < 512i);
+                            let _e283 = r34_;
+                            r35_ = !(_e283);
+                            let _e287 = r35_;
+                            if _e287 {
+                                left_72_ = true;
                                 break;
                             }
-                            let _e297 = t_35_;
-                            let _e299 = stride_30_;
-                            r38_ = (_e297 / _e299);
-                            let _e303 = r38_;
-                            let _e305 = stride_30_;
-                            r39_ = (_e303 * _e305);
-                            let _e309 = r39_;
-                            r40_ = (_e309 * 2i);
-                            let _e314 = t_35_;
-                            let _e316 = stride_30_;
-                            r41_ = (_e314 % _e316);
+                            let _e291 = t_33_;
+                            let _e293 = stride_26_;
+                            r36_ = (_e291 / _e293);
+                            let _e297 = r36_;
+                            let _e299 = stride_26_;
+                            r37_ = (_e297 * _e299);
+                            let _e303 = r37_;
+                            r38_ = (_e303 * 2i);
+                            let _e308 = t_33_;
+                            let _e310 = stride_26_;
+                            r39_ = (_e308 % _e310);
+                            let _e314 = r38_;
+                            let _e316 = r39_;
+                            r40_ = (_e314 + _e316);
                             let _e320 = r40_;
-                            let _e322 = r41_;
-                            r42_ = (_e320 + _e322);
-                            let _e326 = r42_;
-                            low_43_ = _e326;
-                            let _e329 = low_43_;
-                            low_44_ = _e329;
-                            let _e332 = low_43_;
-                            let _e334 = stride_30_;
-                            r45_ = (_e332 + _e334);
-                            let _e338 = r45_;
-                            high_46_ = _e338;
-                            let _e341 = low_43_;
-                            let _e343 = size_29_;
-                            r47_ = (_e341 & _e343);
-                            let _e347 = r47_;
-                            r48_ = (_e347 == 0i);
-                            let _e352 = r48_;
-                            ascending_49_ = _e352;
-                            let _e356 = low_44_;
-                            let _e360 = tile0_S[bitcast<u32>(_e356)];
-                            r50_ = _e360;
-                            let _e363 = r50_;
-                            a_51_ = _e363;
-                            let _e367 = high_46_;
-                            let _e371 = tile0_S[bitcast<u32>(_e367)];
-                            r52_ = _e371;
-                            let _e374 = r52_;
-                            b_53_ = _e374;
-                            let _e377 = a_51_;
-                            let _e379 = b_53_;
-                            r54_ = (_e377 > _e379);
-                            let _e383 = r54_;
-                            let _e385 = ascending_49_;
-                            r55_ = (_e383 == _e385);
-                            let _e389 = r55_;
-                            if _e389 {
-                                let _e391 = b_53_;
-                                let _e394 = low_44_;
-                                tile0_S[bitcast<u32>(_e394)] = _e391;
-                                let _e399 = a_51_;
-                                let _e402 = high_46_;
-                                tile0_S[bitcast<u32>(_e402)] = _e399;
+                            low_41_ = _e320;
+                            let _e323 = low_41_;
+                            let _e325 = stride_26_;
+                            high_42_ = (_e323 + _e325);
+                            let _e329 = low_41_;
+                            let _e331 = size_22_;
+                            r43_ = (_e329 & _e331);
+                            let _e335 = r43_;
+                            ascending_44_ = (_e335 == 0i);
+                            let _e341 = low_41_;
+                            let _e345 = tile0_S[bitcast<u32>(_e341)];
+                            r45_ = _e345;
+                            let _e348 = r45_;
+                            a_46_ = _e348;
+                            let _e352 = high_42_;
+                            let _e356 = tile0_S[bitcast<u32>(_e352)];
+                            r47_ = _e356;
+                            let _e359 = r47_;
+                            b_48_ = _e359;
+                            let _e362 = a_46_;
+                            let _e364 = b_48_;
+                            r49_ = (_e362 > _e364);
+                            let _e368 = r49_;
+                            let _e370 = ascending_44_;
+                            r50_ = (_e368 == _e370);
+                            let _e374 = r50_;
+                            if _e374 {
+                                let _e376 = b_48_;
+                                let _e379 = low_41_;
+                                tile0_S[bitcast<u32>(_e379)] = _e376;
+                                let _e384 = a_46_;
+                                let _e387 = high_42_;
+                                tile0_S[bitcast<u32>(_e387)] = _e384;
                             }
                         }
                         continuing {
-                            let _e407 = t_35_;
-                            let _e409 = r34_;
-                            t_35_ = (_e407 + _e409);
+                            let _e392 = t_33_;
+                            let _e394 = r32_;
+                            t_33_ = (_e392 + _e394);
                         }
                     }
-                    let _e413 = left_77_;
-                    if !(_e413) {
+                    let _e398 = left_72_;
+                    if !(_e398) {
                         loop_guard[0u] = 2147483653u;
                     }
                     storageBarrier();
                     workgroupBarrier();
-                    let _e420 = stride_26_;
-                    r56_ = (_e420 / 2i);
-                    let _e425 = r56_;
-                    stride_26_ = _e425;
+                    let _e405 = stride_26_;
+                    r51_ = (_e405 / 2i);
+                    let _e410 = r51_;
+                    stride_26_ = _e410;
                 }
             }
-            let _e428 = left_75_;
-            if !(_e428) {
+            let _e413 = left_70_;
+            if !(_e413) {
                 loop_guard[0u] = 2147483652u;
             }
-            let _e435 = size_22_;
-            r57_ = (_e435 * 2i);
-            let _e440 = r57_;
-            size_22_ = _e440;
+            let _e420 = size_22_;
+            r52_ = (_e420 * 2i);
+            let _e425 = r52_;
+            size_22_ = _e425;
         }
     }
-    let _e443 = left_73_;
-    if !(_e443) {
+    let _e428 = left_68_;
+    if !(_e428) {
         loop_guard[0u] = 2147483651u;
     }
-    r58_ = i32(local_index);
-    let _e454 = params.N;
-    r59_ = _e454;
-    r60_ = 256i;
-    let _e459 = r59_;
-    r61_ = _e459;
-    let _e462 = r60_;
-    r62_ = _e462;
-    let _e465 = r58_;
-    e_63_ = _e465;
-    left_78_ = false;
+    r53_ = i32(local_index);
+    let _e439 = params.N;
+    r54_ = _e439;
+    r55_ = 256i;
+    let _e444 = r54_;
+    r56_ = _e444;
+    let _e447 = r55_;
+    r57_ = _e447;
+    let _e450 = r53_;
+    e_58_ = _e450;
+    left_73_ = false;
     loop {
-        let _e477 = trips_67_;
-        let _e479 = (_e477 + 1u);
-        trips_67_ = _e479;
-        if (_e479 > 4096u) {
+        let _e462 = trips_62_;
+        let _e464 = (_e462 + 1u);
+        trips_62_ = _e464;
+        if (_e464 > 4096u) {
             loop_guard[0u] = 6u;
-            left_78_ = true;
+            left_73_ = true;
             break;
         }
         {
-            let _e483 = e_63_;
-            let _e485 = r61_;
-            r64_ = (_e483 < _e485);
-            let _e489 = r64_;
-            r65_ = !(_e489);
-            let _e493 = r65_;
-            if _e493 {
-                left_78_ = true;
+            let _e468 = e_58_;
+            let _e470 = r56_;
+            r59_ = (_e468 < _e470);
+            let _e474 = r59_;
+            r60_ = !(_e474);
+            let _e478 = r60_;
+            if _e478 {
+                left_73_ = true;
                 break;
             }
-            let _e498 = e_63_;
-            let _e502 = tile0_S[bitcast<u32>(_e498)];
-            r66_ = _e502;
-            let _e505 = r66_;
-            let _e510 = e_63_;
-            Y[bitcast<u32>(_e510)] = _e505;
+            let _e483 = e_58_;
+            let _e487 = tile0_S[bitcast<u32>(_e483)];
+            r61_ = _e487;
+            let _e490 = r61_;
+            let _e495 = e_58_;
+            Y[bitcast<u32>(_e495)] = _e490;
         }
         continuing {
-            let _e515 = e_63_;
-            let _e517 = r62_;
-            e_63_ = (_e515 + _e517);
+            let _e500 = e_58_;
+            let _e502 = r57_;
+            e_58_ = (_e500 + _e502);
         }
     }
-    let _e521 = left_78_;
-    if !(_e521) {
+    let _e506 = left_73_;
+    if !(_e506) {
         loop_guard[0u] = 2147483654u;
     }
 }
