@@ -111,6 +111,11 @@ impl KernelChecker {
                 shape,
                 fill,
             } => self.scratch(element, shape, fill, expr.span),
+            ExprKind::Array {
+                element,
+                shape,
+                fill,
+            } => self.array(element, shape, fill, expr.span),
             ExprKind::Error => Value::error(),
         }
     }
@@ -444,6 +449,9 @@ impl KernelChecker {
             Type::Tile { element, shape } => {
                 (*element, shape.iter().map(|&n| Some(n)).collect(), false)
             }
+            Type::Array { element, shape } => {
+                return self.array_index(base, base_span, *element, shape, indices, span);
+            }
             Type::Error => {
                 self.index_values(indices);
                 return Value::error();
@@ -549,6 +557,53 @@ impl KernelChecker {
             return Value::error();
         }
         Value::new(Type::Tile { element, shape }, Uniformity::Uniform)
+    }
+
+    /// `acc[i]`, `acc[i, j]`: an element of a per-thread array, as varying as the array and
+    /// the indices.
+    fn array_index(
+        &mut self,
+        base: &Value,
+        base_span: Span,
+        element: Scalar,
+        shape: &[u64],
+        indices: &[IndexArg],
+        span: Span,
+    ) -> Value {
+        if indices.len() != shape.len() {
+            self.index_values(indices);
+            self.error(
+                Diagnostic::error(
+                    Code::E0304,
+                    span,
+                    format!("{} coordinates for an array of rank {}", indices.len(), shape.len()),
+                )
+                .with_label(format!("expected {}", shape.len()))
+                .with_secondary(base_span, format!("this is {}", base.ty)),
+            );
+            return Value::error();
+        }
+        let mut uniformity = base.uniformity;
+        let mut ok = true;
+        for (arg, &extent) in indices.iter().zip(shape) {
+            let IndexArg::Single(index) = arg else {
+                self.index_values(std::slice::from_ref(arg));
+                self.error(
+                    Diagnostic::error(Code::E0319, span, "an array is indexed by element")
+                        .with_label("not one element")
+                        .with_help("index each coordinate with one integer, as in acc[i, j]"),
+                );
+                return Value::error();
+            };
+            let value = self.expr(index);
+            ok &= self.integer_index(&value, index.span);
+            self.constant_array_index(index, extent, base, base_span);
+            uniformity = uniformity.join(value.uniformity);
+        }
+        if !ok {
+            return Value::error();
+        }
+        Value::new(Type::Scalar(element), uniformity)
     }
 
     pub(super) fn index_values(&mut self, indices: &[IndexArg]) {

@@ -18,6 +18,7 @@
 //! `expressions` (operators, tiles and indexing), `builtins` (every call), `types` and
 //! `uniformity` (the lattice and the causes of divergence).
 
+mod arrays;
 mod builtins;
 mod expressions;
 mod functions;

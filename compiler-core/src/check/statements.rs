@@ -62,14 +62,17 @@ impl KernelChecker {
         mutable: bool,
         name: &Ident,
         declared: Option<&TypeExpr>,
-        value: &Expr,
+        value_expr: &Expr,
     ) {
-        let value = self.expr(value);
+        let value = self.expr(value_expr);
         let kind = if mutable {
             NameKind::Var
         } else {
             NameKind::Let
         };
+        if value.ty.is_array() && !matches!(value_expr.kind, ExprKind::Array { .. }) {
+            self.whole_array(value_expr.span, &value.ty);
+        }
         let ty = match declared {
             None => {
                 if value.ty == Type::Unit {
@@ -188,6 +191,10 @@ impl KernelChecker {
                     uniformity,
                     declared_at: Some(declared_at),
                 });
+                if ty.is_array() {
+                    self.whole_array(target.span, &ty);
+                    return;
+                }
                 if kind != NameKind::Var {
                     self.error(
                         Diagnostic::error(
@@ -216,6 +223,10 @@ impl KernelChecker {
                 }
             }
             ExprKind::Index { base, indices } => {
+                if let Some(id) = self.array_var(base) {
+                    self.array_store(id, base, indices, target.span, op, &value, value_expr.span, span);
+                    return;
+                }
                 let Some((element, is_tile_store)) = self.store_target(base, indices, target.span)
                 else {
                     return;

@@ -31,6 +31,11 @@ pub enum Type {
         element: Scalar,
         shape: Vec<u64>,
     },
+    /// A per-thread array: each thread's own elements, of a compile-time shape.
+    Array {
+        element: Scalar,
+        shape: Vec<u64>,
+    },
     /// What `barrier()` returns: nothing.
     Unit,
     Error,
@@ -75,6 +80,10 @@ impl Type {
         matches!(self, Type::Tile { .. })
     }
 
+    pub fn is_array(&self) -> bool {
+        matches!(self, Type::Array { .. })
+    }
+
     /// The result of an integer-only operator: an untyped literal stays untyped but can no
     /// longer become a float.
     pub fn integer_only(self) -> Type {
@@ -115,6 +124,10 @@ impl fmt::Display for Type {
             Type::Tile { element, shape } => {
                 let shape: Vec<String> = shape.iter().map(u64::to_string).collect();
                 write!(f, "tile<{}>[{}]", element.name(), shape.join(", "))
+            }
+            Type::Array { element, shape } => {
+                let shape: Vec<String> = shape.iter().map(u64::to_string).collect();
+                write!(f, "array<{}>[{}]", element.name(), shape.join(", "))
             }
             Type::Unit => f.write_str("()"),
             Type::Error => f.write_str("{error}"),

@@ -135,6 +135,7 @@ codes! {
         E0316 => "a scratch tile holds f32, i32 or u32, has one or two axes and fits in a CTA's shared memory",
         E0317 => "an atomic changes one element of a tensor or of a var tile, of type i32 or u32 (f32 for atomic_add)",
         E0318 => "a return fits what it leaves: no value from a kernel or a function with no result, a value of the result's type on every path of one with a result",
+        E0319 => "a per-thread array has one or two literal extents, at most 256 elements of a scalar type, and is read and written by element, within its extents",
         // Uniformity.
         E0401 => "barrier(), tile operations and collectives over ctx.thread need uniform control",
         E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",
@@ -157,6 +158,7 @@ codes! {
         E0514 => "the kernel ran past the step limit",
         E0516 => "two threads touch one tensor element with nothing ordering them, one of them writing (two atomics never race)",
         E0517 => "a program ran past a limit: a while loop's passes, or the launches a run may make",
+        E0518 => "a per-thread array index outside its extents",
     }
     Launch {
         E0515 => "a launch does not fit the kernel: its grid, dimensions, scalars or inputs",

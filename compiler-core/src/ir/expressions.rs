@@ -15,9 +15,9 @@ impl Lowering {
             ExprKind::Int(_) | ExprKind::Float(_) => None,
             ExprKind::Bool(_) => Some(Scalar::Bool),
             ExprKind::Name(name) => match self.lookup(name)? {
-                Binding::Reg(_, ty) | Binding::Scalar(_, ty) => Some(ty),
+                Binding::Reg(_, ty) | Binding::Scalar(_, ty) | Binding::Const(_, ty) => Some(ty),
                 Binding::Dim(_) => Some(Scalar::I32),
-                Binding::Tensor(_) | Binding::Tile(_) => None,
+                Binding::Tensor(_) | Binding::Tile(_) | Binding::Local(_) => None,
             },
             ExprKind::Ctx(_) => Some(Scalar::I32),
             ExprKind::Unary(ast::UnaryOp::Not, _) => Some(Scalar::Bool),
@@ -53,12 +53,13 @@ impl Lowering {
                     // it is one of those, never wrapped to 8 bits).
                     Binding::Tensor(i) => Some(self.params[i].element().widened()),
                     Binding::Tile(array) => Some(self.shared[array].element),
+                    Binding::Local(array) => Some(self.locals[array].element),
                     _ => None,
                 },
                 _ => None,
             },
             ExprKind::Bitcast { to, .. } => Scalar::from_name(&to.name),
-            ExprKind::Scratch { .. } | ExprKind::Error => None,
+            ExprKind::Scratch { .. } | ExprKind::Array { .. } | ExprKind::Error => None,
         }
     }
 
@@ -76,6 +77,7 @@ impl Lowering {
             ExprKind::Bool(value) => (Operand::Const(u32::from(*value)), Scalar::Bool),
             ExprKind::Name(name) => match self.lookup(name) {
                 Some(Binding::Reg(reg, ty)) => (Operand::Reg(reg), ty),
+                Some(Binding::Const(bits, ty)) => (Operand::Const(bits), ty),
                 Some(Binding::Scalar(index, ty)) => (self.value(Op::Scalar(index), ty, span), ty),
                 Some(Binding::Dim(index)) => {
                     (self.value(Op::Dim(index), Scalar::I32, span), Scalar::I32)
@@ -133,6 +135,11 @@ impl Lowering {
                     ExprKind::Name(name) => self.lookup(name),
                     _ => None,
                 };
+                if let Some(Binding::Local(array)) = binding {
+                    let element = self.locals[array].element;
+                    let index = self.local_index(array, indices, span);
+                    return (self.value(Op::LocalLoad { array, index }, element, span), element);
+                }
                 if let Some(Binding::Tile(array)) = binding {
                     self.mark_indexed(array);
                     let element = self.shared[array].element;
@@ -188,7 +195,9 @@ impl Lowering {
                 (self.value(Op::Bitcast { from, to, value }, to, span), to)
             }
             // A tile where a scalar is needed: the checker refused it already.
-            ExprKind::Scratch { .. } | ExprKind::Error => (Operand::Const(0), Scalar::I32),
+            ExprKind::Scratch { .. } | ExprKind::Array { .. } | ExprKind::Error => {
+                (Operand::Const(0), Scalar::I32)
+            }
         }
     }
 

@@ -63,11 +63,16 @@ pub(super) enum Binding {
     Dim(usize),
     /// A tile: the index of its shared array.
     Tile(usize),
+    /// A per-thread array: its index in `Kernel::locals`.
+    Local(usize),
+    /// A constant: an unrolled loop's variable.
+    Const(u32, Scalar),
 }
 
 pub(super) struct Lowering {
     pub(super) params: Vec<Param>,
     pub(super) shared: Vec<SharedArray>,
+    pub(super) locals: Vec<LocalArray>,
     /// The tiles the source reads or writes by element (`t[i, j]`), which padding may help.
     pub(super) indexed_tiles: Vec<bool>,
     dims: Vec<String>,
@@ -118,6 +123,7 @@ impl Lowering {
         let mut lowering = Self {
             params: Vec::new(),
             shared: Vec::new(),
+            locals: Vec::new(),
             indexed_tiles: Vec::new(),
             dims: Vec::new(),
             derived: Vec::new(),
@@ -218,11 +224,13 @@ impl Lowering {
             derived: self.derived,
             regs: self.regs,
             shared: self.shared,
+            locals: self.locals,
             body: self.blocks.into_iter().next().unwrap_or_default(),
             span: kernel.span,
             cluster: None,
         };
         super::tiles::pad_tiles(&mut lowered, &indexed);
+        super::arrays::mark_registers(&mut lowered);
         super::half::explicit_rounding(&mut lowered);
         lowered
     }
@@ -271,6 +279,11 @@ impl Lowering {
         let dst = self.reg(ty, None);
         self.emit(StmtKind::Let { dst, op }, span);
         Operand::Reg(dst)
+    }
+
+    /// The block statements are being emitted into.
+    pub(super) fn current_block(&mut self) -> Option<&mut Block> {
+        self.blocks.last_mut()
     }
 
     pub(super) fn nested(&mut self, f: impl FnOnce(&mut Self)) -> Block {
@@ -323,6 +336,10 @@ impl Lowering {
                 name, ty, value, ..
             } => {
                 let hint = ty.as_ref().map(scalar_of);
+                if let Some(array) = self.local_array(&name.name, value) {
+                    self.bind(&name.name, Binding::Local(array));
+                    return;
+                }
                 if self.is_tile_value(value) {
                     if let Some(array) = self.tile_binding(&name.name, value) {
                         self.bind(&name.name, Binding::Tile(array));
@@ -402,6 +419,10 @@ impl Lowering {
                 self.after_loop(body_ast, span);
             }
             AstStmt::For { var, range, body } => {
+                if let Some(trips) = self.unrolled_trips(var, range, body) {
+                    self.unroll(var, &trips, body);
+                    return;
+                }
                 self.for_(var, range, body, span);
                 self.after_loop(body, span);
             }
@@ -546,6 +567,17 @@ impl Lowering {
                 };
                 let tensor = match self.lookup(name) {
                     Some(Binding::Tensor(tensor)) => tensor,
+                    Some(Binding::Local(array)) => {
+                        let element = self.locals[array].element;
+                        let index = self.local_index(array, indices, target.span);
+                        let current = match op {
+                            Some(_) => self.value(Op::LocalLoad { array, index }, element, target.span),
+                            None => Operand::Const(0),
+                        };
+                        let new = self.combined(current, element, op, value, span);
+                        self.emit(StmtKind::LocalStore { array, index, value: new }, span);
+                        return;
+                    }
                     Some(Binding::Tile(array)) => {
                         self.mark_indexed(array);
                         let element = self.shared[array].element;

@@ -9,6 +9,7 @@
 //! file's function is inlined where it stands (`calls`), so the simulator and the backends need
 //! no call convention, and an inlined statement keeps its span in the function.
 
+mod arrays;
 mod calls;
 mod expressions;
 mod half;
@@ -50,6 +51,8 @@ pub struct Kernel {
     pub regs: Vec<RegInfo>,
     /// The CTA's shared-memory arrays: one per tile value.
     pub shared: Vec<SharedArray>,
+    /// Each thread's own arrays (`array<f32>[8](0.0)`).
+    pub locals: Vec<LocalArray>,
     pub body: Block,
     pub span: Span,
     /// `@cluster(dim: size)`: super-tiles over one dimension (see [`crate::cluster`]).
@@ -108,6 +111,24 @@ pub struct Cluster {
     pub dim: usize,
     /// Elements of that dimension per super-tile (the last may be shorter).
     pub size: u64,
+}
+
+/// A per-thread array: `len()` elements of `element`, row-major, each a register's bits (an
+/// `f16` as its `f32` value, a `bool` as 0 or 1). Where every access's index is a constant,
+/// `in_registers`: PTX gives each element a register; otherwise it is `.local` memory.
+/// WGSL always declares a function-scope array, and its compiler decides.
+#[derive(Clone, Debug, Serialize)]
+pub struct LocalArray {
+    pub name: String,
+    pub element: Scalar,
+    pub shape: Vec<u32>,
+    pub in_registers: bool,
+}
+
+impl LocalArray {
+    pub fn len(&self) -> usize {
+        self.shape.iter().map(|&n| n as usize).product()
+    }
 }
 
 /// A tile in shared memory: row-major, of a compile-time shape, stored with the extents
@@ -238,6 +259,12 @@ pub enum StmtKind {
     SharedStore {
         array: usize,
         indices: Vec<Operand>,
+        value: Operand,
+    },
+    /// `locals[array][index] = value` in this thread's array (`index` row-major, flat).
+    LocalStore {
+        array: usize,
+        index: Operand,
         value: Operand,
     },
     Atomic(Atomic),
@@ -485,6 +512,11 @@ pub enum Op {
     SharedLoad {
         array: usize,
         indices: Vec<Operand>,
+    },
+    /// An element of this thread's array `array`, at the flat row-major `index`.
+    LocalLoad {
+        array: usize,
+        index: Operand,
     },
     Reduce(Reduce, Over, Scalar, Operand),
     Vote(Vote, Operand),

@@ -66,6 +66,21 @@ pub fn print(module: &Module) -> String {
                 array.element.name(),
             );
         }
+        for (index, array) in kernel.locals.iter().enumerate() {
+            let shape: Vec<String> = array.shape.iter().map(u32::to_string).collect();
+            let _ = writeln!(
+                out,
+                "  local ${index}.{}: {}[{}] per thread, {}",
+                array.name,
+                array.element.name(),
+                shape.join(", "),
+                if array.in_registers {
+                    "every index a constant: registers"
+                } else {
+                    "an index known at run time: local memory on PTX"
+                }
+            );
+        }
         block(&mut out, kernel, &kernel.body, 1);
         out += "}\n";
     }
@@ -110,6 +125,19 @@ fn block(out: &mut String, kernel: &Kernel, stmts: &[Stmt], depth: usize) {
                     reg(kernel, *dst),
                     ty.name(),
                     op_text(kernel, op, ty)
+                );
+            }
+            StmtKind::LocalStore {
+                array,
+                index,
+                value,
+            } => {
+                let (name, element) = local_name(kernel, *array);
+                let _ = writeln!(
+                    out,
+                    "{pad}local_store {name}[{}] = {}",
+                    operand(kernel, *index, Scalar::I32),
+                    operand(kernel, *value, element)
                 );
             }
             StmtKind::SharedStore {
@@ -215,6 +243,15 @@ fn block(out: &mut String, kernel: &Kernel, stmts: &[Stmt], depth: usize) {
     }
 }
 
+fn local_name(kernel: &Kernel, array: usize) -> (String, Scalar) {
+    kernel
+        .locals
+        .get(array)
+        .map_or(("?".to_owned(), Scalar::F32), |a| {
+            (format!("${array}.{}", a.name), a.element)
+        })
+}
+
 fn shared_name(kernel: &Kernel, array: usize) -> (String, Scalar) {
     kernel
         .shared
@@ -278,6 +315,11 @@ fn op_text(kernel: &Kernel, op: &Op, ty: Scalar) -> String {
             if *guarded { ".guarded" } else { "" },
             kernel.params.get(*tensor).map_or("?", |p| p.name()),
             list(kernel, indices)
+        ),
+        Op::LocalLoad { array, index } => format!(
+            "local_load {}[{}]",
+            local_name(kernel, *array).0,
+            operand(kernel, *index, Scalar::I32)
         ),
         Op::SharedLoad { array, indices } => {
             format!(

@@ -21,6 +21,7 @@ mod addressing;
 mod atomics;
 mod collectives;
 mod induction;
+mod locals;
 mod operations;
 
 use crate::diagnostic::{Code, Diagnostic};
@@ -253,6 +254,8 @@ struct Emitter<'a> {
     /// Pointers that advance with the enclosing loops' induction registers.
     strided: Vec<(Access, String)>,
     guard: Option<PtxGuard>,
+    /// Each per-thread array's element registers (none for one in `.local` memory).
+    locals: Vec<Vec<String>>,
 }
 
 /// The loop guard's registers and the loops it numbered.
@@ -318,12 +321,14 @@ impl<'a> Emitter<'a> {
             present: None,
             strided: Vec::new(),
             guard: None,
+            locals: Vec::new(),
         };
         emitter.regs = kernel
             .regs
             .iter()
             .map(|info| emitter.temp(kind_of(info.ty)))
             .collect();
+        emitter.locals = emitter.local_registers();
         emitter
     }
 
@@ -588,6 +593,7 @@ impl<'a> Emitter<'a> {
                 "    .shared .align 4 .b8 {name}_warp_partials[128];"
             );
         }
+        header += &self.local_declarations();
         let _ = writeln!(header);
         let mut text = header;
         let mut line_map = Vec::new();
@@ -697,6 +703,11 @@ impl<'a> Emitter<'a> {
                     None,
                 );
             }
+            StmtKind::LocalStore {
+                array,
+                index,
+                value,
+            } => self.local_store(*array, *index, *value),
             StmtKind::Atomic(atomic) => self.atomic(atomic),
             StmtKind::If {
                 condition,

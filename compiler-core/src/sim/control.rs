@@ -121,6 +121,19 @@ impl<'a> Cta<'a> {
                 }
                 Ok(())
             }
+            StmtKind::LocalStore {
+                array,
+                index,
+                value,
+            } => {
+                for t in 0..self.threads {
+                    if mask[t] {
+                        let at = self.local_element(*array, *index, t, stmt.span)?;
+                        self.locals[*array][at] = self.get(*value, t);
+                    }
+                }
+                Ok(())
+            }
             StmtKind::Atomic(atomic) => self.atomic(atomic, mask, stmt.span),
             StmtKind::If {
                 condition,

@@ -468,3 +468,29 @@ fn cross_cta(word: u64, cta: u32, thread: u32, how: Touch) -> Option<u64> {
     }
     Some(record.word())
 }
+
+impl Cta<'_> {
+    /// Where thread `t`'s element `index` of its array `array` is, or E0518 outside it.
+    pub(super) fn local_element(
+        &self,
+        array: usize,
+        index: Operand,
+        t: usize,
+        span: Span,
+    ) -> Result<usize, Fault> {
+        let len = self.kernel.locals.get(array).map_or(0, LocalArray::len);
+        let at = self.get(index, t) as i32;
+        if at < 0 || at as usize >= len {
+            let local = &self.kernel.locals[array];
+            let shape: Vec<String> = local.shape.iter().map(u32::to_string).collect();
+            let message = format!(
+                "index {at} is outside `{}`, an array<{}>[{}] of {len} elements",
+                local.name,
+                local.element.name(),
+                shape.join(", ")
+            );
+            return Err(self.fault(Code::E0518, span, t, message));
+        }
+        Ok(t * len + at as usize)
+    }
+}

@@ -596,6 +596,8 @@ struct Cta<'a> {
     scratch: [Vec<u32>; 4],
     /// The CTA's shared memory: one array per tile.
     shared: Vec<Vec<u32>>,
+    /// Each thread's arrays: array `a`'s element `e` of thread `t` at `t * len + e`.
+    locals: Vec<Vec<u32>>,
     /// Who touched each shared element since the last barrier, to find data races.
     accesses: Vec<Vec<Access>>,
     /// Counts barriers: an access recorded in an older epoch is no longer in the way.
@@ -662,6 +664,11 @@ impl<'a> Cta<'a> {
                 .shared
                 .iter()
                 .map(|a| vec![0; a.stored_len_at(global.options.lanes)])
+                .collect(),
+            locals: kernel
+                .locals
+                .iter()
+                .map(|a| vec![0; a.len() * threads])
                 .collect(),
             accesses: kernel
                 .shared

@@ -171,6 +171,16 @@ impl<'a> Cta<'a> {
                 }
                 Ok(())
             }
+            Op::LocalLoad { array, index } => {
+                for t in 0..threads {
+                    if mask[t] {
+                        let at = self.local_element(*array, *index, t, span)?;
+                        let bits = self.locals[*array][at];
+                        self.set(dst, t, bits);
+                    }
+                }
+                Ok(())
+            }
             Op::SharedLoad { array, indices } => {
                 for t in 0..threads {
                     if mask[t] {

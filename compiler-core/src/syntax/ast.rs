@@ -303,7 +303,7 @@ impl Expr {
                 }
                 out
             }
-            ExprKind::Scratch { fill, .. } => fill.iter().collect(),
+            ExprKind::Scratch { fill, .. } | ExprKind::Array { fill, .. } => fill.iter().collect(),
             ExprKind::Int(_)
             | ExprKind::Float(_)
             | ExprKind::Bool(_)
@@ -373,6 +373,13 @@ pub enum ExprKind {
     /// every element `fill` (parsed as an index and arguments are; the checker wants integer
     /// literals and one value).
     Scratch {
+        element: Ident,
+        shape: Vec<IndexArg>,
+        fill: Vec<Expr>,
+    },
+    /// `array<f32>[8](0.0)`: a per-thread array, every element `fill`, parsed as a scratch
+    /// tile is (the checker wants integer literals, at most 256 elements, and one value).
+    Array {
         element: Ident,
         shape: Vec<IndexArg>,
         fill: Vec<Expr>,

@@ -269,7 +269,7 @@ fn expr(e: &Expr, diagnostics: &mut Vec<Diagnostic>) {
             expr(base, diagnostics);
             indices(list, diagnostics);
         }
-        ExprKind::Scratch { shape, fill, .. } => {
+        ExprKind::Scratch { shape, fill, .. } | ExprKind::Array { shape, fill, .. } => {
             indices(shape, diagnostics);
             fill.iter().for_each(|a| expr(a, diagnostics));
         }

@@ -231,15 +231,23 @@ where
         // compares (the scratch tile's parse fails at once and the name's is taken). Its shape
         // and fill parse as an index and arguments do; the checker holds them to literals and
         // one value.
+        // `array<E>[n](fill)`, a per-thread array, parses alike.
         let scratch = ident()
-            .filter(|name: &Ident| name.name == "tile")
-            .ignore_then(ident().delimited_by(op("<"), op(">")))
+            .filter(|name: &Ident| name.name == "tile" || name.name == "array")
+            .then(ident().delimited_by(op("<"), op(">")))
             .then(indices.clone())
             .then(args.clone())
-            .map(|((element, shape), fill)| ExprKind::Scratch {
-                element,
-                shape,
-                fill,
+            .map(|(((kind, element), shape), fill)| match kind.name.as_str() {
+                "array" => ExprKind::Array {
+                    element,
+                    shape,
+                    fill,
+                },
+                _ => ExprKind::Scratch {
+                    element,
+                    shape,
+                    fill,
+                },
             });
         // `bitcast<T>(x)`: as `tile`, a name everywhere else.
         let bitcast = ident()

@@ -218,6 +218,7 @@ impl<'k> Builder<'k> {
             StmtKind::Let { .. }
             | StmtKind::Store { .. }
             | StmtKind::SharedStore { .. }
+            | StmtKind::LocalStore { .. }
             | StmtKind::Atomic(_) => {
                 self.predicated(block, |builder, inner| builder.stmt(inner, stmt));
             }

@@ -283,6 +283,10 @@ impl<'k> Builder<'k> {
                     }
                 }
             }
+            Op::LocalLoad { array, index } => {
+                let pointer = self.array_pointer(block, *array, *index);
+                self.add(block, E::Load { pointer })
+            }
             Op::SharedLoad { array, indices } => {
                 let pointer = self.shared_pointer(block, *array, indices);
                 let element = self.kernel.shared[*array].element;

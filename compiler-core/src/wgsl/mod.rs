@@ -319,6 +319,8 @@ struct Builder<'k> {
     atomic_arrays: Vec<usize>,
     partials: Option<Handle<GlobalVariable>>,
     locals: Vec<Handle<LocalVariable>>,
+    /// Each per-thread array: a function-scope `array<T, N>` (an `f16` as its `f32`).
+    arrays: Vec<Handle<LocalVariable>>,
     uses_subgroups: bool,
     span: naga::Span,
     /// Set in emulated-warp mode.
@@ -520,6 +522,28 @@ impl<'k> Builder<'k> {
                 SP,
             ));
         }
+        let mut arrays = Vec::new();
+        for (i, array) in kernel.locals.iter().enumerate() {
+            let base = scalar_type(&mut module, naga_scalar(array.element));
+            let size = std::num::NonZeroU32::new(array.len() as u32)
+                .map_or(ArraySize::Dynamic, ArraySize::Constant);
+            let stride = if array.element == Scalar::Bool { 1 } else { 4 };
+            let ty = module.types.insert(
+                Type {
+                    name: None,
+                    inner: TypeInner::Array { base, size, stride },
+                },
+                SP,
+            );
+            arrays.push(function.local_variables.append(
+                LocalVariable {
+                    name: Some(format!("{}_local{i}", array.name)),
+                    ty,
+                    init: None,
+                },
+                SP,
+            ));
+        }
         let mut emitter = naga::proc::Emitter::default();
         emitter.start(&function.expressions);
         Self {
@@ -540,6 +564,7 @@ impl<'k> Builder<'k> {
             atomic_arrays,
             partials: None,
             locals,
+            arrays,
             uses_subgroups: false,
             span: SP,
             emulation: None,
@@ -711,6 +736,13 @@ impl<'k> Builder<'k> {
         let local = self.locals[r.0 as usize];
         let pointer = self.add(block, E::LocalVariable(local));
         self.add(block, E::Load { pointer })
+    }
+
+    /// A pointer to element `index` of this invocation's array `array`.
+    fn array_pointer(&mut self, block: &mut Block, array: usize, index: Operand) -> Handle<E> {
+        let index = self.operand(block, index, Scalar::I32);
+        let base = self.add(block, E::LocalVariable(self.arrays[array]));
+        self.add(block, E::Access { base, index })
     }
 
     fn store_reg(&mut self, block: &mut Block, r: Reg, value: Handle<E>) {

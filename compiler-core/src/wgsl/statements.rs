@@ -77,6 +77,16 @@ impl<'k> Builder<'k> {
                 let pointer = self.shared_pointer(block, *array, indices);
                 self.push(block, St::Store { pointer, value: v });
             }
+            StmtKind::LocalStore {
+                array,
+                index,
+                value,
+            } => {
+                let element = self.kernel.locals[*array].element;
+                let v = self.operand(block, *value, element);
+                let pointer = self.array_pointer(block, *array, *index);
+                self.push(block, St::Store { pointer, value: v });
+            }
             StmtKind::Atomic(atomic) => self.atomic(block, atomic),
             StmtKind::If {
                 condition,

@@ -1,0 +1,122 @@
+//! Per-thread arrays in PTX: a register per element where every index is a constant
+//! ([`LocalArray::in_registers`]), else `.local` memory, 4 bytes an element (an `f16` as its
+//! `f32` value, a `bool` as 0 or 1), addressed by the flat index. The listing says which, in a
+//! comment at the kernel's head.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// Each in-register array's element registers; empty for an array in `.local` memory.
+    pub(super) fn local_registers(&mut self) -> Vec<Vec<String>> {
+        let kernel = self.kernel;
+        kernel
+            .locals
+            .iter()
+            .map(|array| match array.in_registers {
+                true => (0..array.len()).map(|_| self.temp(kind_of(array.element))).collect(),
+                false => Vec::new(),
+            })
+            .collect()
+    }
+
+    /// The `.local` declarations and a comment per array, for the kernel's head.
+    pub(super) fn local_declarations(&self) -> String {
+        let mut out = String::new();
+        for (i, array) in self.kernel.locals.iter().enumerate() {
+            let shape: Vec<String> = array.shape.iter().map(u32::to_string).collect();
+            let what = format!("{}<{}>[{}]", array.name, array.element.name(), shape.join(", "));
+            if array.in_registers {
+                let _ = writeln!(out, "    // per-thread array {what}: every index a constant, so a register per element");
+            } else {
+                let _ = writeln!(out, "    // per-thread array {what}: an index known at run time, so .local memory");
+                let _ = writeln!(
+                    out,
+                    "    .local .align 4 .b8 {}[{}];",
+                    self.local_symbol(i),
+                    array.len() * 4
+                );
+            }
+        }
+        out
+    }
+
+    fn local_symbol(&self, array: usize) -> String {
+        format!("{}_local{array}_{}", self.kernel.name, self.kernel.locals[array].name)
+    }
+
+    fn local_address(&mut self, array: usize, index: Operand) -> String {
+        let symbol = self.local_symbol(array);
+        let index = self.src(index, Scalar::I32);
+        let base = self.temp(Kind::B64);
+        let offset = self.temp(Kind::B64);
+        let address = self.temp(Kind::B64);
+        self.line(format!("mov.u64 {base}, {symbol};"), None);
+        self.line(format!("mul.wide.s32 {offset}, {index}, 4;"), None);
+        self.line(format!("add.s64 {address}, {base}, {offset};"), None);
+        address
+    }
+
+    /// `d = array[index]`.
+    pub(super) fn local_load(&mut self, d: &str, array: usize, index: Operand) {
+        let element = self.kernel.locals[array].element;
+        if let (Some(regs), Operand::Const(at)) = (self.locals.get(array), index) {
+            if let Some(source) = regs.get(at as usize).cloned() {
+                self.line(format!("mov.{} {d}, {source};", move_type(element)), None);
+                return;
+            }
+        }
+        let address = self.local_address(array, index);
+        match element {
+            Scalar::Bool => {
+                let r = self.temp(Kind::B32);
+                self.line(format!("ld.local.u32 {r}, [{address}];"), None);
+                self.line(format!("setp.ne.u32 {d}, {r}, 0;"), None);
+            }
+            _ => self.line(format!("ld.local.{} {d}, [{address}];", local_type(element)), None),
+        }
+    }
+
+    /// `array[index] = value`.
+    pub(super) fn local_store(&mut self, array: usize, index: Operand, value: Operand) {
+        let element = self.kernel.locals[array].element;
+        if let (Some(regs), Operand::Const(at)) = (self.locals.get(array), index) {
+            if let Some(target) = regs.get(at as usize).cloned() {
+                let v = self.src(value, element);
+                self.line(format!("mov.{} {target}, {v};", move_type(element)), None);
+                return;
+            }
+        }
+        let address = self.local_address(array, index);
+        let v = match element {
+            Scalar::Bool => {
+                let p = self.src(value, element);
+                let r = self.temp(Kind::B32);
+                self.line(format!("selp.u32 {r}, 1, 0, {p};"), None);
+                r
+            }
+            _ => self.in_reg(value, element),
+        };
+        let t = match element {
+            Scalar::Bool => "u32",
+            other => local_type(other),
+        };
+        self.line(format!("st.local.{t} [{address}], {v};"), None);
+    }
+}
+
+fn move_type(element: Scalar) -> &'static str {
+    match kind_of(element) {
+        Kind::Pred => "pred",
+        Kind::F32 => "f32",
+        _ => "b32",
+    }
+}
+
+/// The 4-byte type an element is kept in: an `f16` register holds its `f32` value.
+fn local_type(element: Scalar) -> &'static str {
+    match element {
+        Scalar::F32 | Scalar::F16 => "f32",
+        Scalar::I32 => "s32",
+        _ => "u32",
+    }
+}
