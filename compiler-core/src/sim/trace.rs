@@ -301,6 +301,9 @@ pub(super) struct Recorder {
     bytes: usize,
     /// Each register's index in the trace's variables, if it is one.
     variable_of: Vec<Option<u32>>,
+    /// Each per-thread array's first element's index in the trace's variables (one variable
+    /// per element, `acc[3]`, `m[2, 1]`).
+    elements_of: Vec<u32>,
     /// Whether the current statement's effects are being recorded (not past a cap).
     recording: bool,
 }
@@ -335,11 +338,32 @@ impl Recorder {
                 });
             }
         }
+        let mut arrays_declared = vec![None; kernel.locals.len()];
+        first_array_stores(&kernel.body, &mut arrays_declared);
+        let mut elements_of = Vec::new();
+        for (array, declared) in kernel.locals.iter().zip(arrays_declared) {
+            elements_of.push(trace.variables.len() as u32);
+            for e in 0..array.len() {
+                let mut at = Vec::new();
+                let mut rest = e;
+                for &extent in array.shape.iter().rev() {
+                    at.push((rest % extent as usize).to_string());
+                    rest /= extent as usize;
+                }
+                at.reverse();
+                trace.variables.push(Variable {
+                    name: format!("{}[{}]", array.name, at.join(", ")),
+                    ty: array.element,
+                    declared: declared.unwrap_or(kernel.span),
+                });
+            }
+        }
         Self {
             trace,
             limits,
             bytes: 0,
             variable_of,
+            elements_of,
             recording: false,
         }
     }
@@ -455,6 +479,32 @@ impl Recorder {
     }
 }
 
+/// The statement of the first store into each per-thread array (its declaration's fill).
+fn first_array_stores(block: &[Stmt], declared: &mut [Option<Span>]) {
+    for stmt in block {
+        match &stmt.kind {
+            StmtKind::LocalStore { array, .. } => {
+                if let Some(slot @ None) = declared.get_mut(*array) {
+                    *slot = Some(stmt.statement);
+                }
+            }
+            StmtKind::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                first_array_stores(then_block, declared);
+                first_array_stores(else_block, declared);
+            }
+            StmtKind::Loop { body, continuing } => {
+                first_array_stores(body, declared);
+                first_array_stores(continuing, declared);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The statement of the first `Let` into each register, in program order.
 fn first_assignments(block: &[Stmt], declared: &mut [Option<Span>]) {
     for stmt in block {
@@ -496,6 +546,10 @@ impl<'a> Cta<'a> {
 
     /// After `stmt` ran: the values it gave variables.
     pub(super) fn trace_after(&mut self, stmt: &Stmt, mask: &[bool]) {
+        if let StmtKind::LocalStore { array, index, .. } = &stmt.kind {
+            self.trace_array_store(*array, *index, mask);
+            return;
+        }
         let dst = match &stmt.kind {
             StmtKind::Let { dst, .. } | StmtKind::Atomic(Atomic { dst: Some(dst), .. }) => dst,
             _ => return,
@@ -509,6 +563,27 @@ impl<'a> Cta<'a> {
         let start = dst.0 as usize * self.threads;
         for t in (0..self.threads).filter(|&t| mask[t]) {
             recorder.write(t, variable, self.regs[start + t]);
+        }
+    }
+
+    /// After a store into a per-thread array: each active thread's element's new value.
+    fn trace_array_store(&mut self, array: usize, index: Operand, mask: &[bool]) {
+        let len = self.kernel.locals.get(array).map_or(0, LocalArray::len);
+        let values: Vec<(usize, usize, u32)> = (0..self.threads)
+            .filter(|&t| mask[t])
+            .map(|t| self.get(index, t) as usize)
+            .zip((0..self.threads).filter(|&t| mask[t]))
+            .filter(|&(e, _)| e < len)
+            .map(|(e, t)| (t, e, self.locals[array][t * len + e]))
+            .collect();
+        let Some(recorder) = self.trace.as_deref_mut().filter(|r| r.recording) else {
+            return;
+        };
+        let Some(&first) = recorder.elements_of.get(array) else {
+            return;
+        };
+        for (t, e, bits) in values {
+            recorder.write(t, first + e as u32, bits);
         }
     }
 
