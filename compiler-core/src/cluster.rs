@@ -236,6 +236,7 @@ mod tests {
             derived: Vec::new(),
             regs: Vec::new(),
             shared: Vec::new(),
+            locals: Vec::new(),
             body: Vec::new(),
             span: crate::span::Span::empty(0),
             cluster: Some(Cluster { dim: 1, size: 2 }),

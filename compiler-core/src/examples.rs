@@ -65,6 +65,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("quantize"),
     example!("radix_sort_f32"),
     example!("bitonic_sort"),
+    example!("attention_rows"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

@@ -1106,3 +1106,47 @@ fn bitonic_sort_sorts_through_its_functions() {
         assert_eq!(tensor(&out, "Y").bits, want, "N = {n}");
     }
 }
+
+/// Attention with one thread per row (issue 53's per-thread arrays: q and o, eight each)
+/// equals softmax(Q Kᵀ / √8) V computed in f64, within f32's rounding over 100 keys; the rows
+/// past S (the second CTA's last threads) write nothing.
+#[test]
+fn attention_rows_equals_softmax_attention() {
+    let s = 100usize;
+    let data = |seed: usize| -> Vec<f64> {
+        (0..s * 8)
+            .map(|k| (((k * 7919 + seed * 104729) % 1000) as f64 - 500.0) / 500.0)
+            .collect()
+    };
+    let (q, k, v) = (data(1), data(2), data(3));
+    let input = |values: &[f64]| Input::Data {
+        shape: vec![s, 8],
+        values: values.to_vec(),
+    };
+    let out = run(
+        "attention_rows",
+        Setup {
+            grid: (2, 1),
+            dims: &[("S", s as i64)],
+            scalars: &[],
+            inputs: vec![("Q", input(&q)), ("K", input(&k)), ("V", input(&v))],
+        },
+    );
+    let o = &tensor(&out, "O").bits;
+    for row in 0..s {
+        let scores: Vec<f64> = (0..s)
+            .map(|j| (0..8).map(|d| q[row * 8 + d] * k[j * 8 + d]).sum::<f64>() / 8f64.sqrt())
+            .collect();
+        let top = scores.iter().cloned().fold(f64::MIN, f64::max);
+        let weights: Vec<f64> = scores.iter().map(|x| (x - top).exp()).collect();
+        let total: f64 = weights.iter().sum();
+        for d in 0..8 {
+            let want = (0..s).map(|j| weights[j] * v[j * 8 + d]).sum::<f64>() / total;
+            let got = f64::from(f32::from_bits(o[row * 8 + d]));
+            assert!(
+                (got - want).abs() < 1e-5,
+                "O[{row}, {d}] = {got}, want {want}"
+            );
+        }
+    }
+}

@@ -156,6 +156,7 @@ fn a_barrier_not_reached_by_every_thread_is_a_fault() {
             },
         ],
         shared: vec![],
+        locals: vec![],
         body: vec![
             stmt(StmtKind::Let {
                 dst: Reg(0),
@@ -520,4 +521,19 @@ fn across_ctas_only_reads_together_or_atomics_together_are_free_of_races() {
         message.contains("thread 0 of block (1, 0, 0) changes it by an atomic, and block (0, 0, 0) read it (its thread 0 touched it first)"),
         "{message}"
     );
+}
+
+/// A per-thread array's index known only at run time, outside the array: E0518, with the
+/// array's name, its shape and the thread, at the access.
+#[test]
+fn a_per_thread_array_index_outside_names_the_array_and_thread() {
+    let source = "@launch(64)\nkernel k(X: tensor<i32>[N], Y: tensor<i32>[N]) {\n  var seen = array<i32>[4](0)\n  seen[X[ctx.thread]] += 1\n  Y[ctx.thread] = seen[0]\n}\n";
+    let (code, text) = fault(source, launch(&[("N", 64)], vec![("X", Input::Iota)]));
+    assert_eq!(code, Code::E0518);
+    assert!(
+        text.contains("index 4 is outside `seen`, an array<i32>[4] of 4 elements"),
+        "{text}"
+    );
+    assert!(text.contains("thread 4"), "{text}");
+    assert!(text.contains("k.tsr:4:"), "{text}");
 }

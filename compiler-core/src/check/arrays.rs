@@ -12,7 +12,13 @@ pub const MAX_ARRAY_ELEMENTS: u64 = 256;
 
 impl KernelChecker {
     /// `array<E>[n, m](fill)`.
-    pub(super) fn array(&mut self, element: &Ident, shape: &[IndexArg], fill: &[Expr], span: Span) -> Value {
+    pub(super) fn array(
+        &mut self,
+        element: &Ident,
+        shape: &[IndexArg],
+        fill: &[Expr],
+        span: Span,
+    ) -> Value {
         let fill_values: Vec<Value> = fill.iter().map(|f| self.expr(f)).collect();
         let callee = Ident {
             name: format!("array<{}>[…]", element.name),
@@ -79,17 +85,33 @@ impl KernelChecker {
                 Diagnostic::error(
                     Code::E0312,
                     fill[0].span,
-                    format!("an array of {} is filled with {}", element.name(), fill_value.ty),
+                    format!(
+                        "an array of {} is filled with {}",
+                        element.name(),
+                        fill_value.ty
+                    ),
                 )
                 .with_label(format!("expected {}", element.name()))
                 .with_help(cast_help(&fill_value.ty, &Type::Scalar(element))),
             );
         }
-        Value::new(Type::Array { element, shape: extents }, fill_value.uniformity)
+        Value::new(
+            Type::Array {
+                element,
+                shape: extents,
+            },
+            fill_value.uniformity,
+        )
     }
 
     /// A literal index outside an array's extent (`acc[8]` of `array<f32>[8]`).
-    pub(super) fn constant_array_index(&mut self, index: &Expr, extent: u64, base: &Value, base_span: Span) {
+    pub(super) fn constant_array_index(
+        &mut self,
+        index: &Expr,
+        extent: u64,
+        base: &Value,
+        base_span: Span,
+    ) {
         let value = match &index.kind {
             ExprKind::Int(Some(n)) => *n as i128,
             ExprKind::Unary(UnaryOp::Neg, x) => match x.kind {
@@ -147,7 +169,9 @@ impl KernelChecker {
                 )
                 .with_label("written here")
                 .with_secondary(self.vars[id].declared_at, "declared here")
-                .with_help(format!("declare it with `var {name} = ...` to write its elements")),
+                .with_help(format!(
+                    "declare it with `var {name} = ...` to write its elements"
+                )),
             );
             return;
         }
@@ -163,9 +187,15 @@ impl KernelChecker {
     /// An array used whole where only its elements may be (`let b = a`, `a = b`, `a + 1`).
     pub(super) fn whole_array(&mut self, span: Span, ty: &Type) {
         self.error(
-            Diagnostic::error(Code::E0319, span, format!("{ty} is read and written by element"))
-                .with_label("a whole array is not a value")
-                .with_help("index it, as in acc[i]; copy one into another element by element in a loop"),
+            Diagnostic::error(
+                Code::E0319,
+                span,
+                format!("{ty} is read and written by element"),
+            )
+            .with_label("a whole array is not a value")
+            .with_help(
+                "index it, as in acc[i]; copy one into another element by element in a loop",
+            ),
         );
     }
 }

@@ -576,7 +576,11 @@ impl KernelChecker {
                 Diagnostic::error(
                     Code::E0304,
                     span,
-                    format!("{} coordinates for an array of rank {}", indices.len(), shape.len()),
+                    format!(
+                        "{} coordinates for an array of rank {}",
+                        indices.len(),
+                        shape.len()
+                    ),
                 )
                 .with_label(format!("expected {}", shape.len()))
                 .with_secondary(base_span, format!("this is {}", base.ty)),

@@ -224,7 +224,16 @@ impl KernelChecker {
             }
             ExprKind::Index { base, indices } => {
                 if let Some(id) = self.array_var(base) {
-                    self.array_store(id, base, indices, target.span, op, &value, value_expr.span, span);
+                    self.array_store(
+                        id,
+                        base,
+                        indices,
+                        target.span,
+                        op,
+                        &value,
+                        value_expr.span,
+                        span,
+                    );
                     return;
                 }
                 let Some((element, is_tile_store)) = self.store_target(base, indices, target.span)

@@ -59,7 +59,12 @@ impl Lowering {
     }
 
     /// The flat index of `indices` into array `array`: a constant where every coordinate is.
-    pub(super) fn local_index(&mut self, array: usize, indices: &[IndexArg], span: Span) -> Operand {
+    pub(super) fn local_index(
+        &mut self,
+        array: usize,
+        indices: &[IndexArg],
+        span: Span,
+    ) -> Operand {
         let shape = self.locals[array].shape.clone();
         let mut flat = Operand::Const(0);
         for (axis, index) in indices.iter().enumerate() {
@@ -79,14 +84,23 @@ impl Lowering {
                     let scaled = match stride {
                         1 => coordinate,
                         _ => self.value(
-                            Op::Binary(BinaryOp::Mul, Scalar::I32, coordinate, Operand::Const(stride)),
+                            Op::Binary(
+                                BinaryOp::Mul,
+                                Scalar::I32,
+                                coordinate,
+                                Operand::Const(stride),
+                            ),
                             Scalar::I32,
                             span,
                         ),
                     };
                     match flat {
                         Operand::Const(0) => scaled,
-                        _ => self.value(Op::Binary(BinaryOp::Add, Scalar::I32, flat, scaled), Scalar::I32, span),
+                        _ => self.value(
+                            Op::Binary(BinaryOp::Add, Scalar::I32, flat, scaled),
+                            Scalar::I32,
+                            span,
+                        ),
                     }
                 }
             };
@@ -128,11 +142,19 @@ impl Lowering {
 
     /// The trips of `for var in range` to unroll: literal bounds, a few trips, no `break` or
     /// `continue` of its own, and an array indexed with `var` in its body.
-    pub(super) fn unrolled_trips(&self, var: &ast::Ident, range: &ast::Expr, body: &ast::Block) -> Option<Vec<i32>> {
+    pub(super) fn unrolled_trips(
+        &self,
+        var: &ast::Ident,
+        range: &ast::Expr,
+        body: &ast::Block,
+    ) -> Option<Vec<i32>> {
         let ExprKind::Call { args, .. } = &range.kind else {
             return None;
         };
-        let bounds: Vec<i32> = args.iter().map(|a| self.static_int(a)).collect::<Option<_>>()?;
+        let bounds: Vec<i32> = args
+            .iter()
+            .map(|a| self.static_int(a))
+            .collect::<Option<_>>()?;
         let (start, end, step) = match bounds.as_slice() {
             [end] => (0, *end, 1),
             [start, end] => (*start, *end, 1),
@@ -141,10 +163,19 @@ impl Lowering {
         };
         let trips: Vec<i32> = (0..=MAX_UNROLL)
             .map(|k| start as i64 + k * step as i64)
-            .take_while(|&i| if step > 0 { i < end as i64 } else { i > end as i64 })
+            .take_while(|&i| {
+                if step > 0 {
+                    i < end as i64
+                } else {
+                    i > end as i64
+                }
+            })
             .map(|i| i as i32)
             .collect();
-        if trips.len() as i64 > MAX_UNROLL || jumps(&body.stmts) || !self.indexes_array_with(&body.stmts, &var.name) {
+        if trips.len() as i64 > MAX_UNROLL
+            || jumps(&body.stmts)
+            || !self.indexes_array_with(&body.stmts, &var.name)
+        {
             return None;
         }
         Some(trips)
@@ -195,7 +226,12 @@ fn jumps(stmts: &[ast::Stmt]) -> bool {
             then_block,
             else_branch,
             ..
-        } => jumps(&then_block.stmts) || else_branch.as_deref().is_some_and(|b| jumps(std::slice::from_ref(b))),
+        } => {
+            jumps(&then_block.stmts)
+                || else_branch
+                    .as_deref()
+                    .is_some_and(|b| jumps(std::slice::from_ref(b)))
+        }
         AstStmt::Block(block) => jumps(&block.stmts),
         _ => false,
     })
@@ -205,7 +241,9 @@ fn jumps(stmts: &[ast::Stmt]) -> bool {
 fn each_expr(stmts: &[ast::Stmt], f: &mut impl FnMut(&ast::Expr)) {
     for stmt in stmts {
         match &stmt.kind {
-            AstStmt::Let { value, .. } | AstStmt::Expr(value) | AstStmt::Return(Some(value)) => f(value),
+            AstStmt::Let { value, .. } | AstStmt::Expr(value) | AstStmt::Return(Some(value)) => {
+                f(value)
+            }
             AstStmt::Assign { target, value, .. } => {
                 f(target);
                 f(value);
@@ -221,7 +259,12 @@ fn each_expr(stmts: &[ast::Stmt], f: &mut impl FnMut(&ast::Expr)) {
                     each_expr(std::slice::from_ref(&**branch), f);
                 }
             }
-            AstStmt::While { condition, body } | AstStmt::For { range: condition, body, .. } => {
+            AstStmt::While { condition, body }
+            | AstStmt::For {
+                range: condition,
+                body,
+                ..
+            } => {
                 f(condition);
                 each_expr(&body.stmts, f);
             }

@@ -138,7 +138,10 @@ impl Lowering {
                 if let Some(Binding::Local(array)) = binding {
                     let element = self.locals[array].element;
                     let index = self.local_index(array, indices, span);
-                    return (self.value(Op::LocalLoad { array, index }, element, span), element);
+                    return (
+                        self.value(Op::LocalLoad { array, index }, element, span),
+                        element,
+                    );
                 }
                 if let Some(Binding::Tile(array)) = binding {
                     self.mark_indexed(array);

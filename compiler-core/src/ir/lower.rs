@@ -571,11 +571,20 @@ impl Lowering {
                         let element = self.locals[array].element;
                         let index = self.local_index(array, indices, target.span);
                         let current = match op {
-                            Some(_) => self.value(Op::LocalLoad { array, index }, element, target.span),
+                            Some(_) => {
+                                self.value(Op::LocalLoad { array, index }, element, target.span)
+                            }
                             None => Operand::Const(0),
                         };
                         let new = self.combined(current, element, op, value, span);
-                        self.emit(StmtKind::LocalStore { array, index, value: new }, span);
+                        self.emit(
+                            StmtKind::LocalStore {
+                                array,
+                                index,
+                                value: new,
+                            },
+                            span,
+                        );
                         return;
                     }
                     Some(Binding::Tile(array)) => {

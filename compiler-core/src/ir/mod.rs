@@ -129,6 +129,10 @@ impl LocalArray {
     pub fn len(&self) -> usize {
         self.shape.iter().map(|&n| n as usize).product()
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// A tile in shared memory: row-major, of a compile-time shape, stored with the extents

@@ -13,7 +13,9 @@ impl Emitter<'_> {
             .locals
             .iter()
             .map(|array| match array.in_registers {
-                true => (0..array.len()).map(|_| self.temp(kind_of(array.element))).collect(),
+                true => (0..array.len())
+                    .map(|_| self.temp(kind_of(array.element)))
+                    .collect(),
                 false => Vec::new(),
             })
             .collect()
@@ -24,11 +26,19 @@ impl Emitter<'_> {
         let mut out = String::new();
         for (i, array) in self.kernel.locals.iter().enumerate() {
             let shape: Vec<String> = array.shape.iter().map(u32::to_string).collect();
-            let what = format!("{}<{}>[{}]", array.name, array.element.name(), shape.join(", "));
+            let what = format!(
+                "{}<{}>[{}]",
+                array.name,
+                array.element.name(),
+                shape.join(", ")
+            );
             if array.in_registers {
                 let _ = writeln!(out, "    // per-thread array {what}: every index a constant, so a register per element");
             } else {
-                let _ = writeln!(out, "    // per-thread array {what}: an index known at run time, so .local memory");
+                let _ = writeln!(
+                    out,
+                    "    // per-thread array {what}: an index known at run time, so .local memory"
+                );
                 let _ = writeln!(
                     out,
                     "    .local .align 4 .b8 {}[{}];",
@@ -41,7 +51,10 @@ impl Emitter<'_> {
     }
 
     fn local_symbol(&self, array: usize) -> String {
-        format!("{}_local{array}_{}", self.kernel.name, self.kernel.locals[array].name)
+        format!(
+            "{}_local{array}_{}",
+            self.kernel.name, self.kernel.locals[array].name
+        )
     }
 
     fn local_address(&mut self, array: usize, index: Operand) -> String {
@@ -72,7 +85,10 @@ impl Emitter<'_> {
                 self.line(format!("ld.local.u32 {r}, [{address}];"), None);
                 self.line(format!("setp.ne.u32 {d}, {r}, 0;"), None);
             }
-            _ => self.line(format!("ld.local.{} {d}, [{address}];", local_type(element)), None),
+            _ => self.line(
+                format!("ld.local.{} {d}, [{address}];", local_type(element)),
+                None,
+            ),
         }
     }
 

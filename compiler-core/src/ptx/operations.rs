@@ -512,6 +512,7 @@ mod tests {
             derived: Vec::new(),
             regs: Vec::new(),
             shared: Vec::new(),
+            locals: Vec::new(),
             body: Vec::new(),
             span: Span { start: 0, end: 0 },
             cluster: None,

@@ -48,7 +48,7 @@ pub use compare::{compare_tensor, Comparison, FLOAT_TOLERANCE};
 pub use fault::{CtaOrder, Fault, Waits};
 pub use profile::{
     bank_of, conflict_degree, element_bytes, sector_of, sectors, stored_word, word_of, AccessSite,
-    MemoryProfile, BANKS, LINE_BYTES, PARTIALS, SECTOR_BYTES,
+    ArrayPlace, MemoryProfile, BANKS, LINE_BYTES, PARTIALS, SECTOR_BYTES,
 };
 pub use trace::{
     Barrier, Exchange, LaneState, Memory, MemoryAccess, Step, Threads, Trace, TraceLimits,
@@ -319,6 +319,7 @@ pub fn run_profiled(
 ) -> (Result<Stats, Fault>, MemoryProfile) {
     observed_in_order(args, options, observers, |args, options, observers| {
         let mut counter = profile::Counter::default();
+        counter.arrays = profile::ArrayPlace::of(kernel);
         let result = run_observed(kernel, args, options, observers, None, Some(&mut counter));
         (result, counter.finish())
     })

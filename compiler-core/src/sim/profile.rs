@@ -122,6 +122,11 @@ impl AccessSite {
         matches!(self.memory, Memory::Shared(_) | Memory::Partials)
     }
 
+    /// A per-thread array's `.local` memory: sectors, as global memory's.
+    pub fn is_local(&self) -> bool {
+        matches!(self.memory, Memory::Local(_))
+    }
+
     fn per_request(&self, total: u64) -> f64 {
         if self.requests == 0 {
             0.0
@@ -162,6 +167,13 @@ impl AccessSite {
 
     /// "global read", "shared write", "global atomic", …
     pub fn kind(&self) -> &'static str {
+        if self.is_local() {
+            return if self.write {
+                "local write"
+            } else {
+                "local read"
+            };
+        }
         match (self.is_shared(), self.write, self.atomic) {
             (false, _, true) => "global atomic",
             (true, _, true) => "shared atomic",
@@ -232,6 +244,9 @@ pub struct MemoryProfile {
     pub sites: Vec<AccessSite>,
     #[serde(default)]
     pub work: Work,
+    /// Where each per-thread array is kept.
+    #[serde(default)]
+    pub arrays: Vec<ArrayPlace>,
 }
 
 /// The run's arithmetic, lane by lane (each active lane's operation is one), counted with the
@@ -305,12 +320,55 @@ pub(super) struct Counter {
     /// The current request's elements, reused.
     elements: Vec<u64>,
     work: Work,
+    pub(super) arrays: Vec<ArrayPlace>,
+}
+
+/// Where PTX keeps a per-thread array: the memory view says it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrayPlace {
+    /// `acc: f32[8]`.
+    pub array: String,
+    /// Every index a constant: a register per element, no memory traffic. Otherwise `.local`
+    /// memory, whose accesses are rows of the profile.
+    pub in_registers: bool,
+}
+
+impl ArrayPlace {
+    pub fn of(kernel: &Kernel) -> Vec<ArrayPlace> {
+        kernel
+            .locals
+            .iter()
+            .map(|a| {
+                let shape: Vec<String> = a.shape.iter().map(u32::to_string).collect();
+                ArrayPlace {
+                    array: format!("{}: {}[{}]", a.name, a.element.name(), shape.join(", ")),
+                    in_registers: a.in_registers,
+                }
+            })
+            .collect()
+    }
+
+    /// "acc: f32[8] in registers (every index a constant)".
+    pub fn describe(&self) -> String {
+        match self.in_registers {
+            true => format!("{} in registers (every index a constant)", self.array),
+            false => format!(
+                "{} in local memory (an index known at run time)",
+                self.array
+            ),
+        }
+    }
 }
 
 impl Counter {
     /// Adds what another thread counted (sums and maxima, so the order does not matter).
     pub(super) fn merge(&mut self, other: Counter) {
         self.work.add(&other.work);
+        for place in other.arrays {
+            if !self.arrays.contains(&place) {
+                self.arrays.push(place);
+            }
+        }
         for (key, site) in other.sites {
             match self.sites.entry(key) {
                 Entry::Vacant(entry) => {
@@ -338,6 +396,7 @@ impl Counter {
         MemoryProfile {
             sites: self.sites.into_values().collect(),
             work: self.work,
+            arrays: self.arrays,
         }
     }
 }
@@ -349,6 +408,7 @@ impl From<MemoryProfile> for Counter {
                 Memory::Tensor(i) => (0, i),
                 Memory::Shared(i) => (1, i),
                 Memory::Partials => (2, 0),
+                Memory::Local(i) => (3, i),
             };
             ((site.span, kind, index, site.write), site)
         });
@@ -356,6 +416,7 @@ impl From<MemoryProfile> for Counter {
             sites: sites.collect(),
             elements: Vec::new(),
             work: profile.work,
+            arrays: profile.arrays,
         }
     }
 }
@@ -398,7 +459,7 @@ pub fn element_bytes(kernel: &Kernel, memory: Memory) -> u64 {
     let element = match memory {
         Memory::Tensor(i) => kernel.params.get(i).map(Param::element),
         Memory::Shared(i) => kernel.shared.get(i).map(|a| a.element),
-        Memory::Partials => None, // one 4-byte word a warp
+        Memory::Partials | Memory::Local(_) => None, // a 4-byte word
     };
     element.map_or(4, Scalar::size)
 }
@@ -561,6 +622,13 @@ impl<'a> Cta<'a> {
                 place: Place::Shared { array, indices },
                 ..
             }) => (Memory::Shared(*array), indices, true),
+            StmtKind::Let {
+                op: Op::LocalLoad { array, index },
+                ..
+            } => return self.count_local(*array, *index, stmt.span, mask, false),
+            StmtKind::LocalStore { array, index, .. } => {
+                return self.count_local(*array, *index, stmt.span, mask, true)
+            }
             _ => return,
         };
         let atomic = matches!(stmt.kind, StmtKind::Atomic(_));
@@ -568,6 +636,48 @@ impl<'a> Cta<'a> {
             return;
         };
         self.count_requests(counter, stmt.span, memory, indices, mask, (write, atomic));
+        self.profile = Some(counter);
+    }
+
+    /// An access to a per-thread array in `.local` memory (none for one in registers): each
+    /// warp's request over the words `index * 32 + lane`, 4 bytes each.
+    fn count_local(
+        &mut self,
+        array: usize,
+        index: Operand,
+        span: Span,
+        mask: &[bool],
+        write: bool,
+    ) {
+        let Some(local) = self.kernel.locals.get(array).filter(|a| !a.in_registers) else {
+            return;
+        };
+        let name = local.name.clone();
+        let Some(counter) = self.profile.take() else {
+            return;
+        };
+        let site = counter
+            .sites
+            .entry((span, 3, array, write))
+            .or_insert_with(|| AccessSite::new(span, Memory::Local(array), name, write, false));
+        let elements = &mut counter.elements;
+        let lanes = (self.options.lanes.max(1) as usize).min(REQUEST_LANES);
+        for start in (0..self.threads).step_by(lanes) {
+            elements.clear();
+            let active: Vec<usize> = (start..(start + lanes).min(self.threads))
+                .filter(|&t| mask[t])
+                .collect();
+            if active.is_empty() {
+                continue;
+            }
+            for &t in &active {
+                let lane = (t % REQUEST_LANES) as u64;
+                elements.push(u64::from(self.get(index, t)) * REQUEST_LANES as u64 + lane);
+            }
+            site.requests += 1;
+            site.lanes += active.len() as u64;
+            count_global(site, elements, 4);
+        }
         self.profile = Some(counter);
     }
 
@@ -589,7 +699,7 @@ impl<'a> Cta<'a> {
                 Some(a) => (1, i, a.name.as_str()),
                 None => return,
             },
-            Memory::Partials => return,
+            Memory::Partials | Memory::Local(_) => return,
         };
         // Where each lane's element is stored: a tensor's row-major index, a tile's index in
         // its storage (a padded tile's rows are one word longer).
@@ -604,7 +714,7 @@ impl<'a> Cta<'a> {
                 .shared
                 .get(i)
                 .and_then(|a| self.stored_index(a, indices, t)),
-            Memory::Partials => None,
+            Memory::Partials | Memory::Local(_) => None,
         };
         let site = counter
             .sites
@@ -624,7 +734,7 @@ impl<'a> Cta<'a> {
                 if let Some(e) = stored(t) {
                     let e = e as u64;
                     elements.push(match memory {
-                        Memory::Tensor(_) => e,
+                        Memory::Tensor(_) | Memory::Local(_) => e,
                         Memory::Shared(_) | Memory::Partials => word_of(e, bytes),
                     });
                 }
@@ -635,7 +745,7 @@ impl<'a> Cta<'a> {
             site.requests += 1;
             site.lanes += active;
             match memory {
-                Memory::Tensor(_) => count_global(site, elements, bytes),
+                Memory::Tensor(_) | Memory::Local(_) => count_global(site, elements, bytes),
                 Memory::Shared(_) | Memory::Partials => count_shared(site, elements),
             }
             if atomic {
@@ -670,7 +780,18 @@ impl MemoryProfile {
     }
 
     fn global_sites(&self) -> impl Iterator<Item = &AccessSite> {
-        self.sites.iter().filter(|s| !s.is_shared())
+        self.sites
+            .iter()
+            .filter(|s| !s.is_shared() && !s.is_local())
+    }
+
+    /// Local memory's traffic (per-thread arrays indexed at run time): its sectors' bytes.
+    pub fn local_bytes(&self) -> u64 {
+        self.sites
+            .iter()
+            .filter(|s| s.is_local())
+            .map(|s| s.sectors * SECTOR_BYTES)
+            .sum()
     }
 
     /// Floating-point operations per byte of global traffic; `None` without traffic.
@@ -696,6 +817,14 @@ impl MemoryProfile {
             self.requested_bytes(),
             self.shared_wavefronts()
         );
+        if !self.arrays.is_empty() {
+            let places: Vec<String> = self.arrays.iter().map(ArrayPlace::describe).collect();
+            text += &format!(
+                "per-thread arrays on PTX: {}; local memory: {} bytes moved in 32-byte sectors\n",
+                places.join("; "),
+                self.local_bytes()
+            );
+        }
         if let Some(intensity) = self.intensity() {
             text += &format!(
                 "roofline: {intensity:.3} FLOP/byte; the least time at each GPU's peaks (a bound, not a measurement: no caches, no latency):\n"

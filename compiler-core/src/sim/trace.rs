@@ -141,6 +141,11 @@ pub enum Memory {
     /// shared memory, one word a warp (the PTX's `NAME_warp_partials`): counted by the memory
     /// profile, never recorded in a trace.
     Partials,
+    /// A per-thread array of this index that PTX keeps in `.local` memory (an index known at
+    /// run time): counted by the memory profile as NVIDIA lays local memory out, each warp's
+    /// element `e` in 32 consecutive words, a lane's in word `e * 32 + lane`; never recorded
+    /// in a trace.
+    Local(usize),
 }
 
 /// A thread read or wrote one element (row-major index).
@@ -684,7 +689,7 @@ impl<'a> Cta<'a> {
                 Some(a) => a.shape.iter().map(|&n| n as usize).collect(),
                 None => return,
             },
-            Memory::Partials => return,
+            Memory::Partials | Memory::Local(_) => return,
         };
         for t in (0..self.threads).filter(|&t| mask[t]) {
             if let Some(element) = self.flat_index(indices, &shape, t) {

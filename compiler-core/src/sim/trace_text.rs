@@ -189,6 +189,10 @@ impl Trace {
                     )
                 }),
                 Memory::Partials => (PARTIALS, Vec::new()),
+                Memory::Local(i) => (
+                    kernel.locals.get(i).map_or("?", |a| a.name.as_str()),
+                    Vec::new(),
+                ),
             };
             let accesses: Vec<&MemoryAccess> = step
                 .accesses

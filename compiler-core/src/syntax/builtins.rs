@@ -28,9 +28,9 @@ pub const ATOMICS: [&str; 9] = [
     "atomic_exchange",
     "atomic_compare_exchange",
 ];
-pub const OTHERS: [&str; 15] = [
+pub const OTHERS: [&str; 16] = [
     "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "i8", "u8",
-    "sum", "tile", "bitcast",
+    "sum", "tile", "bitcast", "array",
 ];
 
 /// Every family, in the order completion lists them.
@@ -96,6 +96,7 @@ pub fn describe(name: &str) -> Option<&'static str> {
         "i8" => "i8(x): x wrapped to 8 bits, -128 to 127, as an i32 (what a tensor<i8> stores)",
         "u8" => "u8(x): x wrapped to 8 bits, 0 to 255, as a u32 (what a tensor<u8> stores)",
         "tile" => "tile<f32>[n, m](x): a scratch tile in shared memory, every element x",
+        "array" => "array<f32>[n, m](x): each thread's own array, every element x (at most 256; registers where every index is a constant)",
         "bitcast" => {
             "bitcast<u32>(x): x's 32 bits read as a u32 (or i32, f32), exactly: no conversion"
         }

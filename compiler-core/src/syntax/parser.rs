@@ -237,18 +237,20 @@ where
             .then(ident().delimited_by(op("<"), op(">")))
             .then(indices.clone())
             .then(args.clone())
-            .map(|(((kind, element), shape), fill)| match kind.name.as_str() {
-                "array" => ExprKind::Array {
-                    element,
-                    shape,
-                    fill,
+            .map(
+                |(((kind, element), shape), fill)| match kind.name.as_str() {
+                    "array" => ExprKind::Array {
+                        element,
+                        shape,
+                        fill,
+                    },
+                    _ => ExprKind::Scratch {
+                        element,
+                        shape,
+                        fill,
+                    },
                 },
-                _ => ExprKind::Scratch {
-                    element,
-                    shape,
-                    fill,
-                },
-            });
+            );
         // `bitcast<T>(x)`: as `tile`, a name everywhere else.
         let bitcast = ident()
             .filter(|name: &Ident| name.name == "bitcast")

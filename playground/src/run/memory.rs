@@ -98,9 +98,15 @@ pub fn MemoryView(
                     "{n} accesses; {p} marked (at least half of what it moved is excess: sectors, or wavefronts of a bank conflict), and underlined in the source."
                 ),
             };
+            // Where PTX keeps each per-thread array: registers move nothing, `.local` rows show.
+            let arrays = run.profile.as_ref().ok().and_then(|p| {
+                let places: Vec<String> = p.arrays.iter().map(|a| a.describe()).collect();
+                (!places.is_empty()).then(|| format!("Per-thread arrays on PTX: {}.", places.join("; ")))
+            });
             Some(view! {
                 {note.map(|n| view! { <p class="step-notes">{n}</p> })}
                 <p data-testid="memory-summary">{summary}</p>
+                {arrays.map(|a| view! { <p class="hint" data-testid="memory-arrays">{a}</p> })}
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Memory accesses">
                     <table class="values memory-table" data-testid="memory-table">
                         <thead>

@@ -269,6 +269,7 @@ fn access_groups(trace: &Trace, kernel: &Kernel, step: &Step, warp: u32) -> Vec<
                 Memory::Tensor(i) => (kernel.params.get(i).map_or("?", |p| p.name()), false),
                 Memory::Shared(i) => (kernel.shared.get(i).map_or("?", |a| a.name.as_str()), true),
                 Memory::Partials => (compiler_core::sim::PARTIALS, true),
+                Memory::Local(i) => (kernel.locals.get(i).map_or("?", |a| a.name.as_str()), false),
             };
             let way = if write { "write" } else { "read" };
             let bytes = element_bytes(kernel, memory);
