@@ -36,6 +36,9 @@
 //! (f32 adds of whole numbers, below 2^24 in every sum), whose final values do not depend on
 //! the order of the atomics: compared exactly.
 //!
+//! A per-thread array `r` (issue 53) is indexed at run time (`.local` on PTX) and by an unrolled
+//! loop (registers), and reaches `Y`.
+//!
 //! Functions (issue 53) are called from the body: [`FUNCTIONS`] has one with early returns,
 //! one that returns from inside a loop over a tensor parameter, one with a warp collective
 //! (called only under warp-uniform control) and one with a barrier and a CTA collective (only
@@ -344,6 +347,19 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
             .boxed(),
     ));
     options.push((1, Just("v = v + find_first(X, a & 7)".to_owned()).boxed()));
+    // Issue 53's per-thread arrays: an index known at run time (`.local` on PTX), and a loop
+    // unrolled over one (registers).
+    options.push((
+        1,
+        expr(1)
+            .prop_map(|x| format!("r[(v + a) & 3] += {x}"))
+            .boxed(),
+    ));
+    options.push((1, Just("v = v + r[a & 3]".to_owned()).boxed()));
+    options.push((
+        1,
+        Just("for c in range(4) {\n  r[c] = r[c] ^ (v + c)\n}".to_owned()).boxed(),
+    ));
     if control != Control::Varying {
         options.push((1, Just("v = warp_total(v)".to_owned()).boxed()));
     }
@@ -508,7 +524,7 @@ fn kernel() -> impl Strategy<Value = (String, u32)> {
     (prop::sample::select(vec![32u32, 36, 64]), block(Control::Uniform, 2)).prop_map(
         |(threads, body)| {
             let source = format!(
-                "{FUNCTIONS}@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[128], G: tensor<f32>[4], W: tensor<f16>[N], B: tensor<i8>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  var h: f16 = 0.5\n  if i < N {{\n    v = X[i] + B[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a\n    Z[i] = f + g\n    W[i] = h\n    B[i] = i8(v ^ a)\n  }}\n}}\n",
+                "{FUNCTIONS}@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[128], G: tensor<f32>[4], W: tensor<f16>[N], B: tensor<i8>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  var h: f16 = 0.5\n  var r = array<i32>[4](1)\n  if i < N {{\n    v = X[i] + B[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a + r[0] - r[3]\n    Z[i] = f + g\n    W[i] = h\n    B[i] = i8(v ^ a)\n  }}\n}}\n",
                 indent(body)
             );
             (source, threads)
@@ -665,7 +681,8 @@ fn random_kernels_agree_with_the_simulator_on_cuda() {
 }
 
 /// Block 1 of the launch `compare` makes, traced: the results are those of a plain run, and
-/// the trace's last values of `v` and `a` add up to what each thread stored in Y.
+/// the trace's last values of `v`, `a` and the array's `r[0]` and `r[3]` give what each thread
+/// stored in Y.
 fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
     let compilation = compiler_core::compile(source);
     let n = 2 * threads - 5;
@@ -695,8 +712,13 @@ fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
         return Ok(());
     }
     let variable = |name: &str| trace.variables.iter().position(|v| v.name == name);
-    let (Some(v), Some(a)) = (variable("v"), variable("a")) else {
-        return Err("v or a is not in the trace".into());
+    let (Some(v), Some(a), Some(r0), Some(r3)) = (
+        variable("v"),
+        variable("a"),
+        variable("r[0]"),
+        variable("r[3]"),
+    ) else {
+        return Err("v, a, r[0] or r[3] is not in the trace".into());
     };
     let values = trace.values_after(trace.steps.len() - 1);
     let vars = trace.variables.len();
@@ -707,10 +729,13 @@ fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
             continue;
         }
         let at = |var: usize| values[t as usize * vars + var].unwrap_or(0);
-        let sum = at(v).wrapping_add(at(a));
+        let sum = at(v)
+            .wrapping_add(at(a))
+            .wrapping_add(at(r0))
+            .wrapping_sub(at(r3));
         if written[i as usize] != sum {
             return Err(format!(
-                "thread {t}: Y[{i}] = {} but v + a = {sum}",
+                "thread {t}: Y[{i}] = {} but v + a + r[0] - r[3] = {sum}",
                 written[i as usize] as i32
             ));
         }
@@ -821,6 +846,8 @@ fn the_generator_draws_every_kind_of_statement() {
         "find_first(X",
         "warp_total(v)",
         "cta_offset(a)",
+        "r[(v + a) & 3] +=",
+        "for c in range(4)",
     ] {
         let count = sources.iter().filter(|s| s.contains(construct)).count();
         assert!(
