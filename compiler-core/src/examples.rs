@@ -66,6 +66,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("radix_sort_f32"),
     example!("bitonic_sort"),
     example!("attention_rows"),
+    example!("gemm_f16_f32"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

@@ -1150,3 +1150,79 @@ fn attention_rows_equals_softmax_attention() {
         }
     }
 }
+
+/// The mixed-precision GEMM (issue 53): each element of C is the f32 sum, k increasing, of
+/// exact products of the f16 inputs, so it equals that sum computed here in f32 bit for bit.
+#[test]
+fn gemm_f16_f32_adds_exact_products_in_f32() {
+    let (m, k, n) = (40usize, 70usize, 50usize);
+    let f16 = |x: f64| f32::from_bits(compiler_core::ir::f16_round((x as f32).to_bits()));
+    let a: Vec<f32> = (0..m * k)
+        .map(|i| f16(((i * 37 % 101) as f64 - 50.0) / 7.0))
+        .collect();
+    let b: Vec<f32> = (0..k * n)
+        .map(|i| f16(((i * 53 % 97) as f64 - 48.0) / 9.0))
+        .collect();
+    let input = |values: &[f32], rows: usize, cols: usize| Input::Data {
+        shape: vec![rows, cols],
+        values: values.iter().map(|&v| f64::from(v)).collect(),
+    };
+    let out = run(
+        "gemm_f16_f32",
+        Setup {
+            grid: (2, 2),
+            dims: &[("M", m as i64), ("K", k as i64), ("N", n as i64)],
+            scalars: &[],
+            inputs: vec![("A", input(&a, m, k)), ("B", input(&b, k, n))],
+        },
+    );
+    let c = &tensor(&out, "C").bits;
+    for i in 0..m {
+        for j in 0..n {
+            // Tile by tile, as the kernel: each 32-term product sums from 0, then joins acc.
+            let mut acc = 0f32;
+            for k0 in (0..k).step_by(32) {
+                let mut sum = 0f32;
+                for kk in k0..(k0 + 32).min(k) {
+                    sum += a[i * k + kk] * b[kk * n + j];
+                }
+                acc += sum;
+            }
+            assert_eq!(c[i * n + j], acc.to_bits(), "C[{i}, {j}]");
+        }
+    }
+}
+
+/// The LeetGPU probe: a 2048-term f16 dot product, 32 terms a tile. Added into an f32 tile it
+/// gives 682.5, the exact sum; kept in f16 tiles, each step rounds, and it gives 681.5.
+#[test]
+fn an_f16_dot_product_added_in_f32_gives_682_5_and_in_f16_681_5() {
+    let source = "@launch(32)\nkernel probe(A: tensor<f16>[1, 2048], B: tensor<f16>[2048, 1], C: tensor<f32>[2]) {\n  var acc = tile<f32>[1, 1](0.0)\n  var all16 = f16(acc)\n  for k in range(0, 2048, 32) {\n    let a = A[0 :+ 1, k :+ 32]\n    let b = B[k :+ 32, 0 :+ 1]\n    acc += a @ b\n    all16 += a @ b\n  }\n  let wide = f32(all16)\n  if ctx.thread == 0 {\n    C[0] = acc[0, 0]\n    C[1] = wide[0, 0]\n  }\n}\n";
+    let launch = Launch {
+        inputs: [
+            (
+                "A".to_owned(),
+                Input::Data {
+                    shape: vec![1, 2048],
+                    values: vec![1.0 / 3.0; 2048],
+                },
+            ),
+            (
+                "B".to_owned(),
+                Input::Data {
+                    shape: vec![2048, 1],
+                    values: vec![1.0; 2048],
+                },
+            ),
+        ]
+        .into(),
+        ..Launch::default()
+    };
+    let out = ran(&compiler_core::compile(source), &launch);
+    let c: Vec<f32> = tensor(&out, "C")
+        .bits
+        .iter()
+        .map(|&b| f32::from_bits(b))
+        .collect();
+    assert_eq!(c, [682.5, 681.5]);
+}

@@ -139,6 +139,25 @@ impl KernelChecker {
                 return Value::error();
             }
             let value = &values[0];
+            // `f32(t)` widens a tile, `f16(t)` rounds one: the CTA converts it together.
+            if let Type::Tile { shape, .. } = &value.ty {
+                if !matches!(target, Scalar::F32 | Scalar::F16) {
+                    return self.wrong_argument(
+                        name,
+                        value,
+                        args[0].span,
+                        "a number or a bool (a tile converts only to f32 or f16)",
+                    );
+                }
+                self.require_control(Uniformity::Uniform, "a tile conversion", span);
+                return Value::new(
+                    Type::Tile {
+                        element: target,
+                        shape: shape.clone(),
+                    },
+                    Uniformity::Uniform,
+                );
+            }
             if value.ty.scalar().is_none() && !value.ty.is_error() {
                 return self.wrong_argument(name, value, args[0].span, "a number or a bool");
             }

@@ -213,7 +213,20 @@ impl KernelChecker {
                     );
                     return;
                 }
-                let result = self.assigned_value(&ty, op, &value, value_expr.span, span);
+                // `acc += a @ b` of f16 tiles into an f32 tile: products and sums in f32.
+                let mixed = matches!(
+                    (&ty, &value.ty, &value_expr.kind, op),
+                    (
+                        Type::Tile { element: Scalar::F32, shape },
+                        Type::Tile { element: Scalar::F16, shape: product },
+                        ExprKind::Binary(BinaryOp::MatMul, ..),
+                        None | Some(BinaryOp::Add),
+                    ) if shape == product
+                );
+                let result = match mixed {
+                    true => Some(Value::new(ty.clone(), value.uniformity)),
+                    false => self.assigned_value(&ty, op, &value, value_expr.span, span),
+                };
                 if let Some(result) = result {
                     let combined = match op {
                         Some(_) => result.uniformity.join(self.env[id]),

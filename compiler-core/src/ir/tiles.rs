@@ -40,6 +40,9 @@ impl Lowering {
             ExprKind::Binary(ast::BinaryOp::MatMul, ..) | ExprKind::Scratch { .. } => true,
             ExprKind::Binary(_, l, r) => self.is_tile_value(l) || self.is_tile_value(r),
             ExprKind::Unary(_, operand) => self.is_tile_value(operand),
+            ExprKind::Call { callee, args } if is_tile_cast(&callee.name) => {
+                args.first().is_some_and(|a| self.is_tile_value(a))
+            }
             ExprKind::Call { callee, args } => {
                 matches!(callee.name.as_str(), "sum" | "max")
                     && args.first().is_some_and(|a| self.is_tile_value(a))
@@ -67,6 +70,9 @@ impl Lowering {
             ExprKind::Scratch { shape, .. } => shape.len(),
             ExprKind::Binary(_, l, r) => self.static_tile_rank(l).max(self.static_tile_rank(r)),
             ExprKind::Unary(_, operand) => self.static_tile_rank(operand),
+            ExprKind::Call { callee, args } if is_tile_cast(&callee.name) => {
+                args.first().map_or(0, |a| self.static_tile_rank(a))
+            }
             ExprKind::Call { args, .. } => args
                 .first()
                 .map_or(0, |a| self.static_tile_rank(a))
@@ -258,57 +264,31 @@ impl Lowering {
                 });
                 Some(array)
             }
-            ExprKind::Binary(ast::BinaryOp::MatMul, l, r) => {
-                let (a, b) = (self.tile(l)?, self.tile(r)?);
-                let element = self.shared[a].element;
-                let (m, k, n) = (
-                    self.shared[a].shape[0],
-                    self.shared[a].shape[1],
-                    self.shared[b].shape[1],
+            ExprKind::Binary(ast::BinaryOp::MatMul, l, r) => self.matmul(l, r, None, span),
+            ExprKind::Call { callee, args } if is_tile_cast(&callee.name) => {
+                let source = self.tile(args.first()?)?;
+                let to = Scalar::from_name(&callee.name)?;
+                let (from, shape) = (
+                    self.shared[source].element,
+                    self.shared[source].shape.clone(),
                 );
-                let array = self.new_array("matmul", element, vec![m, n]);
-                self.cooperative(m * n, span, |lw, e| {
-                    let ij = lw.unflatten(e, &[m, n], span);
-                    let acc = lw.internal_reg(element, "acc");
-                    lw.emit(
-                        StmtKind::Let {
-                            dst: acc,
-                            op: Op::Copy(Operand::Const(0)),
+                let array = self.new_array(&callee.name, to, shape.clone());
+                self.cooperative(shape.iter().product(), span, |l, e| {
+                    let at = l.unflatten(e, &shape, span);
+                    let x = l.value(
+                        Op::SharedLoad {
+                            array: source,
+                            indices: at.clone(),
                         },
+                        from,
                         span,
                     );
-                    lw.counted(k, span, |lw, kk| {
-                        let x = lw.value(
-                            Op::SharedLoad {
-                                array: a,
-                                indices: vec![ij[0], kk],
-                            },
-                            element,
-                            span,
-                        );
-                        let y = lw.value(
-                            Op::SharedLoad {
-                                array: b,
-                                indices: vec![kk, ij[1]],
-                            },
-                            element,
-                            span,
-                        );
-                        let product =
-                            lw.value(Op::Binary(BinaryOp::Mul, element, x, y), element, span);
-                        lw.emit(
-                            StmtKind::Let {
-                                dst: acc,
-                                op: Op::Binary(BinaryOp::Add, element, Operand::Reg(acc), product),
-                            },
-                            span,
-                        );
-                    });
-                    lw.emit(
+                    let y = l.value(Op::Cast { from, to, value: x }, to, span);
+                    l.emit(
                         StmtKind::SharedStore {
                             array,
-                            indices: ij,
-                            value: Operand::Reg(acc),
+                            indices: at,
+                            value: y,
                         },
                         span,
                     );
@@ -319,6 +299,102 @@ impl Lowering {
                 let op = super::lower::binary_op(*op)?;
                 self.elementwise(l, r, op, span)
             }
+            _ => self.tile_rest(e),
+        }
+    }
+
+    /// `a @ b`: each element a sum over k, in increasing k from 0, of the products. With
+    /// `into` the `f32` of the tile it goes into and `f16` operands (`acc += a @ b`), each
+    /// product is taken in `f32`, where an `f16` × `f16` product is exact, and the sum is
+    /// `f32`'s.
+    pub(super) fn matmul(
+        &mut self,
+        l: &ast::Expr,
+        r: &ast::Expr,
+        into: Option<Scalar>,
+        span: Span,
+    ) -> Option<usize> {
+        let (a, b) = (self.tile(l)?, self.tile(r)?);
+        let operand = self.shared[a].element;
+        let element = match into {
+            Some(Scalar::F32) if operand == Scalar::F16 => Scalar::F32,
+            _ => operand,
+        };
+        let (m, k, n) = (
+            self.shared[a].shape[0],
+            self.shared[a].shape[1],
+            self.shared[b].shape[1],
+        );
+        let array = self.new_array("matmul", element, vec![m, n]);
+        self.cooperative(m * n, span, |lw, e| {
+            let ij = lw.unflatten(e, &[m, n], span);
+            let acc = lw.internal_reg(element, "acc");
+            lw.emit(
+                StmtKind::Let {
+                    dst: acc,
+                    op: Op::Copy(Operand::Const(0)),
+                },
+                span,
+            );
+            lw.counted(k, span, |lw, kk| {
+                let x = lw.value(
+                    Op::SharedLoad {
+                        array: a,
+                        indices: vec![ij[0], kk],
+                    },
+                    operand,
+                    span,
+                );
+                let y = lw.value(
+                    Op::SharedLoad {
+                        array: b,
+                        indices: vec![kk, ij[1]],
+                    },
+                    operand,
+                    span,
+                );
+                let (x, y) = match element == operand {
+                    true => (x, y),
+                    false => {
+                        let widen = |lw: &mut Self, v| {
+                            lw.value(
+                                Op::Cast {
+                                    from: operand,
+                                    to: element,
+                                    value: v,
+                                },
+                                element,
+                                span,
+                            )
+                        };
+                        (widen(lw, x), widen(lw, y))
+                    }
+                };
+                let product = lw.value(Op::Binary(BinaryOp::Mul, element, x, y), element, span);
+                lw.emit(
+                    StmtKind::Let {
+                        dst: acc,
+                        op: Op::Binary(BinaryOp::Add, element, Operand::Reg(acc), product),
+                    },
+                    span,
+                );
+            });
+            lw.emit(
+                StmtKind::SharedStore {
+                    array,
+                    indices: ij,
+                    value: Operand::Reg(acc),
+                },
+                span,
+            );
+        });
+        Some(array)
+    }
+
+    /// The other tile expressions: a negation, a reduction of a tile along an axis.
+    fn tile_rest(&mut self, e: &ast::Expr) -> Option<usize> {
+        let span = e.span;
+        match &e.kind {
             ExprKind::Unary(ast::UnaryOp::Neg, operand) => {
                 let source = self.tile(operand)?;
                 let (element, shape) = (
@@ -623,13 +699,20 @@ impl Lowering {
         value: &ast::Expr,
         span: Span,
     ) {
-        let Some(source) = self.tile(value) else {
-            return;
-        };
         let (element, shape) = (
             self.shared[target].element,
             self.shared[target].shape.clone(),
         );
+        // `acc += a @ b` of f16 tiles into an f32 tile: the products and sums in f32.
+        let source = match &value.kind {
+            ExprKind::Binary(ast::BinaryOp::MatMul, l, r) => {
+                self.matmul(l, r, Some(element), value.span)
+            }
+            _ => self.tile(value),
+        };
+        let Some(source) = source else {
+            return;
+        };
         self.cooperative(shape.iter().product(), span, |l, e| {
             let at = l.unflatten(e, &shape, span);
             let y = l.value(
@@ -893,4 +976,9 @@ fn mark_flat_access(body: &[Stmt], shared: &[SharedArray], flat: &mut [bool]) {
             _ => {}
         }
     }
+}
+
+/// `f32(t)` and `f16(t)`: a tile converted element by element.
+pub(super) fn is_tile_cast(name: &str) -> bool {
+    matches!(name, "f32" | "f16")
 }
