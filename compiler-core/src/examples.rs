@@ -127,6 +127,8 @@ const PROGRAMS: &[(&str, &str)] = &[
     program!("scan_large"),
     program!("softmax_long_rows"),
     program!("bfs_grid"),
+    program!("bfs_frontier"),
+    program!("fft"),
 ];
 
 const PROGRAM_LAUNCHES: &str = include_str!("../../examples/programs/launches.json");

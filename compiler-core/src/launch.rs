@@ -566,7 +566,18 @@ impl Launch {
                 }
             }
         }
-        derive_dims(kernel, &mut values)?;
+        let scalars: Vec<Option<i64>> = kernel
+            .params
+            .iter()
+            .map(|p| match p {
+                Param::Scalar {
+                    name,
+                    ty: Scalar::I32 | Scalar::U32,
+                } => self.scalars.get(name).map(|v| *v as i64),
+                _ => None,
+            })
+            .collect();
+        derive_dims(kernel, &mut values, &scalars)?;
         let (mut found, mut problems) = (Vec::new(), Vec::new());
         for (i, (name, value)) in kernel.dims.iter().zip(values).enumerate() {
             let field = dim_field(kernel, i);
@@ -605,9 +616,11 @@ impl Launch {
 /// Computes the derived dimensions from the named ones in `values`, each checked against the
 /// value a data input's shape gave it, if any. One whose operands have no value yet is left
 /// unset: the named dimension's own problem says so.
+/// `scalars` is each parameter's integer value, where it is an integer scalar with one.
 pub(crate) fn derive_dims(
     kernel: &Kernel,
     values: &mut [Option<(i64, String)>],
+    scalars: &[Option<i64>],
 ) -> Result<(), Vec<LaunchProblem>> {
     let given: Vec<Option<i64>> = values
         .iter()
@@ -622,13 +635,18 @@ pub(crate) fn derive_dims(
         let name = &kernel.dims[derived.dim];
         let field = || dim_field(kernel, derived.dim);
         let operands = derived.size.dims();
-        if operands.iter().any(|&d| given[d].is_none()) {
+        let scalar_operands = derived.size.scalars();
+        let scalar = |i: usize| scalars.get(i).copied().flatten();
+        if operands.iter().any(|&d| given[d].is_none())
+            || scalar_operands.iter().any(|&i| scalar(i).is_none())
+        {
             continue;
         }
         let value = derived
             .size
             .evaluate(&mut |leaf| match leaf {
                 Size::Dim(d) => Ok(given[*d].unwrap_or(0)),
+                Size::Scalar(i) => Ok(scalar(*i).unwrap_or(0)),
                 _ => Ok(0),
             })
             .map_err(|message| {
@@ -637,10 +655,16 @@ pub(crate) fn derive_dims(
                     format!("the extent {name}: {message}"),
                 )]
             })?;
-        let bound: Vec<String> = operands
+        let mut bound: Vec<String> = operands
             .iter()
             .map(|&d| format!("{} = {}", kernel.dims[d], given[d].unwrap_or(0)))
             .collect();
+        for &i in &scalar_operands {
+            let text = format!("{} = {}", kernel.params[i].name(), scalar(i).unwrap_or(0));
+            if !bound.contains(&text) {
+                bound.push(text);
+            }
+        }
         match &values[derived.dim] {
             Some((from_shape, source)) if *from_shape != value => {
                 return Err(vec![LaunchProblem::new(
@@ -660,13 +684,15 @@ pub(crate) fn derive_dims(
 /// Where a dimension's problem shows: its own field, or for a derived one the field of the
 /// first dimension it is computed from (the one to change).
 fn dim_field(kernel: &Kernel, dim: usize) -> LaunchField {
-    let shown = kernel
-        .derived
-        .iter()
-        .find(|d| d.dim == dim)
-        .and_then(|d| d.size.dims().first().copied())
-        .unwrap_or(dim);
-    LaunchField::Dim(kernel.dims[shown].clone())
+    let Some(derived) = kernel.derived.iter().find(|d| d.dim == dim) else {
+        return LaunchField::Dim(kernel.dims[dim].clone());
+    };
+    match (derived.size.dims().first(), derived.size.scalars().first()) {
+        (Some(&shown), _) => LaunchField::Dim(kernel.dims[shown].clone()),
+        // An extent of scalars only (`tensor<f32>[ks]`): the scalar is the field to change.
+        (None, Some(&param)) => LaunchField::Scalar(kernel.params[param].name().to_owned()),
+        (None, None) => LaunchField::Dim(kernel.dims[dim].clone()),
+    }
 }
 
 /// The elements a fitted launch gives its new dimensions at most, all tensors together: a

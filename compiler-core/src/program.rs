@@ -564,6 +564,19 @@ impl<'m> Walk<'m> {
                         passes += 1;
                     }
                 }
+                Step::If {
+                    condition,
+                    then,
+                    otherwise,
+                    span,
+                } => {
+                    self.refresh(condition.buffers_read(), runner).await?;
+                    let holds = self
+                        .holds(condition, *span)
+                        .map_err(ProgramError::Program)?;
+                    let branch = if holds { then } else { otherwise };
+                    Box::pin(self.steps(branch, runner)).await?;
+                }
                 Step::Swap(a, b, span) => {
                     self.same_shape(*a, *b, *span)
                         .map_err(ProgramError::Program)?;
@@ -711,7 +724,14 @@ impl<'m> Walk<'m> {
                 }
             }
         }
-        crate::launch::derive_dims(kernel, &mut dims).map_err(|problems| {
+        let scalars: Vec<Option<i64>> = args
+            .iter()
+            .map(|arg| match arg {
+                LaunchArg::Integer(size) => self.eval(size, span).ok(),
+                _ => None,
+            })
+            .collect();
+        crate::launch::derive_dims(kernel, &mut dims, &scalars).map_err(|problems| {
             let message = problems.into_iter().map(|p| p.message).collect::<Vec<_>>();
             size_problem(span, format!("`{}`: {}", kernel.name, message.join("; ")))
         })?;

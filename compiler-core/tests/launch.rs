@@ -527,3 +527,47 @@ fn a_derived_extent_without_a_value_is_one_error_at_the_dimension_to_give() {
         Some("set by `--dim K=…` or an input's shape")
     );
 }
+
+/// Issue 53: an extent may name an integer scalar (`(H - ks) / 2 + 1`), computed at launch;
+/// a negative one is a problem at the dimension, or at the scalar when it reads no dimension.
+#[test]
+fn an_extent_that_names_an_integer_scalar_is_computed_from_its_value() {
+    let source = "@launch(32)\nkernel pool(X: tensor<f32>[H], Y: tensor<f32>[(H - ks) / 2 + 1], ks: i32, Z: tensor<i32>[ks]) {\n  let i = ctx.thread\n  if i < (H - ks) / 2 + 1 {\n    var m = X[2 * i]\n    for k in range(1, ks) {\n      m = max(m, X[2 * i + k])\n    }\n    Y[i] = m\n  }\n  if i < ks {\n    Z[i] = i\n  }\n}\n";
+    let compilation = compiled(source);
+    let k = kernel(&compilation);
+    assert_eq!(
+        k.given_dims().map(|(_, n)| n.as_str()).collect::<Vec<_>>(),
+        ["H"]
+    );
+    let launch = Launch {
+        dims: [("H".to_owned(), 10)].into(),
+        scalars: [("ks".to_owned(), 3.0)].into(),
+        inputs: [("X".to_owned(), Input::Iota)].into(),
+        ..Launch::default()
+    };
+    let output = compilation
+        .run(&launch)
+        .unwrap_or_else(|d| panic!("{}", render_all(&d, source, "pool.tsr")));
+    let compiler_core::sim::Arg::Tensor(y) = &output.args.params[1] else {
+        panic!("Y is a tensor")
+    };
+    assert_eq!(y.shape, [4]);
+    let maxima: Vec<f32> = y.bits.iter().map(|b| f32::from_bits(*b)).collect();
+    assert_eq!(maxima, [2.0, 4.0, 6.0, 8.0]);
+    let compiler_core::sim::Arg::Tensor(z) = &output.args.params[3] else {
+        panic!("Z is a tensor")
+    };
+    assert_eq!(z.shape, [3]);
+    let mut negative = launch.clone();
+    negative.scalars.insert("ks".into(), -1.0);
+    let problems = negative.problems(k, RunLimits::PAGE);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert_eq!(problems[0].field, LaunchField::Scalar("ks".into()));
+    assert_eq!(
+        problems[0].message,
+        format!(
+            "the extent ks is -1 (ks = -1); it must be from 0 to {}",
+            i32::MAX
+        )
+    );
+}

@@ -309,6 +309,25 @@ fn every_program_example_gives_what_a_reference_computes() {
                 assert_eq!(bits(&output, 1), want);
                 assert!(want.iter().filter(|&&d| d != u32::MAX).count() > h * w / 2);
             }
+            "bfs_frontier" => {
+                let (shape, terrain) = input(0);
+                let open: Vec<bool> = terrain.iter().map(|&t| t < 75).collect();
+                let (want, levels) = bfs_levels(shape[0], shape[1], &open);
+                assert_eq!(bits(&output, 1), want);
+                assert_frontier_grids(&output, &levels, 256);
+                assert!(levels.len() > 200, "{} levels", levels.len());
+            }
+            "fft" => {
+                let (shape, x) = input(0);
+                let n = shape[0];
+                let x: Vec<f32> = x.into_iter().map(f32::from_bits).collect();
+                assert_dft(&x, &bits(&output, 1), n);
+                // 4096 is a power of two: the radix-2 passes, log2(4096) of them.
+                let names: Vec<&str> = output.launches.iter().map(|l| l.kernel.as_str()).collect();
+                assert_eq!(names.len(), 13, "{names:?}");
+                assert_eq!(names[0], "bit_reverse");
+                assert!(names[1..].iter().all(|&k| k == "butterfly"), "{names:?}");
+            }
             other => panic!("{other} has no reference here"),
         }
     }
@@ -538,5 +557,180 @@ program p(Y: tensor<f32>[N], Z: tensor<i32>[N]) {
         assert_eq!(y[i], half, "Y[{i}]");
         let signed = i8::from_le_bytes([(-(i as i32)) as u8]) as i32;
         assert_eq!(z[i], signed * 1000 + (i as i32 * 3 % 256), "Z[{i}]");
+    }
+}
+
+/// Issue 53: a kernel whose extent names an integer scalar (`(H - ks) / 2 + 1`) takes its
+/// value from the launch's argument, and a temporary of the wrong extent is a problem there.
+#[test]
+fn a_launch_gives_an_extent_that_names_a_scalar_its_value() {
+    let kernel = "@launch(32)
+kernel pool(X: tensor<f32>[H], Y: tensor<f32>[(H - ks) / 2 + 1], ks: i32) {
+  let i = ctx.thread
+  if i < (H - ks) / 2 + 1 {
+    var m = X[2 * i]
+    for k in range(1, ks) {
+      m = max(m, X[2 * i + k])
+    }
+    Y[i] = m
+  }
+}
+";
+    let source = format!("{kernel}\nprogram p(X: tensor<f32>[H], Y: tensor<f32>[M]) {{\n  launch pool(X, Y, 3) grid(1)\n}}\n");
+    let output = run(&source, &[("H", 10), ("M", 4)], vec![("X", Input::Iota)])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let maxima: Vec<u32> = [2.0f32, 4.0, 6.0, 8.0]
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    assert_eq!(bits(&output, 1), maxima);
+    let Err(text) = run(&source, &[("H", 10), ("M", 5)], vec![("X", Input::Iota)]) else {
+        panic!("ran with Y of 5 elements")
+    };
+    assert!(
+        text.contains("(H - ks) / 2 + 1 is 4 (H = 10, ks = 3)"),
+        "{text}"
+    );
+}
+
+/// Breadth-first distances from cell 0 over the open cells of an h x w grid (4-neighbours),
+/// u32::MAX where unreached, and the cells of each level, in order.
+fn bfs_levels(h: usize, w: usize, open: &[bool]) -> (Vec<u32>, Vec<Vec<usize>>) {
+    let mut dist = vec![u32::MAX; h * w];
+    dist[0] = 0;
+    let mut levels = vec![vec![0usize]];
+    loop {
+        let mut next = Vec::new();
+        for &i in levels.last().into_iter().flatten() {
+            let (r, c) = (i / w, i % w);
+            let near = [
+                (r > 0).then(|| i - w),
+                (r + 1 < h).then(|| i + w),
+                (c > 0).then(|| i - 1),
+                (c + 1 < w).then(|| i + 1),
+            ];
+            for n in near.into_iter().flatten() {
+                if open[n] && dist[n] == u32::MAX {
+                    dist[n] = dist[i] + 1;
+                    next.push(n);
+                }
+            }
+        }
+        if next.is_empty() {
+            return (dist, levels);
+        }
+        levels.push(next);
+    }
+}
+
+/// Each `expand` launch of a frontier BFS had ceil(frontier / threads) CTAs: the program sized
+/// it from the count it read back.
+fn assert_frontier_grids(output: &ProgramOutput, levels: &[Vec<usize>], threads: usize) {
+    let grids: Vec<usize> = output
+        .launches
+        .iter()
+        .filter(|l| l.kernel == "expand")
+        .map(|l| l.grid.x as usize)
+        .collect();
+    let want: Vec<usize> = levels.iter().map(|l| l.len().div_ceil(threads)).collect();
+    assert_eq!(grids, want);
+}
+
+/// `y` (n complex f32 pairs) is the DFT of `x` computed in f64, within 1e-4 of the largest
+/// magnitude (f32 sums of n terms with sin and cos good to 2^-11 on WGSL).
+fn assert_dft(x: &[f32], y: &[u32], n: usize) {
+    let mut scale = 0f64;
+    let mut want = Vec::with_capacity(2 * n);
+    for k in 0..n {
+        let (mut re, mut im) = (0f64, 0f64);
+        for t in 0..n {
+            let a = -2.0 * std::f64::consts::PI * ((k * t) % n) as f64 / n as f64;
+            let (s, c) = a.sin_cos();
+            let (xr, xi) = (f64::from(x[2 * t]), f64::from(x[2 * t + 1]));
+            re += xr * c - xi * s;
+            im += xr * s + xi * c;
+        }
+        scale = scale.max(re.hypot(im));
+        want.extend([re, im]);
+    }
+    for (i, (&got, want)) in y.iter().zip(&want).enumerate() {
+        let got = f64::from(f32::from_bits(got));
+        assert!(
+            (got - want).abs() <= 1e-4 * scale,
+            "[{}, {}]: {got} vs {want} (largest {scale})",
+            i / 2,
+            i % 2
+        );
+    }
+}
+
+/// Issue 53: a program decides. `if` takes the branch its condition picks, on sizes (`1 <<
+/// log2(N) == N`) or on an element a kernel wrote, and `else if` chains; a grid and an integer
+/// argument read an element back where the walk reaches them. The FFT's two ways give one
+/// transform, and the frontier BFS sizes each launch from the count it read, at 8 threads a
+/// CTA here so that frontiers span many CTAs.
+#[test]
+fn a_program_decides_from_sizes_and_from_what_its_kernels_wrote() {
+    let fft = include_str!("../../examples/programs/fft.tsr");
+    for n in [1usize, 6, 64, 100] {
+        let x = Input::Rand(n as u64);
+        let output = run(fft, &[("N", n as i64)], vec![("X", x)]).unwrap_or_else(|e| panic!("{e}"));
+        let Arg::Tensor(xs) = &output.args.params[0] else {
+            panic!("X is a tensor")
+        };
+        let xs: Vec<f32> = xs.bits.iter().map(|&b| f32::from_bits(b)).collect();
+        assert_dft(&xs, &bits(&output, 1), n);
+        let first = output.launches[0].kernel.as_str();
+        assert_eq!(
+            first == "bit_reverse",
+            n.is_power_of_two(),
+            "N = {n}: {first}"
+        );
+    }
+    let bfs = include_str!("../../examples/programs/bfs_frontier.tsr")
+        .replace("@launch(256)", "@launch(8)")
+        .replace("/ 256)", "/ 8)");
+    let (h, w) = (24, 40);
+    let terrain: Vec<f64> = (0..h * w)
+        .map(|i| ((i * 37 + i / 7) % 100) as f64)
+        .collect();
+    let open: Vec<bool> = terrain.iter().map(|&t| t < 75.0).collect();
+    let input = Input::Data {
+        shape: vec![h, w],
+        values: terrain,
+    };
+    let output = run(
+        &bfs,
+        &[("H", h as i64), ("W", w as i64)],
+        vec![("Terrain", input)],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (want, levels) = bfs_levels(h, w, &open);
+    assert_eq!(bits(&output, 1), want);
+    assert_frontier_grids(&output, &levels, 8);
+    assert!(levels.iter().any(|l| l.len() > 16), "{levels:?}");
+    // `else if` chains, and an integer argument reads an element back.
+    let source = "@launch(32)
+kernel put(C: tensor<i32>[1], v: i32) {
+  if ctx.block.x == 0 && ctx.thread == 0 {
+    C[0] = v
+  }
+}
+
+program p(C: tensor<i32>[1], Out: tensor<i32>[1], Pad: tensor<f32>[N]) {
+  launch put(C, N) grid(1)
+  if C[0] > 10 {
+    launch put(Out, 1) grid(1)
+  } else if C[0] > 5 {
+    launch put(Out, 2 * C[0]) grid(C[0] - 5)
+  } else {
+    launch put(Out, 3) grid(1)
+  }
+}
+";
+    for (n, want, grid) in [(11, 1, 1), (7, 14, 2), (2, 3, 1)] {
+        let output = run(source, &[("N", n)], vec![]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(bits(&output, 1), [want], "N = {n}");
+        assert_eq!(output.launches[1].grid.x, grid, "N = {n}");
     }
 }

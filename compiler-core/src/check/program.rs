@@ -119,7 +119,7 @@ impl ProgramChecker<'_> {
                             stmt.span,
                             "a temporary tensor is made once, before the program's first launch",
                         )
-                        .with_label("inside a loop")
+                        .with_label("inside a loop or an `if`")
                         .with_help("declare it at the top of the program's body"),
                     );
                 }
@@ -189,7 +189,7 @@ impl ProgramChecker<'_> {
                     );
                 }
                 for arg in args {
-                    self.size(arg, false);
+                    self.size(arg, true);
                 }
                 self.scopes.push(Vec::new());
                 self.declare(var, Entry::Integer);
@@ -203,7 +203,7 @@ impl ProgramChecker<'_> {
             } => {
                 self.condition(condition);
                 match limit {
-                    Some(limit) => self.size(limit, false),
+                    Some(limit) => self.size(limit, true),
                     None => self.error(
                         Diagnostic::error(Code::E0130, condition.span, "a program's while loop needs a limit on its passes")
                             .with_label("how many passes at most?")
@@ -211,6 +211,17 @@ impl ProgramChecker<'_> {
                     ),
                 }
                 self.block(body, true);
+            }
+            ProgramStmtKind::If {
+                condition,
+                then,
+                otherwise,
+            } => {
+                self.condition(condition);
+                self.block(then, true);
+                if let Some(otherwise) = otherwise {
+                    self.block(otherwise, true);
+                }
             }
             ProgramStmtKind::Swap(a, b) => {
                 let found = [a, b].map(|name| match self.lookup(&name.name) {
@@ -343,7 +354,7 @@ impl ProgramChecker<'_> {
                         ),
                     }
                 }
-                Type::Scalar(s) if s.is_integer() => self.size(arg, false),
+                Type::Scalar(s) if s.is_integer() => self.size(arg, true),
                 _ => {
                     let fits = match &arg.kind {
                         ExprKind::Float(_) | ExprKind::Int(_) => true,
@@ -386,7 +397,7 @@ impl ProgramChecker<'_> {
             );
         }
         for axis in grid {
-            self.size(axis, false);
+            self.size(axis, true);
         }
     }
 
@@ -401,15 +412,16 @@ impl ProgramChecker<'_> {
                 self.size(r, true);
             }
             _ => self.error(
-                Diagnostic::error(Code::E0132, e.span, "a program's while condition compares integers")
+                Diagnostic::error(Code::E0132, e.span, "a program's condition compares integers")
                     .with_label("not a comparison")
-                    .with_help("compare an element a kernel wrote with a number: while Count[0] != 0 limit 64 { ... }"),
+                    .with_help("compare an element a kernel wrote with a number: while Count[0] != 0 limit 64 { ... }, if Count[0] > 0 { ... }"),
             ),
         }
     }
 
     /// An integer expression of dimensions, integer scalars, counters and literals; with
-    /// `elements`, an element of a tensor too (read back between launches).
+    /// `elements`, an element of an integer tensor too (read back between launches, where the
+    /// walk reaches it: every size but a temporary's extents, made before the first launch).
     fn size(&mut self, e: &Expr, elements: bool) {
         match &e.kind {
             ExprKind::Int(Some(_)) => {}
@@ -433,7 +445,12 @@ impl ProgramChecker<'_> {
             },
             ExprKind::Unary(crate::syntax::ast::UnaryOp::Neg, x) => self.size(x, elements),
             ExprKind::Binary(
-                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem,
+                BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::Rem
+                | BinaryOp::Shl,
                 l,
                 r,
             ) => {
@@ -458,7 +475,7 @@ impl ProgramChecker<'_> {
                 match rank {
                     Some(rank) if rank == indices.len() => {}
                     _ => self.error(
-                        Diagnostic::error(Code::E0132, e.span, "a while condition reads an element of an i32 or u32 tensor, with one index per axis")
+                        Diagnostic::error(Code::E0132, e.span, "a size or condition reads an element of an integer tensor, with one index per axis")
                             .with_label("not an integer tensor's element"),
                     ),
                 }
@@ -466,16 +483,21 @@ impl ProgramChecker<'_> {
                     match index {
                         IndexArg::Single(i) => self.size(i, false),
                         _ => self.error(
-                            Diagnostic::error(Code::E0132, e.span, "a while condition reads one element")
+                            Diagnostic::error(Code::E0132, e.span, "a size or condition reads one element")
                                 .with_label("not an element"),
                         ),
                     }
                 }
             }
+            ExprKind::Index { .. } => self.error(
+                Diagnostic::error(Code::E0132, e.span, "a temporary's extents and an element's index read no tensor element")
+                    .with_label("read before the first launch, or inside another element")
+                    .with_help("a grid, an integer argument, a loop's range or limit and a condition may read an element a kernel wrote, as in grid(ceil(Count[0] / 256))"),
+            ),
             _ => self.error(
                 Diagnostic::error(Code::E0132, e.span, "a size, grid or count is an integer expression of dimensions, integer scalars, loop counters and literals")
                     .with_label("not such an expression")
-                    .with_help("use + - * / %, ceil(a / b), log2(x), min and max: e.g. grid(ceil(N / 256))"),
+                    .with_help("use + - * / % <<, ceil(a / b), log2(x), min and max: e.g. grid(ceil(N / 256))"),
             ),
         }
     }

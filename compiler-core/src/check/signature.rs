@@ -234,11 +234,17 @@ impl KernelChecker {
                 true
             }
         };
-        let scalars: Vec<&str> = kernel
+        // Scalars an extent may name: the integer ones, whose values the launch knows.
+        let scalars: Vec<(&str, bool)> = kernel
             .params
             .iter()
-            .filter(|p| matches!(p.ty, TypeExpr::Named(_)))
-            .map(|p| p.name.name.as_str())
+            .filter_map(|p| match &p.ty {
+                TypeExpr::Named(ty) => Some((
+                    p.name.name.as_str(),
+                    matches!(Scalar::from_name(&ty.name), Some(Scalar::I32 | Scalar::U32)),
+                )),
+                _ => None,
+            })
             .collect();
         for param in &kernel.params {
             let ty = self.param_type(&param.ty);
@@ -256,17 +262,22 @@ impl KernelChecker {
             {
                 for name in tensor_dims.iter().flat_map(dimension_names) {
                     let name = &name;
-                    if scalars.contains(&name.name.as_str()) {
-                        self.error(
-                            Diagnostic::error(
-                                Code::E0127,
-                                name.span,
-                                format!("a tensor's extent is computed from dimensions, and `{}` is a scalar parameter", name.name),
-                            )
-                            .with_label("a scalar, not a dimension")
-                            .with_help(format!("make `{0}` a dimension: drop the scalar parameter `{0}`, and a kernel reads it as an i32 all the same (the launch gives it: --dim {0}=…)", name.name)),
-                        );
-                        continue;
+                    match scalars.iter().find(|(s, _)| *s == name.name) {
+                        // An integer scalar's value is known at launch: the extent is computed.
+                        Some((_, true)) => continue,
+                        Some((_, false)) => {
+                            self.error(
+                                Diagnostic::error(
+                                    Code::E0127,
+                                    name.span,
+                                    format!("a tensor's extent is an integer, and `{}` is a float scalar", name.name),
+                                )
+                                .with_label("not an integer")
+                                .with_help("an extent may name dimensions and i32 or u32 scalar parameters"),
+                            );
+                            continue;
+                        }
+                        None => {}
                     }
                     if dims.contains(&name.name) {
                         self.record(name, Type::I32, NameKind::Dim, Uniformity::Uniform);
@@ -405,7 +416,12 @@ impl KernelChecker {
             ExprKind::Int(_) | ExprKind::Name(_) => {}
             ExprKind::Unary(UnaryOp::Neg, x) => self.extent_expression(x),
             ExprKind::Binary(
-                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem,
+                BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::Rem
+                | BinaryOp::Shl,
                 l,
                 r,
             ) => {
@@ -426,7 +442,7 @@ impl KernelChecker {
                     "a tensor's extent is a number, a dimension, or an integer expression of them",
                 )
                 .with_label("not such an expression")
-                .with_help("use + - * / %, ceil(a / b), log2(x), min and max: e.g. tensor<f32>[N / 2] or [L - K + 1]"),
+                .with_help("use + - * / % <<, ceil(a / b), log2(x), min and max: e.g. tensor<f32>[N / 2] or [L - K + 1]"),
             ),
         }
     }

@@ -102,6 +102,14 @@ pub(super) fn scalar_of(ty: &TypeExpr) -> Scalar {
     }
 }
 
+/// The index of `kernel`'s integer scalar parameter `name`, which an extent may name.
+fn scalar_param(kernel: &ast::Kernel, name: &str) -> Option<usize> {
+    kernel.params.iter().position(|p| {
+        p.name.name == name
+            && matches!(&p.ty, TypeExpr::Named(ty) if matches!(Scalar::from_name(&ty.name), Some(Scalar::I32 | Scalar::U32)))
+    })
+}
+
 /// What a step of the trace highlights for `stmt`: a loop's or an `if`'s header, or the
 /// statement whole.
 pub(super) fn header(stmt: &ast::Stmt) -> Span {
@@ -145,8 +153,18 @@ impl Lowering {
                         .iter()
                         .map(|dim| match dim {
                             ast::Dim::Literal(n, _) => DimRef::Literal(n.unwrap_or(1) as u32),
+                            // An integer scalar's extent is computed at launch, as a derived one.
+                            ast::Dim::Name(name) if scalar_param(kernel, &name.name).is_some() => {
+                                let e = ast::Expr {
+                                    kind: ExprKind::Name(name.name.clone()),
+                                    span: name.span,
+                                };
+                                DimRef::Dim(lowering.derived_dim(dim.text(), &e, kernel))
+                            }
                             ast::Dim::Name(name) => DimRef::Dim(lowering.dim(&name.name)),
-                            ast::Dim::Expr(e) => DimRef::Dim(lowering.derived_dim(dim.text(), e)),
+                            ast::Dim::Expr(e) => {
+                                DimRef::Dim(lowering.derived_dim(dim.text(), e, kernel))
+                            }
                         })
                         .collect();
                     let element = Scalar::element_from_name(&element.name).unwrap_or(Scalar::F32);
@@ -180,13 +198,17 @@ impl Lowering {
         index
     }
 
-    /// A derived extent's dimension: one per distinct text, computed from the named ones.
-    fn derived_dim(&mut self, text: String, e: &ast::Expr) -> usize {
+    /// A derived extent's dimension: one per distinct text, computed from the named dimensions
+    /// and integer scalars.
+    fn derived_dim(&mut self, text: String, e: &ast::Expr, kernel: &ast::Kernel) -> usize {
         if let Some(index) = self.dims.iter().position(|d| *d == text) {
             return index;
         }
         let size = Size::from_expr(e, &mut |leaf| match &leaf.kind {
-            ast::ExprKind::Name(name) => Size::Dim(self.dim(name)),
+            ast::ExprKind::Name(name) => match scalar_param(kernel, name) {
+                Some(index) => Size::Scalar(index),
+                None => Size::Dim(self.dim(name)),
+            },
             _ => Size::Literal(0),
         });
         self.dims.push(text);

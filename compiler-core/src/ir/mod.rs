@@ -60,7 +60,8 @@ pub struct Kernel {
 }
 
 /// A dimension computed from others when the kernel is launched: `Kernel::dims[dim]` is its
-/// text, and `size` reads only dimensions that are not derived.
+/// text, and `size` reads only dimensions that are not derived, and integer scalar parameters
+/// (`Size::Scalar`, an index into `Kernel::params`).
 #[derive(Clone, Debug, Serialize)]
 pub struct DerivedDim {
     pub dim: usize,

@@ -32,7 +32,7 @@ pub struct Temporary {
     pub span: Span,
 }
 
-/// A `while` condition: comparisons joined by `&&` and `||`.
+/// A `while` or `if` condition: comparisons joined by `&&` and `||`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Condition {
     Compare(CompareOp, Size, Size),
@@ -90,6 +90,13 @@ pub enum Step {
         body: Vec<Step>,
         span: Span,
     },
+    /// `if`: `then` when the condition holds, else `otherwise` (empty without an `else`).
+    If {
+        condition: Condition,
+        then: Vec<Step>,
+        otherwise: Vec<Step>,
+        span: Span,
+    },
     /// Two buffers trade names; at run time their shapes must be equal.
     Swap(usize, usize, Span),
 }
@@ -128,6 +135,12 @@ impl Program {
                         }
                     }
                     Step::For { body, .. } | Step::While { body, .. } => walk(body, kernels, found),
+                    Step::If {
+                        then, otherwise, ..
+                    } => {
+                        walk(then, kernels, found);
+                        walk(otherwise, kernels, found);
+                    }
                     Step::Swap(a, b, _) => found.extend([*a, *b]),
                 }
             }
@@ -151,6 +164,12 @@ impl Program {
                         }
                     }
                     Step::For { body, .. } | Step::While { body, .. } => walk(body, found),
+                    Step::If {
+                        then, otherwise, ..
+                    } => {
+                        walk(then, found);
+                        walk(otherwise, found);
+                    }
                     Step::Swap(..) => {}
                 }
             }
@@ -307,6 +326,16 @@ impl ProgramLowering<'_> {
                 condition: self.condition(condition),
                 limit: limit.as_ref().map_or(Size::Literal(1), |l| self.size(l)),
                 body: self.block(body),
+                span: stmt.span,
+            }),
+            ProgramStmtKind::If {
+                condition,
+                then,
+                otherwise,
+            } => Some(Step::If {
+                condition: self.condition(condition),
+                then: self.block(then),
+                otherwise: otherwise.as_ref().map_or(Vec::new(), |o| self.block(o)),
                 span: stmt.span,
             }),
             ProgramStmtKind::Swap(a, b) => match (self.lookup(&a.name), self.lookup(&b.name)) {

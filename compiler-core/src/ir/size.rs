@@ -39,12 +39,15 @@ pub enum SizeOp {
     /// Truncating toward zero, as the language's integers do.
     Div,
     Rem,
+    /// `a << b`: `a` times 2^b, exact (a count outside 0 to 63, or a product past 64 bits,
+    /// is an error, never a wrap).
+    Shl,
     Min,
     Max,
 }
 
 impl Size {
-    /// `e` as a size: literals, `-`, `+ - * / %`, `ceil(a / b)`, `log2`, `min` and `max`;
+    /// `e` as a size: literals, `-`, `+ - * / % <<`, `ceil(a / b)`, `log2`, `min` and `max`;
     /// `leaf` gives the rest (names, elements).
     /// Whether a call of `name` with `args` arguments is one of a size's functions (`ceil`,
     /// `log2`, `min`, `max`), which the checkers of extents and of programs accept.
@@ -65,6 +68,7 @@ impl Size {
                     ast::BinaryOp::Sub => SizeOp::Sub,
                     ast::BinaryOp::Mul => SizeOp::Mul,
                     ast::BinaryOp::Div => SizeOp::Div,
+                    ast::BinaryOp::Shl => SizeOp::Shl,
                     _ => SizeOp::Rem,
                 };
                 let l = sub(l);
@@ -113,6 +117,16 @@ impl Size {
                     }
                     SizeOp::Div => a.checked_div(b).ok_or_else(overflow)?,
                     SizeOp::Rem => a.checked_rem(b).ok_or_else(overflow)?,
+                    SizeOp::Shl if !(0..64).contains(&b) => {
+                        return Err(format!("a size shifts by {b}, outside 0 to 63"))
+                    }
+                    SizeOp::Shl => a
+                        .checked_mul(
+                            1i64.checked_shl(b as u32)
+                                .filter(|p| *p > 0)
+                                .ok_or_else(overflow)?,
+                        )
+                        .ok_or_else(overflow)?,
                     SizeOp::Min => a.min(b),
                     SizeOp::Max => a.max(b),
                 }
@@ -146,6 +160,17 @@ impl Size {
         let mut found = Vec::new();
         self.walk(&mut |s| {
             if let Size::Dim(i) = s {
+                found.push(*i);
+            }
+        });
+        found
+    }
+
+    /// The scalar parameters it reads, each once per use.
+    pub fn scalars(&self) -> Vec<usize> {
+        let mut found = Vec::new();
+        self.walk(&mut |s| {
+            if let Size::Scalar(i) = s {
                 found.push(*i);
             }
         });

@@ -153,6 +153,9 @@ impl Compilation {
                 ProgramStmtKind::For { body, .. } | ProgramStmtKind::While { body, .. } => {
                     find(body, word)
                 }
+                ProgramStmtKind::If {
+                    then, otherwise, ..
+                } => find(then, word).or_else(|| find(otherwise.as_ref()?, word)),
                 _ => None,
             })
         }

@@ -114,6 +114,14 @@ impl Compilation {
                     ProgramStmtKind::For { body, .. } | ProgramStmtKind::While { body, .. } => {
                         walk(body, out)
                     }
+                    ProgramStmtKind::If {
+                        then, otherwise, ..
+                    } => {
+                        walk(then, out);
+                        if let Some(otherwise) = otherwise {
+                            walk(otherwise, out);
+                        }
+                    }
                     _ => {}
                 }
             }

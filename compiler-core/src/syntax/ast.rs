@@ -99,6 +99,13 @@ pub enum ProgramStmtKind {
         limit: Option<Expr>,
         body: ProgramBlock,
     },
+    /// `if Count[0] > 0 { ... } else { ... }`: launches made or not on a value the kernels
+    /// wrote (or on the run's sizes). `else if` is an `else` block holding one `If`.
+    If {
+        condition: Expr,
+        then: ProgramBlock,
+        otherwise: Option<ProgramBlock>,
+    },
     /// `swap(A, B)`: the two names trade tensors (ping-pong buffers, no copy).
     Swap(Ident, Ident),
     Error,

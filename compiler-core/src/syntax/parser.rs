@@ -728,7 +728,7 @@ where
     ident().filter(move |i: &Ident| i.name == name)
 }
 
-/// `{ ... }` of a program: temporaries, launches, loops and swaps, one a line.
+/// `{ ... }` of a program: temporaries, launches, loops, `if`s and swaps, one a line.
 fn program_block_parser<'t, I, E>() -> impl Parser<'t, I, ProgramBlock, E> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
@@ -806,8 +806,29 @@ where
                 limit,
                 body,
             });
-        let compound = for_
-            .or(while_)
+        let if_ = recursive(|if_| {
+            just(Token::If)
+                .ignore_then(expr.clone())
+                .then(block.clone())
+                .then(
+                    just(Token::Else)
+                        .ignore_then(block.clone().or(if_.map_with(|kind, e| {
+                            let span = span_of(e);
+                            ProgramBlock {
+                                stmts: vec![ProgramStmt { kind, span }],
+                                span,
+                            }
+                        })))
+                        .or_not(),
+                )
+                .map(|((condition, then), otherwise)| ProgramStmtKind::If {
+                    condition,
+                    then,
+                    otherwise,
+                })
+                .boxed()
+        });
+        let compound = choice((for_, while_, if_))
             .map_with(|kind, e| ProgramStmt {
                 kind,
                 span: span_of(e),
