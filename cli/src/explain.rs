@@ -28,7 +28,7 @@ pub fn run(args: &ExplainArgs) -> ExitCode {
     };
     match entry(code) {
         Some(entry) => {
-            crate::run::print_out(&entry);
+            crate::print::print_out(&entry);
             ExitCode::SUCCESS
         }
         None => {

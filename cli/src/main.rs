@@ -4,12 +4,14 @@
 //! status. It only parses arguments and prints; the work happens in `compiler-core` and
 //! `runtime`, so the CLI, the playground and the tests share one implementation.
 
+mod compiled;
 mod explain;
 mod fmt;
 mod lsp;
 #[cfg(feature = "mpi")]
 mod mpi_run;
 mod occupancy;
+mod print;
 mod progress;
 mod run;
 
@@ -35,11 +37,11 @@ enum Command {
     /// Run a kernel on the reference simulator; tensors in and out as .npy files.
     Run(run::RunArgs),
     /// Print the IR of every kernel in a file.
-    Ir(run::IrArgs),
+    Ir(compiled::IrArgs),
     /// Print (or write with -o) a kernel's PTX for sm_70, sm_80 or sm_90.
-    Ptx(run::PtxArgs),
+    Ptx(compiled::PtxArgs),
     /// Print (or write with -o) a kernel's WGSL (subgroup mode).
-    Wgsl(run::WgslArgs),
+    Wgsl(compiled::WgslArgs),
     /// A kernel's CTAs and warps per SM on sm_70, sm_80 and sm_90, and which limit binds.
     Occupancy(occupancy::OccupancyArgs),
     /// Show where one thread sits in a launch: its eight ctx fields and why each has its value.
@@ -91,9 +93,9 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Check(args) => return check(&args),
         Command::Run(args) => return run::run(&args),
-        Command::Ir(args) => return run::ir(&args),
-        Command::Ptx(args) => return run::ptx(&args),
-        Command::Wgsl(args) => return run::wgsl(&args),
+        Command::Ir(args) => return compiled::ir(&args),
+        Command::Ptx(args) => return compiled::ptx(&args),
+        Command::Wgsl(args) => return compiled::wgsl(&args),
         Command::Occupancy(args) => return occupancy::run(&args),
         Command::Lsp(args) => return lsp::run(&args),
         Command::Explain(args) => return explain::run(&args),

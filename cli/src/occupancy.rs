@@ -3,7 +3,8 @@
 //! `--registers`, else from `ptxas -v` where this machine has ptxas (`$PTXAS`, else on the
 //! `PATH`), else the stated default.
 
-use crate::run::{compile, print_out, report};
+use crate::print::print_out;
+use crate::run::{compile, report};
 use compiler_core::occupancy::{occupancy, DEFAULT_REGISTERS};
 use compiler_core::ptx::Arch;
 use std::path::PathBuf;

@@ -1,22 +1,23 @@
-//! `tessera run` and `tessera ir`: flags to a [`Launch`], `.npy` files in and out.
+//! `tessera run`: flags to a [`Launch`], `.npy` files in and out.
 //!
 //! Invariant: this module only translates between the terminal and files on one side and
 //! `compiler-core`'s `Launch` / `RunOutput` on the other; it runs nothing itself.
 
-use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::{render_all, Diagnostic};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param, Scalar};
 use compiler_core::launch::{Input, Launch};
-use compiler_core::sim::{Arg, MemoryProfile, Trace, TraceLimits};
-use compiler_core::span::LineIndex;
+use compiler_core::sim::{Arg, TraceLimits};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, RunLimits};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::print::{
+    note_order_dependent_sums, preview, print_out, print_super_tiles, profile_json,
+    ran_on_simulator, trace_json,
+};
 use crate::progress::Bar;
 
 #[derive(clap::Args)]
@@ -96,55 +97,6 @@ fn parse_trace_at(text: &str) -> Result<(u64, Option<u32>), String> {
     }
 }
 
-#[derive(clap::Args)]
-pub struct IrArgs {
-    /// The .tsr file.
-    file: PathBuf,
-}
-
-#[derive(clap::Args)]
-pub struct PtxArgs {
-    /// The .tsr file.
-    file: PathBuf,
-    /// The kernel (the file's only kernel by default), or a program: one module with an entry
-    /// for each kernel it launches.
-    #[arg(long)]
-    kernel: Option<String>,
-    /// The target: sm_70, sm_80 or sm_90.
-    #[arg(long, default_value = "sm_70")]
-    arch: compiler_core::ptx::Arch,
-    /// Add the loop guard: a thread past TRIPS loop trips writes the loop's number through a
-    /// last `.u64` parameter and exits (plain code without it).
-    #[arg(long, value_name = "TRIPS")]
-    loop_guard: Option<u32>,
-    /// Write the PTX to this file instead of stdout.
-    #[arg(short = 'o', long = "output")]
-    output: Option<PathBuf>,
-}
-
-#[derive(clap::Args)]
-pub struct WgslArgs {
-    /// The .tsr file.
-    file: PathBuf,
-    /// The kernel (the file's only kernel by default).
-    #[arg(long)]
-    kernel: Option<String>,
-    /// Lanes per warp: the subgroup size of the GPU it will run on.
-    #[arg(long, default_value_t = 32)]
-    lanes: u32,
-    /// Emulate warps in workgroup memory (any width, any GPU) instead of using subgroups.
-    #[arg(long)]
-    emulate_warps: bool,
-    /// Add the loop guard a run uses: an invocation past TRIPS trips of a loop writes the
-    /// loop's number to a storage word bound after the uniforms and stops (plain code without
-    /// it).
-    #[arg(long, value_name = "TRIPS")]
-    loop_guard: Option<u32>,
-    /// Write the WGSL to this file instead of stdout.
-    #[arg(short = 'o', long = "output")]
-    output: Option<PathBuf>,
-}
-
 #[derive(Clone)]
 pub enum InputSpec {
     Generator(Input),
@@ -193,121 +145,6 @@ pub fn report(diagnostics: &[Diagnostic], compilation: &Compilation, path: &Path
         )
     );
     ExitCode::from(1)
-}
-
-pub fn ir(args: &IrArgs) -> ExitCode {
-    let compilation = match compile(&args.file) {
-        Ok(compilation) => compilation,
-        Err(code) => return code,
-    };
-    match compilation.ir() {
-        Ok(module) => {
-            print!("{}", compiler_core::ir::print(module));
-            ExitCode::SUCCESS
-        }
-        Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
-    }
-}
-
-pub fn ptx(args: &PtxArgs) -> ExitCode {
-    let compilation = match compile(&args.file) {
-        Ok(compilation) => compilation,
-        Err(code) => return code,
-    };
-    let guard = guard(args.loop_guard);
-    // Without --kernel, a file of several kernels (a program's, say) is one module of them all.
-    let ptx = match args.kernel.as_deref() {
-        None if compilation.kernel_names().len() > 1 => {
-            compilation.ptx_every_kernel(args.arch, guard)
-        }
-        name => compilation.ptx_guarded(name, args.arch, guard),
-    };
-    match ptx {
-        Ok(ptx) => write_output(&ptx.text, args.output.as_deref()),
-        Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
-    }
-}
-
-fn guard(trips: Option<u32>) -> compiler_core::guard::Guard {
-    trips.map_or(
-        compiler_core::guard::Guard::Off,
-        compiler_core::guard::Guard::Trips,
-    )
-}
-
-/// Prints `text`, or writes it to `path` (exit 2 when it cannot be written).
-fn write_output(text: &str, path: Option<&Path>) -> ExitCode {
-    match path {
-        None => print!("{text}"),
-        Some(path) => {
-            if let Err(error) = std::fs::write(path, text) {
-                eprintln!("error: cannot write {}: {error}", path.display());
-                return ExitCode::from(2);
-            }
-        }
-    }
-    ExitCode::SUCCESS
-}
-
-pub fn wgsl(args: &WgslArgs) -> ExitCode {
-    let mode = if args.emulate_warps {
-        WarpMode::Emulated
-    } else {
-        WarpMode::Subgroups
-    };
-    let compilation = match compile(&args.file) {
-        Ok(compilation) => compilation,
-        Err(code) => return code,
-    };
-    // A WGSL module is one kernel's: a program's name, or a file of several kernels without
-    // --kernel, is told which to pass.
-    let kernels = compilation.kernel_names();
-    let choose = |kernels: &[String]| {
-        let options: Vec<String> = kernels.iter().map(|k| format!("--kernel {k}")).collect();
-        options.join(" or ")
-    };
-    let program = args.kernel.as_deref().filter(|&name| {
-        compilation.runs_a_program(Some(name)) && !kernels.iter().any(|k| k == name)
-    });
-    if let Some(name) = program {
-        let launched: Vec<String> = compilation
-            .ir()
-            .ok()
-            .and_then(|m| {
-                let program = m.programs.iter().find(|p| p.name == name)?;
-                Some(
-                    program
-                        .kernels()
-                        .iter()
-                        .map(|&k| m.kernels[k].name.clone())
-                        .collect(),
-                )
-            })
-            .unwrap_or_default();
-        eprintln!(
-            "error: `{name}` is a program, and a WGSL module holds one kernel: pass {}",
-            choose(&launched)
-        );
-        return ExitCode::from(2);
-    }
-    if args.kernel.is_none() && kernels.len() > 1 {
-        eprintln!(
-            "error: the file has {} kernels, and a WGSL module holds one: pass {}",
-            kernels.len(),
-            choose(&kernels)
-        );
-        return ExitCode::from(2);
-    }
-    let wgsl = compilation
-        .kernel(args.kernel.as_deref())
-        .and_then(|kernel| {
-            compiler_core::wgsl::emit(kernel, args.lanes, mode, guard(args.loop_guard))
-                .map_err(|d| vec![d])
-        });
-    match wgsl {
-        Ok(wgsl) => write_output(&wgsl.browser_text(), args.output.as_deref()),
-        Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
-    }
 }
 
 /// An `.npy` file as a launch input, checked against the parameter's element type
@@ -623,26 +460,6 @@ fn threads_per_rank(cores: usize, ranks_here: Option<&str>) -> usize {
     (cores / ranks).max(1)
 }
 
-/// Text on stdout: a reader that stops early (`| head`) is not an error.
-pub fn print_out(text: &str) {
-    let _ = std::io::stdout().write_all(text.as_bytes());
-}
-
-fn ran_on_simulator(kernel: &Kernel, grid: Dim3, stats: compiler_core::sim::Stats) {
-    eprintln!(
-        "ran {} on the simulator, {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
-        kernel.name, grid.x, grid.y, grid.z, kernel.threads, stats.steps, stats.lane_ops
-    );
-    note_order_dependent_sums(stats);
-}
-
-/// The note a run prints when its f32 atomic sums depend on the order of their additions.
-fn note_order_dependent_sums(stats: compiler_core::sim::Stats) {
-    if stats.order_dependent_sums {
-        eprintln!("note: {}", compiler_core::sim::ORDER_DEPENDENT_SUMS);
-    }
-}
-
 /// `--trace`: the run on the simulator, the steps of one CTA printed, then the results.
 fn traced(
     args: &RunArgs,
@@ -727,59 +544,6 @@ fn profiled(
     }
 }
 
-/// The profile as JSON: each access with its line and column (1-based) and its figures.
-fn profile_json(profile: &MemoryProfile, source: &str) -> String {
-    let lines = LineIndex::new(source);
-    let sites: Vec<serde_json::Value> = profile
-        .sites
-        .iter()
-        .map(|site| {
-            let at = lines.line_column(source, site.span.start);
-            let mut value = serde_json::to_value(site).unwrap_or_default();
-            if let Some(object) = value.as_object_mut() {
-                object.insert("line".into(), at.line.into());
-                object.insert("column".into(), at.column.into());
-                object.insert(
-                    "sectors_per_request".into(),
-                    site.sectors_per_request().into(),
-                );
-                if site.is_shared() {
-                    object.insert("excess_wavefronts".into(), site.excess_wavefronts().into());
-                } else {
-                    object.insert("excess_sectors".into(), site.excess_sectors().into());
-                }
-                object.insert("mean_degree".into(), site.mean_degree().into());
-                object.insert("poor".into(), site.is_poor().into());
-            }
-            value
-        })
-        .collect();
-    serde_json::to_string_pretty(&serde_json::json!({
-        "flops": profile.work.flops(),
-        "global_bytes": profile.global_bytes(),
-        "requested_bytes": profile.requested_bytes(),
-        "shared_wavefronts": profile.shared_wavefronts(),
-        "work": profile.work,
-        "sites": sites,
-    }))
-    .unwrap_or_default()
-}
-
-/// The trace as JSON, each step with its source line (1-based) beside its byte span.
-fn trace_json(trace: &Trace, source: &str) -> String {
-    let lines = LineIndex::new(source);
-    let mut value = serde_json::to_value(trace).unwrap_or_default();
-    if let Some(steps) = value.get_mut("steps").and_then(|s| s.as_array_mut()) {
-        for (step, json) in trace.steps.iter().zip(steps) {
-            if let Some(object) = json.as_object_mut() {
-                let line = lines.line_of(step.statement.start) + 1;
-                object.insert("line".into(), line.into());
-            }
-        }
-    }
-    serde_json::to_string_pretty(&value).unwrap_or_default()
-}
-
 /// The launch the flags describe, `.npy` inputs read and checked against their parameters.
 fn launch_of(args: &RunArgs, kernel: &Kernel, lanes: u32) -> Result<Launch, String> {
     let mut launch = Launch {
@@ -810,25 +574,6 @@ fn launch_of(args: &RunArgs, kernel: &Kernel, lanes: u32) -> Result<Launch, Stri
         launch.inputs.insert(name.clone(), input);
     }
     Ok(launch)
-}
-
-/// Which node ran which super-tile, on stderr.
-fn print_super_tiles(kernel: &Kernel, run: &ClusterRun) {
-    let dim = kernel.cluster_dim().unwrap_or_default();
-    eprintln!(
-        "@cluster: {} super-tiles of {dim} on {} node(s)",
-        run.tiles.len(),
-        run.nodes
-    );
-    for tile in &run.tiles {
-        eprintln!(
-            "  super-tile {}: {dim} {}..{} on node {}",
-            tile.index,
-            tile.start,
-            tile.start + tile.len,
-            tile.node
-        );
-    }
 }
 
 /// Prints each tensor, or writes it to `--out DIR/NAME.npy`.
@@ -915,31 +660,6 @@ enum PartCode {
     None,
     Wgsl(compiler_core::wgsl::Wgsl),
     Ptx(compiler_core::ptx::Ptx),
-}
-
-/// `C [1, 8] f32: [0, 1, …]`, at most 64 values.
-fn preview(name: &str, tensor: &compiler_core::sim::Tensor) -> String {
-    let values: Vec<String> = tensor
-        .bits
-        .iter()
-        .take(64)
-        .map(|b| match tensor.element {
-            Scalar::U32
-                if name.to_lowercase().contains("mask")
-                    || name.to_lowercase().contains("ballot") =>
-            {
-                format!("{b:#010x}")
-            }
-            element => element.value(*b).to_string(),
-        })
-        .collect();
-    let more = if tensor.bits.len() > 64 { ", …" } else { "" };
-    format!(
-        "{name} {:?} {}: [{}{more}]",
-        tensor.shape,
-        tensor.element.name(),
-        values.join(", ")
-    )
 }
 
 #[cfg(test)]

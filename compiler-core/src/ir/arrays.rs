@@ -8,7 +8,7 @@
 //! unrolled: each trip's body is lowered with the variable a constant. [`mark_registers`]
 //! then says which arrays only ever see constant indices: PTX keeps those in registers.
 
-use super::lower::{Binding, Lowering};
+use super::lowering::{Binding, Lowering};
 use super::*;
 use crate::syntax::ast::{self, ExprKind, IndexArg, StmtKind as AstStmt};
 

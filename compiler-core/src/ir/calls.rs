@@ -21,27 +21,13 @@
 //! such loop is followed by `if flag { break }`, so the `return` leaves loop by loop. Control
 //! stays structured.
 
-use super::lower::{scalar_of, Binding, Lowering};
+use super::lowering::{scalar_of, Binding, Inlined, Lowering};
 use super::*;
 use crate::syntax::ast::{self, ExprKind, StmtKind as AstStmt, TypeExpr};
 use std::collections::HashMap;
 
 /// Calls nested deeper than this are not inlined (the checker refuses recursion first).
 const MAX_INLINE_DEPTH: usize = 64;
-
-/// A call being inlined.
-pub(super) struct Inlined {
-    /// Where `return value` writes; none where the only `return` is the last statement.
-    result: Option<(Reg, Scalar)>,
-    /// The result type, and the operand the last statement returned, when it is the only one.
-    tail: Option<(Scalar, Option<Operand>)>,
-    /// Whether the body runs inside a one-trip loop.
-    wrapped: bool,
-    /// Set by a `return` inside one of the body's loops.
-    done: Option<Reg>,
-    /// `loop_depth` where the body starts.
-    loop_base: u32,
-}
 
 /// How many `return`s `stmts` hold, and whether one is inside a loop.
 fn returns(stmts: &[ast::Stmt], in_loop: bool, found: &mut (usize, bool)) {
@@ -328,7 +314,7 @@ impl Lowering {
             let rest = &stmts[i + 1..];
             let other = else_branch.as_deref().map_or(&[][..], branch);
             let then_returns = always_returns(&then_block.stmts);
-            let outer = std::mem::replace(&mut self.statement, super::lower::header(stmt));
+            let outer = std::mem::replace(&mut self.statement, super::lowering::header(stmt));
             let (condition, _) = self.expr(condition, Some(Scalar::Bool));
             let then_block = self.nested(|l| {
                 l.paste(&then_block.stmts);

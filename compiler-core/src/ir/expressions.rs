@@ -3,7 +3,7 @@
 //! else their default (`i32`, or `f32` for a float literal), as the checker typed them; a cast
 //! asks nothing of its argument.
 
-use super::lower::{binary_op, constant, Binding, Lowering};
+use super::lowering::{binary_op, constant, Binding, Lowering};
 use super::*;
 use crate::syntax::ast::{self, ExprKind, IndexArg};
 use crate::syntax::ctx;

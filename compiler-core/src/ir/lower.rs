@@ -8,9 +8,10 @@
 //! Here: kernels, scopes, registers and statements. Beside it: `expressions` (each expression,
 //! and the type untyped literals take) and `tiles` (tile operations and the CTA scan).
 
+use super::lowering::{binary_op, header, scalar_of, Binding, Lowering};
 use super::*;
 use crate::check::Checked;
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{self, ExprKind, IndexArg, StmtKind as AstStmt, TypeExpr};
 use crate::syntax::ctx;
 use std::collections::HashMap;
@@ -55,75 +56,12 @@ pub fn lower(file: &ast::File, checked: &Checked) -> Result<Module, Vec<Diagnost
     }
 }
 
-#[derive(Clone, Copy)]
-pub(super) enum Binding {
-    Reg(Reg, Scalar),
-    Tensor(usize),
-    Scalar(usize, Scalar),
-    Dim(usize),
-    /// A tile: the index of its shared array.
-    Tile(usize),
-    /// A per-thread array: its index in `Kernel::locals`.
-    Local(usize),
-    /// A constant: an unrolled loop's variable.
-    Const(u32, Scalar),
-}
-
-pub(super) struct Lowering {
-    pub(super) params: Vec<Param>,
-    pub(super) shared: Vec<SharedArray>,
-    pub(super) locals: Vec<LocalArray>,
-    /// The tiles the source reads or writes by element (`t[i, j]`), which padding may help.
-    pub(super) indexed_tiles: Vec<bool>,
-    dims: Vec<String>,
-    derived: Vec<DerivedDim>,
-    pub(super) regs: Vec<RegInfo>,
-    pub(super) scopes: Vec<HashMap<String, Binding>>,
-    blocks: Vec<Block>,
-    pub(super) threads: u32,
-    unsupported: Vec<Diagnostic>,
-    /// How many source loops enclose the statement being lowered.
-    pub(super) loop_depth: u32,
-    /// The source statement being lowered ([`Stmt::statement`]).
-    pub(super) statement: Span,
-    /// The file's functions, which calls inline.
-    pub(super) functions: Rc<[ast::Function]>,
-    /// The calls being inlined, innermost last.
-    pub(super) inlined: Vec<super::calls::Inlined>,
-}
-
-pub(super) fn scalar_of(ty: &TypeExpr) -> Scalar {
-    match ty {
-        TypeExpr::Named(name) => Scalar::from_name(&name.name).unwrap_or(Scalar::I32),
-        TypeExpr::Tensor { element, .. } | TypeExpr::Tile { element, .. } => {
-            Scalar::element_from_name(&element.name).unwrap_or(Scalar::F32)
-        }
-        TypeExpr::Error(_) => Scalar::I32,
-    }
-}
-
 /// The index of `kernel`'s integer scalar parameter `name`, which an extent may name.
 fn scalar_param(kernel: &ast::Kernel, name: &str) -> Option<usize> {
     kernel.params.iter().position(|p| {
         p.name.name == name
             && matches!(&p.ty, TypeExpr::Named(ty) if matches!(Scalar::from_name(&ty.name), Some(Scalar::I32 | Scalar::U32)))
     })
-}
-
-/// What a step of the trace highlights for `stmt`: a loop's or an `if`'s header, or the
-/// statement whole.
-pub(super) fn header(stmt: &ast::Stmt) -> Span {
-    match &stmt.kind {
-        AstStmt::If { condition, .. } | AstStmt::While { condition, .. } => {
-            Span::new(stmt.span.start, condition.span.end)
-        }
-        AstStmt::For { range, .. } => Span::new(stmt.span.start, range.span.end),
-        _ => stmt.span,
-    }
-}
-
-pub(super) fn constant(value: f64, ty: Scalar) -> Operand {
-    Operand::Const(ty.bits(value))
 }
 
 impl Lowering {
@@ -219,23 +157,6 @@ impl Lowering {
         self.dims.len() - 1
     }
 
-    pub(super) fn not_yet(&mut self, span: Span, what: &str) {
-        self.unsupported.push(
-            Diagnostic::error(Code::E0501, span, format!("{what} cannot run yet"))
-                .with_label("not supported by this version's simulator and back ends")
-                .with_help(
-                    "the checker accepts it; running it arrives with the tile-level lowering",
-                ),
-        );
-    }
-
-    pub(super) fn mark_indexed(&mut self, array: usize) {
-        if self.indexed_tiles.len() <= array {
-            self.indexed_tiles.resize(array + 1, false);
-        }
-        self.indexed_tiles[array] = true;
-    }
-
     fn finish(self, kernel: &ast::Kernel) -> Kernel {
         let indexed = self.indexed_tiles;
         let mut lowered = Kernel {
@@ -255,78 +176,6 @@ impl Lowering {
         super::arrays::mark_registers(&mut lowered);
         super::half::explicit_rounding(&mut lowered);
         lowered
-    }
-
-    pub(super) fn bind(&mut self, name: &str, binding: Binding) {
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name.to_owned(), binding);
-        }
-    }
-
-    pub(super) fn lookup(&self, name: &str) -> Option<Binding> {
-        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
-    }
-
-    /// A register for a source variable (with its name) or a temporary (without).
-    pub(super) fn reg(&mut self, ty: Scalar, name: Option<&str>) -> Reg {
-        self.push_reg(ty, name, name.is_some())
-    }
-
-    /// A register the lowering names for the IR's reader: a tile statement's counter or sum.
-    pub(super) fn internal_reg(&mut self, ty: Scalar, name: &str) -> Reg {
-        self.push_reg(ty, Some(name), false)
-    }
-
-    fn push_reg(&mut self, ty: Scalar, name: Option<&str>, variable: bool) -> Reg {
-        self.regs.push(RegInfo {
-            ty,
-            name: name.map(str::to_owned),
-            variable,
-        });
-        Reg(self.regs.len() as u32 - 1)
-    }
-
-    pub(super) fn emit(&mut self, kind: StmtKind, span: Span) {
-        if let Some(block) = self.blocks.last_mut() {
-            block.push(Stmt {
-                kind,
-                span,
-                statement: self.statement,
-            });
-        }
-    }
-
-    /// `dst = op` into a new register.
-    pub(super) fn value(&mut self, op: Op, ty: Scalar, span: Span) -> Operand {
-        let dst = self.reg(ty, None);
-        self.emit(StmtKind::Let { dst, op }, span);
-        Operand::Reg(dst)
-    }
-
-    /// The block statements are being emitted into.
-    pub(super) fn current_block(&mut self) -> Option<&mut Block> {
-        self.blocks.last_mut()
-    }
-
-    pub(super) fn nested(&mut self, f: impl FnOnce(&mut Self)) -> Block {
-        self.blocks.push(Vec::new());
-        self.scopes.push(HashMap::new());
-        f(self);
-        self.scopes.pop();
-        self.blocks.pop().unwrap_or_default()
-    }
-
-    /// `if condition { body }`, with no else.
-    pub(super) fn when(&mut self, condition: Operand, span: Span, body: impl FnOnce(&mut Self)) {
-        let then_block = self.nested(body);
-        self.emit(
-            StmtKind::If {
-                condition,
-                then_block,
-                else_block: Vec::new(),
-            },
-            span,
-        );
     }
 
     // ---- statements ----
@@ -709,20 +558,4 @@ fn step_is_positive(step: Option<&ast::Expr>) -> bool {
         ),
         _ => false,
     }
-}
-
-pub(super) fn binary_op(op: ast::BinaryOp) -> Option<BinaryOp> {
-    Some(match op {
-        ast::BinaryOp::Add => BinaryOp::Add,
-        ast::BinaryOp::Sub => BinaryOp::Sub,
-        ast::BinaryOp::Mul => BinaryOp::Mul,
-        ast::BinaryOp::Div => BinaryOp::Div,
-        ast::BinaryOp::Rem => BinaryOp::Rem,
-        ast::BinaryOp::Shl => BinaryOp::Shl,
-        ast::BinaryOp::Shr => BinaryOp::Shr,
-        ast::BinaryOp::BitAnd => BinaryOp::And,
-        ast::BinaryOp::BitOr => BinaryOp::Or,
-        ast::BinaryOp::BitXor => BinaryOp::Xor,
-        _ => return None,
-    })
 }

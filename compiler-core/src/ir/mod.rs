@@ -15,6 +15,7 @@ mod expressions;
 mod half;
 mod lint;
 mod lower;
+mod lowering;
 mod print;
 mod program;
 mod size;

@@ -7,7 +7,7 @@
 //! brief's tile semantics say; the checker has already made tile starts uniform, lengths
 //! literal and the control around tile operations uniform.
 
-use super::lower::{Binding, Lowering};
+use super::lowering::{Binding, Lowering};
 use super::*;
 use crate::syntax::ast::{self, ExprKind, IndexArg};
 
@@ -296,7 +296,7 @@ impl Lowering {
                 Some(array)
             }
             ExprKind::Binary(op, l, r) => {
-                let op = super::lower::binary_op(*op)?;
+                let op = super::lowering::binary_op(*op)?;
                 self.elementwise(l, r, op, span)
             }
             _ => self.tile_rest(e),

@@ -1,0 +1,126 @@
+//! What the CLI prints of a run: the one-line summary, a tensor's preview, the super-tiles of a
+//! cluster run, and the trace and memory profile as JSON. Text out only; nothing here runs.
+
+use compiler_core::cluster::ClusterRun;
+use compiler_core::hierarchy::Dim3;
+use compiler_core::ir::{Kernel, Scalar};
+use compiler_core::sim::{MemoryProfile, Trace};
+use compiler_core::span::LineIndex;
+use std::io::Write as _;
+
+/// Text on stdout: a reader that stops early (`| head`) is not an error.
+pub fn print_out(text: &str) {
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+pub fn ran_on_simulator(kernel: &Kernel, grid: Dim3, stats: compiler_core::sim::Stats) {
+    eprintln!(
+        "ran {} on the simulator, {} x {} x {} CTAs of {} threads: {} steps, {} lane operations",
+        kernel.name, grid.x, grid.y, grid.z, kernel.threads, stats.steps, stats.lane_ops
+    );
+    note_order_dependent_sums(stats);
+}
+
+/// The note a run prints when its f32 atomic sums depend on the order of their additions.
+pub fn note_order_dependent_sums(stats: compiler_core::sim::Stats) {
+    if stats.order_dependent_sums {
+        eprintln!("note: {}", compiler_core::sim::ORDER_DEPENDENT_SUMS);
+    }
+}
+
+/// The profile as JSON: each access with its line and column (1-based) and its figures.
+pub fn profile_json(profile: &MemoryProfile, source: &str) -> String {
+    let lines = LineIndex::new(source);
+    let sites: Vec<serde_json::Value> = profile
+        .sites
+        .iter()
+        .map(|site| {
+            let at = lines.line_column(source, site.span.start);
+            let mut value = serde_json::to_value(site).unwrap_or_default();
+            if let Some(object) = value.as_object_mut() {
+                object.insert("line".into(), at.line.into());
+                object.insert("column".into(), at.column.into());
+                object.insert(
+                    "sectors_per_request".into(),
+                    site.sectors_per_request().into(),
+                );
+                if site.is_shared() {
+                    object.insert("excess_wavefronts".into(), site.excess_wavefronts().into());
+                } else {
+                    object.insert("excess_sectors".into(), site.excess_sectors().into());
+                }
+                object.insert("mean_degree".into(), site.mean_degree().into());
+                object.insert("poor".into(), site.is_poor().into());
+            }
+            value
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({
+        "flops": profile.work.flops(),
+        "global_bytes": profile.global_bytes(),
+        "requested_bytes": profile.requested_bytes(),
+        "shared_wavefronts": profile.shared_wavefronts(),
+        "work": profile.work,
+        "sites": sites,
+    }))
+    .unwrap_or_default()
+}
+
+/// The trace as JSON, each step with its source line (1-based) beside its byte span.
+pub fn trace_json(trace: &Trace, source: &str) -> String {
+    let lines = LineIndex::new(source);
+    let mut value = serde_json::to_value(trace).unwrap_or_default();
+    if let Some(steps) = value.get_mut("steps").and_then(|s| s.as_array_mut()) {
+        for (step, json) in trace.steps.iter().zip(steps) {
+            if let Some(object) = json.as_object_mut() {
+                let line = lines.line_of(step.statement.start) + 1;
+                object.insert("line".into(), line.into());
+            }
+        }
+    }
+    serde_json::to_string_pretty(&value).unwrap_or_default()
+}
+
+/// Which node ran which super-tile, on stderr.
+pub fn print_super_tiles(kernel: &Kernel, run: &ClusterRun) {
+    let dim = kernel.cluster_dim().unwrap_or_default();
+    eprintln!(
+        "@cluster: {} super-tiles of {dim} on {} node(s)",
+        run.tiles.len(),
+        run.nodes
+    );
+    for tile in &run.tiles {
+        eprintln!(
+            "  super-tile {}: {dim} {}..{} on node {}",
+            tile.index,
+            tile.start,
+            tile.start + tile.len,
+            tile.node
+        );
+    }
+}
+
+/// `C [1, 8] f32: [0, 1, …]`, at most 64 values.
+pub fn preview(name: &str, tensor: &compiler_core::sim::Tensor) -> String {
+    let values: Vec<String> = tensor
+        .bits
+        .iter()
+        .take(64)
+        .map(|b| match tensor.element {
+            Scalar::U32
+                if name.to_lowercase().contains("mask")
+                    || name.to_lowercase().contains("ballot") =>
+            {
+                format!("{b:#010x}")
+            }
+            element => element.value(*b).to_string(),
+        })
+        .collect();
+    let more = if tensor.bits.len() > 64 { ", …" } else { "" };
+    format!(
+        "{name} {:?} {}: [{}{more}]",
+        tensor.shape,
+        tensor.element.name(),
+        values.join(", ")
+    )
+}
