@@ -432,10 +432,11 @@ fn run_program(
         .map(|l| format!("{} ({} x {} x {})", l.kernel, l.grid.x, l.grid.y, l.grid.z))
         .collect();
     eprintln!(
-        "ran program {} on {}: {} launches in {:.3} ms: {}",
+        "ran program {} on {}: {} launch{} in {:.3} ms: {}",
         program.name,
         backend.describe(lanes),
         launches.len(),
+        if launches.len() == 1 { "" } else { "es" },
         start.elapsed().as_secs_f64() * 1e3,
         launches.join(", ")
     );
