@@ -724,13 +724,15 @@ impl<'m> Walk<'m> {
                 }
             }
         }
-        let scalars: Vec<Option<i64>> = args
-            .iter()
-            .map(|arg| match arg {
-                LaunchArg::Integer(size) => self.eval(size, span).ok(),
+        // Every integer argument is evaluated before any tensor moves into the launch: one may
+        // read an element of a tensor the launch is given (`launch k(C, C[0])`).
+        let mut scalars: Vec<Option<i64>> = Vec::new();
+        for arg in args {
+            scalars.push(match arg {
+                LaunchArg::Integer(size) => Some(self.eval(size, span)?),
                 _ => None,
-            })
-            .collect();
+            });
+        }
         crate::launch::derive_dims(kernel, &mut dims, &scalars).map_err(|problems| {
             let message = problems.into_iter().map(|p| p.message).collect::<Vec<_>>();
             size_problem(span, format!("`{}`: {}", kernel.name, message.join("; ")))
@@ -745,14 +747,14 @@ impl<'m> Walk<'m> {
             ));
         }
         let mut params = Vec::new();
-        for (param, arg) in kernel.params.iter().zip(args) {
+        for ((param, arg), integer) in kernel.params.iter().zip(args).zip(&scalars) {
             params.push(match arg {
                 LaunchArg::Buffer(b) => match self.buffers.take(*b) {
                     Some(tensor) => Arg::Tensor(tensor),
                     None => Arg::Scalar(0),
                 },
-                LaunchArg::Integer(size) => {
-                    let n = self.eval(size, span)?;
+                LaunchArg::Integer(_) => {
+                    let n = integer.unwrap_or(0);
                     let bits = match param.element() {
                         Scalar::U32 if (0..=i64::from(u32::MAX)).contains(&n) => n as u32,
                         Scalar::I32 if (i64::from(i32::MIN)..=i64::from(i32::MAX)).contains(&n) => {

@@ -9,6 +9,7 @@ use compiler_core::ir::{
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{self, Arg, Args, SimOptions};
 use compiler_core::span::Span;
+use compiler_core::wgsl::WarpMode;
 use compiler_core::RunLimits;
 
 /// Runs `source` and returns the rendered error.
@@ -536,4 +537,40 @@ fn a_per_thread_array_index_outside_names_the_array_and_thread() {
     );
     assert!(text.contains("thread 4"), "{text}");
     assert!(text.contains("k.tsr:4:"), "{text}");
+}
+
+/// A two-axis array checks each index against its axis: `a[0, 4]` of a `[4, 4]` array is
+/// outside, though its flat index 4 is not (it had read `a[1, 0]`). And an index that is a
+/// constant only once a loop is unrolled (`for q in range(9)` over 8 elements) or a constant
+/// expression (`a[2 + 6]`) stops the simulator at the access, while PTX and WGSL stay valid
+/// and check nothing (ptxas had refused an unknown `.local` symbol, naga a constant index out
+/// of bounds).
+#[test]
+fn array_indices_are_checked_per_axis_and_constant_ones_past_the_end_stop_the_run() {
+    let source = "@launch(32)\nkernel k(X: tensor<i32>[N], Y: tensor<f32>[N]) {\n  var a = array<f32>[4, 4](0.0)\n  a[1, 0] = 7.0\n  Y[ctx.thread] = a[0, X[ctx.thread]]\n}\n";
+    let (code, text) = fault(source, launch(&[("N", 32)], vec![("X", Input::Iota)]));
+    assert_eq!(code, Code::E0518);
+    assert!(
+        text.contains("index [0, 4] is outside `a`, an array<f32>[4, 4] of 16 elements"),
+        "{text}"
+    );
+    assert!(text.contains("thread 4"), "{text}");
+    for (source, at) in [
+        ("@launch(32)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  var a = array<f32>[8](0.0)\n  for q in range(9) {\n    a[q] = X[ctx.thread] + f32(q)\n  }\n  Y[ctx.thread] = a[7]\n}\n", "k.tsr:5:"),
+        ("@launch(32)\nkernel k(Y: tensor<f32>[N]) {\n  var a = array<f32>[8](1.0)\n  Y[ctx.thread] = a[2 + 6]\n}\n", "k.tsr:4:"),
+    ] {
+        let (code, text) = fault(source, launch(&[("N", 32)], vec![]));
+        assert_eq!(code, Code::E0518, "{text}");
+        assert!(text.contains("index 8 is outside `a`"), "{text}");
+        assert!(text.contains(at), "{text}");
+        let compilation = compiler_core::compile(source);
+        let kernel = compilation.kernel(None).unwrap_or_else(|d| panic!("{d:?}"));
+        for mode in [WarpMode::Subgroups, WarpMode::Emulated] {
+            let wgsl = compiler_core::wgsl::emit(kernel, 32, mode, Default::default());
+            assert!(wgsl.is_ok(), "{mode:?}: {:?}", wgsl.err());
+        }
+        let ptx = compilation.ptx(None, compiler_core::ptx::Arch::Sm80);
+        let ptx = ptx.unwrap_or_else(|d| panic!("{d:?}"));
+        assert!(ptx.text.contains("outside the array"), "{}", ptx.text);
+    }
 }

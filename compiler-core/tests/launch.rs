@@ -570,4 +570,21 @@ fn an_extent_that_names_an_integer_scalar_is_computed_from_its_value() {
             i32::MAX
         )
     );
+    // A u32 scalar's extent uses the value the kernel reads: -1 is 4294967295.
+    let source = "@launch(1)\nkernel k(X: tensor<f32>[H], Y: tensor<f32>[H - ks], ks: u32) {\n}\n";
+    let compilation = compiled(source);
+    let launch = Launch {
+        dims: [("H".to_owned(), 10)].into(),
+        scalars: [("ks".to_owned(), -1.0)].into(),
+        ..Launch::default()
+    };
+    let problems = launch.problems(kernel(&compilation), RunLimits::PAGE);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(
+        problems[0]
+            .message
+            .starts_with("the extent H - ks is -4294967285 (H = 10, ks = 4294967295)"),
+        "{}",
+        problems[0].message
+    );
 }

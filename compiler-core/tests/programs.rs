@@ -734,3 +734,25 @@ program p(C: tensor<i32>[1], Out: tensor<i32>[1], Pad: tensor<f32>[N]) {
         assert_eq!(output.launches[1].grid.x, grid, "N = {n}");
     }
 }
+
+/// An integer argument may read an element of a tensor the same launch is given: it is read
+/// before the tensors move into the launch (it had read 0, so `launch dec(C, C[0] - 10)`
+/// wrote -10 and the loop ended after one pass).
+#[test]
+fn an_integer_argument_reads_a_tensor_its_own_launch_is_given() {
+    let source = "@launch(1)
+kernel set(C: tensor<i32>[1], v: i32) {
+  C[0] = v
+}
+
+program p(C: tensor<i32>[1]) {
+  launch set(C, 100) grid(1)
+  while C[0] > 35 limit 10 {
+    launch set(C, C[0] - 10) grid(1)
+  }
+}
+";
+    let output = run(source, &[], vec![]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(bits(&output, 0), [30]);
+    assert_eq!(output.launches.len(), 8);
+}

@@ -563,3 +563,21 @@ fn ptxas_accepts_every_program_as_one_module() {
         }
     }
 }
+
+/// An in-register array's constant index past its end (an unrolled copy the simulator stops
+/// at) reads 0 and stores nothing: ptxas had refused the `.local` symbol such an array lacks.
+#[test]
+fn ptxas_accepts_a_constant_array_index_past_the_end() {
+    let source = "@launch(32)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  var a = array<f32>[8](0.0)\n  for q in range(9) {\n    a[q] = X[ctx.thread] + f32(q)\n  }\n  Y[ctx.thread] = a[7] + a[3 + 5]\n}\n";
+    for arch in Arch::ALL {
+        let text = ptx(source, arch).text;
+        assert!(!text.contains(".local"), "{text}");
+        let output = assemble("past_the_end", &text, arch);
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            arch.name(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}

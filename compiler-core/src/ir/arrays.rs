@@ -50,6 +50,7 @@ impl Lowering {
                 StmtKind::LocalStore {
                     array,
                     index: Operand::Const(at as u32),
+                    coordinates: Vec::new(),
                     value: fill,
                 },
                 value.span,
@@ -58,14 +59,16 @@ impl Lowering {
         Some(array)
     }
 
-    /// The flat index of `indices` into array `array`: a constant where every coordinate is.
+    /// The flat index of `indices` into array `array` (a constant where every coordinate
+    /// is), and for a two-axis array each coordinate, which the simulator checks.
     pub(super) fn local_index(
         &mut self,
         array: usize,
         indices: &[IndexArg],
         span: Span,
-    ) -> Operand {
+    ) -> (Operand, Vec<Operand>) {
         let shape = self.locals[array].shape.clone();
+        let mut coordinates = Vec::new();
         let mut flat = Operand::Const(0);
         for (axis, index) in indices.iter().enumerate() {
             let IndexArg::Single(e) = index else {
@@ -75,6 +78,9 @@ impl Lowering {
                 Some(n) => Operand::Const(n as u32),
                 None => self.expr(e, Some(Scalar::I32)).0,
             };
+            if shape.len() > 1 {
+                coordinates.push(coordinate);
+            }
             let stride = shape[axis + 1..].iter().product::<u32>();
             flat = match (flat, coordinate) {
                 (Operand::Const(f), Operand::Const(c)) => {
@@ -105,7 +111,7 @@ impl Lowering {
                 }
             };
         }
-        flat
+        (flat, coordinates)
     }
 
     /// The value of an integer expression known now: literals and constant bindings under
@@ -288,7 +294,7 @@ pub(super) fn mark_registers(kernel: &mut Kernel) {
         for stmt in block {
             match &stmt.kind {
                 StmtKind::Let {
-                    op: Op::LocalLoad { array, index },
+                    op: Op::LocalLoad { array, index, .. },
                     ..
                 }
                 | StmtKind::LocalStore { array, index, .. } => {

@@ -137,11 +137,13 @@ impl Lowering {
                 };
                 if let Some(Binding::Local(array)) = binding {
                     let element = self.locals[array].element;
-                    let index = self.local_index(array, indices, span);
-                    return (
-                        self.value(Op::LocalLoad { array, index }, element, span),
-                        element,
-                    );
+                    let (index, coordinates) = self.local_index(array, indices, span);
+                    let op = Op::LocalLoad {
+                        array,
+                        index,
+                        coordinates,
+                    };
+                    return (self.value(op, element, span), element);
                 }
                 if let Some(Binding::Tile(array)) = binding {
                     self.mark_indexed(array);

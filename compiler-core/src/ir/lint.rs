@@ -77,8 +77,10 @@ fn op_registers(op: &Op) -> Vec<Reg> {
         | Op::Bitcast { value: a, .. }
         | Op::Reduce(_, _, _, a)
         | Op::Vote(_, a)
-        | Op::PrefixSum(_, a)
-        | Op::LocalLoad { index: a, .. } => vec![*a],
+        | Op::PrefixSum(_, a) => vec![*a],
+        Op::LocalLoad {
+            index, coordinates, ..
+        } => [vec![*index], coordinates.clone()].concat(),
         Op::Binary(_, _, a, b) | Op::Compare(_, _, a, b) | Op::Pow(a, b) | Op::Shuffle(_, a, b) => {
             vec![*a, *b]
         }

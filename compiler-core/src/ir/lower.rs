@@ -440,10 +440,15 @@ impl Lowering {
                     Some(Binding::Tensor(tensor)) => tensor,
                     Some(Binding::Local(array)) => {
                         let element = self.locals[array].element;
-                        let index = self.local_index(array, indices, target.span);
+                        let (index, coordinates) = self.local_index(array, indices, target.span);
                         let current = match op {
                             Some(_) => {
-                                self.value(Op::LocalLoad { array, index }, element, target.span)
+                                let load = Op::LocalLoad {
+                                    array,
+                                    index,
+                                    coordinates: coordinates.clone(),
+                                };
+                                self.value(load, element, target.span)
                             }
                             None => Operand::Const(0),
                         };
@@ -452,6 +457,7 @@ impl Lowering {
                             StmtKind::LocalStore {
                                 array,
                                 index,
+                                coordinates,
                                 value: new,
                             },
                             span,

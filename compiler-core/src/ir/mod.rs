@@ -267,10 +267,14 @@ pub enum StmtKind {
         indices: Vec<Operand>,
         value: Operand,
     },
-    /// `locals[array][index] = value` in this thread's array (`index` row-major, flat).
+    /// `locals[array][index] = value` in this thread's array (`index` row-major, flat;
+    /// `coordinates`, for a two-axis array, each axis's index, which the simulator checks
+    /// against its extent: the flat index alone would let `a[0, 4]` of a `[4, 4]` array read
+    /// `a[1, 0]`; the backends use the flat index only).
     LocalStore {
         array: usize,
         index: Operand,
+        coordinates: Vec<Operand>,
         value: Operand,
     },
     Atomic(Atomic),
@@ -519,10 +523,12 @@ pub enum Op {
         array: usize,
         indices: Vec<Operand>,
     },
-    /// An element of this thread's array `array`, at the flat row-major `index`.
+    /// An element of this thread's array `array`, at the flat row-major `index` (and
+    /// `coordinates`, as `StmtKind::LocalStore`'s).
     LocalLoad {
         array: usize,
         index: Operand,
+        coordinates: Vec<Operand>,
     },
     Reduce(Reduce, Over, Scalar, Operand),
     Vote(Vote, Operand),

@@ -131,6 +131,7 @@ fn block(out: &mut String, kernel: &Kernel, stmts: &[Stmt], depth: usize) {
                 array,
                 index,
                 value,
+                ..
             } => {
                 let (name, element) = local_name(kernel, *array);
                 let _ = writeln!(
@@ -316,7 +317,7 @@ fn op_text(kernel: &Kernel, op: &Op, ty: Scalar) -> String {
             kernel.params.get(*tensor).map_or("?", |p| p.name()),
             list(kernel, indices)
         ),
-        Op::LocalLoad { array, index } => format!(
+        Op::LocalLoad { array, index, .. } => format!(
             "local_load {}[{}]",
             local_name(kernel, *array).0,
             operand(kernel, *index, Scalar::I32)

@@ -402,10 +402,15 @@ impl Launch {
             .params
             .iter()
             .map(|p| match p {
+                // The value the kernel reads: the number as its type keeps it (-1 is the
+                // u32 4294967295), as a launch binds it.
                 Param::Scalar {
                     name,
-                    ty: Scalar::I32 | Scalar::U32,
-                } => self.scalars.get(name).map(|v| *v as i64),
+                    ty: ty @ (Scalar::I32 | Scalar::U32),
+                } => self.scalars.get(name).map(|v| match ty.bits(*v) {
+                    bits if *ty == Scalar::I32 => i64::from(bits as i32),
+                    bits => i64::from(bits),
+                }),
                 _ => None,
             })
             .collect();

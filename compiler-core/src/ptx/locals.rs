@@ -69,12 +69,28 @@ impl Emitter<'_> {
         address
     }
 
-    /// `d = array[index]`.
+    /// `d = array[index]`. An in-register array's constant index past its end (an unrolled
+    /// copy that the simulator stops at, E0518) reads 0: PTX checks nothing, as for a tensor.
     pub(super) fn local_load(&mut self, d: &str, array: usize, index: Operand) {
         let element = self.kernel.locals[array].element;
         if let (Some(regs), Operand::Const(at)) = (self.locals.get(array), index) {
-            if let Some(source) = regs.get(at as usize).cloned() {
-                self.line(format!("mov.{} {d}, {source};", move_type(element)), None);
+            if !regs.is_empty() {
+                match regs.get(at as usize).cloned() {
+                    Some(source) => {
+                        self.line(format!("mov.{} {d}, {source};", move_type(element)), None)
+                    }
+                    None => {
+                        let zero = self.src(Operand::Const(0), element);
+                        self.line(
+                            format!(
+                                "mov.{} {d}, {zero}; // index {} is outside the array",
+                                move_type(element),
+                                at as i32
+                            ),
+                            None,
+                        )
+                    }
+                }
                 return;
             }
         }
@@ -92,13 +108,25 @@ impl Emitter<'_> {
         }
     }
 
-    /// `array[index] = value`.
+    /// `array[index] = value`; in an in-register array, a constant index past its end
+    /// stores nothing (as `local_load`).
     pub(super) fn local_store(&mut self, array: usize, index: Operand, value: Operand) {
         let element = self.kernel.locals[array].element;
         if let (Some(regs), Operand::Const(at)) = (self.locals.get(array), index) {
-            if let Some(target) = regs.get(at as usize).cloned() {
-                let v = self.src(value, element);
-                self.line(format!("mov.{} {target}, {v};", move_type(element)), None);
+            if !regs.is_empty() {
+                match regs.get(at as usize).cloned() {
+                    Some(target) => {
+                        let v = self.src(value, element);
+                        self.line(format!("mov.{} {target}, {v};", move_type(element)), None);
+                    }
+                    None => self.line(
+                        format!(
+                            "// array[{}] is outside the array: nothing stored",
+                            at as i32
+                        ),
+                        None,
+                    ),
+                }
                 return;
             }
         }

@@ -707,6 +707,7 @@ impl<'a> Emitter<'a> {
                 array,
                 index,
                 value,
+                ..
             } => self.local_store(*array, *index, *value),
             StmtKind::Atomic(atomic) => self.atomic(atomic),
             StmtKind::If {

@@ -128,7 +128,7 @@ impl<'a> Emitter<'a> {
                 }
                 self.load(&d, "global", element, &address, inside.as_deref());
             }
-            Op::LocalLoad { array, index } => self.local_load(&d, *array, *index),
+            Op::LocalLoad { array, index, .. } => self.local_load(&d, *array, *index),
             Op::SharedLoad { array, indices } => {
                 let element = self.kernel.shared[*array].element;
                 let address = self.shared_address(*array, indices);

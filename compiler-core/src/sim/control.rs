@@ -124,11 +124,12 @@ impl<'a> Cta<'a> {
             StmtKind::LocalStore {
                 array,
                 index,
+                coordinates,
                 value,
             } => {
                 for t in 0..self.threads {
                     if mask[t] {
-                        let at = self.local_element(*array, *index, t, stmt.span)?;
+                        let at = self.local_element(*array, *index, coordinates, t, stmt.span)?;
                         self.locals[*array][at] = self.get(*value, t);
                     }
                 }

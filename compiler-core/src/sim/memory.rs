@@ -470,21 +470,37 @@ fn cross_cta(word: u64, cta: u32, thread: u32, how: Touch) -> Option<u64> {
 }
 
 impl Cta<'_> {
-    /// Where thread `t`'s element `index` of its array `array` is, or E0518 outside it.
+    /// Where thread `t`'s element `index` of its array `array` is, or E0518 outside it (or,
+    /// for a two-axis array, with one of its `coordinates` outside that axis).
     pub(super) fn local_element(
         &self,
         array: usize,
         index: Operand,
+        coordinates: &[Operand],
         t: usize,
         span: Span,
     ) -> Result<usize, Fault> {
         let len = self.kernel.locals.get(array).map_or(0, LocalArray::len);
         let at = self.get(index, t) as i32;
-        if at < 0 || at as usize >= len {
-            let local = &self.kernel.locals[array];
+        let local = &self.kernel.locals[array];
+        let outside = coordinates
+            .iter()
+            .zip(&local.shape)
+            .any(|(&c, &extent)| self.get(c, t) >= extent);
+        if at < 0 || at as usize >= len || outside {
             let shape: Vec<String> = local.shape.iter().map(u32::to_string).collect();
+            let index = match coordinates {
+                [] => format!("index {at}"),
+                _ => {
+                    let at: Vec<String> = coordinates
+                        .iter()
+                        .map(|&c| (self.get(c, t) as i32).to_string())
+                        .collect();
+                    format!("index [{}]", at.join(", "))
+                }
+            };
             let message = format!(
-                "index {at} is outside `{}`, an array<{}>[{}] of {len} elements",
+                "{index} is outside `{}`, an array<{}>[{}] of {len} elements",
                 local.name,
                 local.element.name(),
                 shape.join(", ")

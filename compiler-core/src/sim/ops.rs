@@ -171,10 +171,14 @@ impl<'a> Cta<'a> {
                 }
                 Ok(())
             }
-            Op::LocalLoad { array, index } => {
+            Op::LocalLoad {
+                array,
+                index,
+                coordinates,
+            } => {
                 for t in 0..threads {
                     if mask[t] {
-                        let at = self.local_element(*array, *index, t, span)?;
+                        let at = self.local_element(*array, *index, coordinates, t, span)?;
                         let bits = self.locals[*array][at];
                         self.set(dst, t, bits);
                     }

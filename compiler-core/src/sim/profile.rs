@@ -623,7 +623,7 @@ impl<'a> Cta<'a> {
                 ..
             }) => (Memory::Shared(*array), indices, true),
             StmtKind::Let {
-                op: Op::LocalLoad { array, index },
+                op: Op::LocalLoad { array, index, .. },
                 ..
             } => return self.count_local(*array, *index, stmt.span, mask, false),
             StmtKind::LocalStore { array, index, .. } => {

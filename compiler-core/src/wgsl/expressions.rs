@@ -283,7 +283,14 @@ impl<'k> Builder<'k> {
                     }
                 }
             }
-            Op::LocalLoad { array, index } => {
+            // A constant index past the array's end (an unrolled copy that the simulator
+            // stops at, E0518) reads 0: WGSL refuses a constant index outside a fixed-size
+            // array, and checks nothing else, as for a tensor.
+            Op::LocalLoad { array, index, .. } if self.outside_array(*array, *index) => {
+                let element = self.kernel.locals[*array].element;
+                self.operand(block, Operand::Const(0), element)
+            }
+            Op::LocalLoad { array, index, .. } => {
                 let pointer = self.array_pointer(block, *array, *index);
                 self.add(block, E::Load { pointer })
             }

@@ -739,6 +739,11 @@ impl<'k> Builder<'k> {
     }
 
     /// A pointer to element `index` of this invocation's array `array`.
+    /// Whether `index` is a constant outside per-thread array `array`.
+    fn outside_array(&self, array: usize, index: Operand) -> bool {
+        matches!(index, Operand::Const(at) if at as usize >= self.kernel.locals[array].len())
+    }
+
     fn array_pointer(&mut self, block: &mut Block, array: usize, index: Operand) -> Handle<E> {
         let index = self.operand(block, index, Scalar::I32);
         let base = self.add(block, E::LocalVariable(self.arrays[array]));

@@ -77,10 +77,13 @@ impl<'k> Builder<'k> {
                 let pointer = self.shared_pointer(block, *array, indices);
                 self.push(block, St::Store { pointer, value: v });
             }
+            // Nothing is stored past the array's end (see `Op::LocalLoad`).
+            StmtKind::LocalStore { array, index, .. } if self.outside_array(*array, *index) => {}
             StmtKind::LocalStore {
                 array,
                 index,
                 value,
+                ..
             } => {
                 let element = self.kernel.locals[*array].element;
                 let v = self.operand(block, *value, element);
