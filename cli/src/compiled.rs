@@ -1,6 +1,7 @@
 //! `tessera ir`, `tessera ptx` and `tessera wgsl`: a kernel's compiled forms, printed or
 //! written to a file. Compiling and reporting are `run.rs`'s, which never calls back here.
 
+use crate::print::print_out;
 use crate::run::{compile, report};
 use compiler_core::wgsl::WarpMode;
 use std::path::{Path, PathBuf};
@@ -62,7 +63,7 @@ pub fn ir(args: &IrArgs) -> ExitCode {
     };
     match compilation.ir() {
         Ok(module) => {
-            print!("{}", compiler_core::ir::print(module));
+            print_out(&compiler_core::ir::print(module));
             ExitCode::SUCCESS
         }
         Err(diagnostics) => report(&diagnostics, &compilation, &args.file),
@@ -98,7 +99,7 @@ fn guard(trips: Option<u32>) -> compiler_core::guard::Guard {
 /// Prints `text`, or writes it to `path` (exit 2 when it cannot be written).
 fn write_output(text: &str, path: Option<&Path>) -> ExitCode {
     match path {
-        None => print!("{text}"),
+        None => print_out(text),
         Some(path) => {
             if let Err(error) = std::fs::write(path, text) {
                 eprintln!("error: cannot write {}: {error}", path.display());

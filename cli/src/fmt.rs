@@ -51,11 +51,11 @@ pub fn run(args: &FmtArgs) -> ExitCode {
         };
         if args.check {
             if formatted != source {
-                println!("{name}");
+                crate::print::print_out(&format!("{name}\n"));
                 failed = true;
             }
         } else if stdin {
-            print!("{formatted}");
+            crate::print::print_out(&formatted);
         } else if formatted != source {
             if let Err(error) = std::fs::write(path, &formatted) {
                 eprintln!("error: cannot write {name}: {error}");

@@ -105,7 +105,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(text) => {
-            print!("{text}");
+            print::print_out(&text);
             ExitCode::SUCCESS
         }
         Err(message) => {
@@ -173,7 +173,7 @@ fn check(args: &CheckArgs) -> ExitCode {
     }
     if args.json {
         match serde_json::to_string_pretty(&reports) {
-            Ok(json) => println!("{json}"),
+            Ok(json) => print::print_out(&format!("{json}\n")),
             Err(error) => {
                 eprintln!("error: {error}");
                 return ExitCode::from(2);

@@ -904,3 +904,33 @@ fn a_run_whose_float_atomic_sum_depends_on_the_order_says_so() {
     ]);
     assert!(!stderr(&ones).contains("note:"), "{}", stderr(&ones));
 }
+
+/// A reader that stops early (`tessera ir k.tsr | head -1`) ends the output quietly: printing
+/// had panicked on the broken pipe, with a backtrace.
+#[test]
+fn a_reader_that_stops_early_is_not_a_panic() {
+    use std::io::Read as _;
+    // Output past a pipe's buffer (64 KiB), so the writer meets the closed pipe.
+    let body = "  Y[ctx.thread] = Y[ctx.thread] * 1.5 + 0.25\n".repeat(3000);
+    let file = std::env::temp_dir().join(format!("tessera-pipe-{}.tsr", std::process::id()));
+    std::fs::write(
+        &file,
+        format!("@launch(32)\nkernel k(Y: tensor<f32>[N]) {{\n{body}}}\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for command in ["ir", "ptx", "wgsl"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .args([command, &file.display().to_string()])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut first = [0u8; 1];
+        if let Some(mut stdout) = child.stdout.take() {
+            let _ = stdout.read(&mut first);
+        }
+        let output = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{command}: {stderr}");
+    }
+}

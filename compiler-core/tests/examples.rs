@@ -1107,6 +1107,23 @@ fn bitonic_sort_sorts_through_its_functions() {
     }
 }
 
+/// A function's tile parameter is written whole as by element (`acc += a @ b` in a helper,
+/// mixed precision): the caller's var tile takes the sum (it had been refused as "a kernel
+/// parameter"); the helper's two calls give 0.5 + 2 (A · B) with A = B = ones, 16 terms.
+#[test]
+fn a_function_writes_its_tile_parameter_whole() {
+    let source = "fn mac(acc: tile<f32>[16, 16], a: tile<f16>[16, 16], b: tile<f16>[16, 16]) {\n  acc += a @ b\n}\n\n@launch(64)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 16], C: tensor<f32>[16, 16]) {\n  var acc = tile<f32>[16, 16](0.5)\n  mac(acc, A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n  mac(acc, A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n  C[0 :+ 16, 0 :+ 16] = acc\n}\n";
+    let launch = Launch {
+        inputs: [("A".to_owned(), Input::Ones), ("B".to_owned(), Input::Ones)].into(),
+        ..Launch::default()
+    };
+    let out = ran(&compiler_core::compile(source), &launch);
+    assert!(tensor(&out, "C")
+        .bits
+        .iter()
+        .all(|&b| f32::from_bits(b) == 32.5));
+}
+
 /// Attention with one thread per row (issue 53's per-thread arrays: q and o, eight each)
 /// equals softmax(Q Kᵀ / √8) V computed in f64, within f32's rounding over 100 keys; the rows
 /// past S (the second CTA's last threads) write nothing.

@@ -54,9 +54,16 @@ impl KernelChecker {
                         IndexArg::Tile { start, length } => start.span.to(length.span),
                         IndexArg::Whole(at) => *at,
                     };
+                    let label = match length {
+                        IndexArg::Single(Expr {
+                            kind: ExprKind::Int(Some(_)),
+                            ..
+                        }) => "not positive",
+                        _ => "not a compile-time constant",
+                    };
                     self.error(
                         Diagnostic::error(Code::E0319, at, "an array's extent must be a positive integer literal")
-                            .with_label("not a compile-time constant")
+                            .with_label(label)
                             .with_help("a thread's array is fixed when the kernel is compiled: write a number, e.g. array<f32>[8](0.0)"),
                     );
                     return Value::error();

@@ -327,6 +327,30 @@ impl KernelChecker {
             }
             types.push(ty);
         }
+        // An extent name is a name of the function too: a parameter of that name would hide
+        // the argument's extent.
+        for param in &function.params {
+            let TypeExpr::Tensor { dims, .. } = &param.ty else {
+                continue;
+            };
+            for dim in dims {
+                let Dim::Name(name) = dim else {
+                    continue;
+                };
+                if let Some(&at) = declared.get(name.name.as_str()) {
+                    self.error(
+                        Diagnostic::error(
+                            Code::E0202,
+                            name.span,
+                            format!("`{}` is already a name of this function", name.name),
+                        )
+                        .with_label("an extent, named as a parameter is")
+                        .with_secondary(at, "the parameter")
+                        .with_help("rename the extent or the parameter: the extent is the argument's, read in the body by its name"),
+                    );
+                }
+            }
+        }
         let result = self.result_type(function);
         if result.as_ref().is_some_and(|r| !r.is_error()) && !always_returns(&function.body.stmts) {
             let end = Span::empty(function.body.span.end.saturating_sub(1));
@@ -424,6 +448,9 @@ impl KernelChecker {
                         .with_help("pass the tensor (`f(A)`); a slice of one is a tile: copy it into a let first"),
                 );
             }
+        }
+        if fits {
+            fits = self.extents_agree(callee, args, &values, function);
         }
         let written = written_params(&functions, index, 0);
         for ((arg, value), (param, written)) in args
@@ -635,6 +662,82 @@ impl KernelChecker {
             keyword: "return",
             cause: cause.map(|c| early_exit(c, "return", span)),
         }]
+    }
+}
+
+impl KernelChecker {
+    /// Whether a call's tensor arguments give each of the function's extents one value that
+    /// the compiler knows: a literal extent needs the argument's literal there (a dimension
+    /// is the launch's to decide, and the function would read past a smaller one), and an
+    /// extent name shared by two parameters needs one dimension (or literal) in both
+    /// arguments. Otherwise E0302 at the argument.
+    fn extents_agree(
+        &mut self,
+        callee: &Ident,
+        args: &[Expr],
+        values: &[Value],
+        function: &crate::syntax::ast::Function,
+    ) -> bool {
+        let mut bound: Vec<(&str, &str, &str, &str)> = Vec::new();
+        let mut fits = true;
+        for ((arg, value), param) in args.iter().zip(values).zip(&function.params) {
+            let (TypeExpr::Tensor { dims: wanted, .. }, Type::Tensor { dims: given, .. }) =
+                (&param.ty, &value.ty)
+            else {
+                continue;
+            };
+            let arg_name = match &arg.kind {
+                ExprKind::Name(name) => name.as_str(),
+                _ => continue,
+            };
+            for (axis, (want, have)) in wanted.iter().zip(given.iter()).enumerate() {
+                match want {
+                    Dim::Literal(Some(n), _) if have.parse::<u64>().ok() != Some(*n) => {
+                        fits = false;
+                        self.error(
+                            Diagnostic::error(
+                                Code::E0302,
+                                arg.span,
+                                format!(
+                                    "`{}`'s `{}` has extent {n} on axis {axis}, and `{arg_name}`'s extent there is `{have}`",
+                                    callee.name, param.name.name
+                                ),
+                            )
+                            .with_label(format!("{have}, which the launch decides"))
+                            .with_secondary(param.span, "the parameter")
+                            .with_help(format!("name the extent in `{}` (`tensor<…>[M]`) and read it in the body, or give `{arg_name}` the literal extent {n}", callee.name)),
+                        );
+                    }
+                    Dim::Name(name) => match bound.iter().find(|(n, ..)| *n == name.name) {
+                        Some((_, other, first, first_param)) if *other != have.as_str() => {
+                            fits = false;
+                            self.error(
+                                Diagnostic::error(
+                                    Code::E0302,
+                                    arg.span,
+                                    format!(
+                                        "`{}`'s `{first_param}` and `{}` share the extent `{}`, and `{first}` has `{other}` there where `{arg_name}` has `{have}`",
+                                        callee.name, param.name.name, name.name
+                                    ),
+                                )
+                                .with_label(format!("{have}, not {other}"))
+                                .with_secondary(name.span, "one name for both")
+                                .with_help(format!("give both tensors one dimension in the kernel, or two extent names in `{}`", callee.name)),
+                            );
+                        }
+                        Some(_) => {}
+                        None => bound.push((
+                            name.name.as_str(),
+                            have.as_str(),
+                            arg_name,
+                            param.name.name.as_str(),
+                        )),
+                    },
+                    _ => {}
+                }
+            }
+        }
+        fits
     }
 }
 

@@ -331,7 +331,8 @@ impl KernelChecker {
 }
 
 /// The names `stmts` store into, at any depth: `X` for every `X[..] = ..`, `X[..] op= ..` and
-/// atomic on `X[..]`, and an argument a called function writes (`depth` calls down).
+/// atomic on `X[..]`, `t` for a whole `t = ..` or `t op= ..`, and an argument a called function
+/// writes (`depth` calls down).
 fn stored_names<'s>(
     stmts: impl IntoIterator<Item = &'s Stmt>,
     functions: &[Function],
@@ -346,10 +347,17 @@ fn stored_names<'s>(
                 atomic_targets(value, names)
             }
             StmtKind::Assign { target, value, .. } => {
-                if let ExprKind::Index { base, .. } = &target.kind {
-                    if let ExprKind::Name(name) = &base.kind {
+                match &target.kind {
+                    ExprKind::Index { base, .. } => {
+                        if let ExprKind::Name(name) = &base.kind {
+                            names.insert(name.clone());
+                        }
+                    }
+                    // A whole tile written (`t += a @ b`): a function's tile parameter.
+                    ExprKind::Name(name) => {
                         names.insert(name.clone());
                     }
+                    _ => {}
                 }
                 atomic_targets(target, names);
                 atomic_targets(value, names);
@@ -431,7 +439,7 @@ fn early_exit(cause: Cause, keyword: &'static str, jump: Span) -> Cause {
 
 fn kind_phrase(kind: NameKind) -> &'static str {
     match kind {
-        NameKind::Param => "a kernel parameter",
+        NameKind::Param => "a parameter",
         NameKind::Dim => "a dimension, fixed at launch",
         NameKind::Let => "a let",
         NameKind::Var => "a var",

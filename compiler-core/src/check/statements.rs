@@ -152,7 +152,7 @@ impl KernelChecker {
     pub(super) fn no_value(&mut self, span: Span) {
         self.error(
             Diagnostic::error(Code::E0314, span, "this expression has no value")
-                .with_label("barrier() returns nothing"),
+                .with_label("it returns nothing, as barrier() and a function without `-> T` do"),
         );
     }
 
@@ -195,7 +195,10 @@ impl KernelChecker {
                     self.whole_array(target.span, &ty);
                     return;
                 }
-                if kind != NameKind::Var {
+                // A function's tile parameter is its argument, by reference: writable whole as
+                // by element (a kernel has no tile parameters).
+                let tile_param = kind == NameKind::Param && ty.is_tile();
+                if kind != NameKind::Var && !tile_param {
                     self.error(
                         Diagnostic::error(
                             Code::E0204,
