@@ -444,16 +444,7 @@ impl ProgramChecker<'_> {
                 }),
             },
             ExprKind::Unary(crate::syntax::ast::UnaryOp::Neg, x) => self.size(x, elements),
-            ExprKind::Binary(
-                BinaryOp::Add
-                | BinaryOp::Sub
-                | BinaryOp::Mul
-                | BinaryOp::Div
-                | BinaryOp::Rem
-                | BinaryOp::Shl,
-                l,
-                r,
-            ) => {
+            ExprKind::Binary(op, l, r) if crate::ir::Size::is_operator(*op) => {
                 self.size(l, elements);
                 self.size(r, elements);
             }

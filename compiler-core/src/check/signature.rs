@@ -415,16 +415,7 @@ impl KernelChecker {
         match &e.kind {
             ExprKind::Int(_) | ExprKind::Name(_) => {}
             ExprKind::Unary(UnaryOp::Neg, x) => self.extent_expression(x),
-            ExprKind::Binary(
-                BinaryOp::Add
-                | BinaryOp::Sub
-                | BinaryOp::Mul
-                | BinaryOp::Div
-                | BinaryOp::Rem
-                | BinaryOp::Shl,
-                l,
-                r,
-            ) => {
+            ExprKind::Binary(op, l, r) if crate::ir::Size::is_operator(*op) => {
                 self.extent_expression(l);
                 self.extent_expression(r);
             }

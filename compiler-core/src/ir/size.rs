@@ -47,14 +47,20 @@ pub enum SizeOp {
 }
 
 impl Size {
-    /// `e` as a size: literals, `-`, `+ - * / % <<`, `ceil(a / b)`, `log2`, `min` and `max`;
-    /// `leaf` gives the rest (names, elements).
+    /// Whether `op` is an operator of sizes: `+ - * / % <<`.
+    pub fn is_operator(op: ast::BinaryOp) -> bool {
+        use ast::BinaryOp::*;
+        matches!(op, Add | Sub | Mul | Div | Rem | Shl)
+    }
+
     /// Whether a call of `name` with `args` arguments is one of a size's functions (`ceil`,
     /// `log2`, `min`, `max`), which the checkers of extents and of programs accept.
     pub fn is_function(name: &str, args: usize) -> bool {
         matches!((name, args), ("ceil" | "log2", 1) | ("min" | "max", 2))
     }
 
+    /// `e` as a size: literals, `-`, `+ - * / % <<`, `ceil(a / b)`, `log2`, `min` and `max`;
+    /// `leaf` gives the rest (names, elements).
     pub fn from_expr(e: &ast::Expr, leaf: &mut dyn FnMut(&ast::Expr) -> Size) -> Size {
         let mut sub = |e: &ast::Expr| Box::new(Size::from_expr(e, leaf));
         match &e.kind {
