@@ -68,7 +68,9 @@ pub fn resolve(words: &[(String, String)], kernel: &Kernel) -> Result<Launch, St
             "steps" => launch.step_limit = Some(u64::from(count(value)?)),
             "nodes" => launch.nodes = count(value)?.max(1),
             "kernel" => launch.kernel = Some(value.clone()),
-            name if kernel.dims.iter().any(|d| d == name) => {
+            // A dimension the launch gives; an extent that is a scalar's name (`[ks]`) is the
+            // scalar's.
+            name if kernel.given_dims().any(|(_, d)| d == name) => {
                 let n = value.parse::<i64>().map_err(|_| bad())?;
                 launch.dims.insert(name.to_owned(), n);
             }
@@ -127,6 +129,23 @@ mod tests {
         assert_eq!(launch.inputs.get("A"), Some(&Input::Rand(3)));
         assert_eq!(launch.scalars.get("alpha"), Some(&2.5));
         assert_eq!(launch.step_limit, Some(9));
+    }
+
+    /// An extent that is a scalar's name (`[ks]`) is not a dimension to give: `ks=3` is the
+    /// scalar's value.
+    #[test]
+    fn a_scalar_named_as_an_extent_takes_the_word() {
+        let source = "@launch(32)\nkernel k(Y: tensor<f32>[ks], ks: i32) {\n}\n";
+        let compilation = compiler_core::compile(source);
+        let Ok(kernel) = compilation.kernel(None) else {
+            panic!("{:?}", compilation.diagnostics)
+        };
+        let launch = resolve(&words(&[("ks", "3")]), kernel);
+        let Ok(launch) = launch else {
+            panic!("{launch:?}")
+        };
+        assert_eq!(launch.scalars.get("ks"), Some(&3.0));
+        assert!(launch.dims.is_empty());
     }
 
     #[test]
