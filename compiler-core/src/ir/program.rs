@@ -101,6 +101,19 @@ pub enum Step {
     Swap(usize, usize, Span),
 }
 
+impl Step {
+    /// The blocks of steps it holds: a loop's body, an `if`'s two branches.
+    pub fn blocks(&self) -> Vec<&[Step]> {
+        match self {
+            Step::For { body, .. } | Step::While { body, .. } => vec![body],
+            Step::If {
+                then, otherwise, ..
+            } => vec![then, otherwise],
+            Step::Launch { .. } | Step::Swap(..) => Vec::new(),
+        }
+    }
+}
+
 impl Program {
     /// Buffers: the tensor parameters (by parameter index; a scalar's slot is unused), then
     /// the temporaries.
@@ -134,14 +147,11 @@ impl Program {
                             }
                         }
                     }
-                    Step::For { body, .. } | Step::While { body, .. } => walk(body, kernels, found),
-                    Step::If {
-                        then, otherwise, ..
-                    } => {
-                        walk(then, kernels, found);
-                        walk(otherwise, kernels, found);
-                    }
                     Step::Swap(a, b, _) => found.extend([*a, *b]),
+                    _ => {}
+                }
+                for block in step.blocks() {
+                    walk(block, kernels, found);
                 }
             }
         }
@@ -157,20 +167,13 @@ impl Program {
     pub fn kernels(&self) -> Vec<usize> {
         fn walk(steps: &[Step], found: &mut Vec<usize>) {
             for step in steps {
-                match step {
-                    Step::Launch { kernel, .. } => {
-                        if !found.contains(kernel) {
-                            found.push(*kernel);
-                        }
+                if let Step::Launch { kernel, .. } = step {
+                    if !found.contains(kernel) {
+                        found.push(*kernel);
                     }
-                    Step::For { body, .. } | Step::While { body, .. } => walk(body, found),
-                    Step::If {
-                        then, otherwise, ..
-                    } => {
-                        walk(then, found);
-                        walk(otherwise, found);
-                    }
-                    Step::Swap(..) => {}
+                }
+                for block in step.blocks() {
+                    walk(block, found);
                 }
             }
         }

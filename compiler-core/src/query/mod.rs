@@ -150,13 +150,10 @@ impl Compilation {
             block.stmts.iter().find_map(|stmt| match &stmt.kind {
                 ProgramStmtKind::Temporary { name, .. } if name.name == word => Some(stmt),
                 ProgramStmtKind::For { var, .. } if var.name == word => Some(stmt),
-                ProgramStmtKind::For { body, .. } | ProgramStmtKind::While { body, .. } => {
-                    find(body, word)
-                }
-                ProgramStmtKind::If {
-                    then, otherwise, ..
-                } => find(then, word).or_else(|| find(otherwise.as_ref()?, word)),
-                _ => None,
+                _ => stmt
+                    .blocks()
+                    .into_iter()
+                    .find_map(|block| find(block, word)),
             })
         }
         let stmt = find(&program.body, word)?;

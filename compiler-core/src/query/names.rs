@@ -111,18 +111,7 @@ impl Compilation {
             for stmt in &block.stmts {
                 match &stmt.kind {
                     ProgramStmtKind::Launch { kernel, .. } => out.push(kernel.span),
-                    ProgramStmtKind::For { body, .. } | ProgramStmtKind::While { body, .. } => {
-                        walk(body, out)
-                    }
-                    ProgramStmtKind::If {
-                        then, otherwise, ..
-                    } => {
-                        walk(then, out);
-                        if let Some(otherwise) = otherwise {
-                            walk(otherwise, out);
-                        }
-                    }
-                    _ => {}
+                    _ => stmt.blocks().into_iter().for_each(|block| walk(block, out)),
                 }
             }
         }

@@ -70,6 +70,19 @@ pub struct ProgramStmt {
     pub span: Span,
 }
 
+impl ProgramStmt {
+    /// The blocks it holds: a loop's body, an `if`'s branches.
+    pub fn blocks(&self) -> Vec<&ProgramBlock> {
+        match &self.kind {
+            ProgramStmtKind::For { body, .. } | ProgramStmtKind::While { body, .. } => vec![body],
+            ProgramStmtKind::If {
+                then, otherwise, ..
+            } => std::iter::once(then).chain(otherwise).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub enum ProgramStmtKind {
     /// `let T = tensor<f32>[ceil(N / 256)]`: a temporary tensor, zeros, for the whole program.
