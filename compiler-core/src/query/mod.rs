@@ -33,9 +33,11 @@ pub struct Completions {
     pub items: Vec<Completion>,
 }
 
-const KEYWORDS: [&str; 15] = [
-    "kernel", "fn", "let", "var", "if", "else", "while", "for", "in", "break", "continue",
-    "return", "true", "false", "ctx",
+/// Words a completion offers: the language's keywords, and a program's (`launch`, `grid`,
+/// `limit`, `swap`), which are names elsewhere.
+const KEYWORDS: [&str; 20] = [
+    "kernel", "fn", "program", "let", "var", "if", "else", "while", "for", "in", "break",
+    "continue", "return", "true", "false", "ctx", "launch", "grid", "limit", "swap",
 ];
 const TYPES: [&str; 8] = ["i32", "u32", "f32", "f16", "i8", "u8", "bool", "tensor"];
 
