@@ -555,6 +555,13 @@ fn array_indices_are_checked_per_axis_and_constant_ones_past_the_end_stop_the_ru
         "{text}"
     );
     assert!(text.contains("thread 4"), "{text}");
+    // A u32 index reads as a u32: 4294967295, not -1.
+    let source = "@launch(1)\nkernel k(Y: tensor<f32>[1], j: u32) {\n  var a = array<f32>[8](1.0)\n  a[j] = 3.0\n  Y[0] = a[j]\n}\n";
+    let mut far = launch(&[], vec![]);
+    far.scalars.insert("j".into(), 4294967295.0);
+    let (code, text) = fault(source, far);
+    assert_eq!(code, Code::E0518);
+    assert!(text.contains("index 4294967295 is outside `a`"), "{text}");
     for (source, at) in [
         ("@launch(32)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  var a = array<f32>[8](0.0)\n  for q in range(9) {\n    a[q] = X[ctx.thread] + f32(q)\n  }\n  Y[ctx.thread] = a[7]\n}\n", "k.tsr:5:"),
         ("@launch(32)\nkernel k(Y: tensor<f32>[N]) {\n  var a = array<f32>[8](1.0)\n  Y[ctx.thread] = a[2 + 6]\n}\n", "k.tsr:4:"),

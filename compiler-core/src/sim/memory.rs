@@ -489,13 +489,17 @@ impl Cta<'_> {
             .any(|(&c, &extent)| self.get(c, t) >= extent);
         if at < 0 || at as usize >= len || outside {
             let shape: Vec<String> = local.shape.iter().map(u32::to_string).collect();
+            // An index as its type reads: a u32's 4294967295 is not -1.
+            let shown = |o: Operand| match o {
+                Operand::Reg(r) if self.kernel.regs[r.0 as usize].ty == Scalar::U32 => {
+                    self.get(o, t).to_string()
+                }
+                _ => (self.get(o, t) as i32).to_string(),
+            };
             let index = match coordinates {
-                [] => format!("index {at}"),
+                [] => format!("index {}", shown(index)),
                 _ => {
-                    let at: Vec<String> = coordinates
-                        .iter()
-                        .map(|&c| (self.get(c, t) as i32).to_string())
-                        .collect();
+                    let at: Vec<String> = coordinates.iter().map(|&c| shown(c)).collect();
                     format!("index [{}]", at.join(", "))
                 }
             };
