@@ -601,13 +601,17 @@ impl<'m> Walk<'m> {
         };
         self.count_work(span).map_err(ProgramError::Program)?;
         let mut axes = [1u32; 3];
-        for (axis, size) in axes.iter_mut().zip(grid) {
+        for ((axis, size), (most, name)) in axes
+            .iter_mut()
+            .zip(grid)
+            .zip(crate::target::MAX_GRID.into_iter().zip(["x", "y", "z"]))
+        {
             let n = self.eval(size, span).map_err(ProgramError::Program)?;
-            if !(1..=i64::from(u32::MAX)).contains(&n) {
+            if !(1..=i64::from(most)).contains(&n) {
                 return Err(ProgramError::Program(size_problem(
                     span,
                     format!(
-                        "the launch of `{}` would have a grid of {n} CTAs on an axis",
+                        "the launch of `{}` would have a grid of {n} CTAs on axis {name}: from 1 to {most}",
                         kernel.name
                     ),
                 )));

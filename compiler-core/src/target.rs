@@ -228,6 +228,12 @@ impl SmLimits {
     }
 }
 
+/// The most CTAs a grid has on each axis (x, y, z): NVIDIA's limits for every compute
+/// capability since 3.0 (CUDA C++ Programming Guide, "Technical Specifications per Compute
+/// Capability": 2^31 - 1, 65,535, 65,535). A launch past them is refused on every backend,
+/// so a size read from a sentinel (4294967295) stops at once instead of running for hours.
+pub const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
+
 /// The most elements one tensor of a launch may have (64 Mi: 256 MiB of f32), so a typo in a
 /// dimension cannot exhaust a browser's memory.
 pub const MAX_ELEMENTS: usize = 1 << 26;

@@ -588,3 +588,34 @@ fn an_extent_that_names_an_integer_scalar_is_computed_from_its_value() {
         problems[0].message
     );
 }
+
+/// A grid past NVIDIA's limits (2^31 - 1 CTAs on x, 65,535 on y and z) is a problem at the
+/// grid, on every backend.
+#[test]
+fn a_grid_past_nvidias_limits_is_a_problem_at_the_grid() {
+    let compilation = compiled(SCALE);
+    let k = kernel(&compilation);
+    for (grid, message) in [
+        (
+            Dim3::new(1 << 31, 1, 1),
+            "the grid has 2147483648 CTAs on axis x: at most 2147483647, NVIDIA's limit",
+        ),
+        (
+            Dim3::new(1, 1, 65_536),
+            "the grid has 65536 CTAs on axis z: at most 65535, NVIDIA's limit",
+        ),
+    ] {
+        let launch = Launch {
+            grid,
+            dims: [("M".to_owned(), 256)].into(),
+            ..Launch::default()
+        };
+        let problems = launch.problems(k, RunLimits::PAGE);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.field == LaunchField::Grid && p.message == message),
+            "{problems:#?}"
+        );
+    }
+}

@@ -756,3 +756,26 @@ program p(C: tensor<i32>[1]) {
     assert_eq!(bits(&output, 0), [30]);
     assert_eq!(output.launches.len(), 8);
 }
+
+/// A grid read from a sentinel (4294967295, "no distance yet" in a BFS) is past NVIDIA's
+/// limit of 2^31 - 1 CTAs on x: the run stops at the launch at once (it had run for hours).
+#[test]
+fn a_grid_past_nvidias_limit_stops_the_run_at_its_launch() {
+    let source = "@launch(1)
+kernel set(C: tensor<u32>[1]) {
+  C[0] = 4294967295
+}
+
+program p(C: tensor<u32>[1]) {
+  launch set(C) grid(1)
+  launch set(C) grid(C[0])
+}
+";
+    let Err(text) = run(source, &[], vec![]) else {
+        panic!("ran")
+    };
+    assert!(
+        text.contains("would have a grid of 4294967295 CTAs on axis x: from 1 to 2147483647"),
+        "{text}"
+    );
+}

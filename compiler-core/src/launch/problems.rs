@@ -156,6 +156,19 @@ impl Launch {
                 ),
             ));
         }
+        let axes = [self.grid.x, self.grid.y, self.grid.z];
+        if let Some((n, most, name)) = axes
+            .into_iter()
+            .zip(crate::target::MAX_GRID)
+            .zip(["x", "y", "z"])
+            .map(|((n, most), name)| (n, most, name))
+            .find(|(n, most, _)| n > most)
+        {
+            problems.push(LaunchProblem::new(
+                LaunchField::Grid,
+                format!("the grid has {n} CTAs on axis {name}: at most {most}, NVIDIA's limit"),
+            ));
+        }
         if !(1..=crate::hierarchy::MAX_LANES).contains(&self.lanes) {
             problems.push(LaunchProblem::new(
                 LaunchField::Lanes,
