@@ -156,3 +156,34 @@ fn a_function_is_hovered_completed_helped_found_and_renamed() {
     // A rename onto a built-in's name is refused.
     assert!(c.rename(call, "min").is_err());
 }
+
+/// A dimension's rename reaches every extent that names it, from any of them (it had renamed
+/// only the one it started from, so the tensors no longer shared the dimension), in a kernel
+/// and in a function; a scalar named in an extent is renamed there too.
+#[test]
+fn a_dimension_or_scalar_named_in_several_extents_is_renamed_everywhere() {
+    let source = "fn dot(A: tensor<f32>[M], B: tensor<f32>[M]) -> f32 {\n  var s = 0.0\n  for j in range(M) {\n    s += A[j] * B[j]\n  }\n  return s\n}\n\n@launch(32)\nkernel k(A: tensor<f32>[N], B: tensor<f32>[N], Y: tensor<f32>[(N - ks) / 2 + 1], ks: i32) {\n  if ctx.thread < N {\n    Y[0] = dot(A, B) + f32(ks)\n  }\n}\n";
+    let c = compile(source);
+    assert!(
+        c.checked.diagnostics.is_empty(),
+        "{:?}",
+        c.checked.diagnostics
+    );
+    let count = |word: &str| source.matches(word).count();
+    for (at, word) in [
+        (source.find("B: tensor<f32>[M]").map(|i| i + 15), "M"),
+        (source.find("B: tensor<f32>[N]").map(|i| i + 15), "N"),
+        (source.rfind("ks: i32"), "ks"),
+    ] {
+        let at = at.unwrap_or(0);
+        let Ok(spans) = c.rename(at, "Len") else {
+            panic!("{word} not renamed")
+        };
+        let want = match word {
+            "M" => 3,
+            "N" => 4,
+            _ => count("ks"),
+        };
+        assert_eq!(spans.len(), want, "{word}: {spans:?}");
+    }
+}

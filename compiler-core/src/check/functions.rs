@@ -570,7 +570,8 @@ impl KernelChecker {
                     if let Dim::Name(name) = extent {
                         if dims.contains(&name.name.as_str()) {
                             if record {
-                                self.record(name, Type::I32, NameKind::Dim, Uniformity::Uniform);
+                                let first = self.declared_at(&name.name).unwrap_or(name.span);
+                                self.record_use(name, Type::I32, NameKind::Dim, first);
                             }
                         } else {
                             dims.push(&name.name);

@@ -75,6 +75,24 @@ impl KernelChecker {
         });
     }
 
+    /// Another occurrence of a name declared at `declared_at` (a dimension's second extent, a
+    /// scalar named in an extent), so that references and rename find it with the rest.
+    pub(super) fn record_use(&mut self, name: &Ident, ty: Type, kind: NameKind, declared_at: Span) {
+        self.names.push(NameInfo {
+            span: name.span,
+            name: name.name.clone(),
+            kind,
+            ty,
+            uniformity: Uniformity::Uniform,
+            declared_at: Some(declared_at),
+        });
+    }
+
+    /// Where the name `name` in scope was declared.
+    pub(super) fn declared_at(&self, name: &str) -> Option<Span> {
+        self.lookup(name).map(|id| self.vars[id].declared_at)
+    }
+
     pub(super) fn lookup(&self, name: &str) -> Option<usize> {
         self.scopes
             .iter()

@@ -264,7 +264,14 @@ impl KernelChecker {
                     let name = &name;
                     match scalars.iter().find(|(s, _)| *s == name.name) {
                         // An integer scalar's value is known at launch: the extent is computed.
-                        Some((_, true)) => continue,
+                        Some((_, true)) => {
+                            if let Some(p) = kernel.params.iter().find(|p| p.name.name == name.name)
+                            {
+                                let ty = self.param_type(&p.ty);
+                                self.record_use(name, ty, NameKind::Param, p.name.span);
+                            }
+                            continue;
+                        }
                         Some((_, false)) => {
                             self.error(
                                 Diagnostic::error(
@@ -280,7 +287,8 @@ impl KernelChecker {
                         None => {}
                     }
                     if dims.contains(&name.name) {
-                        self.record(name, Type::I32, NameKind::Dim, Uniformity::Uniform);
+                        let first = self.declared_at(&name.name).unwrap_or(name.span);
+                        self.record_use(name, Type::I32, NameKind::Dim, first);
                         continue;
                     }
                     if duplicate(self, name, "dimension") {
