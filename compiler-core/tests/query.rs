@@ -187,3 +187,36 @@ fn a_dimension_or_scalar_named_in_several_extents_is_renamed_everywhere() {
         assert_eq!(spans.len(), want, "{word}: {spans:?}");
     }
 }
+
+/// A program's parameter, dimension and own name: references from the declaration find every
+/// use (they had found the declaration alone, so every rename was refused as a clash), a
+/// rename writes them all, and hover names a dimension and the program.
+#[test]
+fn a_programs_names_are_found_renamed_and_hovered_from_their_declarations() {
+    let source = "@launch(64)\nkernel k(A: tensor<f32>[N], B: tensor<f32>[N]) {\n  B[ctx.thread] = A[ctx.thread]\n}\n\nprogram run2(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  let T = tensor<f32>[N]\n  launch k(X, T) grid(ceil(N / 64))\n  if N > 64 {\n    launch k(T, Y) grid(ceil(N / 64))\n  }\n}\n";
+    let c = compile(source);
+    assert!(
+        c.checked.diagnostics.is_empty(),
+        "{:?}",
+        c.checked.diagnostics
+    );
+    let program = source.find("program run2").unwrap_or(0);
+    let x = source.find("run2(X").map_or(0, |i| i + 5);
+    let refs = c.references(x).unwrap_or_default();
+    assert_eq!(refs.len(), 2, "{refs:?}");
+    assert!(c.rename(x, "Src").is_ok_and(|s| s.len() == 2));
+    let n = source.find("run2(X: tensor<f32>[N]").map_or(0, |i| i + 20);
+    let refs = c.references(n).unwrap_or_default();
+    assert_eq!(refs.len(), 6, "{refs:?}");
+    assert!(c.rename(n, "Len").is_ok_and(|s| s.len() == 6));
+    let in_grid = source.rfind("N / 64").unwrap_or(0);
+    assert_eq!(
+        c.hover(in_grid).as_deref(),
+        Some("N: i32 · a dimension of run2")
+    );
+    assert_eq!(
+        c.hover(program + 9).as_deref(),
+        Some("program run2(X: tensor<f32>[N], Y: tensor<f32>[N])")
+    );
+    assert!(c.rename(program + 9, "copy_twice").is_ok());
+}

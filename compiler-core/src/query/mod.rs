@@ -148,6 +148,27 @@ impl Compilation {
             );
             return Some((param.name.span, what));
         }
+        // A dimension: declared where its first extent names it.
+        let dim = program
+            .params
+            .iter()
+            .filter_map(|p| match &p.ty {
+                crate::syntax::ast::TypeExpr::Tensor { dims, .. } => Some(dims),
+                _ => None,
+            })
+            .flatten()
+            .find_map(|d| match d {
+                crate::syntax::ast::Dim::Name(name) if name.name == word => Some(name.span),
+                _ => None,
+            });
+        if let Some(span) = dim {
+            let what = format!("{word}: i32 · a dimension of {}", program.name.name);
+            return Some((span, what));
+        }
+        if program.name.name == word {
+            let head = text(Span::new(program.span.start, program.body.span.start));
+            return Some((program.name.span, head.trim_end().to_owned()));
+        }
         fn find<'b>(block: &'b ProgramBlock, word: &str) -> Option<&'b ProgramStmt> {
             block.stmts.iter().find_map(|stmt| match &stmt.kind {
                 ProgramStmtKind::Temporary { name, .. } if name.name == word => Some(stmt),

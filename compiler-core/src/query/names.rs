@@ -17,7 +17,10 @@ impl Compilation {
     /// kernel (its declaration and each launch of it); a program's parameter, temporary or
     /// loop counter. `None` for `ctx` fields, built-ins, keywords and what is not a name.
     pub fn references(&self, offset: usize) -> Option<Vec<Span>> {
-        if let Some(name) = self.checked.name_at(offset) {
+        // A program's signature is checked as a kernel's, but its body's uses are words the
+        // checker does not record: a program's names are found below, from the source.
+        let in_program = self.file.programs.iter().any(|p| p.span.contains(offset));
+        if let Some(name) = self.checked.name_at(offset).filter(|_| !in_program) {
             let declared = name.declared_at?;
             let uses = self
                 .checked
