@@ -29,9 +29,10 @@ pub fn format(source: &str) -> Result<String, Diagnostic> {
     let out = lay_out(source, &tokens);
     let same = |a: &str, ta: &[Highlight], b: &str, tb: &[Highlight]| {
         ta.len() == tb.len()
-            && ta.iter().zip(tb).all(|(x, y)| {
-                x.class == y.class && a[x.span.start..x.span.end] == b[y.span.start..y.span.end]
-            })
+            && ta
+                .iter()
+                .zip(tb)
+                .all(|(x, y)| x.class == y.class && token(a, x) == token(b, y))
     };
     if !same(source, &tokens, &out, &highlight(&out)) {
         let at = crate::span::Span::empty(0);
@@ -45,6 +46,12 @@ pub fn format(source: &str) -> Result<String, Diagnostic> {
     Ok(out)
 }
 
+/// A token's text, but for the `\r` a line comment of a CRLF source ends with (the formatted
+/// text ends its lines with `\n`).
+fn token<'t>(text: &'t str, t: &Highlight) -> &'t str {
+    text[t.span.start..t.span.end].trim_end_matches('\r')
+}
+
 fn lay_out(source: &str, tokens: &[Highlight]) -> String {
     let text = |t: &Highlight| &source[t.span.start..t.span.end];
     let mut out = String::with_capacity(source.len() + source.len() / 8);
@@ -56,10 +63,21 @@ fn lay_out(source: &str, tokens: &[Highlight]) -> String {
         let line_end = source[line_start..]
             .find('\n')
             .map_or(source.len(), |i| line_start + i);
-        // A line inside a block comment that began on an earlier line: as written.
+        // A line inside a block comment that began on an earlier line: as written, with the
+        // code that may follow the comment's end on it.
         if next > 0 && tokens[next - 1].span.end > line_start {
             out.push_str(source[line_start..line_end].trim_end_matches('\r'));
             out.push('\n');
+            while next < tokens.len() && tokens[next].span.start < line_end {
+                match text(&tokens[next]) {
+                    "{" => braces += 1,
+                    "}" => braces = braces.saturating_sub(1),
+                    "(" | "[" => open += 1,
+                    ")" | "]" => open = open.saturating_sub(1),
+                    _ => {}
+                }
+                next += 1;
+            }
             line_start = line_end + 1;
             continue;
         }
@@ -130,6 +148,23 @@ mod tests {
             formatted,
             "@launch(64)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  let i = ctx.thread // the thread\n\n  if i<N {\n    Y[i] = X[i] +\n      1.0\n    /* two\n        lines */\n  }\n}\n"
         );
+        assert_eq!(format(&formatted).ok(), Some(formatted.clone()));
+    }
+
+    /// A CRLF source's line comments, and code after a block comment's last line, format
+    /// (they had been refused as "would change a token").
+    #[test]
+    fn crlf_comments_and_code_after_a_block_comment_format() {
+        let crlf = "// saxpy\r\n@launch(64)\r\nkernel k(X: tensor<f32>[N]) { // body\r\n  X[0] = 1.0\r\n}\r\n";
+        assert_eq!(
+            format(crlf).ok().as_deref(),
+            Some("// saxpy\n@launch(64)\nkernel k(X: tensor<f32>[N]) { // body\n  X[0] = 1.0\n}\n")
+        );
+        let block = "@launch(64)\nkernel k(X: tensor<f32>[N]) {\n  /* one\n  two */ X[0] = 1.0\n  X[1] = 2.0\n}\n";
+        let Ok(formatted) = format(block) else {
+            panic!("not formatted")
+        };
+        assert_eq!(formatted, block);
         assert_eq!(format(&formatted).ok(), Some(formatted.clone()));
     }
 
