@@ -219,4 +219,10 @@ fn a_programs_names_are_found_renamed_and_hovered_from_their_declarations() {
         Some("program run2(X: tensor<f32>[N], Y: tensor<f32>[N])")
     );
     assert!(c.rename(program + 9, "copy_twice").is_ok());
+    // In a program, `ceil` is a size's exact function, not the kernel's float one.
+    let ceil = source.rfind("ceil(N").unwrap_or(0);
+    assert_eq!(
+        c.hover(ceil + 1).as_deref(),
+        Some("ceil(a / b): the quotient rounded up, exact in 64 bits")
+    );
 }

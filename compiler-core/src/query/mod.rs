@@ -110,6 +110,19 @@ impl Compilation {
         if let Some(kernel) = self.file.kernels.iter().find(|k| k.name.name == word) {
             return Some(self.signature_text(kernel));
         }
+        // In a program, these are a size's exact integer functions, not a kernel's built-ins.
+        if self.file.programs.iter().any(|p| p.span.contains(offset)) {
+            let size = match word {
+                "ceil" => Some("ceil(a / b): the quotient rounded up, exact in 64 bits"),
+                "log2" => Some("log2(x): the largest k with 2^k <= x, exact (x is 1 or more)"),
+                "min" => Some("min(a, b): the smaller of two sizes"),
+                "max" => Some("max(a, b): the larger of two sizes"),
+                _ => None,
+            };
+            if size.is_some() {
+                return size.map(str::to_owned);
+            }
+        }
         builtins::describe(word).map(str::to_owned)
     }
 
