@@ -1030,28 +1030,7 @@ fn radix_sort_f32_sorts_as_total_order() {
         -1e-45,
         f32::MIN,
     ]);
-    for n in [1, 1000, 1024] {
-        let input = &values[..n];
-        let out = run(
-            "radix_sort_f32",
-            Setup {
-                grid: (1, 1),
-                dims: &[("N", n as i64)],
-                scalars: &[],
-                inputs: vec![(
-                    "X",
-                    Input::Data {
-                        shape: vec![n],
-                        values: input.iter().map(|&v| f64::from(v)).collect(),
-                    },
-                )],
-            },
-        );
-        let mut want: Vec<f32> = input.to_vec();
-        want.sort_by(f32::total_cmp);
-        let want: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
-        assert_eq!(tensor(&out, "Y").bits, want, "N = {n}");
-    }
+    assert_sorts("radix_sort_f32", &values);
 }
 
 /// An 8-bit element in arithmetic is the i32 or u32 it widens to, and so is a literal beside
@@ -1075,18 +1054,13 @@ fn eight_bit_elements_compute_in_their_widened_type() {
     assert_eq!(tensor(&out, "U").bits, u);
 }
 
-/// The bitonic sort (issue 53's functions: `order` writes the caller's tile) sorts finite
-/// floats, -0.0 and the infinities, at N = 1 (nothing to sort), a partial 1000 and a full 1024.
-#[test]
-fn bitonic_sort_sorts_through_its_functions() {
-    let mut values: Vec<f32> = (0..1024)
-        .map(|k| ((k * 7919 % 1024) as f32 - 512.0) / 3.0)
-        .collect();
-    values[..4].copy_from_slice(&[f32::INFINITY, f32::NEG_INFINITY, 1e-45, f32::MIN]);
+/// Example `name` sorts the first 1, 1000 and 1024 of `values` into Y as `total_cmp` orders
+/// them, bit for bit.
+fn assert_sorts(name: &str, values: &[f32]) {
     for n in [1, 1000, 1024] {
         let input = &values[..n];
         let out = run(
-            "bitonic_sort",
+            name,
             Setup {
                 grid: (1, 1),
                 dims: &[("N", n as i64)],
@@ -1103,8 +1077,19 @@ fn bitonic_sort_sorts_through_its_functions() {
         let mut want: Vec<f32> = input.to_vec();
         want.sort_by(f32::total_cmp);
         let want: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
-        assert_eq!(tensor(&out, "Y").bits, want, "N = {n}");
+        assert_eq!(tensor(&out, "Y").bits, want, "{name}, N = {n}");
     }
+}
+
+/// The bitonic sort (issue 53's functions: `order` writes the caller's tile) sorts finite
+/// floats, -0.0 and the infinities, at N = 1 (nothing to sort), a partial 1000 and a full 1024.
+#[test]
+fn bitonic_sort_sorts_through_its_functions() {
+    let mut values: Vec<f32> = (0..1024)
+        .map(|k| ((k * 7919 % 1024) as f32 - 512.0) / 3.0)
+        .collect();
+    values[..4].copy_from_slice(&[f32::INFINITY, f32::NEG_INFINITY, 1e-45, f32::MIN]);
+    assert_sorts("bitonic_sort", &values);
 }
 
 /// A function's tile parameter is written whole as by element (`acc += a @ b` in a helper,

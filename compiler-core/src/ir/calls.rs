@@ -388,18 +388,6 @@ impl Lowering {
         if !loop_returns(body) {
             return;
         }
-        let brk = Stmt {
-            kind: StmtKind::Break,
-            span,
-            statement: self.statement,
-        };
-        self.emit(
-            StmtKind::If {
-                condition: Operand::Reg(done),
-                then_block: vec![brk],
-                else_block: Vec::new(),
-            },
-            span,
-        );
+        self.break_if(Operand::Reg(done), span);
     }
 }

@@ -311,19 +311,7 @@ impl Lowering {
             Scalar::Bool,
             span,
         );
-        let brk = Stmt {
-            kind: StmtKind::Break,
-            span,
-            statement: self.statement,
-        };
-        self.emit(
-            StmtKind::If {
-                condition: negated,
-                then_block: vec![brk],
-                else_block: Vec::new(),
-            },
-            span,
-        );
+        self.break_if(negated, span);
     }
 
     fn for_(&mut self, var: &ast::Ident, range: &ast::Expr, body: &ast::Block, span: Span) {

@@ -192,4 +192,21 @@ impl Lowering {
             span,
         );
     }
+
+    /// `if condition { break }`: the innermost loop ends when it holds.
+    pub(super) fn break_if(&mut self, condition: Operand, span: Span) {
+        let brk = Stmt {
+            kind: StmtKind::Break,
+            span,
+            statement: self.statement,
+        };
+        self.emit(
+            StmtKind::If {
+                condition,
+                then_block: vec![brk],
+                else_block: Vec::new(),
+            },
+            span,
+        );
+    }
 }
