@@ -21,6 +21,8 @@ pub fn dtype_of(element: Scalar) -> &'static str {
         Scalar::F16 => "<f2",
         Scalar::I8 => "|i1",
         Scalar::U8 => "|u1",
+        Scalar::I64 => "<i8",
+        Scalar::U64 => "<u8",
     }
 }
 
@@ -52,9 +54,42 @@ pub fn write(element: Scalar, shape: &[usize], bits: &[u32]) -> Vec<u8> {
         Scalar::I8 => typed(&shape, bits.iter().map(|&b| b as i8)),
         Scalar::U8 => typed(&shape, bits.iter().map(|&b| b as u8)),
         Scalar::U32 | Scalar::Bool => typed(&shape, bits.iter().copied()),
+        // Two words an element, the low first.
+        Scalar::I64 => typed(&shape, wide_words(bits).map(|w| w as i64)),
+        Scalar::U64 => typed(&shape, wide_words(bits)),
     };
     // Writing to memory cannot fail.
     written.unwrap_or_default()
+}
+
+/// A 64-bit tensor's elements from its words (low, high).
+fn wide_words(bits: &[u32]) -> impl Iterator<Item = u64> + '_ {
+    bits.chunks_exact(2)
+        .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
+}
+
+/// 64-bit values as a launch's data (`f64`s), refused where one has no `f64` of its own: a
+/// launch carries its inputs as numbers, exact up to 2^53.
+fn exact_values<T: Copy + std::fmt::Display>(
+    values: Vec<T>,
+    to_f64: impl Fn(T) -> f64,
+    back: impl Fn(f64) -> T,
+    same: impl Fn(T, T) -> bool,
+    what: &str,
+) -> Result<Vec<f64>, String> {
+    values
+        .into_iter()
+        .map(|v| {
+            let f = to_f64(v);
+            if same(back(f), v) && f.abs() <= 9_007_199_254_740_992.0 {
+                Ok(f)
+            } else {
+                Err(format!(
+                    "{what} holds {v}, which an input cannot carry exactly: a launch's values are numbers, exact up to 2^53 (9007199254740992)"
+                ))
+            }
+        })
+        .collect()
 }
 
 /// The shape and row-major values of the `.npy` file `what` (its name, for messages), checked
@@ -95,13 +130,31 @@ pub fn read(
         Scalar::U32 | Scalar::Bool => npy
             .into_vec::<u32>()
             .map(|v| v.into_iter().map(f64::from).collect()),
+        Scalar::I64 => {
+            let v = npy
+                .into_vec::<i64>()
+                .map_err(|e| format!("cannot read the values of {what}: {e}"))?;
+            return exact_values(v, |x| x as f64, |f| f as i64, |a, b| a == b, what)
+                .map(|values| (shape.clone(), reorder(&shape, order, values)));
+        }
+        Scalar::U64 => {
+            let v = npy
+                .into_vec::<u64>()
+                .map_err(|e| format!("cannot read the values of {what}: {e}"))?;
+            return exact_values(v, |x| x as f64, |f| f as u64, |a, b| a == b, what)
+                .map(|values| (shape.clone(), reorder(&shape, order, values)));
+        }
     }
     .map_err(|e| format!("cannot read the values of {what}: {e}"))?;
-    let values = match order {
-        npyz::Order::C => values,
-        npyz::Order::Fortran => row_major_from_column_major(&shape, &values),
-    };
+    let values = reorder(&shape, order, values);
     Ok((shape, values))
+}
+
+fn reorder(shape: &[usize], order: npyz::Order, values: Vec<f64>) -> Vec<f64> {
+    match order {
+        npyz::Order::C => values,
+        npyz::Order::Fortran => row_major_from_column_major(shape, &values),
+    }
 }
 
 /// The values of a column-major (Fortran-ordered) array of `shape`, in row-major order.

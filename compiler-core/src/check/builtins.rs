@@ -42,6 +42,20 @@ impl KernelChecker {
         false
     }
 
+    /// E0320 where a 64-bit integer goes where only 32-bit values do (`what`: the place);
+    /// whether it was one.
+    pub(super) fn refuse_wide(&mut self, ty: &Type, span: Span, what: &str, help: &str) -> bool {
+        if !ty.is_wide() {
+            return false;
+        }
+        self.error(
+            Diagnostic::error(Code::E0320, span, format!("{what} cannot hold {ty}"))
+                .with_label(format!("this is {}", ty.clone().concrete()))
+                .with_help(help.to_owned()),
+        );
+        true
+    }
+
     fn wrong_argument(&mut self, callee: &str, value: &Value, span: Span, expected: &str) -> Value {
         if !value.ty.is_error() {
             self.error(
@@ -66,14 +80,14 @@ impl KernelChecker {
             span: to.span,
         };
         let target = match Scalar::from_name(&to.name) {
-            Some(t @ (Scalar::I32 | Scalar::U32 | Scalar::F32)) => t,
+            Some(t @ (Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::I64 | Scalar::U64)) => t,
             _ => {
                 self.error(
                     Diagnostic::error(
                         Code::E0302,
                         to.span,
                         format!(
-                            "bitcast reads bits as i32, u32 or f32, not as `{}`",
+                            "bitcast reads bits as i32, u32, f32, i64 or u64, not as `{}`",
                             to.name
                         ),
                     )
@@ -87,6 +101,22 @@ impl KernelChecker {
             return Value::error();
         }
         let value = &values[0];
+        if target.is_wide() {
+            if !value.ty.is_wide()
+                && !matches!(
+                    value.ty,
+                    Type::IntLiteral | Type::IntOnlyLiteral | Type::Error
+                )
+            {
+                return self.wrong_argument(
+                    &callee.name,
+                    value,
+                    args[0].span,
+                    "an i64 or u64 (bitcast keeps the width: for a conversion, write i64(x))",
+                );
+            }
+            return Value::new(Type::Scalar(target), value.uniformity);
+        }
         let bits32 = matches!(
             value.ty,
             Type::Scalar(Scalar::I32 | Scalar::U32 | Scalar::F32)
@@ -259,6 +289,8 @@ impl KernelChecker {
                 format!("atomics change 32-bit elements, and this tensor holds {}: keep i32 or u32 elements for counters", narrow.name())
             } else if element.is_tile() {
                 format!("an atomic changes one element: index it fully, as in {name}(H[i], ...)")
+            } else if element.is_wide() {
+                "WGSL has no 64-bit atomics, and two 32-bit ones are not one atomic change of both words: keep a 64-bit total in registers and store it once, or count in u32".to_owned()
             } else if element.scalar() == Some(Scalar::F32) {
                 "of the atomics, only atomic_add takes f32 elements; keep integers (i32, u32) for the others".to_owned()
             } else {
@@ -334,6 +366,16 @@ impl KernelChecker {
             };
             return self.wrong_argument(name, &Value::new(ty, uniformity), span, expected);
         }
+        if name == "sign"
+            && self.refuse_wide(
+                &ty,
+                span,
+                "`sign`",
+                "compare instead: select(x < 0, -1, select(x > 0, 1, 0))",
+            )
+        {
+            return Value::error();
+        }
         if wants_float && ty == Type::IntLiteral {
             ty = Type::FloatLiteral;
         }
@@ -355,7 +397,7 @@ impl KernelChecker {
                 "a number (i32, u32 or f32) to exchange",
             );
         }
-        if !lane.ty.is_integer() && !lane.ty.is_error() {
+        if (!lane.ty.is_integer() || lane.ty.is_wide()) && !lane.ty.is_error() {
             let what = if name == "shuffle_xor" {
                 "an integer lane mask"
             } else {
@@ -516,6 +558,14 @@ impl KernelChecker {
         }
         self.require_control(level, &what, span);
         let value = &values[0];
+        if self.refuse_wide(
+            &value.ty,
+            args[0].span,
+            &format!("`{what}`"),
+            "collectives combine 32-bit values: reduce the low and high words yourself, or sum u32 parts and widen the total with u64(x)",
+        ) {
+            return Value::error();
+        }
         let ty = match name {
             "any" | "all" | "ballot" => {
                 if value.ty != Type::BOOL && !value.ty.is_error() {

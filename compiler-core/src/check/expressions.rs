@@ -23,14 +23,15 @@ impl KernelChecker {
             ExprKind::Int(Some(n)) if *n <= u64::from(u32::MAX) => {
                 Value::new(Type::IntLiteral, Uniformity::Uniform)
             }
-            ExprKind::Int(_) => {
+            ExprKind::Int(Some(_)) => Value::new(Type::WideLiteral, Uniformity::Uniform),
+            ExprKind::Int(None) => {
                 self.error(
                     Diagnostic::error(
                         Code::E0311,
                         expr.span,
-                        "this integer does not fit in 32 bits",
+                        "this integer does not fit in 64 bits",
                     )
-                    .with_label("larger than 4294967295"),
+                    .with_label("larger than 18446744073709551615"),
                 );
                 Value::error()
             }
@@ -556,6 +557,14 @@ impl KernelChecker {
             );
             return Value::error();
         }
+        if self.refuse_wide(
+            &Type::Scalar(element),
+            span,
+            "a tile",
+            "tiles hold 32-bit and 16-bit elements; read a 64-bit tensor by element, as in X[i]",
+        ) {
+            return Value::error();
+        }
         Value::new(Type::Tile { element, shape }, Uniformity::Uniform)
     }
 
@@ -626,6 +635,21 @@ impl KernelChecker {
     }
 
     pub(super) fn integer_index(&mut self, value: &Value, span: Span) -> bool {
+        if value.ty.is_wide() {
+            self.error(
+                Diagnostic::error(
+                    Code::E0305,
+                    span,
+                    format!(
+                        "an index is an i32 or a u32, not {}",
+                        value.ty.clone().concrete()
+                    ),
+                )
+                .with_label("a 64-bit index")
+                .with_help("no tensor has 2^32 elements: convert the index, as in i32(i)"),
+            );
+            return false;
+        }
         if value.ty.is_integer() || value.ty.is_error() {
             return true;
         }

@@ -266,7 +266,8 @@ impl KernelChecker {
         else {
             return Type::Error;
         };
-        let element_type = Scalar::from_name(&element.name).filter(|s| *s != Scalar::Bool);
+        let element_type =
+            Scalar::from_name(&element.name).filter(|s| *s != Scalar::Bool && !s.is_wide());
         let shape: Option<Vec<u64>> = dims
             .iter()
             .map(|d| match d {

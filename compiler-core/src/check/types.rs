@@ -18,6 +18,8 @@ pub enum Type {
     /// Integer literals combined by an operator that only integers have (`% & | ^ << >> ~`):
     /// it becomes `i32` or `u32`, never a float, since `1 & 2` has no float meaning.
     IntOnlyLiteral,
+    /// An integer literal past 32 bits (`5000000000`): it becomes `i64` or `u64`.
+    WideLiteral,
     /// A kernel parameter in global memory; `dims` as written (`N`, `64`).
     Tensor {
         element: Scalar,
@@ -55,7 +57,16 @@ impl Type {
     pub fn is_integer(&self) -> bool {
         match self {
             Type::Scalar(s) => s.is_integer(),
-            Type::IntLiteral | Type::IntOnlyLiteral => true,
+            Type::IntLiteral | Type::IntOnlyLiteral | Type::WideLiteral => true,
+            _ => false,
+        }
+    }
+
+    /// A 64-bit integer, or a literal that can only be one.
+    pub fn is_wide(&self) -> bool {
+        match self {
+            Type::Scalar(s) => s.is_wide(),
+            Type::WideLiteral => true,
             _ => false,
         }
     }
@@ -63,7 +74,9 @@ impl Type {
     pub fn is_numeric(&self) -> bool {
         match self {
             Type::Scalar(s) => s.is_numeric(),
-            Type::IntLiteral | Type::IntOnlyLiteral | Type::FloatLiteral => true,
+            Type::IntLiteral | Type::IntOnlyLiteral | Type::WideLiteral | Type::FloatLiteral => {
+                true
+            }
             _ => false,
         }
     }
@@ -97,6 +110,7 @@ impl Type {
     pub fn concrete(self) -> Type {
         match self {
             Type::IntLiteral | Type::IntOnlyLiteral => Type::I32,
+            Type::WideLiteral => Type::Scalar(Scalar::I64),
             Type::FloatLiteral => Type::F32,
             other => other,
         }
@@ -106,6 +120,7 @@ impl Type {
         match self {
             Type::Scalar(s) => Some(*s),
             Type::IntLiteral | Type::IntOnlyLiteral => Some(Scalar::I32),
+            Type::WideLiteral => Some(Scalar::I64),
             Type::FloatLiteral => Some(Scalar::F32),
             _ => None,
         }
@@ -116,7 +131,7 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Scalar(s) => f.write_str(s.name()),
-            Type::IntLiteral | Type::IntOnlyLiteral => f.write_str("{integer}"),
+            Type::IntLiteral | Type::IntOnlyLiteral | Type::WideLiteral => f.write_str("{integer}"),
             Type::FloatLiteral => f.write_str("{float}"),
             Type::Tensor { element, dims, .. } => {
                 write!(f, "tensor<{}>[{}]", element.name(), dims.join(", "))
@@ -144,6 +159,10 @@ pub fn unify(a: &Type, b: &Type) -> Option<Type> {
         (x, y) if x == y => x.clone(),
         (IntLiteral, FloatLiteral) | (FloatLiteral, IntLiteral) => FloatLiteral,
         (IntLiteral, IntOnlyLiteral) | (IntOnlyLiteral, IntLiteral) => IntOnlyLiteral,
+        (IntLiteral | IntOnlyLiteral, WideLiteral) | (WideLiteral, IntLiteral | IntOnlyLiteral) => {
+            WideLiteral
+        }
+        (WideLiteral, Scalar(s)) | (Scalar(s), WideLiteral) if s.is_wide() => Scalar(*s),
         (IntLiteral, Scalar(s)) | (Scalar(s), IntLiteral) if s.is_numeric() => Scalar(*s),
         (IntOnlyLiteral, Scalar(s)) | (Scalar(s), IntOnlyLiteral) if s.is_integer() => Scalar(*s),
         (FloatLiteral, Scalar(s)) | (Scalar(s), FloatLiteral) if s.is_float() => Scalar(*s),

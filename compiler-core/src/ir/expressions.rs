@@ -67,8 +67,21 @@ impl Lowering {
         let span = e.span;
         match &e.kind {
             ExprKind::Int(value) => {
-                let ty = hint.filter(|t| *t != Scalar::Bool).unwrap_or(Scalar::I32);
-                (constant(value.unwrap_or(0) as f64, ty), ty)
+                let value = value.unwrap_or(0);
+                let default = if value > u64::from(u32::MAX) {
+                    Scalar::I64
+                } else {
+                    Scalar::I32
+                };
+                let ty = hint.filter(|t| *t != Scalar::Bool).unwrap_or(default);
+                match ty {
+                    // Past one word: computed into a register.
+                    _ if ty.is_wide() && value > u64::from(u32::MAX) => {
+                        (self.value(Op::Const64(value), ty, span), ty)
+                    }
+                    _ if ty.is_wide() => (Operand::Const(value as u32), ty),
+                    _ => (constant(value as f64, ty), ty),
+                }
             }
             ExprKind::Float(value) => {
                 let ty = hint.filter(|t| t.is_float()).unwrap_or(Scalar::F32);
@@ -190,6 +203,7 @@ impl Lowering {
                 };
                 // An integer literal is an i32 where it fits, else a u32 (the checker's rule).
                 let hint = match &arg.kind {
+                    _ if to.is_wide() => Some(to),
                     ExprKind::Int(Some(n)) if *n > i32::MAX as u64 => Some(Scalar::U32),
                     _ => None,
                 };
@@ -229,7 +243,14 @@ impl Lowering {
             } else {
                 integer_hint(op, hint)
             };
-            inferred.unwrap_or_else(|| literal_type(untyped_float(l) || untyped_float(r), hint))
+            inferred.unwrap_or_else(|| {
+                // Literals past 32 bits are 64-bit integers (`i64` unless the use asks `u64`).
+                if wide_literal(l) || wide_literal(r) {
+                    hint.filter(|t| t.is_wide()).unwrap_or(Scalar::I64)
+                } else {
+                    literal_type(untyped_float(l) || untyped_float(r), hint)
+                }
+            })
         };
         let (a, _) = self.expr(l, Some(operand_type));
         if logical {
@@ -536,5 +557,15 @@ fn math_fn(name: &str) -> MathFn {
         "sign" => MathFn::Sign,
         "erf" => MathFn::Erf,
         _ => MathFn::Ceil,
+    }
+}
+
+/// Whether `e` is an integer literal past 32 bits, which only a 64-bit integer holds.
+fn wide_literal(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(Some(n)) => *n > u64::from(u32::MAX),
+        ExprKind::Unary(_, operand) => wide_literal(operand),
+        ExprKind::Binary(_, l, r) => wide_literal(l) || wide_literal(r),
+        _ => false,
     }
 }

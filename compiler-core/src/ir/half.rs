@@ -51,6 +51,7 @@ fn rewrite(block: &mut Block, regs: &mut Vec<RegInfo>) {
                 ty: Scalar::F32,
                 name: None,
                 variable: false,
+                high_of: None,
             });
             let rounding = StmtKind::Let {
                 dst,

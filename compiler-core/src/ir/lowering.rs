@@ -146,6 +146,7 @@ impl Lowering {
             ty,
             name: name.map(str::to_owned),
             variable,
+            high_of: None,
         });
         Reg(self.regs.len() as u32 - 1)
     }

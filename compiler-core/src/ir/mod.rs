@@ -21,6 +21,7 @@ mod program;
 mod size;
 mod tiles;
 mod types;
+pub mod wide;
 
 pub use lint::lint;
 pub use lower::lower;
@@ -185,6 +186,9 @@ pub struct RegInfo {
     /// trace shows; a tile statement's loop counters and sums are named for the IR's reader
     /// only.
     pub variable: bool,
+    /// In a kernel split into words (`wide`): the 64-bit register whose high word this is (its
+    /// own register holds the low word), and that register's type.
+    pub high_of: Option<(u32, Scalar)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -487,6 +491,9 @@ pub enum Shuffle {
 #[derive(Clone, Debug, Serialize)]
 pub enum Op {
     Copy(Operand),
+    /// A 64-bit constant past 32 bits (an operand holds one word: `Operand::Const` where a
+    /// 64-bit value is read is that word zero-extended).
+    Const64(u64),
     Ctx(CtxField),
     /// The value of dimension `dims[i]`.
     Dim(usize),
@@ -542,7 +549,15 @@ impl Op {
     /// a constant. Reads of memory, `ctx`, dimensions, scalars and collectives are not.
     pub fn only_constants(&self) -> bool {
         let constant = |o: &Operand| matches!(o, Operand::Const(_));
+        // A 64-bit constant is computed where it runs: its words are not one operand's bits.
+        let wide = |t: &Scalar| t.is_wide();
         match self {
+            Op::Unary(_, t, _) | Op::Binary(_, t, _, _) | Op::Compare(_, t, _, _) if wide(t) => {
+                false
+            }
+            Op::Cast { from, to, .. } | Op::Bitcast { from, to, .. } if wide(from) || wide(to) => {
+                false
+            }
             Op::Unary(_, _, a)
             | Op::Math(_, _, a)
             | Op::Cast { value: a, .. }

@@ -105,7 +105,7 @@ fn operand(kernel: &Kernel, o: Operand, ty: Scalar) -> String {
             Scalar::F32 | Scalar::F16 => format!("{:?}", f32::from_bits(bits)),
             Scalar::I32 | Scalar::I8 => (bits as i32).to_string(),
             Scalar::Bool => (bits != 0).to_string(),
-            Scalar::U32 | Scalar::U8 => bits.to_string(),
+            Scalar::U32 | Scalar::U8 | Scalar::I64 | Scalar::U64 => bits.to_string(),
         },
     }
 }
@@ -274,6 +274,7 @@ fn op_text(kernel: &Kernel, op: &Op, ty: Scalar) -> String {
     let o = |x: &Operand, t: Scalar| operand(kernel, *x, t);
     match op {
         Op::Copy(x) => o(x, ty),
+        Op::Const64(bits) => ty.show_wide(*bits),
         Op::Ctx(field) => field.name(),
         Op::Dim(i) => format!("dim {}", kernel.dims.get(*i).cloned().unwrap_or_default()),
         Op::Scalar(i) => format!("param {}", kernel.params.get(*i).map_or("?", |p| p.name())),

@@ -23,6 +23,11 @@ pub enum Scalar {
     /// widened value.
     I8,
     U8,
+    /// 64-bit integers. The simulator and WGSL hold one as two `u32` words, low word first
+    /// (the layout of an `.npy` `<i8` and of CUDA's memory), after `ir::wide` splits the
+    /// kernel; PTX computes on it natively (`.s64`, `.u64`).
+    I64,
+    U64,
 }
 
 impl Scalar {
@@ -33,6 +38,8 @@ impl Scalar {
             "u32" => Scalar::U32,
             "f32" => Scalar::F32,
             "f16" => Scalar::F16,
+            "i64" => Scalar::I64,
+            "u64" => Scalar::U64,
             _ => return None,
         })
     }
@@ -55,11 +62,35 @@ impl Scalar {
             Scalar::F16 => "f16",
             Scalar::I8 => "i8",
             Scalar::U8 => "u8",
+            Scalar::I64 => "i64",
+            Scalar::U64 => "u64",
         }
     }
 
     pub fn is_integer(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::U32 | Scalar::I8 | Scalar::U8)
+        matches!(
+            self,
+            Scalar::I32 | Scalar::U32 | Scalar::I8 | Scalar::U8 | Scalar::I64 | Scalar::U64
+        )
+    }
+
+    /// A 64-bit integer: two 32-bit words wherever the IR's operands are words.
+    pub fn is_wide(self) -> bool {
+        matches!(self, Scalar::I64 | Scalar::U64)
+    }
+
+    /// Whether integer arithmetic on it is signed.
+    pub fn is_signed(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::I8 | Scalar::I64)
+    }
+
+    /// The 32-bit words an element takes in a tensor's `bits` (2 for a 64-bit integer).
+    pub fn words(self) -> usize {
+        if self.is_wide() {
+            2
+        } else {
+            1
+        }
     }
 
     /// The type an element of this type has in registers: `i32` for `i8`, `u32` for `u8`,
@@ -96,6 +127,7 @@ impl Scalar {
         match self {
             Scalar::F16 => 2,
             Scalar::I8 | Scalar::U8 => 1,
+            Scalar::I64 | Scalar::U64 => 8,
             _ => 4,
         }
     }
@@ -119,6 +151,51 @@ impl Scalar {
             }
             Scalar::I32 | Scalar::U32 => 0,
             Scalar::I8 | Scalar::U8 => self.narrow(Scalar::I32.bits(value)),
+            Scalar::I64 | Scalar::U64 => self.wide_bits(value) as u32,
+        }
+    }
+
+    /// `value` as a 64-bit integer's bits, by [`Scalar::bits`]'s rule (toward zero, wrapping
+    /// modulo 2^64; NaN and infinities 0). Exact for every integer an `f64` holds exactly.
+    pub fn wide_bits(self, value: f64) -> u64 {
+        if !value.is_finite() {
+            return 0;
+        }
+        let t = value.trunc();
+        if t.abs() < 9_223_372_036_854_775_808.0 {
+            t as i64 as u64
+        } else {
+            // |t| ≥ 2^63: a multiple of 2^11, whose residue modulo 2^64 `rem_euclid` gives
+            // exactly.
+            t.rem_euclid(18_446_744_073_709_551_616.0) as u64
+        }
+    }
+
+    /// A 64-bit element's bits as the number it holds (exact up to 2^53).
+    pub fn wide_value(self, bits: u64) -> f64 {
+        if self == Scalar::I64 {
+            bits as i64 as f64
+        } else {
+            bits as f64
+        }
+    }
+
+    /// A 64-bit value as a table shows it: in decimal, exactly.
+    pub fn show_wide(self, bits: u64) -> String {
+        if self == Scalar::I64 {
+            (bits as i64).to_string()
+        } else {
+            bits.to_string()
+        }
+    }
+
+    /// An element of a tensor's `bits` as a table shows it: `words` are its words (two, low
+    /// first, for a 64-bit integer).
+    pub fn show_words(self, words: &[u32]) -> String {
+        match words {
+            [lo, hi] if self.is_wide() => self.show_wide(u64::from(*lo) | u64::from(*hi) << 32),
+            [w, ..] => self.show(*w),
+            [] => String::new(),
         }
     }
 
@@ -145,7 +222,7 @@ impl Scalar {
         match self {
             Scalar::F32 | Scalar::F16 => f64::from(f32::from_bits(bits)),
             Scalar::I32 | Scalar::I8 => f64::from(bits as i32),
-            Scalar::U32 | Scalar::U8 => f64::from(bits),
+            Scalar::U32 | Scalar::U8 | Scalar::I64 | Scalar::U64 => f64::from(bits),
             Scalar::Bool => f64::from(u32::from(bits != 0)),
         }
     }

@@ -151,6 +151,24 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
+    if element.is_wide() {
+        // Two words an element, the low first: the values as the 32-bit generators give
+        // them, extended to 64 bits (an `i64` by its sign).
+        let low = generate(input, Scalar::I32, count);
+        return match input {
+            Input::Data { values, .. } => values
+                .iter()
+                .flat_map(|v| {
+                    let bits = element.wide_bits(*v);
+                    [bits as u32, (bits >> 32) as u32]
+                })
+                .collect(),
+            _ => low
+                .into_iter()
+                .flat_map(|w| [w, if (w as i32) < 0 { u32::MAX } else { 0 }])
+                .collect(),
+        };
+    }
     match input {
         Input::Zeros => vec![element.bits(0.0); count],
         Input::Ones => vec![element.bits(1.0); count],

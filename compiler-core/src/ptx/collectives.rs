@@ -120,6 +120,19 @@ impl<'a> Emitter<'a> {
 
     pub(super) fn shuffle(&mut self, d: &str, ty: Scalar, kind: Shuffle, x: Operand, l: Operand) {
         let x = self.in_reg(x, ty);
+        if ty.is_wide() {
+            // `shfl` moves 32 bits: a 64-bit value goes as its two words, from the same lane.
+            let (lo, hi) = (self.temp(Kind::B32), self.temp(Kind::B32));
+            self.line(format!("mov.b64 {{{lo}, {hi}}}, {x};"), None);
+            let (dlo, dhi) = (self.temp(Kind::B32), self.temp(Kind::B32));
+            self.shuffle_word(&dlo, Scalar::U32, kind, &lo, l);
+            self.shuffle_word(&dhi, Scalar::U32, kind, &hi, l);
+            return self.line(format!("mov.b64 {d}, {{{dlo}, {dhi}}};"), None);
+        }
+        self.shuffle_word(d, ty, kind, &x, l);
+    }
+
+    fn shuffle_word(&mut self, d: &str, ty: Scalar, kind: Shuffle, x: &str, l: Operand) {
         let lane = self.lane.clone();
         let mask = self.mask.clone();
         let source = self.temp(Kind::B32);

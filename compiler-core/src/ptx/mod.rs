@@ -273,7 +273,18 @@ fn kind_of(ty: Scalar) -> Kind {
     match ty {
         Scalar::F32 | Scalar::F16 => Kind::F32,
         Scalar::Bool => Kind::Pred,
+        Scalar::I64 | Scalar::U64 => Kind::B64,
         _ => Kind::B32,
+    }
+}
+
+/// The `mov`/`selp` type of a register of `ty`.
+fn move_type(ty: Scalar) -> &'static str {
+    match kind_of(ty) {
+        Kind::Pred => "pred",
+        Kind::F32 => "f32",
+        Kind::B64 => "b64",
+        _ => "b32",
     }
 }
 
@@ -282,6 +293,8 @@ fn suffix(ty: Scalar) -> &'static str {
         Scalar::F32 | Scalar::F16 => "f32",
         Scalar::I32 | Scalar::I8 => "s32",
         Scalar::U32 | Scalar::U8 => "u32",
+        Scalar::I64 => "s64",
+        Scalar::U64 => "u64",
         Scalar::Bool => "pred",
     }
 }
@@ -410,9 +423,8 @@ impl<'a> Emitter<'a> {
             Operand::Reg(r) => self.reg(r),
             Operand::Const(_) if ty == Scalar::Bool => self.src(o, ty),
             Operand::Const(bits) => {
-                let kind = kind_of(ty);
-                let r = self.temp(kind);
-                let mov = if kind == Kind::F32 { "f32" } else { "b32" };
+                let r = self.temp(kind_of(ty));
+                let mov = move_type(ty);
                 self.line(format!("mov.{mov} {r}, {};", immediate(bits, ty)), None);
                 r
             }
@@ -776,6 +788,7 @@ impl<'a> Emitter<'a> {
 fn suffix_b(ty: Scalar) -> &'static str {
     match ty {
         Scalar::F32 | Scalar::F16 => "f32",
+        Scalar::I64 | Scalar::U64 => "u64",
         _ => "u32",
     }
 }

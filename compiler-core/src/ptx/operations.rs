@@ -19,13 +19,9 @@ impl<'a> Emitter<'a> {
         match op {
             Op::Copy(a) => {
                 let a = self.src(*a, ty);
-                let t = match kind_of(ty) {
-                    Kind::Pred => "pred",
-                    Kind::F32 => "f32",
-                    _ => "b32",
-                };
-                self.line(format!("mov.{t} {d}, {a};"), None);
+                self.line(format!("mov.{} {d}, {a};", move_type(ty)), None);
             }
+            Op::Const64(bits) => self.line(format!("mov.b64 {d}, {bits:#x};"), None),
             Op::Ctx(field) => {
                 let value = match field {
                     CtxField::Thread => self.tid.clone(),
@@ -52,6 +48,8 @@ impl<'a> Emitter<'a> {
                 let a = self.src(*a, *t);
                 let text = match (u, t) {
                     (UnaryOp::Neg, Scalar::F32) => format!("neg.f32 {d}, {a};"),
+                    (UnaryOp::Neg, t) if t.is_wide() => format!("neg.s64 {d}, {a};"),
+                    (UnaryOp::BitNot, t) if t.is_wide() => format!("not.b64 {d}, {a};"),
                     (UnaryOp::Neg, _) => format!("neg.s32 {d}, {a};"),
                     (UnaryOp::Not, _) => format!("not.pred {d}, {a};"),
                     (UnaryOp::BitNot, _) => format!("not.b32 {d}, {a};"),
@@ -92,8 +90,7 @@ impl<'a> Emitter<'a> {
                     self.line(format!("or.pred {d}, {d}, {t};"), None);
                 } else {
                     let (a, b) = (self.src(*a, ty), self.src(*b, ty));
-                    let t = if ty == Scalar::F32 { "f32" } else { "b32" };
-                    self.line(format!("selp.{t} {d}, {a}, {b}, {p};"), None);
+                    self.line(format!("selp.{} {d}, {a}, {b}, {p};", move_type(ty)), None);
                 }
             }
             Op::Fma(a, b, c) => {
@@ -104,6 +101,10 @@ impl<'a> Emitter<'a> {
             Op::Math(f, t, a) => self.math(&d, *f, *t, *a),
             Op::Pow(x, y) => self.pow(&d, *x, *y),
             Op::Cast { from, to, value } => self.cast(&d, *from, *to, *value),
+            Op::Bitcast { to, value, .. } if to.is_wide() => {
+                let a = self.src(*value, *to);
+                self.line(format!("mov.b64 {d}, {a};"), None);
+            }
             Op::Bitcast { value, .. } => {
                 // The same 32 bits: `mov.b32` moves between registers of any 32-bit type, and
                 // a constant is its bits.
@@ -204,9 +205,28 @@ impl<'a> Emitter<'a> {
             BinaryOp::Mul => format!("mul.lo.{s} {d}, {x}, {y};"),
             BinaryOp::Div => format!("div.{s} {d}, {x}, {y};"),
             BinaryOp::Rem => format!("rem.{s} {d}, {x}, {y};"),
-            BinaryOp::And => format!("and.b32 {d}, {x}, {y};"),
-            BinaryOp::Or => format!("or.b32 {d}, {x}, {y};"),
-            BinaryOp::Xor => format!("xor.b32 {d}, {x}, {y};"),
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => {
+                let name = format!("{b:?}").to_lowercase();
+                let bits = if t.is_wide() { 64 } else { 32 };
+                format!("{name}.b{bits} {d}, {x}, {y};")
+            }
+            BinaryOp::Shl | BinaryOp::Shr if t.is_wide() => {
+                // The count's low 6 bits (PTX would clamp larger counts), as a `.u32`.
+                let count = self.temp(Kind::B32);
+                match y.parse::<u64>() {
+                    Ok(n) => self.line(format!("mov.b32 {count}, {};", n & 63), None),
+                    Err(_) => {
+                        self.line(format!("cvt.u32.u64 {count}, {y};"), None);
+                        self.line(format!("and.b32 {count}, {count}, 63;"), None);
+                    }
+                }
+                let op = match (b, t) {
+                    (BinaryOp::Shl, _) => "shl.b64",
+                    (_, Scalar::I64) => "shr.s64",
+                    _ => "shr.u64",
+                };
+                format!("{op} {d}, {x}, {count};")
+            }
             BinaryOp::Shl | BinaryOp::Shr => {
                 // Tessera shifts by the count's low 5 bits; PTX would clamp larger counts.
                 let count = self.temp(Kind::B32);
@@ -270,6 +290,8 @@ impl<'a> Emitter<'a> {
         if t != Scalar::F32 {
             let text = match (f, t) {
                 (MathFn::Abs, Scalar::I32) => format!("abs.s32 {d}, {a};"),
+                (MathFn::Abs, Scalar::I64) => format!("abs.s64 {d}, {a};"),
+                (_, t) if t.is_wide() => format!("mov.b64 {d}, {a};"),
                 _ => format!("mov.b32 {d}, {a};"),
             };
             self.line(text, None);
@@ -453,6 +475,16 @@ impl<'a> Emitter<'a> {
             return;
         }
         let text = match (from, to) {
+            (Scalar::Bool, t) if t.is_wide() => format!("selp.b64 {d}, 1, 0, {v};"),
+            (f, Scalar::Bool) if f.is_wide() => format!("setp.ne.b64 {d}, {v}, 0;"),
+            (f, t) if f.is_wide() && t.is_wide() => format!("mov.b64 {d}, {v};"),
+            (Scalar::F32 | Scalar::F16, t) if t.is_wide() => {
+                format!("cvt.rzi.{}.f32 {d}, {v};", suffix(t))
+            }
+            (f, t) if t.is_wide() => format!("cvt.{}.{} {d}, {v};", suffix(t), suffix(f)),
+            (f, Scalar::F32) if f.is_wide() => format!("cvt.rn.f32.{} {d}, {v};", suffix(f)),
+            // To 32 bits: the low word, as C's conversions wrap.
+            (f, _) if f.is_wide() => format!("cvt.u32.u64 {d}, {v};"),
             (Scalar::Bool, Scalar::F32) => format!("selp.f32 {d}, 0f3F800000, 0f00000000, {v};"),
             (Scalar::Bool, Scalar::Bool) => format!("mov.pred {d}, {v};"),
             (Scalar::Bool, _) => format!("selp.u32 {d}, 1, 0, {v};"),

@@ -169,7 +169,8 @@ pub(super) fn binary(op: BinaryOp, ty: Scalar, a: u32, b: u32) -> Option<u32> {
                 BinaryOp::Max => x.max(y),
             }) as u32
         }
-        Scalar::U32 | Scalar::U8 | Scalar::Bool => match op {
+        // The simulator runs 64-bit values as words (`ir::wide`): never seen here.
+        Scalar::U32 | Scalar::U8 | Scalar::Bool | Scalar::I64 | Scalar::U64 => match op {
             BinaryOp::Add => a.wrapping_add(b),
             BinaryOp::Sub => a.wrapping_sub(b),
             BinaryOp::Mul => a.wrapping_mul(b),

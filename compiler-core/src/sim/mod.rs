@@ -93,7 +93,8 @@ impl Default for SimOptions {
     }
 }
 
-/// A tensor's elements as the bits of its element type, row-major.
+/// A tensor's elements as the bits of its element type, row-major; a 64-bit integer as two
+/// words, the low first (so `bits` has twice as many entries as elements).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tensor {
     pub element: Scalar,
@@ -106,6 +107,14 @@ impl Tensor {
     /// element, two `f16`s a word or four 8-bit elements a word, the first in the lowest bits
     /// (the last word padded with zeros). Never empty, since GPU APIs refuse empty buffers.
     pub fn memory_words(&self) -> Vec<u32> {
+        if self.element.is_wide() {
+            // Two words an element already, the low first.
+            return if self.bits.is_empty() {
+                vec![0]
+            } else {
+                self.bits.clone()
+            };
+        }
         let per_word = 4 / self.element.size() as usize;
         let stored = |b: u32| match self.element {
             Scalar::F16 => u32::from(f16_storage(b)),
@@ -134,6 +143,10 @@ impl Tensor {
     pub fn set_from_memory(&mut self, words: impl IntoIterator<Item = u32>) {
         let count = self.bits.len();
         let element = self.element;
+        if element.is_wide() {
+            self.bits = words.into_iter().take(count).collect();
+            return;
+        }
         let per_word = 4 / element.size() as usize;
         let bits = 32 / per_word;
         let mask = if bits == 32 {
@@ -240,9 +253,76 @@ pub fn run_with(
     kernel: &Kernel,
     args: &mut Args,
     options: SimOptions,
-    observers: Observers,
+    mut observers: Observers,
 ) -> Result<Stats, Fault> {
-    run_observed(kernel, args, options, observers, None, None)
+    in_words(
+        kernel,
+        args,
+        observers.writers.as_deref_mut(),
+        |kernel, args, writers| {
+            let observers = Observers {
+                writers,
+                progress: observers.progress,
+            };
+            run_observed(kernel, args, options, observers, None, None)
+        },
+    )
+}
+
+/// Runs `run` on `kernel` as 32-bit words (`ir::wide`) when it has 64-bit integers: its 64-bit
+/// tensors are `u32` tensors with a last axis of 2 meanwhile (the same bits), and who wrote an
+/// element is who wrote its low word.
+fn in_words<T>(
+    kernel: &Kernel,
+    args: &mut Args,
+    writers: Option<&mut Writers>,
+    run: impl FnOnce(&Kernel, &mut Args, Option<&mut Writers>) -> T,
+) -> T {
+    if !wide::has_wide(kernel) {
+        return run(kernel, args, writers);
+    }
+    let split = wide::split(kernel);
+    let relabel = |args: &mut Args, to_words: bool| {
+        for arg in &mut args.params {
+            if let Arg::Tensor(t) = arg {
+                match (to_words, t.element) {
+                    (true, e) if e.is_wide() => {
+                        t.element = Scalar::U32;
+                        t.shape.push(2);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    };
+    let wide: Vec<Option<(Scalar, Vec<usize>)>> = args
+        .params
+        .iter()
+        .map(|a| match a {
+            Arg::Tensor(t) if t.element.is_wide() => Some((t.element, t.shape.clone())),
+            _ => None,
+        })
+        .collect();
+    relabel(args, true);
+    let mut word_writers = writers.as_ref().map(|_| Writers::new());
+    let result = run(&split, args, word_writers.as_mut());
+    for (arg, original) in args.params.iter_mut().zip(&wide) {
+        if let (Arg::Tensor(t), Some((element, shape))) = (arg, original) {
+            t.element = *element;
+            t.shape = shape.clone();
+        }
+    }
+    if let (Some(writers), Some(words)) = (writers, word_writers) {
+        *writers = words
+            .into_iter()
+            .zip(&wide)
+            .map(|(w, original)| match original {
+                Some(_) => w.into_iter().step_by(2).collect(),
+                None => w,
+            })
+            .collect();
+    }
+    result
 }
 
 impl Observers<'_> {
@@ -289,6 +369,29 @@ pub fn run_traced(
     block: Dim3,
     limits: TraceLimits,
 ) -> (Result<Stats, Fault>, Trace) {
+    let mut observers = observers;
+    in_words(
+        kernel,
+        args,
+        observers.writers.as_deref_mut(),
+        |kernel, args, writers| {
+            let observers = Observers {
+                writers,
+                progress: observers.progress,
+            };
+            run_traced_words(kernel, args, options, observers, block, limits)
+        },
+    )
+}
+
+fn run_traced_words(
+    kernel: &Kernel,
+    args: &mut Args,
+    options: SimOptions,
+    observers: Observers,
+    block: Dim3,
+    limits: TraceLimits,
+) -> (Result<Stats, Fault>, Trace) {
     let grid = args.grid;
     if block.x >= grid.x || block.y >= grid.y || block.z >= grid.z {
         let why = format!(
@@ -312,6 +415,26 @@ pub fn run_traced(
 /// [`run_with`], also counting every memory request by sector, line and bank. A run that
 /// faults gives what it counted up to the fault.
 pub fn run_profiled(
+    kernel: &Kernel,
+    args: &mut Args,
+    options: SimOptions,
+    mut observers: Observers,
+) -> (Result<Stats, Fault>, MemoryProfile) {
+    in_words(
+        kernel,
+        args,
+        observers.writers.as_deref_mut(),
+        |kernel, args, writers| {
+            let observers = Observers {
+                writers,
+                progress: observers.progress,
+            };
+            run_profiled_words(kernel, args, options, observers)
+        },
+    )
+}
+
+fn run_profiled_words(
     kernel: &Kernel,
     args: &mut Args,
     options: SimOptions,

@@ -87,6 +87,8 @@ impl<'a> Cta<'a> {
                 self.lanewise(dst, mask, |s, t| cast(*from, *to, s.get(*value, t)))
             }
             // Registers hold bits: a bitcast keeps them.
+            // `ir::wide` leaves none: the simulator runs 64-bit values as words.
+            Op::Const64(bits) => self.lanewise(dst, mask, |_, _| *bits as u32),
             Op::Bitcast { value, .. } => self.lanewise(dst, mask, |s, t| s.get(*value, t)),
             Op::Load {
                 tensor,

@@ -869,7 +869,8 @@ fn scalar_kind(ty: Scalar) -> ScalarKind {
     match ty {
         Scalar::F32 | Scalar::F16 => ScalarKind::Float,
         Scalar::I32 | Scalar::I8 => ScalarKind::Sint,
-        Scalar::U32 | Scalar::U8 => ScalarKind::Uint,
+        // `ir::wide` leaves no 64-bit value in a kernel WGSL is made from.
+        Scalar::U32 | Scalar::U8 | Scalar::I64 | Scalar::U64 => ScalarKind::Uint,
         Scalar::Bool => ScalarKind::Bool,
     }
 }

@@ -56,6 +56,8 @@ impl<'k> Builder<'k> {
         use ir::Op;
         match op {
             Op::Copy(a) => self.operand(block, *a, ty),
+            // `ir::wide` leaves none.
+            Op::Const64(bits) => self.constant(block, *bits as u32, ty),
             Op::Ctx(field) => self.ctx(block, *field),
             Op::Dim(i) => {
                 let member = self.dim_members[*i];

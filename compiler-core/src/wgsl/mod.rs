@@ -168,6 +168,9 @@ pub enum WarpMode {
 /// subgroups, or emulated in workgroup memory (on any GPU, with no subgroup operations); its
 /// loops stop past a trip budget when `guard` says so.
 pub fn emit(kernel: &Kernel, lanes: u32, mode: WarpMode, guard: Guard) -> Result<Wgsl, Diagnostic> {
+    // WGSL has no 64-bit integers: such a kernel runs as 32-bit words.
+    let split = ir::wide::has_wide(kernel).then(|| ir::wide::split(kernel));
+    let kernel = split.as_ref().unwrap_or(kernel);
     let mut builder = Builder::new(kernel, lanes);
     if let Guard::Trips(budget) = guard {
         builder.start_guard(budget);
@@ -285,7 +288,7 @@ fn naga_scalar(ty: Scalar) -> naga::Scalar {
     match ty {
         Scalar::F32 | Scalar::F16 => naga::Scalar::F32,
         Scalar::I32 | Scalar::I8 => naga::Scalar::I32,
-        Scalar::U32 | Scalar::U8 => naga::Scalar::U32,
+        Scalar::U32 | Scalar::U8 | Scalar::I64 | Scalar::U64 => naga::Scalar::U32,
         Scalar::Bool => naga::Scalar::BOOL,
     }
 }
@@ -294,7 +297,7 @@ fn literal(bits: u32, ty: Scalar) -> Literal {
     match ty {
         Scalar::F32 | Scalar::F16 => Literal::F32(f32::from_bits(bits)),
         Scalar::I32 | Scalar::I8 => Literal::I32(bits as i32),
-        Scalar::U32 | Scalar::U8 => Literal::U32(bits),
+        Scalar::U32 | Scalar::U8 | Scalar::I64 | Scalar::U64 => Literal::U32(bits),
         Scalar::Bool => Literal::Bool(bits != 0),
     }
 }
@@ -764,7 +767,7 @@ impl<'k> Builder<'k> {
         let (kind, width) = match to {
             Scalar::F32 | Scalar::F16 => (ScalarKind::Float, 4),
             Scalar::I32 | Scalar::I8 => (ScalarKind::Sint, 4),
-            Scalar::U32 | Scalar::U8 => (ScalarKind::Uint, 4),
+            Scalar::U32 | Scalar::U8 | Scalar::I64 | Scalar::U64 => (ScalarKind::Uint, 4),
             Scalar::Bool => (ScalarKind::Bool, 1),
         };
         self.add(
