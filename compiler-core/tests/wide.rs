@@ -1,0 +1,286 @@
+//! 64-bit integers (issue 53), as a property: every operation on `i64` and `u64`, run on the
+//! simulator (which runs them as 32-bit words, `ir::wide`, as WGSL does), gives what Rust's
+//! `i64` and `u64` give: wrapping `+ - *`, `/` toward zero and `%` with the dividend's sign
+//! (`MIN / -1` wraps to `MIN`), shifts by the count's low six bits, comparisons, `min max abs`,
+//! conversions to and from `i32`, `u32`, `bool` and `f32` (to `f32` rounded once, to the
+//! nearest; from `f32` toward zero, saturating, NaN 0). The operands are drawn to reach the
+//! words' edges: 0, ±1, 2^31, 2^32 ± 1, 2^63, and random bits.
+
+use compiler_core::launch::{Launch, RunLimits};
+use compiler_core::sim::Arg;
+use proptest::prelude::*;
+
+const KERNEL: &str = r#"
+@launch(32)
+kernel ops(A: tensor<i64>[N], B: tensor<i64>[N], R: tensor<i64>[N, 16], S: tensor<u64>[N, 16],
+           X: tensor<f32>[N], F: tensor<f32>[N, 2], T: tensor<i64>[N, 4], W: tensor<i32>[N, 4]) {
+  let i = ctx.thread
+  if i < N {
+    let a = A[i]
+    let b = B[i]
+    R[i, 0] = a + b
+    R[i, 1] = a - b
+    R[i, 2] = a * b
+    R[i, 3] = a / b
+    R[i, 4] = a % b
+    R[i, 5] = a << b
+    R[i, 6] = a >> b
+    R[i, 7] = a & b
+    R[i, 8] = a | b
+    R[i, 9] = a ^ b
+    R[i, 10] = min(a, b)
+    R[i, 11] = max(a, b)
+    R[i, 12] = -a
+    R[i, 13] = ~a
+    R[i, 14] = abs(a)
+    R[i, 15] = select(a < b, 1, 0) + select(a <= b, 2, 0) + select(a == b, 4, 0) + select(a > b, 8, 0) + select(a >= b, 16, 0) + select(a != b, 32, 0)
+    let c = bitcast<u64>(a)
+    let d = bitcast<u64>(b)
+    S[i, 0] = c + d
+    S[i, 1] = c - d
+    S[i, 2] = c * d
+    S[i, 3] = c / d
+    S[i, 4] = c % d
+    S[i, 5] = c << d
+    S[i, 6] = c >> d
+    S[i, 7] = min(c, d)
+    S[i, 8] = max(c, d)
+    S[i, 9] = select(c < d, 1, 0) + select(c <= d, 2, 0) + select(c == d, 4, 0) + select(c > d, 8, 0) + select(c >= d, 16, 0) + select(c != d, 32, 0)
+    S[i, 10] = u64(i32(a))
+    S[i, 11] = u64(u32(a))
+    S[i, 12] = u64(a != 0)
+    S[i, 13] = 18446744073709551615 - c
+    S[i, 14] = c * 4294967296 + 5000000000
+    S[i, 15] = u64(X[i])
+    F[i, 0] = f32(a)
+    F[i, 1] = f32(c)
+    T[i, 0] = i64(X[i])
+    T[i, 1] = i64(i32(b))
+    T[i, 2] = i64(u32(b))
+    T[i, 3] = bitcast<i64>(d >> 1)
+    W[i, 0] = i32(a)
+    W[i, 1] = bitcast<i32>(u32(c))
+    W[i, 2] = select(a < 0, 1, 0)
+    W[i, 3] = i32(i8(a))
+  }
+}
+"#;
+
+fn edge() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        Just(0i64),
+        Just(1),
+        Just(-1),
+        Just(i64::MIN),
+        Just(i64::MAX),
+        Just(1 << 31),
+        Just((1 << 32) - 1),
+        Just(1 << 32),
+        Just((1 << 32) + 1),
+        Just(-(1 << 32)),
+        (-70i64..70),
+        any::<i64>(),
+        any::<u32>().prop_map(i64::from),
+        (any::<i32>(), 0u32..40).prop_map(|(v, s)| i64::from(v) << s),
+    ]
+}
+
+fn float() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        Just(f32::NAN),
+        Just(f32::INFINITY),
+        Just(f32::NEG_INFINITY),
+        Just(-0.0f32),
+        Just(9.223_372e18f32),
+        Just(-9.223_372e18f32),
+        Just(1.8446744e19f32),
+        (-1e20f32..1e20f32),
+        (-1e10f32..1e10f32),
+        (-5.0f32..5.0f32),
+    ]
+}
+
+fn words(values: impl IntoIterator<Item = u64>) -> Vec<u32> {
+    values
+        .into_iter()
+        .flat_map(|v| [v as u32, (v >> 32) as u32])
+        .collect()
+}
+
+fn wide(bits: &[u32]) -> Vec<u64> {
+    bits.chunks(2)
+        .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
+        .collect()
+}
+
+fn compare_bits(a: i64, b: i64) -> u64 {
+    u64::from(a < b)
+        + 2 * u64::from(a <= b)
+        + 4 * u64::from(a == b)
+        + 8 * u64::from(a > b)
+        + 16 * u64::from(a >= b)
+        + 32 * u64::from(a != b)
+}
+
+fn compare_unsigned(a: u64, b: u64) -> u64 {
+    u64::from(a < b)
+        + 2 * u64::from(a <= b)
+        + 4 * u64::from(a == b)
+        + 8 * u64::from(a > b)
+        + 16 * u64::from(a >= b)
+        + 32 * u64::from(a != b)
+}
+
+fn check(cases: &[(i64, i64, f32)]) -> Result<(), TestCaseError> {
+    let n = cases.len();
+    let compilation = compiler_core::compile(KERNEL);
+    let launch = Launch {
+        dims: [("N".to_owned(), n as i64)].into(),
+        ..Launch::default()
+    };
+    let mut run = compilation
+        .prepare(&launch, RunLimits::TERMINAL)
+        .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+    let inputs = [
+        words(cases.iter().map(|c| c.0 as u64)),
+        words(cases.iter().map(|c| c.1 as u64)),
+    ];
+    for (param, bits) in run.args.params.iter_mut().zip(inputs) {
+        if let Arg::Tensor(t) = param {
+            t.bits = bits;
+        }
+    }
+    if let Arg::Tensor(t) = &mut run.args.params[4] {
+        t.bits = cases.iter().map(|c| c.2.to_bits()).collect();
+    }
+    let output = run
+        .simulate()
+        .map_err(|e| TestCaseError::fail(e.message.clone()))?;
+    let tensor = |i: usize| match &output.args.params[i] {
+        Arg::Tensor(t) => t.bits.clone(),
+        Arg::Scalar(_) => Vec::new(),
+    };
+    let (r, s, f, t, w) = (
+        wide(&tensor(2)),
+        wide(&tensor(3)),
+        tensor(5),
+        wide(&tensor(6)),
+        tensor(7),
+    );
+    for (k, &(a, b, x)) in cases.iter().enumerate() {
+        let (c, d) = (a as u64, b as u64);
+        let shift = (b & 63) as u32;
+        let signed = [
+            a.wrapping_add(b),
+            a.wrapping_sub(b),
+            a.wrapping_mul(b),
+            a.wrapping_div(b),
+            a.wrapping_rem(b),
+            a.wrapping_shl(shift),
+            a.wrapping_shr(shift),
+            a & b,
+            a | b,
+            a ^ b,
+            a.min(b),
+            a.max(b),
+            a.wrapping_neg(),
+            !a,
+            a.wrapping_abs(),
+            compare_bits(a, b) as i64,
+        ];
+        let unsigned = [
+            c.wrapping_add(d),
+            c.wrapping_sub(d),
+            c.wrapping_mul(d),
+            c / d,
+            c % d,
+            c.wrapping_shl(shift),
+            c.wrapping_shr(shift),
+            c.min(d),
+            c.max(d),
+            compare_unsigned(c, d),
+            a as i32 as u64,
+            u64::from(a as u32),
+            u64::from(a != 0),
+            u64::MAX - c,
+            c.wrapping_mul(1 << 32).wrapping_add(5_000_000_000),
+            x as u64,
+        ];
+        for (j, want) in signed.iter().enumerate() {
+            prop_assert_eq!(r[k * 16 + j] as i64, *want, "R[{}, {}] of a = {}, b = {}", k, j, a, b);
+        }
+        for (j, want) in unsigned.iter().enumerate() {
+            prop_assert_eq!(s[k * 16 + j], *want, "S[{}, {}] of c = {}, d = {}, x = {}", k, j, c, d, x);
+        }
+        prop_assert_eq!(f[k * 2], (a as f32).to_bits(), "f32({})", a);
+        prop_assert_eq!(f[k * 2 + 1], (c as f32).to_bits(), "f32({}u64)", c);
+        let from_float = [x as i64, i64::from(b as i32), i64::from(b as u32), (d >> 1) as i64];
+        for (j, want) in from_float.iter().enumerate() {
+            prop_assert_eq!(t[k * 4 + j] as i64, *want, "T[{}, {}] of b = {}, x = {}", k, j, b, x);
+        }
+        let narrow = [a as i32, a as u32 as i32, i32::from(a < 0), i32::from(a as i8)];
+        for (j, want) in narrow.iter().enumerate() {
+            prop_assert_eq!(w[k * 4 + j] as i32, *want, "W[{}, {}] of a = {}", k, j, a);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn wide_operations_are_rusts(cases in prop::collection::vec(
+        (edge(), edge().prop_filter("a divisor that is not 0", |b| *b != 0), float()),
+        1..32,
+    )) {
+        check(&cases)?;
+    }
+}
+
+/// The probe of the issue: `n * n % (2 * N)` for `n` up to 2^31, Python's (numpy's) answer.
+#[test]
+fn square_modulo_matches_python_integers() {
+    let source = "@launch(64)\nkernel probe(X: tensor<i64>[N], Y: tensor<i64>[N]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    let n = X[i]\n    Y[i] = n * n % (2 * i64(N))\n  }\n}\n";
+    let values: Vec<i64> = (0..200)
+        .map(|i: i64| (i * 2_654_435_761) % ((1 << 31) + 1))
+        .chain([0, 1, (1 << 31) - 1, 1 << 31, 46341, 3_037_000_499 % (1 << 31)])
+        .collect();
+    let n = values.len() as i64;
+    let launch = Launch {
+        grid: compiler_core::hierarchy::Dim3::new(4, 1, 1),
+        inputs: [(
+            "X".to_owned(),
+            compiler_core::launch::Input::Data {
+                shape: vec![values.len()],
+                values: values.iter().map(|&v| v as f64).collect(),
+            },
+        )]
+        .into(),
+        ..Launch::default()
+    };
+    let output = compiler_core::compile(source).run(&launch).expect("runs");
+    let Arg::Tensor(y) = &output.args.params[1] else {
+        panic!("Y is a tensor")
+    };
+    let got = wide(&y.bits);
+    for (v, g) in values.iter().zip(got) {
+        let want = (i128::from(*v) * i128::from(*v) % i128::from(2 * n)) as u64;
+        assert_eq!(g, want, "{v} * {v} % {}", 2 * n);
+    }
+}
+
+/// A 64-bit division by zero stops the simulator, as a 32-bit one does.
+#[test]
+fn wide_division_by_zero_faults() {
+    let source = "@launch(32)\nkernel k(X: tensor<i64>[N]) {\n  X[ctx.thread] = X[ctx.thread] / (X[ctx.thread] - X[ctx.thread])\n}\n";
+    let launch = Launch {
+        dims: [("N".to_owned(), 32)].into(),
+        ..Launch::default()
+    };
+    let error = compiler_core::compile(source).run(&launch).err().expect("a fault");
+    assert!(
+        error[0].message.contains("zero"),
+        "{}",
+        error[0].message
+    );
+}
