@@ -207,18 +207,53 @@ fn check(cases: &[(i64, i64, f32)]) -> Result<(), TestCaseError> {
             x as u64,
         ];
         for (j, want) in signed.iter().enumerate() {
-            prop_assert_eq!(r[k * 16 + j] as i64, *want, "R[{}, {}] of a = {}, b = {}", k, j, a, b);
+            prop_assert_eq!(
+                r[k * 16 + j] as i64,
+                *want,
+                "R[{}, {}] of a = {}, b = {}",
+                k,
+                j,
+                a,
+                b
+            );
         }
         for (j, want) in unsigned.iter().enumerate() {
-            prop_assert_eq!(s[k * 16 + j], *want, "S[{}, {}] of c = {}, d = {}, x = {}", k, j, c, d, x);
+            prop_assert_eq!(
+                s[k * 16 + j],
+                *want,
+                "S[{}, {}] of c = {}, d = {}, x = {}",
+                k,
+                j,
+                c,
+                d,
+                x
+            );
         }
         prop_assert_eq!(f[k * 2], (a as f32).to_bits(), "f32({})", a);
         prop_assert_eq!(f[k * 2 + 1], (c as f32).to_bits(), "f32({}u64)", c);
-        let from_float = [x as i64, i64::from(b as i32), i64::from(b as u32), (d >> 1) as i64];
+        let from_float = [
+            x as i64,
+            i64::from(b as i32),
+            i64::from(b as u32),
+            (d >> 1) as i64,
+        ];
         for (j, want) in from_float.iter().enumerate() {
-            prop_assert_eq!(t[k * 4 + j] as i64, *want, "T[{}, {}] of b = {}, x = {}", k, j, b, x);
+            prop_assert_eq!(
+                t[k * 4 + j] as i64,
+                *want,
+                "T[{}, {}] of b = {}, x = {}",
+                k,
+                j,
+                b,
+                x
+            );
         }
-        let narrow = [a as i32, a as u32 as i32, i32::from(a < 0), i32::from(a as i8)];
+        let narrow = [
+            a as i32,
+            a as u32 as i32,
+            i32::from(a < 0),
+            i32::from(a as i8),
+        ];
         for (j, want) in narrow.iter().enumerate() {
             prop_assert_eq!(w[k * 4 + j] as i32, *want, "W[{}, {}] of a = {}", k, j, a);
         }
@@ -243,7 +278,14 @@ fn square_modulo_matches_python_integers() {
     let source = "@launch(64)\nkernel probe(X: tensor<i64>[N], Y: tensor<i64>[N]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    let n = X[i]\n    Y[i] = n * n % (2 * i64(N))\n  }\n}\n";
     let values: Vec<i64> = (0..200)
         .map(|i: i64| (i * 2_654_435_761) % ((1 << 31) + 1))
-        .chain([0, 1, (1 << 31) - 1, 1 << 31, 46341, 3_037_000_499 % (1 << 31)])
+        .chain([
+            0,
+            1,
+            (1 << 31) - 1,
+            1 << 31,
+            46341,
+            3_037_000_499 % (1 << 31),
+        ])
         .collect();
     let n = values.len() as i64;
     let launch = Launch {
@@ -277,10 +319,9 @@ fn wide_division_by_zero_faults() {
         dims: [("N".to_owned(), 32)].into(),
         ..Launch::default()
     };
-    let error = compiler_core::compile(source).run(&launch).err().expect("a fault");
-    assert!(
-        error[0].message.contains("zero"),
-        "{}",
-        error[0].message
-    );
+    let error = compiler_core::compile(source)
+        .run(&launch)
+        .err()
+        .expect("a fault");
+    assert!(error[0].message.contains("zero"), "{}", error[0].message);
 }

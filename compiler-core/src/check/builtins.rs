@@ -290,7 +290,7 @@ impl KernelChecker {
             } else if element.is_tile() {
                 format!("an atomic changes one element: index it fully, as in {name}(H[i], ...)")
             } else if element.is_wide() {
-                "WGSL has no 64-bit atomics, and two 32-bit ones are not one atomic change of both words: keep a 64-bit total in registers and store it once, or count in u32".to_owned()
+                "WGSL has no 64-bit atomics, and two 32-bit ones would let a thread read a total whose low word has changed and whose high word has not yet: keep a 64-bit total in registers and store it once, or count with u32 atomics".to_owned()
             } else if element.scalar() == Some(Scalar::F32) {
                 "of the atomics, only atomic_add takes f32 elements; keep integers (i32, u32) for the others".to_owned()
             } else {

@@ -314,6 +314,18 @@ impl KernelChecker {
             self.no_value(value_span);
             return None;
         }
+        if result.ty == Type::WideLiteral && !assignable(&result.ty, target) {
+            self.error(
+                Diagnostic::error(
+                    Code::E0311,
+                    value_span,
+                    format!("this integer does not fit in {target}"),
+                )
+                .with_label("larger than 4294967295")
+                .with_help("an integer past 32 bits is an i64 or a u64: store it in one"),
+            );
+            return None;
+        }
         if !assignable(&result.ty, target) {
             self.error(
                 Diagnostic::error(

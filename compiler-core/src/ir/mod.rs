@@ -8,6 +8,10 @@
 //! statement keeps the span of the source it came from. There are no calls: each call of a
 //! file's function is inlined where it stands (`calls`), so the simulator and the backends need
 //! no call convention, and an inlined statement keeps its span in the function.
+//!
+//! 64-bit integers (`i64`, `u64`) are registers, tensor elements and array elements of their
+//! own types here, which PTX computes on natively; WGSL has none, so `wide` splits a kernel
+//! into 32-bit words exactly before WGSL is written, and the simulator runs that split form too.
 
 mod arrays;
 mod calls;

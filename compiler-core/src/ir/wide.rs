@@ -36,11 +36,13 @@ pub fn split(kernel: &Kernel) -> Kernel {
     let mut high = vec![None; kernel.regs.len()];
     for (i, info) in kernel.regs.iter().enumerate() {
         if info.ty.is_wide() {
+            // A variable's words are variables too: the trace shows `n.lo` and `n.hi`.
             out.regs[i].ty = Scalar::U32;
+            out.regs[i].name = info.name.as_ref().map(|n| format!("{n}.lo"));
             out.regs.push(RegInfo {
                 ty: Scalar::U32,
                 name: info.name.as_ref().map(|n| format!("{n}.hi")),
-                variable: false,
+                variable: info.variable,
                 high_of: Some((i as u32, info.ty)),
             });
             high[i] = Some(Reg(out.regs.len() as u32 - 1));
