@@ -67,6 +67,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("bitonic_sort"),
     example!("attention_rows"),
     example!("gemm_f16_f32"),
+    example!("fnv_hash"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

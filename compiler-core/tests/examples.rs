@@ -1228,3 +1228,31 @@ fn an_f16_dot_product_added_in_f32_gives_682_5_and_in_f16_681_5() {
         .collect();
     assert_eq!(c, [682.5, 681.5]);
 }
+
+/// The 64-bit FNV-1a hash (issue 53) gives Rust's `u64` hash of every row, at the launch's
+/// random bytes.
+#[test]
+fn fnv_hash_is_rusts_fnv1a() {
+    let example = compiler_core::examples::all()
+        .into_iter()
+        .find(|e| e.name == "fnv_hash")
+        .expect("the example");
+    let output = compiler_core::compile(example.source)
+        .run(&example.launch)
+        .expect("runs");
+    let (Arg::Tensor(data), Arg::Tensor(hash)) = (&output.args.params[0], &output.args.params[1])
+    else {
+        panic!("two tensors")
+    };
+    let row_length = data.shape[1];
+    for (row, words) in hash.bits.chunks(2).enumerate() {
+        let want = data.bits[row * row_length..(row + 1) * row_length]
+            .iter()
+            .fold(14_695_981_039_346_656_037u64, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(1_099_511_628_211)
+            });
+        let got = u64::from(words[0]) | u64::from(words[1]) << 32;
+        assert_eq!(got, want, "row {row}");
+    }
+    assert_eq!(hash.bits.len(), 2 * data.shape[0]);
+}
