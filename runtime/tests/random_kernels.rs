@@ -36,6 +36,10 @@
 //! (f32 adds of whole numbers, below 2^24 in every sum), whose final values do not depend on
 //! the order of the atomics: compared exactly.
 //!
+//! 64-bit integers (issue 53) are drawn in statements that fold them back to an `i32`: every
+//! operator, shifts by any of 64 counts, an unsigned LCG step and a conversion to `f32`; the
+//! simulator and WGSL run them as 32-bit words (`ir::wide`), PTX natively.
+//!
 //! A per-thread array `r` (issue 53) is indexed at run time (`.local` on PTX) and by an unrolled
 //! loop (registers), and reaches `Y`.
 //!
@@ -273,6 +277,29 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
         (
             1,
             Just("v = v + i32(bitcast<u32>(v) >> 28)".to_owned()).boxed(),
+        ),
+        // Issue 53's 64-bit integers, folded back to an i32: products and quotients past 32
+        // bits, shifts by any of 64 counts, an unsigned LCG step, a conversion to f32.
+        (
+            1,
+            (
+                expr(1),
+                expr(1),
+                0u32..64,
+                prop::sample::select(vec!["*", "+", "-", "/", "%", "^", "<<"]),
+            )
+                .prop_map(|(x, y, k, op)| {
+                    format!("v = v ^ i32((i64({x}) {op} ((i64({y}) | 1) * 4294967311)) >> {k})")
+                })
+                .boxed(),
+        ),
+        (
+            1,
+            (expr(1), 0u32..64)
+                .prop_map(|(x, k)| {
+                    format!("v = v + i32(((u64(bitcast<u32>({x})) * 6364136223846793005 + 1442695040888963407) >> {k}) & 1023) + i32(f32(i64(a) * 3000000019) * 0.0000000009313225746154785)")
+                })
+                .boxed(),
         ),
         (
             1,
@@ -837,6 +864,8 @@ fn the_generator_draws_every_kind_of_statement() {
         "i8(v * 7)",
         "bitcast<i32>(",
         "bitcast<u32>(v)",
+        "(i64(",
+        "6364136223846793005",
         // Issue 51's classes: NaN and infinite constants, and an atomic's old value used.
         "(0.0 / 0.0)",
         "f16((",
