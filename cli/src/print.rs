@@ -102,6 +102,27 @@ pub fn print_super_tiles(kernel: &Kernel, run: &ClusterRun) {
 
 /// `C [1, 8] f32: [0, 1, …]`, at most 64 values.
 pub fn preview(name: &str, tensor: &compiler_core::sim::Tensor) -> String {
+    let words = tensor.element.words();
+    if words > 1 {
+        // A 64-bit integer: two words an element, shown exactly.
+        let values: Vec<String> = tensor
+            .bits
+            .chunks(words)
+            .take(64)
+            .map(|w| tensor.element.show_words(w))
+            .collect();
+        let more = if tensor.bits.len() > 64 * words {
+            ", …"
+        } else {
+            ""
+        };
+        return format!(
+            "{name} {:?} {}: [{}{more}]",
+            tensor.shape,
+            tensor.element.name(),
+            values.join(", ")
+        );
+    }
     let values: Vec<String> = tensor
         .bits
         .iter()

@@ -1236,10 +1236,10 @@ fn fnv_hash_is_rusts_fnv1a() {
     let example = compiler_core::examples::all()
         .into_iter()
         .find(|e| e.name == "fnv_hash")
-        .expect("the example");
+        .unwrap_or_else(|| panic!("no example fnv_hash"));
     let output = compiler_core::compile(example.source)
         .run(&example.launch)
-        .expect("runs");
+        .unwrap_or_else(|e| panic!("{e:?}"));
     let (Arg::Tensor(data), Arg::Tensor(hash)) = (&output.args.params[0], &output.args.params[1])
     else {
         panic!("two tensors")

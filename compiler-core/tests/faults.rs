@@ -149,11 +149,13 @@ fn a_barrier_not_reached_by_every_thread_is_a_fault() {
                 ty: Scalar::I32,
                 name: None,
                 variable: false,
+                high_of: None,
             },
             RegInfo {
                 ty: Scalar::Bool,
                 name: None,
                 variable: false,
+                high_of: None,
             },
         ],
         shared: vec![],

@@ -159,8 +159,17 @@ impl Splitter<'_> {
         }
     }
 
+    /// A 64-bit register's high word (a fresh register for one that is not 64-bit, which the
+    /// checker's types rule out: never a panic).
+    fn high_word(&mut self, r: Reg) -> Reg {
+        match self.high.get(r.0 as usize).copied().flatten() {
+            Some(h) => h,
+            None => self.reg(U),
+        }
+    }
+
     fn put(&mut self, dst: Reg, (lo, hi): Words) {
-        let h = self.high[dst.0 as usize].expect("a 64-bit register has a high word");
+        let h = self.high_word(dst);
         self.set(dst, Op::Copy(lo));
         self.set(h, Op::Copy(hi));
     }
@@ -453,7 +462,7 @@ impl Splitter<'_> {
     }
 
     /// An `f32` to a 64-bit integer: toward zero, saturating, NaN 0 (PTX's `cvt.rzi`).
-    fn from_float(&mut self, to: Scalar, x: Operand) -> Words {
+    fn float_to_wide(&mut self, to: Scalar, x: Operand) -> Words {
         let f = Scalar::F32;
         let fc = |v: f32| Operand::Const(v.to_bits());
         let t = self.op(f, Op::Math(MathFn::Trunc, f, x));
@@ -497,7 +506,7 @@ impl Splitter<'_> {
 
     /// A 64-bit integer to the nearest `f32` (ties to even), rounded once: its top 32
     /// significant bits with a sticky bit for the rest, converted, and scaled back.
-    fn to_float(&mut self, from: Scalar, a: Words) -> Operand {
+    fn wide_to_float(&mut self, from: Scalar, a: Words) -> Operand {
         let f = Scalar::F32;
         let (m, negative) = if from == Scalar::I64 {
             self.abs(a)
@@ -553,7 +562,7 @@ impl Splitter<'_> {
         match (from, to) {
             (f, t) if f.is_wide() && t.is_wide() => Ok(self.words(value)),
             (Scalar::Bool, _) => Ok((self.bool_word(value), Operand::Const(0))),
-            (Scalar::F32 | Scalar::F16, _) => Ok(self.from_float(to, value)),
+            (Scalar::F32 | Scalar::F16, _) => Ok(self.float_to_wide(to, value)),
             (Scalar::I32 | Scalar::I8, _) => {
                 let sign = self.bin(I, BinaryOp::Shr, value, Operand::Const(31));
                 Ok((self.as_u32(value), self.as_u32(sign)))
@@ -567,7 +576,7 @@ impl Splitter<'_> {
             }
             (_, Scalar::F32 | Scalar::F16) => {
                 let a = self.words(value);
-                Err(self.to_float(from, a))
+                Err(self.wide_to_float(from, a))
             }
             // To 32 bits: the low word.
             (_, Scalar::I32 | Scalar::I8) => {
@@ -734,7 +743,7 @@ impl Splitter<'_> {
                 indices,
                 guarded,
             } if self.wide_tensor(*tensor) => {
-                let h = self.high[dst.0 as usize].expect("a 64-bit load's register");
+                let h = self.high_word(dst);
                 for (w, r) in [(0, dst), (1, h)] {
                     self.set(
                         r,
@@ -751,7 +760,7 @@ impl Splitter<'_> {
                 index,
                 coordinates,
             } if self.wide_array(*array) => {
-                let h = self.high[dst.0 as usize].expect("a 64-bit array's register");
+                let h = self.high_word(dst);
                 for (w, r) in [(0, dst), (1, h)] {
                     let index = self.word_index(*index, w);
                     self.set(

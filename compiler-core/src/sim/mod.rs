@@ -103,6 +103,35 @@ pub struct Tensor {
 }
 
 impl Tensor {
+    /// Elements (a 64-bit one takes two of `bits`).
+    pub fn len(&self) -> usize {
+        self.bits.len() / self.element.words()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bits.is_empty()
+    }
+
+    /// Element `i` as a table shows it.
+    pub fn show(&self, i: usize) -> Option<String> {
+        let w = self.element.words();
+        self.bits
+            .get(i * w..(i + 1) * w)
+            .map(|words| self.element.show_words(words))
+    }
+
+    /// The number element `i` holds (a 64-bit integer exact up to 2^53).
+    pub fn value(&self, i: usize) -> Option<f64> {
+        let w = self.element.words();
+        let words = self.bits.get(i * w..(i + 1) * w)?;
+        Some(match words {
+            [lo, hi] => self
+                .element
+                .wide_value(u64::from(*lo) | u64::from(*hi) << 32),
+            _ => self.element.value(words[0]),
+        })
+    }
+
     /// The elements as a GPU's memory holds them, in 32-bit little-endian words: a word an
     /// element, two `f16`s a word or four 8-bit elements a word, the first in the lowest bits
     /// (the last word padded with zeros). Never empty, since GPU APIs refuse empty buffers.

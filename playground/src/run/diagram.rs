@@ -31,7 +31,7 @@ fn writes_of(
             out.push((
                 kernel.params[param].name().to_owned(),
                 index,
-                tensor.element.show(tensor.bits[at]),
+                tensor.show(at).unwrap_or_default(),
             ));
         }
     }

@@ -202,7 +202,7 @@ fn TensorTable(
     place: ResultsPlace,
 ) -> impl IntoView {
     let layout = Layout::of(&tensor.shape);
-    let count = tensor.bits.len();
+    let count = tensor.len();
     let shape_rank = tensor.shape.len();
     // A place kept from a larger tensor (another run) shows as this one's last.
     let fit = move |at: Place| Place {
@@ -217,11 +217,8 @@ fn TensorTable(
         at.set(to);
         place.pages.update_value(|p| p[slot].1 = to);
     };
-    let values: Vec<f64> = tensor
-        .bits
-        .iter()
-        .map(|&b| tensor.element.value(b))
-        .collect();
+    let values: Vec<f64> = (0..count).filter_map(|i| tensor.value(i)).collect();
+    let slice_shape = tensor.shape.clone();
     let (low, high) = values
         .iter()
         .filter(|v| v.is_finite())
@@ -255,21 +252,17 @@ fn TensorTable(
         Err(why) => goto_problem.set(Some(why)),
     };
     let cell = move |i: usize| -> AnyView {
-        let Some(&bits) = tensor.bits.get(i) else {
+        let (Some(mine), Some(value)) = (tensor.show(i), tensor.value(i)) else {
             return view! { <td class="empty"></td> }.into_any();
         };
-        let mine = tensor.element.show(bits);
-        let theirs = other
-            .as_ref()
-            .and_then(|o| o.bits.get(i))
-            .map(|&b| tensor.element.show(b));
+        let theirs = other.as_ref().and_then(|o| o.show(i));
         let differs = theirs.as_ref().is_some_and(|t| *t != mine);
         let title = match &theirs {
             Some(t) => format!("[{i}] simulator {mine}, GPU {t}"),
             None => format!("[{i}] {mine}"),
         };
         view! {
-            <td class:differs=differs class:target=move || target.get() == Some(i) style=heat(tensor.element.value(bits), low, high) title=title>
+            <td class:differs=differs class:target=move || target.get() == Some(i) style=heat(value, low, high) title=title>
                 {mine}
             </td>
         }
@@ -361,7 +354,6 @@ fn TensorTable(
         })
     };
     // A tensor of rank 3 or 4: one slice of its leading axes at a time.
-    let slice_shape = tensor.shape.clone();
     let slices = (layout.slices > 1).then(move || {
         let shape = slice_shape.clone();
         view! {
@@ -548,7 +540,7 @@ pub(super) fn TensorResult(
                 <code>{name.clone()}</code>" "<span class="shape">{shape_text(&want)}</span>
                 {verdict.map(|c| view! {
                     <span class="verdict" class:agree=c.agree() data-testid="verdict">
-                        {verdict_text(("GPU", "simulator"), want.element, &c, want.bits.len())}
+                        {verdict_text(("GPU", "simulator"), want.element, &c, want.len())}
                     </span>
                 })}
             </h3>
@@ -593,11 +585,7 @@ pub(super) fn save_zip(file_name: &str, tensors: &[(String, Tensor)]) {
 /// are NaN or infinite when some are. Each value to the digits that tell it apart from its
 /// neighbours (an `f32`'s shortest exact form).
 fn summary(tensor: &Tensor) -> String {
-    let values: Vec<f64> = tensor
-        .bits
-        .iter()
-        .map(|&b| tensor.element.value(b))
-        .collect();
+    let values: Vec<f64> = (0..tensor.len()).filter_map(|i| tensor.value(i)).collect();
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let nan = values.iter().filter(|v| v.is_nan()).count();
     let inf = values.iter().filter(|v| v.is_infinite()).count();
@@ -665,7 +653,7 @@ fn Expected(name: String, tensor: Tensor) -> impl IntoView {
         {move || verdict.get().map(|v| match v {
             Ok((c, file)) => view! {
                 <span class="verdict" class:agree=c.agree() data-testid="expected-verdict" role="status">
-                    {verdict_text(("simulator", &file), tensor.element, &c, tensor.bits.len())}
+                    {verdict_text(("simulator", &file), tensor.element, &c, tensor.len())}
                 </span>
             }.into_any(),
             Err(why) => view! {
@@ -695,7 +683,16 @@ fn expected_verdict(
             shape_text(tensor)
         ));
     }
-    let expected: Vec<u32> = values.iter().map(|&v| tensor.element.bits(v)).collect();
+    let expected: Vec<u32> = values
+        .iter()
+        .flat_map(|&v| match tensor.element.words() {
+            2 => {
+                let bits = tensor.element.wide_bits(v);
+                vec![bits as u32, (bits >> 32) as u32]
+            }
+            _ => vec![tensor.element.bits(v)],
+        })
+        .collect();
     Ok((
         compare_tensor(tensor.element, &tensor.bits, &expected),
         what.to_owned(),
