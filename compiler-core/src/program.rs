@@ -435,7 +435,7 @@ impl<'m> PreparedProgram<'m> {
             tensors.push(Some(Tensor {
                 element: temporary.element,
                 shape,
-                bits: vec![0; len],
+                bits: vec![0; len * temporary.element.words()],
             }));
         }
         walk.buffers.slot = (0..tensors.len()).collect();

@@ -455,6 +455,31 @@ fn ptxas_accepts_the_spec_edges_and_the_numpy_built_ins() {
     );
 }
 
+/// 64-bit integers (tests/wgsl/wide.tsr) assemble for every target, on native 64-bit
+/// registers and instructions: loads, stores, arithmetic, shifts, conversions, the atomic add.
+#[test]
+fn ptxas_accepts_64_bit_integers() {
+    assert_has_instructions(
+        &assembled_test_kernel("wide"),
+        &[
+            "ld.global.u64",
+            "st.global.u64",
+            "mul.lo.s64",
+            "rem.s64",
+            "div.u64",
+            "shl.b64",
+            "shr.s64",
+            "shr.u64",
+            "cvt.rn.f32.s64",
+            "cvt.rn.f32.u64",
+            "cvt.rzi.s64.f32",
+            "cvt.rzi.u64.f32",
+            "setp.lt.s64",
+            "red.global.add.u64",
+        ],
+    );
+}
+
 /// `f16` (tests/wgsl/half.tsr) assembles for every target: two-byte loads and stores, and
 /// each rounding a `cvt.rn.f16.f32` and back.
 #[test]

@@ -146,6 +146,21 @@ fn f16_wgsl_keeps_halves_in_words_and_rounds_in_integers() {
     }
 }
 
+/// 64-bit integers (tests/wgsl/wide.tsr): no 64-bit type anywhere (WGSL has none), each
+/// tensor u32 words, two an element, and the 64-bit atomic_add two atomicAdds on words.
+#[test]
+fn wide_wgsl_keeps_64_bit_integers_in_words() {
+    let expected = [
+        "var<storage> A: array<u32>;",
+        "var<storage, read_write> T: array<atomic<u32>>;",
+        "atomicAdd(",
+    ];
+    for text in golden_test_kernel("wide", &expected) {
+        assert!(!text.contains("i64") && !text.contains("u64"), "{text}");
+        assert_eq!(text.matches("atomicAdd(").count(), 2, "{text}");
+    }
+}
+
 /// 8-bit tensors (tests/wgsl/bytes.tsr): u32 words of four bytes, a written one atomic, each
 /// store an atomicAnd and an atomicOr on its word.
 #[test]

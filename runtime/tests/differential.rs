@@ -447,6 +447,73 @@ fn eight_bit_tensors_run_as_the_simulator_says() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// 64-bit integers (compiler-core/tests/wgsl/wide.tsr) on lavapipe, in both warp modes, as
+/// the simulator says (whose answers tests/wide.rs checks against Rust's i64 and u64): every
+/// operator at the words' edges, conversions, a function, an array, shuffles in a partial warp,
+/// and 64-bit atomic_adds whose low words carry.
+#[test]
+fn wide_integers_run_as_the_simulator_says() {
+    let gpu = gpu();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../compiler-core/tests/wgsl/wide.tsr");
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let n = 500;
+    let edges = [
+        0.0,
+        1.0,
+        -1.0,
+        2147483648.0,
+        4294967295.0,
+        4294967296.0,
+        -4294967297.0,
+        9007199254740992.0,
+        -9007199254740992.0,
+    ];
+    let wide = |seed: usize| -> Vec<f64> {
+        (0..n)
+            .map(|i| match (i * seed) % 7 {
+                0 | 1 => edges[(i * seed / 7) % edges.len()],
+                _ => ((i * 2_654_435_761 * seed) % 9_007_199_254_740_991) as f64 - 4.5e15,
+            })
+            .collect()
+    };
+    let floats: Vec<f64> = (0..n)
+        .map(|i| match i % 9 {
+            0 => f64::NAN,
+            1 => f64::INFINITY,
+            2 => -9.3e18,
+            3 => 1.9e19,
+            _ => (i as f64 - 250.0) * 3.7e16,
+        })
+        .collect();
+    let data = |values: Vec<f64>| Input::Data {
+        shape: vec![n],
+        values,
+    };
+    let launch = Launch {
+        grid: Dim3::new(9, 1, 1),
+        inputs: [
+            ("A".to_owned(), data(wide(3))),
+            ("B".to_owned(), data(wide(5))),
+            ("X".to_owned(), data(floats)),
+        ]
+        .into(),
+        ..Launch::default()
+    };
+    let mut failures = Vec::new();
+    if let Some(lanes) = gpu.report.fixed_subgroup_size() {
+        failures.extend(compare_launch("wide", &source, &launch, lanes, &|p| {
+            run(&gpu, p, WarpMode::Subgroups)
+        }));
+    }
+    for lanes in [4, 32] {
+        failures.extend(compare_launch("wide", &source, &launch, lanes, &|p| {
+            run(&gpu, p, WarpMode::Emulated)
+        }));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `f16` (compiler-core/tests/wgsl/half.tsr) on lavapipe, in both warp modes, bit for bit as
 /// the simulator says: f32 values of every kind rounded to f16 (around each of a sweep of f16s:
 /// the f16 itself, the halfway points on both sides and a step off each; subnormals, the

@@ -282,6 +282,13 @@ impl KernelChecker {
             _ if narrow.is_some() => false,
             Some(Scalar::I32 | Scalar::U32) => !is_slice && !element.is_tile(),
             Some(Scalar::F32) => op.takes_f32(),
+            // Two 32-bit atomics on the words, exact when no thread reads the old value.
+            Some(Scalar::I64 | Scalar::U64) => {
+                op == AtomicOp::Add
+                    && !is_slice
+                    && !element.is_tile()
+                    && self.dropped_call == Some(span)
+            }
             _ => false,
         };
         if !fits {
@@ -289,8 +296,10 @@ impl KernelChecker {
                 format!("atomics change 32-bit elements, and this tensor holds {}: keep i32 or u32 elements for counters", narrow.name())
             } else if element.is_tile() {
                 format!("an atomic changes one element: index it fully, as in {name}(H[i], ...)")
+            } else if element.is_wide() && op == AtomicOp::Add {
+                "a 64-bit atomic_add is a statement: its old value cannot be used, since WGSL, which has no 64-bit atomics, adds the two words by two 32-bit ones, and the old value of both would not be one moment's".to_owned()
             } else if element.is_wide() {
-                "WGSL has no 64-bit atomics, and two 32-bit ones would let a thread read a total whose low word has changed and whose high word has not yet: keep a 64-bit total in registers and store it once, or count with u32 atomics".to_owned()
+                "of the atomics, only atomic_add (as a statement) changes a 64-bit element: WGSL has no 64-bit atomics, and a sum's two words can be added one after the other, a minimum's or an exchange's cannot".to_owned()
             } else if element.scalar() == Some(Scalar::F32) {
                 "of the atomics, only atomic_add takes f32 elements; keep integers (i32, u32) for the others".to_owned()
             } else {

@@ -288,6 +288,9 @@ struct KernelChecker {
     calls: Vec<functions::CallFrame>,
     /// Mixed into loop keys inside a call, so each pasted copy of a loop has its own state.
     loop_salt: usize,
+    /// The call a statement is, whose value nothing uses (an atomic whose old value is
+    /// dropped: a 64-bit `atomic_add` must be one).
+    dropped_call: Option<Span>,
 }
 
 /// Joins `b` into `a` variable by variable; `a` keeps its length (variables declared after
@@ -322,6 +325,7 @@ impl KernelChecker {
             functions,
             calls: Vec::new(),
             loop_salt: 0,
+            dropped_call: None,
         }
     }
 

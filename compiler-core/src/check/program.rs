@@ -458,7 +458,12 @@ impl ProgramChecker<'_> {
             ExprKind::Index { base, indices } if elements => {
                 let rank = match &base.kind {
                     ExprKind::Name(name) => match self.lookup(name) {
-                        Some(Entry::Buffer { element, rank }) if element.is_integer() => Some(*rank),
+                        // A 64-bit element would be read as a launch's number, which holds 2^53.
+                        Some(Entry::Buffer { element, rank })
+                            if element.is_integer() && !element.is_wide() =>
+                        {
+                            Some(*rank)
+                        }
                         _ => None,
                     },
                     _ => None,
@@ -466,7 +471,7 @@ impl ProgramChecker<'_> {
                 match rank {
                     Some(rank) if rank == indices.len() => {}
                     _ => self.error(
-                        Diagnostic::error(Code::E0132, e.span, "a size or condition reads an element of an integer tensor, with one index per axis")
+                        Diagnostic::error(Code::E0132, e.span, "a size or condition reads an element of a 32-bit integer tensor (i32, u32, i8, u8), with one index per axis")
                             .with_label("not an integer tensor's element"),
                     ),
                 }

@@ -254,8 +254,11 @@ impl KernelChecker {
                 && self.refuse_wide(
                     &ty,
                     param.ty.span(),
-                    "a kernel's scalar parameter",
-                    "pass it in a one-element tensor (n: tensor<i64>[1], read as n[0]), or as two u32 words",
+                    "a scalar parameter",
+                    &format!(
+                        "pass it in a one-element tensor (n: tensor<{}>[1], read as n[0]), or as two u32 words",
+                        ty.clone().concrete()
+                    ),
                 )
             {
                 ty = Type::Error;

@@ -39,7 +39,9 @@ impl KernelChecker {
                 Vec::new()
             }
             StmtKind::Expr(expr) => {
+                let outer = self.dropped_call.replace(expr.span);
                 self.expr(expr);
+                self.dropped_call = outer;
                 Vec::new()
             }
             StmtKind::If {

@@ -133,10 +133,10 @@ codes! {
         E0314 => "an expression with no value is used as a value",
         E0315 => "a collective runs over ctx.lane or ctx.thread, and votes over ctx.lane",
         E0316 => "a scratch tile holds f32, i32 or u32, has one or two axes and fits in a CTA's shared memory",
-        E0317 => "an atomic changes one element of a tensor or of a var tile, of type i32 or u32 (f32 for atomic_add)",
+        E0317 => "an atomic changes one element of a tensor or of a var tile, of type i32 or u32 (f32 for atomic_add, and i64 or u64 for an atomic_add whose old value is not used)",
         E0318 => "a return fits what it leaves: no value from a kernel or a function with no result, a value of the result's type on every path of one with a result",
-        E0320 => "a 64-bit integer (i64, u64) goes in scalars, arrays, tensors and integer arithmetic, not in tiles, collectives or a kernel's scalar parameters",
         E0319 => "a per-thread array has one or two literal extents, at most 256 elements of a scalar type, and is read and written by element, within its extents",
+        E0320 => "a 64-bit integer (i64, u64) goes in scalars, arrays, tensors and integer arithmetic, not in tiles, collectives or a kernel's scalar parameters",
         // Uniformity.
         E0401 => "barrier(), tile operations and collectives over ctx.thread need uniform control",
         E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",

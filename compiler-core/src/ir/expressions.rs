@@ -361,8 +361,20 @@ impl Lowering {
                 return (Operand::Const(0), wide);
             };
             // A cast converts a value: its argument is typed on its own, so untyped literals
-            // take their default types (`f32(7 / 2)` is 3.0, `i32(sqrt(16.0))` is 4).
-            let (value, from) = self.expr(arg, None);
+            // take their default types (`f32(7 / 2)` is 3.0, `i32(sqrt(16.0))` is 4). A lone
+            // integer literal is the smallest of i32, u32, i64 and u64 that holds it (the
+            // cast's own type when that is 64 bits), so `i64(3000000000)` is 3000000000.
+            let hint = match &arg.kind {
+                ExprKind::Int(Some(_)) if wide.is_wide() => Some(wide),
+                ExprKind::Int(Some(n)) => Some(match *n {
+                    n if n <= i32::MAX as u64 => Scalar::I32,
+                    n if n <= u64::from(u32::MAX) => Scalar::U32,
+                    n if n <= i64::MAX as u64 => Scalar::I64,
+                    _ => Scalar::U64,
+                }),
+                _ => None,
+            };
+            let (value, from) = self.expr(arg, hint);
             let cast = self.value(
                 Op::Cast {
                     from,

@@ -9,14 +9,16 @@
 //! of an `.npy` `<i8` and of CUDA's memory), and a per-thread array likewise. Each operation is
 //! written with 32-bit ones, exactly: additions carry by comparison, a product takes its high
 //! word from 16-bit halves, shifts take the count's low six bits and split at 32, a division
-//! is 64 steps of restoring division (after a 32-bit division by "the divisor is not 0", so a
+//! is a 32-bit one where both operands fit, else 64 unrolled steps of restoring division (after a 32-bit division by "the divisor is not 0", so a
 //! 64-bit division by zero stops the simulator where a 32-bit one does), a comparison decides
 //! on the high words and then the low ones, a conversion to `f32` rounds once (the top 32
-//! significant bits and a sticky bit, then a scaling by a power of two).
+//! significant bits and a sticky bit, then a scaling by a power of two), and an `atomic_add`
+//! (whose old value the checker keeps unused) two 32-bit ones, the high word's taking the low
+//! word's carry, which that atomic's old value gives.
 //!
 //! Invariant: a kernel without 64-bit values comes back unchanged; afterwards no register,
 //! operation, tensor or array names `i64` or `u64`. The checker keeps 64-bit values out of
-//! tiles, collectives, atomics and scalar parameters, so none reaches them here.
+//! tiles, collectives, scalar parameters and every other atomic, so none reaches them here.
 
 use super::*;
 
@@ -350,62 +352,105 @@ impl Splitter<'_> {
         self.select_words(small, (lo_small, hi_shifted), (hi_shifted, fill))
     }
 
-    /// Unsigned `n / d` and `n % d` by restoring division, one bit a trip, 64 trips.
+    /// Unsigned `n / d` and `n % d`: a 32-bit division where both fit in 32 bits, else 64
+    /// steps of restoring division, 8 to a trip of a loop (a driver may bound a loop's trips
+    /// over all its entries: lavapipe's 65,535 would cut a one-step-a-trip division short in a
+    /// loop of a thousand trips; unrolled whole, a division is a thousand statements of WGSL).
+    /// The numerator shifts left as the remainder takes its top bit, and the quotient's bits
+    /// fill it from the right.
     fn divide(&mut self, n: Words, d: Words) -> (Words, Words) {
-        let word = |s: &mut Self, init: Operand| {
-            let r = s.reg(U);
-            s.set(r, Op::Copy(init));
-            r
-        };
-        let (nl, nh) = (word(self, n.0), word(self, n.1));
-        let (ql, qh) = (word(self, Operand::Const(0)), word(self, Operand::Const(0)));
-        let (rl, rh) = (word(self, Operand::Const(0)), word(self, Operand::Const(0)));
-        let trips = word(self, Operand::Const(64));
         let r = |x: Reg| Operand::Reg(x);
-        let body = self.nested(|s| {
-            let done = s.cmp(U, CompareOp::Eq, r(trips), Operand::Const(0));
-            s.emit(StmtKind::If {
-                condition: done,
-                then_block: vec![Stmt {
-                    kind: StmtKind::Break,
-                    span: s.span,
-                    statement: s.statement,
-                }],
-                else_block: Vec::new(),
+        let (nl, nh, rl, rh) = (self.reg(U), self.reg(U), self.reg(U), self.reg(U));
+        let either = self.bin(U, BinaryOp::Or, n.1, d.1);
+        let small = self.cmp(U, CompareOp::Eq, either, Operand::Const(0));
+        let fast = self.nested(|s| {
+            s.set(nl, Op::Binary(BinaryOp::Div, U, n.0, d.0));
+            s.set(rl, Op::Binary(BinaryOp::Rem, U, n.0, d.0));
+            s.set(nh, Op::Copy(Operand::Const(0)));
+            s.set(rh, Op::Copy(Operand::Const(0)));
+        });
+        let long = self.nested(|s| {
+            s.set(nl, Op::Copy(n.0));
+            s.set(nh, Op::Copy(n.1));
+            s.set(rl, Op::Copy(Operand::Const(0)));
+            s.set(rh, Op::Copy(Operand::Const(0)));
+            let (top, carry, low, high, borrow) =
+                (s.reg(U), s.reg(U), s.reg(U), s.reg(U), s.reg(U));
+            let (above, level, low_fits, fits, under) =
+                (s.reg(B), s.reg(B), s.reg(B), s.reg(B), s.reg(B));
+            let shl = |x: Reg| Op::Binary(BinaryOp::Shl, U, r(x), Operand::Const(1));
+            let top_bit = |x: Reg| Op::Binary(BinaryOp::Shr, U, r(x), Operand::Const(31));
+            let or = |x: Reg, y: Reg| Op::Binary(BinaryOp::Or, U, r(x), r(y));
+            let trips = s.reg(U);
+            s.set(trips, Op::Copy(Operand::Const(8)));
+            let body = s.nested(|s| {
+                let done = s.cmp(U, CompareOp::Eq, r(trips), Operand::Const(0));
+                s.emit(StmtKind::If {
+                    condition: done,
+                    then_block: vec![Stmt {
+                        kind: StmtKind::Break,
+                        span: s.span,
+                        statement: s.statement,
+                    }],
+                    else_block: Vec::new(),
+                });
+                s.set(
+                    trips,
+                    Op::Binary(BinaryOp::Sub, U, r(trips), Operand::Const(1)),
+                );
+                for _ in 0..8 {
+                    s.set(top, top_bit(nh));
+                    s.set(carry, top_bit(nl));
+                    s.set(nh, shl(nh));
+                    s.set(nh, or(nh, carry));
+                    s.set(nl, shl(nl));
+                    s.set(carry, top_bit(rl));
+                    s.set(rh, shl(rh));
+                    s.set(rh, or(rh, carry));
+                    s.set(rl, shl(rl));
+                    s.set(rl, or(rl, top));
+                    // r >= d, unsigned: the high words decide unless equal.
+                    s.set(above, Op::Compare(CompareOp::Gt, U, r(rh), d.1));
+                    s.set(level, Op::Compare(CompareOp::Eq, U, r(rh), d.1));
+                    s.set(low_fits, Op::Compare(CompareOp::Ge, U, r(rl), d.0));
+                    s.set(fits, Op::Select(r(level), r(low_fits), r(above)));
+                    // r - d, kept where it fits.
+                    s.set(low, Op::Binary(BinaryOp::Sub, U, r(rl), d.0));
+                    s.set(under, Op::Compare(CompareOp::Lt, U, r(rl), d.0));
+                    s.set(
+                        borrow,
+                        Op::Cast {
+                            from: B,
+                            to: U,
+                            value: r(under),
+                        },
+                    );
+                    s.set(high, Op::Binary(BinaryOp::Sub, U, r(rh), d.1));
+                    s.set(high, Op::Binary(BinaryOp::Sub, U, r(high), r(borrow)));
+                    s.set(rl, Op::Select(r(fits), r(low), r(rl)));
+                    s.set(rh, Op::Select(r(fits), r(high), r(rh)));
+                    s.set(
+                        carry,
+                        Op::Cast {
+                            from: B,
+                            to: U,
+                            value: r(fits),
+                        },
+                    );
+                    s.set(nl, or(nl, carry));
+                }
             });
-            let left = s.bin(U, BinaryOp::Sub, r(trips), Operand::Const(1));
-            s.set(trips, Op::Copy(left));
-            // The remainder takes the numerator's top bit; both shift left by one.
-            let top = s.bin(U, BinaryOp::Shr, r(nh), Operand::Const(31));
-            let shifted_n = s.shift1(r(nl), r(nh));
-            s.set(nl, Op::Copy(shifted_n.0));
-            s.set(nh, Op::Copy(shifted_n.1));
-            let (rem_lo, rem_hi) = s.shift1(r(rl), r(rh));
-            let rem_lo = s.bin(U, BinaryOp::Or, rem_lo, top);
-            let fits = s.less(false, d, (rem_lo, rem_hi), true);
-            let less = s.sub((rem_lo, rem_hi), d);
-            let (new_lo, new_hi) = s.select_words(fits, less, (rem_lo, rem_hi));
-            s.set(rl, Op::Copy(new_lo));
-            s.set(rh, Op::Copy(new_hi));
-            let (q_lo, q_hi) = s.shift1(r(ql), r(qh));
-            let bit = s.bool_word(fits);
-            let q_lo = s.bin(U, BinaryOp::Or, q_lo, bit);
-            s.set(ql, Op::Copy(q_lo));
-            s.set(qh, Op::Copy(q_hi));
+            s.emit(StmtKind::Loop {
+                body,
+                continuing: Vec::new(),
+            });
         });
-        self.emit(StmtKind::Loop {
-            body,
-            continuing: Vec::new(),
+        self.emit(StmtKind::If {
+            condition: small,
+            then_block: fast,
+            else_block: long,
         });
-        ((r(ql), r(qh)), (r(rl), r(rh)))
-    }
-
-    /// `(lo, hi) << 1`.
-    fn shift1(&mut self, lo: Operand, hi: Operand) -> Words {
-        let carry = self.bin(U, BinaryOp::Shr, lo, Operand::Const(31));
-        let hi = self.bin(U, BinaryOp::Shl, hi, Operand::Const(1));
-        let hi = self.bin(U, BinaryOp::Or, hi, carry);
-        (self.bin(U, BinaryOp::Shl, lo, Operand::Const(1)), hi)
+        ((r(nl), r(nh)), (r(rl), r(rh)))
     }
 
     fn abs(&mut self, a: Words) -> (Words, Operand) {
@@ -656,6 +701,46 @@ impl Splitter<'_> {
                         value: v,
                     });
                 }
+            }
+            // An `atomic_add` whose old value is dropped (the checker's rule): the low words by
+            // one 32-bit atomic, then the high words and the carry out of the low word, which
+            // that atomic's old value decides exactly. Whatever the order of the threads, each
+            // carry is its own addition's, so the element ends as the exact 64-bit sum.
+            StmtKind::Atomic(Atomic {
+                op: AtomicOp::Add,
+                ty,
+                place: Place::Tensor { tensor, indices },
+                value,
+                ..
+            }) if ty.is_wide() => {
+                let (lo, hi) = self.words(*value);
+                let old = self.reg(U);
+                self.emit(StmtKind::Atomic(Atomic {
+                    dst: Some(old),
+                    op: AtomicOp::Add,
+                    ty: U,
+                    place: Place::Tensor {
+                        tensor: *tensor,
+                        indices: Self::word_indices(indices, 0),
+                    },
+                    value: lo,
+                    expected: None,
+                }));
+                let sum = self.bin(U, BinaryOp::Add, Operand::Reg(old), lo);
+                let carried = self.cmp(U, CompareOp::Lt, sum, Operand::Reg(old));
+                let carry = self.bool_word(carried);
+                let high = self.bin(U, BinaryOp::Add, hi, carry);
+                self.emit(StmtKind::Atomic(Atomic {
+                    dst: None,
+                    op: AtomicOp::Add,
+                    ty: U,
+                    place: Place::Tensor {
+                        tensor: *tensor,
+                        indices: Self::word_indices(indices, 1),
+                    },
+                    value: high,
+                    expected: None,
+                }));
             }
             StmtKind::If {
                 condition,

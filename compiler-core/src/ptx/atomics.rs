@@ -29,6 +29,7 @@ impl<'a> Emitter<'a> {
         }
         let (operation, kind) = match op {
             AtomicOp::Add | AtomicOp::Sub if ty == Scalar::F32 => ("add", "f32"),
+            AtomicOp::Add if ty.is_wide() => ("add", "u64"),
             AtomicOp::Add | AtomicOp::Sub => ("add", "u32"),
             AtomicOp::Min => ("min", suffix(ty)),
             AtomicOp::Max => ("max", suffix(ty)),

@@ -25,8 +25,28 @@ impl Comparison {
 
 /// Compares `got` with the reference `want`, both of `element`s: integers must be equal,
 /// floats within [`FLOAT_TOLERANCE`] (NaN agrees only with NaN, an infinity only with itself),
-/// and the lengths the same.
+/// and the lengths the same. A 64-bit integer is compared whole, from its two words; the
+/// mismatch is its index among the elements.
 pub fn compare_tensor(element: Scalar, got: &[u32], want: &[u32]) -> Comparison {
+    if element.is_wide() {
+        let whole = |w: &[u32]| u64::from(w[0]) | u64::from(w.get(1).copied().unwrap_or(0)) << 32;
+        let mut first_mismatch = (got.len() != want.len()).then_some(got.len().min(want.len()) / 2);
+        let mut largest = 0.0f64;
+        for (i, (g, w)) in got.chunks(2).zip(want.chunks(2)).enumerate() {
+            let (g, w) = (whole(g), whole(w));
+            if g != w {
+                let (g, w) = (element.wide_value(g), element.wide_value(w));
+                largest = largest.max((g - w).abs().max(1.0));
+                if first_mismatch.is_none_or(|m| i < m) {
+                    first_mismatch = Some(i);
+                }
+            }
+        }
+        return Comparison {
+            largest,
+            first_mismatch,
+        };
+    }
     let mut largest = 0.0f64;
     let mut first_mismatch = (got.len() != want.len()).then_some(got.len().min(want.len()));
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {

@@ -284,6 +284,7 @@ pub fn run_with(
     options: SimOptions,
     mut observers: Observers,
 ) -> Result<Stats, Fault> {
+    let options = words_options(kernel, options);
     in_words(
         kernel,
         args,
@@ -296,6 +297,19 @@ pub fn run_with(
             run_observed(kernel, args, options, observers, None, None)
         },
     )
+}
+
+/// The options for `kernel` as run: a kernel split into words counts the emulation's
+/// statements too (a 64-bit division is a 64-trip loop), so it gets 16 times the step limit.
+fn words_options(kernel: &Kernel, options: SimOptions) -> SimOptions {
+    if wide::has_wide(kernel) {
+        SimOptions {
+            step_limit: options.step_limit.saturating_mul(16),
+            ..options
+        }
+    } else {
+        options
+    }
 }
 
 /// Runs `run` on `kernel` as 32-bit words (`ir::wide`) when it has 64-bit integers: its 64-bit
@@ -399,6 +413,7 @@ pub fn run_traced(
     limits: TraceLimits,
 ) -> (Result<Stats, Fault>, Trace) {
     let mut observers = observers;
+    let options = words_options(kernel, options);
     in_words(
         kernel,
         args,
@@ -449,6 +464,7 @@ pub fn run_profiled(
     options: SimOptions,
     mut observers: Observers,
 ) -> (Result<Stats, Fault>, MemoryProfile) {
+    let options = words_options(kernel, options);
     in_words(
         kernel,
         args,
