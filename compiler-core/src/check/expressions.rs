@@ -343,6 +343,16 @@ impl KernelChecker {
                     {
                         format!("`{}` takes integers", op.symbol())
                     }
+                    // A literal past 32 bits beside a 32-bit value: a cast of the value, not of
+                    // the literal, which would wrap it.
+                    _ if left.ty == Type::WideLiteral || right.ty == Type::WideLiteral => {
+                        let (literal, other) = if left.ty == Type::WideLiteral {
+                            ("left", &right.ty)
+                        } else {
+                            ("right", &left.ty)
+                        };
+                        format!("the {literal} operand is an integer past 32 bits, which {other} cannot hold: widen the other operand, as in i64(x)")
+                    }
                     _ if left.ty == Type::IntOnlyLiteral => {
                         cast_help(&left.ty, &right.ty.clone().concrete())
                     }

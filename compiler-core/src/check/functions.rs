@@ -266,8 +266,16 @@ impl KernelChecker {
         else {
             return Type::Error;
         };
-        let element_type =
-            Scalar::from_name(&element.name).filter(|s| *s != Scalar::Bool && !s.is_wide());
+        if let Some(wide) = Scalar::from_name(&element.name).filter(|s| s.is_wide()) {
+            self.refuse_wide(
+                &Type::Scalar(wide),
+                element.span,
+                "a tile",
+                "tiles hold 32-bit and 16-bit elements; pass the tensor and read it by element",
+            );
+            return Type::Error;
+        }
+        let element_type = Scalar::from_name(&element.name).filter(|s| *s != Scalar::Bool);
         let shape: Option<Vec<u64>> = dims
             .iter()
             .map(|d| match d {

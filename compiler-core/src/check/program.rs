@@ -472,7 +472,7 @@ impl ProgramChecker<'_> {
                     Some(rank) if rank == indices.len() => {}
                     _ => self.error(
                         Diagnostic::error(Code::E0132, e.span, "a size or condition reads an element of a 32-bit integer tensor (i32, u32, i8, u8), with one index per axis")
-                            .with_label("not an integer tensor's element"),
+                            .with_label("not an element of a 32-bit integer tensor"),
                     ),
                 }
                 for index in indices {

@@ -5,8 +5,10 @@
 //! In: a lowered kernel whose registers, tensors and arrays may be `i64` or `u64`. Out: the
 //! same kernel with none: each 64-bit register `r` keeps its number for its low word (now a
 //! `u32`) and gains a register for its high word ([`RegInfo::high_of`] names `r`); a 64-bit
-//! tensor is a `u32` tensor with one more axis of extent 2 (low word, then high: the layout
-//! of an `.npy` `<i8` and of CUDA's memory), and a per-thread array likewise. Each operation is
+//! tensor gains a last axis of extent 2, its words (low, then high: the layout of an `.npy`
+//! `<i8` and of CUDA's memory), and a per-thread array likewise; each keeps its element type,
+//! so a message can speak of its elements, but every load and store of one moves a `u32`
+//! word. Each operation is
 //! written with 32-bit ones, exactly: additions carry by comparison, a product takes its high
 //! word from 16-bit halves, shifts take the count's low six bits and split at 32, a division
 //! is a 32-bit one where both operands fit, else 64 unrolled steps of restoring division (after a 32-bit division by "the divisor is not 0", so a
@@ -16,17 +18,22 @@
 //! (whose old value the checker keeps unused) two 32-bit ones, the high word's taking the low
 //! word's carry, which that atomic's old value gives.
 //!
-//! Invariant: a kernel without 64-bit values comes back unchanged; afterwards no register,
-//! operation, tensor or array names `i64` or `u64`. The checker keeps 64-bit values out of
+//! Invariant: a kernel without 64-bit values comes back unchanged; afterwards no register or
+//! operation names `i64` or `u64`, and only a tensor's or array's element type (with its word
+//! axis) does. The checker keeps 64-bit values out of
 //! tiles, collectives, scalar parameters and every other atomic, so none reaches them here.
 
 use super::*;
 
-/// Whether `kernel` has a 64-bit register, tensor or array.
+/// Whether `kernel` has a 64-bit register, tensor or array, and is not split yet.
 pub fn has_wide(kernel: &Kernel) -> bool {
     kernel.regs.iter().any(|r| r.ty.is_wide())
-        || kernel.params.iter().any(|p| p.element().is_wide())
-        || kernel.locals.iter().any(|a| a.element.is_wide())
+        || kernel.params.iter().any(|p| match p {
+            Param::Tensor { element, dims, .. } => {
+                element.is_wide() && dims.last() != Some(&DimRef::Literal(2))
+            }
+            Param::Scalar { .. } => false,
+        })
 }
 
 /// `kernel` with its 64-bit values as words (see the module doc).
@@ -53,14 +60,12 @@ pub fn split(kernel: &Kernel) -> Kernel {
     for param in &mut out.params {
         if let Param::Tensor { element, dims, .. } = param {
             if element.is_wide() {
-                *element = Scalar::U32;
                 dims.push(DimRef::Literal(2));
             }
         }
     }
     for array in &mut out.locals {
         if array.element.is_wide() {
-            array.element = Scalar::U32;
             array.shape.push(2);
         }
     }
@@ -462,11 +467,17 @@ impl Splitter<'_> {
     /// `a / b` or `a % b`, truncating toward zero when signed (the remainder takes the
     /// dividend's sign), wrapping `MIN / -1` to `MIN`.
     fn div_rem(&mut self, op: BinaryOp, signed: bool, a: Words, b: Words) -> Words {
-        // A division by zero stops the simulator here, as a 32-bit one does.
+        // A division by zero stops the simulator here, as a 32-bit one does: the dividend's
+        // low word (its value, for one in 32 bits) divided by "the divisor is not 0".
         let either = self.bin(U, BinaryOp::Or, b.0, b.1);
         let nonzero = self.cmp(U, CompareOp::Ne, either, Operand::Const(0));
         let nonzero = self.bool_word(nonzero);
-        self.bin(U, BinaryOp::Div, Operand::Const(1), nonzero);
+        if signed {
+            let (low, flag) = (self.as_i32(a.0), self.as_i32(nonzero));
+            self.bin(I, op, low, flag);
+        } else {
+            self.bin(U, op, a.0, nonzero);
+        }
         if !signed {
             let (q, r) = self.divide(a, b);
             return if op == BinaryOp::Div { q } else { r };

@@ -39,7 +39,9 @@ const KEYWORDS: [&str; 20] = [
     "kernel", "fn", "program", "let", "var", "if", "else", "while", "for", "in", "break",
     "continue", "return", "true", "false", "ctx", "launch", "grid", "limit", "swap",
 ];
-const TYPES: [&str; 8] = ["i32", "u32", "f32", "f16", "i8", "u8", "bool", "tensor"];
+const TYPES: [&str; 10] = [
+    "i32", "u32", "f32", "f16", "i64", "u64", "i8", "u8", "bool", "tensor",
+];
 
 fn ctx_fields() -> Vec<Completion> {
     let field = |f: CtxField, why: &str| Completion {

@@ -182,9 +182,13 @@ impl<'a> Cta<'a> {
     /// `X[3, 4]`: a tensor's element by its coordinates, from its row-major index.
     fn tensor_element(&self, tensor: usize, at: usize) -> String {
         let name = self.kernel.params.get(tensor).map_or("?", |p| p.name());
-        let shape = match self.args.params.get(tensor) {
-            Some(Arg::Tensor(t)) => t.shape.clone(),
-            _ => vec![at + 1],
+        let (shape, at) = match self.args.params.get(tensor) {
+            // A 64-bit element's two words (`ir::wide`) are one element of the source.
+            Some(Arg::Tensor(t)) if t.element.is_wide() => {
+                (t.shape[..t.shape.len().saturating_sub(1)].to_vec(), at / 2)
+            }
+            Some(Arg::Tensor(t)) => (t.shape.clone(), at),
+            _ => (vec![at + 1], at),
         };
         let mut rest = at;
         let mut coordinates = vec![0; shape.len()];
@@ -325,7 +329,13 @@ impl<'a> Cta<'a> {
             Some(flat) if flat < self.global.cells.get(tensor).map_or(0, Vec::len) => Ok(flat),
             _ => {
                 let name = self.kernel.params.get(tensor).map_or("?", |p| p.name());
-                let (coordinates, shape) = self.describe_access(indices, &data.shape, t);
+                // A 64-bit element's word (`ir::wide`) is not the source's coordinate.
+                let words = usize::from(self.kernel.params[tensor].element().is_wide());
+                let (coordinates, shape) = self.describe_access(
+                    &indices[..indices.len() - words],
+                    &data.shape[..data.shape.len() - words],
+                    t,
+                );
                 let message = format!("{name}[{coordinates}] is outside {name}'s shape [{shape}]");
                 Err(self.fault(Code::E0510, span, t, message))
             }
@@ -496,7 +506,14 @@ impl Cta<'_> {
                 }
                 _ => (self.get(o, t) as i32).to_string(),
             };
+            // A 64-bit element's word (`ir::wide`) is not the source's coordinate.
+            let words = usize::from(local.element.is_wide());
+            let (coordinates, shape) = (
+                &coordinates[..coordinates.len().saturating_sub(words)],
+                &shape[..shape.len() - words],
+            );
             let index = match coordinates {
+                [] if words == 1 => format!("index {}", at.div_euclid(2)),
                 [] => format!("index {}", shown(index)),
                 _ => {
                     let at: Vec<String> = coordinates.iter().map(|&c| shown(c)).collect();
@@ -507,7 +524,8 @@ impl Cta<'_> {
                 "{index} is outside `{}`, an array<{}>[{}] of {len} elements",
                 local.name,
                 local.element.name(),
-                shape.join(", ")
+                shape.join(", "),
+                len = len / (1 + words)
             );
             return Err(self.fault(Code::E0518, span, t, message));
         }

@@ -313,7 +313,7 @@ fn words_options(kernel: &Kernel, options: SimOptions) -> SimOptions {
 }
 
 /// Runs `run` on `kernel` as 32-bit words (`ir::wide`) when it has 64-bit integers: its 64-bit
-/// tensors are `u32` tensors with a last axis of 2 meanwhile (the same bits), and who wrote an
+/// tensors have a last axis of 2, their words, meanwhile (the same bits), and who wrote an
 /// element is who wrote its low word.
 fn in_words<T>(
     kernel: &Kernel,
@@ -325,43 +325,36 @@ fn in_words<T>(
         return run(kernel, args, writers);
     }
     let split = wide::split(kernel);
-    let relabel = |args: &mut Args, to_words: bool| {
-        for arg in &mut args.params {
+    let wide: Vec<bool> = args
+        .params
+        .iter()
+        .map(|a| matches!(a, Arg::Tensor(t) if t.element.is_wide()))
+        .collect();
+    let word_axis = |args: &mut Args, add: bool| {
+        for (arg, _) in args.params.iter_mut().zip(&wide).filter(|(_, w)| **w) {
             if let Arg::Tensor(t) = arg {
-                match (to_words, t.element) {
-                    (true, e) if e.is_wide() => {
-                        t.element = Scalar::U32;
-                        t.shape.push(2);
-                    }
-                    _ => {}
+                if add {
+                    t.shape.push(2);
+                } else {
+                    t.shape.pop();
                 }
             }
         }
     };
-    let wide: Vec<Option<(Scalar, Vec<usize>)>> = args
-        .params
-        .iter()
-        .map(|a| match a {
-            Arg::Tensor(t) if t.element.is_wide() => Some((t.element, t.shape.clone())),
-            _ => None,
-        })
-        .collect();
-    relabel(args, true);
+    word_axis(args, true);
     let mut word_writers = writers.as_ref().map(|_| Writers::new());
     let result = run(&split, args, word_writers.as_mut());
-    for (arg, original) in args.params.iter_mut().zip(&wide) {
-        if let (Arg::Tensor(t), Some((element, shape))) = (arg, original) {
-            t.element = *element;
-            t.shape = shape.clone();
-        }
-    }
+    word_axis(args, false);
     if let (Some(writers), Some(words)) = (writers, word_writers) {
         *writers = words
             .into_iter()
             .zip(&wide)
-            .map(|(w, original)| match original {
-                Some(_) => w.into_iter().step_by(2).collect(),
-                None => w,
+            .map(|(w, &wide)| {
+                if wide {
+                    w.into_iter().step_by(2).collect()
+                } else {
+                    w
+                }
             })
             .collect();
     }

@@ -716,6 +716,17 @@ impl<'a> Cta<'a> {
                 .and_then(|a| self.stored_index(a, indices, t)),
             Memory::Partials | Memory::Local(_) => None,
         };
+        // A 64-bit element moves as its two words (`ir::wide`); a GPU moves it as one 8-byte
+        // access, counted at its low word.
+        let wide = matches!(memory, Memory::Tensor(_))
+            && self
+                .kernel
+                .params
+                .get(index)
+                .is_some_and(|p| p.element().is_wide());
+        if wide && indices.last() == Some(&Operand::Const(1)) {
+            return;
+        }
         let site = counter
             .sites
             .entry((span, kind, index, write))
@@ -734,6 +745,7 @@ impl<'a> Cta<'a> {
                 if let Some(e) = stored(t) {
                     let e = e as u64;
                     elements.push(match memory {
+                        Memory::Tensor(_) if wide => e / 2,
                         Memory::Tensor(_) | Memory::Local(_) => e,
                         Memory::Shared(_) | Memory::Partials => word_of(e, bytes),
                     });

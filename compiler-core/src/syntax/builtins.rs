@@ -28,9 +28,9 @@ pub const ATOMICS: [&str; 9] = [
     "atomic_exchange",
     "atomic_compare_exchange",
 ];
-pub const OTHERS: [&str; 16] = [
-    "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "i8", "u8",
-    "sum", "tile", "bitcast", "array",
+pub const OTHERS: [&str; 18] = [
+    "min", "max", "clamp", "select", "barrier", "range", "f32", "i32", "u32", "f16", "i64", "u64",
+    "i8", "u8", "sum", "tile", "bitcast", "array",
 ];
 
 /// Every family, in the order completion lists them.
@@ -93,12 +93,14 @@ pub fn describe(name: &str) -> Option<&'static str> {
         "i32" => "i32(x): x as an i32 (from a float: saturating, NaN gives 0)",
         "u32" => "u32(x): x as a u32 (from a float: saturating, NaN gives 0)",
         "f16" => "f16(x): x rounded to the nearest f16 (half precision; ties to even)",
+        "i64" => "i64(x): x as a 64-bit i64 (an i32 sign-extended; from a float: saturating, NaN gives 0)",
+        "u64" => "u64(x): x as a 64-bit u64 (an i32 sign-extended, a u32 zero-extended; from a float: saturating, NaN gives 0)",
         "i8" => "i8(x): x wrapped to 8 bits, -128 to 127, as an i32 (what a tensor<i8> stores)",
         "u8" => "u8(x): x wrapped to 8 bits, 0 to 255, as a u32 (what a tensor<u8> stores)",
         "tile" => "tile<f32>[n, m](x): a scratch tile in shared memory, every element x",
         "array" => "array<f32>[n, m](x): each thread's own array, every element x (at most 256; registers where every index is a constant)",
         "bitcast" => {
-            "bitcast<u32>(x): x's 32 bits read as a u32 (or i32, f32), exactly: no conversion"
+            "bitcast<u32>(x): x's 32 bits read as a u32 (or i32, f32), exactly: no conversion; bitcast<u64>(n) and bitcast<i64>(n) read a 64-bit integer's bits as the other"
         }
         "atomic_add" => "atomic_add(X[i], v): adds v to X[i] atomically; returns the old value",
         "atomic_sub" => "atomic_sub(X[i], v): subtracts v from X[i] atomically; returns the old value",

@@ -72,7 +72,7 @@ pub struct Highlight {
     pub class: Class,
 }
 
-const TYPES: [&str; 7] = ["i32", "u32", "f32", "f16", "i8", "u8", "bool"];
+const TYPES: [&str; 9] = ["i32", "u32", "f32", "f16", "i64", "u64", "i8", "u8", "bool"];
 const ATTRIBUTES: [&str; 2] = ["launch", "cluster"];
 
 pub fn highlight(source: &str) -> Vec<Highlight> {
