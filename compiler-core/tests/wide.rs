@@ -326,3 +326,51 @@ fn wide_division_by_zero_faults() {
     };
     assert!(error[0].message.contains("zero"), "{}", error[0].message);
 }
+
+/// A 64-bit `atomic_add` (a statement) from every thread of many CTAs gives the exact sum,
+/// its low words carrying thousands of times, on any number of the simulator's threads.
+#[test]
+fn wide_atomic_add_sums_exactly() {
+    let source = "@launch(64)\nkernel total(X: tensor<u32>[N], T: tensor<u64>[4]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  if i < N {\n    atomic_add(T[i % 4], u64(X[i]) * 4000000000 + 4294967295)\n  }\n}\n";
+    let n = 5000u64;
+    let launch = Launch {
+        grid: compiler_core::hierarchy::Dim3::new(79, 1, 1),
+        dims: [("N".to_owned(), n as i64)].into(),
+        inputs: [("X".to_owned(), compiler_core::launch::Input::Iota)].into(),
+        ..Launch::default()
+    };
+    let compilation = compiler_core::compile(source);
+    for threads in [1, 4] {
+        let mut run = compilation
+            .prepare(&launch, RunLimits::TERMINAL)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        run.options.threads = threads;
+        let output = run.simulate().unwrap_or_else(|e| panic!("{e:?}"));
+        let Arg::Tensor(t) = &output.args.params[1] else {
+            panic!("T is a tensor")
+        };
+        for (k, got) in wide(&t.bits).into_iter().enumerate() {
+            let want = (0..n).filter(|x| x % 4 == k as u64).fold(0u64, |s, x| {
+                s.wrapping_add(x.wrapping_mul(4_000_000_000).wrapping_add(4_294_967_295))
+            });
+            assert_eq!(got, want, "T[{k}] on {threads} threads");
+        }
+    }
+}
+
+/// A lone integer literal in a cast is the first of i32, u32, i64 and u64 that holds it, so a
+/// cast never wraps it on the way (`i64(3000000000)` was -1294967296).
+#[test]
+fn a_literal_in_a_cast_keeps_its_value() {
+    let source = "@launch(32)\nkernel k(Y: tensor<i64>[4], F: tensor<f32>[2]) {\n  if ctx.thread == 0 {\n    Y[0] = i64(3000000000)\n    Y[1] = i64(4294967295)\n    Y[2] = bitcast<i64>(u64(18446744073709551615))\n    Y[3] = i64(i32(3000000000))\n    F[0] = f32(3000000000)\n    F[1] = f32(18446744073709551615)\n  }\n}\n";
+    let output = compiler_core::compile(source)
+        .run(&Launch::default())
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let (Arg::Tensor(y), Arg::Tensor(f)) = (&output.args.params[0], &output.args.params[1]) else {
+        panic!("two tensors")
+    };
+    let y: Vec<i64> = wide(&y.bits).into_iter().map(|v| v as i64).collect();
+    assert_eq!(y, [3_000_000_000, 4_294_967_295, -1, -1_294_967_296]);
+    assert_eq!(f32::from_bits(f.bits[0]), 3.0e9);
+    assert_eq!(f32::from_bits(f.bits[1]), 1.8446744e19);
+}
