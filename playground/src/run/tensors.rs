@@ -585,6 +585,9 @@ pub(super) fn save_zip(file_name: &str, tensors: &[(String, Tensor)]) {
 /// are NaN or infinite when some are. Each value to the digits that tell it apart from its
 /// neighbours (an `f32`'s shortest exact form).
 fn summary(tensor: &Tensor) -> String {
+    if tensor.element.is_wide() {
+        return wide_summary(tensor);
+    }
     let values: Vec<f64> = (0..tensor.len()).filter_map(|i| tensor.value(i)).collect();
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let nan = values.iter().filter(|v| v.is_nan()).count();
@@ -616,6 +619,35 @@ fn summary(tensor: &Tensor) -> String {
         text += &format!(" · {nan} NaN, {inf} infinite");
     }
     text
+}
+
+/// A 64-bit integer tensor's summary, exact where an `f64` is not (past 2^53): the least and
+/// largest elements and the sum as integers, the mean to 15 digits.
+fn wide_summary(tensor: &Tensor) -> String {
+    let signed = tensor.element == compiler_core::ir::Scalar::I64;
+    let values: Vec<i128> = tensor
+        .bits
+        .chunks_exact(2)
+        .map(|w| {
+            let v = u64::from(w[0]) | u64::from(w[1]) << 32;
+            if signed {
+                i128::from(v as i64)
+            } else {
+                i128::from(v)
+            }
+        })
+        .collect();
+    let (Some(low), Some(high)) = (values.iter().min(), values.iter().max()) else {
+        return "no value".to_owned();
+    };
+    let sum: i128 = values.iter().sum();
+    let mean = sum as f64 / values.len() as f64;
+    let mean = if mean.abs() < 1e15 {
+        format!("{mean}")
+    } else {
+        format!("{mean:.14e}")
+    };
+    format!("min {low} · max {high} · sum {sum} · mean {mean}")
 }
 
 /// "Compare with an expected .npy": a file the reader drops in or picks, checked against the
