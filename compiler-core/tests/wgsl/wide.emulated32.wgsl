@@ -280,22 +280,22 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r253_: u32;
     var r254_: bool;
     var r255_: u32;
-    var r256_: u32;
+    var r256_: i32;
     var r257_: i32;
-    var r258_: bool;
-    var r259_: u32;
+    var r258_: i32;
+    var r259_: i32;
     var r260_: bool;
     var r261_: u32;
-    var r262_: u32;
+    var r262_: bool;
     var r263_: u32;
     var r264_: u32;
     var r265_: u32;
-    var r266_: i32;
-    var r267_: bool;
-    var r268_: u32;
+    var r266_: u32;
+    var r267_: u32;
+    var r268_: i32;
     var r269_: bool;
     var r270_: u32;
-    var r271_: u32;
+    var r271_: bool;
     var r272_: u32;
     var r273_: u32;
     var r274_: u32;
@@ -304,54 +304,54 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r277_: u32;
     var r278_: u32;
     var r279_: u32;
-    var r280_: bool;
+    var r280_: u32;
     var r281_: u32;
-    var r282_: u32;
+    var r282_: bool;
     var r283_: u32;
     var r284_: u32;
     var r285_: u32;
-    var r286_: bool;
-    var r287_: bool;
+    var r286_: u32;
+    var r287_: u32;
     var r288_: bool;
     var r289_: bool;
     var r290_: bool;
-    var r291_: u32;
+    var r291_: bool;
     var r292_: bool;
     var r293_: u32;
     var r294_: bool;
     var r295_: u32;
-    var r296_: u32;
+    var r296_: bool;
     var r297_: u32;
     var r298_: u32;
     var r299_: u32;
     var r300_: u32;
-    var r301_: bool;
+    var r301_: u32;
     var r302_: u32;
-    var r303_: u32;
+    var r303_: bool;
     var r304_: u32;
     var r305_: u32;
     var r306_: u32;
     var r307_: u32;
     var r308_: u32;
-    var r309_: bool;
+    var r309_: u32;
     var r310_: u32;
-    var r311_: u32;
+    var r311_: bool;
     var r312_: u32;
     var r313_: u32;
     var r314_: u32;
-    var r315_: bool;
-    var r316_: bool;
+    var r315_: u32;
+    var r316_: u32;
     var r317_: bool;
     var r318_: bool;
     var r319_: bool;
-    var r320_: u32;
+    var r320_: bool;
     var r321_: bool;
     var r322_: u32;
     var r323_: bool;
     var r324_: u32;
     var r325_: bool;
     var r326_: u32;
-    var r327_: u32;
+    var r327_: bool;
     var r328_: u32;
     var r329_: u32;
     var r330_: u32;
@@ -359,29 +359,29 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r332_: u32;
     var r333_: u32;
     var r334_: u32;
-    var r335_: bool;
+    var r335_: u32;
     var r336_: u32;
     var r337_: bool;
     var r338_: u32;
-    var r339_: u32;
+    var r339_: bool;
     var r340_: u32;
     var r341_: u32;
     var r342_: u32;
-    var r343_: i32;
-    var r344_: i32;
+    var r343_: u32;
+    var r344_: u32;
     var r345_: i32;
-    var r346_: u32;
-    var r347_: u32;
+    var r346_: i32;
+    var r347_: i32;
     var r348_: u32;
     var r349_: u32;
     var r350_: u32;
     var r351_: u32;
     var r352_: u32;
-    var r353_: bool;
+    var r353_: u32;
     var r354_: u32;
     var r355_: bool;
     var r356_: u32;
-    var r357_: u32;
+    var r357_: bool;
     var r358_: u32;
     var r359_: u32;
     var r360_: u32;
@@ -390,22 +390,22 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r363_: u32;
     var r364_: u32;
     var r365_: u32;
-    var r366_: i32;
-    var r367_: i32;
-    var r368_: bool;
-    var r369_: bool;
+    var r366_: u32;
+    var r367_: u32;
+    var r368_: i32;
+    var r369_: i32;
     var r370_: bool;
     var r371_: bool;
-    var r372_: u32;
-    var r373_: u32;
-    var r374_: i32;
-    var r375_: i32;
-    var r376_: bool;
-    var r377_: bool;
+    var r372_: bool;
+    var r373_: bool;
+    var r374_: u32;
+    var r375_: u32;
+    var r376_: i32;
+    var r377_: i32;
     var r378_: bool;
     var r379_: bool;
-    var r380_: u32;
-    var r381_: u32;
+    var r380_: bool;
+    var r381_: bool;
     var r382_: u32;
     var r383_: u32;
     var r384_: u32;
@@ -431,92 +431,92 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r404_: u32;
     var r405_: u32;
     var r406_: u32;
-    var r407_: bool;
+    var r407_: u32;
     var r408_: u32;
-    var r409_: u32;
+    var r409_: bool;
     var r410_: u32;
-    var r411_: i32;
-    var r412_: bool;
-    var r413_: u32;
+    var r411_: u32;
+    var r412_: u32;
+    var r413_: i32;
     var r414_: bool;
     var r415_: u32;
-    var r416_: u32;
+    var r416_: bool;
     var r417_: u32;
     var r418_: u32;
     var r419_: u32;
     var r420_: u32;
-    var r421_: bool;
+    var r421_: u32;
     var r422_: u32;
-    var r423_: u32;
+    var r423_: bool;
     var r424_: u32;
-    var r425_: i32;
-    var r426_: i32;
-    var r427_: bool;
-    var r428_: bool;
+    var r425_: u32;
+    var r426_: u32;
+    var r427_: i32;
+    var r428_: i32;
     var r429_: bool;
     var r430_: bool;
-    var r431_: u32;
-    var r432_: u32;
-    var r433_: i32;
-    var r434_: i32;
-    var r435_: bool;
-    var r436_: bool;
+    var r431_: bool;
+    var r432_: bool;
+    var r433_: u32;
+    var r434_: u32;
+    var r435_: i32;
+    var r436_: i32;
     var r437_: bool;
     var r438_: bool;
-    var r439_: u32;
-    var r440_: u32;
+    var r439_: bool;
+    var r440_: bool;
     var r441_: u32;
-    var r442_: bool;
+    var r442_: u32;
     var r443_: u32;
-    var r444_: u32;
+    var r444_: bool;
     var r445_: u32;
-    var r446_: bool;
-    var r447_: bool;
+    var r446_: u32;
+    var r447_: u32;
     var r448_: bool;
     var r449_: bool;
-    var r450_: u32;
-    var r451_: u32;
+    var r450_: bool;
+    var r451_: bool;
     var r452_: u32;
-    var r453_: bool;
+    var r453_: u32;
     var r454_: u32;
-    var r455_: u32;
+    var r455_: bool;
     var r456_: u32;
-    var r457_: bool;
-    var r458_: bool;
+    var r457_: u32;
+    var r458_: u32;
     var r459_: bool;
     var r460_: bool;
-    var r461_: u32;
-    var r462_: u32;
+    var r461_: bool;
+    var r462_: bool;
     var r463_: u32;
-    var r464_: bool;
+    var r464_: u32;
     var r465_: u32;
-    var r466_: u32;
+    var r466_: bool;
     var r467_: u32;
-    var r468_: bool;
-    var r469_: bool;
+    var r468_: u32;
+    var r469_: u32;
     var r470_: bool;
-    var r471_: u32;
-    var r472_: u32;
+    var r471_: bool;
+    var r472_: bool;
     var r473_: u32;
-    var r474_: bool;
+    var r474_: u32;
     var r475_: u32;
-    var r476_: u32;
+    var r476_: bool;
     var r477_: u32;
-    var r478_: f32;
-    var r479_: f32;
+    var r478_: u32;
+    var r479_: u32;
     var r480_: f32;
     var r481_: f32;
     var r482_: f32;
     var r483_: f32;
-    var r484_: u32;
-    var r485_: u32;
-    var r486_: bool;
-    var r487_: bool;
+    var r484_: f32;
+    var r485_: f32;
+    var r486_: u32;
+    var r487_: u32;
     var r488_: bool;
-    var r489_: u32;
+    var r489_: bool;
     var r490_: bool;
     var r491_: u32;
-    var r492_: u32;
+    var r492_: bool;
     var r493_: u32;
     var r494_: u32;
     var r495_: u32;
@@ -526,29 +526,29 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r499_: u32;
     var r500_: u32;
     var r501_: u32;
-    var r502_: f32;
-    var r503_: f32;
+    var r502_: u32;
+    var r503_: u32;
     var r504_: f32;
     var r505_: f32;
     var r506_: f32;
     var r507_: f32;
-    var r508_: u32;
-    var r509_: u32;
-    var r510_: bool;
-    var r511_: bool;
+    var r508_: f32;
+    var r509_: f32;
+    var r510_: u32;
+    var r511_: u32;
     var r512_: bool;
-    var r513_: u32;
-    var r514_: u32;
+    var r513_: bool;
+    var r514_: bool;
     var r515_: u32;
     var r516_: u32;
     var r517_: u32;
     var r518_: u32;
     var r519_: u32;
-    var r520_: bool;
+    var r520_: u32;
     var r521_: u32;
     var r522_: bool;
     var r523_: u32;
-    var r524_: u32;
+    var r524_: bool;
     var r525_: u32;
     var r526_: u32;
     var r527_: u32;
@@ -556,53 +556,53 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r529_: u32;
     var r530_: u32;
     var r531_: u32;
-    var r532_: bool;
+    var r532_: u32;
     var r533_: u32;
-    var r534_: u32;
+    var r534_: bool;
     var r535_: u32;
-    var r536_: i32;
-    var r537_: bool;
-    var r538_: u32;
+    var r536_: u32;
+    var r537_: u32;
+    var r538_: i32;
     var r539_: bool;
     var r540_: u32;
-    var r541_: u32;
+    var r541_: bool;
     var r542_: u32;
     var r543_: u32;
     var r544_: u32;
-    var r545_: bool;
+    var r545_: u32;
     var r546_: u32;
-    var r547_: u32;
+    var r547_: bool;
     var r548_: u32;
     var r549_: u32;
-    var r550_: bool;
+    var r550_: u32;
     var r551_: u32;
-    var r552_: u32;
+    var r552_: bool;
     var r553_: u32;
     var r554_: u32;
-    var r555_: bool;
+    var r555_: u32;
     var r556_: u32;
-    var r557_: u32;
+    var r557_: bool;
     var r558_: u32;
     var r559_: u32;
-    var r560_: bool;
+    var r560_: u32;
     var r561_: u32;
-    var r562_: u32;
+    var r562_: bool;
     var r563_: u32;
     var r564_: u32;
-    var r565_: bool;
+    var r565_: u32;
     var r566_: u32;
-    var r567_: u32;
+    var r567_: bool;
     var r568_: u32;
     var r569_: u32;
-    var r570_: bool;
+    var r570_: u32;
     var r571_: u32;
-    var r572_: u32;
+    var r572_: bool;
     var r573_: u32;
-    var r574_: bool;
+    var r574_: u32;
     var r575_: u32;
     var r576_: bool;
     var r577_: u32;
-    var r578_: u32;
+    var r578_: bool;
     var r579_: u32;
     var r580_: u32;
     var r581_: u32;
@@ -610,11 +610,11 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r583_: u32;
     var r584_: u32;
     var r585_: u32;
-    var r586_: bool;
+    var r586_: u32;
     var r587_: u32;
     var r588_: bool;
     var r589_: u32;
-    var r590_: u32;
+    var r590_: bool;
     var r591_: u32;
     var r592_: u32;
     var r593_: u32;
@@ -622,14 +622,14 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r595_: u32;
     var r596_: u32;
     var r597_: u32;
-    var r598_: bool;
+    var r598_: u32;
     var r599_: u32;
-    var r600_: u32;
-    var r601_: f32;
+    var r600_: bool;
+    var r601_: u32;
     var r602_: u32;
-    var r603_: u32;
-    var r604_: f32;
-    var r605_: f32;
+    var r603_: f32;
+    var r604_: u32;
+    var r605_: u32;
     var r606_: f32;
     var r607_: f32;
     var r608_: f32;
@@ -638,15 +638,15 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r611_: f32;
     var r612_: f32;
     var r613_: f32;
-    var r614_: u32;
-    var r615_: u32;
-    var r616_: bool;
-    var r617_: bool;
+    var r614_: f32;
+    var r615_: f32;
+    var r616_: u32;
+    var r617_: u32;
     var r618_: bool;
-    var r619_: u32;
+    var r619_: bool;
     var r620_: bool;
     var r621_: u32;
-    var r622_: u32;
+    var r622_: bool;
     var r623_: u32;
     var r624_: u32;
     var r625_: u32;
@@ -656,40 +656,40 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r629_: u32;
     var r630_: u32;
     var r631_: u32;
-    var r632_: bool;
+    var r632_: u32;
     var r633_: u32;
-    var r634_: u32;
+    var r634_: bool;
     var r635_: u32;
     var r636_: u32;
-    var r637_: bool;
+    var r637_: u32;
     var r638_: u32;
-    var r639_: u32;
+    var r639_: bool;
     var r640_: u32;
     var r641_: u32;
-    var r642_: bool;
+    var r642_: u32;
     var r643_: u32;
-    var r644_: u32;
+    var r644_: bool;
     var r645_: u32;
     var r646_: u32;
-    var r647_: bool;
+    var r647_: u32;
     var r648_: u32;
-    var r649_: u32;
+    var r649_: bool;
     var r650_: u32;
     var r651_: u32;
-    var r652_: bool;
+    var r652_: u32;
     var r653_: u32;
-    var r654_: u32;
+    var r654_: bool;
     var r655_: u32;
     var r656_: u32;
-    var r657_: bool;
+    var r657_: u32;
     var r658_: u32;
-    var r659_: u32;
+    var r659_: bool;
     var r660_: u32;
-    var r661_: bool;
+    var r661_: u32;
     var r662_: u32;
     var r663_: bool;
     var r664_: u32;
-    var r665_: u32;
+    var r665_: bool;
     var r666_: u32;
     var r667_: u32;
     var r668_: u32;
@@ -697,11 +697,11 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r670_: u32;
     var r671_: u32;
     var r672_: u32;
-    var r673_: bool;
+    var r673_: u32;
     var r674_: u32;
     var r675_: bool;
     var r676_: u32;
-    var r677_: u32;
+    var r677_: bool;
     var r678_: u32;
     var r679_: u32;
     var r680_: u32;
@@ -709,14 +709,14 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r682_: u32;
     var r683_: u32;
     var r684_: u32;
-    var r685_: bool;
+    var r685_: u32;
     var r686_: u32;
-    var r687_: u32;
-    var r688_: f32;
+    var r687_: bool;
+    var r688_: u32;
     var r689_: u32;
-    var r690_: u32;
-    var r691_: f32;
-    var r692_: f32;
+    var r690_: f32;
+    var r691_: u32;
+    var r692_: u32;
     var r693_: f32;
     var r694_: f32;
     var r695_: f32;
@@ -725,65 +725,65 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r698_: f32;
     var r699_: f32;
     var r700_: f32;
-    var r701_: u32;
-    var r702_: u32;
-    var r703_: bool;
-    var r704_: bool;
+    var r701_: f32;
+    var r702_: f32;
+    var r703_: u32;
+    var r704_: u32;
     var r705_: bool;
-    var r706_: u32;
-    var r707_: u32;
+    var r706_: bool;
+    var r707_: bool;
     var r708_: u32;
     var r709_: u32;
     var r710_: u32;
     var r711_: u32;
     var r712_: u32;
     var r713_: u32;
-    var r714_: i32;
-    var r715_: i32;
-    var r716_: u32;
-    var r717_: u32;
+    var r714_: u32;
+    var r715_: u32;
+    var r716_: i32;
+    var r717_: i32;
     var r718_: u32;
-    var r719_: bool;
+    var r719_: u32;
     var r720_: u32;
-    var r721_: u32;
+    var r721_: bool;
     var r722_: u32;
-    var r723_: i32;
-    var r724_: i32;
-    var r725_: bool;
-    var r726_: bool;
+    var r723_: u32;
+    var r724_: u32;
+    var r725_: i32;
+    var r726_: i32;
     var r727_: bool;
     var r728_: bool;
-    var r729_: u32;
-    var r730_: u32;
-    var r731_: bool;
+    var r729_: bool;
+    var r730_: bool;
+    var r731_: u32;
     var r732_: u32;
-    var r733_: u32;
+    var r733_: bool;
     var r734_: u32;
-    var r735_: i32;
-    var r736_: i32;
-    var r737_: bool;
-    var r738_: bool;
+    var r735_: u32;
+    var r736_: u32;
+    var r737_: i32;
+    var r738_: i32;
     var r739_: bool;
     var r740_: bool;
-    var r741_: u32;
+    var r741_: bool;
     var r742_: bool;
     var r743_: u32;
-    var r744_: u32;
+    var r744_: bool;
     var r745_: u32;
     var r746_: u32;
-    var r747_: bool;
+    var r747_: u32;
     var r748_: u32;
     var r749_: bool;
     var r750_: u32;
-    var r751_: u32;
+    var r751_: bool;
     var r752_: u32;
     var r753_: u32;
     var r754_: u32;
-    var r755_: i32;
-    var r756_: i32;
+    var r755_: u32;
+    var r756_: u32;
     var r757_: i32;
-    var r758_: u32;
-    var r759_: u32;
+    var r758_: i32;
+    var r759_: i32;
     var r760_: u32;
     var r761_: u32;
     var r762_: u32;
@@ -811,13 +811,13 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r784_: u32;
     var r785_: u32;
     var r786_: u32;
-    var r787_: bool;
+    var r787_: u32;
     var r788_: u32;
-    var r789_: u32;
+    var r789_: bool;
     var r790_: u32;
-    var r791_: i32;
+    var r791_: u32;
     var r792_: u32;
-    var r793_: u32;
+    var r793_: i32;
     var r794_: u32;
     var r795_: u32;
     var r796_: u32;
@@ -842,13 +842,13 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r815_: u32;
     var r816_: u32;
     var r817_: u32;
-    var r818_: i32;
-    var r819_: i32;
+    var r818_: u32;
+    var r819_: u32;
     var r820_: i32;
     var r821_: i32;
     var r822_: i32;
-    var r823_: u32;
-    var r824_: u32;
+    var r823_: i32;
+    var r824_: i32;
     var r825_: u32;
     var r826_: u32;
     var r827_: u32;
@@ -873,13 +873,13 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r846_: u32;
     var r847_: u32;
     var r848_: u32;
-    var r849_: i32;
-    var r850_: i32;
+    var r849_: u32;
+    var r850_: u32;
     var r851_: i32;
     var r852_: i32;
     var r853_: i32;
-    var r854_: u32;
-    var r855_: u32;
+    var r854_: i32;
+    var r855_: i32;
     var r856_: u32;
     var r857_: u32;
     var r858_: u32;
@@ -904,13 +904,13 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r877_: u32;
     var r878_: u32;
     var r879_: u32;
-    var r880_: i32;
-    var r881_: i32;
+    var r880_: u32;
+    var r881_: u32;
     var r882_: i32;
     var r883_: i32;
     var r884_: i32;
-    var r885_: u32;
-    var r886_: u32;
+    var r885_: i32;
+    var r886_: i32;
     var r887_: u32;
     var r888_: u32;
     var r889_: u32;
@@ -935,8 +935,8 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r908_: u32;
     var r909_: u32;
     var r910_: u32;
-    var r911_: i32;
-    var r912_: i32;
+    var r911_: u32;
+    var r912_: u32;
     var r913_: i32;
     var r914_: i32;
     var r915_: i32;
@@ -947,28 +947,28 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r920_: i32;
     var r921_: i32;
     var r922_: i32;
-    var r923_: u32;
-    var r924_: bool;
+    var r923_: i32;
+    var r924_: i32;
     var r925_: u32;
-    var r926_: u32;
+    var r926_: bool;
     var r927_: u32;
     var r928_: u32;
     var r929_: u32;
     var r930_: u32;
     var r931_: u32;
     var r932_: u32;
-    var r933_: bool;
+    var r933_: u32;
     var r934_: u32;
-    var r935_: u32;
+    var r935_: bool;
     var r936_: u32;
     var r937_: u32;
-    var r938_: bool;
+    var r938_: u32;
     var r939_: u32;
-    var r940_: u32;
+    var r940_: bool;
     var r941_: u32;
-    var r942_: i32;
+    var r942_: u32;
     var r943_: u32;
-    var r944_: u32;
+    var r944_: i32;
     var r945_: u32;
     var r946_: u32;
     var r947_: u32;
@@ -994,19 +994,19 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r967_: u32;
     var r968_: u32;
     var r969_: u32;
-    var r970_: bool;
+    var r970_: u32;
     var r971_: u32;
-    var r972_: u32;
+    var r972_: bool;
     var r973_: u32;
-    var r974_: i32;
+    var r974_: u32;
     var r975_: u32;
-    var r976_: u32;
+    var r976_: i32;
     var r977_: u32;
-    var r978_: bool;
+    var r978_: u32;
     var r979_: u32;
     var r980_: bool;
     var r981_: u32;
-    var r982_: u32;
+    var r982_: bool;
     var r983_: u32;
     var r984_: u32;
     var r985_: u32;
@@ -1016,14 +1016,14 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r989_: u32;
     var r990_: u32;
     var r991_: u32;
-    var r992_: bool;
+    var r992_: u32;
     var r993_: u32;
-    var r994_: u32;
+    var r994_: bool;
     var r995_: u32;
     var r996_: u32;
-    var r997_: bool;
+    var r997_: u32;
     var r998_: u32;
-    var r999_: u32;
+    var r999_: bool;
     var r1000_: u32;
     var r1001_: u32;
     var r1002_: u32;
@@ -1052,8200 +1052,8214 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r1025_: u32;
     var r1026_: u32;
     var r1027_: u32;
-    var r1028_: bool;
+    var r1028_: u32;
     var r1029_: u32;
-    var r1030_: u32;
+    var r1030_: bool;
     var r1031_: u32;
     var r1032_: u32;
     var r1033_: u32;
-    var r1034_: bool;
+    var r1034_: u32;
     var r1035_: u32;
-    var r1036_: u32;
+    var r1036_: bool;
+    var r1037_: u32;
+    var r1038_: u32;
     var keep_local0_: array<u32, 8>;
-    var active_1038_: bool;
-    var exited_1039_: bool;
-    var vote_number_1040_: u32;
-    var saved_1041_: bool;
-    var taken_1042_: bool;
+    var active_1040_: bool;
+    var exited_1041_: bool;
+    var vote_number_1042_: u32;
     var saved_1043_: bool;
     var taken_1044_: bool;
-    var entry_1045_: bool;
-    var broken_1046_: bool;
-    var continued_1047_: bool;
-    var saved_1048_: bool;
-    var taken_1049_: bool;
+    var saved_1045_: bool;
+    var taken_1046_: bool;
+    var entry_1047_: bool;
+    var broken_1048_: bool;
+    var continued_1049_: bool;
     var saved_1050_: bool;
     var taken_1051_: bool;
-    var entry_1052_: bool;
-    var broken_1053_: bool;
-    var continued_1054_: bool;
-    var saved_1055_: bool;
-    var taken_1056_: bool;
+    var saved_1052_: bool;
+    var taken_1053_: bool;
+    var entry_1054_: bool;
+    var broken_1055_: bool;
+    var continued_1056_: bool;
     var saved_1057_: bool;
     var taken_1058_: bool;
     var saved_1059_: bool;
     var taken_1060_: bool;
+    var saved_1061_: bool;
+    var taken_1062_: bool;
 
-    active_1038_ = true;
-    exited_1039_ = false;
-    vote_number_1040_ = 0u;
+    active_1040_ = true;
+    exited_1041_ = false;
+    vote_number_1042_ = 0u;
     {
-        let _e7 = active_1038_;
+        let _e7 = active_1040_;
         if _e7 {
             r0_ = i32(block.x);
         }
-        let _e13 = active_1038_;
+        let _e13 = active_1040_;
         if _e13 {
             r1_ = 60i;
         }
-        let _e17 = active_1038_;
+        let _e17 = active_1040_;
         if _e17 {
             let _e19 = r0_;
             let _e21 = r1_;
             r2_ = (_e19 * _e21);
         }
-        let _e25 = active_1038_;
+        let _e25 = active_1040_;
         if _e25 {
             r3_ = i32(local_index);
         }
-        let _e30 = active_1038_;
+        let _e30 = active_1040_;
         if _e30 {
             let _e32 = r2_;
             let _e34 = r3_;
             r4_ = (_e32 + _e34);
         }
-        let _e38 = active_1038_;
+        let _e38 = active_1040_;
         if _e38 {
             let _e40 = r4_;
             i_5_ = _e40;
         }
-        let _e43 = active_1038_;
+        let _e43 = active_1040_;
         if _e43 {
             let _e46 = params.N;
             r6_ = _e46;
         }
-        let _e49 = active_1038_;
+        let _e49 = active_1040_;
         if _e49 {
             let _e51 = i_5_;
             let _e53 = r6_;
             r7_ = (_e51 < _e53);
         }
-        let _e57 = active_1038_;
-        saved_1041_ = _e57;
+        let _e57 = active_1040_;
+        saved_1043_ = _e57;
         let _e60 = r7_;
-        let _e62 = saved_1041_;
+        let _e62 = saved_1043_;
         let _e63 = (_e62 && _e60);
-        taken_1042_ = _e63;
-        active_1038_ = _e63;
+        taken_1044_ = _e63;
+        active_1040_ = _e63;
         {
-            let _e67 = active_1038_;
+            let _e67 = active_1040_;
             if _e67 {
                 let _e73 = i_5_;
                 let _e80 = A[bitcast<u32>(((_e73 * 2i) + 0i))];
                 r8_ = _e80;
             }
-            let _e83 = active_1038_;
+            let _e83 = active_1040_;
             if _e83 {
                 let _e89 = i_5_;
                 let _e96 = A[bitcast<u32>(((_e89 * 2i) + 1i))];
                 r128_ = _e96;
             }
-            let _e99 = active_1038_;
+            let _e99 = active_1040_;
             if _e99 {
                 let _e101 = r8_;
                 a_u002e_lo_9_ = _e101;
             }
-            let _e104 = active_1038_;
+            let _e104 = active_1040_;
             if _e104 {
                 let _e106 = r128_;
                 a_u002e_hi_129_ = _e106;
             }
-            let _e109 = active_1038_;
+            let _e109 = active_1040_;
             if _e109 {
                 let _e115 = i_5_;
                 let _e122 = B[bitcast<u32>(((_e115 * 2i) + 0i))];
                 r10_ = _e122;
             }
-            let _e125 = active_1038_;
+            let _e125 = active_1040_;
             if _e125 {
                 let _e131 = i_5_;
                 let _e138 = B[bitcast<u32>(((_e131 * 2i) + 1i))];
                 r130_ = _e138;
             }
-            let _e141 = active_1038_;
+            let _e141 = active_1040_;
             if _e141 {
                 let _e143 = r10_;
                 r217_ = (_e143 | 1u);
             }
-            let _e148 = active_1038_;
+            let _e148 = active_1040_;
             if _e148 {
                 let _e150 = r130_;
                 r218_ = (_e150 | 0u);
             }
-            let _e155 = active_1038_;
+            let _e155 = active_1040_;
             if _e155 {
                 let _e157 = r217_;
                 r11_ = _e157;
             }
-            let _e160 = active_1038_;
+            let _e160 = active_1040_;
             if _e160 {
                 let _e162 = r218_;
                 r131_ = _e162;
             }
-            let _e165 = active_1038_;
+            let _e165 = active_1040_;
             if _e165 {
                 let _e167 = r11_;
                 b_u002e_lo_12_ = _e167;
             }
-            let _e170 = active_1038_;
+            let _e170 = active_1040_;
             if _e170 {
                 let _e172 = r131_;
                 b_u002e_hi_132_ = _e172;
             }
-            let _e175 = active_1038_;
+            let _e175 = active_1040_;
             if _e175 {
                 let _e177 = a_u002e_lo_9_;
                 r13_ = _e177;
             }
-            let _e180 = active_1038_;
+            let _e180 = active_1040_;
             if _e180 {
                 let _e182 = a_u002e_hi_129_;
                 r133_ = _e182;
             }
-            let _e185 = active_1038_;
+            let _e185 = active_1040_;
             if _e185 {
                 let _e187 = r13_;
                 c_u002e_lo_14_ = _e187;
             }
-            let _e190 = active_1038_;
+            let _e190 = active_1040_;
             if _e190 {
                 let _e192 = r133_;
                 c_u002e_hi_134_ = _e192;
             }
-            let _e195 = active_1038_;
+            let _e195 = active_1040_;
             if _e195 {
                 let _e197 = b_u002e_lo_12_;
                 r15_ = _e197;
             }
-            let _e200 = active_1038_;
+            let _e200 = active_1040_;
             if _e200 {
                 let _e202 = b_u002e_hi_132_;
                 r135_ = _e202;
             }
-            let _e205 = active_1038_;
+            let _e205 = active_1040_;
             if _e205 {
                 let _e207 = r15_;
                 d_u002e_lo_16_ = _e207;
             }
-            let _e210 = active_1038_;
+            let _e210 = active_1040_;
             if _e210 {
                 let _e212 = r135_;
                 d_u002e_hi_136_ = _e212;
             }
-            let _e215 = active_1038_;
+            let _e215 = active_1040_;
             if _e215 {
                 let _e217 = a_u002e_lo_9_;
                 r219_ = (_e217 & 65535u);
             }
-            let _e222 = active_1038_;
+            let _e222 = active_1040_;
             if _e222 {
                 let _e224 = a_u002e_lo_9_;
                 r220_ = (_e224 >> bitcast<u32>(16u));
             }
-            let _e230 = active_1038_;
+            let _e230 = active_1040_;
             if _e230 {
                 let _e232 = b_u002e_lo_12_;
                 r221_ = (_e232 & 65535u);
             }
-            let _e237 = active_1038_;
+            let _e237 = active_1040_;
             if _e237 {
                 let _e239 = b_u002e_lo_12_;
                 r222_ = (_e239 >> bitcast<u32>(16u));
             }
-            let _e245 = active_1038_;
+            let _e245 = active_1040_;
             if _e245 {
                 let _e247 = r219_;
                 let _e249 = r221_;
                 r223_ = (_e247 * _e249);
             }
-            let _e253 = active_1038_;
+            let _e253 = active_1040_;
             if _e253 {
                 let _e255 = r219_;
                 let _e257 = r222_;
                 r224_ = (_e255 * _e257);
             }
-            let _e261 = active_1038_;
+            let _e261 = active_1040_;
             if _e261 {
                 let _e263 = r220_;
                 let _e265 = r221_;
                 r225_ = (_e263 * _e265);
             }
-            let _e269 = active_1038_;
+            let _e269 = active_1040_;
             if _e269 {
                 let _e271 = r220_;
                 let _e273 = r222_;
                 r226_ = (_e271 * _e273);
             }
-            let _e277 = active_1038_;
+            let _e277 = active_1040_;
             if _e277 {
                 let _e279 = r224_;
                 r227_ = (_e279 & 65535u);
             }
-            let _e284 = active_1038_;
+            let _e284 = active_1040_;
             if _e284 {
                 let _e286 = r224_;
                 r228_ = (_e286 >> bitcast<u32>(16u));
             }
-            let _e292 = active_1038_;
+            let _e292 = active_1040_;
             if _e292 {
                 let _e294 = r225_;
                 r229_ = (_e294 & 65535u);
             }
-            let _e299 = active_1038_;
+            let _e299 = active_1040_;
             if _e299 {
                 let _e301 = r225_;
                 r230_ = (_e301 >> bitcast<u32>(16u));
             }
-            let _e307 = active_1038_;
+            let _e307 = active_1040_;
             if _e307 {
                 let _e309 = r223_;
                 r231_ = (_e309 >> bitcast<u32>(16u));
             }
-            let _e315 = active_1038_;
+            let _e315 = active_1040_;
             if _e315 {
                 let _e317 = r231_;
                 let _e319 = r227_;
                 r232_ = (_e317 + _e319);
             }
-            let _e323 = active_1038_;
+            let _e323 = active_1040_;
             if _e323 {
                 let _e325 = r232_;
                 let _e327 = r229_;
                 r233_ = (_e325 + _e327);
             }
-            let _e331 = active_1038_;
+            let _e331 = active_1040_;
             if _e331 {
                 let _e333 = a_u002e_lo_9_;
                 let _e335 = b_u002e_lo_12_;
                 r234_ = (_e333 * _e335);
             }
-            let _e339 = active_1038_;
+            let _e339 = active_1040_;
             if _e339 {
                 let _e341 = r226_;
                 let _e343 = r228_;
                 r235_ = (_e341 + _e343);
             }
-            let _e347 = active_1038_;
+            let _e347 = active_1040_;
             if _e347 {
                 let _e349 = r235_;
                 let _e351 = r230_;
                 r236_ = (_e349 + _e351);
             }
-            let _e355 = active_1038_;
+            let _e355 = active_1040_;
             if _e355 {
                 let _e357 = r233_;
                 r237_ = (_e357 >> bitcast<u32>(16u));
             }
-            let _e363 = active_1038_;
+            let _e363 = active_1040_;
             if _e363 {
                 let _e365 = r236_;
                 let _e367 = r237_;
                 r238_ = (_e365 + _e367);
             }
-            let _e371 = active_1038_;
+            let _e371 = active_1040_;
             if _e371 {
                 let _e373 = a_u002e_lo_9_;
                 let _e375 = b_u002e_hi_132_;
                 r239_ = (_e373 * _e375);
             }
-            let _e379 = active_1038_;
+            let _e379 = active_1040_;
             if _e379 {
                 let _e381 = a_u002e_hi_129_;
                 let _e383 = b_u002e_lo_12_;
                 r240_ = (_e381 * _e383);
             }
-            let _e387 = active_1038_;
+            let _e387 = active_1040_;
             if _e387 {
                 let _e389 = r238_;
                 let _e391 = r239_;
                 r241_ = (_e389 + _e391);
             }
-            let _e395 = active_1038_;
+            let _e395 = active_1040_;
             if _e395 {
                 let _e397 = r241_;
                 let _e399 = r240_;
                 r242_ = (_e397 + _e399);
             }
-            let _e403 = active_1038_;
+            let _e403 = active_1040_;
             if _e403 {
                 let _e405 = r234_;
                 r17_ = _e405;
             }
-            let _e408 = active_1038_;
+            let _e408 = active_1040_;
             if _e408 {
                 let _e410 = r242_;
                 r137_ = _e410;
             }
-            let _e413 = active_1038_;
+            let _e413 = active_1040_;
             if _e413 {
                 let _e415 = a_u002e_lo_9_;
                 let _e417 = b_u002e_lo_12_;
                 r243_ = (_e415 - _e417);
             }
-            let _e421 = active_1038_;
+            let _e421 = active_1040_;
             if _e421 {
                 let _e423 = a_u002e_lo_9_;
                 let _e425 = b_u002e_lo_12_;
                 r244_ = (_e423 < _e425);
             }
-            let _e429 = active_1038_;
+            let _e429 = active_1040_;
             if _e429 {
                 let _e431 = r244_;
                 r245_ = u32(_e431);
             }
-            let _e435 = active_1038_;
+            let _e435 = active_1040_;
             if _e435 {
                 let _e437 = a_u002e_hi_129_;
                 let _e439 = b_u002e_hi_132_;
                 r246_ = (_e437 - _e439);
             }
-            let _e443 = active_1038_;
+            let _e443 = active_1040_;
             if _e443 {
                 let _e445 = r246_;
                 let _e447 = r245_;
                 r247_ = (_e445 - _e447);
             }
-            let _e451 = active_1038_;
+            let _e451 = active_1040_;
             if _e451 {
                 let _e453 = r243_;
                 r18_ = _e453;
             }
-            let _e456 = active_1038_;
+            let _e456 = active_1040_;
             if _e456 {
                 let _e458 = r247_;
                 r138_ = _e458;
             }
-            let _e461 = active_1038_;
+            let _e461 = active_1040_;
             if _e461 {
                 let _e463 = r17_;
                 let _e465 = r18_;
                 r248_ = (_e463 + _e465);
             }
-            let _e469 = active_1038_;
+            let _e469 = active_1040_;
             if _e469 {
                 let _e471 = r248_;
                 let _e473 = r17_;
                 r249_ = (_e471 < _e473);
             }
-            let _e477 = active_1038_;
+            let _e477 = active_1040_;
             if _e477 {
                 let _e479 = r249_;
                 r250_ = u32(_e479);
             }
-            let _e483 = active_1038_;
+            let _e483 = active_1040_;
             if _e483 {
                 let _e485 = r137_;
                 let _e487 = r138_;
                 r251_ = (_e485 + _e487);
             }
-            let _e491 = active_1038_;
+            let _e491 = active_1040_;
             if _e491 {
                 let _e493 = r251_;
                 let _e495 = r250_;
                 r252_ = (_e493 + _e495);
             }
-            let _e499 = active_1038_;
+            let _e499 = active_1040_;
             if _e499 {
                 let _e501 = r248_;
                 r19_ = _e501;
             }
-            let _e504 = active_1038_;
+            let _e504 = active_1040_;
             if _e504 {
                 let _e506 = r252_;
                 r139_ = _e506;
             }
-            let _e509 = active_1038_;
+            let _e509 = active_1040_;
             if _e509 {
                 let _e511 = r19_;
                 let _e518 = i_5_;
                 R[bitcast<u32>(((((_e518 * 16i) + 0i) * 2i) + 0i))] = _e511;
             }
-            let _e529 = active_1038_;
+            let _e529 = active_1040_;
             if _e529 {
                 let _e531 = r139_;
                 let _e538 = i_5_;
                 R[bitcast<u32>(((((_e538 * 16i) + 0i) * 2i) + 1i))] = _e531;
             }
-            let _e549 = active_1038_;
+            let _e549 = active_1040_;
             if _e549 {
                 let _e551 = b_u002e_lo_12_;
                 let _e553 = b_u002e_hi_132_;
                 r253_ = (_e551 | _e553);
             }
-            let _e557 = active_1038_;
+            let _e557 = active_1040_;
             if _e557 {
                 let _e559 = r253_;
                 r254_ = (_e559 != 0u);
             }
-            let _e564 = active_1038_;
+            let _e564 = active_1040_;
             if _e564 {
                 let _e566 = r254_;
                 r255_ = u32(_e566);
             }
-            let _e570 = active_1038_;
+            let _e570 = active_1040_;
             if _e570 {
-                let _e573 = r255_;
-                r256_ = (1u / _e573);
+                let _e572 = a_u002e_lo_9_;
+                r256_ = bitcast<i32>(_e572);
             }
-            let _e577 = active_1038_;
-            if _e577 {
-                let _e579 = a_u002e_hi_129_;
-                r257_ = bitcast<i32>(_e579);
+            let _e576 = active_1040_;
+            if _e576 {
+                let _e578 = r255_;
+                r257_ = bitcast<i32>(_e578);
             }
-            let _e583 = active_1038_;
-            if _e583 {
-                let _e585 = r257_;
-                r258_ = (_e585 < 0i);
+            let _e582 = active_1040_;
+            if _e582 {
+                let _e584 = r256_;
+                let _e586 = r257_;
+                r258_ = (_e584 % _e586);
             }
-            let _e590 = active_1038_;
+            let _e590 = active_1040_;
             if _e590 {
-                let _e593 = a_u002e_lo_9_;
-                r259_ = (0u - _e593);
+                let _e592 = a_u002e_hi_129_;
+                r259_ = bitcast<i32>(_e592);
             }
-            let _e597 = active_1038_;
-            if _e597 {
-                let _e600 = a_u002e_lo_9_;
-                r260_ = (0u < _e600);
+            let _e596 = active_1040_;
+            if _e596 {
+                let _e598 = r259_;
+                r260_ = (_e598 < 0i);
             }
-            let _e604 = active_1038_;
-            if _e604 {
-                let _e606 = r260_;
-                r261_ = u32(_e606);
+            let _e603 = active_1040_;
+            if _e603 {
+                let _e606 = a_u002e_lo_9_;
+                r261_ = (0u - _e606);
             }
-            let _e610 = active_1038_;
+            let _e610 = active_1040_;
             if _e610 {
-                let _e613 = a_u002e_hi_129_;
-                r262_ = (0u - _e613);
+                let _e613 = a_u002e_lo_9_;
+                r262_ = (0u < _e613);
             }
-            let _e617 = active_1038_;
+            let _e617 = active_1040_;
             if _e617 {
                 let _e619 = r262_;
-                let _e621 = r261_;
-                r263_ = (_e619 - _e621);
+                r263_ = u32(_e619);
             }
-            let _e625 = active_1038_;
-            if _e625 {
-                let _e627 = r258_;
-                let _e629 = r259_;
-                let _e631 = a_u002e_lo_9_;
-                r264_ = select(_e631, _e629, _e627);
+            let _e623 = active_1040_;
+            if _e623 {
+                let _e626 = a_u002e_hi_129_;
+                r264_ = (0u - _e626);
             }
-            let _e635 = active_1038_;
-            if _e635 {
-                let _e637 = r258_;
-                let _e639 = r263_;
-                let _e641 = a_u002e_hi_129_;
-                r265_ = select(_e641, _e639, _e637);
+            let _e630 = active_1040_;
+            if _e630 {
+                let _e632 = r264_;
+                let _e634 = r263_;
+                r265_ = (_e632 - _e634);
             }
-            let _e645 = active_1038_;
-            if _e645 {
-                let _e647 = b_u002e_hi_132_;
-                r266_ = bitcast<i32>(_e647);
+            let _e638 = active_1040_;
+            if _e638 {
+                let _e640 = r260_;
+                let _e642 = r261_;
+                let _e644 = a_u002e_lo_9_;
+                r266_ = select(_e644, _e642, _e640);
             }
-            let _e651 = active_1038_;
-            if _e651 {
-                let _e653 = r266_;
-                r267_ = (_e653 < 0i);
+            let _e648 = active_1040_;
+            if _e648 {
+                let _e650 = r260_;
+                let _e652 = r265_;
+                let _e654 = a_u002e_hi_129_;
+                r267_ = select(_e654, _e652, _e650);
             }
-            let _e658 = active_1038_;
+            let _e658 = active_1040_;
             if _e658 {
-                let _e661 = b_u002e_lo_12_;
-                r268_ = (0u - _e661);
+                let _e660 = b_u002e_hi_132_;
+                r268_ = bitcast<i32>(_e660);
             }
-            let _e665 = active_1038_;
-            if _e665 {
-                let _e668 = b_u002e_lo_12_;
-                r269_ = (0u < _e668);
+            let _e664 = active_1040_;
+            if _e664 {
+                let _e666 = r268_;
+                r269_ = (_e666 < 0i);
             }
-            let _e672 = active_1038_;
-            if _e672 {
-                let _e674 = r269_;
-                r270_ = u32(_e674);
+            let _e671 = active_1040_;
+            if _e671 {
+                let _e674 = b_u002e_lo_12_;
+                r270_ = (0u - _e674);
             }
-            let _e678 = active_1038_;
+            let _e678 = active_1040_;
             if _e678 {
-                let _e681 = b_u002e_hi_132_;
-                r271_ = (0u - _e681);
+                let _e681 = b_u002e_lo_12_;
+                r271_ = (0u < _e681);
             }
-            let _e685 = active_1038_;
+            let _e685 = active_1040_;
             if _e685 {
                 let _e687 = r271_;
-                let _e689 = r270_;
-                r272_ = (_e687 - _e689);
+                r272_ = u32(_e687);
             }
-            let _e693 = active_1038_;
-            if _e693 {
-                let _e695 = r267_;
-                let _e697 = r268_;
-                let _e699 = b_u002e_lo_12_;
-                r273_ = select(_e699, _e697, _e695);
+            let _e691 = active_1040_;
+            if _e691 {
+                let _e694 = b_u002e_hi_132_;
+                r273_ = (0u - _e694);
             }
-            let _e703 = active_1038_;
-            if _e703 {
-                let _e705 = r267_;
-                let _e707 = r272_;
-                let _e709 = b_u002e_hi_132_;
-                r274_ = select(_e709, _e707, _e705);
+            let _e698 = active_1040_;
+            if _e698 {
+                let _e700 = r273_;
+                let _e702 = r272_;
+                r274_ = (_e700 - _e702);
             }
-            let _e713 = active_1038_;
-            if _e713 {
-                let _e715 = r265_;
-                let _e717 = r274_;
-                r279_ = (_e715 | _e717);
+            let _e706 = active_1040_;
+            if _e706 {
+                let _e708 = r269_;
+                let _e710 = r270_;
+                let _e712 = b_u002e_lo_12_;
+                r275_ = select(_e712, _e710, _e708);
             }
-            let _e721 = active_1038_;
-            if _e721 {
-                let _e723 = r279_;
-                r280_ = (_e723 == 0u);
+            let _e716 = active_1040_;
+            if _e716 {
+                let _e718 = r269_;
+                let _e720 = r274_;
+                let _e722 = b_u002e_hi_132_;
+                r276_ = select(_e722, _e720, _e718);
             }
-            let _e728 = active_1038_;
-            saved_1043_ = _e728;
-            let _e731 = r280_;
-            let _e733 = saved_1043_;
-            let _e734 = (_e733 && _e731);
-            taken_1044_ = _e734;
-            active_1038_ = _e734;
+            let _e726 = active_1040_;
+            if _e726 {
+                let _e728 = r267_;
+                let _e730 = r276_;
+                r281_ = (_e728 | _e730);
+            }
+            let _e734 = active_1040_;
+            if _e734 {
+                let _e736 = r281_;
+                r282_ = (_e736 == 0u);
+            }
+            let _e741 = active_1040_;
+            saved_1045_ = _e741;
+            let _e744 = r282_;
+            let _e746 = saved_1045_;
+            let _e747 = (_e746 && _e744);
+            taken_1046_ = _e747;
+            active_1040_ = _e747;
             {
-                let _e738 = active_1038_;
-                if _e738 {
-                    let _e740 = r264_;
-                    let _e742 = r273_;
-                    r275_ = (_e740 / _e742);
+                let _e751 = active_1040_;
+                if _e751 {
+                    let _e753 = r266_;
+                    let _e755 = r275_;
+                    r277_ = (_e753 / _e755);
                 }
-                let _e746 = active_1038_;
-                if _e746 {
-                    let _e748 = r264_;
-                    let _e750 = r273_;
-                    r277_ = (_e748 % _e750);
+                let _e759 = active_1040_;
+                if _e759 {
+                    let _e761 = r266_;
+                    let _e763 = r275_;
+                    r279_ = (_e761 % _e763);
                 }
-                let _e754 = active_1038_;
-                if _e754 {
-                    r276_ = 0u;
-                }
-                let _e758 = active_1038_;
-                if _e758 {
+                let _e767 = active_1040_;
+                if _e767 {
                     r278_ = 0u;
                 }
+                let _e771 = active_1040_;
+                if _e771 {
+                    r280_ = 0u;
+                }
             }
-            let _e762 = saved_1043_;
-            let _e764 = taken_1044_;
-            let _e768 = exited_1039_;
-            active_1038_ = ((_e762 && !(_e764)) && !(_e768));
+            let _e775 = saved_1045_;
+            let _e777 = taken_1046_;
+            let _e781 = exited_1041_;
+            active_1040_ = ((_e775 && !(_e777)) && !(_e781));
             {
-                let _e773 = active_1038_;
-                if _e773 {
-                    let _e775 = r264_;
-                    r275_ = _e775;
+                let _e786 = active_1040_;
+                if _e786 {
+                    let _e788 = r266_;
+                    r277_ = _e788;
                 }
-                let _e778 = active_1038_;
-                if _e778 {
-                    let _e780 = r265_;
-                    r276_ = _e780;
-                }
-                let _e783 = active_1038_;
-                if _e783 {
-                    r277_ = 0u;
-                }
-                let _e787 = active_1038_;
-                if _e787 {
-                    r278_ = 0u;
-                }
-                let _e791 = active_1038_;
+                let _e791 = active_1040_;
                 if _e791 {
-                    r291_ = 8u;
+                    let _e793 = r267_;
+                    r278_ = _e793;
                 }
-                let _e795 = active_1038_;
-                entry_1045_ = _e795;
-                broken_1046_ = false;
+                let _e796 = active_1040_;
+                if _e796 {
+                    r279_ = 0u;
+                }
+                let _e800 = active_1040_;
+                if _e800 {
+                    r280_ = 0u;
+                }
+                let _e804 = active_1040_;
+                if _e804 {
+                    r293_ = 8u;
+                }
+                let _e808 = active_1040_;
+                entry_1047_ = _e808;
+                broken_1048_ = false;
                 loop {
-                    continued_1047_ = false;
-                    let _e802 = entry_1045_;
-                    let _e804 = exited_1039_;
-                    let _e806 = broken_1046_;
-                    let _e808 = continued_1047_;
-                    active_1038_ = (_e802 && !((_e804 || (_e806 || _e808))));
-                    let _e815 = vote_number_1040_;
-                    vote_number_1040_ = (_e815 + 1u);
-                    let _e820 = active_1038_;
-                    if _e820 {
-                        let _e823 = vote_number_1040_;
-                        atomicMax((&workgroup_votes), _e823);
+                    continued_1049_ = false;
+                    let _e815 = entry_1047_;
+                    let _e817 = exited_1041_;
+                    let _e819 = broken_1048_;
+                    let _e821 = continued_1049_;
+                    active_1040_ = (_e815 && !((_e817 || (_e819 || _e821))));
+                    let _e828 = vote_number_1042_;
+                    vote_number_1042_ = (_e828 + 1u);
+                    let _e833 = active_1040_;
+                    if _e833 {
+                        let _e836 = vote_number_1042_;
+                        atomicMax((&workgroup_votes), _e836);
                     }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        let _e828 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e828;
+                        let _e841 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e841;
                     }
-                    let _e831 = workgroupUniformLoad((&workgroup_any));
-                    let _e833 = vote_number_1040_;
-                    if (u32((_e831 == _e833)) == 0u) {
+                    let _e844 = workgroupUniformLoad((&workgroup_any));
+                    let _e846 = vote_number_1042_;
+                    if (u32((_e844 == _e846)) == 0u) {
                         break;
                     }
                     {
-                        let _e839 = active_1038_;
-                        if _e839 {
-                            let _e841 = r291_;
-                            r292_ = (_e841 == 0u);
+                        let _e852 = active_1040_;
+                        if _e852 {
+                            let _e854 = r293_;
+                            r294_ = (_e854 == 0u);
                         }
-                        let _e846 = active_1038_;
-                        saved_1048_ = _e846;
-                        let _e849 = r292_;
-                        let _e851 = saved_1048_;
-                        let _e852 = (_e851 && _e849);
-                        taken_1049_ = _e852;
-                        active_1038_ = _e852;
+                        let _e859 = active_1040_;
+                        saved_1050_ = _e859;
+                        let _e862 = r294_;
+                        let _e864 = saved_1050_;
+                        let _e865 = (_e864 && _e862);
+                        taken_1051_ = _e865;
+                        active_1040_ = _e865;
                         {
-                            let _e856 = active_1038_;
-                            let _e858 = broken_1046_;
-                            broken_1046_ = (_e858 || _e856);
-                            active_1038_ = false;
+                            let _e869 = active_1040_;
+                            let _e871 = broken_1048_;
+                            broken_1048_ = (_e871 || _e869);
+                            active_1040_ = false;
                         }
-                        let _e864 = saved_1048_;
-                        let _e866 = taken_1049_;
-                        let _e870 = exited_1039_;
-                        let _e872 = broken_1046_;
-                        let _e874 = continued_1047_;
-                        active_1038_ = ((_e864 && !(_e866)) && !((_e870 || (_e872 || _e874))));
+                        let _e877 = saved_1050_;
+                        let _e879 = taken_1051_;
+                        let _e883 = exited_1041_;
+                        let _e885 = broken_1048_;
+                        let _e887 = continued_1049_;
+                        active_1040_ = ((_e877 && !(_e879)) && !((_e883 || (_e885 || _e887))));
                         {
                         }
-                        let _e881 = saved_1048_;
-                        let _e883 = exited_1039_;
-                        let _e885 = broken_1046_;
-                        let _e887 = continued_1047_;
-                        active_1038_ = (_e881 && !((_e883 || (_e885 || _e887))));
-                        let _e894 = active_1038_;
-                        if _e894 {
-                            let _e896 = r291_;
-                            r291_ = (_e896 - 1u);
-                        }
-                        let _e901 = active_1038_;
-                        if _e901 {
-                            let _e903 = r276_;
-                            r281_ = (_e903 >> bitcast<u32>(31u));
-                        }
-                        let _e909 = active_1038_;
-                        if _e909 {
-                            let _e911 = r275_;
-                            r282_ = (_e911 >> bitcast<u32>(31u));
-                        }
-                        let _e917 = active_1038_;
-                        if _e917 {
-                            let _e919 = r276_;
-                            r276_ = (_e919 << bitcast<u32>(1u));
-                        }
-                        let _e925 = active_1038_;
-                        if _e925 {
-                            let _e927 = r276_;
-                            let _e929 = r282_;
-                            r276_ = (_e927 | _e929);
-                        }
-                        let _e933 = active_1038_;
-                        if _e933 {
-                            let _e935 = r275_;
-                            r275_ = (_e935 << bitcast<u32>(1u));
-                        }
-                        let _e941 = active_1038_;
-                        if _e941 {
-                            let _e943 = r277_;
-                            r282_ = (_e943 >> bitcast<u32>(31u));
-                        }
-                        let _e949 = active_1038_;
-                        if _e949 {
-                            let _e951 = r278_;
-                            r278_ = (_e951 << bitcast<u32>(1u));
-                        }
-                        let _e957 = active_1038_;
-                        if _e957 {
-                            let _e959 = r278_;
-                            let _e961 = r282_;
-                            r278_ = (_e959 | _e961);
-                        }
-                        let _e965 = active_1038_;
-                        if _e965 {
-                            let _e967 = r277_;
-                            r277_ = (_e967 << bitcast<u32>(1u));
-                        }
-                        let _e973 = active_1038_;
-                        if _e973 {
-                            let _e975 = r277_;
-                            let _e977 = r281_;
-                            r277_ = (_e975 | _e977);
-                        }
-                        let _e981 = active_1038_;
-                        if _e981 {
-                            let _e983 = r278_;
-                            let _e985 = r274_;
-                            r286_ = (_e983 > _e985);
-                        }
-                        let _e989 = active_1038_;
-                        if _e989 {
-                            let _e991 = r278_;
-                            let _e993 = r274_;
-                            r287_ = (_e991 == _e993);
-                        }
-                        let _e997 = active_1038_;
-                        if _e997 {
-                            let _e999 = r277_;
-                            let _e1001 = r273_;
-                            r288_ = (_e999 >= _e1001);
-                        }
-                        let _e1005 = active_1038_;
-                        if _e1005 {
-                            let _e1007 = r287_;
-                            let _e1009 = r288_;
-                            let _e1011 = r286_;
-                            r289_ = select(_e1011, _e1009, _e1007);
-                        }
-                        let _e1015 = active_1038_;
-                        if _e1015 {
-                            let _e1017 = r277_;
-                            let _e1019 = r273_;
-                            r283_ = (_e1017 - _e1019);
-                        }
-                        let _e1023 = active_1038_;
-                        if _e1023 {
-                            let _e1025 = r277_;
-                            let _e1027 = r273_;
-                            r290_ = (_e1025 < _e1027);
-                        }
-                        let _e1031 = active_1038_;
-                        if _e1031 {
-                            let _e1033 = r290_;
-                            r285_ = u32(_e1033);
-                        }
-                        let _e1037 = active_1038_;
-                        if _e1037 {
-                            let _e1039 = r278_;
-                            let _e1041 = r274_;
-                            r284_ = (_e1039 - _e1041);
-                        }
-                        let _e1045 = active_1038_;
-                        if _e1045 {
-                            let _e1047 = r284_;
-                            let _e1049 = r285_;
-                            r284_ = (_e1047 - _e1049);
-                        }
-                        let _e1053 = active_1038_;
-                        if _e1053 {
-                            let _e1055 = r289_;
-                            let _e1057 = r283_;
-                            let _e1059 = r277_;
-                            r277_ = select(_e1059, _e1057, _e1055);
-                        }
-                        let _e1063 = active_1038_;
-                        if _e1063 {
-                            let _e1065 = r289_;
-                            let _e1067 = r284_;
-                            let _e1069 = r278_;
-                            r278_ = select(_e1069, _e1067, _e1065);
-                        }
-                        let _e1073 = active_1038_;
-                        if _e1073 {
-                            let _e1075 = r289_;
-                            r282_ = u32(_e1075);
-                        }
-                        let _e1079 = active_1038_;
-                        if _e1079 {
-                            let _e1081 = r275_;
-                            let _e1083 = r282_;
-                            r275_ = (_e1081 | _e1083);
-                        }
-                        let _e1087 = active_1038_;
-                        if _e1087 {
-                            let _e1089 = r276_;
-                            r281_ = (_e1089 >> bitcast<u32>(31u));
-                        }
-                        let _e1095 = active_1038_;
-                        if _e1095 {
-                            let _e1097 = r275_;
-                            r282_ = (_e1097 >> bitcast<u32>(31u));
-                        }
-                        let _e1103 = active_1038_;
-                        if _e1103 {
-                            let _e1105 = r276_;
-                            r276_ = (_e1105 << bitcast<u32>(1u));
-                        }
-                        let _e1111 = active_1038_;
-                        if _e1111 {
-                            let _e1113 = r276_;
-                            let _e1115 = r282_;
-                            r276_ = (_e1113 | _e1115);
-                        }
-                        let _e1119 = active_1038_;
-                        if _e1119 {
-                            let _e1121 = r275_;
-                            r275_ = (_e1121 << bitcast<u32>(1u));
-                        }
-                        let _e1127 = active_1038_;
-                        if _e1127 {
-                            let _e1129 = r277_;
-                            r282_ = (_e1129 >> bitcast<u32>(31u));
-                        }
-                        let _e1135 = active_1038_;
-                        if _e1135 {
-                            let _e1137 = r278_;
-                            r278_ = (_e1137 << bitcast<u32>(1u));
-                        }
-                        let _e1143 = active_1038_;
-                        if _e1143 {
-                            let _e1145 = r278_;
-                            let _e1147 = r282_;
-                            r278_ = (_e1145 | _e1147);
-                        }
-                        let _e1151 = active_1038_;
-                        if _e1151 {
-                            let _e1153 = r277_;
-                            r277_ = (_e1153 << bitcast<u32>(1u));
-                        }
-                        let _e1159 = active_1038_;
-                        if _e1159 {
-                            let _e1161 = r277_;
-                            let _e1163 = r281_;
-                            r277_ = (_e1161 | _e1163);
-                        }
-                        let _e1167 = active_1038_;
-                        if _e1167 {
-                            let _e1169 = r278_;
-                            let _e1171 = r274_;
-                            r286_ = (_e1169 > _e1171);
-                        }
-                        let _e1175 = active_1038_;
-                        if _e1175 {
-                            let _e1177 = r278_;
-                            let _e1179 = r274_;
-                            r287_ = (_e1177 == _e1179);
-                        }
-                        let _e1183 = active_1038_;
-                        if _e1183 {
-                            let _e1185 = r277_;
-                            let _e1187 = r273_;
-                            r288_ = (_e1185 >= _e1187);
-                        }
-                        let _e1191 = active_1038_;
-                        if _e1191 {
-                            let _e1193 = r287_;
-                            let _e1195 = r288_;
-                            let _e1197 = r286_;
-                            r289_ = select(_e1197, _e1195, _e1193);
-                        }
-                        let _e1201 = active_1038_;
-                        if _e1201 {
-                            let _e1203 = r277_;
-                            let _e1205 = r273_;
-                            r283_ = (_e1203 - _e1205);
-                        }
-                        let _e1209 = active_1038_;
-                        if _e1209 {
-                            let _e1211 = r277_;
-                            let _e1213 = r273_;
-                            r290_ = (_e1211 < _e1213);
-                        }
-                        let _e1217 = active_1038_;
-                        if _e1217 {
-                            let _e1219 = r290_;
-                            r285_ = u32(_e1219);
-                        }
-                        let _e1223 = active_1038_;
-                        if _e1223 {
-                            let _e1225 = r278_;
-                            let _e1227 = r274_;
-                            r284_ = (_e1225 - _e1227);
-                        }
-                        let _e1231 = active_1038_;
-                        if _e1231 {
-                            let _e1233 = r284_;
-                            let _e1235 = r285_;
-                            r284_ = (_e1233 - _e1235);
-                        }
-                        let _e1239 = active_1038_;
-                        if _e1239 {
-                            let _e1241 = r289_;
-                            let _e1243 = r283_;
-                            let _e1245 = r277_;
-                            r277_ = select(_e1245, _e1243, _e1241);
-                        }
-                        let _e1249 = active_1038_;
-                        if _e1249 {
-                            let _e1251 = r289_;
-                            let _e1253 = r284_;
-                            let _e1255 = r278_;
-                            r278_ = select(_e1255, _e1253, _e1251);
-                        }
-                        let _e1259 = active_1038_;
-                        if _e1259 {
-                            let _e1261 = r289_;
-                            r282_ = u32(_e1261);
-                        }
-                        let _e1265 = active_1038_;
-                        if _e1265 {
-                            let _e1267 = r275_;
-                            let _e1269 = r282_;
-                            r275_ = (_e1267 | _e1269);
-                        }
-                        let _e1273 = active_1038_;
-                        if _e1273 {
-                            let _e1275 = r276_;
-                            r281_ = (_e1275 >> bitcast<u32>(31u));
-                        }
-                        let _e1281 = active_1038_;
-                        if _e1281 {
-                            let _e1283 = r275_;
-                            r282_ = (_e1283 >> bitcast<u32>(31u));
-                        }
-                        let _e1289 = active_1038_;
-                        if _e1289 {
-                            let _e1291 = r276_;
-                            r276_ = (_e1291 << bitcast<u32>(1u));
-                        }
-                        let _e1297 = active_1038_;
-                        if _e1297 {
-                            let _e1299 = r276_;
-                            let _e1301 = r282_;
-                            r276_ = (_e1299 | _e1301);
-                        }
-                        let _e1305 = active_1038_;
-                        if _e1305 {
-                            let _e1307 = r275_;
-                            r275_ = (_e1307 << bitcast<u32>(1u));
-                        }
-                        let _e1313 = active_1038_;
-                        if _e1313 {
-                            let _e1315 = r277_;
-                            r282_ = (_e1315 >> bitcast<u32>(31u));
-                        }
-                        let _e1321 = active_1038_;
-                        if _e1321 {
-                            let _e1323 = r278_;
-                            r278_ = (_e1323 << bitcast<u32>(1u));
-                        }
-                        let _e1329 = active_1038_;
-                        if _e1329 {
-                            let _e1331 = r278_;
-                            let _e1333 = r282_;
-                            r278_ = (_e1331 | _e1333);
-                        }
-                        let _e1337 = active_1038_;
-                        if _e1337 {
-                            let _e1339 = r277_;
-                            r277_ = (_e1339 << bitcast<u32>(1u));
-                        }
-                        let _e1345 = active_1038_;
-                        if _e1345 {
-                            let _e1347 = r277_;
-                            let _e1349 = r281_;
-                            r277_ = (_e1347 | _e1349);
-                        }
-                        let _e1353 = active_1038_;
-                        if _e1353 {
-                            let _e1355 = r278_;
-                            let _e1357 = r274_;
-                            r286_ = (_e1355 > _e1357);
-                        }
-                        let _e1361 = active_1038_;
-                        if _e1361 {
-                            let _e1363 = r278_;
-                            let _e1365 = r274_;
-                            r287_ = (_e1363 == _e1365);
-                        }
-                        let _e1369 = active_1038_;
-                        if _e1369 {
-                            let _e1371 = r277_;
-                            let _e1373 = r273_;
-                            r288_ = (_e1371 >= _e1373);
-                        }
-                        let _e1377 = active_1038_;
-                        if _e1377 {
-                            let _e1379 = r287_;
-                            let _e1381 = r288_;
-                            let _e1383 = r286_;
-                            r289_ = select(_e1383, _e1381, _e1379);
-                        }
-                        let _e1387 = active_1038_;
-                        if _e1387 {
-                            let _e1389 = r277_;
-                            let _e1391 = r273_;
-                            r283_ = (_e1389 - _e1391);
-                        }
-                        let _e1395 = active_1038_;
-                        if _e1395 {
-                            let _e1397 = r277_;
-                            let _e1399 = r273_;
-                            r290_ = (_e1397 < _e1399);
-                        }
-                        let _e1403 = active_1038_;
-                        if _e1403 {
-                            let _e1405 = r290_;
-                            r285_ = u32(_e1405);
-                        }
-                        let _e1409 = active_1038_;
-                        if _e1409 {
-                            let _e1411 = r278_;
-                            let _e1413 = r274_;
-                            r284_ = (_e1411 - _e1413);
-                        }
-                        let _e1417 = active_1038_;
-                        if _e1417 {
-                            let _e1419 = r284_;
-                            let _e1421 = r285_;
-                            r284_ = (_e1419 - _e1421);
-                        }
-                        let _e1425 = active_1038_;
-                        if _e1425 {
-                            let _e1427 = r289_;
-                            let _e1429 = r283_;
-                            let _e1431 = r277_;
-                            r277_ = select(_e1431, _e1429, _e1427);
-                        }
-                        let _e1435 = active_1038_;
-                        if _e1435 {
-                            let _e1437 = r289_;
-                            let _e1439 = r284_;
-                            let _e1441 = r278_;
-                            r278_ = select(_e1441, _e1439, _e1437);
-                        }
-                        let _e1445 = active_1038_;
-                        if _e1445 {
-                            let _e1447 = r289_;
-                            r282_ = u32(_e1447);
-                        }
-                        let _e1451 = active_1038_;
-                        if _e1451 {
-                            let _e1453 = r275_;
-                            let _e1455 = r282_;
-                            r275_ = (_e1453 | _e1455);
-                        }
-                        let _e1459 = active_1038_;
-                        if _e1459 {
-                            let _e1461 = r276_;
-                            r281_ = (_e1461 >> bitcast<u32>(31u));
-                        }
-                        let _e1467 = active_1038_;
-                        if _e1467 {
-                            let _e1469 = r275_;
-                            r282_ = (_e1469 >> bitcast<u32>(31u));
-                        }
-                        let _e1475 = active_1038_;
-                        if _e1475 {
-                            let _e1477 = r276_;
-                            r276_ = (_e1477 << bitcast<u32>(1u));
-                        }
-                        let _e1483 = active_1038_;
-                        if _e1483 {
-                            let _e1485 = r276_;
-                            let _e1487 = r282_;
-                            r276_ = (_e1485 | _e1487);
-                        }
-                        let _e1491 = active_1038_;
-                        if _e1491 {
-                            let _e1493 = r275_;
-                            r275_ = (_e1493 << bitcast<u32>(1u));
-                        }
-                        let _e1499 = active_1038_;
-                        if _e1499 {
-                            let _e1501 = r277_;
-                            r282_ = (_e1501 >> bitcast<u32>(31u));
-                        }
-                        let _e1507 = active_1038_;
-                        if _e1507 {
-                            let _e1509 = r278_;
-                            r278_ = (_e1509 << bitcast<u32>(1u));
-                        }
-                        let _e1515 = active_1038_;
-                        if _e1515 {
-                            let _e1517 = r278_;
-                            let _e1519 = r282_;
-                            r278_ = (_e1517 | _e1519);
-                        }
-                        let _e1523 = active_1038_;
-                        if _e1523 {
-                            let _e1525 = r277_;
-                            r277_ = (_e1525 << bitcast<u32>(1u));
-                        }
-                        let _e1531 = active_1038_;
-                        if _e1531 {
-                            let _e1533 = r277_;
-                            let _e1535 = r281_;
-                            r277_ = (_e1533 | _e1535);
-                        }
-                        let _e1539 = active_1038_;
-                        if _e1539 {
-                            let _e1541 = r278_;
-                            let _e1543 = r274_;
-                            r286_ = (_e1541 > _e1543);
-                        }
-                        let _e1547 = active_1038_;
-                        if _e1547 {
-                            let _e1549 = r278_;
-                            let _e1551 = r274_;
-                            r287_ = (_e1549 == _e1551);
-                        }
-                        let _e1555 = active_1038_;
-                        if _e1555 {
-                            let _e1557 = r277_;
-                            let _e1559 = r273_;
-                            r288_ = (_e1557 >= _e1559);
-                        }
-                        let _e1563 = active_1038_;
-                        if _e1563 {
-                            let _e1565 = r287_;
-                            let _e1567 = r288_;
-                            let _e1569 = r286_;
-                            r289_ = select(_e1569, _e1567, _e1565);
-                        }
-                        let _e1573 = active_1038_;
-                        if _e1573 {
-                            let _e1575 = r277_;
-                            let _e1577 = r273_;
-                            r283_ = (_e1575 - _e1577);
-                        }
-                        let _e1581 = active_1038_;
-                        if _e1581 {
-                            let _e1583 = r277_;
-                            let _e1585 = r273_;
-                            r290_ = (_e1583 < _e1585);
-                        }
-                        let _e1589 = active_1038_;
-                        if _e1589 {
-                            let _e1591 = r290_;
-                            r285_ = u32(_e1591);
-                        }
-                        let _e1595 = active_1038_;
-                        if _e1595 {
-                            let _e1597 = r278_;
-                            let _e1599 = r274_;
-                            r284_ = (_e1597 - _e1599);
-                        }
-                        let _e1603 = active_1038_;
-                        if _e1603 {
-                            let _e1605 = r284_;
-                            let _e1607 = r285_;
-                            r284_ = (_e1605 - _e1607);
-                        }
-                        let _e1611 = active_1038_;
-                        if _e1611 {
-                            let _e1613 = r289_;
-                            let _e1615 = r283_;
-                            let _e1617 = r277_;
-                            r277_ = select(_e1617, _e1615, _e1613);
-                        }
-                        let _e1621 = active_1038_;
-                        if _e1621 {
-                            let _e1623 = r289_;
-                            let _e1625 = r284_;
-                            let _e1627 = r278_;
-                            r278_ = select(_e1627, _e1625, _e1623);
-                        }
-                        let _e1631 = active_1038_;
-                        if _e1631 {
-                            let _e1633 = r289_;
-                            r282_ = u32(_e1633);
-                        }
-                        let _e1637 = active_1038_;
-                        if _e1637 {
-                            let _e1639 = r275_;
-                            let _e1641 = r282_;
-                            r275_ = (_e1639 | _e1641);
-                        }
-                        let _e1645 = active_1038_;
-                        if _e1645 {
-                            let _e1647 = r276_;
-                            r281_ = (_e1647 >> bitcast<u32>(31u));
-                        }
-                        let _e1653 = active_1038_;
-                        if _e1653 {
-                            let _e1655 = r275_;
-                            r282_ = (_e1655 >> bitcast<u32>(31u));
-                        }
-                        let _e1661 = active_1038_;
-                        if _e1661 {
-                            let _e1663 = r276_;
-                            r276_ = (_e1663 << bitcast<u32>(1u));
-                        }
-                        let _e1669 = active_1038_;
-                        if _e1669 {
-                            let _e1671 = r276_;
-                            let _e1673 = r282_;
-                            r276_ = (_e1671 | _e1673);
-                        }
-                        let _e1677 = active_1038_;
-                        if _e1677 {
-                            let _e1679 = r275_;
-                            r275_ = (_e1679 << bitcast<u32>(1u));
-                        }
-                        let _e1685 = active_1038_;
-                        if _e1685 {
-                            let _e1687 = r277_;
-                            r282_ = (_e1687 >> bitcast<u32>(31u));
-                        }
-                        let _e1693 = active_1038_;
-                        if _e1693 {
-                            let _e1695 = r278_;
-                            r278_ = (_e1695 << bitcast<u32>(1u));
-                        }
-                        let _e1701 = active_1038_;
-                        if _e1701 {
-                            let _e1703 = r278_;
-                            let _e1705 = r282_;
-                            r278_ = (_e1703 | _e1705);
-                        }
-                        let _e1709 = active_1038_;
-                        if _e1709 {
-                            let _e1711 = r277_;
-                            r277_ = (_e1711 << bitcast<u32>(1u));
-                        }
-                        let _e1717 = active_1038_;
-                        if _e1717 {
-                            let _e1719 = r277_;
-                            let _e1721 = r281_;
-                            r277_ = (_e1719 | _e1721);
-                        }
-                        let _e1725 = active_1038_;
-                        if _e1725 {
-                            let _e1727 = r278_;
-                            let _e1729 = r274_;
-                            r286_ = (_e1727 > _e1729);
-                        }
-                        let _e1733 = active_1038_;
-                        if _e1733 {
-                            let _e1735 = r278_;
-                            let _e1737 = r274_;
-                            r287_ = (_e1735 == _e1737);
-                        }
-                        let _e1741 = active_1038_;
-                        if _e1741 {
-                            let _e1743 = r277_;
-                            let _e1745 = r273_;
-                            r288_ = (_e1743 >= _e1745);
-                        }
-                        let _e1749 = active_1038_;
-                        if _e1749 {
-                            let _e1751 = r287_;
-                            let _e1753 = r288_;
-                            let _e1755 = r286_;
-                            r289_ = select(_e1755, _e1753, _e1751);
-                        }
-                        let _e1759 = active_1038_;
-                        if _e1759 {
-                            let _e1761 = r277_;
-                            let _e1763 = r273_;
-                            r283_ = (_e1761 - _e1763);
-                        }
-                        let _e1767 = active_1038_;
-                        if _e1767 {
-                            let _e1769 = r277_;
-                            let _e1771 = r273_;
-                            r290_ = (_e1769 < _e1771);
-                        }
-                        let _e1775 = active_1038_;
-                        if _e1775 {
-                            let _e1777 = r290_;
-                            r285_ = u32(_e1777);
-                        }
-                        let _e1781 = active_1038_;
-                        if _e1781 {
-                            let _e1783 = r278_;
-                            let _e1785 = r274_;
-                            r284_ = (_e1783 - _e1785);
-                        }
-                        let _e1789 = active_1038_;
-                        if _e1789 {
-                            let _e1791 = r284_;
-                            let _e1793 = r285_;
-                            r284_ = (_e1791 - _e1793);
-                        }
-                        let _e1797 = active_1038_;
-                        if _e1797 {
-                            let _e1799 = r289_;
-                            let _e1801 = r283_;
-                            let _e1803 = r277_;
-                            r277_ = select(_e1803, _e1801, _e1799);
-                        }
-                        let _e1807 = active_1038_;
-                        if _e1807 {
-                            let _e1809 = r289_;
-                            let _e1811 = r284_;
-                            let _e1813 = r278_;
-                            r278_ = select(_e1813, _e1811, _e1809);
-                        }
-                        let _e1817 = active_1038_;
-                        if _e1817 {
-                            let _e1819 = r289_;
-                            r282_ = u32(_e1819);
-                        }
-                        let _e1823 = active_1038_;
-                        if _e1823 {
-                            let _e1825 = r275_;
-                            let _e1827 = r282_;
-                            r275_ = (_e1825 | _e1827);
-                        }
-                        let _e1831 = active_1038_;
-                        if _e1831 {
-                            let _e1833 = r276_;
-                            r281_ = (_e1833 >> bitcast<u32>(31u));
-                        }
-                        let _e1839 = active_1038_;
-                        if _e1839 {
-                            let _e1841 = r275_;
-                            r282_ = (_e1841 >> bitcast<u32>(31u));
-                        }
-                        let _e1847 = active_1038_;
-                        if _e1847 {
-                            let _e1849 = r276_;
-                            r276_ = (_e1849 << bitcast<u32>(1u));
-                        }
-                        let _e1855 = active_1038_;
-                        if _e1855 {
-                            let _e1857 = r276_;
-                            let _e1859 = r282_;
-                            r276_ = (_e1857 | _e1859);
-                        }
-                        let _e1863 = active_1038_;
-                        if _e1863 {
-                            let _e1865 = r275_;
-                            r275_ = (_e1865 << bitcast<u32>(1u));
-                        }
-                        let _e1871 = active_1038_;
-                        if _e1871 {
-                            let _e1873 = r277_;
-                            r282_ = (_e1873 >> bitcast<u32>(31u));
-                        }
-                        let _e1879 = active_1038_;
-                        if _e1879 {
-                            let _e1881 = r278_;
-                            r278_ = (_e1881 << bitcast<u32>(1u));
-                        }
-                        let _e1887 = active_1038_;
-                        if _e1887 {
-                            let _e1889 = r278_;
-                            let _e1891 = r282_;
-                            r278_ = (_e1889 | _e1891);
-                        }
-                        let _e1895 = active_1038_;
-                        if _e1895 {
-                            let _e1897 = r277_;
-                            r277_ = (_e1897 << bitcast<u32>(1u));
-                        }
-                        let _e1903 = active_1038_;
-                        if _e1903 {
-                            let _e1905 = r277_;
-                            let _e1907 = r281_;
-                            r277_ = (_e1905 | _e1907);
-                        }
-                        let _e1911 = active_1038_;
-                        if _e1911 {
-                            let _e1913 = r278_;
-                            let _e1915 = r274_;
-                            r286_ = (_e1913 > _e1915);
-                        }
-                        let _e1919 = active_1038_;
-                        if _e1919 {
-                            let _e1921 = r278_;
-                            let _e1923 = r274_;
-                            r287_ = (_e1921 == _e1923);
-                        }
-                        let _e1927 = active_1038_;
-                        if _e1927 {
-                            let _e1929 = r277_;
-                            let _e1931 = r273_;
-                            r288_ = (_e1929 >= _e1931);
-                        }
-                        let _e1935 = active_1038_;
-                        if _e1935 {
-                            let _e1937 = r287_;
-                            let _e1939 = r288_;
-                            let _e1941 = r286_;
-                            r289_ = select(_e1941, _e1939, _e1937);
-                        }
-                        let _e1945 = active_1038_;
-                        if _e1945 {
-                            let _e1947 = r277_;
-                            let _e1949 = r273_;
-                            r283_ = (_e1947 - _e1949);
-                        }
-                        let _e1953 = active_1038_;
-                        if _e1953 {
-                            let _e1955 = r277_;
-                            let _e1957 = r273_;
-                            r290_ = (_e1955 < _e1957);
-                        }
-                        let _e1961 = active_1038_;
-                        if _e1961 {
-                            let _e1963 = r290_;
-                            r285_ = u32(_e1963);
-                        }
-                        let _e1967 = active_1038_;
-                        if _e1967 {
-                            let _e1969 = r278_;
-                            let _e1971 = r274_;
-                            r284_ = (_e1969 - _e1971);
-                        }
-                        let _e1975 = active_1038_;
-                        if _e1975 {
-                            let _e1977 = r284_;
-                            let _e1979 = r285_;
-                            r284_ = (_e1977 - _e1979);
-                        }
-                        let _e1983 = active_1038_;
-                        if _e1983 {
-                            let _e1985 = r289_;
-                            let _e1987 = r283_;
-                            let _e1989 = r277_;
-                            r277_ = select(_e1989, _e1987, _e1985);
-                        }
-                        let _e1993 = active_1038_;
-                        if _e1993 {
-                            let _e1995 = r289_;
-                            let _e1997 = r284_;
-                            let _e1999 = r278_;
-                            r278_ = select(_e1999, _e1997, _e1995);
-                        }
-                        let _e2003 = active_1038_;
-                        if _e2003 {
-                            let _e2005 = r289_;
-                            r282_ = u32(_e2005);
-                        }
-                        let _e2009 = active_1038_;
-                        if _e2009 {
-                            let _e2011 = r275_;
-                            let _e2013 = r282_;
-                            r275_ = (_e2011 | _e2013);
-                        }
-                        let _e2017 = active_1038_;
-                        if _e2017 {
-                            let _e2019 = r276_;
-                            r281_ = (_e2019 >> bitcast<u32>(31u));
-                        }
-                        let _e2025 = active_1038_;
-                        if _e2025 {
-                            let _e2027 = r275_;
-                            r282_ = (_e2027 >> bitcast<u32>(31u));
-                        }
-                        let _e2033 = active_1038_;
-                        if _e2033 {
-                            let _e2035 = r276_;
-                            r276_ = (_e2035 << bitcast<u32>(1u));
-                        }
-                        let _e2041 = active_1038_;
-                        if _e2041 {
-                            let _e2043 = r276_;
-                            let _e2045 = r282_;
-                            r276_ = (_e2043 | _e2045);
-                        }
-                        let _e2049 = active_1038_;
-                        if _e2049 {
-                            let _e2051 = r275_;
-                            r275_ = (_e2051 << bitcast<u32>(1u));
-                        }
-                        let _e2057 = active_1038_;
-                        if _e2057 {
-                            let _e2059 = r277_;
-                            r282_ = (_e2059 >> bitcast<u32>(31u));
-                        }
-                        let _e2065 = active_1038_;
-                        if _e2065 {
-                            let _e2067 = r278_;
-                            r278_ = (_e2067 << bitcast<u32>(1u));
-                        }
-                        let _e2073 = active_1038_;
-                        if _e2073 {
-                            let _e2075 = r278_;
-                            let _e2077 = r282_;
-                            r278_ = (_e2075 | _e2077);
-                        }
-                        let _e2081 = active_1038_;
-                        if _e2081 {
-                            let _e2083 = r277_;
-                            r277_ = (_e2083 << bitcast<u32>(1u));
-                        }
-                        let _e2089 = active_1038_;
-                        if _e2089 {
-                            let _e2091 = r277_;
-                            let _e2093 = r281_;
-                            r277_ = (_e2091 | _e2093);
-                        }
-                        let _e2097 = active_1038_;
-                        if _e2097 {
-                            let _e2099 = r278_;
-                            let _e2101 = r274_;
-                            r286_ = (_e2099 > _e2101);
-                        }
-                        let _e2105 = active_1038_;
-                        if _e2105 {
-                            let _e2107 = r278_;
-                            let _e2109 = r274_;
-                            r287_ = (_e2107 == _e2109);
-                        }
-                        let _e2113 = active_1038_;
-                        if _e2113 {
-                            let _e2115 = r277_;
-                            let _e2117 = r273_;
-                            r288_ = (_e2115 >= _e2117);
-                        }
-                        let _e2121 = active_1038_;
-                        if _e2121 {
-                            let _e2123 = r287_;
-                            let _e2125 = r288_;
-                            let _e2127 = r286_;
-                            r289_ = select(_e2127, _e2125, _e2123);
-                        }
-                        let _e2131 = active_1038_;
-                        if _e2131 {
-                            let _e2133 = r277_;
-                            let _e2135 = r273_;
-                            r283_ = (_e2133 - _e2135);
-                        }
-                        let _e2139 = active_1038_;
-                        if _e2139 {
-                            let _e2141 = r277_;
-                            let _e2143 = r273_;
-                            r290_ = (_e2141 < _e2143);
-                        }
-                        let _e2147 = active_1038_;
-                        if _e2147 {
-                            let _e2149 = r290_;
-                            r285_ = u32(_e2149);
-                        }
-                        let _e2153 = active_1038_;
-                        if _e2153 {
-                            let _e2155 = r278_;
-                            let _e2157 = r274_;
-                            r284_ = (_e2155 - _e2157);
-                        }
-                        let _e2161 = active_1038_;
-                        if _e2161 {
-                            let _e2163 = r284_;
-                            let _e2165 = r285_;
-                            r284_ = (_e2163 - _e2165);
-                        }
-                        let _e2169 = active_1038_;
-                        if _e2169 {
-                            let _e2171 = r289_;
-                            let _e2173 = r283_;
-                            let _e2175 = r277_;
-                            r277_ = select(_e2175, _e2173, _e2171);
-                        }
-                        let _e2179 = active_1038_;
-                        if _e2179 {
-                            let _e2181 = r289_;
-                            let _e2183 = r284_;
-                            let _e2185 = r278_;
-                            r278_ = select(_e2185, _e2183, _e2181);
-                        }
-                        let _e2189 = active_1038_;
-                        if _e2189 {
-                            let _e2191 = r289_;
-                            r282_ = u32(_e2191);
-                        }
-                        let _e2195 = active_1038_;
-                        if _e2195 {
-                            let _e2197 = r275_;
-                            let _e2199 = r282_;
-                            r275_ = (_e2197 | _e2199);
-                        }
-                        let _e2203 = active_1038_;
-                        if _e2203 {
-                            let _e2205 = r276_;
-                            r281_ = (_e2205 >> bitcast<u32>(31u));
-                        }
-                        let _e2211 = active_1038_;
-                        if _e2211 {
-                            let _e2213 = r275_;
-                            r282_ = (_e2213 >> bitcast<u32>(31u));
-                        }
-                        let _e2219 = active_1038_;
-                        if _e2219 {
-                            let _e2221 = r276_;
-                            r276_ = (_e2221 << bitcast<u32>(1u));
-                        }
-                        let _e2227 = active_1038_;
-                        if _e2227 {
-                            let _e2229 = r276_;
-                            let _e2231 = r282_;
-                            r276_ = (_e2229 | _e2231);
-                        }
-                        let _e2235 = active_1038_;
-                        if _e2235 {
-                            let _e2237 = r275_;
-                            r275_ = (_e2237 << bitcast<u32>(1u));
-                        }
-                        let _e2243 = active_1038_;
-                        if _e2243 {
-                            let _e2245 = r277_;
-                            r282_ = (_e2245 >> bitcast<u32>(31u));
-                        }
-                        let _e2251 = active_1038_;
-                        if _e2251 {
-                            let _e2253 = r278_;
-                            r278_ = (_e2253 << bitcast<u32>(1u));
-                        }
-                        let _e2259 = active_1038_;
-                        if _e2259 {
-                            let _e2261 = r278_;
-                            let _e2263 = r282_;
-                            r278_ = (_e2261 | _e2263);
-                        }
-                        let _e2267 = active_1038_;
-                        if _e2267 {
-                            let _e2269 = r277_;
-                            r277_ = (_e2269 << bitcast<u32>(1u));
-                        }
-                        let _e2275 = active_1038_;
-                        if _e2275 {
-                            let _e2277 = r277_;
-                            let _e2279 = r281_;
-                            r277_ = (_e2277 | _e2279);
-                        }
-                        let _e2283 = active_1038_;
-                        if _e2283 {
-                            let _e2285 = r278_;
-                            let _e2287 = r274_;
-                            r286_ = (_e2285 > _e2287);
-                        }
-                        let _e2291 = active_1038_;
-                        if _e2291 {
-                            let _e2293 = r278_;
-                            let _e2295 = r274_;
-                            r287_ = (_e2293 == _e2295);
-                        }
-                        let _e2299 = active_1038_;
-                        if _e2299 {
-                            let _e2301 = r277_;
-                            let _e2303 = r273_;
-                            r288_ = (_e2301 >= _e2303);
-                        }
-                        let _e2307 = active_1038_;
-                        if _e2307 {
-                            let _e2309 = r287_;
-                            let _e2311 = r288_;
-                            let _e2313 = r286_;
-                            r289_ = select(_e2313, _e2311, _e2309);
-                        }
-                        let _e2317 = active_1038_;
-                        if _e2317 {
-                            let _e2319 = r277_;
-                            let _e2321 = r273_;
-                            r283_ = (_e2319 - _e2321);
-                        }
-                        let _e2325 = active_1038_;
-                        if _e2325 {
-                            let _e2327 = r277_;
-                            let _e2329 = r273_;
-                            r290_ = (_e2327 < _e2329);
-                        }
-                        let _e2333 = active_1038_;
-                        if _e2333 {
-                            let _e2335 = r290_;
-                            r285_ = u32(_e2335);
-                        }
-                        let _e2339 = active_1038_;
-                        if _e2339 {
-                            let _e2341 = r278_;
-                            let _e2343 = r274_;
-                            r284_ = (_e2341 - _e2343);
-                        }
-                        let _e2347 = active_1038_;
-                        if _e2347 {
-                            let _e2349 = r284_;
-                            let _e2351 = r285_;
-                            r284_ = (_e2349 - _e2351);
-                        }
-                        let _e2355 = active_1038_;
-                        if _e2355 {
-                            let _e2357 = r289_;
-                            let _e2359 = r283_;
-                            let _e2361 = r277_;
-                            r277_ = select(_e2361, _e2359, _e2357);
-                        }
-                        let _e2365 = active_1038_;
-                        if _e2365 {
-                            let _e2367 = r289_;
-                            let _e2369 = r284_;
-                            let _e2371 = r278_;
-                            r278_ = select(_e2371, _e2369, _e2367);
-                        }
-                        let _e2375 = active_1038_;
-                        if _e2375 {
-                            let _e2377 = r289_;
-                            r282_ = u32(_e2377);
-                        }
-                        let _e2381 = active_1038_;
-                        if _e2381 {
-                            let _e2383 = r275_;
-                            let _e2385 = r282_;
-                            r275_ = (_e2383 | _e2385);
+                        let _e894 = saved_1050_;
+                        let _e896 = exited_1041_;
+                        let _e898 = broken_1048_;
+                        let _e900 = continued_1049_;
+                        active_1040_ = (_e894 && !((_e896 || (_e898 || _e900))));
+                        let _e907 = active_1040_;
+                        if _e907 {
+                            let _e909 = r293_;
+                            r293_ = (_e909 - 1u);
+                        }
+                        let _e914 = active_1040_;
+                        if _e914 {
+                            let _e916 = r278_;
+                            r283_ = (_e916 >> bitcast<u32>(31u));
+                        }
+                        let _e922 = active_1040_;
+                        if _e922 {
+                            let _e924 = r277_;
+                            r284_ = (_e924 >> bitcast<u32>(31u));
+                        }
+                        let _e930 = active_1040_;
+                        if _e930 {
+                            let _e932 = r278_;
+                            r278_ = (_e932 << bitcast<u32>(1u));
+                        }
+                        let _e938 = active_1040_;
+                        if _e938 {
+                            let _e940 = r278_;
+                            let _e942 = r284_;
+                            r278_ = (_e940 | _e942);
+                        }
+                        let _e946 = active_1040_;
+                        if _e946 {
+                            let _e948 = r277_;
+                            r277_ = (_e948 << bitcast<u32>(1u));
+                        }
+                        let _e954 = active_1040_;
+                        if _e954 {
+                            let _e956 = r279_;
+                            r284_ = (_e956 >> bitcast<u32>(31u));
+                        }
+                        let _e962 = active_1040_;
+                        if _e962 {
+                            let _e964 = r280_;
+                            r280_ = (_e964 << bitcast<u32>(1u));
+                        }
+                        let _e970 = active_1040_;
+                        if _e970 {
+                            let _e972 = r280_;
+                            let _e974 = r284_;
+                            r280_ = (_e972 | _e974);
+                        }
+                        let _e978 = active_1040_;
+                        if _e978 {
+                            let _e980 = r279_;
+                            r279_ = (_e980 << bitcast<u32>(1u));
+                        }
+                        let _e986 = active_1040_;
+                        if _e986 {
+                            let _e988 = r279_;
+                            let _e990 = r283_;
+                            r279_ = (_e988 | _e990);
+                        }
+                        let _e994 = active_1040_;
+                        if _e994 {
+                            let _e996 = r280_;
+                            let _e998 = r276_;
+                            r288_ = (_e996 > _e998);
+                        }
+                        let _e1002 = active_1040_;
+                        if _e1002 {
+                            let _e1004 = r280_;
+                            let _e1006 = r276_;
+                            r289_ = (_e1004 == _e1006);
+                        }
+                        let _e1010 = active_1040_;
+                        if _e1010 {
+                            let _e1012 = r279_;
+                            let _e1014 = r275_;
+                            r290_ = (_e1012 >= _e1014);
+                        }
+                        let _e1018 = active_1040_;
+                        if _e1018 {
+                            let _e1020 = r289_;
+                            let _e1022 = r290_;
+                            let _e1024 = r288_;
+                            r291_ = select(_e1024, _e1022, _e1020);
+                        }
+                        let _e1028 = active_1040_;
+                        if _e1028 {
+                            let _e1030 = r279_;
+                            let _e1032 = r275_;
+                            r285_ = (_e1030 - _e1032);
+                        }
+                        let _e1036 = active_1040_;
+                        if _e1036 {
+                            let _e1038 = r279_;
+                            let _e1040 = r275_;
+                            r292_ = (_e1038 < _e1040);
+                        }
+                        let _e1044 = active_1040_;
+                        if _e1044 {
+                            let _e1046 = r292_;
+                            r287_ = u32(_e1046);
+                        }
+                        let _e1050 = active_1040_;
+                        if _e1050 {
+                            let _e1052 = r280_;
+                            let _e1054 = r276_;
+                            r286_ = (_e1052 - _e1054);
+                        }
+                        let _e1058 = active_1040_;
+                        if _e1058 {
+                            let _e1060 = r286_;
+                            let _e1062 = r287_;
+                            r286_ = (_e1060 - _e1062);
+                        }
+                        let _e1066 = active_1040_;
+                        if _e1066 {
+                            let _e1068 = r291_;
+                            let _e1070 = r285_;
+                            let _e1072 = r279_;
+                            r279_ = select(_e1072, _e1070, _e1068);
+                        }
+                        let _e1076 = active_1040_;
+                        if _e1076 {
+                            let _e1078 = r291_;
+                            let _e1080 = r286_;
+                            let _e1082 = r280_;
+                            r280_ = select(_e1082, _e1080, _e1078);
+                        }
+                        let _e1086 = active_1040_;
+                        if _e1086 {
+                            let _e1088 = r291_;
+                            r284_ = u32(_e1088);
+                        }
+                        let _e1092 = active_1040_;
+                        if _e1092 {
+                            let _e1094 = r277_;
+                            let _e1096 = r284_;
+                            r277_ = (_e1094 | _e1096);
+                        }
+                        let _e1100 = active_1040_;
+                        if _e1100 {
+                            let _e1102 = r278_;
+                            r283_ = (_e1102 >> bitcast<u32>(31u));
+                        }
+                        let _e1108 = active_1040_;
+                        if _e1108 {
+                            let _e1110 = r277_;
+                            r284_ = (_e1110 >> bitcast<u32>(31u));
+                        }
+                        let _e1116 = active_1040_;
+                        if _e1116 {
+                            let _e1118 = r278_;
+                            r278_ = (_e1118 << bitcast<u32>(1u));
+                        }
+                        let _e1124 = active_1040_;
+                        if _e1124 {
+                            let _e1126 = r278_;
+                            let _e1128 = r284_;
+                            r278_ = (_e1126 | _e1128);
+                        }
+                        let _e1132 = active_1040_;
+                        if _e1132 {
+                            let _e1134 = r277_;
+                            r277_ = (_e1134 << bitcast<u32>(1u));
+                        }
+                        let _e1140 = active_1040_;
+                        if _e1140 {
+                            let _e1142 = r279_;
+                            r284_ = (_e1142 >> bitcast<u32>(31u));
+                        }
+                        let _e1148 = active_1040_;
+                        if _e1148 {
+                            let _e1150 = r280_;
+                            r280_ = (_e1150 << bitcast<u32>(1u));
+                        }
+                        let _e1156 = active_1040_;
+                        if _e1156 {
+                            let _e1158 = r280_;
+                            let _e1160 = r284_;
+                            r280_ = (_e1158 | _e1160);
+                        }
+                        let _e1164 = active_1040_;
+                        if _e1164 {
+                            let _e1166 = r279_;
+                            r279_ = (_e1166 << bitcast<u32>(1u));
+                        }
+                        let _e1172 = active_1040_;
+                        if _e1172 {
+                            let _e1174 = r279_;
+                            let _e1176 = r283_;
+                            r279_ = (_e1174 | _e1176);
+                        }
+                        let _e1180 = active_1040_;
+                        if _e1180 {
+                            let _e1182 = r280_;
+                            let _e1184 = r276_;
+                            r288_ = (_e1182 > _e1184);
+                        }
+                        let _e1188 = active_1040_;
+                        if _e1188 {
+                            let _e1190 = r280_;
+                            let _e1192 = r276_;
+                            r289_ = (_e1190 == _e1192);
+                        }
+                        let _e1196 = active_1040_;
+                        if _e1196 {
+                            let _e1198 = r279_;
+                            let _e1200 = r275_;
+                            r290_ = (_e1198 >= _e1200);
+                        }
+                        let _e1204 = active_1040_;
+                        if _e1204 {
+                            let _e1206 = r289_;
+                            let _e1208 = r290_;
+                            let _e1210 = r288_;
+                            r291_ = select(_e1210, _e1208, _e1206);
+                        }
+                        let _e1214 = active_1040_;
+                        if _e1214 {
+                            let _e1216 = r279_;
+                            let _e1218 = r275_;
+                            r285_ = (_e1216 - _e1218);
+                        }
+                        let _e1222 = active_1040_;
+                        if _e1222 {
+                            let _e1224 = r279_;
+                            let _e1226 = r275_;
+                            r292_ = (_e1224 < _e1226);
+                        }
+                        let _e1230 = active_1040_;
+                        if _e1230 {
+                            let _e1232 = r292_;
+                            r287_ = u32(_e1232);
+                        }
+                        let _e1236 = active_1040_;
+                        if _e1236 {
+                            let _e1238 = r280_;
+                            let _e1240 = r276_;
+                            r286_ = (_e1238 - _e1240);
+                        }
+                        let _e1244 = active_1040_;
+                        if _e1244 {
+                            let _e1246 = r286_;
+                            let _e1248 = r287_;
+                            r286_ = (_e1246 - _e1248);
+                        }
+                        let _e1252 = active_1040_;
+                        if _e1252 {
+                            let _e1254 = r291_;
+                            let _e1256 = r285_;
+                            let _e1258 = r279_;
+                            r279_ = select(_e1258, _e1256, _e1254);
+                        }
+                        let _e1262 = active_1040_;
+                        if _e1262 {
+                            let _e1264 = r291_;
+                            let _e1266 = r286_;
+                            let _e1268 = r280_;
+                            r280_ = select(_e1268, _e1266, _e1264);
+                        }
+                        let _e1272 = active_1040_;
+                        if _e1272 {
+                            let _e1274 = r291_;
+                            r284_ = u32(_e1274);
+                        }
+                        let _e1278 = active_1040_;
+                        if _e1278 {
+                            let _e1280 = r277_;
+                            let _e1282 = r284_;
+                            r277_ = (_e1280 | _e1282);
+                        }
+                        let _e1286 = active_1040_;
+                        if _e1286 {
+                            let _e1288 = r278_;
+                            r283_ = (_e1288 >> bitcast<u32>(31u));
+                        }
+                        let _e1294 = active_1040_;
+                        if _e1294 {
+                            let _e1296 = r277_;
+                            r284_ = (_e1296 >> bitcast<u32>(31u));
+                        }
+                        let _e1302 = active_1040_;
+                        if _e1302 {
+                            let _e1304 = r278_;
+                            r278_ = (_e1304 << bitcast<u32>(1u));
+                        }
+                        let _e1310 = active_1040_;
+                        if _e1310 {
+                            let _e1312 = r278_;
+                            let _e1314 = r284_;
+                            r278_ = (_e1312 | _e1314);
+                        }
+                        let _e1318 = active_1040_;
+                        if _e1318 {
+                            let _e1320 = r277_;
+                            r277_ = (_e1320 << bitcast<u32>(1u));
+                        }
+                        let _e1326 = active_1040_;
+                        if _e1326 {
+                            let _e1328 = r279_;
+                            r284_ = (_e1328 >> bitcast<u32>(31u));
+                        }
+                        let _e1334 = active_1040_;
+                        if _e1334 {
+                            let _e1336 = r280_;
+                            r280_ = (_e1336 << bitcast<u32>(1u));
+                        }
+                        let _e1342 = active_1040_;
+                        if _e1342 {
+                            let _e1344 = r280_;
+                            let _e1346 = r284_;
+                            r280_ = (_e1344 | _e1346);
+                        }
+                        let _e1350 = active_1040_;
+                        if _e1350 {
+                            let _e1352 = r279_;
+                            r279_ = (_e1352 << bitcast<u32>(1u));
+                        }
+                        let _e1358 = active_1040_;
+                        if _e1358 {
+                            let _e1360 = r279_;
+                            let _e1362 = r283_;
+                            r279_ = (_e1360 | _e1362);
+                        }
+                        let _e1366 = active_1040_;
+                        if _e1366 {
+                            let _e1368 = r280_;
+                            let _e1370 = r276_;
+                            r288_ = (_e1368 > _e1370);
+                        }
+                        let _e1374 = active_1040_;
+                        if _e1374 {
+                            let _e1376 = r280_;
+                            let _e1378 = r276_;
+                            r289_ = (_e1376 == _e1378);
+                        }
+                        let _e1382 = active_1040_;
+                        if _e1382 {
+                            let _e1384 = r279_;
+                            let _e1386 = r275_;
+                            r290_ = (_e1384 >= _e1386);
+                        }
+                        let _e1390 = active_1040_;
+                        if _e1390 {
+                            let _e1392 = r289_;
+                            let _e1394 = r290_;
+                            let _e1396 = r288_;
+                            r291_ = select(_e1396, _e1394, _e1392);
+                        }
+                        let _e1400 = active_1040_;
+                        if _e1400 {
+                            let _e1402 = r279_;
+                            let _e1404 = r275_;
+                            r285_ = (_e1402 - _e1404);
+                        }
+                        let _e1408 = active_1040_;
+                        if _e1408 {
+                            let _e1410 = r279_;
+                            let _e1412 = r275_;
+                            r292_ = (_e1410 < _e1412);
+                        }
+                        let _e1416 = active_1040_;
+                        if _e1416 {
+                            let _e1418 = r292_;
+                            r287_ = u32(_e1418);
+                        }
+                        let _e1422 = active_1040_;
+                        if _e1422 {
+                            let _e1424 = r280_;
+                            let _e1426 = r276_;
+                            r286_ = (_e1424 - _e1426);
+                        }
+                        let _e1430 = active_1040_;
+                        if _e1430 {
+                            let _e1432 = r286_;
+                            let _e1434 = r287_;
+                            r286_ = (_e1432 - _e1434);
+                        }
+                        let _e1438 = active_1040_;
+                        if _e1438 {
+                            let _e1440 = r291_;
+                            let _e1442 = r285_;
+                            let _e1444 = r279_;
+                            r279_ = select(_e1444, _e1442, _e1440);
+                        }
+                        let _e1448 = active_1040_;
+                        if _e1448 {
+                            let _e1450 = r291_;
+                            let _e1452 = r286_;
+                            let _e1454 = r280_;
+                            r280_ = select(_e1454, _e1452, _e1450);
+                        }
+                        let _e1458 = active_1040_;
+                        if _e1458 {
+                            let _e1460 = r291_;
+                            r284_ = u32(_e1460);
+                        }
+                        let _e1464 = active_1040_;
+                        if _e1464 {
+                            let _e1466 = r277_;
+                            let _e1468 = r284_;
+                            r277_ = (_e1466 | _e1468);
+                        }
+                        let _e1472 = active_1040_;
+                        if _e1472 {
+                            let _e1474 = r278_;
+                            r283_ = (_e1474 >> bitcast<u32>(31u));
+                        }
+                        let _e1480 = active_1040_;
+                        if _e1480 {
+                            let _e1482 = r277_;
+                            r284_ = (_e1482 >> bitcast<u32>(31u));
+                        }
+                        let _e1488 = active_1040_;
+                        if _e1488 {
+                            let _e1490 = r278_;
+                            r278_ = (_e1490 << bitcast<u32>(1u));
+                        }
+                        let _e1496 = active_1040_;
+                        if _e1496 {
+                            let _e1498 = r278_;
+                            let _e1500 = r284_;
+                            r278_ = (_e1498 | _e1500);
+                        }
+                        let _e1504 = active_1040_;
+                        if _e1504 {
+                            let _e1506 = r277_;
+                            r277_ = (_e1506 << bitcast<u32>(1u));
+                        }
+                        let _e1512 = active_1040_;
+                        if _e1512 {
+                            let _e1514 = r279_;
+                            r284_ = (_e1514 >> bitcast<u32>(31u));
+                        }
+                        let _e1520 = active_1040_;
+                        if _e1520 {
+                            let _e1522 = r280_;
+                            r280_ = (_e1522 << bitcast<u32>(1u));
+                        }
+                        let _e1528 = active_1040_;
+                        if _e1528 {
+                            let _e1530 = r280_;
+                            let _e1532 = r284_;
+                            r280_ = (_e1530 | _e1532);
+                        }
+                        let _e1536 = active_1040_;
+                        if _e1536 {
+                            let _e1538 = r279_;
+                            r279_ = (_e1538 << bitcast<u32>(1u));
+                        }
+                        let _e1544 = active_1040_;
+                        if _e1544 {
+                            let _e1546 = r279_;
+                            let _e1548 = r283_;
+                            r279_ = (_e1546 | _e1548);
+                        }
+                        let _e1552 = active_1040_;
+                        if _e1552 {
+                            let _e1554 = r280_;
+                            let _e1556 = r276_;
+                            r288_ = (_e1554 > _e1556);
+                        }
+                        let _e1560 = active_1040_;
+                        if _e1560 {
+                            let _e1562 = r280_;
+                            let _e1564 = r276_;
+                            r289_ = (_e1562 == _e1564);
+                        }
+                        let _e1568 = active_1040_;
+                        if _e1568 {
+                            let _e1570 = r279_;
+                            let _e1572 = r275_;
+                            r290_ = (_e1570 >= _e1572);
+                        }
+                        let _e1576 = active_1040_;
+                        if _e1576 {
+                            let _e1578 = r289_;
+                            let _e1580 = r290_;
+                            let _e1582 = r288_;
+                            r291_ = select(_e1582, _e1580, _e1578);
+                        }
+                        let _e1586 = active_1040_;
+                        if _e1586 {
+                            let _e1588 = r279_;
+                            let _e1590 = r275_;
+                            r285_ = (_e1588 - _e1590);
+                        }
+                        let _e1594 = active_1040_;
+                        if _e1594 {
+                            let _e1596 = r279_;
+                            let _e1598 = r275_;
+                            r292_ = (_e1596 < _e1598);
+                        }
+                        let _e1602 = active_1040_;
+                        if _e1602 {
+                            let _e1604 = r292_;
+                            r287_ = u32(_e1604);
+                        }
+                        let _e1608 = active_1040_;
+                        if _e1608 {
+                            let _e1610 = r280_;
+                            let _e1612 = r276_;
+                            r286_ = (_e1610 - _e1612);
+                        }
+                        let _e1616 = active_1040_;
+                        if _e1616 {
+                            let _e1618 = r286_;
+                            let _e1620 = r287_;
+                            r286_ = (_e1618 - _e1620);
+                        }
+                        let _e1624 = active_1040_;
+                        if _e1624 {
+                            let _e1626 = r291_;
+                            let _e1628 = r285_;
+                            let _e1630 = r279_;
+                            r279_ = select(_e1630, _e1628, _e1626);
+                        }
+                        let _e1634 = active_1040_;
+                        if _e1634 {
+                            let _e1636 = r291_;
+                            let _e1638 = r286_;
+                            let _e1640 = r280_;
+                            r280_ = select(_e1640, _e1638, _e1636);
+                        }
+                        let _e1644 = active_1040_;
+                        if _e1644 {
+                            let _e1646 = r291_;
+                            r284_ = u32(_e1646);
+                        }
+                        let _e1650 = active_1040_;
+                        if _e1650 {
+                            let _e1652 = r277_;
+                            let _e1654 = r284_;
+                            r277_ = (_e1652 | _e1654);
+                        }
+                        let _e1658 = active_1040_;
+                        if _e1658 {
+                            let _e1660 = r278_;
+                            r283_ = (_e1660 >> bitcast<u32>(31u));
+                        }
+                        let _e1666 = active_1040_;
+                        if _e1666 {
+                            let _e1668 = r277_;
+                            r284_ = (_e1668 >> bitcast<u32>(31u));
+                        }
+                        let _e1674 = active_1040_;
+                        if _e1674 {
+                            let _e1676 = r278_;
+                            r278_ = (_e1676 << bitcast<u32>(1u));
+                        }
+                        let _e1682 = active_1040_;
+                        if _e1682 {
+                            let _e1684 = r278_;
+                            let _e1686 = r284_;
+                            r278_ = (_e1684 | _e1686);
+                        }
+                        let _e1690 = active_1040_;
+                        if _e1690 {
+                            let _e1692 = r277_;
+                            r277_ = (_e1692 << bitcast<u32>(1u));
+                        }
+                        let _e1698 = active_1040_;
+                        if _e1698 {
+                            let _e1700 = r279_;
+                            r284_ = (_e1700 >> bitcast<u32>(31u));
+                        }
+                        let _e1706 = active_1040_;
+                        if _e1706 {
+                            let _e1708 = r280_;
+                            r280_ = (_e1708 << bitcast<u32>(1u));
+                        }
+                        let _e1714 = active_1040_;
+                        if _e1714 {
+                            let _e1716 = r280_;
+                            let _e1718 = r284_;
+                            r280_ = (_e1716 | _e1718);
+                        }
+                        let _e1722 = active_1040_;
+                        if _e1722 {
+                            let _e1724 = r279_;
+                            r279_ = (_e1724 << bitcast<u32>(1u));
+                        }
+                        let _e1730 = active_1040_;
+                        if _e1730 {
+                            let _e1732 = r279_;
+                            let _e1734 = r283_;
+                            r279_ = (_e1732 | _e1734);
+                        }
+                        let _e1738 = active_1040_;
+                        if _e1738 {
+                            let _e1740 = r280_;
+                            let _e1742 = r276_;
+                            r288_ = (_e1740 > _e1742);
+                        }
+                        let _e1746 = active_1040_;
+                        if _e1746 {
+                            let _e1748 = r280_;
+                            let _e1750 = r276_;
+                            r289_ = (_e1748 == _e1750);
+                        }
+                        let _e1754 = active_1040_;
+                        if _e1754 {
+                            let _e1756 = r279_;
+                            let _e1758 = r275_;
+                            r290_ = (_e1756 >= _e1758);
+                        }
+                        let _e1762 = active_1040_;
+                        if _e1762 {
+                            let _e1764 = r289_;
+                            let _e1766 = r290_;
+                            let _e1768 = r288_;
+                            r291_ = select(_e1768, _e1766, _e1764);
+                        }
+                        let _e1772 = active_1040_;
+                        if _e1772 {
+                            let _e1774 = r279_;
+                            let _e1776 = r275_;
+                            r285_ = (_e1774 - _e1776);
+                        }
+                        let _e1780 = active_1040_;
+                        if _e1780 {
+                            let _e1782 = r279_;
+                            let _e1784 = r275_;
+                            r292_ = (_e1782 < _e1784);
+                        }
+                        let _e1788 = active_1040_;
+                        if _e1788 {
+                            let _e1790 = r292_;
+                            r287_ = u32(_e1790);
+                        }
+                        let _e1794 = active_1040_;
+                        if _e1794 {
+                            let _e1796 = r280_;
+                            let _e1798 = r276_;
+                            r286_ = (_e1796 - _e1798);
+                        }
+                        let _e1802 = active_1040_;
+                        if _e1802 {
+                            let _e1804 = r286_;
+                            let _e1806 = r287_;
+                            r286_ = (_e1804 - _e1806);
+                        }
+                        let _e1810 = active_1040_;
+                        if _e1810 {
+                            let _e1812 = r291_;
+                            let _e1814 = r285_;
+                            let _e1816 = r279_;
+                            r279_ = select(_e1816, _e1814, _e1812);
+                        }
+                        let _e1820 = active_1040_;
+                        if _e1820 {
+                            let _e1822 = r291_;
+                            let _e1824 = r286_;
+                            let _e1826 = r280_;
+                            r280_ = select(_e1826, _e1824, _e1822);
+                        }
+                        let _e1830 = active_1040_;
+                        if _e1830 {
+                            let _e1832 = r291_;
+                            r284_ = u32(_e1832);
+                        }
+                        let _e1836 = active_1040_;
+                        if _e1836 {
+                            let _e1838 = r277_;
+                            let _e1840 = r284_;
+                            r277_ = (_e1838 | _e1840);
+                        }
+                        let _e1844 = active_1040_;
+                        if _e1844 {
+                            let _e1846 = r278_;
+                            r283_ = (_e1846 >> bitcast<u32>(31u));
+                        }
+                        let _e1852 = active_1040_;
+                        if _e1852 {
+                            let _e1854 = r277_;
+                            r284_ = (_e1854 >> bitcast<u32>(31u));
+                        }
+                        let _e1860 = active_1040_;
+                        if _e1860 {
+                            let _e1862 = r278_;
+                            r278_ = (_e1862 << bitcast<u32>(1u));
+                        }
+                        let _e1868 = active_1040_;
+                        if _e1868 {
+                            let _e1870 = r278_;
+                            let _e1872 = r284_;
+                            r278_ = (_e1870 | _e1872);
+                        }
+                        let _e1876 = active_1040_;
+                        if _e1876 {
+                            let _e1878 = r277_;
+                            r277_ = (_e1878 << bitcast<u32>(1u));
+                        }
+                        let _e1884 = active_1040_;
+                        if _e1884 {
+                            let _e1886 = r279_;
+                            r284_ = (_e1886 >> bitcast<u32>(31u));
+                        }
+                        let _e1892 = active_1040_;
+                        if _e1892 {
+                            let _e1894 = r280_;
+                            r280_ = (_e1894 << bitcast<u32>(1u));
+                        }
+                        let _e1900 = active_1040_;
+                        if _e1900 {
+                            let _e1902 = r280_;
+                            let _e1904 = r284_;
+                            r280_ = (_e1902 | _e1904);
+                        }
+                        let _e1908 = active_1040_;
+                        if _e1908 {
+                            let _e1910 = r279_;
+                            r279_ = (_e1910 << bitcast<u32>(1u));
+                        }
+                        let _e1916 = active_1040_;
+                        if _e1916 {
+                            let _e1918 = r279_;
+                            let _e1920 = r283_;
+                            r279_ = (_e1918 | _e1920);
+                        }
+                        let _e1924 = active_1040_;
+                        if _e1924 {
+                            let _e1926 = r280_;
+                            let _e1928 = r276_;
+                            r288_ = (_e1926 > _e1928);
+                        }
+                        let _e1932 = active_1040_;
+                        if _e1932 {
+                            let _e1934 = r280_;
+                            let _e1936 = r276_;
+                            r289_ = (_e1934 == _e1936);
+                        }
+                        let _e1940 = active_1040_;
+                        if _e1940 {
+                            let _e1942 = r279_;
+                            let _e1944 = r275_;
+                            r290_ = (_e1942 >= _e1944);
+                        }
+                        let _e1948 = active_1040_;
+                        if _e1948 {
+                            let _e1950 = r289_;
+                            let _e1952 = r290_;
+                            let _e1954 = r288_;
+                            r291_ = select(_e1954, _e1952, _e1950);
+                        }
+                        let _e1958 = active_1040_;
+                        if _e1958 {
+                            let _e1960 = r279_;
+                            let _e1962 = r275_;
+                            r285_ = (_e1960 - _e1962);
+                        }
+                        let _e1966 = active_1040_;
+                        if _e1966 {
+                            let _e1968 = r279_;
+                            let _e1970 = r275_;
+                            r292_ = (_e1968 < _e1970);
+                        }
+                        let _e1974 = active_1040_;
+                        if _e1974 {
+                            let _e1976 = r292_;
+                            r287_ = u32(_e1976);
+                        }
+                        let _e1980 = active_1040_;
+                        if _e1980 {
+                            let _e1982 = r280_;
+                            let _e1984 = r276_;
+                            r286_ = (_e1982 - _e1984);
+                        }
+                        let _e1988 = active_1040_;
+                        if _e1988 {
+                            let _e1990 = r286_;
+                            let _e1992 = r287_;
+                            r286_ = (_e1990 - _e1992);
+                        }
+                        let _e1996 = active_1040_;
+                        if _e1996 {
+                            let _e1998 = r291_;
+                            let _e2000 = r285_;
+                            let _e2002 = r279_;
+                            r279_ = select(_e2002, _e2000, _e1998);
+                        }
+                        let _e2006 = active_1040_;
+                        if _e2006 {
+                            let _e2008 = r291_;
+                            let _e2010 = r286_;
+                            let _e2012 = r280_;
+                            r280_ = select(_e2012, _e2010, _e2008);
+                        }
+                        let _e2016 = active_1040_;
+                        if _e2016 {
+                            let _e2018 = r291_;
+                            r284_ = u32(_e2018);
+                        }
+                        let _e2022 = active_1040_;
+                        if _e2022 {
+                            let _e2024 = r277_;
+                            let _e2026 = r284_;
+                            r277_ = (_e2024 | _e2026);
+                        }
+                        let _e2030 = active_1040_;
+                        if _e2030 {
+                            let _e2032 = r278_;
+                            r283_ = (_e2032 >> bitcast<u32>(31u));
+                        }
+                        let _e2038 = active_1040_;
+                        if _e2038 {
+                            let _e2040 = r277_;
+                            r284_ = (_e2040 >> bitcast<u32>(31u));
+                        }
+                        let _e2046 = active_1040_;
+                        if _e2046 {
+                            let _e2048 = r278_;
+                            r278_ = (_e2048 << bitcast<u32>(1u));
+                        }
+                        let _e2054 = active_1040_;
+                        if _e2054 {
+                            let _e2056 = r278_;
+                            let _e2058 = r284_;
+                            r278_ = (_e2056 | _e2058);
+                        }
+                        let _e2062 = active_1040_;
+                        if _e2062 {
+                            let _e2064 = r277_;
+                            r277_ = (_e2064 << bitcast<u32>(1u));
+                        }
+                        let _e2070 = active_1040_;
+                        if _e2070 {
+                            let _e2072 = r279_;
+                            r284_ = (_e2072 >> bitcast<u32>(31u));
+                        }
+                        let _e2078 = active_1040_;
+                        if _e2078 {
+                            let _e2080 = r280_;
+                            r280_ = (_e2080 << bitcast<u32>(1u));
+                        }
+                        let _e2086 = active_1040_;
+                        if _e2086 {
+                            let _e2088 = r280_;
+                            let _e2090 = r284_;
+                            r280_ = (_e2088 | _e2090);
+                        }
+                        let _e2094 = active_1040_;
+                        if _e2094 {
+                            let _e2096 = r279_;
+                            r279_ = (_e2096 << bitcast<u32>(1u));
+                        }
+                        let _e2102 = active_1040_;
+                        if _e2102 {
+                            let _e2104 = r279_;
+                            let _e2106 = r283_;
+                            r279_ = (_e2104 | _e2106);
+                        }
+                        let _e2110 = active_1040_;
+                        if _e2110 {
+                            let _e2112 = r280_;
+                            let _e2114 = r276_;
+                            r288_ = (_e2112 > _e2114);
+                        }
+                        let _e2118 = active_1040_;
+                        if _e2118 {
+                            let _e2120 = r280_;
+                            let _e2122 = r276_;
+                            r289_ = (_e2120 == _e2122);
+                        }
+                        let _e2126 = active_1040_;
+                        if _e2126 {
+                            let _e2128 = r279_;
+                            let _e2130 = r275_;
+                            r290_ = (_e2128 >= _e2130);
+                        }
+                        let _e2134 = active_1040_;
+                        if _e2134 {
+                            let _e2136 = r289_;
+                            let _e2138 = r290_;
+                            let _e2140 = r288_;
+                            r291_ = select(_e2140, _e2138, _e2136);
+                        }
+                        let _e2144 = active_1040_;
+                        if _e2144 {
+                            let _e2146 = r279_;
+                            let _e2148 = r275_;
+                            r285_ = (_e2146 - _e2148);
+                        }
+                        let _e2152 = active_1040_;
+                        if _e2152 {
+                            let _e2154 = r279_;
+                            let _e2156 = r275_;
+                            r292_ = (_e2154 < _e2156);
+                        }
+                        let _e2160 = active_1040_;
+                        if _e2160 {
+                            let _e2162 = r292_;
+                            r287_ = u32(_e2162);
+                        }
+                        let _e2166 = active_1040_;
+                        if _e2166 {
+                            let _e2168 = r280_;
+                            let _e2170 = r276_;
+                            r286_ = (_e2168 - _e2170);
+                        }
+                        let _e2174 = active_1040_;
+                        if _e2174 {
+                            let _e2176 = r286_;
+                            let _e2178 = r287_;
+                            r286_ = (_e2176 - _e2178);
+                        }
+                        let _e2182 = active_1040_;
+                        if _e2182 {
+                            let _e2184 = r291_;
+                            let _e2186 = r285_;
+                            let _e2188 = r279_;
+                            r279_ = select(_e2188, _e2186, _e2184);
+                        }
+                        let _e2192 = active_1040_;
+                        if _e2192 {
+                            let _e2194 = r291_;
+                            let _e2196 = r286_;
+                            let _e2198 = r280_;
+                            r280_ = select(_e2198, _e2196, _e2194);
+                        }
+                        let _e2202 = active_1040_;
+                        if _e2202 {
+                            let _e2204 = r291_;
+                            r284_ = u32(_e2204);
+                        }
+                        let _e2208 = active_1040_;
+                        if _e2208 {
+                            let _e2210 = r277_;
+                            let _e2212 = r284_;
+                            r277_ = (_e2210 | _e2212);
+                        }
+                        let _e2216 = active_1040_;
+                        if _e2216 {
+                            let _e2218 = r278_;
+                            r283_ = (_e2218 >> bitcast<u32>(31u));
+                        }
+                        let _e2224 = active_1040_;
+                        if _e2224 {
+                            let _e2226 = r277_;
+                            r284_ = (_e2226 >> bitcast<u32>(31u));
+                        }
+                        let _e2232 = active_1040_;
+                        if _e2232 {
+                            let _e2234 = r278_;
+                            r278_ = (_e2234 << bitcast<u32>(1u));
+                        }
+                        let _e2240 = active_1040_;
+                        if _e2240 {
+                            let _e2242 = r278_;
+                            let _e2244 = r284_;
+                            r278_ = (_e2242 | _e2244);
+                        }
+                        let _e2248 = active_1040_;
+                        if _e2248 {
+                            let _e2250 = r277_;
+                            r277_ = (_e2250 << bitcast<u32>(1u));
+                        }
+                        let _e2256 = active_1040_;
+                        if _e2256 {
+                            let _e2258 = r279_;
+                            r284_ = (_e2258 >> bitcast<u32>(31u));
+                        }
+                        let _e2264 = active_1040_;
+                        if _e2264 {
+                            let _e2266 = r280_;
+                            r280_ = (_e2266 << bitcast<u32>(1u));
+                        }
+                        let _e2272 = active_1040_;
+                        if _e2272 {
+                            let _e2274 = r280_;
+                            let _e2276 = r284_;
+                            r280_ = (_e2274 | _e2276);
+                        }
+                        let _e2280 = active_1040_;
+                        if _e2280 {
+                            let _e2282 = r279_;
+                            r279_ = (_e2282 << bitcast<u32>(1u));
+                        }
+                        let _e2288 = active_1040_;
+                        if _e2288 {
+                            let _e2290 = r279_;
+                            let _e2292 = r283_;
+                            r279_ = (_e2290 | _e2292);
+                        }
+                        let _e2296 = active_1040_;
+                        if _e2296 {
+                            let _e2298 = r280_;
+                            let _e2300 = r276_;
+                            r288_ = (_e2298 > _e2300);
+                        }
+                        let _e2304 = active_1040_;
+                        if _e2304 {
+                            let _e2306 = r280_;
+                            let _e2308 = r276_;
+                            r289_ = (_e2306 == _e2308);
+                        }
+                        let _e2312 = active_1040_;
+                        if _e2312 {
+                            let _e2314 = r279_;
+                            let _e2316 = r275_;
+                            r290_ = (_e2314 >= _e2316);
+                        }
+                        let _e2320 = active_1040_;
+                        if _e2320 {
+                            let _e2322 = r289_;
+                            let _e2324 = r290_;
+                            let _e2326 = r288_;
+                            r291_ = select(_e2326, _e2324, _e2322);
+                        }
+                        let _e2330 = active_1040_;
+                        if _e2330 {
+                            let _e2332 = r279_;
+                            let _e2334 = r275_;
+                            r285_ = (_e2332 - _e2334);
+                        }
+                        let _e2338 = active_1040_;
+                        if _e2338 {
+                            let _e2340 = r279_;
+                            let _e2342 = r275_;
+                            r292_ = (_e2340 < _e2342);
+                        }
+                        let _e2346 = active_1040_;
+                        if _e2346 {
+                            let _e2348 = r292_;
+                            r287_ = u32(_e2348);
+                        }
+                        let _e2352 = active_1040_;
+                        if _e2352 {
+                            let _e2354 = r280_;
+                            let _e2356 = r276_;
+                            r286_ = (_e2354 - _e2356);
+                        }
+                        let _e2360 = active_1040_;
+                        if _e2360 {
+                            let _e2362 = r286_;
+                            let _e2364 = r287_;
+                            r286_ = (_e2362 - _e2364);
+                        }
+                        let _e2368 = active_1040_;
+                        if _e2368 {
+                            let _e2370 = r291_;
+                            let _e2372 = r285_;
+                            let _e2374 = r279_;
+                            r279_ = select(_e2374, _e2372, _e2370);
+                        }
+                        let _e2378 = active_1040_;
+                        if _e2378 {
+                            let _e2380 = r291_;
+                            let _e2382 = r286_;
+                            let _e2384 = r280_;
+                            r280_ = select(_e2384, _e2382, _e2380);
+                        }
+                        let _e2388 = active_1040_;
+                        if _e2388 {
+                            let _e2390 = r291_;
+                            r284_ = u32(_e2390);
+                        }
+                        let _e2394 = active_1040_;
+                        if _e2394 {
+                            let _e2396 = r277_;
+                            let _e2398 = r284_;
+                            r277_ = (_e2396 | _e2398);
                         }
                     }
                     continuing {
-                        let _e2389 = entry_1045_;
-                        continued_1047_ = false;
-                        let _e2393 = exited_1039_;
-                        let _e2395 = broken_1046_;
-                        let _e2397 = continued_1047_;
-                        active_1038_ = (_e2389 && !((_e2393 || (_e2395 || _e2397))));
+                        let _e2402 = entry_1047_;
+                        continued_1049_ = false;
+                        let _e2406 = exited_1041_;
+                        let _e2408 = broken_1048_;
+                        let _e2410 = continued_1049_;
+                        active_1040_ = (_e2402 && !((_e2406 || (_e2408 || _e2410))));
                         {
                         }
                     }
                 }
-                let _e2404 = entry_1045_;
-                let _e2406 = exited_1039_;
-                active_1038_ = (_e2404 && !(_e2406));
+                let _e2417 = entry_1047_;
+                let _e2419 = exited_1041_;
+                active_1040_ = (_e2417 && !(_e2419));
             }
-            let _e2411 = saved_1043_;
-            let _e2413 = exited_1039_;
-            active_1038_ = (_e2411 && !(_e2413));
-            let _e2418 = active_1038_;
-            if _e2418 {
-                let _e2421 = r277_;
-                r293_ = (0u - _e2421);
+            let _e2424 = saved_1045_;
+            let _e2426 = exited_1041_;
+            active_1040_ = (_e2424 && !(_e2426));
+            let _e2431 = active_1040_;
+            if _e2431 {
+                let _e2434 = r279_;
+                r295_ = (0u - _e2434);
             }
-            let _e2425 = active_1038_;
-            if _e2425 {
-                let _e2428 = r277_;
-                r294_ = (0u < _e2428);
-            }
-            let _e2432 = active_1038_;
-            if _e2432 {
-                let _e2434 = r294_;
-                r295_ = u32(_e2434);
-            }
-            let _e2438 = active_1038_;
+            let _e2438 = active_1040_;
             if _e2438 {
-                let _e2441 = r278_;
-                r296_ = (0u - _e2441);
+                let _e2441 = r279_;
+                r296_ = (0u < _e2441);
             }
-            let _e2445 = active_1038_;
+            let _e2445 = active_1040_;
             if _e2445 {
                 let _e2447 = r296_;
-                let _e2449 = r295_;
-                r297_ = (_e2447 - _e2449);
+                r297_ = u32(_e2447);
             }
-            let _e2453 = active_1038_;
-            if _e2453 {
-                let _e2455 = r258_;
-                let _e2457 = r293_;
-                let _e2459 = r277_;
-                r298_ = select(_e2459, _e2457, _e2455);
+            let _e2451 = active_1040_;
+            if _e2451 {
+                let _e2454 = r280_;
+                r298_ = (0u - _e2454);
             }
-            let _e2463 = active_1038_;
-            if _e2463 {
-                let _e2465 = r258_;
-                let _e2467 = r297_;
-                let _e2469 = r278_;
-                r299_ = select(_e2469, _e2467, _e2465);
+            let _e2458 = active_1040_;
+            if _e2458 {
+                let _e2460 = r298_;
+                let _e2462 = r297_;
+                r299_ = (_e2460 - _e2462);
             }
-            let _e2473 = active_1038_;
-            if _e2473 {
-                let _e2475 = r298_;
-                r20_ = _e2475;
+            let _e2466 = active_1040_;
+            if _e2466 {
+                let _e2468 = r260_;
+                let _e2470 = r295_;
+                let _e2472 = r279_;
+                r300_ = select(_e2472, _e2470, _e2468);
             }
-            let _e2478 = active_1038_;
-            if _e2478 {
+            let _e2476 = active_1040_;
+            if _e2476 {
+                let _e2478 = r260_;
                 let _e2480 = r299_;
-                r140_ = _e2480;
+                let _e2482 = r280_;
+                r301_ = select(_e2482, _e2480, _e2478);
             }
-            let _e2483 = active_1038_;
-            if _e2483 {
-                let _e2485 = r20_;
-                let _e2492 = i_5_;
-                R[bitcast<u32>(((((_e2492 * 16i) + 1i) * 2i) + 0i))] = _e2485;
+            let _e2486 = active_1040_;
+            if _e2486 {
+                let _e2488 = r300_;
+                r20_ = _e2488;
             }
-            let _e2503 = active_1038_;
-            if _e2503 {
-                let _e2505 = r140_;
-                let _e2512 = i_5_;
-                R[bitcast<u32>(((((_e2512 * 16i) + 1i) * 2i) + 1i))] = _e2505;
+            let _e2491 = active_1040_;
+            if _e2491 {
+                let _e2493 = r301_;
+                r140_ = _e2493;
             }
-            let _e2523 = active_1038_;
-            if _e2523 {
-                let _e2525 = d_u002e_lo_16_;
-                let _e2527 = d_u002e_hi_136_;
-                r300_ = (_e2525 | _e2527);
+            let _e2496 = active_1040_;
+            if _e2496 {
+                let _e2498 = r20_;
+                let _e2505 = i_5_;
+                R[bitcast<u32>(((((_e2505 * 16i) + 1i) * 2i) + 0i))] = _e2498;
             }
-            let _e2531 = active_1038_;
-            if _e2531 {
-                let _e2533 = r300_;
-                r301_ = (_e2533 != 0u);
+            let _e2516 = active_1040_;
+            if _e2516 {
+                let _e2518 = r140_;
+                let _e2525 = i_5_;
+                R[bitcast<u32>(((((_e2525 * 16i) + 1i) * 2i) + 1i))] = _e2518;
             }
-            let _e2538 = active_1038_;
-            if _e2538 {
-                let _e2540 = r301_;
-                r302_ = u32(_e2540);
+            let _e2536 = active_1040_;
+            if _e2536 {
+                let _e2538 = d_u002e_lo_16_;
+                let _e2540 = d_u002e_hi_136_;
+                r302_ = (_e2538 | _e2540);
             }
-            let _e2544 = active_1038_;
+            let _e2544 = active_1040_;
             if _e2544 {
-                let _e2547 = r302_;
-                r303_ = (1u / _e2547);
+                let _e2546 = r302_;
+                r303_ = (_e2546 != 0u);
             }
-            let _e2551 = active_1038_;
+            let _e2551 = active_1040_;
             if _e2551 {
-                let _e2553 = c_u002e_hi_134_;
-                let _e2555 = d_u002e_hi_136_;
-                r308_ = (_e2553 | _e2555);
+                let _e2553 = r303_;
+                r304_ = u32(_e2553);
             }
-            let _e2559 = active_1038_;
-            if _e2559 {
-                let _e2561 = r308_;
-                r309_ = (_e2561 == 0u);
+            let _e2557 = active_1040_;
+            if _e2557 {
+                let _e2559 = c_u002e_lo_14_;
+                let _e2561 = r304_;
+                r305_ = (_e2559 / _e2561);
             }
-            let _e2566 = active_1038_;
-            saved_1050_ = _e2566;
-            let _e2569 = r309_;
-            let _e2571 = saved_1050_;
-            let _e2572 = (_e2571 && _e2569);
-            taken_1051_ = _e2572;
-            active_1038_ = _e2572;
+            let _e2565 = active_1040_;
+            if _e2565 {
+                let _e2567 = c_u002e_hi_134_;
+                let _e2569 = d_u002e_hi_136_;
+                r310_ = (_e2567 | _e2569);
+            }
+            let _e2573 = active_1040_;
+            if _e2573 {
+                let _e2575 = r310_;
+                r311_ = (_e2575 == 0u);
+            }
+            let _e2580 = active_1040_;
+            saved_1052_ = _e2580;
+            let _e2583 = r311_;
+            let _e2585 = saved_1052_;
+            let _e2586 = (_e2585 && _e2583);
+            taken_1053_ = _e2586;
+            active_1040_ = _e2586;
             {
-                let _e2576 = active_1038_;
-                if _e2576 {
-                    let _e2578 = c_u002e_lo_14_;
-                    let _e2580 = d_u002e_lo_16_;
-                    r304_ = (_e2578 / _e2580);
+                let _e2590 = active_1040_;
+                if _e2590 {
+                    let _e2592 = c_u002e_lo_14_;
+                    let _e2594 = d_u002e_lo_16_;
+                    r306_ = (_e2592 / _e2594);
                 }
-                let _e2584 = active_1038_;
-                if _e2584 {
-                    let _e2586 = c_u002e_lo_14_;
-                    let _e2588 = d_u002e_lo_16_;
-                    r306_ = (_e2586 % _e2588);
+                let _e2598 = active_1040_;
+                if _e2598 {
+                    let _e2600 = c_u002e_lo_14_;
+                    let _e2602 = d_u002e_lo_16_;
+                    r308_ = (_e2600 % _e2602);
                 }
-                let _e2592 = active_1038_;
-                if _e2592 {
-                    r305_ = 0u;
-                }
-                let _e2596 = active_1038_;
-                if _e2596 {
+                let _e2606 = active_1040_;
+                if _e2606 {
                     r307_ = 0u;
                 }
+                let _e2610 = active_1040_;
+                if _e2610 {
+                    r309_ = 0u;
+                }
             }
-            let _e2600 = saved_1050_;
-            let _e2602 = taken_1051_;
-            let _e2606 = exited_1039_;
-            active_1038_ = ((_e2600 && !(_e2602)) && !(_e2606));
+            let _e2614 = saved_1052_;
+            let _e2616 = taken_1053_;
+            let _e2620 = exited_1041_;
+            active_1040_ = ((_e2614 && !(_e2616)) && !(_e2620));
             {
-                let _e2611 = active_1038_;
-                if _e2611 {
-                    let _e2613 = c_u002e_lo_14_;
-                    r304_ = _e2613;
-                }
-                let _e2616 = active_1038_;
-                if _e2616 {
-                    let _e2618 = c_u002e_hi_134_;
-                    r305_ = _e2618;
-                }
-                let _e2621 = active_1038_;
-                if _e2621 {
-                    r306_ = 0u;
-                }
-                let _e2625 = active_1038_;
+                let _e2625 = active_1040_;
                 if _e2625 {
-                    r307_ = 0u;
+                    let _e2627 = c_u002e_lo_14_;
+                    r306_ = _e2627;
                 }
-                let _e2629 = active_1038_;
-                if _e2629 {
-                    r320_ = 8u;
+                let _e2630 = active_1040_;
+                if _e2630 {
+                    let _e2632 = c_u002e_hi_134_;
+                    r307_ = _e2632;
                 }
-                let _e2633 = active_1038_;
-                entry_1052_ = _e2633;
-                broken_1053_ = false;
+                let _e2635 = active_1040_;
+                if _e2635 {
+                    r308_ = 0u;
+                }
+                let _e2639 = active_1040_;
+                if _e2639 {
+                    r309_ = 0u;
+                }
+                let _e2643 = active_1040_;
+                if _e2643 {
+                    r322_ = 8u;
+                }
+                let _e2647 = active_1040_;
+                entry_1054_ = _e2647;
+                broken_1055_ = false;
                 loop {
-                    continued_1054_ = false;
-                    let _e2640 = entry_1052_;
-                    let _e2642 = exited_1039_;
-                    let _e2644 = broken_1053_;
-                    let _e2646 = continued_1054_;
-                    active_1038_ = (_e2640 && !((_e2642 || (_e2644 || _e2646))));
-                    let _e2653 = vote_number_1040_;
-                    vote_number_1040_ = (_e2653 + 1u);
-                    let _e2658 = active_1038_;
-                    if _e2658 {
-                        let _e2661 = vote_number_1040_;
-                        atomicMax((&workgroup_votes), _e2661);
+                    continued_1056_ = false;
+                    let _e2654 = entry_1054_;
+                    let _e2656 = exited_1041_;
+                    let _e2658 = broken_1055_;
+                    let _e2660 = continued_1056_;
+                    active_1040_ = (_e2654 && !((_e2656 || (_e2658 || _e2660))));
+                    let _e2667 = vote_number_1042_;
+                    vote_number_1042_ = (_e2667 + 1u);
+                    let _e2672 = active_1040_;
+                    if _e2672 {
+                        let _e2675 = vote_number_1042_;
+                        atomicMax((&workgroup_votes), _e2675);
                     }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        let _e2666 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e2666;
+                        let _e2680 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e2680;
                     }
-                    let _e2669 = workgroupUniformLoad((&workgroup_any));
-                    let _e2671 = vote_number_1040_;
-                    if (u32((_e2669 == _e2671)) == 0u) {
+                    let _e2683 = workgroupUniformLoad((&workgroup_any));
+                    let _e2685 = vote_number_1042_;
+                    if (u32((_e2683 == _e2685)) == 0u) {
                         break;
                     }
                     {
-                        let _e2677 = active_1038_;
-                        if _e2677 {
-                            let _e2679 = r320_;
-                            r321_ = (_e2679 == 0u);
+                        let _e2691 = active_1040_;
+                        if _e2691 {
+                            let _e2693 = r322_;
+                            r323_ = (_e2693 == 0u);
                         }
-                        let _e2684 = active_1038_;
-                        saved_1055_ = _e2684;
-                        let _e2687 = r321_;
-                        let _e2689 = saved_1055_;
-                        let _e2690 = (_e2689 && _e2687);
-                        taken_1056_ = _e2690;
-                        active_1038_ = _e2690;
+                        let _e2698 = active_1040_;
+                        saved_1057_ = _e2698;
+                        let _e2701 = r323_;
+                        let _e2703 = saved_1057_;
+                        let _e2704 = (_e2703 && _e2701);
+                        taken_1058_ = _e2704;
+                        active_1040_ = _e2704;
                         {
-                            let _e2694 = active_1038_;
-                            let _e2696 = broken_1053_;
-                            broken_1053_ = (_e2696 || _e2694);
-                            active_1038_ = false;
+                            let _e2708 = active_1040_;
+                            let _e2710 = broken_1055_;
+                            broken_1055_ = (_e2710 || _e2708);
+                            active_1040_ = false;
                         }
-                        let _e2702 = saved_1055_;
-                        let _e2704 = taken_1056_;
-                        let _e2708 = exited_1039_;
-                        let _e2710 = broken_1053_;
-                        let _e2712 = continued_1054_;
-                        active_1038_ = ((_e2702 && !(_e2704)) && !((_e2708 || (_e2710 || _e2712))));
+                        let _e2716 = saved_1057_;
+                        let _e2718 = taken_1058_;
+                        let _e2722 = exited_1041_;
+                        let _e2724 = broken_1055_;
+                        let _e2726 = continued_1056_;
+                        active_1040_ = ((_e2716 && !(_e2718)) && !((_e2722 || (_e2724 || _e2726))));
                         {
                         }
-                        let _e2719 = saved_1055_;
-                        let _e2721 = exited_1039_;
-                        let _e2723 = broken_1053_;
-                        let _e2725 = continued_1054_;
-                        active_1038_ = (_e2719 && !((_e2721 || (_e2723 || _e2725))));
-                        let _e2732 = active_1038_;
-                        if _e2732 {
-                            let _e2734 = r320_;
-                            r320_ = (_e2734 - 1u);
+                        let _e2733 = saved_1057_;
+                        let _e2735 = exited_1041_;
+                        let _e2737 = broken_1055_;
+                        let _e2739 = continued_1056_;
+                        active_1040_ = (_e2733 && !((_e2735 || (_e2737 || _e2739))));
+                        let _e2746 = active_1040_;
+                        if _e2746 {
+                            let _e2748 = r322_;
+                            r322_ = (_e2748 - 1u);
                         }
-                        let _e2739 = active_1038_;
-                        if _e2739 {
-                            let _e2741 = r305_;
-                            r310_ = (_e2741 >> bitcast<u32>(31u));
+                        let _e2753 = active_1040_;
+                        if _e2753 {
+                            let _e2755 = r307_;
+                            r312_ = (_e2755 >> bitcast<u32>(31u));
                         }
-                        let _e2747 = active_1038_;
-                        if _e2747 {
-                            let _e2749 = r304_;
-                            r311_ = (_e2749 >> bitcast<u32>(31u));
+                        let _e2761 = active_1040_;
+                        if _e2761 {
+                            let _e2763 = r306_;
+                            r313_ = (_e2763 >> bitcast<u32>(31u));
                         }
-                        let _e2755 = active_1038_;
-                        if _e2755 {
-                            let _e2757 = r305_;
-                            r305_ = (_e2757 << bitcast<u32>(1u));
+                        let _e2769 = active_1040_;
+                        if _e2769 {
+                            let _e2771 = r307_;
+                            r307_ = (_e2771 << bitcast<u32>(1u));
                         }
-                        let _e2763 = active_1038_;
-                        if _e2763 {
-                            let _e2765 = r305_;
-                            let _e2767 = r311_;
-                            r305_ = (_e2765 | _e2767);
+                        let _e2777 = active_1040_;
+                        if _e2777 {
+                            let _e2779 = r307_;
+                            let _e2781 = r313_;
+                            r307_ = (_e2779 | _e2781);
                         }
-                        let _e2771 = active_1038_;
-                        if _e2771 {
-                            let _e2773 = r304_;
-                            r304_ = (_e2773 << bitcast<u32>(1u));
+                        let _e2785 = active_1040_;
+                        if _e2785 {
+                            let _e2787 = r306_;
+                            r306_ = (_e2787 << bitcast<u32>(1u));
                         }
-                        let _e2779 = active_1038_;
-                        if _e2779 {
-                            let _e2781 = r306_;
-                            r311_ = (_e2781 >> bitcast<u32>(31u));
+                        let _e2793 = active_1040_;
+                        if _e2793 {
+                            let _e2795 = r308_;
+                            r313_ = (_e2795 >> bitcast<u32>(31u));
                         }
-                        let _e2787 = active_1038_;
-                        if _e2787 {
-                            let _e2789 = r307_;
-                            r307_ = (_e2789 << bitcast<u32>(1u));
+                        let _e2801 = active_1040_;
+                        if _e2801 {
+                            let _e2803 = r309_;
+                            r309_ = (_e2803 << bitcast<u32>(1u));
                         }
-                        let _e2795 = active_1038_;
-                        if _e2795 {
-                            let _e2797 = r307_;
-                            let _e2799 = r311_;
-                            r307_ = (_e2797 | _e2799);
+                        let _e2809 = active_1040_;
+                        if _e2809 {
+                            let _e2811 = r309_;
+                            let _e2813 = r313_;
+                            r309_ = (_e2811 | _e2813);
                         }
-                        let _e2803 = active_1038_;
-                        if _e2803 {
-                            let _e2805 = r306_;
-                            r306_ = (_e2805 << bitcast<u32>(1u));
+                        let _e2817 = active_1040_;
+                        if _e2817 {
+                            let _e2819 = r308_;
+                            r308_ = (_e2819 << bitcast<u32>(1u));
                         }
-                        let _e2811 = active_1038_;
-                        if _e2811 {
-                            let _e2813 = r306_;
-                            let _e2815 = r310_;
-                            r306_ = (_e2813 | _e2815);
+                        let _e2825 = active_1040_;
+                        if _e2825 {
+                            let _e2827 = r308_;
+                            let _e2829 = r312_;
+                            r308_ = (_e2827 | _e2829);
                         }
-                        let _e2819 = active_1038_;
-                        if _e2819 {
-                            let _e2821 = r307_;
-                            let _e2823 = d_u002e_hi_136_;
-                            r315_ = (_e2821 > _e2823);
+                        let _e2833 = active_1040_;
+                        if _e2833 {
+                            let _e2835 = r309_;
+                            let _e2837 = d_u002e_hi_136_;
+                            r317_ = (_e2835 > _e2837);
                         }
-                        let _e2827 = active_1038_;
-                        if _e2827 {
-                            let _e2829 = r307_;
-                            let _e2831 = d_u002e_hi_136_;
-                            r316_ = (_e2829 == _e2831);
+                        let _e2841 = active_1040_;
+                        if _e2841 {
+                            let _e2843 = r309_;
+                            let _e2845 = d_u002e_hi_136_;
+                            r318_ = (_e2843 == _e2845);
                         }
-                        let _e2835 = active_1038_;
-                        if _e2835 {
-                            let _e2837 = r306_;
-                            let _e2839 = d_u002e_lo_16_;
-                            r317_ = (_e2837 >= _e2839);
+                        let _e2849 = active_1040_;
+                        if _e2849 {
+                            let _e2851 = r308_;
+                            let _e2853 = d_u002e_lo_16_;
+                            r319_ = (_e2851 >= _e2853);
                         }
-                        let _e2843 = active_1038_;
-                        if _e2843 {
-                            let _e2845 = r316_;
-                            let _e2847 = r317_;
-                            let _e2849 = r315_;
-                            r318_ = select(_e2849, _e2847, _e2845);
+                        let _e2857 = active_1040_;
+                        if _e2857 {
+                            let _e2859 = r318_;
+                            let _e2861 = r319_;
+                            let _e2863 = r317_;
+                            r320_ = select(_e2863, _e2861, _e2859);
                         }
-                        let _e2853 = active_1038_;
-                        if _e2853 {
-                            let _e2855 = r306_;
-                            let _e2857 = d_u002e_lo_16_;
-                            r312_ = (_e2855 - _e2857);
+                        let _e2867 = active_1040_;
+                        if _e2867 {
+                            let _e2869 = r308_;
+                            let _e2871 = d_u002e_lo_16_;
+                            r314_ = (_e2869 - _e2871);
                         }
-                        let _e2861 = active_1038_;
-                        if _e2861 {
-                            let _e2863 = r306_;
-                            let _e2865 = d_u002e_lo_16_;
-                            r319_ = (_e2863 < _e2865);
-                        }
-                        let _e2869 = active_1038_;
-                        if _e2869 {
-                            let _e2871 = r319_;
-                            r314_ = u32(_e2871);
-                        }
-                        let _e2875 = active_1038_;
+                        let _e2875 = active_1040_;
                         if _e2875 {
-                            let _e2877 = r307_;
-                            let _e2879 = d_u002e_hi_136_;
-                            r313_ = (_e2877 - _e2879);
+                            let _e2877 = r308_;
+                            let _e2879 = d_u002e_lo_16_;
+                            r321_ = (_e2877 < _e2879);
                         }
-                        let _e2883 = active_1038_;
+                        let _e2883 = active_1040_;
                         if _e2883 {
-                            let _e2885 = r313_;
-                            let _e2887 = r314_;
-                            r313_ = (_e2885 - _e2887);
+                            let _e2885 = r321_;
+                            r316_ = u32(_e2885);
                         }
-                        let _e2891 = active_1038_;
-                        if _e2891 {
-                            let _e2893 = r318_;
-                            let _e2895 = r312_;
-                            let _e2897 = r306_;
-                            r306_ = select(_e2897, _e2895, _e2893);
+                        let _e2889 = active_1040_;
+                        if _e2889 {
+                            let _e2891 = r309_;
+                            let _e2893 = d_u002e_hi_136_;
+                            r315_ = (_e2891 - _e2893);
                         }
-                        let _e2901 = active_1038_;
-                        if _e2901 {
-                            let _e2903 = r318_;
-                            let _e2905 = r313_;
-                            let _e2907 = r307_;
-                            r307_ = select(_e2907, _e2905, _e2903);
+                        let _e2897 = active_1040_;
+                        if _e2897 {
+                            let _e2899 = r315_;
+                            let _e2901 = r316_;
+                            r315_ = (_e2899 - _e2901);
                         }
-                        let _e2911 = active_1038_;
-                        if _e2911 {
-                            let _e2913 = r318_;
-                            r311_ = u32(_e2913);
+                        let _e2905 = active_1040_;
+                        if _e2905 {
+                            let _e2907 = r320_;
+                            let _e2909 = r314_;
+                            let _e2911 = r308_;
+                            r308_ = select(_e2911, _e2909, _e2907);
                         }
-                        let _e2917 = active_1038_;
-                        if _e2917 {
-                            let _e2919 = r304_;
-                            let _e2921 = r311_;
-                            r304_ = (_e2919 | _e2921);
+                        let _e2915 = active_1040_;
+                        if _e2915 {
+                            let _e2917 = r320_;
+                            let _e2919 = r315_;
+                            let _e2921 = r309_;
+                            r309_ = select(_e2921, _e2919, _e2917);
                         }
-                        let _e2925 = active_1038_;
+                        let _e2925 = active_1040_;
                         if _e2925 {
-                            let _e2927 = r305_;
-                            r310_ = (_e2927 >> bitcast<u32>(31u));
+                            let _e2927 = r320_;
+                            r313_ = u32(_e2927);
                         }
-                        let _e2933 = active_1038_;
-                        if _e2933 {
-                            let _e2935 = r304_;
-                            r311_ = (_e2935 >> bitcast<u32>(31u));
+                        let _e2931 = active_1040_;
+                        if _e2931 {
+                            let _e2933 = r306_;
+                            let _e2935 = r313_;
+                            r306_ = (_e2933 | _e2935);
                         }
-                        let _e2941 = active_1038_;
-                        if _e2941 {
-                            let _e2943 = r305_;
-                            r305_ = (_e2943 << bitcast<u32>(1u));
+                        let _e2939 = active_1040_;
+                        if _e2939 {
+                            let _e2941 = r307_;
+                            r312_ = (_e2941 >> bitcast<u32>(31u));
                         }
-                        let _e2949 = active_1038_;
-                        if _e2949 {
-                            let _e2951 = r305_;
-                            let _e2953 = r311_;
-                            r305_ = (_e2951 | _e2953);
+                        let _e2947 = active_1040_;
+                        if _e2947 {
+                            let _e2949 = r306_;
+                            r313_ = (_e2949 >> bitcast<u32>(31u));
                         }
-                        let _e2957 = active_1038_;
-                        if _e2957 {
-                            let _e2959 = r304_;
-                            r304_ = (_e2959 << bitcast<u32>(1u));
+                        let _e2955 = active_1040_;
+                        if _e2955 {
+                            let _e2957 = r307_;
+                            r307_ = (_e2957 << bitcast<u32>(1u));
                         }
-                        let _e2965 = active_1038_;
-                        if _e2965 {
-                            let _e2967 = r306_;
-                            r311_ = (_e2967 >> bitcast<u32>(31u));
+                        let _e2963 = active_1040_;
+                        if _e2963 {
+                            let _e2965 = r307_;
+                            let _e2967 = r313_;
+                            r307_ = (_e2965 | _e2967);
                         }
-                        let _e2973 = active_1038_;
-                        if _e2973 {
-                            let _e2975 = r307_;
-                            r307_ = (_e2975 << bitcast<u32>(1u));
+                        let _e2971 = active_1040_;
+                        if _e2971 {
+                            let _e2973 = r306_;
+                            r306_ = (_e2973 << bitcast<u32>(1u));
                         }
-                        let _e2981 = active_1038_;
-                        if _e2981 {
-                            let _e2983 = r307_;
-                            let _e2985 = r311_;
-                            r307_ = (_e2983 | _e2985);
+                        let _e2979 = active_1040_;
+                        if _e2979 {
+                            let _e2981 = r308_;
+                            r313_ = (_e2981 >> bitcast<u32>(31u));
                         }
-                        let _e2989 = active_1038_;
-                        if _e2989 {
-                            let _e2991 = r306_;
-                            r306_ = (_e2991 << bitcast<u32>(1u));
+                        let _e2987 = active_1040_;
+                        if _e2987 {
+                            let _e2989 = r309_;
+                            r309_ = (_e2989 << bitcast<u32>(1u));
                         }
-                        let _e2997 = active_1038_;
-                        if _e2997 {
-                            let _e2999 = r306_;
-                            let _e3001 = r310_;
-                            r306_ = (_e2999 | _e3001);
+                        let _e2995 = active_1040_;
+                        if _e2995 {
+                            let _e2997 = r309_;
+                            let _e2999 = r313_;
+                            r309_ = (_e2997 | _e2999);
                         }
-                        let _e3005 = active_1038_;
-                        if _e3005 {
-                            let _e3007 = r307_;
-                            let _e3009 = d_u002e_hi_136_;
-                            r315_ = (_e3007 > _e3009);
+                        let _e3003 = active_1040_;
+                        if _e3003 {
+                            let _e3005 = r308_;
+                            r308_ = (_e3005 << bitcast<u32>(1u));
                         }
-                        let _e3013 = active_1038_;
-                        if _e3013 {
-                            let _e3015 = r307_;
-                            let _e3017 = d_u002e_hi_136_;
-                            r316_ = (_e3015 == _e3017);
+                        let _e3011 = active_1040_;
+                        if _e3011 {
+                            let _e3013 = r308_;
+                            let _e3015 = r312_;
+                            r308_ = (_e3013 | _e3015);
                         }
-                        let _e3021 = active_1038_;
-                        if _e3021 {
-                            let _e3023 = r306_;
-                            let _e3025 = d_u002e_lo_16_;
-                            r317_ = (_e3023 >= _e3025);
+                        let _e3019 = active_1040_;
+                        if _e3019 {
+                            let _e3021 = r309_;
+                            let _e3023 = d_u002e_hi_136_;
+                            r317_ = (_e3021 > _e3023);
                         }
-                        let _e3029 = active_1038_;
-                        if _e3029 {
-                            let _e3031 = r316_;
-                            let _e3033 = r317_;
-                            let _e3035 = r315_;
-                            r318_ = select(_e3035, _e3033, _e3031);
+                        let _e3027 = active_1040_;
+                        if _e3027 {
+                            let _e3029 = r309_;
+                            let _e3031 = d_u002e_hi_136_;
+                            r318_ = (_e3029 == _e3031);
                         }
-                        let _e3039 = active_1038_;
-                        if _e3039 {
-                            let _e3041 = r306_;
-                            let _e3043 = d_u002e_lo_16_;
-                            r312_ = (_e3041 - _e3043);
+                        let _e3035 = active_1040_;
+                        if _e3035 {
+                            let _e3037 = r308_;
+                            let _e3039 = d_u002e_lo_16_;
+                            r319_ = (_e3037 >= _e3039);
                         }
-                        let _e3047 = active_1038_;
-                        if _e3047 {
-                            let _e3049 = r306_;
-                            let _e3051 = d_u002e_lo_16_;
-                            r319_ = (_e3049 < _e3051);
+                        let _e3043 = active_1040_;
+                        if _e3043 {
+                            let _e3045 = r318_;
+                            let _e3047 = r319_;
+                            let _e3049 = r317_;
+                            r320_ = select(_e3049, _e3047, _e3045);
                         }
-                        let _e3055 = active_1038_;
-                        if _e3055 {
-                            let _e3057 = r319_;
-                            r314_ = u32(_e3057);
+                        let _e3053 = active_1040_;
+                        if _e3053 {
+                            let _e3055 = r308_;
+                            let _e3057 = d_u002e_lo_16_;
+                            r314_ = (_e3055 - _e3057);
                         }
-                        let _e3061 = active_1038_;
+                        let _e3061 = active_1040_;
                         if _e3061 {
-                            let _e3063 = r307_;
-                            let _e3065 = d_u002e_hi_136_;
-                            r313_ = (_e3063 - _e3065);
+                            let _e3063 = r308_;
+                            let _e3065 = d_u002e_lo_16_;
+                            r321_ = (_e3063 < _e3065);
                         }
-                        let _e3069 = active_1038_;
+                        let _e3069 = active_1040_;
                         if _e3069 {
-                            let _e3071 = r313_;
-                            let _e3073 = r314_;
-                            r313_ = (_e3071 - _e3073);
+                            let _e3071 = r321_;
+                            r316_ = u32(_e3071);
                         }
-                        let _e3077 = active_1038_;
-                        if _e3077 {
-                            let _e3079 = r318_;
-                            let _e3081 = r312_;
-                            let _e3083 = r306_;
-                            r306_ = select(_e3083, _e3081, _e3079);
+                        let _e3075 = active_1040_;
+                        if _e3075 {
+                            let _e3077 = r309_;
+                            let _e3079 = d_u002e_hi_136_;
+                            r315_ = (_e3077 - _e3079);
                         }
-                        let _e3087 = active_1038_;
-                        if _e3087 {
-                            let _e3089 = r318_;
-                            let _e3091 = r313_;
-                            let _e3093 = r307_;
-                            r307_ = select(_e3093, _e3091, _e3089);
+                        let _e3083 = active_1040_;
+                        if _e3083 {
+                            let _e3085 = r315_;
+                            let _e3087 = r316_;
+                            r315_ = (_e3085 - _e3087);
                         }
-                        let _e3097 = active_1038_;
-                        if _e3097 {
-                            let _e3099 = r318_;
-                            r311_ = u32(_e3099);
+                        let _e3091 = active_1040_;
+                        if _e3091 {
+                            let _e3093 = r320_;
+                            let _e3095 = r314_;
+                            let _e3097 = r308_;
+                            r308_ = select(_e3097, _e3095, _e3093);
                         }
-                        let _e3103 = active_1038_;
-                        if _e3103 {
-                            let _e3105 = r304_;
-                            let _e3107 = r311_;
-                            r304_ = (_e3105 | _e3107);
+                        let _e3101 = active_1040_;
+                        if _e3101 {
+                            let _e3103 = r320_;
+                            let _e3105 = r315_;
+                            let _e3107 = r309_;
+                            r309_ = select(_e3107, _e3105, _e3103);
                         }
-                        let _e3111 = active_1038_;
+                        let _e3111 = active_1040_;
                         if _e3111 {
-                            let _e3113 = r305_;
-                            r310_ = (_e3113 >> bitcast<u32>(31u));
+                            let _e3113 = r320_;
+                            r313_ = u32(_e3113);
                         }
-                        let _e3119 = active_1038_;
-                        if _e3119 {
-                            let _e3121 = r304_;
-                            r311_ = (_e3121 >> bitcast<u32>(31u));
+                        let _e3117 = active_1040_;
+                        if _e3117 {
+                            let _e3119 = r306_;
+                            let _e3121 = r313_;
+                            r306_ = (_e3119 | _e3121);
                         }
-                        let _e3127 = active_1038_;
-                        if _e3127 {
-                            let _e3129 = r305_;
-                            r305_ = (_e3129 << bitcast<u32>(1u));
+                        let _e3125 = active_1040_;
+                        if _e3125 {
+                            let _e3127 = r307_;
+                            r312_ = (_e3127 >> bitcast<u32>(31u));
                         }
-                        let _e3135 = active_1038_;
-                        if _e3135 {
-                            let _e3137 = r305_;
-                            let _e3139 = r311_;
-                            r305_ = (_e3137 | _e3139);
+                        let _e3133 = active_1040_;
+                        if _e3133 {
+                            let _e3135 = r306_;
+                            r313_ = (_e3135 >> bitcast<u32>(31u));
                         }
-                        let _e3143 = active_1038_;
-                        if _e3143 {
-                            let _e3145 = r304_;
-                            r304_ = (_e3145 << bitcast<u32>(1u));
+                        let _e3141 = active_1040_;
+                        if _e3141 {
+                            let _e3143 = r307_;
+                            r307_ = (_e3143 << bitcast<u32>(1u));
                         }
-                        let _e3151 = active_1038_;
-                        if _e3151 {
-                            let _e3153 = r306_;
-                            r311_ = (_e3153 >> bitcast<u32>(31u));
+                        let _e3149 = active_1040_;
+                        if _e3149 {
+                            let _e3151 = r307_;
+                            let _e3153 = r313_;
+                            r307_ = (_e3151 | _e3153);
                         }
-                        let _e3159 = active_1038_;
-                        if _e3159 {
-                            let _e3161 = r307_;
-                            r307_ = (_e3161 << bitcast<u32>(1u));
+                        let _e3157 = active_1040_;
+                        if _e3157 {
+                            let _e3159 = r306_;
+                            r306_ = (_e3159 << bitcast<u32>(1u));
                         }
-                        let _e3167 = active_1038_;
-                        if _e3167 {
-                            let _e3169 = r307_;
-                            let _e3171 = r311_;
-                            r307_ = (_e3169 | _e3171);
+                        let _e3165 = active_1040_;
+                        if _e3165 {
+                            let _e3167 = r308_;
+                            r313_ = (_e3167 >> bitcast<u32>(31u));
                         }
-                        let _e3175 = active_1038_;
-                        if _e3175 {
-                            let _e3177 = r306_;
-                            r306_ = (_e3177 << bitcast<u32>(1u));
+                        let _e3173 = active_1040_;
+                        if _e3173 {
+                            let _e3175 = r309_;
+                            r309_ = (_e3175 << bitcast<u32>(1u));
                         }
-                        let _e3183 = active_1038_;
-                        if _e3183 {
-                            let _e3185 = r306_;
-                            let _e3187 = r310_;
-                            r306_ = (_e3185 | _e3187);
+                        let _e3181 = active_1040_;
+                        if _e3181 {
+                            let _e3183 = r309_;
+                            let _e3185 = r313_;
+                            r309_ = (_e3183 | _e3185);
                         }
-                        let _e3191 = active_1038_;
-                        if _e3191 {
-                            let _e3193 = r307_;
-                            let _e3195 = d_u002e_hi_136_;
-                            r315_ = (_e3193 > _e3195);
+                        let _e3189 = active_1040_;
+                        if _e3189 {
+                            let _e3191 = r308_;
+                            r308_ = (_e3191 << bitcast<u32>(1u));
                         }
-                        let _e3199 = active_1038_;
-                        if _e3199 {
-                            let _e3201 = r307_;
-                            let _e3203 = d_u002e_hi_136_;
-                            r316_ = (_e3201 == _e3203);
+                        let _e3197 = active_1040_;
+                        if _e3197 {
+                            let _e3199 = r308_;
+                            let _e3201 = r312_;
+                            r308_ = (_e3199 | _e3201);
                         }
-                        let _e3207 = active_1038_;
-                        if _e3207 {
-                            let _e3209 = r306_;
-                            let _e3211 = d_u002e_lo_16_;
-                            r317_ = (_e3209 >= _e3211);
+                        let _e3205 = active_1040_;
+                        if _e3205 {
+                            let _e3207 = r309_;
+                            let _e3209 = d_u002e_hi_136_;
+                            r317_ = (_e3207 > _e3209);
                         }
-                        let _e3215 = active_1038_;
-                        if _e3215 {
-                            let _e3217 = r316_;
-                            let _e3219 = r317_;
-                            let _e3221 = r315_;
-                            r318_ = select(_e3221, _e3219, _e3217);
+                        let _e3213 = active_1040_;
+                        if _e3213 {
+                            let _e3215 = r309_;
+                            let _e3217 = d_u002e_hi_136_;
+                            r318_ = (_e3215 == _e3217);
                         }
-                        let _e3225 = active_1038_;
-                        if _e3225 {
-                            let _e3227 = r306_;
-                            let _e3229 = d_u002e_lo_16_;
-                            r312_ = (_e3227 - _e3229);
+                        let _e3221 = active_1040_;
+                        if _e3221 {
+                            let _e3223 = r308_;
+                            let _e3225 = d_u002e_lo_16_;
+                            r319_ = (_e3223 >= _e3225);
                         }
-                        let _e3233 = active_1038_;
-                        if _e3233 {
-                            let _e3235 = r306_;
-                            let _e3237 = d_u002e_lo_16_;
-                            r319_ = (_e3235 < _e3237);
+                        let _e3229 = active_1040_;
+                        if _e3229 {
+                            let _e3231 = r318_;
+                            let _e3233 = r319_;
+                            let _e3235 = r317_;
+                            r320_ = select(_e3235, _e3233, _e3231);
                         }
-                        let _e3241 = active_1038_;
-                        if _e3241 {
-                            let _e3243 = r319_;
-                            r314_ = u32(_e3243);
+                        let _e3239 = active_1040_;
+                        if _e3239 {
+                            let _e3241 = r308_;
+                            let _e3243 = d_u002e_lo_16_;
+                            r314_ = (_e3241 - _e3243);
                         }
-                        let _e3247 = active_1038_;
+                        let _e3247 = active_1040_;
                         if _e3247 {
-                            let _e3249 = r307_;
-                            let _e3251 = d_u002e_hi_136_;
-                            r313_ = (_e3249 - _e3251);
+                            let _e3249 = r308_;
+                            let _e3251 = d_u002e_lo_16_;
+                            r321_ = (_e3249 < _e3251);
                         }
-                        let _e3255 = active_1038_;
+                        let _e3255 = active_1040_;
                         if _e3255 {
-                            let _e3257 = r313_;
-                            let _e3259 = r314_;
-                            r313_ = (_e3257 - _e3259);
+                            let _e3257 = r321_;
+                            r316_ = u32(_e3257);
                         }
-                        let _e3263 = active_1038_;
-                        if _e3263 {
-                            let _e3265 = r318_;
-                            let _e3267 = r312_;
-                            let _e3269 = r306_;
-                            r306_ = select(_e3269, _e3267, _e3265);
+                        let _e3261 = active_1040_;
+                        if _e3261 {
+                            let _e3263 = r309_;
+                            let _e3265 = d_u002e_hi_136_;
+                            r315_ = (_e3263 - _e3265);
                         }
-                        let _e3273 = active_1038_;
-                        if _e3273 {
-                            let _e3275 = r318_;
-                            let _e3277 = r313_;
-                            let _e3279 = r307_;
-                            r307_ = select(_e3279, _e3277, _e3275);
+                        let _e3269 = active_1040_;
+                        if _e3269 {
+                            let _e3271 = r315_;
+                            let _e3273 = r316_;
+                            r315_ = (_e3271 - _e3273);
                         }
-                        let _e3283 = active_1038_;
-                        if _e3283 {
-                            let _e3285 = r318_;
-                            r311_ = u32(_e3285);
+                        let _e3277 = active_1040_;
+                        if _e3277 {
+                            let _e3279 = r320_;
+                            let _e3281 = r314_;
+                            let _e3283 = r308_;
+                            r308_ = select(_e3283, _e3281, _e3279);
                         }
-                        let _e3289 = active_1038_;
-                        if _e3289 {
-                            let _e3291 = r304_;
-                            let _e3293 = r311_;
-                            r304_ = (_e3291 | _e3293);
+                        let _e3287 = active_1040_;
+                        if _e3287 {
+                            let _e3289 = r320_;
+                            let _e3291 = r315_;
+                            let _e3293 = r309_;
+                            r309_ = select(_e3293, _e3291, _e3289);
                         }
-                        let _e3297 = active_1038_;
+                        let _e3297 = active_1040_;
                         if _e3297 {
-                            let _e3299 = r305_;
-                            r310_ = (_e3299 >> bitcast<u32>(31u));
+                            let _e3299 = r320_;
+                            r313_ = u32(_e3299);
                         }
-                        let _e3305 = active_1038_;
-                        if _e3305 {
-                            let _e3307 = r304_;
-                            r311_ = (_e3307 >> bitcast<u32>(31u));
+                        let _e3303 = active_1040_;
+                        if _e3303 {
+                            let _e3305 = r306_;
+                            let _e3307 = r313_;
+                            r306_ = (_e3305 | _e3307);
                         }
-                        let _e3313 = active_1038_;
-                        if _e3313 {
-                            let _e3315 = r305_;
-                            r305_ = (_e3315 << bitcast<u32>(1u));
+                        let _e3311 = active_1040_;
+                        if _e3311 {
+                            let _e3313 = r307_;
+                            r312_ = (_e3313 >> bitcast<u32>(31u));
                         }
-                        let _e3321 = active_1038_;
-                        if _e3321 {
-                            let _e3323 = r305_;
-                            let _e3325 = r311_;
-                            r305_ = (_e3323 | _e3325);
+                        let _e3319 = active_1040_;
+                        if _e3319 {
+                            let _e3321 = r306_;
+                            r313_ = (_e3321 >> bitcast<u32>(31u));
                         }
-                        let _e3329 = active_1038_;
-                        if _e3329 {
-                            let _e3331 = r304_;
-                            r304_ = (_e3331 << bitcast<u32>(1u));
+                        let _e3327 = active_1040_;
+                        if _e3327 {
+                            let _e3329 = r307_;
+                            r307_ = (_e3329 << bitcast<u32>(1u));
                         }
-                        let _e3337 = active_1038_;
-                        if _e3337 {
-                            let _e3339 = r306_;
-                            r311_ = (_e3339 >> bitcast<u32>(31u));
+                        let _e3335 = active_1040_;
+                        if _e3335 {
+                            let _e3337 = r307_;
+                            let _e3339 = r313_;
+                            r307_ = (_e3337 | _e3339);
                         }
-                        let _e3345 = active_1038_;
-                        if _e3345 {
-                            let _e3347 = r307_;
-                            r307_ = (_e3347 << bitcast<u32>(1u));
+                        let _e3343 = active_1040_;
+                        if _e3343 {
+                            let _e3345 = r306_;
+                            r306_ = (_e3345 << bitcast<u32>(1u));
                         }
-                        let _e3353 = active_1038_;
-                        if _e3353 {
-                            let _e3355 = r307_;
-                            let _e3357 = r311_;
-                            r307_ = (_e3355 | _e3357);
+                        let _e3351 = active_1040_;
+                        if _e3351 {
+                            let _e3353 = r308_;
+                            r313_ = (_e3353 >> bitcast<u32>(31u));
                         }
-                        let _e3361 = active_1038_;
-                        if _e3361 {
-                            let _e3363 = r306_;
-                            r306_ = (_e3363 << bitcast<u32>(1u));
+                        let _e3359 = active_1040_;
+                        if _e3359 {
+                            let _e3361 = r309_;
+                            r309_ = (_e3361 << bitcast<u32>(1u));
                         }
-                        let _e3369 = active_1038_;
-                        if _e3369 {
-                            let _e3371 = r306_;
-                            let _e3373 = r310_;
-                            r306_ = (_e3371 | _e3373);
+                        let _e3367 = active_1040_;
+                        if _e3367 {
+                            let _e3369 = r309_;
+                            let _e3371 = r313_;
+                            r309_ = (_e3369 | _e3371);
                         }
-                        let _e3377 = active_1038_;
-                        if _e3377 {
-                            let _e3379 = r307_;
-                            let _e3381 = d_u002e_hi_136_;
-                            r315_ = (_e3379 > _e3381);
+                        let _e3375 = active_1040_;
+                        if _e3375 {
+                            let _e3377 = r308_;
+                            r308_ = (_e3377 << bitcast<u32>(1u));
                         }
-                        let _e3385 = active_1038_;
-                        if _e3385 {
-                            let _e3387 = r307_;
-                            let _e3389 = d_u002e_hi_136_;
-                            r316_ = (_e3387 == _e3389);
+                        let _e3383 = active_1040_;
+                        if _e3383 {
+                            let _e3385 = r308_;
+                            let _e3387 = r312_;
+                            r308_ = (_e3385 | _e3387);
                         }
-                        let _e3393 = active_1038_;
-                        if _e3393 {
-                            let _e3395 = r306_;
-                            let _e3397 = d_u002e_lo_16_;
-                            r317_ = (_e3395 >= _e3397);
+                        let _e3391 = active_1040_;
+                        if _e3391 {
+                            let _e3393 = r309_;
+                            let _e3395 = d_u002e_hi_136_;
+                            r317_ = (_e3393 > _e3395);
                         }
-                        let _e3401 = active_1038_;
-                        if _e3401 {
-                            let _e3403 = r316_;
-                            let _e3405 = r317_;
-                            let _e3407 = r315_;
-                            r318_ = select(_e3407, _e3405, _e3403);
+                        let _e3399 = active_1040_;
+                        if _e3399 {
+                            let _e3401 = r309_;
+                            let _e3403 = d_u002e_hi_136_;
+                            r318_ = (_e3401 == _e3403);
                         }
-                        let _e3411 = active_1038_;
-                        if _e3411 {
-                            let _e3413 = r306_;
-                            let _e3415 = d_u002e_lo_16_;
-                            r312_ = (_e3413 - _e3415);
+                        let _e3407 = active_1040_;
+                        if _e3407 {
+                            let _e3409 = r308_;
+                            let _e3411 = d_u002e_lo_16_;
+                            r319_ = (_e3409 >= _e3411);
                         }
-                        let _e3419 = active_1038_;
-                        if _e3419 {
-                            let _e3421 = r306_;
-                            let _e3423 = d_u002e_lo_16_;
-                            r319_ = (_e3421 < _e3423);
+                        let _e3415 = active_1040_;
+                        if _e3415 {
+                            let _e3417 = r318_;
+                            let _e3419 = r319_;
+                            let _e3421 = r317_;
+                            r320_ = select(_e3421, _e3419, _e3417);
                         }
-                        let _e3427 = active_1038_;
-                        if _e3427 {
-                            let _e3429 = r319_;
-                            r314_ = u32(_e3429);
+                        let _e3425 = active_1040_;
+                        if _e3425 {
+                            let _e3427 = r308_;
+                            let _e3429 = d_u002e_lo_16_;
+                            r314_ = (_e3427 - _e3429);
                         }
-                        let _e3433 = active_1038_;
+                        let _e3433 = active_1040_;
                         if _e3433 {
-                            let _e3435 = r307_;
-                            let _e3437 = d_u002e_hi_136_;
-                            r313_ = (_e3435 - _e3437);
+                            let _e3435 = r308_;
+                            let _e3437 = d_u002e_lo_16_;
+                            r321_ = (_e3435 < _e3437);
                         }
-                        let _e3441 = active_1038_;
+                        let _e3441 = active_1040_;
                         if _e3441 {
-                            let _e3443 = r313_;
-                            let _e3445 = r314_;
-                            r313_ = (_e3443 - _e3445);
+                            let _e3443 = r321_;
+                            r316_ = u32(_e3443);
                         }
-                        let _e3449 = active_1038_;
-                        if _e3449 {
-                            let _e3451 = r318_;
-                            let _e3453 = r312_;
-                            let _e3455 = r306_;
-                            r306_ = select(_e3455, _e3453, _e3451);
+                        let _e3447 = active_1040_;
+                        if _e3447 {
+                            let _e3449 = r309_;
+                            let _e3451 = d_u002e_hi_136_;
+                            r315_ = (_e3449 - _e3451);
                         }
-                        let _e3459 = active_1038_;
-                        if _e3459 {
-                            let _e3461 = r318_;
-                            let _e3463 = r313_;
-                            let _e3465 = r307_;
-                            r307_ = select(_e3465, _e3463, _e3461);
+                        let _e3455 = active_1040_;
+                        if _e3455 {
+                            let _e3457 = r315_;
+                            let _e3459 = r316_;
+                            r315_ = (_e3457 - _e3459);
                         }
-                        let _e3469 = active_1038_;
-                        if _e3469 {
-                            let _e3471 = r318_;
-                            r311_ = u32(_e3471);
+                        let _e3463 = active_1040_;
+                        if _e3463 {
+                            let _e3465 = r320_;
+                            let _e3467 = r314_;
+                            let _e3469 = r308_;
+                            r308_ = select(_e3469, _e3467, _e3465);
                         }
-                        let _e3475 = active_1038_;
-                        if _e3475 {
-                            let _e3477 = r304_;
-                            let _e3479 = r311_;
-                            r304_ = (_e3477 | _e3479);
+                        let _e3473 = active_1040_;
+                        if _e3473 {
+                            let _e3475 = r320_;
+                            let _e3477 = r315_;
+                            let _e3479 = r309_;
+                            r309_ = select(_e3479, _e3477, _e3475);
                         }
-                        let _e3483 = active_1038_;
+                        let _e3483 = active_1040_;
                         if _e3483 {
-                            let _e3485 = r305_;
-                            r310_ = (_e3485 >> bitcast<u32>(31u));
+                            let _e3485 = r320_;
+                            r313_ = u32(_e3485);
                         }
-                        let _e3491 = active_1038_;
-                        if _e3491 {
-                            let _e3493 = r304_;
-                            r311_ = (_e3493 >> bitcast<u32>(31u));
+                        let _e3489 = active_1040_;
+                        if _e3489 {
+                            let _e3491 = r306_;
+                            let _e3493 = r313_;
+                            r306_ = (_e3491 | _e3493);
                         }
-                        let _e3499 = active_1038_;
-                        if _e3499 {
-                            let _e3501 = r305_;
-                            r305_ = (_e3501 << bitcast<u32>(1u));
+                        let _e3497 = active_1040_;
+                        if _e3497 {
+                            let _e3499 = r307_;
+                            r312_ = (_e3499 >> bitcast<u32>(31u));
                         }
-                        let _e3507 = active_1038_;
-                        if _e3507 {
-                            let _e3509 = r305_;
-                            let _e3511 = r311_;
-                            r305_ = (_e3509 | _e3511);
+                        let _e3505 = active_1040_;
+                        if _e3505 {
+                            let _e3507 = r306_;
+                            r313_ = (_e3507 >> bitcast<u32>(31u));
                         }
-                        let _e3515 = active_1038_;
-                        if _e3515 {
-                            let _e3517 = r304_;
-                            r304_ = (_e3517 << bitcast<u32>(1u));
+                        let _e3513 = active_1040_;
+                        if _e3513 {
+                            let _e3515 = r307_;
+                            r307_ = (_e3515 << bitcast<u32>(1u));
                         }
-                        let _e3523 = active_1038_;
-                        if _e3523 {
-                            let _e3525 = r306_;
-                            r311_ = (_e3525 >> bitcast<u32>(31u));
+                        let _e3521 = active_1040_;
+                        if _e3521 {
+                            let _e3523 = r307_;
+                            let _e3525 = r313_;
+                            r307_ = (_e3523 | _e3525);
                         }
-                        let _e3531 = active_1038_;
-                        if _e3531 {
-                            let _e3533 = r307_;
-                            r307_ = (_e3533 << bitcast<u32>(1u));
+                        let _e3529 = active_1040_;
+                        if _e3529 {
+                            let _e3531 = r306_;
+                            r306_ = (_e3531 << bitcast<u32>(1u));
                         }
-                        let _e3539 = active_1038_;
-                        if _e3539 {
-                            let _e3541 = r307_;
-                            let _e3543 = r311_;
-                            r307_ = (_e3541 | _e3543);
+                        let _e3537 = active_1040_;
+                        if _e3537 {
+                            let _e3539 = r308_;
+                            r313_ = (_e3539 >> bitcast<u32>(31u));
                         }
-                        let _e3547 = active_1038_;
-                        if _e3547 {
-                            let _e3549 = r306_;
-                            r306_ = (_e3549 << bitcast<u32>(1u));
+                        let _e3545 = active_1040_;
+                        if _e3545 {
+                            let _e3547 = r309_;
+                            r309_ = (_e3547 << bitcast<u32>(1u));
                         }
-                        let _e3555 = active_1038_;
-                        if _e3555 {
-                            let _e3557 = r306_;
-                            let _e3559 = r310_;
-                            r306_ = (_e3557 | _e3559);
+                        let _e3553 = active_1040_;
+                        if _e3553 {
+                            let _e3555 = r309_;
+                            let _e3557 = r313_;
+                            r309_ = (_e3555 | _e3557);
                         }
-                        let _e3563 = active_1038_;
-                        if _e3563 {
-                            let _e3565 = r307_;
-                            let _e3567 = d_u002e_hi_136_;
-                            r315_ = (_e3565 > _e3567);
+                        let _e3561 = active_1040_;
+                        if _e3561 {
+                            let _e3563 = r308_;
+                            r308_ = (_e3563 << bitcast<u32>(1u));
                         }
-                        let _e3571 = active_1038_;
-                        if _e3571 {
-                            let _e3573 = r307_;
-                            let _e3575 = d_u002e_hi_136_;
-                            r316_ = (_e3573 == _e3575);
+                        let _e3569 = active_1040_;
+                        if _e3569 {
+                            let _e3571 = r308_;
+                            let _e3573 = r312_;
+                            r308_ = (_e3571 | _e3573);
                         }
-                        let _e3579 = active_1038_;
-                        if _e3579 {
-                            let _e3581 = r306_;
-                            let _e3583 = d_u002e_lo_16_;
-                            r317_ = (_e3581 >= _e3583);
+                        let _e3577 = active_1040_;
+                        if _e3577 {
+                            let _e3579 = r309_;
+                            let _e3581 = d_u002e_hi_136_;
+                            r317_ = (_e3579 > _e3581);
                         }
-                        let _e3587 = active_1038_;
-                        if _e3587 {
-                            let _e3589 = r316_;
-                            let _e3591 = r317_;
-                            let _e3593 = r315_;
-                            r318_ = select(_e3593, _e3591, _e3589);
+                        let _e3585 = active_1040_;
+                        if _e3585 {
+                            let _e3587 = r309_;
+                            let _e3589 = d_u002e_hi_136_;
+                            r318_ = (_e3587 == _e3589);
                         }
-                        let _e3597 = active_1038_;
-                        if _e3597 {
-                            let _e3599 = r306_;
-                            let _e3601 = d_u002e_lo_16_;
-                            r312_ = (_e3599 - _e3601);
+                        let _e3593 = active_1040_;
+                        if _e3593 {
+                            let _e3595 = r308_;
+                            let _e3597 = d_u002e_lo_16_;
+                            r319_ = (_e3595 >= _e3597);
                         }
-                        let _e3605 = active_1038_;
-                        if _e3605 {
-                            let _e3607 = r306_;
-                            let _e3609 = d_u002e_lo_16_;
-                            r319_ = (_e3607 < _e3609);
+                        let _e3601 = active_1040_;
+                        if _e3601 {
+                            let _e3603 = r318_;
+                            let _e3605 = r319_;
+                            let _e3607 = r317_;
+                            r320_ = select(_e3607, _e3605, _e3603);
                         }
-                        let _e3613 = active_1038_;
-                        if _e3613 {
-                            let _e3615 = r319_;
-                            r314_ = u32(_e3615);
+                        let _e3611 = active_1040_;
+                        if _e3611 {
+                            let _e3613 = r308_;
+                            let _e3615 = d_u002e_lo_16_;
+                            r314_ = (_e3613 - _e3615);
                         }
-                        let _e3619 = active_1038_;
+                        let _e3619 = active_1040_;
                         if _e3619 {
-                            let _e3621 = r307_;
-                            let _e3623 = d_u002e_hi_136_;
-                            r313_ = (_e3621 - _e3623);
+                            let _e3621 = r308_;
+                            let _e3623 = d_u002e_lo_16_;
+                            r321_ = (_e3621 < _e3623);
                         }
-                        let _e3627 = active_1038_;
+                        let _e3627 = active_1040_;
                         if _e3627 {
-                            let _e3629 = r313_;
-                            let _e3631 = r314_;
-                            r313_ = (_e3629 - _e3631);
+                            let _e3629 = r321_;
+                            r316_ = u32(_e3629);
                         }
-                        let _e3635 = active_1038_;
-                        if _e3635 {
-                            let _e3637 = r318_;
-                            let _e3639 = r312_;
-                            let _e3641 = r306_;
-                            r306_ = select(_e3641, _e3639, _e3637);
+                        let _e3633 = active_1040_;
+                        if _e3633 {
+                            let _e3635 = r309_;
+                            let _e3637 = d_u002e_hi_136_;
+                            r315_ = (_e3635 - _e3637);
                         }
-                        let _e3645 = active_1038_;
-                        if _e3645 {
-                            let _e3647 = r318_;
-                            let _e3649 = r313_;
-                            let _e3651 = r307_;
-                            r307_ = select(_e3651, _e3649, _e3647);
+                        let _e3641 = active_1040_;
+                        if _e3641 {
+                            let _e3643 = r315_;
+                            let _e3645 = r316_;
+                            r315_ = (_e3643 - _e3645);
                         }
-                        let _e3655 = active_1038_;
-                        if _e3655 {
-                            let _e3657 = r318_;
-                            r311_ = u32(_e3657);
+                        let _e3649 = active_1040_;
+                        if _e3649 {
+                            let _e3651 = r320_;
+                            let _e3653 = r314_;
+                            let _e3655 = r308_;
+                            r308_ = select(_e3655, _e3653, _e3651);
                         }
-                        let _e3661 = active_1038_;
-                        if _e3661 {
-                            let _e3663 = r304_;
-                            let _e3665 = r311_;
-                            r304_ = (_e3663 | _e3665);
+                        let _e3659 = active_1040_;
+                        if _e3659 {
+                            let _e3661 = r320_;
+                            let _e3663 = r315_;
+                            let _e3665 = r309_;
+                            r309_ = select(_e3665, _e3663, _e3661);
                         }
-                        let _e3669 = active_1038_;
+                        let _e3669 = active_1040_;
                         if _e3669 {
-                            let _e3671 = r305_;
-                            r310_ = (_e3671 >> bitcast<u32>(31u));
+                            let _e3671 = r320_;
+                            r313_ = u32(_e3671);
                         }
-                        let _e3677 = active_1038_;
-                        if _e3677 {
-                            let _e3679 = r304_;
-                            r311_ = (_e3679 >> bitcast<u32>(31u));
+                        let _e3675 = active_1040_;
+                        if _e3675 {
+                            let _e3677 = r306_;
+                            let _e3679 = r313_;
+                            r306_ = (_e3677 | _e3679);
                         }
-                        let _e3685 = active_1038_;
-                        if _e3685 {
-                            let _e3687 = r305_;
-                            r305_ = (_e3687 << bitcast<u32>(1u));
+                        let _e3683 = active_1040_;
+                        if _e3683 {
+                            let _e3685 = r307_;
+                            r312_ = (_e3685 >> bitcast<u32>(31u));
                         }
-                        let _e3693 = active_1038_;
-                        if _e3693 {
-                            let _e3695 = r305_;
-                            let _e3697 = r311_;
-                            r305_ = (_e3695 | _e3697);
+                        let _e3691 = active_1040_;
+                        if _e3691 {
+                            let _e3693 = r306_;
+                            r313_ = (_e3693 >> bitcast<u32>(31u));
                         }
-                        let _e3701 = active_1038_;
-                        if _e3701 {
-                            let _e3703 = r304_;
-                            r304_ = (_e3703 << bitcast<u32>(1u));
+                        let _e3699 = active_1040_;
+                        if _e3699 {
+                            let _e3701 = r307_;
+                            r307_ = (_e3701 << bitcast<u32>(1u));
                         }
-                        let _e3709 = active_1038_;
-                        if _e3709 {
-                            let _e3711 = r306_;
-                            r311_ = (_e3711 >> bitcast<u32>(31u));
+                        let _e3707 = active_1040_;
+                        if _e3707 {
+                            let _e3709 = r307_;
+                            let _e3711 = r313_;
+                            r307_ = (_e3709 | _e3711);
                         }
-                        let _e3717 = active_1038_;
-                        if _e3717 {
-                            let _e3719 = r307_;
-                            r307_ = (_e3719 << bitcast<u32>(1u));
+                        let _e3715 = active_1040_;
+                        if _e3715 {
+                            let _e3717 = r306_;
+                            r306_ = (_e3717 << bitcast<u32>(1u));
                         }
-                        let _e3725 = active_1038_;
-                        if _e3725 {
-                            let _e3727 = r307_;
-                            let _e3729 = r311_;
-                            r307_ = (_e3727 | _e3729);
+                        let _e3723 = active_1040_;
+                        if _e3723 {
+                            let _e3725 = r308_;
+                            r313_ = (_e3725 >> bitcast<u32>(31u));
                         }
-                        let _e3733 = active_1038_;
-                        if _e3733 {
-                            let _e3735 = r306_;
-                            r306_ = (_e3735 << bitcast<u32>(1u));
+                        let _e3731 = active_1040_;
+                        if _e3731 {
+                            let _e3733 = r309_;
+                            r309_ = (_e3733 << bitcast<u32>(1u));
                         }
-                        let _e3741 = active_1038_;
-                        if _e3741 {
-                            let _e3743 = r306_;
-                            let _e3745 = r310_;
-                            r306_ = (_e3743 | _e3745);
+                        let _e3739 = active_1040_;
+                        if _e3739 {
+                            let _e3741 = r309_;
+                            let _e3743 = r313_;
+                            r309_ = (_e3741 | _e3743);
                         }
-                        let _e3749 = active_1038_;
-                        if _e3749 {
-                            let _e3751 = r307_;
-                            let _e3753 = d_u002e_hi_136_;
-                            r315_ = (_e3751 > _e3753);
+                        let _e3747 = active_1040_;
+                        if _e3747 {
+                            let _e3749 = r308_;
+                            r308_ = (_e3749 << bitcast<u32>(1u));
                         }
-                        let _e3757 = active_1038_;
-                        if _e3757 {
-                            let _e3759 = r307_;
-                            let _e3761 = d_u002e_hi_136_;
-                            r316_ = (_e3759 == _e3761);
+                        let _e3755 = active_1040_;
+                        if _e3755 {
+                            let _e3757 = r308_;
+                            let _e3759 = r312_;
+                            r308_ = (_e3757 | _e3759);
                         }
-                        let _e3765 = active_1038_;
-                        if _e3765 {
-                            let _e3767 = r306_;
-                            let _e3769 = d_u002e_lo_16_;
-                            r317_ = (_e3767 >= _e3769);
+                        let _e3763 = active_1040_;
+                        if _e3763 {
+                            let _e3765 = r309_;
+                            let _e3767 = d_u002e_hi_136_;
+                            r317_ = (_e3765 > _e3767);
                         }
-                        let _e3773 = active_1038_;
-                        if _e3773 {
-                            let _e3775 = r316_;
-                            let _e3777 = r317_;
-                            let _e3779 = r315_;
-                            r318_ = select(_e3779, _e3777, _e3775);
+                        let _e3771 = active_1040_;
+                        if _e3771 {
+                            let _e3773 = r309_;
+                            let _e3775 = d_u002e_hi_136_;
+                            r318_ = (_e3773 == _e3775);
                         }
-                        let _e3783 = active_1038_;
-                        if _e3783 {
-                            let _e3785 = r306_;
-                            let _e3787 = d_u002e_lo_16_;
-                            r312_ = (_e3785 - _e3787);
+                        let _e3779 = active_1040_;
+                        if _e3779 {
+                            let _e3781 = r308_;
+                            let _e3783 = d_u002e_lo_16_;
+                            r319_ = (_e3781 >= _e3783);
                         }
-                        let _e3791 = active_1038_;
-                        if _e3791 {
-                            let _e3793 = r306_;
-                            let _e3795 = d_u002e_lo_16_;
-                            r319_ = (_e3793 < _e3795);
+                        let _e3787 = active_1040_;
+                        if _e3787 {
+                            let _e3789 = r318_;
+                            let _e3791 = r319_;
+                            let _e3793 = r317_;
+                            r320_ = select(_e3793, _e3791, _e3789);
                         }
-                        let _e3799 = active_1038_;
-                        if _e3799 {
-                            let _e3801 = r319_;
-                            r314_ = u32(_e3801);
+                        let _e3797 = active_1040_;
+                        if _e3797 {
+                            let _e3799 = r308_;
+                            let _e3801 = d_u002e_lo_16_;
+                            r314_ = (_e3799 - _e3801);
                         }
-                        let _e3805 = active_1038_;
+                        let _e3805 = active_1040_;
                         if _e3805 {
-                            let _e3807 = r307_;
-                            let _e3809 = d_u002e_hi_136_;
-                            r313_ = (_e3807 - _e3809);
+                            let _e3807 = r308_;
+                            let _e3809 = d_u002e_lo_16_;
+                            r321_ = (_e3807 < _e3809);
                         }
-                        let _e3813 = active_1038_;
+                        let _e3813 = active_1040_;
                         if _e3813 {
-                            let _e3815 = r313_;
-                            let _e3817 = r314_;
-                            r313_ = (_e3815 - _e3817);
+                            let _e3815 = r321_;
+                            r316_ = u32(_e3815);
                         }
-                        let _e3821 = active_1038_;
-                        if _e3821 {
-                            let _e3823 = r318_;
-                            let _e3825 = r312_;
-                            let _e3827 = r306_;
-                            r306_ = select(_e3827, _e3825, _e3823);
+                        let _e3819 = active_1040_;
+                        if _e3819 {
+                            let _e3821 = r309_;
+                            let _e3823 = d_u002e_hi_136_;
+                            r315_ = (_e3821 - _e3823);
                         }
-                        let _e3831 = active_1038_;
-                        if _e3831 {
-                            let _e3833 = r318_;
-                            let _e3835 = r313_;
-                            let _e3837 = r307_;
-                            r307_ = select(_e3837, _e3835, _e3833);
+                        let _e3827 = active_1040_;
+                        if _e3827 {
+                            let _e3829 = r315_;
+                            let _e3831 = r316_;
+                            r315_ = (_e3829 - _e3831);
                         }
-                        let _e3841 = active_1038_;
-                        if _e3841 {
-                            let _e3843 = r318_;
-                            r311_ = u32(_e3843);
+                        let _e3835 = active_1040_;
+                        if _e3835 {
+                            let _e3837 = r320_;
+                            let _e3839 = r314_;
+                            let _e3841 = r308_;
+                            r308_ = select(_e3841, _e3839, _e3837);
                         }
-                        let _e3847 = active_1038_;
-                        if _e3847 {
-                            let _e3849 = r304_;
-                            let _e3851 = r311_;
-                            r304_ = (_e3849 | _e3851);
+                        let _e3845 = active_1040_;
+                        if _e3845 {
+                            let _e3847 = r320_;
+                            let _e3849 = r315_;
+                            let _e3851 = r309_;
+                            r309_ = select(_e3851, _e3849, _e3847);
                         }
-                        let _e3855 = active_1038_;
+                        let _e3855 = active_1040_;
                         if _e3855 {
-                            let _e3857 = r305_;
-                            r310_ = (_e3857 >> bitcast<u32>(31u));
+                            let _e3857 = r320_;
+                            r313_ = u32(_e3857);
                         }
-                        let _e3863 = active_1038_;
-                        if _e3863 {
-                            let _e3865 = r304_;
-                            r311_ = (_e3865 >> bitcast<u32>(31u));
+                        let _e3861 = active_1040_;
+                        if _e3861 {
+                            let _e3863 = r306_;
+                            let _e3865 = r313_;
+                            r306_ = (_e3863 | _e3865);
                         }
-                        let _e3871 = active_1038_;
-                        if _e3871 {
-                            let _e3873 = r305_;
-                            r305_ = (_e3873 << bitcast<u32>(1u));
+                        let _e3869 = active_1040_;
+                        if _e3869 {
+                            let _e3871 = r307_;
+                            r312_ = (_e3871 >> bitcast<u32>(31u));
                         }
-                        let _e3879 = active_1038_;
-                        if _e3879 {
-                            let _e3881 = r305_;
-                            let _e3883 = r311_;
-                            r305_ = (_e3881 | _e3883);
+                        let _e3877 = active_1040_;
+                        if _e3877 {
+                            let _e3879 = r306_;
+                            r313_ = (_e3879 >> bitcast<u32>(31u));
                         }
-                        let _e3887 = active_1038_;
-                        if _e3887 {
-                            let _e3889 = r304_;
-                            r304_ = (_e3889 << bitcast<u32>(1u));
+                        let _e3885 = active_1040_;
+                        if _e3885 {
+                            let _e3887 = r307_;
+                            r307_ = (_e3887 << bitcast<u32>(1u));
                         }
-                        let _e3895 = active_1038_;
-                        if _e3895 {
-                            let _e3897 = r306_;
-                            r311_ = (_e3897 >> bitcast<u32>(31u));
+                        let _e3893 = active_1040_;
+                        if _e3893 {
+                            let _e3895 = r307_;
+                            let _e3897 = r313_;
+                            r307_ = (_e3895 | _e3897);
                         }
-                        let _e3903 = active_1038_;
-                        if _e3903 {
-                            let _e3905 = r307_;
-                            r307_ = (_e3905 << bitcast<u32>(1u));
+                        let _e3901 = active_1040_;
+                        if _e3901 {
+                            let _e3903 = r306_;
+                            r306_ = (_e3903 << bitcast<u32>(1u));
                         }
-                        let _e3911 = active_1038_;
-                        if _e3911 {
-                            let _e3913 = r307_;
-                            let _e3915 = r311_;
-                            r307_ = (_e3913 | _e3915);
+                        let _e3909 = active_1040_;
+                        if _e3909 {
+                            let _e3911 = r308_;
+                            r313_ = (_e3911 >> bitcast<u32>(31u));
                         }
-                        let _e3919 = active_1038_;
-                        if _e3919 {
-                            let _e3921 = r306_;
-                            r306_ = (_e3921 << bitcast<u32>(1u));
+                        let _e3917 = active_1040_;
+                        if _e3917 {
+                            let _e3919 = r309_;
+                            r309_ = (_e3919 << bitcast<u32>(1u));
                         }
-                        let _e3927 = active_1038_;
-                        if _e3927 {
-                            let _e3929 = r306_;
-                            let _e3931 = r310_;
-                            r306_ = (_e3929 | _e3931);
+                        let _e3925 = active_1040_;
+                        if _e3925 {
+                            let _e3927 = r309_;
+                            let _e3929 = r313_;
+                            r309_ = (_e3927 | _e3929);
                         }
-                        let _e3935 = active_1038_;
-                        if _e3935 {
-                            let _e3937 = r307_;
-                            let _e3939 = d_u002e_hi_136_;
-                            r315_ = (_e3937 > _e3939);
+                        let _e3933 = active_1040_;
+                        if _e3933 {
+                            let _e3935 = r308_;
+                            r308_ = (_e3935 << bitcast<u32>(1u));
                         }
-                        let _e3943 = active_1038_;
-                        if _e3943 {
-                            let _e3945 = r307_;
-                            let _e3947 = d_u002e_hi_136_;
-                            r316_ = (_e3945 == _e3947);
+                        let _e3941 = active_1040_;
+                        if _e3941 {
+                            let _e3943 = r308_;
+                            let _e3945 = r312_;
+                            r308_ = (_e3943 | _e3945);
                         }
-                        let _e3951 = active_1038_;
-                        if _e3951 {
-                            let _e3953 = r306_;
-                            let _e3955 = d_u002e_lo_16_;
-                            r317_ = (_e3953 >= _e3955);
+                        let _e3949 = active_1040_;
+                        if _e3949 {
+                            let _e3951 = r309_;
+                            let _e3953 = d_u002e_hi_136_;
+                            r317_ = (_e3951 > _e3953);
                         }
-                        let _e3959 = active_1038_;
-                        if _e3959 {
-                            let _e3961 = r316_;
-                            let _e3963 = r317_;
-                            let _e3965 = r315_;
-                            r318_ = select(_e3965, _e3963, _e3961);
+                        let _e3957 = active_1040_;
+                        if _e3957 {
+                            let _e3959 = r309_;
+                            let _e3961 = d_u002e_hi_136_;
+                            r318_ = (_e3959 == _e3961);
                         }
-                        let _e3969 = active_1038_;
-                        if _e3969 {
-                            let _e3971 = r306_;
-                            let _e3973 = d_u002e_lo_16_;
-                            r312_ = (_e3971 - _e3973);
+                        let _e3965 = active_1040_;
+                        if _e3965 {
+                            let _e3967 = r308_;
+                            let _e3969 = d_u002e_lo_16_;
+                            r319_ = (_e3967 >= _e3969);
                         }
-                        let _e3977 = active_1038_;
-                        if _e3977 {
-                            let _e3979 = r306_;
-                            let _e3981 = d_u002e_lo_16_;
-                            r319_ = (_e3979 < _e3981);
+                        let _e3973 = active_1040_;
+                        if _e3973 {
+                            let _e3975 = r318_;
+                            let _e3977 = r319_;
+                            let _e3979 = r317_;
+                            r320_ = select(_e3979, _e3977, _e3975);
                         }
-                        let _e3985 = active_1038_;
-                        if _e3985 {
-                            let _e3987 = r319_;
-                            r314_ = u32(_e3987);
+                        let _e3983 = active_1040_;
+                        if _e3983 {
+                            let _e3985 = r308_;
+                            let _e3987 = d_u002e_lo_16_;
+                            r314_ = (_e3985 - _e3987);
                         }
-                        let _e3991 = active_1038_;
+                        let _e3991 = active_1040_;
                         if _e3991 {
-                            let _e3993 = r307_;
-                            let _e3995 = d_u002e_hi_136_;
-                            r313_ = (_e3993 - _e3995);
+                            let _e3993 = r308_;
+                            let _e3995 = d_u002e_lo_16_;
+                            r321_ = (_e3993 < _e3995);
                         }
-                        let _e3999 = active_1038_;
+                        let _e3999 = active_1040_;
                         if _e3999 {
-                            let _e4001 = r313_;
-                            let _e4003 = r314_;
-                            r313_ = (_e4001 - _e4003);
+                            let _e4001 = r321_;
+                            r316_ = u32(_e4001);
                         }
-                        let _e4007 = active_1038_;
-                        if _e4007 {
-                            let _e4009 = r318_;
-                            let _e4011 = r312_;
-                            let _e4013 = r306_;
-                            r306_ = select(_e4013, _e4011, _e4009);
+                        let _e4005 = active_1040_;
+                        if _e4005 {
+                            let _e4007 = r309_;
+                            let _e4009 = d_u002e_hi_136_;
+                            r315_ = (_e4007 - _e4009);
                         }
-                        let _e4017 = active_1038_;
-                        if _e4017 {
-                            let _e4019 = r318_;
-                            let _e4021 = r313_;
-                            let _e4023 = r307_;
-                            r307_ = select(_e4023, _e4021, _e4019);
+                        let _e4013 = active_1040_;
+                        if _e4013 {
+                            let _e4015 = r315_;
+                            let _e4017 = r316_;
+                            r315_ = (_e4015 - _e4017);
                         }
-                        let _e4027 = active_1038_;
-                        if _e4027 {
-                            let _e4029 = r318_;
-                            r311_ = u32(_e4029);
+                        let _e4021 = active_1040_;
+                        if _e4021 {
+                            let _e4023 = r320_;
+                            let _e4025 = r314_;
+                            let _e4027 = r308_;
+                            r308_ = select(_e4027, _e4025, _e4023);
                         }
-                        let _e4033 = active_1038_;
-                        if _e4033 {
-                            let _e4035 = r304_;
-                            let _e4037 = r311_;
-                            r304_ = (_e4035 | _e4037);
+                        let _e4031 = active_1040_;
+                        if _e4031 {
+                            let _e4033 = r320_;
+                            let _e4035 = r315_;
+                            let _e4037 = r309_;
+                            r309_ = select(_e4037, _e4035, _e4033);
                         }
-                        let _e4041 = active_1038_;
+                        let _e4041 = active_1040_;
                         if _e4041 {
-                            let _e4043 = r305_;
-                            r310_ = (_e4043 >> bitcast<u32>(31u));
+                            let _e4043 = r320_;
+                            r313_ = u32(_e4043);
                         }
-                        let _e4049 = active_1038_;
-                        if _e4049 {
-                            let _e4051 = r304_;
-                            r311_ = (_e4051 >> bitcast<u32>(31u));
+                        let _e4047 = active_1040_;
+                        if _e4047 {
+                            let _e4049 = r306_;
+                            let _e4051 = r313_;
+                            r306_ = (_e4049 | _e4051);
                         }
-                        let _e4057 = active_1038_;
-                        if _e4057 {
-                            let _e4059 = r305_;
-                            r305_ = (_e4059 << bitcast<u32>(1u));
+                        let _e4055 = active_1040_;
+                        if _e4055 {
+                            let _e4057 = r307_;
+                            r312_ = (_e4057 >> bitcast<u32>(31u));
                         }
-                        let _e4065 = active_1038_;
-                        if _e4065 {
-                            let _e4067 = r305_;
-                            let _e4069 = r311_;
-                            r305_ = (_e4067 | _e4069);
+                        let _e4063 = active_1040_;
+                        if _e4063 {
+                            let _e4065 = r306_;
+                            r313_ = (_e4065 >> bitcast<u32>(31u));
                         }
-                        let _e4073 = active_1038_;
-                        if _e4073 {
-                            let _e4075 = r304_;
-                            r304_ = (_e4075 << bitcast<u32>(1u));
+                        let _e4071 = active_1040_;
+                        if _e4071 {
+                            let _e4073 = r307_;
+                            r307_ = (_e4073 << bitcast<u32>(1u));
                         }
-                        let _e4081 = active_1038_;
-                        if _e4081 {
-                            let _e4083 = r306_;
-                            r311_ = (_e4083 >> bitcast<u32>(31u));
+                        let _e4079 = active_1040_;
+                        if _e4079 {
+                            let _e4081 = r307_;
+                            let _e4083 = r313_;
+                            r307_ = (_e4081 | _e4083);
                         }
-                        let _e4089 = active_1038_;
-                        if _e4089 {
-                            let _e4091 = r307_;
-                            r307_ = (_e4091 << bitcast<u32>(1u));
+                        let _e4087 = active_1040_;
+                        if _e4087 {
+                            let _e4089 = r306_;
+                            r306_ = (_e4089 << bitcast<u32>(1u));
                         }
-                        let _e4097 = active_1038_;
-                        if _e4097 {
-                            let _e4099 = r307_;
-                            let _e4101 = r311_;
-                            r307_ = (_e4099 | _e4101);
+                        let _e4095 = active_1040_;
+                        if _e4095 {
+                            let _e4097 = r308_;
+                            r313_ = (_e4097 >> bitcast<u32>(31u));
                         }
-                        let _e4105 = active_1038_;
-                        if _e4105 {
-                            let _e4107 = r306_;
-                            r306_ = (_e4107 << bitcast<u32>(1u));
+                        let _e4103 = active_1040_;
+                        if _e4103 {
+                            let _e4105 = r309_;
+                            r309_ = (_e4105 << bitcast<u32>(1u));
                         }
-                        let _e4113 = active_1038_;
-                        if _e4113 {
-                            let _e4115 = r306_;
-                            let _e4117 = r310_;
-                            r306_ = (_e4115 | _e4117);
+                        let _e4111 = active_1040_;
+                        if _e4111 {
+                            let _e4113 = r309_;
+                            let _e4115 = r313_;
+                            r309_ = (_e4113 | _e4115);
                         }
-                        let _e4121 = active_1038_;
-                        if _e4121 {
-                            let _e4123 = r307_;
-                            let _e4125 = d_u002e_hi_136_;
-                            r315_ = (_e4123 > _e4125);
+                        let _e4119 = active_1040_;
+                        if _e4119 {
+                            let _e4121 = r308_;
+                            r308_ = (_e4121 << bitcast<u32>(1u));
                         }
-                        let _e4129 = active_1038_;
-                        if _e4129 {
-                            let _e4131 = r307_;
-                            let _e4133 = d_u002e_hi_136_;
-                            r316_ = (_e4131 == _e4133);
+                        let _e4127 = active_1040_;
+                        if _e4127 {
+                            let _e4129 = r308_;
+                            let _e4131 = r312_;
+                            r308_ = (_e4129 | _e4131);
                         }
-                        let _e4137 = active_1038_;
-                        if _e4137 {
-                            let _e4139 = r306_;
-                            let _e4141 = d_u002e_lo_16_;
-                            r317_ = (_e4139 >= _e4141);
+                        let _e4135 = active_1040_;
+                        if _e4135 {
+                            let _e4137 = r309_;
+                            let _e4139 = d_u002e_hi_136_;
+                            r317_ = (_e4137 > _e4139);
                         }
-                        let _e4145 = active_1038_;
-                        if _e4145 {
-                            let _e4147 = r316_;
-                            let _e4149 = r317_;
-                            let _e4151 = r315_;
-                            r318_ = select(_e4151, _e4149, _e4147);
+                        let _e4143 = active_1040_;
+                        if _e4143 {
+                            let _e4145 = r309_;
+                            let _e4147 = d_u002e_hi_136_;
+                            r318_ = (_e4145 == _e4147);
                         }
-                        let _e4155 = active_1038_;
-                        if _e4155 {
-                            let _e4157 = r306_;
-                            let _e4159 = d_u002e_lo_16_;
-                            r312_ = (_e4157 - _e4159);
+                        let _e4151 = active_1040_;
+                        if _e4151 {
+                            let _e4153 = r308_;
+                            let _e4155 = d_u002e_lo_16_;
+                            r319_ = (_e4153 >= _e4155);
                         }
-                        let _e4163 = active_1038_;
-                        if _e4163 {
-                            let _e4165 = r306_;
-                            let _e4167 = d_u002e_lo_16_;
-                            r319_ = (_e4165 < _e4167);
+                        let _e4159 = active_1040_;
+                        if _e4159 {
+                            let _e4161 = r318_;
+                            let _e4163 = r319_;
+                            let _e4165 = r317_;
+                            r320_ = select(_e4165, _e4163, _e4161);
                         }
-                        let _e4171 = active_1038_;
-                        if _e4171 {
-                            let _e4173 = r319_;
-                            r314_ = u32(_e4173);
+                        let _e4169 = active_1040_;
+                        if _e4169 {
+                            let _e4171 = r308_;
+                            let _e4173 = d_u002e_lo_16_;
+                            r314_ = (_e4171 - _e4173);
                         }
-                        let _e4177 = active_1038_;
+                        let _e4177 = active_1040_;
                         if _e4177 {
-                            let _e4179 = r307_;
-                            let _e4181 = d_u002e_hi_136_;
-                            r313_ = (_e4179 - _e4181);
+                            let _e4179 = r308_;
+                            let _e4181 = d_u002e_lo_16_;
+                            r321_ = (_e4179 < _e4181);
                         }
-                        let _e4185 = active_1038_;
+                        let _e4185 = active_1040_;
                         if _e4185 {
-                            let _e4187 = r313_;
-                            let _e4189 = r314_;
-                            r313_ = (_e4187 - _e4189);
+                            let _e4187 = r321_;
+                            r316_ = u32(_e4187);
                         }
-                        let _e4193 = active_1038_;
-                        if _e4193 {
-                            let _e4195 = r318_;
-                            let _e4197 = r312_;
-                            let _e4199 = r306_;
-                            r306_ = select(_e4199, _e4197, _e4195);
+                        let _e4191 = active_1040_;
+                        if _e4191 {
+                            let _e4193 = r309_;
+                            let _e4195 = d_u002e_hi_136_;
+                            r315_ = (_e4193 - _e4195);
                         }
-                        let _e4203 = active_1038_;
-                        if _e4203 {
-                            let _e4205 = r318_;
-                            let _e4207 = r313_;
-                            let _e4209 = r307_;
-                            r307_ = select(_e4209, _e4207, _e4205);
+                        let _e4199 = active_1040_;
+                        if _e4199 {
+                            let _e4201 = r315_;
+                            let _e4203 = r316_;
+                            r315_ = (_e4201 - _e4203);
                         }
-                        let _e4213 = active_1038_;
-                        if _e4213 {
-                            let _e4215 = r318_;
-                            r311_ = u32(_e4215);
+                        let _e4207 = active_1040_;
+                        if _e4207 {
+                            let _e4209 = r320_;
+                            let _e4211 = r314_;
+                            let _e4213 = r308_;
+                            r308_ = select(_e4213, _e4211, _e4209);
                         }
-                        let _e4219 = active_1038_;
-                        if _e4219 {
-                            let _e4221 = r304_;
-                            let _e4223 = r311_;
-                            r304_ = (_e4221 | _e4223);
+                        let _e4217 = active_1040_;
+                        if _e4217 {
+                            let _e4219 = r320_;
+                            let _e4221 = r315_;
+                            let _e4223 = r309_;
+                            r309_ = select(_e4223, _e4221, _e4219);
+                        }
+                        let _e4227 = active_1040_;
+                        if _e4227 {
+                            let _e4229 = r320_;
+                            r313_ = u32(_e4229);
+                        }
+                        let _e4233 = active_1040_;
+                        if _e4233 {
+                            let _e4235 = r306_;
+                            let _e4237 = r313_;
+                            r306_ = (_e4235 | _e4237);
                         }
                     }
                     continuing {
-                        let _e4227 = entry_1052_;
-                        continued_1054_ = false;
-                        let _e4231 = exited_1039_;
-                        let _e4233 = broken_1053_;
-                        let _e4235 = continued_1054_;
-                        active_1038_ = (_e4227 && !((_e4231 || (_e4233 || _e4235))));
+                        let _e4241 = entry_1054_;
+                        continued_1056_ = false;
+                        let _e4245 = exited_1041_;
+                        let _e4247 = broken_1055_;
+                        let _e4249 = continued_1056_;
+                        active_1040_ = (_e4241 && !((_e4245 || (_e4247 || _e4249))));
                         {
                         }
                     }
                 }
-                let _e4242 = entry_1052_;
-                let _e4244 = exited_1039_;
-                active_1038_ = (_e4242 && !(_e4244));
+                let _e4256 = entry_1054_;
+                let _e4258 = exited_1041_;
+                active_1040_ = (_e4256 && !(_e4258));
             }
-            let _e4249 = saved_1050_;
-            let _e4251 = exited_1039_;
-            active_1038_ = (_e4249 && !(_e4251));
-            let _e4256 = active_1038_;
-            if _e4256 {
-                let _e4258 = r304_;
-                r21_ = _e4258;
+            let _e4263 = saved_1052_;
+            let _e4265 = exited_1041_;
+            active_1040_ = (_e4263 && !(_e4265));
+            let _e4270 = active_1040_;
+            if _e4270 {
+                let _e4272 = r306_;
+                r21_ = _e4272;
             }
-            let _e4261 = active_1038_;
-            if _e4261 {
-                let _e4263 = r305_;
-                r141_ = _e4263;
+            let _e4275 = active_1040_;
+            if _e4275 {
+                let _e4277 = r307_;
+                r141_ = _e4277;
             }
-            let _e4266 = active_1038_;
-            if _e4266 {
-                let _e4268 = r21_;
-                r22_ = _e4268;
+            let _e4280 = active_1040_;
+            if _e4280 {
+                let _e4282 = r21_;
+                r22_ = _e4282;
             }
-            let _e4271 = active_1038_;
-            if _e4271 {
-                let _e4273 = r141_;
-                r142_ = _e4273;
+            let _e4285 = active_1040_;
+            if _e4285 {
+                let _e4287 = r141_;
+                r142_ = _e4287;
             }
-            let _e4276 = active_1038_;
-            if _e4276 {
-                let _e4278 = r22_;
-                let _e4285 = i_5_;
-                R[bitcast<u32>(((((_e4285 * 16i) + 2i) * 2i) + 0i))] = _e4278;
+            let _e4290 = active_1040_;
+            if _e4290 {
+                let _e4292 = r22_;
+                let _e4299 = i_5_;
+                R[bitcast<u32>(((((_e4299 * 16i) + 2i) * 2i) + 0i))] = _e4292;
             }
-            let _e4296 = active_1038_;
-            if _e4296 {
-                let _e4298 = r142_;
-                let _e4305 = i_5_;
-                R[bitcast<u32>(((((_e4305 * 16i) + 2i) * 2i) + 1i))] = _e4298;
+            let _e4310 = active_1040_;
+            if _e4310 {
+                let _e4312 = r142_;
+                let _e4319 = i_5_;
+                R[bitcast<u32>(((((_e4319 * 16i) + 2i) * 2i) + 1i))] = _e4312;
             }
-            let _e4316 = active_1038_;
-            if _e4316 {
-                let _e4318 = b_u002e_lo_12_;
-                r322_ = (_e4318 & 63u);
-            }
-            let _e4323 = active_1038_;
-            if _e4323 {
-                let _e4325 = r322_;
-                r323_ = (_e4325 < 32u);
-            }
-            let _e4330 = active_1038_;
+            let _e4330 = active_1040_;
             if _e4330 {
-                let _e4332 = r322_;
-                r324_ = (_e4332 & 31u);
+                let _e4332 = b_u002e_lo_12_;
+                r324_ = (_e4332 & 63u);
             }
-            let _e4337 = active_1038_;
+            let _e4337 = active_1040_;
             if _e4337 {
                 let _e4339 = r324_;
-                r325_ = (_e4339 == 0u);
+                r325_ = (_e4339 < 32u);
             }
-            let _e4344 = active_1038_;
+            let _e4344 = active_1040_;
             if _e4344 {
-                let _e4347 = r324_;
-                r326_ = (32u - _e4347);
+                let _e4346 = r324_;
+                r326_ = (_e4346 & 31u);
             }
-            let _e4351 = active_1038_;
+            let _e4351 = active_1040_;
             if _e4351 {
-                let _e4353 = a_u002e_lo_9_;
-                let _e4355 = r326_;
-                r327_ = (_e4353 >> bitcast<u32>(_e4355));
+                let _e4353 = r326_;
+                r327_ = (_e4353 == 0u);
             }
-            let _e4360 = active_1038_;
-            if _e4360 {
-                let _e4362 = r325_;
-                let _e4365 = r327_;
-                r328_ = select(_e4365, 0u, _e4362);
+            let _e4358 = active_1040_;
+            if _e4358 {
+                let _e4361 = r326_;
+                r328_ = (32u - _e4361);
             }
-            let _e4369 = active_1038_;
-            if _e4369 {
-                let _e4371 = a_u002e_hi_129_;
-                let _e4373 = r324_;
-                r329_ = (_e4371 << bitcast<u32>(_e4373));
+            let _e4365 = active_1040_;
+            if _e4365 {
+                let _e4367 = a_u002e_lo_9_;
+                let _e4369 = r328_;
+                r329_ = (_e4367 >> bitcast<u32>(_e4369));
             }
-            let _e4378 = active_1038_;
-            if _e4378 {
-                let _e4380 = r329_;
-                let _e4382 = r328_;
-                r330_ = (_e4380 | _e4382);
+            let _e4374 = active_1040_;
+            if _e4374 {
+                let _e4376 = r327_;
+                let _e4379 = r329_;
+                r330_ = select(_e4379, 0u, _e4376);
             }
-            let _e4386 = active_1038_;
-            if _e4386 {
-                let _e4388 = a_u002e_lo_9_;
-                let _e4390 = r324_;
-                r331_ = (_e4388 << bitcast<u32>(_e4390));
+            let _e4383 = active_1040_;
+            if _e4383 {
+                let _e4385 = a_u002e_hi_129_;
+                let _e4387 = r326_;
+                r331_ = (_e4385 << bitcast<u32>(_e4387));
             }
-            let _e4395 = active_1038_;
-            if _e4395 {
-                let _e4397 = r323_;
-                let _e4399 = r331_;
-                r332_ = select(0u, _e4399, _e4397);
+            let _e4392 = active_1040_;
+            if _e4392 {
+                let _e4394 = r331_;
+                let _e4396 = r330_;
+                r332_ = (_e4394 | _e4396);
             }
-            let _e4404 = active_1038_;
-            if _e4404 {
-                let _e4406 = r323_;
-                let _e4408 = r330_;
-                let _e4410 = r331_;
-                r333_ = select(_e4410, _e4408, _e4406);
+            let _e4400 = active_1040_;
+            if _e4400 {
+                let _e4402 = a_u002e_lo_9_;
+                let _e4404 = r326_;
+                r333_ = (_e4402 << bitcast<u32>(_e4404));
             }
-            let _e4414 = active_1038_;
-            if _e4414 {
-                let _e4416 = r332_;
-                r23_ = _e4416;
+            let _e4409 = active_1040_;
+            if _e4409 {
+                let _e4411 = r325_;
+                let _e4413 = r333_;
+                r334_ = select(0u, _e4413, _e4411);
             }
-            let _e4419 = active_1038_;
-            if _e4419 {
-                let _e4421 = r333_;
-                r143_ = _e4421;
+            let _e4418 = active_1040_;
+            if _e4418 {
+                let _e4420 = r325_;
+                let _e4422 = r332_;
+                let _e4424 = r333_;
+                r335_ = select(_e4424, _e4422, _e4420);
             }
-            let _e4424 = active_1038_;
-            if _e4424 {
-                let _e4426 = b_u002e_lo_12_;
-                r334_ = (_e4426 & 63u);
+            let _e4428 = active_1040_;
+            if _e4428 {
+                let _e4430 = r334_;
+                r23_ = _e4430;
             }
-            let _e4431 = active_1038_;
-            if _e4431 {
-                let _e4433 = r334_;
-                r335_ = (_e4433 < 32u);
+            let _e4433 = active_1040_;
+            if _e4433 {
+                let _e4435 = r335_;
+                r143_ = _e4435;
             }
-            let _e4438 = active_1038_;
+            let _e4438 = active_1040_;
             if _e4438 {
-                let _e4440 = r334_;
-                r336_ = (_e4440 & 31u);
+                let _e4440 = b_u002e_lo_12_;
+                r336_ = (_e4440 & 63u);
             }
-            let _e4445 = active_1038_;
+            let _e4445 = active_1040_;
             if _e4445 {
                 let _e4447 = r336_;
-                r337_ = (_e4447 == 0u);
+                r337_ = (_e4447 < 32u);
             }
-            let _e4452 = active_1038_;
+            let _e4452 = active_1040_;
             if _e4452 {
-                let _e4455 = r336_;
-                r338_ = (32u - _e4455);
+                let _e4454 = r336_;
+                r338_ = (_e4454 & 31u);
             }
-            let _e4459 = active_1038_;
+            let _e4459 = active_1040_;
             if _e4459 {
-                let _e4461 = a_u002e_hi_129_;
-                let _e4463 = r338_;
-                r339_ = (_e4461 << bitcast<u32>(_e4463));
+                let _e4461 = r338_;
+                r339_ = (_e4461 == 0u);
             }
-            let _e4468 = active_1038_;
-            if _e4468 {
-                let _e4470 = r337_;
-                let _e4473 = r339_;
-                r340_ = select(_e4473, 0u, _e4470);
+            let _e4466 = active_1040_;
+            if _e4466 {
+                let _e4469 = r338_;
+                r340_ = (32u - _e4469);
             }
-            let _e4477 = active_1038_;
-            if _e4477 {
-                let _e4479 = a_u002e_lo_9_;
-                let _e4481 = r336_;
-                r341_ = (_e4479 >> bitcast<u32>(_e4481));
+            let _e4473 = active_1040_;
+            if _e4473 {
+                let _e4475 = a_u002e_hi_129_;
+                let _e4477 = r340_;
+                r341_ = (_e4475 << bitcast<u32>(_e4477));
             }
-            let _e4486 = active_1038_;
-            if _e4486 {
-                let _e4488 = r341_;
-                let _e4490 = r340_;
-                r342_ = (_e4488 | _e4490);
+            let _e4482 = active_1040_;
+            if _e4482 {
+                let _e4484 = r339_;
+                let _e4487 = r341_;
+                r342_ = select(_e4487, 0u, _e4484);
             }
-            let _e4494 = active_1038_;
-            if _e4494 {
-                let _e4496 = a_u002e_hi_129_;
-                r343_ = bitcast<i32>(_e4496);
+            let _e4491 = active_1040_;
+            if _e4491 {
+                let _e4493 = a_u002e_lo_9_;
+                let _e4495 = r338_;
+                r343_ = (_e4493 >> bitcast<u32>(_e4495));
             }
-            let _e4500 = active_1038_;
+            let _e4500 = active_1040_;
             if _e4500 {
                 let _e4502 = r343_;
-                let _e4504 = r336_;
-                r344_ = (_e4502 >> bitcast<u32>(_e4504));
+                let _e4504 = r342_;
+                r344_ = (_e4502 | _e4504);
             }
-            let _e4509 = active_1038_;
-            if _e4509 {
-                let _e4511 = r343_;
-                r345_ = (_e4511 >> bitcast<u32>(31i));
+            let _e4508 = active_1040_;
+            if _e4508 {
+                let _e4510 = a_u002e_hi_129_;
+                r345_ = bitcast<i32>(_e4510);
             }
-            let _e4517 = active_1038_;
-            if _e4517 {
-                let _e4519 = r344_;
-                r346_ = bitcast<u32>(_e4519);
+            let _e4514 = active_1040_;
+            if _e4514 {
+                let _e4516 = r345_;
+                let _e4518 = r338_;
+                r346_ = (_e4516 >> bitcast<u32>(_e4518));
             }
-            let _e4523 = active_1038_;
+            let _e4523 = active_1040_;
             if _e4523 {
                 let _e4525 = r345_;
-                r347_ = bitcast<u32>(_e4525);
+                r347_ = (_e4525 >> bitcast<u32>(31i));
             }
-            let _e4529 = active_1038_;
-            if _e4529 {
-                let _e4531 = r335_;
-                let _e4533 = r342_;
-                let _e4535 = r346_;
-                r348_ = select(_e4535, _e4533, _e4531);
+            let _e4531 = active_1040_;
+            if _e4531 {
+                let _e4533 = r346_;
+                r348_ = bitcast<u32>(_e4533);
             }
-            let _e4539 = active_1038_;
-            if _e4539 {
-                let _e4541 = r335_;
-                let _e4543 = r346_;
-                let _e4545 = r347_;
-                r349_ = select(_e4545, _e4543, _e4541);
+            let _e4537 = active_1040_;
+            if _e4537 {
+                let _e4539 = r347_;
+                r349_ = bitcast<u32>(_e4539);
             }
-            let _e4549 = active_1038_;
-            if _e4549 {
-                let _e4551 = r348_;
-                r24_ = _e4551;
+            let _e4543 = active_1040_;
+            if _e4543 {
+                let _e4545 = r337_;
+                let _e4547 = r344_;
+                let _e4549 = r348_;
+                r350_ = select(_e4549, _e4547, _e4545);
             }
-            let _e4554 = active_1038_;
-            if _e4554 {
-                let _e4556 = r349_;
-                r144_ = _e4556;
+            let _e4553 = active_1040_;
+            if _e4553 {
+                let _e4555 = r337_;
+                let _e4557 = r348_;
+                let _e4559 = r349_;
+                r351_ = select(_e4559, _e4557, _e4555);
             }
-            let _e4559 = active_1038_;
-            if _e4559 {
-                let _e4561 = r23_;
-                let _e4563 = r24_;
-                r350_ = (_e4561 ^ _e4563);
+            let _e4563 = active_1040_;
+            if _e4563 {
+                let _e4565 = r350_;
+                r24_ = _e4565;
             }
-            let _e4567 = active_1038_;
-            if _e4567 {
-                let _e4569 = r143_;
-                let _e4571 = r144_;
-                r351_ = (_e4569 ^ _e4571);
+            let _e4568 = active_1040_;
+            if _e4568 {
+                let _e4570 = r351_;
+                r144_ = _e4570;
             }
-            let _e4575 = active_1038_;
-            if _e4575 {
-                let _e4577 = r350_;
-                r25_ = _e4577;
+            let _e4573 = active_1040_;
+            if _e4573 {
+                let _e4575 = r23_;
+                let _e4577 = r24_;
+                r352_ = (_e4575 ^ _e4577);
             }
-            let _e4580 = active_1038_;
-            if _e4580 {
-                let _e4582 = r351_;
-                r145_ = _e4582;
+            let _e4581 = active_1040_;
+            if _e4581 {
+                let _e4583 = r143_;
+                let _e4585 = r144_;
+                r353_ = (_e4583 ^ _e4585);
             }
-            let _e4585 = active_1038_;
-            if _e4585 {
-                let _e4587 = d_u002e_lo_16_;
-                r352_ = (_e4587 & 63u);
+            let _e4589 = active_1040_;
+            if _e4589 {
+                let _e4591 = r352_;
+                r25_ = _e4591;
             }
-            let _e4592 = active_1038_;
-            if _e4592 {
-                let _e4594 = r352_;
-                r353_ = (_e4594 < 32u);
+            let _e4594 = active_1040_;
+            if _e4594 {
+                let _e4596 = r353_;
+                r145_ = _e4596;
             }
-            let _e4599 = active_1038_;
+            let _e4599 = active_1040_;
             if _e4599 {
-                let _e4601 = r352_;
-                r354_ = (_e4601 & 31u);
+                let _e4601 = d_u002e_lo_16_;
+                r354_ = (_e4601 & 63u);
             }
-            let _e4606 = active_1038_;
+            let _e4606 = active_1040_;
             if _e4606 {
                 let _e4608 = r354_;
-                r355_ = (_e4608 == 0u);
+                r355_ = (_e4608 < 32u);
             }
-            let _e4613 = active_1038_;
+            let _e4613 = active_1040_;
             if _e4613 {
-                let _e4616 = r354_;
-                r356_ = (32u - _e4616);
+                let _e4615 = r354_;
+                r356_ = (_e4615 & 31u);
             }
-            let _e4620 = active_1038_;
+            let _e4620 = active_1040_;
             if _e4620 {
-                let _e4622 = c_u002e_hi_134_;
-                let _e4624 = r356_;
-                r357_ = (_e4622 << bitcast<u32>(_e4624));
+                let _e4622 = r356_;
+                r357_ = (_e4622 == 0u);
             }
-            let _e4629 = active_1038_;
-            if _e4629 {
-                let _e4631 = r355_;
-                let _e4634 = r357_;
-                r358_ = select(_e4634, 0u, _e4631);
+            let _e4627 = active_1040_;
+            if _e4627 {
+                let _e4630 = r356_;
+                r358_ = (32u - _e4630);
             }
-            let _e4638 = active_1038_;
-            if _e4638 {
-                let _e4640 = c_u002e_lo_14_;
-                let _e4642 = r354_;
-                r359_ = (_e4640 >> bitcast<u32>(_e4642));
+            let _e4634 = active_1040_;
+            if _e4634 {
+                let _e4636 = c_u002e_hi_134_;
+                let _e4638 = r358_;
+                r359_ = (_e4636 << bitcast<u32>(_e4638));
             }
-            let _e4647 = active_1038_;
-            if _e4647 {
-                let _e4649 = r359_;
-                let _e4651 = r358_;
-                r360_ = (_e4649 | _e4651);
+            let _e4643 = active_1040_;
+            if _e4643 {
+                let _e4645 = r357_;
+                let _e4648 = r359_;
+                r360_ = select(_e4648, 0u, _e4645);
             }
-            let _e4655 = active_1038_;
-            if _e4655 {
-                let _e4657 = c_u002e_hi_134_;
-                let _e4659 = r354_;
-                r361_ = (_e4657 >> bitcast<u32>(_e4659));
+            let _e4652 = active_1040_;
+            if _e4652 {
+                let _e4654 = c_u002e_lo_14_;
+                let _e4656 = r356_;
+                r361_ = (_e4654 >> bitcast<u32>(_e4656));
             }
-            let _e4664 = active_1038_;
-            if _e4664 {
-                let _e4666 = r353_;
-                let _e4668 = r360_;
-                let _e4670 = r361_;
-                r362_ = select(_e4670, _e4668, _e4666);
+            let _e4661 = active_1040_;
+            if _e4661 {
+                let _e4663 = r361_;
+                let _e4665 = r360_;
+                r362_ = (_e4663 | _e4665);
             }
-            let _e4674 = active_1038_;
-            if _e4674 {
-                let _e4676 = r353_;
-                let _e4678 = r361_;
-                r363_ = select(0u, _e4678, _e4676);
+            let _e4669 = active_1040_;
+            if _e4669 {
+                let _e4671 = c_u002e_hi_134_;
+                let _e4673 = r356_;
+                r363_ = (_e4671 >> bitcast<u32>(_e4673));
             }
-            let _e4683 = active_1038_;
-            if _e4683 {
-                let _e4685 = r362_;
-                r26_ = _e4685;
+            let _e4678 = active_1040_;
+            if _e4678 {
+                let _e4680 = r355_;
+                let _e4682 = r362_;
+                let _e4684 = r363_;
+                r364_ = select(_e4684, _e4682, _e4680);
             }
-            let _e4688 = active_1038_;
+            let _e4688 = active_1040_;
             if _e4688 {
-                let _e4690 = r363_;
-                r146_ = _e4690;
+                let _e4690 = r355_;
+                let _e4692 = r363_;
+                r365_ = select(0u, _e4692, _e4690);
             }
-            let _e4693 = active_1038_;
-            if _e4693 {
-                let _e4695 = r26_;
-                r27_ = _e4695;
+            let _e4697 = active_1040_;
+            if _e4697 {
+                let _e4699 = r364_;
+                r26_ = _e4699;
             }
-            let _e4698 = active_1038_;
-            if _e4698 {
-                let _e4700 = r146_;
-                r147_ = _e4700;
+            let _e4702 = active_1040_;
+            if _e4702 {
+                let _e4704 = r365_;
+                r146_ = _e4704;
             }
-            let _e4703 = active_1038_;
-            if _e4703 {
-                let _e4705 = r25_;
-                let _e4707 = r27_;
-                r364_ = (_e4705 ^ _e4707);
+            let _e4707 = active_1040_;
+            if _e4707 {
+                let _e4709 = r26_;
+                r27_ = _e4709;
             }
-            let _e4711 = active_1038_;
-            if _e4711 {
-                let _e4713 = r145_;
-                let _e4715 = r147_;
-                r365_ = (_e4713 ^ _e4715);
+            let _e4712 = active_1040_;
+            if _e4712 {
+                let _e4714 = r146_;
+                r147_ = _e4714;
             }
-            let _e4719 = active_1038_;
-            if _e4719 {
-                let _e4721 = r364_;
-                r28_ = _e4721;
+            let _e4717 = active_1040_;
+            if _e4717 {
+                let _e4719 = r25_;
+                let _e4721 = r27_;
+                r366_ = (_e4719 ^ _e4721);
             }
-            let _e4724 = active_1038_;
-            if _e4724 {
-                let _e4726 = r365_;
-                r148_ = _e4726;
+            let _e4725 = active_1040_;
+            if _e4725 {
+                let _e4727 = r145_;
+                let _e4729 = r147_;
+                r367_ = (_e4727 ^ _e4729);
             }
-            let _e4729 = active_1038_;
-            if _e4729 {
-                let _e4731 = r28_;
-                let _e4738 = i_5_;
-                R[bitcast<u32>(((((_e4738 * 16i) + 3i) * 2i) + 0i))] = _e4731;
+            let _e4733 = active_1040_;
+            if _e4733 {
+                let _e4735 = r366_;
+                r28_ = _e4735;
             }
-            let _e4749 = active_1038_;
-            if _e4749 {
-                let _e4751 = r148_;
-                let _e4758 = i_5_;
-                R[bitcast<u32>(((((_e4758 * 16i) + 3i) * 2i) + 1i))] = _e4751;
+            let _e4738 = active_1040_;
+            if _e4738 {
+                let _e4740 = r367_;
+                r148_ = _e4740;
             }
-            let _e4769 = active_1038_;
-            if _e4769 {
-                let _e4771 = a_u002e_hi_129_;
-                r366_ = bitcast<i32>(_e4771);
+            let _e4743 = active_1040_;
+            if _e4743 {
+                let _e4745 = r28_;
+                let _e4752 = i_5_;
+                R[bitcast<u32>(((((_e4752 * 16i) + 3i) * 2i) + 0i))] = _e4745;
             }
-            let _e4775 = active_1038_;
-            if _e4775 {
-                let _e4777 = b_u002e_hi_132_;
-                r367_ = bitcast<i32>(_e4777);
+            let _e4763 = active_1040_;
+            if _e4763 {
+                let _e4765 = r148_;
+                let _e4772 = i_5_;
+                R[bitcast<u32>(((((_e4772 * 16i) + 3i) * 2i) + 1i))] = _e4765;
             }
-            let _e4781 = active_1038_;
-            if _e4781 {
-                let _e4783 = r366_;
-                let _e4785 = r367_;
-                r368_ = (_e4783 < _e4785);
+            let _e4783 = active_1040_;
+            if _e4783 {
+                let _e4785 = a_u002e_hi_129_;
+                r368_ = bitcast<i32>(_e4785);
             }
-            let _e4789 = active_1038_;
+            let _e4789 = active_1040_;
             if _e4789 {
-                let _e4791 = a_u002e_hi_129_;
-                let _e4793 = b_u002e_hi_132_;
-                r369_ = (_e4791 == _e4793);
+                let _e4791 = b_u002e_hi_132_;
+                r369_ = bitcast<i32>(_e4791);
             }
-            let _e4797 = active_1038_;
-            if _e4797 {
-                let _e4799 = a_u002e_lo_9_;
-                let _e4801 = b_u002e_lo_12_;
-                r370_ = (_e4799 < _e4801);
+            let _e4795 = active_1040_;
+            if _e4795 {
+                let _e4797 = r368_;
+                let _e4799 = r369_;
+                r370_ = (_e4797 < _e4799);
             }
-            let _e4805 = active_1038_;
-            if _e4805 {
-                let _e4807 = r369_;
-                let _e4809 = r370_;
-                let _e4811 = r368_;
-                r371_ = select(_e4811, _e4809, _e4807);
+            let _e4803 = active_1040_;
+            if _e4803 {
+                let _e4805 = a_u002e_hi_129_;
+                let _e4807 = b_u002e_hi_132_;
+                r371_ = (_e4805 == _e4807);
             }
-            let _e4815 = active_1038_;
-            if _e4815 {
-                let _e4817 = r371_;
-                let _e4819 = a_u002e_lo_9_;
-                let _e4821 = b_u002e_lo_12_;
-                r372_ = select(_e4821, _e4819, _e4817);
+            let _e4811 = active_1040_;
+            if _e4811 {
+                let _e4813 = a_u002e_lo_9_;
+                let _e4815 = b_u002e_lo_12_;
+                r372_ = (_e4813 < _e4815);
             }
-            let _e4825 = active_1038_;
-            if _e4825 {
-                let _e4827 = r371_;
-                let _e4829 = a_u002e_hi_129_;
-                let _e4831 = b_u002e_hi_132_;
-                r373_ = select(_e4831, _e4829, _e4827);
+            let _e4819 = active_1040_;
+            if _e4819 {
+                let _e4821 = r371_;
+                let _e4823 = r372_;
+                let _e4825 = r370_;
+                r373_ = select(_e4825, _e4823, _e4821);
             }
-            let _e4835 = active_1038_;
-            if _e4835 {
-                let _e4837 = r372_;
-                r29_ = _e4837;
+            let _e4829 = active_1040_;
+            if _e4829 {
+                let _e4831 = r373_;
+                let _e4833 = a_u002e_lo_9_;
+                let _e4835 = b_u002e_lo_12_;
+                r374_ = select(_e4835, _e4833, _e4831);
             }
-            let _e4840 = active_1038_;
-            if _e4840 {
-                let _e4842 = r373_;
-                r149_ = _e4842;
+            let _e4839 = active_1040_;
+            if _e4839 {
+                let _e4841 = r373_;
+                let _e4843 = a_u002e_hi_129_;
+                let _e4845 = b_u002e_hi_132_;
+                r375_ = select(_e4845, _e4843, _e4841);
             }
-            let _e4845 = active_1038_;
-            if _e4845 {
-                let _e4847 = a_u002e_hi_129_;
-                r374_ = bitcast<i32>(_e4847);
+            let _e4849 = active_1040_;
+            if _e4849 {
+                let _e4851 = r374_;
+                r29_ = _e4851;
             }
-            let _e4851 = active_1038_;
-            if _e4851 {
-                let _e4853 = b_u002e_hi_132_;
-                r375_ = bitcast<i32>(_e4853);
+            let _e4854 = active_1040_;
+            if _e4854 {
+                let _e4856 = r375_;
+                r149_ = _e4856;
             }
-            let _e4857 = active_1038_;
-            if _e4857 {
-                let _e4859 = r374_;
-                let _e4861 = r375_;
-                r376_ = (_e4859 < _e4861);
+            let _e4859 = active_1040_;
+            if _e4859 {
+                let _e4861 = a_u002e_hi_129_;
+                r376_ = bitcast<i32>(_e4861);
             }
-            let _e4865 = active_1038_;
+            let _e4865 = active_1040_;
             if _e4865 {
-                let _e4867 = a_u002e_hi_129_;
-                let _e4869 = b_u002e_hi_132_;
-                r377_ = (_e4867 == _e4869);
+                let _e4867 = b_u002e_hi_132_;
+                r377_ = bitcast<i32>(_e4867);
             }
-            let _e4873 = active_1038_;
-            if _e4873 {
-                let _e4875 = a_u002e_lo_9_;
-                let _e4877 = b_u002e_lo_12_;
-                r378_ = (_e4875 < _e4877);
+            let _e4871 = active_1040_;
+            if _e4871 {
+                let _e4873 = r376_;
+                let _e4875 = r377_;
+                r378_ = (_e4873 < _e4875);
             }
-            let _e4881 = active_1038_;
-            if _e4881 {
-                let _e4883 = r377_;
-                let _e4885 = r378_;
-                let _e4887 = r376_;
-                r379_ = select(_e4887, _e4885, _e4883);
+            let _e4879 = active_1040_;
+            if _e4879 {
+                let _e4881 = a_u002e_hi_129_;
+                let _e4883 = b_u002e_hi_132_;
+                r379_ = (_e4881 == _e4883);
             }
-            let _e4891 = active_1038_;
-            if _e4891 {
-                let _e4893 = r379_;
-                let _e4895 = b_u002e_lo_12_;
-                let _e4897 = a_u002e_lo_9_;
-                r380_ = select(_e4897, _e4895, _e4893);
+            let _e4887 = active_1040_;
+            if _e4887 {
+                let _e4889 = a_u002e_lo_9_;
+                let _e4891 = b_u002e_lo_12_;
+                r380_ = (_e4889 < _e4891);
             }
-            let _e4901 = active_1038_;
-            if _e4901 {
-                let _e4903 = r379_;
-                let _e4905 = b_u002e_hi_132_;
-                let _e4907 = a_u002e_hi_129_;
-                r381_ = select(_e4907, _e4905, _e4903);
+            let _e4895 = active_1040_;
+            if _e4895 {
+                let _e4897 = r379_;
+                let _e4899 = r380_;
+                let _e4901 = r378_;
+                r381_ = select(_e4901, _e4899, _e4897);
             }
-            let _e4911 = active_1038_;
-            if _e4911 {
-                let _e4913 = r380_;
-                r30_ = _e4913;
+            let _e4905 = active_1040_;
+            if _e4905 {
+                let _e4907 = r381_;
+                let _e4909 = b_u002e_lo_12_;
+                let _e4911 = a_u002e_lo_9_;
+                r382_ = select(_e4911, _e4909, _e4907);
             }
-            let _e4916 = active_1038_;
-            if _e4916 {
-                let _e4918 = r381_;
-                r150_ = _e4918;
+            let _e4915 = active_1040_;
+            if _e4915 {
+                let _e4917 = r381_;
+                let _e4919 = b_u002e_hi_132_;
+                let _e4921 = a_u002e_hi_129_;
+                r383_ = select(_e4921, _e4919, _e4917);
             }
-            let _e4921 = active_1038_;
-            if _e4921 {
-                let _e4923 = r30_;
-                r382_ = (_e4923 & 65535u);
+            let _e4925 = active_1040_;
+            if _e4925 {
+                let _e4927 = r382_;
+                r30_ = _e4927;
             }
-            let _e4928 = active_1038_;
-            if _e4928 {
-                let _e4930 = r30_;
-                r383_ = (_e4930 >> bitcast<u32>(16u));
+            let _e4930 = active_1040_;
+            if _e4930 {
+                let _e4932 = r383_;
+                r150_ = _e4932;
             }
-            let _e4936 = active_1038_;
-            if _e4936 {
-                r384_ = 3u;
+            let _e4935 = active_1040_;
+            if _e4935 {
+                let _e4937 = r30_;
+                r384_ = (_e4937 & 65535u);
             }
-            let _e4940 = active_1038_;
-            if _e4940 {
-                r385_ = 0u;
+            let _e4942 = active_1040_;
+            if _e4942 {
+                let _e4944 = r30_;
+                r385_ = (_e4944 >> bitcast<u32>(16u));
             }
-            let _e4944 = active_1038_;
-            if _e4944 {
-                let _e4946 = r382_;
-                r386_ = (_e4946 * 3u);
+            let _e4950 = active_1040_;
+            if _e4950 {
+                r386_ = 3u;
             }
-            let _e4951 = active_1038_;
-            if _e4951 {
-                let _e4953 = r382_;
-                r387_ = (_e4953 * 0u);
+            let _e4954 = active_1040_;
+            if _e4954 {
+                r387_ = 0u;
             }
-            let _e4958 = active_1038_;
+            let _e4958 = active_1040_;
             if _e4958 {
-                let _e4960 = r383_;
+                let _e4960 = r384_;
                 r388_ = (_e4960 * 3u);
             }
-            let _e4965 = active_1038_;
+            let _e4965 = active_1040_;
             if _e4965 {
-                let _e4967 = r383_;
+                let _e4967 = r384_;
                 r389_ = (_e4967 * 0u);
             }
-            let _e4972 = active_1038_;
+            let _e4972 = active_1040_;
             if _e4972 {
-                let _e4974 = r387_;
-                r390_ = (_e4974 & 65535u);
+                let _e4974 = r385_;
+                r390_ = (_e4974 * 3u);
             }
-            let _e4979 = active_1038_;
+            let _e4979 = active_1040_;
             if _e4979 {
-                let _e4981 = r387_;
-                r391_ = (_e4981 >> bitcast<u32>(16u));
+                let _e4981 = r385_;
+                r391_ = (_e4981 * 0u);
             }
-            let _e4987 = active_1038_;
-            if _e4987 {
-                let _e4989 = r388_;
-                r392_ = (_e4989 & 65535u);
+            let _e4986 = active_1040_;
+            if _e4986 {
+                let _e4988 = r389_;
+                r392_ = (_e4988 & 65535u);
             }
-            let _e4994 = active_1038_;
-            if _e4994 {
-                let _e4996 = r388_;
-                r393_ = (_e4996 >> bitcast<u32>(16u));
+            let _e4993 = active_1040_;
+            if _e4993 {
+                let _e4995 = r389_;
+                r393_ = (_e4995 >> bitcast<u32>(16u));
             }
-            let _e5002 = active_1038_;
-            if _e5002 {
-                let _e5004 = r386_;
-                r394_ = (_e5004 >> bitcast<u32>(16u));
+            let _e5001 = active_1040_;
+            if _e5001 {
+                let _e5003 = r390_;
+                r394_ = (_e5003 & 65535u);
             }
-            let _e5010 = active_1038_;
-            if _e5010 {
-                let _e5012 = r394_;
-                let _e5014 = r390_;
-                r395_ = (_e5012 + _e5014);
+            let _e5008 = active_1040_;
+            if _e5008 {
+                let _e5010 = r390_;
+                r395_ = (_e5010 >> bitcast<u32>(16u));
             }
-            let _e5018 = active_1038_;
-            if _e5018 {
-                let _e5020 = r395_;
-                let _e5022 = r392_;
-                r396_ = (_e5020 + _e5022);
+            let _e5016 = active_1040_;
+            if _e5016 {
+                let _e5018 = r388_;
+                r396_ = (_e5018 >> bitcast<u32>(16u));
             }
-            let _e5026 = active_1038_;
-            if _e5026 {
-                let _e5028 = r30_;
-                r397_ = (_e5028 * 3u);
+            let _e5024 = active_1040_;
+            if _e5024 {
+                let _e5026 = r396_;
+                let _e5028 = r392_;
+                r397_ = (_e5026 + _e5028);
             }
-            let _e5033 = active_1038_;
-            if _e5033 {
-                let _e5035 = r389_;
-                let _e5037 = r391_;
-                r398_ = (_e5035 + _e5037);
+            let _e5032 = active_1040_;
+            if _e5032 {
+                let _e5034 = r397_;
+                let _e5036 = r394_;
+                r398_ = (_e5034 + _e5036);
             }
-            let _e5041 = active_1038_;
-            if _e5041 {
-                let _e5043 = r398_;
-                let _e5045 = r393_;
-                r399_ = (_e5043 + _e5045);
+            let _e5040 = active_1040_;
+            if _e5040 {
+                let _e5042 = r30_;
+                r399_ = (_e5042 * 3u);
             }
-            let _e5049 = active_1038_;
-            if _e5049 {
-                let _e5051 = r396_;
-                r400_ = (_e5051 >> bitcast<u32>(16u));
+            let _e5047 = active_1040_;
+            if _e5047 {
+                let _e5049 = r391_;
+                let _e5051 = r393_;
+                r400_ = (_e5049 + _e5051);
             }
-            let _e5057 = active_1038_;
-            if _e5057 {
-                let _e5059 = r399_;
-                let _e5061 = r400_;
-                r401_ = (_e5059 + _e5061);
+            let _e5055 = active_1040_;
+            if _e5055 {
+                let _e5057 = r400_;
+                let _e5059 = r395_;
+                r401_ = (_e5057 + _e5059);
             }
-            let _e5065 = active_1038_;
-            if _e5065 {
-                let _e5067 = r30_;
-                r402_ = (_e5067 * 0u);
+            let _e5063 = active_1040_;
+            if _e5063 {
+                let _e5065 = r398_;
+                r402_ = (_e5065 >> bitcast<u32>(16u));
             }
-            let _e5072 = active_1038_;
-            if _e5072 {
-                let _e5074 = r150_;
-                r403_ = (_e5074 * 3u);
+            let _e5071 = active_1040_;
+            if _e5071 {
+                let _e5073 = r401_;
+                let _e5075 = r402_;
+                r403_ = (_e5073 + _e5075);
             }
-            let _e5079 = active_1038_;
+            let _e5079 = active_1040_;
             if _e5079 {
-                let _e5081 = r401_;
-                let _e5083 = r402_;
-                r404_ = (_e5081 + _e5083);
+                let _e5081 = r30_;
+                r404_ = (_e5081 * 0u);
             }
-            let _e5087 = active_1038_;
-            if _e5087 {
-                let _e5089 = r404_;
-                let _e5091 = r403_;
-                r405_ = (_e5089 + _e5091);
+            let _e5086 = active_1040_;
+            if _e5086 {
+                let _e5088 = r150_;
+                r405_ = (_e5088 * 3u);
             }
-            let _e5095 = active_1038_;
-            if _e5095 {
-                let _e5097 = r397_;
-                r31_ = _e5097;
+            let _e5093 = active_1040_;
+            if _e5093 {
+                let _e5095 = r403_;
+                let _e5097 = r404_;
+                r406_ = (_e5095 + _e5097);
             }
-            let _e5100 = active_1038_;
-            if _e5100 {
-                let _e5102 = r405_;
-                r151_ = _e5102;
+            let _e5101 = active_1040_;
+            if _e5101 {
+                let _e5103 = r406_;
+                let _e5105 = r405_;
+                r407_ = (_e5103 + _e5105);
             }
-            let _e5105 = active_1038_;
-            if _e5105 {
-                let _e5107 = r29_;
-                let _e5109 = r31_;
-                r406_ = (_e5107 + _e5109);
+            let _e5109 = active_1040_;
+            if _e5109 {
+                let _e5111 = r399_;
+                r31_ = _e5111;
             }
-            let _e5113 = active_1038_;
-            if _e5113 {
-                let _e5115 = r406_;
-                let _e5117 = r29_;
-                r407_ = (_e5115 < _e5117);
+            let _e5114 = active_1040_;
+            if _e5114 {
+                let _e5116 = r407_;
+                r151_ = _e5116;
             }
-            let _e5121 = active_1038_;
-            if _e5121 {
-                let _e5123 = r407_;
-                r408_ = u32(_e5123);
+            let _e5119 = active_1040_;
+            if _e5119 {
+                let _e5121 = r29_;
+                let _e5123 = r31_;
+                r408_ = (_e5121 + _e5123);
             }
-            let _e5127 = active_1038_;
+            let _e5127 = active_1040_;
             if _e5127 {
-                let _e5129 = r149_;
-                let _e5131 = r151_;
-                r409_ = (_e5129 + _e5131);
+                let _e5129 = r408_;
+                let _e5131 = r29_;
+                r409_ = (_e5129 < _e5131);
             }
-            let _e5135 = active_1038_;
+            let _e5135 = active_1040_;
             if _e5135 {
                 let _e5137 = r409_;
-                let _e5139 = r408_;
-                r410_ = (_e5137 + _e5139);
+                r410_ = u32(_e5137);
             }
-            let _e5143 = active_1038_;
-            if _e5143 {
-                let _e5145 = r406_;
-                r32_ = _e5145;
+            let _e5141 = active_1040_;
+            if _e5141 {
+                let _e5143 = r149_;
+                let _e5145 = r151_;
+                r411_ = (_e5143 + _e5145);
             }
-            let _e5148 = active_1038_;
-            if _e5148 {
-                let _e5150 = r410_;
-                r152_ = _e5150;
+            let _e5149 = active_1040_;
+            if _e5149 {
+                let _e5151 = r411_;
+                let _e5153 = r410_;
+                r412_ = (_e5151 + _e5153);
             }
-            let _e5153 = active_1038_;
-            if _e5153 {
-                let _e5155 = a_u002e_hi_129_;
-                r411_ = bitcast<i32>(_e5155);
+            let _e5157 = active_1040_;
+            if _e5157 {
+                let _e5159 = r408_;
+                r32_ = _e5159;
             }
-            let _e5159 = active_1038_;
-            if _e5159 {
-                let _e5161 = r411_;
-                r412_ = (_e5161 < 0i);
+            let _e5162 = active_1040_;
+            if _e5162 {
+                let _e5164 = r412_;
+                r152_ = _e5164;
             }
-            let _e5166 = active_1038_;
-            if _e5166 {
-                let _e5169 = a_u002e_lo_9_;
-                r413_ = (0u - _e5169);
+            let _e5167 = active_1040_;
+            if _e5167 {
+                let _e5169 = a_u002e_hi_129_;
+                r413_ = bitcast<i32>(_e5169);
             }
-            let _e5173 = active_1038_;
+            let _e5173 = active_1040_;
             if _e5173 {
-                let _e5176 = a_u002e_lo_9_;
-                r414_ = (0u < _e5176);
+                let _e5175 = r413_;
+                r414_ = (_e5175 < 0i);
             }
-            let _e5180 = active_1038_;
+            let _e5180 = active_1040_;
             if _e5180 {
-                let _e5182 = r414_;
-                r415_ = u32(_e5182);
+                let _e5183 = a_u002e_lo_9_;
+                r415_ = (0u - _e5183);
             }
-            let _e5186 = active_1038_;
-            if _e5186 {
-                let _e5189 = a_u002e_hi_129_;
-                r416_ = (0u - _e5189);
+            let _e5187 = active_1040_;
+            if _e5187 {
+                let _e5190 = a_u002e_lo_9_;
+                r416_ = (0u < _e5190);
             }
-            let _e5193 = active_1038_;
-            if _e5193 {
-                let _e5195 = r416_;
-                let _e5197 = r415_;
-                r417_ = (_e5195 - _e5197);
+            let _e5194 = active_1040_;
+            if _e5194 {
+                let _e5196 = r416_;
+                r417_ = u32(_e5196);
             }
-            let _e5201 = active_1038_;
-            if _e5201 {
-                let _e5203 = r412_;
-                let _e5205 = r413_;
-                let _e5207 = a_u002e_lo_9_;
-                r418_ = select(_e5207, _e5205, _e5203);
+            let _e5200 = active_1040_;
+            if _e5200 {
+                let _e5203 = a_u002e_hi_129_;
+                r418_ = (0u - _e5203);
             }
-            let _e5211 = active_1038_;
-            if _e5211 {
-                let _e5213 = r412_;
-                let _e5215 = r417_;
-                let _e5217 = a_u002e_hi_129_;
-                r419_ = select(_e5217, _e5215, _e5213);
+            let _e5207 = active_1040_;
+            if _e5207 {
+                let _e5209 = r418_;
+                let _e5211 = r417_;
+                r419_ = (_e5209 - _e5211);
             }
-            let _e5221 = active_1038_;
-            if _e5221 {
-                let _e5223 = r418_;
-                r33_ = _e5223;
+            let _e5215 = active_1040_;
+            if _e5215 {
+                let _e5217 = r414_;
+                let _e5219 = r415_;
+                let _e5221 = a_u002e_lo_9_;
+                r420_ = select(_e5221, _e5219, _e5217);
             }
-            let _e5226 = active_1038_;
-            if _e5226 {
-                let _e5228 = r419_;
-                r153_ = _e5228;
+            let _e5225 = active_1040_;
+            if _e5225 {
+                let _e5227 = r414_;
+                let _e5229 = r419_;
+                let _e5231 = a_u002e_hi_129_;
+                r421_ = select(_e5231, _e5229, _e5227);
             }
-            let _e5231 = active_1038_;
-            if _e5231 {
-                let _e5233 = r32_;
-                let _e5235 = r33_;
-                r420_ = (_e5233 + _e5235);
+            let _e5235 = active_1040_;
+            if _e5235 {
+                let _e5237 = r420_;
+                r33_ = _e5237;
             }
-            let _e5239 = active_1038_;
-            if _e5239 {
-                let _e5241 = r420_;
-                let _e5243 = r32_;
-                r421_ = (_e5241 < _e5243);
+            let _e5240 = active_1040_;
+            if _e5240 {
+                let _e5242 = r421_;
+                r153_ = _e5242;
             }
-            let _e5247 = active_1038_;
-            if _e5247 {
-                let _e5249 = r421_;
-                r422_ = u32(_e5249);
+            let _e5245 = active_1040_;
+            if _e5245 {
+                let _e5247 = r32_;
+                let _e5249 = r33_;
+                r422_ = (_e5247 + _e5249);
             }
-            let _e5253 = active_1038_;
+            let _e5253 = active_1040_;
             if _e5253 {
-                let _e5255 = r152_;
-                let _e5257 = r153_;
-                r423_ = (_e5255 + _e5257);
+                let _e5255 = r422_;
+                let _e5257 = r32_;
+                r423_ = (_e5255 < _e5257);
             }
-            let _e5261 = active_1038_;
+            let _e5261 = active_1040_;
             if _e5261 {
                 let _e5263 = r423_;
-                let _e5265 = r422_;
-                r424_ = (_e5263 + _e5265);
+                r424_ = u32(_e5263);
             }
-            let _e5269 = active_1038_;
-            if _e5269 {
-                let _e5271 = r420_;
-                r34_ = _e5271;
+            let _e5267 = active_1040_;
+            if _e5267 {
+                let _e5269 = r152_;
+                let _e5271 = r153_;
+                r425_ = (_e5269 + _e5271);
             }
-            let _e5274 = active_1038_;
-            if _e5274 {
-                let _e5276 = r424_;
-                r154_ = _e5276;
+            let _e5275 = active_1040_;
+            if _e5275 {
+                let _e5277 = r425_;
+                let _e5279 = r424_;
+                r426_ = (_e5277 + _e5279);
             }
-            let _e5279 = active_1038_;
-            if _e5279 {
-                let _e5281 = r34_;
-                let _e5288 = i_5_;
-                R[bitcast<u32>(((((_e5288 * 16i) + 4i) * 2i) + 0i))] = _e5281;
+            let _e5283 = active_1040_;
+            if _e5283 {
+                let _e5285 = r422_;
+                r34_ = _e5285;
             }
-            let _e5299 = active_1038_;
-            if _e5299 {
-                let _e5301 = r154_;
-                let _e5308 = i_5_;
-                R[bitcast<u32>(((((_e5308 * 16i) + 4i) * 2i) + 1i))] = _e5301;
+            let _e5288 = active_1040_;
+            if _e5288 {
+                let _e5290 = r426_;
+                r154_ = _e5290;
             }
-            let _e5319 = active_1038_;
-            if _e5319 {
-                let _e5321 = a_u002e_hi_129_;
-                r425_ = bitcast<i32>(_e5321);
+            let _e5293 = active_1040_;
+            if _e5293 {
+                let _e5295 = r34_;
+                let _e5302 = i_5_;
+                R[bitcast<u32>(((((_e5302 * 16i) + 4i) * 2i) + 0i))] = _e5295;
             }
-            let _e5325 = active_1038_;
-            if _e5325 {
-                let _e5327 = b_u002e_hi_132_;
-                r426_ = bitcast<i32>(_e5327);
+            let _e5313 = active_1040_;
+            if _e5313 {
+                let _e5315 = r154_;
+                let _e5322 = i_5_;
+                R[bitcast<u32>(((((_e5322 * 16i) + 4i) * 2i) + 1i))] = _e5315;
             }
-            let _e5331 = active_1038_;
-            if _e5331 {
-                let _e5333 = r425_;
-                let _e5335 = r426_;
-                r427_ = (_e5333 < _e5335);
+            let _e5333 = active_1040_;
+            if _e5333 {
+                let _e5335 = a_u002e_hi_129_;
+                r427_ = bitcast<i32>(_e5335);
             }
-            let _e5339 = active_1038_;
+            let _e5339 = active_1040_;
             if _e5339 {
-                let _e5341 = a_u002e_hi_129_;
-                let _e5343 = b_u002e_hi_132_;
-                r428_ = (_e5341 == _e5343);
+                let _e5341 = b_u002e_hi_132_;
+                r428_ = bitcast<i32>(_e5341);
             }
-            let _e5347 = active_1038_;
-            if _e5347 {
-                let _e5349 = a_u002e_lo_9_;
-                let _e5351 = b_u002e_lo_12_;
-                r429_ = (_e5349 < _e5351);
+            let _e5345 = active_1040_;
+            if _e5345 {
+                let _e5347 = r427_;
+                let _e5349 = r428_;
+                r429_ = (_e5347 < _e5349);
             }
-            let _e5355 = active_1038_;
-            if _e5355 {
-                let _e5357 = r428_;
-                let _e5359 = r429_;
-                let _e5361 = r427_;
-                r430_ = select(_e5361, _e5359, _e5357);
+            let _e5353 = active_1040_;
+            if _e5353 {
+                let _e5355 = a_u002e_hi_129_;
+                let _e5357 = b_u002e_hi_132_;
+                r430_ = (_e5355 == _e5357);
             }
-            let _e5365 = active_1038_;
-            if _e5365 {
-                let _e5367 = r430_;
-                r35_ = _e5367;
+            let _e5361 = active_1040_;
+            if _e5361 {
+                let _e5363 = a_u002e_lo_9_;
+                let _e5365 = b_u002e_lo_12_;
+                r431_ = (_e5363 < _e5365);
             }
-            let _e5370 = active_1038_;
-            if _e5370 {
-                let _e5372 = r35_;
-                r431_ = select(0u, 1u, _e5372);
+            let _e5369 = active_1040_;
+            if _e5369 {
+                let _e5371 = r430_;
+                let _e5373 = r431_;
+                let _e5375 = r429_;
+                r432_ = select(_e5375, _e5373, _e5371);
             }
-            let _e5378 = active_1038_;
-            if _e5378 {
-                let _e5380 = r35_;
-                r432_ = select(0u, 0u, _e5380);
+            let _e5379 = active_1040_;
+            if _e5379 {
+                let _e5381 = r432_;
+                r35_ = _e5381;
             }
-            let _e5386 = active_1038_;
-            if _e5386 {
-                let _e5388 = r431_;
-                r36_ = _e5388;
+            let _e5384 = active_1040_;
+            if _e5384 {
+                let _e5386 = r35_;
+                r433_ = select(0u, 1u, _e5386);
             }
-            let _e5391 = active_1038_;
-            if _e5391 {
-                let _e5393 = r432_;
-                r155_ = _e5393;
+            let _e5392 = active_1040_;
+            if _e5392 {
+                let _e5394 = r35_;
+                r434_ = select(0u, 0u, _e5394);
             }
-            let _e5396 = active_1038_;
-            if _e5396 {
-                let _e5398 = a_u002e_hi_129_;
-                r433_ = bitcast<i32>(_e5398);
+            let _e5400 = active_1040_;
+            if _e5400 {
+                let _e5402 = r433_;
+                r36_ = _e5402;
             }
-            let _e5402 = active_1038_;
-            if _e5402 {
-                let _e5404 = b_u002e_hi_132_;
-                r434_ = bitcast<i32>(_e5404);
+            let _e5405 = active_1040_;
+            if _e5405 {
+                let _e5407 = r434_;
+                r155_ = _e5407;
             }
-            let _e5408 = active_1038_;
-            if _e5408 {
-                let _e5410 = r433_;
-                let _e5412 = r434_;
-                r435_ = (_e5410 < _e5412);
+            let _e5410 = active_1040_;
+            if _e5410 {
+                let _e5412 = a_u002e_hi_129_;
+                r435_ = bitcast<i32>(_e5412);
             }
-            let _e5416 = active_1038_;
+            let _e5416 = active_1040_;
             if _e5416 {
-                let _e5418 = a_u002e_hi_129_;
-                let _e5420 = b_u002e_hi_132_;
-                r436_ = (_e5418 == _e5420);
+                let _e5418 = b_u002e_hi_132_;
+                r436_ = bitcast<i32>(_e5418);
             }
-            let _e5424 = active_1038_;
-            if _e5424 {
-                let _e5426 = a_u002e_lo_9_;
-                let _e5428 = b_u002e_lo_12_;
-                r437_ = (_e5426 <= _e5428);
+            let _e5422 = active_1040_;
+            if _e5422 {
+                let _e5424 = r435_;
+                let _e5426 = r436_;
+                r437_ = (_e5424 < _e5426);
             }
-            let _e5432 = active_1038_;
-            if _e5432 {
-                let _e5434 = r436_;
-                let _e5436 = r437_;
-                let _e5438 = r435_;
-                r438_ = select(_e5438, _e5436, _e5434);
+            let _e5430 = active_1040_;
+            if _e5430 {
+                let _e5432 = a_u002e_hi_129_;
+                let _e5434 = b_u002e_hi_132_;
+                r438_ = (_e5432 == _e5434);
             }
-            let _e5442 = active_1038_;
-            if _e5442 {
-                let _e5444 = r438_;
-                r37_ = _e5444;
+            let _e5438 = active_1040_;
+            if _e5438 {
+                let _e5440 = a_u002e_lo_9_;
+                let _e5442 = b_u002e_lo_12_;
+                r439_ = (_e5440 <= _e5442);
             }
-            let _e5447 = active_1038_;
-            if _e5447 {
-                let _e5449 = r37_;
-                r439_ = select(0u, 2u, _e5449);
+            let _e5446 = active_1040_;
+            if _e5446 {
+                let _e5448 = r438_;
+                let _e5450 = r439_;
+                let _e5452 = r437_;
+                r440_ = select(_e5452, _e5450, _e5448);
             }
-            let _e5455 = active_1038_;
-            if _e5455 {
-                let _e5457 = r37_;
-                r440_ = select(0u, 0u, _e5457);
+            let _e5456 = active_1040_;
+            if _e5456 {
+                let _e5458 = r440_;
+                r37_ = _e5458;
             }
-            let _e5463 = active_1038_;
-            if _e5463 {
-                let _e5465 = r439_;
-                r38_ = _e5465;
+            let _e5461 = active_1040_;
+            if _e5461 {
+                let _e5463 = r37_;
+                r441_ = select(0u, 2u, _e5463);
             }
-            let _e5468 = active_1038_;
-            if _e5468 {
-                let _e5470 = r440_;
-                r156_ = _e5470;
+            let _e5469 = active_1040_;
+            if _e5469 {
+                let _e5471 = r37_;
+                r442_ = select(0u, 0u, _e5471);
             }
-            let _e5473 = active_1038_;
-            if _e5473 {
-                let _e5475 = r36_;
-                let _e5477 = r38_;
-                r441_ = (_e5475 + _e5477);
+            let _e5477 = active_1040_;
+            if _e5477 {
+                let _e5479 = r441_;
+                r38_ = _e5479;
             }
-            let _e5481 = active_1038_;
-            if _e5481 {
-                let _e5483 = r441_;
-                let _e5485 = r36_;
-                r442_ = (_e5483 < _e5485);
+            let _e5482 = active_1040_;
+            if _e5482 {
+                let _e5484 = r442_;
+                r156_ = _e5484;
             }
-            let _e5489 = active_1038_;
-            if _e5489 {
-                let _e5491 = r442_;
-                r443_ = u32(_e5491);
+            let _e5487 = active_1040_;
+            if _e5487 {
+                let _e5489 = r36_;
+                let _e5491 = r38_;
+                r443_ = (_e5489 + _e5491);
             }
-            let _e5495 = active_1038_;
+            let _e5495 = active_1040_;
             if _e5495 {
-                let _e5497 = r155_;
-                let _e5499 = r156_;
-                r444_ = (_e5497 + _e5499);
+                let _e5497 = r443_;
+                let _e5499 = r36_;
+                r444_ = (_e5497 < _e5499);
             }
-            let _e5503 = active_1038_;
+            let _e5503 = active_1040_;
             if _e5503 {
                 let _e5505 = r444_;
-                let _e5507 = r443_;
-                r445_ = (_e5505 + _e5507);
+                r445_ = u32(_e5505);
             }
-            let _e5511 = active_1038_;
-            if _e5511 {
-                let _e5513 = r441_;
-                r39_ = _e5513;
+            let _e5509 = active_1040_;
+            if _e5509 {
+                let _e5511 = r155_;
+                let _e5513 = r156_;
+                r446_ = (_e5511 + _e5513);
             }
-            let _e5516 = active_1038_;
-            if _e5516 {
-                let _e5518 = r445_;
-                r157_ = _e5518;
+            let _e5517 = active_1040_;
+            if _e5517 {
+                let _e5519 = r446_;
+                let _e5521 = r445_;
+                r447_ = (_e5519 + _e5521);
             }
-            let _e5521 = active_1038_;
-            if _e5521 {
-                let _e5523 = d_u002e_hi_136_;
-                let _e5525 = c_u002e_hi_134_;
-                r446_ = (_e5523 < _e5525);
+            let _e5525 = active_1040_;
+            if _e5525 {
+                let _e5527 = r443_;
+                r39_ = _e5527;
             }
-            let _e5529 = active_1038_;
-            if _e5529 {
-                let _e5531 = d_u002e_hi_136_;
-                let _e5533 = c_u002e_hi_134_;
-                r447_ = (_e5531 == _e5533);
+            let _e5530 = active_1040_;
+            if _e5530 {
+                let _e5532 = r447_;
+                r157_ = _e5532;
             }
-            let _e5537 = active_1038_;
-            if _e5537 {
-                let _e5539 = d_u002e_lo_16_;
-                let _e5541 = c_u002e_lo_14_;
-                r448_ = (_e5539 < _e5541);
+            let _e5535 = active_1040_;
+            if _e5535 {
+                let _e5537 = d_u002e_hi_136_;
+                let _e5539 = c_u002e_hi_134_;
+                r448_ = (_e5537 < _e5539);
             }
-            let _e5545 = active_1038_;
-            if _e5545 {
-                let _e5547 = r447_;
-                let _e5549 = r448_;
-                let _e5551 = r446_;
-                r449_ = select(_e5551, _e5549, _e5547);
+            let _e5543 = active_1040_;
+            if _e5543 {
+                let _e5545 = d_u002e_hi_136_;
+                let _e5547 = c_u002e_hi_134_;
+                r449_ = (_e5545 == _e5547);
             }
-            let _e5555 = active_1038_;
-            if _e5555 {
-                let _e5557 = r449_;
-                r40_ = _e5557;
+            let _e5551 = active_1040_;
+            if _e5551 {
+                let _e5553 = d_u002e_lo_16_;
+                let _e5555 = c_u002e_lo_14_;
+                r450_ = (_e5553 < _e5555);
             }
-            let _e5560 = active_1038_;
-            if _e5560 {
-                let _e5562 = r40_;
-                r450_ = select(0u, 4u, _e5562);
+            let _e5559 = active_1040_;
+            if _e5559 {
+                let _e5561 = r449_;
+                let _e5563 = r450_;
+                let _e5565 = r448_;
+                r451_ = select(_e5565, _e5563, _e5561);
             }
-            let _e5568 = active_1038_;
-            if _e5568 {
-                let _e5570 = r40_;
-                r451_ = select(0u, 0u, _e5570);
+            let _e5569 = active_1040_;
+            if _e5569 {
+                let _e5571 = r451_;
+                r40_ = _e5571;
             }
-            let _e5576 = active_1038_;
-            if _e5576 {
-                let _e5578 = r450_;
-                r41_ = _e5578;
+            let _e5574 = active_1040_;
+            if _e5574 {
+                let _e5576 = r40_;
+                r452_ = select(0u, 4u, _e5576);
             }
-            let _e5581 = active_1038_;
-            if _e5581 {
-                let _e5583 = r451_;
-                r158_ = _e5583;
+            let _e5582 = active_1040_;
+            if _e5582 {
+                let _e5584 = r40_;
+                r453_ = select(0u, 0u, _e5584);
             }
-            let _e5586 = active_1038_;
-            if _e5586 {
-                let _e5588 = r39_;
-                let _e5590 = r41_;
-                r452_ = (_e5588 + _e5590);
+            let _e5590 = active_1040_;
+            if _e5590 {
+                let _e5592 = r452_;
+                r41_ = _e5592;
             }
-            let _e5594 = active_1038_;
-            if _e5594 {
-                let _e5596 = r452_;
-                let _e5598 = r39_;
-                r453_ = (_e5596 < _e5598);
+            let _e5595 = active_1040_;
+            if _e5595 {
+                let _e5597 = r453_;
+                r158_ = _e5597;
             }
-            let _e5602 = active_1038_;
-            if _e5602 {
-                let _e5604 = r453_;
-                r454_ = u32(_e5604);
+            let _e5600 = active_1040_;
+            if _e5600 {
+                let _e5602 = r39_;
+                let _e5604 = r41_;
+                r454_ = (_e5602 + _e5604);
             }
-            let _e5608 = active_1038_;
+            let _e5608 = active_1040_;
             if _e5608 {
-                let _e5610 = r157_;
-                let _e5612 = r158_;
-                r455_ = (_e5610 + _e5612);
+                let _e5610 = r454_;
+                let _e5612 = r39_;
+                r455_ = (_e5610 < _e5612);
             }
-            let _e5616 = active_1038_;
+            let _e5616 = active_1040_;
             if _e5616 {
                 let _e5618 = r455_;
-                let _e5620 = r454_;
-                r456_ = (_e5618 + _e5620);
+                r456_ = u32(_e5618);
             }
-            let _e5624 = active_1038_;
-            if _e5624 {
-                let _e5626 = r452_;
-                r42_ = _e5626;
+            let _e5622 = active_1040_;
+            if _e5622 {
+                let _e5624 = r157_;
+                let _e5626 = r158_;
+                r457_ = (_e5624 + _e5626);
             }
-            let _e5629 = active_1038_;
-            if _e5629 {
-                let _e5631 = r456_;
-                r159_ = _e5631;
+            let _e5630 = active_1040_;
+            if _e5630 {
+                let _e5632 = r457_;
+                let _e5634 = r456_;
+                r458_ = (_e5632 + _e5634);
             }
-            let _e5634 = active_1038_;
-            if _e5634 {
-                let _e5636 = d_u002e_hi_136_;
-                let _e5638 = c_u002e_hi_134_;
-                r457_ = (_e5636 < _e5638);
+            let _e5638 = active_1040_;
+            if _e5638 {
+                let _e5640 = r454_;
+                r42_ = _e5640;
             }
-            let _e5642 = active_1038_;
-            if _e5642 {
-                let _e5644 = d_u002e_hi_136_;
-                let _e5646 = c_u002e_hi_134_;
-                r458_ = (_e5644 == _e5646);
+            let _e5643 = active_1040_;
+            if _e5643 {
+                let _e5645 = r458_;
+                r159_ = _e5645;
             }
-            let _e5650 = active_1038_;
-            if _e5650 {
-                let _e5652 = d_u002e_lo_16_;
-                let _e5654 = c_u002e_lo_14_;
-                r459_ = (_e5652 <= _e5654);
+            let _e5648 = active_1040_;
+            if _e5648 {
+                let _e5650 = d_u002e_hi_136_;
+                let _e5652 = c_u002e_hi_134_;
+                r459_ = (_e5650 < _e5652);
             }
-            let _e5658 = active_1038_;
-            if _e5658 {
-                let _e5660 = r458_;
-                let _e5662 = r459_;
-                let _e5664 = r457_;
-                r460_ = select(_e5664, _e5662, _e5660);
+            let _e5656 = active_1040_;
+            if _e5656 {
+                let _e5658 = d_u002e_hi_136_;
+                let _e5660 = c_u002e_hi_134_;
+                r460_ = (_e5658 == _e5660);
             }
-            let _e5668 = active_1038_;
-            if _e5668 {
-                let _e5670 = r460_;
-                r43_ = _e5670;
+            let _e5664 = active_1040_;
+            if _e5664 {
+                let _e5666 = d_u002e_lo_16_;
+                let _e5668 = c_u002e_lo_14_;
+                r461_ = (_e5666 <= _e5668);
             }
-            let _e5673 = active_1038_;
-            if _e5673 {
-                let _e5675 = r43_;
-                r461_ = select(0u, 8u, _e5675);
+            let _e5672 = active_1040_;
+            if _e5672 {
+                let _e5674 = r460_;
+                let _e5676 = r461_;
+                let _e5678 = r459_;
+                r462_ = select(_e5678, _e5676, _e5674);
             }
-            let _e5681 = active_1038_;
-            if _e5681 {
-                let _e5683 = r43_;
-                r462_ = select(0u, 0u, _e5683);
+            let _e5682 = active_1040_;
+            if _e5682 {
+                let _e5684 = r462_;
+                r43_ = _e5684;
             }
-            let _e5689 = active_1038_;
-            if _e5689 {
-                let _e5691 = r461_;
-                r44_ = _e5691;
+            let _e5687 = active_1040_;
+            if _e5687 {
+                let _e5689 = r43_;
+                r463_ = select(0u, 8u, _e5689);
             }
-            let _e5694 = active_1038_;
-            if _e5694 {
-                let _e5696 = r462_;
-                r160_ = _e5696;
+            let _e5695 = active_1040_;
+            if _e5695 {
+                let _e5697 = r43_;
+                r464_ = select(0u, 0u, _e5697);
             }
-            let _e5699 = active_1038_;
-            if _e5699 {
-                let _e5701 = r42_;
-                let _e5703 = r44_;
-                r463_ = (_e5701 + _e5703);
+            let _e5703 = active_1040_;
+            if _e5703 {
+                let _e5705 = r463_;
+                r44_ = _e5705;
             }
-            let _e5707 = active_1038_;
-            if _e5707 {
-                let _e5709 = r463_;
-                let _e5711 = r42_;
-                r464_ = (_e5709 < _e5711);
+            let _e5708 = active_1040_;
+            if _e5708 {
+                let _e5710 = r464_;
+                r160_ = _e5710;
             }
-            let _e5715 = active_1038_;
-            if _e5715 {
-                let _e5717 = r464_;
-                r465_ = u32(_e5717);
+            let _e5713 = active_1040_;
+            if _e5713 {
+                let _e5715 = r42_;
+                let _e5717 = r44_;
+                r465_ = (_e5715 + _e5717);
             }
-            let _e5721 = active_1038_;
+            let _e5721 = active_1040_;
             if _e5721 {
-                let _e5723 = r159_;
-                let _e5725 = r160_;
-                r466_ = (_e5723 + _e5725);
+                let _e5723 = r465_;
+                let _e5725 = r42_;
+                r466_ = (_e5723 < _e5725);
             }
-            let _e5729 = active_1038_;
+            let _e5729 = active_1040_;
             if _e5729 {
                 let _e5731 = r466_;
-                let _e5733 = r465_;
-                r467_ = (_e5731 + _e5733);
+                r467_ = u32(_e5731);
             }
-            let _e5737 = active_1038_;
-            if _e5737 {
-                let _e5739 = r463_;
-                r45_ = _e5739;
+            let _e5735 = active_1040_;
+            if _e5735 {
+                let _e5737 = r159_;
+                let _e5739 = r160_;
+                r468_ = (_e5737 + _e5739);
             }
-            let _e5742 = active_1038_;
-            if _e5742 {
-                let _e5744 = r467_;
-                r161_ = _e5744;
+            let _e5743 = active_1040_;
+            if _e5743 {
+                let _e5745 = r468_;
+                let _e5747 = r467_;
+                r469_ = (_e5745 + _e5747);
             }
-            let _e5747 = active_1038_;
-            if _e5747 {
-                let _e5749 = a_u002e_lo_9_;
-                let _e5751 = b_u002e_lo_12_;
-                r468_ = (_e5749 == _e5751);
+            let _e5751 = active_1040_;
+            if _e5751 {
+                let _e5753 = r465_;
+                r45_ = _e5753;
             }
-            let _e5755 = active_1038_;
-            if _e5755 {
-                let _e5757 = a_u002e_hi_129_;
-                let _e5759 = b_u002e_hi_132_;
-                r469_ = (_e5757 == _e5759);
+            let _e5756 = active_1040_;
+            if _e5756 {
+                let _e5758 = r469_;
+                r161_ = _e5758;
             }
-            let _e5763 = active_1038_;
-            if _e5763 {
-                let _e5765 = r468_;
-                let _e5767 = r469_;
-                r470_ = select(false, _e5767, _e5765);
+            let _e5761 = active_1040_;
+            if _e5761 {
+                let _e5763 = a_u002e_lo_9_;
+                let _e5765 = b_u002e_lo_12_;
+                r470_ = (_e5763 == _e5765);
             }
-            let _e5772 = active_1038_;
-            if _e5772 {
-                let _e5774 = r470_;
-                r46_ = _e5774;
+            let _e5769 = active_1040_;
+            if _e5769 {
+                let _e5771 = a_u002e_hi_129_;
+                let _e5773 = b_u002e_hi_132_;
+                r471_ = (_e5771 == _e5773);
             }
-            let _e5777 = active_1038_;
+            let _e5777 = active_1040_;
             if _e5777 {
-                let _e5779 = r46_;
-                r471_ = select(0u, 16u, _e5779);
+                let _e5779 = r470_;
+                let _e5781 = r471_;
+                r472_ = select(false, _e5781, _e5779);
             }
-            let _e5785 = active_1038_;
-            if _e5785 {
-                let _e5787 = r46_;
-                r472_ = select(0u, 0u, _e5787);
+            let _e5786 = active_1040_;
+            if _e5786 {
+                let _e5788 = r472_;
+                r46_ = _e5788;
             }
-            let _e5793 = active_1038_;
-            if _e5793 {
-                let _e5795 = r471_;
-                r47_ = _e5795;
+            let _e5791 = active_1040_;
+            if _e5791 {
+                let _e5793 = r46_;
+                r473_ = select(0u, 16u, _e5793);
             }
-            let _e5798 = active_1038_;
-            if _e5798 {
-                let _e5800 = r472_;
-                r162_ = _e5800;
+            let _e5799 = active_1040_;
+            if _e5799 {
+                let _e5801 = r46_;
+                r474_ = select(0u, 0u, _e5801);
             }
-            let _e5803 = active_1038_;
-            if _e5803 {
-                let _e5805 = r45_;
-                let _e5807 = r47_;
-                r473_ = (_e5805 + _e5807);
+            let _e5807 = active_1040_;
+            if _e5807 {
+                let _e5809 = r473_;
+                r47_ = _e5809;
             }
-            let _e5811 = active_1038_;
-            if _e5811 {
-                let _e5813 = r473_;
-                let _e5815 = r45_;
-                r474_ = (_e5813 < _e5815);
+            let _e5812 = active_1040_;
+            if _e5812 {
+                let _e5814 = r474_;
+                r162_ = _e5814;
             }
-            let _e5819 = active_1038_;
-            if _e5819 {
-                let _e5821 = r474_;
-                r475_ = u32(_e5821);
+            let _e5817 = active_1040_;
+            if _e5817 {
+                let _e5819 = r45_;
+                let _e5821 = r47_;
+                r475_ = (_e5819 + _e5821);
             }
-            let _e5825 = active_1038_;
+            let _e5825 = active_1040_;
             if _e5825 {
-                let _e5827 = r161_;
-                let _e5829 = r162_;
-                r476_ = (_e5827 + _e5829);
+                let _e5827 = r475_;
+                let _e5829 = r45_;
+                r476_ = (_e5827 < _e5829);
             }
-            let _e5833 = active_1038_;
+            let _e5833 = active_1040_;
             if _e5833 {
                 let _e5835 = r476_;
-                let _e5837 = r475_;
-                r477_ = (_e5835 + _e5837);
+                r477_ = u32(_e5835);
             }
-            let _e5841 = active_1038_;
-            if _e5841 {
-                let _e5843 = r473_;
-                r48_ = _e5843;
+            let _e5839 = active_1040_;
+            if _e5839 {
+                let _e5841 = r161_;
+                let _e5843 = r162_;
+                r478_ = (_e5841 + _e5843);
             }
-            let _e5846 = active_1038_;
-            if _e5846 {
-                let _e5848 = r477_;
-                r163_ = _e5848;
+            let _e5847 = active_1040_;
+            if _e5847 {
+                let _e5849 = r478_;
+                let _e5851 = r477_;
+                r479_ = (_e5849 + _e5851);
             }
-            let _e5851 = active_1038_;
-            if _e5851 {
-                let _e5853 = r48_;
-                let _e5860 = i_5_;
-                R[bitcast<u32>(((((_e5860 * 16i) + 5i) * 2i) + 0i))] = _e5853;
+            let _e5855 = active_1040_;
+            if _e5855 {
+                let _e5857 = r475_;
+                r48_ = _e5857;
             }
-            let _e5871 = active_1038_;
-            if _e5871 {
-                let _e5873 = r163_;
-                let _e5880 = i_5_;
-                R[bitcast<u32>(((((_e5880 * 16i) + 5i) * 2i) + 1i))] = _e5873;
+            let _e5860 = active_1040_;
+            if _e5860 {
+                let _e5862 = r479_;
+                r163_ = _e5862;
             }
-            let _e5891 = active_1038_;
-            if _e5891 {
-                let _e5896 = i_5_;
-                let _e5900 = X[bitcast<u32>(_e5896)];
-                r49_ = _e5900;
+            let _e5865 = active_1040_;
+            if _e5865 {
+                let _e5867 = r48_;
+                let _e5874 = i_5_;
+                R[bitcast<u32>(((((_e5874 * 16i) + 5i) * 2i) + 0i))] = _e5867;
             }
-            let _e5903 = active_1038_;
-            if _e5903 {
-                let _e5905 = r49_;
-                r478_ = trunc(_e5905);
+            let _e5885 = active_1040_;
+            if _e5885 {
+                let _e5887 = r163_;
+                let _e5894 = i_5_;
+                R[bitcast<u32>(((((_e5894 * 16i) + 5i) * 2i) + 1i))] = _e5887;
             }
-            let _e5909 = active_1038_;
-            if _e5909 {
-                let _e5911 = r478_;
-                r479_ = abs(_e5911);
+            let _e5905 = active_1040_;
+            if _e5905 {
+                let _e5910 = i_5_;
+                let _e5914 = X[bitcast<u32>(_e5910)];
+                r49_ = _e5914;
             }
-            let _e5915 = active_1038_;
-            if _e5915 {
-                let _e5917 = r479_;
-                r480_ = (_e5917 * 0.00000000023283064f);
+            let _e5917 = active_1040_;
+            if _e5917 {
+                let _e5919 = r49_;
+                r480_ = trunc(_e5919);
             }
-            let _e5922 = active_1038_;
-            if _e5922 {
-                let _e5924 = r480_;
-                r481_ = trunc(_e5924);
+            let _e5923 = active_1040_;
+            if _e5923 {
+                let _e5925 = r480_;
+                r481_ = abs(_e5925);
             }
-            let _e5928 = active_1038_;
-            if _e5928 {
-                let _e5930 = r481_;
-                r482_ = (_e5930 * 4294967300f);
+            let _e5929 = active_1040_;
+            if _e5929 {
+                let _e5931 = r481_;
+                r482_ = (_e5931 * 0.00000000023283064f);
             }
-            let _e5935 = active_1038_;
-            if _e5935 {
-                let _e5937 = r479_;
-                let _e5939 = r482_;
-                r483_ = (_e5937 - _e5939);
+            let _e5936 = active_1040_;
+            if _e5936 {
+                let _e5938 = r482_;
+                r483_ = trunc(_e5938);
             }
-            let _e5943 = active_1038_;
-            if _e5943 {
-                let _e5945 = r483_;
-                let _e5955 = bitcast<u32>(_e5945);
-                let _e5957 = (_e5955 & 2147483647u);
-                r484_ = select(select(select(select(u32(_e5945), 4294967295u, (_e5945 >= 4294967300f)), 0u, (_e5945 < 0f)), select(4294967295u, 0u, (_e5955 >= 2147483648u)), (_e5957 == 2139095040u)), 0u, (_e5957 > 2139095040u));
+            let _e5942 = active_1040_;
+            if _e5942 {
+                let _e5944 = r483_;
+                r484_ = (_e5944 * 4294967300f);
             }
-            let _e5969 = active_1038_;
-            if _e5969 {
-                let _e5971 = r481_;
-                let _e5981 = bitcast<u32>(_e5971);
-                let _e5983 = (_e5981 & 2147483647u);
-                r485_ = select(select(select(select(u32(_e5971), 4294967295u, (_e5971 >= 4294967300f)), 0u, (_e5971 < 0f)), select(4294967295u, 0u, (_e5981 >= 2147483648u)), (_e5983 == 2139095040u)), 0u, (_e5983 > 2139095040u));
+            let _e5949 = active_1040_;
+            if _e5949 {
+                let _e5951 = r481_;
+                let _e5953 = r484_;
+                r485_ = (_e5951 - _e5953);
             }
-            let _e5995 = active_1038_;
-            if _e5995 {
-                let _e5997 = r478_;
-                r486_ = (_e5997 < 0f);
+            let _e5957 = active_1040_;
+            if _e5957 {
+                let _e5959 = r485_;
+                let _e5969 = bitcast<u32>(_e5959);
+                let _e5971 = (_e5969 & 2147483647u);
+                r486_ = select(select(select(select(u32(_e5959), 4294967295u, (_e5959 >= 4294967300f)), 0u, (_e5959 < 0f)), select(4294967295u, 0u, (_e5969 >= 2147483648u)), (_e5971 == 2139095040u)), 0u, (_e5971 > 2139095040u));
             }
-            let _e6002 = active_1038_;
-            if _e6002 {
-                let _e6004 = r49_;
-                let _e6006 = r49_;
-                r487_ = (_e6004 != _e6006);
+            let _e5983 = active_1040_;
+            if _e5983 {
+                let _e5985 = r483_;
+                let _e5995 = bitcast<u32>(_e5985);
+                let _e5997 = (_e5995 & 2147483647u);
+                r487_ = select(select(select(select(u32(_e5985), 4294967295u, (_e5985 >= 4294967300f)), 0u, (_e5985 < 0f)), select(4294967295u, 0u, (_e5995 >= 2147483648u)), (_e5997 == 2139095040u)), 0u, (_e5997 > 2139095040u));
             }
-            let _e6010 = active_1038_;
-            if _e6010 {
-                let _e6012 = r479_;
-                r488_ = (_e6012 >= 9223372000000000000f);
+            let _e6009 = active_1040_;
+            if _e6009 {
+                let _e6011 = r480_;
+                r488_ = (_e6011 < 0f);
             }
-            let _e6017 = active_1038_;
-            if _e6017 {
-                let _e6020 = r484_;
-                r489_ = (0u - _e6020);
+            let _e6016 = active_1040_;
+            if _e6016 {
+                let _e6018 = r49_;
+                let _e6020 = r49_;
+                r489_ = (_e6018 != _e6020);
             }
-            let _e6024 = active_1038_;
+            let _e6024 = active_1040_;
             if _e6024 {
-                let _e6027 = r484_;
-                r490_ = (0u < _e6027);
+                let _e6026 = r481_;
+                r490_ = (_e6026 >= 9223372000000000000f);
             }
-            let _e6031 = active_1038_;
+            let _e6031 = active_1040_;
             if _e6031 {
-                let _e6033 = r490_;
-                r491_ = u32(_e6033);
+                let _e6034 = r486_;
+                r491_ = (0u - _e6034);
             }
-            let _e6037 = active_1038_;
-            if _e6037 {
-                let _e6040 = r485_;
-                r492_ = (0u - _e6040);
+            let _e6038 = active_1040_;
+            if _e6038 {
+                let _e6041 = r486_;
+                r492_ = (0u < _e6041);
             }
-            let _e6044 = active_1038_;
-            if _e6044 {
-                let _e6046 = r492_;
-                let _e6048 = r491_;
-                r493_ = (_e6046 - _e6048);
+            let _e6045 = active_1040_;
+            if _e6045 {
+                let _e6047 = r492_;
+                r493_ = u32(_e6047);
             }
-            let _e6052 = active_1038_;
-            if _e6052 {
-                let _e6054 = r486_;
-                let _e6056 = r489_;
-                let _e6058 = r484_;
-                r494_ = select(_e6058, _e6056, _e6054);
+            let _e6051 = active_1040_;
+            if _e6051 {
+                let _e6054 = r487_;
+                r494_ = (0u - _e6054);
             }
-            let _e6062 = active_1038_;
-            if _e6062 {
-                let _e6064 = r486_;
-                let _e6066 = r493_;
-                let _e6068 = r485_;
-                r495_ = select(_e6068, _e6066, _e6064);
+            let _e6058 = active_1040_;
+            if _e6058 {
+                let _e6060 = r494_;
+                let _e6062 = r493_;
+                r495_ = (_e6060 - _e6062);
             }
-            let _e6072 = active_1038_;
-            if _e6072 {
-                let _e6074 = r486_;
-                r496_ = select(4294967295u, 0u, _e6074);
+            let _e6066 = active_1040_;
+            if _e6066 {
+                let _e6068 = r488_;
+                let _e6070 = r491_;
+                let _e6072 = r486_;
+                r496_ = select(_e6072, _e6070, _e6068);
             }
-            let _e6080 = active_1038_;
-            if _e6080 {
-                let _e6082 = r486_;
-                r497_ = select(2147483647u, 2147483648u, _e6082);
+            let _e6076 = active_1040_;
+            if _e6076 {
+                let _e6078 = r488_;
+                let _e6080 = r495_;
+                let _e6082 = r487_;
+                r497_ = select(_e6082, _e6080, _e6078);
             }
-            let _e6088 = active_1038_;
-            if _e6088 {
-                let _e6090 = r488_;
-                let _e6092 = r496_;
-                let _e6094 = r494_;
-                r498_ = select(_e6094, _e6092, _e6090);
+            let _e6086 = active_1040_;
+            if _e6086 {
+                let _e6088 = r488_;
+                r498_ = select(4294967295u, 0u, _e6088);
             }
-            let _e6098 = active_1038_;
-            if _e6098 {
-                let _e6100 = r488_;
-                let _e6102 = r497_;
-                let _e6104 = r495_;
-                r499_ = select(_e6104, _e6102, _e6100);
+            let _e6094 = active_1040_;
+            if _e6094 {
+                let _e6096 = r488_;
+                r499_ = select(2147483647u, 2147483648u, _e6096);
             }
-            let _e6108 = active_1038_;
-            if _e6108 {
-                let _e6110 = r487_;
-                let _e6113 = r498_;
-                r500_ = select(_e6113, 0u, _e6110);
+            let _e6102 = active_1040_;
+            if _e6102 {
+                let _e6104 = r490_;
+                let _e6106 = r498_;
+                let _e6108 = r496_;
+                r500_ = select(_e6108, _e6106, _e6104);
             }
-            let _e6117 = active_1038_;
-            if _e6117 {
-                let _e6119 = r487_;
-                let _e6122 = r499_;
-                r501_ = select(_e6122, 0u, _e6119);
+            let _e6112 = active_1040_;
+            if _e6112 {
+                let _e6114 = r490_;
+                let _e6116 = r499_;
+                let _e6118 = r497_;
+                r501_ = select(_e6118, _e6116, _e6114);
             }
-            let _e6126 = active_1038_;
-            if _e6126 {
-                let _e6128 = r500_;
-                r50_ = _e6128;
+            let _e6122 = active_1040_;
+            if _e6122 {
+                let _e6124 = r489_;
+                let _e6127 = r500_;
+                r502_ = select(_e6127, 0u, _e6124);
             }
-            let _e6131 = active_1038_;
+            let _e6131 = active_1040_;
             if _e6131 {
-                let _e6133 = r501_;
-                r164_ = _e6133;
+                let _e6133 = r489_;
+                let _e6136 = r501_;
+                r503_ = select(_e6136, 0u, _e6133);
             }
-            let _e6136 = active_1038_;
-            if _e6136 {
-                let _e6141 = i_5_;
-                let _e6145 = X[bitcast<u32>(_e6141)];
-                r51_ = _e6145;
+            let _e6140 = active_1040_;
+            if _e6140 {
+                let _e6142 = r502_;
+                r50_ = _e6142;
             }
-            let _e6148 = active_1038_;
-            if _e6148 {
-                let _e6150 = r51_;
-                r502_ = trunc(_e6150);
+            let _e6145 = active_1040_;
+            if _e6145 {
+                let _e6147 = r503_;
+                r164_ = _e6147;
             }
-            let _e6154 = active_1038_;
-            if _e6154 {
-                let _e6156 = r502_;
-                r503_ = abs(_e6156);
+            let _e6150 = active_1040_;
+            if _e6150 {
+                let _e6155 = i_5_;
+                let _e6159 = X[bitcast<u32>(_e6155)];
+                r51_ = _e6159;
             }
-            let _e6160 = active_1038_;
-            if _e6160 {
-                let _e6162 = r503_;
-                r504_ = (_e6162 * 0.00000000023283064f);
+            let _e6162 = active_1040_;
+            if _e6162 {
+                let _e6164 = r51_;
+                r504_ = trunc(_e6164);
             }
-            let _e6167 = active_1038_;
-            if _e6167 {
-                let _e6169 = r504_;
-                r505_ = trunc(_e6169);
+            let _e6168 = active_1040_;
+            if _e6168 {
+                let _e6170 = r504_;
+                r505_ = abs(_e6170);
             }
-            let _e6173 = active_1038_;
-            if _e6173 {
-                let _e6175 = r505_;
-                r506_ = (_e6175 * 4294967300f);
+            let _e6174 = active_1040_;
+            if _e6174 {
+                let _e6176 = r505_;
+                r506_ = (_e6176 * 0.00000000023283064f);
             }
-            let _e6180 = active_1038_;
-            if _e6180 {
-                let _e6182 = r503_;
-                let _e6184 = r506_;
-                r507_ = (_e6182 - _e6184);
+            let _e6181 = active_1040_;
+            if _e6181 {
+                let _e6183 = r506_;
+                r507_ = trunc(_e6183);
             }
-            let _e6188 = active_1038_;
-            if _e6188 {
-                let _e6190 = r507_;
-                let _e6200 = bitcast<u32>(_e6190);
-                let _e6202 = (_e6200 & 2147483647u);
-                r508_ = select(select(select(select(u32(_e6190), 4294967295u, (_e6190 >= 4294967300f)), 0u, (_e6190 < 0f)), select(4294967295u, 0u, (_e6200 >= 2147483648u)), (_e6202 == 2139095040u)), 0u, (_e6202 > 2139095040u));
+            let _e6187 = active_1040_;
+            if _e6187 {
+                let _e6189 = r507_;
+                r508_ = (_e6189 * 4294967300f);
             }
-            let _e6214 = active_1038_;
-            if _e6214 {
-                let _e6216 = r505_;
-                let _e6226 = bitcast<u32>(_e6216);
-                let _e6228 = (_e6226 & 2147483647u);
-                r509_ = select(select(select(select(u32(_e6216), 4294967295u, (_e6216 >= 4294967300f)), 0u, (_e6216 < 0f)), select(4294967295u, 0u, (_e6226 >= 2147483648u)), (_e6228 == 2139095040u)), 0u, (_e6228 > 2139095040u));
+            let _e6194 = active_1040_;
+            if _e6194 {
+                let _e6196 = r505_;
+                let _e6198 = r508_;
+                r509_ = (_e6196 - _e6198);
             }
-            let _e6240 = active_1038_;
-            if _e6240 {
-                let _e6242 = r502_;
-                r510_ = (_e6242 < 0f);
+            let _e6202 = active_1040_;
+            if _e6202 {
+                let _e6204 = r509_;
+                let _e6214 = bitcast<u32>(_e6204);
+                let _e6216 = (_e6214 & 2147483647u);
+                r510_ = select(select(select(select(u32(_e6204), 4294967295u, (_e6204 >= 4294967300f)), 0u, (_e6204 < 0f)), select(4294967295u, 0u, (_e6214 >= 2147483648u)), (_e6216 == 2139095040u)), 0u, (_e6216 > 2139095040u));
             }
-            let _e6247 = active_1038_;
-            if _e6247 {
-                let _e6249 = r51_;
-                let _e6251 = r51_;
-                r511_ = (_e6249 != _e6251);
+            let _e6228 = active_1040_;
+            if _e6228 {
+                let _e6230 = r507_;
+                let _e6240 = bitcast<u32>(_e6230);
+                let _e6242 = (_e6240 & 2147483647u);
+                r511_ = select(select(select(select(u32(_e6230), 4294967295u, (_e6230 >= 4294967300f)), 0u, (_e6230 < 0f)), select(4294967295u, 0u, (_e6240 >= 2147483648u)), (_e6242 == 2139095040u)), 0u, (_e6242 > 2139095040u));
             }
-            let _e6255 = active_1038_;
-            if _e6255 {
-                let _e6257 = r503_;
-                r512_ = (_e6257 >= 18446744000000000000f);
+            let _e6254 = active_1040_;
+            if _e6254 {
+                let _e6256 = r504_;
+                r512_ = (_e6256 < 0f);
             }
-            let _e6262 = active_1038_;
-            if _e6262 {
-                let _e6264 = r512_;
-                let _e6267 = r508_;
-                r513_ = select(_e6267, 4294967295u, _e6264);
+            let _e6261 = active_1040_;
+            if _e6261 {
+                let _e6263 = r51_;
+                let _e6265 = r51_;
+                r513_ = (_e6263 != _e6265);
             }
-            let _e6271 = active_1038_;
-            if _e6271 {
-                let _e6273 = r512_;
-                let _e6276 = r509_;
-                r514_ = select(_e6276, 4294967295u, _e6273);
+            let _e6269 = active_1040_;
+            if _e6269 {
+                let _e6271 = r505_;
+                r514_ = (_e6271 >= 18446744000000000000f);
             }
-            let _e6280 = active_1038_;
-            if _e6280 {
-                let _e6282 = r510_;
-                let _e6285 = r513_;
-                r515_ = select(_e6285, 0u, _e6282);
+            let _e6276 = active_1040_;
+            if _e6276 {
+                let _e6278 = r514_;
+                let _e6281 = r510_;
+                r515_ = select(_e6281, 4294967295u, _e6278);
             }
-            let _e6289 = active_1038_;
-            if _e6289 {
-                let _e6291 = r510_;
-                let _e6294 = r514_;
-                r516_ = select(_e6294, 0u, _e6291);
+            let _e6285 = active_1040_;
+            if _e6285 {
+                let _e6287 = r514_;
+                let _e6290 = r511_;
+                r516_ = select(_e6290, 4294967295u, _e6287);
             }
-            let _e6298 = active_1038_;
-            if _e6298 {
-                let _e6300 = r511_;
-                let _e6303 = r515_;
-                r517_ = select(_e6303, 0u, _e6300);
+            let _e6294 = active_1040_;
+            if _e6294 {
+                let _e6296 = r512_;
+                let _e6299 = r515_;
+                r517_ = select(_e6299, 0u, _e6296);
             }
-            let _e6307 = active_1038_;
-            if _e6307 {
-                let _e6309 = r511_;
-                let _e6312 = r516_;
-                r518_ = select(_e6312, 0u, _e6309);
+            let _e6303 = active_1040_;
+            if _e6303 {
+                let _e6305 = r512_;
+                let _e6308 = r516_;
+                r518_ = select(_e6308, 0u, _e6305);
             }
-            let _e6316 = active_1038_;
-            if _e6316 {
-                let _e6318 = r517_;
-                r52_ = _e6318;
+            let _e6312 = active_1040_;
+            if _e6312 {
+                let _e6314 = r513_;
+                let _e6317 = r517_;
+                r519_ = select(_e6317, 0u, _e6314);
             }
-            let _e6321 = active_1038_;
+            let _e6321 = active_1040_;
             if _e6321 {
-                let _e6323 = r518_;
-                r165_ = _e6323;
+                let _e6323 = r513_;
+                let _e6326 = r518_;
+                r520_ = select(_e6326, 0u, _e6323);
             }
-            let _e6326 = active_1038_;
-            if _e6326 {
-                r519_ = 1u;
-            }
-            let _e6330 = active_1038_;
+            let _e6330 = active_1040_;
             if _e6330 {
-                r520_ = true;
+                let _e6332 = r519_;
+                r52_ = _e6332;
             }
-            let _e6334 = active_1038_;
-            if _e6334 {
+            let _e6335 = active_1040_;
+            if _e6335 {
+                let _e6337 = r520_;
+                r165_ = _e6337;
+            }
+            let _e6340 = active_1040_;
+            if _e6340 {
                 r521_ = 1u;
             }
-            let _e6338 = active_1038_;
-            if _e6338 {
-                r522_ = false;
+            let _e6344 = active_1040_;
+            if _e6344 {
+                r522_ = true;
             }
-            let _e6342 = active_1038_;
-            if _e6342 {
-                r523_ = 31u;
+            let _e6348 = active_1040_;
+            if _e6348 {
+                r523_ = 1u;
             }
-            let _e6346 = active_1038_;
-            if _e6346 {
-                let _e6348 = r165_;
-                r524_ = (_e6348 << bitcast<u32>(31u));
+            let _e6352 = active_1040_;
+            if _e6352 {
+                r524_ = false;
             }
-            let _e6354 = active_1038_;
-            if _e6354 {
-                let _e6358 = r524_;
-                r525_ = select(_e6358, 0u, false);
+            let _e6356 = active_1040_;
+            if _e6356 {
+                r525_ = 31u;
             }
-            let _e6362 = active_1038_;
-            if _e6362 {
-                let _e6364 = r52_;
-                r526_ = (_e6364 >> bitcast<u32>(1u));
+            let _e6360 = active_1040_;
+            if _e6360 {
+                let _e6362 = r165_;
+                r526_ = (_e6362 << bitcast<u32>(31u));
             }
-            let _e6370 = active_1038_;
-            if _e6370 {
+            let _e6368 = active_1040_;
+            if _e6368 {
                 let _e6372 = r526_;
-                let _e6374 = r525_;
-                r527_ = (_e6372 | _e6374);
+                r527_ = select(_e6372, 0u, false);
             }
-            let _e6378 = active_1038_;
-            if _e6378 {
-                let _e6380 = r165_;
-                r528_ = (_e6380 >> bitcast<u32>(1u));
+            let _e6376 = active_1040_;
+            if _e6376 {
+                let _e6378 = r52_;
+                r528_ = (_e6378 >> bitcast<u32>(1u));
             }
-            let _e6386 = active_1038_;
-            if _e6386 {
-                let _e6389 = r527_;
-                let _e6391 = r528_;
-                r529_ = select(_e6391, _e6389, true);
+            let _e6384 = active_1040_;
+            if _e6384 {
+                let _e6386 = r528_;
+                let _e6388 = r527_;
+                r529_ = (_e6386 | _e6388);
             }
-            let _e6395 = active_1038_;
-            if _e6395 {
-                let _e6398 = r528_;
-                r530_ = select(0u, _e6398, true);
+            let _e6392 = active_1040_;
+            if _e6392 {
+                let _e6394 = r165_;
+                r530_ = (_e6394 >> bitcast<u32>(1u));
             }
-            let _e6403 = active_1038_;
-            if _e6403 {
-                let _e6405 = r529_;
-                r53_ = _e6405;
+            let _e6400 = active_1040_;
+            if _e6400 {
+                let _e6403 = r529_;
+                let _e6405 = r530_;
+                r531_ = select(_e6405, _e6403, true);
             }
-            let _e6408 = active_1038_;
-            if _e6408 {
-                let _e6410 = r530_;
-                r166_ = _e6410;
+            let _e6409 = active_1040_;
+            if _e6409 {
+                let _e6412 = r530_;
+                r532_ = select(0u, _e6412, true);
             }
-            let _e6413 = active_1038_;
-            if _e6413 {
-                let _e6415 = r53_;
-                r54_ = _e6415;
+            let _e6417 = active_1040_;
+            if _e6417 {
+                let _e6419 = r531_;
+                r53_ = _e6419;
             }
-            let _e6418 = active_1038_;
-            if _e6418 {
-                let _e6420 = r166_;
-                r167_ = _e6420;
+            let _e6422 = active_1040_;
+            if _e6422 {
+                let _e6424 = r532_;
+                r166_ = _e6424;
             }
-            let _e6423 = active_1038_;
-            if _e6423 {
-                let _e6425 = r50_;
-                let _e6427 = r54_;
-                r531_ = (_e6425 + _e6427);
+            let _e6427 = active_1040_;
+            if _e6427 {
+                let _e6429 = r53_;
+                r54_ = _e6429;
             }
-            let _e6431 = active_1038_;
-            if _e6431 {
-                let _e6433 = r531_;
-                let _e6435 = r50_;
-                r532_ = (_e6433 < _e6435);
+            let _e6432 = active_1040_;
+            if _e6432 {
+                let _e6434 = r166_;
+                r167_ = _e6434;
             }
-            let _e6439 = active_1038_;
-            if _e6439 {
-                let _e6441 = r532_;
-                r533_ = u32(_e6441);
+            let _e6437 = active_1040_;
+            if _e6437 {
+                let _e6439 = r50_;
+                let _e6441 = r54_;
+                r533_ = (_e6439 + _e6441);
             }
-            let _e6445 = active_1038_;
+            let _e6445 = active_1040_;
             if _e6445 {
-                let _e6447 = r164_;
-                let _e6449 = r167_;
-                r534_ = (_e6447 + _e6449);
+                let _e6447 = r533_;
+                let _e6449 = r50_;
+                r534_ = (_e6447 < _e6449);
             }
-            let _e6453 = active_1038_;
+            let _e6453 = active_1040_;
             if _e6453 {
                 let _e6455 = r534_;
-                let _e6457 = r533_;
-                r535_ = (_e6455 + _e6457);
+                r535_ = u32(_e6455);
             }
-            let _e6461 = active_1038_;
-            if _e6461 {
-                let _e6463 = r531_;
-                r55_ = _e6463;
+            let _e6459 = active_1040_;
+            if _e6459 {
+                let _e6461 = r164_;
+                let _e6463 = r167_;
+                r536_ = (_e6461 + _e6463);
             }
-            let _e6466 = active_1038_;
-            if _e6466 {
-                let _e6468 = r535_;
-                r168_ = _e6468;
+            let _e6467 = active_1040_;
+            if _e6467 {
+                let _e6469 = r536_;
+                let _e6471 = r535_;
+                r537_ = (_e6469 + _e6471);
             }
-            let _e6471 = active_1038_;
-            if _e6471 {
-                let _e6473 = r55_;
-                let _e6480 = i_5_;
-                R[bitcast<u32>(((((_e6480 * 16i) + 6i) * 2i) + 0i))] = _e6473;
+            let _e6475 = active_1040_;
+            if _e6475 {
+                let _e6477 = r533_;
+                r55_ = _e6477;
             }
-            let _e6491 = active_1038_;
-            if _e6491 {
-                let _e6493 = r168_;
-                let _e6500 = i_5_;
-                R[bitcast<u32>(((((_e6500 * 16i) + 6i) * 2i) + 1i))] = _e6493;
+            let _e6480 = active_1040_;
+            if _e6480 {
+                let _e6482 = r537_;
+                r168_ = _e6482;
             }
-            let _e6511 = active_1038_;
-            if _e6511 {
-                let _e6513 = a_u002e_hi_129_;
-                r536_ = bitcast<i32>(_e6513);
+            let _e6485 = active_1040_;
+            if _e6485 {
+                let _e6487 = r55_;
+                let _e6494 = i_5_;
+                R[bitcast<u32>(((((_e6494 * 16i) + 6i) * 2i) + 0i))] = _e6487;
             }
-            let _e6517 = active_1038_;
-            if _e6517 {
-                let _e6519 = r536_;
-                r537_ = (_e6519 < 0i);
+            let _e6505 = active_1040_;
+            if _e6505 {
+                let _e6507 = r168_;
+                let _e6514 = i_5_;
+                R[bitcast<u32>(((((_e6514 * 16i) + 6i) * 2i) + 1i))] = _e6507;
             }
-            let _e6524 = active_1038_;
-            if _e6524 {
-                let _e6527 = a_u002e_lo_9_;
-                r538_ = (0u - _e6527);
+            let _e6525 = active_1040_;
+            if _e6525 {
+                let _e6527 = a_u002e_hi_129_;
+                r538_ = bitcast<i32>(_e6527);
             }
-            let _e6531 = active_1038_;
+            let _e6531 = active_1040_;
             if _e6531 {
-                let _e6534 = a_u002e_lo_9_;
-                r539_ = (0u < _e6534);
+                let _e6533 = r538_;
+                r539_ = (_e6533 < 0i);
             }
-            let _e6538 = active_1038_;
+            let _e6538 = active_1040_;
             if _e6538 {
-                let _e6540 = r539_;
-                r540_ = u32(_e6540);
+                let _e6541 = a_u002e_lo_9_;
+                r540_ = (0u - _e6541);
             }
-            let _e6544 = active_1038_;
-            if _e6544 {
-                let _e6547 = a_u002e_hi_129_;
-                r541_ = (0u - _e6547);
+            let _e6545 = active_1040_;
+            if _e6545 {
+                let _e6548 = a_u002e_lo_9_;
+                r541_ = (0u < _e6548);
             }
-            let _e6551 = active_1038_;
-            if _e6551 {
-                let _e6553 = r541_;
-                let _e6555 = r540_;
-                r542_ = (_e6553 - _e6555);
+            let _e6552 = active_1040_;
+            if _e6552 {
+                let _e6554 = r541_;
+                r542_ = u32(_e6554);
             }
-            let _e6559 = active_1038_;
-            if _e6559 {
-                let _e6561 = r537_;
-                let _e6563 = r538_;
-                let _e6565 = a_u002e_lo_9_;
-                r543_ = select(_e6565, _e6563, _e6561);
+            let _e6558 = active_1040_;
+            if _e6558 {
+                let _e6561 = a_u002e_hi_129_;
+                r543_ = (0u - _e6561);
             }
-            let _e6569 = active_1038_;
-            if _e6569 {
-                let _e6571 = r537_;
-                let _e6573 = r542_;
-                let _e6575 = a_u002e_hi_129_;
-                r544_ = select(_e6575, _e6573, _e6571);
+            let _e6565 = active_1040_;
+            if _e6565 {
+                let _e6567 = r543_;
+                let _e6569 = r542_;
+                r544_ = (_e6567 - _e6569);
             }
-            let _e6579 = active_1038_;
-            if _e6579 {
-                let _e6581 = r544_;
-                r545_ = (_e6581 >= 65536u);
+            let _e6573 = active_1040_;
+            if _e6573 {
+                let _e6575 = r539_;
+                let _e6577 = r540_;
+                let _e6579 = a_u002e_lo_9_;
+                r545_ = select(_e6579, _e6577, _e6575);
             }
-            let _e6586 = active_1038_;
-            if _e6586 {
-                let _e6588 = r544_;
-                r546_ = (_e6588 >> bitcast<u32>(16u));
+            let _e6583 = active_1040_;
+            if _e6583 {
+                let _e6585 = r539_;
+                let _e6587 = r544_;
+                let _e6589 = a_u002e_hi_129_;
+                r546_ = select(_e6589, _e6587, _e6585);
             }
-            let _e6594 = active_1038_;
-            if _e6594 {
-                let _e6596 = r545_;
-                let _e6598 = r546_;
-                let _e6600 = r544_;
-                r547_ = select(_e6600, _e6598, _e6596);
+            let _e6593 = active_1040_;
+            if _e6593 {
+                let _e6595 = r546_;
+                r547_ = (_e6595 >= 65536u);
             }
-            let _e6604 = active_1038_;
-            if _e6604 {
-                r548_ = 16u;
+            let _e6600 = active_1040_;
+            if _e6600 {
+                let _e6602 = r546_;
+                r548_ = (_e6602 >> bitcast<u32>(16u));
             }
-            let _e6608 = active_1038_;
+            let _e6608 = active_1040_;
             if _e6608 {
-                let _e6610 = r545_;
-                r549_ = select(0u, 16u, _e6610);
+                let _e6610 = r547_;
+                let _e6612 = r548_;
+                let _e6614 = r546_;
+                r549_ = select(_e6614, _e6612, _e6610);
             }
-            let _e6616 = active_1038_;
-            if _e6616 {
-                let _e6618 = r547_;
-                r550_ = (_e6618 >= 256u);
+            let _e6618 = active_1040_;
+            if _e6618 {
+                r550_ = 16u;
             }
-            let _e6623 = active_1038_;
-            if _e6623 {
-                let _e6625 = r547_;
-                r551_ = (_e6625 >> bitcast<u32>(8u));
+            let _e6622 = active_1040_;
+            if _e6622 {
+                let _e6624 = r547_;
+                r551_ = select(0u, 16u, _e6624);
             }
-            let _e6631 = active_1038_;
-            if _e6631 {
-                let _e6633 = r550_;
-                let _e6635 = r551_;
-                let _e6637 = r547_;
-                r552_ = select(_e6637, _e6635, _e6633);
+            let _e6630 = active_1040_;
+            if _e6630 {
+                let _e6632 = r549_;
+                r552_ = (_e6632 >= 256u);
             }
-            let _e6641 = active_1038_;
-            if _e6641 {
-                let _e6643 = r549_;
-                r553_ = (_e6643 + 8u);
+            let _e6637 = active_1040_;
+            if _e6637 {
+                let _e6639 = r549_;
+                r553_ = (_e6639 >> bitcast<u32>(8u));
             }
-            let _e6648 = active_1038_;
-            if _e6648 {
-                let _e6650 = r550_;
-                let _e6652 = r553_;
-                let _e6654 = r549_;
-                r554_ = select(_e6654, _e6652, _e6650);
+            let _e6645 = active_1040_;
+            if _e6645 {
+                let _e6647 = r552_;
+                let _e6649 = r553_;
+                let _e6651 = r549_;
+                r554_ = select(_e6651, _e6649, _e6647);
             }
-            let _e6658 = active_1038_;
-            if _e6658 {
-                let _e6660 = r552_;
-                r555_ = (_e6660 >= 16u);
+            let _e6655 = active_1040_;
+            if _e6655 {
+                let _e6657 = r551_;
+                r555_ = (_e6657 + 8u);
             }
-            let _e6665 = active_1038_;
-            if _e6665 {
-                let _e6667 = r552_;
-                r556_ = (_e6667 >> bitcast<u32>(4u));
+            let _e6662 = active_1040_;
+            if _e6662 {
+                let _e6664 = r552_;
+                let _e6666 = r555_;
+                let _e6668 = r551_;
+                r556_ = select(_e6668, _e6666, _e6664);
             }
-            let _e6673 = active_1038_;
-            if _e6673 {
-                let _e6675 = r555_;
-                let _e6677 = r556_;
-                let _e6679 = r552_;
-                r557_ = select(_e6679, _e6677, _e6675);
+            let _e6672 = active_1040_;
+            if _e6672 {
+                let _e6674 = r554_;
+                r557_ = (_e6674 >= 16u);
             }
-            let _e6683 = active_1038_;
-            if _e6683 {
-                let _e6685 = r554_;
-                r558_ = (_e6685 + 4u);
+            let _e6679 = active_1040_;
+            if _e6679 {
+                let _e6681 = r554_;
+                r558_ = (_e6681 >> bitcast<u32>(4u));
             }
-            let _e6690 = active_1038_;
-            if _e6690 {
-                let _e6692 = r555_;
-                let _e6694 = r558_;
-                let _e6696 = r554_;
-                r559_ = select(_e6696, _e6694, _e6692);
+            let _e6687 = active_1040_;
+            if _e6687 {
+                let _e6689 = r557_;
+                let _e6691 = r558_;
+                let _e6693 = r554_;
+                r559_ = select(_e6693, _e6691, _e6689);
             }
-            let _e6700 = active_1038_;
-            if _e6700 {
-                let _e6702 = r557_;
-                r560_ = (_e6702 >= 4u);
+            let _e6697 = active_1040_;
+            if _e6697 {
+                let _e6699 = r556_;
+                r560_ = (_e6699 + 4u);
             }
-            let _e6707 = active_1038_;
-            if _e6707 {
-                let _e6709 = r557_;
-                r561_ = (_e6709 >> bitcast<u32>(2u));
+            let _e6704 = active_1040_;
+            if _e6704 {
+                let _e6706 = r557_;
+                let _e6708 = r560_;
+                let _e6710 = r556_;
+                r561_ = select(_e6710, _e6708, _e6706);
             }
-            let _e6715 = active_1038_;
-            if _e6715 {
-                let _e6717 = r560_;
-                let _e6719 = r561_;
-                let _e6721 = r557_;
-                r562_ = select(_e6721, _e6719, _e6717);
+            let _e6714 = active_1040_;
+            if _e6714 {
+                let _e6716 = r559_;
+                r562_ = (_e6716 >= 4u);
             }
-            let _e6725 = active_1038_;
-            if _e6725 {
-                let _e6727 = r559_;
-                r563_ = (_e6727 + 2u);
+            let _e6721 = active_1040_;
+            if _e6721 {
+                let _e6723 = r559_;
+                r563_ = (_e6723 >> bitcast<u32>(2u));
             }
-            let _e6732 = active_1038_;
-            if _e6732 {
-                let _e6734 = r560_;
-                let _e6736 = r563_;
-                let _e6738 = r559_;
-                r564_ = select(_e6738, _e6736, _e6734);
+            let _e6729 = active_1040_;
+            if _e6729 {
+                let _e6731 = r562_;
+                let _e6733 = r563_;
+                let _e6735 = r559_;
+                r564_ = select(_e6735, _e6733, _e6731);
             }
-            let _e6742 = active_1038_;
-            if _e6742 {
-                let _e6744 = r562_;
-                r565_ = (_e6744 >= 2u);
+            let _e6739 = active_1040_;
+            if _e6739 {
+                let _e6741 = r561_;
+                r565_ = (_e6741 + 2u);
             }
-            let _e6749 = active_1038_;
-            if _e6749 {
-                let _e6751 = r562_;
-                r566_ = (_e6751 >> bitcast<u32>(1u));
+            let _e6746 = active_1040_;
+            if _e6746 {
+                let _e6748 = r562_;
+                let _e6750 = r565_;
+                let _e6752 = r561_;
+                r566_ = select(_e6752, _e6750, _e6748);
             }
-            let _e6757 = active_1038_;
-            if _e6757 {
-                let _e6759 = r565_;
-                let _e6761 = r566_;
-                let _e6763 = r562_;
-                r567_ = select(_e6763, _e6761, _e6759);
+            let _e6756 = active_1040_;
+            if _e6756 {
+                let _e6758 = r564_;
+                r567_ = (_e6758 >= 2u);
             }
-            let _e6767 = active_1038_;
-            if _e6767 {
-                let _e6769 = r564_;
-                r568_ = (_e6769 + 1u);
+            let _e6763 = active_1040_;
+            if _e6763 {
+                let _e6765 = r564_;
+                r568_ = (_e6765 >> bitcast<u32>(1u));
             }
-            let _e6774 = active_1038_;
-            if _e6774 {
-                let _e6776 = r565_;
-                let _e6778 = r568_;
-                let _e6780 = r564_;
-                r569_ = select(_e6780, _e6778, _e6776);
+            let _e6771 = active_1040_;
+            if _e6771 {
+                let _e6773 = r567_;
+                let _e6775 = r568_;
+                let _e6777 = r564_;
+                r569_ = select(_e6777, _e6775, _e6773);
             }
-            let _e6784 = active_1038_;
-            if _e6784 {
-                let _e6786 = r544_;
-                r570_ = (_e6786 != 0u);
+            let _e6781 = active_1040_;
+            if _e6781 {
+                let _e6783 = r566_;
+                r570_ = (_e6783 + 1u);
             }
-            let _e6791 = active_1038_;
-            if _e6791 {
-                let _e6793 = r569_;
-                r571_ = (_e6793 + 1u);
+            let _e6788 = active_1040_;
+            if _e6788 {
+                let _e6790 = r567_;
+                let _e6792 = r570_;
+                let _e6794 = r566_;
+                r571_ = select(_e6794, _e6792, _e6790);
             }
-            let _e6798 = active_1038_;
+            let _e6798 = active_1040_;
             if _e6798 {
-                let _e6800 = r570_;
-                let _e6802 = r571_;
-                r572_ = select(0u, _e6802, _e6800);
+                let _e6800 = r546_;
+                r572_ = (_e6800 != 0u);
             }
-            let _e6807 = active_1038_;
-            if _e6807 {
-                let _e6809 = r572_;
-                r573_ = (_e6809 & 63u);
+            let _e6805 = active_1040_;
+            if _e6805 {
+                let _e6807 = r571_;
+                r573_ = (_e6807 + 1u);
             }
-            let _e6814 = active_1038_;
-            if _e6814 {
+            let _e6812 = active_1040_;
+            if _e6812 {
+                let _e6814 = r572_;
                 let _e6816 = r573_;
-                r574_ = (_e6816 < 32u);
+                r574_ = select(0u, _e6816, _e6814);
             }
-            let _e6821 = active_1038_;
+            let _e6821 = active_1040_;
             if _e6821 {
-                let _e6823 = r573_;
-                r575_ = (_e6823 & 31u);
+                let _e6823 = r574_;
+                r575_ = (_e6823 & 63u);
             }
-            let _e6828 = active_1038_;
+            let _e6828 = active_1040_;
             if _e6828 {
                 let _e6830 = r575_;
-                r576_ = (_e6830 == 0u);
+                r576_ = (_e6830 < 32u);
             }
-            let _e6835 = active_1038_;
+            let _e6835 = active_1040_;
             if _e6835 {
-                let _e6838 = r575_;
-                r577_ = (32u - _e6838);
+                let _e6837 = r575_;
+                r577_ = (_e6837 & 31u);
             }
-            let _e6842 = active_1038_;
+            let _e6842 = active_1040_;
             if _e6842 {
-                let _e6844 = r544_;
-                let _e6846 = r577_;
-                r578_ = (_e6844 << bitcast<u32>(_e6846));
+                let _e6844 = r577_;
+                r578_ = (_e6844 == 0u);
             }
-            let _e6851 = active_1038_;
-            if _e6851 {
-                let _e6853 = r576_;
-                let _e6856 = r578_;
-                r579_ = select(_e6856, 0u, _e6853);
+            let _e6849 = active_1040_;
+            if _e6849 {
+                let _e6852 = r577_;
+                r579_ = (32u - _e6852);
             }
-            let _e6860 = active_1038_;
-            if _e6860 {
-                let _e6862 = r543_;
-                let _e6864 = r575_;
-                r580_ = (_e6862 >> bitcast<u32>(_e6864));
+            let _e6856 = active_1040_;
+            if _e6856 {
+                let _e6858 = r546_;
+                let _e6860 = r579_;
+                r580_ = (_e6858 << bitcast<u32>(_e6860));
             }
-            let _e6869 = active_1038_;
-            if _e6869 {
-                let _e6871 = r580_;
-                let _e6873 = r579_;
-                r581_ = (_e6871 | _e6873);
+            let _e6865 = active_1040_;
+            if _e6865 {
+                let _e6867 = r578_;
+                let _e6870 = r580_;
+                r581_ = select(_e6870, 0u, _e6867);
             }
-            let _e6877 = active_1038_;
-            if _e6877 {
-                let _e6879 = r544_;
-                let _e6881 = r575_;
-                r582_ = (_e6879 >> bitcast<u32>(_e6881));
+            let _e6874 = active_1040_;
+            if _e6874 {
+                let _e6876 = r545_;
+                let _e6878 = r577_;
+                r582_ = (_e6876 >> bitcast<u32>(_e6878));
             }
-            let _e6886 = active_1038_;
-            if _e6886 {
-                let _e6888 = r574_;
-                let _e6890 = r581_;
-                let _e6892 = r582_;
-                r583_ = select(_e6892, _e6890, _e6888);
+            let _e6883 = active_1040_;
+            if _e6883 {
+                let _e6885 = r582_;
+                let _e6887 = r581_;
+                r583_ = (_e6885 | _e6887);
             }
-            let _e6896 = active_1038_;
-            if _e6896 {
-                let _e6898 = r574_;
-                let _e6900 = r582_;
-                r584_ = select(0u, _e6900, _e6898);
+            let _e6891 = active_1040_;
+            if _e6891 {
+                let _e6893 = r546_;
+                let _e6895 = r577_;
+                r584_ = (_e6893 >> bitcast<u32>(_e6895));
             }
-            let _e6905 = active_1038_;
-            if _e6905 {
-                let _e6907 = r572_;
-                r585_ = (_e6907 & 63u);
+            let _e6900 = active_1040_;
+            if _e6900 {
+                let _e6902 = r576_;
+                let _e6904 = r583_;
+                let _e6906 = r584_;
+                r585_ = select(_e6906, _e6904, _e6902);
             }
-            let _e6912 = active_1038_;
-            if _e6912 {
-                let _e6914 = r585_;
-                r586_ = (_e6914 < 32u);
+            let _e6910 = active_1040_;
+            if _e6910 {
+                let _e6912 = r576_;
+                let _e6914 = r584_;
+                r586_ = select(0u, _e6914, _e6912);
             }
-            let _e6919 = active_1038_;
+            let _e6919 = active_1040_;
             if _e6919 {
-                let _e6921 = r585_;
-                r587_ = (_e6921 & 31u);
+                let _e6921 = r574_;
+                r587_ = (_e6921 & 63u);
             }
-            let _e6926 = active_1038_;
+            let _e6926 = active_1040_;
             if _e6926 {
                 let _e6928 = r587_;
-                r588_ = (_e6928 == 0u);
+                r588_ = (_e6928 < 32u);
             }
-            let _e6933 = active_1038_;
+            let _e6933 = active_1040_;
             if _e6933 {
-                let _e6936 = r587_;
-                r589_ = (32u - _e6936);
+                let _e6935 = r587_;
+                r589_ = (_e6935 & 31u);
             }
-            let _e6940 = active_1038_;
+            let _e6940 = active_1040_;
             if _e6940 {
-                let _e6942 = r583_;
-                let _e6944 = r589_;
-                r590_ = (_e6942 >> bitcast<u32>(_e6944));
+                let _e6942 = r589_;
+                r590_ = (_e6942 == 0u);
             }
-            let _e6949 = active_1038_;
-            if _e6949 {
-                let _e6951 = r588_;
-                let _e6954 = r590_;
-                r591_ = select(_e6954, 0u, _e6951);
+            let _e6947 = active_1040_;
+            if _e6947 {
+                let _e6950 = r589_;
+                r591_ = (32u - _e6950);
             }
-            let _e6958 = active_1038_;
-            if _e6958 {
-                let _e6960 = r584_;
-                let _e6962 = r587_;
-                r592_ = (_e6960 << bitcast<u32>(_e6962));
+            let _e6954 = active_1040_;
+            if _e6954 {
+                let _e6956 = r585_;
+                let _e6958 = r591_;
+                r592_ = (_e6956 >> bitcast<u32>(_e6958));
             }
-            let _e6967 = active_1038_;
-            if _e6967 {
-                let _e6969 = r592_;
-                let _e6971 = r591_;
-                r593_ = (_e6969 | _e6971);
+            let _e6963 = active_1040_;
+            if _e6963 {
+                let _e6965 = r590_;
+                let _e6968 = r592_;
+                r593_ = select(_e6968, 0u, _e6965);
             }
-            let _e6975 = active_1038_;
-            if _e6975 {
-                let _e6977 = r583_;
-                let _e6979 = r587_;
-                r594_ = (_e6977 << bitcast<u32>(_e6979));
+            let _e6972 = active_1040_;
+            if _e6972 {
+                let _e6974 = r586_;
+                let _e6976 = r589_;
+                r594_ = (_e6974 << bitcast<u32>(_e6976));
             }
-            let _e6984 = active_1038_;
-            if _e6984 {
-                let _e6986 = r586_;
-                let _e6988 = r594_;
-                r595_ = select(0u, _e6988, _e6986);
+            let _e6981 = active_1040_;
+            if _e6981 {
+                let _e6983 = r594_;
+                let _e6985 = r593_;
+                r595_ = (_e6983 | _e6985);
             }
-            let _e6993 = active_1038_;
-            if _e6993 {
-                let _e6995 = r586_;
-                let _e6997 = r593_;
-                let _e6999 = r594_;
-                r596_ = select(_e6999, _e6997, _e6995);
+            let _e6989 = active_1040_;
+            if _e6989 {
+                let _e6991 = r585_;
+                let _e6993 = r589_;
+                r596_ = (_e6991 << bitcast<u32>(_e6993));
             }
-            let _e7003 = active_1038_;
-            if _e7003 {
-                let _e7005 = r595_;
-                let _e7007 = r543_;
-                r597_ = (_e7005 ^ _e7007);
+            let _e6998 = active_1040_;
+            if _e6998 {
+                let _e7000 = r588_;
+                let _e7002 = r596_;
+                r597_ = select(0u, _e7002, _e7000);
             }
-            let _e7011 = active_1038_;
-            if _e7011 {
-                let _e7013 = r597_;
-                r598_ = (_e7013 != 0u);
+            let _e7007 = active_1040_;
+            if _e7007 {
+                let _e7009 = r588_;
+                let _e7011 = r595_;
+                let _e7013 = r596_;
+                r598_ = select(_e7013, _e7011, _e7009);
             }
-            let _e7018 = active_1038_;
-            if _e7018 {
-                let _e7020 = r598_;
-                r599_ = u32(_e7020);
+            let _e7017 = active_1040_;
+            if _e7017 {
+                let _e7019 = r597_;
+                let _e7021 = r545_;
+                r599_ = (_e7019 ^ _e7021);
             }
-            let _e7024 = active_1038_;
-            if _e7024 {
-                let _e7026 = r583_;
-                let _e7028 = r599_;
-                r600_ = (_e7026 | _e7028);
+            let _e7025 = active_1040_;
+            if _e7025 {
+                let _e7027 = r599_;
+                r600_ = (_e7027 != 0u);
             }
-            let _e7032 = active_1038_;
+            let _e7032 = active_1040_;
             if _e7032 {
                 let _e7034 = r600_;
-                r601_ = f32(_e7034);
+                r601_ = u32(_e7034);
             }
-            let _e7038 = active_1038_;
+            let _e7038 = active_1040_;
             if _e7038 {
-                let _e7040 = r572_;
-                r602_ = (_e7040 + 127u);
+                let _e7040 = r585_;
+                let _e7042 = r601_;
+                r602_ = (_e7040 | _e7042);
             }
-            let _e7045 = active_1038_;
-            if _e7045 {
-                let _e7047 = r602_;
-                r603_ = (_e7047 << bitcast<u32>(23u));
+            let _e7046 = active_1040_;
+            if _e7046 {
+                let _e7048 = r602_;
+                r603_ = f32(_e7048);
             }
-            let _e7053 = active_1038_;
-            if _e7053 {
-                let _e7055 = r603_;
-                r604_ = bitcast<f32>(_e7055);
+            let _e7052 = active_1040_;
+            if _e7052 {
+                let _e7054 = r574_;
+                r604_ = (_e7054 + 127u);
             }
-            let _e7059 = active_1038_;
+            let _e7059 = active_1040_;
             if _e7059 {
-                let _e7061 = r601_;
-                let _e7063 = r604_;
-                r605_ = (_e7061 * _e7063);
+                let _e7061 = r604_;
+                r605_ = (_e7061 << bitcast<u32>(23u));
             }
-            let _e7067 = active_1038_;
+            let _e7067 = active_1040_;
             if _e7067 {
                 let _e7069 = r605_;
-                r606_ = -(_e7069);
+                r606_ = bitcast<f32>(_e7069);
             }
-            let _e7073 = active_1038_;
+            let _e7073 = active_1040_;
             if _e7073 {
-                let _e7075 = r537_;
+                let _e7075 = r603_;
                 let _e7077 = r606_;
-                let _e7079 = r605_;
-                r607_ = select(_e7079, _e7077, _e7075);
+                r607_ = (_e7075 * _e7077);
             }
-            let _e7083 = active_1038_;
-            if _e7083 {
-                let _e7085 = r607_;
-                r56_ = _e7085;
+            let _e7081 = active_1040_;
+            if _e7081 {
+                let _e7083 = r607_;
+                r608_ = -(_e7083);
             }
-            let _e7088 = active_1038_;
-            if _e7088 {
-                let _e7090 = r56_;
-                r608_ = trunc(_e7090);
+            let _e7087 = active_1040_;
+            if _e7087 {
+                let _e7089 = r539_;
+                let _e7091 = r608_;
+                let _e7093 = r607_;
+                r609_ = select(_e7093, _e7091, _e7089);
             }
-            let _e7094 = active_1038_;
-            if _e7094 {
-                let _e7096 = r608_;
-                r609_ = abs(_e7096);
+            let _e7097 = active_1040_;
+            if _e7097 {
+                let _e7099 = r609_;
+                r56_ = _e7099;
             }
-            let _e7100 = active_1038_;
-            if _e7100 {
-                let _e7102 = r609_;
-                r610_ = (_e7102 * 0.00000000023283064f);
+            let _e7102 = active_1040_;
+            if _e7102 {
+                let _e7104 = r56_;
+                r610_ = trunc(_e7104);
             }
-            let _e7107 = active_1038_;
-            if _e7107 {
-                let _e7109 = r610_;
-                r611_ = trunc(_e7109);
+            let _e7108 = active_1040_;
+            if _e7108 {
+                let _e7110 = r610_;
+                r611_ = abs(_e7110);
             }
-            let _e7113 = active_1038_;
-            if _e7113 {
-                let _e7115 = r611_;
-                r612_ = (_e7115 * 4294967300f);
+            let _e7114 = active_1040_;
+            if _e7114 {
+                let _e7116 = r611_;
+                r612_ = (_e7116 * 0.00000000023283064f);
             }
-            let _e7120 = active_1038_;
-            if _e7120 {
-                let _e7122 = r609_;
-                let _e7124 = r612_;
-                r613_ = (_e7122 - _e7124);
+            let _e7121 = active_1040_;
+            if _e7121 {
+                let _e7123 = r612_;
+                r613_ = trunc(_e7123);
             }
-            let _e7128 = active_1038_;
-            if _e7128 {
-                let _e7130 = r613_;
-                let _e7140 = bitcast<u32>(_e7130);
-                let _e7142 = (_e7140 & 2147483647u);
-                r614_ = select(select(select(select(u32(_e7130), 4294967295u, (_e7130 >= 4294967300f)), 0u, (_e7130 < 0f)), select(4294967295u, 0u, (_e7140 >= 2147483648u)), (_e7142 == 2139095040u)), 0u, (_e7142 > 2139095040u));
+            let _e7127 = active_1040_;
+            if _e7127 {
+                let _e7129 = r613_;
+                r614_ = (_e7129 * 4294967300f);
             }
-            let _e7154 = active_1038_;
-            if _e7154 {
-                let _e7156 = r611_;
-                let _e7166 = bitcast<u32>(_e7156);
-                let _e7168 = (_e7166 & 2147483647u);
-                r615_ = select(select(select(select(u32(_e7156), 4294967295u, (_e7156 >= 4294967300f)), 0u, (_e7156 < 0f)), select(4294967295u, 0u, (_e7166 >= 2147483648u)), (_e7168 == 2139095040u)), 0u, (_e7168 > 2139095040u));
+            let _e7134 = active_1040_;
+            if _e7134 {
+                let _e7136 = r611_;
+                let _e7138 = r614_;
+                r615_ = (_e7136 - _e7138);
             }
-            let _e7180 = active_1038_;
-            if _e7180 {
-                let _e7182 = r608_;
-                r616_ = (_e7182 < 0f);
+            let _e7142 = active_1040_;
+            if _e7142 {
+                let _e7144 = r615_;
+                let _e7154 = bitcast<u32>(_e7144);
+                let _e7156 = (_e7154 & 2147483647u);
+                r616_ = select(select(select(select(u32(_e7144), 4294967295u, (_e7144 >= 4294967300f)), 0u, (_e7144 < 0f)), select(4294967295u, 0u, (_e7154 >= 2147483648u)), (_e7156 == 2139095040u)), 0u, (_e7156 > 2139095040u));
             }
-            let _e7187 = active_1038_;
-            if _e7187 {
-                let _e7189 = r56_;
-                let _e7191 = r56_;
-                r617_ = (_e7189 != _e7191);
+            let _e7168 = active_1040_;
+            if _e7168 {
+                let _e7170 = r613_;
+                let _e7180 = bitcast<u32>(_e7170);
+                let _e7182 = (_e7180 & 2147483647u);
+                r617_ = select(select(select(select(u32(_e7170), 4294967295u, (_e7170 >= 4294967300f)), 0u, (_e7170 < 0f)), select(4294967295u, 0u, (_e7180 >= 2147483648u)), (_e7182 == 2139095040u)), 0u, (_e7182 > 2139095040u));
             }
-            let _e7195 = active_1038_;
-            if _e7195 {
-                let _e7197 = r609_;
-                r618_ = (_e7197 >= 9223372000000000000f);
+            let _e7194 = active_1040_;
+            if _e7194 {
+                let _e7196 = r610_;
+                r618_ = (_e7196 < 0f);
             }
-            let _e7202 = active_1038_;
-            if _e7202 {
-                let _e7205 = r614_;
-                r619_ = (0u - _e7205);
+            let _e7201 = active_1040_;
+            if _e7201 {
+                let _e7203 = r56_;
+                let _e7205 = r56_;
+                r619_ = (_e7203 != _e7205);
             }
-            let _e7209 = active_1038_;
+            let _e7209 = active_1040_;
             if _e7209 {
-                let _e7212 = r614_;
-                r620_ = (0u < _e7212);
+                let _e7211 = r611_;
+                r620_ = (_e7211 >= 9223372000000000000f);
             }
-            let _e7216 = active_1038_;
+            let _e7216 = active_1040_;
             if _e7216 {
-                let _e7218 = r620_;
-                r621_ = u32(_e7218);
+                let _e7219 = r616_;
+                r621_ = (0u - _e7219);
             }
-            let _e7222 = active_1038_;
-            if _e7222 {
-                let _e7225 = r615_;
-                r622_ = (0u - _e7225);
+            let _e7223 = active_1040_;
+            if _e7223 {
+                let _e7226 = r616_;
+                r622_ = (0u < _e7226);
             }
-            let _e7229 = active_1038_;
-            if _e7229 {
-                let _e7231 = r622_;
-                let _e7233 = r621_;
-                r623_ = (_e7231 - _e7233);
+            let _e7230 = active_1040_;
+            if _e7230 {
+                let _e7232 = r622_;
+                r623_ = u32(_e7232);
             }
-            let _e7237 = active_1038_;
-            if _e7237 {
-                let _e7239 = r616_;
-                let _e7241 = r619_;
-                let _e7243 = r614_;
-                r624_ = select(_e7243, _e7241, _e7239);
+            let _e7236 = active_1040_;
+            if _e7236 {
+                let _e7239 = r617_;
+                r624_ = (0u - _e7239);
             }
-            let _e7247 = active_1038_;
-            if _e7247 {
-                let _e7249 = r616_;
-                let _e7251 = r623_;
-                let _e7253 = r615_;
-                r625_ = select(_e7253, _e7251, _e7249);
+            let _e7243 = active_1040_;
+            if _e7243 {
+                let _e7245 = r624_;
+                let _e7247 = r623_;
+                r625_ = (_e7245 - _e7247);
             }
-            let _e7257 = active_1038_;
-            if _e7257 {
-                let _e7259 = r616_;
-                r626_ = select(4294967295u, 0u, _e7259);
+            let _e7251 = active_1040_;
+            if _e7251 {
+                let _e7253 = r618_;
+                let _e7255 = r621_;
+                let _e7257 = r616_;
+                r626_ = select(_e7257, _e7255, _e7253);
             }
-            let _e7265 = active_1038_;
-            if _e7265 {
-                let _e7267 = r616_;
-                r627_ = select(2147483647u, 2147483648u, _e7267);
+            let _e7261 = active_1040_;
+            if _e7261 {
+                let _e7263 = r618_;
+                let _e7265 = r625_;
+                let _e7267 = r617_;
+                r627_ = select(_e7267, _e7265, _e7263);
             }
-            let _e7273 = active_1038_;
-            if _e7273 {
-                let _e7275 = r618_;
-                let _e7277 = r626_;
-                let _e7279 = r624_;
-                r628_ = select(_e7279, _e7277, _e7275);
+            let _e7271 = active_1040_;
+            if _e7271 {
+                let _e7273 = r618_;
+                r628_ = select(4294967295u, 0u, _e7273);
             }
-            let _e7283 = active_1038_;
-            if _e7283 {
-                let _e7285 = r618_;
-                let _e7287 = r627_;
-                let _e7289 = r625_;
-                r629_ = select(_e7289, _e7287, _e7285);
+            let _e7279 = active_1040_;
+            if _e7279 {
+                let _e7281 = r618_;
+                r629_ = select(2147483647u, 2147483648u, _e7281);
             }
-            let _e7293 = active_1038_;
-            if _e7293 {
-                let _e7295 = r617_;
-                let _e7298 = r628_;
-                r630_ = select(_e7298, 0u, _e7295);
+            let _e7287 = active_1040_;
+            if _e7287 {
+                let _e7289 = r620_;
+                let _e7291 = r628_;
+                let _e7293 = r626_;
+                r630_ = select(_e7293, _e7291, _e7289);
             }
-            let _e7302 = active_1038_;
-            if _e7302 {
-                let _e7304 = r617_;
-                let _e7307 = r629_;
-                r631_ = select(_e7307, 0u, _e7304);
+            let _e7297 = active_1040_;
+            if _e7297 {
+                let _e7299 = r620_;
+                let _e7301 = r629_;
+                let _e7303 = r627_;
+                r631_ = select(_e7303, _e7301, _e7299);
             }
-            let _e7311 = active_1038_;
-            if _e7311 {
-                let _e7313 = r630_;
-                r57_ = _e7313;
+            let _e7307 = active_1040_;
+            if _e7307 {
+                let _e7309 = r619_;
+                let _e7312 = r630_;
+                r632_ = select(_e7312, 0u, _e7309);
             }
-            let _e7316 = active_1038_;
+            let _e7316 = active_1040_;
             if _e7316 {
-                let _e7318 = r631_;
-                r169_ = _e7318;
+                let _e7318 = r619_;
+                let _e7321 = r631_;
+                r633_ = select(_e7321, 0u, _e7318);
             }
-            let _e7321 = active_1038_;
-            if _e7321 {
-                let _e7323 = c_u002e_hi_134_;
-                r632_ = (_e7323 >= 65536u);
+            let _e7325 = active_1040_;
+            if _e7325 {
+                let _e7327 = r632_;
+                r57_ = _e7327;
             }
-            let _e7328 = active_1038_;
-            if _e7328 {
-                let _e7330 = c_u002e_hi_134_;
-                r633_ = (_e7330 >> bitcast<u32>(16u));
+            let _e7330 = active_1040_;
+            if _e7330 {
+                let _e7332 = r633_;
+                r169_ = _e7332;
             }
-            let _e7336 = active_1038_;
-            if _e7336 {
-                let _e7338 = r632_;
-                let _e7340 = r633_;
-                let _e7342 = c_u002e_hi_134_;
-                r634_ = select(_e7342, _e7340, _e7338);
+            let _e7335 = active_1040_;
+            if _e7335 {
+                let _e7337 = c_u002e_hi_134_;
+                r634_ = (_e7337 >= 65536u);
             }
-            let _e7346 = active_1038_;
-            if _e7346 {
-                r635_ = 16u;
+            let _e7342 = active_1040_;
+            if _e7342 {
+                let _e7344 = c_u002e_hi_134_;
+                r635_ = (_e7344 >> bitcast<u32>(16u));
             }
-            let _e7350 = active_1038_;
+            let _e7350 = active_1040_;
             if _e7350 {
-                let _e7352 = r632_;
-                r636_ = select(0u, 16u, _e7352);
+                let _e7352 = r634_;
+                let _e7354 = r635_;
+                let _e7356 = c_u002e_hi_134_;
+                r636_ = select(_e7356, _e7354, _e7352);
             }
-            let _e7358 = active_1038_;
-            if _e7358 {
-                let _e7360 = r634_;
-                r637_ = (_e7360 >= 256u);
+            let _e7360 = active_1040_;
+            if _e7360 {
+                r637_ = 16u;
             }
-            let _e7365 = active_1038_;
-            if _e7365 {
-                let _e7367 = r634_;
-                r638_ = (_e7367 >> bitcast<u32>(8u));
+            let _e7364 = active_1040_;
+            if _e7364 {
+                let _e7366 = r634_;
+                r638_ = select(0u, 16u, _e7366);
             }
-            let _e7373 = active_1038_;
-            if _e7373 {
-                let _e7375 = r637_;
-                let _e7377 = r638_;
-                let _e7379 = r634_;
-                r639_ = select(_e7379, _e7377, _e7375);
+            let _e7372 = active_1040_;
+            if _e7372 {
+                let _e7374 = r636_;
+                r639_ = (_e7374 >= 256u);
             }
-            let _e7383 = active_1038_;
-            if _e7383 {
-                let _e7385 = r636_;
-                r640_ = (_e7385 + 8u);
+            let _e7379 = active_1040_;
+            if _e7379 {
+                let _e7381 = r636_;
+                r640_ = (_e7381 >> bitcast<u32>(8u));
             }
-            let _e7390 = active_1038_;
-            if _e7390 {
-                let _e7392 = r637_;
-                let _e7394 = r640_;
-                let _e7396 = r636_;
-                r641_ = select(_e7396, _e7394, _e7392);
+            let _e7387 = active_1040_;
+            if _e7387 {
+                let _e7389 = r639_;
+                let _e7391 = r640_;
+                let _e7393 = r636_;
+                r641_ = select(_e7393, _e7391, _e7389);
             }
-            let _e7400 = active_1038_;
-            if _e7400 {
-                let _e7402 = r639_;
-                r642_ = (_e7402 >= 16u);
+            let _e7397 = active_1040_;
+            if _e7397 {
+                let _e7399 = r638_;
+                r642_ = (_e7399 + 8u);
             }
-            let _e7407 = active_1038_;
-            if _e7407 {
-                let _e7409 = r639_;
-                r643_ = (_e7409 >> bitcast<u32>(4u));
+            let _e7404 = active_1040_;
+            if _e7404 {
+                let _e7406 = r639_;
+                let _e7408 = r642_;
+                let _e7410 = r638_;
+                r643_ = select(_e7410, _e7408, _e7406);
             }
-            let _e7415 = active_1038_;
-            if _e7415 {
-                let _e7417 = r642_;
-                let _e7419 = r643_;
-                let _e7421 = r639_;
-                r644_ = select(_e7421, _e7419, _e7417);
+            let _e7414 = active_1040_;
+            if _e7414 {
+                let _e7416 = r641_;
+                r644_ = (_e7416 >= 16u);
             }
-            let _e7425 = active_1038_;
-            if _e7425 {
-                let _e7427 = r641_;
-                r645_ = (_e7427 + 4u);
+            let _e7421 = active_1040_;
+            if _e7421 {
+                let _e7423 = r641_;
+                r645_ = (_e7423 >> bitcast<u32>(4u));
             }
-            let _e7432 = active_1038_;
-            if _e7432 {
-                let _e7434 = r642_;
-                let _e7436 = r645_;
-                let _e7438 = r641_;
-                r646_ = select(_e7438, _e7436, _e7434);
+            let _e7429 = active_1040_;
+            if _e7429 {
+                let _e7431 = r644_;
+                let _e7433 = r645_;
+                let _e7435 = r641_;
+                r646_ = select(_e7435, _e7433, _e7431);
             }
-            let _e7442 = active_1038_;
-            if _e7442 {
-                let _e7444 = r644_;
-                r647_ = (_e7444 >= 4u);
+            let _e7439 = active_1040_;
+            if _e7439 {
+                let _e7441 = r643_;
+                r647_ = (_e7441 + 4u);
             }
-            let _e7449 = active_1038_;
-            if _e7449 {
-                let _e7451 = r644_;
-                r648_ = (_e7451 >> bitcast<u32>(2u));
+            let _e7446 = active_1040_;
+            if _e7446 {
+                let _e7448 = r644_;
+                let _e7450 = r647_;
+                let _e7452 = r643_;
+                r648_ = select(_e7452, _e7450, _e7448);
             }
-            let _e7457 = active_1038_;
-            if _e7457 {
-                let _e7459 = r647_;
-                let _e7461 = r648_;
-                let _e7463 = r644_;
-                r649_ = select(_e7463, _e7461, _e7459);
+            let _e7456 = active_1040_;
+            if _e7456 {
+                let _e7458 = r646_;
+                r649_ = (_e7458 >= 4u);
             }
-            let _e7467 = active_1038_;
-            if _e7467 {
-                let _e7469 = r646_;
-                r650_ = (_e7469 + 2u);
+            let _e7463 = active_1040_;
+            if _e7463 {
+                let _e7465 = r646_;
+                r650_ = (_e7465 >> bitcast<u32>(2u));
             }
-            let _e7474 = active_1038_;
-            if _e7474 {
-                let _e7476 = r647_;
-                let _e7478 = r650_;
-                let _e7480 = r646_;
-                r651_ = select(_e7480, _e7478, _e7476);
+            let _e7471 = active_1040_;
+            if _e7471 {
+                let _e7473 = r649_;
+                let _e7475 = r650_;
+                let _e7477 = r646_;
+                r651_ = select(_e7477, _e7475, _e7473);
             }
-            let _e7484 = active_1038_;
-            if _e7484 {
-                let _e7486 = r649_;
-                r652_ = (_e7486 >= 2u);
+            let _e7481 = active_1040_;
+            if _e7481 {
+                let _e7483 = r648_;
+                r652_ = (_e7483 + 2u);
             }
-            let _e7491 = active_1038_;
-            if _e7491 {
-                let _e7493 = r649_;
-                r653_ = (_e7493 >> bitcast<u32>(1u));
+            let _e7488 = active_1040_;
+            if _e7488 {
+                let _e7490 = r649_;
+                let _e7492 = r652_;
+                let _e7494 = r648_;
+                r653_ = select(_e7494, _e7492, _e7490);
             }
-            let _e7499 = active_1038_;
-            if _e7499 {
-                let _e7501 = r652_;
-                let _e7503 = r653_;
-                let _e7505 = r649_;
-                r654_ = select(_e7505, _e7503, _e7501);
+            let _e7498 = active_1040_;
+            if _e7498 {
+                let _e7500 = r651_;
+                r654_ = (_e7500 >= 2u);
             }
-            let _e7509 = active_1038_;
-            if _e7509 {
-                let _e7511 = r651_;
-                r655_ = (_e7511 + 1u);
+            let _e7505 = active_1040_;
+            if _e7505 {
+                let _e7507 = r651_;
+                r655_ = (_e7507 >> bitcast<u32>(1u));
             }
-            let _e7516 = active_1038_;
-            if _e7516 {
-                let _e7518 = r652_;
-                let _e7520 = r655_;
-                let _e7522 = r651_;
-                r656_ = select(_e7522, _e7520, _e7518);
+            let _e7513 = active_1040_;
+            if _e7513 {
+                let _e7515 = r654_;
+                let _e7517 = r655_;
+                let _e7519 = r651_;
+                r656_ = select(_e7519, _e7517, _e7515);
             }
-            let _e7526 = active_1038_;
-            if _e7526 {
-                let _e7528 = c_u002e_hi_134_;
-                r657_ = (_e7528 != 0u);
+            let _e7523 = active_1040_;
+            if _e7523 {
+                let _e7525 = r653_;
+                r657_ = (_e7525 + 1u);
             }
-            let _e7533 = active_1038_;
-            if _e7533 {
-                let _e7535 = r656_;
-                r658_ = (_e7535 + 1u);
+            let _e7530 = active_1040_;
+            if _e7530 {
+                let _e7532 = r654_;
+                let _e7534 = r657_;
+                let _e7536 = r653_;
+                r658_ = select(_e7536, _e7534, _e7532);
             }
-            let _e7540 = active_1038_;
+            let _e7540 = active_1040_;
             if _e7540 {
-                let _e7542 = r657_;
-                let _e7544 = r658_;
-                r659_ = select(0u, _e7544, _e7542);
+                let _e7542 = c_u002e_hi_134_;
+                r659_ = (_e7542 != 0u);
             }
-            let _e7549 = active_1038_;
-            if _e7549 {
-                let _e7551 = r659_;
-                r660_ = (_e7551 & 63u);
+            let _e7547 = active_1040_;
+            if _e7547 {
+                let _e7549 = r658_;
+                r660_ = (_e7549 + 1u);
             }
-            let _e7556 = active_1038_;
-            if _e7556 {
+            let _e7554 = active_1040_;
+            if _e7554 {
+                let _e7556 = r659_;
                 let _e7558 = r660_;
-                r661_ = (_e7558 < 32u);
+                r661_ = select(0u, _e7558, _e7556);
             }
-            let _e7563 = active_1038_;
+            let _e7563 = active_1040_;
             if _e7563 {
-                let _e7565 = r660_;
-                r662_ = (_e7565 & 31u);
+                let _e7565 = r661_;
+                r662_ = (_e7565 & 63u);
             }
-            let _e7570 = active_1038_;
+            let _e7570 = active_1040_;
             if _e7570 {
                 let _e7572 = r662_;
-                r663_ = (_e7572 == 0u);
+                r663_ = (_e7572 < 32u);
             }
-            let _e7577 = active_1038_;
+            let _e7577 = active_1040_;
             if _e7577 {
-                let _e7580 = r662_;
-                r664_ = (32u - _e7580);
+                let _e7579 = r662_;
+                r664_ = (_e7579 & 31u);
             }
-            let _e7584 = active_1038_;
+            let _e7584 = active_1040_;
             if _e7584 {
-                let _e7586 = c_u002e_hi_134_;
-                let _e7588 = r664_;
-                r665_ = (_e7586 << bitcast<u32>(_e7588));
+                let _e7586 = r664_;
+                r665_ = (_e7586 == 0u);
             }
-            let _e7593 = active_1038_;
-            if _e7593 {
-                let _e7595 = r663_;
-                let _e7598 = r665_;
-                r666_ = select(_e7598, 0u, _e7595);
+            let _e7591 = active_1040_;
+            if _e7591 {
+                let _e7594 = r664_;
+                r666_ = (32u - _e7594);
             }
-            let _e7602 = active_1038_;
-            if _e7602 {
-                let _e7604 = c_u002e_lo_14_;
-                let _e7606 = r662_;
-                r667_ = (_e7604 >> bitcast<u32>(_e7606));
+            let _e7598 = active_1040_;
+            if _e7598 {
+                let _e7600 = c_u002e_hi_134_;
+                let _e7602 = r666_;
+                r667_ = (_e7600 << bitcast<u32>(_e7602));
             }
-            let _e7611 = active_1038_;
-            if _e7611 {
-                let _e7613 = r667_;
-                let _e7615 = r666_;
-                r668_ = (_e7613 | _e7615);
+            let _e7607 = active_1040_;
+            if _e7607 {
+                let _e7609 = r665_;
+                let _e7612 = r667_;
+                r668_ = select(_e7612, 0u, _e7609);
             }
-            let _e7619 = active_1038_;
-            if _e7619 {
-                let _e7621 = c_u002e_hi_134_;
-                let _e7623 = r662_;
-                r669_ = (_e7621 >> bitcast<u32>(_e7623));
+            let _e7616 = active_1040_;
+            if _e7616 {
+                let _e7618 = c_u002e_lo_14_;
+                let _e7620 = r664_;
+                r669_ = (_e7618 >> bitcast<u32>(_e7620));
             }
-            let _e7628 = active_1038_;
-            if _e7628 {
-                let _e7630 = r661_;
-                let _e7632 = r668_;
-                let _e7634 = r669_;
-                r670_ = select(_e7634, _e7632, _e7630);
+            let _e7625 = active_1040_;
+            if _e7625 {
+                let _e7627 = r669_;
+                let _e7629 = r668_;
+                r670_ = (_e7627 | _e7629);
             }
-            let _e7638 = active_1038_;
-            if _e7638 {
-                let _e7640 = r661_;
-                let _e7642 = r669_;
-                r671_ = select(0u, _e7642, _e7640);
+            let _e7633 = active_1040_;
+            if _e7633 {
+                let _e7635 = c_u002e_hi_134_;
+                let _e7637 = r664_;
+                r671_ = (_e7635 >> bitcast<u32>(_e7637));
             }
-            let _e7647 = active_1038_;
-            if _e7647 {
-                let _e7649 = r659_;
-                r672_ = (_e7649 & 63u);
+            let _e7642 = active_1040_;
+            if _e7642 {
+                let _e7644 = r663_;
+                let _e7646 = r670_;
+                let _e7648 = r671_;
+                r672_ = select(_e7648, _e7646, _e7644);
             }
-            let _e7654 = active_1038_;
-            if _e7654 {
-                let _e7656 = r672_;
-                r673_ = (_e7656 < 32u);
+            let _e7652 = active_1040_;
+            if _e7652 {
+                let _e7654 = r663_;
+                let _e7656 = r671_;
+                r673_ = select(0u, _e7656, _e7654);
             }
-            let _e7661 = active_1038_;
+            let _e7661 = active_1040_;
             if _e7661 {
-                let _e7663 = r672_;
-                r674_ = (_e7663 & 31u);
+                let _e7663 = r661_;
+                r674_ = (_e7663 & 63u);
             }
-            let _e7668 = active_1038_;
+            let _e7668 = active_1040_;
             if _e7668 {
                 let _e7670 = r674_;
-                r675_ = (_e7670 == 0u);
+                r675_ = (_e7670 < 32u);
             }
-            let _e7675 = active_1038_;
+            let _e7675 = active_1040_;
             if _e7675 {
-                let _e7678 = r674_;
-                r676_ = (32u - _e7678);
+                let _e7677 = r674_;
+                r676_ = (_e7677 & 31u);
             }
-            let _e7682 = active_1038_;
+            let _e7682 = active_1040_;
             if _e7682 {
-                let _e7684 = r670_;
-                let _e7686 = r676_;
-                r677_ = (_e7684 >> bitcast<u32>(_e7686));
+                let _e7684 = r676_;
+                r677_ = (_e7684 == 0u);
             }
-            let _e7691 = active_1038_;
-            if _e7691 {
-                let _e7693 = r675_;
-                let _e7696 = r677_;
-                r678_ = select(_e7696, 0u, _e7693);
+            let _e7689 = active_1040_;
+            if _e7689 {
+                let _e7692 = r676_;
+                r678_ = (32u - _e7692);
             }
-            let _e7700 = active_1038_;
-            if _e7700 {
-                let _e7702 = r671_;
-                let _e7704 = r674_;
-                r679_ = (_e7702 << bitcast<u32>(_e7704));
+            let _e7696 = active_1040_;
+            if _e7696 {
+                let _e7698 = r672_;
+                let _e7700 = r678_;
+                r679_ = (_e7698 >> bitcast<u32>(_e7700));
             }
-            let _e7709 = active_1038_;
-            if _e7709 {
-                let _e7711 = r679_;
-                let _e7713 = r678_;
-                r680_ = (_e7711 | _e7713);
+            let _e7705 = active_1040_;
+            if _e7705 {
+                let _e7707 = r677_;
+                let _e7710 = r679_;
+                r680_ = select(_e7710, 0u, _e7707);
             }
-            let _e7717 = active_1038_;
-            if _e7717 {
-                let _e7719 = r670_;
-                let _e7721 = r674_;
-                r681_ = (_e7719 << bitcast<u32>(_e7721));
+            let _e7714 = active_1040_;
+            if _e7714 {
+                let _e7716 = r673_;
+                let _e7718 = r676_;
+                r681_ = (_e7716 << bitcast<u32>(_e7718));
             }
-            let _e7726 = active_1038_;
-            if _e7726 {
-                let _e7728 = r673_;
-                let _e7730 = r681_;
-                r682_ = select(0u, _e7730, _e7728);
+            let _e7723 = active_1040_;
+            if _e7723 {
+                let _e7725 = r681_;
+                let _e7727 = r680_;
+                r682_ = (_e7725 | _e7727);
             }
-            let _e7735 = active_1038_;
-            if _e7735 {
-                let _e7737 = r673_;
-                let _e7739 = r680_;
-                let _e7741 = r681_;
-                r683_ = select(_e7741, _e7739, _e7737);
+            let _e7731 = active_1040_;
+            if _e7731 {
+                let _e7733 = r672_;
+                let _e7735 = r676_;
+                r683_ = (_e7733 << bitcast<u32>(_e7735));
             }
-            let _e7745 = active_1038_;
-            if _e7745 {
-                let _e7747 = r682_;
-                let _e7749 = c_u002e_lo_14_;
-                r684_ = (_e7747 ^ _e7749);
+            let _e7740 = active_1040_;
+            if _e7740 {
+                let _e7742 = r675_;
+                let _e7744 = r683_;
+                r684_ = select(0u, _e7744, _e7742);
             }
-            let _e7753 = active_1038_;
-            if _e7753 {
-                let _e7755 = r684_;
-                r685_ = (_e7755 != 0u);
+            let _e7749 = active_1040_;
+            if _e7749 {
+                let _e7751 = r675_;
+                let _e7753 = r682_;
+                let _e7755 = r683_;
+                r685_ = select(_e7755, _e7753, _e7751);
             }
-            let _e7760 = active_1038_;
-            if _e7760 {
-                let _e7762 = r685_;
-                r686_ = u32(_e7762);
+            let _e7759 = active_1040_;
+            if _e7759 {
+                let _e7761 = r684_;
+                let _e7763 = c_u002e_lo_14_;
+                r686_ = (_e7761 ^ _e7763);
             }
-            let _e7766 = active_1038_;
-            if _e7766 {
-                let _e7768 = r670_;
-                let _e7770 = r686_;
-                r687_ = (_e7768 | _e7770);
+            let _e7767 = active_1040_;
+            if _e7767 {
+                let _e7769 = r686_;
+                r687_ = (_e7769 != 0u);
             }
-            let _e7774 = active_1038_;
+            let _e7774 = active_1040_;
             if _e7774 {
                 let _e7776 = r687_;
-                r688_ = f32(_e7776);
+                r688_ = u32(_e7776);
             }
-            let _e7780 = active_1038_;
+            let _e7780 = active_1040_;
             if _e7780 {
-                let _e7782 = r659_;
-                r689_ = (_e7782 + 127u);
+                let _e7782 = r672_;
+                let _e7784 = r688_;
+                r689_ = (_e7782 | _e7784);
             }
-            let _e7787 = active_1038_;
-            if _e7787 {
-                let _e7789 = r689_;
-                r690_ = (_e7789 << bitcast<u32>(23u));
+            let _e7788 = active_1040_;
+            if _e7788 {
+                let _e7790 = r689_;
+                r690_ = f32(_e7790);
             }
-            let _e7795 = active_1038_;
-            if _e7795 {
-                let _e7797 = r690_;
-                r691_ = bitcast<f32>(_e7797);
+            let _e7794 = active_1040_;
+            if _e7794 {
+                let _e7796 = r661_;
+                r691_ = (_e7796 + 127u);
             }
-            let _e7801 = active_1038_;
+            let _e7801 = active_1040_;
             if _e7801 {
-                let _e7803 = r688_;
-                let _e7805 = r691_;
-                r692_ = (_e7803 * _e7805);
+                let _e7803 = r691_;
+                r692_ = (_e7803 << bitcast<u32>(23u));
             }
-            let _e7809 = active_1038_;
+            let _e7809 = active_1040_;
             if _e7809 {
                 let _e7811 = r692_;
-                r693_ = -(_e7811);
+                r693_ = bitcast<f32>(_e7811);
             }
-            let _e7815 = active_1038_;
+            let _e7815 = active_1040_;
             if _e7815 {
-                let _e7818 = r693_;
-                let _e7820 = r692_;
-                r694_ = select(_e7820, _e7818, false);
+                let _e7817 = r690_;
+                let _e7819 = r693_;
+                r694_ = (_e7817 * _e7819);
             }
-            let _e7824 = active_1038_;
-            if _e7824 {
-                let _e7826 = r694_;
-                r58_ = _e7826;
+            let _e7823 = active_1040_;
+            if _e7823 {
+                let _e7825 = r694_;
+                r695_ = -(_e7825);
             }
-            let _e7829 = active_1038_;
+            let _e7829 = active_1040_;
             if _e7829 {
-                let _e7831 = r58_;
-                r695_ = trunc(_e7831);
+                let _e7832 = r695_;
+                let _e7834 = r694_;
+                r696_ = select(_e7834, _e7832, false);
             }
-            let _e7835 = active_1038_;
-            if _e7835 {
-                let _e7837 = r695_;
-                r696_ = abs(_e7837);
+            let _e7838 = active_1040_;
+            if _e7838 {
+                let _e7840 = r696_;
+                r58_ = _e7840;
             }
-            let _e7841 = active_1038_;
-            if _e7841 {
-                let _e7843 = r696_;
-                r697_ = (_e7843 * 0.00000000023283064f);
+            let _e7843 = active_1040_;
+            if _e7843 {
+                let _e7845 = r58_;
+                r697_ = trunc(_e7845);
             }
-            let _e7848 = active_1038_;
-            if _e7848 {
-                let _e7850 = r697_;
-                r698_ = trunc(_e7850);
+            let _e7849 = active_1040_;
+            if _e7849 {
+                let _e7851 = r697_;
+                r698_ = abs(_e7851);
             }
-            let _e7854 = active_1038_;
-            if _e7854 {
-                let _e7856 = r698_;
-                r699_ = (_e7856 * 4294967300f);
+            let _e7855 = active_1040_;
+            if _e7855 {
+                let _e7857 = r698_;
+                r699_ = (_e7857 * 0.00000000023283064f);
             }
-            let _e7861 = active_1038_;
-            if _e7861 {
-                let _e7863 = r696_;
-                let _e7865 = r699_;
-                r700_ = (_e7863 - _e7865);
+            let _e7862 = active_1040_;
+            if _e7862 {
+                let _e7864 = r699_;
+                r700_ = trunc(_e7864);
             }
-            let _e7869 = active_1038_;
-            if _e7869 {
-                let _e7871 = r700_;
-                let _e7881 = bitcast<u32>(_e7871);
-                let _e7883 = (_e7881 & 2147483647u);
-                r701_ = select(select(select(select(u32(_e7871), 4294967295u, (_e7871 >= 4294967300f)), 0u, (_e7871 < 0f)), select(4294967295u, 0u, (_e7881 >= 2147483648u)), (_e7883 == 2139095040u)), 0u, (_e7883 > 2139095040u));
+            let _e7868 = active_1040_;
+            if _e7868 {
+                let _e7870 = r700_;
+                r701_ = (_e7870 * 4294967300f);
             }
-            let _e7895 = active_1038_;
-            if _e7895 {
-                let _e7897 = r698_;
-                let _e7907 = bitcast<u32>(_e7897);
-                let _e7909 = (_e7907 & 2147483647u);
-                r702_ = select(select(select(select(u32(_e7897), 4294967295u, (_e7897 >= 4294967300f)), 0u, (_e7897 < 0f)), select(4294967295u, 0u, (_e7907 >= 2147483648u)), (_e7909 == 2139095040u)), 0u, (_e7909 > 2139095040u));
+            let _e7875 = active_1040_;
+            if _e7875 {
+                let _e7877 = r698_;
+                let _e7879 = r701_;
+                r702_ = (_e7877 - _e7879);
             }
-            let _e7921 = active_1038_;
-            if _e7921 {
-                let _e7923 = r695_;
-                r703_ = (_e7923 < 0f);
+            let _e7883 = active_1040_;
+            if _e7883 {
+                let _e7885 = r702_;
+                let _e7895 = bitcast<u32>(_e7885);
+                let _e7897 = (_e7895 & 2147483647u);
+                r703_ = select(select(select(select(u32(_e7885), 4294967295u, (_e7885 >= 4294967300f)), 0u, (_e7885 < 0f)), select(4294967295u, 0u, (_e7895 >= 2147483648u)), (_e7897 == 2139095040u)), 0u, (_e7897 > 2139095040u));
             }
-            let _e7928 = active_1038_;
-            if _e7928 {
-                let _e7930 = r58_;
-                let _e7932 = r58_;
-                r704_ = (_e7930 != _e7932);
+            let _e7909 = active_1040_;
+            if _e7909 {
+                let _e7911 = r700_;
+                let _e7921 = bitcast<u32>(_e7911);
+                let _e7923 = (_e7921 & 2147483647u);
+                r704_ = select(select(select(select(u32(_e7911), 4294967295u, (_e7911 >= 4294967300f)), 0u, (_e7911 < 0f)), select(4294967295u, 0u, (_e7921 >= 2147483648u)), (_e7923 == 2139095040u)), 0u, (_e7923 > 2139095040u));
             }
-            let _e7936 = active_1038_;
-            if _e7936 {
-                let _e7938 = r696_;
-                r705_ = (_e7938 >= 18446744000000000000f);
+            let _e7935 = active_1040_;
+            if _e7935 {
+                let _e7937 = r697_;
+                r705_ = (_e7937 < 0f);
             }
-            let _e7943 = active_1038_;
-            if _e7943 {
-                let _e7945 = r705_;
-                let _e7948 = r701_;
-                r706_ = select(_e7948, 4294967295u, _e7945);
+            let _e7942 = active_1040_;
+            if _e7942 {
+                let _e7944 = r58_;
+                let _e7946 = r58_;
+                r706_ = (_e7944 != _e7946);
             }
-            let _e7952 = active_1038_;
-            if _e7952 {
-                let _e7954 = r705_;
-                let _e7957 = r702_;
-                r707_ = select(_e7957, 4294967295u, _e7954);
+            let _e7950 = active_1040_;
+            if _e7950 {
+                let _e7952 = r698_;
+                r707_ = (_e7952 >= 18446744000000000000f);
             }
-            let _e7961 = active_1038_;
-            if _e7961 {
-                let _e7963 = r703_;
-                let _e7966 = r706_;
-                r708_ = select(_e7966, 0u, _e7963);
+            let _e7957 = active_1040_;
+            if _e7957 {
+                let _e7959 = r707_;
+                let _e7962 = r703_;
+                r708_ = select(_e7962, 4294967295u, _e7959);
             }
-            let _e7970 = active_1038_;
-            if _e7970 {
-                let _e7972 = r703_;
-                let _e7975 = r707_;
-                r709_ = select(_e7975, 0u, _e7972);
+            let _e7966 = active_1040_;
+            if _e7966 {
+                let _e7968 = r707_;
+                let _e7971 = r704_;
+                r709_ = select(_e7971, 4294967295u, _e7968);
             }
-            let _e7979 = active_1038_;
-            if _e7979 {
-                let _e7981 = r704_;
-                let _e7984 = r708_;
-                r710_ = select(_e7984, 0u, _e7981);
+            let _e7975 = active_1040_;
+            if _e7975 {
+                let _e7977 = r705_;
+                let _e7980 = r708_;
+                r710_ = select(_e7980, 0u, _e7977);
             }
-            let _e7988 = active_1038_;
-            if _e7988 {
-                let _e7990 = r704_;
-                let _e7993 = r709_;
-                r711_ = select(_e7993, 0u, _e7990);
+            let _e7984 = active_1040_;
+            if _e7984 {
+                let _e7986 = r705_;
+                let _e7989 = r709_;
+                r711_ = select(_e7989, 0u, _e7986);
             }
-            let _e7997 = active_1038_;
-            if _e7997 {
-                let _e7999 = r710_;
-                r59_ = _e7999;
+            let _e7993 = active_1040_;
+            if _e7993 {
+                let _e7995 = r706_;
+                let _e7998 = r710_;
+                r712_ = select(_e7998, 0u, _e7995);
             }
-            let _e8002 = active_1038_;
+            let _e8002 = active_1040_;
             if _e8002 {
-                let _e8004 = r711_;
-                r170_ = _e8004;
+                let _e8004 = r706_;
+                let _e8007 = r711_;
+                r713_ = select(_e8007, 0u, _e8004);
             }
-            let _e8007 = active_1038_;
-            if _e8007 {
-                let _e8009 = r59_;
-                r60_ = _e8009;
+            let _e8011 = active_1040_;
+            if _e8011 {
+                let _e8013 = r712_;
+                r59_ = _e8013;
             }
-            let _e8012 = active_1038_;
-            if _e8012 {
-                let _e8014 = r170_;
-                r171_ = _e8014;
+            let _e8016 = active_1040_;
+            if _e8016 {
+                let _e8018 = r713_;
+                r170_ = _e8018;
             }
-            let _e8017 = active_1038_;
-            if _e8017 {
-                let _e8019 = r57_;
-                let _e8021 = r60_;
-                r712_ = (_e8019 ^ _e8021);
+            let _e8021 = active_1040_;
+            if _e8021 {
+                let _e8023 = r59_;
+                r60_ = _e8023;
             }
-            let _e8025 = active_1038_;
-            if _e8025 {
-                let _e8027 = r169_;
-                let _e8029 = r171_;
-                r713_ = (_e8027 ^ _e8029);
+            let _e8026 = active_1040_;
+            if _e8026 {
+                let _e8028 = r170_;
+                r171_ = _e8028;
             }
-            let _e8033 = active_1038_;
-            if _e8033 {
-                let _e8035 = r712_;
-                r61_ = _e8035;
+            let _e8031 = active_1040_;
+            if _e8031 {
+                let _e8033 = r57_;
+                let _e8035 = r60_;
+                r714_ = (_e8033 ^ _e8035);
             }
-            let _e8038 = active_1038_;
-            if _e8038 {
-                let _e8040 = r713_;
-                r172_ = _e8040;
+            let _e8039 = active_1040_;
+            if _e8039 {
+                let _e8041 = r169_;
+                let _e8043 = r171_;
+                r715_ = (_e8041 ^ _e8043);
             }
-            let _e8043 = active_1038_;
-            if _e8043 {
-                let _e8045 = r61_;
-                let _e8052 = i_5_;
-                R[bitcast<u32>(((((_e8052 * 16i) + 7i) * 2i) + 0i))] = _e8045;
+            let _e8047 = active_1040_;
+            if _e8047 {
+                let _e8049 = r714_;
+                r61_ = _e8049;
             }
-            let _e8063 = active_1038_;
-            if _e8063 {
-                let _e8065 = r172_;
-                let _e8072 = i_5_;
-                R[bitcast<u32>(((((_e8072 * 16i) + 7i) * 2i) + 1i))] = _e8065;
+            let _e8052 = active_1040_;
+            if _e8052 {
+                let _e8054 = r715_;
+                r172_ = _e8054;
             }
-            let _e8083 = active_1038_;
-            if _e8083 {
-                let _e8085 = a_u002e_lo_9_;
-                r714_ = bitcast<i32>(_e8085);
+            let _e8057 = active_1040_;
+            if _e8057 {
+                let _e8059 = r61_;
+                let _e8066 = i_5_;
+                R[bitcast<u32>(((((_e8066 * 16i) + 7i) * 2i) + 0i))] = _e8059;
             }
-            let _e8089 = active_1038_;
-            if _e8089 {
-                let _e8091 = r714_;
-                r62_ = _e8091;
+            let _e8077 = active_1040_;
+            if _e8077 {
+                let _e8079 = r172_;
+                let _e8086 = i_5_;
+                R[bitcast<u32>(((((_e8086 * 16i) + 7i) * 2i) + 1i))] = _e8079;
             }
-            let _e8094 = active_1038_;
-            if _e8094 {
-                let _e8096 = r62_;
-                r715_ = (_e8096 >> bitcast<u32>(31i));
+            let _e8097 = active_1040_;
+            if _e8097 {
+                let _e8099 = a_u002e_lo_9_;
+                r716_ = bitcast<i32>(_e8099);
             }
-            let _e8102 = active_1038_;
-            if _e8102 {
-                let _e8104 = r62_;
-                r716_ = bitcast<u32>(_e8104);
+            let _e8103 = active_1040_;
+            if _e8103 {
+                let _e8105 = r716_;
+                r62_ = _e8105;
             }
-            let _e8108 = active_1038_;
+            let _e8108 = active_1040_;
             if _e8108 {
-                let _e8110 = r715_;
-                r717_ = bitcast<u32>(_e8110);
+                let _e8110 = r62_;
+                r717_ = (_e8110 >> bitcast<u32>(31i));
             }
-            let _e8114 = active_1038_;
-            if _e8114 {
-                let _e8116 = r716_;
-                r63_ = _e8116;
+            let _e8116 = active_1040_;
+            if _e8116 {
+                let _e8118 = r62_;
+                r718_ = bitcast<u32>(_e8118);
             }
-            let _e8119 = active_1038_;
-            if _e8119 {
-                let _e8121 = r717_;
-                r173_ = _e8121;
+            let _e8122 = active_1040_;
+            if _e8122 {
+                let _e8124 = r717_;
+                r719_ = bitcast<u32>(_e8124);
             }
-            let _e8124 = active_1038_;
-            if _e8124 {
-                let _e8126 = b_u002e_lo_12_;
-                r64_ = _e8126;
+            let _e8128 = active_1040_;
+            if _e8128 {
+                let _e8130 = r718_;
+                r63_ = _e8130;
             }
-            let _e8129 = active_1038_;
-            if _e8129 {
-                let _e8131 = r64_;
-                r65_ = _e8131;
+            let _e8133 = active_1040_;
+            if _e8133 {
+                let _e8135 = r719_;
+                r173_ = _e8135;
             }
-            let _e8134 = active_1038_;
-            if _e8134 {
+            let _e8138 = active_1040_;
+            if _e8138 {
+                let _e8140 = b_u002e_lo_12_;
+                r64_ = _e8140;
+            }
+            let _e8143 = active_1040_;
+            if _e8143 {
+                let _e8145 = r64_;
+                r65_ = _e8145;
+            }
+            let _e8148 = active_1040_;
+            if _e8148 {
                 r174_ = 0u;
             }
-            let _e8138 = active_1038_;
-            if _e8138 {
-                let _e8140 = r63_;
-                let _e8142 = r65_;
-                r718_ = (_e8140 + _e8142);
+            let _e8152 = active_1040_;
+            if _e8152 {
+                let _e8154 = r63_;
+                let _e8156 = r65_;
+                r720_ = (_e8154 + _e8156);
             }
-            let _e8146 = active_1038_;
-            if _e8146 {
-                let _e8148 = r718_;
-                let _e8150 = r63_;
-                r719_ = (_e8148 < _e8150);
-            }
-            let _e8154 = active_1038_;
-            if _e8154 {
-                let _e8156 = r719_;
-                r720_ = u32(_e8156);
-            }
-            let _e8160 = active_1038_;
+            let _e8160 = active_1040_;
             if _e8160 {
-                let _e8162 = r173_;
-                r721_ = (_e8162 + 0u);
+                let _e8162 = r720_;
+                let _e8164 = r63_;
+                r721_ = (_e8162 < _e8164);
             }
-            let _e8167 = active_1038_;
-            if _e8167 {
-                let _e8169 = r721_;
-                let _e8171 = r720_;
-                r722_ = (_e8169 + _e8171);
+            let _e8168 = active_1040_;
+            if _e8168 {
+                let _e8170 = r721_;
+                r722_ = u32(_e8170);
             }
-            let _e8175 = active_1038_;
-            if _e8175 {
-                let _e8177 = r718_;
-                r66_ = _e8177;
+            let _e8174 = active_1040_;
+            if _e8174 {
+                let _e8176 = r173_;
+                r723_ = (_e8176 + 0u);
             }
-            let _e8180 = active_1038_;
-            if _e8180 {
-                let _e8182 = r722_;
-                r175_ = _e8182;
+            let _e8181 = active_1040_;
+            if _e8181 {
+                let _e8183 = r723_;
+                let _e8185 = r722_;
+                r724_ = (_e8183 + _e8185);
             }
-            let _e8185 = active_1038_;
-            if _e8185 {
-                let _e8187 = b_u002e_hi_132_;
-                r723_ = bitcast<i32>(_e8187);
+            let _e8189 = active_1040_;
+            if _e8189 {
+                let _e8191 = r720_;
+                r66_ = _e8191;
             }
-            let _e8191 = active_1038_;
-            if _e8191 {
-                let _e8193 = a_u002e_hi_129_;
-                r724_ = bitcast<i32>(_e8193);
+            let _e8194 = active_1040_;
+            if _e8194 {
+                let _e8196 = r724_;
+                r175_ = _e8196;
             }
-            let _e8197 = active_1038_;
-            if _e8197 {
-                let _e8199 = r723_;
-                let _e8201 = r724_;
-                r725_ = (_e8199 < _e8201);
+            let _e8199 = active_1040_;
+            if _e8199 {
+                let _e8201 = b_u002e_hi_132_;
+                r725_ = bitcast<i32>(_e8201);
             }
-            let _e8205 = active_1038_;
+            let _e8205 = active_1040_;
             if _e8205 {
-                let _e8207 = b_u002e_hi_132_;
-                let _e8209 = a_u002e_hi_129_;
-                r726_ = (_e8207 == _e8209);
+                let _e8207 = a_u002e_hi_129_;
+                r726_ = bitcast<i32>(_e8207);
             }
-            let _e8213 = active_1038_;
-            if _e8213 {
-                let _e8215 = b_u002e_lo_12_;
-                let _e8217 = a_u002e_lo_9_;
-                r727_ = (_e8215 < _e8217);
+            let _e8211 = active_1040_;
+            if _e8211 {
+                let _e8213 = r725_;
+                let _e8215 = r726_;
+                r727_ = (_e8213 < _e8215);
             }
-            let _e8221 = active_1038_;
-            if _e8221 {
-                let _e8223 = r726_;
-                let _e8225 = r727_;
-                let _e8227 = r725_;
-                r728_ = select(_e8227, _e8225, _e8223);
+            let _e8219 = active_1040_;
+            if _e8219 {
+                let _e8221 = b_u002e_hi_132_;
+                let _e8223 = a_u002e_hi_129_;
+                r728_ = (_e8221 == _e8223);
             }
-            let _e8231 = active_1038_;
-            if _e8231 {
-                let _e8233 = r728_;
-                r67_ = _e8233;
+            let _e8227 = active_1040_;
+            if _e8227 {
+                let _e8229 = b_u002e_lo_12_;
+                let _e8231 = a_u002e_lo_9_;
+                r729_ = (_e8229 < _e8231);
             }
-            let _e8236 = active_1038_;
-            if _e8236 {
-                let _e8238 = r67_;
-                r729_ = u32(_e8238);
+            let _e8235 = active_1040_;
+            if _e8235 {
+                let _e8237 = r728_;
+                let _e8239 = r729_;
+                let _e8241 = r727_;
+                r730_ = select(_e8241, _e8239, _e8237);
             }
-            let _e8242 = active_1038_;
-            if _e8242 {
-                let _e8244 = r729_;
-                r68_ = _e8244;
+            let _e8245 = active_1040_;
+            if _e8245 {
+                let _e8247 = r730_;
+                r67_ = _e8247;
             }
-            let _e8247 = active_1038_;
-            if _e8247 {
+            let _e8250 = active_1040_;
+            if _e8250 {
+                let _e8252 = r67_;
+                r731_ = u32(_e8252);
+            }
+            let _e8256 = active_1040_;
+            if _e8256 {
+                let _e8258 = r731_;
+                r68_ = _e8258;
+            }
+            let _e8261 = active_1040_;
+            if _e8261 {
                 r176_ = 0u;
             }
-            let _e8251 = active_1038_;
-            if _e8251 {
-                let _e8253 = r66_;
-                let _e8255 = r68_;
-                r730_ = (_e8253 + _e8255);
+            let _e8265 = active_1040_;
+            if _e8265 {
+                let _e8267 = r66_;
+                let _e8269 = r68_;
+                r732_ = (_e8267 + _e8269);
             }
-            let _e8259 = active_1038_;
-            if _e8259 {
-                let _e8261 = r730_;
-                let _e8263 = r66_;
-                r731_ = (_e8261 < _e8263);
-            }
-            let _e8267 = active_1038_;
-            if _e8267 {
-                let _e8269 = r731_;
-                r732_ = u32(_e8269);
-            }
-            let _e8273 = active_1038_;
+            let _e8273 = active_1040_;
             if _e8273 {
-                let _e8275 = r175_;
-                r733_ = (_e8275 + 0u);
+                let _e8275 = r732_;
+                let _e8277 = r66_;
+                r733_ = (_e8275 < _e8277);
             }
-            let _e8280 = active_1038_;
-            if _e8280 {
-                let _e8282 = r733_;
-                let _e8284 = r732_;
-                r734_ = (_e8282 + _e8284);
+            let _e8281 = active_1040_;
+            if _e8281 {
+                let _e8283 = r733_;
+                r734_ = u32(_e8283);
             }
-            let _e8288 = active_1038_;
-            if _e8288 {
-                let _e8290 = r730_;
-                r69_ = _e8290;
+            let _e8287 = active_1040_;
+            if _e8287 {
+                let _e8289 = r175_;
+                r735_ = (_e8289 + 0u);
             }
-            let _e8293 = active_1038_;
-            if _e8293 {
-                let _e8295 = r734_;
-                r177_ = _e8295;
+            let _e8294 = active_1040_;
+            if _e8294 {
+                let _e8296 = r735_;
+                let _e8298 = r734_;
+                r736_ = (_e8296 + _e8298);
             }
-            let _e8298 = active_1038_;
-            if _e8298 {
-                let _e8300 = r69_;
-                let _e8307 = i_5_;
-                R[bitcast<u32>(((((_e8307 * 16i) + 8i) * 2i) + 0i))] = _e8300;
+            let _e8302 = active_1040_;
+            if _e8302 {
+                let _e8304 = r732_;
+                r69_ = _e8304;
             }
-            let _e8318 = active_1038_;
-            if _e8318 {
-                let _e8320 = r177_;
-                let _e8327 = i_5_;
-                R[bitcast<u32>(((((_e8327 * 16i) + 8i) * 2i) + 1i))] = _e8320;
+            let _e8307 = active_1040_;
+            if _e8307 {
+                let _e8309 = r736_;
+                r177_ = _e8309;
             }
-            let _e8338 = active_1038_;
-            if _e8338 {
-                let _e8340 = a_u002e_hi_129_;
-                r735_ = bitcast<i32>(_e8340);
+            let _e8312 = active_1040_;
+            if _e8312 {
+                let _e8314 = r69_;
+                let _e8321 = i_5_;
+                R[bitcast<u32>(((((_e8321 * 16i) + 8i) * 2i) + 0i))] = _e8314;
             }
-            let _e8344 = active_1038_;
-            if _e8344 {
-                r736_ = 0i;
+            let _e8332 = active_1040_;
+            if _e8332 {
+                let _e8334 = r177_;
+                let _e8341 = i_5_;
+                R[bitcast<u32>(((((_e8341 * 16i) + 8i) * 2i) + 1i))] = _e8334;
             }
-            let _e8348 = active_1038_;
-            if _e8348 {
-                let _e8350 = r735_;
-                r737_ = (_e8350 < 0i);
+            let _e8352 = active_1040_;
+            if _e8352 {
+                let _e8354 = a_u002e_hi_129_;
+                r737_ = bitcast<i32>(_e8354);
             }
-            let _e8355 = active_1038_;
-            if _e8355 {
-                let _e8357 = a_u002e_hi_129_;
-                r738_ = (_e8357 == 0u);
+            let _e8358 = active_1040_;
+            if _e8358 {
+                r738_ = 0i;
             }
-            let _e8362 = active_1038_;
+            let _e8362 = active_1040_;
             if _e8362 {
-                let _e8364 = a_u002e_lo_9_;
-                r739_ = (_e8364 < 0u);
+                let _e8364 = r737_;
+                r739_ = (_e8364 < 0i);
             }
-            let _e8369 = active_1038_;
+            let _e8369 = active_1040_;
             if _e8369 {
-                let _e8371 = r738_;
-                let _e8373 = r739_;
-                let _e8375 = r737_;
-                r740_ = select(_e8375, _e8373, _e8371);
+                let _e8371 = a_u002e_hi_129_;
+                r740_ = (_e8371 == 0u);
             }
-            let _e8379 = active_1038_;
-            if _e8379 {
-                let _e8381 = r740_;
-                r71_ = _e8381;
+            let _e8376 = active_1040_;
+            if _e8376 {
+                let _e8378 = a_u002e_lo_9_;
+                r741_ = (_e8378 < 0u);
             }
-            let _e8384 = active_1038_;
-            saved_1057_ = _e8384;
-            let _e8387 = r71_;
-            let _e8389 = saved_1057_;
-            let _e8390 = (_e8389 && _e8387);
-            taken_1058_ = _e8390;
-            active_1038_ = _e8390;
+            let _e8383 = active_1040_;
+            if _e8383 {
+                let _e8385 = r740_;
+                let _e8387 = r741_;
+                let _e8389 = r739_;
+                r742_ = select(_e8389, _e8387, _e8385);
+            }
+            let _e8393 = active_1040_;
+            if _e8393 {
+                let _e8395 = r742_;
+                r71_ = _e8395;
+            }
+            let _e8398 = active_1040_;
+            saved_1059_ = _e8398;
+            let _e8401 = r71_;
+            let _e8403 = saved_1059_;
+            let _e8404 = (_e8403 && _e8401);
+            taken_1060_ = _e8404;
+            active_1040_ = _e8404;
             {
-                let _e8394 = active_1038_;
-                if _e8394 {
-                    let _e8397 = a_u002e_lo_9_;
-                    r741_ = (0u - _e8397);
-                }
-                let _e8401 = active_1038_;
-                if _e8401 {
-                    let _e8404 = a_u002e_lo_9_;
-                    r742_ = (0u < _e8404);
-                }
-                let _e8408 = active_1038_;
+                let _e8408 = active_1040_;
                 if _e8408 {
-                    let _e8410 = r742_;
-                    r743_ = u32(_e8410);
+                    let _e8411 = a_u002e_lo_9_;
+                    r743_ = (0u - _e8411);
                 }
-                let _e8414 = active_1038_;
-                if _e8414 {
-                    let _e8417 = a_u002e_hi_129_;
-                    r744_ = (0u - _e8417);
+                let _e8415 = active_1040_;
+                if _e8415 {
+                    let _e8418 = a_u002e_lo_9_;
+                    r744_ = (0u < _e8418);
                 }
-                let _e8421 = active_1038_;
-                if _e8421 {
-                    let _e8423 = r744_;
-                    let _e8425 = r743_;
-                    r745_ = (_e8423 - _e8425);
+                let _e8422 = active_1040_;
+                if _e8422 {
+                    let _e8424 = r744_;
+                    r745_ = u32(_e8424);
                 }
-                let _e8429 = active_1038_;
-                if _e8429 {
-                    let _e8431 = r741_;
-                    r72_ = _e8431;
+                let _e8428 = active_1040_;
+                if _e8428 {
+                    let _e8431 = a_u002e_hi_129_;
+                    r746_ = (0u - _e8431);
                 }
-                let _e8434 = active_1038_;
-                if _e8434 {
-                    let _e8436 = r745_;
-                    r179_ = _e8436;
+                let _e8435 = active_1040_;
+                if _e8435 {
+                    let _e8437 = r746_;
+                    let _e8439 = r745_;
+                    r747_ = (_e8437 - _e8439);
                 }
-                let _e8439 = active_1038_;
-                if _e8439 {
-                    r746_ = 3u;
-                }
-                let _e8443 = active_1038_;
+                let _e8443 = active_1040_;
                 if _e8443 {
-                    r747_ = true;
+                    let _e8445 = r743_;
+                    r72_ = _e8445;
                 }
-                let _e8447 = active_1038_;
-                if _e8447 {
+                let _e8448 = active_1040_;
+                if _e8448 {
+                    let _e8450 = r747_;
+                    r179_ = _e8450;
+                }
+                let _e8453 = active_1040_;
+                if _e8453 {
                     r748_ = 3u;
                 }
-                let _e8451 = active_1038_;
-                if _e8451 {
-                    r749_ = false;
+                let _e8457 = active_1040_;
+                if _e8457 {
+                    r749_ = true;
                 }
-                let _e8455 = active_1038_;
-                if _e8455 {
-                    r750_ = 29u;
+                let _e8461 = active_1040_;
+                if _e8461 {
+                    r750_ = 3u;
                 }
-                let _e8459 = active_1038_;
-                if _e8459 {
-                    let _e8461 = r179_;
-                    r751_ = (_e8461 << bitcast<u32>(29u));
+                let _e8465 = active_1040_;
+                if _e8465 {
+                    r751_ = false;
                 }
-                let _e8467 = active_1038_;
-                if _e8467 {
-                    let _e8471 = r751_;
-                    r752_ = select(_e8471, 0u, false);
+                let _e8469 = active_1040_;
+                if _e8469 {
+                    r752_ = 29u;
                 }
-                let _e8475 = active_1038_;
-                if _e8475 {
-                    let _e8477 = r72_;
-                    r753_ = (_e8477 >> bitcast<u32>(3u));
+                let _e8473 = active_1040_;
+                if _e8473 {
+                    let _e8475 = r179_;
+                    r753_ = (_e8475 << bitcast<u32>(29u));
                 }
-                let _e8483 = active_1038_;
-                if _e8483 {
+                let _e8481 = active_1040_;
+                if _e8481 {
                     let _e8485 = r753_;
-                    let _e8487 = r752_;
-                    r754_ = (_e8485 | _e8487);
+                    r754_ = select(_e8485, 0u, false);
                 }
-                let _e8491 = active_1038_;
-                if _e8491 {
-                    let _e8493 = r179_;
-                    r755_ = bitcast<i32>(_e8493);
+                let _e8489 = active_1040_;
+                if _e8489 {
+                    let _e8491 = r72_;
+                    r755_ = (_e8491 >> bitcast<u32>(3u));
                 }
-                let _e8497 = active_1038_;
+                let _e8497 = active_1040_;
                 if _e8497 {
                     let _e8499 = r755_;
-                    r756_ = (_e8499 >> bitcast<u32>(3i));
+                    let _e8501 = r754_;
+                    r756_ = (_e8499 | _e8501);
                 }
-                let _e8505 = active_1038_;
+                let _e8505 = active_1040_;
                 if _e8505 {
-                    let _e8507 = r755_;
-                    r757_ = (_e8507 >> bitcast<u32>(31i));
+                    let _e8507 = r179_;
+                    r757_ = bitcast<i32>(_e8507);
                 }
-                let _e8513 = active_1038_;
-                if _e8513 {
-                    let _e8515 = r756_;
-                    r758_ = bitcast<u32>(_e8515);
+                let _e8511 = active_1040_;
+                if _e8511 {
+                    let _e8513 = r757_;
+                    r758_ = (_e8513 >> bitcast<u32>(3i));
                 }
-                let _e8519 = active_1038_;
+                let _e8519 = active_1040_;
                 if _e8519 {
                     let _e8521 = r757_;
-                    r759_ = bitcast<u32>(_e8521);
+                    r759_ = (_e8521 >> bitcast<u32>(31i));
                 }
-                let _e8525 = active_1038_;
-                if _e8525 {
-                    let _e8528 = r754_;
-                    let _e8530 = r758_;
-                    r760_ = select(_e8530, _e8528, true);
+                let _e8527 = active_1040_;
+                if _e8527 {
+                    let _e8529 = r758_;
+                    r760_ = bitcast<u32>(_e8529);
                 }
-                let _e8534 = active_1038_;
-                if _e8534 {
-                    let _e8537 = r758_;
-                    let _e8539 = r759_;
-                    r761_ = select(_e8539, _e8537, true);
+                let _e8533 = active_1040_;
+                if _e8533 {
+                    let _e8535 = r759_;
+                    r761_ = bitcast<u32>(_e8535);
                 }
-                let _e8543 = active_1038_;
-                if _e8543 {
-                    let _e8545 = r760_;
-                    r73_ = _e8545;
+                let _e8539 = active_1040_;
+                if _e8539 {
+                    let _e8542 = r756_;
+                    let _e8544 = r760_;
+                    r762_ = select(_e8544, _e8542, true);
                 }
-                let _e8548 = active_1038_;
+                let _e8548 = active_1040_;
                 if _e8548 {
-                    let _e8550 = r761_;
-                    r180_ = _e8550;
+                    let _e8551 = r760_;
+                    let _e8553 = r761_;
+                    r763_ = select(_e8553, _e8551, true);
                 }
-                let _e8553 = active_1038_;
-                if _e8553 {
-                    let _e8555 = r73_;
-                    mix_u002e_lo_70_ = _e8555;
+                let _e8557 = active_1040_;
+                if _e8557 {
+                    let _e8559 = r762_;
+                    r73_ = _e8559;
                 }
-                let _e8558 = active_1038_;
-                if _e8558 {
-                    let _e8560 = r180_;
-                    mix_u002e_hi_178_ = _e8560;
+                let _e8562 = active_1040_;
+                if _e8562 {
+                    let _e8564 = r763_;
+                    r180_ = _e8564;
+                }
+                let _e8567 = active_1040_;
+                if _e8567 {
+                    let _e8569 = r73_;
+                    mix_u002e_lo_70_ = _e8569;
+                }
+                let _e8572 = active_1040_;
+                if _e8572 {
+                    let _e8574 = r180_;
+                    mix_u002e_hi_178_ = _e8574;
                 }
             }
-            let _e8563 = saved_1057_;
-            let _e8565 = taken_1058_;
-            let _e8569 = exited_1039_;
-            active_1038_ = ((_e8563 && !(_e8565)) && !(_e8569));
+            let _e8577 = saved_1059_;
+            let _e8579 = taken_1060_;
+            let _e8583 = exited_1041_;
+            active_1040_ = ((_e8577 && !(_e8579)) && !(_e8583));
             {
-                let _e8574 = active_1038_;
-                if _e8574 {
+                let _e8588 = active_1040_;
+                if _e8588 {
                     r74_ = 1284865837u;
                 }
-                let _e8578 = active_1038_;
-                if _e8578 {
+                let _e8592 = active_1040_;
+                if _e8592 {
                     r181_ = 1481765933u;
                 }
-                let _e8582 = active_1038_;
-                if _e8582 {
-                    let _e8584 = a_u002e_lo_9_;
-                    r762_ = (_e8584 & 65535u);
+                let _e8596 = active_1040_;
+                if _e8596 {
+                    let _e8598 = a_u002e_lo_9_;
+                    r764_ = (_e8598 & 65535u);
                 }
-                let _e8589 = active_1038_;
-                if _e8589 {
-                    let _e8591 = a_u002e_lo_9_;
-                    r763_ = (_e8591 >> bitcast<u32>(16u));
+                let _e8603 = active_1040_;
+                if _e8603 {
+                    let _e8605 = a_u002e_lo_9_;
+                    r765_ = (_e8605 >> bitcast<u32>(16u));
                 }
-                let _e8597 = active_1038_;
-                if _e8597 {
-                    r764_ = 32557u;
+                let _e8611 = active_1040_;
+                if _e8611 {
+                    r766_ = 32557u;
                 }
-                let _e8601 = active_1038_;
-                if _e8601 {
-                    r765_ = 19605u;
+                let _e8615 = active_1040_;
+                if _e8615 {
+                    r767_ = 19605u;
                 }
-                let _e8605 = active_1038_;
-                if _e8605 {
-                    let _e8607 = r762_;
-                    r766_ = (_e8607 * 32557u);
-                }
-                let _e8612 = active_1038_;
-                if _e8612 {
-                    let _e8614 = r762_;
-                    r767_ = (_e8614 * 19605u);
-                }
-                let _e8619 = active_1038_;
+                let _e8619 = active_1040_;
                 if _e8619 {
-                    let _e8621 = r763_;
+                    let _e8621 = r764_;
                     r768_ = (_e8621 * 32557u);
                 }
-                let _e8626 = active_1038_;
+                let _e8626 = active_1040_;
                 if _e8626 {
-                    let _e8628 = r763_;
+                    let _e8628 = r764_;
                     r769_ = (_e8628 * 19605u);
                 }
-                let _e8633 = active_1038_;
+                let _e8633 = active_1040_;
                 if _e8633 {
-                    let _e8635 = r767_;
-                    r770_ = (_e8635 & 65535u);
+                    let _e8635 = r765_;
+                    r770_ = (_e8635 * 32557u);
                 }
-                let _e8640 = active_1038_;
+                let _e8640 = active_1040_;
                 if _e8640 {
-                    let _e8642 = r767_;
-                    r771_ = (_e8642 >> bitcast<u32>(16u));
+                    let _e8642 = r765_;
+                    r771_ = (_e8642 * 19605u);
                 }
-                let _e8648 = active_1038_;
-                if _e8648 {
-                    let _e8650 = r768_;
-                    r772_ = (_e8650 & 65535u);
+                let _e8647 = active_1040_;
+                if _e8647 {
+                    let _e8649 = r769_;
+                    r772_ = (_e8649 & 65535u);
                 }
-                let _e8655 = active_1038_;
-                if _e8655 {
-                    let _e8657 = r768_;
-                    r773_ = (_e8657 >> bitcast<u32>(16u));
+                let _e8654 = active_1040_;
+                if _e8654 {
+                    let _e8656 = r769_;
+                    r773_ = (_e8656 >> bitcast<u32>(16u));
                 }
-                let _e8663 = active_1038_;
-                if _e8663 {
-                    let _e8665 = r766_;
-                    r774_ = (_e8665 >> bitcast<u32>(16u));
+                let _e8662 = active_1040_;
+                if _e8662 {
+                    let _e8664 = r770_;
+                    r774_ = (_e8664 & 65535u);
                 }
-                let _e8671 = active_1038_;
-                if _e8671 {
-                    let _e8673 = r774_;
-                    let _e8675 = r770_;
-                    r775_ = (_e8673 + _e8675);
+                let _e8669 = active_1040_;
+                if _e8669 {
+                    let _e8671 = r770_;
+                    r775_ = (_e8671 >> bitcast<u32>(16u));
                 }
-                let _e8679 = active_1038_;
-                if _e8679 {
-                    let _e8681 = r775_;
-                    let _e8683 = r772_;
-                    r776_ = (_e8681 + _e8683);
+                let _e8677 = active_1040_;
+                if _e8677 {
+                    let _e8679 = r768_;
+                    r776_ = (_e8679 >> bitcast<u32>(16u));
                 }
-                let _e8687 = active_1038_;
-                if _e8687 {
-                    let _e8689 = a_u002e_lo_9_;
-                    r777_ = (_e8689 * 1284865837u);
+                let _e8685 = active_1040_;
+                if _e8685 {
+                    let _e8687 = r776_;
+                    let _e8689 = r772_;
+                    r777_ = (_e8687 + _e8689);
                 }
-                let _e8694 = active_1038_;
-                if _e8694 {
-                    let _e8696 = r769_;
-                    let _e8698 = r771_;
-                    r778_ = (_e8696 + _e8698);
+                let _e8693 = active_1040_;
+                if _e8693 {
+                    let _e8695 = r777_;
+                    let _e8697 = r774_;
+                    r778_ = (_e8695 + _e8697);
                 }
-                let _e8702 = active_1038_;
-                if _e8702 {
-                    let _e8704 = r778_;
-                    let _e8706 = r773_;
-                    r779_ = (_e8704 + _e8706);
+                let _e8701 = active_1040_;
+                if _e8701 {
+                    let _e8703 = a_u002e_lo_9_;
+                    r779_ = (_e8703 * 1284865837u);
                 }
-                let _e8710 = active_1038_;
-                if _e8710 {
-                    let _e8712 = r776_;
-                    r780_ = (_e8712 >> bitcast<u32>(16u));
+                let _e8708 = active_1040_;
+                if _e8708 {
+                    let _e8710 = r771_;
+                    let _e8712 = r773_;
+                    r780_ = (_e8710 + _e8712);
                 }
-                let _e8718 = active_1038_;
-                if _e8718 {
-                    let _e8720 = r779_;
-                    let _e8722 = r780_;
-                    r781_ = (_e8720 + _e8722);
+                let _e8716 = active_1040_;
+                if _e8716 {
+                    let _e8718 = r780_;
+                    let _e8720 = r775_;
+                    r781_ = (_e8718 + _e8720);
                 }
-                let _e8726 = active_1038_;
-                if _e8726 {
-                    let _e8728 = a_u002e_lo_9_;
-                    r782_ = (_e8728 * 1481765933u);
+                let _e8724 = active_1040_;
+                if _e8724 {
+                    let _e8726 = r778_;
+                    r782_ = (_e8726 >> bitcast<u32>(16u));
                 }
-                let _e8733 = active_1038_;
-                if _e8733 {
-                    let _e8735 = a_u002e_hi_129_;
-                    r783_ = (_e8735 * 1284865837u);
+                let _e8732 = active_1040_;
+                if _e8732 {
+                    let _e8734 = r781_;
+                    let _e8736 = r782_;
+                    r783_ = (_e8734 + _e8736);
                 }
-                let _e8740 = active_1038_;
+                let _e8740 = active_1040_;
                 if _e8740 {
-                    let _e8742 = r781_;
-                    let _e8744 = r782_;
-                    r784_ = (_e8742 + _e8744);
+                    let _e8742 = a_u002e_lo_9_;
+                    r784_ = (_e8742 * 1481765933u);
                 }
-                let _e8748 = active_1038_;
-                if _e8748 {
-                    let _e8750 = r784_;
-                    let _e8752 = r783_;
-                    r785_ = (_e8750 + _e8752);
+                let _e8747 = active_1040_;
+                if _e8747 {
+                    let _e8749 = a_u002e_hi_129_;
+                    r785_ = (_e8749 * 1284865837u);
                 }
-                let _e8756 = active_1038_;
-                if _e8756 {
-                    let _e8758 = r777_;
-                    r75_ = _e8758;
+                let _e8754 = active_1040_;
+                if _e8754 {
+                    let _e8756 = r783_;
+                    let _e8758 = r784_;
+                    r786_ = (_e8756 + _e8758);
                 }
-                let _e8761 = active_1038_;
-                if _e8761 {
-                    let _e8763 = r785_;
-                    r182_ = _e8763;
+                let _e8762 = active_1040_;
+                if _e8762 {
+                    let _e8764 = r786_;
+                    let _e8766 = r785_;
+                    r787_ = (_e8764 + _e8766);
                 }
-                let _e8766 = active_1038_;
-                if _e8766 {
-                    let _e8768 = r75_;
-                    let _e8770 = b_u002e_lo_12_;
-                    r786_ = (_e8768 + _e8770);
+                let _e8770 = active_1040_;
+                if _e8770 {
+                    let _e8772 = r779_;
+                    r75_ = _e8772;
                 }
-                let _e8774 = active_1038_;
-                if _e8774 {
-                    let _e8776 = r786_;
-                    let _e8778 = r75_;
-                    r787_ = (_e8776 < _e8778);
+                let _e8775 = active_1040_;
+                if _e8775 {
+                    let _e8777 = r787_;
+                    r182_ = _e8777;
                 }
-                let _e8782 = active_1038_;
-                if _e8782 {
-                    let _e8784 = r787_;
-                    r788_ = u32(_e8784);
+                let _e8780 = active_1040_;
+                if _e8780 {
+                    let _e8782 = r75_;
+                    let _e8784 = b_u002e_lo_12_;
+                    r788_ = (_e8782 + _e8784);
                 }
-                let _e8788 = active_1038_;
+                let _e8788 = active_1040_;
                 if _e8788 {
-                    let _e8790 = r182_;
-                    let _e8792 = b_u002e_hi_132_;
-                    r789_ = (_e8790 + _e8792);
+                    let _e8790 = r788_;
+                    let _e8792 = r75_;
+                    r789_ = (_e8790 < _e8792);
                 }
-                let _e8796 = active_1038_;
+                let _e8796 = active_1040_;
                 if _e8796 {
                     let _e8798 = r789_;
-                    let _e8800 = r788_;
-                    r790_ = (_e8798 + _e8800);
+                    r790_ = u32(_e8798);
                 }
-                let _e8804 = active_1038_;
-                if _e8804 {
-                    let _e8806 = r786_;
-                    r76_ = _e8806;
+                let _e8802 = active_1040_;
+                if _e8802 {
+                    let _e8804 = r182_;
+                    let _e8806 = b_u002e_hi_132_;
+                    r791_ = (_e8804 + _e8806);
                 }
-                let _e8809 = active_1038_;
-                if _e8809 {
-                    let _e8811 = r790_;
-                    r183_ = _e8811;
+                let _e8810 = active_1040_;
+                if _e8810 {
+                    let _e8812 = r791_;
+                    let _e8814 = r790_;
+                    r792_ = (_e8812 + _e8814);
                 }
-                let _e8814 = active_1038_;
-                if _e8814 {
-                    let _e8816 = r76_;
-                    mix_u002e_lo_70_ = _e8816;
+                let _e8818 = active_1040_;
+                if _e8818 {
+                    let _e8820 = r788_;
+                    r76_ = _e8820;
                 }
-                let _e8819 = active_1038_;
-                if _e8819 {
-                    let _e8821 = r183_;
-                    mix_u002e_hi_178_ = _e8821;
+                let _e8823 = active_1040_;
+                if _e8823 {
+                    let _e8825 = r792_;
+                    r183_ = _e8825;
+                }
+                let _e8828 = active_1040_;
+                if _e8828 {
+                    let _e8830 = r76_;
+                    mix_u002e_lo_70_ = _e8830;
+                }
+                let _e8833 = active_1040_;
+                if _e8833 {
+                    let _e8835 = r183_;
+                    mix_u002e_hi_178_ = _e8835;
                 }
             }
-            let _e8824 = saved_1057_;
-            let _e8826 = exited_1039_;
-            active_1038_ = (_e8824 && !(_e8826));
-            let _e8831 = active_1038_;
-            if _e8831 {
-                let _e8833 = mix_u002e_lo_70_;
-                let _e8840 = i_5_;
-                R[bitcast<u32>(((((_e8840 * 16i) + 9i) * 2i) + 0i))] = _e8833;
+            let _e8838 = saved_1059_;
+            let _e8840 = exited_1041_;
+            active_1040_ = (_e8838 && !(_e8840));
+            let _e8845 = active_1040_;
+            if _e8845 {
+                let _e8847 = mix_u002e_lo_70_;
+                let _e8854 = i_5_;
+                R[bitcast<u32>(((((_e8854 * 16i) + 9i) * 2i) + 0i))] = _e8847;
             }
-            let _e8851 = active_1038_;
-            if _e8851 {
-                let _e8853 = mix_u002e_hi_178_;
-                let _e8860 = i_5_;
-                R[bitcast<u32>(((((_e8860 * 16i) + 9i) * 2i) + 1i))] = _e8853;
+            let _e8865 = active_1040_;
+            if _e8865 {
+                let _e8867 = mix_u002e_hi_178_;
+                let _e8874 = i_5_;
+                R[bitcast<u32>(((((_e8874 * 16i) + 9i) * 2i) + 1i))] = _e8867;
             }
-            let _e8871 = active_1038_;
-            if _e8871 {
+            let _e8885 = active_1040_;
+            if _e8885 {
                 keep_local0_[0i] = 0u;
             }
-            let _e8877 = active_1038_;
-            if _e8877 {
+            let _e8891 = active_1040_;
+            if _e8891 {
                 keep_local0_[1i] = 0u;
             }
-            let _e8883 = active_1038_;
-            if _e8883 {
+            let _e8897 = active_1040_;
+            if _e8897 {
                 keep_local0_[2i] = 0u;
             }
-            let _e8889 = active_1038_;
-            if _e8889 {
+            let _e8903 = active_1040_;
+            if _e8903 {
                 keep_local0_[3i] = 0u;
             }
-            let _e8895 = active_1038_;
-            if _e8895 {
+            let _e8909 = active_1040_;
+            if _e8909 {
                 keep_local0_[4i] = 0u;
             }
-            let _e8901 = active_1038_;
-            if _e8901 {
+            let _e8915 = active_1040_;
+            if _e8915 {
                 keep_local0_[5i] = 0u;
             }
-            let _e8907 = active_1038_;
-            if _e8907 {
+            let _e8921 = active_1040_;
+            if _e8921 {
                 keep_local0_[6i] = 0u;
             }
-            let _e8913 = active_1038_;
-            if _e8913 {
+            let _e8927 = active_1040_;
+            if _e8927 {
                 keep_local0_[7i] = 0u;
             }
-            let _e8919 = active_1038_;
-            if _e8919 {
-                let _e8921 = i_5_;
-                r77_ = (_e8921 + 0i);
-            }
-            let _e8926 = active_1038_;
-            if _e8926 {
-                let _e8928 = r77_;
-                r78_ = (_e8928 & 3i);
-            }
-            let _e8933 = active_1038_;
+            let _e8933 = active_1040_;
             if _e8933 {
+                let _e8935 = i_5_;
+                r77_ = (_e8935 + 0i);
+            }
+            let _e8940 = active_1040_;
+            if _e8940 {
+                let _e8942 = r77_;
+                r78_ = (_e8942 & 3i);
+            }
+            let _e8947 = active_1040_;
+            if _e8947 {
                 r79_ = 1i;
             }
-            let _e8937 = active_1038_;
-            if _e8937 {
-                r791_ = 0i;
+            let _e8951 = active_1040_;
+            if _e8951 {
+                r793_ = 0i;
             }
-            let _e8941 = active_1038_;
-            if _e8941 {
-                r792_ = 1u;
+            let _e8955 = active_1040_;
+            if _e8955 {
+                r794_ = 1u;
             }
-            let _e8945 = active_1038_;
-            if _e8945 {
-                r793_ = 0u;
+            let _e8959 = active_1040_;
+            if _e8959 {
+                r795_ = 0u;
             }
-            let _e8949 = active_1038_;
-            if _e8949 {
+            let _e8963 = active_1040_;
+            if _e8963 {
                 r80_ = 1u;
             }
-            let _e8953 = active_1038_;
-            if _e8953 {
+            let _e8967 = active_1040_;
+            if _e8967 {
                 r184_ = 0u;
             }
-            let _e8957 = active_1038_;
-            if _e8957 {
-                let _e8959 = a_u002e_lo_9_;
-                r794_ = (_e8959 & 65535u);
+            let _e8971 = active_1040_;
+            if _e8971 {
+                let _e8973 = a_u002e_lo_9_;
+                r796_ = (_e8973 & 65535u);
             }
-            let _e8964 = active_1038_;
-            if _e8964 {
-                let _e8966 = a_u002e_lo_9_;
-                r795_ = (_e8966 >> bitcast<u32>(16u));
+            let _e8978 = active_1040_;
+            if _e8978 {
+                let _e8980 = a_u002e_lo_9_;
+                r797_ = (_e8980 >> bitcast<u32>(16u));
             }
-            let _e8972 = active_1038_;
-            if _e8972 {
-                r796_ = 1u;
+            let _e8986 = active_1040_;
+            if _e8986 {
+                r798_ = 1u;
             }
-            let _e8976 = active_1038_;
-            if _e8976 {
-                r797_ = 0u;
+            let _e8990 = active_1040_;
+            if _e8990 {
+                r799_ = 0u;
             }
-            let _e8980 = active_1038_;
-            if _e8980 {
-                let _e8982 = r794_;
-                r798_ = (_e8982 * 1u);
-            }
-            let _e8987 = active_1038_;
-            if _e8987 {
-                let _e8989 = r794_;
-                r799_ = (_e8989 * 0u);
-            }
-            let _e8994 = active_1038_;
+            let _e8994 = active_1040_;
             if _e8994 {
-                let _e8996 = r795_;
+                let _e8996 = r796_;
                 r800_ = (_e8996 * 1u);
             }
-            let _e9001 = active_1038_;
+            let _e9001 = active_1040_;
             if _e9001 {
-                let _e9003 = r795_;
+                let _e9003 = r796_;
                 r801_ = (_e9003 * 0u);
             }
-            let _e9008 = active_1038_;
+            let _e9008 = active_1040_;
             if _e9008 {
-                let _e9010 = r799_;
-                r802_ = (_e9010 & 65535u);
+                let _e9010 = r797_;
+                r802_ = (_e9010 * 1u);
             }
-            let _e9015 = active_1038_;
+            let _e9015 = active_1040_;
             if _e9015 {
-                let _e9017 = r799_;
-                r803_ = (_e9017 >> bitcast<u32>(16u));
+                let _e9017 = r797_;
+                r803_ = (_e9017 * 0u);
             }
-            let _e9023 = active_1038_;
-            if _e9023 {
-                let _e9025 = r800_;
-                r804_ = (_e9025 & 65535u);
+            let _e9022 = active_1040_;
+            if _e9022 {
+                let _e9024 = r801_;
+                r804_ = (_e9024 & 65535u);
             }
-            let _e9030 = active_1038_;
-            if _e9030 {
-                let _e9032 = r800_;
-                r805_ = (_e9032 >> bitcast<u32>(16u));
+            let _e9029 = active_1040_;
+            if _e9029 {
+                let _e9031 = r801_;
+                r805_ = (_e9031 >> bitcast<u32>(16u));
             }
-            let _e9038 = active_1038_;
-            if _e9038 {
-                let _e9040 = r798_;
-                r806_ = (_e9040 >> bitcast<u32>(16u));
+            let _e9037 = active_1040_;
+            if _e9037 {
+                let _e9039 = r802_;
+                r806_ = (_e9039 & 65535u);
             }
-            let _e9046 = active_1038_;
-            if _e9046 {
-                let _e9048 = r806_;
-                let _e9050 = r802_;
-                r807_ = (_e9048 + _e9050);
+            let _e9044 = active_1040_;
+            if _e9044 {
+                let _e9046 = r802_;
+                r807_ = (_e9046 >> bitcast<u32>(16u));
             }
-            let _e9054 = active_1038_;
-            if _e9054 {
-                let _e9056 = r807_;
-                let _e9058 = r804_;
-                r808_ = (_e9056 + _e9058);
+            let _e9052 = active_1040_;
+            if _e9052 {
+                let _e9054 = r800_;
+                r808_ = (_e9054 >> bitcast<u32>(16u));
             }
-            let _e9062 = active_1038_;
-            if _e9062 {
-                let _e9064 = a_u002e_lo_9_;
-                r809_ = (_e9064 * 1u);
+            let _e9060 = active_1040_;
+            if _e9060 {
+                let _e9062 = r808_;
+                let _e9064 = r804_;
+                r809_ = (_e9062 + _e9064);
             }
-            let _e9069 = active_1038_;
-            if _e9069 {
-                let _e9071 = r801_;
-                let _e9073 = r803_;
-                r810_ = (_e9071 + _e9073);
+            let _e9068 = active_1040_;
+            if _e9068 {
+                let _e9070 = r809_;
+                let _e9072 = r806_;
+                r810_ = (_e9070 + _e9072);
             }
-            let _e9077 = active_1038_;
-            if _e9077 {
-                let _e9079 = r810_;
-                let _e9081 = r805_;
-                r811_ = (_e9079 + _e9081);
+            let _e9076 = active_1040_;
+            if _e9076 {
+                let _e9078 = a_u002e_lo_9_;
+                r811_ = (_e9078 * 1u);
             }
-            let _e9085 = active_1038_;
-            if _e9085 {
-                let _e9087 = r808_;
-                r812_ = (_e9087 >> bitcast<u32>(16u));
+            let _e9083 = active_1040_;
+            if _e9083 {
+                let _e9085 = r803_;
+                let _e9087 = r805_;
+                r812_ = (_e9085 + _e9087);
             }
-            let _e9093 = active_1038_;
-            if _e9093 {
-                let _e9095 = r811_;
-                let _e9097 = r812_;
-                r813_ = (_e9095 + _e9097);
+            let _e9091 = active_1040_;
+            if _e9091 {
+                let _e9093 = r812_;
+                let _e9095 = r807_;
+                r813_ = (_e9093 + _e9095);
             }
-            let _e9101 = active_1038_;
-            if _e9101 {
-                let _e9103 = a_u002e_lo_9_;
-                r814_ = (_e9103 * 0u);
+            let _e9099 = active_1040_;
+            if _e9099 {
+                let _e9101 = r810_;
+                r814_ = (_e9101 >> bitcast<u32>(16u));
             }
-            let _e9108 = active_1038_;
-            if _e9108 {
-                let _e9110 = a_u002e_hi_129_;
-                r815_ = (_e9110 * 1u);
+            let _e9107 = active_1040_;
+            if _e9107 {
+                let _e9109 = r813_;
+                let _e9111 = r814_;
+                r815_ = (_e9109 + _e9111);
             }
-            let _e9115 = active_1038_;
+            let _e9115 = active_1040_;
             if _e9115 {
-                let _e9117 = r813_;
-                let _e9119 = r814_;
-                r816_ = (_e9117 + _e9119);
+                let _e9117 = a_u002e_lo_9_;
+                r816_ = (_e9117 * 0u);
             }
-            let _e9123 = active_1038_;
-            if _e9123 {
-                let _e9125 = r816_;
-                let _e9127 = r815_;
-                r817_ = (_e9125 + _e9127);
+            let _e9122 = active_1040_;
+            if _e9122 {
+                let _e9124 = a_u002e_hi_129_;
+                r817_ = (_e9124 * 1u);
             }
-            let _e9131 = active_1038_;
-            if _e9131 {
-                let _e9133 = r809_;
-                r81_ = _e9133;
+            let _e9129 = active_1040_;
+            if _e9129 {
+                let _e9131 = r815_;
+                let _e9133 = r816_;
+                r818_ = (_e9131 + _e9133);
             }
-            let _e9136 = active_1038_;
-            if _e9136 {
-                let _e9138 = r817_;
-                r185_ = _e9138;
+            let _e9137 = active_1040_;
+            if _e9137 {
+                let _e9139 = r818_;
+                let _e9141 = r817_;
+                r819_ = (_e9139 + _e9141);
             }
-            let _e9141 = active_1038_;
-            if _e9141 {
-                let _e9143 = r78_;
-                r818_ = (_e9143 * 2i);
+            let _e9145 = active_1040_;
+            if _e9145 {
+                let _e9147 = r811_;
+                r81_ = _e9147;
             }
-            let _e9148 = active_1038_;
-            if _e9148 {
-                let _e9150 = r818_;
-                r819_ = (_e9150 + 0i);
+            let _e9150 = active_1040_;
+            if _e9150 {
+                let _e9152 = r819_;
+                r185_ = _e9152;
             }
-            let _e9155 = active_1038_;
+            let _e9155 = active_1040_;
             if _e9155 {
-                let _e9157 = r81_;
-                let _e9159 = r819_;
-                keep_local0_[_e9159] = _e9157;
+                let _e9157 = r78_;
+                r820_ = (_e9157 * 2i);
             }
-            let _e9163 = active_1038_;
-            if _e9163 {
-                let _e9165 = r78_;
-                r820_ = (_e9165 * 2i);
+            let _e9162 = active_1040_;
+            if _e9162 {
+                let _e9164 = r820_;
+                r821_ = (_e9164 + 0i);
             }
-            let _e9170 = active_1038_;
-            if _e9170 {
-                let _e9172 = r820_;
-                r821_ = (_e9172 + 1i);
+            let _e9169 = active_1040_;
+            if _e9169 {
+                let _e9171 = r81_;
+                let _e9173 = r821_;
+                keep_local0_[_e9173] = _e9171;
             }
-            let _e9177 = active_1038_;
+            let _e9177 = active_1040_;
             if _e9177 {
-                let _e9179 = r185_;
-                let _e9181 = r821_;
-                keep_local0_[_e9181] = _e9179;
+                let _e9179 = r78_;
+                r822_ = (_e9179 * 2i);
             }
-            let _e9185 = active_1038_;
-            if _e9185 {
-                let _e9187 = i_5_;
-                r82_ = (_e9187 + 1i);
+            let _e9184 = active_1040_;
+            if _e9184 {
+                let _e9186 = r822_;
+                r823_ = (_e9186 + 1i);
             }
-            let _e9192 = active_1038_;
-            if _e9192 {
-                let _e9194 = r82_;
-                r83_ = (_e9194 & 3i);
+            let _e9191 = active_1040_;
+            if _e9191 {
+                let _e9193 = r185_;
+                let _e9195 = r823_;
+                keep_local0_[_e9195] = _e9193;
             }
-            let _e9199 = active_1038_;
+            let _e9199 = active_1040_;
             if _e9199 {
+                let _e9201 = i_5_;
+                r82_ = (_e9201 + 1i);
+            }
+            let _e9206 = active_1040_;
+            if _e9206 {
+                let _e9208 = r82_;
+                r83_ = (_e9208 & 3i);
+            }
+            let _e9213 = active_1040_;
+            if _e9213 {
                 r84_ = 2i;
             }
-            let _e9203 = active_1038_;
-            if _e9203 {
-                r822_ = 0i;
+            let _e9217 = active_1040_;
+            if _e9217 {
+                r824_ = 0i;
             }
-            let _e9207 = active_1038_;
-            if _e9207 {
-                r823_ = 2u;
+            let _e9221 = active_1040_;
+            if _e9221 {
+                r825_ = 2u;
             }
-            let _e9211 = active_1038_;
-            if _e9211 {
-                r824_ = 0u;
+            let _e9225 = active_1040_;
+            if _e9225 {
+                r826_ = 0u;
             }
-            let _e9215 = active_1038_;
-            if _e9215 {
+            let _e9229 = active_1040_;
+            if _e9229 {
                 r85_ = 2u;
             }
-            let _e9219 = active_1038_;
-            if _e9219 {
+            let _e9233 = active_1040_;
+            if _e9233 {
                 r186_ = 0u;
             }
-            let _e9223 = active_1038_;
-            if _e9223 {
-                let _e9225 = a_u002e_lo_9_;
-                r825_ = (_e9225 & 65535u);
+            let _e9237 = active_1040_;
+            if _e9237 {
+                let _e9239 = a_u002e_lo_9_;
+                r827_ = (_e9239 & 65535u);
             }
-            let _e9230 = active_1038_;
-            if _e9230 {
-                let _e9232 = a_u002e_lo_9_;
-                r826_ = (_e9232 >> bitcast<u32>(16u));
+            let _e9244 = active_1040_;
+            if _e9244 {
+                let _e9246 = a_u002e_lo_9_;
+                r828_ = (_e9246 >> bitcast<u32>(16u));
             }
-            let _e9238 = active_1038_;
-            if _e9238 {
-                r827_ = 2u;
+            let _e9252 = active_1040_;
+            if _e9252 {
+                r829_ = 2u;
             }
-            let _e9242 = active_1038_;
-            if _e9242 {
-                r828_ = 0u;
+            let _e9256 = active_1040_;
+            if _e9256 {
+                r830_ = 0u;
             }
-            let _e9246 = active_1038_;
-            if _e9246 {
-                let _e9248 = r825_;
-                r829_ = (_e9248 * 2u);
-            }
-            let _e9253 = active_1038_;
-            if _e9253 {
-                let _e9255 = r825_;
-                r830_ = (_e9255 * 0u);
-            }
-            let _e9260 = active_1038_;
+            let _e9260 = active_1040_;
             if _e9260 {
-                let _e9262 = r826_;
+                let _e9262 = r827_;
                 r831_ = (_e9262 * 2u);
             }
-            let _e9267 = active_1038_;
+            let _e9267 = active_1040_;
             if _e9267 {
-                let _e9269 = r826_;
+                let _e9269 = r827_;
                 r832_ = (_e9269 * 0u);
             }
-            let _e9274 = active_1038_;
+            let _e9274 = active_1040_;
             if _e9274 {
-                let _e9276 = r830_;
-                r833_ = (_e9276 & 65535u);
+                let _e9276 = r828_;
+                r833_ = (_e9276 * 2u);
             }
-            let _e9281 = active_1038_;
+            let _e9281 = active_1040_;
             if _e9281 {
-                let _e9283 = r830_;
-                r834_ = (_e9283 >> bitcast<u32>(16u));
+                let _e9283 = r828_;
+                r834_ = (_e9283 * 0u);
             }
-            let _e9289 = active_1038_;
-            if _e9289 {
-                let _e9291 = r831_;
-                r835_ = (_e9291 & 65535u);
+            let _e9288 = active_1040_;
+            if _e9288 {
+                let _e9290 = r832_;
+                r835_ = (_e9290 & 65535u);
             }
-            let _e9296 = active_1038_;
-            if _e9296 {
-                let _e9298 = r831_;
-                r836_ = (_e9298 >> bitcast<u32>(16u));
+            let _e9295 = active_1040_;
+            if _e9295 {
+                let _e9297 = r832_;
+                r836_ = (_e9297 >> bitcast<u32>(16u));
             }
-            let _e9304 = active_1038_;
-            if _e9304 {
-                let _e9306 = r829_;
-                r837_ = (_e9306 >> bitcast<u32>(16u));
+            let _e9303 = active_1040_;
+            if _e9303 {
+                let _e9305 = r833_;
+                r837_ = (_e9305 & 65535u);
             }
-            let _e9312 = active_1038_;
-            if _e9312 {
-                let _e9314 = r837_;
-                let _e9316 = r833_;
-                r838_ = (_e9314 + _e9316);
+            let _e9310 = active_1040_;
+            if _e9310 {
+                let _e9312 = r833_;
+                r838_ = (_e9312 >> bitcast<u32>(16u));
             }
-            let _e9320 = active_1038_;
-            if _e9320 {
-                let _e9322 = r838_;
-                let _e9324 = r835_;
-                r839_ = (_e9322 + _e9324);
+            let _e9318 = active_1040_;
+            if _e9318 {
+                let _e9320 = r831_;
+                r839_ = (_e9320 >> bitcast<u32>(16u));
             }
-            let _e9328 = active_1038_;
-            if _e9328 {
-                let _e9330 = a_u002e_lo_9_;
-                r840_ = (_e9330 * 2u);
+            let _e9326 = active_1040_;
+            if _e9326 {
+                let _e9328 = r839_;
+                let _e9330 = r835_;
+                r840_ = (_e9328 + _e9330);
             }
-            let _e9335 = active_1038_;
-            if _e9335 {
-                let _e9337 = r832_;
-                let _e9339 = r834_;
-                r841_ = (_e9337 + _e9339);
+            let _e9334 = active_1040_;
+            if _e9334 {
+                let _e9336 = r840_;
+                let _e9338 = r837_;
+                r841_ = (_e9336 + _e9338);
             }
-            let _e9343 = active_1038_;
-            if _e9343 {
-                let _e9345 = r841_;
-                let _e9347 = r836_;
-                r842_ = (_e9345 + _e9347);
+            let _e9342 = active_1040_;
+            if _e9342 {
+                let _e9344 = a_u002e_lo_9_;
+                r842_ = (_e9344 * 2u);
             }
-            let _e9351 = active_1038_;
-            if _e9351 {
-                let _e9353 = r839_;
-                r843_ = (_e9353 >> bitcast<u32>(16u));
+            let _e9349 = active_1040_;
+            if _e9349 {
+                let _e9351 = r834_;
+                let _e9353 = r836_;
+                r843_ = (_e9351 + _e9353);
             }
-            let _e9359 = active_1038_;
-            if _e9359 {
-                let _e9361 = r842_;
-                let _e9363 = r843_;
-                r844_ = (_e9361 + _e9363);
+            let _e9357 = active_1040_;
+            if _e9357 {
+                let _e9359 = r843_;
+                let _e9361 = r838_;
+                r844_ = (_e9359 + _e9361);
             }
-            let _e9367 = active_1038_;
-            if _e9367 {
-                let _e9369 = a_u002e_lo_9_;
-                r845_ = (_e9369 * 0u);
+            let _e9365 = active_1040_;
+            if _e9365 {
+                let _e9367 = r841_;
+                r845_ = (_e9367 >> bitcast<u32>(16u));
             }
-            let _e9374 = active_1038_;
-            if _e9374 {
-                let _e9376 = a_u002e_hi_129_;
-                r846_ = (_e9376 * 2u);
+            let _e9373 = active_1040_;
+            if _e9373 {
+                let _e9375 = r844_;
+                let _e9377 = r845_;
+                r846_ = (_e9375 + _e9377);
             }
-            let _e9381 = active_1038_;
+            let _e9381 = active_1040_;
             if _e9381 {
-                let _e9383 = r844_;
-                let _e9385 = r845_;
-                r847_ = (_e9383 + _e9385);
+                let _e9383 = a_u002e_lo_9_;
+                r847_ = (_e9383 * 0u);
             }
-            let _e9389 = active_1038_;
-            if _e9389 {
-                let _e9391 = r847_;
-                let _e9393 = r846_;
-                r848_ = (_e9391 + _e9393);
+            let _e9388 = active_1040_;
+            if _e9388 {
+                let _e9390 = a_u002e_hi_129_;
+                r848_ = (_e9390 * 2u);
             }
-            let _e9397 = active_1038_;
-            if _e9397 {
-                let _e9399 = r840_;
-                r86_ = _e9399;
+            let _e9395 = active_1040_;
+            if _e9395 {
+                let _e9397 = r846_;
+                let _e9399 = r847_;
+                r849_ = (_e9397 + _e9399);
             }
-            let _e9402 = active_1038_;
-            if _e9402 {
-                let _e9404 = r848_;
-                r187_ = _e9404;
+            let _e9403 = active_1040_;
+            if _e9403 {
+                let _e9405 = r849_;
+                let _e9407 = r848_;
+                r850_ = (_e9405 + _e9407);
             }
-            let _e9407 = active_1038_;
-            if _e9407 {
-                let _e9409 = r83_;
-                r849_ = (_e9409 * 2i);
+            let _e9411 = active_1040_;
+            if _e9411 {
+                let _e9413 = r842_;
+                r86_ = _e9413;
             }
-            let _e9414 = active_1038_;
-            if _e9414 {
-                let _e9416 = r849_;
-                r850_ = (_e9416 + 0i);
+            let _e9416 = active_1040_;
+            if _e9416 {
+                let _e9418 = r850_;
+                r187_ = _e9418;
             }
-            let _e9421 = active_1038_;
+            let _e9421 = active_1040_;
             if _e9421 {
-                let _e9423 = r86_;
-                let _e9425 = r850_;
-                keep_local0_[_e9425] = _e9423;
+                let _e9423 = r83_;
+                r851_ = (_e9423 * 2i);
             }
-            let _e9429 = active_1038_;
-            if _e9429 {
-                let _e9431 = r83_;
-                r851_ = (_e9431 * 2i);
+            let _e9428 = active_1040_;
+            if _e9428 {
+                let _e9430 = r851_;
+                r852_ = (_e9430 + 0i);
             }
-            let _e9436 = active_1038_;
-            if _e9436 {
-                let _e9438 = r851_;
-                r852_ = (_e9438 + 1i);
+            let _e9435 = active_1040_;
+            if _e9435 {
+                let _e9437 = r86_;
+                let _e9439 = r852_;
+                keep_local0_[_e9439] = _e9437;
             }
-            let _e9443 = active_1038_;
+            let _e9443 = active_1040_;
             if _e9443 {
-                let _e9445 = r187_;
-                let _e9447 = r852_;
-                keep_local0_[_e9447] = _e9445;
+                let _e9445 = r83_;
+                r853_ = (_e9445 * 2i);
             }
-            let _e9451 = active_1038_;
-            if _e9451 {
-                let _e9453 = i_5_;
-                r87_ = (_e9453 + 2i);
+            let _e9450 = active_1040_;
+            if _e9450 {
+                let _e9452 = r853_;
+                r854_ = (_e9452 + 1i);
             }
-            let _e9458 = active_1038_;
-            if _e9458 {
-                let _e9460 = r87_;
-                r88_ = (_e9460 & 3i);
+            let _e9457 = active_1040_;
+            if _e9457 {
+                let _e9459 = r187_;
+                let _e9461 = r854_;
+                keep_local0_[_e9461] = _e9459;
             }
-            let _e9465 = active_1038_;
+            let _e9465 = active_1040_;
             if _e9465 {
+                let _e9467 = i_5_;
+                r87_ = (_e9467 + 2i);
+            }
+            let _e9472 = active_1040_;
+            if _e9472 {
+                let _e9474 = r87_;
+                r88_ = (_e9474 & 3i);
+            }
+            let _e9479 = active_1040_;
+            if _e9479 {
                 r89_ = 3i;
             }
-            let _e9469 = active_1038_;
-            if _e9469 {
-                r853_ = 0i;
+            let _e9483 = active_1040_;
+            if _e9483 {
+                r855_ = 0i;
             }
-            let _e9473 = active_1038_;
-            if _e9473 {
-                r854_ = 3u;
+            let _e9487 = active_1040_;
+            if _e9487 {
+                r856_ = 3u;
             }
-            let _e9477 = active_1038_;
-            if _e9477 {
-                r855_ = 0u;
+            let _e9491 = active_1040_;
+            if _e9491 {
+                r857_ = 0u;
             }
-            let _e9481 = active_1038_;
-            if _e9481 {
+            let _e9495 = active_1040_;
+            if _e9495 {
                 r90_ = 3u;
             }
-            let _e9485 = active_1038_;
-            if _e9485 {
+            let _e9499 = active_1040_;
+            if _e9499 {
                 r188_ = 0u;
             }
-            let _e9489 = active_1038_;
-            if _e9489 {
-                let _e9491 = a_u002e_lo_9_;
-                r856_ = (_e9491 & 65535u);
+            let _e9503 = active_1040_;
+            if _e9503 {
+                let _e9505 = a_u002e_lo_9_;
+                r858_ = (_e9505 & 65535u);
             }
-            let _e9496 = active_1038_;
-            if _e9496 {
-                let _e9498 = a_u002e_lo_9_;
-                r857_ = (_e9498 >> bitcast<u32>(16u));
+            let _e9510 = active_1040_;
+            if _e9510 {
+                let _e9512 = a_u002e_lo_9_;
+                r859_ = (_e9512 >> bitcast<u32>(16u));
             }
-            let _e9504 = active_1038_;
-            if _e9504 {
-                r858_ = 3u;
+            let _e9518 = active_1040_;
+            if _e9518 {
+                r860_ = 3u;
             }
-            let _e9508 = active_1038_;
-            if _e9508 {
-                r859_ = 0u;
+            let _e9522 = active_1040_;
+            if _e9522 {
+                r861_ = 0u;
             }
-            let _e9512 = active_1038_;
-            if _e9512 {
-                let _e9514 = r856_;
-                r860_ = (_e9514 * 3u);
-            }
-            let _e9519 = active_1038_;
-            if _e9519 {
-                let _e9521 = r856_;
-                r861_ = (_e9521 * 0u);
-            }
-            let _e9526 = active_1038_;
+            let _e9526 = active_1040_;
             if _e9526 {
-                let _e9528 = r857_;
+                let _e9528 = r858_;
                 r862_ = (_e9528 * 3u);
             }
-            let _e9533 = active_1038_;
+            let _e9533 = active_1040_;
             if _e9533 {
-                let _e9535 = r857_;
+                let _e9535 = r858_;
                 r863_ = (_e9535 * 0u);
             }
-            let _e9540 = active_1038_;
+            let _e9540 = active_1040_;
             if _e9540 {
-                let _e9542 = r861_;
-                r864_ = (_e9542 & 65535u);
+                let _e9542 = r859_;
+                r864_ = (_e9542 * 3u);
             }
-            let _e9547 = active_1038_;
+            let _e9547 = active_1040_;
             if _e9547 {
-                let _e9549 = r861_;
-                r865_ = (_e9549 >> bitcast<u32>(16u));
+                let _e9549 = r859_;
+                r865_ = (_e9549 * 0u);
             }
-            let _e9555 = active_1038_;
-            if _e9555 {
-                let _e9557 = r862_;
-                r866_ = (_e9557 & 65535u);
+            let _e9554 = active_1040_;
+            if _e9554 {
+                let _e9556 = r863_;
+                r866_ = (_e9556 & 65535u);
             }
-            let _e9562 = active_1038_;
-            if _e9562 {
-                let _e9564 = r862_;
-                r867_ = (_e9564 >> bitcast<u32>(16u));
+            let _e9561 = active_1040_;
+            if _e9561 {
+                let _e9563 = r863_;
+                r867_ = (_e9563 >> bitcast<u32>(16u));
             }
-            let _e9570 = active_1038_;
-            if _e9570 {
-                let _e9572 = r860_;
-                r868_ = (_e9572 >> bitcast<u32>(16u));
+            let _e9569 = active_1040_;
+            if _e9569 {
+                let _e9571 = r864_;
+                r868_ = (_e9571 & 65535u);
             }
-            let _e9578 = active_1038_;
-            if _e9578 {
-                let _e9580 = r868_;
-                let _e9582 = r864_;
-                r869_ = (_e9580 + _e9582);
+            let _e9576 = active_1040_;
+            if _e9576 {
+                let _e9578 = r864_;
+                r869_ = (_e9578 >> bitcast<u32>(16u));
             }
-            let _e9586 = active_1038_;
-            if _e9586 {
-                let _e9588 = r869_;
-                let _e9590 = r866_;
-                r870_ = (_e9588 + _e9590);
+            let _e9584 = active_1040_;
+            if _e9584 {
+                let _e9586 = r862_;
+                r870_ = (_e9586 >> bitcast<u32>(16u));
             }
-            let _e9594 = active_1038_;
-            if _e9594 {
-                let _e9596 = a_u002e_lo_9_;
-                r871_ = (_e9596 * 3u);
+            let _e9592 = active_1040_;
+            if _e9592 {
+                let _e9594 = r870_;
+                let _e9596 = r866_;
+                r871_ = (_e9594 + _e9596);
             }
-            let _e9601 = active_1038_;
-            if _e9601 {
-                let _e9603 = r863_;
-                let _e9605 = r865_;
-                r872_ = (_e9603 + _e9605);
+            let _e9600 = active_1040_;
+            if _e9600 {
+                let _e9602 = r871_;
+                let _e9604 = r868_;
+                r872_ = (_e9602 + _e9604);
             }
-            let _e9609 = active_1038_;
-            if _e9609 {
-                let _e9611 = r872_;
-                let _e9613 = r867_;
-                r873_ = (_e9611 + _e9613);
+            let _e9608 = active_1040_;
+            if _e9608 {
+                let _e9610 = a_u002e_lo_9_;
+                r873_ = (_e9610 * 3u);
             }
-            let _e9617 = active_1038_;
-            if _e9617 {
-                let _e9619 = r870_;
-                r874_ = (_e9619 >> bitcast<u32>(16u));
+            let _e9615 = active_1040_;
+            if _e9615 {
+                let _e9617 = r865_;
+                let _e9619 = r867_;
+                r874_ = (_e9617 + _e9619);
             }
-            let _e9625 = active_1038_;
-            if _e9625 {
-                let _e9627 = r873_;
-                let _e9629 = r874_;
-                r875_ = (_e9627 + _e9629);
+            let _e9623 = active_1040_;
+            if _e9623 {
+                let _e9625 = r874_;
+                let _e9627 = r869_;
+                r875_ = (_e9625 + _e9627);
             }
-            let _e9633 = active_1038_;
-            if _e9633 {
-                let _e9635 = a_u002e_lo_9_;
-                r876_ = (_e9635 * 0u);
+            let _e9631 = active_1040_;
+            if _e9631 {
+                let _e9633 = r872_;
+                r876_ = (_e9633 >> bitcast<u32>(16u));
             }
-            let _e9640 = active_1038_;
-            if _e9640 {
-                let _e9642 = a_u002e_hi_129_;
-                r877_ = (_e9642 * 3u);
+            let _e9639 = active_1040_;
+            if _e9639 {
+                let _e9641 = r875_;
+                let _e9643 = r876_;
+                r877_ = (_e9641 + _e9643);
             }
-            let _e9647 = active_1038_;
+            let _e9647 = active_1040_;
             if _e9647 {
-                let _e9649 = r875_;
-                let _e9651 = r876_;
-                r878_ = (_e9649 + _e9651);
+                let _e9649 = a_u002e_lo_9_;
+                r878_ = (_e9649 * 0u);
             }
-            let _e9655 = active_1038_;
-            if _e9655 {
-                let _e9657 = r878_;
-                let _e9659 = r877_;
-                r879_ = (_e9657 + _e9659);
+            let _e9654 = active_1040_;
+            if _e9654 {
+                let _e9656 = a_u002e_hi_129_;
+                r879_ = (_e9656 * 3u);
             }
-            let _e9663 = active_1038_;
-            if _e9663 {
-                let _e9665 = r871_;
-                r91_ = _e9665;
+            let _e9661 = active_1040_;
+            if _e9661 {
+                let _e9663 = r877_;
+                let _e9665 = r878_;
+                r880_ = (_e9663 + _e9665);
             }
-            let _e9668 = active_1038_;
-            if _e9668 {
-                let _e9670 = r879_;
-                r189_ = _e9670;
+            let _e9669 = active_1040_;
+            if _e9669 {
+                let _e9671 = r880_;
+                let _e9673 = r879_;
+                r881_ = (_e9671 + _e9673);
             }
-            let _e9673 = active_1038_;
-            if _e9673 {
-                let _e9675 = r88_;
-                r880_ = (_e9675 * 2i);
+            let _e9677 = active_1040_;
+            if _e9677 {
+                let _e9679 = r873_;
+                r91_ = _e9679;
             }
-            let _e9680 = active_1038_;
-            if _e9680 {
-                let _e9682 = r880_;
-                r881_ = (_e9682 + 0i);
+            let _e9682 = active_1040_;
+            if _e9682 {
+                let _e9684 = r881_;
+                r189_ = _e9684;
             }
-            let _e9687 = active_1038_;
+            let _e9687 = active_1040_;
             if _e9687 {
-                let _e9689 = r91_;
-                let _e9691 = r881_;
-                keep_local0_[_e9691] = _e9689;
+                let _e9689 = r88_;
+                r882_ = (_e9689 * 2i);
             }
-            let _e9695 = active_1038_;
-            if _e9695 {
-                let _e9697 = r88_;
-                r882_ = (_e9697 * 2i);
+            let _e9694 = active_1040_;
+            if _e9694 {
+                let _e9696 = r882_;
+                r883_ = (_e9696 + 0i);
             }
-            let _e9702 = active_1038_;
-            if _e9702 {
-                let _e9704 = r882_;
-                r883_ = (_e9704 + 1i);
+            let _e9701 = active_1040_;
+            if _e9701 {
+                let _e9703 = r91_;
+                let _e9705 = r883_;
+                keep_local0_[_e9705] = _e9703;
             }
-            let _e9709 = active_1038_;
+            let _e9709 = active_1040_;
             if _e9709 {
-                let _e9711 = r189_;
-                let _e9713 = r883_;
-                keep_local0_[_e9713] = _e9711;
+                let _e9711 = r88_;
+                r884_ = (_e9711 * 2i);
             }
-            let _e9717 = active_1038_;
-            if _e9717 {
-                let _e9719 = i_5_;
-                r92_ = (_e9719 + 3i);
+            let _e9716 = active_1040_;
+            if _e9716 {
+                let _e9718 = r884_;
+                r885_ = (_e9718 + 1i);
             }
-            let _e9724 = active_1038_;
-            if _e9724 {
-                let _e9726 = r92_;
-                r93_ = (_e9726 & 3i);
+            let _e9723 = active_1040_;
+            if _e9723 {
+                let _e9725 = r189_;
+                let _e9727 = r885_;
+                keep_local0_[_e9727] = _e9725;
             }
-            let _e9731 = active_1038_;
+            let _e9731 = active_1040_;
             if _e9731 {
+                let _e9733 = i_5_;
+                r92_ = (_e9733 + 3i);
+            }
+            let _e9738 = active_1040_;
+            if _e9738 {
+                let _e9740 = r92_;
+                r93_ = (_e9740 & 3i);
+            }
+            let _e9745 = active_1040_;
+            if _e9745 {
                 r94_ = 4i;
             }
-            let _e9735 = active_1038_;
-            if _e9735 {
-                r884_ = 0i;
+            let _e9749 = active_1040_;
+            if _e9749 {
+                r886_ = 0i;
             }
-            let _e9739 = active_1038_;
-            if _e9739 {
-                r885_ = 4u;
+            let _e9753 = active_1040_;
+            if _e9753 {
+                r887_ = 4u;
             }
-            let _e9743 = active_1038_;
-            if _e9743 {
-                r886_ = 0u;
+            let _e9757 = active_1040_;
+            if _e9757 {
+                r888_ = 0u;
             }
-            let _e9747 = active_1038_;
-            if _e9747 {
+            let _e9761 = active_1040_;
+            if _e9761 {
                 r95_ = 4u;
             }
-            let _e9751 = active_1038_;
-            if _e9751 {
+            let _e9765 = active_1040_;
+            if _e9765 {
                 r190_ = 0u;
             }
-            let _e9755 = active_1038_;
-            if _e9755 {
-                let _e9757 = a_u002e_lo_9_;
-                r887_ = (_e9757 & 65535u);
+            let _e9769 = active_1040_;
+            if _e9769 {
+                let _e9771 = a_u002e_lo_9_;
+                r889_ = (_e9771 & 65535u);
             }
-            let _e9762 = active_1038_;
-            if _e9762 {
-                let _e9764 = a_u002e_lo_9_;
-                r888_ = (_e9764 >> bitcast<u32>(16u));
+            let _e9776 = active_1040_;
+            if _e9776 {
+                let _e9778 = a_u002e_lo_9_;
+                r890_ = (_e9778 >> bitcast<u32>(16u));
             }
-            let _e9770 = active_1038_;
-            if _e9770 {
-                r889_ = 4u;
+            let _e9784 = active_1040_;
+            if _e9784 {
+                r891_ = 4u;
             }
-            let _e9774 = active_1038_;
-            if _e9774 {
-                r890_ = 0u;
+            let _e9788 = active_1040_;
+            if _e9788 {
+                r892_ = 0u;
             }
-            let _e9778 = active_1038_;
-            if _e9778 {
-                let _e9780 = r887_;
-                r891_ = (_e9780 * 4u);
-            }
-            let _e9785 = active_1038_;
-            if _e9785 {
-                let _e9787 = r887_;
-                r892_ = (_e9787 * 0u);
-            }
-            let _e9792 = active_1038_;
+            let _e9792 = active_1040_;
             if _e9792 {
-                let _e9794 = r888_;
+                let _e9794 = r889_;
                 r893_ = (_e9794 * 4u);
             }
-            let _e9799 = active_1038_;
+            let _e9799 = active_1040_;
             if _e9799 {
-                let _e9801 = r888_;
+                let _e9801 = r889_;
                 r894_ = (_e9801 * 0u);
             }
-            let _e9806 = active_1038_;
+            let _e9806 = active_1040_;
             if _e9806 {
-                let _e9808 = r892_;
-                r895_ = (_e9808 & 65535u);
+                let _e9808 = r890_;
+                r895_ = (_e9808 * 4u);
             }
-            let _e9813 = active_1038_;
+            let _e9813 = active_1040_;
             if _e9813 {
-                let _e9815 = r892_;
-                r896_ = (_e9815 >> bitcast<u32>(16u));
+                let _e9815 = r890_;
+                r896_ = (_e9815 * 0u);
             }
-            let _e9821 = active_1038_;
-            if _e9821 {
-                let _e9823 = r893_;
-                r897_ = (_e9823 & 65535u);
+            let _e9820 = active_1040_;
+            if _e9820 {
+                let _e9822 = r894_;
+                r897_ = (_e9822 & 65535u);
             }
-            let _e9828 = active_1038_;
-            if _e9828 {
-                let _e9830 = r893_;
-                r898_ = (_e9830 >> bitcast<u32>(16u));
+            let _e9827 = active_1040_;
+            if _e9827 {
+                let _e9829 = r894_;
+                r898_ = (_e9829 >> bitcast<u32>(16u));
             }
-            let _e9836 = active_1038_;
-            if _e9836 {
-                let _e9838 = r891_;
-                r899_ = (_e9838 >> bitcast<u32>(16u));
+            let _e9835 = active_1040_;
+            if _e9835 {
+                let _e9837 = r895_;
+                r899_ = (_e9837 & 65535u);
             }
-            let _e9844 = active_1038_;
-            if _e9844 {
-                let _e9846 = r899_;
-                let _e9848 = r895_;
-                r900_ = (_e9846 + _e9848);
+            let _e9842 = active_1040_;
+            if _e9842 {
+                let _e9844 = r895_;
+                r900_ = (_e9844 >> bitcast<u32>(16u));
             }
-            let _e9852 = active_1038_;
-            if _e9852 {
-                let _e9854 = r900_;
-                let _e9856 = r897_;
-                r901_ = (_e9854 + _e9856);
+            let _e9850 = active_1040_;
+            if _e9850 {
+                let _e9852 = r893_;
+                r901_ = (_e9852 >> bitcast<u32>(16u));
             }
-            let _e9860 = active_1038_;
-            if _e9860 {
-                let _e9862 = a_u002e_lo_9_;
-                r902_ = (_e9862 * 4u);
+            let _e9858 = active_1040_;
+            if _e9858 {
+                let _e9860 = r901_;
+                let _e9862 = r897_;
+                r902_ = (_e9860 + _e9862);
             }
-            let _e9867 = active_1038_;
-            if _e9867 {
-                let _e9869 = r894_;
-                let _e9871 = r896_;
-                r903_ = (_e9869 + _e9871);
+            let _e9866 = active_1040_;
+            if _e9866 {
+                let _e9868 = r902_;
+                let _e9870 = r899_;
+                r903_ = (_e9868 + _e9870);
             }
-            let _e9875 = active_1038_;
-            if _e9875 {
-                let _e9877 = r903_;
-                let _e9879 = r898_;
-                r904_ = (_e9877 + _e9879);
+            let _e9874 = active_1040_;
+            if _e9874 {
+                let _e9876 = a_u002e_lo_9_;
+                r904_ = (_e9876 * 4u);
             }
-            let _e9883 = active_1038_;
-            if _e9883 {
-                let _e9885 = r901_;
-                r905_ = (_e9885 >> bitcast<u32>(16u));
+            let _e9881 = active_1040_;
+            if _e9881 {
+                let _e9883 = r896_;
+                let _e9885 = r898_;
+                r905_ = (_e9883 + _e9885);
             }
-            let _e9891 = active_1038_;
-            if _e9891 {
-                let _e9893 = r904_;
-                let _e9895 = r905_;
-                r906_ = (_e9893 + _e9895);
+            let _e9889 = active_1040_;
+            if _e9889 {
+                let _e9891 = r905_;
+                let _e9893 = r900_;
+                r906_ = (_e9891 + _e9893);
             }
-            let _e9899 = active_1038_;
-            if _e9899 {
-                let _e9901 = a_u002e_lo_9_;
-                r907_ = (_e9901 * 0u);
+            let _e9897 = active_1040_;
+            if _e9897 {
+                let _e9899 = r903_;
+                r907_ = (_e9899 >> bitcast<u32>(16u));
             }
-            let _e9906 = active_1038_;
-            if _e9906 {
-                let _e9908 = a_u002e_hi_129_;
-                r908_ = (_e9908 * 4u);
+            let _e9905 = active_1040_;
+            if _e9905 {
+                let _e9907 = r906_;
+                let _e9909 = r907_;
+                r908_ = (_e9907 + _e9909);
             }
-            let _e9913 = active_1038_;
+            let _e9913 = active_1040_;
             if _e9913 {
-                let _e9915 = r906_;
-                let _e9917 = r907_;
-                r909_ = (_e9915 + _e9917);
+                let _e9915 = a_u002e_lo_9_;
+                r909_ = (_e9915 * 0u);
             }
-            let _e9921 = active_1038_;
-            if _e9921 {
-                let _e9923 = r909_;
-                let _e9925 = r908_;
-                r910_ = (_e9923 + _e9925);
+            let _e9920 = active_1040_;
+            if _e9920 {
+                let _e9922 = a_u002e_hi_129_;
+                r910_ = (_e9922 * 4u);
             }
-            let _e9929 = active_1038_;
-            if _e9929 {
-                let _e9931 = r902_;
-                r96_ = _e9931;
+            let _e9927 = active_1040_;
+            if _e9927 {
+                let _e9929 = r908_;
+                let _e9931 = r909_;
+                r911_ = (_e9929 + _e9931);
             }
-            let _e9934 = active_1038_;
-            if _e9934 {
-                let _e9936 = r910_;
-                r191_ = _e9936;
+            let _e9935 = active_1040_;
+            if _e9935 {
+                let _e9937 = r911_;
+                let _e9939 = r910_;
+                r912_ = (_e9937 + _e9939);
             }
-            let _e9939 = active_1038_;
-            if _e9939 {
-                let _e9941 = r93_;
-                r911_ = (_e9941 * 2i);
+            let _e9943 = active_1040_;
+            if _e9943 {
+                let _e9945 = r904_;
+                r96_ = _e9945;
             }
-            let _e9946 = active_1038_;
-            if _e9946 {
-                let _e9948 = r911_;
-                r912_ = (_e9948 + 0i);
+            let _e9948 = active_1040_;
+            if _e9948 {
+                let _e9950 = r912_;
+                r191_ = _e9950;
             }
-            let _e9953 = active_1038_;
+            let _e9953 = active_1040_;
             if _e9953 {
-                let _e9955 = r96_;
-                let _e9957 = r912_;
-                keep_local0_[_e9957] = _e9955;
+                let _e9955 = r93_;
+                r913_ = (_e9955 * 2i);
             }
-            let _e9961 = active_1038_;
-            if _e9961 {
-                let _e9963 = r93_;
-                r913_ = (_e9963 * 2i);
+            let _e9960 = active_1040_;
+            if _e9960 {
+                let _e9962 = r913_;
+                r914_ = (_e9962 + 0i);
             }
-            let _e9968 = active_1038_;
-            if _e9968 {
-                let _e9970 = r913_;
-                r914_ = (_e9970 + 1i);
+            let _e9967 = active_1040_;
+            if _e9967 {
+                let _e9969 = r96_;
+                let _e9971 = r914_;
+                keep_local0_[_e9971] = _e9969;
             }
-            let _e9975 = active_1038_;
+            let _e9975 = active_1040_;
             if _e9975 {
-                let _e9977 = r191_;
-                let _e9979 = r914_;
-                keep_local0_[_e9979] = _e9977;
+                let _e9977 = r93_;
+                r915_ = (_e9977 * 2i);
             }
-            let _e9983 = active_1038_;
-            if _e9983 {
-                let _e9985 = i_5_;
-                r97_ = (_e9985 & 3i);
+            let _e9982 = active_1040_;
+            if _e9982 {
+                let _e9984 = r915_;
+                r916_ = (_e9984 + 1i);
             }
-            let _e9990 = active_1038_;
-            if _e9990 {
-                let _e9992 = r97_;
-                r915_ = (_e9992 * 2i);
+            let _e9989 = active_1040_;
+            if _e9989 {
+                let _e9991 = r191_;
+                let _e9993 = r916_;
+                keep_local0_[_e9993] = _e9991;
             }
-            let _e9997 = active_1038_;
+            let _e9997 = active_1040_;
             if _e9997 {
-                let _e9999 = r915_;
-                r916_ = (_e9999 + 0i);
+                let _e9999 = i_5_;
+                r97_ = (_e9999 & 3i);
             }
-            let _e10004 = active_1038_;
+            let _e10004 = active_1040_;
             if _e10004 {
-                let _e10006 = r916_;
-                let _e10009 = keep_local0_[_e10006];
-                r98_ = _e10009;
+                let _e10006 = r97_;
+                r917_ = (_e10006 * 2i);
             }
-            let _e10012 = active_1038_;
-            if _e10012 {
-                let _e10014 = r97_;
-                r917_ = (_e10014 * 2i);
+            let _e10011 = active_1040_;
+            if _e10011 {
+                let _e10013 = r917_;
+                r918_ = (_e10013 + 0i);
             }
-            let _e10019 = active_1038_;
-            if _e10019 {
-                let _e10021 = r917_;
-                r918_ = (_e10021 + 1i);
+            let _e10018 = active_1040_;
+            if _e10018 {
+                let _e10020 = r918_;
+                let _e10023 = keep_local0_[_e10020];
+                r98_ = _e10023;
             }
-            let _e10026 = active_1038_;
+            let _e10026 = active_1040_;
             if _e10026 {
-                let _e10028 = r918_;
-                let _e10031 = keep_local0_[_e10028];
-                r192_ = _e10031;
+                let _e10028 = r97_;
+                r919_ = (_e10028 * 2i);
             }
-            let _e10034 = active_1038_;
-            if _e10034 {
-                let _e10036 = i_5_;
-                r99_ = (_e10036 + 1i);
+            let _e10033 = active_1040_;
+            if _e10033 {
+                let _e10035 = r919_;
+                r920_ = (_e10035 + 1i);
             }
-            let _e10041 = active_1038_;
-            if _e10041 {
-                let _e10043 = r99_;
-                r100_ = (_e10043 & 3i);
+            let _e10040 = active_1040_;
+            if _e10040 {
+                let _e10042 = r920_;
+                let _e10045 = keep_local0_[_e10042];
+                r192_ = _e10045;
             }
-            let _e10048 = active_1038_;
+            let _e10048 = active_1040_;
             if _e10048 {
-                let _e10050 = r100_;
-                r919_ = (_e10050 * 2i);
+                let _e10050 = i_5_;
+                r99_ = (_e10050 + 1i);
             }
-            let _e10055 = active_1038_;
+            let _e10055 = active_1040_;
             if _e10055 {
-                let _e10057 = r919_;
-                r920_ = (_e10057 + 0i);
+                let _e10057 = r99_;
+                r100_ = (_e10057 & 3i);
             }
-            let _e10062 = active_1038_;
+            let _e10062 = active_1040_;
             if _e10062 {
-                let _e10064 = r920_;
-                let _e10067 = keep_local0_[_e10064];
-                r101_ = _e10067;
+                let _e10064 = r100_;
+                r921_ = (_e10064 * 2i);
             }
-            let _e10070 = active_1038_;
-            if _e10070 {
-                let _e10072 = r100_;
-                r921_ = (_e10072 * 2i);
+            let _e10069 = active_1040_;
+            if _e10069 {
+                let _e10071 = r921_;
+                r922_ = (_e10071 + 0i);
             }
-            let _e10077 = active_1038_;
-            if _e10077 {
-                let _e10079 = r921_;
-                r922_ = (_e10079 + 1i);
+            let _e10076 = active_1040_;
+            if _e10076 {
+                let _e10078 = r922_;
+                let _e10081 = keep_local0_[_e10078];
+                r101_ = _e10081;
             }
-            let _e10084 = active_1038_;
+            let _e10084 = active_1040_;
             if _e10084 {
-                let _e10086 = r922_;
-                let _e10089 = keep_local0_[_e10086];
-                r193_ = _e10089;
+                let _e10086 = r100_;
+                r923_ = (_e10086 * 2i);
             }
-            let _e10092 = active_1038_;
-            if _e10092 {
-                let _e10094 = r98_;
-                let _e10096 = r101_;
-                r923_ = (_e10094 - _e10096);
+            let _e10091 = active_1040_;
+            if _e10091 {
+                let _e10093 = r923_;
+                r924_ = (_e10093 + 1i);
             }
-            let _e10100 = active_1038_;
-            if _e10100 {
-                let _e10102 = r98_;
-                let _e10104 = r101_;
-                r924_ = (_e10102 < _e10104);
+            let _e10098 = active_1040_;
+            if _e10098 {
+                let _e10100 = r924_;
+                let _e10103 = keep_local0_[_e10100];
+                r193_ = _e10103;
             }
-            let _e10108 = active_1038_;
-            if _e10108 {
-                let _e10110 = r924_;
-                r925_ = u32(_e10110);
+            let _e10106 = active_1040_;
+            if _e10106 {
+                let _e10108 = r98_;
+                let _e10110 = r101_;
+                r925_ = (_e10108 - _e10110);
             }
-            let _e10114 = active_1038_;
+            let _e10114 = active_1040_;
             if _e10114 {
-                let _e10116 = r192_;
-                let _e10118 = r193_;
-                r926_ = (_e10116 - _e10118);
+                let _e10116 = r98_;
+                let _e10118 = r101_;
+                r926_ = (_e10116 < _e10118);
             }
-            let _e10122 = active_1038_;
+            let _e10122 = active_1040_;
             if _e10122 {
                 let _e10124 = r926_;
-                let _e10126 = r925_;
-                r927_ = (_e10124 - _e10126);
+                r927_ = u32(_e10124);
             }
-            let _e10130 = active_1038_;
-            if _e10130 {
-                let _e10132 = r923_;
-                r102_ = _e10132;
+            let _e10128 = active_1040_;
+            if _e10128 {
+                let _e10130 = r192_;
+                let _e10132 = r193_;
+                r928_ = (_e10130 - _e10132);
             }
-            let _e10135 = active_1038_;
-            if _e10135 {
-                let _e10137 = r927_;
-                r194_ = _e10137;
+            let _e10136 = active_1040_;
+            if _e10136 {
+                let _e10138 = r928_;
+                let _e10140 = r927_;
+                r929_ = (_e10138 - _e10140);
             }
-            let _e10140 = active_1038_;
-            if _e10140 {
-                let _e10142 = r102_;
-                let _e10149 = i_5_;
-                R[bitcast<u32>(((((_e10149 * 16i) + 10i) * 2i) + 0i))] = _e10142;
+            let _e10144 = active_1040_;
+            if _e10144 {
+                let _e10146 = r925_;
+                r102_ = _e10146;
             }
-            let _e10160 = active_1038_;
-            if _e10160 {
-                let _e10162 = r194_;
-                let _e10169 = i_5_;
-                R[bitcast<u32>(((((_e10169 * 16i) + 10i) * 2i) + 1i))] = _e10162;
+            let _e10149 = active_1040_;
+            if _e10149 {
+                let _e10151 = r929_;
+                r194_ = _e10151;
             }
-            let _e10180 = active_1038_;
-            if _e10180 {
-                let _e10182 = a_u002e_lo_9_;
-                r928_ = ~(_e10182);
+            let _e10154 = active_1040_;
+            if _e10154 {
+                let _e10156 = r102_;
+                let _e10163 = i_5_;
+                R[bitcast<u32>(((((_e10163 * 16i) + 10i) * 2i) + 0i))] = _e10156;
             }
-            let _e10186 = active_1038_;
-            if _e10186 {
-                let _e10188 = a_u002e_hi_129_;
-                r929_ = ~(_e10188);
+            let _e10174 = active_1040_;
+            if _e10174 {
+                let _e10176 = r194_;
+                let _e10183 = i_5_;
+                R[bitcast<u32>(((((_e10183 * 16i) + 10i) * 2i) + 1i))] = _e10176;
             }
-            let _e10192 = active_1038_;
-            if _e10192 {
-                let _e10194 = r928_;
-                r103_ = _e10194;
+            let _e10194 = active_1040_;
+            if _e10194 {
+                let _e10196 = a_u002e_lo_9_;
+                r930_ = ~(_e10196);
             }
-            let _e10197 = active_1038_;
-            if _e10197 {
-                let _e10199 = r929_;
-                r195_ = _e10199;
+            let _e10200 = active_1040_;
+            if _e10200 {
+                let _e10202 = a_u002e_hi_129_;
+                r931_ = ~(_e10202);
             }
-            let _e10202 = active_1038_;
-            if _e10202 {
+            let _e10206 = active_1040_;
+            if _e10206 {
+                let _e10208 = r930_;
+                r103_ = _e10208;
+            }
+            let _e10211 = active_1040_;
+            if _e10211 {
+                let _e10213 = r931_;
+                r195_ = _e10213;
+            }
+            let _e10216 = active_1040_;
+            if _e10216 {
                 r104_ = 4294967295u;
             }
-            let _e10206 = active_1038_;
-            if _e10206 {
+            let _e10220 = active_1040_;
+            if _e10220 {
                 r196_ = 2147483647u;
             }
-            let _e10210 = active_1038_;
-            if _e10210 {
-                let _e10212 = r103_;
-                r930_ = (_e10212 & 4294967295u);
-            }
-            let _e10217 = active_1038_;
-            if _e10217 {
-                let _e10219 = r195_;
-                r931_ = (_e10219 & 2147483647u);
-            }
-            let _e10224 = active_1038_;
+            let _e10224 = active_1040_;
             if _e10224 {
-                let _e10226 = r930_;
-                r105_ = _e10226;
+                let _e10226 = r103_;
+                r932_ = (_e10226 & 4294967295u);
             }
-            let _e10229 = active_1038_;
-            if _e10229 {
-                let _e10231 = r931_;
-                r197_ = _e10231;
+            let _e10231 = active_1040_;
+            if _e10231 {
+                let _e10233 = r195_;
+                r933_ = (_e10233 & 2147483647u);
             }
-            let _e10234 = active_1038_;
-            if _e10234 {
-                let _e10236 = r105_;
-                let _e10243 = i_5_;
-                R[bitcast<u32>(((((_e10243 * 16i) + 11i) * 2i) + 0i))] = _e10236;
+            let _e10238 = active_1040_;
+            if _e10238 {
+                let _e10240 = r932_;
+                r105_ = _e10240;
             }
-            let _e10254 = active_1038_;
-            if _e10254 {
-                let _e10256 = r197_;
-                let _e10263 = i_5_;
-                R[bitcast<u32>(((((_e10263 * 16i) + 11i) * 2i) + 1i))] = _e10256;
+            let _e10243 = active_1040_;
+            if _e10243 {
+                let _e10245 = r933_;
+                r197_ = _e10245;
             }
-            let _e10274 = active_1038_;
-            if _e10274 {
-                let _e10277 = a_u002e_lo_9_;
-                r932_ = (0u - _e10277);
+            let _e10248 = active_1040_;
+            if _e10248 {
+                let _e10250 = r105_;
+                let _e10257 = i_5_;
+                R[bitcast<u32>(((((_e10257 * 16i) + 11i) * 2i) + 0i))] = _e10250;
             }
-            let _e10281 = active_1038_;
-            if _e10281 {
-                let _e10284 = a_u002e_lo_9_;
-                r933_ = (0u < _e10284);
+            let _e10268 = active_1040_;
+            if _e10268 {
+                let _e10270 = r197_;
+                let _e10277 = i_5_;
+                R[bitcast<u32>(((((_e10277 * 16i) + 11i) * 2i) + 1i))] = _e10270;
             }
-            let _e10288 = active_1038_;
+            let _e10288 = active_1040_;
             if _e10288 {
-                let _e10290 = r933_;
-                r934_ = u32(_e10290);
+                let _e10291 = a_u002e_lo_9_;
+                r934_ = (0u - _e10291);
             }
-            let _e10294 = active_1038_;
-            if _e10294 {
-                let _e10297 = a_u002e_hi_129_;
-                r935_ = (0u - _e10297);
+            let _e10295 = active_1040_;
+            if _e10295 {
+                let _e10298 = a_u002e_lo_9_;
+                r935_ = (0u < _e10298);
             }
-            let _e10301 = active_1038_;
-            if _e10301 {
-                let _e10303 = r935_;
-                let _e10305 = r934_;
-                r936_ = (_e10303 - _e10305);
+            let _e10302 = active_1040_;
+            if _e10302 {
+                let _e10304 = r935_;
+                r936_ = u32(_e10304);
             }
-            let _e10309 = active_1038_;
-            if _e10309 {
-                let _e10311 = r932_;
-                r106_ = _e10311;
+            let _e10308 = active_1040_;
+            if _e10308 {
+                let _e10311 = a_u002e_hi_129_;
+                r937_ = (0u - _e10311);
             }
-            let _e10314 = active_1038_;
-            if _e10314 {
-                let _e10316 = r936_;
-                r198_ = _e10316;
+            let _e10315 = active_1040_;
+            if _e10315 {
+                let _e10317 = r937_;
+                let _e10319 = r936_;
+                r938_ = (_e10317 - _e10319);
             }
-            let _e10319 = active_1038_;
-            if _e10319 {
-                let _e10321 = r106_;
-                r937_ = (_e10321 - 1u);
+            let _e10323 = active_1040_;
+            if _e10323 {
+                let _e10325 = r934_;
+                r106_ = _e10325;
             }
-            let _e10326 = active_1038_;
-            if _e10326 {
-                let _e10328 = r106_;
-                r938_ = (_e10328 < 1u);
+            let _e10328 = active_1040_;
+            if _e10328 {
+                let _e10330 = r938_;
+                r198_ = _e10330;
             }
-            let _e10333 = active_1038_;
+            let _e10333 = active_1040_;
             if _e10333 {
-                let _e10335 = r938_;
-                r939_ = u32(_e10335);
+                let _e10335 = r106_;
+                r939_ = (_e10335 - 1u);
             }
-            let _e10339 = active_1038_;
-            if _e10339 {
-                let _e10341 = r198_;
-                r940_ = (_e10341 - 0u);
+            let _e10340 = active_1040_;
+            if _e10340 {
+                let _e10342 = r106_;
+                r940_ = (_e10342 < 1u);
             }
-            let _e10346 = active_1038_;
-            if _e10346 {
-                let _e10348 = r940_;
-                let _e10350 = r939_;
-                r941_ = (_e10348 - _e10350);
+            let _e10347 = active_1040_;
+            if _e10347 {
+                let _e10349 = r940_;
+                r941_ = u32(_e10349);
             }
-            let _e10354 = active_1038_;
-            if _e10354 {
-                let _e10356 = r937_;
-                r107_ = _e10356;
+            let _e10353 = active_1040_;
+            if _e10353 {
+                let _e10355 = r198_;
+                r942_ = (_e10355 - 0u);
             }
-            let _e10359 = active_1038_;
-            if _e10359 {
-                let _e10361 = r941_;
-                r199_ = _e10361;
+            let _e10360 = active_1040_;
+            if _e10360 {
+                let _e10362 = r942_;
+                let _e10364 = r941_;
+                r943_ = (_e10362 - _e10364);
             }
-            let _e10364 = active_1038_;
-            if _e10364 {
-                let _e10366 = r107_;
-                let _e10373 = i_5_;
-                R[bitcast<u32>(((((_e10373 * 16i) + 12i) * 2i) + 0i))] = _e10366;
+            let _e10368 = active_1040_;
+            if _e10368 {
+                let _e10370 = r939_;
+                r107_ = _e10370;
             }
-            let _e10384 = active_1038_;
-            if _e10384 {
-                let _e10386 = r199_;
-                let _e10393 = i_5_;
-                R[bitcast<u32>(((((_e10393 * 16i) + 12i) * 2i) + 1i))] = _e10386;
+            let _e10373 = active_1040_;
+            if _e10373 {
+                let _e10375 = r943_;
+                r199_ = _e10375;
             }
-            let _e10404 = active_1038_;
-            if _e10404 {
+            let _e10378 = active_1040_;
+            if _e10378 {
+                let _e10380 = r107_;
+                let _e10387 = i_5_;
+                R[bitcast<u32>(((((_e10387 * 16i) + 12i) * 2i) + 0i))] = _e10380;
+            }
+            let _e10398 = active_1040_;
+            if _e10398 {
+                let _e10400 = r199_;
+                let _e10407 = i_5_;
+                R[bitcast<u32>(((((_e10407 * 16i) + 12i) * 2i) + 1i))] = _e10400;
+            }
+            let _e10418 = active_1040_;
+            if _e10418 {
                 r108_ = 705032704u;
             }
-            let _e10408 = active_1038_;
-            if _e10408 {
+            let _e10422 = active_1040_;
+            if _e10422 {
                 r200_ = 1u;
             }
-            let _e10412 = active_1038_;
-            if _e10412 {
-                let _e10414 = i_5_;
-                r942_ = (_e10414 >> bitcast<u32>(31i));
-            }
-            let _e10420 = active_1038_;
-            if _e10420 {
-                let _e10422 = i_5_;
-                r943_ = bitcast<u32>(_e10422);
-            }
-            let _e10426 = active_1038_;
+            let _e10426 = active_1040_;
             if _e10426 {
-                let _e10428 = r942_;
-                r944_ = bitcast<u32>(_e10428);
+                let _e10428 = i_5_;
+                r944_ = (_e10428 >> bitcast<u32>(31i));
             }
-            let _e10432 = active_1038_;
-            if _e10432 {
-                let _e10434 = r943_;
-                r109_ = _e10434;
+            let _e10434 = active_1040_;
+            if _e10434 {
+                let _e10436 = i_5_;
+                r945_ = bitcast<u32>(_e10436);
             }
-            let _e10437 = active_1038_;
-            if _e10437 {
-                let _e10439 = r944_;
-                r201_ = _e10439;
+            let _e10440 = active_1040_;
+            if _e10440 {
+                let _e10442 = r944_;
+                r946_ = bitcast<u32>(_e10442);
             }
-            let _e10442 = active_1038_;
-            if _e10442 {
-                r945_ = 61952u;
-            }
-            let _e10446 = active_1038_;
+            let _e10446 = active_1040_;
             if _e10446 {
-                r946_ = 10757u;
+                let _e10448 = r945_;
+                r109_ = _e10448;
             }
-            let _e10450 = active_1038_;
-            if _e10450 {
-                let _e10452 = r109_;
-                r947_ = (_e10452 & 65535u);
+            let _e10451 = active_1040_;
+            if _e10451 {
+                let _e10453 = r946_;
+                r201_ = _e10453;
             }
-            let _e10457 = active_1038_;
-            if _e10457 {
-                let _e10459 = r109_;
-                r948_ = (_e10459 >> bitcast<u32>(16u));
+            let _e10456 = active_1040_;
+            if _e10456 {
+                r947_ = 61952u;
             }
-            let _e10465 = active_1038_;
-            if _e10465 {
-                let _e10468 = r947_;
-                r949_ = (61952u * _e10468);
+            let _e10460 = active_1040_;
+            if _e10460 {
+                r948_ = 10757u;
             }
-            let _e10472 = active_1038_;
-            if _e10472 {
-                let _e10475 = r948_;
-                r950_ = (61952u * _e10475);
+            let _e10464 = active_1040_;
+            if _e10464 {
+                let _e10466 = r109_;
+                r949_ = (_e10466 & 65535u);
             }
-            let _e10479 = active_1038_;
+            let _e10471 = active_1040_;
+            if _e10471 {
+                let _e10473 = r109_;
+                r950_ = (_e10473 >> bitcast<u32>(16u));
+            }
+            let _e10479 = active_1040_;
             if _e10479 {
-                let _e10482 = r947_;
-                r951_ = (10757u * _e10482);
+                let _e10482 = r949_;
+                r951_ = (61952u * _e10482);
             }
-            let _e10486 = active_1038_;
+            let _e10486 = active_1040_;
             if _e10486 {
-                let _e10489 = r948_;
-                r952_ = (10757u * _e10489);
+                let _e10489 = r950_;
+                r952_ = (61952u * _e10489);
             }
-            let _e10493 = active_1038_;
+            let _e10493 = active_1040_;
             if _e10493 {
-                let _e10495 = r950_;
-                r953_ = (_e10495 & 65535u);
+                let _e10496 = r949_;
+                r953_ = (10757u * _e10496);
             }
-            let _e10500 = active_1038_;
+            let _e10500 = active_1040_;
             if _e10500 {
-                let _e10502 = r950_;
-                r954_ = (_e10502 >> bitcast<u32>(16u));
+                let _e10503 = r950_;
+                r954_ = (10757u * _e10503);
             }
-            let _e10508 = active_1038_;
-            if _e10508 {
-                let _e10510 = r951_;
-                r955_ = (_e10510 & 65535u);
+            let _e10507 = active_1040_;
+            if _e10507 {
+                let _e10509 = r952_;
+                r955_ = (_e10509 & 65535u);
             }
-            let _e10515 = active_1038_;
-            if _e10515 {
-                let _e10517 = r951_;
-                r956_ = (_e10517 >> bitcast<u32>(16u));
+            let _e10514 = active_1040_;
+            if _e10514 {
+                let _e10516 = r952_;
+                r956_ = (_e10516 >> bitcast<u32>(16u));
             }
-            let _e10523 = active_1038_;
-            if _e10523 {
-                let _e10525 = r949_;
-                r957_ = (_e10525 >> bitcast<u32>(16u));
+            let _e10522 = active_1040_;
+            if _e10522 {
+                let _e10524 = r953_;
+                r957_ = (_e10524 & 65535u);
             }
-            let _e10531 = active_1038_;
-            if _e10531 {
-                let _e10533 = r957_;
-                let _e10535 = r953_;
-                r958_ = (_e10533 + _e10535);
+            let _e10529 = active_1040_;
+            if _e10529 {
+                let _e10531 = r953_;
+                r958_ = (_e10531 >> bitcast<u32>(16u));
             }
-            let _e10539 = active_1038_;
-            if _e10539 {
-                let _e10541 = r958_;
-                let _e10543 = r955_;
-                r959_ = (_e10541 + _e10543);
+            let _e10537 = active_1040_;
+            if _e10537 {
+                let _e10539 = r951_;
+                r959_ = (_e10539 >> bitcast<u32>(16u));
             }
-            let _e10547 = active_1038_;
-            if _e10547 {
-                let _e10550 = r109_;
-                r960_ = (705032704u * _e10550);
+            let _e10545 = active_1040_;
+            if _e10545 {
+                let _e10547 = r959_;
+                let _e10549 = r955_;
+                r960_ = (_e10547 + _e10549);
             }
-            let _e10554 = active_1038_;
-            if _e10554 {
-                let _e10556 = r952_;
-                let _e10558 = r954_;
-                r961_ = (_e10556 + _e10558);
+            let _e10553 = active_1040_;
+            if _e10553 {
+                let _e10555 = r960_;
+                let _e10557 = r957_;
+                r961_ = (_e10555 + _e10557);
             }
-            let _e10562 = active_1038_;
-            if _e10562 {
-                let _e10564 = r961_;
-                let _e10566 = r956_;
-                r962_ = (_e10564 + _e10566);
+            let _e10561 = active_1040_;
+            if _e10561 {
+                let _e10564 = r109_;
+                r962_ = (705032704u * _e10564);
             }
-            let _e10570 = active_1038_;
-            if _e10570 {
-                let _e10572 = r959_;
-                r963_ = (_e10572 >> bitcast<u32>(16u));
+            let _e10568 = active_1040_;
+            if _e10568 {
+                let _e10570 = r954_;
+                let _e10572 = r956_;
+                r963_ = (_e10570 + _e10572);
             }
-            let _e10578 = active_1038_;
-            if _e10578 {
-                let _e10580 = r962_;
-                let _e10582 = r963_;
-                r964_ = (_e10580 + _e10582);
+            let _e10576 = active_1040_;
+            if _e10576 {
+                let _e10578 = r963_;
+                let _e10580 = r958_;
+                r964_ = (_e10578 + _e10580);
             }
-            let _e10586 = active_1038_;
-            if _e10586 {
-                let _e10589 = r201_;
-                r965_ = (705032704u * _e10589);
+            let _e10584 = active_1040_;
+            if _e10584 {
+                let _e10586 = r961_;
+                r965_ = (_e10586 >> bitcast<u32>(16u));
             }
-            let _e10593 = active_1038_;
-            if _e10593 {
-                let _e10596 = r109_;
-                r966_ = (1u * _e10596);
+            let _e10592 = active_1040_;
+            if _e10592 {
+                let _e10594 = r964_;
+                let _e10596 = r965_;
+                r966_ = (_e10594 + _e10596);
             }
-            let _e10600 = active_1038_;
+            let _e10600 = active_1040_;
             if _e10600 {
-                let _e10602 = r964_;
-                let _e10604 = r965_;
-                r967_ = (_e10602 + _e10604);
+                let _e10603 = r201_;
+                r967_ = (705032704u * _e10603);
             }
-            let _e10608 = active_1038_;
-            if _e10608 {
-                let _e10610 = r967_;
-                let _e10612 = r966_;
-                r968_ = (_e10610 + _e10612);
+            let _e10607 = active_1040_;
+            if _e10607 {
+                let _e10610 = r109_;
+                r968_ = (1u * _e10610);
             }
-            let _e10616 = active_1038_;
-            if _e10616 {
-                let _e10618 = r960_;
-                r110_ = _e10618;
+            let _e10614 = active_1040_;
+            if _e10614 {
+                let _e10616 = r966_;
+                let _e10618 = r967_;
+                r969_ = (_e10616 + _e10618);
             }
-            let _e10621 = active_1038_;
-            if _e10621 {
-                let _e10623 = r968_;
-                r202_ = _e10623;
+            let _e10622 = active_1040_;
+            if _e10622 {
+                let _e10624 = r969_;
+                let _e10626 = r968_;
+                r970_ = (_e10624 + _e10626);
             }
-            let _e10626 = active_1038_;
-            if _e10626 {
+            let _e10630 = active_1040_;
+            if _e10630 {
+                let _e10632 = r962_;
+                r110_ = _e10632;
+            }
+            let _e10635 = active_1040_;
+            if _e10635 {
+                let _e10637 = r970_;
+                r202_ = _e10637;
+            }
+            let _e10640 = active_1040_;
+            if _e10640 {
                 r111_ = 4294967295u;
             }
-            let _e10630 = active_1038_;
-            if _e10630 {
+            let _e10644 = active_1040_;
+            if _e10644 {
                 r203_ = 4294967295u;
             }
-            let _e10634 = active_1038_;
-            if _e10634 {
-                let _e10636 = r110_;
-                r969_ = (_e10636 - 4294967295u);
-            }
-            let _e10641 = active_1038_;
-            if _e10641 {
-                let _e10643 = r110_;
-                r970_ = (_e10643 < 4294967295u);
-            }
-            let _e10648 = active_1038_;
+            let _e10648 = active_1040_;
             if _e10648 {
-                let _e10650 = r970_;
-                r971_ = u32(_e10650);
+                let _e10650 = r110_;
+                r971_ = (_e10650 - 4294967295u);
             }
-            let _e10654 = active_1038_;
-            if _e10654 {
-                let _e10656 = r202_;
-                r972_ = (_e10656 - 4294967295u);
+            let _e10655 = active_1040_;
+            if _e10655 {
+                let _e10657 = r110_;
+                r972_ = (_e10657 < 4294967295u);
             }
-            let _e10661 = active_1038_;
-            if _e10661 {
-                let _e10663 = r972_;
-                let _e10665 = r971_;
-                r973_ = (_e10663 - _e10665);
+            let _e10662 = active_1040_;
+            if _e10662 {
+                let _e10664 = r972_;
+                r973_ = u32(_e10664);
             }
-            let _e10669 = active_1038_;
-            if _e10669 {
-                let _e10671 = r969_;
-                r112_ = _e10671;
+            let _e10668 = active_1040_;
+            if _e10668 {
+                let _e10670 = r202_;
+                r974_ = (_e10670 - 4294967295u);
             }
-            let _e10674 = active_1038_;
-            if _e10674 {
-                let _e10676 = r973_;
-                r204_ = _e10676;
+            let _e10675 = active_1040_;
+            if _e10675 {
+                let _e10677 = r974_;
+                let _e10679 = r973_;
+                r975_ = (_e10677 - _e10679);
             }
-            let _e10679 = active_1038_;
-            if _e10679 {
-                let _e10681 = r112_;
-                let _e10688 = i_5_;
-                R[bitcast<u32>(((((_e10688 * 16i) + 13i) * 2i) + 0i))] = _e10681;
+            let _e10683 = active_1040_;
+            if _e10683 {
+                let _e10685 = r971_;
+                r112_ = _e10685;
             }
-            let _e10699 = active_1038_;
-            if _e10699 {
-                let _e10701 = r204_;
-                let _e10708 = i_5_;
-                R[bitcast<u32>(((((_e10708 * 16i) + 13i) * 2i) + 1i))] = _e10701;
+            let _e10688 = active_1040_;
+            if _e10688 {
+                let _e10690 = r975_;
+                r204_ = _e10690;
+            }
+            let _e10693 = active_1040_;
+            if _e10693 {
+                let _e10695 = r112_;
+                let _e10702 = i_5_;
+                R[bitcast<u32>(((((_e10702 * 16i) + 13i) * 2i) + 0i))] = _e10695;
+            }
+            let _e10713 = active_1040_;
+            if _e10713 {
+                let _e10715 = r204_;
+                let _e10722 = i_5_;
+                R[bitcast<u32>(((((_e10722 * 16i) + 13i) * 2i) + 1i))] = _e10715;
             }
         }
-        let _e10719 = saved_1041_;
-        let _e10721 = taken_1042_;
-        let _e10725 = exited_1039_;
-        active_1038_ = ((_e10719 && !(_e10721)) && !(_e10725));
+        let _e10733 = saved_1043_;
+        let _e10735 = taken_1044_;
+        let _e10739 = exited_1041_;
+        active_1040_ = ((_e10733 && !(_e10735)) && !(_e10739));
         {
         }
-        let _e10730 = saved_1041_;
-        let _e10732 = exited_1039_;
-        active_1038_ = (_e10730 && !(_e10732));
-        let _e10737 = active_1038_;
-        if _e10737 {
-            let _e10739 = i_5_;
-            r974_ = (_e10739 >> bitcast<u32>(31i));
-        }
-        let _e10745 = active_1038_;
-        if _e10745 {
-            let _e10747 = i_5_;
-            r975_ = bitcast<u32>(_e10747);
-        }
-        let _e10751 = active_1038_;
+        let _e10744 = saved_1043_;
+        let _e10746 = exited_1041_;
+        active_1040_ = (_e10744 && !(_e10746));
+        let _e10751 = active_1040_;
         if _e10751 {
-            let _e10753 = r974_;
-            r976_ = bitcast<u32>(_e10753);
+            let _e10753 = i_5_;
+            r976_ = (_e10753 >> bitcast<u32>(31i));
         }
-        let _e10757 = active_1038_;
-        if _e10757 {
-            let _e10759 = r975_;
-            r113_ = _e10759;
+        let _e10759 = active_1040_;
+        if _e10759 {
+            let _e10761 = i_5_;
+            r977_ = bitcast<u32>(_e10761);
         }
-        let _e10762 = active_1038_;
-        if _e10762 {
-            let _e10764 = r976_;
-            r205_ = _e10764;
+        let _e10765 = active_1040_;
+        if _e10765 {
+            let _e10767 = r976_;
+            r978_ = bitcast<u32>(_e10767);
         }
-        let _e10767 = active_1038_;
-        if _e10767 {
-            r977_ = 33u;
-        }
-        let _e10771 = active_1038_;
+        let _e10771 = active_1040_;
         if _e10771 {
-            r978_ = false;
+            let _e10773 = r977_;
+            r113_ = _e10773;
         }
-        let _e10775 = active_1038_;
-        if _e10775 {
-            r979_ = 1u;
+        let _e10776 = active_1040_;
+        if _e10776 {
+            let _e10778 = r978_;
+            r205_ = _e10778;
         }
-        let _e10779 = active_1038_;
-        if _e10779 {
+        let _e10781 = active_1040_;
+        if _e10781 {
+            r979_ = 33u;
+        }
+        let _e10785 = active_1040_;
+        if _e10785 {
             r980_ = false;
         }
-        let _e10783 = active_1038_;
-        if _e10783 {
-            r981_ = 31u;
+        let _e10789 = active_1040_;
+        if _e10789 {
+            r981_ = 1u;
         }
-        let _e10787 = active_1038_;
-        if _e10787 {
-            let _e10789 = r113_;
-            r982_ = (_e10789 >> bitcast<u32>(31u));
+        let _e10793 = active_1040_;
+        if _e10793 {
+            r982_ = false;
         }
-        let _e10795 = active_1038_;
-        if _e10795 {
-            let _e10799 = r982_;
-            r983_ = select(_e10799, 0u, false);
+        let _e10797 = active_1040_;
+        if _e10797 {
+            r983_ = 31u;
         }
-        let _e10803 = active_1038_;
-        if _e10803 {
-            let _e10805 = r205_;
-            r984_ = (_e10805 << bitcast<u32>(1u));
+        let _e10801 = active_1040_;
+        if _e10801 {
+            let _e10803 = r113_;
+            r984_ = (_e10803 >> bitcast<u32>(31u));
         }
-        let _e10811 = active_1038_;
-        if _e10811 {
+        let _e10809 = active_1040_;
+        if _e10809 {
             let _e10813 = r984_;
-            let _e10815 = r983_;
-            r985_ = (_e10813 | _e10815);
+            r985_ = select(_e10813, 0u, false);
         }
-        let _e10819 = active_1038_;
-        if _e10819 {
-            let _e10821 = r113_;
-            r986_ = (_e10821 << bitcast<u32>(1u));
+        let _e10817 = active_1040_;
+        if _e10817 {
+            let _e10819 = r205_;
+            r986_ = (_e10819 << bitcast<u32>(1u));
         }
-        let _e10827 = active_1038_;
-        if _e10827 {
-            let _e10830 = r986_;
-            r987_ = select(0u, _e10830, false);
+        let _e10825 = active_1040_;
+        if _e10825 {
+            let _e10827 = r986_;
+            let _e10829 = r985_;
+            r987_ = (_e10827 | _e10829);
         }
-        let _e10835 = active_1038_;
-        if _e10835 {
-            let _e10838 = r985_;
-            let _e10840 = r986_;
-            r988_ = select(_e10840, _e10838, false);
+        let _e10833 = active_1040_;
+        if _e10833 {
+            let _e10835 = r113_;
+            r988_ = (_e10835 << bitcast<u32>(1u));
         }
-        let _e10844 = active_1038_;
-        if _e10844 {
-            let _e10846 = r987_;
-            r114_ = _e10846;
+        let _e10841 = active_1040_;
+        if _e10841 {
+            let _e10844 = r988_;
+            r989_ = select(0u, _e10844, false);
         }
-        let _e10849 = active_1038_;
+        let _e10849 = active_1040_;
         if _e10849 {
-            let _e10851 = r988_;
-            r206_ = _e10851;
+            let _e10852 = r987_;
+            let _e10854 = r988_;
+            r990_ = select(_e10854, _e10852, false);
         }
-        let _e10854 = active_1038_;
-        if _e10854 {
-            let _e10856 = r114_;
-            s_u002e_lo_115_ = _e10856;
+        let _e10858 = active_1040_;
+        if _e10858 {
+            let _e10860 = r989_;
+            r114_ = _e10860;
         }
-        let _e10859 = active_1038_;
-        if _e10859 {
-            let _e10861 = r206_;
-            s_u002e_hi_207_ = _e10861;
+        let _e10863 = active_1040_;
+        if _e10863 {
+            let _e10865 = r990_;
+            r206_ = _e10865;
         }
-        workgroupBarrier();
-        let _e10864 = s_u002e_lo_115_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e10864);
-        let _e10875 = active_1038_;
-        lane_active[local_index] = u32(_e10875);
-        workgroupBarrier();
-        let _e10878 = active_1038_;
-        if _e10878 {
-            let _e10882 = (i32(local_index) % 32i);
-            let _e10884 = i32(local_index);
-            let _e10888 = (_e10882 ^ 1i);
-            let _e10893 = ((_e10884 - _e10882) + _e10888);
-            let _e10896 = (((_e10888 >= 0i) && (_e10888 < 32i)) && (_e10893 < 60i));
-            let _e10897 = select(_e10884, _e10893, _e10896);
-            let _e10901 = lane_active[bitcast<u32>(_e10897)];
-            let _e10908 = lane_values[bitcast<u32>(_e10897)];
-            let _e10912 = lane_values[bitcast<u32>(_e10884)];
-            r989_ = select(_e10912, _e10908, (_e10896 && (_e10901 != 0u)));
+        let _e10868 = active_1040_;
+        if _e10868 {
+            let _e10870 = r114_;
+            s_u002e_lo_115_ = _e10870;
+        }
+        let _e10873 = active_1040_;
+        if _e10873 {
+            let _e10875 = r206_;
+            s_u002e_hi_207_ = _e10875;
         }
         workgroupBarrier();
-        let _e10916 = s_u002e_hi_207_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e10916);
-        let _e10927 = active_1038_;
-        lane_active[local_index] = u32(_e10927);
+        let _e10878 = s_u002e_lo_115_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e10878);
+        let _e10889 = active_1040_;
+        lane_active[local_index] = u32(_e10889);
         workgroupBarrier();
-        let _e10930 = active_1038_;
-        if _e10930 {
-            let _e10934 = (i32(local_index) % 32i);
-            let _e10936 = i32(local_index);
-            let _e10940 = (_e10934 ^ 1i);
-            let _e10945 = ((_e10936 - _e10934) + _e10940);
-            let _e10948 = (((_e10940 >= 0i) && (_e10940 < 32i)) && (_e10945 < 60i));
-            let _e10949 = select(_e10936, _e10945, _e10948);
-            let _e10953 = lane_active[bitcast<u32>(_e10949)];
-            let _e10960 = lane_values[bitcast<u32>(_e10949)];
-            let _e10964 = lane_values[bitcast<u32>(_e10936)];
-            r990_ = select(_e10964, _e10960, (_e10948 && (_e10953 != 0u)));
+        let _e10892 = active_1040_;
+        if _e10892 {
+            let _e10896 = (i32(local_index) % 32i);
+            let _e10898 = i32(local_index);
+            let _e10902 = (_e10896 ^ 1i);
+            let _e10907 = ((_e10898 - _e10896) + _e10902);
+            let _e10910 = (((_e10902 >= 0i) && (_e10902 < 32i)) && (_e10907 < 60i));
+            let _e10911 = select(_e10898, _e10907, _e10910);
+            let _e10915 = lane_active[bitcast<u32>(_e10911)];
+            let _e10922 = lane_values[bitcast<u32>(_e10911)];
+            let _e10926 = lane_values[bitcast<u32>(_e10898)];
+            r991_ = select(_e10926, _e10922, (_e10910 && (_e10915 != 0u)));
         }
-        let _e10968 = active_1038_;
-        if _e10968 {
-            let _e10970 = r989_;
-            r116_ = _e10970;
+        workgroupBarrier();
+        let _e10930 = s_u002e_hi_207_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e10930);
+        let _e10941 = active_1040_;
+        lane_active[local_index] = u32(_e10941);
+        workgroupBarrier();
+        let _e10944 = active_1040_;
+        if _e10944 {
+            let _e10948 = (i32(local_index) % 32i);
+            let _e10950 = i32(local_index);
+            let _e10954 = (_e10948 ^ 1i);
+            let _e10959 = ((_e10950 - _e10948) + _e10954);
+            let _e10962 = (((_e10954 >= 0i) && (_e10954 < 32i)) && (_e10959 < 60i));
+            let _e10963 = select(_e10950, _e10959, _e10962);
+            let _e10967 = lane_active[bitcast<u32>(_e10963)];
+            let _e10974 = lane_values[bitcast<u32>(_e10963)];
+            let _e10978 = lane_values[bitcast<u32>(_e10950)];
+            r992_ = select(_e10978, _e10974, (_e10962 && (_e10967 != 0u)));
         }
-        let _e10973 = active_1038_;
-        if _e10973 {
-            let _e10975 = r990_;
-            r208_ = _e10975;
+        let _e10982 = active_1040_;
+        if _e10982 {
+            let _e10984 = r991_;
+            r116_ = _e10984;
         }
-        let _e10978 = active_1038_;
-        if _e10978 {
-            let _e10980 = s_u002e_lo_115_;
-            let _e10982 = r116_;
-            r991_ = (_e10980 + _e10982);
+        let _e10987 = active_1040_;
+        if _e10987 {
+            let _e10989 = r992_;
+            r208_ = _e10989;
         }
-        let _e10986 = active_1038_;
-        if _e10986 {
-            let _e10988 = r991_;
-            let _e10990 = s_u002e_lo_115_;
-            r992_ = (_e10988 < _e10990);
+        let _e10992 = active_1040_;
+        if _e10992 {
+            let _e10994 = s_u002e_lo_115_;
+            let _e10996 = r116_;
+            r993_ = (_e10994 + _e10996);
         }
-        let _e10994 = active_1038_;
-        if _e10994 {
-            let _e10996 = r992_;
-            r993_ = u32(_e10996);
-        }
-        let _e11000 = active_1038_;
+        let _e11000 = active_1040_;
         if _e11000 {
-            let _e11002 = s_u002e_hi_207_;
-            let _e11004 = r208_;
-            r994_ = (_e11002 + _e11004);
+            let _e11002 = r993_;
+            let _e11004 = s_u002e_lo_115_;
+            r994_ = (_e11002 < _e11004);
         }
-        let _e11008 = active_1038_;
+        let _e11008 = active_1040_;
         if _e11008 {
             let _e11010 = r994_;
-            let _e11012 = r993_;
-            r995_ = (_e11010 + _e11012);
+            r995_ = u32(_e11010);
         }
-        let _e11016 = active_1038_;
-        if _e11016 {
-            let _e11018 = r991_;
-            r117_ = _e11018;
+        let _e11014 = active_1040_;
+        if _e11014 {
+            let _e11016 = s_u002e_hi_207_;
+            let _e11018 = r208_;
+            r996_ = (_e11016 + _e11018);
         }
-        let _e11021 = active_1038_;
-        if _e11021 {
-            let _e11023 = r995_;
-            r209_ = _e11023;
+        let _e11022 = active_1040_;
+        if _e11022 {
+            let _e11024 = r996_;
+            let _e11026 = r995_;
+            r997_ = (_e11024 + _e11026);
         }
-        let _e11026 = active_1038_;
-        if _e11026 {
-            let _e11028 = r117_;
-            s_u002e_lo_115_ = _e11028;
+        let _e11030 = active_1040_;
+        if _e11030 {
+            let _e11032 = r993_;
+            r117_ = _e11032;
         }
-        let _e11031 = active_1038_;
-        if _e11031 {
-            let _e11033 = r209_;
-            s_u002e_hi_207_ = _e11033;
+        let _e11035 = active_1040_;
+        if _e11035 {
+            let _e11037 = r997_;
+            r209_ = _e11037;
         }
-        let _e11036 = active_1038_;
-        if _e11036 {
-            let _e11038 = s_u002e_lo_115_;
-            r996_ = (_e11038 + 7u);
+        let _e11040 = active_1040_;
+        if _e11040 {
+            let _e11042 = r117_;
+            s_u002e_lo_115_ = _e11042;
         }
-        let _e11043 = active_1038_;
-        if _e11043 {
-            let _e11045 = r996_;
-            let _e11047 = s_u002e_lo_115_;
-            r997_ = (_e11045 < _e11047);
+        let _e11045 = active_1040_;
+        if _e11045 {
+            let _e11047 = r209_;
+            s_u002e_hi_207_ = _e11047;
         }
-        let _e11051 = active_1038_;
-        if _e11051 {
-            let _e11053 = r997_;
-            r998_ = u32(_e11053);
+        let _e11050 = active_1040_;
+        if _e11050 {
+            let _e11052 = s_u002e_lo_115_;
+            r998_ = (_e11052 + 7u);
         }
-        let _e11057 = active_1038_;
+        let _e11057 = active_1040_;
         if _e11057 {
-            let _e11059 = s_u002e_hi_207_;
-            r999_ = (_e11059 + 0u);
+            let _e11059 = r998_;
+            let _e11061 = s_u002e_lo_115_;
+            r999_ = (_e11059 < _e11061);
         }
-        let _e11064 = active_1038_;
-        if _e11064 {
-            let _e11066 = r999_;
-            let _e11068 = r998_;
-            r1000_ = (_e11066 + _e11068);
+        let _e11065 = active_1040_;
+        if _e11065 {
+            let _e11067 = r999_;
+            r1000_ = u32(_e11067);
         }
-        let _e11072 = active_1038_;
-        if _e11072 {
-            let _e11074 = r996_;
-            r118_ = _e11074;
+        let _e11071 = active_1040_;
+        if _e11071 {
+            let _e11073 = s_u002e_hi_207_;
+            r1001_ = (_e11073 + 0u);
         }
-        let _e11077 = active_1038_;
-        if _e11077 {
-            let _e11079 = r1000_;
-            r210_ = _e11079;
+        let _e11078 = active_1040_;
+        if _e11078 {
+            let _e11080 = r1001_;
+            let _e11082 = r1000_;
+            r1002_ = (_e11080 + _e11082);
         }
-        workgroupBarrier();
-        let _e11082 = r118_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11082);
-        let _e11093 = active_1038_;
-        lane_active[local_index] = u32(_e11093);
-        workgroupBarrier();
-        let _e11096 = active_1038_;
-        if _e11096 {
-            let _e11100 = (i32(local_index) % 32i);
-            let _e11102 = i32(local_index);
-            let _e11106 = (_e11100 + 3i);
-            let _e11111 = ((_e11102 - _e11100) + _e11106);
-            let _e11114 = (((_e11106 >= 0i) && (_e11106 < 32i)) && (_e11111 < 60i));
-            let _e11115 = select(_e11102, _e11111, _e11114);
-            let _e11119 = lane_active[bitcast<u32>(_e11115)];
-            let _e11126 = lane_values[bitcast<u32>(_e11115)];
-            let _e11130 = lane_values[bitcast<u32>(_e11102)];
-            r1001_ = select(_e11130, _e11126, (_e11114 && (_e11119 != 0u)));
+        let _e11086 = active_1040_;
+        if _e11086 {
+            let _e11088 = r998_;
+            r118_ = _e11088;
+        }
+        let _e11091 = active_1040_;
+        if _e11091 {
+            let _e11093 = r1002_;
+            r210_ = _e11093;
         }
         workgroupBarrier();
-        let _e11134 = r210_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11134);
-        let _e11145 = active_1038_;
-        lane_active[local_index] = u32(_e11145);
+        let _e11096 = r118_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11096);
+        let _e11107 = active_1040_;
+        lane_active[local_index] = u32(_e11107);
         workgroupBarrier();
-        let _e11148 = active_1038_;
-        if _e11148 {
-            let _e11152 = (i32(local_index) % 32i);
-            let _e11154 = i32(local_index);
-            let _e11158 = (_e11152 + 3i);
-            let _e11163 = ((_e11154 - _e11152) + _e11158);
-            let _e11166 = (((_e11158 >= 0i) && (_e11158 < 32i)) && (_e11163 < 60i));
-            let _e11167 = select(_e11154, _e11163, _e11166);
-            let _e11171 = lane_active[bitcast<u32>(_e11167)];
-            let _e11178 = lane_values[bitcast<u32>(_e11167)];
-            let _e11182 = lane_values[bitcast<u32>(_e11154)];
-            r1002_ = select(_e11182, _e11178, (_e11166 && (_e11171 != 0u)));
+        let _e11110 = active_1040_;
+        if _e11110 {
+            let _e11114 = (i32(local_index) % 32i);
+            let _e11116 = i32(local_index);
+            let _e11120 = (_e11114 + 3i);
+            let _e11125 = ((_e11116 - _e11114) + _e11120);
+            let _e11128 = (((_e11120 >= 0i) && (_e11120 < 32i)) && (_e11125 < 60i));
+            let _e11129 = select(_e11116, _e11125, _e11128);
+            let _e11133 = lane_active[bitcast<u32>(_e11129)];
+            let _e11140 = lane_values[bitcast<u32>(_e11129)];
+            let _e11144 = lane_values[bitcast<u32>(_e11116)];
+            r1003_ = select(_e11144, _e11140, (_e11128 && (_e11133 != 0u)));
         }
-        let _e11186 = active_1038_;
-        if _e11186 {
-            let _e11188 = r1001_;
-            r119_ = _e11188;
+        workgroupBarrier();
+        let _e11148 = r210_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11148);
+        let _e11159 = active_1040_;
+        lane_active[local_index] = u32(_e11159);
+        workgroupBarrier();
+        let _e11162 = active_1040_;
+        if _e11162 {
+            let _e11166 = (i32(local_index) % 32i);
+            let _e11168 = i32(local_index);
+            let _e11172 = (_e11166 + 3i);
+            let _e11177 = ((_e11168 - _e11166) + _e11172);
+            let _e11180 = (((_e11172 >= 0i) && (_e11172 < 32i)) && (_e11177 < 60i));
+            let _e11181 = select(_e11168, _e11177, _e11180);
+            let _e11185 = lane_active[bitcast<u32>(_e11181)];
+            let _e11192 = lane_values[bitcast<u32>(_e11181)];
+            let _e11196 = lane_values[bitcast<u32>(_e11168)];
+            r1004_ = select(_e11196, _e11192, (_e11180 && (_e11185 != 0u)));
         }
-        let _e11191 = active_1038_;
-        if _e11191 {
-            let _e11193 = r1002_;
-            r211_ = _e11193;
+        let _e11200 = active_1040_;
+        if _e11200 {
+            let _e11202 = r1003_;
+            r119_ = _e11202;
         }
-        let _e11196 = active_1038_;
-        if _e11196 {
-            let _e11198 = r119_;
-            q_u002e_lo_120_ = _e11198;
+        let _e11205 = active_1040_;
+        if _e11205 {
+            let _e11207 = r1004_;
+            r211_ = _e11207;
         }
-        let _e11201 = active_1038_;
-        if _e11201 {
-            let _e11203 = r211_;
-            q_u002e_hi_212_ = _e11203;
+        let _e11210 = active_1040_;
+        if _e11210 {
+            let _e11212 = r119_;
+            q_u002e_lo_120_ = _e11212;
         }
-        let _e11206 = active_1038_;
-        if _e11206 {
-            let _e11209 = params.N;
-            r121_ = _e11209;
+        let _e11215 = active_1040_;
+        if _e11215 {
+            let _e11217 = r211_;
+            q_u002e_hi_212_ = _e11217;
         }
-        let _e11212 = active_1038_;
-        if _e11212 {
-            let _e11214 = i_5_;
-            let _e11216 = r121_;
-            r122_ = (_e11214 < _e11216);
+        let _e11220 = active_1040_;
+        if _e11220 {
+            let _e11223 = params.N;
+            r121_ = _e11223;
         }
-        let _e11220 = active_1038_;
-        saved_1059_ = _e11220;
-        let _e11223 = r122_;
-        let _e11225 = saved_1059_;
-        let _e11226 = (_e11225 && _e11223);
-        taken_1060_ = _e11226;
-        active_1038_ = _e11226;
+        let _e11226 = active_1040_;
+        if _e11226 {
+            let _e11228 = i_5_;
+            let _e11230 = r121_;
+            r122_ = (_e11228 < _e11230);
+        }
+        let _e11234 = active_1040_;
+        saved_1061_ = _e11234;
+        let _e11237 = r122_;
+        let _e11239 = saved_1061_;
+        let _e11240 = (_e11239 && _e11237);
+        taken_1062_ = _e11240;
+        active_1040_ = _e11240;
         {
-            let _e11230 = active_1038_;
-            if _e11230 {
-                let _e11232 = s_u002e_lo_115_;
-                let _e11239 = i_5_;
-                R[bitcast<u32>(((((_e11239 * 16i) + 14i) * 2i) + 0i))] = _e11232;
+            let _e11244 = active_1040_;
+            if _e11244 {
+                let _e11246 = s_u002e_lo_115_;
+                let _e11253 = i_5_;
+                R[bitcast<u32>(((((_e11253 * 16i) + 14i) * 2i) + 0i))] = _e11246;
             }
-            let _e11250 = active_1038_;
-            if _e11250 {
-                let _e11252 = s_u002e_hi_207_;
-                let _e11259 = i_5_;
-                R[bitcast<u32>(((((_e11259 * 16i) + 14i) * 2i) + 1i))] = _e11252;
+            let _e11264 = active_1040_;
+            if _e11264 {
+                let _e11266 = s_u002e_hi_207_;
+                let _e11273 = i_5_;
+                R[bitcast<u32>(((((_e11273 * 16i) + 14i) * 2i) + 1i))] = _e11266;
             }
-            let _e11270 = active_1038_;
-            if _e11270 {
-                let _e11272 = q_u002e_lo_120_;
-                let _e11279 = i_5_;
-                R[bitcast<u32>(((((_e11279 * 16i) + 15i) * 2i) + 0i))] = _e11272;
+            let _e11284 = active_1040_;
+            if _e11284 {
+                let _e11286 = q_u002e_lo_120_;
+                let _e11293 = i_5_;
+                R[bitcast<u32>(((((_e11293 * 16i) + 15i) * 2i) + 0i))] = _e11286;
             }
-            let _e11290 = active_1038_;
-            if _e11290 {
-                let _e11292 = q_u002e_hi_212_;
-                let _e11299 = i_5_;
-                R[bitcast<u32>(((((_e11299 * 16i) + 15i) * 2i) + 1i))] = _e11292;
+            let _e11304 = active_1040_;
+            if _e11304 {
+                let _e11306 = q_u002e_hi_212_;
+                let _e11313 = i_5_;
+                R[bitcast<u32>(((((_e11313 * 16i) + 15i) * 2i) + 1i))] = _e11306;
             }
-            let _e11310 = active_1038_;
-            if _e11310 {
-                let _e11312 = i_5_;
-                r123_ = (_e11312 % 4i);
+            let _e11324 = active_1040_;
+            if _e11324 {
+                let _e11326 = i_5_;
+                r123_ = (_e11326 % 4i);
             }
-            let _e11317 = active_1038_;
-            if _e11317 {
-                let _e11323 = i_5_;
-                let _e11330 = A[bitcast<u32>(((_e11323 * 2i) + 0i))];
-                r124_ = _e11330;
+            let _e11331 = active_1040_;
+            if _e11331 {
+                let _e11337 = i_5_;
+                let _e11344 = A[bitcast<u32>(((_e11337 * 2i) + 0i))];
+                r124_ = _e11344;
             }
-            let _e11333 = active_1038_;
-            if _e11333 {
-                let _e11339 = i_5_;
-                let _e11346 = A[bitcast<u32>(((_e11339 * 2i) + 1i))];
-                r213_ = _e11346;
+            let _e11347 = active_1040_;
+            if _e11347 {
+                let _e11353 = i_5_;
+                let _e11360 = A[bitcast<u32>(((_e11353 * 2i) + 1i))];
+                r213_ = _e11360;
             }
-            let _e11349 = active_1038_;
-            if _e11349 {
-                let _e11351 = r124_;
-                r125_ = _e11351;
+            let _e11363 = active_1040_;
+            if _e11363 {
+                let _e11365 = r124_;
+                r125_ = _e11365;
             }
-            let _e11354 = active_1038_;
-            if _e11354 {
-                let _e11356 = r213_;
-                r214_ = _e11356;
+            let _e11368 = active_1040_;
+            if _e11368 {
+                let _e11370 = r213_;
+                r214_ = _e11370;
             }
-            let _e11359 = active_1038_;
-            if _e11359 {
-                let _e11361 = r125_;
-                r1003_ = (_e11361 & 65535u);
+            let _e11373 = active_1040_;
+            if _e11373 {
+                let _e11375 = r125_;
+                r1005_ = (_e11375 & 65535u);
             }
-            let _e11366 = active_1038_;
-            if _e11366 {
-                let _e11368 = r125_;
-                r1004_ = (_e11368 >> bitcast<u32>(16u));
+            let _e11380 = active_1040_;
+            if _e11380 {
+                let _e11382 = r125_;
+                r1006_ = (_e11382 >> bitcast<u32>(16u));
             }
-            let _e11374 = active_1038_;
-            if _e11374 {
-                r1005_ = 3u;
+            let _e11388 = active_1040_;
+            if _e11388 {
+                r1007_ = 3u;
             }
-            let _e11378 = active_1038_;
-            if _e11378 {
-                r1006_ = 0u;
+            let _e11392 = active_1040_;
+            if _e11392 {
+                r1008_ = 0u;
             }
-            let _e11382 = active_1038_;
-            if _e11382 {
-                let _e11384 = r1003_;
-                r1007_ = (_e11384 * 3u);
-            }
-            let _e11389 = active_1038_;
-            if _e11389 {
-                let _e11391 = r1003_;
-                r1008_ = (_e11391 * 0u);
-            }
-            let _e11396 = active_1038_;
+            let _e11396 = active_1040_;
             if _e11396 {
-                let _e11398 = r1004_;
+                let _e11398 = r1005_;
                 r1009_ = (_e11398 * 3u);
             }
-            let _e11403 = active_1038_;
+            let _e11403 = active_1040_;
             if _e11403 {
-                let _e11405 = r1004_;
+                let _e11405 = r1005_;
                 r1010_ = (_e11405 * 0u);
             }
-            let _e11410 = active_1038_;
+            let _e11410 = active_1040_;
             if _e11410 {
-                let _e11412 = r1008_;
-                r1011_ = (_e11412 & 65535u);
+                let _e11412 = r1006_;
+                r1011_ = (_e11412 * 3u);
             }
-            let _e11417 = active_1038_;
+            let _e11417 = active_1040_;
             if _e11417 {
-                let _e11419 = r1008_;
-                r1012_ = (_e11419 >> bitcast<u32>(16u));
+                let _e11419 = r1006_;
+                r1012_ = (_e11419 * 0u);
             }
-            let _e11425 = active_1038_;
-            if _e11425 {
-                let _e11427 = r1009_;
-                r1013_ = (_e11427 & 65535u);
+            let _e11424 = active_1040_;
+            if _e11424 {
+                let _e11426 = r1010_;
+                r1013_ = (_e11426 & 65535u);
             }
-            let _e11432 = active_1038_;
-            if _e11432 {
-                let _e11434 = r1009_;
-                r1014_ = (_e11434 >> bitcast<u32>(16u));
+            let _e11431 = active_1040_;
+            if _e11431 {
+                let _e11433 = r1010_;
+                r1014_ = (_e11433 >> bitcast<u32>(16u));
             }
-            let _e11440 = active_1038_;
-            if _e11440 {
-                let _e11442 = r1007_;
-                r1015_ = (_e11442 >> bitcast<u32>(16u));
+            let _e11439 = active_1040_;
+            if _e11439 {
+                let _e11441 = r1011_;
+                r1015_ = (_e11441 & 65535u);
             }
-            let _e11448 = active_1038_;
-            if _e11448 {
-                let _e11450 = r1015_;
-                let _e11452 = r1011_;
-                r1016_ = (_e11450 + _e11452);
+            let _e11446 = active_1040_;
+            if _e11446 {
+                let _e11448 = r1011_;
+                r1016_ = (_e11448 >> bitcast<u32>(16u));
             }
-            let _e11456 = active_1038_;
-            if _e11456 {
-                let _e11458 = r1016_;
-                let _e11460 = r1013_;
-                r1017_ = (_e11458 + _e11460);
+            let _e11454 = active_1040_;
+            if _e11454 {
+                let _e11456 = r1009_;
+                r1017_ = (_e11456 >> bitcast<u32>(16u));
             }
-            let _e11464 = active_1038_;
-            if _e11464 {
-                let _e11466 = r125_;
-                r1018_ = (_e11466 * 3u);
+            let _e11462 = active_1040_;
+            if _e11462 {
+                let _e11464 = r1017_;
+                let _e11466 = r1013_;
+                r1018_ = (_e11464 + _e11466);
             }
-            let _e11471 = active_1038_;
-            if _e11471 {
-                let _e11473 = r1010_;
-                let _e11475 = r1012_;
-                r1019_ = (_e11473 + _e11475);
+            let _e11470 = active_1040_;
+            if _e11470 {
+                let _e11472 = r1018_;
+                let _e11474 = r1015_;
+                r1019_ = (_e11472 + _e11474);
             }
-            let _e11479 = active_1038_;
-            if _e11479 {
-                let _e11481 = r1019_;
-                let _e11483 = r1014_;
-                r1020_ = (_e11481 + _e11483);
+            let _e11478 = active_1040_;
+            if _e11478 {
+                let _e11480 = r125_;
+                r1020_ = (_e11480 * 3u);
             }
-            let _e11487 = active_1038_;
-            if _e11487 {
-                let _e11489 = r1017_;
-                r1021_ = (_e11489 >> bitcast<u32>(16u));
+            let _e11485 = active_1040_;
+            if _e11485 {
+                let _e11487 = r1012_;
+                let _e11489 = r1014_;
+                r1021_ = (_e11487 + _e11489);
             }
-            let _e11495 = active_1038_;
-            if _e11495 {
-                let _e11497 = r1020_;
-                let _e11499 = r1021_;
-                r1022_ = (_e11497 + _e11499);
+            let _e11493 = active_1040_;
+            if _e11493 {
+                let _e11495 = r1021_;
+                let _e11497 = r1016_;
+                r1022_ = (_e11495 + _e11497);
             }
-            let _e11503 = active_1038_;
-            if _e11503 {
-                let _e11505 = r125_;
-                r1023_ = (_e11505 * 0u);
+            let _e11501 = active_1040_;
+            if _e11501 {
+                let _e11503 = r1019_;
+                r1023_ = (_e11503 >> bitcast<u32>(16u));
             }
-            let _e11510 = active_1038_;
-            if _e11510 {
-                let _e11512 = r214_;
-                r1024_ = (_e11512 * 3u);
+            let _e11509 = active_1040_;
+            if _e11509 {
+                let _e11511 = r1022_;
+                let _e11513 = r1023_;
+                r1024_ = (_e11511 + _e11513);
             }
-            let _e11517 = active_1038_;
+            let _e11517 = active_1040_;
             if _e11517 {
-                let _e11519 = r1022_;
-                let _e11521 = r1023_;
-                r1025_ = (_e11519 + _e11521);
+                let _e11519 = r125_;
+                r1025_ = (_e11519 * 0u);
             }
-            let _e11525 = active_1038_;
-            if _e11525 {
-                let _e11527 = r1025_;
-                let _e11529 = r1024_;
-                r1026_ = (_e11527 + _e11529);
+            let _e11524 = active_1040_;
+            if _e11524 {
+                let _e11526 = r214_;
+                r1026_ = (_e11526 * 3u);
             }
-            let _e11533 = active_1038_;
-            if _e11533 {
-                let _e11535 = r1018_;
-                r126_ = _e11535;
+            let _e11531 = active_1040_;
+            if _e11531 {
+                let _e11533 = r1024_;
+                let _e11535 = r1025_;
+                r1027_ = (_e11533 + _e11535);
             }
-            let _e11538 = active_1038_;
-            if _e11538 {
-                let _e11540 = r1026_;
-                r215_ = _e11540;
+            let _e11539 = active_1040_;
+            if _e11539 {
+                let _e11541 = r1027_;
+                let _e11543 = r1026_;
+                r1028_ = (_e11541 + _e11543);
             }
-            let _e11543 = active_1038_;
-            if _e11543 {
-                let _e11545 = r126_;
-                r1027_ = (_e11545 + 4294967295u);
+            let _e11547 = active_1040_;
+            if _e11547 {
+                let _e11549 = r1020_;
+                r126_ = _e11549;
             }
-            let _e11550 = active_1038_;
-            if _e11550 {
-                let _e11552 = r1027_;
-                let _e11554 = r126_;
-                r1028_ = (_e11552 < _e11554);
+            let _e11552 = active_1040_;
+            if _e11552 {
+                let _e11554 = r1028_;
+                r215_ = _e11554;
             }
-            let _e11558 = active_1038_;
-            if _e11558 {
-                let _e11560 = r1028_;
-                r1029_ = u32(_e11560);
+            let _e11557 = active_1040_;
+            if _e11557 {
+                let _e11559 = r126_;
+                r1029_ = (_e11559 + 4294967295u);
             }
-            let _e11564 = active_1038_;
+            let _e11564 = active_1040_;
             if _e11564 {
-                let _e11566 = r215_;
-                r1030_ = (_e11566 + 0u);
+                let _e11566 = r1029_;
+                let _e11568 = r126_;
+                r1030_ = (_e11566 < _e11568);
             }
-            let _e11571 = active_1038_;
-            if _e11571 {
-                let _e11573 = r1030_;
-                let _e11575 = r1029_;
-                r1031_ = (_e11573 + _e11575);
+            let _e11572 = active_1040_;
+            if _e11572 {
+                let _e11574 = r1030_;
+                r1031_ = u32(_e11574);
             }
-            let _e11579 = active_1038_;
-            if _e11579 {
-                let _e11581 = r1027_;
-                r127_ = _e11581;
+            let _e11578 = active_1040_;
+            if _e11578 {
+                let _e11580 = r215_;
+                r1032_ = (_e11580 + 0u);
             }
-            let _e11584 = active_1038_;
-            if _e11584 {
-                let _e11586 = r1031_;
-                r216_ = _e11586;
+            let _e11585 = active_1040_;
+            if _e11585 {
+                let _e11587 = r1032_;
+                let _e11589 = r1031_;
+                r1033_ = (_e11587 + _e11589);
             }
-            let _e11589 = active_1038_;
-            if _e11589 {
-                let _e11593 = r123_;
-                let _e11601 = r127_;
-                let _e11602 = atomicAdd((&T[bitcast<u32>(((_e11593 * 2i) + 0i))]), _e11601);
-                r1032_ = _e11602;
+            let _e11593 = active_1040_;
+            if _e11593 {
+                let _e11595 = r1029_;
+                r127_ = _e11595;
             }
-            let _e11605 = active_1038_;
-            if _e11605 {
-                let _e11607 = r1032_;
-                let _e11609 = r127_;
-                r1033_ = (_e11607 + _e11609);
+            let _e11598 = active_1040_;
+            if _e11598 {
+                let _e11600 = r1033_;
+                r216_ = _e11600;
             }
-            let _e11613 = active_1038_;
-            if _e11613 {
-                let _e11615 = r1033_;
-                let _e11617 = r1032_;
-                r1034_ = (_e11615 < _e11617);
+            let _e11603 = active_1040_;
+            if _e11603 {
+                let _e11607 = r123_;
+                let _e11615 = r127_;
+                let _e11616 = atomicAdd((&T[bitcast<u32>(((_e11607 * 2i) + 0i))]), _e11615);
+                r1034_ = _e11616;
             }
-            let _e11621 = active_1038_;
-            if _e11621 {
-                let _e11623 = r1034_;
-                r1035_ = u32(_e11623);
+            let _e11619 = active_1040_;
+            if _e11619 {
+                let _e11621 = r1034_;
+                let _e11623 = r127_;
+                r1035_ = (_e11621 + _e11623);
             }
-            let _e11627 = active_1038_;
+            let _e11627 = active_1040_;
             if _e11627 {
-                let _e11629 = r216_;
-                let _e11631 = r1035_;
-                r1036_ = (_e11629 + _e11631);
+                let _e11629 = r1035_;
+                let _e11631 = r1034_;
+                r1036_ = (_e11629 < _e11631);
             }
-            let _e11635 = active_1038_;
+            let _e11635 = active_1040_;
             if _e11635 {
-                let _e11639 = r123_;
-                let _e11647 = r1036_;
-                atomicAdd((&T[bitcast<u32>(((_e11639 * 2i) + 1i))]), _e11647);
+                let _e11637 = r1036_;
+                r1037_ = u32(_e11637);
+            }
+            let _e11641 = active_1040_;
+            if _e11641 {
+                let _e11643 = r216_;
+                let _e11645 = r1037_;
+                r1038_ = (_e11643 + _e11645);
+            }
+            let _e11649 = active_1040_;
+            if _e11649 {
+                let _e11653 = r123_;
+                let _e11661 = r1038_;
+                atomicAdd((&T[bitcast<u32>(((_e11653 * 2i) + 1i))]), _e11661);
             }
         }
-        let _e11649 = saved_1059_;
-        let _e11651 = taken_1060_;
-        let _e11655 = exited_1039_;
-        active_1038_ = ((_e11649 && !(_e11651)) && !(_e11655));
+        let _e11663 = saved_1061_;
+        let _e11665 = taken_1062_;
+        let _e11669 = exited_1041_;
+        active_1040_ = ((_e11663 && !(_e11665)) && !(_e11669));
         {
         }
-        let _e11660 = saved_1059_;
-        let _e11662 = exited_1039_;
-        active_1038_ = (_e11660 && !(_e11662));
+        let _e11674 = saved_1061_;
+        let _e11676 = exited_1041_;
+        active_1040_ = (_e11674 && !(_e11676));
     }
 }
