@@ -374,3 +374,59 @@ fn a_literal_in_a_cast_keeps_its_value() {
     assert_eq!(f32::from_bits(f.bits[0]), 3.0e9);
     assert_eq!(f32::from_bits(f.bits[1]), 1.8446744e19);
 }
+
+/// A warp's collectives of 64-bit values (lowered to shuffles) give the sums, extremes, bitwise
+/// combinations and scans of each warp's values, in partial warps too (50 threads a CTA), at
+/// warps of 32, 8 and 4 lanes.
+#[test]
+fn wide_warp_collectives_combine_each_warp() {
+    let source = "@launch(50)\nkernel coll(A: tensor<i64>[N], R: tensor<i64>[N, 7]) {\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var a = i64(0)\n  if i < N {\n    a = A[i]\n  }\n  let s = sum<over ctx.lane>(a)\n  let lo = min<over ctx.lane>(a)\n  let hi = max<over ctx.lane>(a)\n  let x = xor<over ctx.lane>(a)\n  let o = or<over ctx.lane>(a)\n  let n = and<over ctx.lane>(a)\n  let p = prefix_sum<over ctx.lane>(a)\n  if i < N {\n    R[i, 0] = s\n    R[i, 1] = lo\n    R[i, 2] = hi\n    R[i, 3] = x\n    R[i, 4] = o\n    R[i, 5] = n\n    R[i, 6] = p\n  }\n}\n";
+    let values: Vec<i64> = (0..140i64)
+        .map(|k| match k % 5 {
+            0 => [i64::MIN, i64::MAX, -1, 1 << 40][(k / 5 % 4) as usize],
+            _ => k.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64),
+        })
+        .collect();
+    let compilation = compiler_core::compile(source);
+    for lanes in [32u32, 8, 4] {
+        let launch = Launch {
+            grid: compiler_core::hierarchy::Dim3::new(3, 1, 1),
+            dims: [("N".to_owned(), values.len() as i64)].into(),
+            lanes,
+            ..Launch::default()
+        };
+        let mut run = compilation
+            .prepare(&launch, RunLimits::TERMINAL)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        if let Arg::Tensor(t) = &mut run.args.params[0] {
+            t.bits = words(values.iter().map(|&v| v as u64));
+        }
+        let output = run.simulate().unwrap_or_else(|e| panic!("{e:?}"));
+        let Arg::Tensor(r) = &output.args.params[1] else {
+            panic!("R is a tensor")
+        };
+        let got = wide(&r.bits);
+        let threads = 50;
+        for i in 0..values.len() {
+            let (cta, t) = (i / threads, i % threads);
+            let warp = t / lanes as usize;
+            let first = warp * lanes as usize;
+            let last = ((warp + 1) * lanes as usize).min(threads);
+            let a: Vec<i64> = (first..last)
+                .map(|u| values.get(cta * threads + u).copied().unwrap_or(0))
+                .collect();
+            let fold = |f: fn(i64, i64) -> i64| a.iter().copied().reduce(f).unwrap_or(0);
+            let want = [
+                fold(i64::wrapping_add),
+                fold(i64::min),
+                fold(i64::max),
+                fold(|x, y| x ^ y),
+                fold(|x, y| x | y),
+                fold(|x, y| x & y),
+                a[..=t - first].iter().fold(0i64, |s, &v| s.wrapping_add(v)),
+            ];
+            let row: Vec<i64> = got[i * 7..(i + 1) * 7].iter().map(|&v| v as i64).collect();
+            assert_eq!(row, want, "row {i} at {lanes} lanes");
+        }
+    }
+}

@@ -398,6 +398,10 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
             prop::sample::select(vec!["sum", "max", "min", "and", "or", "xor"])
                 .prop_map(|r| format!("v = {r}<over ctx.lane>(v)")),
             Just("v = prefix_sum<over ctx.lane>(v)".to_owned()),
+            // Issue 53's 64-bit warp collectives (shuffles underneath), folded to an i32.
+            prop::sample::select(vec!["sum", "max", "min", "xor", "prefix_sum"]).prop_map(|r| {
+                format!("v = v ^ i32({r}<over ctx.lane>(i64(v) * 3000000019 - i64(a)) >> 20)")
+            }),
             Just("v = v + select(any<over ctx.lane>(v > a), 1, 0)".to_owned()),
             Just("v = v + select(all<over ctx.lane>(v > 0), 2, 0)".to_owned()),
             Just("v = v ^ i32(ballot<over ctx.lane>(v % 2 == 0))".to_owned()),
@@ -866,6 +870,7 @@ fn the_generator_draws_every_kind_of_statement() {
         "bitcast<u32>(v)",
         "(i64(",
         "6364136223846793005",
+        "<over ctx.lane>(i64(v)",
         // Issue 51's classes: NaN and infinite constants, and an atomic's old value used.
         "(0.0 / 0.0)",
         "f16((",

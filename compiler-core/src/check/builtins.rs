@@ -567,12 +567,16 @@ impl KernelChecker {
         }
         self.require_control(level, &what, span);
         let value = &values[0];
-        if self.refuse_wide(
-            &value.ty,
-            args[0].span,
-            &format!("`{what}`"),
-            "collectives combine 32-bit values: reduce the low and high words yourself, or sum u32 parts and widen the total with u64(x)",
-        ) {
+        // A warp's 64-bit collective is shuffles (`ir::wide_warp`); the CTA's needs shared
+        // memory of 32-bit words.
+        if level == Uniformity::Uniform
+            && self.refuse_wide(
+                &value.ty,
+                args[0].span,
+                &format!("`{what}`"),
+                "a CTA's collectives combine 32-bit values in shared memory: reduce over ctx.lane (which takes 64-bit values), then combine the warps' results yourself",
+            )
+        {
             return Value::error();
         }
         let ty = match name {

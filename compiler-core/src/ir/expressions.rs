@@ -131,6 +131,9 @@ impl Lowering {
                     Some(arg) => self.expr(arg, arg_hint.or(hint)),
                     None => (Operand::Const(0), Scalar::I32),
                 };
+                if ty.is_wide() && over == Over::Warp {
+                    return (self.wide_warp_collective(&op.name, ty, value, span), ty);
+                }
                 if op.name == "prefix_sum" && over == Over::Cta {
                     return (self.cta_prefix_sum(ty, value, span), ty);
                 }

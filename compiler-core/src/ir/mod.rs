@@ -26,6 +26,7 @@ mod size;
 mod tiles;
 mod types;
 pub mod wide;
+mod wide_warp;
 
 pub use lint::lint;
 pub use lower::lower;

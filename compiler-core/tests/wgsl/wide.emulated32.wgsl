@@ -145,84 +145,84 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r118_: u32;
     var r119_: u32;
     var q_u002e_lo_120_: u32;
-    var r121_: i32;
-    var r122_: bool;
+    var r121_: u32;
+    var av_u002e_lo_122_: u32;
     var r123_: i32;
-    var r124_: u32;
+    var r124_: bool;
     var r125_: u32;
     var r126_: u32;
-    var r127_: u32;
-    var r128_: u32;
-    var a_u002e_hi_129_: u32;
-    var r130_: u32;
+    var r127_: i32;
+    var r128_: i32;
+    var r129_: i32;
+    var r130_: bool;
     var r131_: u32;
-    var b_u002e_hi_132_: u32;
-    var r133_: u32;
-    var c_u002e_hi_134_: u32;
-    var r135_: u32;
-    var d_u002e_hi_136_: u32;
-    var r137_: u32;
-    var r138_: u32;
+    var r132_: i32;
+    var r133_: bool;
+    var r134_: i32;
+    var r135_: i32;
+    var r136_: i32;
+    var r137_: bool;
+    var r138_: bool;
     var r139_: u32;
     var r140_: u32;
     var r141_: u32;
-    var r142_: u32;
-    var r143_: u32;
-    var r144_: u32;
-    var r145_: u32;
+    var r142_: i32;
+    var r143_: i32;
+    var r144_: i32;
+    var r145_: bool;
     var r146_: u32;
-    var r147_: u32;
-    var r148_: u32;
-    var r149_: u32;
-    var r150_: u32;
-    var r151_: u32;
-    var r152_: u32;
-    var r153_: u32;
+    var r147_: i32;
+    var r148_: bool;
+    var r149_: i32;
+    var r150_: i32;
+    var r151_: i32;
+    var r152_: bool;
+    var r153_: bool;
     var r154_: u32;
     var r155_: u32;
     var r156_: u32;
     var r157_: u32;
-    var r158_: u32;
-    var r159_: u32;
-    var r160_: u32;
-    var r161_: u32;
+    var r158_: i32;
+    var r159_: i32;
+    var r160_: i32;
+    var r161_: bool;
     var r162_: u32;
-    var r163_: u32;
-    var r164_: u32;
-    var r165_: u32;
-    var r166_: u32;
-    var r167_: u32;
-    var r168_: u32;
-    var r169_: u32;
+    var r163_: i32;
+    var r164_: bool;
+    var r165_: i32;
+    var r166_: i32;
+    var r167_: i32;
+    var r168_: bool;
+    var r169_: bool;
     var r170_: u32;
     var r171_: u32;
     var r172_: u32;
-    var r173_: u32;
+    var total_u002e_lo_173_: u32;
     var r174_: u32;
-    var r175_: u32;
-    var r176_: u32;
-    var r177_: u32;
-    var mix_u002e_hi_178_: u32;
+    var r175_: i32;
+    var r176_: i32;
+    var r177_: i32;
+    var r178_: bool;
     var r179_: u32;
-    var r180_: u32;
+    var r180_: bool;
     var r181_: u32;
-    var r182_: u32;
-    var r183_: u32;
-    var r184_: u32;
-    var r185_: u32;
+    var before_u002e_lo_182_: u32;
+    var r183_: i32;
+    var r184_: bool;
+    var r185_: i32;
     var r186_: u32;
     var r187_: u32;
     var r188_: u32;
     var r189_: u32;
     var r190_: u32;
-    var r191_: u32;
+    var a_u002e_hi_191_: u32;
     var r192_: u32;
     var r193_: u32;
-    var r194_: u32;
+    var b_u002e_hi_194_: u32;
     var r195_: u32;
-    var r196_: u32;
+    var c_u002e_hi_196_: u32;
     var r197_: u32;
-    var r198_: u32;
+    var d_u002e_hi_198_: u32;
     var r199_: u32;
     var r200_: u32;
     var r201_: u32;
@@ -231,12 +231,12 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r204_: u32;
     var r205_: u32;
     var r206_: u32;
-    var s_u002e_hi_207_: u32;
+    var r207_: u32;
     var r208_: u32;
     var r209_: u32;
     var r210_: u32;
     var r211_: u32;
-    var q_u002e_hi_212_: u32;
+    var r212_: u32;
     var r213_: u32;
     var r214_: u32;
     var r215_: u32;
@@ -264,70 +264,70 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r237_: u32;
     var r238_: u32;
     var r239_: u32;
-    var r240_: u32;
+    var mix_u002e_hi_240_: u32;
     var r241_: u32;
     var r242_: u32;
     var r243_: u32;
-    var r244_: bool;
+    var r244_: u32;
     var r245_: u32;
     var r246_: u32;
     var r247_: u32;
     var r248_: u32;
-    var r249_: bool;
+    var r249_: u32;
     var r250_: u32;
     var r251_: u32;
     var r252_: u32;
     var r253_: u32;
-    var r254_: bool;
+    var r254_: u32;
     var r255_: u32;
-    var r256_: i32;
-    var r257_: i32;
-    var r258_: i32;
-    var r259_: i32;
-    var r260_: bool;
+    var r256_: u32;
+    var r257_: u32;
+    var r258_: u32;
+    var r259_: u32;
+    var r260_: u32;
     var r261_: u32;
-    var r262_: bool;
+    var r262_: u32;
     var r263_: u32;
     var r264_: u32;
     var r265_: u32;
     var r266_: u32;
     var r267_: u32;
-    var r268_: i32;
-    var r269_: bool;
+    var r268_: u32;
+    var s_u002e_hi_269_: u32;
     var r270_: u32;
-    var r271_: bool;
+    var r271_: u32;
     var r272_: u32;
     var r273_: u32;
-    var r274_: u32;
+    var q_u002e_hi_274_: u32;
     var r275_: u32;
-    var r276_: u32;
+    var av_u002e_hi_276_: u32;
     var r277_: u32;
     var r278_: u32;
     var r279_: u32;
     var r280_: u32;
     var r281_: u32;
-    var r282_: bool;
+    var r282_: u32;
     var r283_: u32;
     var r284_: u32;
     var r285_: u32;
     var r286_: u32;
     var r287_: u32;
-    var r288_: bool;
-    var r289_: bool;
-    var r290_: bool;
-    var r291_: bool;
-    var r292_: bool;
+    var r288_: u32;
+    var r289_: u32;
+    var r290_: u32;
+    var r291_: u32;
+    var total_u002e_hi_292_: u32;
     var r293_: u32;
-    var r294_: bool;
+    var r294_: u32;
     var r295_: u32;
-    var r296_: bool;
+    var before_u002e_hi_296_: u32;
     var r297_: u32;
     var r298_: u32;
     var r299_: u32;
     var r300_: u32;
     var r301_: u32;
     var r302_: u32;
-    var r303_: bool;
+    var r303_: u32;
     var r304_: u32;
     var r305_: u32;
     var r306_: u32;
@@ -335,53 +335,53 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r308_: u32;
     var r309_: u32;
     var r310_: u32;
-    var r311_: bool;
+    var r311_: u32;
     var r312_: u32;
     var r313_: u32;
     var r314_: u32;
     var r315_: u32;
     var r316_: u32;
-    var r317_: bool;
-    var r318_: bool;
-    var r319_: bool;
-    var r320_: bool;
-    var r321_: bool;
+    var r317_: u32;
+    var r318_: u32;
+    var r319_: u32;
+    var r320_: u32;
+    var r321_: u32;
     var r322_: u32;
-    var r323_: bool;
+    var r323_: u32;
     var r324_: u32;
-    var r325_: bool;
+    var r325_: u32;
     var r326_: u32;
-    var r327_: bool;
-    var r328_: u32;
+    var r327_: u32;
+    var r328_: bool;
     var r329_: u32;
     var r330_: u32;
     var r331_: u32;
     var r332_: u32;
-    var r333_: u32;
+    var r333_: bool;
     var r334_: u32;
     var r335_: u32;
     var r336_: u32;
-    var r337_: bool;
-    var r338_: u32;
-    var r339_: bool;
-    var r340_: u32;
-    var r341_: u32;
-    var r342_: u32;
-    var r343_: u32;
-    var r344_: u32;
-    var r345_: i32;
-    var r346_: i32;
-    var r347_: i32;
+    var r337_: u32;
+    var r338_: bool;
+    var r339_: u32;
+    var r340_: i32;
+    var r341_: i32;
+    var r342_: i32;
+    var r343_: i32;
+    var r344_: bool;
+    var r345_: u32;
+    var r346_: bool;
+    var r347_: u32;
     var r348_: u32;
     var r349_: u32;
     var r350_: u32;
     var r351_: u32;
-    var r352_: u32;
-    var r353_: u32;
+    var r352_: i32;
+    var r353_: bool;
     var r354_: u32;
     var r355_: bool;
     var r356_: u32;
-    var r357_: bool;
+    var r357_: u32;
     var r358_: u32;
     var r359_: u32;
     var r360_: u32;
@@ -390,28 +390,28 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r363_: u32;
     var r364_: u32;
     var r365_: u32;
-    var r366_: u32;
+    var r366_: bool;
     var r367_: u32;
-    var r368_: i32;
-    var r369_: i32;
-    var r370_: bool;
-    var r371_: bool;
+    var r368_: u32;
+    var r369_: u32;
+    var r370_: u32;
+    var r371_: u32;
     var r372_: bool;
     var r373_: bool;
-    var r374_: u32;
-    var r375_: u32;
-    var r376_: i32;
-    var r377_: i32;
+    var r374_: bool;
+    var r375_: bool;
+    var r376_: bool;
+    var r377_: u32;
     var r378_: bool;
-    var r379_: bool;
+    var r379_: u32;
     var r380_: bool;
-    var r381_: bool;
+    var r381_: u32;
     var r382_: u32;
     var r383_: u32;
     var r384_: u32;
     var r385_: u32;
     var r386_: u32;
-    var r387_: u32;
+    var r387_: bool;
     var r388_: u32;
     var r389_: u32;
     var r390_: u32;
@@ -419,190 +419,190 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r392_: u32;
     var r393_: u32;
     var r394_: u32;
-    var r395_: u32;
+    var r395_: bool;
     var r396_: u32;
     var r397_: u32;
     var r398_: u32;
     var r399_: u32;
     var r400_: u32;
-    var r401_: u32;
-    var r402_: u32;
-    var r403_: u32;
-    var r404_: u32;
-    var r405_: u32;
+    var r401_: bool;
+    var r402_: bool;
+    var r403_: bool;
+    var r404_: bool;
+    var r405_: bool;
     var r406_: u32;
-    var r407_: u32;
+    var r407_: bool;
     var r408_: u32;
     var r409_: bool;
     var r410_: u32;
-    var r411_: u32;
+    var r411_: bool;
     var r412_: u32;
-    var r413_: i32;
-    var r414_: bool;
+    var r413_: u32;
+    var r414_: u32;
     var r415_: u32;
-    var r416_: bool;
+    var r416_: u32;
     var r417_: u32;
     var r418_: u32;
     var r419_: u32;
     var r420_: u32;
-    var r421_: u32;
+    var r421_: bool;
     var r422_: u32;
     var r423_: bool;
     var r424_: u32;
     var r425_: u32;
     var r426_: u32;
-    var r427_: i32;
-    var r428_: i32;
-    var r429_: bool;
-    var r430_: bool;
-    var r431_: bool;
-    var r432_: bool;
+    var r427_: u32;
+    var r428_: u32;
+    var r429_: i32;
+    var r430_: i32;
+    var r431_: i32;
+    var r432_: u32;
     var r433_: u32;
     var r434_: u32;
-    var r435_: i32;
-    var r436_: i32;
-    var r437_: bool;
-    var r438_: bool;
+    var r435_: u32;
+    var r436_: u32;
+    var r437_: u32;
+    var r438_: u32;
     var r439_: bool;
-    var r440_: bool;
-    var r441_: u32;
+    var r440_: u32;
+    var r441_: bool;
     var r442_: u32;
     var r443_: u32;
-    var r444_: bool;
+    var r444_: u32;
     var r445_: u32;
     var r446_: u32;
     var r447_: u32;
-    var r448_: bool;
-    var r449_: bool;
-    var r450_: bool;
-    var r451_: bool;
-    var r452_: u32;
-    var r453_: u32;
-    var r454_: u32;
+    var r448_: u32;
+    var r449_: u32;
+    var r450_: u32;
+    var r451_: u32;
+    var r452_: i32;
+    var r453_: i32;
+    var r454_: bool;
     var r455_: bool;
-    var r456_: u32;
-    var r457_: u32;
+    var r456_: bool;
+    var r457_: bool;
     var r458_: u32;
-    var r459_: bool;
-    var r460_: bool;
-    var r461_: bool;
+    var r459_: u32;
+    var r460_: i32;
+    var r461_: i32;
     var r462_: bool;
-    var r463_: u32;
-    var r464_: u32;
-    var r465_: u32;
-    var r466_: bool;
+    var r463_: bool;
+    var r464_: bool;
+    var r465_: bool;
+    var r466_: u32;
     var r467_: u32;
     var r468_: u32;
     var r469_: u32;
-    var r470_: bool;
-    var r471_: bool;
-    var r472_: bool;
+    var r470_: u32;
+    var r471_: u32;
+    var r472_: u32;
     var r473_: u32;
     var r474_: u32;
     var r475_: u32;
-    var r476_: bool;
+    var r476_: u32;
     var r477_: u32;
     var r478_: u32;
     var r479_: u32;
-    var r480_: f32;
-    var r481_: f32;
-    var r482_: f32;
-    var r483_: f32;
-    var r484_: f32;
-    var r485_: f32;
+    var r480_: u32;
+    var r481_: u32;
+    var r482_: u32;
+    var r483_: u32;
+    var r484_: u32;
+    var r485_: u32;
     var r486_: u32;
     var r487_: u32;
-    var r488_: bool;
-    var r489_: bool;
-    var r490_: bool;
+    var r488_: u32;
+    var r489_: u32;
+    var r490_: u32;
     var r491_: u32;
-    var r492_: bool;
-    var r493_: u32;
+    var r492_: u32;
+    var r493_: bool;
     var r494_: u32;
     var r495_: u32;
     var r496_: u32;
-    var r497_: u32;
-    var r498_: u32;
+    var r497_: i32;
+    var r498_: bool;
     var r499_: u32;
-    var r500_: u32;
+    var r500_: bool;
     var r501_: u32;
     var r502_: u32;
     var r503_: u32;
-    var r504_: f32;
-    var r505_: f32;
-    var r506_: f32;
-    var r507_: f32;
-    var r508_: f32;
-    var r509_: f32;
+    var r504_: u32;
+    var r505_: u32;
+    var r506_: u32;
+    var r507_: bool;
+    var r508_: u32;
+    var r509_: u32;
     var r510_: u32;
-    var r511_: u32;
-    var r512_: bool;
+    var r511_: i32;
+    var r512_: i32;
     var r513_: bool;
     var r514_: bool;
-    var r515_: u32;
-    var r516_: u32;
+    var r515_: bool;
+    var r516_: bool;
     var r517_: u32;
     var r518_: u32;
-    var r519_: u32;
-    var r520_: u32;
-    var r521_: u32;
+    var r519_: i32;
+    var r520_: i32;
+    var r521_: bool;
     var r522_: bool;
-    var r523_: u32;
+    var r523_: bool;
     var r524_: bool;
     var r525_: u32;
     var r526_: u32;
     var r527_: u32;
-    var r528_: u32;
+    var r528_: bool;
     var r529_: u32;
     var r530_: u32;
     var r531_: u32;
-    var r532_: u32;
-    var r533_: u32;
+    var r532_: bool;
+    var r533_: bool;
     var r534_: bool;
-    var r535_: u32;
+    var r535_: bool;
     var r536_: u32;
     var r537_: u32;
-    var r538_: i32;
+    var r538_: u32;
     var r539_: bool;
     var r540_: u32;
-    var r541_: bool;
+    var r541_: u32;
     var r542_: u32;
-    var r543_: u32;
-    var r544_: u32;
-    var r545_: u32;
-    var r546_: u32;
-    var r547_: bool;
+    var r543_: bool;
+    var r544_: bool;
+    var r545_: bool;
+    var r546_: bool;
+    var r547_: u32;
     var r548_: u32;
     var r549_: u32;
-    var r550_: u32;
+    var r550_: bool;
     var r551_: u32;
-    var r552_: bool;
+    var r552_: u32;
     var r553_: u32;
-    var r554_: u32;
-    var r555_: u32;
-    var r556_: u32;
-    var r557_: bool;
+    var r554_: bool;
+    var r555_: bool;
+    var r556_: bool;
+    var r557_: u32;
     var r558_: u32;
     var r559_: u32;
-    var r560_: u32;
+    var r560_: bool;
     var r561_: u32;
-    var r562_: bool;
+    var r562_: u32;
     var r563_: u32;
-    var r564_: u32;
-    var r565_: u32;
-    var r566_: u32;
-    var r567_: bool;
-    var r568_: u32;
-    var r569_: u32;
+    var r564_: f32;
+    var r565_: f32;
+    var r566_: f32;
+    var r567_: f32;
+    var r568_: f32;
+    var r569_: f32;
     var r570_: u32;
     var r571_: u32;
     var r572_: bool;
-    var r573_: u32;
-    var r574_: u32;
+    var r573_: bool;
+    var r574_: bool;
     var r575_: u32;
     var r576_: bool;
     var r577_: u32;
-    var r578_: bool;
+    var r578_: u32;
     var r579_: u32;
     var r580_: u32;
     var r581_: u32;
@@ -612,111 +612,111 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r585_: u32;
     var r586_: u32;
     var r587_: u32;
-    var r588_: bool;
-    var r589_: u32;
-    var r590_: bool;
-    var r591_: u32;
-    var r592_: u32;
-    var r593_: u32;
+    var r588_: f32;
+    var r589_: f32;
+    var r590_: f32;
+    var r591_: f32;
+    var r592_: f32;
+    var r593_: f32;
     var r594_: u32;
     var r595_: u32;
-    var r596_: u32;
-    var r597_: u32;
-    var r598_: u32;
+    var r596_: bool;
+    var r597_: bool;
+    var r598_: bool;
     var r599_: u32;
-    var r600_: bool;
+    var r600_: u32;
     var r601_: u32;
     var r602_: u32;
-    var r603_: f32;
+    var r603_: u32;
     var r604_: u32;
     var r605_: u32;
-    var r606_: f32;
-    var r607_: f32;
-    var r608_: f32;
-    var r609_: f32;
-    var r610_: f32;
-    var r611_: f32;
-    var r612_: f32;
-    var r613_: f32;
-    var r614_: f32;
-    var r615_: f32;
+    var r606_: bool;
+    var r607_: u32;
+    var r608_: bool;
+    var r609_: u32;
+    var r610_: u32;
+    var r611_: u32;
+    var r612_: u32;
+    var r613_: u32;
+    var r614_: u32;
+    var r615_: u32;
     var r616_: u32;
     var r617_: u32;
     var r618_: bool;
-    var r619_: bool;
-    var r620_: bool;
+    var r619_: u32;
+    var r620_: u32;
     var r621_: u32;
-    var r622_: bool;
-    var r623_: u32;
+    var r622_: i32;
+    var r623_: bool;
     var r624_: u32;
-    var r625_: u32;
+    var r625_: bool;
     var r626_: u32;
     var r627_: u32;
     var r628_: u32;
     var r629_: u32;
     var r630_: u32;
-    var r631_: u32;
+    var r631_: bool;
     var r632_: u32;
     var r633_: u32;
-    var r634_: bool;
+    var r634_: u32;
     var r635_: u32;
-    var r636_: u32;
+    var r636_: bool;
     var r637_: u32;
     var r638_: u32;
-    var r639_: bool;
+    var r639_: u32;
     var r640_: u32;
-    var r641_: u32;
+    var r641_: bool;
     var r642_: u32;
     var r643_: u32;
-    var r644_: bool;
+    var r644_: u32;
     var r645_: u32;
-    var r646_: u32;
+    var r646_: bool;
     var r647_: u32;
     var r648_: u32;
-    var r649_: bool;
+    var r649_: u32;
     var r650_: u32;
-    var r651_: u32;
+    var r651_: bool;
     var r652_: u32;
     var r653_: u32;
-    var r654_: bool;
+    var r654_: u32;
     var r655_: u32;
-    var r656_: u32;
+    var r656_: bool;
     var r657_: u32;
     var r658_: u32;
-    var r659_: bool;
-    var r660_: u32;
+    var r659_: u32;
+    var r660_: bool;
     var r661_: u32;
-    var r662_: u32;
-    var r663_: bool;
+    var r662_: bool;
+    var r663_: u32;
     var r664_: u32;
-    var r665_: bool;
+    var r665_: u32;
     var r666_: u32;
     var r667_: u32;
     var r668_: u32;
     var r669_: u32;
     var r670_: u32;
     var r671_: u32;
-    var r672_: u32;
+    var r672_: bool;
     var r673_: u32;
-    var r674_: u32;
-    var r675_: bool;
+    var r674_: bool;
+    var r675_: u32;
     var r676_: u32;
-    var r677_: bool;
+    var r677_: u32;
     var r678_: u32;
     var r679_: u32;
     var r680_: u32;
     var r681_: u32;
     var r682_: u32;
     var r683_: u32;
-    var r684_: u32;
+    var r684_: bool;
     var r685_: u32;
     var r686_: u32;
-    var r687_: bool;
+    var r687_: f32;
     var r688_: u32;
     var r689_: u32;
     var r690_: f32;
-    var r691_: u32;
-    var r692_: u32;
+    var r691_: f32;
+    var r692_: f32;
     var r693_: f32;
     var r694_: f32;
     var r695_: f32;
@@ -724,14 +724,14 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r697_: f32;
     var r698_: f32;
     var r699_: f32;
-    var r700_: f32;
-    var r701_: f32;
-    var r702_: f32;
-    var r703_: u32;
-    var r704_: u32;
-    var r705_: bool;
+    var r700_: u32;
+    var r701_: u32;
+    var r702_: bool;
+    var r703_: bool;
+    var r704_: bool;
+    var r705_: u32;
     var r706_: bool;
-    var r707_: bool;
+    var r707_: u32;
     var r708_: u32;
     var r709_: u32;
     var r710_: u32;
@@ -740,52 +740,52 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r713_: u32;
     var r714_: u32;
     var r715_: u32;
-    var r716_: i32;
-    var r717_: i32;
-    var r718_: u32;
+    var r716_: u32;
+    var r717_: u32;
+    var r718_: bool;
     var r719_: u32;
     var r720_: u32;
-    var r721_: bool;
+    var r721_: u32;
     var r722_: u32;
-    var r723_: u32;
+    var r723_: bool;
     var r724_: u32;
-    var r725_: i32;
-    var r726_: i32;
-    var r727_: bool;
+    var r725_: u32;
+    var r726_: u32;
+    var r727_: u32;
     var r728_: bool;
-    var r729_: bool;
-    var r730_: bool;
+    var r729_: u32;
+    var r730_: u32;
     var r731_: u32;
     var r732_: u32;
     var r733_: bool;
     var r734_: u32;
     var r735_: u32;
     var r736_: u32;
-    var r737_: i32;
-    var r738_: i32;
-    var r739_: bool;
-    var r740_: bool;
-    var r741_: bool;
-    var r742_: bool;
-    var r743_: u32;
-    var r744_: bool;
+    var r737_: u32;
+    var r738_: bool;
+    var r739_: u32;
+    var r740_: u32;
+    var r741_: u32;
+    var r742_: u32;
+    var r743_: bool;
+    var r744_: u32;
     var r745_: u32;
     var r746_: u32;
-    var r747_: u32;
+    var r747_: bool;
     var r748_: u32;
     var r749_: bool;
     var r750_: u32;
-    var r751_: bool;
+    var r751_: u32;
     var r752_: u32;
     var r753_: u32;
     var r754_: u32;
     var r755_: u32;
     var r756_: u32;
-    var r757_: i32;
-    var r758_: i32;
-    var r759_: i32;
+    var r757_: u32;
+    var r758_: u32;
+    var r759_: bool;
     var r760_: u32;
-    var r761_: u32;
+    var r761_: bool;
     var r762_: u32;
     var r763_: u32;
     var r764_: u32;
@@ -795,79 +795,79 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r768_: u32;
     var r769_: u32;
     var r770_: u32;
-    var r771_: u32;
+    var r771_: bool;
     var r772_: u32;
     var r773_: u32;
-    var r774_: u32;
+    var r774_: f32;
     var r775_: u32;
     var r776_: u32;
-    var r777_: u32;
-    var r778_: u32;
-    var r779_: u32;
-    var r780_: u32;
-    var r781_: u32;
-    var r782_: u32;
-    var r783_: u32;
-    var r784_: u32;
-    var r785_: u32;
-    var r786_: u32;
+    var r777_: f32;
+    var r778_: f32;
+    var r779_: f32;
+    var r780_: f32;
+    var r781_: f32;
+    var r782_: f32;
+    var r783_: f32;
+    var r784_: f32;
+    var r785_: f32;
+    var r786_: f32;
     var r787_: u32;
     var r788_: u32;
     var r789_: bool;
-    var r790_: u32;
-    var r791_: u32;
+    var r790_: bool;
+    var r791_: bool;
     var r792_: u32;
-    var r793_: i32;
+    var r793_: u32;
     var r794_: u32;
     var r795_: u32;
     var r796_: u32;
     var r797_: u32;
     var r798_: u32;
     var r799_: u32;
-    var r800_: u32;
-    var r801_: u32;
+    var r800_: i32;
+    var r801_: i32;
     var r802_: u32;
     var r803_: u32;
     var r804_: u32;
-    var r805_: u32;
+    var r805_: bool;
     var r806_: u32;
     var r807_: u32;
     var r808_: u32;
-    var r809_: u32;
-    var r810_: u32;
-    var r811_: u32;
-    var r812_: u32;
-    var r813_: u32;
-    var r814_: u32;
+    var r809_: i32;
+    var r810_: i32;
+    var r811_: bool;
+    var r812_: bool;
+    var r813_: bool;
+    var r814_: bool;
     var r815_: u32;
     var r816_: u32;
-    var r817_: u32;
+    var r817_: bool;
     var r818_: u32;
     var r819_: u32;
-    var r820_: i32;
+    var r820_: u32;
     var r821_: i32;
     var r822_: i32;
-    var r823_: i32;
-    var r824_: i32;
-    var r825_: u32;
-    var r826_: u32;
+    var r823_: bool;
+    var r824_: bool;
+    var r825_: bool;
+    var r826_: bool;
     var r827_: u32;
-    var r828_: u32;
+    var r828_: bool;
     var r829_: u32;
     var r830_: u32;
     var r831_: u32;
     var r832_: u32;
-    var r833_: u32;
+    var r833_: bool;
     var r834_: u32;
-    var r835_: u32;
+    var r835_: bool;
     var r836_: u32;
     var r837_: u32;
     var r838_: u32;
     var r839_: u32;
     var r840_: u32;
-    var r841_: u32;
-    var r842_: u32;
-    var r843_: u32;
+    var r841_: i32;
+    var r842_: i32;
+    var r843_: i32;
     var r844_: u32;
     var r845_: u32;
     var r846_: u32;
@@ -875,11 +875,11 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r848_: u32;
     var r849_: u32;
     var r850_: u32;
-    var r851_: i32;
-    var r852_: i32;
-    var r853_: i32;
-    var r854_: i32;
-    var r855_: i32;
+    var r851_: u32;
+    var r852_: u32;
+    var r853_: u32;
+    var r854_: u32;
+    var r855_: u32;
     var r856_: u32;
     var r857_: u32;
     var r858_: u32;
@@ -897,20 +897,20 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r870_: u32;
     var r871_: u32;
     var r872_: u32;
-    var r873_: u32;
+    var r873_: bool;
     var r874_: u32;
     var r875_: u32;
     var r876_: u32;
-    var r877_: u32;
+    var r877_: i32;
     var r878_: u32;
     var r879_: u32;
     var r880_: u32;
     var r881_: u32;
-    var r882_: i32;
-    var r883_: i32;
-    var r884_: i32;
-    var r885_: i32;
-    var r886_: i32;
+    var r882_: u32;
+    var r883_: u32;
+    var r884_: u32;
+    var r885_: u32;
+    var r886_: u32;
     var r887_: u32;
     var r888_: u32;
     var r889_: u32;
@@ -928,29 +928,29 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r901_: u32;
     var r902_: u32;
     var r903_: u32;
-    var r904_: u32;
-    var r905_: u32;
-    var r906_: u32;
-    var r907_: u32;
-    var r908_: u32;
+    var r904_: i32;
+    var r905_: i32;
+    var r906_: i32;
+    var r907_: i32;
+    var r908_: i32;
     var r909_: u32;
     var r910_: u32;
     var r911_: u32;
     var r912_: u32;
-    var r913_: i32;
-    var r914_: i32;
-    var r915_: i32;
-    var r916_: i32;
-    var r917_: i32;
-    var r918_: i32;
-    var r919_: i32;
-    var r920_: i32;
-    var r921_: i32;
-    var r922_: i32;
-    var r923_: i32;
-    var r924_: i32;
+    var r913_: u32;
+    var r914_: u32;
+    var r915_: u32;
+    var r916_: u32;
+    var r917_: u32;
+    var r918_: u32;
+    var r919_: u32;
+    var r920_: u32;
+    var r921_: u32;
+    var r922_: u32;
+    var r923_: u32;
+    var r924_: u32;
     var r925_: u32;
-    var r926_: bool;
+    var r926_: u32;
     var r927_: u32;
     var r928_: u32;
     var r929_: u32;
@@ -959,16 +959,16 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r932_: u32;
     var r933_: u32;
     var r934_: u32;
-    var r935_: bool;
-    var r936_: u32;
-    var r937_: u32;
-    var r938_: u32;
-    var r939_: u32;
-    var r940_: bool;
+    var r935_: i32;
+    var r936_: i32;
+    var r937_: i32;
+    var r938_: i32;
+    var r939_: i32;
+    var r940_: u32;
     var r941_: u32;
     var r942_: u32;
     var r943_: u32;
-    var r944_: i32;
+    var r944_: u32;
     var r945_: u32;
     var r946_: u32;
     var r947_: u32;
@@ -990,23 +990,23 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r963_: u32;
     var r964_: u32;
     var r965_: u32;
-    var r966_: u32;
-    var r967_: u32;
-    var r968_: u32;
-    var r969_: u32;
-    var r970_: u32;
+    var r966_: i32;
+    var r967_: i32;
+    var r968_: i32;
+    var r969_: i32;
+    var r970_: i32;
     var r971_: u32;
-    var r972_: bool;
+    var r972_: u32;
     var r973_: u32;
     var r974_: u32;
     var r975_: u32;
-    var r976_: i32;
+    var r976_: u32;
     var r977_: u32;
     var r978_: u32;
     var r979_: u32;
-    var r980_: bool;
+    var r980_: u32;
     var r981_: u32;
-    var r982_: bool;
+    var r982_: u32;
     var r983_: u32;
     var r984_: u32;
     var r985_: u32;
@@ -1018,23 +1018,23 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r991_: u32;
     var r992_: u32;
     var r993_: u32;
-    var r994_: bool;
+    var r994_: u32;
     var r995_: u32;
     var r996_: u32;
-    var r997_: u32;
-    var r998_: u32;
-    var r999_: bool;
-    var r1000_: u32;
-    var r1001_: u32;
-    var r1002_: u32;
-    var r1003_: u32;
-    var r1004_: u32;
-    var r1005_: u32;
-    var r1006_: u32;
-    var r1007_: u32;
-    var r1008_: u32;
+    var r997_: i32;
+    var r998_: i32;
+    var r999_: i32;
+    var r1000_: i32;
+    var r1001_: i32;
+    var r1002_: i32;
+    var r1003_: i32;
+    var r1004_: i32;
+    var r1005_: i32;
+    var r1006_: i32;
+    var r1007_: i32;
+    var r1008_: i32;
     var r1009_: u32;
-    var r1010_: u32;
+    var r1010_: bool;
     var r1011_: u32;
     var r1012_: u32;
     var r1013_: u32;
@@ -1043,655 +1043,813 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var r1016_: u32;
     var r1017_: u32;
     var r1018_: u32;
-    var r1019_: u32;
+    var r1019_: bool;
     var r1020_: u32;
     var r1021_: u32;
     var r1022_: u32;
     var r1023_: u32;
-    var r1024_: u32;
+    var r1024_: bool;
     var r1025_: u32;
     var r1026_: u32;
     var r1027_: u32;
-    var r1028_: u32;
+    var r1028_: i32;
     var r1029_: u32;
-    var r1030_: bool;
+    var r1030_: u32;
     var r1031_: u32;
     var r1032_: u32;
     var r1033_: u32;
     var r1034_: u32;
     var r1035_: u32;
-    var r1036_: bool;
+    var r1036_: u32;
     var r1037_: u32;
     var r1038_: u32;
+    var r1039_: u32;
+    var r1040_: u32;
+    var r1041_: u32;
+    var r1042_: u32;
+    var r1043_: u32;
+    var r1044_: u32;
+    var r1045_: u32;
+    var r1046_: u32;
+    var r1047_: u32;
+    var r1048_: u32;
+    var r1049_: u32;
+    var r1050_: u32;
+    var r1051_: u32;
+    var r1052_: u32;
+    var r1053_: u32;
+    var r1054_: u32;
+    var r1055_: u32;
+    var r1056_: bool;
+    var r1057_: u32;
+    var r1058_: u32;
+    var r1059_: u32;
+    var r1060_: i32;
+    var r1061_: u32;
+    var r1062_: u32;
+    var r1063_: u32;
+    var r1064_: bool;
+    var r1065_: u32;
+    var r1066_: bool;
+    var r1067_: u32;
+    var r1068_: u32;
+    var r1069_: u32;
+    var r1070_: u32;
+    var r1071_: u32;
+    var r1072_: u32;
+    var r1073_: u32;
+    var r1074_: u32;
+    var r1075_: u32;
+    var r1076_: u32;
+    var r1077_: u32;
+    var r1078_: bool;
+    var r1079_: u32;
+    var r1080_: u32;
+    var r1081_: u32;
+    var r1082_: u32;
+    var r1083_: bool;
+    var r1084_: u32;
+    var r1085_: u32;
+    var r1086_: u32;
+    var r1087_: u32;
+    var r1088_: u32;
+    var r1089_: u32;
+    var r1090_: u32;
+    var r1091_: u32;
+    var r1092_: bool;
+    var r1093_: u32;
+    var r1094_: u32;
+    var r1095_: u32;
+    var r1096_: u32;
+    var r1097_: u32;
+    var r1098_: u32;
+    var r1099_: u32;
+    var r1100_: u32;
+    var r1101_: u32;
+    var r1102_: i32;
+    var r1103_: i32;
+    var r1104_: bool;
+    var r1105_: bool;
+    var r1106_: bool;
+    var r1107_: bool;
+    var r1108_: u32;
+    var r1109_: u32;
+    var r1110_: u32;
+    var r1111_: u32;
+    var r1112_: u32;
+    var r1113_: u32;
+    var r1114_: u32;
+    var r1115_: u32;
+    var r1116_: u32;
+    var r1117_: u32;
+    var r1118_: i32;
+    var r1119_: i32;
+    var r1120_: bool;
+    var r1121_: bool;
+    var r1122_: bool;
+    var r1123_: bool;
+    var r1124_: u32;
+    var r1125_: u32;
+    var r1126_: u32;
+    var r1127_: u32;
+    var r1128_: u32;
+    var r1129_: u32;
+    var r1130_: u32;
+    var r1131_: u32;
+    var r1132_: u32;
+    var r1133_: u32;
+    var r1134_: u32;
+    var r1135_: bool;
+    var r1136_: u32;
+    var r1137_: u32;
+    var r1138_: u32;
+    var r1139_: u32;
+    var r1140_: u32;
+    var r1141_: u32;
+    var r1142_: u32;
+    var r1143_: u32;
+    var r1144_: u32;
+    var r1145_: u32;
+    var r1146_: u32;
+    var r1147_: u32;
+    var r1148_: u32;
+    var r1149_: u32;
+    var r1150_: u32;
+    var r1151_: u32;
+    var r1152_: u32;
+    var r1153_: u32;
+    var r1154_: u32;
+    var r1155_: u32;
+    var r1156_: u32;
+    var r1157_: u32;
+    var r1158_: u32;
+    var r1159_: u32;
+    var r1160_: u32;
+    var r1161_: u32;
+    var r1162_: u32;
+    var r1163_: u32;
+    var r1164_: u32;
+    var r1165_: u32;
+    var r1166_: bool;
+    var r1167_: u32;
+    var r1168_: u32;
+    var r1169_: u32;
+    var r1170_: u32;
+    var r1171_: u32;
+    var r1172_: bool;
+    var r1173_: u32;
+    var r1174_: u32;
     var keep_local0_: array<u32, 8>;
-    var active_1040_: bool;
-    var exited_1041_: bool;
-    var vote_number_1042_: u32;
-    var saved_1043_: bool;
-    var taken_1044_: bool;
-    var saved_1045_: bool;
-    var taken_1046_: bool;
-    var entry_1047_: bool;
-    var broken_1048_: bool;
-    var continued_1049_: bool;
-    var saved_1050_: bool;
-    var taken_1051_: bool;
-    var saved_1052_: bool;
-    var taken_1053_: bool;
-    var entry_1054_: bool;
-    var broken_1055_: bool;
-    var continued_1056_: bool;
-    var saved_1057_: bool;
-    var taken_1058_: bool;
-    var saved_1059_: bool;
-    var taken_1060_: bool;
-    var saved_1061_: bool;
-    var taken_1062_: bool;
+    var active_1176_: bool;
+    var exited_1177_: bool;
+    var vote_number_1178_: u32;
+    var saved_1179_: bool;
+    var taken_1180_: bool;
+    var saved_1181_: bool;
+    var taken_1182_: bool;
+    var entry_1183_: bool;
+    var broken_1184_: bool;
+    var continued_1185_: bool;
+    var saved_1186_: bool;
+    var taken_1187_: bool;
+    var saved_1188_: bool;
+    var taken_1189_: bool;
+    var entry_1190_: bool;
+    var broken_1191_: bool;
+    var continued_1192_: bool;
+    var saved_1193_: bool;
+    var taken_1194_: bool;
+    var saved_1195_: bool;
+    var taken_1196_: bool;
+    var saved_1197_: bool;
+    var taken_1198_: bool;
+    var entry_1199_: bool;
+    var broken_1200_: bool;
+    var continued_1201_: bool;
+    var saved_1202_: bool;
+    var taken_1203_: bool;
+    var entry_1204_: bool;
+    var broken_1205_: bool;
+    var continued_1206_: bool;
+    var saved_1207_: bool;
+    var taken_1208_: bool;
+    var entry_1209_: bool;
+    var broken_1210_: bool;
+    var continued_1211_: bool;
+    var saved_1212_: bool;
+    var taken_1213_: bool;
+    var entry_1214_: bool;
+    var broken_1215_: bool;
+    var continued_1216_: bool;
+    var saved_1217_: bool;
+    var taken_1218_: bool;
+    var saved_1219_: bool;
+    var taken_1220_: bool;
 
-    active_1040_ = true;
-    exited_1041_ = false;
-    vote_number_1042_ = 0u;
+    active_1176_ = true;
+    exited_1177_ = false;
+    vote_number_1178_ = 0u;
     {
-        let _e7 = active_1040_;
+        let _e7 = active_1176_;
         if _e7 {
             r0_ = i32(block.x);
         }
-        let _e13 = active_1040_;
+        let _e13 = active_1176_;
         if _e13 {
             r1_ = 60i;
         }
-        let _e17 = active_1040_;
+        let _e17 = active_1176_;
         if _e17 {
             let _e19 = r0_;
             let _e21 = r1_;
             r2_ = (_e19 * _e21);
         }
-        let _e25 = active_1040_;
+        let _e25 = active_1176_;
         if _e25 {
             r3_ = i32(local_index);
         }
-        let _e30 = active_1040_;
+        let _e30 = active_1176_;
         if _e30 {
             let _e32 = r2_;
             let _e34 = r3_;
             r4_ = (_e32 + _e34);
         }
-        let _e38 = active_1040_;
+        let _e38 = active_1176_;
         if _e38 {
             let _e40 = r4_;
             i_5_ = _e40;
         }
-        let _e43 = active_1040_;
+        let _e43 = active_1176_;
         if _e43 {
             let _e46 = params.N;
             r6_ = _e46;
         }
-        let _e49 = active_1040_;
+        let _e49 = active_1176_;
         if _e49 {
             let _e51 = i_5_;
             let _e53 = r6_;
             r7_ = (_e51 < _e53);
         }
-        let _e57 = active_1040_;
-        saved_1043_ = _e57;
+        let _e57 = active_1176_;
+        saved_1179_ = _e57;
         let _e60 = r7_;
-        let _e62 = saved_1043_;
+        let _e62 = saved_1179_;
         let _e63 = (_e62 && _e60);
-        taken_1044_ = _e63;
-        active_1040_ = _e63;
+        taken_1180_ = _e63;
+        active_1176_ = _e63;
         {
-            let _e67 = active_1040_;
+            let _e67 = active_1176_;
             if _e67 {
                 let _e73 = i_5_;
                 let _e80 = A[bitcast<u32>(((_e73 * 2i) + 0i))];
                 r8_ = _e80;
             }
-            let _e83 = active_1040_;
+            let _e83 = active_1176_;
             if _e83 {
                 let _e89 = i_5_;
                 let _e96 = A[bitcast<u32>(((_e89 * 2i) + 1i))];
-                r128_ = _e96;
+                r190_ = _e96;
             }
-            let _e99 = active_1040_;
+            let _e99 = active_1176_;
             if _e99 {
                 let _e101 = r8_;
                 a_u002e_lo_9_ = _e101;
             }
-            let _e104 = active_1040_;
+            let _e104 = active_1176_;
             if _e104 {
-                let _e106 = r128_;
-                a_u002e_hi_129_ = _e106;
+                let _e106 = r190_;
+                a_u002e_hi_191_ = _e106;
             }
-            let _e109 = active_1040_;
+            let _e109 = active_1176_;
             if _e109 {
                 let _e115 = i_5_;
                 let _e122 = B[bitcast<u32>(((_e115 * 2i) + 0i))];
                 r10_ = _e122;
             }
-            let _e125 = active_1040_;
+            let _e125 = active_1176_;
             if _e125 {
                 let _e131 = i_5_;
                 let _e138 = B[bitcast<u32>(((_e131 * 2i) + 1i))];
-                r130_ = _e138;
+                r192_ = _e138;
             }
-            let _e141 = active_1040_;
+            let _e141 = active_1176_;
             if _e141 {
                 let _e143 = r10_;
-                r217_ = (_e143 | 1u);
+                r301_ = (_e143 | 1u);
             }
-            let _e148 = active_1040_;
+            let _e148 = active_1176_;
             if _e148 {
-                let _e150 = r130_;
-                r218_ = (_e150 | 0u);
+                let _e150 = r192_;
+                r302_ = (_e150 | 0u);
             }
-            let _e155 = active_1040_;
+            let _e155 = active_1176_;
             if _e155 {
-                let _e157 = r217_;
+                let _e157 = r301_;
                 r11_ = _e157;
             }
-            let _e160 = active_1040_;
+            let _e160 = active_1176_;
             if _e160 {
-                let _e162 = r218_;
-                r131_ = _e162;
+                let _e162 = r302_;
+                r193_ = _e162;
             }
-            let _e165 = active_1040_;
+            let _e165 = active_1176_;
             if _e165 {
                 let _e167 = r11_;
                 b_u002e_lo_12_ = _e167;
             }
-            let _e170 = active_1040_;
+            let _e170 = active_1176_;
             if _e170 {
-                let _e172 = r131_;
-                b_u002e_hi_132_ = _e172;
+                let _e172 = r193_;
+                b_u002e_hi_194_ = _e172;
             }
-            let _e175 = active_1040_;
+            let _e175 = active_1176_;
             if _e175 {
                 let _e177 = a_u002e_lo_9_;
                 r13_ = _e177;
             }
-            let _e180 = active_1040_;
+            let _e180 = active_1176_;
             if _e180 {
-                let _e182 = a_u002e_hi_129_;
-                r133_ = _e182;
+                let _e182 = a_u002e_hi_191_;
+                r195_ = _e182;
             }
-            let _e185 = active_1040_;
+            let _e185 = active_1176_;
             if _e185 {
                 let _e187 = r13_;
                 c_u002e_lo_14_ = _e187;
             }
-            let _e190 = active_1040_;
+            let _e190 = active_1176_;
             if _e190 {
-                let _e192 = r133_;
-                c_u002e_hi_134_ = _e192;
+                let _e192 = r195_;
+                c_u002e_hi_196_ = _e192;
             }
-            let _e195 = active_1040_;
+            let _e195 = active_1176_;
             if _e195 {
                 let _e197 = b_u002e_lo_12_;
                 r15_ = _e197;
             }
-            let _e200 = active_1040_;
+            let _e200 = active_1176_;
             if _e200 {
-                let _e202 = b_u002e_hi_132_;
-                r135_ = _e202;
+                let _e202 = b_u002e_hi_194_;
+                r197_ = _e202;
             }
-            let _e205 = active_1040_;
+            let _e205 = active_1176_;
             if _e205 {
                 let _e207 = r15_;
                 d_u002e_lo_16_ = _e207;
             }
-            let _e210 = active_1040_;
+            let _e210 = active_1176_;
             if _e210 {
-                let _e212 = r135_;
-                d_u002e_hi_136_ = _e212;
+                let _e212 = r197_;
+                d_u002e_hi_198_ = _e212;
             }
-            let _e215 = active_1040_;
+            let _e215 = active_1176_;
             if _e215 {
                 let _e217 = a_u002e_lo_9_;
-                r219_ = (_e217 & 65535u);
+                r303_ = (_e217 & 65535u);
             }
-            let _e222 = active_1040_;
+            let _e222 = active_1176_;
             if _e222 {
                 let _e224 = a_u002e_lo_9_;
-                r220_ = (_e224 >> bitcast<u32>(16u));
+                r304_ = (_e224 >> bitcast<u32>(16u));
             }
-            let _e230 = active_1040_;
+            let _e230 = active_1176_;
             if _e230 {
                 let _e232 = b_u002e_lo_12_;
-                r221_ = (_e232 & 65535u);
+                r305_ = (_e232 & 65535u);
             }
-            let _e237 = active_1040_;
+            let _e237 = active_1176_;
             if _e237 {
                 let _e239 = b_u002e_lo_12_;
-                r222_ = (_e239 >> bitcast<u32>(16u));
+                r306_ = (_e239 >> bitcast<u32>(16u));
             }
-            let _e245 = active_1040_;
+            let _e245 = active_1176_;
             if _e245 {
-                let _e247 = r219_;
-                let _e249 = r221_;
-                r223_ = (_e247 * _e249);
+                let _e247 = r303_;
+                let _e249 = r305_;
+                r307_ = (_e247 * _e249);
             }
-            let _e253 = active_1040_;
+            let _e253 = active_1176_;
             if _e253 {
-                let _e255 = r219_;
-                let _e257 = r222_;
-                r224_ = (_e255 * _e257);
+                let _e255 = r303_;
+                let _e257 = r306_;
+                r308_ = (_e255 * _e257);
             }
-            let _e261 = active_1040_;
+            let _e261 = active_1176_;
             if _e261 {
-                let _e263 = r220_;
-                let _e265 = r221_;
-                r225_ = (_e263 * _e265);
+                let _e263 = r304_;
+                let _e265 = r305_;
+                r309_ = (_e263 * _e265);
             }
-            let _e269 = active_1040_;
+            let _e269 = active_1176_;
             if _e269 {
-                let _e271 = r220_;
-                let _e273 = r222_;
-                r226_ = (_e271 * _e273);
+                let _e271 = r304_;
+                let _e273 = r306_;
+                r310_ = (_e271 * _e273);
             }
-            let _e277 = active_1040_;
+            let _e277 = active_1176_;
             if _e277 {
-                let _e279 = r224_;
-                r227_ = (_e279 & 65535u);
+                let _e279 = r308_;
+                r311_ = (_e279 & 65535u);
             }
-            let _e284 = active_1040_;
+            let _e284 = active_1176_;
             if _e284 {
-                let _e286 = r224_;
-                r228_ = (_e286 >> bitcast<u32>(16u));
+                let _e286 = r308_;
+                r312_ = (_e286 >> bitcast<u32>(16u));
             }
-            let _e292 = active_1040_;
+            let _e292 = active_1176_;
             if _e292 {
-                let _e294 = r225_;
-                r229_ = (_e294 & 65535u);
+                let _e294 = r309_;
+                r313_ = (_e294 & 65535u);
             }
-            let _e299 = active_1040_;
+            let _e299 = active_1176_;
             if _e299 {
-                let _e301 = r225_;
-                r230_ = (_e301 >> bitcast<u32>(16u));
+                let _e301 = r309_;
+                r314_ = (_e301 >> bitcast<u32>(16u));
             }
-            let _e307 = active_1040_;
+            let _e307 = active_1176_;
             if _e307 {
-                let _e309 = r223_;
-                r231_ = (_e309 >> bitcast<u32>(16u));
+                let _e309 = r307_;
+                r315_ = (_e309 >> bitcast<u32>(16u));
             }
-            let _e315 = active_1040_;
+            let _e315 = active_1176_;
             if _e315 {
-                let _e317 = r231_;
-                let _e319 = r227_;
-                r232_ = (_e317 + _e319);
+                let _e317 = r315_;
+                let _e319 = r311_;
+                r316_ = (_e317 + _e319);
             }
-            let _e323 = active_1040_;
+            let _e323 = active_1176_;
             if _e323 {
-                let _e325 = r232_;
-                let _e327 = r229_;
-                r233_ = (_e325 + _e327);
+                let _e325 = r316_;
+                let _e327 = r313_;
+                r317_ = (_e325 + _e327);
             }
-            let _e331 = active_1040_;
+            let _e331 = active_1176_;
             if _e331 {
                 let _e333 = a_u002e_lo_9_;
                 let _e335 = b_u002e_lo_12_;
-                r234_ = (_e333 * _e335);
+                r318_ = (_e333 * _e335);
             }
-            let _e339 = active_1040_;
+            let _e339 = active_1176_;
             if _e339 {
-                let _e341 = r226_;
-                let _e343 = r228_;
-                r235_ = (_e341 + _e343);
+                let _e341 = r310_;
+                let _e343 = r312_;
+                r319_ = (_e341 + _e343);
             }
-            let _e347 = active_1040_;
+            let _e347 = active_1176_;
             if _e347 {
-                let _e349 = r235_;
-                let _e351 = r230_;
-                r236_ = (_e349 + _e351);
+                let _e349 = r319_;
+                let _e351 = r314_;
+                r320_ = (_e349 + _e351);
             }
-            let _e355 = active_1040_;
+            let _e355 = active_1176_;
             if _e355 {
-                let _e357 = r233_;
-                r237_ = (_e357 >> bitcast<u32>(16u));
+                let _e357 = r317_;
+                r321_ = (_e357 >> bitcast<u32>(16u));
             }
-            let _e363 = active_1040_;
+            let _e363 = active_1176_;
             if _e363 {
-                let _e365 = r236_;
-                let _e367 = r237_;
-                r238_ = (_e365 + _e367);
+                let _e365 = r320_;
+                let _e367 = r321_;
+                r322_ = (_e365 + _e367);
             }
-            let _e371 = active_1040_;
+            let _e371 = active_1176_;
             if _e371 {
                 let _e373 = a_u002e_lo_9_;
-                let _e375 = b_u002e_hi_132_;
-                r239_ = (_e373 * _e375);
+                let _e375 = b_u002e_hi_194_;
+                r323_ = (_e373 * _e375);
             }
-            let _e379 = active_1040_;
+            let _e379 = active_1176_;
             if _e379 {
-                let _e381 = a_u002e_hi_129_;
+                let _e381 = a_u002e_hi_191_;
                 let _e383 = b_u002e_lo_12_;
-                r240_ = (_e381 * _e383);
+                r324_ = (_e381 * _e383);
             }
-            let _e387 = active_1040_;
+            let _e387 = active_1176_;
             if _e387 {
-                let _e389 = r238_;
-                let _e391 = r239_;
-                r241_ = (_e389 + _e391);
+                let _e389 = r322_;
+                let _e391 = r323_;
+                r325_ = (_e389 + _e391);
             }
-            let _e395 = active_1040_;
+            let _e395 = active_1176_;
             if _e395 {
-                let _e397 = r241_;
-                let _e399 = r240_;
-                r242_ = (_e397 + _e399);
+                let _e397 = r325_;
+                let _e399 = r324_;
+                r326_ = (_e397 + _e399);
             }
-            let _e403 = active_1040_;
+            let _e403 = active_1176_;
             if _e403 {
-                let _e405 = r234_;
+                let _e405 = r318_;
                 r17_ = _e405;
             }
-            let _e408 = active_1040_;
+            let _e408 = active_1176_;
             if _e408 {
-                let _e410 = r242_;
-                r137_ = _e410;
+                let _e410 = r326_;
+                r199_ = _e410;
             }
-            let _e413 = active_1040_;
+            let _e413 = active_1176_;
             if _e413 {
                 let _e415 = a_u002e_lo_9_;
                 let _e417 = b_u002e_lo_12_;
-                r243_ = (_e415 - _e417);
+                r327_ = (_e415 - _e417);
             }
-            let _e421 = active_1040_;
+            let _e421 = active_1176_;
             if _e421 {
                 let _e423 = a_u002e_lo_9_;
                 let _e425 = b_u002e_lo_12_;
-                r244_ = (_e423 < _e425);
+                r328_ = (_e423 < _e425);
             }
-            let _e429 = active_1040_;
+            let _e429 = active_1176_;
             if _e429 {
-                let _e431 = r244_;
-                r245_ = u32(_e431);
+                let _e431 = r328_;
+                r329_ = u32(_e431);
             }
-            let _e435 = active_1040_;
+            let _e435 = active_1176_;
             if _e435 {
-                let _e437 = a_u002e_hi_129_;
-                let _e439 = b_u002e_hi_132_;
-                r246_ = (_e437 - _e439);
+                let _e437 = a_u002e_hi_191_;
+                let _e439 = b_u002e_hi_194_;
+                r330_ = (_e437 - _e439);
             }
-            let _e443 = active_1040_;
+            let _e443 = active_1176_;
             if _e443 {
-                let _e445 = r246_;
-                let _e447 = r245_;
-                r247_ = (_e445 - _e447);
+                let _e445 = r330_;
+                let _e447 = r329_;
+                r331_ = (_e445 - _e447);
             }
-            let _e451 = active_1040_;
+            let _e451 = active_1176_;
             if _e451 {
-                let _e453 = r243_;
+                let _e453 = r327_;
                 r18_ = _e453;
             }
-            let _e456 = active_1040_;
+            let _e456 = active_1176_;
             if _e456 {
-                let _e458 = r247_;
-                r138_ = _e458;
+                let _e458 = r331_;
+                r200_ = _e458;
             }
-            let _e461 = active_1040_;
+            let _e461 = active_1176_;
             if _e461 {
                 let _e463 = r17_;
                 let _e465 = r18_;
-                r248_ = (_e463 + _e465);
+                r332_ = (_e463 + _e465);
             }
-            let _e469 = active_1040_;
+            let _e469 = active_1176_;
             if _e469 {
-                let _e471 = r248_;
+                let _e471 = r332_;
                 let _e473 = r17_;
-                r249_ = (_e471 < _e473);
+                r333_ = (_e471 < _e473);
             }
-            let _e477 = active_1040_;
+            let _e477 = active_1176_;
             if _e477 {
-                let _e479 = r249_;
-                r250_ = u32(_e479);
+                let _e479 = r333_;
+                r334_ = u32(_e479);
             }
-            let _e483 = active_1040_;
+            let _e483 = active_1176_;
             if _e483 {
-                let _e485 = r137_;
-                let _e487 = r138_;
-                r251_ = (_e485 + _e487);
+                let _e485 = r199_;
+                let _e487 = r200_;
+                r335_ = (_e485 + _e487);
             }
-            let _e491 = active_1040_;
+            let _e491 = active_1176_;
             if _e491 {
-                let _e493 = r251_;
-                let _e495 = r250_;
-                r252_ = (_e493 + _e495);
+                let _e493 = r335_;
+                let _e495 = r334_;
+                r336_ = (_e493 + _e495);
             }
-            let _e499 = active_1040_;
+            let _e499 = active_1176_;
             if _e499 {
-                let _e501 = r248_;
+                let _e501 = r332_;
                 r19_ = _e501;
             }
-            let _e504 = active_1040_;
+            let _e504 = active_1176_;
             if _e504 {
-                let _e506 = r252_;
-                r139_ = _e506;
+                let _e506 = r336_;
+                r201_ = _e506;
             }
-            let _e509 = active_1040_;
+            let _e509 = active_1176_;
             if _e509 {
                 let _e511 = r19_;
                 let _e518 = i_5_;
-                R[bitcast<u32>(((((_e518 * 16i) + 0i) * 2i) + 0i))] = _e511;
+                R[bitcast<u32>(((((_e518 * 18i) + 0i) * 2i) + 0i))] = _e511;
             }
-            let _e529 = active_1040_;
+            let _e529 = active_1176_;
             if _e529 {
-                let _e531 = r139_;
+                let _e531 = r201_;
                 let _e538 = i_5_;
-                R[bitcast<u32>(((((_e538 * 16i) + 0i) * 2i) + 1i))] = _e531;
+                R[bitcast<u32>(((((_e538 * 18i) + 0i) * 2i) + 1i))] = _e531;
             }
-            let _e549 = active_1040_;
+            let _e549 = active_1176_;
             if _e549 {
                 let _e551 = b_u002e_lo_12_;
-                let _e553 = b_u002e_hi_132_;
-                r253_ = (_e551 | _e553);
+                let _e553 = b_u002e_hi_194_;
+                r337_ = (_e551 | _e553);
             }
-            let _e557 = active_1040_;
+            let _e557 = active_1176_;
             if _e557 {
-                let _e559 = r253_;
-                r254_ = (_e559 != 0u);
+                let _e559 = r337_;
+                r338_ = (_e559 != 0u);
             }
-            let _e564 = active_1040_;
+            let _e564 = active_1176_;
             if _e564 {
-                let _e566 = r254_;
-                r255_ = u32(_e566);
+                let _e566 = r338_;
+                r339_ = u32(_e566);
             }
-            let _e570 = active_1040_;
+            let _e570 = active_1176_;
             if _e570 {
                 let _e572 = a_u002e_lo_9_;
-                r256_ = bitcast<i32>(_e572);
+                r340_ = bitcast<i32>(_e572);
             }
-            let _e576 = active_1040_;
+            let _e576 = active_1176_;
             if _e576 {
-                let _e578 = r255_;
-                r257_ = bitcast<i32>(_e578);
+                let _e578 = r339_;
+                r341_ = bitcast<i32>(_e578);
             }
-            let _e582 = active_1040_;
+            let _e582 = active_1176_;
             if _e582 {
-                let _e584 = r256_;
-                let _e586 = r257_;
-                r258_ = (_e584 % _e586);
+                let _e584 = r340_;
+                let _e586 = r341_;
+                r342_ = (_e584 % _e586);
             }
-            let _e590 = active_1040_;
+            let _e590 = active_1176_;
             if _e590 {
-                let _e592 = a_u002e_hi_129_;
-                r259_ = bitcast<i32>(_e592);
+                let _e592 = a_u002e_hi_191_;
+                r343_ = bitcast<i32>(_e592);
             }
-            let _e596 = active_1040_;
+            let _e596 = active_1176_;
             if _e596 {
-                let _e598 = r259_;
-                r260_ = (_e598 < 0i);
+                let _e598 = r343_;
+                r344_ = (_e598 < 0i);
             }
-            let _e603 = active_1040_;
+            let _e603 = active_1176_;
             if _e603 {
                 let _e606 = a_u002e_lo_9_;
-                r261_ = (0u - _e606);
+                r345_ = (0u - _e606);
             }
-            let _e610 = active_1040_;
+            let _e610 = active_1176_;
             if _e610 {
                 let _e613 = a_u002e_lo_9_;
-                r262_ = (0u < _e613);
+                r346_ = (0u < _e613);
             }
-            let _e617 = active_1040_;
+            let _e617 = active_1176_;
             if _e617 {
-                let _e619 = r262_;
-                r263_ = u32(_e619);
+                let _e619 = r346_;
+                r347_ = u32(_e619);
             }
-            let _e623 = active_1040_;
+            let _e623 = active_1176_;
             if _e623 {
-                let _e626 = a_u002e_hi_129_;
-                r264_ = (0u - _e626);
+                let _e626 = a_u002e_hi_191_;
+                r348_ = (0u - _e626);
             }
-            let _e630 = active_1040_;
+            let _e630 = active_1176_;
             if _e630 {
-                let _e632 = r264_;
-                let _e634 = r263_;
-                r265_ = (_e632 - _e634);
+                let _e632 = r348_;
+                let _e634 = r347_;
+                r349_ = (_e632 - _e634);
             }
-            let _e638 = active_1040_;
+            let _e638 = active_1176_;
             if _e638 {
-                let _e640 = r260_;
-                let _e642 = r261_;
+                let _e640 = r344_;
+                let _e642 = r345_;
                 let _e644 = a_u002e_lo_9_;
-                r266_ = select(_e644, _e642, _e640);
+                r350_ = select(_e644, _e642, _e640);
             }
-            let _e648 = active_1040_;
+            let _e648 = active_1176_;
             if _e648 {
-                let _e650 = r260_;
-                let _e652 = r265_;
-                let _e654 = a_u002e_hi_129_;
-                r267_ = select(_e654, _e652, _e650);
+                let _e650 = r344_;
+                let _e652 = r349_;
+                let _e654 = a_u002e_hi_191_;
+                r351_ = select(_e654, _e652, _e650);
             }
-            let _e658 = active_1040_;
+            let _e658 = active_1176_;
             if _e658 {
-                let _e660 = b_u002e_hi_132_;
-                r268_ = bitcast<i32>(_e660);
+                let _e660 = b_u002e_hi_194_;
+                r352_ = bitcast<i32>(_e660);
             }
-            let _e664 = active_1040_;
+            let _e664 = active_1176_;
             if _e664 {
-                let _e666 = r268_;
-                r269_ = (_e666 < 0i);
+                let _e666 = r352_;
+                r353_ = (_e666 < 0i);
             }
-            let _e671 = active_1040_;
+            let _e671 = active_1176_;
             if _e671 {
                 let _e674 = b_u002e_lo_12_;
-                r270_ = (0u - _e674);
+                r354_ = (0u - _e674);
             }
-            let _e678 = active_1040_;
+            let _e678 = active_1176_;
             if _e678 {
                 let _e681 = b_u002e_lo_12_;
-                r271_ = (0u < _e681);
+                r355_ = (0u < _e681);
             }
-            let _e685 = active_1040_;
+            let _e685 = active_1176_;
             if _e685 {
-                let _e687 = r271_;
-                r272_ = u32(_e687);
+                let _e687 = r355_;
+                r356_ = u32(_e687);
             }
-            let _e691 = active_1040_;
+            let _e691 = active_1176_;
             if _e691 {
-                let _e694 = b_u002e_hi_132_;
-                r273_ = (0u - _e694);
+                let _e694 = b_u002e_hi_194_;
+                r357_ = (0u - _e694);
             }
-            let _e698 = active_1040_;
+            let _e698 = active_1176_;
             if _e698 {
-                let _e700 = r273_;
-                let _e702 = r272_;
-                r274_ = (_e700 - _e702);
+                let _e700 = r357_;
+                let _e702 = r356_;
+                r358_ = (_e700 - _e702);
             }
-            let _e706 = active_1040_;
+            let _e706 = active_1176_;
             if _e706 {
-                let _e708 = r269_;
-                let _e710 = r270_;
+                let _e708 = r353_;
+                let _e710 = r354_;
                 let _e712 = b_u002e_lo_12_;
-                r275_ = select(_e712, _e710, _e708);
+                r359_ = select(_e712, _e710, _e708);
             }
-            let _e716 = active_1040_;
+            let _e716 = active_1176_;
             if _e716 {
-                let _e718 = r269_;
-                let _e720 = r274_;
-                let _e722 = b_u002e_hi_132_;
-                r276_ = select(_e722, _e720, _e718);
+                let _e718 = r353_;
+                let _e720 = r358_;
+                let _e722 = b_u002e_hi_194_;
+                r360_ = select(_e722, _e720, _e718);
             }
-            let _e726 = active_1040_;
+            let _e726 = active_1176_;
             if _e726 {
-                let _e728 = r267_;
-                let _e730 = r276_;
-                r281_ = (_e728 | _e730);
+                let _e728 = r351_;
+                let _e730 = r360_;
+                r365_ = (_e728 | _e730);
             }
-            let _e734 = active_1040_;
+            let _e734 = active_1176_;
             if _e734 {
-                let _e736 = r281_;
-                r282_ = (_e736 == 0u);
+                let _e736 = r365_;
+                r366_ = (_e736 == 0u);
             }
-            let _e741 = active_1040_;
-            saved_1045_ = _e741;
-            let _e744 = r282_;
-            let _e746 = saved_1045_;
+            let _e741 = active_1176_;
+            saved_1181_ = _e741;
+            let _e744 = r366_;
+            let _e746 = saved_1181_;
             let _e747 = (_e746 && _e744);
-            taken_1046_ = _e747;
-            active_1040_ = _e747;
+            taken_1182_ = _e747;
+            active_1176_ = _e747;
             {
-                let _e751 = active_1040_;
+                let _e751 = active_1176_;
                 if _e751 {
-                    let _e753 = r266_;
-                    let _e755 = r275_;
-                    r277_ = (_e753 / _e755);
+                    let _e753 = r350_;
+                    let _e755 = r359_;
+                    r361_ = (_e753 / _e755);
                 }
-                let _e759 = active_1040_;
+                let _e759 = active_1176_;
                 if _e759 {
-                    let _e761 = r266_;
-                    let _e763 = r275_;
-                    r279_ = (_e761 % _e763);
+                    let _e761 = r350_;
+                    let _e763 = r359_;
+                    r363_ = (_e761 % _e763);
                 }
-                let _e767 = active_1040_;
+                let _e767 = active_1176_;
                 if _e767 {
-                    r278_ = 0u;
+                    r362_ = 0u;
                 }
-                let _e771 = active_1040_;
+                let _e771 = active_1176_;
                 if _e771 {
-                    r280_ = 0u;
+                    r364_ = 0u;
                 }
             }
-            let _e775 = saved_1045_;
-            let _e777 = taken_1046_;
-            let _e781 = exited_1041_;
-            active_1040_ = ((_e775 && !(_e777)) && !(_e781));
+            let _e775 = saved_1181_;
+            let _e777 = taken_1182_;
+            let _e781 = exited_1177_;
+            active_1176_ = ((_e775 && !(_e777)) && !(_e781));
             {
-                let _e786 = active_1040_;
+                let _e786 = active_1176_;
                 if _e786 {
-                    let _e788 = r266_;
-                    r277_ = _e788;
+                    let _e788 = r350_;
+                    r361_ = _e788;
                 }
-                let _e791 = active_1040_;
+                let _e791 = active_1176_;
                 if _e791 {
-                    let _e793 = r267_;
-                    r278_ = _e793;
+                    let _e793 = r351_;
+                    r362_ = _e793;
                 }
-                let _e796 = active_1040_;
+                let _e796 = active_1176_;
                 if _e796 {
-                    r279_ = 0u;
+                    r363_ = 0u;
                 }
-                let _e800 = active_1040_;
+                let _e800 = active_1176_;
                 if _e800 {
-                    r280_ = 0u;
+                    r364_ = 0u;
                 }
-                let _e804 = active_1040_;
+                let _e804 = active_1176_;
                 if _e804 {
-                    r293_ = 8u;
+                    r377_ = 8u;
                 }
-                let _e808 = active_1040_;
-                entry_1047_ = _e808;
-                broken_1048_ = false;
+                let _e808 = active_1176_;
+                entry_1183_ = _e808;
+                broken_1184_ = false;
                 loop {
-                    continued_1049_ = false;
-                    let _e815 = entry_1047_;
-                    let _e817 = exited_1041_;
-                    let _e819 = broken_1048_;
-                    let _e821 = continued_1049_;
-                    active_1040_ = (_e815 && !((_e817 || (_e819 || _e821))));
-                    let _e828 = vote_number_1042_;
-                    vote_number_1042_ = (_e828 + 1u);
-                    let _e833 = active_1040_;
+                    continued_1185_ = false;
+                    let _e815 = entry_1183_;
+                    let _e817 = exited_1177_;
+                    let _e819 = broken_1184_;
+                    let _e821 = continued_1185_;
+                    active_1176_ = (_e815 && !((_e817 || (_e819 || _e821))));
+                    let _e828 = vote_number_1178_;
+                    vote_number_1178_ = (_e828 + 1u);
+                    let _e833 = active_1176_;
                     if _e833 {
-                        let _e836 = vote_number_1042_;
+                        let _e836 = vote_number_1178_;
                         atomicMax((&workgroup_votes), _e836);
                     }
                     workgroupBarrier();
@@ -1700,1288 +1858,1288 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
                         workgroup_any = _e841;
                     }
                     let _e844 = workgroupUniformLoad((&workgroup_any));
-                    let _e846 = vote_number_1042_;
+                    let _e846 = vote_number_1178_;
                     if (u32((_e844 == _e846)) == 0u) {
                         break;
                     }
                     {
-                        let _e852 = active_1040_;
+                        let _e852 = active_1176_;
                         if _e852 {
-                            let _e854 = r293_;
-                            r294_ = (_e854 == 0u);
+                            let _e854 = r377_;
+                            r378_ = (_e854 == 0u);
                         }
-                        let _e859 = active_1040_;
-                        saved_1050_ = _e859;
-                        let _e862 = r294_;
-                        let _e864 = saved_1050_;
+                        let _e859 = active_1176_;
+                        saved_1186_ = _e859;
+                        let _e862 = r378_;
+                        let _e864 = saved_1186_;
                         let _e865 = (_e864 && _e862);
-                        taken_1051_ = _e865;
-                        active_1040_ = _e865;
+                        taken_1187_ = _e865;
+                        active_1176_ = _e865;
                         {
-                            let _e869 = active_1040_;
-                            let _e871 = broken_1048_;
-                            broken_1048_ = (_e871 || _e869);
-                            active_1040_ = false;
+                            let _e869 = active_1176_;
+                            let _e871 = broken_1184_;
+                            broken_1184_ = (_e871 || _e869);
+                            active_1176_ = false;
                         }
-                        let _e877 = saved_1050_;
-                        let _e879 = taken_1051_;
-                        let _e883 = exited_1041_;
-                        let _e885 = broken_1048_;
-                        let _e887 = continued_1049_;
-                        active_1040_ = ((_e877 && !(_e879)) && !((_e883 || (_e885 || _e887))));
+                        let _e877 = saved_1186_;
+                        let _e879 = taken_1187_;
+                        let _e883 = exited_1177_;
+                        let _e885 = broken_1184_;
+                        let _e887 = continued_1185_;
+                        active_1176_ = ((_e877 && !(_e879)) && !((_e883 || (_e885 || _e887))));
                         {
                         }
-                        let _e894 = saved_1050_;
-                        let _e896 = exited_1041_;
-                        let _e898 = broken_1048_;
-                        let _e900 = continued_1049_;
-                        active_1040_ = (_e894 && !((_e896 || (_e898 || _e900))));
-                        let _e907 = active_1040_;
+                        let _e894 = saved_1186_;
+                        let _e896 = exited_1177_;
+                        let _e898 = broken_1184_;
+                        let _e900 = continued_1185_;
+                        active_1176_ = (_e894 && !((_e896 || (_e898 || _e900))));
+                        let _e907 = active_1176_;
                         if _e907 {
-                            let _e909 = r293_;
-                            r293_ = (_e909 - 1u);
+                            let _e909 = r377_;
+                            r377_ = (_e909 - 1u);
                         }
-                        let _e914 = active_1040_;
+                        let _e914 = active_1176_;
                         if _e914 {
-                            let _e916 = r278_;
-                            r283_ = (_e916 >> bitcast<u32>(31u));
+                            let _e916 = r362_;
+                            r367_ = (_e916 >> bitcast<u32>(31u));
                         }
-                        let _e922 = active_1040_;
+                        let _e922 = active_1176_;
                         if _e922 {
-                            let _e924 = r277_;
-                            r284_ = (_e924 >> bitcast<u32>(31u));
+                            let _e924 = r361_;
+                            r368_ = (_e924 >> bitcast<u32>(31u));
                         }
-                        let _e930 = active_1040_;
+                        let _e930 = active_1176_;
                         if _e930 {
-                            let _e932 = r278_;
-                            r278_ = (_e932 << bitcast<u32>(1u));
+                            let _e932 = r362_;
+                            r362_ = (_e932 << bitcast<u32>(1u));
                         }
-                        let _e938 = active_1040_;
+                        let _e938 = active_1176_;
                         if _e938 {
-                            let _e940 = r278_;
-                            let _e942 = r284_;
-                            r278_ = (_e940 | _e942);
+                            let _e940 = r362_;
+                            let _e942 = r368_;
+                            r362_ = (_e940 | _e942);
                         }
-                        let _e946 = active_1040_;
+                        let _e946 = active_1176_;
                         if _e946 {
-                            let _e948 = r277_;
-                            r277_ = (_e948 << bitcast<u32>(1u));
+                            let _e948 = r361_;
+                            r361_ = (_e948 << bitcast<u32>(1u));
                         }
-                        let _e954 = active_1040_;
+                        let _e954 = active_1176_;
                         if _e954 {
-                            let _e956 = r279_;
-                            r284_ = (_e956 >> bitcast<u32>(31u));
+                            let _e956 = r363_;
+                            r368_ = (_e956 >> bitcast<u32>(31u));
                         }
-                        let _e962 = active_1040_;
+                        let _e962 = active_1176_;
                         if _e962 {
-                            let _e964 = r280_;
-                            r280_ = (_e964 << bitcast<u32>(1u));
+                            let _e964 = r364_;
+                            r364_ = (_e964 << bitcast<u32>(1u));
                         }
-                        let _e970 = active_1040_;
+                        let _e970 = active_1176_;
                         if _e970 {
-                            let _e972 = r280_;
-                            let _e974 = r284_;
-                            r280_ = (_e972 | _e974);
+                            let _e972 = r364_;
+                            let _e974 = r368_;
+                            r364_ = (_e972 | _e974);
                         }
-                        let _e978 = active_1040_;
+                        let _e978 = active_1176_;
                         if _e978 {
-                            let _e980 = r279_;
-                            r279_ = (_e980 << bitcast<u32>(1u));
+                            let _e980 = r363_;
+                            r363_ = (_e980 << bitcast<u32>(1u));
                         }
-                        let _e986 = active_1040_;
+                        let _e986 = active_1176_;
                         if _e986 {
-                            let _e988 = r279_;
-                            let _e990 = r283_;
-                            r279_ = (_e988 | _e990);
+                            let _e988 = r363_;
+                            let _e990 = r367_;
+                            r363_ = (_e988 | _e990);
                         }
-                        let _e994 = active_1040_;
+                        let _e994 = active_1176_;
                         if _e994 {
-                            let _e996 = r280_;
-                            let _e998 = r276_;
-                            r288_ = (_e996 > _e998);
+                            let _e996 = r364_;
+                            let _e998 = r360_;
+                            r372_ = (_e996 > _e998);
                         }
-                        let _e1002 = active_1040_;
+                        let _e1002 = active_1176_;
                         if _e1002 {
-                            let _e1004 = r280_;
-                            let _e1006 = r276_;
-                            r289_ = (_e1004 == _e1006);
+                            let _e1004 = r364_;
+                            let _e1006 = r360_;
+                            r373_ = (_e1004 == _e1006);
                         }
-                        let _e1010 = active_1040_;
+                        let _e1010 = active_1176_;
                         if _e1010 {
-                            let _e1012 = r279_;
-                            let _e1014 = r275_;
-                            r290_ = (_e1012 >= _e1014);
+                            let _e1012 = r363_;
+                            let _e1014 = r359_;
+                            r374_ = (_e1012 >= _e1014);
                         }
-                        let _e1018 = active_1040_;
+                        let _e1018 = active_1176_;
                         if _e1018 {
-                            let _e1020 = r289_;
-                            let _e1022 = r290_;
-                            let _e1024 = r288_;
-                            r291_ = select(_e1024, _e1022, _e1020);
+                            let _e1020 = r373_;
+                            let _e1022 = r374_;
+                            let _e1024 = r372_;
+                            r375_ = select(_e1024, _e1022, _e1020);
                         }
-                        let _e1028 = active_1040_;
+                        let _e1028 = active_1176_;
                         if _e1028 {
-                            let _e1030 = r279_;
-                            let _e1032 = r275_;
-                            r285_ = (_e1030 - _e1032);
+                            let _e1030 = r363_;
+                            let _e1032 = r359_;
+                            r369_ = (_e1030 - _e1032);
                         }
-                        let _e1036 = active_1040_;
+                        let _e1036 = active_1176_;
                         if _e1036 {
-                            let _e1038 = r279_;
-                            let _e1040 = r275_;
-                            r292_ = (_e1038 < _e1040);
+                            let _e1038 = r363_;
+                            let _e1040 = r359_;
+                            r376_ = (_e1038 < _e1040);
                         }
-                        let _e1044 = active_1040_;
+                        let _e1044 = active_1176_;
                         if _e1044 {
-                            let _e1046 = r292_;
-                            r287_ = u32(_e1046);
+                            let _e1046 = r376_;
+                            r371_ = u32(_e1046);
                         }
-                        let _e1050 = active_1040_;
+                        let _e1050 = active_1176_;
                         if _e1050 {
-                            let _e1052 = r280_;
-                            let _e1054 = r276_;
-                            r286_ = (_e1052 - _e1054);
+                            let _e1052 = r364_;
+                            let _e1054 = r360_;
+                            r370_ = (_e1052 - _e1054);
                         }
-                        let _e1058 = active_1040_;
+                        let _e1058 = active_1176_;
                         if _e1058 {
-                            let _e1060 = r286_;
-                            let _e1062 = r287_;
-                            r286_ = (_e1060 - _e1062);
+                            let _e1060 = r370_;
+                            let _e1062 = r371_;
+                            r370_ = (_e1060 - _e1062);
                         }
-                        let _e1066 = active_1040_;
+                        let _e1066 = active_1176_;
                         if _e1066 {
-                            let _e1068 = r291_;
-                            let _e1070 = r285_;
-                            let _e1072 = r279_;
-                            r279_ = select(_e1072, _e1070, _e1068);
+                            let _e1068 = r375_;
+                            let _e1070 = r369_;
+                            let _e1072 = r363_;
+                            r363_ = select(_e1072, _e1070, _e1068);
                         }
-                        let _e1076 = active_1040_;
+                        let _e1076 = active_1176_;
                         if _e1076 {
-                            let _e1078 = r291_;
-                            let _e1080 = r286_;
-                            let _e1082 = r280_;
-                            r280_ = select(_e1082, _e1080, _e1078);
+                            let _e1078 = r375_;
+                            let _e1080 = r370_;
+                            let _e1082 = r364_;
+                            r364_ = select(_e1082, _e1080, _e1078);
                         }
-                        let _e1086 = active_1040_;
+                        let _e1086 = active_1176_;
                         if _e1086 {
-                            let _e1088 = r291_;
-                            r284_ = u32(_e1088);
+                            let _e1088 = r375_;
+                            r368_ = u32(_e1088);
                         }
-                        let _e1092 = active_1040_;
+                        let _e1092 = active_1176_;
                         if _e1092 {
-                            let _e1094 = r277_;
-                            let _e1096 = r284_;
-                            r277_ = (_e1094 | _e1096);
+                            let _e1094 = r361_;
+                            let _e1096 = r368_;
+                            r361_ = (_e1094 | _e1096);
                         }
-                        let _e1100 = active_1040_;
+                        let _e1100 = active_1176_;
                         if _e1100 {
-                            let _e1102 = r278_;
-                            r283_ = (_e1102 >> bitcast<u32>(31u));
+                            let _e1102 = r362_;
+                            r367_ = (_e1102 >> bitcast<u32>(31u));
                         }
-                        let _e1108 = active_1040_;
+                        let _e1108 = active_1176_;
                         if _e1108 {
-                            let _e1110 = r277_;
-                            r284_ = (_e1110 >> bitcast<u32>(31u));
+                            let _e1110 = r361_;
+                            r368_ = (_e1110 >> bitcast<u32>(31u));
                         }
-                        let _e1116 = active_1040_;
+                        let _e1116 = active_1176_;
                         if _e1116 {
-                            let _e1118 = r278_;
-                            r278_ = (_e1118 << bitcast<u32>(1u));
+                            let _e1118 = r362_;
+                            r362_ = (_e1118 << bitcast<u32>(1u));
                         }
-                        let _e1124 = active_1040_;
+                        let _e1124 = active_1176_;
                         if _e1124 {
-                            let _e1126 = r278_;
-                            let _e1128 = r284_;
-                            r278_ = (_e1126 | _e1128);
+                            let _e1126 = r362_;
+                            let _e1128 = r368_;
+                            r362_ = (_e1126 | _e1128);
                         }
-                        let _e1132 = active_1040_;
+                        let _e1132 = active_1176_;
                         if _e1132 {
-                            let _e1134 = r277_;
-                            r277_ = (_e1134 << bitcast<u32>(1u));
+                            let _e1134 = r361_;
+                            r361_ = (_e1134 << bitcast<u32>(1u));
                         }
-                        let _e1140 = active_1040_;
+                        let _e1140 = active_1176_;
                         if _e1140 {
-                            let _e1142 = r279_;
-                            r284_ = (_e1142 >> bitcast<u32>(31u));
+                            let _e1142 = r363_;
+                            r368_ = (_e1142 >> bitcast<u32>(31u));
                         }
-                        let _e1148 = active_1040_;
+                        let _e1148 = active_1176_;
                         if _e1148 {
-                            let _e1150 = r280_;
-                            r280_ = (_e1150 << bitcast<u32>(1u));
+                            let _e1150 = r364_;
+                            r364_ = (_e1150 << bitcast<u32>(1u));
                         }
-                        let _e1156 = active_1040_;
+                        let _e1156 = active_1176_;
                         if _e1156 {
-                            let _e1158 = r280_;
-                            let _e1160 = r284_;
-                            r280_ = (_e1158 | _e1160);
+                            let _e1158 = r364_;
+                            let _e1160 = r368_;
+                            r364_ = (_e1158 | _e1160);
                         }
-                        let _e1164 = active_1040_;
+                        let _e1164 = active_1176_;
                         if _e1164 {
-                            let _e1166 = r279_;
-                            r279_ = (_e1166 << bitcast<u32>(1u));
+                            let _e1166 = r363_;
+                            r363_ = (_e1166 << bitcast<u32>(1u));
                         }
-                        let _e1172 = active_1040_;
+                        let _e1172 = active_1176_;
                         if _e1172 {
-                            let _e1174 = r279_;
-                            let _e1176 = r283_;
-                            r279_ = (_e1174 | _e1176);
+                            let _e1174 = r363_;
+                            let _e1176 = r367_;
+                            r363_ = (_e1174 | _e1176);
                         }
-                        let _e1180 = active_1040_;
+                        let _e1180 = active_1176_;
                         if _e1180 {
-                            let _e1182 = r280_;
-                            let _e1184 = r276_;
-                            r288_ = (_e1182 > _e1184);
+                            let _e1182 = r364_;
+                            let _e1184 = r360_;
+                            r372_ = (_e1182 > _e1184);
                         }
-                        let _e1188 = active_1040_;
+                        let _e1188 = active_1176_;
                         if _e1188 {
-                            let _e1190 = r280_;
-                            let _e1192 = r276_;
-                            r289_ = (_e1190 == _e1192);
+                            let _e1190 = r364_;
+                            let _e1192 = r360_;
+                            r373_ = (_e1190 == _e1192);
                         }
-                        let _e1196 = active_1040_;
+                        let _e1196 = active_1176_;
                         if _e1196 {
-                            let _e1198 = r279_;
-                            let _e1200 = r275_;
-                            r290_ = (_e1198 >= _e1200);
+                            let _e1198 = r363_;
+                            let _e1200 = r359_;
+                            r374_ = (_e1198 >= _e1200);
                         }
-                        let _e1204 = active_1040_;
+                        let _e1204 = active_1176_;
                         if _e1204 {
-                            let _e1206 = r289_;
-                            let _e1208 = r290_;
-                            let _e1210 = r288_;
-                            r291_ = select(_e1210, _e1208, _e1206);
+                            let _e1206 = r373_;
+                            let _e1208 = r374_;
+                            let _e1210 = r372_;
+                            r375_ = select(_e1210, _e1208, _e1206);
                         }
-                        let _e1214 = active_1040_;
+                        let _e1214 = active_1176_;
                         if _e1214 {
-                            let _e1216 = r279_;
-                            let _e1218 = r275_;
-                            r285_ = (_e1216 - _e1218);
+                            let _e1216 = r363_;
+                            let _e1218 = r359_;
+                            r369_ = (_e1216 - _e1218);
                         }
-                        let _e1222 = active_1040_;
+                        let _e1222 = active_1176_;
                         if _e1222 {
-                            let _e1224 = r279_;
-                            let _e1226 = r275_;
-                            r292_ = (_e1224 < _e1226);
+                            let _e1224 = r363_;
+                            let _e1226 = r359_;
+                            r376_ = (_e1224 < _e1226);
                         }
-                        let _e1230 = active_1040_;
+                        let _e1230 = active_1176_;
                         if _e1230 {
-                            let _e1232 = r292_;
-                            r287_ = u32(_e1232);
+                            let _e1232 = r376_;
+                            r371_ = u32(_e1232);
                         }
-                        let _e1236 = active_1040_;
+                        let _e1236 = active_1176_;
                         if _e1236 {
-                            let _e1238 = r280_;
-                            let _e1240 = r276_;
-                            r286_ = (_e1238 - _e1240);
+                            let _e1238 = r364_;
+                            let _e1240 = r360_;
+                            r370_ = (_e1238 - _e1240);
                         }
-                        let _e1244 = active_1040_;
+                        let _e1244 = active_1176_;
                         if _e1244 {
-                            let _e1246 = r286_;
-                            let _e1248 = r287_;
-                            r286_ = (_e1246 - _e1248);
+                            let _e1246 = r370_;
+                            let _e1248 = r371_;
+                            r370_ = (_e1246 - _e1248);
                         }
-                        let _e1252 = active_1040_;
+                        let _e1252 = active_1176_;
                         if _e1252 {
-                            let _e1254 = r291_;
-                            let _e1256 = r285_;
-                            let _e1258 = r279_;
-                            r279_ = select(_e1258, _e1256, _e1254);
+                            let _e1254 = r375_;
+                            let _e1256 = r369_;
+                            let _e1258 = r363_;
+                            r363_ = select(_e1258, _e1256, _e1254);
                         }
-                        let _e1262 = active_1040_;
+                        let _e1262 = active_1176_;
                         if _e1262 {
-                            let _e1264 = r291_;
-                            let _e1266 = r286_;
-                            let _e1268 = r280_;
-                            r280_ = select(_e1268, _e1266, _e1264);
+                            let _e1264 = r375_;
+                            let _e1266 = r370_;
+                            let _e1268 = r364_;
+                            r364_ = select(_e1268, _e1266, _e1264);
                         }
-                        let _e1272 = active_1040_;
+                        let _e1272 = active_1176_;
                         if _e1272 {
-                            let _e1274 = r291_;
-                            r284_ = u32(_e1274);
+                            let _e1274 = r375_;
+                            r368_ = u32(_e1274);
                         }
-                        let _e1278 = active_1040_;
+                        let _e1278 = active_1176_;
                         if _e1278 {
-                            let _e1280 = r277_;
-                            let _e1282 = r284_;
-                            r277_ = (_e1280 | _e1282);
+                            let _e1280 = r361_;
+                            let _e1282 = r368_;
+                            r361_ = (_e1280 | _e1282);
                         }
-                        let _e1286 = active_1040_;
+                        let _e1286 = active_1176_;
                         if _e1286 {
-                            let _e1288 = r278_;
-                            r283_ = (_e1288 >> bitcast<u32>(31u));
+                            let _e1288 = r362_;
+                            r367_ = (_e1288 >> bitcast<u32>(31u));
                         }
-                        let _e1294 = active_1040_;
+                        let _e1294 = active_1176_;
                         if _e1294 {
-                            let _e1296 = r277_;
-                            r284_ = (_e1296 >> bitcast<u32>(31u));
+                            let _e1296 = r361_;
+                            r368_ = (_e1296 >> bitcast<u32>(31u));
                         }
-                        let _e1302 = active_1040_;
+                        let _e1302 = active_1176_;
                         if _e1302 {
-                            let _e1304 = r278_;
-                            r278_ = (_e1304 << bitcast<u32>(1u));
+                            let _e1304 = r362_;
+                            r362_ = (_e1304 << bitcast<u32>(1u));
                         }
-                        let _e1310 = active_1040_;
+                        let _e1310 = active_1176_;
                         if _e1310 {
-                            let _e1312 = r278_;
-                            let _e1314 = r284_;
-                            r278_ = (_e1312 | _e1314);
+                            let _e1312 = r362_;
+                            let _e1314 = r368_;
+                            r362_ = (_e1312 | _e1314);
                         }
-                        let _e1318 = active_1040_;
+                        let _e1318 = active_1176_;
                         if _e1318 {
-                            let _e1320 = r277_;
-                            r277_ = (_e1320 << bitcast<u32>(1u));
+                            let _e1320 = r361_;
+                            r361_ = (_e1320 << bitcast<u32>(1u));
                         }
-                        let _e1326 = active_1040_;
+                        let _e1326 = active_1176_;
                         if _e1326 {
-                            let _e1328 = r279_;
-                            r284_ = (_e1328 >> bitcast<u32>(31u));
+                            let _e1328 = r363_;
+                            r368_ = (_e1328 >> bitcast<u32>(31u));
                         }
-                        let _e1334 = active_1040_;
+                        let _e1334 = active_1176_;
                         if _e1334 {
-                            let _e1336 = r280_;
-                            r280_ = (_e1336 << bitcast<u32>(1u));
+                            let _e1336 = r364_;
+                            r364_ = (_e1336 << bitcast<u32>(1u));
                         }
-                        let _e1342 = active_1040_;
+                        let _e1342 = active_1176_;
                         if _e1342 {
-                            let _e1344 = r280_;
-                            let _e1346 = r284_;
-                            r280_ = (_e1344 | _e1346);
+                            let _e1344 = r364_;
+                            let _e1346 = r368_;
+                            r364_ = (_e1344 | _e1346);
                         }
-                        let _e1350 = active_1040_;
+                        let _e1350 = active_1176_;
                         if _e1350 {
-                            let _e1352 = r279_;
-                            r279_ = (_e1352 << bitcast<u32>(1u));
+                            let _e1352 = r363_;
+                            r363_ = (_e1352 << bitcast<u32>(1u));
                         }
-                        let _e1358 = active_1040_;
+                        let _e1358 = active_1176_;
                         if _e1358 {
-                            let _e1360 = r279_;
-                            let _e1362 = r283_;
-                            r279_ = (_e1360 | _e1362);
+                            let _e1360 = r363_;
+                            let _e1362 = r367_;
+                            r363_ = (_e1360 | _e1362);
                         }
-                        let _e1366 = active_1040_;
+                        let _e1366 = active_1176_;
                         if _e1366 {
-                            let _e1368 = r280_;
-                            let _e1370 = r276_;
-                            r288_ = (_e1368 > _e1370);
+                            let _e1368 = r364_;
+                            let _e1370 = r360_;
+                            r372_ = (_e1368 > _e1370);
                         }
-                        let _e1374 = active_1040_;
+                        let _e1374 = active_1176_;
                         if _e1374 {
-                            let _e1376 = r280_;
-                            let _e1378 = r276_;
-                            r289_ = (_e1376 == _e1378);
+                            let _e1376 = r364_;
+                            let _e1378 = r360_;
+                            r373_ = (_e1376 == _e1378);
                         }
-                        let _e1382 = active_1040_;
+                        let _e1382 = active_1176_;
                         if _e1382 {
-                            let _e1384 = r279_;
-                            let _e1386 = r275_;
-                            r290_ = (_e1384 >= _e1386);
+                            let _e1384 = r363_;
+                            let _e1386 = r359_;
+                            r374_ = (_e1384 >= _e1386);
                         }
-                        let _e1390 = active_1040_;
+                        let _e1390 = active_1176_;
                         if _e1390 {
-                            let _e1392 = r289_;
-                            let _e1394 = r290_;
-                            let _e1396 = r288_;
-                            r291_ = select(_e1396, _e1394, _e1392);
+                            let _e1392 = r373_;
+                            let _e1394 = r374_;
+                            let _e1396 = r372_;
+                            r375_ = select(_e1396, _e1394, _e1392);
                         }
-                        let _e1400 = active_1040_;
+                        let _e1400 = active_1176_;
                         if _e1400 {
-                            let _e1402 = r279_;
-                            let _e1404 = r275_;
-                            r285_ = (_e1402 - _e1404);
+                            let _e1402 = r363_;
+                            let _e1404 = r359_;
+                            r369_ = (_e1402 - _e1404);
                         }
-                        let _e1408 = active_1040_;
+                        let _e1408 = active_1176_;
                         if _e1408 {
-                            let _e1410 = r279_;
-                            let _e1412 = r275_;
-                            r292_ = (_e1410 < _e1412);
+                            let _e1410 = r363_;
+                            let _e1412 = r359_;
+                            r376_ = (_e1410 < _e1412);
                         }
-                        let _e1416 = active_1040_;
+                        let _e1416 = active_1176_;
                         if _e1416 {
-                            let _e1418 = r292_;
-                            r287_ = u32(_e1418);
+                            let _e1418 = r376_;
+                            r371_ = u32(_e1418);
                         }
-                        let _e1422 = active_1040_;
+                        let _e1422 = active_1176_;
                         if _e1422 {
-                            let _e1424 = r280_;
-                            let _e1426 = r276_;
-                            r286_ = (_e1424 - _e1426);
+                            let _e1424 = r364_;
+                            let _e1426 = r360_;
+                            r370_ = (_e1424 - _e1426);
                         }
-                        let _e1430 = active_1040_;
+                        let _e1430 = active_1176_;
                         if _e1430 {
-                            let _e1432 = r286_;
-                            let _e1434 = r287_;
-                            r286_ = (_e1432 - _e1434);
+                            let _e1432 = r370_;
+                            let _e1434 = r371_;
+                            r370_ = (_e1432 - _e1434);
                         }
-                        let _e1438 = active_1040_;
+                        let _e1438 = active_1176_;
                         if _e1438 {
-                            let _e1440 = r291_;
-                            let _e1442 = r285_;
-                            let _e1444 = r279_;
-                            r279_ = select(_e1444, _e1442, _e1440);
+                            let _e1440 = r375_;
+                            let _e1442 = r369_;
+                            let _e1444 = r363_;
+                            r363_ = select(_e1444, _e1442, _e1440);
                         }
-                        let _e1448 = active_1040_;
+                        let _e1448 = active_1176_;
                         if _e1448 {
-                            let _e1450 = r291_;
-                            let _e1452 = r286_;
-                            let _e1454 = r280_;
-                            r280_ = select(_e1454, _e1452, _e1450);
+                            let _e1450 = r375_;
+                            let _e1452 = r370_;
+                            let _e1454 = r364_;
+                            r364_ = select(_e1454, _e1452, _e1450);
                         }
-                        let _e1458 = active_1040_;
+                        let _e1458 = active_1176_;
                         if _e1458 {
-                            let _e1460 = r291_;
-                            r284_ = u32(_e1460);
+                            let _e1460 = r375_;
+                            r368_ = u32(_e1460);
                         }
-                        let _e1464 = active_1040_;
+                        let _e1464 = active_1176_;
                         if _e1464 {
-                            let _e1466 = r277_;
-                            let _e1468 = r284_;
-                            r277_ = (_e1466 | _e1468);
+                            let _e1466 = r361_;
+                            let _e1468 = r368_;
+                            r361_ = (_e1466 | _e1468);
                         }
-                        let _e1472 = active_1040_;
+                        let _e1472 = active_1176_;
                         if _e1472 {
-                            let _e1474 = r278_;
-                            r283_ = (_e1474 >> bitcast<u32>(31u));
+                            let _e1474 = r362_;
+                            r367_ = (_e1474 >> bitcast<u32>(31u));
                         }
-                        let _e1480 = active_1040_;
+                        let _e1480 = active_1176_;
                         if _e1480 {
-                            let _e1482 = r277_;
-                            r284_ = (_e1482 >> bitcast<u32>(31u));
+                            let _e1482 = r361_;
+                            r368_ = (_e1482 >> bitcast<u32>(31u));
                         }
-                        let _e1488 = active_1040_;
+                        let _e1488 = active_1176_;
                         if _e1488 {
-                            let _e1490 = r278_;
-                            r278_ = (_e1490 << bitcast<u32>(1u));
+                            let _e1490 = r362_;
+                            r362_ = (_e1490 << bitcast<u32>(1u));
                         }
-                        let _e1496 = active_1040_;
+                        let _e1496 = active_1176_;
                         if _e1496 {
-                            let _e1498 = r278_;
-                            let _e1500 = r284_;
-                            r278_ = (_e1498 | _e1500);
+                            let _e1498 = r362_;
+                            let _e1500 = r368_;
+                            r362_ = (_e1498 | _e1500);
                         }
-                        let _e1504 = active_1040_;
+                        let _e1504 = active_1176_;
                         if _e1504 {
-                            let _e1506 = r277_;
-                            r277_ = (_e1506 << bitcast<u32>(1u));
+                            let _e1506 = r361_;
+                            r361_ = (_e1506 << bitcast<u32>(1u));
                         }
-                        let _e1512 = active_1040_;
+                        let _e1512 = active_1176_;
                         if _e1512 {
-                            let _e1514 = r279_;
-                            r284_ = (_e1514 >> bitcast<u32>(31u));
+                            let _e1514 = r363_;
+                            r368_ = (_e1514 >> bitcast<u32>(31u));
                         }
-                        let _e1520 = active_1040_;
+                        let _e1520 = active_1176_;
                         if _e1520 {
-                            let _e1522 = r280_;
-                            r280_ = (_e1522 << bitcast<u32>(1u));
+                            let _e1522 = r364_;
+                            r364_ = (_e1522 << bitcast<u32>(1u));
                         }
-                        let _e1528 = active_1040_;
+                        let _e1528 = active_1176_;
                         if _e1528 {
-                            let _e1530 = r280_;
-                            let _e1532 = r284_;
-                            r280_ = (_e1530 | _e1532);
+                            let _e1530 = r364_;
+                            let _e1532 = r368_;
+                            r364_ = (_e1530 | _e1532);
                         }
-                        let _e1536 = active_1040_;
+                        let _e1536 = active_1176_;
                         if _e1536 {
-                            let _e1538 = r279_;
-                            r279_ = (_e1538 << bitcast<u32>(1u));
+                            let _e1538 = r363_;
+                            r363_ = (_e1538 << bitcast<u32>(1u));
                         }
-                        let _e1544 = active_1040_;
+                        let _e1544 = active_1176_;
                         if _e1544 {
-                            let _e1546 = r279_;
-                            let _e1548 = r283_;
-                            r279_ = (_e1546 | _e1548);
+                            let _e1546 = r363_;
+                            let _e1548 = r367_;
+                            r363_ = (_e1546 | _e1548);
                         }
-                        let _e1552 = active_1040_;
+                        let _e1552 = active_1176_;
                         if _e1552 {
-                            let _e1554 = r280_;
-                            let _e1556 = r276_;
-                            r288_ = (_e1554 > _e1556);
+                            let _e1554 = r364_;
+                            let _e1556 = r360_;
+                            r372_ = (_e1554 > _e1556);
                         }
-                        let _e1560 = active_1040_;
+                        let _e1560 = active_1176_;
                         if _e1560 {
-                            let _e1562 = r280_;
-                            let _e1564 = r276_;
-                            r289_ = (_e1562 == _e1564);
+                            let _e1562 = r364_;
+                            let _e1564 = r360_;
+                            r373_ = (_e1562 == _e1564);
                         }
-                        let _e1568 = active_1040_;
+                        let _e1568 = active_1176_;
                         if _e1568 {
-                            let _e1570 = r279_;
-                            let _e1572 = r275_;
-                            r290_ = (_e1570 >= _e1572);
+                            let _e1570 = r363_;
+                            let _e1572 = r359_;
+                            r374_ = (_e1570 >= _e1572);
                         }
-                        let _e1576 = active_1040_;
+                        let _e1576 = active_1176_;
                         if _e1576 {
-                            let _e1578 = r289_;
-                            let _e1580 = r290_;
-                            let _e1582 = r288_;
-                            r291_ = select(_e1582, _e1580, _e1578);
+                            let _e1578 = r373_;
+                            let _e1580 = r374_;
+                            let _e1582 = r372_;
+                            r375_ = select(_e1582, _e1580, _e1578);
                         }
-                        let _e1586 = active_1040_;
+                        let _e1586 = active_1176_;
                         if _e1586 {
-                            let _e1588 = r279_;
-                            let _e1590 = r275_;
-                            r285_ = (_e1588 - _e1590);
+                            let _e1588 = r363_;
+                            let _e1590 = r359_;
+                            r369_ = (_e1588 - _e1590);
                         }
-                        let _e1594 = active_1040_;
+                        let _e1594 = active_1176_;
                         if _e1594 {
-                            let _e1596 = r279_;
-                            let _e1598 = r275_;
-                            r292_ = (_e1596 < _e1598);
+                            let _e1596 = r363_;
+                            let _e1598 = r359_;
+                            r376_ = (_e1596 < _e1598);
                         }
-                        let _e1602 = active_1040_;
+                        let _e1602 = active_1176_;
                         if _e1602 {
-                            let _e1604 = r292_;
-                            r287_ = u32(_e1604);
+                            let _e1604 = r376_;
+                            r371_ = u32(_e1604);
                         }
-                        let _e1608 = active_1040_;
+                        let _e1608 = active_1176_;
                         if _e1608 {
-                            let _e1610 = r280_;
-                            let _e1612 = r276_;
-                            r286_ = (_e1610 - _e1612);
+                            let _e1610 = r364_;
+                            let _e1612 = r360_;
+                            r370_ = (_e1610 - _e1612);
                         }
-                        let _e1616 = active_1040_;
+                        let _e1616 = active_1176_;
                         if _e1616 {
-                            let _e1618 = r286_;
-                            let _e1620 = r287_;
-                            r286_ = (_e1618 - _e1620);
+                            let _e1618 = r370_;
+                            let _e1620 = r371_;
+                            r370_ = (_e1618 - _e1620);
                         }
-                        let _e1624 = active_1040_;
+                        let _e1624 = active_1176_;
                         if _e1624 {
-                            let _e1626 = r291_;
-                            let _e1628 = r285_;
-                            let _e1630 = r279_;
-                            r279_ = select(_e1630, _e1628, _e1626);
+                            let _e1626 = r375_;
+                            let _e1628 = r369_;
+                            let _e1630 = r363_;
+                            r363_ = select(_e1630, _e1628, _e1626);
                         }
-                        let _e1634 = active_1040_;
+                        let _e1634 = active_1176_;
                         if _e1634 {
-                            let _e1636 = r291_;
-                            let _e1638 = r286_;
-                            let _e1640 = r280_;
-                            r280_ = select(_e1640, _e1638, _e1636);
+                            let _e1636 = r375_;
+                            let _e1638 = r370_;
+                            let _e1640 = r364_;
+                            r364_ = select(_e1640, _e1638, _e1636);
                         }
-                        let _e1644 = active_1040_;
+                        let _e1644 = active_1176_;
                         if _e1644 {
-                            let _e1646 = r291_;
-                            r284_ = u32(_e1646);
+                            let _e1646 = r375_;
+                            r368_ = u32(_e1646);
                         }
-                        let _e1650 = active_1040_;
+                        let _e1650 = active_1176_;
                         if _e1650 {
-                            let _e1652 = r277_;
-                            let _e1654 = r284_;
-                            r277_ = (_e1652 | _e1654);
+                            let _e1652 = r361_;
+                            let _e1654 = r368_;
+                            r361_ = (_e1652 | _e1654);
                         }
-                        let _e1658 = active_1040_;
+                        let _e1658 = active_1176_;
                         if _e1658 {
-                            let _e1660 = r278_;
-                            r283_ = (_e1660 >> bitcast<u32>(31u));
+                            let _e1660 = r362_;
+                            r367_ = (_e1660 >> bitcast<u32>(31u));
                         }
-                        let _e1666 = active_1040_;
+                        let _e1666 = active_1176_;
                         if _e1666 {
-                            let _e1668 = r277_;
-                            r284_ = (_e1668 >> bitcast<u32>(31u));
+                            let _e1668 = r361_;
+                            r368_ = (_e1668 >> bitcast<u32>(31u));
                         }
-                        let _e1674 = active_1040_;
+                        let _e1674 = active_1176_;
                         if _e1674 {
-                            let _e1676 = r278_;
-                            r278_ = (_e1676 << bitcast<u32>(1u));
+                            let _e1676 = r362_;
+                            r362_ = (_e1676 << bitcast<u32>(1u));
                         }
-                        let _e1682 = active_1040_;
+                        let _e1682 = active_1176_;
                         if _e1682 {
-                            let _e1684 = r278_;
-                            let _e1686 = r284_;
-                            r278_ = (_e1684 | _e1686);
+                            let _e1684 = r362_;
+                            let _e1686 = r368_;
+                            r362_ = (_e1684 | _e1686);
                         }
-                        let _e1690 = active_1040_;
+                        let _e1690 = active_1176_;
                         if _e1690 {
-                            let _e1692 = r277_;
-                            r277_ = (_e1692 << bitcast<u32>(1u));
+                            let _e1692 = r361_;
+                            r361_ = (_e1692 << bitcast<u32>(1u));
                         }
-                        let _e1698 = active_1040_;
+                        let _e1698 = active_1176_;
                         if _e1698 {
-                            let _e1700 = r279_;
-                            r284_ = (_e1700 >> bitcast<u32>(31u));
+                            let _e1700 = r363_;
+                            r368_ = (_e1700 >> bitcast<u32>(31u));
                         }
-                        let _e1706 = active_1040_;
+                        let _e1706 = active_1176_;
                         if _e1706 {
-                            let _e1708 = r280_;
-                            r280_ = (_e1708 << bitcast<u32>(1u));
+                            let _e1708 = r364_;
+                            r364_ = (_e1708 << bitcast<u32>(1u));
                         }
-                        let _e1714 = active_1040_;
+                        let _e1714 = active_1176_;
                         if _e1714 {
-                            let _e1716 = r280_;
-                            let _e1718 = r284_;
-                            r280_ = (_e1716 | _e1718);
+                            let _e1716 = r364_;
+                            let _e1718 = r368_;
+                            r364_ = (_e1716 | _e1718);
                         }
-                        let _e1722 = active_1040_;
+                        let _e1722 = active_1176_;
                         if _e1722 {
-                            let _e1724 = r279_;
-                            r279_ = (_e1724 << bitcast<u32>(1u));
+                            let _e1724 = r363_;
+                            r363_ = (_e1724 << bitcast<u32>(1u));
                         }
-                        let _e1730 = active_1040_;
+                        let _e1730 = active_1176_;
                         if _e1730 {
-                            let _e1732 = r279_;
-                            let _e1734 = r283_;
-                            r279_ = (_e1732 | _e1734);
+                            let _e1732 = r363_;
+                            let _e1734 = r367_;
+                            r363_ = (_e1732 | _e1734);
                         }
-                        let _e1738 = active_1040_;
+                        let _e1738 = active_1176_;
                         if _e1738 {
-                            let _e1740 = r280_;
-                            let _e1742 = r276_;
-                            r288_ = (_e1740 > _e1742);
+                            let _e1740 = r364_;
+                            let _e1742 = r360_;
+                            r372_ = (_e1740 > _e1742);
                         }
-                        let _e1746 = active_1040_;
+                        let _e1746 = active_1176_;
                         if _e1746 {
-                            let _e1748 = r280_;
-                            let _e1750 = r276_;
-                            r289_ = (_e1748 == _e1750);
+                            let _e1748 = r364_;
+                            let _e1750 = r360_;
+                            r373_ = (_e1748 == _e1750);
                         }
-                        let _e1754 = active_1040_;
+                        let _e1754 = active_1176_;
                         if _e1754 {
-                            let _e1756 = r279_;
-                            let _e1758 = r275_;
-                            r290_ = (_e1756 >= _e1758);
+                            let _e1756 = r363_;
+                            let _e1758 = r359_;
+                            r374_ = (_e1756 >= _e1758);
                         }
-                        let _e1762 = active_1040_;
+                        let _e1762 = active_1176_;
                         if _e1762 {
-                            let _e1764 = r289_;
-                            let _e1766 = r290_;
-                            let _e1768 = r288_;
-                            r291_ = select(_e1768, _e1766, _e1764);
+                            let _e1764 = r373_;
+                            let _e1766 = r374_;
+                            let _e1768 = r372_;
+                            r375_ = select(_e1768, _e1766, _e1764);
                         }
-                        let _e1772 = active_1040_;
+                        let _e1772 = active_1176_;
                         if _e1772 {
-                            let _e1774 = r279_;
-                            let _e1776 = r275_;
-                            r285_ = (_e1774 - _e1776);
+                            let _e1774 = r363_;
+                            let _e1776 = r359_;
+                            r369_ = (_e1774 - _e1776);
                         }
-                        let _e1780 = active_1040_;
+                        let _e1780 = active_1176_;
                         if _e1780 {
-                            let _e1782 = r279_;
-                            let _e1784 = r275_;
-                            r292_ = (_e1782 < _e1784);
+                            let _e1782 = r363_;
+                            let _e1784 = r359_;
+                            r376_ = (_e1782 < _e1784);
                         }
-                        let _e1788 = active_1040_;
+                        let _e1788 = active_1176_;
                         if _e1788 {
-                            let _e1790 = r292_;
-                            r287_ = u32(_e1790);
+                            let _e1790 = r376_;
+                            r371_ = u32(_e1790);
                         }
-                        let _e1794 = active_1040_;
+                        let _e1794 = active_1176_;
                         if _e1794 {
-                            let _e1796 = r280_;
-                            let _e1798 = r276_;
-                            r286_ = (_e1796 - _e1798);
+                            let _e1796 = r364_;
+                            let _e1798 = r360_;
+                            r370_ = (_e1796 - _e1798);
                         }
-                        let _e1802 = active_1040_;
+                        let _e1802 = active_1176_;
                         if _e1802 {
-                            let _e1804 = r286_;
-                            let _e1806 = r287_;
-                            r286_ = (_e1804 - _e1806);
+                            let _e1804 = r370_;
+                            let _e1806 = r371_;
+                            r370_ = (_e1804 - _e1806);
                         }
-                        let _e1810 = active_1040_;
+                        let _e1810 = active_1176_;
                         if _e1810 {
-                            let _e1812 = r291_;
-                            let _e1814 = r285_;
-                            let _e1816 = r279_;
-                            r279_ = select(_e1816, _e1814, _e1812);
+                            let _e1812 = r375_;
+                            let _e1814 = r369_;
+                            let _e1816 = r363_;
+                            r363_ = select(_e1816, _e1814, _e1812);
                         }
-                        let _e1820 = active_1040_;
+                        let _e1820 = active_1176_;
                         if _e1820 {
-                            let _e1822 = r291_;
-                            let _e1824 = r286_;
-                            let _e1826 = r280_;
-                            r280_ = select(_e1826, _e1824, _e1822);
+                            let _e1822 = r375_;
+                            let _e1824 = r370_;
+                            let _e1826 = r364_;
+                            r364_ = select(_e1826, _e1824, _e1822);
                         }
-                        let _e1830 = active_1040_;
+                        let _e1830 = active_1176_;
                         if _e1830 {
-                            let _e1832 = r291_;
-                            r284_ = u32(_e1832);
+                            let _e1832 = r375_;
+                            r368_ = u32(_e1832);
                         }
-                        let _e1836 = active_1040_;
+                        let _e1836 = active_1176_;
                         if _e1836 {
-                            let _e1838 = r277_;
-                            let _e1840 = r284_;
-                            r277_ = (_e1838 | _e1840);
+                            let _e1838 = r361_;
+                            let _e1840 = r368_;
+                            r361_ = (_e1838 | _e1840);
                         }
-                        let _e1844 = active_1040_;
+                        let _e1844 = active_1176_;
                         if _e1844 {
-                            let _e1846 = r278_;
-                            r283_ = (_e1846 >> bitcast<u32>(31u));
+                            let _e1846 = r362_;
+                            r367_ = (_e1846 >> bitcast<u32>(31u));
                         }
-                        let _e1852 = active_1040_;
+                        let _e1852 = active_1176_;
                         if _e1852 {
-                            let _e1854 = r277_;
-                            r284_ = (_e1854 >> bitcast<u32>(31u));
+                            let _e1854 = r361_;
+                            r368_ = (_e1854 >> bitcast<u32>(31u));
                         }
-                        let _e1860 = active_1040_;
+                        let _e1860 = active_1176_;
                         if _e1860 {
-                            let _e1862 = r278_;
-                            r278_ = (_e1862 << bitcast<u32>(1u));
+                            let _e1862 = r362_;
+                            r362_ = (_e1862 << bitcast<u32>(1u));
                         }
-                        let _e1868 = active_1040_;
+                        let _e1868 = active_1176_;
                         if _e1868 {
-                            let _e1870 = r278_;
-                            let _e1872 = r284_;
-                            r278_ = (_e1870 | _e1872);
+                            let _e1870 = r362_;
+                            let _e1872 = r368_;
+                            r362_ = (_e1870 | _e1872);
                         }
-                        let _e1876 = active_1040_;
+                        let _e1876 = active_1176_;
                         if _e1876 {
-                            let _e1878 = r277_;
-                            r277_ = (_e1878 << bitcast<u32>(1u));
+                            let _e1878 = r361_;
+                            r361_ = (_e1878 << bitcast<u32>(1u));
                         }
-                        let _e1884 = active_1040_;
+                        let _e1884 = active_1176_;
                         if _e1884 {
-                            let _e1886 = r279_;
-                            r284_ = (_e1886 >> bitcast<u32>(31u));
+                            let _e1886 = r363_;
+                            r368_ = (_e1886 >> bitcast<u32>(31u));
                         }
-                        let _e1892 = active_1040_;
+                        let _e1892 = active_1176_;
                         if _e1892 {
-                            let _e1894 = r280_;
-                            r280_ = (_e1894 << bitcast<u32>(1u));
+                            let _e1894 = r364_;
+                            r364_ = (_e1894 << bitcast<u32>(1u));
                         }
-                        let _e1900 = active_1040_;
+                        let _e1900 = active_1176_;
                         if _e1900 {
-                            let _e1902 = r280_;
-                            let _e1904 = r284_;
-                            r280_ = (_e1902 | _e1904);
+                            let _e1902 = r364_;
+                            let _e1904 = r368_;
+                            r364_ = (_e1902 | _e1904);
                         }
-                        let _e1908 = active_1040_;
+                        let _e1908 = active_1176_;
                         if _e1908 {
-                            let _e1910 = r279_;
-                            r279_ = (_e1910 << bitcast<u32>(1u));
+                            let _e1910 = r363_;
+                            r363_ = (_e1910 << bitcast<u32>(1u));
                         }
-                        let _e1916 = active_1040_;
+                        let _e1916 = active_1176_;
                         if _e1916 {
-                            let _e1918 = r279_;
-                            let _e1920 = r283_;
-                            r279_ = (_e1918 | _e1920);
+                            let _e1918 = r363_;
+                            let _e1920 = r367_;
+                            r363_ = (_e1918 | _e1920);
                         }
-                        let _e1924 = active_1040_;
+                        let _e1924 = active_1176_;
                         if _e1924 {
-                            let _e1926 = r280_;
-                            let _e1928 = r276_;
-                            r288_ = (_e1926 > _e1928);
+                            let _e1926 = r364_;
+                            let _e1928 = r360_;
+                            r372_ = (_e1926 > _e1928);
                         }
-                        let _e1932 = active_1040_;
+                        let _e1932 = active_1176_;
                         if _e1932 {
-                            let _e1934 = r280_;
-                            let _e1936 = r276_;
-                            r289_ = (_e1934 == _e1936);
+                            let _e1934 = r364_;
+                            let _e1936 = r360_;
+                            r373_ = (_e1934 == _e1936);
                         }
-                        let _e1940 = active_1040_;
+                        let _e1940 = active_1176_;
                         if _e1940 {
-                            let _e1942 = r279_;
-                            let _e1944 = r275_;
-                            r290_ = (_e1942 >= _e1944);
+                            let _e1942 = r363_;
+                            let _e1944 = r359_;
+                            r374_ = (_e1942 >= _e1944);
                         }
-                        let _e1948 = active_1040_;
+                        let _e1948 = active_1176_;
                         if _e1948 {
-                            let _e1950 = r289_;
-                            let _e1952 = r290_;
-                            let _e1954 = r288_;
-                            r291_ = select(_e1954, _e1952, _e1950);
+                            let _e1950 = r373_;
+                            let _e1952 = r374_;
+                            let _e1954 = r372_;
+                            r375_ = select(_e1954, _e1952, _e1950);
                         }
-                        let _e1958 = active_1040_;
+                        let _e1958 = active_1176_;
                         if _e1958 {
-                            let _e1960 = r279_;
-                            let _e1962 = r275_;
-                            r285_ = (_e1960 - _e1962);
+                            let _e1960 = r363_;
+                            let _e1962 = r359_;
+                            r369_ = (_e1960 - _e1962);
                         }
-                        let _e1966 = active_1040_;
+                        let _e1966 = active_1176_;
                         if _e1966 {
-                            let _e1968 = r279_;
-                            let _e1970 = r275_;
-                            r292_ = (_e1968 < _e1970);
+                            let _e1968 = r363_;
+                            let _e1970 = r359_;
+                            r376_ = (_e1968 < _e1970);
                         }
-                        let _e1974 = active_1040_;
+                        let _e1974 = active_1176_;
                         if _e1974 {
-                            let _e1976 = r292_;
-                            r287_ = u32(_e1976);
+                            let _e1976 = r376_;
+                            r371_ = u32(_e1976);
                         }
-                        let _e1980 = active_1040_;
+                        let _e1980 = active_1176_;
                         if _e1980 {
-                            let _e1982 = r280_;
-                            let _e1984 = r276_;
-                            r286_ = (_e1982 - _e1984);
+                            let _e1982 = r364_;
+                            let _e1984 = r360_;
+                            r370_ = (_e1982 - _e1984);
                         }
-                        let _e1988 = active_1040_;
+                        let _e1988 = active_1176_;
                         if _e1988 {
-                            let _e1990 = r286_;
-                            let _e1992 = r287_;
-                            r286_ = (_e1990 - _e1992);
+                            let _e1990 = r370_;
+                            let _e1992 = r371_;
+                            r370_ = (_e1990 - _e1992);
                         }
-                        let _e1996 = active_1040_;
+                        let _e1996 = active_1176_;
                         if _e1996 {
-                            let _e1998 = r291_;
-                            let _e2000 = r285_;
-                            let _e2002 = r279_;
-                            r279_ = select(_e2002, _e2000, _e1998);
+                            let _e1998 = r375_;
+                            let _e2000 = r369_;
+                            let _e2002 = r363_;
+                            r363_ = select(_e2002, _e2000, _e1998);
                         }
-                        let _e2006 = active_1040_;
+                        let _e2006 = active_1176_;
                         if _e2006 {
-                            let _e2008 = r291_;
-                            let _e2010 = r286_;
-                            let _e2012 = r280_;
-                            r280_ = select(_e2012, _e2010, _e2008);
+                            let _e2008 = r375_;
+                            let _e2010 = r370_;
+                            let _e2012 = r364_;
+                            r364_ = select(_e2012, _e2010, _e2008);
                         }
-                        let _e2016 = active_1040_;
+                        let _e2016 = active_1176_;
                         if _e2016 {
-                            let _e2018 = r291_;
-                            r284_ = u32(_e2018);
+                            let _e2018 = r375_;
+                            r368_ = u32(_e2018);
                         }
-                        let _e2022 = active_1040_;
+                        let _e2022 = active_1176_;
                         if _e2022 {
-                            let _e2024 = r277_;
-                            let _e2026 = r284_;
-                            r277_ = (_e2024 | _e2026);
+                            let _e2024 = r361_;
+                            let _e2026 = r368_;
+                            r361_ = (_e2024 | _e2026);
                         }
-                        let _e2030 = active_1040_;
+                        let _e2030 = active_1176_;
                         if _e2030 {
-                            let _e2032 = r278_;
-                            r283_ = (_e2032 >> bitcast<u32>(31u));
+                            let _e2032 = r362_;
+                            r367_ = (_e2032 >> bitcast<u32>(31u));
                         }
-                        let _e2038 = active_1040_;
+                        let _e2038 = active_1176_;
                         if _e2038 {
-                            let _e2040 = r277_;
-                            r284_ = (_e2040 >> bitcast<u32>(31u));
+                            let _e2040 = r361_;
+                            r368_ = (_e2040 >> bitcast<u32>(31u));
                         }
-                        let _e2046 = active_1040_;
+                        let _e2046 = active_1176_;
                         if _e2046 {
-                            let _e2048 = r278_;
-                            r278_ = (_e2048 << bitcast<u32>(1u));
+                            let _e2048 = r362_;
+                            r362_ = (_e2048 << bitcast<u32>(1u));
                         }
-                        let _e2054 = active_1040_;
+                        let _e2054 = active_1176_;
                         if _e2054 {
-                            let _e2056 = r278_;
-                            let _e2058 = r284_;
-                            r278_ = (_e2056 | _e2058);
+                            let _e2056 = r362_;
+                            let _e2058 = r368_;
+                            r362_ = (_e2056 | _e2058);
                         }
-                        let _e2062 = active_1040_;
+                        let _e2062 = active_1176_;
                         if _e2062 {
-                            let _e2064 = r277_;
-                            r277_ = (_e2064 << bitcast<u32>(1u));
+                            let _e2064 = r361_;
+                            r361_ = (_e2064 << bitcast<u32>(1u));
                         }
-                        let _e2070 = active_1040_;
+                        let _e2070 = active_1176_;
                         if _e2070 {
-                            let _e2072 = r279_;
-                            r284_ = (_e2072 >> bitcast<u32>(31u));
+                            let _e2072 = r363_;
+                            r368_ = (_e2072 >> bitcast<u32>(31u));
                         }
-                        let _e2078 = active_1040_;
+                        let _e2078 = active_1176_;
                         if _e2078 {
-                            let _e2080 = r280_;
-                            r280_ = (_e2080 << bitcast<u32>(1u));
+                            let _e2080 = r364_;
+                            r364_ = (_e2080 << bitcast<u32>(1u));
                         }
-                        let _e2086 = active_1040_;
+                        let _e2086 = active_1176_;
                         if _e2086 {
-                            let _e2088 = r280_;
-                            let _e2090 = r284_;
-                            r280_ = (_e2088 | _e2090);
+                            let _e2088 = r364_;
+                            let _e2090 = r368_;
+                            r364_ = (_e2088 | _e2090);
                         }
-                        let _e2094 = active_1040_;
+                        let _e2094 = active_1176_;
                         if _e2094 {
-                            let _e2096 = r279_;
-                            r279_ = (_e2096 << bitcast<u32>(1u));
+                            let _e2096 = r363_;
+                            r363_ = (_e2096 << bitcast<u32>(1u));
                         }
-                        let _e2102 = active_1040_;
+                        let _e2102 = active_1176_;
                         if _e2102 {
-                            let _e2104 = r279_;
-                            let _e2106 = r283_;
-                            r279_ = (_e2104 | _e2106);
+                            let _e2104 = r363_;
+                            let _e2106 = r367_;
+                            r363_ = (_e2104 | _e2106);
                         }
-                        let _e2110 = active_1040_;
+                        let _e2110 = active_1176_;
                         if _e2110 {
-                            let _e2112 = r280_;
-                            let _e2114 = r276_;
-                            r288_ = (_e2112 > _e2114);
+                            let _e2112 = r364_;
+                            let _e2114 = r360_;
+                            r372_ = (_e2112 > _e2114);
                         }
-                        let _e2118 = active_1040_;
+                        let _e2118 = active_1176_;
                         if _e2118 {
-                            let _e2120 = r280_;
-                            let _e2122 = r276_;
-                            r289_ = (_e2120 == _e2122);
+                            let _e2120 = r364_;
+                            let _e2122 = r360_;
+                            r373_ = (_e2120 == _e2122);
                         }
-                        let _e2126 = active_1040_;
+                        let _e2126 = active_1176_;
                         if _e2126 {
-                            let _e2128 = r279_;
-                            let _e2130 = r275_;
-                            r290_ = (_e2128 >= _e2130);
+                            let _e2128 = r363_;
+                            let _e2130 = r359_;
+                            r374_ = (_e2128 >= _e2130);
                         }
-                        let _e2134 = active_1040_;
+                        let _e2134 = active_1176_;
                         if _e2134 {
-                            let _e2136 = r289_;
-                            let _e2138 = r290_;
-                            let _e2140 = r288_;
-                            r291_ = select(_e2140, _e2138, _e2136);
+                            let _e2136 = r373_;
+                            let _e2138 = r374_;
+                            let _e2140 = r372_;
+                            r375_ = select(_e2140, _e2138, _e2136);
                         }
-                        let _e2144 = active_1040_;
+                        let _e2144 = active_1176_;
                         if _e2144 {
-                            let _e2146 = r279_;
-                            let _e2148 = r275_;
-                            r285_ = (_e2146 - _e2148);
+                            let _e2146 = r363_;
+                            let _e2148 = r359_;
+                            r369_ = (_e2146 - _e2148);
                         }
-                        let _e2152 = active_1040_;
+                        let _e2152 = active_1176_;
                         if _e2152 {
-                            let _e2154 = r279_;
-                            let _e2156 = r275_;
-                            r292_ = (_e2154 < _e2156);
+                            let _e2154 = r363_;
+                            let _e2156 = r359_;
+                            r376_ = (_e2154 < _e2156);
                         }
-                        let _e2160 = active_1040_;
+                        let _e2160 = active_1176_;
                         if _e2160 {
-                            let _e2162 = r292_;
-                            r287_ = u32(_e2162);
+                            let _e2162 = r376_;
+                            r371_ = u32(_e2162);
                         }
-                        let _e2166 = active_1040_;
+                        let _e2166 = active_1176_;
                         if _e2166 {
-                            let _e2168 = r280_;
-                            let _e2170 = r276_;
-                            r286_ = (_e2168 - _e2170);
+                            let _e2168 = r364_;
+                            let _e2170 = r360_;
+                            r370_ = (_e2168 - _e2170);
                         }
-                        let _e2174 = active_1040_;
+                        let _e2174 = active_1176_;
                         if _e2174 {
-                            let _e2176 = r286_;
-                            let _e2178 = r287_;
-                            r286_ = (_e2176 - _e2178);
+                            let _e2176 = r370_;
+                            let _e2178 = r371_;
+                            r370_ = (_e2176 - _e2178);
                         }
-                        let _e2182 = active_1040_;
+                        let _e2182 = active_1176_;
                         if _e2182 {
-                            let _e2184 = r291_;
-                            let _e2186 = r285_;
-                            let _e2188 = r279_;
-                            r279_ = select(_e2188, _e2186, _e2184);
+                            let _e2184 = r375_;
+                            let _e2186 = r369_;
+                            let _e2188 = r363_;
+                            r363_ = select(_e2188, _e2186, _e2184);
                         }
-                        let _e2192 = active_1040_;
+                        let _e2192 = active_1176_;
                         if _e2192 {
-                            let _e2194 = r291_;
-                            let _e2196 = r286_;
-                            let _e2198 = r280_;
-                            r280_ = select(_e2198, _e2196, _e2194);
+                            let _e2194 = r375_;
+                            let _e2196 = r370_;
+                            let _e2198 = r364_;
+                            r364_ = select(_e2198, _e2196, _e2194);
                         }
-                        let _e2202 = active_1040_;
+                        let _e2202 = active_1176_;
                         if _e2202 {
-                            let _e2204 = r291_;
-                            r284_ = u32(_e2204);
+                            let _e2204 = r375_;
+                            r368_ = u32(_e2204);
                         }
-                        let _e2208 = active_1040_;
+                        let _e2208 = active_1176_;
                         if _e2208 {
-                            let _e2210 = r277_;
-                            let _e2212 = r284_;
-                            r277_ = (_e2210 | _e2212);
+                            let _e2210 = r361_;
+                            let _e2212 = r368_;
+                            r361_ = (_e2210 | _e2212);
                         }
-                        let _e2216 = active_1040_;
+                        let _e2216 = active_1176_;
                         if _e2216 {
-                            let _e2218 = r278_;
-                            r283_ = (_e2218 >> bitcast<u32>(31u));
+                            let _e2218 = r362_;
+                            r367_ = (_e2218 >> bitcast<u32>(31u));
                         }
-                        let _e2224 = active_1040_;
+                        let _e2224 = active_1176_;
                         if _e2224 {
-                            let _e2226 = r277_;
-                            r284_ = (_e2226 >> bitcast<u32>(31u));
+                            let _e2226 = r361_;
+                            r368_ = (_e2226 >> bitcast<u32>(31u));
                         }
-                        let _e2232 = active_1040_;
+                        let _e2232 = active_1176_;
                         if _e2232 {
-                            let _e2234 = r278_;
-                            r278_ = (_e2234 << bitcast<u32>(1u));
+                            let _e2234 = r362_;
+                            r362_ = (_e2234 << bitcast<u32>(1u));
                         }
-                        let _e2240 = active_1040_;
+                        let _e2240 = active_1176_;
                         if _e2240 {
-                            let _e2242 = r278_;
-                            let _e2244 = r284_;
-                            r278_ = (_e2242 | _e2244);
+                            let _e2242 = r362_;
+                            let _e2244 = r368_;
+                            r362_ = (_e2242 | _e2244);
                         }
-                        let _e2248 = active_1040_;
+                        let _e2248 = active_1176_;
                         if _e2248 {
-                            let _e2250 = r277_;
-                            r277_ = (_e2250 << bitcast<u32>(1u));
+                            let _e2250 = r361_;
+                            r361_ = (_e2250 << bitcast<u32>(1u));
                         }
-                        let _e2256 = active_1040_;
+                        let _e2256 = active_1176_;
                         if _e2256 {
-                            let _e2258 = r279_;
-                            r284_ = (_e2258 >> bitcast<u32>(31u));
+                            let _e2258 = r363_;
+                            r368_ = (_e2258 >> bitcast<u32>(31u));
                         }
-                        let _e2264 = active_1040_;
+                        let _e2264 = active_1176_;
                         if _e2264 {
-                            let _e2266 = r280_;
-                            r280_ = (_e2266 << bitcast<u32>(1u));
+                            let _e2266 = r364_;
+                            r364_ = (_e2266 << bitcast<u32>(1u));
                         }
-                        let _e2272 = active_1040_;
+                        let _e2272 = active_1176_;
                         if _e2272 {
-                            let _e2274 = r280_;
-                            let _e2276 = r284_;
-                            r280_ = (_e2274 | _e2276);
+                            let _e2274 = r364_;
+                            let _e2276 = r368_;
+                            r364_ = (_e2274 | _e2276);
                         }
-                        let _e2280 = active_1040_;
+                        let _e2280 = active_1176_;
                         if _e2280 {
-                            let _e2282 = r279_;
-                            r279_ = (_e2282 << bitcast<u32>(1u));
+                            let _e2282 = r363_;
+                            r363_ = (_e2282 << bitcast<u32>(1u));
                         }
-                        let _e2288 = active_1040_;
+                        let _e2288 = active_1176_;
                         if _e2288 {
-                            let _e2290 = r279_;
-                            let _e2292 = r283_;
-                            r279_ = (_e2290 | _e2292);
+                            let _e2290 = r363_;
+                            let _e2292 = r367_;
+                            r363_ = (_e2290 | _e2292);
                         }
-                        let _e2296 = active_1040_;
+                        let _e2296 = active_1176_;
                         if _e2296 {
-                            let _e2298 = r280_;
-                            let _e2300 = r276_;
-                            r288_ = (_e2298 > _e2300);
+                            let _e2298 = r364_;
+                            let _e2300 = r360_;
+                            r372_ = (_e2298 > _e2300);
                         }
-                        let _e2304 = active_1040_;
+                        let _e2304 = active_1176_;
                         if _e2304 {
-                            let _e2306 = r280_;
-                            let _e2308 = r276_;
-                            r289_ = (_e2306 == _e2308);
+                            let _e2306 = r364_;
+                            let _e2308 = r360_;
+                            r373_ = (_e2306 == _e2308);
                         }
-                        let _e2312 = active_1040_;
+                        let _e2312 = active_1176_;
                         if _e2312 {
-                            let _e2314 = r279_;
-                            let _e2316 = r275_;
-                            r290_ = (_e2314 >= _e2316);
+                            let _e2314 = r363_;
+                            let _e2316 = r359_;
+                            r374_ = (_e2314 >= _e2316);
                         }
-                        let _e2320 = active_1040_;
+                        let _e2320 = active_1176_;
                         if _e2320 {
-                            let _e2322 = r289_;
-                            let _e2324 = r290_;
-                            let _e2326 = r288_;
-                            r291_ = select(_e2326, _e2324, _e2322);
+                            let _e2322 = r373_;
+                            let _e2324 = r374_;
+                            let _e2326 = r372_;
+                            r375_ = select(_e2326, _e2324, _e2322);
                         }
-                        let _e2330 = active_1040_;
+                        let _e2330 = active_1176_;
                         if _e2330 {
-                            let _e2332 = r279_;
-                            let _e2334 = r275_;
-                            r285_ = (_e2332 - _e2334);
+                            let _e2332 = r363_;
+                            let _e2334 = r359_;
+                            r369_ = (_e2332 - _e2334);
                         }
-                        let _e2338 = active_1040_;
+                        let _e2338 = active_1176_;
                         if _e2338 {
-                            let _e2340 = r279_;
-                            let _e2342 = r275_;
-                            r292_ = (_e2340 < _e2342);
+                            let _e2340 = r363_;
+                            let _e2342 = r359_;
+                            r376_ = (_e2340 < _e2342);
                         }
-                        let _e2346 = active_1040_;
+                        let _e2346 = active_1176_;
                         if _e2346 {
-                            let _e2348 = r292_;
-                            r287_ = u32(_e2348);
+                            let _e2348 = r376_;
+                            r371_ = u32(_e2348);
                         }
-                        let _e2352 = active_1040_;
+                        let _e2352 = active_1176_;
                         if _e2352 {
-                            let _e2354 = r280_;
-                            let _e2356 = r276_;
-                            r286_ = (_e2354 - _e2356);
+                            let _e2354 = r364_;
+                            let _e2356 = r360_;
+                            r370_ = (_e2354 - _e2356);
                         }
-                        let _e2360 = active_1040_;
+                        let _e2360 = active_1176_;
                         if _e2360 {
-                            let _e2362 = r286_;
-                            let _e2364 = r287_;
-                            r286_ = (_e2362 - _e2364);
+                            let _e2362 = r370_;
+                            let _e2364 = r371_;
+                            r370_ = (_e2362 - _e2364);
                         }
-                        let _e2368 = active_1040_;
+                        let _e2368 = active_1176_;
                         if _e2368 {
-                            let _e2370 = r291_;
-                            let _e2372 = r285_;
-                            let _e2374 = r279_;
-                            r279_ = select(_e2374, _e2372, _e2370);
+                            let _e2370 = r375_;
+                            let _e2372 = r369_;
+                            let _e2374 = r363_;
+                            r363_ = select(_e2374, _e2372, _e2370);
                         }
-                        let _e2378 = active_1040_;
+                        let _e2378 = active_1176_;
                         if _e2378 {
-                            let _e2380 = r291_;
-                            let _e2382 = r286_;
-                            let _e2384 = r280_;
-                            r280_ = select(_e2384, _e2382, _e2380);
+                            let _e2380 = r375_;
+                            let _e2382 = r370_;
+                            let _e2384 = r364_;
+                            r364_ = select(_e2384, _e2382, _e2380);
                         }
-                        let _e2388 = active_1040_;
+                        let _e2388 = active_1176_;
                         if _e2388 {
-                            let _e2390 = r291_;
-                            r284_ = u32(_e2390);
+                            let _e2390 = r375_;
+                            r368_ = u32(_e2390);
                         }
-                        let _e2394 = active_1040_;
+                        let _e2394 = active_1176_;
                         if _e2394 {
-                            let _e2396 = r277_;
-                            let _e2398 = r284_;
-                            r277_ = (_e2396 | _e2398);
+                            let _e2396 = r361_;
+                            let _e2398 = r368_;
+                            r361_ = (_e2396 | _e2398);
                         }
                     }
                     continuing {
-                        let _e2402 = entry_1047_;
-                        continued_1049_ = false;
-                        let _e2406 = exited_1041_;
-                        let _e2408 = broken_1048_;
-                        let _e2410 = continued_1049_;
-                        active_1040_ = (_e2402 && !((_e2406 || (_e2408 || _e2410))));
+                        let _e2402 = entry_1183_;
+                        continued_1185_ = false;
+                        let _e2406 = exited_1177_;
+                        let _e2408 = broken_1184_;
+                        let _e2410 = continued_1185_;
+                        active_1176_ = (_e2402 && !((_e2406 || (_e2408 || _e2410))));
                         {
                         }
                     }
                 }
-                let _e2417 = entry_1047_;
-                let _e2419 = exited_1041_;
-                active_1040_ = (_e2417 && !(_e2419));
+                let _e2417 = entry_1183_;
+                let _e2419 = exited_1177_;
+                active_1176_ = (_e2417 && !(_e2419));
             }
-            let _e2424 = saved_1045_;
-            let _e2426 = exited_1041_;
-            active_1040_ = (_e2424 && !(_e2426));
-            let _e2431 = active_1040_;
+            let _e2424 = saved_1181_;
+            let _e2426 = exited_1177_;
+            active_1176_ = (_e2424 && !(_e2426));
+            let _e2431 = active_1176_;
             if _e2431 {
-                let _e2434 = r279_;
-                r295_ = (0u - _e2434);
+                let _e2434 = r363_;
+                r379_ = (0u - _e2434);
             }
-            let _e2438 = active_1040_;
+            let _e2438 = active_1176_;
             if _e2438 {
-                let _e2441 = r279_;
-                r296_ = (0u < _e2441);
+                let _e2441 = r363_;
+                r380_ = (0u < _e2441);
             }
-            let _e2445 = active_1040_;
+            let _e2445 = active_1176_;
             if _e2445 {
-                let _e2447 = r296_;
-                r297_ = u32(_e2447);
+                let _e2447 = r380_;
+                r381_ = u32(_e2447);
             }
-            let _e2451 = active_1040_;
+            let _e2451 = active_1176_;
             if _e2451 {
-                let _e2454 = r280_;
-                r298_ = (0u - _e2454);
+                let _e2454 = r364_;
+                r382_ = (0u - _e2454);
             }
-            let _e2458 = active_1040_;
+            let _e2458 = active_1176_;
             if _e2458 {
-                let _e2460 = r298_;
-                let _e2462 = r297_;
-                r299_ = (_e2460 - _e2462);
+                let _e2460 = r382_;
+                let _e2462 = r381_;
+                r383_ = (_e2460 - _e2462);
             }
-            let _e2466 = active_1040_;
+            let _e2466 = active_1176_;
             if _e2466 {
-                let _e2468 = r260_;
-                let _e2470 = r295_;
-                let _e2472 = r279_;
-                r300_ = select(_e2472, _e2470, _e2468);
+                let _e2468 = r344_;
+                let _e2470 = r379_;
+                let _e2472 = r363_;
+                r384_ = select(_e2472, _e2470, _e2468);
             }
-            let _e2476 = active_1040_;
+            let _e2476 = active_1176_;
             if _e2476 {
-                let _e2478 = r260_;
-                let _e2480 = r299_;
-                let _e2482 = r280_;
-                r301_ = select(_e2482, _e2480, _e2478);
+                let _e2478 = r344_;
+                let _e2480 = r383_;
+                let _e2482 = r364_;
+                r385_ = select(_e2482, _e2480, _e2478);
             }
-            let _e2486 = active_1040_;
+            let _e2486 = active_1176_;
             if _e2486 {
-                let _e2488 = r300_;
+                let _e2488 = r384_;
                 r20_ = _e2488;
             }
-            let _e2491 = active_1040_;
+            let _e2491 = active_1176_;
             if _e2491 {
-                let _e2493 = r301_;
-                r140_ = _e2493;
+                let _e2493 = r385_;
+                r202_ = _e2493;
             }
-            let _e2496 = active_1040_;
+            let _e2496 = active_1176_;
             if _e2496 {
                 let _e2498 = r20_;
                 let _e2505 = i_5_;
-                R[bitcast<u32>(((((_e2505 * 16i) + 1i) * 2i) + 0i))] = _e2498;
+                R[bitcast<u32>(((((_e2505 * 18i) + 1i) * 2i) + 0i))] = _e2498;
             }
-            let _e2516 = active_1040_;
+            let _e2516 = active_1176_;
             if _e2516 {
-                let _e2518 = r140_;
+                let _e2518 = r202_;
                 let _e2525 = i_5_;
-                R[bitcast<u32>(((((_e2525 * 16i) + 1i) * 2i) + 1i))] = _e2518;
+                R[bitcast<u32>(((((_e2525 * 18i) + 1i) * 2i) + 1i))] = _e2518;
             }
-            let _e2536 = active_1040_;
+            let _e2536 = active_1176_;
             if _e2536 {
                 let _e2538 = d_u002e_lo_16_;
-                let _e2540 = d_u002e_hi_136_;
-                r302_ = (_e2538 | _e2540);
+                let _e2540 = d_u002e_hi_198_;
+                r386_ = (_e2538 | _e2540);
             }
-            let _e2544 = active_1040_;
+            let _e2544 = active_1176_;
             if _e2544 {
-                let _e2546 = r302_;
-                r303_ = (_e2546 != 0u);
+                let _e2546 = r386_;
+                r387_ = (_e2546 != 0u);
             }
-            let _e2551 = active_1040_;
+            let _e2551 = active_1176_;
             if _e2551 {
-                let _e2553 = r303_;
-                r304_ = u32(_e2553);
+                let _e2553 = r387_;
+                r388_ = u32(_e2553);
             }
-            let _e2557 = active_1040_;
+            let _e2557 = active_1176_;
             if _e2557 {
                 let _e2559 = c_u002e_lo_14_;
-                let _e2561 = r304_;
-                r305_ = (_e2559 / _e2561);
+                let _e2561 = r388_;
+                r389_ = (_e2559 / _e2561);
             }
-            let _e2565 = active_1040_;
+            let _e2565 = active_1176_;
             if _e2565 {
-                let _e2567 = c_u002e_hi_134_;
-                let _e2569 = d_u002e_hi_136_;
-                r310_ = (_e2567 | _e2569);
+                let _e2567 = c_u002e_hi_196_;
+                let _e2569 = d_u002e_hi_198_;
+                r394_ = (_e2567 | _e2569);
             }
-            let _e2573 = active_1040_;
+            let _e2573 = active_1176_;
             if _e2573 {
-                let _e2575 = r310_;
-                r311_ = (_e2575 == 0u);
+                let _e2575 = r394_;
+                r395_ = (_e2575 == 0u);
             }
-            let _e2580 = active_1040_;
-            saved_1052_ = _e2580;
-            let _e2583 = r311_;
-            let _e2585 = saved_1052_;
+            let _e2580 = active_1176_;
+            saved_1188_ = _e2580;
+            let _e2583 = r395_;
+            let _e2585 = saved_1188_;
             let _e2586 = (_e2585 && _e2583);
-            taken_1053_ = _e2586;
-            active_1040_ = _e2586;
+            taken_1189_ = _e2586;
+            active_1176_ = _e2586;
             {
-                let _e2590 = active_1040_;
+                let _e2590 = active_1176_;
                 if _e2590 {
                     let _e2592 = c_u002e_lo_14_;
                     let _e2594 = d_u002e_lo_16_;
-                    r306_ = (_e2592 / _e2594);
+                    r390_ = (_e2592 / _e2594);
                 }
-                let _e2598 = active_1040_;
+                let _e2598 = active_1176_;
                 if _e2598 {
                     let _e2600 = c_u002e_lo_14_;
                     let _e2602 = d_u002e_lo_16_;
-                    r308_ = (_e2600 % _e2602);
+                    r392_ = (_e2600 % _e2602);
                 }
-                let _e2606 = active_1040_;
+                let _e2606 = active_1176_;
                 if _e2606 {
-                    r307_ = 0u;
+                    r391_ = 0u;
                 }
-                let _e2610 = active_1040_;
+                let _e2610 = active_1176_;
                 if _e2610 {
-                    r309_ = 0u;
+                    r393_ = 0u;
                 }
             }
-            let _e2614 = saved_1052_;
-            let _e2616 = taken_1053_;
-            let _e2620 = exited_1041_;
-            active_1040_ = ((_e2614 && !(_e2616)) && !(_e2620));
+            let _e2614 = saved_1188_;
+            let _e2616 = taken_1189_;
+            let _e2620 = exited_1177_;
+            active_1176_ = ((_e2614 && !(_e2616)) && !(_e2620));
             {
-                let _e2625 = active_1040_;
+                let _e2625 = active_1176_;
                 if _e2625 {
                     let _e2627 = c_u002e_lo_14_;
-                    r306_ = _e2627;
+                    r390_ = _e2627;
                 }
-                let _e2630 = active_1040_;
+                let _e2630 = active_1176_;
                 if _e2630 {
-                    let _e2632 = c_u002e_hi_134_;
-                    r307_ = _e2632;
+                    let _e2632 = c_u002e_hi_196_;
+                    r391_ = _e2632;
                 }
-                let _e2635 = active_1040_;
+                let _e2635 = active_1176_;
                 if _e2635 {
-                    r308_ = 0u;
+                    r392_ = 0u;
                 }
-                let _e2639 = active_1040_;
+                let _e2639 = active_1176_;
                 if _e2639 {
-                    r309_ = 0u;
+                    r393_ = 0u;
                 }
-                let _e2643 = active_1040_;
+                let _e2643 = active_1176_;
                 if _e2643 {
-                    r322_ = 8u;
+                    r406_ = 8u;
                 }
-                let _e2647 = active_1040_;
-                entry_1054_ = _e2647;
-                broken_1055_ = false;
+                let _e2647 = active_1176_;
+                entry_1190_ = _e2647;
+                broken_1191_ = false;
                 loop {
-                    continued_1056_ = false;
-                    let _e2654 = entry_1054_;
-                    let _e2656 = exited_1041_;
-                    let _e2658 = broken_1055_;
-                    let _e2660 = continued_1056_;
-                    active_1040_ = (_e2654 && !((_e2656 || (_e2658 || _e2660))));
-                    let _e2667 = vote_number_1042_;
-                    vote_number_1042_ = (_e2667 + 1u);
-                    let _e2672 = active_1040_;
+                    continued_1192_ = false;
+                    let _e2654 = entry_1190_;
+                    let _e2656 = exited_1177_;
+                    let _e2658 = broken_1191_;
+                    let _e2660 = continued_1192_;
+                    active_1176_ = (_e2654 && !((_e2656 || (_e2658 || _e2660))));
+                    let _e2667 = vote_number_1178_;
+                    vote_number_1178_ = (_e2667 + 1u);
+                    let _e2672 = active_1176_;
                     if _e2672 {
-                        let _e2675 = vote_number_1042_;
+                        let _e2675 = vote_number_1178_;
                         atomicMax((&workgroup_votes), _e2675);
                     }
                     workgroupBarrier();
@@ -2990,5804 +3148,5804 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
                         workgroup_any = _e2680;
                     }
                     let _e2683 = workgroupUniformLoad((&workgroup_any));
-                    let _e2685 = vote_number_1042_;
+                    let _e2685 = vote_number_1178_;
                     if (u32((_e2683 == _e2685)) == 0u) {
                         break;
                     }
                     {
-                        let _e2691 = active_1040_;
+                        let _e2691 = active_1176_;
                         if _e2691 {
-                            let _e2693 = r322_;
-                            r323_ = (_e2693 == 0u);
+                            let _e2693 = r406_;
+                            r407_ = (_e2693 == 0u);
                         }
-                        let _e2698 = active_1040_;
-                        saved_1057_ = _e2698;
-                        let _e2701 = r323_;
-                        let _e2703 = saved_1057_;
+                        let _e2698 = active_1176_;
+                        saved_1193_ = _e2698;
+                        let _e2701 = r407_;
+                        let _e2703 = saved_1193_;
                         let _e2704 = (_e2703 && _e2701);
-                        taken_1058_ = _e2704;
-                        active_1040_ = _e2704;
+                        taken_1194_ = _e2704;
+                        active_1176_ = _e2704;
                         {
-                            let _e2708 = active_1040_;
-                            let _e2710 = broken_1055_;
-                            broken_1055_ = (_e2710 || _e2708);
-                            active_1040_ = false;
+                            let _e2708 = active_1176_;
+                            let _e2710 = broken_1191_;
+                            broken_1191_ = (_e2710 || _e2708);
+                            active_1176_ = false;
                         }
-                        let _e2716 = saved_1057_;
-                        let _e2718 = taken_1058_;
-                        let _e2722 = exited_1041_;
-                        let _e2724 = broken_1055_;
-                        let _e2726 = continued_1056_;
-                        active_1040_ = ((_e2716 && !(_e2718)) && !((_e2722 || (_e2724 || _e2726))));
+                        let _e2716 = saved_1193_;
+                        let _e2718 = taken_1194_;
+                        let _e2722 = exited_1177_;
+                        let _e2724 = broken_1191_;
+                        let _e2726 = continued_1192_;
+                        active_1176_ = ((_e2716 && !(_e2718)) && !((_e2722 || (_e2724 || _e2726))));
                         {
                         }
-                        let _e2733 = saved_1057_;
-                        let _e2735 = exited_1041_;
-                        let _e2737 = broken_1055_;
-                        let _e2739 = continued_1056_;
-                        active_1040_ = (_e2733 && !((_e2735 || (_e2737 || _e2739))));
-                        let _e2746 = active_1040_;
+                        let _e2733 = saved_1193_;
+                        let _e2735 = exited_1177_;
+                        let _e2737 = broken_1191_;
+                        let _e2739 = continued_1192_;
+                        active_1176_ = (_e2733 && !((_e2735 || (_e2737 || _e2739))));
+                        let _e2746 = active_1176_;
                         if _e2746 {
-                            let _e2748 = r322_;
-                            r322_ = (_e2748 - 1u);
+                            let _e2748 = r406_;
+                            r406_ = (_e2748 - 1u);
                         }
-                        let _e2753 = active_1040_;
+                        let _e2753 = active_1176_;
                         if _e2753 {
-                            let _e2755 = r307_;
-                            r312_ = (_e2755 >> bitcast<u32>(31u));
+                            let _e2755 = r391_;
+                            r396_ = (_e2755 >> bitcast<u32>(31u));
                         }
-                        let _e2761 = active_1040_;
+                        let _e2761 = active_1176_;
                         if _e2761 {
-                            let _e2763 = r306_;
-                            r313_ = (_e2763 >> bitcast<u32>(31u));
+                            let _e2763 = r390_;
+                            r397_ = (_e2763 >> bitcast<u32>(31u));
                         }
-                        let _e2769 = active_1040_;
+                        let _e2769 = active_1176_;
                         if _e2769 {
-                            let _e2771 = r307_;
-                            r307_ = (_e2771 << bitcast<u32>(1u));
+                            let _e2771 = r391_;
+                            r391_ = (_e2771 << bitcast<u32>(1u));
                         }
-                        let _e2777 = active_1040_;
+                        let _e2777 = active_1176_;
                         if _e2777 {
-                            let _e2779 = r307_;
-                            let _e2781 = r313_;
-                            r307_ = (_e2779 | _e2781);
+                            let _e2779 = r391_;
+                            let _e2781 = r397_;
+                            r391_ = (_e2779 | _e2781);
                         }
-                        let _e2785 = active_1040_;
+                        let _e2785 = active_1176_;
                         if _e2785 {
-                            let _e2787 = r306_;
-                            r306_ = (_e2787 << bitcast<u32>(1u));
+                            let _e2787 = r390_;
+                            r390_ = (_e2787 << bitcast<u32>(1u));
                         }
-                        let _e2793 = active_1040_;
+                        let _e2793 = active_1176_;
                         if _e2793 {
-                            let _e2795 = r308_;
-                            r313_ = (_e2795 >> bitcast<u32>(31u));
+                            let _e2795 = r392_;
+                            r397_ = (_e2795 >> bitcast<u32>(31u));
                         }
-                        let _e2801 = active_1040_;
+                        let _e2801 = active_1176_;
                         if _e2801 {
-                            let _e2803 = r309_;
-                            r309_ = (_e2803 << bitcast<u32>(1u));
+                            let _e2803 = r393_;
+                            r393_ = (_e2803 << bitcast<u32>(1u));
                         }
-                        let _e2809 = active_1040_;
+                        let _e2809 = active_1176_;
                         if _e2809 {
-                            let _e2811 = r309_;
-                            let _e2813 = r313_;
-                            r309_ = (_e2811 | _e2813);
+                            let _e2811 = r393_;
+                            let _e2813 = r397_;
+                            r393_ = (_e2811 | _e2813);
                         }
-                        let _e2817 = active_1040_;
+                        let _e2817 = active_1176_;
                         if _e2817 {
-                            let _e2819 = r308_;
-                            r308_ = (_e2819 << bitcast<u32>(1u));
+                            let _e2819 = r392_;
+                            r392_ = (_e2819 << bitcast<u32>(1u));
                         }
-                        let _e2825 = active_1040_;
+                        let _e2825 = active_1176_;
                         if _e2825 {
-                            let _e2827 = r308_;
-                            let _e2829 = r312_;
-                            r308_ = (_e2827 | _e2829);
+                            let _e2827 = r392_;
+                            let _e2829 = r396_;
+                            r392_ = (_e2827 | _e2829);
                         }
-                        let _e2833 = active_1040_;
+                        let _e2833 = active_1176_;
                         if _e2833 {
-                            let _e2835 = r309_;
-                            let _e2837 = d_u002e_hi_136_;
-                            r317_ = (_e2835 > _e2837);
+                            let _e2835 = r393_;
+                            let _e2837 = d_u002e_hi_198_;
+                            r401_ = (_e2835 > _e2837);
                         }
-                        let _e2841 = active_1040_;
+                        let _e2841 = active_1176_;
                         if _e2841 {
-                            let _e2843 = r309_;
-                            let _e2845 = d_u002e_hi_136_;
-                            r318_ = (_e2843 == _e2845);
+                            let _e2843 = r393_;
+                            let _e2845 = d_u002e_hi_198_;
+                            r402_ = (_e2843 == _e2845);
                         }
-                        let _e2849 = active_1040_;
+                        let _e2849 = active_1176_;
                         if _e2849 {
-                            let _e2851 = r308_;
+                            let _e2851 = r392_;
                             let _e2853 = d_u002e_lo_16_;
-                            r319_ = (_e2851 >= _e2853);
+                            r403_ = (_e2851 >= _e2853);
                         }
-                        let _e2857 = active_1040_;
+                        let _e2857 = active_1176_;
                         if _e2857 {
-                            let _e2859 = r318_;
-                            let _e2861 = r319_;
-                            let _e2863 = r317_;
-                            r320_ = select(_e2863, _e2861, _e2859);
+                            let _e2859 = r402_;
+                            let _e2861 = r403_;
+                            let _e2863 = r401_;
+                            r404_ = select(_e2863, _e2861, _e2859);
                         }
-                        let _e2867 = active_1040_;
+                        let _e2867 = active_1176_;
                         if _e2867 {
-                            let _e2869 = r308_;
+                            let _e2869 = r392_;
                             let _e2871 = d_u002e_lo_16_;
-                            r314_ = (_e2869 - _e2871);
+                            r398_ = (_e2869 - _e2871);
                         }
-                        let _e2875 = active_1040_;
+                        let _e2875 = active_1176_;
                         if _e2875 {
-                            let _e2877 = r308_;
+                            let _e2877 = r392_;
                             let _e2879 = d_u002e_lo_16_;
-                            r321_ = (_e2877 < _e2879);
+                            r405_ = (_e2877 < _e2879);
                         }
-                        let _e2883 = active_1040_;
+                        let _e2883 = active_1176_;
                         if _e2883 {
-                            let _e2885 = r321_;
-                            r316_ = u32(_e2885);
+                            let _e2885 = r405_;
+                            r400_ = u32(_e2885);
                         }
-                        let _e2889 = active_1040_;
+                        let _e2889 = active_1176_;
                         if _e2889 {
-                            let _e2891 = r309_;
-                            let _e2893 = d_u002e_hi_136_;
-                            r315_ = (_e2891 - _e2893);
+                            let _e2891 = r393_;
+                            let _e2893 = d_u002e_hi_198_;
+                            r399_ = (_e2891 - _e2893);
                         }
-                        let _e2897 = active_1040_;
+                        let _e2897 = active_1176_;
                         if _e2897 {
-                            let _e2899 = r315_;
-                            let _e2901 = r316_;
-                            r315_ = (_e2899 - _e2901);
+                            let _e2899 = r399_;
+                            let _e2901 = r400_;
+                            r399_ = (_e2899 - _e2901);
                         }
-                        let _e2905 = active_1040_;
+                        let _e2905 = active_1176_;
                         if _e2905 {
-                            let _e2907 = r320_;
-                            let _e2909 = r314_;
-                            let _e2911 = r308_;
-                            r308_ = select(_e2911, _e2909, _e2907);
+                            let _e2907 = r404_;
+                            let _e2909 = r398_;
+                            let _e2911 = r392_;
+                            r392_ = select(_e2911, _e2909, _e2907);
                         }
-                        let _e2915 = active_1040_;
+                        let _e2915 = active_1176_;
                         if _e2915 {
-                            let _e2917 = r320_;
-                            let _e2919 = r315_;
-                            let _e2921 = r309_;
-                            r309_ = select(_e2921, _e2919, _e2917);
+                            let _e2917 = r404_;
+                            let _e2919 = r399_;
+                            let _e2921 = r393_;
+                            r393_ = select(_e2921, _e2919, _e2917);
                         }
-                        let _e2925 = active_1040_;
+                        let _e2925 = active_1176_;
                         if _e2925 {
-                            let _e2927 = r320_;
-                            r313_ = u32(_e2927);
+                            let _e2927 = r404_;
+                            r397_ = u32(_e2927);
                         }
-                        let _e2931 = active_1040_;
+                        let _e2931 = active_1176_;
                         if _e2931 {
-                            let _e2933 = r306_;
-                            let _e2935 = r313_;
-                            r306_ = (_e2933 | _e2935);
+                            let _e2933 = r390_;
+                            let _e2935 = r397_;
+                            r390_ = (_e2933 | _e2935);
                         }
-                        let _e2939 = active_1040_;
+                        let _e2939 = active_1176_;
                         if _e2939 {
-                            let _e2941 = r307_;
-                            r312_ = (_e2941 >> bitcast<u32>(31u));
+                            let _e2941 = r391_;
+                            r396_ = (_e2941 >> bitcast<u32>(31u));
                         }
-                        let _e2947 = active_1040_;
+                        let _e2947 = active_1176_;
                         if _e2947 {
-                            let _e2949 = r306_;
-                            r313_ = (_e2949 >> bitcast<u32>(31u));
+                            let _e2949 = r390_;
+                            r397_ = (_e2949 >> bitcast<u32>(31u));
                         }
-                        let _e2955 = active_1040_;
+                        let _e2955 = active_1176_;
                         if _e2955 {
-                            let _e2957 = r307_;
-                            r307_ = (_e2957 << bitcast<u32>(1u));
+                            let _e2957 = r391_;
+                            r391_ = (_e2957 << bitcast<u32>(1u));
                         }
-                        let _e2963 = active_1040_;
+                        let _e2963 = active_1176_;
                         if _e2963 {
-                            let _e2965 = r307_;
-                            let _e2967 = r313_;
-                            r307_ = (_e2965 | _e2967);
+                            let _e2965 = r391_;
+                            let _e2967 = r397_;
+                            r391_ = (_e2965 | _e2967);
                         }
-                        let _e2971 = active_1040_;
+                        let _e2971 = active_1176_;
                         if _e2971 {
-                            let _e2973 = r306_;
-                            r306_ = (_e2973 << bitcast<u32>(1u));
+                            let _e2973 = r390_;
+                            r390_ = (_e2973 << bitcast<u32>(1u));
                         }
-                        let _e2979 = active_1040_;
+                        let _e2979 = active_1176_;
                         if _e2979 {
-                            let _e2981 = r308_;
-                            r313_ = (_e2981 >> bitcast<u32>(31u));
+                            let _e2981 = r392_;
+                            r397_ = (_e2981 >> bitcast<u32>(31u));
                         }
-                        let _e2987 = active_1040_;
+                        let _e2987 = active_1176_;
                         if _e2987 {
-                            let _e2989 = r309_;
-                            r309_ = (_e2989 << bitcast<u32>(1u));
+                            let _e2989 = r393_;
+                            r393_ = (_e2989 << bitcast<u32>(1u));
                         }
-                        let _e2995 = active_1040_;
+                        let _e2995 = active_1176_;
                         if _e2995 {
-                            let _e2997 = r309_;
-                            let _e2999 = r313_;
-                            r309_ = (_e2997 | _e2999);
+                            let _e2997 = r393_;
+                            let _e2999 = r397_;
+                            r393_ = (_e2997 | _e2999);
                         }
-                        let _e3003 = active_1040_;
+                        let _e3003 = active_1176_;
                         if _e3003 {
-                            let _e3005 = r308_;
-                            r308_ = (_e3005 << bitcast<u32>(1u));
+                            let _e3005 = r392_;
+                            r392_ = (_e3005 << bitcast<u32>(1u));
                         }
-                        let _e3011 = active_1040_;
+                        let _e3011 = active_1176_;
                         if _e3011 {
-                            let _e3013 = r308_;
-                            let _e3015 = r312_;
-                            r308_ = (_e3013 | _e3015);
+                            let _e3013 = r392_;
+                            let _e3015 = r396_;
+                            r392_ = (_e3013 | _e3015);
                         }
-                        let _e3019 = active_1040_;
+                        let _e3019 = active_1176_;
                         if _e3019 {
-                            let _e3021 = r309_;
-                            let _e3023 = d_u002e_hi_136_;
-                            r317_ = (_e3021 > _e3023);
+                            let _e3021 = r393_;
+                            let _e3023 = d_u002e_hi_198_;
+                            r401_ = (_e3021 > _e3023);
                         }
-                        let _e3027 = active_1040_;
+                        let _e3027 = active_1176_;
                         if _e3027 {
-                            let _e3029 = r309_;
-                            let _e3031 = d_u002e_hi_136_;
-                            r318_ = (_e3029 == _e3031);
+                            let _e3029 = r393_;
+                            let _e3031 = d_u002e_hi_198_;
+                            r402_ = (_e3029 == _e3031);
                         }
-                        let _e3035 = active_1040_;
+                        let _e3035 = active_1176_;
                         if _e3035 {
-                            let _e3037 = r308_;
+                            let _e3037 = r392_;
                             let _e3039 = d_u002e_lo_16_;
-                            r319_ = (_e3037 >= _e3039);
+                            r403_ = (_e3037 >= _e3039);
                         }
-                        let _e3043 = active_1040_;
+                        let _e3043 = active_1176_;
                         if _e3043 {
-                            let _e3045 = r318_;
-                            let _e3047 = r319_;
-                            let _e3049 = r317_;
-                            r320_ = select(_e3049, _e3047, _e3045);
+                            let _e3045 = r402_;
+                            let _e3047 = r403_;
+                            let _e3049 = r401_;
+                            r404_ = select(_e3049, _e3047, _e3045);
                         }
-                        let _e3053 = active_1040_;
+                        let _e3053 = active_1176_;
                         if _e3053 {
-                            let _e3055 = r308_;
+                            let _e3055 = r392_;
                             let _e3057 = d_u002e_lo_16_;
-                            r314_ = (_e3055 - _e3057);
+                            r398_ = (_e3055 - _e3057);
                         }
-                        let _e3061 = active_1040_;
+                        let _e3061 = active_1176_;
                         if _e3061 {
-                            let _e3063 = r308_;
+                            let _e3063 = r392_;
                             let _e3065 = d_u002e_lo_16_;
-                            r321_ = (_e3063 < _e3065);
+                            r405_ = (_e3063 < _e3065);
                         }
-                        let _e3069 = active_1040_;
+                        let _e3069 = active_1176_;
                         if _e3069 {
-                            let _e3071 = r321_;
-                            r316_ = u32(_e3071);
+                            let _e3071 = r405_;
+                            r400_ = u32(_e3071);
                         }
-                        let _e3075 = active_1040_;
+                        let _e3075 = active_1176_;
                         if _e3075 {
-                            let _e3077 = r309_;
-                            let _e3079 = d_u002e_hi_136_;
-                            r315_ = (_e3077 - _e3079);
+                            let _e3077 = r393_;
+                            let _e3079 = d_u002e_hi_198_;
+                            r399_ = (_e3077 - _e3079);
                         }
-                        let _e3083 = active_1040_;
+                        let _e3083 = active_1176_;
                         if _e3083 {
-                            let _e3085 = r315_;
-                            let _e3087 = r316_;
-                            r315_ = (_e3085 - _e3087);
+                            let _e3085 = r399_;
+                            let _e3087 = r400_;
+                            r399_ = (_e3085 - _e3087);
                         }
-                        let _e3091 = active_1040_;
+                        let _e3091 = active_1176_;
                         if _e3091 {
-                            let _e3093 = r320_;
-                            let _e3095 = r314_;
-                            let _e3097 = r308_;
-                            r308_ = select(_e3097, _e3095, _e3093);
+                            let _e3093 = r404_;
+                            let _e3095 = r398_;
+                            let _e3097 = r392_;
+                            r392_ = select(_e3097, _e3095, _e3093);
                         }
-                        let _e3101 = active_1040_;
+                        let _e3101 = active_1176_;
                         if _e3101 {
-                            let _e3103 = r320_;
-                            let _e3105 = r315_;
-                            let _e3107 = r309_;
-                            r309_ = select(_e3107, _e3105, _e3103);
+                            let _e3103 = r404_;
+                            let _e3105 = r399_;
+                            let _e3107 = r393_;
+                            r393_ = select(_e3107, _e3105, _e3103);
                         }
-                        let _e3111 = active_1040_;
+                        let _e3111 = active_1176_;
                         if _e3111 {
-                            let _e3113 = r320_;
-                            r313_ = u32(_e3113);
+                            let _e3113 = r404_;
+                            r397_ = u32(_e3113);
                         }
-                        let _e3117 = active_1040_;
+                        let _e3117 = active_1176_;
                         if _e3117 {
-                            let _e3119 = r306_;
-                            let _e3121 = r313_;
-                            r306_ = (_e3119 | _e3121);
+                            let _e3119 = r390_;
+                            let _e3121 = r397_;
+                            r390_ = (_e3119 | _e3121);
                         }
-                        let _e3125 = active_1040_;
+                        let _e3125 = active_1176_;
                         if _e3125 {
-                            let _e3127 = r307_;
-                            r312_ = (_e3127 >> bitcast<u32>(31u));
+                            let _e3127 = r391_;
+                            r396_ = (_e3127 >> bitcast<u32>(31u));
                         }
-                        let _e3133 = active_1040_;
+                        let _e3133 = active_1176_;
                         if _e3133 {
-                            let _e3135 = r306_;
-                            r313_ = (_e3135 >> bitcast<u32>(31u));
+                            let _e3135 = r390_;
+                            r397_ = (_e3135 >> bitcast<u32>(31u));
                         }
-                        let _e3141 = active_1040_;
+                        let _e3141 = active_1176_;
                         if _e3141 {
-                            let _e3143 = r307_;
-                            r307_ = (_e3143 << bitcast<u32>(1u));
+                            let _e3143 = r391_;
+                            r391_ = (_e3143 << bitcast<u32>(1u));
                         }
-                        let _e3149 = active_1040_;
+                        let _e3149 = active_1176_;
                         if _e3149 {
-                            let _e3151 = r307_;
-                            let _e3153 = r313_;
-                            r307_ = (_e3151 | _e3153);
+                            let _e3151 = r391_;
+                            let _e3153 = r397_;
+                            r391_ = (_e3151 | _e3153);
                         }
-                        let _e3157 = active_1040_;
+                        let _e3157 = active_1176_;
                         if _e3157 {
-                            let _e3159 = r306_;
-                            r306_ = (_e3159 << bitcast<u32>(1u));
+                            let _e3159 = r390_;
+                            r390_ = (_e3159 << bitcast<u32>(1u));
                         }
-                        let _e3165 = active_1040_;
+                        let _e3165 = active_1176_;
                         if _e3165 {
-                            let _e3167 = r308_;
-                            r313_ = (_e3167 >> bitcast<u32>(31u));
+                            let _e3167 = r392_;
+                            r397_ = (_e3167 >> bitcast<u32>(31u));
                         }
-                        let _e3173 = active_1040_;
+                        let _e3173 = active_1176_;
                         if _e3173 {
-                            let _e3175 = r309_;
-                            r309_ = (_e3175 << bitcast<u32>(1u));
+                            let _e3175 = r393_;
+                            r393_ = (_e3175 << bitcast<u32>(1u));
                         }
-                        let _e3181 = active_1040_;
+                        let _e3181 = active_1176_;
                         if _e3181 {
-                            let _e3183 = r309_;
-                            let _e3185 = r313_;
-                            r309_ = (_e3183 | _e3185);
+                            let _e3183 = r393_;
+                            let _e3185 = r397_;
+                            r393_ = (_e3183 | _e3185);
                         }
-                        let _e3189 = active_1040_;
+                        let _e3189 = active_1176_;
                         if _e3189 {
-                            let _e3191 = r308_;
-                            r308_ = (_e3191 << bitcast<u32>(1u));
+                            let _e3191 = r392_;
+                            r392_ = (_e3191 << bitcast<u32>(1u));
                         }
-                        let _e3197 = active_1040_;
+                        let _e3197 = active_1176_;
                         if _e3197 {
-                            let _e3199 = r308_;
-                            let _e3201 = r312_;
-                            r308_ = (_e3199 | _e3201);
+                            let _e3199 = r392_;
+                            let _e3201 = r396_;
+                            r392_ = (_e3199 | _e3201);
                         }
-                        let _e3205 = active_1040_;
+                        let _e3205 = active_1176_;
                         if _e3205 {
-                            let _e3207 = r309_;
-                            let _e3209 = d_u002e_hi_136_;
-                            r317_ = (_e3207 > _e3209);
+                            let _e3207 = r393_;
+                            let _e3209 = d_u002e_hi_198_;
+                            r401_ = (_e3207 > _e3209);
                         }
-                        let _e3213 = active_1040_;
+                        let _e3213 = active_1176_;
                         if _e3213 {
-                            let _e3215 = r309_;
-                            let _e3217 = d_u002e_hi_136_;
-                            r318_ = (_e3215 == _e3217);
+                            let _e3215 = r393_;
+                            let _e3217 = d_u002e_hi_198_;
+                            r402_ = (_e3215 == _e3217);
                         }
-                        let _e3221 = active_1040_;
+                        let _e3221 = active_1176_;
                         if _e3221 {
-                            let _e3223 = r308_;
+                            let _e3223 = r392_;
                             let _e3225 = d_u002e_lo_16_;
-                            r319_ = (_e3223 >= _e3225);
+                            r403_ = (_e3223 >= _e3225);
                         }
-                        let _e3229 = active_1040_;
+                        let _e3229 = active_1176_;
                         if _e3229 {
-                            let _e3231 = r318_;
-                            let _e3233 = r319_;
-                            let _e3235 = r317_;
-                            r320_ = select(_e3235, _e3233, _e3231);
+                            let _e3231 = r402_;
+                            let _e3233 = r403_;
+                            let _e3235 = r401_;
+                            r404_ = select(_e3235, _e3233, _e3231);
                         }
-                        let _e3239 = active_1040_;
+                        let _e3239 = active_1176_;
                         if _e3239 {
-                            let _e3241 = r308_;
+                            let _e3241 = r392_;
                             let _e3243 = d_u002e_lo_16_;
-                            r314_ = (_e3241 - _e3243);
+                            r398_ = (_e3241 - _e3243);
                         }
-                        let _e3247 = active_1040_;
+                        let _e3247 = active_1176_;
                         if _e3247 {
-                            let _e3249 = r308_;
+                            let _e3249 = r392_;
                             let _e3251 = d_u002e_lo_16_;
-                            r321_ = (_e3249 < _e3251);
+                            r405_ = (_e3249 < _e3251);
                         }
-                        let _e3255 = active_1040_;
+                        let _e3255 = active_1176_;
                         if _e3255 {
-                            let _e3257 = r321_;
-                            r316_ = u32(_e3257);
+                            let _e3257 = r405_;
+                            r400_ = u32(_e3257);
                         }
-                        let _e3261 = active_1040_;
+                        let _e3261 = active_1176_;
                         if _e3261 {
-                            let _e3263 = r309_;
-                            let _e3265 = d_u002e_hi_136_;
-                            r315_ = (_e3263 - _e3265);
+                            let _e3263 = r393_;
+                            let _e3265 = d_u002e_hi_198_;
+                            r399_ = (_e3263 - _e3265);
                         }
-                        let _e3269 = active_1040_;
+                        let _e3269 = active_1176_;
                         if _e3269 {
-                            let _e3271 = r315_;
-                            let _e3273 = r316_;
-                            r315_ = (_e3271 - _e3273);
+                            let _e3271 = r399_;
+                            let _e3273 = r400_;
+                            r399_ = (_e3271 - _e3273);
                         }
-                        let _e3277 = active_1040_;
+                        let _e3277 = active_1176_;
                         if _e3277 {
-                            let _e3279 = r320_;
-                            let _e3281 = r314_;
-                            let _e3283 = r308_;
-                            r308_ = select(_e3283, _e3281, _e3279);
+                            let _e3279 = r404_;
+                            let _e3281 = r398_;
+                            let _e3283 = r392_;
+                            r392_ = select(_e3283, _e3281, _e3279);
                         }
-                        let _e3287 = active_1040_;
+                        let _e3287 = active_1176_;
                         if _e3287 {
-                            let _e3289 = r320_;
-                            let _e3291 = r315_;
-                            let _e3293 = r309_;
-                            r309_ = select(_e3293, _e3291, _e3289);
+                            let _e3289 = r404_;
+                            let _e3291 = r399_;
+                            let _e3293 = r393_;
+                            r393_ = select(_e3293, _e3291, _e3289);
                         }
-                        let _e3297 = active_1040_;
+                        let _e3297 = active_1176_;
                         if _e3297 {
-                            let _e3299 = r320_;
-                            r313_ = u32(_e3299);
+                            let _e3299 = r404_;
+                            r397_ = u32(_e3299);
                         }
-                        let _e3303 = active_1040_;
+                        let _e3303 = active_1176_;
                         if _e3303 {
-                            let _e3305 = r306_;
-                            let _e3307 = r313_;
-                            r306_ = (_e3305 | _e3307);
+                            let _e3305 = r390_;
+                            let _e3307 = r397_;
+                            r390_ = (_e3305 | _e3307);
                         }
-                        let _e3311 = active_1040_;
+                        let _e3311 = active_1176_;
                         if _e3311 {
-                            let _e3313 = r307_;
-                            r312_ = (_e3313 >> bitcast<u32>(31u));
+                            let _e3313 = r391_;
+                            r396_ = (_e3313 >> bitcast<u32>(31u));
                         }
-                        let _e3319 = active_1040_;
+                        let _e3319 = active_1176_;
                         if _e3319 {
-                            let _e3321 = r306_;
-                            r313_ = (_e3321 >> bitcast<u32>(31u));
+                            let _e3321 = r390_;
+                            r397_ = (_e3321 >> bitcast<u32>(31u));
                         }
-                        let _e3327 = active_1040_;
+                        let _e3327 = active_1176_;
                         if _e3327 {
-                            let _e3329 = r307_;
-                            r307_ = (_e3329 << bitcast<u32>(1u));
+                            let _e3329 = r391_;
+                            r391_ = (_e3329 << bitcast<u32>(1u));
                         }
-                        let _e3335 = active_1040_;
+                        let _e3335 = active_1176_;
                         if _e3335 {
-                            let _e3337 = r307_;
-                            let _e3339 = r313_;
-                            r307_ = (_e3337 | _e3339);
+                            let _e3337 = r391_;
+                            let _e3339 = r397_;
+                            r391_ = (_e3337 | _e3339);
                         }
-                        let _e3343 = active_1040_;
+                        let _e3343 = active_1176_;
                         if _e3343 {
-                            let _e3345 = r306_;
-                            r306_ = (_e3345 << bitcast<u32>(1u));
+                            let _e3345 = r390_;
+                            r390_ = (_e3345 << bitcast<u32>(1u));
                         }
-                        let _e3351 = active_1040_;
+                        let _e3351 = active_1176_;
                         if _e3351 {
-                            let _e3353 = r308_;
-                            r313_ = (_e3353 >> bitcast<u32>(31u));
+                            let _e3353 = r392_;
+                            r397_ = (_e3353 >> bitcast<u32>(31u));
                         }
-                        let _e3359 = active_1040_;
+                        let _e3359 = active_1176_;
                         if _e3359 {
-                            let _e3361 = r309_;
-                            r309_ = (_e3361 << bitcast<u32>(1u));
+                            let _e3361 = r393_;
+                            r393_ = (_e3361 << bitcast<u32>(1u));
                         }
-                        let _e3367 = active_1040_;
+                        let _e3367 = active_1176_;
                         if _e3367 {
-                            let _e3369 = r309_;
-                            let _e3371 = r313_;
-                            r309_ = (_e3369 | _e3371);
+                            let _e3369 = r393_;
+                            let _e3371 = r397_;
+                            r393_ = (_e3369 | _e3371);
                         }
-                        let _e3375 = active_1040_;
+                        let _e3375 = active_1176_;
                         if _e3375 {
-                            let _e3377 = r308_;
-                            r308_ = (_e3377 << bitcast<u32>(1u));
+                            let _e3377 = r392_;
+                            r392_ = (_e3377 << bitcast<u32>(1u));
                         }
-                        let _e3383 = active_1040_;
+                        let _e3383 = active_1176_;
                         if _e3383 {
-                            let _e3385 = r308_;
-                            let _e3387 = r312_;
-                            r308_ = (_e3385 | _e3387);
+                            let _e3385 = r392_;
+                            let _e3387 = r396_;
+                            r392_ = (_e3385 | _e3387);
                         }
-                        let _e3391 = active_1040_;
+                        let _e3391 = active_1176_;
                         if _e3391 {
-                            let _e3393 = r309_;
-                            let _e3395 = d_u002e_hi_136_;
-                            r317_ = (_e3393 > _e3395);
+                            let _e3393 = r393_;
+                            let _e3395 = d_u002e_hi_198_;
+                            r401_ = (_e3393 > _e3395);
                         }
-                        let _e3399 = active_1040_;
+                        let _e3399 = active_1176_;
                         if _e3399 {
-                            let _e3401 = r309_;
-                            let _e3403 = d_u002e_hi_136_;
-                            r318_ = (_e3401 == _e3403);
+                            let _e3401 = r393_;
+                            let _e3403 = d_u002e_hi_198_;
+                            r402_ = (_e3401 == _e3403);
                         }
-                        let _e3407 = active_1040_;
+                        let _e3407 = active_1176_;
                         if _e3407 {
-                            let _e3409 = r308_;
+                            let _e3409 = r392_;
                             let _e3411 = d_u002e_lo_16_;
-                            r319_ = (_e3409 >= _e3411);
+                            r403_ = (_e3409 >= _e3411);
                         }
-                        let _e3415 = active_1040_;
+                        let _e3415 = active_1176_;
                         if _e3415 {
-                            let _e3417 = r318_;
-                            let _e3419 = r319_;
-                            let _e3421 = r317_;
-                            r320_ = select(_e3421, _e3419, _e3417);
+                            let _e3417 = r402_;
+                            let _e3419 = r403_;
+                            let _e3421 = r401_;
+                            r404_ = select(_e3421, _e3419, _e3417);
                         }
-                        let _e3425 = active_1040_;
+                        let _e3425 = active_1176_;
                         if _e3425 {
-                            let _e3427 = r308_;
+                            let _e3427 = r392_;
                             let _e3429 = d_u002e_lo_16_;
-                            r314_ = (_e3427 - _e3429);
+                            r398_ = (_e3427 - _e3429);
                         }
-                        let _e3433 = active_1040_;
+                        let _e3433 = active_1176_;
                         if _e3433 {
-                            let _e3435 = r308_;
+                            let _e3435 = r392_;
                             let _e3437 = d_u002e_lo_16_;
-                            r321_ = (_e3435 < _e3437);
+                            r405_ = (_e3435 < _e3437);
                         }
-                        let _e3441 = active_1040_;
+                        let _e3441 = active_1176_;
                         if _e3441 {
-                            let _e3443 = r321_;
-                            r316_ = u32(_e3443);
+                            let _e3443 = r405_;
+                            r400_ = u32(_e3443);
                         }
-                        let _e3447 = active_1040_;
+                        let _e3447 = active_1176_;
                         if _e3447 {
-                            let _e3449 = r309_;
-                            let _e3451 = d_u002e_hi_136_;
-                            r315_ = (_e3449 - _e3451);
+                            let _e3449 = r393_;
+                            let _e3451 = d_u002e_hi_198_;
+                            r399_ = (_e3449 - _e3451);
                         }
-                        let _e3455 = active_1040_;
+                        let _e3455 = active_1176_;
                         if _e3455 {
-                            let _e3457 = r315_;
-                            let _e3459 = r316_;
-                            r315_ = (_e3457 - _e3459);
+                            let _e3457 = r399_;
+                            let _e3459 = r400_;
+                            r399_ = (_e3457 - _e3459);
                         }
-                        let _e3463 = active_1040_;
+                        let _e3463 = active_1176_;
                         if _e3463 {
-                            let _e3465 = r320_;
-                            let _e3467 = r314_;
-                            let _e3469 = r308_;
-                            r308_ = select(_e3469, _e3467, _e3465);
+                            let _e3465 = r404_;
+                            let _e3467 = r398_;
+                            let _e3469 = r392_;
+                            r392_ = select(_e3469, _e3467, _e3465);
                         }
-                        let _e3473 = active_1040_;
+                        let _e3473 = active_1176_;
                         if _e3473 {
-                            let _e3475 = r320_;
-                            let _e3477 = r315_;
-                            let _e3479 = r309_;
-                            r309_ = select(_e3479, _e3477, _e3475);
+                            let _e3475 = r404_;
+                            let _e3477 = r399_;
+                            let _e3479 = r393_;
+                            r393_ = select(_e3479, _e3477, _e3475);
                         }
-                        let _e3483 = active_1040_;
+                        let _e3483 = active_1176_;
                         if _e3483 {
-                            let _e3485 = r320_;
-                            r313_ = u32(_e3485);
+                            let _e3485 = r404_;
+                            r397_ = u32(_e3485);
                         }
-                        let _e3489 = active_1040_;
+                        let _e3489 = active_1176_;
                         if _e3489 {
-                            let _e3491 = r306_;
-                            let _e3493 = r313_;
-                            r306_ = (_e3491 | _e3493);
+                            let _e3491 = r390_;
+                            let _e3493 = r397_;
+                            r390_ = (_e3491 | _e3493);
                         }
-                        let _e3497 = active_1040_;
+                        let _e3497 = active_1176_;
                         if _e3497 {
-                            let _e3499 = r307_;
-                            r312_ = (_e3499 >> bitcast<u32>(31u));
+                            let _e3499 = r391_;
+                            r396_ = (_e3499 >> bitcast<u32>(31u));
                         }
-                        let _e3505 = active_1040_;
+                        let _e3505 = active_1176_;
                         if _e3505 {
-                            let _e3507 = r306_;
-                            r313_ = (_e3507 >> bitcast<u32>(31u));
+                            let _e3507 = r390_;
+                            r397_ = (_e3507 >> bitcast<u32>(31u));
                         }
-                        let _e3513 = active_1040_;
+                        let _e3513 = active_1176_;
                         if _e3513 {
-                            let _e3515 = r307_;
-                            r307_ = (_e3515 << bitcast<u32>(1u));
+                            let _e3515 = r391_;
+                            r391_ = (_e3515 << bitcast<u32>(1u));
                         }
-                        let _e3521 = active_1040_;
+                        let _e3521 = active_1176_;
                         if _e3521 {
-                            let _e3523 = r307_;
-                            let _e3525 = r313_;
-                            r307_ = (_e3523 | _e3525);
+                            let _e3523 = r391_;
+                            let _e3525 = r397_;
+                            r391_ = (_e3523 | _e3525);
                         }
-                        let _e3529 = active_1040_;
+                        let _e3529 = active_1176_;
                         if _e3529 {
-                            let _e3531 = r306_;
-                            r306_ = (_e3531 << bitcast<u32>(1u));
+                            let _e3531 = r390_;
+                            r390_ = (_e3531 << bitcast<u32>(1u));
                         }
-                        let _e3537 = active_1040_;
+                        let _e3537 = active_1176_;
                         if _e3537 {
-                            let _e3539 = r308_;
-                            r313_ = (_e3539 >> bitcast<u32>(31u));
+                            let _e3539 = r392_;
+                            r397_ = (_e3539 >> bitcast<u32>(31u));
                         }
-                        let _e3545 = active_1040_;
+                        let _e3545 = active_1176_;
                         if _e3545 {
-                            let _e3547 = r309_;
-                            r309_ = (_e3547 << bitcast<u32>(1u));
+                            let _e3547 = r393_;
+                            r393_ = (_e3547 << bitcast<u32>(1u));
                         }
-                        let _e3553 = active_1040_;
+                        let _e3553 = active_1176_;
                         if _e3553 {
-                            let _e3555 = r309_;
-                            let _e3557 = r313_;
-                            r309_ = (_e3555 | _e3557);
+                            let _e3555 = r393_;
+                            let _e3557 = r397_;
+                            r393_ = (_e3555 | _e3557);
                         }
-                        let _e3561 = active_1040_;
+                        let _e3561 = active_1176_;
                         if _e3561 {
-                            let _e3563 = r308_;
-                            r308_ = (_e3563 << bitcast<u32>(1u));
+                            let _e3563 = r392_;
+                            r392_ = (_e3563 << bitcast<u32>(1u));
                         }
-                        let _e3569 = active_1040_;
+                        let _e3569 = active_1176_;
                         if _e3569 {
-                            let _e3571 = r308_;
-                            let _e3573 = r312_;
-                            r308_ = (_e3571 | _e3573);
+                            let _e3571 = r392_;
+                            let _e3573 = r396_;
+                            r392_ = (_e3571 | _e3573);
                         }
-                        let _e3577 = active_1040_;
+                        let _e3577 = active_1176_;
                         if _e3577 {
-                            let _e3579 = r309_;
-                            let _e3581 = d_u002e_hi_136_;
-                            r317_ = (_e3579 > _e3581);
+                            let _e3579 = r393_;
+                            let _e3581 = d_u002e_hi_198_;
+                            r401_ = (_e3579 > _e3581);
                         }
-                        let _e3585 = active_1040_;
+                        let _e3585 = active_1176_;
                         if _e3585 {
-                            let _e3587 = r309_;
-                            let _e3589 = d_u002e_hi_136_;
-                            r318_ = (_e3587 == _e3589);
+                            let _e3587 = r393_;
+                            let _e3589 = d_u002e_hi_198_;
+                            r402_ = (_e3587 == _e3589);
                         }
-                        let _e3593 = active_1040_;
+                        let _e3593 = active_1176_;
                         if _e3593 {
-                            let _e3595 = r308_;
+                            let _e3595 = r392_;
                             let _e3597 = d_u002e_lo_16_;
-                            r319_ = (_e3595 >= _e3597);
+                            r403_ = (_e3595 >= _e3597);
                         }
-                        let _e3601 = active_1040_;
+                        let _e3601 = active_1176_;
                         if _e3601 {
-                            let _e3603 = r318_;
-                            let _e3605 = r319_;
-                            let _e3607 = r317_;
-                            r320_ = select(_e3607, _e3605, _e3603);
+                            let _e3603 = r402_;
+                            let _e3605 = r403_;
+                            let _e3607 = r401_;
+                            r404_ = select(_e3607, _e3605, _e3603);
                         }
-                        let _e3611 = active_1040_;
+                        let _e3611 = active_1176_;
                         if _e3611 {
-                            let _e3613 = r308_;
+                            let _e3613 = r392_;
                             let _e3615 = d_u002e_lo_16_;
-                            r314_ = (_e3613 - _e3615);
+                            r398_ = (_e3613 - _e3615);
                         }
-                        let _e3619 = active_1040_;
+                        let _e3619 = active_1176_;
                         if _e3619 {
-                            let _e3621 = r308_;
+                            let _e3621 = r392_;
                             let _e3623 = d_u002e_lo_16_;
-                            r321_ = (_e3621 < _e3623);
+                            r405_ = (_e3621 < _e3623);
                         }
-                        let _e3627 = active_1040_;
+                        let _e3627 = active_1176_;
                         if _e3627 {
-                            let _e3629 = r321_;
-                            r316_ = u32(_e3629);
+                            let _e3629 = r405_;
+                            r400_ = u32(_e3629);
                         }
-                        let _e3633 = active_1040_;
+                        let _e3633 = active_1176_;
                         if _e3633 {
-                            let _e3635 = r309_;
-                            let _e3637 = d_u002e_hi_136_;
-                            r315_ = (_e3635 - _e3637);
+                            let _e3635 = r393_;
+                            let _e3637 = d_u002e_hi_198_;
+                            r399_ = (_e3635 - _e3637);
                         }
-                        let _e3641 = active_1040_;
+                        let _e3641 = active_1176_;
                         if _e3641 {
-                            let _e3643 = r315_;
-                            let _e3645 = r316_;
-                            r315_ = (_e3643 - _e3645);
+                            let _e3643 = r399_;
+                            let _e3645 = r400_;
+                            r399_ = (_e3643 - _e3645);
                         }
-                        let _e3649 = active_1040_;
+                        let _e3649 = active_1176_;
                         if _e3649 {
-                            let _e3651 = r320_;
-                            let _e3653 = r314_;
-                            let _e3655 = r308_;
-                            r308_ = select(_e3655, _e3653, _e3651);
+                            let _e3651 = r404_;
+                            let _e3653 = r398_;
+                            let _e3655 = r392_;
+                            r392_ = select(_e3655, _e3653, _e3651);
                         }
-                        let _e3659 = active_1040_;
+                        let _e3659 = active_1176_;
                         if _e3659 {
-                            let _e3661 = r320_;
-                            let _e3663 = r315_;
-                            let _e3665 = r309_;
-                            r309_ = select(_e3665, _e3663, _e3661);
+                            let _e3661 = r404_;
+                            let _e3663 = r399_;
+                            let _e3665 = r393_;
+                            r393_ = select(_e3665, _e3663, _e3661);
                         }
-                        let _e3669 = active_1040_;
+                        let _e3669 = active_1176_;
                         if _e3669 {
-                            let _e3671 = r320_;
-                            r313_ = u32(_e3671);
+                            let _e3671 = r404_;
+                            r397_ = u32(_e3671);
                         }
-                        let _e3675 = active_1040_;
+                        let _e3675 = active_1176_;
                         if _e3675 {
-                            let _e3677 = r306_;
-                            let _e3679 = r313_;
-                            r306_ = (_e3677 | _e3679);
+                            let _e3677 = r390_;
+                            let _e3679 = r397_;
+                            r390_ = (_e3677 | _e3679);
                         }
-                        let _e3683 = active_1040_;
+                        let _e3683 = active_1176_;
                         if _e3683 {
-                            let _e3685 = r307_;
-                            r312_ = (_e3685 >> bitcast<u32>(31u));
+                            let _e3685 = r391_;
+                            r396_ = (_e3685 >> bitcast<u32>(31u));
                         }
-                        let _e3691 = active_1040_;
+                        let _e3691 = active_1176_;
                         if _e3691 {
-                            let _e3693 = r306_;
-                            r313_ = (_e3693 >> bitcast<u32>(31u));
+                            let _e3693 = r390_;
+                            r397_ = (_e3693 >> bitcast<u32>(31u));
                         }
-                        let _e3699 = active_1040_;
+                        let _e3699 = active_1176_;
                         if _e3699 {
-                            let _e3701 = r307_;
-                            r307_ = (_e3701 << bitcast<u32>(1u));
+                            let _e3701 = r391_;
+                            r391_ = (_e3701 << bitcast<u32>(1u));
                         }
-                        let _e3707 = active_1040_;
+                        let _e3707 = active_1176_;
                         if _e3707 {
-                            let _e3709 = r307_;
-                            let _e3711 = r313_;
-                            r307_ = (_e3709 | _e3711);
+                            let _e3709 = r391_;
+                            let _e3711 = r397_;
+                            r391_ = (_e3709 | _e3711);
                         }
-                        let _e3715 = active_1040_;
+                        let _e3715 = active_1176_;
                         if _e3715 {
-                            let _e3717 = r306_;
-                            r306_ = (_e3717 << bitcast<u32>(1u));
+                            let _e3717 = r390_;
+                            r390_ = (_e3717 << bitcast<u32>(1u));
                         }
-                        let _e3723 = active_1040_;
+                        let _e3723 = active_1176_;
                         if _e3723 {
-                            let _e3725 = r308_;
-                            r313_ = (_e3725 >> bitcast<u32>(31u));
+                            let _e3725 = r392_;
+                            r397_ = (_e3725 >> bitcast<u32>(31u));
                         }
-                        let _e3731 = active_1040_;
+                        let _e3731 = active_1176_;
                         if _e3731 {
-                            let _e3733 = r309_;
-                            r309_ = (_e3733 << bitcast<u32>(1u));
+                            let _e3733 = r393_;
+                            r393_ = (_e3733 << bitcast<u32>(1u));
                         }
-                        let _e3739 = active_1040_;
+                        let _e3739 = active_1176_;
                         if _e3739 {
-                            let _e3741 = r309_;
-                            let _e3743 = r313_;
-                            r309_ = (_e3741 | _e3743);
+                            let _e3741 = r393_;
+                            let _e3743 = r397_;
+                            r393_ = (_e3741 | _e3743);
                         }
-                        let _e3747 = active_1040_;
+                        let _e3747 = active_1176_;
                         if _e3747 {
-                            let _e3749 = r308_;
-                            r308_ = (_e3749 << bitcast<u32>(1u));
+                            let _e3749 = r392_;
+                            r392_ = (_e3749 << bitcast<u32>(1u));
                         }
-                        let _e3755 = active_1040_;
+                        let _e3755 = active_1176_;
                         if _e3755 {
-                            let _e3757 = r308_;
-                            let _e3759 = r312_;
-                            r308_ = (_e3757 | _e3759);
+                            let _e3757 = r392_;
+                            let _e3759 = r396_;
+                            r392_ = (_e3757 | _e3759);
                         }
-                        let _e3763 = active_1040_;
+                        let _e3763 = active_1176_;
                         if _e3763 {
-                            let _e3765 = r309_;
-                            let _e3767 = d_u002e_hi_136_;
-                            r317_ = (_e3765 > _e3767);
+                            let _e3765 = r393_;
+                            let _e3767 = d_u002e_hi_198_;
+                            r401_ = (_e3765 > _e3767);
                         }
-                        let _e3771 = active_1040_;
+                        let _e3771 = active_1176_;
                         if _e3771 {
-                            let _e3773 = r309_;
-                            let _e3775 = d_u002e_hi_136_;
-                            r318_ = (_e3773 == _e3775);
+                            let _e3773 = r393_;
+                            let _e3775 = d_u002e_hi_198_;
+                            r402_ = (_e3773 == _e3775);
                         }
-                        let _e3779 = active_1040_;
+                        let _e3779 = active_1176_;
                         if _e3779 {
-                            let _e3781 = r308_;
+                            let _e3781 = r392_;
                             let _e3783 = d_u002e_lo_16_;
-                            r319_ = (_e3781 >= _e3783);
+                            r403_ = (_e3781 >= _e3783);
                         }
-                        let _e3787 = active_1040_;
+                        let _e3787 = active_1176_;
                         if _e3787 {
-                            let _e3789 = r318_;
-                            let _e3791 = r319_;
-                            let _e3793 = r317_;
-                            r320_ = select(_e3793, _e3791, _e3789);
+                            let _e3789 = r402_;
+                            let _e3791 = r403_;
+                            let _e3793 = r401_;
+                            r404_ = select(_e3793, _e3791, _e3789);
                         }
-                        let _e3797 = active_1040_;
+                        let _e3797 = active_1176_;
                         if _e3797 {
-                            let _e3799 = r308_;
+                            let _e3799 = r392_;
                             let _e3801 = d_u002e_lo_16_;
-                            r314_ = (_e3799 - _e3801);
+                            r398_ = (_e3799 - _e3801);
                         }
-                        let _e3805 = active_1040_;
+                        let _e3805 = active_1176_;
                         if _e3805 {
-                            let _e3807 = r308_;
+                            let _e3807 = r392_;
                             let _e3809 = d_u002e_lo_16_;
-                            r321_ = (_e3807 < _e3809);
+                            r405_ = (_e3807 < _e3809);
                         }
-                        let _e3813 = active_1040_;
+                        let _e3813 = active_1176_;
                         if _e3813 {
-                            let _e3815 = r321_;
-                            r316_ = u32(_e3815);
+                            let _e3815 = r405_;
+                            r400_ = u32(_e3815);
                         }
-                        let _e3819 = active_1040_;
+                        let _e3819 = active_1176_;
                         if _e3819 {
-                            let _e3821 = r309_;
-                            let _e3823 = d_u002e_hi_136_;
-                            r315_ = (_e3821 - _e3823);
+                            let _e3821 = r393_;
+                            let _e3823 = d_u002e_hi_198_;
+                            r399_ = (_e3821 - _e3823);
                         }
-                        let _e3827 = active_1040_;
+                        let _e3827 = active_1176_;
                         if _e3827 {
-                            let _e3829 = r315_;
-                            let _e3831 = r316_;
-                            r315_ = (_e3829 - _e3831);
+                            let _e3829 = r399_;
+                            let _e3831 = r400_;
+                            r399_ = (_e3829 - _e3831);
                         }
-                        let _e3835 = active_1040_;
+                        let _e3835 = active_1176_;
                         if _e3835 {
-                            let _e3837 = r320_;
-                            let _e3839 = r314_;
-                            let _e3841 = r308_;
-                            r308_ = select(_e3841, _e3839, _e3837);
+                            let _e3837 = r404_;
+                            let _e3839 = r398_;
+                            let _e3841 = r392_;
+                            r392_ = select(_e3841, _e3839, _e3837);
                         }
-                        let _e3845 = active_1040_;
+                        let _e3845 = active_1176_;
                         if _e3845 {
-                            let _e3847 = r320_;
-                            let _e3849 = r315_;
-                            let _e3851 = r309_;
-                            r309_ = select(_e3851, _e3849, _e3847);
+                            let _e3847 = r404_;
+                            let _e3849 = r399_;
+                            let _e3851 = r393_;
+                            r393_ = select(_e3851, _e3849, _e3847);
                         }
-                        let _e3855 = active_1040_;
+                        let _e3855 = active_1176_;
                         if _e3855 {
-                            let _e3857 = r320_;
-                            r313_ = u32(_e3857);
+                            let _e3857 = r404_;
+                            r397_ = u32(_e3857);
                         }
-                        let _e3861 = active_1040_;
+                        let _e3861 = active_1176_;
                         if _e3861 {
-                            let _e3863 = r306_;
-                            let _e3865 = r313_;
-                            r306_ = (_e3863 | _e3865);
+                            let _e3863 = r390_;
+                            let _e3865 = r397_;
+                            r390_ = (_e3863 | _e3865);
                         }
-                        let _e3869 = active_1040_;
+                        let _e3869 = active_1176_;
                         if _e3869 {
-                            let _e3871 = r307_;
-                            r312_ = (_e3871 >> bitcast<u32>(31u));
+                            let _e3871 = r391_;
+                            r396_ = (_e3871 >> bitcast<u32>(31u));
                         }
-                        let _e3877 = active_1040_;
+                        let _e3877 = active_1176_;
                         if _e3877 {
-                            let _e3879 = r306_;
-                            r313_ = (_e3879 >> bitcast<u32>(31u));
+                            let _e3879 = r390_;
+                            r397_ = (_e3879 >> bitcast<u32>(31u));
                         }
-                        let _e3885 = active_1040_;
+                        let _e3885 = active_1176_;
                         if _e3885 {
-                            let _e3887 = r307_;
-                            r307_ = (_e3887 << bitcast<u32>(1u));
+                            let _e3887 = r391_;
+                            r391_ = (_e3887 << bitcast<u32>(1u));
                         }
-                        let _e3893 = active_1040_;
+                        let _e3893 = active_1176_;
                         if _e3893 {
-                            let _e3895 = r307_;
-                            let _e3897 = r313_;
-                            r307_ = (_e3895 | _e3897);
+                            let _e3895 = r391_;
+                            let _e3897 = r397_;
+                            r391_ = (_e3895 | _e3897);
                         }
-                        let _e3901 = active_1040_;
+                        let _e3901 = active_1176_;
                         if _e3901 {
-                            let _e3903 = r306_;
-                            r306_ = (_e3903 << bitcast<u32>(1u));
+                            let _e3903 = r390_;
+                            r390_ = (_e3903 << bitcast<u32>(1u));
                         }
-                        let _e3909 = active_1040_;
+                        let _e3909 = active_1176_;
                         if _e3909 {
-                            let _e3911 = r308_;
-                            r313_ = (_e3911 >> bitcast<u32>(31u));
+                            let _e3911 = r392_;
+                            r397_ = (_e3911 >> bitcast<u32>(31u));
                         }
-                        let _e3917 = active_1040_;
+                        let _e3917 = active_1176_;
                         if _e3917 {
-                            let _e3919 = r309_;
-                            r309_ = (_e3919 << bitcast<u32>(1u));
+                            let _e3919 = r393_;
+                            r393_ = (_e3919 << bitcast<u32>(1u));
                         }
-                        let _e3925 = active_1040_;
+                        let _e3925 = active_1176_;
                         if _e3925 {
-                            let _e3927 = r309_;
-                            let _e3929 = r313_;
-                            r309_ = (_e3927 | _e3929);
+                            let _e3927 = r393_;
+                            let _e3929 = r397_;
+                            r393_ = (_e3927 | _e3929);
                         }
-                        let _e3933 = active_1040_;
+                        let _e3933 = active_1176_;
                         if _e3933 {
-                            let _e3935 = r308_;
-                            r308_ = (_e3935 << bitcast<u32>(1u));
+                            let _e3935 = r392_;
+                            r392_ = (_e3935 << bitcast<u32>(1u));
                         }
-                        let _e3941 = active_1040_;
+                        let _e3941 = active_1176_;
                         if _e3941 {
-                            let _e3943 = r308_;
-                            let _e3945 = r312_;
-                            r308_ = (_e3943 | _e3945);
+                            let _e3943 = r392_;
+                            let _e3945 = r396_;
+                            r392_ = (_e3943 | _e3945);
                         }
-                        let _e3949 = active_1040_;
+                        let _e3949 = active_1176_;
                         if _e3949 {
-                            let _e3951 = r309_;
-                            let _e3953 = d_u002e_hi_136_;
-                            r317_ = (_e3951 > _e3953);
+                            let _e3951 = r393_;
+                            let _e3953 = d_u002e_hi_198_;
+                            r401_ = (_e3951 > _e3953);
                         }
-                        let _e3957 = active_1040_;
+                        let _e3957 = active_1176_;
                         if _e3957 {
-                            let _e3959 = r309_;
-                            let _e3961 = d_u002e_hi_136_;
-                            r318_ = (_e3959 == _e3961);
+                            let _e3959 = r393_;
+                            let _e3961 = d_u002e_hi_198_;
+                            r402_ = (_e3959 == _e3961);
                         }
-                        let _e3965 = active_1040_;
+                        let _e3965 = active_1176_;
                         if _e3965 {
-                            let _e3967 = r308_;
+                            let _e3967 = r392_;
                             let _e3969 = d_u002e_lo_16_;
-                            r319_ = (_e3967 >= _e3969);
+                            r403_ = (_e3967 >= _e3969);
                         }
-                        let _e3973 = active_1040_;
+                        let _e3973 = active_1176_;
                         if _e3973 {
-                            let _e3975 = r318_;
-                            let _e3977 = r319_;
-                            let _e3979 = r317_;
-                            r320_ = select(_e3979, _e3977, _e3975);
+                            let _e3975 = r402_;
+                            let _e3977 = r403_;
+                            let _e3979 = r401_;
+                            r404_ = select(_e3979, _e3977, _e3975);
                         }
-                        let _e3983 = active_1040_;
+                        let _e3983 = active_1176_;
                         if _e3983 {
-                            let _e3985 = r308_;
+                            let _e3985 = r392_;
                             let _e3987 = d_u002e_lo_16_;
-                            r314_ = (_e3985 - _e3987);
+                            r398_ = (_e3985 - _e3987);
                         }
-                        let _e3991 = active_1040_;
+                        let _e3991 = active_1176_;
                         if _e3991 {
-                            let _e3993 = r308_;
+                            let _e3993 = r392_;
                             let _e3995 = d_u002e_lo_16_;
-                            r321_ = (_e3993 < _e3995);
+                            r405_ = (_e3993 < _e3995);
                         }
-                        let _e3999 = active_1040_;
+                        let _e3999 = active_1176_;
                         if _e3999 {
-                            let _e4001 = r321_;
-                            r316_ = u32(_e4001);
+                            let _e4001 = r405_;
+                            r400_ = u32(_e4001);
                         }
-                        let _e4005 = active_1040_;
+                        let _e4005 = active_1176_;
                         if _e4005 {
-                            let _e4007 = r309_;
-                            let _e4009 = d_u002e_hi_136_;
-                            r315_ = (_e4007 - _e4009);
+                            let _e4007 = r393_;
+                            let _e4009 = d_u002e_hi_198_;
+                            r399_ = (_e4007 - _e4009);
                         }
-                        let _e4013 = active_1040_;
+                        let _e4013 = active_1176_;
                         if _e4013 {
-                            let _e4015 = r315_;
-                            let _e4017 = r316_;
-                            r315_ = (_e4015 - _e4017);
+                            let _e4015 = r399_;
+                            let _e4017 = r400_;
+                            r399_ = (_e4015 - _e4017);
                         }
-                        let _e4021 = active_1040_;
+                        let _e4021 = active_1176_;
                         if _e4021 {
-                            let _e4023 = r320_;
-                            let _e4025 = r314_;
-                            let _e4027 = r308_;
-                            r308_ = select(_e4027, _e4025, _e4023);
+                            let _e4023 = r404_;
+                            let _e4025 = r398_;
+                            let _e4027 = r392_;
+                            r392_ = select(_e4027, _e4025, _e4023);
                         }
-                        let _e4031 = active_1040_;
+                        let _e4031 = active_1176_;
                         if _e4031 {
-                            let _e4033 = r320_;
-                            let _e4035 = r315_;
-                            let _e4037 = r309_;
-                            r309_ = select(_e4037, _e4035, _e4033);
+                            let _e4033 = r404_;
+                            let _e4035 = r399_;
+                            let _e4037 = r393_;
+                            r393_ = select(_e4037, _e4035, _e4033);
                         }
-                        let _e4041 = active_1040_;
+                        let _e4041 = active_1176_;
                         if _e4041 {
-                            let _e4043 = r320_;
-                            r313_ = u32(_e4043);
+                            let _e4043 = r404_;
+                            r397_ = u32(_e4043);
                         }
-                        let _e4047 = active_1040_;
+                        let _e4047 = active_1176_;
                         if _e4047 {
-                            let _e4049 = r306_;
-                            let _e4051 = r313_;
-                            r306_ = (_e4049 | _e4051);
+                            let _e4049 = r390_;
+                            let _e4051 = r397_;
+                            r390_ = (_e4049 | _e4051);
                         }
-                        let _e4055 = active_1040_;
+                        let _e4055 = active_1176_;
                         if _e4055 {
-                            let _e4057 = r307_;
-                            r312_ = (_e4057 >> bitcast<u32>(31u));
+                            let _e4057 = r391_;
+                            r396_ = (_e4057 >> bitcast<u32>(31u));
                         }
-                        let _e4063 = active_1040_;
+                        let _e4063 = active_1176_;
                         if _e4063 {
-                            let _e4065 = r306_;
-                            r313_ = (_e4065 >> bitcast<u32>(31u));
+                            let _e4065 = r390_;
+                            r397_ = (_e4065 >> bitcast<u32>(31u));
                         }
-                        let _e4071 = active_1040_;
+                        let _e4071 = active_1176_;
                         if _e4071 {
-                            let _e4073 = r307_;
-                            r307_ = (_e4073 << bitcast<u32>(1u));
+                            let _e4073 = r391_;
+                            r391_ = (_e4073 << bitcast<u32>(1u));
                         }
-                        let _e4079 = active_1040_;
+                        let _e4079 = active_1176_;
                         if _e4079 {
-                            let _e4081 = r307_;
-                            let _e4083 = r313_;
-                            r307_ = (_e4081 | _e4083);
+                            let _e4081 = r391_;
+                            let _e4083 = r397_;
+                            r391_ = (_e4081 | _e4083);
                         }
-                        let _e4087 = active_1040_;
+                        let _e4087 = active_1176_;
                         if _e4087 {
-                            let _e4089 = r306_;
-                            r306_ = (_e4089 << bitcast<u32>(1u));
+                            let _e4089 = r390_;
+                            r390_ = (_e4089 << bitcast<u32>(1u));
                         }
-                        let _e4095 = active_1040_;
+                        let _e4095 = active_1176_;
                         if _e4095 {
-                            let _e4097 = r308_;
-                            r313_ = (_e4097 >> bitcast<u32>(31u));
+                            let _e4097 = r392_;
+                            r397_ = (_e4097 >> bitcast<u32>(31u));
                         }
-                        let _e4103 = active_1040_;
+                        let _e4103 = active_1176_;
                         if _e4103 {
-                            let _e4105 = r309_;
-                            r309_ = (_e4105 << bitcast<u32>(1u));
+                            let _e4105 = r393_;
+                            r393_ = (_e4105 << bitcast<u32>(1u));
                         }
-                        let _e4111 = active_1040_;
+                        let _e4111 = active_1176_;
                         if _e4111 {
-                            let _e4113 = r309_;
-                            let _e4115 = r313_;
-                            r309_ = (_e4113 | _e4115);
+                            let _e4113 = r393_;
+                            let _e4115 = r397_;
+                            r393_ = (_e4113 | _e4115);
                         }
-                        let _e4119 = active_1040_;
+                        let _e4119 = active_1176_;
                         if _e4119 {
-                            let _e4121 = r308_;
-                            r308_ = (_e4121 << bitcast<u32>(1u));
+                            let _e4121 = r392_;
+                            r392_ = (_e4121 << bitcast<u32>(1u));
                         }
-                        let _e4127 = active_1040_;
+                        let _e4127 = active_1176_;
                         if _e4127 {
-                            let _e4129 = r308_;
-                            let _e4131 = r312_;
-                            r308_ = (_e4129 | _e4131);
+                            let _e4129 = r392_;
+                            let _e4131 = r396_;
+                            r392_ = (_e4129 | _e4131);
                         }
-                        let _e4135 = active_1040_;
+                        let _e4135 = active_1176_;
                         if _e4135 {
-                            let _e4137 = r309_;
-                            let _e4139 = d_u002e_hi_136_;
-                            r317_ = (_e4137 > _e4139);
+                            let _e4137 = r393_;
+                            let _e4139 = d_u002e_hi_198_;
+                            r401_ = (_e4137 > _e4139);
                         }
-                        let _e4143 = active_1040_;
+                        let _e4143 = active_1176_;
                         if _e4143 {
-                            let _e4145 = r309_;
-                            let _e4147 = d_u002e_hi_136_;
-                            r318_ = (_e4145 == _e4147);
+                            let _e4145 = r393_;
+                            let _e4147 = d_u002e_hi_198_;
+                            r402_ = (_e4145 == _e4147);
                         }
-                        let _e4151 = active_1040_;
+                        let _e4151 = active_1176_;
                         if _e4151 {
-                            let _e4153 = r308_;
+                            let _e4153 = r392_;
                             let _e4155 = d_u002e_lo_16_;
-                            r319_ = (_e4153 >= _e4155);
+                            r403_ = (_e4153 >= _e4155);
                         }
-                        let _e4159 = active_1040_;
+                        let _e4159 = active_1176_;
                         if _e4159 {
-                            let _e4161 = r318_;
-                            let _e4163 = r319_;
-                            let _e4165 = r317_;
-                            r320_ = select(_e4165, _e4163, _e4161);
+                            let _e4161 = r402_;
+                            let _e4163 = r403_;
+                            let _e4165 = r401_;
+                            r404_ = select(_e4165, _e4163, _e4161);
                         }
-                        let _e4169 = active_1040_;
+                        let _e4169 = active_1176_;
                         if _e4169 {
-                            let _e4171 = r308_;
+                            let _e4171 = r392_;
                             let _e4173 = d_u002e_lo_16_;
-                            r314_ = (_e4171 - _e4173);
+                            r398_ = (_e4171 - _e4173);
                         }
-                        let _e4177 = active_1040_;
+                        let _e4177 = active_1176_;
                         if _e4177 {
-                            let _e4179 = r308_;
+                            let _e4179 = r392_;
                             let _e4181 = d_u002e_lo_16_;
-                            r321_ = (_e4179 < _e4181);
+                            r405_ = (_e4179 < _e4181);
                         }
-                        let _e4185 = active_1040_;
+                        let _e4185 = active_1176_;
                         if _e4185 {
-                            let _e4187 = r321_;
-                            r316_ = u32(_e4187);
+                            let _e4187 = r405_;
+                            r400_ = u32(_e4187);
                         }
-                        let _e4191 = active_1040_;
+                        let _e4191 = active_1176_;
                         if _e4191 {
-                            let _e4193 = r309_;
-                            let _e4195 = d_u002e_hi_136_;
-                            r315_ = (_e4193 - _e4195);
+                            let _e4193 = r393_;
+                            let _e4195 = d_u002e_hi_198_;
+                            r399_ = (_e4193 - _e4195);
                         }
-                        let _e4199 = active_1040_;
+                        let _e4199 = active_1176_;
                         if _e4199 {
-                            let _e4201 = r315_;
-                            let _e4203 = r316_;
-                            r315_ = (_e4201 - _e4203);
+                            let _e4201 = r399_;
+                            let _e4203 = r400_;
+                            r399_ = (_e4201 - _e4203);
                         }
-                        let _e4207 = active_1040_;
+                        let _e4207 = active_1176_;
                         if _e4207 {
-                            let _e4209 = r320_;
-                            let _e4211 = r314_;
-                            let _e4213 = r308_;
-                            r308_ = select(_e4213, _e4211, _e4209);
+                            let _e4209 = r404_;
+                            let _e4211 = r398_;
+                            let _e4213 = r392_;
+                            r392_ = select(_e4213, _e4211, _e4209);
                         }
-                        let _e4217 = active_1040_;
+                        let _e4217 = active_1176_;
                         if _e4217 {
-                            let _e4219 = r320_;
-                            let _e4221 = r315_;
-                            let _e4223 = r309_;
-                            r309_ = select(_e4223, _e4221, _e4219);
+                            let _e4219 = r404_;
+                            let _e4221 = r399_;
+                            let _e4223 = r393_;
+                            r393_ = select(_e4223, _e4221, _e4219);
                         }
-                        let _e4227 = active_1040_;
+                        let _e4227 = active_1176_;
                         if _e4227 {
-                            let _e4229 = r320_;
-                            r313_ = u32(_e4229);
+                            let _e4229 = r404_;
+                            r397_ = u32(_e4229);
                         }
-                        let _e4233 = active_1040_;
+                        let _e4233 = active_1176_;
                         if _e4233 {
-                            let _e4235 = r306_;
-                            let _e4237 = r313_;
-                            r306_ = (_e4235 | _e4237);
+                            let _e4235 = r390_;
+                            let _e4237 = r397_;
+                            r390_ = (_e4235 | _e4237);
                         }
                     }
                     continuing {
-                        let _e4241 = entry_1054_;
-                        continued_1056_ = false;
-                        let _e4245 = exited_1041_;
-                        let _e4247 = broken_1055_;
-                        let _e4249 = continued_1056_;
-                        active_1040_ = (_e4241 && !((_e4245 || (_e4247 || _e4249))));
+                        let _e4241 = entry_1190_;
+                        continued_1192_ = false;
+                        let _e4245 = exited_1177_;
+                        let _e4247 = broken_1191_;
+                        let _e4249 = continued_1192_;
+                        active_1176_ = (_e4241 && !((_e4245 || (_e4247 || _e4249))));
                         {
                         }
                     }
                 }
-                let _e4256 = entry_1054_;
-                let _e4258 = exited_1041_;
-                active_1040_ = (_e4256 && !(_e4258));
+                let _e4256 = entry_1190_;
+                let _e4258 = exited_1177_;
+                active_1176_ = (_e4256 && !(_e4258));
             }
-            let _e4263 = saved_1052_;
-            let _e4265 = exited_1041_;
-            active_1040_ = (_e4263 && !(_e4265));
-            let _e4270 = active_1040_;
+            let _e4263 = saved_1188_;
+            let _e4265 = exited_1177_;
+            active_1176_ = (_e4263 && !(_e4265));
+            let _e4270 = active_1176_;
             if _e4270 {
-                let _e4272 = r306_;
+                let _e4272 = r390_;
                 r21_ = _e4272;
             }
-            let _e4275 = active_1040_;
+            let _e4275 = active_1176_;
             if _e4275 {
-                let _e4277 = r307_;
-                r141_ = _e4277;
+                let _e4277 = r391_;
+                r203_ = _e4277;
             }
-            let _e4280 = active_1040_;
+            let _e4280 = active_1176_;
             if _e4280 {
                 let _e4282 = r21_;
                 r22_ = _e4282;
             }
-            let _e4285 = active_1040_;
+            let _e4285 = active_1176_;
             if _e4285 {
-                let _e4287 = r141_;
-                r142_ = _e4287;
+                let _e4287 = r203_;
+                r204_ = _e4287;
             }
-            let _e4290 = active_1040_;
+            let _e4290 = active_1176_;
             if _e4290 {
                 let _e4292 = r22_;
                 let _e4299 = i_5_;
-                R[bitcast<u32>(((((_e4299 * 16i) + 2i) * 2i) + 0i))] = _e4292;
+                R[bitcast<u32>(((((_e4299 * 18i) + 2i) * 2i) + 0i))] = _e4292;
             }
-            let _e4310 = active_1040_;
+            let _e4310 = active_1176_;
             if _e4310 {
-                let _e4312 = r142_;
+                let _e4312 = r204_;
                 let _e4319 = i_5_;
-                R[bitcast<u32>(((((_e4319 * 16i) + 2i) * 2i) + 1i))] = _e4312;
+                R[bitcast<u32>(((((_e4319 * 18i) + 2i) * 2i) + 1i))] = _e4312;
             }
-            let _e4330 = active_1040_;
+            let _e4330 = active_1176_;
             if _e4330 {
                 let _e4332 = b_u002e_lo_12_;
-                r324_ = (_e4332 & 63u);
+                r408_ = (_e4332 & 63u);
             }
-            let _e4337 = active_1040_;
+            let _e4337 = active_1176_;
             if _e4337 {
-                let _e4339 = r324_;
-                r325_ = (_e4339 < 32u);
+                let _e4339 = r408_;
+                r409_ = (_e4339 < 32u);
             }
-            let _e4344 = active_1040_;
+            let _e4344 = active_1176_;
             if _e4344 {
-                let _e4346 = r324_;
-                r326_ = (_e4346 & 31u);
+                let _e4346 = r408_;
+                r410_ = (_e4346 & 31u);
             }
-            let _e4351 = active_1040_;
+            let _e4351 = active_1176_;
             if _e4351 {
-                let _e4353 = r326_;
-                r327_ = (_e4353 == 0u);
+                let _e4353 = r410_;
+                r411_ = (_e4353 == 0u);
             }
-            let _e4358 = active_1040_;
+            let _e4358 = active_1176_;
             if _e4358 {
-                let _e4361 = r326_;
-                r328_ = (32u - _e4361);
+                let _e4361 = r410_;
+                r412_ = (32u - _e4361);
             }
-            let _e4365 = active_1040_;
+            let _e4365 = active_1176_;
             if _e4365 {
                 let _e4367 = a_u002e_lo_9_;
-                let _e4369 = r328_;
-                r329_ = (_e4367 >> bitcast<u32>(_e4369));
+                let _e4369 = r412_;
+                r413_ = (_e4367 >> bitcast<u32>(_e4369));
             }
-            let _e4374 = active_1040_;
+            let _e4374 = active_1176_;
             if _e4374 {
-                let _e4376 = r327_;
-                let _e4379 = r329_;
-                r330_ = select(_e4379, 0u, _e4376);
+                let _e4376 = r411_;
+                let _e4379 = r413_;
+                r414_ = select(_e4379, 0u, _e4376);
             }
-            let _e4383 = active_1040_;
+            let _e4383 = active_1176_;
             if _e4383 {
-                let _e4385 = a_u002e_hi_129_;
-                let _e4387 = r326_;
-                r331_ = (_e4385 << bitcast<u32>(_e4387));
+                let _e4385 = a_u002e_hi_191_;
+                let _e4387 = r410_;
+                r415_ = (_e4385 << bitcast<u32>(_e4387));
             }
-            let _e4392 = active_1040_;
+            let _e4392 = active_1176_;
             if _e4392 {
-                let _e4394 = r331_;
-                let _e4396 = r330_;
-                r332_ = (_e4394 | _e4396);
+                let _e4394 = r415_;
+                let _e4396 = r414_;
+                r416_ = (_e4394 | _e4396);
             }
-            let _e4400 = active_1040_;
+            let _e4400 = active_1176_;
             if _e4400 {
                 let _e4402 = a_u002e_lo_9_;
-                let _e4404 = r326_;
-                r333_ = (_e4402 << bitcast<u32>(_e4404));
+                let _e4404 = r410_;
+                r417_ = (_e4402 << bitcast<u32>(_e4404));
             }
-            let _e4409 = active_1040_;
+            let _e4409 = active_1176_;
             if _e4409 {
-                let _e4411 = r325_;
-                let _e4413 = r333_;
-                r334_ = select(0u, _e4413, _e4411);
+                let _e4411 = r409_;
+                let _e4413 = r417_;
+                r418_ = select(0u, _e4413, _e4411);
             }
-            let _e4418 = active_1040_;
+            let _e4418 = active_1176_;
             if _e4418 {
-                let _e4420 = r325_;
-                let _e4422 = r332_;
-                let _e4424 = r333_;
-                r335_ = select(_e4424, _e4422, _e4420);
+                let _e4420 = r409_;
+                let _e4422 = r416_;
+                let _e4424 = r417_;
+                r419_ = select(_e4424, _e4422, _e4420);
             }
-            let _e4428 = active_1040_;
+            let _e4428 = active_1176_;
             if _e4428 {
-                let _e4430 = r334_;
+                let _e4430 = r418_;
                 r23_ = _e4430;
             }
-            let _e4433 = active_1040_;
+            let _e4433 = active_1176_;
             if _e4433 {
-                let _e4435 = r335_;
-                r143_ = _e4435;
+                let _e4435 = r419_;
+                r205_ = _e4435;
             }
-            let _e4438 = active_1040_;
+            let _e4438 = active_1176_;
             if _e4438 {
                 let _e4440 = b_u002e_lo_12_;
-                r336_ = (_e4440 & 63u);
+                r420_ = (_e4440 & 63u);
             }
-            let _e4445 = active_1040_;
+            let _e4445 = active_1176_;
             if _e4445 {
-                let _e4447 = r336_;
-                r337_ = (_e4447 < 32u);
+                let _e4447 = r420_;
+                r421_ = (_e4447 < 32u);
             }
-            let _e4452 = active_1040_;
+            let _e4452 = active_1176_;
             if _e4452 {
-                let _e4454 = r336_;
-                r338_ = (_e4454 & 31u);
+                let _e4454 = r420_;
+                r422_ = (_e4454 & 31u);
             }
-            let _e4459 = active_1040_;
+            let _e4459 = active_1176_;
             if _e4459 {
-                let _e4461 = r338_;
-                r339_ = (_e4461 == 0u);
+                let _e4461 = r422_;
+                r423_ = (_e4461 == 0u);
             }
-            let _e4466 = active_1040_;
+            let _e4466 = active_1176_;
             if _e4466 {
-                let _e4469 = r338_;
-                r340_ = (32u - _e4469);
+                let _e4469 = r422_;
+                r424_ = (32u - _e4469);
             }
-            let _e4473 = active_1040_;
+            let _e4473 = active_1176_;
             if _e4473 {
-                let _e4475 = a_u002e_hi_129_;
-                let _e4477 = r340_;
-                r341_ = (_e4475 << bitcast<u32>(_e4477));
+                let _e4475 = a_u002e_hi_191_;
+                let _e4477 = r424_;
+                r425_ = (_e4475 << bitcast<u32>(_e4477));
             }
-            let _e4482 = active_1040_;
+            let _e4482 = active_1176_;
             if _e4482 {
-                let _e4484 = r339_;
-                let _e4487 = r341_;
-                r342_ = select(_e4487, 0u, _e4484);
+                let _e4484 = r423_;
+                let _e4487 = r425_;
+                r426_ = select(_e4487, 0u, _e4484);
             }
-            let _e4491 = active_1040_;
+            let _e4491 = active_1176_;
             if _e4491 {
                 let _e4493 = a_u002e_lo_9_;
-                let _e4495 = r338_;
-                r343_ = (_e4493 >> bitcast<u32>(_e4495));
+                let _e4495 = r422_;
+                r427_ = (_e4493 >> bitcast<u32>(_e4495));
             }
-            let _e4500 = active_1040_;
+            let _e4500 = active_1176_;
             if _e4500 {
-                let _e4502 = r343_;
-                let _e4504 = r342_;
-                r344_ = (_e4502 | _e4504);
+                let _e4502 = r427_;
+                let _e4504 = r426_;
+                r428_ = (_e4502 | _e4504);
             }
-            let _e4508 = active_1040_;
+            let _e4508 = active_1176_;
             if _e4508 {
-                let _e4510 = a_u002e_hi_129_;
-                r345_ = bitcast<i32>(_e4510);
+                let _e4510 = a_u002e_hi_191_;
+                r429_ = bitcast<i32>(_e4510);
             }
-            let _e4514 = active_1040_;
+            let _e4514 = active_1176_;
             if _e4514 {
-                let _e4516 = r345_;
-                let _e4518 = r338_;
-                r346_ = (_e4516 >> bitcast<u32>(_e4518));
+                let _e4516 = r429_;
+                let _e4518 = r422_;
+                r430_ = (_e4516 >> bitcast<u32>(_e4518));
             }
-            let _e4523 = active_1040_;
+            let _e4523 = active_1176_;
             if _e4523 {
-                let _e4525 = r345_;
-                r347_ = (_e4525 >> bitcast<u32>(31i));
+                let _e4525 = r429_;
+                r431_ = (_e4525 >> bitcast<u32>(31i));
             }
-            let _e4531 = active_1040_;
+            let _e4531 = active_1176_;
             if _e4531 {
-                let _e4533 = r346_;
-                r348_ = bitcast<u32>(_e4533);
+                let _e4533 = r430_;
+                r432_ = bitcast<u32>(_e4533);
             }
-            let _e4537 = active_1040_;
+            let _e4537 = active_1176_;
             if _e4537 {
-                let _e4539 = r347_;
-                r349_ = bitcast<u32>(_e4539);
+                let _e4539 = r431_;
+                r433_ = bitcast<u32>(_e4539);
             }
-            let _e4543 = active_1040_;
+            let _e4543 = active_1176_;
             if _e4543 {
-                let _e4545 = r337_;
-                let _e4547 = r344_;
-                let _e4549 = r348_;
-                r350_ = select(_e4549, _e4547, _e4545);
+                let _e4545 = r421_;
+                let _e4547 = r428_;
+                let _e4549 = r432_;
+                r434_ = select(_e4549, _e4547, _e4545);
             }
-            let _e4553 = active_1040_;
+            let _e4553 = active_1176_;
             if _e4553 {
-                let _e4555 = r337_;
-                let _e4557 = r348_;
-                let _e4559 = r349_;
-                r351_ = select(_e4559, _e4557, _e4555);
+                let _e4555 = r421_;
+                let _e4557 = r432_;
+                let _e4559 = r433_;
+                r435_ = select(_e4559, _e4557, _e4555);
             }
-            let _e4563 = active_1040_;
+            let _e4563 = active_1176_;
             if _e4563 {
-                let _e4565 = r350_;
+                let _e4565 = r434_;
                 r24_ = _e4565;
             }
-            let _e4568 = active_1040_;
+            let _e4568 = active_1176_;
             if _e4568 {
-                let _e4570 = r351_;
-                r144_ = _e4570;
+                let _e4570 = r435_;
+                r206_ = _e4570;
             }
-            let _e4573 = active_1040_;
+            let _e4573 = active_1176_;
             if _e4573 {
                 let _e4575 = r23_;
                 let _e4577 = r24_;
-                r352_ = (_e4575 ^ _e4577);
+                r436_ = (_e4575 ^ _e4577);
             }
-            let _e4581 = active_1040_;
+            let _e4581 = active_1176_;
             if _e4581 {
-                let _e4583 = r143_;
-                let _e4585 = r144_;
-                r353_ = (_e4583 ^ _e4585);
+                let _e4583 = r205_;
+                let _e4585 = r206_;
+                r437_ = (_e4583 ^ _e4585);
             }
-            let _e4589 = active_1040_;
+            let _e4589 = active_1176_;
             if _e4589 {
-                let _e4591 = r352_;
+                let _e4591 = r436_;
                 r25_ = _e4591;
             }
-            let _e4594 = active_1040_;
+            let _e4594 = active_1176_;
             if _e4594 {
-                let _e4596 = r353_;
-                r145_ = _e4596;
+                let _e4596 = r437_;
+                r207_ = _e4596;
             }
-            let _e4599 = active_1040_;
+            let _e4599 = active_1176_;
             if _e4599 {
                 let _e4601 = d_u002e_lo_16_;
-                r354_ = (_e4601 & 63u);
+                r438_ = (_e4601 & 63u);
             }
-            let _e4606 = active_1040_;
+            let _e4606 = active_1176_;
             if _e4606 {
-                let _e4608 = r354_;
-                r355_ = (_e4608 < 32u);
+                let _e4608 = r438_;
+                r439_ = (_e4608 < 32u);
             }
-            let _e4613 = active_1040_;
+            let _e4613 = active_1176_;
             if _e4613 {
-                let _e4615 = r354_;
-                r356_ = (_e4615 & 31u);
+                let _e4615 = r438_;
+                r440_ = (_e4615 & 31u);
             }
-            let _e4620 = active_1040_;
+            let _e4620 = active_1176_;
             if _e4620 {
-                let _e4622 = r356_;
-                r357_ = (_e4622 == 0u);
+                let _e4622 = r440_;
+                r441_ = (_e4622 == 0u);
             }
-            let _e4627 = active_1040_;
+            let _e4627 = active_1176_;
             if _e4627 {
-                let _e4630 = r356_;
-                r358_ = (32u - _e4630);
+                let _e4630 = r440_;
+                r442_ = (32u - _e4630);
             }
-            let _e4634 = active_1040_;
+            let _e4634 = active_1176_;
             if _e4634 {
-                let _e4636 = c_u002e_hi_134_;
-                let _e4638 = r358_;
-                r359_ = (_e4636 << bitcast<u32>(_e4638));
+                let _e4636 = c_u002e_hi_196_;
+                let _e4638 = r442_;
+                r443_ = (_e4636 << bitcast<u32>(_e4638));
             }
-            let _e4643 = active_1040_;
+            let _e4643 = active_1176_;
             if _e4643 {
-                let _e4645 = r357_;
-                let _e4648 = r359_;
-                r360_ = select(_e4648, 0u, _e4645);
+                let _e4645 = r441_;
+                let _e4648 = r443_;
+                r444_ = select(_e4648, 0u, _e4645);
             }
-            let _e4652 = active_1040_;
+            let _e4652 = active_1176_;
             if _e4652 {
                 let _e4654 = c_u002e_lo_14_;
-                let _e4656 = r356_;
-                r361_ = (_e4654 >> bitcast<u32>(_e4656));
+                let _e4656 = r440_;
+                r445_ = (_e4654 >> bitcast<u32>(_e4656));
             }
-            let _e4661 = active_1040_;
+            let _e4661 = active_1176_;
             if _e4661 {
-                let _e4663 = r361_;
-                let _e4665 = r360_;
-                r362_ = (_e4663 | _e4665);
+                let _e4663 = r445_;
+                let _e4665 = r444_;
+                r446_ = (_e4663 | _e4665);
             }
-            let _e4669 = active_1040_;
+            let _e4669 = active_1176_;
             if _e4669 {
-                let _e4671 = c_u002e_hi_134_;
-                let _e4673 = r356_;
-                r363_ = (_e4671 >> bitcast<u32>(_e4673));
+                let _e4671 = c_u002e_hi_196_;
+                let _e4673 = r440_;
+                r447_ = (_e4671 >> bitcast<u32>(_e4673));
             }
-            let _e4678 = active_1040_;
+            let _e4678 = active_1176_;
             if _e4678 {
-                let _e4680 = r355_;
-                let _e4682 = r362_;
-                let _e4684 = r363_;
-                r364_ = select(_e4684, _e4682, _e4680);
+                let _e4680 = r439_;
+                let _e4682 = r446_;
+                let _e4684 = r447_;
+                r448_ = select(_e4684, _e4682, _e4680);
             }
-            let _e4688 = active_1040_;
+            let _e4688 = active_1176_;
             if _e4688 {
-                let _e4690 = r355_;
-                let _e4692 = r363_;
-                r365_ = select(0u, _e4692, _e4690);
+                let _e4690 = r439_;
+                let _e4692 = r447_;
+                r449_ = select(0u, _e4692, _e4690);
             }
-            let _e4697 = active_1040_;
+            let _e4697 = active_1176_;
             if _e4697 {
-                let _e4699 = r364_;
+                let _e4699 = r448_;
                 r26_ = _e4699;
             }
-            let _e4702 = active_1040_;
+            let _e4702 = active_1176_;
             if _e4702 {
-                let _e4704 = r365_;
-                r146_ = _e4704;
+                let _e4704 = r449_;
+                r208_ = _e4704;
             }
-            let _e4707 = active_1040_;
+            let _e4707 = active_1176_;
             if _e4707 {
                 let _e4709 = r26_;
                 r27_ = _e4709;
             }
-            let _e4712 = active_1040_;
+            let _e4712 = active_1176_;
             if _e4712 {
-                let _e4714 = r146_;
-                r147_ = _e4714;
+                let _e4714 = r208_;
+                r209_ = _e4714;
             }
-            let _e4717 = active_1040_;
+            let _e4717 = active_1176_;
             if _e4717 {
                 let _e4719 = r25_;
                 let _e4721 = r27_;
-                r366_ = (_e4719 ^ _e4721);
+                r450_ = (_e4719 ^ _e4721);
             }
-            let _e4725 = active_1040_;
+            let _e4725 = active_1176_;
             if _e4725 {
-                let _e4727 = r145_;
-                let _e4729 = r147_;
-                r367_ = (_e4727 ^ _e4729);
+                let _e4727 = r207_;
+                let _e4729 = r209_;
+                r451_ = (_e4727 ^ _e4729);
             }
-            let _e4733 = active_1040_;
+            let _e4733 = active_1176_;
             if _e4733 {
-                let _e4735 = r366_;
+                let _e4735 = r450_;
                 r28_ = _e4735;
             }
-            let _e4738 = active_1040_;
+            let _e4738 = active_1176_;
             if _e4738 {
-                let _e4740 = r367_;
-                r148_ = _e4740;
+                let _e4740 = r451_;
+                r210_ = _e4740;
             }
-            let _e4743 = active_1040_;
+            let _e4743 = active_1176_;
             if _e4743 {
                 let _e4745 = r28_;
                 let _e4752 = i_5_;
-                R[bitcast<u32>(((((_e4752 * 16i) + 3i) * 2i) + 0i))] = _e4745;
+                R[bitcast<u32>(((((_e4752 * 18i) + 3i) * 2i) + 0i))] = _e4745;
             }
-            let _e4763 = active_1040_;
+            let _e4763 = active_1176_;
             if _e4763 {
-                let _e4765 = r148_;
+                let _e4765 = r210_;
                 let _e4772 = i_5_;
-                R[bitcast<u32>(((((_e4772 * 16i) + 3i) * 2i) + 1i))] = _e4765;
+                R[bitcast<u32>(((((_e4772 * 18i) + 3i) * 2i) + 1i))] = _e4765;
             }
-            let _e4783 = active_1040_;
+            let _e4783 = active_1176_;
             if _e4783 {
-                let _e4785 = a_u002e_hi_129_;
-                r368_ = bitcast<i32>(_e4785);
+                let _e4785 = a_u002e_hi_191_;
+                r452_ = bitcast<i32>(_e4785);
             }
-            let _e4789 = active_1040_;
+            let _e4789 = active_1176_;
             if _e4789 {
-                let _e4791 = b_u002e_hi_132_;
-                r369_ = bitcast<i32>(_e4791);
+                let _e4791 = b_u002e_hi_194_;
+                r453_ = bitcast<i32>(_e4791);
             }
-            let _e4795 = active_1040_;
+            let _e4795 = active_1176_;
             if _e4795 {
-                let _e4797 = r368_;
-                let _e4799 = r369_;
-                r370_ = (_e4797 < _e4799);
+                let _e4797 = r452_;
+                let _e4799 = r453_;
+                r454_ = (_e4797 < _e4799);
             }
-            let _e4803 = active_1040_;
+            let _e4803 = active_1176_;
             if _e4803 {
-                let _e4805 = a_u002e_hi_129_;
-                let _e4807 = b_u002e_hi_132_;
-                r371_ = (_e4805 == _e4807);
+                let _e4805 = a_u002e_hi_191_;
+                let _e4807 = b_u002e_hi_194_;
+                r455_ = (_e4805 == _e4807);
             }
-            let _e4811 = active_1040_;
+            let _e4811 = active_1176_;
             if _e4811 {
                 let _e4813 = a_u002e_lo_9_;
                 let _e4815 = b_u002e_lo_12_;
-                r372_ = (_e4813 < _e4815);
+                r456_ = (_e4813 < _e4815);
             }
-            let _e4819 = active_1040_;
+            let _e4819 = active_1176_;
             if _e4819 {
-                let _e4821 = r371_;
-                let _e4823 = r372_;
-                let _e4825 = r370_;
-                r373_ = select(_e4825, _e4823, _e4821);
+                let _e4821 = r455_;
+                let _e4823 = r456_;
+                let _e4825 = r454_;
+                r457_ = select(_e4825, _e4823, _e4821);
             }
-            let _e4829 = active_1040_;
+            let _e4829 = active_1176_;
             if _e4829 {
-                let _e4831 = r373_;
+                let _e4831 = r457_;
                 let _e4833 = a_u002e_lo_9_;
                 let _e4835 = b_u002e_lo_12_;
-                r374_ = select(_e4835, _e4833, _e4831);
+                r458_ = select(_e4835, _e4833, _e4831);
             }
-            let _e4839 = active_1040_;
+            let _e4839 = active_1176_;
             if _e4839 {
-                let _e4841 = r373_;
-                let _e4843 = a_u002e_hi_129_;
-                let _e4845 = b_u002e_hi_132_;
-                r375_ = select(_e4845, _e4843, _e4841);
+                let _e4841 = r457_;
+                let _e4843 = a_u002e_hi_191_;
+                let _e4845 = b_u002e_hi_194_;
+                r459_ = select(_e4845, _e4843, _e4841);
             }
-            let _e4849 = active_1040_;
+            let _e4849 = active_1176_;
             if _e4849 {
-                let _e4851 = r374_;
+                let _e4851 = r458_;
                 r29_ = _e4851;
             }
-            let _e4854 = active_1040_;
+            let _e4854 = active_1176_;
             if _e4854 {
-                let _e4856 = r375_;
-                r149_ = _e4856;
+                let _e4856 = r459_;
+                r211_ = _e4856;
             }
-            let _e4859 = active_1040_;
+            let _e4859 = active_1176_;
             if _e4859 {
-                let _e4861 = a_u002e_hi_129_;
-                r376_ = bitcast<i32>(_e4861);
+                let _e4861 = a_u002e_hi_191_;
+                r460_ = bitcast<i32>(_e4861);
             }
-            let _e4865 = active_1040_;
+            let _e4865 = active_1176_;
             if _e4865 {
-                let _e4867 = b_u002e_hi_132_;
-                r377_ = bitcast<i32>(_e4867);
+                let _e4867 = b_u002e_hi_194_;
+                r461_ = bitcast<i32>(_e4867);
             }
-            let _e4871 = active_1040_;
+            let _e4871 = active_1176_;
             if _e4871 {
-                let _e4873 = r376_;
-                let _e4875 = r377_;
-                r378_ = (_e4873 < _e4875);
+                let _e4873 = r460_;
+                let _e4875 = r461_;
+                r462_ = (_e4873 < _e4875);
             }
-            let _e4879 = active_1040_;
+            let _e4879 = active_1176_;
             if _e4879 {
-                let _e4881 = a_u002e_hi_129_;
-                let _e4883 = b_u002e_hi_132_;
-                r379_ = (_e4881 == _e4883);
+                let _e4881 = a_u002e_hi_191_;
+                let _e4883 = b_u002e_hi_194_;
+                r463_ = (_e4881 == _e4883);
             }
-            let _e4887 = active_1040_;
+            let _e4887 = active_1176_;
             if _e4887 {
                 let _e4889 = a_u002e_lo_9_;
                 let _e4891 = b_u002e_lo_12_;
-                r380_ = (_e4889 < _e4891);
+                r464_ = (_e4889 < _e4891);
             }
-            let _e4895 = active_1040_;
+            let _e4895 = active_1176_;
             if _e4895 {
-                let _e4897 = r379_;
-                let _e4899 = r380_;
-                let _e4901 = r378_;
-                r381_ = select(_e4901, _e4899, _e4897);
+                let _e4897 = r463_;
+                let _e4899 = r464_;
+                let _e4901 = r462_;
+                r465_ = select(_e4901, _e4899, _e4897);
             }
-            let _e4905 = active_1040_;
+            let _e4905 = active_1176_;
             if _e4905 {
-                let _e4907 = r381_;
+                let _e4907 = r465_;
                 let _e4909 = b_u002e_lo_12_;
                 let _e4911 = a_u002e_lo_9_;
-                r382_ = select(_e4911, _e4909, _e4907);
+                r466_ = select(_e4911, _e4909, _e4907);
             }
-            let _e4915 = active_1040_;
+            let _e4915 = active_1176_;
             if _e4915 {
-                let _e4917 = r381_;
-                let _e4919 = b_u002e_hi_132_;
-                let _e4921 = a_u002e_hi_129_;
-                r383_ = select(_e4921, _e4919, _e4917);
+                let _e4917 = r465_;
+                let _e4919 = b_u002e_hi_194_;
+                let _e4921 = a_u002e_hi_191_;
+                r467_ = select(_e4921, _e4919, _e4917);
             }
-            let _e4925 = active_1040_;
+            let _e4925 = active_1176_;
             if _e4925 {
-                let _e4927 = r382_;
+                let _e4927 = r466_;
                 r30_ = _e4927;
             }
-            let _e4930 = active_1040_;
+            let _e4930 = active_1176_;
             if _e4930 {
-                let _e4932 = r383_;
-                r150_ = _e4932;
+                let _e4932 = r467_;
+                r212_ = _e4932;
             }
-            let _e4935 = active_1040_;
+            let _e4935 = active_1176_;
             if _e4935 {
                 let _e4937 = r30_;
-                r384_ = (_e4937 & 65535u);
+                r468_ = (_e4937 & 65535u);
             }
-            let _e4942 = active_1040_;
+            let _e4942 = active_1176_;
             if _e4942 {
                 let _e4944 = r30_;
-                r385_ = (_e4944 >> bitcast<u32>(16u));
+                r469_ = (_e4944 >> bitcast<u32>(16u));
             }
-            let _e4950 = active_1040_;
+            let _e4950 = active_1176_;
             if _e4950 {
-                r386_ = 3u;
+                r470_ = 3u;
             }
-            let _e4954 = active_1040_;
+            let _e4954 = active_1176_;
             if _e4954 {
-                r387_ = 0u;
+                r471_ = 0u;
             }
-            let _e4958 = active_1040_;
+            let _e4958 = active_1176_;
             if _e4958 {
-                let _e4960 = r384_;
-                r388_ = (_e4960 * 3u);
+                let _e4960 = r468_;
+                r472_ = (_e4960 * 3u);
             }
-            let _e4965 = active_1040_;
+            let _e4965 = active_1176_;
             if _e4965 {
-                let _e4967 = r384_;
-                r389_ = (_e4967 * 0u);
+                let _e4967 = r468_;
+                r473_ = (_e4967 * 0u);
             }
-            let _e4972 = active_1040_;
+            let _e4972 = active_1176_;
             if _e4972 {
-                let _e4974 = r385_;
-                r390_ = (_e4974 * 3u);
+                let _e4974 = r469_;
+                r474_ = (_e4974 * 3u);
             }
-            let _e4979 = active_1040_;
+            let _e4979 = active_1176_;
             if _e4979 {
-                let _e4981 = r385_;
-                r391_ = (_e4981 * 0u);
+                let _e4981 = r469_;
+                r475_ = (_e4981 * 0u);
             }
-            let _e4986 = active_1040_;
+            let _e4986 = active_1176_;
             if _e4986 {
-                let _e4988 = r389_;
-                r392_ = (_e4988 & 65535u);
+                let _e4988 = r473_;
+                r476_ = (_e4988 & 65535u);
             }
-            let _e4993 = active_1040_;
+            let _e4993 = active_1176_;
             if _e4993 {
-                let _e4995 = r389_;
-                r393_ = (_e4995 >> bitcast<u32>(16u));
+                let _e4995 = r473_;
+                r477_ = (_e4995 >> bitcast<u32>(16u));
             }
-            let _e5001 = active_1040_;
+            let _e5001 = active_1176_;
             if _e5001 {
-                let _e5003 = r390_;
-                r394_ = (_e5003 & 65535u);
+                let _e5003 = r474_;
+                r478_ = (_e5003 & 65535u);
             }
-            let _e5008 = active_1040_;
+            let _e5008 = active_1176_;
             if _e5008 {
-                let _e5010 = r390_;
-                r395_ = (_e5010 >> bitcast<u32>(16u));
+                let _e5010 = r474_;
+                r479_ = (_e5010 >> bitcast<u32>(16u));
             }
-            let _e5016 = active_1040_;
+            let _e5016 = active_1176_;
             if _e5016 {
-                let _e5018 = r388_;
-                r396_ = (_e5018 >> bitcast<u32>(16u));
+                let _e5018 = r472_;
+                r480_ = (_e5018 >> bitcast<u32>(16u));
             }
-            let _e5024 = active_1040_;
+            let _e5024 = active_1176_;
             if _e5024 {
-                let _e5026 = r396_;
-                let _e5028 = r392_;
-                r397_ = (_e5026 + _e5028);
+                let _e5026 = r480_;
+                let _e5028 = r476_;
+                r481_ = (_e5026 + _e5028);
             }
-            let _e5032 = active_1040_;
+            let _e5032 = active_1176_;
             if _e5032 {
-                let _e5034 = r397_;
-                let _e5036 = r394_;
-                r398_ = (_e5034 + _e5036);
+                let _e5034 = r481_;
+                let _e5036 = r478_;
+                r482_ = (_e5034 + _e5036);
             }
-            let _e5040 = active_1040_;
+            let _e5040 = active_1176_;
             if _e5040 {
                 let _e5042 = r30_;
-                r399_ = (_e5042 * 3u);
+                r483_ = (_e5042 * 3u);
             }
-            let _e5047 = active_1040_;
+            let _e5047 = active_1176_;
             if _e5047 {
-                let _e5049 = r391_;
-                let _e5051 = r393_;
-                r400_ = (_e5049 + _e5051);
+                let _e5049 = r475_;
+                let _e5051 = r477_;
+                r484_ = (_e5049 + _e5051);
             }
-            let _e5055 = active_1040_;
+            let _e5055 = active_1176_;
             if _e5055 {
-                let _e5057 = r400_;
-                let _e5059 = r395_;
-                r401_ = (_e5057 + _e5059);
+                let _e5057 = r484_;
+                let _e5059 = r479_;
+                r485_ = (_e5057 + _e5059);
             }
-            let _e5063 = active_1040_;
+            let _e5063 = active_1176_;
             if _e5063 {
-                let _e5065 = r398_;
-                r402_ = (_e5065 >> bitcast<u32>(16u));
+                let _e5065 = r482_;
+                r486_ = (_e5065 >> bitcast<u32>(16u));
             }
-            let _e5071 = active_1040_;
+            let _e5071 = active_1176_;
             if _e5071 {
-                let _e5073 = r401_;
-                let _e5075 = r402_;
-                r403_ = (_e5073 + _e5075);
+                let _e5073 = r485_;
+                let _e5075 = r486_;
+                r487_ = (_e5073 + _e5075);
             }
-            let _e5079 = active_1040_;
+            let _e5079 = active_1176_;
             if _e5079 {
                 let _e5081 = r30_;
-                r404_ = (_e5081 * 0u);
+                r488_ = (_e5081 * 0u);
             }
-            let _e5086 = active_1040_;
+            let _e5086 = active_1176_;
             if _e5086 {
-                let _e5088 = r150_;
-                r405_ = (_e5088 * 3u);
+                let _e5088 = r212_;
+                r489_ = (_e5088 * 3u);
             }
-            let _e5093 = active_1040_;
+            let _e5093 = active_1176_;
             if _e5093 {
-                let _e5095 = r403_;
-                let _e5097 = r404_;
-                r406_ = (_e5095 + _e5097);
+                let _e5095 = r487_;
+                let _e5097 = r488_;
+                r490_ = (_e5095 + _e5097);
             }
-            let _e5101 = active_1040_;
+            let _e5101 = active_1176_;
             if _e5101 {
-                let _e5103 = r406_;
-                let _e5105 = r405_;
-                r407_ = (_e5103 + _e5105);
+                let _e5103 = r490_;
+                let _e5105 = r489_;
+                r491_ = (_e5103 + _e5105);
             }
-            let _e5109 = active_1040_;
+            let _e5109 = active_1176_;
             if _e5109 {
-                let _e5111 = r399_;
+                let _e5111 = r483_;
                 r31_ = _e5111;
             }
-            let _e5114 = active_1040_;
+            let _e5114 = active_1176_;
             if _e5114 {
-                let _e5116 = r407_;
-                r151_ = _e5116;
+                let _e5116 = r491_;
+                r213_ = _e5116;
             }
-            let _e5119 = active_1040_;
+            let _e5119 = active_1176_;
             if _e5119 {
                 let _e5121 = r29_;
                 let _e5123 = r31_;
-                r408_ = (_e5121 + _e5123);
+                r492_ = (_e5121 + _e5123);
             }
-            let _e5127 = active_1040_;
+            let _e5127 = active_1176_;
             if _e5127 {
-                let _e5129 = r408_;
+                let _e5129 = r492_;
                 let _e5131 = r29_;
-                r409_ = (_e5129 < _e5131);
+                r493_ = (_e5129 < _e5131);
             }
-            let _e5135 = active_1040_;
+            let _e5135 = active_1176_;
             if _e5135 {
-                let _e5137 = r409_;
-                r410_ = u32(_e5137);
+                let _e5137 = r493_;
+                r494_ = u32(_e5137);
             }
-            let _e5141 = active_1040_;
+            let _e5141 = active_1176_;
             if _e5141 {
-                let _e5143 = r149_;
-                let _e5145 = r151_;
-                r411_ = (_e5143 + _e5145);
+                let _e5143 = r211_;
+                let _e5145 = r213_;
+                r495_ = (_e5143 + _e5145);
             }
-            let _e5149 = active_1040_;
+            let _e5149 = active_1176_;
             if _e5149 {
-                let _e5151 = r411_;
-                let _e5153 = r410_;
-                r412_ = (_e5151 + _e5153);
+                let _e5151 = r495_;
+                let _e5153 = r494_;
+                r496_ = (_e5151 + _e5153);
             }
-            let _e5157 = active_1040_;
+            let _e5157 = active_1176_;
             if _e5157 {
-                let _e5159 = r408_;
+                let _e5159 = r492_;
                 r32_ = _e5159;
             }
-            let _e5162 = active_1040_;
+            let _e5162 = active_1176_;
             if _e5162 {
-                let _e5164 = r412_;
-                r152_ = _e5164;
+                let _e5164 = r496_;
+                r214_ = _e5164;
             }
-            let _e5167 = active_1040_;
+            let _e5167 = active_1176_;
             if _e5167 {
-                let _e5169 = a_u002e_hi_129_;
-                r413_ = bitcast<i32>(_e5169);
+                let _e5169 = a_u002e_hi_191_;
+                r497_ = bitcast<i32>(_e5169);
             }
-            let _e5173 = active_1040_;
+            let _e5173 = active_1176_;
             if _e5173 {
-                let _e5175 = r413_;
-                r414_ = (_e5175 < 0i);
+                let _e5175 = r497_;
+                r498_ = (_e5175 < 0i);
             }
-            let _e5180 = active_1040_;
+            let _e5180 = active_1176_;
             if _e5180 {
                 let _e5183 = a_u002e_lo_9_;
-                r415_ = (0u - _e5183);
+                r499_ = (0u - _e5183);
             }
-            let _e5187 = active_1040_;
+            let _e5187 = active_1176_;
             if _e5187 {
                 let _e5190 = a_u002e_lo_9_;
-                r416_ = (0u < _e5190);
+                r500_ = (0u < _e5190);
             }
-            let _e5194 = active_1040_;
+            let _e5194 = active_1176_;
             if _e5194 {
-                let _e5196 = r416_;
-                r417_ = u32(_e5196);
+                let _e5196 = r500_;
+                r501_ = u32(_e5196);
             }
-            let _e5200 = active_1040_;
+            let _e5200 = active_1176_;
             if _e5200 {
-                let _e5203 = a_u002e_hi_129_;
-                r418_ = (0u - _e5203);
+                let _e5203 = a_u002e_hi_191_;
+                r502_ = (0u - _e5203);
             }
-            let _e5207 = active_1040_;
+            let _e5207 = active_1176_;
             if _e5207 {
-                let _e5209 = r418_;
-                let _e5211 = r417_;
-                r419_ = (_e5209 - _e5211);
+                let _e5209 = r502_;
+                let _e5211 = r501_;
+                r503_ = (_e5209 - _e5211);
             }
-            let _e5215 = active_1040_;
+            let _e5215 = active_1176_;
             if _e5215 {
-                let _e5217 = r414_;
-                let _e5219 = r415_;
+                let _e5217 = r498_;
+                let _e5219 = r499_;
                 let _e5221 = a_u002e_lo_9_;
-                r420_ = select(_e5221, _e5219, _e5217);
+                r504_ = select(_e5221, _e5219, _e5217);
             }
-            let _e5225 = active_1040_;
+            let _e5225 = active_1176_;
             if _e5225 {
-                let _e5227 = r414_;
-                let _e5229 = r419_;
-                let _e5231 = a_u002e_hi_129_;
-                r421_ = select(_e5231, _e5229, _e5227);
+                let _e5227 = r498_;
+                let _e5229 = r503_;
+                let _e5231 = a_u002e_hi_191_;
+                r505_ = select(_e5231, _e5229, _e5227);
             }
-            let _e5235 = active_1040_;
+            let _e5235 = active_1176_;
             if _e5235 {
-                let _e5237 = r420_;
+                let _e5237 = r504_;
                 r33_ = _e5237;
             }
-            let _e5240 = active_1040_;
+            let _e5240 = active_1176_;
             if _e5240 {
-                let _e5242 = r421_;
-                r153_ = _e5242;
+                let _e5242 = r505_;
+                r215_ = _e5242;
             }
-            let _e5245 = active_1040_;
+            let _e5245 = active_1176_;
             if _e5245 {
                 let _e5247 = r32_;
                 let _e5249 = r33_;
-                r422_ = (_e5247 + _e5249);
+                r506_ = (_e5247 + _e5249);
             }
-            let _e5253 = active_1040_;
+            let _e5253 = active_1176_;
             if _e5253 {
-                let _e5255 = r422_;
+                let _e5255 = r506_;
                 let _e5257 = r32_;
-                r423_ = (_e5255 < _e5257);
+                r507_ = (_e5255 < _e5257);
             }
-            let _e5261 = active_1040_;
+            let _e5261 = active_1176_;
             if _e5261 {
-                let _e5263 = r423_;
-                r424_ = u32(_e5263);
+                let _e5263 = r507_;
+                r508_ = u32(_e5263);
             }
-            let _e5267 = active_1040_;
+            let _e5267 = active_1176_;
             if _e5267 {
-                let _e5269 = r152_;
-                let _e5271 = r153_;
-                r425_ = (_e5269 + _e5271);
+                let _e5269 = r214_;
+                let _e5271 = r215_;
+                r509_ = (_e5269 + _e5271);
             }
-            let _e5275 = active_1040_;
+            let _e5275 = active_1176_;
             if _e5275 {
-                let _e5277 = r425_;
-                let _e5279 = r424_;
-                r426_ = (_e5277 + _e5279);
+                let _e5277 = r509_;
+                let _e5279 = r508_;
+                r510_ = (_e5277 + _e5279);
             }
-            let _e5283 = active_1040_;
+            let _e5283 = active_1176_;
             if _e5283 {
-                let _e5285 = r422_;
+                let _e5285 = r506_;
                 r34_ = _e5285;
             }
-            let _e5288 = active_1040_;
+            let _e5288 = active_1176_;
             if _e5288 {
-                let _e5290 = r426_;
-                r154_ = _e5290;
+                let _e5290 = r510_;
+                r216_ = _e5290;
             }
-            let _e5293 = active_1040_;
+            let _e5293 = active_1176_;
             if _e5293 {
                 let _e5295 = r34_;
                 let _e5302 = i_5_;
-                R[bitcast<u32>(((((_e5302 * 16i) + 4i) * 2i) + 0i))] = _e5295;
+                R[bitcast<u32>(((((_e5302 * 18i) + 4i) * 2i) + 0i))] = _e5295;
             }
-            let _e5313 = active_1040_;
+            let _e5313 = active_1176_;
             if _e5313 {
-                let _e5315 = r154_;
+                let _e5315 = r216_;
                 let _e5322 = i_5_;
-                R[bitcast<u32>(((((_e5322 * 16i) + 4i) * 2i) + 1i))] = _e5315;
+                R[bitcast<u32>(((((_e5322 * 18i) + 4i) * 2i) + 1i))] = _e5315;
             }
-            let _e5333 = active_1040_;
+            let _e5333 = active_1176_;
             if _e5333 {
-                let _e5335 = a_u002e_hi_129_;
-                r427_ = bitcast<i32>(_e5335);
+                let _e5335 = a_u002e_hi_191_;
+                r511_ = bitcast<i32>(_e5335);
             }
-            let _e5339 = active_1040_;
+            let _e5339 = active_1176_;
             if _e5339 {
-                let _e5341 = b_u002e_hi_132_;
-                r428_ = bitcast<i32>(_e5341);
+                let _e5341 = b_u002e_hi_194_;
+                r512_ = bitcast<i32>(_e5341);
             }
-            let _e5345 = active_1040_;
+            let _e5345 = active_1176_;
             if _e5345 {
-                let _e5347 = r427_;
-                let _e5349 = r428_;
-                r429_ = (_e5347 < _e5349);
+                let _e5347 = r511_;
+                let _e5349 = r512_;
+                r513_ = (_e5347 < _e5349);
             }
-            let _e5353 = active_1040_;
+            let _e5353 = active_1176_;
             if _e5353 {
-                let _e5355 = a_u002e_hi_129_;
-                let _e5357 = b_u002e_hi_132_;
-                r430_ = (_e5355 == _e5357);
+                let _e5355 = a_u002e_hi_191_;
+                let _e5357 = b_u002e_hi_194_;
+                r514_ = (_e5355 == _e5357);
             }
-            let _e5361 = active_1040_;
+            let _e5361 = active_1176_;
             if _e5361 {
                 let _e5363 = a_u002e_lo_9_;
                 let _e5365 = b_u002e_lo_12_;
-                r431_ = (_e5363 < _e5365);
+                r515_ = (_e5363 < _e5365);
             }
-            let _e5369 = active_1040_;
+            let _e5369 = active_1176_;
             if _e5369 {
-                let _e5371 = r430_;
-                let _e5373 = r431_;
-                let _e5375 = r429_;
-                r432_ = select(_e5375, _e5373, _e5371);
+                let _e5371 = r514_;
+                let _e5373 = r515_;
+                let _e5375 = r513_;
+                r516_ = select(_e5375, _e5373, _e5371);
             }
-            let _e5379 = active_1040_;
+            let _e5379 = active_1176_;
             if _e5379 {
-                let _e5381 = r432_;
+                let _e5381 = r516_;
                 r35_ = _e5381;
             }
-            let _e5384 = active_1040_;
+            let _e5384 = active_1176_;
             if _e5384 {
                 let _e5386 = r35_;
-                r433_ = select(0u, 1u, _e5386);
+                r517_ = select(0u, 1u, _e5386);
             }
-            let _e5392 = active_1040_;
+            let _e5392 = active_1176_;
             if _e5392 {
                 let _e5394 = r35_;
-                r434_ = select(0u, 0u, _e5394);
+                r518_ = select(0u, 0u, _e5394);
             }
-            let _e5400 = active_1040_;
+            let _e5400 = active_1176_;
             if _e5400 {
-                let _e5402 = r433_;
+                let _e5402 = r517_;
                 r36_ = _e5402;
             }
-            let _e5405 = active_1040_;
+            let _e5405 = active_1176_;
             if _e5405 {
-                let _e5407 = r434_;
-                r155_ = _e5407;
+                let _e5407 = r518_;
+                r217_ = _e5407;
             }
-            let _e5410 = active_1040_;
+            let _e5410 = active_1176_;
             if _e5410 {
-                let _e5412 = a_u002e_hi_129_;
-                r435_ = bitcast<i32>(_e5412);
+                let _e5412 = a_u002e_hi_191_;
+                r519_ = bitcast<i32>(_e5412);
             }
-            let _e5416 = active_1040_;
+            let _e5416 = active_1176_;
             if _e5416 {
-                let _e5418 = b_u002e_hi_132_;
-                r436_ = bitcast<i32>(_e5418);
+                let _e5418 = b_u002e_hi_194_;
+                r520_ = bitcast<i32>(_e5418);
             }
-            let _e5422 = active_1040_;
+            let _e5422 = active_1176_;
             if _e5422 {
-                let _e5424 = r435_;
-                let _e5426 = r436_;
-                r437_ = (_e5424 < _e5426);
+                let _e5424 = r519_;
+                let _e5426 = r520_;
+                r521_ = (_e5424 < _e5426);
             }
-            let _e5430 = active_1040_;
+            let _e5430 = active_1176_;
             if _e5430 {
-                let _e5432 = a_u002e_hi_129_;
-                let _e5434 = b_u002e_hi_132_;
-                r438_ = (_e5432 == _e5434);
+                let _e5432 = a_u002e_hi_191_;
+                let _e5434 = b_u002e_hi_194_;
+                r522_ = (_e5432 == _e5434);
             }
-            let _e5438 = active_1040_;
+            let _e5438 = active_1176_;
             if _e5438 {
                 let _e5440 = a_u002e_lo_9_;
                 let _e5442 = b_u002e_lo_12_;
-                r439_ = (_e5440 <= _e5442);
+                r523_ = (_e5440 <= _e5442);
             }
-            let _e5446 = active_1040_;
+            let _e5446 = active_1176_;
             if _e5446 {
-                let _e5448 = r438_;
-                let _e5450 = r439_;
-                let _e5452 = r437_;
-                r440_ = select(_e5452, _e5450, _e5448);
+                let _e5448 = r522_;
+                let _e5450 = r523_;
+                let _e5452 = r521_;
+                r524_ = select(_e5452, _e5450, _e5448);
             }
-            let _e5456 = active_1040_;
+            let _e5456 = active_1176_;
             if _e5456 {
-                let _e5458 = r440_;
+                let _e5458 = r524_;
                 r37_ = _e5458;
             }
-            let _e5461 = active_1040_;
+            let _e5461 = active_1176_;
             if _e5461 {
                 let _e5463 = r37_;
-                r441_ = select(0u, 2u, _e5463);
+                r525_ = select(0u, 2u, _e5463);
             }
-            let _e5469 = active_1040_;
+            let _e5469 = active_1176_;
             if _e5469 {
                 let _e5471 = r37_;
-                r442_ = select(0u, 0u, _e5471);
+                r526_ = select(0u, 0u, _e5471);
             }
-            let _e5477 = active_1040_;
+            let _e5477 = active_1176_;
             if _e5477 {
-                let _e5479 = r441_;
+                let _e5479 = r525_;
                 r38_ = _e5479;
             }
-            let _e5482 = active_1040_;
+            let _e5482 = active_1176_;
             if _e5482 {
-                let _e5484 = r442_;
-                r156_ = _e5484;
+                let _e5484 = r526_;
+                r218_ = _e5484;
             }
-            let _e5487 = active_1040_;
+            let _e5487 = active_1176_;
             if _e5487 {
                 let _e5489 = r36_;
                 let _e5491 = r38_;
-                r443_ = (_e5489 + _e5491);
+                r527_ = (_e5489 + _e5491);
             }
-            let _e5495 = active_1040_;
+            let _e5495 = active_1176_;
             if _e5495 {
-                let _e5497 = r443_;
+                let _e5497 = r527_;
                 let _e5499 = r36_;
-                r444_ = (_e5497 < _e5499);
+                r528_ = (_e5497 < _e5499);
             }
-            let _e5503 = active_1040_;
+            let _e5503 = active_1176_;
             if _e5503 {
-                let _e5505 = r444_;
-                r445_ = u32(_e5505);
+                let _e5505 = r528_;
+                r529_ = u32(_e5505);
             }
-            let _e5509 = active_1040_;
+            let _e5509 = active_1176_;
             if _e5509 {
-                let _e5511 = r155_;
-                let _e5513 = r156_;
-                r446_ = (_e5511 + _e5513);
+                let _e5511 = r217_;
+                let _e5513 = r218_;
+                r530_ = (_e5511 + _e5513);
             }
-            let _e5517 = active_1040_;
+            let _e5517 = active_1176_;
             if _e5517 {
-                let _e5519 = r446_;
-                let _e5521 = r445_;
-                r447_ = (_e5519 + _e5521);
+                let _e5519 = r530_;
+                let _e5521 = r529_;
+                r531_ = (_e5519 + _e5521);
             }
-            let _e5525 = active_1040_;
+            let _e5525 = active_1176_;
             if _e5525 {
-                let _e5527 = r443_;
+                let _e5527 = r527_;
                 r39_ = _e5527;
             }
-            let _e5530 = active_1040_;
+            let _e5530 = active_1176_;
             if _e5530 {
-                let _e5532 = r447_;
-                r157_ = _e5532;
+                let _e5532 = r531_;
+                r219_ = _e5532;
             }
-            let _e5535 = active_1040_;
+            let _e5535 = active_1176_;
             if _e5535 {
-                let _e5537 = d_u002e_hi_136_;
-                let _e5539 = c_u002e_hi_134_;
-                r448_ = (_e5537 < _e5539);
+                let _e5537 = d_u002e_hi_198_;
+                let _e5539 = c_u002e_hi_196_;
+                r532_ = (_e5537 < _e5539);
             }
-            let _e5543 = active_1040_;
+            let _e5543 = active_1176_;
             if _e5543 {
-                let _e5545 = d_u002e_hi_136_;
-                let _e5547 = c_u002e_hi_134_;
-                r449_ = (_e5545 == _e5547);
+                let _e5545 = d_u002e_hi_198_;
+                let _e5547 = c_u002e_hi_196_;
+                r533_ = (_e5545 == _e5547);
             }
-            let _e5551 = active_1040_;
+            let _e5551 = active_1176_;
             if _e5551 {
                 let _e5553 = d_u002e_lo_16_;
                 let _e5555 = c_u002e_lo_14_;
-                r450_ = (_e5553 < _e5555);
+                r534_ = (_e5553 < _e5555);
             }
-            let _e5559 = active_1040_;
+            let _e5559 = active_1176_;
             if _e5559 {
-                let _e5561 = r449_;
-                let _e5563 = r450_;
-                let _e5565 = r448_;
-                r451_ = select(_e5565, _e5563, _e5561);
+                let _e5561 = r533_;
+                let _e5563 = r534_;
+                let _e5565 = r532_;
+                r535_ = select(_e5565, _e5563, _e5561);
             }
-            let _e5569 = active_1040_;
+            let _e5569 = active_1176_;
             if _e5569 {
-                let _e5571 = r451_;
+                let _e5571 = r535_;
                 r40_ = _e5571;
             }
-            let _e5574 = active_1040_;
+            let _e5574 = active_1176_;
             if _e5574 {
                 let _e5576 = r40_;
-                r452_ = select(0u, 4u, _e5576);
+                r536_ = select(0u, 4u, _e5576);
             }
-            let _e5582 = active_1040_;
+            let _e5582 = active_1176_;
             if _e5582 {
                 let _e5584 = r40_;
-                r453_ = select(0u, 0u, _e5584);
+                r537_ = select(0u, 0u, _e5584);
             }
-            let _e5590 = active_1040_;
+            let _e5590 = active_1176_;
             if _e5590 {
-                let _e5592 = r452_;
+                let _e5592 = r536_;
                 r41_ = _e5592;
             }
-            let _e5595 = active_1040_;
+            let _e5595 = active_1176_;
             if _e5595 {
-                let _e5597 = r453_;
-                r158_ = _e5597;
+                let _e5597 = r537_;
+                r220_ = _e5597;
             }
-            let _e5600 = active_1040_;
+            let _e5600 = active_1176_;
             if _e5600 {
                 let _e5602 = r39_;
                 let _e5604 = r41_;
-                r454_ = (_e5602 + _e5604);
+                r538_ = (_e5602 + _e5604);
             }
-            let _e5608 = active_1040_;
+            let _e5608 = active_1176_;
             if _e5608 {
-                let _e5610 = r454_;
+                let _e5610 = r538_;
                 let _e5612 = r39_;
-                r455_ = (_e5610 < _e5612);
+                r539_ = (_e5610 < _e5612);
             }
-            let _e5616 = active_1040_;
+            let _e5616 = active_1176_;
             if _e5616 {
-                let _e5618 = r455_;
-                r456_ = u32(_e5618);
+                let _e5618 = r539_;
+                r540_ = u32(_e5618);
             }
-            let _e5622 = active_1040_;
+            let _e5622 = active_1176_;
             if _e5622 {
-                let _e5624 = r157_;
-                let _e5626 = r158_;
-                r457_ = (_e5624 + _e5626);
+                let _e5624 = r219_;
+                let _e5626 = r220_;
+                r541_ = (_e5624 + _e5626);
             }
-            let _e5630 = active_1040_;
+            let _e5630 = active_1176_;
             if _e5630 {
-                let _e5632 = r457_;
-                let _e5634 = r456_;
-                r458_ = (_e5632 + _e5634);
+                let _e5632 = r541_;
+                let _e5634 = r540_;
+                r542_ = (_e5632 + _e5634);
             }
-            let _e5638 = active_1040_;
+            let _e5638 = active_1176_;
             if _e5638 {
-                let _e5640 = r454_;
+                let _e5640 = r538_;
                 r42_ = _e5640;
             }
-            let _e5643 = active_1040_;
+            let _e5643 = active_1176_;
             if _e5643 {
-                let _e5645 = r458_;
-                r159_ = _e5645;
+                let _e5645 = r542_;
+                r221_ = _e5645;
             }
-            let _e5648 = active_1040_;
+            let _e5648 = active_1176_;
             if _e5648 {
-                let _e5650 = d_u002e_hi_136_;
-                let _e5652 = c_u002e_hi_134_;
-                r459_ = (_e5650 < _e5652);
+                let _e5650 = d_u002e_hi_198_;
+                let _e5652 = c_u002e_hi_196_;
+                r543_ = (_e5650 < _e5652);
             }
-            let _e5656 = active_1040_;
+            let _e5656 = active_1176_;
             if _e5656 {
-                let _e5658 = d_u002e_hi_136_;
-                let _e5660 = c_u002e_hi_134_;
-                r460_ = (_e5658 == _e5660);
+                let _e5658 = d_u002e_hi_198_;
+                let _e5660 = c_u002e_hi_196_;
+                r544_ = (_e5658 == _e5660);
             }
-            let _e5664 = active_1040_;
+            let _e5664 = active_1176_;
             if _e5664 {
                 let _e5666 = d_u002e_lo_16_;
                 let _e5668 = c_u002e_lo_14_;
-                r461_ = (_e5666 <= _e5668);
+                r545_ = (_e5666 <= _e5668);
             }
-            let _e5672 = active_1040_;
+            let _e5672 = active_1176_;
             if _e5672 {
-                let _e5674 = r460_;
-                let _e5676 = r461_;
-                let _e5678 = r459_;
-                r462_ = select(_e5678, _e5676, _e5674);
+                let _e5674 = r544_;
+                let _e5676 = r545_;
+                let _e5678 = r543_;
+                r546_ = select(_e5678, _e5676, _e5674);
             }
-            let _e5682 = active_1040_;
+            let _e5682 = active_1176_;
             if _e5682 {
-                let _e5684 = r462_;
+                let _e5684 = r546_;
                 r43_ = _e5684;
             }
-            let _e5687 = active_1040_;
+            let _e5687 = active_1176_;
             if _e5687 {
                 let _e5689 = r43_;
-                r463_ = select(0u, 8u, _e5689);
+                r547_ = select(0u, 8u, _e5689);
             }
-            let _e5695 = active_1040_;
+            let _e5695 = active_1176_;
             if _e5695 {
                 let _e5697 = r43_;
-                r464_ = select(0u, 0u, _e5697);
+                r548_ = select(0u, 0u, _e5697);
             }
-            let _e5703 = active_1040_;
+            let _e5703 = active_1176_;
             if _e5703 {
-                let _e5705 = r463_;
+                let _e5705 = r547_;
                 r44_ = _e5705;
             }
-            let _e5708 = active_1040_;
+            let _e5708 = active_1176_;
             if _e5708 {
-                let _e5710 = r464_;
-                r160_ = _e5710;
+                let _e5710 = r548_;
+                r222_ = _e5710;
             }
-            let _e5713 = active_1040_;
+            let _e5713 = active_1176_;
             if _e5713 {
                 let _e5715 = r42_;
                 let _e5717 = r44_;
-                r465_ = (_e5715 + _e5717);
+                r549_ = (_e5715 + _e5717);
             }
-            let _e5721 = active_1040_;
+            let _e5721 = active_1176_;
             if _e5721 {
-                let _e5723 = r465_;
+                let _e5723 = r549_;
                 let _e5725 = r42_;
-                r466_ = (_e5723 < _e5725);
+                r550_ = (_e5723 < _e5725);
             }
-            let _e5729 = active_1040_;
+            let _e5729 = active_1176_;
             if _e5729 {
-                let _e5731 = r466_;
-                r467_ = u32(_e5731);
+                let _e5731 = r550_;
+                r551_ = u32(_e5731);
             }
-            let _e5735 = active_1040_;
+            let _e5735 = active_1176_;
             if _e5735 {
-                let _e5737 = r159_;
-                let _e5739 = r160_;
-                r468_ = (_e5737 + _e5739);
+                let _e5737 = r221_;
+                let _e5739 = r222_;
+                r552_ = (_e5737 + _e5739);
             }
-            let _e5743 = active_1040_;
+            let _e5743 = active_1176_;
             if _e5743 {
-                let _e5745 = r468_;
-                let _e5747 = r467_;
-                r469_ = (_e5745 + _e5747);
+                let _e5745 = r552_;
+                let _e5747 = r551_;
+                r553_ = (_e5745 + _e5747);
             }
-            let _e5751 = active_1040_;
+            let _e5751 = active_1176_;
             if _e5751 {
-                let _e5753 = r465_;
+                let _e5753 = r549_;
                 r45_ = _e5753;
             }
-            let _e5756 = active_1040_;
+            let _e5756 = active_1176_;
             if _e5756 {
-                let _e5758 = r469_;
-                r161_ = _e5758;
+                let _e5758 = r553_;
+                r223_ = _e5758;
             }
-            let _e5761 = active_1040_;
+            let _e5761 = active_1176_;
             if _e5761 {
                 let _e5763 = a_u002e_lo_9_;
                 let _e5765 = b_u002e_lo_12_;
-                r470_ = (_e5763 == _e5765);
+                r554_ = (_e5763 == _e5765);
             }
-            let _e5769 = active_1040_;
+            let _e5769 = active_1176_;
             if _e5769 {
-                let _e5771 = a_u002e_hi_129_;
-                let _e5773 = b_u002e_hi_132_;
-                r471_ = (_e5771 == _e5773);
+                let _e5771 = a_u002e_hi_191_;
+                let _e5773 = b_u002e_hi_194_;
+                r555_ = (_e5771 == _e5773);
             }
-            let _e5777 = active_1040_;
+            let _e5777 = active_1176_;
             if _e5777 {
-                let _e5779 = r470_;
-                let _e5781 = r471_;
-                r472_ = select(false, _e5781, _e5779);
+                let _e5779 = r554_;
+                let _e5781 = r555_;
+                r556_ = select(false, _e5781, _e5779);
             }
-            let _e5786 = active_1040_;
+            let _e5786 = active_1176_;
             if _e5786 {
-                let _e5788 = r472_;
+                let _e5788 = r556_;
                 r46_ = _e5788;
             }
-            let _e5791 = active_1040_;
+            let _e5791 = active_1176_;
             if _e5791 {
                 let _e5793 = r46_;
-                r473_ = select(0u, 16u, _e5793);
+                r557_ = select(0u, 16u, _e5793);
             }
-            let _e5799 = active_1040_;
+            let _e5799 = active_1176_;
             if _e5799 {
                 let _e5801 = r46_;
-                r474_ = select(0u, 0u, _e5801);
+                r558_ = select(0u, 0u, _e5801);
             }
-            let _e5807 = active_1040_;
+            let _e5807 = active_1176_;
             if _e5807 {
-                let _e5809 = r473_;
+                let _e5809 = r557_;
                 r47_ = _e5809;
             }
-            let _e5812 = active_1040_;
+            let _e5812 = active_1176_;
             if _e5812 {
-                let _e5814 = r474_;
-                r162_ = _e5814;
+                let _e5814 = r558_;
+                r224_ = _e5814;
             }
-            let _e5817 = active_1040_;
+            let _e5817 = active_1176_;
             if _e5817 {
                 let _e5819 = r45_;
                 let _e5821 = r47_;
-                r475_ = (_e5819 + _e5821);
+                r559_ = (_e5819 + _e5821);
             }
-            let _e5825 = active_1040_;
+            let _e5825 = active_1176_;
             if _e5825 {
-                let _e5827 = r475_;
+                let _e5827 = r559_;
                 let _e5829 = r45_;
-                r476_ = (_e5827 < _e5829);
+                r560_ = (_e5827 < _e5829);
             }
-            let _e5833 = active_1040_;
+            let _e5833 = active_1176_;
             if _e5833 {
-                let _e5835 = r476_;
-                r477_ = u32(_e5835);
+                let _e5835 = r560_;
+                r561_ = u32(_e5835);
             }
-            let _e5839 = active_1040_;
+            let _e5839 = active_1176_;
             if _e5839 {
-                let _e5841 = r161_;
-                let _e5843 = r162_;
-                r478_ = (_e5841 + _e5843);
+                let _e5841 = r223_;
+                let _e5843 = r224_;
+                r562_ = (_e5841 + _e5843);
             }
-            let _e5847 = active_1040_;
+            let _e5847 = active_1176_;
             if _e5847 {
-                let _e5849 = r478_;
-                let _e5851 = r477_;
-                r479_ = (_e5849 + _e5851);
+                let _e5849 = r562_;
+                let _e5851 = r561_;
+                r563_ = (_e5849 + _e5851);
             }
-            let _e5855 = active_1040_;
+            let _e5855 = active_1176_;
             if _e5855 {
-                let _e5857 = r475_;
+                let _e5857 = r559_;
                 r48_ = _e5857;
             }
-            let _e5860 = active_1040_;
+            let _e5860 = active_1176_;
             if _e5860 {
-                let _e5862 = r479_;
-                r163_ = _e5862;
+                let _e5862 = r563_;
+                r225_ = _e5862;
             }
-            let _e5865 = active_1040_;
+            let _e5865 = active_1176_;
             if _e5865 {
                 let _e5867 = r48_;
                 let _e5874 = i_5_;
-                R[bitcast<u32>(((((_e5874 * 16i) + 5i) * 2i) + 0i))] = _e5867;
+                R[bitcast<u32>(((((_e5874 * 18i) + 5i) * 2i) + 0i))] = _e5867;
             }
-            let _e5885 = active_1040_;
+            let _e5885 = active_1176_;
             if _e5885 {
-                let _e5887 = r163_;
+                let _e5887 = r225_;
                 let _e5894 = i_5_;
-                R[bitcast<u32>(((((_e5894 * 16i) + 5i) * 2i) + 1i))] = _e5887;
+                R[bitcast<u32>(((((_e5894 * 18i) + 5i) * 2i) + 1i))] = _e5887;
             }
-            let _e5905 = active_1040_;
+            let _e5905 = active_1176_;
             if _e5905 {
                 let _e5910 = i_5_;
                 let _e5914 = X[bitcast<u32>(_e5910)];
                 r49_ = _e5914;
             }
-            let _e5917 = active_1040_;
+            let _e5917 = active_1176_;
             if _e5917 {
                 let _e5919 = r49_;
-                r480_ = trunc(_e5919);
+                r564_ = trunc(_e5919);
             }
-            let _e5923 = active_1040_;
+            let _e5923 = active_1176_;
             if _e5923 {
-                let _e5925 = r480_;
-                r481_ = abs(_e5925);
+                let _e5925 = r564_;
+                r565_ = abs(_e5925);
             }
-            let _e5929 = active_1040_;
+            let _e5929 = active_1176_;
             if _e5929 {
-                let _e5931 = r481_;
-                r482_ = (_e5931 * 0.00000000023283064f);
+                let _e5931 = r565_;
+                r566_ = (_e5931 * 0.00000000023283064f);
             }
-            let _e5936 = active_1040_;
+            let _e5936 = active_1176_;
             if _e5936 {
-                let _e5938 = r482_;
-                r483_ = trunc(_e5938);
+                let _e5938 = r566_;
+                r567_ = trunc(_e5938);
             }
-            let _e5942 = active_1040_;
+            let _e5942 = active_1176_;
             if _e5942 {
-                let _e5944 = r483_;
-                r484_ = (_e5944 * 4294967300f);
+                let _e5944 = r567_;
+                r568_ = (_e5944 * 4294967300f);
             }
-            let _e5949 = active_1040_;
+            let _e5949 = active_1176_;
             if _e5949 {
-                let _e5951 = r481_;
-                let _e5953 = r484_;
-                r485_ = (_e5951 - _e5953);
+                let _e5951 = r565_;
+                let _e5953 = r568_;
+                r569_ = (_e5951 - _e5953);
             }
-            let _e5957 = active_1040_;
+            let _e5957 = active_1176_;
             if _e5957 {
-                let _e5959 = r485_;
+                let _e5959 = r569_;
                 let _e5969 = bitcast<u32>(_e5959);
                 let _e5971 = (_e5969 & 2147483647u);
-                r486_ = select(select(select(select(u32(_e5959), 4294967295u, (_e5959 >= 4294967300f)), 0u, (_e5959 < 0f)), select(4294967295u, 0u, (_e5969 >= 2147483648u)), (_e5971 == 2139095040u)), 0u, (_e5971 > 2139095040u));
+                r570_ = select(select(select(select(u32(_e5959), 4294967295u, (_e5959 >= 4294967300f)), 0u, (_e5959 < 0f)), select(4294967295u, 0u, (_e5969 >= 2147483648u)), (_e5971 == 2139095040u)), 0u, (_e5971 > 2139095040u));
             }
-            let _e5983 = active_1040_;
+            let _e5983 = active_1176_;
             if _e5983 {
-                let _e5985 = r483_;
+                let _e5985 = r567_;
                 let _e5995 = bitcast<u32>(_e5985);
                 let _e5997 = (_e5995 & 2147483647u);
-                r487_ = select(select(select(select(u32(_e5985), 4294967295u, (_e5985 >= 4294967300f)), 0u, (_e5985 < 0f)), select(4294967295u, 0u, (_e5995 >= 2147483648u)), (_e5997 == 2139095040u)), 0u, (_e5997 > 2139095040u));
+                r571_ = select(select(select(select(u32(_e5985), 4294967295u, (_e5985 >= 4294967300f)), 0u, (_e5985 < 0f)), select(4294967295u, 0u, (_e5995 >= 2147483648u)), (_e5997 == 2139095040u)), 0u, (_e5997 > 2139095040u));
             }
-            let _e6009 = active_1040_;
+            let _e6009 = active_1176_;
             if _e6009 {
-                let _e6011 = r480_;
-                r488_ = (_e6011 < 0f);
+                let _e6011 = r564_;
+                r572_ = (_e6011 < 0f);
             }
-            let _e6016 = active_1040_;
+            let _e6016 = active_1176_;
             if _e6016 {
                 let _e6018 = r49_;
                 let _e6020 = r49_;
-                r489_ = (_e6018 != _e6020);
+                r573_ = (_e6018 != _e6020);
             }
-            let _e6024 = active_1040_;
+            let _e6024 = active_1176_;
             if _e6024 {
-                let _e6026 = r481_;
-                r490_ = (_e6026 >= 9223372000000000000f);
+                let _e6026 = r565_;
+                r574_ = (_e6026 >= 9223372000000000000f);
             }
-            let _e6031 = active_1040_;
+            let _e6031 = active_1176_;
             if _e6031 {
-                let _e6034 = r486_;
-                r491_ = (0u - _e6034);
+                let _e6034 = r570_;
+                r575_ = (0u - _e6034);
             }
-            let _e6038 = active_1040_;
+            let _e6038 = active_1176_;
             if _e6038 {
-                let _e6041 = r486_;
-                r492_ = (0u < _e6041);
+                let _e6041 = r570_;
+                r576_ = (0u < _e6041);
             }
-            let _e6045 = active_1040_;
+            let _e6045 = active_1176_;
             if _e6045 {
-                let _e6047 = r492_;
-                r493_ = u32(_e6047);
+                let _e6047 = r576_;
+                r577_ = u32(_e6047);
             }
-            let _e6051 = active_1040_;
+            let _e6051 = active_1176_;
             if _e6051 {
-                let _e6054 = r487_;
-                r494_ = (0u - _e6054);
+                let _e6054 = r571_;
+                r578_ = (0u - _e6054);
             }
-            let _e6058 = active_1040_;
+            let _e6058 = active_1176_;
             if _e6058 {
-                let _e6060 = r494_;
-                let _e6062 = r493_;
-                r495_ = (_e6060 - _e6062);
+                let _e6060 = r578_;
+                let _e6062 = r577_;
+                r579_ = (_e6060 - _e6062);
             }
-            let _e6066 = active_1040_;
+            let _e6066 = active_1176_;
             if _e6066 {
-                let _e6068 = r488_;
-                let _e6070 = r491_;
-                let _e6072 = r486_;
-                r496_ = select(_e6072, _e6070, _e6068);
+                let _e6068 = r572_;
+                let _e6070 = r575_;
+                let _e6072 = r570_;
+                r580_ = select(_e6072, _e6070, _e6068);
             }
-            let _e6076 = active_1040_;
+            let _e6076 = active_1176_;
             if _e6076 {
-                let _e6078 = r488_;
-                let _e6080 = r495_;
-                let _e6082 = r487_;
-                r497_ = select(_e6082, _e6080, _e6078);
+                let _e6078 = r572_;
+                let _e6080 = r579_;
+                let _e6082 = r571_;
+                r581_ = select(_e6082, _e6080, _e6078);
             }
-            let _e6086 = active_1040_;
+            let _e6086 = active_1176_;
             if _e6086 {
-                let _e6088 = r488_;
-                r498_ = select(4294967295u, 0u, _e6088);
+                let _e6088 = r572_;
+                r582_ = select(4294967295u, 0u, _e6088);
             }
-            let _e6094 = active_1040_;
+            let _e6094 = active_1176_;
             if _e6094 {
-                let _e6096 = r488_;
-                r499_ = select(2147483647u, 2147483648u, _e6096);
+                let _e6096 = r572_;
+                r583_ = select(2147483647u, 2147483648u, _e6096);
             }
-            let _e6102 = active_1040_;
+            let _e6102 = active_1176_;
             if _e6102 {
-                let _e6104 = r490_;
-                let _e6106 = r498_;
-                let _e6108 = r496_;
-                r500_ = select(_e6108, _e6106, _e6104);
+                let _e6104 = r574_;
+                let _e6106 = r582_;
+                let _e6108 = r580_;
+                r584_ = select(_e6108, _e6106, _e6104);
             }
-            let _e6112 = active_1040_;
+            let _e6112 = active_1176_;
             if _e6112 {
-                let _e6114 = r490_;
-                let _e6116 = r499_;
-                let _e6118 = r497_;
-                r501_ = select(_e6118, _e6116, _e6114);
+                let _e6114 = r574_;
+                let _e6116 = r583_;
+                let _e6118 = r581_;
+                r585_ = select(_e6118, _e6116, _e6114);
             }
-            let _e6122 = active_1040_;
+            let _e6122 = active_1176_;
             if _e6122 {
-                let _e6124 = r489_;
-                let _e6127 = r500_;
-                r502_ = select(_e6127, 0u, _e6124);
+                let _e6124 = r573_;
+                let _e6127 = r584_;
+                r586_ = select(_e6127, 0u, _e6124);
             }
-            let _e6131 = active_1040_;
+            let _e6131 = active_1176_;
             if _e6131 {
-                let _e6133 = r489_;
-                let _e6136 = r501_;
-                r503_ = select(_e6136, 0u, _e6133);
+                let _e6133 = r573_;
+                let _e6136 = r585_;
+                r587_ = select(_e6136, 0u, _e6133);
             }
-            let _e6140 = active_1040_;
+            let _e6140 = active_1176_;
             if _e6140 {
-                let _e6142 = r502_;
+                let _e6142 = r586_;
                 r50_ = _e6142;
             }
-            let _e6145 = active_1040_;
+            let _e6145 = active_1176_;
             if _e6145 {
-                let _e6147 = r503_;
-                r164_ = _e6147;
+                let _e6147 = r587_;
+                r226_ = _e6147;
             }
-            let _e6150 = active_1040_;
+            let _e6150 = active_1176_;
             if _e6150 {
                 let _e6155 = i_5_;
                 let _e6159 = X[bitcast<u32>(_e6155)];
                 r51_ = _e6159;
             }
-            let _e6162 = active_1040_;
+            let _e6162 = active_1176_;
             if _e6162 {
                 let _e6164 = r51_;
-                r504_ = trunc(_e6164);
+                r588_ = trunc(_e6164);
             }
-            let _e6168 = active_1040_;
+            let _e6168 = active_1176_;
             if _e6168 {
-                let _e6170 = r504_;
-                r505_ = abs(_e6170);
+                let _e6170 = r588_;
+                r589_ = abs(_e6170);
             }
-            let _e6174 = active_1040_;
+            let _e6174 = active_1176_;
             if _e6174 {
-                let _e6176 = r505_;
-                r506_ = (_e6176 * 0.00000000023283064f);
+                let _e6176 = r589_;
+                r590_ = (_e6176 * 0.00000000023283064f);
             }
-            let _e6181 = active_1040_;
+            let _e6181 = active_1176_;
             if _e6181 {
-                let _e6183 = r506_;
-                r507_ = trunc(_e6183);
+                let _e6183 = r590_;
+                r591_ = trunc(_e6183);
             }
-            let _e6187 = active_1040_;
+            let _e6187 = active_1176_;
             if _e6187 {
-                let _e6189 = r507_;
-                r508_ = (_e6189 * 4294967300f);
+                let _e6189 = r591_;
+                r592_ = (_e6189 * 4294967300f);
             }
-            let _e6194 = active_1040_;
+            let _e6194 = active_1176_;
             if _e6194 {
-                let _e6196 = r505_;
-                let _e6198 = r508_;
-                r509_ = (_e6196 - _e6198);
+                let _e6196 = r589_;
+                let _e6198 = r592_;
+                r593_ = (_e6196 - _e6198);
             }
-            let _e6202 = active_1040_;
+            let _e6202 = active_1176_;
             if _e6202 {
-                let _e6204 = r509_;
+                let _e6204 = r593_;
                 let _e6214 = bitcast<u32>(_e6204);
                 let _e6216 = (_e6214 & 2147483647u);
-                r510_ = select(select(select(select(u32(_e6204), 4294967295u, (_e6204 >= 4294967300f)), 0u, (_e6204 < 0f)), select(4294967295u, 0u, (_e6214 >= 2147483648u)), (_e6216 == 2139095040u)), 0u, (_e6216 > 2139095040u));
+                r594_ = select(select(select(select(u32(_e6204), 4294967295u, (_e6204 >= 4294967300f)), 0u, (_e6204 < 0f)), select(4294967295u, 0u, (_e6214 >= 2147483648u)), (_e6216 == 2139095040u)), 0u, (_e6216 > 2139095040u));
             }
-            let _e6228 = active_1040_;
+            let _e6228 = active_1176_;
             if _e6228 {
-                let _e6230 = r507_;
+                let _e6230 = r591_;
                 let _e6240 = bitcast<u32>(_e6230);
                 let _e6242 = (_e6240 & 2147483647u);
-                r511_ = select(select(select(select(u32(_e6230), 4294967295u, (_e6230 >= 4294967300f)), 0u, (_e6230 < 0f)), select(4294967295u, 0u, (_e6240 >= 2147483648u)), (_e6242 == 2139095040u)), 0u, (_e6242 > 2139095040u));
+                r595_ = select(select(select(select(u32(_e6230), 4294967295u, (_e6230 >= 4294967300f)), 0u, (_e6230 < 0f)), select(4294967295u, 0u, (_e6240 >= 2147483648u)), (_e6242 == 2139095040u)), 0u, (_e6242 > 2139095040u));
             }
-            let _e6254 = active_1040_;
+            let _e6254 = active_1176_;
             if _e6254 {
-                let _e6256 = r504_;
-                r512_ = (_e6256 < 0f);
+                let _e6256 = r588_;
+                r596_ = (_e6256 < 0f);
             }
-            let _e6261 = active_1040_;
+            let _e6261 = active_1176_;
             if _e6261 {
                 let _e6263 = r51_;
                 let _e6265 = r51_;
-                r513_ = (_e6263 != _e6265);
+                r597_ = (_e6263 != _e6265);
             }
-            let _e6269 = active_1040_;
+            let _e6269 = active_1176_;
             if _e6269 {
-                let _e6271 = r505_;
-                r514_ = (_e6271 >= 18446744000000000000f);
+                let _e6271 = r589_;
+                r598_ = (_e6271 >= 18446744000000000000f);
             }
-            let _e6276 = active_1040_;
+            let _e6276 = active_1176_;
             if _e6276 {
-                let _e6278 = r514_;
-                let _e6281 = r510_;
-                r515_ = select(_e6281, 4294967295u, _e6278);
+                let _e6278 = r598_;
+                let _e6281 = r594_;
+                r599_ = select(_e6281, 4294967295u, _e6278);
             }
-            let _e6285 = active_1040_;
+            let _e6285 = active_1176_;
             if _e6285 {
-                let _e6287 = r514_;
-                let _e6290 = r511_;
-                r516_ = select(_e6290, 4294967295u, _e6287);
+                let _e6287 = r598_;
+                let _e6290 = r595_;
+                r600_ = select(_e6290, 4294967295u, _e6287);
             }
-            let _e6294 = active_1040_;
+            let _e6294 = active_1176_;
             if _e6294 {
-                let _e6296 = r512_;
-                let _e6299 = r515_;
-                r517_ = select(_e6299, 0u, _e6296);
+                let _e6296 = r596_;
+                let _e6299 = r599_;
+                r601_ = select(_e6299, 0u, _e6296);
             }
-            let _e6303 = active_1040_;
+            let _e6303 = active_1176_;
             if _e6303 {
-                let _e6305 = r512_;
-                let _e6308 = r516_;
-                r518_ = select(_e6308, 0u, _e6305);
+                let _e6305 = r596_;
+                let _e6308 = r600_;
+                r602_ = select(_e6308, 0u, _e6305);
             }
-            let _e6312 = active_1040_;
+            let _e6312 = active_1176_;
             if _e6312 {
-                let _e6314 = r513_;
-                let _e6317 = r517_;
-                r519_ = select(_e6317, 0u, _e6314);
+                let _e6314 = r597_;
+                let _e6317 = r601_;
+                r603_ = select(_e6317, 0u, _e6314);
             }
-            let _e6321 = active_1040_;
+            let _e6321 = active_1176_;
             if _e6321 {
-                let _e6323 = r513_;
-                let _e6326 = r518_;
-                r520_ = select(_e6326, 0u, _e6323);
+                let _e6323 = r597_;
+                let _e6326 = r602_;
+                r604_ = select(_e6326, 0u, _e6323);
             }
-            let _e6330 = active_1040_;
+            let _e6330 = active_1176_;
             if _e6330 {
-                let _e6332 = r519_;
+                let _e6332 = r603_;
                 r52_ = _e6332;
             }
-            let _e6335 = active_1040_;
+            let _e6335 = active_1176_;
             if _e6335 {
-                let _e6337 = r520_;
-                r165_ = _e6337;
+                let _e6337 = r604_;
+                r227_ = _e6337;
             }
-            let _e6340 = active_1040_;
+            let _e6340 = active_1176_;
             if _e6340 {
-                r521_ = 1u;
+                r605_ = 1u;
             }
-            let _e6344 = active_1040_;
+            let _e6344 = active_1176_;
             if _e6344 {
-                r522_ = true;
+                r606_ = true;
             }
-            let _e6348 = active_1040_;
+            let _e6348 = active_1176_;
             if _e6348 {
-                r523_ = 1u;
+                r607_ = 1u;
             }
-            let _e6352 = active_1040_;
+            let _e6352 = active_1176_;
             if _e6352 {
-                r524_ = false;
+                r608_ = false;
             }
-            let _e6356 = active_1040_;
+            let _e6356 = active_1176_;
             if _e6356 {
-                r525_ = 31u;
+                r609_ = 31u;
             }
-            let _e6360 = active_1040_;
+            let _e6360 = active_1176_;
             if _e6360 {
-                let _e6362 = r165_;
-                r526_ = (_e6362 << bitcast<u32>(31u));
+                let _e6362 = r227_;
+                r610_ = (_e6362 << bitcast<u32>(31u));
             }
-            let _e6368 = active_1040_;
+            let _e6368 = active_1176_;
             if _e6368 {
-                let _e6372 = r526_;
-                r527_ = select(_e6372, 0u, false);
+                let _e6372 = r610_;
+                r611_ = select(_e6372, 0u, false);
             }
-            let _e6376 = active_1040_;
+            let _e6376 = active_1176_;
             if _e6376 {
                 let _e6378 = r52_;
-                r528_ = (_e6378 >> bitcast<u32>(1u));
+                r612_ = (_e6378 >> bitcast<u32>(1u));
             }
-            let _e6384 = active_1040_;
+            let _e6384 = active_1176_;
             if _e6384 {
-                let _e6386 = r528_;
-                let _e6388 = r527_;
-                r529_ = (_e6386 | _e6388);
+                let _e6386 = r612_;
+                let _e6388 = r611_;
+                r613_ = (_e6386 | _e6388);
             }
-            let _e6392 = active_1040_;
+            let _e6392 = active_1176_;
             if _e6392 {
-                let _e6394 = r165_;
-                r530_ = (_e6394 >> bitcast<u32>(1u));
+                let _e6394 = r227_;
+                r614_ = (_e6394 >> bitcast<u32>(1u));
             }
-            let _e6400 = active_1040_;
+            let _e6400 = active_1176_;
             if _e6400 {
-                let _e6403 = r529_;
-                let _e6405 = r530_;
-                r531_ = select(_e6405, _e6403, true);
+                let _e6403 = r613_;
+                let _e6405 = r614_;
+                r615_ = select(_e6405, _e6403, true);
             }
-            let _e6409 = active_1040_;
+            let _e6409 = active_1176_;
             if _e6409 {
-                let _e6412 = r530_;
-                r532_ = select(0u, _e6412, true);
+                let _e6412 = r614_;
+                r616_ = select(0u, _e6412, true);
             }
-            let _e6417 = active_1040_;
+            let _e6417 = active_1176_;
             if _e6417 {
-                let _e6419 = r531_;
+                let _e6419 = r615_;
                 r53_ = _e6419;
             }
-            let _e6422 = active_1040_;
+            let _e6422 = active_1176_;
             if _e6422 {
-                let _e6424 = r532_;
-                r166_ = _e6424;
+                let _e6424 = r616_;
+                r228_ = _e6424;
             }
-            let _e6427 = active_1040_;
+            let _e6427 = active_1176_;
             if _e6427 {
                 let _e6429 = r53_;
                 r54_ = _e6429;
             }
-            let _e6432 = active_1040_;
+            let _e6432 = active_1176_;
             if _e6432 {
-                let _e6434 = r166_;
-                r167_ = _e6434;
+                let _e6434 = r228_;
+                r229_ = _e6434;
             }
-            let _e6437 = active_1040_;
+            let _e6437 = active_1176_;
             if _e6437 {
                 let _e6439 = r50_;
                 let _e6441 = r54_;
-                r533_ = (_e6439 + _e6441);
+                r617_ = (_e6439 + _e6441);
             }
-            let _e6445 = active_1040_;
+            let _e6445 = active_1176_;
             if _e6445 {
-                let _e6447 = r533_;
+                let _e6447 = r617_;
                 let _e6449 = r50_;
-                r534_ = (_e6447 < _e6449);
+                r618_ = (_e6447 < _e6449);
             }
-            let _e6453 = active_1040_;
+            let _e6453 = active_1176_;
             if _e6453 {
-                let _e6455 = r534_;
-                r535_ = u32(_e6455);
+                let _e6455 = r618_;
+                r619_ = u32(_e6455);
             }
-            let _e6459 = active_1040_;
+            let _e6459 = active_1176_;
             if _e6459 {
-                let _e6461 = r164_;
-                let _e6463 = r167_;
-                r536_ = (_e6461 + _e6463);
+                let _e6461 = r226_;
+                let _e6463 = r229_;
+                r620_ = (_e6461 + _e6463);
             }
-            let _e6467 = active_1040_;
+            let _e6467 = active_1176_;
             if _e6467 {
-                let _e6469 = r536_;
-                let _e6471 = r535_;
-                r537_ = (_e6469 + _e6471);
+                let _e6469 = r620_;
+                let _e6471 = r619_;
+                r621_ = (_e6469 + _e6471);
             }
-            let _e6475 = active_1040_;
+            let _e6475 = active_1176_;
             if _e6475 {
-                let _e6477 = r533_;
+                let _e6477 = r617_;
                 r55_ = _e6477;
             }
-            let _e6480 = active_1040_;
+            let _e6480 = active_1176_;
             if _e6480 {
-                let _e6482 = r537_;
-                r168_ = _e6482;
+                let _e6482 = r621_;
+                r230_ = _e6482;
             }
-            let _e6485 = active_1040_;
+            let _e6485 = active_1176_;
             if _e6485 {
                 let _e6487 = r55_;
                 let _e6494 = i_5_;
-                R[bitcast<u32>(((((_e6494 * 16i) + 6i) * 2i) + 0i))] = _e6487;
+                R[bitcast<u32>(((((_e6494 * 18i) + 6i) * 2i) + 0i))] = _e6487;
             }
-            let _e6505 = active_1040_;
+            let _e6505 = active_1176_;
             if _e6505 {
-                let _e6507 = r168_;
+                let _e6507 = r230_;
                 let _e6514 = i_5_;
-                R[bitcast<u32>(((((_e6514 * 16i) + 6i) * 2i) + 1i))] = _e6507;
+                R[bitcast<u32>(((((_e6514 * 18i) + 6i) * 2i) + 1i))] = _e6507;
             }
-            let _e6525 = active_1040_;
+            let _e6525 = active_1176_;
             if _e6525 {
-                let _e6527 = a_u002e_hi_129_;
-                r538_ = bitcast<i32>(_e6527);
+                let _e6527 = a_u002e_hi_191_;
+                r622_ = bitcast<i32>(_e6527);
             }
-            let _e6531 = active_1040_;
+            let _e6531 = active_1176_;
             if _e6531 {
-                let _e6533 = r538_;
-                r539_ = (_e6533 < 0i);
+                let _e6533 = r622_;
+                r623_ = (_e6533 < 0i);
             }
-            let _e6538 = active_1040_;
+            let _e6538 = active_1176_;
             if _e6538 {
                 let _e6541 = a_u002e_lo_9_;
-                r540_ = (0u - _e6541);
+                r624_ = (0u - _e6541);
             }
-            let _e6545 = active_1040_;
+            let _e6545 = active_1176_;
             if _e6545 {
                 let _e6548 = a_u002e_lo_9_;
-                r541_ = (0u < _e6548);
+                r625_ = (0u < _e6548);
             }
-            let _e6552 = active_1040_;
+            let _e6552 = active_1176_;
             if _e6552 {
-                let _e6554 = r541_;
-                r542_ = u32(_e6554);
+                let _e6554 = r625_;
+                r626_ = u32(_e6554);
             }
-            let _e6558 = active_1040_;
+            let _e6558 = active_1176_;
             if _e6558 {
-                let _e6561 = a_u002e_hi_129_;
-                r543_ = (0u - _e6561);
+                let _e6561 = a_u002e_hi_191_;
+                r627_ = (0u - _e6561);
             }
-            let _e6565 = active_1040_;
+            let _e6565 = active_1176_;
             if _e6565 {
-                let _e6567 = r543_;
-                let _e6569 = r542_;
-                r544_ = (_e6567 - _e6569);
+                let _e6567 = r627_;
+                let _e6569 = r626_;
+                r628_ = (_e6567 - _e6569);
             }
-            let _e6573 = active_1040_;
+            let _e6573 = active_1176_;
             if _e6573 {
-                let _e6575 = r539_;
-                let _e6577 = r540_;
+                let _e6575 = r623_;
+                let _e6577 = r624_;
                 let _e6579 = a_u002e_lo_9_;
-                r545_ = select(_e6579, _e6577, _e6575);
+                r629_ = select(_e6579, _e6577, _e6575);
             }
-            let _e6583 = active_1040_;
+            let _e6583 = active_1176_;
             if _e6583 {
-                let _e6585 = r539_;
-                let _e6587 = r544_;
-                let _e6589 = a_u002e_hi_129_;
-                r546_ = select(_e6589, _e6587, _e6585);
+                let _e6585 = r623_;
+                let _e6587 = r628_;
+                let _e6589 = a_u002e_hi_191_;
+                r630_ = select(_e6589, _e6587, _e6585);
             }
-            let _e6593 = active_1040_;
+            let _e6593 = active_1176_;
             if _e6593 {
-                let _e6595 = r546_;
-                r547_ = (_e6595 >= 65536u);
+                let _e6595 = r630_;
+                r631_ = (_e6595 >= 65536u);
             }
-            let _e6600 = active_1040_;
+            let _e6600 = active_1176_;
             if _e6600 {
-                let _e6602 = r546_;
-                r548_ = (_e6602 >> bitcast<u32>(16u));
+                let _e6602 = r630_;
+                r632_ = (_e6602 >> bitcast<u32>(16u));
             }
-            let _e6608 = active_1040_;
+            let _e6608 = active_1176_;
             if _e6608 {
-                let _e6610 = r547_;
-                let _e6612 = r548_;
-                let _e6614 = r546_;
-                r549_ = select(_e6614, _e6612, _e6610);
+                let _e6610 = r631_;
+                let _e6612 = r632_;
+                let _e6614 = r630_;
+                r633_ = select(_e6614, _e6612, _e6610);
             }
-            let _e6618 = active_1040_;
+            let _e6618 = active_1176_;
             if _e6618 {
-                r550_ = 16u;
+                r634_ = 16u;
             }
-            let _e6622 = active_1040_;
+            let _e6622 = active_1176_;
             if _e6622 {
-                let _e6624 = r547_;
-                r551_ = select(0u, 16u, _e6624);
+                let _e6624 = r631_;
+                r635_ = select(0u, 16u, _e6624);
             }
-            let _e6630 = active_1040_;
+            let _e6630 = active_1176_;
             if _e6630 {
-                let _e6632 = r549_;
-                r552_ = (_e6632 >= 256u);
+                let _e6632 = r633_;
+                r636_ = (_e6632 >= 256u);
             }
-            let _e6637 = active_1040_;
+            let _e6637 = active_1176_;
             if _e6637 {
-                let _e6639 = r549_;
-                r553_ = (_e6639 >> bitcast<u32>(8u));
+                let _e6639 = r633_;
+                r637_ = (_e6639 >> bitcast<u32>(8u));
             }
-            let _e6645 = active_1040_;
+            let _e6645 = active_1176_;
             if _e6645 {
-                let _e6647 = r552_;
-                let _e6649 = r553_;
-                let _e6651 = r549_;
-                r554_ = select(_e6651, _e6649, _e6647);
+                let _e6647 = r636_;
+                let _e6649 = r637_;
+                let _e6651 = r633_;
+                r638_ = select(_e6651, _e6649, _e6647);
             }
-            let _e6655 = active_1040_;
+            let _e6655 = active_1176_;
             if _e6655 {
-                let _e6657 = r551_;
-                r555_ = (_e6657 + 8u);
+                let _e6657 = r635_;
+                r639_ = (_e6657 + 8u);
             }
-            let _e6662 = active_1040_;
+            let _e6662 = active_1176_;
             if _e6662 {
-                let _e6664 = r552_;
-                let _e6666 = r555_;
-                let _e6668 = r551_;
-                r556_ = select(_e6668, _e6666, _e6664);
+                let _e6664 = r636_;
+                let _e6666 = r639_;
+                let _e6668 = r635_;
+                r640_ = select(_e6668, _e6666, _e6664);
             }
-            let _e6672 = active_1040_;
+            let _e6672 = active_1176_;
             if _e6672 {
-                let _e6674 = r554_;
-                r557_ = (_e6674 >= 16u);
+                let _e6674 = r638_;
+                r641_ = (_e6674 >= 16u);
             }
-            let _e6679 = active_1040_;
+            let _e6679 = active_1176_;
             if _e6679 {
-                let _e6681 = r554_;
-                r558_ = (_e6681 >> bitcast<u32>(4u));
+                let _e6681 = r638_;
+                r642_ = (_e6681 >> bitcast<u32>(4u));
             }
-            let _e6687 = active_1040_;
+            let _e6687 = active_1176_;
             if _e6687 {
-                let _e6689 = r557_;
-                let _e6691 = r558_;
-                let _e6693 = r554_;
-                r559_ = select(_e6693, _e6691, _e6689);
+                let _e6689 = r641_;
+                let _e6691 = r642_;
+                let _e6693 = r638_;
+                r643_ = select(_e6693, _e6691, _e6689);
             }
-            let _e6697 = active_1040_;
+            let _e6697 = active_1176_;
             if _e6697 {
-                let _e6699 = r556_;
-                r560_ = (_e6699 + 4u);
+                let _e6699 = r640_;
+                r644_ = (_e6699 + 4u);
             }
-            let _e6704 = active_1040_;
+            let _e6704 = active_1176_;
             if _e6704 {
-                let _e6706 = r557_;
-                let _e6708 = r560_;
-                let _e6710 = r556_;
-                r561_ = select(_e6710, _e6708, _e6706);
+                let _e6706 = r641_;
+                let _e6708 = r644_;
+                let _e6710 = r640_;
+                r645_ = select(_e6710, _e6708, _e6706);
             }
-            let _e6714 = active_1040_;
+            let _e6714 = active_1176_;
             if _e6714 {
-                let _e6716 = r559_;
-                r562_ = (_e6716 >= 4u);
+                let _e6716 = r643_;
+                r646_ = (_e6716 >= 4u);
             }
-            let _e6721 = active_1040_;
+            let _e6721 = active_1176_;
             if _e6721 {
-                let _e6723 = r559_;
-                r563_ = (_e6723 >> bitcast<u32>(2u));
+                let _e6723 = r643_;
+                r647_ = (_e6723 >> bitcast<u32>(2u));
             }
-            let _e6729 = active_1040_;
+            let _e6729 = active_1176_;
             if _e6729 {
-                let _e6731 = r562_;
-                let _e6733 = r563_;
-                let _e6735 = r559_;
-                r564_ = select(_e6735, _e6733, _e6731);
+                let _e6731 = r646_;
+                let _e6733 = r647_;
+                let _e6735 = r643_;
+                r648_ = select(_e6735, _e6733, _e6731);
             }
-            let _e6739 = active_1040_;
+            let _e6739 = active_1176_;
             if _e6739 {
-                let _e6741 = r561_;
-                r565_ = (_e6741 + 2u);
+                let _e6741 = r645_;
+                r649_ = (_e6741 + 2u);
             }
-            let _e6746 = active_1040_;
+            let _e6746 = active_1176_;
             if _e6746 {
-                let _e6748 = r562_;
-                let _e6750 = r565_;
-                let _e6752 = r561_;
-                r566_ = select(_e6752, _e6750, _e6748);
+                let _e6748 = r646_;
+                let _e6750 = r649_;
+                let _e6752 = r645_;
+                r650_ = select(_e6752, _e6750, _e6748);
             }
-            let _e6756 = active_1040_;
+            let _e6756 = active_1176_;
             if _e6756 {
-                let _e6758 = r564_;
-                r567_ = (_e6758 >= 2u);
+                let _e6758 = r648_;
+                r651_ = (_e6758 >= 2u);
             }
-            let _e6763 = active_1040_;
+            let _e6763 = active_1176_;
             if _e6763 {
-                let _e6765 = r564_;
-                r568_ = (_e6765 >> bitcast<u32>(1u));
+                let _e6765 = r648_;
+                r652_ = (_e6765 >> bitcast<u32>(1u));
             }
-            let _e6771 = active_1040_;
+            let _e6771 = active_1176_;
             if _e6771 {
-                let _e6773 = r567_;
-                let _e6775 = r568_;
-                let _e6777 = r564_;
-                r569_ = select(_e6777, _e6775, _e6773);
+                let _e6773 = r651_;
+                let _e6775 = r652_;
+                let _e6777 = r648_;
+                r653_ = select(_e6777, _e6775, _e6773);
             }
-            let _e6781 = active_1040_;
+            let _e6781 = active_1176_;
             if _e6781 {
-                let _e6783 = r566_;
-                r570_ = (_e6783 + 1u);
+                let _e6783 = r650_;
+                r654_ = (_e6783 + 1u);
             }
-            let _e6788 = active_1040_;
+            let _e6788 = active_1176_;
             if _e6788 {
-                let _e6790 = r567_;
-                let _e6792 = r570_;
-                let _e6794 = r566_;
-                r571_ = select(_e6794, _e6792, _e6790);
+                let _e6790 = r651_;
+                let _e6792 = r654_;
+                let _e6794 = r650_;
+                r655_ = select(_e6794, _e6792, _e6790);
             }
-            let _e6798 = active_1040_;
+            let _e6798 = active_1176_;
             if _e6798 {
-                let _e6800 = r546_;
-                r572_ = (_e6800 != 0u);
+                let _e6800 = r630_;
+                r656_ = (_e6800 != 0u);
             }
-            let _e6805 = active_1040_;
+            let _e6805 = active_1176_;
             if _e6805 {
-                let _e6807 = r571_;
-                r573_ = (_e6807 + 1u);
+                let _e6807 = r655_;
+                r657_ = (_e6807 + 1u);
             }
-            let _e6812 = active_1040_;
+            let _e6812 = active_1176_;
             if _e6812 {
-                let _e6814 = r572_;
-                let _e6816 = r573_;
-                r574_ = select(0u, _e6816, _e6814);
+                let _e6814 = r656_;
+                let _e6816 = r657_;
+                r658_ = select(0u, _e6816, _e6814);
             }
-            let _e6821 = active_1040_;
+            let _e6821 = active_1176_;
             if _e6821 {
-                let _e6823 = r574_;
-                r575_ = (_e6823 & 63u);
+                let _e6823 = r658_;
+                r659_ = (_e6823 & 63u);
             }
-            let _e6828 = active_1040_;
+            let _e6828 = active_1176_;
             if _e6828 {
-                let _e6830 = r575_;
-                r576_ = (_e6830 < 32u);
+                let _e6830 = r659_;
+                r660_ = (_e6830 < 32u);
             }
-            let _e6835 = active_1040_;
+            let _e6835 = active_1176_;
             if _e6835 {
-                let _e6837 = r575_;
-                r577_ = (_e6837 & 31u);
+                let _e6837 = r659_;
+                r661_ = (_e6837 & 31u);
             }
-            let _e6842 = active_1040_;
+            let _e6842 = active_1176_;
             if _e6842 {
-                let _e6844 = r577_;
-                r578_ = (_e6844 == 0u);
+                let _e6844 = r661_;
+                r662_ = (_e6844 == 0u);
             }
-            let _e6849 = active_1040_;
+            let _e6849 = active_1176_;
             if _e6849 {
-                let _e6852 = r577_;
-                r579_ = (32u - _e6852);
+                let _e6852 = r661_;
+                r663_ = (32u - _e6852);
             }
-            let _e6856 = active_1040_;
+            let _e6856 = active_1176_;
             if _e6856 {
-                let _e6858 = r546_;
-                let _e6860 = r579_;
-                r580_ = (_e6858 << bitcast<u32>(_e6860));
+                let _e6858 = r630_;
+                let _e6860 = r663_;
+                r664_ = (_e6858 << bitcast<u32>(_e6860));
             }
-            let _e6865 = active_1040_;
+            let _e6865 = active_1176_;
             if _e6865 {
-                let _e6867 = r578_;
-                let _e6870 = r580_;
-                r581_ = select(_e6870, 0u, _e6867);
+                let _e6867 = r662_;
+                let _e6870 = r664_;
+                r665_ = select(_e6870, 0u, _e6867);
             }
-            let _e6874 = active_1040_;
+            let _e6874 = active_1176_;
             if _e6874 {
-                let _e6876 = r545_;
-                let _e6878 = r577_;
-                r582_ = (_e6876 >> bitcast<u32>(_e6878));
+                let _e6876 = r629_;
+                let _e6878 = r661_;
+                r666_ = (_e6876 >> bitcast<u32>(_e6878));
             }
-            let _e6883 = active_1040_;
+            let _e6883 = active_1176_;
             if _e6883 {
-                let _e6885 = r582_;
-                let _e6887 = r581_;
-                r583_ = (_e6885 | _e6887);
+                let _e6885 = r666_;
+                let _e6887 = r665_;
+                r667_ = (_e6885 | _e6887);
             }
-            let _e6891 = active_1040_;
+            let _e6891 = active_1176_;
             if _e6891 {
-                let _e6893 = r546_;
-                let _e6895 = r577_;
-                r584_ = (_e6893 >> bitcast<u32>(_e6895));
+                let _e6893 = r630_;
+                let _e6895 = r661_;
+                r668_ = (_e6893 >> bitcast<u32>(_e6895));
             }
-            let _e6900 = active_1040_;
+            let _e6900 = active_1176_;
             if _e6900 {
-                let _e6902 = r576_;
-                let _e6904 = r583_;
-                let _e6906 = r584_;
-                r585_ = select(_e6906, _e6904, _e6902);
+                let _e6902 = r660_;
+                let _e6904 = r667_;
+                let _e6906 = r668_;
+                r669_ = select(_e6906, _e6904, _e6902);
             }
-            let _e6910 = active_1040_;
+            let _e6910 = active_1176_;
             if _e6910 {
-                let _e6912 = r576_;
-                let _e6914 = r584_;
-                r586_ = select(0u, _e6914, _e6912);
+                let _e6912 = r660_;
+                let _e6914 = r668_;
+                r670_ = select(0u, _e6914, _e6912);
             }
-            let _e6919 = active_1040_;
+            let _e6919 = active_1176_;
             if _e6919 {
-                let _e6921 = r574_;
-                r587_ = (_e6921 & 63u);
+                let _e6921 = r658_;
+                r671_ = (_e6921 & 63u);
             }
-            let _e6926 = active_1040_;
+            let _e6926 = active_1176_;
             if _e6926 {
-                let _e6928 = r587_;
-                r588_ = (_e6928 < 32u);
+                let _e6928 = r671_;
+                r672_ = (_e6928 < 32u);
             }
-            let _e6933 = active_1040_;
+            let _e6933 = active_1176_;
             if _e6933 {
-                let _e6935 = r587_;
-                r589_ = (_e6935 & 31u);
+                let _e6935 = r671_;
+                r673_ = (_e6935 & 31u);
             }
-            let _e6940 = active_1040_;
+            let _e6940 = active_1176_;
             if _e6940 {
-                let _e6942 = r589_;
-                r590_ = (_e6942 == 0u);
+                let _e6942 = r673_;
+                r674_ = (_e6942 == 0u);
             }
-            let _e6947 = active_1040_;
+            let _e6947 = active_1176_;
             if _e6947 {
-                let _e6950 = r589_;
-                r591_ = (32u - _e6950);
+                let _e6950 = r673_;
+                r675_ = (32u - _e6950);
             }
-            let _e6954 = active_1040_;
+            let _e6954 = active_1176_;
             if _e6954 {
-                let _e6956 = r585_;
-                let _e6958 = r591_;
-                r592_ = (_e6956 >> bitcast<u32>(_e6958));
+                let _e6956 = r669_;
+                let _e6958 = r675_;
+                r676_ = (_e6956 >> bitcast<u32>(_e6958));
             }
-            let _e6963 = active_1040_;
+            let _e6963 = active_1176_;
             if _e6963 {
-                let _e6965 = r590_;
-                let _e6968 = r592_;
-                r593_ = select(_e6968, 0u, _e6965);
+                let _e6965 = r674_;
+                let _e6968 = r676_;
+                r677_ = select(_e6968, 0u, _e6965);
             }
-            let _e6972 = active_1040_;
+            let _e6972 = active_1176_;
             if _e6972 {
-                let _e6974 = r586_;
-                let _e6976 = r589_;
-                r594_ = (_e6974 << bitcast<u32>(_e6976));
+                let _e6974 = r670_;
+                let _e6976 = r673_;
+                r678_ = (_e6974 << bitcast<u32>(_e6976));
             }
-            let _e6981 = active_1040_;
+            let _e6981 = active_1176_;
             if _e6981 {
-                let _e6983 = r594_;
-                let _e6985 = r593_;
-                r595_ = (_e6983 | _e6985);
+                let _e6983 = r678_;
+                let _e6985 = r677_;
+                r679_ = (_e6983 | _e6985);
             }
-            let _e6989 = active_1040_;
+            let _e6989 = active_1176_;
             if _e6989 {
-                let _e6991 = r585_;
-                let _e6993 = r589_;
-                r596_ = (_e6991 << bitcast<u32>(_e6993));
+                let _e6991 = r669_;
+                let _e6993 = r673_;
+                r680_ = (_e6991 << bitcast<u32>(_e6993));
             }
-            let _e6998 = active_1040_;
+            let _e6998 = active_1176_;
             if _e6998 {
-                let _e7000 = r588_;
-                let _e7002 = r596_;
-                r597_ = select(0u, _e7002, _e7000);
+                let _e7000 = r672_;
+                let _e7002 = r680_;
+                r681_ = select(0u, _e7002, _e7000);
             }
-            let _e7007 = active_1040_;
+            let _e7007 = active_1176_;
             if _e7007 {
-                let _e7009 = r588_;
-                let _e7011 = r595_;
-                let _e7013 = r596_;
-                r598_ = select(_e7013, _e7011, _e7009);
+                let _e7009 = r672_;
+                let _e7011 = r679_;
+                let _e7013 = r680_;
+                r682_ = select(_e7013, _e7011, _e7009);
             }
-            let _e7017 = active_1040_;
+            let _e7017 = active_1176_;
             if _e7017 {
-                let _e7019 = r597_;
-                let _e7021 = r545_;
-                r599_ = (_e7019 ^ _e7021);
+                let _e7019 = r681_;
+                let _e7021 = r629_;
+                r683_ = (_e7019 ^ _e7021);
             }
-            let _e7025 = active_1040_;
+            let _e7025 = active_1176_;
             if _e7025 {
-                let _e7027 = r599_;
-                r600_ = (_e7027 != 0u);
+                let _e7027 = r683_;
+                r684_ = (_e7027 != 0u);
             }
-            let _e7032 = active_1040_;
+            let _e7032 = active_1176_;
             if _e7032 {
-                let _e7034 = r600_;
-                r601_ = u32(_e7034);
+                let _e7034 = r684_;
+                r685_ = u32(_e7034);
             }
-            let _e7038 = active_1040_;
+            let _e7038 = active_1176_;
             if _e7038 {
-                let _e7040 = r585_;
-                let _e7042 = r601_;
-                r602_ = (_e7040 | _e7042);
+                let _e7040 = r669_;
+                let _e7042 = r685_;
+                r686_ = (_e7040 | _e7042);
             }
-            let _e7046 = active_1040_;
+            let _e7046 = active_1176_;
             if _e7046 {
-                let _e7048 = r602_;
-                r603_ = f32(_e7048);
+                let _e7048 = r686_;
+                r687_ = f32(_e7048);
             }
-            let _e7052 = active_1040_;
+            let _e7052 = active_1176_;
             if _e7052 {
-                let _e7054 = r574_;
-                r604_ = (_e7054 + 127u);
+                let _e7054 = r658_;
+                r688_ = (_e7054 + 127u);
             }
-            let _e7059 = active_1040_;
+            let _e7059 = active_1176_;
             if _e7059 {
-                let _e7061 = r604_;
-                r605_ = (_e7061 << bitcast<u32>(23u));
+                let _e7061 = r688_;
+                r689_ = (_e7061 << bitcast<u32>(23u));
             }
-            let _e7067 = active_1040_;
+            let _e7067 = active_1176_;
             if _e7067 {
-                let _e7069 = r605_;
-                r606_ = bitcast<f32>(_e7069);
+                let _e7069 = r689_;
+                r690_ = bitcast<f32>(_e7069);
             }
-            let _e7073 = active_1040_;
+            let _e7073 = active_1176_;
             if _e7073 {
-                let _e7075 = r603_;
-                let _e7077 = r606_;
-                r607_ = (_e7075 * _e7077);
+                let _e7075 = r687_;
+                let _e7077 = r690_;
+                r691_ = (_e7075 * _e7077);
             }
-            let _e7081 = active_1040_;
+            let _e7081 = active_1176_;
             if _e7081 {
-                let _e7083 = r607_;
-                r608_ = -(_e7083);
+                let _e7083 = r691_;
+                r692_ = -(_e7083);
             }
-            let _e7087 = active_1040_;
+            let _e7087 = active_1176_;
             if _e7087 {
-                let _e7089 = r539_;
-                let _e7091 = r608_;
-                let _e7093 = r607_;
-                r609_ = select(_e7093, _e7091, _e7089);
+                let _e7089 = r623_;
+                let _e7091 = r692_;
+                let _e7093 = r691_;
+                r693_ = select(_e7093, _e7091, _e7089);
             }
-            let _e7097 = active_1040_;
+            let _e7097 = active_1176_;
             if _e7097 {
-                let _e7099 = r609_;
+                let _e7099 = r693_;
                 r56_ = _e7099;
             }
-            let _e7102 = active_1040_;
+            let _e7102 = active_1176_;
             if _e7102 {
                 let _e7104 = r56_;
-                r610_ = trunc(_e7104);
+                r694_ = trunc(_e7104);
             }
-            let _e7108 = active_1040_;
+            let _e7108 = active_1176_;
             if _e7108 {
-                let _e7110 = r610_;
-                r611_ = abs(_e7110);
+                let _e7110 = r694_;
+                r695_ = abs(_e7110);
             }
-            let _e7114 = active_1040_;
+            let _e7114 = active_1176_;
             if _e7114 {
-                let _e7116 = r611_;
-                r612_ = (_e7116 * 0.00000000023283064f);
+                let _e7116 = r695_;
+                r696_ = (_e7116 * 0.00000000023283064f);
             }
-            let _e7121 = active_1040_;
+            let _e7121 = active_1176_;
             if _e7121 {
-                let _e7123 = r612_;
-                r613_ = trunc(_e7123);
+                let _e7123 = r696_;
+                r697_ = trunc(_e7123);
             }
-            let _e7127 = active_1040_;
+            let _e7127 = active_1176_;
             if _e7127 {
-                let _e7129 = r613_;
-                r614_ = (_e7129 * 4294967300f);
+                let _e7129 = r697_;
+                r698_ = (_e7129 * 4294967300f);
             }
-            let _e7134 = active_1040_;
+            let _e7134 = active_1176_;
             if _e7134 {
-                let _e7136 = r611_;
-                let _e7138 = r614_;
-                r615_ = (_e7136 - _e7138);
+                let _e7136 = r695_;
+                let _e7138 = r698_;
+                r699_ = (_e7136 - _e7138);
             }
-            let _e7142 = active_1040_;
+            let _e7142 = active_1176_;
             if _e7142 {
-                let _e7144 = r615_;
+                let _e7144 = r699_;
                 let _e7154 = bitcast<u32>(_e7144);
                 let _e7156 = (_e7154 & 2147483647u);
-                r616_ = select(select(select(select(u32(_e7144), 4294967295u, (_e7144 >= 4294967300f)), 0u, (_e7144 < 0f)), select(4294967295u, 0u, (_e7154 >= 2147483648u)), (_e7156 == 2139095040u)), 0u, (_e7156 > 2139095040u));
+                r700_ = select(select(select(select(u32(_e7144), 4294967295u, (_e7144 >= 4294967300f)), 0u, (_e7144 < 0f)), select(4294967295u, 0u, (_e7154 >= 2147483648u)), (_e7156 == 2139095040u)), 0u, (_e7156 > 2139095040u));
             }
-            let _e7168 = active_1040_;
+            let _e7168 = active_1176_;
             if _e7168 {
-                let _e7170 = r613_;
+                let _e7170 = r697_;
                 let _e7180 = bitcast<u32>(_e7170);
                 let _e7182 = (_e7180 & 2147483647u);
-                r617_ = select(select(select(select(u32(_e7170), 4294967295u, (_e7170 >= 4294967300f)), 0u, (_e7170 < 0f)), select(4294967295u, 0u, (_e7180 >= 2147483648u)), (_e7182 == 2139095040u)), 0u, (_e7182 > 2139095040u));
+                r701_ = select(select(select(select(u32(_e7170), 4294967295u, (_e7170 >= 4294967300f)), 0u, (_e7170 < 0f)), select(4294967295u, 0u, (_e7180 >= 2147483648u)), (_e7182 == 2139095040u)), 0u, (_e7182 > 2139095040u));
             }
-            let _e7194 = active_1040_;
+            let _e7194 = active_1176_;
             if _e7194 {
-                let _e7196 = r610_;
-                r618_ = (_e7196 < 0f);
+                let _e7196 = r694_;
+                r702_ = (_e7196 < 0f);
             }
-            let _e7201 = active_1040_;
+            let _e7201 = active_1176_;
             if _e7201 {
                 let _e7203 = r56_;
                 let _e7205 = r56_;
-                r619_ = (_e7203 != _e7205);
+                r703_ = (_e7203 != _e7205);
             }
-            let _e7209 = active_1040_;
+            let _e7209 = active_1176_;
             if _e7209 {
-                let _e7211 = r611_;
-                r620_ = (_e7211 >= 9223372000000000000f);
+                let _e7211 = r695_;
+                r704_ = (_e7211 >= 9223372000000000000f);
             }
-            let _e7216 = active_1040_;
+            let _e7216 = active_1176_;
             if _e7216 {
-                let _e7219 = r616_;
-                r621_ = (0u - _e7219);
+                let _e7219 = r700_;
+                r705_ = (0u - _e7219);
             }
-            let _e7223 = active_1040_;
+            let _e7223 = active_1176_;
             if _e7223 {
-                let _e7226 = r616_;
-                r622_ = (0u < _e7226);
+                let _e7226 = r700_;
+                r706_ = (0u < _e7226);
             }
-            let _e7230 = active_1040_;
+            let _e7230 = active_1176_;
             if _e7230 {
-                let _e7232 = r622_;
-                r623_ = u32(_e7232);
+                let _e7232 = r706_;
+                r707_ = u32(_e7232);
             }
-            let _e7236 = active_1040_;
+            let _e7236 = active_1176_;
             if _e7236 {
-                let _e7239 = r617_;
-                r624_ = (0u - _e7239);
+                let _e7239 = r701_;
+                r708_ = (0u - _e7239);
             }
-            let _e7243 = active_1040_;
+            let _e7243 = active_1176_;
             if _e7243 {
-                let _e7245 = r624_;
-                let _e7247 = r623_;
-                r625_ = (_e7245 - _e7247);
+                let _e7245 = r708_;
+                let _e7247 = r707_;
+                r709_ = (_e7245 - _e7247);
             }
-            let _e7251 = active_1040_;
+            let _e7251 = active_1176_;
             if _e7251 {
-                let _e7253 = r618_;
-                let _e7255 = r621_;
-                let _e7257 = r616_;
-                r626_ = select(_e7257, _e7255, _e7253);
+                let _e7253 = r702_;
+                let _e7255 = r705_;
+                let _e7257 = r700_;
+                r710_ = select(_e7257, _e7255, _e7253);
             }
-            let _e7261 = active_1040_;
+            let _e7261 = active_1176_;
             if _e7261 {
-                let _e7263 = r618_;
-                let _e7265 = r625_;
-                let _e7267 = r617_;
-                r627_ = select(_e7267, _e7265, _e7263);
+                let _e7263 = r702_;
+                let _e7265 = r709_;
+                let _e7267 = r701_;
+                r711_ = select(_e7267, _e7265, _e7263);
             }
-            let _e7271 = active_1040_;
+            let _e7271 = active_1176_;
             if _e7271 {
-                let _e7273 = r618_;
-                r628_ = select(4294967295u, 0u, _e7273);
+                let _e7273 = r702_;
+                r712_ = select(4294967295u, 0u, _e7273);
             }
-            let _e7279 = active_1040_;
+            let _e7279 = active_1176_;
             if _e7279 {
-                let _e7281 = r618_;
-                r629_ = select(2147483647u, 2147483648u, _e7281);
+                let _e7281 = r702_;
+                r713_ = select(2147483647u, 2147483648u, _e7281);
             }
-            let _e7287 = active_1040_;
+            let _e7287 = active_1176_;
             if _e7287 {
-                let _e7289 = r620_;
-                let _e7291 = r628_;
-                let _e7293 = r626_;
-                r630_ = select(_e7293, _e7291, _e7289);
+                let _e7289 = r704_;
+                let _e7291 = r712_;
+                let _e7293 = r710_;
+                r714_ = select(_e7293, _e7291, _e7289);
             }
-            let _e7297 = active_1040_;
+            let _e7297 = active_1176_;
             if _e7297 {
-                let _e7299 = r620_;
-                let _e7301 = r629_;
-                let _e7303 = r627_;
-                r631_ = select(_e7303, _e7301, _e7299);
+                let _e7299 = r704_;
+                let _e7301 = r713_;
+                let _e7303 = r711_;
+                r715_ = select(_e7303, _e7301, _e7299);
             }
-            let _e7307 = active_1040_;
+            let _e7307 = active_1176_;
             if _e7307 {
-                let _e7309 = r619_;
-                let _e7312 = r630_;
-                r632_ = select(_e7312, 0u, _e7309);
+                let _e7309 = r703_;
+                let _e7312 = r714_;
+                r716_ = select(_e7312, 0u, _e7309);
             }
-            let _e7316 = active_1040_;
+            let _e7316 = active_1176_;
             if _e7316 {
-                let _e7318 = r619_;
-                let _e7321 = r631_;
-                r633_ = select(_e7321, 0u, _e7318);
+                let _e7318 = r703_;
+                let _e7321 = r715_;
+                r717_ = select(_e7321, 0u, _e7318);
             }
-            let _e7325 = active_1040_;
+            let _e7325 = active_1176_;
             if _e7325 {
-                let _e7327 = r632_;
+                let _e7327 = r716_;
                 r57_ = _e7327;
             }
-            let _e7330 = active_1040_;
+            let _e7330 = active_1176_;
             if _e7330 {
-                let _e7332 = r633_;
-                r169_ = _e7332;
+                let _e7332 = r717_;
+                r231_ = _e7332;
             }
-            let _e7335 = active_1040_;
+            let _e7335 = active_1176_;
             if _e7335 {
-                let _e7337 = c_u002e_hi_134_;
-                r634_ = (_e7337 >= 65536u);
+                let _e7337 = c_u002e_hi_196_;
+                r718_ = (_e7337 >= 65536u);
             }
-            let _e7342 = active_1040_;
+            let _e7342 = active_1176_;
             if _e7342 {
-                let _e7344 = c_u002e_hi_134_;
-                r635_ = (_e7344 >> bitcast<u32>(16u));
+                let _e7344 = c_u002e_hi_196_;
+                r719_ = (_e7344 >> bitcast<u32>(16u));
             }
-            let _e7350 = active_1040_;
+            let _e7350 = active_1176_;
             if _e7350 {
-                let _e7352 = r634_;
-                let _e7354 = r635_;
-                let _e7356 = c_u002e_hi_134_;
-                r636_ = select(_e7356, _e7354, _e7352);
+                let _e7352 = r718_;
+                let _e7354 = r719_;
+                let _e7356 = c_u002e_hi_196_;
+                r720_ = select(_e7356, _e7354, _e7352);
             }
-            let _e7360 = active_1040_;
+            let _e7360 = active_1176_;
             if _e7360 {
-                r637_ = 16u;
+                r721_ = 16u;
             }
-            let _e7364 = active_1040_;
+            let _e7364 = active_1176_;
             if _e7364 {
-                let _e7366 = r634_;
-                r638_ = select(0u, 16u, _e7366);
+                let _e7366 = r718_;
+                r722_ = select(0u, 16u, _e7366);
             }
-            let _e7372 = active_1040_;
+            let _e7372 = active_1176_;
             if _e7372 {
-                let _e7374 = r636_;
-                r639_ = (_e7374 >= 256u);
+                let _e7374 = r720_;
+                r723_ = (_e7374 >= 256u);
             }
-            let _e7379 = active_1040_;
+            let _e7379 = active_1176_;
             if _e7379 {
-                let _e7381 = r636_;
-                r640_ = (_e7381 >> bitcast<u32>(8u));
+                let _e7381 = r720_;
+                r724_ = (_e7381 >> bitcast<u32>(8u));
             }
-            let _e7387 = active_1040_;
+            let _e7387 = active_1176_;
             if _e7387 {
-                let _e7389 = r639_;
-                let _e7391 = r640_;
-                let _e7393 = r636_;
-                r641_ = select(_e7393, _e7391, _e7389);
+                let _e7389 = r723_;
+                let _e7391 = r724_;
+                let _e7393 = r720_;
+                r725_ = select(_e7393, _e7391, _e7389);
             }
-            let _e7397 = active_1040_;
+            let _e7397 = active_1176_;
             if _e7397 {
-                let _e7399 = r638_;
-                r642_ = (_e7399 + 8u);
+                let _e7399 = r722_;
+                r726_ = (_e7399 + 8u);
             }
-            let _e7404 = active_1040_;
+            let _e7404 = active_1176_;
             if _e7404 {
-                let _e7406 = r639_;
-                let _e7408 = r642_;
-                let _e7410 = r638_;
-                r643_ = select(_e7410, _e7408, _e7406);
+                let _e7406 = r723_;
+                let _e7408 = r726_;
+                let _e7410 = r722_;
+                r727_ = select(_e7410, _e7408, _e7406);
             }
-            let _e7414 = active_1040_;
+            let _e7414 = active_1176_;
             if _e7414 {
-                let _e7416 = r641_;
-                r644_ = (_e7416 >= 16u);
+                let _e7416 = r725_;
+                r728_ = (_e7416 >= 16u);
             }
-            let _e7421 = active_1040_;
+            let _e7421 = active_1176_;
             if _e7421 {
-                let _e7423 = r641_;
-                r645_ = (_e7423 >> bitcast<u32>(4u));
+                let _e7423 = r725_;
+                r729_ = (_e7423 >> bitcast<u32>(4u));
             }
-            let _e7429 = active_1040_;
+            let _e7429 = active_1176_;
             if _e7429 {
-                let _e7431 = r644_;
-                let _e7433 = r645_;
-                let _e7435 = r641_;
-                r646_ = select(_e7435, _e7433, _e7431);
+                let _e7431 = r728_;
+                let _e7433 = r729_;
+                let _e7435 = r725_;
+                r730_ = select(_e7435, _e7433, _e7431);
             }
-            let _e7439 = active_1040_;
+            let _e7439 = active_1176_;
             if _e7439 {
-                let _e7441 = r643_;
-                r647_ = (_e7441 + 4u);
+                let _e7441 = r727_;
+                r731_ = (_e7441 + 4u);
             }
-            let _e7446 = active_1040_;
+            let _e7446 = active_1176_;
             if _e7446 {
-                let _e7448 = r644_;
-                let _e7450 = r647_;
-                let _e7452 = r643_;
-                r648_ = select(_e7452, _e7450, _e7448);
+                let _e7448 = r728_;
+                let _e7450 = r731_;
+                let _e7452 = r727_;
+                r732_ = select(_e7452, _e7450, _e7448);
             }
-            let _e7456 = active_1040_;
+            let _e7456 = active_1176_;
             if _e7456 {
-                let _e7458 = r646_;
-                r649_ = (_e7458 >= 4u);
+                let _e7458 = r730_;
+                r733_ = (_e7458 >= 4u);
             }
-            let _e7463 = active_1040_;
+            let _e7463 = active_1176_;
             if _e7463 {
-                let _e7465 = r646_;
-                r650_ = (_e7465 >> bitcast<u32>(2u));
+                let _e7465 = r730_;
+                r734_ = (_e7465 >> bitcast<u32>(2u));
             }
-            let _e7471 = active_1040_;
+            let _e7471 = active_1176_;
             if _e7471 {
-                let _e7473 = r649_;
-                let _e7475 = r650_;
-                let _e7477 = r646_;
-                r651_ = select(_e7477, _e7475, _e7473);
+                let _e7473 = r733_;
+                let _e7475 = r734_;
+                let _e7477 = r730_;
+                r735_ = select(_e7477, _e7475, _e7473);
             }
-            let _e7481 = active_1040_;
+            let _e7481 = active_1176_;
             if _e7481 {
-                let _e7483 = r648_;
-                r652_ = (_e7483 + 2u);
+                let _e7483 = r732_;
+                r736_ = (_e7483 + 2u);
             }
-            let _e7488 = active_1040_;
+            let _e7488 = active_1176_;
             if _e7488 {
-                let _e7490 = r649_;
-                let _e7492 = r652_;
-                let _e7494 = r648_;
-                r653_ = select(_e7494, _e7492, _e7490);
+                let _e7490 = r733_;
+                let _e7492 = r736_;
+                let _e7494 = r732_;
+                r737_ = select(_e7494, _e7492, _e7490);
             }
-            let _e7498 = active_1040_;
+            let _e7498 = active_1176_;
             if _e7498 {
-                let _e7500 = r651_;
-                r654_ = (_e7500 >= 2u);
+                let _e7500 = r735_;
+                r738_ = (_e7500 >= 2u);
             }
-            let _e7505 = active_1040_;
+            let _e7505 = active_1176_;
             if _e7505 {
-                let _e7507 = r651_;
-                r655_ = (_e7507 >> bitcast<u32>(1u));
+                let _e7507 = r735_;
+                r739_ = (_e7507 >> bitcast<u32>(1u));
             }
-            let _e7513 = active_1040_;
+            let _e7513 = active_1176_;
             if _e7513 {
-                let _e7515 = r654_;
-                let _e7517 = r655_;
-                let _e7519 = r651_;
-                r656_ = select(_e7519, _e7517, _e7515);
+                let _e7515 = r738_;
+                let _e7517 = r739_;
+                let _e7519 = r735_;
+                r740_ = select(_e7519, _e7517, _e7515);
             }
-            let _e7523 = active_1040_;
+            let _e7523 = active_1176_;
             if _e7523 {
-                let _e7525 = r653_;
-                r657_ = (_e7525 + 1u);
+                let _e7525 = r737_;
+                r741_ = (_e7525 + 1u);
             }
-            let _e7530 = active_1040_;
+            let _e7530 = active_1176_;
             if _e7530 {
-                let _e7532 = r654_;
-                let _e7534 = r657_;
-                let _e7536 = r653_;
-                r658_ = select(_e7536, _e7534, _e7532);
+                let _e7532 = r738_;
+                let _e7534 = r741_;
+                let _e7536 = r737_;
+                r742_ = select(_e7536, _e7534, _e7532);
             }
-            let _e7540 = active_1040_;
+            let _e7540 = active_1176_;
             if _e7540 {
-                let _e7542 = c_u002e_hi_134_;
-                r659_ = (_e7542 != 0u);
+                let _e7542 = c_u002e_hi_196_;
+                r743_ = (_e7542 != 0u);
             }
-            let _e7547 = active_1040_;
+            let _e7547 = active_1176_;
             if _e7547 {
-                let _e7549 = r658_;
-                r660_ = (_e7549 + 1u);
+                let _e7549 = r742_;
+                r744_ = (_e7549 + 1u);
             }
-            let _e7554 = active_1040_;
+            let _e7554 = active_1176_;
             if _e7554 {
-                let _e7556 = r659_;
-                let _e7558 = r660_;
-                r661_ = select(0u, _e7558, _e7556);
+                let _e7556 = r743_;
+                let _e7558 = r744_;
+                r745_ = select(0u, _e7558, _e7556);
             }
-            let _e7563 = active_1040_;
+            let _e7563 = active_1176_;
             if _e7563 {
-                let _e7565 = r661_;
-                r662_ = (_e7565 & 63u);
+                let _e7565 = r745_;
+                r746_ = (_e7565 & 63u);
             }
-            let _e7570 = active_1040_;
+            let _e7570 = active_1176_;
             if _e7570 {
-                let _e7572 = r662_;
-                r663_ = (_e7572 < 32u);
+                let _e7572 = r746_;
+                r747_ = (_e7572 < 32u);
             }
-            let _e7577 = active_1040_;
+            let _e7577 = active_1176_;
             if _e7577 {
-                let _e7579 = r662_;
-                r664_ = (_e7579 & 31u);
+                let _e7579 = r746_;
+                r748_ = (_e7579 & 31u);
             }
-            let _e7584 = active_1040_;
+            let _e7584 = active_1176_;
             if _e7584 {
-                let _e7586 = r664_;
-                r665_ = (_e7586 == 0u);
+                let _e7586 = r748_;
+                r749_ = (_e7586 == 0u);
             }
-            let _e7591 = active_1040_;
+            let _e7591 = active_1176_;
             if _e7591 {
-                let _e7594 = r664_;
-                r666_ = (32u - _e7594);
+                let _e7594 = r748_;
+                r750_ = (32u - _e7594);
             }
-            let _e7598 = active_1040_;
+            let _e7598 = active_1176_;
             if _e7598 {
-                let _e7600 = c_u002e_hi_134_;
-                let _e7602 = r666_;
-                r667_ = (_e7600 << bitcast<u32>(_e7602));
+                let _e7600 = c_u002e_hi_196_;
+                let _e7602 = r750_;
+                r751_ = (_e7600 << bitcast<u32>(_e7602));
             }
-            let _e7607 = active_1040_;
+            let _e7607 = active_1176_;
             if _e7607 {
-                let _e7609 = r665_;
-                let _e7612 = r667_;
-                r668_ = select(_e7612, 0u, _e7609);
+                let _e7609 = r749_;
+                let _e7612 = r751_;
+                r752_ = select(_e7612, 0u, _e7609);
             }
-            let _e7616 = active_1040_;
+            let _e7616 = active_1176_;
             if _e7616 {
                 let _e7618 = c_u002e_lo_14_;
-                let _e7620 = r664_;
-                r669_ = (_e7618 >> bitcast<u32>(_e7620));
+                let _e7620 = r748_;
+                r753_ = (_e7618 >> bitcast<u32>(_e7620));
             }
-            let _e7625 = active_1040_;
+            let _e7625 = active_1176_;
             if _e7625 {
-                let _e7627 = r669_;
-                let _e7629 = r668_;
-                r670_ = (_e7627 | _e7629);
+                let _e7627 = r753_;
+                let _e7629 = r752_;
+                r754_ = (_e7627 | _e7629);
             }
-            let _e7633 = active_1040_;
+            let _e7633 = active_1176_;
             if _e7633 {
-                let _e7635 = c_u002e_hi_134_;
-                let _e7637 = r664_;
-                r671_ = (_e7635 >> bitcast<u32>(_e7637));
+                let _e7635 = c_u002e_hi_196_;
+                let _e7637 = r748_;
+                r755_ = (_e7635 >> bitcast<u32>(_e7637));
             }
-            let _e7642 = active_1040_;
+            let _e7642 = active_1176_;
             if _e7642 {
-                let _e7644 = r663_;
-                let _e7646 = r670_;
-                let _e7648 = r671_;
-                r672_ = select(_e7648, _e7646, _e7644);
+                let _e7644 = r747_;
+                let _e7646 = r754_;
+                let _e7648 = r755_;
+                r756_ = select(_e7648, _e7646, _e7644);
             }
-            let _e7652 = active_1040_;
+            let _e7652 = active_1176_;
             if _e7652 {
-                let _e7654 = r663_;
-                let _e7656 = r671_;
-                r673_ = select(0u, _e7656, _e7654);
+                let _e7654 = r747_;
+                let _e7656 = r755_;
+                r757_ = select(0u, _e7656, _e7654);
             }
-            let _e7661 = active_1040_;
+            let _e7661 = active_1176_;
             if _e7661 {
-                let _e7663 = r661_;
-                r674_ = (_e7663 & 63u);
+                let _e7663 = r745_;
+                r758_ = (_e7663 & 63u);
             }
-            let _e7668 = active_1040_;
+            let _e7668 = active_1176_;
             if _e7668 {
-                let _e7670 = r674_;
-                r675_ = (_e7670 < 32u);
+                let _e7670 = r758_;
+                r759_ = (_e7670 < 32u);
             }
-            let _e7675 = active_1040_;
+            let _e7675 = active_1176_;
             if _e7675 {
-                let _e7677 = r674_;
-                r676_ = (_e7677 & 31u);
+                let _e7677 = r758_;
+                r760_ = (_e7677 & 31u);
             }
-            let _e7682 = active_1040_;
+            let _e7682 = active_1176_;
             if _e7682 {
-                let _e7684 = r676_;
-                r677_ = (_e7684 == 0u);
+                let _e7684 = r760_;
+                r761_ = (_e7684 == 0u);
             }
-            let _e7689 = active_1040_;
+            let _e7689 = active_1176_;
             if _e7689 {
-                let _e7692 = r676_;
-                r678_ = (32u - _e7692);
+                let _e7692 = r760_;
+                r762_ = (32u - _e7692);
             }
-            let _e7696 = active_1040_;
+            let _e7696 = active_1176_;
             if _e7696 {
-                let _e7698 = r672_;
-                let _e7700 = r678_;
-                r679_ = (_e7698 >> bitcast<u32>(_e7700));
+                let _e7698 = r756_;
+                let _e7700 = r762_;
+                r763_ = (_e7698 >> bitcast<u32>(_e7700));
             }
-            let _e7705 = active_1040_;
+            let _e7705 = active_1176_;
             if _e7705 {
-                let _e7707 = r677_;
-                let _e7710 = r679_;
-                r680_ = select(_e7710, 0u, _e7707);
+                let _e7707 = r761_;
+                let _e7710 = r763_;
+                r764_ = select(_e7710, 0u, _e7707);
             }
-            let _e7714 = active_1040_;
+            let _e7714 = active_1176_;
             if _e7714 {
-                let _e7716 = r673_;
-                let _e7718 = r676_;
-                r681_ = (_e7716 << bitcast<u32>(_e7718));
+                let _e7716 = r757_;
+                let _e7718 = r760_;
+                r765_ = (_e7716 << bitcast<u32>(_e7718));
             }
-            let _e7723 = active_1040_;
+            let _e7723 = active_1176_;
             if _e7723 {
-                let _e7725 = r681_;
-                let _e7727 = r680_;
-                r682_ = (_e7725 | _e7727);
+                let _e7725 = r765_;
+                let _e7727 = r764_;
+                r766_ = (_e7725 | _e7727);
             }
-            let _e7731 = active_1040_;
+            let _e7731 = active_1176_;
             if _e7731 {
-                let _e7733 = r672_;
-                let _e7735 = r676_;
-                r683_ = (_e7733 << bitcast<u32>(_e7735));
+                let _e7733 = r756_;
+                let _e7735 = r760_;
+                r767_ = (_e7733 << bitcast<u32>(_e7735));
             }
-            let _e7740 = active_1040_;
+            let _e7740 = active_1176_;
             if _e7740 {
-                let _e7742 = r675_;
-                let _e7744 = r683_;
-                r684_ = select(0u, _e7744, _e7742);
+                let _e7742 = r759_;
+                let _e7744 = r767_;
+                r768_ = select(0u, _e7744, _e7742);
             }
-            let _e7749 = active_1040_;
+            let _e7749 = active_1176_;
             if _e7749 {
-                let _e7751 = r675_;
-                let _e7753 = r682_;
-                let _e7755 = r683_;
-                r685_ = select(_e7755, _e7753, _e7751);
+                let _e7751 = r759_;
+                let _e7753 = r766_;
+                let _e7755 = r767_;
+                r769_ = select(_e7755, _e7753, _e7751);
             }
-            let _e7759 = active_1040_;
+            let _e7759 = active_1176_;
             if _e7759 {
-                let _e7761 = r684_;
+                let _e7761 = r768_;
                 let _e7763 = c_u002e_lo_14_;
-                r686_ = (_e7761 ^ _e7763);
+                r770_ = (_e7761 ^ _e7763);
             }
-            let _e7767 = active_1040_;
+            let _e7767 = active_1176_;
             if _e7767 {
-                let _e7769 = r686_;
-                r687_ = (_e7769 != 0u);
+                let _e7769 = r770_;
+                r771_ = (_e7769 != 0u);
             }
-            let _e7774 = active_1040_;
+            let _e7774 = active_1176_;
             if _e7774 {
-                let _e7776 = r687_;
-                r688_ = u32(_e7776);
+                let _e7776 = r771_;
+                r772_ = u32(_e7776);
             }
-            let _e7780 = active_1040_;
+            let _e7780 = active_1176_;
             if _e7780 {
-                let _e7782 = r672_;
-                let _e7784 = r688_;
-                r689_ = (_e7782 | _e7784);
+                let _e7782 = r756_;
+                let _e7784 = r772_;
+                r773_ = (_e7782 | _e7784);
             }
-            let _e7788 = active_1040_;
+            let _e7788 = active_1176_;
             if _e7788 {
-                let _e7790 = r689_;
-                r690_ = f32(_e7790);
+                let _e7790 = r773_;
+                r774_ = f32(_e7790);
             }
-            let _e7794 = active_1040_;
+            let _e7794 = active_1176_;
             if _e7794 {
-                let _e7796 = r661_;
-                r691_ = (_e7796 + 127u);
+                let _e7796 = r745_;
+                r775_ = (_e7796 + 127u);
             }
-            let _e7801 = active_1040_;
+            let _e7801 = active_1176_;
             if _e7801 {
-                let _e7803 = r691_;
-                r692_ = (_e7803 << bitcast<u32>(23u));
+                let _e7803 = r775_;
+                r776_ = (_e7803 << bitcast<u32>(23u));
             }
-            let _e7809 = active_1040_;
+            let _e7809 = active_1176_;
             if _e7809 {
-                let _e7811 = r692_;
-                r693_ = bitcast<f32>(_e7811);
+                let _e7811 = r776_;
+                r777_ = bitcast<f32>(_e7811);
             }
-            let _e7815 = active_1040_;
+            let _e7815 = active_1176_;
             if _e7815 {
-                let _e7817 = r690_;
-                let _e7819 = r693_;
-                r694_ = (_e7817 * _e7819);
+                let _e7817 = r774_;
+                let _e7819 = r777_;
+                r778_ = (_e7817 * _e7819);
             }
-            let _e7823 = active_1040_;
+            let _e7823 = active_1176_;
             if _e7823 {
-                let _e7825 = r694_;
-                r695_ = -(_e7825);
+                let _e7825 = r778_;
+                r779_ = -(_e7825);
             }
-            let _e7829 = active_1040_;
+            let _e7829 = active_1176_;
             if _e7829 {
-                let _e7832 = r695_;
-                let _e7834 = r694_;
-                r696_ = select(_e7834, _e7832, false);
+                let _e7832 = r779_;
+                let _e7834 = r778_;
+                r780_ = select(_e7834, _e7832, false);
             }
-            let _e7838 = active_1040_;
+            let _e7838 = active_1176_;
             if _e7838 {
-                let _e7840 = r696_;
+                let _e7840 = r780_;
                 r58_ = _e7840;
             }
-            let _e7843 = active_1040_;
+            let _e7843 = active_1176_;
             if _e7843 {
                 let _e7845 = r58_;
-                r697_ = trunc(_e7845);
+                r781_ = trunc(_e7845);
             }
-            let _e7849 = active_1040_;
+            let _e7849 = active_1176_;
             if _e7849 {
-                let _e7851 = r697_;
-                r698_ = abs(_e7851);
+                let _e7851 = r781_;
+                r782_ = abs(_e7851);
             }
-            let _e7855 = active_1040_;
+            let _e7855 = active_1176_;
             if _e7855 {
-                let _e7857 = r698_;
-                r699_ = (_e7857 * 0.00000000023283064f);
+                let _e7857 = r782_;
+                r783_ = (_e7857 * 0.00000000023283064f);
             }
-            let _e7862 = active_1040_;
+            let _e7862 = active_1176_;
             if _e7862 {
-                let _e7864 = r699_;
-                r700_ = trunc(_e7864);
+                let _e7864 = r783_;
+                r784_ = trunc(_e7864);
             }
-            let _e7868 = active_1040_;
+            let _e7868 = active_1176_;
             if _e7868 {
-                let _e7870 = r700_;
-                r701_ = (_e7870 * 4294967300f);
+                let _e7870 = r784_;
+                r785_ = (_e7870 * 4294967300f);
             }
-            let _e7875 = active_1040_;
+            let _e7875 = active_1176_;
             if _e7875 {
-                let _e7877 = r698_;
-                let _e7879 = r701_;
-                r702_ = (_e7877 - _e7879);
+                let _e7877 = r782_;
+                let _e7879 = r785_;
+                r786_ = (_e7877 - _e7879);
             }
-            let _e7883 = active_1040_;
+            let _e7883 = active_1176_;
             if _e7883 {
-                let _e7885 = r702_;
+                let _e7885 = r786_;
                 let _e7895 = bitcast<u32>(_e7885);
                 let _e7897 = (_e7895 & 2147483647u);
-                r703_ = select(select(select(select(u32(_e7885), 4294967295u, (_e7885 >= 4294967300f)), 0u, (_e7885 < 0f)), select(4294967295u, 0u, (_e7895 >= 2147483648u)), (_e7897 == 2139095040u)), 0u, (_e7897 > 2139095040u));
+                r787_ = select(select(select(select(u32(_e7885), 4294967295u, (_e7885 >= 4294967300f)), 0u, (_e7885 < 0f)), select(4294967295u, 0u, (_e7895 >= 2147483648u)), (_e7897 == 2139095040u)), 0u, (_e7897 > 2139095040u));
             }
-            let _e7909 = active_1040_;
+            let _e7909 = active_1176_;
             if _e7909 {
-                let _e7911 = r700_;
+                let _e7911 = r784_;
                 let _e7921 = bitcast<u32>(_e7911);
                 let _e7923 = (_e7921 & 2147483647u);
-                r704_ = select(select(select(select(u32(_e7911), 4294967295u, (_e7911 >= 4294967300f)), 0u, (_e7911 < 0f)), select(4294967295u, 0u, (_e7921 >= 2147483648u)), (_e7923 == 2139095040u)), 0u, (_e7923 > 2139095040u));
+                r788_ = select(select(select(select(u32(_e7911), 4294967295u, (_e7911 >= 4294967300f)), 0u, (_e7911 < 0f)), select(4294967295u, 0u, (_e7921 >= 2147483648u)), (_e7923 == 2139095040u)), 0u, (_e7923 > 2139095040u));
             }
-            let _e7935 = active_1040_;
+            let _e7935 = active_1176_;
             if _e7935 {
-                let _e7937 = r697_;
-                r705_ = (_e7937 < 0f);
+                let _e7937 = r781_;
+                r789_ = (_e7937 < 0f);
             }
-            let _e7942 = active_1040_;
+            let _e7942 = active_1176_;
             if _e7942 {
                 let _e7944 = r58_;
                 let _e7946 = r58_;
-                r706_ = (_e7944 != _e7946);
+                r790_ = (_e7944 != _e7946);
             }
-            let _e7950 = active_1040_;
+            let _e7950 = active_1176_;
             if _e7950 {
-                let _e7952 = r698_;
-                r707_ = (_e7952 >= 18446744000000000000f);
+                let _e7952 = r782_;
+                r791_ = (_e7952 >= 18446744000000000000f);
             }
-            let _e7957 = active_1040_;
+            let _e7957 = active_1176_;
             if _e7957 {
-                let _e7959 = r707_;
-                let _e7962 = r703_;
-                r708_ = select(_e7962, 4294967295u, _e7959);
+                let _e7959 = r791_;
+                let _e7962 = r787_;
+                r792_ = select(_e7962, 4294967295u, _e7959);
             }
-            let _e7966 = active_1040_;
+            let _e7966 = active_1176_;
             if _e7966 {
-                let _e7968 = r707_;
-                let _e7971 = r704_;
-                r709_ = select(_e7971, 4294967295u, _e7968);
+                let _e7968 = r791_;
+                let _e7971 = r788_;
+                r793_ = select(_e7971, 4294967295u, _e7968);
             }
-            let _e7975 = active_1040_;
+            let _e7975 = active_1176_;
             if _e7975 {
-                let _e7977 = r705_;
-                let _e7980 = r708_;
-                r710_ = select(_e7980, 0u, _e7977);
+                let _e7977 = r789_;
+                let _e7980 = r792_;
+                r794_ = select(_e7980, 0u, _e7977);
             }
-            let _e7984 = active_1040_;
+            let _e7984 = active_1176_;
             if _e7984 {
-                let _e7986 = r705_;
-                let _e7989 = r709_;
-                r711_ = select(_e7989, 0u, _e7986);
+                let _e7986 = r789_;
+                let _e7989 = r793_;
+                r795_ = select(_e7989, 0u, _e7986);
             }
-            let _e7993 = active_1040_;
+            let _e7993 = active_1176_;
             if _e7993 {
-                let _e7995 = r706_;
-                let _e7998 = r710_;
-                r712_ = select(_e7998, 0u, _e7995);
+                let _e7995 = r790_;
+                let _e7998 = r794_;
+                r796_ = select(_e7998, 0u, _e7995);
             }
-            let _e8002 = active_1040_;
+            let _e8002 = active_1176_;
             if _e8002 {
-                let _e8004 = r706_;
-                let _e8007 = r711_;
-                r713_ = select(_e8007, 0u, _e8004);
+                let _e8004 = r790_;
+                let _e8007 = r795_;
+                r797_ = select(_e8007, 0u, _e8004);
             }
-            let _e8011 = active_1040_;
+            let _e8011 = active_1176_;
             if _e8011 {
-                let _e8013 = r712_;
+                let _e8013 = r796_;
                 r59_ = _e8013;
             }
-            let _e8016 = active_1040_;
+            let _e8016 = active_1176_;
             if _e8016 {
-                let _e8018 = r713_;
-                r170_ = _e8018;
+                let _e8018 = r797_;
+                r232_ = _e8018;
             }
-            let _e8021 = active_1040_;
+            let _e8021 = active_1176_;
             if _e8021 {
                 let _e8023 = r59_;
                 r60_ = _e8023;
             }
-            let _e8026 = active_1040_;
+            let _e8026 = active_1176_;
             if _e8026 {
-                let _e8028 = r170_;
-                r171_ = _e8028;
+                let _e8028 = r232_;
+                r233_ = _e8028;
             }
-            let _e8031 = active_1040_;
+            let _e8031 = active_1176_;
             if _e8031 {
                 let _e8033 = r57_;
                 let _e8035 = r60_;
-                r714_ = (_e8033 ^ _e8035);
+                r798_ = (_e8033 ^ _e8035);
             }
-            let _e8039 = active_1040_;
+            let _e8039 = active_1176_;
             if _e8039 {
-                let _e8041 = r169_;
-                let _e8043 = r171_;
-                r715_ = (_e8041 ^ _e8043);
+                let _e8041 = r231_;
+                let _e8043 = r233_;
+                r799_ = (_e8041 ^ _e8043);
             }
-            let _e8047 = active_1040_;
+            let _e8047 = active_1176_;
             if _e8047 {
-                let _e8049 = r714_;
+                let _e8049 = r798_;
                 r61_ = _e8049;
             }
-            let _e8052 = active_1040_;
+            let _e8052 = active_1176_;
             if _e8052 {
-                let _e8054 = r715_;
-                r172_ = _e8054;
+                let _e8054 = r799_;
+                r234_ = _e8054;
             }
-            let _e8057 = active_1040_;
+            let _e8057 = active_1176_;
             if _e8057 {
                 let _e8059 = r61_;
                 let _e8066 = i_5_;
-                R[bitcast<u32>(((((_e8066 * 16i) + 7i) * 2i) + 0i))] = _e8059;
+                R[bitcast<u32>(((((_e8066 * 18i) + 7i) * 2i) + 0i))] = _e8059;
             }
-            let _e8077 = active_1040_;
+            let _e8077 = active_1176_;
             if _e8077 {
-                let _e8079 = r172_;
+                let _e8079 = r234_;
                 let _e8086 = i_5_;
-                R[bitcast<u32>(((((_e8086 * 16i) + 7i) * 2i) + 1i))] = _e8079;
+                R[bitcast<u32>(((((_e8086 * 18i) + 7i) * 2i) + 1i))] = _e8079;
             }
-            let _e8097 = active_1040_;
+            let _e8097 = active_1176_;
             if _e8097 {
                 let _e8099 = a_u002e_lo_9_;
-                r716_ = bitcast<i32>(_e8099);
+                r800_ = bitcast<i32>(_e8099);
             }
-            let _e8103 = active_1040_;
+            let _e8103 = active_1176_;
             if _e8103 {
-                let _e8105 = r716_;
+                let _e8105 = r800_;
                 r62_ = _e8105;
             }
-            let _e8108 = active_1040_;
+            let _e8108 = active_1176_;
             if _e8108 {
                 let _e8110 = r62_;
-                r717_ = (_e8110 >> bitcast<u32>(31i));
+                r801_ = (_e8110 >> bitcast<u32>(31i));
             }
-            let _e8116 = active_1040_;
+            let _e8116 = active_1176_;
             if _e8116 {
                 let _e8118 = r62_;
-                r718_ = bitcast<u32>(_e8118);
+                r802_ = bitcast<u32>(_e8118);
             }
-            let _e8122 = active_1040_;
+            let _e8122 = active_1176_;
             if _e8122 {
-                let _e8124 = r717_;
-                r719_ = bitcast<u32>(_e8124);
+                let _e8124 = r801_;
+                r803_ = bitcast<u32>(_e8124);
             }
-            let _e8128 = active_1040_;
+            let _e8128 = active_1176_;
             if _e8128 {
-                let _e8130 = r718_;
+                let _e8130 = r802_;
                 r63_ = _e8130;
             }
-            let _e8133 = active_1040_;
+            let _e8133 = active_1176_;
             if _e8133 {
-                let _e8135 = r719_;
-                r173_ = _e8135;
+                let _e8135 = r803_;
+                r235_ = _e8135;
             }
-            let _e8138 = active_1040_;
+            let _e8138 = active_1176_;
             if _e8138 {
                 let _e8140 = b_u002e_lo_12_;
                 r64_ = _e8140;
             }
-            let _e8143 = active_1040_;
+            let _e8143 = active_1176_;
             if _e8143 {
                 let _e8145 = r64_;
                 r65_ = _e8145;
             }
-            let _e8148 = active_1040_;
+            let _e8148 = active_1176_;
             if _e8148 {
-                r174_ = 0u;
+                r236_ = 0u;
             }
-            let _e8152 = active_1040_;
+            let _e8152 = active_1176_;
             if _e8152 {
                 let _e8154 = r63_;
                 let _e8156 = r65_;
-                r720_ = (_e8154 + _e8156);
+                r804_ = (_e8154 + _e8156);
             }
-            let _e8160 = active_1040_;
+            let _e8160 = active_1176_;
             if _e8160 {
-                let _e8162 = r720_;
+                let _e8162 = r804_;
                 let _e8164 = r63_;
-                r721_ = (_e8162 < _e8164);
+                r805_ = (_e8162 < _e8164);
             }
-            let _e8168 = active_1040_;
+            let _e8168 = active_1176_;
             if _e8168 {
-                let _e8170 = r721_;
-                r722_ = u32(_e8170);
+                let _e8170 = r805_;
+                r806_ = u32(_e8170);
             }
-            let _e8174 = active_1040_;
+            let _e8174 = active_1176_;
             if _e8174 {
-                let _e8176 = r173_;
-                r723_ = (_e8176 + 0u);
+                let _e8176 = r235_;
+                r807_ = (_e8176 + 0u);
             }
-            let _e8181 = active_1040_;
+            let _e8181 = active_1176_;
             if _e8181 {
-                let _e8183 = r723_;
-                let _e8185 = r722_;
-                r724_ = (_e8183 + _e8185);
+                let _e8183 = r807_;
+                let _e8185 = r806_;
+                r808_ = (_e8183 + _e8185);
             }
-            let _e8189 = active_1040_;
+            let _e8189 = active_1176_;
             if _e8189 {
-                let _e8191 = r720_;
+                let _e8191 = r804_;
                 r66_ = _e8191;
             }
-            let _e8194 = active_1040_;
+            let _e8194 = active_1176_;
             if _e8194 {
-                let _e8196 = r724_;
-                r175_ = _e8196;
+                let _e8196 = r808_;
+                r237_ = _e8196;
             }
-            let _e8199 = active_1040_;
+            let _e8199 = active_1176_;
             if _e8199 {
-                let _e8201 = b_u002e_hi_132_;
-                r725_ = bitcast<i32>(_e8201);
+                let _e8201 = b_u002e_hi_194_;
+                r809_ = bitcast<i32>(_e8201);
             }
-            let _e8205 = active_1040_;
+            let _e8205 = active_1176_;
             if _e8205 {
-                let _e8207 = a_u002e_hi_129_;
-                r726_ = bitcast<i32>(_e8207);
+                let _e8207 = a_u002e_hi_191_;
+                r810_ = bitcast<i32>(_e8207);
             }
-            let _e8211 = active_1040_;
+            let _e8211 = active_1176_;
             if _e8211 {
-                let _e8213 = r725_;
-                let _e8215 = r726_;
-                r727_ = (_e8213 < _e8215);
+                let _e8213 = r809_;
+                let _e8215 = r810_;
+                r811_ = (_e8213 < _e8215);
             }
-            let _e8219 = active_1040_;
+            let _e8219 = active_1176_;
             if _e8219 {
-                let _e8221 = b_u002e_hi_132_;
-                let _e8223 = a_u002e_hi_129_;
-                r728_ = (_e8221 == _e8223);
+                let _e8221 = b_u002e_hi_194_;
+                let _e8223 = a_u002e_hi_191_;
+                r812_ = (_e8221 == _e8223);
             }
-            let _e8227 = active_1040_;
+            let _e8227 = active_1176_;
             if _e8227 {
                 let _e8229 = b_u002e_lo_12_;
                 let _e8231 = a_u002e_lo_9_;
-                r729_ = (_e8229 < _e8231);
+                r813_ = (_e8229 < _e8231);
             }
-            let _e8235 = active_1040_;
+            let _e8235 = active_1176_;
             if _e8235 {
-                let _e8237 = r728_;
-                let _e8239 = r729_;
-                let _e8241 = r727_;
-                r730_ = select(_e8241, _e8239, _e8237);
+                let _e8237 = r812_;
+                let _e8239 = r813_;
+                let _e8241 = r811_;
+                r814_ = select(_e8241, _e8239, _e8237);
             }
-            let _e8245 = active_1040_;
+            let _e8245 = active_1176_;
             if _e8245 {
-                let _e8247 = r730_;
+                let _e8247 = r814_;
                 r67_ = _e8247;
             }
-            let _e8250 = active_1040_;
+            let _e8250 = active_1176_;
             if _e8250 {
                 let _e8252 = r67_;
-                r731_ = u32(_e8252);
+                r815_ = u32(_e8252);
             }
-            let _e8256 = active_1040_;
+            let _e8256 = active_1176_;
             if _e8256 {
-                let _e8258 = r731_;
+                let _e8258 = r815_;
                 r68_ = _e8258;
             }
-            let _e8261 = active_1040_;
+            let _e8261 = active_1176_;
             if _e8261 {
-                r176_ = 0u;
+                r238_ = 0u;
             }
-            let _e8265 = active_1040_;
+            let _e8265 = active_1176_;
             if _e8265 {
                 let _e8267 = r66_;
                 let _e8269 = r68_;
-                r732_ = (_e8267 + _e8269);
+                r816_ = (_e8267 + _e8269);
             }
-            let _e8273 = active_1040_;
+            let _e8273 = active_1176_;
             if _e8273 {
-                let _e8275 = r732_;
+                let _e8275 = r816_;
                 let _e8277 = r66_;
-                r733_ = (_e8275 < _e8277);
+                r817_ = (_e8275 < _e8277);
             }
-            let _e8281 = active_1040_;
+            let _e8281 = active_1176_;
             if _e8281 {
-                let _e8283 = r733_;
-                r734_ = u32(_e8283);
+                let _e8283 = r817_;
+                r818_ = u32(_e8283);
             }
-            let _e8287 = active_1040_;
+            let _e8287 = active_1176_;
             if _e8287 {
-                let _e8289 = r175_;
-                r735_ = (_e8289 + 0u);
+                let _e8289 = r237_;
+                r819_ = (_e8289 + 0u);
             }
-            let _e8294 = active_1040_;
+            let _e8294 = active_1176_;
             if _e8294 {
-                let _e8296 = r735_;
-                let _e8298 = r734_;
-                r736_ = (_e8296 + _e8298);
+                let _e8296 = r819_;
+                let _e8298 = r818_;
+                r820_ = (_e8296 + _e8298);
             }
-            let _e8302 = active_1040_;
+            let _e8302 = active_1176_;
             if _e8302 {
-                let _e8304 = r732_;
+                let _e8304 = r816_;
                 r69_ = _e8304;
             }
-            let _e8307 = active_1040_;
+            let _e8307 = active_1176_;
             if _e8307 {
-                let _e8309 = r736_;
-                r177_ = _e8309;
+                let _e8309 = r820_;
+                r239_ = _e8309;
             }
-            let _e8312 = active_1040_;
+            let _e8312 = active_1176_;
             if _e8312 {
                 let _e8314 = r69_;
                 let _e8321 = i_5_;
-                R[bitcast<u32>(((((_e8321 * 16i) + 8i) * 2i) + 0i))] = _e8314;
+                R[bitcast<u32>(((((_e8321 * 18i) + 8i) * 2i) + 0i))] = _e8314;
             }
-            let _e8332 = active_1040_;
+            let _e8332 = active_1176_;
             if _e8332 {
-                let _e8334 = r177_;
+                let _e8334 = r239_;
                 let _e8341 = i_5_;
-                R[bitcast<u32>(((((_e8341 * 16i) + 8i) * 2i) + 1i))] = _e8334;
+                R[bitcast<u32>(((((_e8341 * 18i) + 8i) * 2i) + 1i))] = _e8334;
             }
-            let _e8352 = active_1040_;
+            let _e8352 = active_1176_;
             if _e8352 {
-                let _e8354 = a_u002e_hi_129_;
-                r737_ = bitcast<i32>(_e8354);
+                let _e8354 = a_u002e_hi_191_;
+                r821_ = bitcast<i32>(_e8354);
             }
-            let _e8358 = active_1040_;
+            let _e8358 = active_1176_;
             if _e8358 {
-                r738_ = 0i;
+                r822_ = 0i;
             }
-            let _e8362 = active_1040_;
+            let _e8362 = active_1176_;
             if _e8362 {
-                let _e8364 = r737_;
-                r739_ = (_e8364 < 0i);
+                let _e8364 = r821_;
+                r823_ = (_e8364 < 0i);
             }
-            let _e8369 = active_1040_;
+            let _e8369 = active_1176_;
             if _e8369 {
-                let _e8371 = a_u002e_hi_129_;
-                r740_ = (_e8371 == 0u);
+                let _e8371 = a_u002e_hi_191_;
+                r824_ = (_e8371 == 0u);
             }
-            let _e8376 = active_1040_;
+            let _e8376 = active_1176_;
             if _e8376 {
                 let _e8378 = a_u002e_lo_9_;
-                r741_ = (_e8378 < 0u);
+                r825_ = (_e8378 < 0u);
             }
-            let _e8383 = active_1040_;
+            let _e8383 = active_1176_;
             if _e8383 {
-                let _e8385 = r740_;
-                let _e8387 = r741_;
-                let _e8389 = r739_;
-                r742_ = select(_e8389, _e8387, _e8385);
+                let _e8385 = r824_;
+                let _e8387 = r825_;
+                let _e8389 = r823_;
+                r826_ = select(_e8389, _e8387, _e8385);
             }
-            let _e8393 = active_1040_;
+            let _e8393 = active_1176_;
             if _e8393 {
-                let _e8395 = r742_;
+                let _e8395 = r826_;
                 r71_ = _e8395;
             }
-            let _e8398 = active_1040_;
-            saved_1059_ = _e8398;
+            let _e8398 = active_1176_;
+            saved_1195_ = _e8398;
             let _e8401 = r71_;
-            let _e8403 = saved_1059_;
+            let _e8403 = saved_1195_;
             let _e8404 = (_e8403 && _e8401);
-            taken_1060_ = _e8404;
-            active_1040_ = _e8404;
+            taken_1196_ = _e8404;
+            active_1176_ = _e8404;
             {
-                let _e8408 = active_1040_;
+                let _e8408 = active_1176_;
                 if _e8408 {
                     let _e8411 = a_u002e_lo_9_;
-                    r743_ = (0u - _e8411);
+                    r827_ = (0u - _e8411);
                 }
-                let _e8415 = active_1040_;
+                let _e8415 = active_1176_;
                 if _e8415 {
                     let _e8418 = a_u002e_lo_9_;
-                    r744_ = (0u < _e8418);
+                    r828_ = (0u < _e8418);
                 }
-                let _e8422 = active_1040_;
+                let _e8422 = active_1176_;
                 if _e8422 {
-                    let _e8424 = r744_;
-                    r745_ = u32(_e8424);
+                    let _e8424 = r828_;
+                    r829_ = u32(_e8424);
                 }
-                let _e8428 = active_1040_;
+                let _e8428 = active_1176_;
                 if _e8428 {
-                    let _e8431 = a_u002e_hi_129_;
-                    r746_ = (0u - _e8431);
+                    let _e8431 = a_u002e_hi_191_;
+                    r830_ = (0u - _e8431);
                 }
-                let _e8435 = active_1040_;
+                let _e8435 = active_1176_;
                 if _e8435 {
-                    let _e8437 = r746_;
-                    let _e8439 = r745_;
-                    r747_ = (_e8437 - _e8439);
+                    let _e8437 = r830_;
+                    let _e8439 = r829_;
+                    r831_ = (_e8437 - _e8439);
                 }
-                let _e8443 = active_1040_;
+                let _e8443 = active_1176_;
                 if _e8443 {
-                    let _e8445 = r743_;
+                    let _e8445 = r827_;
                     r72_ = _e8445;
                 }
-                let _e8448 = active_1040_;
+                let _e8448 = active_1176_;
                 if _e8448 {
-                    let _e8450 = r747_;
-                    r179_ = _e8450;
+                    let _e8450 = r831_;
+                    r241_ = _e8450;
                 }
-                let _e8453 = active_1040_;
+                let _e8453 = active_1176_;
                 if _e8453 {
-                    r748_ = 3u;
+                    r832_ = 3u;
                 }
-                let _e8457 = active_1040_;
+                let _e8457 = active_1176_;
                 if _e8457 {
-                    r749_ = true;
+                    r833_ = true;
                 }
-                let _e8461 = active_1040_;
+                let _e8461 = active_1176_;
                 if _e8461 {
-                    r750_ = 3u;
+                    r834_ = 3u;
                 }
-                let _e8465 = active_1040_;
+                let _e8465 = active_1176_;
                 if _e8465 {
-                    r751_ = false;
+                    r835_ = false;
                 }
-                let _e8469 = active_1040_;
+                let _e8469 = active_1176_;
                 if _e8469 {
-                    r752_ = 29u;
+                    r836_ = 29u;
                 }
-                let _e8473 = active_1040_;
+                let _e8473 = active_1176_;
                 if _e8473 {
-                    let _e8475 = r179_;
-                    r753_ = (_e8475 << bitcast<u32>(29u));
+                    let _e8475 = r241_;
+                    r837_ = (_e8475 << bitcast<u32>(29u));
                 }
-                let _e8481 = active_1040_;
+                let _e8481 = active_1176_;
                 if _e8481 {
-                    let _e8485 = r753_;
-                    r754_ = select(_e8485, 0u, false);
+                    let _e8485 = r837_;
+                    r838_ = select(_e8485, 0u, false);
                 }
-                let _e8489 = active_1040_;
+                let _e8489 = active_1176_;
                 if _e8489 {
                     let _e8491 = r72_;
-                    r755_ = (_e8491 >> bitcast<u32>(3u));
+                    r839_ = (_e8491 >> bitcast<u32>(3u));
                 }
-                let _e8497 = active_1040_;
+                let _e8497 = active_1176_;
                 if _e8497 {
-                    let _e8499 = r755_;
-                    let _e8501 = r754_;
-                    r756_ = (_e8499 | _e8501);
+                    let _e8499 = r839_;
+                    let _e8501 = r838_;
+                    r840_ = (_e8499 | _e8501);
                 }
-                let _e8505 = active_1040_;
+                let _e8505 = active_1176_;
                 if _e8505 {
-                    let _e8507 = r179_;
-                    r757_ = bitcast<i32>(_e8507);
+                    let _e8507 = r241_;
+                    r841_ = bitcast<i32>(_e8507);
                 }
-                let _e8511 = active_1040_;
+                let _e8511 = active_1176_;
                 if _e8511 {
-                    let _e8513 = r757_;
-                    r758_ = (_e8513 >> bitcast<u32>(3i));
+                    let _e8513 = r841_;
+                    r842_ = (_e8513 >> bitcast<u32>(3i));
                 }
-                let _e8519 = active_1040_;
+                let _e8519 = active_1176_;
                 if _e8519 {
-                    let _e8521 = r757_;
-                    r759_ = (_e8521 >> bitcast<u32>(31i));
+                    let _e8521 = r841_;
+                    r843_ = (_e8521 >> bitcast<u32>(31i));
                 }
-                let _e8527 = active_1040_;
+                let _e8527 = active_1176_;
                 if _e8527 {
-                    let _e8529 = r758_;
-                    r760_ = bitcast<u32>(_e8529);
+                    let _e8529 = r842_;
+                    r844_ = bitcast<u32>(_e8529);
                 }
-                let _e8533 = active_1040_;
+                let _e8533 = active_1176_;
                 if _e8533 {
-                    let _e8535 = r759_;
-                    r761_ = bitcast<u32>(_e8535);
+                    let _e8535 = r843_;
+                    r845_ = bitcast<u32>(_e8535);
                 }
-                let _e8539 = active_1040_;
+                let _e8539 = active_1176_;
                 if _e8539 {
-                    let _e8542 = r756_;
-                    let _e8544 = r760_;
-                    r762_ = select(_e8544, _e8542, true);
+                    let _e8542 = r840_;
+                    let _e8544 = r844_;
+                    r846_ = select(_e8544, _e8542, true);
                 }
-                let _e8548 = active_1040_;
+                let _e8548 = active_1176_;
                 if _e8548 {
-                    let _e8551 = r760_;
-                    let _e8553 = r761_;
-                    r763_ = select(_e8553, _e8551, true);
+                    let _e8551 = r844_;
+                    let _e8553 = r845_;
+                    r847_ = select(_e8553, _e8551, true);
                 }
-                let _e8557 = active_1040_;
+                let _e8557 = active_1176_;
                 if _e8557 {
-                    let _e8559 = r762_;
+                    let _e8559 = r846_;
                     r73_ = _e8559;
                 }
-                let _e8562 = active_1040_;
+                let _e8562 = active_1176_;
                 if _e8562 {
-                    let _e8564 = r763_;
-                    r180_ = _e8564;
+                    let _e8564 = r847_;
+                    r242_ = _e8564;
                 }
-                let _e8567 = active_1040_;
+                let _e8567 = active_1176_;
                 if _e8567 {
                     let _e8569 = r73_;
                     mix_u002e_lo_70_ = _e8569;
                 }
-                let _e8572 = active_1040_;
+                let _e8572 = active_1176_;
                 if _e8572 {
-                    let _e8574 = r180_;
-                    mix_u002e_hi_178_ = _e8574;
+                    let _e8574 = r242_;
+                    mix_u002e_hi_240_ = _e8574;
                 }
             }
-            let _e8577 = saved_1059_;
-            let _e8579 = taken_1060_;
-            let _e8583 = exited_1041_;
-            active_1040_ = ((_e8577 && !(_e8579)) && !(_e8583));
+            let _e8577 = saved_1195_;
+            let _e8579 = taken_1196_;
+            let _e8583 = exited_1177_;
+            active_1176_ = ((_e8577 && !(_e8579)) && !(_e8583));
             {
-                let _e8588 = active_1040_;
+                let _e8588 = active_1176_;
                 if _e8588 {
                     r74_ = 1284865837u;
                 }
-                let _e8592 = active_1040_;
+                let _e8592 = active_1176_;
                 if _e8592 {
-                    r181_ = 1481765933u;
+                    r243_ = 1481765933u;
                 }
-                let _e8596 = active_1040_;
+                let _e8596 = active_1176_;
                 if _e8596 {
                     let _e8598 = a_u002e_lo_9_;
-                    r764_ = (_e8598 & 65535u);
+                    r848_ = (_e8598 & 65535u);
                 }
-                let _e8603 = active_1040_;
+                let _e8603 = active_1176_;
                 if _e8603 {
                     let _e8605 = a_u002e_lo_9_;
-                    r765_ = (_e8605 >> bitcast<u32>(16u));
+                    r849_ = (_e8605 >> bitcast<u32>(16u));
                 }
-                let _e8611 = active_1040_;
+                let _e8611 = active_1176_;
                 if _e8611 {
-                    r766_ = 32557u;
+                    r850_ = 32557u;
                 }
-                let _e8615 = active_1040_;
+                let _e8615 = active_1176_;
                 if _e8615 {
-                    r767_ = 19605u;
+                    r851_ = 19605u;
                 }
-                let _e8619 = active_1040_;
+                let _e8619 = active_1176_;
                 if _e8619 {
-                    let _e8621 = r764_;
-                    r768_ = (_e8621 * 32557u);
+                    let _e8621 = r848_;
+                    r852_ = (_e8621 * 32557u);
                 }
-                let _e8626 = active_1040_;
+                let _e8626 = active_1176_;
                 if _e8626 {
-                    let _e8628 = r764_;
-                    r769_ = (_e8628 * 19605u);
+                    let _e8628 = r848_;
+                    r853_ = (_e8628 * 19605u);
                 }
-                let _e8633 = active_1040_;
+                let _e8633 = active_1176_;
                 if _e8633 {
-                    let _e8635 = r765_;
-                    r770_ = (_e8635 * 32557u);
+                    let _e8635 = r849_;
+                    r854_ = (_e8635 * 32557u);
                 }
-                let _e8640 = active_1040_;
+                let _e8640 = active_1176_;
                 if _e8640 {
-                    let _e8642 = r765_;
-                    r771_ = (_e8642 * 19605u);
+                    let _e8642 = r849_;
+                    r855_ = (_e8642 * 19605u);
                 }
-                let _e8647 = active_1040_;
+                let _e8647 = active_1176_;
                 if _e8647 {
-                    let _e8649 = r769_;
-                    r772_ = (_e8649 & 65535u);
+                    let _e8649 = r853_;
+                    r856_ = (_e8649 & 65535u);
                 }
-                let _e8654 = active_1040_;
+                let _e8654 = active_1176_;
                 if _e8654 {
-                    let _e8656 = r769_;
-                    r773_ = (_e8656 >> bitcast<u32>(16u));
+                    let _e8656 = r853_;
+                    r857_ = (_e8656 >> bitcast<u32>(16u));
                 }
-                let _e8662 = active_1040_;
+                let _e8662 = active_1176_;
                 if _e8662 {
-                    let _e8664 = r770_;
-                    r774_ = (_e8664 & 65535u);
+                    let _e8664 = r854_;
+                    r858_ = (_e8664 & 65535u);
                 }
-                let _e8669 = active_1040_;
+                let _e8669 = active_1176_;
                 if _e8669 {
-                    let _e8671 = r770_;
-                    r775_ = (_e8671 >> bitcast<u32>(16u));
+                    let _e8671 = r854_;
+                    r859_ = (_e8671 >> bitcast<u32>(16u));
                 }
-                let _e8677 = active_1040_;
+                let _e8677 = active_1176_;
                 if _e8677 {
-                    let _e8679 = r768_;
-                    r776_ = (_e8679 >> bitcast<u32>(16u));
+                    let _e8679 = r852_;
+                    r860_ = (_e8679 >> bitcast<u32>(16u));
                 }
-                let _e8685 = active_1040_;
+                let _e8685 = active_1176_;
                 if _e8685 {
-                    let _e8687 = r776_;
-                    let _e8689 = r772_;
-                    r777_ = (_e8687 + _e8689);
+                    let _e8687 = r860_;
+                    let _e8689 = r856_;
+                    r861_ = (_e8687 + _e8689);
                 }
-                let _e8693 = active_1040_;
+                let _e8693 = active_1176_;
                 if _e8693 {
-                    let _e8695 = r777_;
-                    let _e8697 = r774_;
-                    r778_ = (_e8695 + _e8697);
+                    let _e8695 = r861_;
+                    let _e8697 = r858_;
+                    r862_ = (_e8695 + _e8697);
                 }
-                let _e8701 = active_1040_;
+                let _e8701 = active_1176_;
                 if _e8701 {
                     let _e8703 = a_u002e_lo_9_;
-                    r779_ = (_e8703 * 1284865837u);
+                    r863_ = (_e8703 * 1284865837u);
                 }
-                let _e8708 = active_1040_;
+                let _e8708 = active_1176_;
                 if _e8708 {
-                    let _e8710 = r771_;
-                    let _e8712 = r773_;
-                    r780_ = (_e8710 + _e8712);
+                    let _e8710 = r855_;
+                    let _e8712 = r857_;
+                    r864_ = (_e8710 + _e8712);
                 }
-                let _e8716 = active_1040_;
+                let _e8716 = active_1176_;
                 if _e8716 {
-                    let _e8718 = r780_;
-                    let _e8720 = r775_;
-                    r781_ = (_e8718 + _e8720);
+                    let _e8718 = r864_;
+                    let _e8720 = r859_;
+                    r865_ = (_e8718 + _e8720);
                 }
-                let _e8724 = active_1040_;
+                let _e8724 = active_1176_;
                 if _e8724 {
-                    let _e8726 = r778_;
-                    r782_ = (_e8726 >> bitcast<u32>(16u));
+                    let _e8726 = r862_;
+                    r866_ = (_e8726 >> bitcast<u32>(16u));
                 }
-                let _e8732 = active_1040_;
+                let _e8732 = active_1176_;
                 if _e8732 {
-                    let _e8734 = r781_;
-                    let _e8736 = r782_;
-                    r783_ = (_e8734 + _e8736);
+                    let _e8734 = r865_;
+                    let _e8736 = r866_;
+                    r867_ = (_e8734 + _e8736);
                 }
-                let _e8740 = active_1040_;
+                let _e8740 = active_1176_;
                 if _e8740 {
                     let _e8742 = a_u002e_lo_9_;
-                    r784_ = (_e8742 * 1481765933u);
+                    r868_ = (_e8742 * 1481765933u);
                 }
-                let _e8747 = active_1040_;
+                let _e8747 = active_1176_;
                 if _e8747 {
-                    let _e8749 = a_u002e_hi_129_;
-                    r785_ = (_e8749 * 1284865837u);
+                    let _e8749 = a_u002e_hi_191_;
+                    r869_ = (_e8749 * 1284865837u);
                 }
-                let _e8754 = active_1040_;
+                let _e8754 = active_1176_;
                 if _e8754 {
-                    let _e8756 = r783_;
-                    let _e8758 = r784_;
-                    r786_ = (_e8756 + _e8758);
+                    let _e8756 = r867_;
+                    let _e8758 = r868_;
+                    r870_ = (_e8756 + _e8758);
                 }
-                let _e8762 = active_1040_;
+                let _e8762 = active_1176_;
                 if _e8762 {
-                    let _e8764 = r786_;
-                    let _e8766 = r785_;
-                    r787_ = (_e8764 + _e8766);
+                    let _e8764 = r870_;
+                    let _e8766 = r869_;
+                    r871_ = (_e8764 + _e8766);
                 }
-                let _e8770 = active_1040_;
+                let _e8770 = active_1176_;
                 if _e8770 {
-                    let _e8772 = r779_;
+                    let _e8772 = r863_;
                     r75_ = _e8772;
                 }
-                let _e8775 = active_1040_;
+                let _e8775 = active_1176_;
                 if _e8775 {
-                    let _e8777 = r787_;
-                    r182_ = _e8777;
+                    let _e8777 = r871_;
+                    r244_ = _e8777;
                 }
-                let _e8780 = active_1040_;
+                let _e8780 = active_1176_;
                 if _e8780 {
                     let _e8782 = r75_;
                     let _e8784 = b_u002e_lo_12_;
-                    r788_ = (_e8782 + _e8784);
+                    r872_ = (_e8782 + _e8784);
                 }
-                let _e8788 = active_1040_;
+                let _e8788 = active_1176_;
                 if _e8788 {
-                    let _e8790 = r788_;
+                    let _e8790 = r872_;
                     let _e8792 = r75_;
-                    r789_ = (_e8790 < _e8792);
+                    r873_ = (_e8790 < _e8792);
                 }
-                let _e8796 = active_1040_;
+                let _e8796 = active_1176_;
                 if _e8796 {
-                    let _e8798 = r789_;
-                    r790_ = u32(_e8798);
+                    let _e8798 = r873_;
+                    r874_ = u32(_e8798);
                 }
-                let _e8802 = active_1040_;
+                let _e8802 = active_1176_;
                 if _e8802 {
-                    let _e8804 = r182_;
-                    let _e8806 = b_u002e_hi_132_;
-                    r791_ = (_e8804 + _e8806);
+                    let _e8804 = r244_;
+                    let _e8806 = b_u002e_hi_194_;
+                    r875_ = (_e8804 + _e8806);
                 }
-                let _e8810 = active_1040_;
+                let _e8810 = active_1176_;
                 if _e8810 {
-                    let _e8812 = r791_;
-                    let _e8814 = r790_;
-                    r792_ = (_e8812 + _e8814);
+                    let _e8812 = r875_;
+                    let _e8814 = r874_;
+                    r876_ = (_e8812 + _e8814);
                 }
-                let _e8818 = active_1040_;
+                let _e8818 = active_1176_;
                 if _e8818 {
-                    let _e8820 = r788_;
+                    let _e8820 = r872_;
                     r76_ = _e8820;
                 }
-                let _e8823 = active_1040_;
+                let _e8823 = active_1176_;
                 if _e8823 {
-                    let _e8825 = r792_;
-                    r183_ = _e8825;
+                    let _e8825 = r876_;
+                    r245_ = _e8825;
                 }
-                let _e8828 = active_1040_;
+                let _e8828 = active_1176_;
                 if _e8828 {
                     let _e8830 = r76_;
                     mix_u002e_lo_70_ = _e8830;
                 }
-                let _e8833 = active_1040_;
+                let _e8833 = active_1176_;
                 if _e8833 {
-                    let _e8835 = r183_;
-                    mix_u002e_hi_178_ = _e8835;
+                    let _e8835 = r245_;
+                    mix_u002e_hi_240_ = _e8835;
                 }
             }
-            let _e8838 = saved_1059_;
-            let _e8840 = exited_1041_;
-            active_1040_ = (_e8838 && !(_e8840));
-            let _e8845 = active_1040_;
+            let _e8838 = saved_1195_;
+            let _e8840 = exited_1177_;
+            active_1176_ = (_e8838 && !(_e8840));
+            let _e8845 = active_1176_;
             if _e8845 {
                 let _e8847 = mix_u002e_lo_70_;
                 let _e8854 = i_5_;
-                R[bitcast<u32>(((((_e8854 * 16i) + 9i) * 2i) + 0i))] = _e8847;
+                R[bitcast<u32>(((((_e8854 * 18i) + 9i) * 2i) + 0i))] = _e8847;
             }
-            let _e8865 = active_1040_;
+            let _e8865 = active_1176_;
             if _e8865 {
-                let _e8867 = mix_u002e_hi_178_;
+                let _e8867 = mix_u002e_hi_240_;
                 let _e8874 = i_5_;
-                R[bitcast<u32>(((((_e8874 * 16i) + 9i) * 2i) + 1i))] = _e8867;
+                R[bitcast<u32>(((((_e8874 * 18i) + 9i) * 2i) + 1i))] = _e8867;
             }
-            let _e8885 = active_1040_;
+            let _e8885 = active_1176_;
             if _e8885 {
                 keep_local0_[0i] = 0u;
             }
-            let _e8891 = active_1040_;
+            let _e8891 = active_1176_;
             if _e8891 {
                 keep_local0_[1i] = 0u;
             }
-            let _e8897 = active_1040_;
+            let _e8897 = active_1176_;
             if _e8897 {
                 keep_local0_[2i] = 0u;
             }
-            let _e8903 = active_1040_;
+            let _e8903 = active_1176_;
             if _e8903 {
                 keep_local0_[3i] = 0u;
             }
-            let _e8909 = active_1040_;
+            let _e8909 = active_1176_;
             if _e8909 {
                 keep_local0_[4i] = 0u;
             }
-            let _e8915 = active_1040_;
+            let _e8915 = active_1176_;
             if _e8915 {
                 keep_local0_[5i] = 0u;
             }
-            let _e8921 = active_1040_;
+            let _e8921 = active_1176_;
             if _e8921 {
                 keep_local0_[6i] = 0u;
             }
-            let _e8927 = active_1040_;
+            let _e8927 = active_1176_;
             if _e8927 {
                 keep_local0_[7i] = 0u;
             }
-            let _e8933 = active_1040_;
+            let _e8933 = active_1176_;
             if _e8933 {
                 let _e8935 = i_5_;
                 r77_ = (_e8935 + 0i);
             }
-            let _e8940 = active_1040_;
+            let _e8940 = active_1176_;
             if _e8940 {
                 let _e8942 = r77_;
                 r78_ = (_e8942 & 3i);
             }
-            let _e8947 = active_1040_;
+            let _e8947 = active_1176_;
             if _e8947 {
                 r79_ = 1i;
             }
-            let _e8951 = active_1040_;
+            let _e8951 = active_1176_;
             if _e8951 {
-                r793_ = 0i;
+                r877_ = 0i;
             }
-            let _e8955 = active_1040_;
+            let _e8955 = active_1176_;
             if _e8955 {
-                r794_ = 1u;
+                r878_ = 1u;
             }
-            let _e8959 = active_1040_;
+            let _e8959 = active_1176_;
             if _e8959 {
-                r795_ = 0u;
+                r879_ = 0u;
             }
-            let _e8963 = active_1040_;
+            let _e8963 = active_1176_;
             if _e8963 {
                 r80_ = 1u;
             }
-            let _e8967 = active_1040_;
+            let _e8967 = active_1176_;
             if _e8967 {
-                r184_ = 0u;
+                r246_ = 0u;
             }
-            let _e8971 = active_1040_;
+            let _e8971 = active_1176_;
             if _e8971 {
                 let _e8973 = a_u002e_lo_9_;
-                r796_ = (_e8973 & 65535u);
+                r880_ = (_e8973 & 65535u);
             }
-            let _e8978 = active_1040_;
+            let _e8978 = active_1176_;
             if _e8978 {
                 let _e8980 = a_u002e_lo_9_;
-                r797_ = (_e8980 >> bitcast<u32>(16u));
+                r881_ = (_e8980 >> bitcast<u32>(16u));
             }
-            let _e8986 = active_1040_;
+            let _e8986 = active_1176_;
             if _e8986 {
-                r798_ = 1u;
+                r882_ = 1u;
             }
-            let _e8990 = active_1040_;
+            let _e8990 = active_1176_;
             if _e8990 {
-                r799_ = 0u;
+                r883_ = 0u;
             }
-            let _e8994 = active_1040_;
+            let _e8994 = active_1176_;
             if _e8994 {
-                let _e8996 = r796_;
-                r800_ = (_e8996 * 1u);
+                let _e8996 = r880_;
+                r884_ = (_e8996 * 1u);
             }
-            let _e9001 = active_1040_;
+            let _e9001 = active_1176_;
             if _e9001 {
-                let _e9003 = r796_;
-                r801_ = (_e9003 * 0u);
+                let _e9003 = r880_;
+                r885_ = (_e9003 * 0u);
             }
-            let _e9008 = active_1040_;
+            let _e9008 = active_1176_;
             if _e9008 {
-                let _e9010 = r797_;
-                r802_ = (_e9010 * 1u);
+                let _e9010 = r881_;
+                r886_ = (_e9010 * 1u);
             }
-            let _e9015 = active_1040_;
+            let _e9015 = active_1176_;
             if _e9015 {
-                let _e9017 = r797_;
-                r803_ = (_e9017 * 0u);
+                let _e9017 = r881_;
+                r887_ = (_e9017 * 0u);
             }
-            let _e9022 = active_1040_;
+            let _e9022 = active_1176_;
             if _e9022 {
-                let _e9024 = r801_;
-                r804_ = (_e9024 & 65535u);
+                let _e9024 = r885_;
+                r888_ = (_e9024 & 65535u);
             }
-            let _e9029 = active_1040_;
+            let _e9029 = active_1176_;
             if _e9029 {
-                let _e9031 = r801_;
-                r805_ = (_e9031 >> bitcast<u32>(16u));
+                let _e9031 = r885_;
+                r889_ = (_e9031 >> bitcast<u32>(16u));
             }
-            let _e9037 = active_1040_;
+            let _e9037 = active_1176_;
             if _e9037 {
-                let _e9039 = r802_;
-                r806_ = (_e9039 & 65535u);
+                let _e9039 = r886_;
+                r890_ = (_e9039 & 65535u);
             }
-            let _e9044 = active_1040_;
+            let _e9044 = active_1176_;
             if _e9044 {
-                let _e9046 = r802_;
-                r807_ = (_e9046 >> bitcast<u32>(16u));
+                let _e9046 = r886_;
+                r891_ = (_e9046 >> bitcast<u32>(16u));
             }
-            let _e9052 = active_1040_;
+            let _e9052 = active_1176_;
             if _e9052 {
-                let _e9054 = r800_;
-                r808_ = (_e9054 >> bitcast<u32>(16u));
+                let _e9054 = r884_;
+                r892_ = (_e9054 >> bitcast<u32>(16u));
             }
-            let _e9060 = active_1040_;
+            let _e9060 = active_1176_;
             if _e9060 {
-                let _e9062 = r808_;
-                let _e9064 = r804_;
-                r809_ = (_e9062 + _e9064);
+                let _e9062 = r892_;
+                let _e9064 = r888_;
+                r893_ = (_e9062 + _e9064);
             }
-            let _e9068 = active_1040_;
+            let _e9068 = active_1176_;
             if _e9068 {
-                let _e9070 = r809_;
-                let _e9072 = r806_;
-                r810_ = (_e9070 + _e9072);
+                let _e9070 = r893_;
+                let _e9072 = r890_;
+                r894_ = (_e9070 + _e9072);
             }
-            let _e9076 = active_1040_;
+            let _e9076 = active_1176_;
             if _e9076 {
                 let _e9078 = a_u002e_lo_9_;
-                r811_ = (_e9078 * 1u);
+                r895_ = (_e9078 * 1u);
             }
-            let _e9083 = active_1040_;
+            let _e9083 = active_1176_;
             if _e9083 {
-                let _e9085 = r803_;
-                let _e9087 = r805_;
-                r812_ = (_e9085 + _e9087);
+                let _e9085 = r887_;
+                let _e9087 = r889_;
+                r896_ = (_e9085 + _e9087);
             }
-            let _e9091 = active_1040_;
+            let _e9091 = active_1176_;
             if _e9091 {
-                let _e9093 = r812_;
-                let _e9095 = r807_;
-                r813_ = (_e9093 + _e9095);
+                let _e9093 = r896_;
+                let _e9095 = r891_;
+                r897_ = (_e9093 + _e9095);
             }
-            let _e9099 = active_1040_;
+            let _e9099 = active_1176_;
             if _e9099 {
-                let _e9101 = r810_;
-                r814_ = (_e9101 >> bitcast<u32>(16u));
+                let _e9101 = r894_;
+                r898_ = (_e9101 >> bitcast<u32>(16u));
             }
-            let _e9107 = active_1040_;
+            let _e9107 = active_1176_;
             if _e9107 {
-                let _e9109 = r813_;
-                let _e9111 = r814_;
-                r815_ = (_e9109 + _e9111);
+                let _e9109 = r897_;
+                let _e9111 = r898_;
+                r899_ = (_e9109 + _e9111);
             }
-            let _e9115 = active_1040_;
+            let _e9115 = active_1176_;
             if _e9115 {
                 let _e9117 = a_u002e_lo_9_;
-                r816_ = (_e9117 * 0u);
+                r900_ = (_e9117 * 0u);
             }
-            let _e9122 = active_1040_;
+            let _e9122 = active_1176_;
             if _e9122 {
-                let _e9124 = a_u002e_hi_129_;
-                r817_ = (_e9124 * 1u);
+                let _e9124 = a_u002e_hi_191_;
+                r901_ = (_e9124 * 1u);
             }
-            let _e9129 = active_1040_;
+            let _e9129 = active_1176_;
             if _e9129 {
-                let _e9131 = r815_;
-                let _e9133 = r816_;
-                r818_ = (_e9131 + _e9133);
+                let _e9131 = r899_;
+                let _e9133 = r900_;
+                r902_ = (_e9131 + _e9133);
             }
-            let _e9137 = active_1040_;
+            let _e9137 = active_1176_;
             if _e9137 {
-                let _e9139 = r818_;
-                let _e9141 = r817_;
-                r819_ = (_e9139 + _e9141);
+                let _e9139 = r902_;
+                let _e9141 = r901_;
+                r903_ = (_e9139 + _e9141);
             }
-            let _e9145 = active_1040_;
+            let _e9145 = active_1176_;
             if _e9145 {
-                let _e9147 = r811_;
+                let _e9147 = r895_;
                 r81_ = _e9147;
             }
-            let _e9150 = active_1040_;
+            let _e9150 = active_1176_;
             if _e9150 {
-                let _e9152 = r819_;
-                r185_ = _e9152;
+                let _e9152 = r903_;
+                r247_ = _e9152;
             }
-            let _e9155 = active_1040_;
+            let _e9155 = active_1176_;
             if _e9155 {
                 let _e9157 = r78_;
-                r820_ = (_e9157 * 2i);
+                r904_ = (_e9157 * 2i);
             }
-            let _e9162 = active_1040_;
+            let _e9162 = active_1176_;
             if _e9162 {
-                let _e9164 = r820_;
-                r821_ = (_e9164 + 0i);
+                let _e9164 = r904_;
+                r905_ = (_e9164 + 0i);
             }
-            let _e9169 = active_1040_;
+            let _e9169 = active_1176_;
             if _e9169 {
                 let _e9171 = r81_;
-                let _e9173 = r821_;
+                let _e9173 = r905_;
                 keep_local0_[_e9173] = _e9171;
             }
-            let _e9177 = active_1040_;
+            let _e9177 = active_1176_;
             if _e9177 {
                 let _e9179 = r78_;
-                r822_ = (_e9179 * 2i);
+                r906_ = (_e9179 * 2i);
             }
-            let _e9184 = active_1040_;
+            let _e9184 = active_1176_;
             if _e9184 {
-                let _e9186 = r822_;
-                r823_ = (_e9186 + 1i);
+                let _e9186 = r906_;
+                r907_ = (_e9186 + 1i);
             }
-            let _e9191 = active_1040_;
+            let _e9191 = active_1176_;
             if _e9191 {
-                let _e9193 = r185_;
-                let _e9195 = r823_;
+                let _e9193 = r247_;
+                let _e9195 = r907_;
                 keep_local0_[_e9195] = _e9193;
             }
-            let _e9199 = active_1040_;
+            let _e9199 = active_1176_;
             if _e9199 {
                 let _e9201 = i_5_;
                 r82_ = (_e9201 + 1i);
             }
-            let _e9206 = active_1040_;
+            let _e9206 = active_1176_;
             if _e9206 {
                 let _e9208 = r82_;
                 r83_ = (_e9208 & 3i);
             }
-            let _e9213 = active_1040_;
+            let _e9213 = active_1176_;
             if _e9213 {
                 r84_ = 2i;
             }
-            let _e9217 = active_1040_;
+            let _e9217 = active_1176_;
             if _e9217 {
-                r824_ = 0i;
+                r908_ = 0i;
             }
-            let _e9221 = active_1040_;
+            let _e9221 = active_1176_;
             if _e9221 {
-                r825_ = 2u;
+                r909_ = 2u;
             }
-            let _e9225 = active_1040_;
+            let _e9225 = active_1176_;
             if _e9225 {
-                r826_ = 0u;
+                r910_ = 0u;
             }
-            let _e9229 = active_1040_;
+            let _e9229 = active_1176_;
             if _e9229 {
                 r85_ = 2u;
             }
-            let _e9233 = active_1040_;
+            let _e9233 = active_1176_;
             if _e9233 {
-                r186_ = 0u;
+                r248_ = 0u;
             }
-            let _e9237 = active_1040_;
+            let _e9237 = active_1176_;
             if _e9237 {
                 let _e9239 = a_u002e_lo_9_;
-                r827_ = (_e9239 & 65535u);
+                r911_ = (_e9239 & 65535u);
             }
-            let _e9244 = active_1040_;
+            let _e9244 = active_1176_;
             if _e9244 {
                 let _e9246 = a_u002e_lo_9_;
-                r828_ = (_e9246 >> bitcast<u32>(16u));
+                r912_ = (_e9246 >> bitcast<u32>(16u));
             }
-            let _e9252 = active_1040_;
+            let _e9252 = active_1176_;
             if _e9252 {
-                r829_ = 2u;
+                r913_ = 2u;
             }
-            let _e9256 = active_1040_;
+            let _e9256 = active_1176_;
             if _e9256 {
-                r830_ = 0u;
+                r914_ = 0u;
             }
-            let _e9260 = active_1040_;
+            let _e9260 = active_1176_;
             if _e9260 {
-                let _e9262 = r827_;
-                r831_ = (_e9262 * 2u);
+                let _e9262 = r911_;
+                r915_ = (_e9262 * 2u);
             }
-            let _e9267 = active_1040_;
+            let _e9267 = active_1176_;
             if _e9267 {
-                let _e9269 = r827_;
-                r832_ = (_e9269 * 0u);
+                let _e9269 = r911_;
+                r916_ = (_e9269 * 0u);
             }
-            let _e9274 = active_1040_;
+            let _e9274 = active_1176_;
             if _e9274 {
-                let _e9276 = r828_;
-                r833_ = (_e9276 * 2u);
+                let _e9276 = r912_;
+                r917_ = (_e9276 * 2u);
             }
-            let _e9281 = active_1040_;
+            let _e9281 = active_1176_;
             if _e9281 {
-                let _e9283 = r828_;
-                r834_ = (_e9283 * 0u);
+                let _e9283 = r912_;
+                r918_ = (_e9283 * 0u);
             }
-            let _e9288 = active_1040_;
+            let _e9288 = active_1176_;
             if _e9288 {
-                let _e9290 = r832_;
-                r835_ = (_e9290 & 65535u);
+                let _e9290 = r916_;
+                r919_ = (_e9290 & 65535u);
             }
-            let _e9295 = active_1040_;
+            let _e9295 = active_1176_;
             if _e9295 {
-                let _e9297 = r832_;
-                r836_ = (_e9297 >> bitcast<u32>(16u));
+                let _e9297 = r916_;
+                r920_ = (_e9297 >> bitcast<u32>(16u));
             }
-            let _e9303 = active_1040_;
+            let _e9303 = active_1176_;
             if _e9303 {
-                let _e9305 = r833_;
-                r837_ = (_e9305 & 65535u);
+                let _e9305 = r917_;
+                r921_ = (_e9305 & 65535u);
             }
-            let _e9310 = active_1040_;
+            let _e9310 = active_1176_;
             if _e9310 {
-                let _e9312 = r833_;
-                r838_ = (_e9312 >> bitcast<u32>(16u));
+                let _e9312 = r917_;
+                r922_ = (_e9312 >> bitcast<u32>(16u));
             }
-            let _e9318 = active_1040_;
+            let _e9318 = active_1176_;
             if _e9318 {
-                let _e9320 = r831_;
-                r839_ = (_e9320 >> bitcast<u32>(16u));
+                let _e9320 = r915_;
+                r923_ = (_e9320 >> bitcast<u32>(16u));
             }
-            let _e9326 = active_1040_;
+            let _e9326 = active_1176_;
             if _e9326 {
-                let _e9328 = r839_;
-                let _e9330 = r835_;
-                r840_ = (_e9328 + _e9330);
+                let _e9328 = r923_;
+                let _e9330 = r919_;
+                r924_ = (_e9328 + _e9330);
             }
-            let _e9334 = active_1040_;
+            let _e9334 = active_1176_;
             if _e9334 {
-                let _e9336 = r840_;
-                let _e9338 = r837_;
-                r841_ = (_e9336 + _e9338);
+                let _e9336 = r924_;
+                let _e9338 = r921_;
+                r925_ = (_e9336 + _e9338);
             }
-            let _e9342 = active_1040_;
+            let _e9342 = active_1176_;
             if _e9342 {
                 let _e9344 = a_u002e_lo_9_;
-                r842_ = (_e9344 * 2u);
+                r926_ = (_e9344 * 2u);
             }
-            let _e9349 = active_1040_;
+            let _e9349 = active_1176_;
             if _e9349 {
-                let _e9351 = r834_;
-                let _e9353 = r836_;
-                r843_ = (_e9351 + _e9353);
+                let _e9351 = r918_;
+                let _e9353 = r920_;
+                r927_ = (_e9351 + _e9353);
             }
-            let _e9357 = active_1040_;
+            let _e9357 = active_1176_;
             if _e9357 {
-                let _e9359 = r843_;
-                let _e9361 = r838_;
-                r844_ = (_e9359 + _e9361);
+                let _e9359 = r927_;
+                let _e9361 = r922_;
+                r928_ = (_e9359 + _e9361);
             }
-            let _e9365 = active_1040_;
+            let _e9365 = active_1176_;
             if _e9365 {
-                let _e9367 = r841_;
-                r845_ = (_e9367 >> bitcast<u32>(16u));
+                let _e9367 = r925_;
+                r929_ = (_e9367 >> bitcast<u32>(16u));
             }
-            let _e9373 = active_1040_;
+            let _e9373 = active_1176_;
             if _e9373 {
-                let _e9375 = r844_;
-                let _e9377 = r845_;
-                r846_ = (_e9375 + _e9377);
+                let _e9375 = r928_;
+                let _e9377 = r929_;
+                r930_ = (_e9375 + _e9377);
             }
-            let _e9381 = active_1040_;
+            let _e9381 = active_1176_;
             if _e9381 {
                 let _e9383 = a_u002e_lo_9_;
-                r847_ = (_e9383 * 0u);
+                r931_ = (_e9383 * 0u);
             }
-            let _e9388 = active_1040_;
+            let _e9388 = active_1176_;
             if _e9388 {
-                let _e9390 = a_u002e_hi_129_;
-                r848_ = (_e9390 * 2u);
+                let _e9390 = a_u002e_hi_191_;
+                r932_ = (_e9390 * 2u);
             }
-            let _e9395 = active_1040_;
+            let _e9395 = active_1176_;
             if _e9395 {
-                let _e9397 = r846_;
-                let _e9399 = r847_;
-                r849_ = (_e9397 + _e9399);
+                let _e9397 = r930_;
+                let _e9399 = r931_;
+                r933_ = (_e9397 + _e9399);
             }
-            let _e9403 = active_1040_;
+            let _e9403 = active_1176_;
             if _e9403 {
-                let _e9405 = r849_;
-                let _e9407 = r848_;
-                r850_ = (_e9405 + _e9407);
+                let _e9405 = r933_;
+                let _e9407 = r932_;
+                r934_ = (_e9405 + _e9407);
             }
-            let _e9411 = active_1040_;
+            let _e9411 = active_1176_;
             if _e9411 {
-                let _e9413 = r842_;
+                let _e9413 = r926_;
                 r86_ = _e9413;
             }
-            let _e9416 = active_1040_;
+            let _e9416 = active_1176_;
             if _e9416 {
-                let _e9418 = r850_;
-                r187_ = _e9418;
+                let _e9418 = r934_;
+                r249_ = _e9418;
             }
-            let _e9421 = active_1040_;
+            let _e9421 = active_1176_;
             if _e9421 {
                 let _e9423 = r83_;
-                r851_ = (_e9423 * 2i);
+                r935_ = (_e9423 * 2i);
             }
-            let _e9428 = active_1040_;
+            let _e9428 = active_1176_;
             if _e9428 {
-                let _e9430 = r851_;
-                r852_ = (_e9430 + 0i);
+                let _e9430 = r935_;
+                r936_ = (_e9430 + 0i);
             }
-            let _e9435 = active_1040_;
+            let _e9435 = active_1176_;
             if _e9435 {
                 let _e9437 = r86_;
-                let _e9439 = r852_;
+                let _e9439 = r936_;
                 keep_local0_[_e9439] = _e9437;
             }
-            let _e9443 = active_1040_;
+            let _e9443 = active_1176_;
             if _e9443 {
                 let _e9445 = r83_;
-                r853_ = (_e9445 * 2i);
+                r937_ = (_e9445 * 2i);
             }
-            let _e9450 = active_1040_;
+            let _e9450 = active_1176_;
             if _e9450 {
-                let _e9452 = r853_;
-                r854_ = (_e9452 + 1i);
+                let _e9452 = r937_;
+                r938_ = (_e9452 + 1i);
             }
-            let _e9457 = active_1040_;
+            let _e9457 = active_1176_;
             if _e9457 {
-                let _e9459 = r187_;
-                let _e9461 = r854_;
+                let _e9459 = r249_;
+                let _e9461 = r938_;
                 keep_local0_[_e9461] = _e9459;
             }
-            let _e9465 = active_1040_;
+            let _e9465 = active_1176_;
             if _e9465 {
                 let _e9467 = i_5_;
                 r87_ = (_e9467 + 2i);
             }
-            let _e9472 = active_1040_;
+            let _e9472 = active_1176_;
             if _e9472 {
                 let _e9474 = r87_;
                 r88_ = (_e9474 & 3i);
             }
-            let _e9479 = active_1040_;
+            let _e9479 = active_1176_;
             if _e9479 {
                 r89_ = 3i;
             }
-            let _e9483 = active_1040_;
+            let _e9483 = active_1176_;
             if _e9483 {
-                r855_ = 0i;
+                r939_ = 0i;
             }
-            let _e9487 = active_1040_;
+            let _e9487 = active_1176_;
             if _e9487 {
-                r856_ = 3u;
+                r940_ = 3u;
             }
-            let _e9491 = active_1040_;
+            let _e9491 = active_1176_;
             if _e9491 {
-                r857_ = 0u;
+                r941_ = 0u;
             }
-            let _e9495 = active_1040_;
+            let _e9495 = active_1176_;
             if _e9495 {
                 r90_ = 3u;
             }
-            let _e9499 = active_1040_;
+            let _e9499 = active_1176_;
             if _e9499 {
-                r188_ = 0u;
+                r250_ = 0u;
             }
-            let _e9503 = active_1040_;
+            let _e9503 = active_1176_;
             if _e9503 {
                 let _e9505 = a_u002e_lo_9_;
-                r858_ = (_e9505 & 65535u);
+                r942_ = (_e9505 & 65535u);
             }
-            let _e9510 = active_1040_;
+            let _e9510 = active_1176_;
             if _e9510 {
                 let _e9512 = a_u002e_lo_9_;
-                r859_ = (_e9512 >> bitcast<u32>(16u));
+                r943_ = (_e9512 >> bitcast<u32>(16u));
             }
-            let _e9518 = active_1040_;
+            let _e9518 = active_1176_;
             if _e9518 {
-                r860_ = 3u;
+                r944_ = 3u;
             }
-            let _e9522 = active_1040_;
+            let _e9522 = active_1176_;
             if _e9522 {
-                r861_ = 0u;
+                r945_ = 0u;
             }
-            let _e9526 = active_1040_;
+            let _e9526 = active_1176_;
             if _e9526 {
-                let _e9528 = r858_;
-                r862_ = (_e9528 * 3u);
+                let _e9528 = r942_;
+                r946_ = (_e9528 * 3u);
             }
-            let _e9533 = active_1040_;
+            let _e9533 = active_1176_;
             if _e9533 {
-                let _e9535 = r858_;
-                r863_ = (_e9535 * 0u);
+                let _e9535 = r942_;
+                r947_ = (_e9535 * 0u);
             }
-            let _e9540 = active_1040_;
+            let _e9540 = active_1176_;
             if _e9540 {
-                let _e9542 = r859_;
-                r864_ = (_e9542 * 3u);
+                let _e9542 = r943_;
+                r948_ = (_e9542 * 3u);
             }
-            let _e9547 = active_1040_;
+            let _e9547 = active_1176_;
             if _e9547 {
-                let _e9549 = r859_;
-                r865_ = (_e9549 * 0u);
+                let _e9549 = r943_;
+                r949_ = (_e9549 * 0u);
             }
-            let _e9554 = active_1040_;
+            let _e9554 = active_1176_;
             if _e9554 {
-                let _e9556 = r863_;
-                r866_ = (_e9556 & 65535u);
+                let _e9556 = r947_;
+                r950_ = (_e9556 & 65535u);
             }
-            let _e9561 = active_1040_;
+            let _e9561 = active_1176_;
             if _e9561 {
-                let _e9563 = r863_;
-                r867_ = (_e9563 >> bitcast<u32>(16u));
+                let _e9563 = r947_;
+                r951_ = (_e9563 >> bitcast<u32>(16u));
             }
-            let _e9569 = active_1040_;
+            let _e9569 = active_1176_;
             if _e9569 {
-                let _e9571 = r864_;
-                r868_ = (_e9571 & 65535u);
+                let _e9571 = r948_;
+                r952_ = (_e9571 & 65535u);
             }
-            let _e9576 = active_1040_;
+            let _e9576 = active_1176_;
             if _e9576 {
-                let _e9578 = r864_;
-                r869_ = (_e9578 >> bitcast<u32>(16u));
+                let _e9578 = r948_;
+                r953_ = (_e9578 >> bitcast<u32>(16u));
             }
-            let _e9584 = active_1040_;
+            let _e9584 = active_1176_;
             if _e9584 {
-                let _e9586 = r862_;
-                r870_ = (_e9586 >> bitcast<u32>(16u));
+                let _e9586 = r946_;
+                r954_ = (_e9586 >> bitcast<u32>(16u));
             }
-            let _e9592 = active_1040_;
+            let _e9592 = active_1176_;
             if _e9592 {
-                let _e9594 = r870_;
-                let _e9596 = r866_;
-                r871_ = (_e9594 + _e9596);
+                let _e9594 = r954_;
+                let _e9596 = r950_;
+                r955_ = (_e9594 + _e9596);
             }
-            let _e9600 = active_1040_;
+            let _e9600 = active_1176_;
             if _e9600 {
-                let _e9602 = r871_;
-                let _e9604 = r868_;
-                r872_ = (_e9602 + _e9604);
+                let _e9602 = r955_;
+                let _e9604 = r952_;
+                r956_ = (_e9602 + _e9604);
             }
-            let _e9608 = active_1040_;
+            let _e9608 = active_1176_;
             if _e9608 {
                 let _e9610 = a_u002e_lo_9_;
-                r873_ = (_e9610 * 3u);
+                r957_ = (_e9610 * 3u);
             }
-            let _e9615 = active_1040_;
+            let _e9615 = active_1176_;
             if _e9615 {
-                let _e9617 = r865_;
-                let _e9619 = r867_;
-                r874_ = (_e9617 + _e9619);
+                let _e9617 = r949_;
+                let _e9619 = r951_;
+                r958_ = (_e9617 + _e9619);
             }
-            let _e9623 = active_1040_;
+            let _e9623 = active_1176_;
             if _e9623 {
-                let _e9625 = r874_;
-                let _e9627 = r869_;
-                r875_ = (_e9625 + _e9627);
+                let _e9625 = r958_;
+                let _e9627 = r953_;
+                r959_ = (_e9625 + _e9627);
             }
-            let _e9631 = active_1040_;
+            let _e9631 = active_1176_;
             if _e9631 {
-                let _e9633 = r872_;
-                r876_ = (_e9633 >> bitcast<u32>(16u));
+                let _e9633 = r956_;
+                r960_ = (_e9633 >> bitcast<u32>(16u));
             }
-            let _e9639 = active_1040_;
+            let _e9639 = active_1176_;
             if _e9639 {
-                let _e9641 = r875_;
-                let _e9643 = r876_;
-                r877_ = (_e9641 + _e9643);
+                let _e9641 = r959_;
+                let _e9643 = r960_;
+                r961_ = (_e9641 + _e9643);
             }
-            let _e9647 = active_1040_;
+            let _e9647 = active_1176_;
             if _e9647 {
                 let _e9649 = a_u002e_lo_9_;
-                r878_ = (_e9649 * 0u);
+                r962_ = (_e9649 * 0u);
             }
-            let _e9654 = active_1040_;
+            let _e9654 = active_1176_;
             if _e9654 {
-                let _e9656 = a_u002e_hi_129_;
-                r879_ = (_e9656 * 3u);
+                let _e9656 = a_u002e_hi_191_;
+                r963_ = (_e9656 * 3u);
             }
-            let _e9661 = active_1040_;
+            let _e9661 = active_1176_;
             if _e9661 {
-                let _e9663 = r877_;
-                let _e9665 = r878_;
-                r880_ = (_e9663 + _e9665);
+                let _e9663 = r961_;
+                let _e9665 = r962_;
+                r964_ = (_e9663 + _e9665);
             }
-            let _e9669 = active_1040_;
+            let _e9669 = active_1176_;
             if _e9669 {
-                let _e9671 = r880_;
-                let _e9673 = r879_;
-                r881_ = (_e9671 + _e9673);
+                let _e9671 = r964_;
+                let _e9673 = r963_;
+                r965_ = (_e9671 + _e9673);
             }
-            let _e9677 = active_1040_;
+            let _e9677 = active_1176_;
             if _e9677 {
-                let _e9679 = r873_;
+                let _e9679 = r957_;
                 r91_ = _e9679;
             }
-            let _e9682 = active_1040_;
+            let _e9682 = active_1176_;
             if _e9682 {
-                let _e9684 = r881_;
-                r189_ = _e9684;
+                let _e9684 = r965_;
+                r251_ = _e9684;
             }
-            let _e9687 = active_1040_;
+            let _e9687 = active_1176_;
             if _e9687 {
                 let _e9689 = r88_;
-                r882_ = (_e9689 * 2i);
+                r966_ = (_e9689 * 2i);
             }
-            let _e9694 = active_1040_;
+            let _e9694 = active_1176_;
             if _e9694 {
-                let _e9696 = r882_;
-                r883_ = (_e9696 + 0i);
+                let _e9696 = r966_;
+                r967_ = (_e9696 + 0i);
             }
-            let _e9701 = active_1040_;
+            let _e9701 = active_1176_;
             if _e9701 {
                 let _e9703 = r91_;
-                let _e9705 = r883_;
+                let _e9705 = r967_;
                 keep_local0_[_e9705] = _e9703;
             }
-            let _e9709 = active_1040_;
+            let _e9709 = active_1176_;
             if _e9709 {
                 let _e9711 = r88_;
-                r884_ = (_e9711 * 2i);
+                r968_ = (_e9711 * 2i);
             }
-            let _e9716 = active_1040_;
+            let _e9716 = active_1176_;
             if _e9716 {
-                let _e9718 = r884_;
-                r885_ = (_e9718 + 1i);
+                let _e9718 = r968_;
+                r969_ = (_e9718 + 1i);
             }
-            let _e9723 = active_1040_;
+            let _e9723 = active_1176_;
             if _e9723 {
-                let _e9725 = r189_;
-                let _e9727 = r885_;
+                let _e9725 = r251_;
+                let _e9727 = r969_;
                 keep_local0_[_e9727] = _e9725;
             }
-            let _e9731 = active_1040_;
+            let _e9731 = active_1176_;
             if _e9731 {
                 let _e9733 = i_5_;
                 r92_ = (_e9733 + 3i);
             }
-            let _e9738 = active_1040_;
+            let _e9738 = active_1176_;
             if _e9738 {
                 let _e9740 = r92_;
                 r93_ = (_e9740 & 3i);
             }
-            let _e9745 = active_1040_;
+            let _e9745 = active_1176_;
             if _e9745 {
                 r94_ = 4i;
             }
-            let _e9749 = active_1040_;
+            let _e9749 = active_1176_;
             if _e9749 {
-                r886_ = 0i;
+                r970_ = 0i;
             }
-            let _e9753 = active_1040_;
+            let _e9753 = active_1176_;
             if _e9753 {
-                r887_ = 4u;
+                r971_ = 4u;
             }
-            let _e9757 = active_1040_;
+            let _e9757 = active_1176_;
             if _e9757 {
-                r888_ = 0u;
+                r972_ = 0u;
             }
-            let _e9761 = active_1040_;
+            let _e9761 = active_1176_;
             if _e9761 {
                 r95_ = 4u;
             }
-            let _e9765 = active_1040_;
+            let _e9765 = active_1176_;
             if _e9765 {
-                r190_ = 0u;
+                r252_ = 0u;
             }
-            let _e9769 = active_1040_;
+            let _e9769 = active_1176_;
             if _e9769 {
                 let _e9771 = a_u002e_lo_9_;
-                r889_ = (_e9771 & 65535u);
+                r973_ = (_e9771 & 65535u);
             }
-            let _e9776 = active_1040_;
+            let _e9776 = active_1176_;
             if _e9776 {
                 let _e9778 = a_u002e_lo_9_;
-                r890_ = (_e9778 >> bitcast<u32>(16u));
+                r974_ = (_e9778 >> bitcast<u32>(16u));
             }
-            let _e9784 = active_1040_;
+            let _e9784 = active_1176_;
             if _e9784 {
-                r891_ = 4u;
+                r975_ = 4u;
             }
-            let _e9788 = active_1040_;
+            let _e9788 = active_1176_;
             if _e9788 {
-                r892_ = 0u;
+                r976_ = 0u;
             }
-            let _e9792 = active_1040_;
+            let _e9792 = active_1176_;
             if _e9792 {
-                let _e9794 = r889_;
-                r893_ = (_e9794 * 4u);
+                let _e9794 = r973_;
+                r977_ = (_e9794 * 4u);
             }
-            let _e9799 = active_1040_;
+            let _e9799 = active_1176_;
             if _e9799 {
-                let _e9801 = r889_;
-                r894_ = (_e9801 * 0u);
+                let _e9801 = r973_;
+                r978_ = (_e9801 * 0u);
             }
-            let _e9806 = active_1040_;
+            let _e9806 = active_1176_;
             if _e9806 {
-                let _e9808 = r890_;
-                r895_ = (_e9808 * 4u);
+                let _e9808 = r974_;
+                r979_ = (_e9808 * 4u);
             }
-            let _e9813 = active_1040_;
+            let _e9813 = active_1176_;
             if _e9813 {
-                let _e9815 = r890_;
-                r896_ = (_e9815 * 0u);
+                let _e9815 = r974_;
+                r980_ = (_e9815 * 0u);
             }
-            let _e9820 = active_1040_;
+            let _e9820 = active_1176_;
             if _e9820 {
-                let _e9822 = r894_;
-                r897_ = (_e9822 & 65535u);
+                let _e9822 = r978_;
+                r981_ = (_e9822 & 65535u);
             }
-            let _e9827 = active_1040_;
+            let _e9827 = active_1176_;
             if _e9827 {
-                let _e9829 = r894_;
-                r898_ = (_e9829 >> bitcast<u32>(16u));
+                let _e9829 = r978_;
+                r982_ = (_e9829 >> bitcast<u32>(16u));
             }
-            let _e9835 = active_1040_;
+            let _e9835 = active_1176_;
             if _e9835 {
-                let _e9837 = r895_;
-                r899_ = (_e9837 & 65535u);
+                let _e9837 = r979_;
+                r983_ = (_e9837 & 65535u);
             }
-            let _e9842 = active_1040_;
+            let _e9842 = active_1176_;
             if _e9842 {
-                let _e9844 = r895_;
-                r900_ = (_e9844 >> bitcast<u32>(16u));
+                let _e9844 = r979_;
+                r984_ = (_e9844 >> bitcast<u32>(16u));
             }
-            let _e9850 = active_1040_;
+            let _e9850 = active_1176_;
             if _e9850 {
-                let _e9852 = r893_;
-                r901_ = (_e9852 >> bitcast<u32>(16u));
+                let _e9852 = r977_;
+                r985_ = (_e9852 >> bitcast<u32>(16u));
             }
-            let _e9858 = active_1040_;
+            let _e9858 = active_1176_;
             if _e9858 {
-                let _e9860 = r901_;
-                let _e9862 = r897_;
-                r902_ = (_e9860 + _e9862);
+                let _e9860 = r985_;
+                let _e9862 = r981_;
+                r986_ = (_e9860 + _e9862);
             }
-            let _e9866 = active_1040_;
+            let _e9866 = active_1176_;
             if _e9866 {
-                let _e9868 = r902_;
-                let _e9870 = r899_;
-                r903_ = (_e9868 + _e9870);
+                let _e9868 = r986_;
+                let _e9870 = r983_;
+                r987_ = (_e9868 + _e9870);
             }
-            let _e9874 = active_1040_;
+            let _e9874 = active_1176_;
             if _e9874 {
                 let _e9876 = a_u002e_lo_9_;
-                r904_ = (_e9876 * 4u);
+                r988_ = (_e9876 * 4u);
             }
-            let _e9881 = active_1040_;
+            let _e9881 = active_1176_;
             if _e9881 {
-                let _e9883 = r896_;
-                let _e9885 = r898_;
-                r905_ = (_e9883 + _e9885);
+                let _e9883 = r980_;
+                let _e9885 = r982_;
+                r989_ = (_e9883 + _e9885);
             }
-            let _e9889 = active_1040_;
+            let _e9889 = active_1176_;
             if _e9889 {
-                let _e9891 = r905_;
-                let _e9893 = r900_;
-                r906_ = (_e9891 + _e9893);
+                let _e9891 = r989_;
+                let _e9893 = r984_;
+                r990_ = (_e9891 + _e9893);
             }
-            let _e9897 = active_1040_;
+            let _e9897 = active_1176_;
             if _e9897 {
-                let _e9899 = r903_;
-                r907_ = (_e9899 >> bitcast<u32>(16u));
+                let _e9899 = r987_;
+                r991_ = (_e9899 >> bitcast<u32>(16u));
             }
-            let _e9905 = active_1040_;
+            let _e9905 = active_1176_;
             if _e9905 {
-                let _e9907 = r906_;
-                let _e9909 = r907_;
-                r908_ = (_e9907 + _e9909);
+                let _e9907 = r990_;
+                let _e9909 = r991_;
+                r992_ = (_e9907 + _e9909);
             }
-            let _e9913 = active_1040_;
+            let _e9913 = active_1176_;
             if _e9913 {
                 let _e9915 = a_u002e_lo_9_;
-                r909_ = (_e9915 * 0u);
+                r993_ = (_e9915 * 0u);
             }
-            let _e9920 = active_1040_;
+            let _e9920 = active_1176_;
             if _e9920 {
-                let _e9922 = a_u002e_hi_129_;
-                r910_ = (_e9922 * 4u);
+                let _e9922 = a_u002e_hi_191_;
+                r994_ = (_e9922 * 4u);
             }
-            let _e9927 = active_1040_;
+            let _e9927 = active_1176_;
             if _e9927 {
-                let _e9929 = r908_;
-                let _e9931 = r909_;
-                r911_ = (_e9929 + _e9931);
+                let _e9929 = r992_;
+                let _e9931 = r993_;
+                r995_ = (_e9929 + _e9931);
             }
-            let _e9935 = active_1040_;
+            let _e9935 = active_1176_;
             if _e9935 {
-                let _e9937 = r911_;
-                let _e9939 = r910_;
-                r912_ = (_e9937 + _e9939);
+                let _e9937 = r995_;
+                let _e9939 = r994_;
+                r996_ = (_e9937 + _e9939);
             }
-            let _e9943 = active_1040_;
+            let _e9943 = active_1176_;
             if _e9943 {
-                let _e9945 = r904_;
+                let _e9945 = r988_;
                 r96_ = _e9945;
             }
-            let _e9948 = active_1040_;
+            let _e9948 = active_1176_;
             if _e9948 {
-                let _e9950 = r912_;
-                r191_ = _e9950;
+                let _e9950 = r996_;
+                r253_ = _e9950;
             }
-            let _e9953 = active_1040_;
+            let _e9953 = active_1176_;
             if _e9953 {
                 let _e9955 = r93_;
-                r913_ = (_e9955 * 2i);
+                r997_ = (_e9955 * 2i);
             }
-            let _e9960 = active_1040_;
+            let _e9960 = active_1176_;
             if _e9960 {
-                let _e9962 = r913_;
-                r914_ = (_e9962 + 0i);
+                let _e9962 = r997_;
+                r998_ = (_e9962 + 0i);
             }
-            let _e9967 = active_1040_;
+            let _e9967 = active_1176_;
             if _e9967 {
                 let _e9969 = r96_;
-                let _e9971 = r914_;
+                let _e9971 = r998_;
                 keep_local0_[_e9971] = _e9969;
             }
-            let _e9975 = active_1040_;
+            let _e9975 = active_1176_;
             if _e9975 {
                 let _e9977 = r93_;
-                r915_ = (_e9977 * 2i);
+                r999_ = (_e9977 * 2i);
             }
-            let _e9982 = active_1040_;
+            let _e9982 = active_1176_;
             if _e9982 {
-                let _e9984 = r915_;
-                r916_ = (_e9984 + 1i);
+                let _e9984 = r999_;
+                r1000_ = (_e9984 + 1i);
             }
-            let _e9989 = active_1040_;
+            let _e9989 = active_1176_;
             if _e9989 {
-                let _e9991 = r191_;
-                let _e9993 = r916_;
+                let _e9991 = r253_;
+                let _e9993 = r1000_;
                 keep_local0_[_e9993] = _e9991;
             }
-            let _e9997 = active_1040_;
+            let _e9997 = active_1176_;
             if _e9997 {
                 let _e9999 = i_5_;
                 r97_ = (_e9999 & 3i);
             }
-            let _e10004 = active_1040_;
+            let _e10004 = active_1176_;
             if _e10004 {
                 let _e10006 = r97_;
-                r917_ = (_e10006 * 2i);
+                r1001_ = (_e10006 * 2i);
             }
-            let _e10011 = active_1040_;
+            let _e10011 = active_1176_;
             if _e10011 {
-                let _e10013 = r917_;
-                r918_ = (_e10013 + 0i);
+                let _e10013 = r1001_;
+                r1002_ = (_e10013 + 0i);
             }
-            let _e10018 = active_1040_;
+            let _e10018 = active_1176_;
             if _e10018 {
-                let _e10020 = r918_;
+                let _e10020 = r1002_;
                 let _e10023 = keep_local0_[_e10020];
                 r98_ = _e10023;
             }
-            let _e10026 = active_1040_;
+            let _e10026 = active_1176_;
             if _e10026 {
                 let _e10028 = r97_;
-                r919_ = (_e10028 * 2i);
+                r1003_ = (_e10028 * 2i);
             }
-            let _e10033 = active_1040_;
+            let _e10033 = active_1176_;
             if _e10033 {
-                let _e10035 = r919_;
-                r920_ = (_e10035 + 1i);
+                let _e10035 = r1003_;
+                r1004_ = (_e10035 + 1i);
             }
-            let _e10040 = active_1040_;
+            let _e10040 = active_1176_;
             if _e10040 {
-                let _e10042 = r920_;
+                let _e10042 = r1004_;
                 let _e10045 = keep_local0_[_e10042];
-                r192_ = _e10045;
+                r254_ = _e10045;
             }
-            let _e10048 = active_1040_;
+            let _e10048 = active_1176_;
             if _e10048 {
                 let _e10050 = i_5_;
                 r99_ = (_e10050 + 1i);
             }
-            let _e10055 = active_1040_;
+            let _e10055 = active_1176_;
             if _e10055 {
                 let _e10057 = r99_;
                 r100_ = (_e10057 & 3i);
             }
-            let _e10062 = active_1040_;
+            let _e10062 = active_1176_;
             if _e10062 {
                 let _e10064 = r100_;
-                r921_ = (_e10064 * 2i);
+                r1005_ = (_e10064 * 2i);
             }
-            let _e10069 = active_1040_;
+            let _e10069 = active_1176_;
             if _e10069 {
-                let _e10071 = r921_;
-                r922_ = (_e10071 + 0i);
+                let _e10071 = r1005_;
+                r1006_ = (_e10071 + 0i);
             }
-            let _e10076 = active_1040_;
+            let _e10076 = active_1176_;
             if _e10076 {
-                let _e10078 = r922_;
+                let _e10078 = r1006_;
                 let _e10081 = keep_local0_[_e10078];
                 r101_ = _e10081;
             }
-            let _e10084 = active_1040_;
+            let _e10084 = active_1176_;
             if _e10084 {
                 let _e10086 = r100_;
-                r923_ = (_e10086 * 2i);
+                r1007_ = (_e10086 * 2i);
             }
-            let _e10091 = active_1040_;
+            let _e10091 = active_1176_;
             if _e10091 {
-                let _e10093 = r923_;
-                r924_ = (_e10093 + 1i);
+                let _e10093 = r1007_;
+                r1008_ = (_e10093 + 1i);
             }
-            let _e10098 = active_1040_;
+            let _e10098 = active_1176_;
             if _e10098 {
-                let _e10100 = r924_;
+                let _e10100 = r1008_;
                 let _e10103 = keep_local0_[_e10100];
-                r193_ = _e10103;
+                r255_ = _e10103;
             }
-            let _e10106 = active_1040_;
+            let _e10106 = active_1176_;
             if _e10106 {
                 let _e10108 = r98_;
                 let _e10110 = r101_;
-                r925_ = (_e10108 - _e10110);
+                r1009_ = (_e10108 - _e10110);
             }
-            let _e10114 = active_1040_;
+            let _e10114 = active_1176_;
             if _e10114 {
                 let _e10116 = r98_;
                 let _e10118 = r101_;
-                r926_ = (_e10116 < _e10118);
+                r1010_ = (_e10116 < _e10118);
             }
-            let _e10122 = active_1040_;
+            let _e10122 = active_1176_;
             if _e10122 {
-                let _e10124 = r926_;
-                r927_ = u32(_e10124);
+                let _e10124 = r1010_;
+                r1011_ = u32(_e10124);
             }
-            let _e10128 = active_1040_;
+            let _e10128 = active_1176_;
             if _e10128 {
-                let _e10130 = r192_;
-                let _e10132 = r193_;
-                r928_ = (_e10130 - _e10132);
+                let _e10130 = r254_;
+                let _e10132 = r255_;
+                r1012_ = (_e10130 - _e10132);
             }
-            let _e10136 = active_1040_;
+            let _e10136 = active_1176_;
             if _e10136 {
-                let _e10138 = r928_;
-                let _e10140 = r927_;
-                r929_ = (_e10138 - _e10140);
+                let _e10138 = r1012_;
+                let _e10140 = r1011_;
+                r1013_ = (_e10138 - _e10140);
             }
-            let _e10144 = active_1040_;
+            let _e10144 = active_1176_;
             if _e10144 {
-                let _e10146 = r925_;
+                let _e10146 = r1009_;
                 r102_ = _e10146;
             }
-            let _e10149 = active_1040_;
+            let _e10149 = active_1176_;
             if _e10149 {
-                let _e10151 = r929_;
-                r194_ = _e10151;
+                let _e10151 = r1013_;
+                r256_ = _e10151;
             }
-            let _e10154 = active_1040_;
+            let _e10154 = active_1176_;
             if _e10154 {
                 let _e10156 = r102_;
                 let _e10163 = i_5_;
-                R[bitcast<u32>(((((_e10163 * 16i) + 10i) * 2i) + 0i))] = _e10156;
+                R[bitcast<u32>(((((_e10163 * 18i) + 10i) * 2i) + 0i))] = _e10156;
             }
-            let _e10174 = active_1040_;
+            let _e10174 = active_1176_;
             if _e10174 {
-                let _e10176 = r194_;
+                let _e10176 = r256_;
                 let _e10183 = i_5_;
-                R[bitcast<u32>(((((_e10183 * 16i) + 10i) * 2i) + 1i))] = _e10176;
+                R[bitcast<u32>(((((_e10183 * 18i) + 10i) * 2i) + 1i))] = _e10176;
             }
-            let _e10194 = active_1040_;
+            let _e10194 = active_1176_;
             if _e10194 {
                 let _e10196 = a_u002e_lo_9_;
-                r930_ = ~(_e10196);
+                r1014_ = ~(_e10196);
             }
-            let _e10200 = active_1040_;
+            let _e10200 = active_1176_;
             if _e10200 {
-                let _e10202 = a_u002e_hi_129_;
-                r931_ = ~(_e10202);
+                let _e10202 = a_u002e_hi_191_;
+                r1015_ = ~(_e10202);
             }
-            let _e10206 = active_1040_;
+            let _e10206 = active_1176_;
             if _e10206 {
-                let _e10208 = r930_;
+                let _e10208 = r1014_;
                 r103_ = _e10208;
             }
-            let _e10211 = active_1040_;
+            let _e10211 = active_1176_;
             if _e10211 {
-                let _e10213 = r931_;
-                r195_ = _e10213;
+                let _e10213 = r1015_;
+                r257_ = _e10213;
             }
-            let _e10216 = active_1040_;
+            let _e10216 = active_1176_;
             if _e10216 {
                 r104_ = 4294967295u;
             }
-            let _e10220 = active_1040_;
+            let _e10220 = active_1176_;
             if _e10220 {
-                r196_ = 2147483647u;
+                r258_ = 2147483647u;
             }
-            let _e10224 = active_1040_;
+            let _e10224 = active_1176_;
             if _e10224 {
                 let _e10226 = r103_;
-                r932_ = (_e10226 & 4294967295u);
+                r1016_ = (_e10226 & 4294967295u);
             }
-            let _e10231 = active_1040_;
+            let _e10231 = active_1176_;
             if _e10231 {
-                let _e10233 = r195_;
-                r933_ = (_e10233 & 2147483647u);
+                let _e10233 = r257_;
+                r1017_ = (_e10233 & 2147483647u);
             }
-            let _e10238 = active_1040_;
+            let _e10238 = active_1176_;
             if _e10238 {
-                let _e10240 = r932_;
+                let _e10240 = r1016_;
                 r105_ = _e10240;
             }
-            let _e10243 = active_1040_;
+            let _e10243 = active_1176_;
             if _e10243 {
-                let _e10245 = r933_;
-                r197_ = _e10245;
+                let _e10245 = r1017_;
+                r259_ = _e10245;
             }
-            let _e10248 = active_1040_;
+            let _e10248 = active_1176_;
             if _e10248 {
                 let _e10250 = r105_;
                 let _e10257 = i_5_;
-                R[bitcast<u32>(((((_e10257 * 16i) + 11i) * 2i) + 0i))] = _e10250;
+                R[bitcast<u32>(((((_e10257 * 18i) + 11i) * 2i) + 0i))] = _e10250;
             }
-            let _e10268 = active_1040_;
+            let _e10268 = active_1176_;
             if _e10268 {
-                let _e10270 = r197_;
+                let _e10270 = r259_;
                 let _e10277 = i_5_;
-                R[bitcast<u32>(((((_e10277 * 16i) + 11i) * 2i) + 1i))] = _e10270;
+                R[bitcast<u32>(((((_e10277 * 18i) + 11i) * 2i) + 1i))] = _e10270;
             }
-            let _e10288 = active_1040_;
+            let _e10288 = active_1176_;
             if _e10288 {
                 let _e10291 = a_u002e_lo_9_;
-                r934_ = (0u - _e10291);
+                r1018_ = (0u - _e10291);
             }
-            let _e10295 = active_1040_;
+            let _e10295 = active_1176_;
             if _e10295 {
                 let _e10298 = a_u002e_lo_9_;
-                r935_ = (0u < _e10298);
+                r1019_ = (0u < _e10298);
             }
-            let _e10302 = active_1040_;
+            let _e10302 = active_1176_;
             if _e10302 {
-                let _e10304 = r935_;
-                r936_ = u32(_e10304);
+                let _e10304 = r1019_;
+                r1020_ = u32(_e10304);
             }
-            let _e10308 = active_1040_;
+            let _e10308 = active_1176_;
             if _e10308 {
-                let _e10311 = a_u002e_hi_129_;
-                r937_ = (0u - _e10311);
+                let _e10311 = a_u002e_hi_191_;
+                r1021_ = (0u - _e10311);
             }
-            let _e10315 = active_1040_;
+            let _e10315 = active_1176_;
             if _e10315 {
-                let _e10317 = r937_;
-                let _e10319 = r936_;
-                r938_ = (_e10317 - _e10319);
+                let _e10317 = r1021_;
+                let _e10319 = r1020_;
+                r1022_ = (_e10317 - _e10319);
             }
-            let _e10323 = active_1040_;
+            let _e10323 = active_1176_;
             if _e10323 {
-                let _e10325 = r934_;
+                let _e10325 = r1018_;
                 r106_ = _e10325;
             }
-            let _e10328 = active_1040_;
+            let _e10328 = active_1176_;
             if _e10328 {
-                let _e10330 = r938_;
-                r198_ = _e10330;
+                let _e10330 = r1022_;
+                r260_ = _e10330;
             }
-            let _e10333 = active_1040_;
+            let _e10333 = active_1176_;
             if _e10333 {
                 let _e10335 = r106_;
-                r939_ = (_e10335 - 1u);
+                r1023_ = (_e10335 - 1u);
             }
-            let _e10340 = active_1040_;
+            let _e10340 = active_1176_;
             if _e10340 {
                 let _e10342 = r106_;
-                r940_ = (_e10342 < 1u);
+                r1024_ = (_e10342 < 1u);
             }
-            let _e10347 = active_1040_;
+            let _e10347 = active_1176_;
             if _e10347 {
-                let _e10349 = r940_;
-                r941_ = u32(_e10349);
+                let _e10349 = r1024_;
+                r1025_ = u32(_e10349);
             }
-            let _e10353 = active_1040_;
+            let _e10353 = active_1176_;
             if _e10353 {
-                let _e10355 = r198_;
-                r942_ = (_e10355 - 0u);
+                let _e10355 = r260_;
+                r1026_ = (_e10355 - 0u);
             }
-            let _e10360 = active_1040_;
+            let _e10360 = active_1176_;
             if _e10360 {
-                let _e10362 = r942_;
-                let _e10364 = r941_;
-                r943_ = (_e10362 - _e10364);
+                let _e10362 = r1026_;
+                let _e10364 = r1025_;
+                r1027_ = (_e10362 - _e10364);
             }
-            let _e10368 = active_1040_;
+            let _e10368 = active_1176_;
             if _e10368 {
-                let _e10370 = r939_;
+                let _e10370 = r1023_;
                 r107_ = _e10370;
             }
-            let _e10373 = active_1040_;
+            let _e10373 = active_1176_;
             if _e10373 {
-                let _e10375 = r943_;
-                r199_ = _e10375;
+                let _e10375 = r1027_;
+                r261_ = _e10375;
             }
-            let _e10378 = active_1040_;
+            let _e10378 = active_1176_;
             if _e10378 {
                 let _e10380 = r107_;
                 let _e10387 = i_5_;
-                R[bitcast<u32>(((((_e10387 * 16i) + 12i) * 2i) + 0i))] = _e10380;
+                R[bitcast<u32>(((((_e10387 * 18i) + 12i) * 2i) + 0i))] = _e10380;
             }
-            let _e10398 = active_1040_;
+            let _e10398 = active_1176_;
             if _e10398 {
-                let _e10400 = r199_;
+                let _e10400 = r261_;
                 let _e10407 = i_5_;
-                R[bitcast<u32>(((((_e10407 * 16i) + 12i) * 2i) + 1i))] = _e10400;
+                R[bitcast<u32>(((((_e10407 * 18i) + 12i) * 2i) + 1i))] = _e10400;
             }
-            let _e10418 = active_1040_;
+            let _e10418 = active_1176_;
             if _e10418 {
                 r108_ = 705032704u;
             }
-            let _e10422 = active_1040_;
+            let _e10422 = active_1176_;
             if _e10422 {
-                r200_ = 1u;
+                r262_ = 1u;
             }
-            let _e10426 = active_1040_;
+            let _e10426 = active_1176_;
             if _e10426 {
                 let _e10428 = i_5_;
-                r944_ = (_e10428 >> bitcast<u32>(31i));
+                r1028_ = (_e10428 >> bitcast<u32>(31i));
             }
-            let _e10434 = active_1040_;
+            let _e10434 = active_1176_;
             if _e10434 {
                 let _e10436 = i_5_;
-                r945_ = bitcast<u32>(_e10436);
+                r1029_ = bitcast<u32>(_e10436);
             }
-            let _e10440 = active_1040_;
+            let _e10440 = active_1176_;
             if _e10440 {
-                let _e10442 = r944_;
-                r946_ = bitcast<u32>(_e10442);
+                let _e10442 = r1028_;
+                r1030_ = bitcast<u32>(_e10442);
             }
-            let _e10446 = active_1040_;
+            let _e10446 = active_1176_;
             if _e10446 {
-                let _e10448 = r945_;
+                let _e10448 = r1029_;
                 r109_ = _e10448;
             }
-            let _e10451 = active_1040_;
+            let _e10451 = active_1176_;
             if _e10451 {
-                let _e10453 = r946_;
-                r201_ = _e10453;
+                let _e10453 = r1030_;
+                r263_ = _e10453;
             }
-            let _e10456 = active_1040_;
+            let _e10456 = active_1176_;
             if _e10456 {
-                r947_ = 61952u;
+                r1031_ = 61952u;
             }
-            let _e10460 = active_1040_;
+            let _e10460 = active_1176_;
             if _e10460 {
-                r948_ = 10757u;
+                r1032_ = 10757u;
             }
-            let _e10464 = active_1040_;
+            let _e10464 = active_1176_;
             if _e10464 {
                 let _e10466 = r109_;
-                r949_ = (_e10466 & 65535u);
+                r1033_ = (_e10466 & 65535u);
             }
-            let _e10471 = active_1040_;
+            let _e10471 = active_1176_;
             if _e10471 {
                 let _e10473 = r109_;
-                r950_ = (_e10473 >> bitcast<u32>(16u));
+                r1034_ = (_e10473 >> bitcast<u32>(16u));
             }
-            let _e10479 = active_1040_;
+            let _e10479 = active_1176_;
             if _e10479 {
-                let _e10482 = r949_;
-                r951_ = (61952u * _e10482);
+                let _e10482 = r1033_;
+                r1035_ = (61952u * _e10482);
             }
-            let _e10486 = active_1040_;
+            let _e10486 = active_1176_;
             if _e10486 {
-                let _e10489 = r950_;
-                r952_ = (61952u * _e10489);
+                let _e10489 = r1034_;
+                r1036_ = (61952u * _e10489);
             }
-            let _e10493 = active_1040_;
+            let _e10493 = active_1176_;
             if _e10493 {
-                let _e10496 = r949_;
-                r953_ = (10757u * _e10496);
+                let _e10496 = r1033_;
+                r1037_ = (10757u * _e10496);
             }
-            let _e10500 = active_1040_;
+            let _e10500 = active_1176_;
             if _e10500 {
-                let _e10503 = r950_;
-                r954_ = (10757u * _e10503);
+                let _e10503 = r1034_;
+                r1038_ = (10757u * _e10503);
             }
-            let _e10507 = active_1040_;
+            let _e10507 = active_1176_;
             if _e10507 {
-                let _e10509 = r952_;
-                r955_ = (_e10509 & 65535u);
+                let _e10509 = r1036_;
+                r1039_ = (_e10509 & 65535u);
             }
-            let _e10514 = active_1040_;
+            let _e10514 = active_1176_;
             if _e10514 {
-                let _e10516 = r952_;
-                r956_ = (_e10516 >> bitcast<u32>(16u));
+                let _e10516 = r1036_;
+                r1040_ = (_e10516 >> bitcast<u32>(16u));
             }
-            let _e10522 = active_1040_;
+            let _e10522 = active_1176_;
             if _e10522 {
-                let _e10524 = r953_;
-                r957_ = (_e10524 & 65535u);
+                let _e10524 = r1037_;
+                r1041_ = (_e10524 & 65535u);
             }
-            let _e10529 = active_1040_;
+            let _e10529 = active_1176_;
             if _e10529 {
-                let _e10531 = r953_;
-                r958_ = (_e10531 >> bitcast<u32>(16u));
+                let _e10531 = r1037_;
+                r1042_ = (_e10531 >> bitcast<u32>(16u));
             }
-            let _e10537 = active_1040_;
+            let _e10537 = active_1176_;
             if _e10537 {
-                let _e10539 = r951_;
-                r959_ = (_e10539 >> bitcast<u32>(16u));
+                let _e10539 = r1035_;
+                r1043_ = (_e10539 >> bitcast<u32>(16u));
             }
-            let _e10545 = active_1040_;
+            let _e10545 = active_1176_;
             if _e10545 {
-                let _e10547 = r959_;
-                let _e10549 = r955_;
-                r960_ = (_e10547 + _e10549);
+                let _e10547 = r1043_;
+                let _e10549 = r1039_;
+                r1044_ = (_e10547 + _e10549);
             }
-            let _e10553 = active_1040_;
+            let _e10553 = active_1176_;
             if _e10553 {
-                let _e10555 = r960_;
-                let _e10557 = r957_;
-                r961_ = (_e10555 + _e10557);
+                let _e10555 = r1044_;
+                let _e10557 = r1041_;
+                r1045_ = (_e10555 + _e10557);
             }
-            let _e10561 = active_1040_;
+            let _e10561 = active_1176_;
             if _e10561 {
                 let _e10564 = r109_;
-                r962_ = (705032704u * _e10564);
+                r1046_ = (705032704u * _e10564);
             }
-            let _e10568 = active_1040_;
+            let _e10568 = active_1176_;
             if _e10568 {
-                let _e10570 = r954_;
-                let _e10572 = r956_;
-                r963_ = (_e10570 + _e10572);
+                let _e10570 = r1038_;
+                let _e10572 = r1040_;
+                r1047_ = (_e10570 + _e10572);
             }
-            let _e10576 = active_1040_;
+            let _e10576 = active_1176_;
             if _e10576 {
-                let _e10578 = r963_;
-                let _e10580 = r958_;
-                r964_ = (_e10578 + _e10580);
+                let _e10578 = r1047_;
+                let _e10580 = r1042_;
+                r1048_ = (_e10578 + _e10580);
             }
-            let _e10584 = active_1040_;
+            let _e10584 = active_1176_;
             if _e10584 {
-                let _e10586 = r961_;
-                r965_ = (_e10586 >> bitcast<u32>(16u));
+                let _e10586 = r1045_;
+                r1049_ = (_e10586 >> bitcast<u32>(16u));
             }
-            let _e10592 = active_1040_;
+            let _e10592 = active_1176_;
             if _e10592 {
-                let _e10594 = r964_;
-                let _e10596 = r965_;
-                r966_ = (_e10594 + _e10596);
+                let _e10594 = r1048_;
+                let _e10596 = r1049_;
+                r1050_ = (_e10594 + _e10596);
             }
-            let _e10600 = active_1040_;
+            let _e10600 = active_1176_;
             if _e10600 {
-                let _e10603 = r201_;
-                r967_ = (705032704u * _e10603);
+                let _e10603 = r263_;
+                r1051_ = (705032704u * _e10603);
             }
-            let _e10607 = active_1040_;
+            let _e10607 = active_1176_;
             if _e10607 {
                 let _e10610 = r109_;
-                r968_ = (1u * _e10610);
+                r1052_ = (1u * _e10610);
             }
-            let _e10614 = active_1040_;
+            let _e10614 = active_1176_;
             if _e10614 {
-                let _e10616 = r966_;
-                let _e10618 = r967_;
-                r969_ = (_e10616 + _e10618);
+                let _e10616 = r1050_;
+                let _e10618 = r1051_;
+                r1053_ = (_e10616 + _e10618);
             }
-            let _e10622 = active_1040_;
+            let _e10622 = active_1176_;
             if _e10622 {
-                let _e10624 = r969_;
-                let _e10626 = r968_;
-                r970_ = (_e10624 + _e10626);
+                let _e10624 = r1053_;
+                let _e10626 = r1052_;
+                r1054_ = (_e10624 + _e10626);
             }
-            let _e10630 = active_1040_;
+            let _e10630 = active_1176_;
             if _e10630 {
-                let _e10632 = r962_;
+                let _e10632 = r1046_;
                 r110_ = _e10632;
             }
-            let _e10635 = active_1040_;
+            let _e10635 = active_1176_;
             if _e10635 {
-                let _e10637 = r970_;
-                r202_ = _e10637;
+                let _e10637 = r1054_;
+                r264_ = _e10637;
             }
-            let _e10640 = active_1040_;
+            let _e10640 = active_1176_;
             if _e10640 {
                 r111_ = 4294967295u;
             }
-            let _e10644 = active_1040_;
+            let _e10644 = active_1176_;
             if _e10644 {
-                r203_ = 4294967295u;
+                r265_ = 4294967295u;
             }
-            let _e10648 = active_1040_;
+            let _e10648 = active_1176_;
             if _e10648 {
                 let _e10650 = r110_;
-                r971_ = (_e10650 - 4294967295u);
+                r1055_ = (_e10650 - 4294967295u);
             }
-            let _e10655 = active_1040_;
+            let _e10655 = active_1176_;
             if _e10655 {
                 let _e10657 = r110_;
-                r972_ = (_e10657 < 4294967295u);
+                r1056_ = (_e10657 < 4294967295u);
             }
-            let _e10662 = active_1040_;
+            let _e10662 = active_1176_;
             if _e10662 {
-                let _e10664 = r972_;
-                r973_ = u32(_e10664);
+                let _e10664 = r1056_;
+                r1057_ = u32(_e10664);
             }
-            let _e10668 = active_1040_;
+            let _e10668 = active_1176_;
             if _e10668 {
-                let _e10670 = r202_;
-                r974_ = (_e10670 - 4294967295u);
+                let _e10670 = r264_;
+                r1058_ = (_e10670 - 4294967295u);
             }
-            let _e10675 = active_1040_;
+            let _e10675 = active_1176_;
             if _e10675 {
-                let _e10677 = r974_;
-                let _e10679 = r973_;
-                r975_ = (_e10677 - _e10679);
+                let _e10677 = r1058_;
+                let _e10679 = r1057_;
+                r1059_ = (_e10677 - _e10679);
             }
-            let _e10683 = active_1040_;
+            let _e10683 = active_1176_;
             if _e10683 {
-                let _e10685 = r971_;
+                let _e10685 = r1055_;
                 r112_ = _e10685;
             }
-            let _e10688 = active_1040_;
+            let _e10688 = active_1176_;
             if _e10688 {
-                let _e10690 = r975_;
-                r204_ = _e10690;
+                let _e10690 = r1059_;
+                r266_ = _e10690;
             }
-            let _e10693 = active_1040_;
+            let _e10693 = active_1176_;
             if _e10693 {
                 let _e10695 = r112_;
                 let _e10702 = i_5_;
-                R[bitcast<u32>(((((_e10702 * 16i) + 13i) * 2i) + 0i))] = _e10695;
+                R[bitcast<u32>(((((_e10702 * 18i) + 13i) * 2i) + 0i))] = _e10695;
             }
-            let _e10713 = active_1040_;
+            let _e10713 = active_1176_;
             if _e10713 {
-                let _e10715 = r204_;
+                let _e10715 = r266_;
                 let _e10722 = i_5_;
-                R[bitcast<u32>(((((_e10722 * 16i) + 13i) * 2i) + 1i))] = _e10715;
+                R[bitcast<u32>(((((_e10722 * 18i) + 13i) * 2i) + 1i))] = _e10715;
             }
         }
-        let _e10733 = saved_1043_;
-        let _e10735 = taken_1044_;
-        let _e10739 = exited_1041_;
-        active_1040_ = ((_e10733 && !(_e10735)) && !(_e10739));
+        let _e10733 = saved_1179_;
+        let _e10735 = taken_1180_;
+        let _e10739 = exited_1177_;
+        active_1176_ = ((_e10733 && !(_e10735)) && !(_e10739));
         {
         }
-        let _e10744 = saved_1043_;
-        let _e10746 = exited_1041_;
-        active_1040_ = (_e10744 && !(_e10746));
-        let _e10751 = active_1040_;
+        let _e10744 = saved_1179_;
+        let _e10746 = exited_1177_;
+        active_1176_ = (_e10744 && !(_e10746));
+        let _e10751 = active_1176_;
         if _e10751 {
             let _e10753 = i_5_;
-            r976_ = (_e10753 >> bitcast<u32>(31i));
+            r1060_ = (_e10753 >> bitcast<u32>(31i));
         }
-        let _e10759 = active_1040_;
+        let _e10759 = active_1176_;
         if _e10759 {
             let _e10761 = i_5_;
-            r977_ = bitcast<u32>(_e10761);
+            r1061_ = bitcast<u32>(_e10761);
         }
-        let _e10765 = active_1040_;
+        let _e10765 = active_1176_;
         if _e10765 {
-            let _e10767 = r976_;
-            r978_ = bitcast<u32>(_e10767);
+            let _e10767 = r1060_;
+            r1062_ = bitcast<u32>(_e10767);
         }
-        let _e10771 = active_1040_;
+        let _e10771 = active_1176_;
         if _e10771 {
-            let _e10773 = r977_;
+            let _e10773 = r1061_;
             r113_ = _e10773;
         }
-        let _e10776 = active_1040_;
+        let _e10776 = active_1176_;
         if _e10776 {
-            let _e10778 = r978_;
-            r205_ = _e10778;
+            let _e10778 = r1062_;
+            r267_ = _e10778;
         }
-        let _e10781 = active_1040_;
+        let _e10781 = active_1176_;
         if _e10781 {
-            r979_ = 33u;
+            r1063_ = 33u;
         }
-        let _e10785 = active_1040_;
+        let _e10785 = active_1176_;
         if _e10785 {
-            r980_ = false;
+            r1064_ = false;
         }
-        let _e10789 = active_1040_;
+        let _e10789 = active_1176_;
         if _e10789 {
-            r981_ = 1u;
+            r1065_ = 1u;
         }
-        let _e10793 = active_1040_;
+        let _e10793 = active_1176_;
         if _e10793 {
-            r982_ = false;
+            r1066_ = false;
         }
-        let _e10797 = active_1040_;
+        let _e10797 = active_1176_;
         if _e10797 {
-            r983_ = 31u;
+            r1067_ = 31u;
         }
-        let _e10801 = active_1040_;
+        let _e10801 = active_1176_;
         if _e10801 {
             let _e10803 = r113_;
-            r984_ = (_e10803 >> bitcast<u32>(31u));
+            r1068_ = (_e10803 >> bitcast<u32>(31u));
         }
-        let _e10809 = active_1040_;
+        let _e10809 = active_1176_;
         if _e10809 {
-            let _e10813 = r984_;
-            r985_ = select(_e10813, 0u, false);
+            let _e10813 = r1068_;
+            r1069_ = select(_e10813, 0u, false);
         }
-        let _e10817 = active_1040_;
+        let _e10817 = active_1176_;
         if _e10817 {
-            let _e10819 = r205_;
-            r986_ = (_e10819 << bitcast<u32>(1u));
+            let _e10819 = r267_;
+            r1070_ = (_e10819 << bitcast<u32>(1u));
         }
-        let _e10825 = active_1040_;
+        let _e10825 = active_1176_;
         if _e10825 {
-            let _e10827 = r986_;
-            let _e10829 = r985_;
-            r987_ = (_e10827 | _e10829);
+            let _e10827 = r1070_;
+            let _e10829 = r1069_;
+            r1071_ = (_e10827 | _e10829);
         }
-        let _e10833 = active_1040_;
+        let _e10833 = active_1176_;
         if _e10833 {
             let _e10835 = r113_;
-            r988_ = (_e10835 << bitcast<u32>(1u));
+            r1072_ = (_e10835 << bitcast<u32>(1u));
         }
-        let _e10841 = active_1040_;
+        let _e10841 = active_1176_;
         if _e10841 {
-            let _e10844 = r988_;
-            r989_ = select(0u, _e10844, false);
+            let _e10844 = r1072_;
+            r1073_ = select(0u, _e10844, false);
         }
-        let _e10849 = active_1040_;
+        let _e10849 = active_1176_;
         if _e10849 {
-            let _e10852 = r987_;
-            let _e10854 = r988_;
-            r990_ = select(_e10854, _e10852, false);
+            let _e10852 = r1071_;
+            let _e10854 = r1072_;
+            r1074_ = select(_e10854, _e10852, false);
         }
-        let _e10858 = active_1040_;
+        let _e10858 = active_1176_;
         if _e10858 {
-            let _e10860 = r989_;
+            let _e10860 = r1073_;
             r114_ = _e10860;
         }
-        let _e10863 = active_1040_;
+        let _e10863 = active_1176_;
         if _e10863 {
-            let _e10865 = r990_;
-            r206_ = _e10865;
+            let _e10865 = r1074_;
+            r268_ = _e10865;
         }
-        let _e10868 = active_1040_;
+        let _e10868 = active_1176_;
         if _e10868 {
             let _e10870 = r114_;
             s_u002e_lo_115_ = _e10870;
         }
-        let _e10873 = active_1040_;
+        let _e10873 = active_1176_;
         if _e10873 {
-            let _e10875 = r206_;
-            s_u002e_hi_207_ = _e10875;
+            let _e10875 = r268_;
+            s_u002e_hi_269_ = _e10875;
         }
         workgroupBarrier();
         let _e10878 = s_u002e_lo_115_;
         lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e10878);
-        let _e10889 = active_1040_;
+        let _e10889 = active_1176_;
         lane_active[local_index] = u32(_e10889);
         workgroupBarrier();
-        let _e10892 = active_1040_;
+        let _e10892 = active_1176_;
         if _e10892 {
             let _e10896 = (i32(local_index) % 32i);
             let _e10898 = i32(local_index);
@@ -8798,15 +8956,15 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
             let _e10915 = lane_active[bitcast<u32>(_e10911)];
             let _e10922 = lane_values[bitcast<u32>(_e10911)];
             let _e10926 = lane_values[bitcast<u32>(_e10898)];
-            r991_ = select(_e10926, _e10922, (_e10910 && (_e10915 != 0u)));
+            r1075_ = select(_e10926, _e10922, (_e10910 && (_e10915 != 0u)));
         }
         workgroupBarrier();
-        let _e10930 = s_u002e_hi_207_;
+        let _e10930 = s_u002e_hi_269_;
         lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e10930);
-        let _e10941 = active_1040_;
+        let _e10941 = active_1176_;
         lane_active[local_index] = u32(_e10941);
         workgroupBarrier();
-        let _e10944 = active_1040_;
+        let _e10944 = active_1176_;
         if _e10944 {
             let _e10948 = (i32(local_index) % 32i);
             let _e10950 = i32(local_index);
@@ -8817,111 +8975,111 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
             let _e10967 = lane_active[bitcast<u32>(_e10963)];
             let _e10974 = lane_values[bitcast<u32>(_e10963)];
             let _e10978 = lane_values[bitcast<u32>(_e10950)];
-            r992_ = select(_e10978, _e10974, (_e10962 && (_e10967 != 0u)));
+            r1076_ = select(_e10978, _e10974, (_e10962 && (_e10967 != 0u)));
         }
-        let _e10982 = active_1040_;
+        let _e10982 = active_1176_;
         if _e10982 {
-            let _e10984 = r991_;
+            let _e10984 = r1075_;
             r116_ = _e10984;
         }
-        let _e10987 = active_1040_;
+        let _e10987 = active_1176_;
         if _e10987 {
-            let _e10989 = r992_;
-            r208_ = _e10989;
+            let _e10989 = r1076_;
+            r270_ = _e10989;
         }
-        let _e10992 = active_1040_;
+        let _e10992 = active_1176_;
         if _e10992 {
             let _e10994 = s_u002e_lo_115_;
             let _e10996 = r116_;
-            r993_ = (_e10994 + _e10996);
+            r1077_ = (_e10994 + _e10996);
         }
-        let _e11000 = active_1040_;
+        let _e11000 = active_1176_;
         if _e11000 {
-            let _e11002 = r993_;
+            let _e11002 = r1077_;
             let _e11004 = s_u002e_lo_115_;
-            r994_ = (_e11002 < _e11004);
+            r1078_ = (_e11002 < _e11004);
         }
-        let _e11008 = active_1040_;
+        let _e11008 = active_1176_;
         if _e11008 {
-            let _e11010 = r994_;
-            r995_ = u32(_e11010);
+            let _e11010 = r1078_;
+            r1079_ = u32(_e11010);
         }
-        let _e11014 = active_1040_;
+        let _e11014 = active_1176_;
         if _e11014 {
-            let _e11016 = s_u002e_hi_207_;
-            let _e11018 = r208_;
-            r996_ = (_e11016 + _e11018);
+            let _e11016 = s_u002e_hi_269_;
+            let _e11018 = r270_;
+            r1080_ = (_e11016 + _e11018);
         }
-        let _e11022 = active_1040_;
+        let _e11022 = active_1176_;
         if _e11022 {
-            let _e11024 = r996_;
-            let _e11026 = r995_;
-            r997_ = (_e11024 + _e11026);
+            let _e11024 = r1080_;
+            let _e11026 = r1079_;
+            r1081_ = (_e11024 + _e11026);
         }
-        let _e11030 = active_1040_;
+        let _e11030 = active_1176_;
         if _e11030 {
-            let _e11032 = r993_;
+            let _e11032 = r1077_;
             r117_ = _e11032;
         }
-        let _e11035 = active_1040_;
+        let _e11035 = active_1176_;
         if _e11035 {
-            let _e11037 = r997_;
-            r209_ = _e11037;
+            let _e11037 = r1081_;
+            r271_ = _e11037;
         }
-        let _e11040 = active_1040_;
+        let _e11040 = active_1176_;
         if _e11040 {
             let _e11042 = r117_;
             s_u002e_lo_115_ = _e11042;
         }
-        let _e11045 = active_1040_;
+        let _e11045 = active_1176_;
         if _e11045 {
-            let _e11047 = r209_;
-            s_u002e_hi_207_ = _e11047;
+            let _e11047 = r271_;
+            s_u002e_hi_269_ = _e11047;
         }
-        let _e11050 = active_1040_;
+        let _e11050 = active_1176_;
         if _e11050 {
             let _e11052 = s_u002e_lo_115_;
-            r998_ = (_e11052 + 7u);
+            r1082_ = (_e11052 + 7u);
         }
-        let _e11057 = active_1040_;
+        let _e11057 = active_1176_;
         if _e11057 {
-            let _e11059 = r998_;
+            let _e11059 = r1082_;
             let _e11061 = s_u002e_lo_115_;
-            r999_ = (_e11059 < _e11061);
+            r1083_ = (_e11059 < _e11061);
         }
-        let _e11065 = active_1040_;
+        let _e11065 = active_1176_;
         if _e11065 {
-            let _e11067 = r999_;
-            r1000_ = u32(_e11067);
+            let _e11067 = r1083_;
+            r1084_ = u32(_e11067);
         }
-        let _e11071 = active_1040_;
+        let _e11071 = active_1176_;
         if _e11071 {
-            let _e11073 = s_u002e_hi_207_;
-            r1001_ = (_e11073 + 0u);
+            let _e11073 = s_u002e_hi_269_;
+            r1085_ = (_e11073 + 0u);
         }
-        let _e11078 = active_1040_;
+        let _e11078 = active_1176_;
         if _e11078 {
-            let _e11080 = r1001_;
-            let _e11082 = r1000_;
-            r1002_ = (_e11080 + _e11082);
+            let _e11080 = r1085_;
+            let _e11082 = r1084_;
+            r1086_ = (_e11080 + _e11082);
         }
-        let _e11086 = active_1040_;
+        let _e11086 = active_1176_;
         if _e11086 {
-            let _e11088 = r998_;
+            let _e11088 = r1082_;
             r118_ = _e11088;
         }
-        let _e11091 = active_1040_;
+        let _e11091 = active_1176_;
         if _e11091 {
-            let _e11093 = r1002_;
-            r210_ = _e11093;
+            let _e11093 = r1086_;
+            r272_ = _e11093;
         }
         workgroupBarrier();
         let _e11096 = r118_;
         lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11096);
-        let _e11107 = active_1040_;
+        let _e11107 = active_1176_;
         lane_active[local_index] = u32(_e11107);
         workgroupBarrier();
-        let _e11110 = active_1040_;
+        let _e11110 = active_1176_;
         if _e11110 {
             let _e11114 = (i32(local_index) % 32i);
             let _e11116 = i32(local_index);
@@ -8932,15 +9090,15 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
             let _e11133 = lane_active[bitcast<u32>(_e11129)];
             let _e11140 = lane_values[bitcast<u32>(_e11129)];
             let _e11144 = lane_values[bitcast<u32>(_e11116)];
-            r1003_ = select(_e11144, _e11140, (_e11128 && (_e11133 != 0u)));
+            r1087_ = select(_e11144, _e11140, (_e11128 && (_e11133 != 0u)));
         }
         workgroupBarrier();
-        let _e11148 = r210_;
+        let _e11148 = r272_;
         lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11148);
-        let _e11159 = active_1040_;
+        let _e11159 = active_1176_;
         lane_active[local_index] = u32(_e11159);
         workgroupBarrier();
-        let _e11162 = active_1040_;
+        let _e11162 = active_1176_;
         if _e11162 {
             let _e11166 = (i32(local_index) % 32i);
             let _e11168 = i32(local_index);
@@ -8951,315 +9109,1628 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
             let _e11185 = lane_active[bitcast<u32>(_e11181)];
             let _e11192 = lane_values[bitcast<u32>(_e11181)];
             let _e11196 = lane_values[bitcast<u32>(_e11168)];
-            r1004_ = select(_e11196, _e11192, (_e11180 && (_e11185 != 0u)));
+            r1088_ = select(_e11196, _e11192, (_e11180 && (_e11185 != 0u)));
         }
-        let _e11200 = active_1040_;
+        let _e11200 = active_1176_;
         if _e11200 {
-            let _e11202 = r1003_;
+            let _e11202 = r1087_;
             r119_ = _e11202;
         }
-        let _e11205 = active_1040_;
+        let _e11205 = active_1176_;
         if _e11205 {
-            let _e11207 = r1004_;
-            r211_ = _e11207;
+            let _e11207 = r1088_;
+            r273_ = _e11207;
         }
-        let _e11210 = active_1040_;
+        let _e11210 = active_1176_;
         if _e11210 {
             let _e11212 = r119_;
             q_u002e_lo_120_ = _e11212;
         }
-        let _e11215 = active_1040_;
+        let _e11215 = active_1176_;
         if _e11215 {
-            let _e11217 = r211_;
-            q_u002e_hi_212_ = _e11217;
+            let _e11217 = r273_;
+            q_u002e_hi_274_ = _e11217;
         }
-        let _e11220 = active_1040_;
+        let _e11220 = active_1176_;
         if _e11220 {
-            let _e11223 = params.N;
-            r121_ = _e11223;
+            r121_ = 0u;
         }
-        let _e11226 = active_1040_;
-        if _e11226 {
-            let _e11228 = i_5_;
-            let _e11230 = r121_;
-            r122_ = (_e11228 < _e11230);
+        let _e11224 = active_1176_;
+        if _e11224 {
+            r275_ = 0u;
         }
-        let _e11234 = active_1040_;
-        saved_1061_ = _e11234;
-        let _e11237 = r122_;
-        let _e11239 = saved_1061_;
-        let _e11240 = (_e11239 && _e11237);
-        taken_1062_ = _e11240;
-        active_1040_ = _e11240;
+        let _e11228 = active_1176_;
+        if _e11228 {
+            av_u002e_lo_122_ = 0u;
+        }
+        let _e11232 = active_1176_;
+        if _e11232 {
+            av_u002e_hi_276_ = 0u;
+        }
+        let _e11236 = active_1176_;
+        if _e11236 {
+            let _e11239 = params.N;
+            r123_ = _e11239;
+        }
+        let _e11242 = active_1176_;
+        if _e11242 {
+            let _e11244 = i_5_;
+            let _e11246 = r123_;
+            r124_ = (_e11244 < _e11246);
+        }
+        let _e11250 = active_1176_;
+        saved_1197_ = _e11250;
+        let _e11253 = r124_;
+        let _e11255 = saved_1197_;
+        let _e11256 = (_e11255 && _e11253);
+        taken_1198_ = _e11256;
+        active_1176_ = _e11256;
         {
-            let _e11244 = active_1040_;
-            if _e11244 {
-                let _e11246 = s_u002e_lo_115_;
-                let _e11253 = i_5_;
-                R[bitcast<u32>(((((_e11253 * 16i) + 14i) * 2i) + 0i))] = _e11246;
+            let _e11260 = active_1176_;
+            if _e11260 {
+                let _e11266 = i_5_;
+                let _e11273 = A[bitcast<u32>(((_e11266 * 2i) + 0i))];
+                r125_ = _e11273;
             }
-            let _e11264 = active_1040_;
-            if _e11264 {
-                let _e11266 = s_u002e_hi_207_;
-                let _e11273 = i_5_;
-                R[bitcast<u32>(((((_e11273 * 16i) + 14i) * 2i) + 1i))] = _e11266;
+            let _e11276 = active_1176_;
+            if _e11276 {
+                let _e11282 = i_5_;
+                let _e11289 = A[bitcast<u32>(((_e11282 * 2i) + 1i))];
+                r277_ = _e11289;
             }
-            let _e11284 = active_1040_;
-            if _e11284 {
-                let _e11286 = q_u002e_lo_120_;
-                let _e11293 = i_5_;
-                R[bitcast<u32>(((((_e11293 * 16i) + 15i) * 2i) + 0i))] = _e11286;
+            let _e11292 = active_1176_;
+            if _e11292 {
+                let _e11294 = r125_;
+                av_u002e_lo_122_ = _e11294;
             }
-            let _e11304 = active_1040_;
-            if _e11304 {
-                let _e11306 = q_u002e_hi_212_;
-                let _e11313 = i_5_;
-                R[bitcast<u32>(((((_e11313 * 16i) + 15i) * 2i) + 1i))] = _e11306;
-            }
-            let _e11324 = active_1040_;
-            if _e11324 {
-                let _e11326 = i_5_;
-                r123_ = (_e11326 % 4i);
-            }
-            let _e11331 = active_1040_;
-            if _e11331 {
-                let _e11337 = i_5_;
-                let _e11344 = A[bitcast<u32>(((_e11337 * 2i) + 0i))];
-                r124_ = _e11344;
-            }
-            let _e11347 = active_1040_;
-            if _e11347 {
-                let _e11353 = i_5_;
-                let _e11360 = A[bitcast<u32>(((_e11353 * 2i) + 1i))];
-                r213_ = _e11360;
-            }
-            let _e11363 = active_1040_;
-            if _e11363 {
-                let _e11365 = r124_;
-                r125_ = _e11365;
-            }
-            let _e11368 = active_1040_;
-            if _e11368 {
-                let _e11370 = r213_;
-                r214_ = _e11370;
-            }
-            let _e11373 = active_1040_;
-            if _e11373 {
-                let _e11375 = r125_;
-                r1005_ = (_e11375 & 65535u);
-            }
-            let _e11380 = active_1040_;
-            if _e11380 {
-                let _e11382 = r125_;
-                r1006_ = (_e11382 >> bitcast<u32>(16u));
-            }
-            let _e11388 = active_1040_;
-            if _e11388 {
-                r1007_ = 3u;
-            }
-            let _e11392 = active_1040_;
-            if _e11392 {
-                r1008_ = 0u;
-            }
-            let _e11396 = active_1040_;
-            if _e11396 {
-                let _e11398 = r1005_;
-                r1009_ = (_e11398 * 3u);
-            }
-            let _e11403 = active_1040_;
-            if _e11403 {
-                let _e11405 = r1005_;
-                r1010_ = (_e11405 * 0u);
-            }
-            let _e11410 = active_1040_;
-            if _e11410 {
-                let _e11412 = r1006_;
-                r1011_ = (_e11412 * 3u);
-            }
-            let _e11417 = active_1040_;
-            if _e11417 {
-                let _e11419 = r1006_;
-                r1012_ = (_e11419 * 0u);
-            }
-            let _e11424 = active_1040_;
-            if _e11424 {
-                let _e11426 = r1010_;
-                r1013_ = (_e11426 & 65535u);
-            }
-            let _e11431 = active_1040_;
-            if _e11431 {
-                let _e11433 = r1010_;
-                r1014_ = (_e11433 >> bitcast<u32>(16u));
-            }
-            let _e11439 = active_1040_;
-            if _e11439 {
-                let _e11441 = r1011_;
-                r1015_ = (_e11441 & 65535u);
-            }
-            let _e11446 = active_1040_;
-            if _e11446 {
-                let _e11448 = r1011_;
-                r1016_ = (_e11448 >> bitcast<u32>(16u));
-            }
-            let _e11454 = active_1040_;
-            if _e11454 {
-                let _e11456 = r1009_;
-                r1017_ = (_e11456 >> bitcast<u32>(16u));
-            }
-            let _e11462 = active_1040_;
-            if _e11462 {
-                let _e11464 = r1017_;
-                let _e11466 = r1013_;
-                r1018_ = (_e11464 + _e11466);
-            }
-            let _e11470 = active_1040_;
-            if _e11470 {
-                let _e11472 = r1018_;
-                let _e11474 = r1015_;
-                r1019_ = (_e11472 + _e11474);
-            }
-            let _e11478 = active_1040_;
-            if _e11478 {
-                let _e11480 = r125_;
-                r1020_ = (_e11480 * 3u);
-            }
-            let _e11485 = active_1040_;
-            if _e11485 {
-                let _e11487 = r1012_;
-                let _e11489 = r1014_;
-                r1021_ = (_e11487 + _e11489);
-            }
-            let _e11493 = active_1040_;
-            if _e11493 {
-                let _e11495 = r1021_;
-                let _e11497 = r1016_;
-                r1022_ = (_e11495 + _e11497);
-            }
-            let _e11501 = active_1040_;
-            if _e11501 {
-                let _e11503 = r1019_;
-                r1023_ = (_e11503 >> bitcast<u32>(16u));
-            }
-            let _e11509 = active_1040_;
-            if _e11509 {
-                let _e11511 = r1022_;
-                let _e11513 = r1023_;
-                r1024_ = (_e11511 + _e11513);
-            }
-            let _e11517 = active_1040_;
-            if _e11517 {
-                let _e11519 = r125_;
-                r1025_ = (_e11519 * 0u);
-            }
-            let _e11524 = active_1040_;
-            if _e11524 {
-                let _e11526 = r214_;
-                r1026_ = (_e11526 * 3u);
-            }
-            let _e11531 = active_1040_;
-            if _e11531 {
-                let _e11533 = r1024_;
-                let _e11535 = r1025_;
-                r1027_ = (_e11533 + _e11535);
-            }
-            let _e11539 = active_1040_;
-            if _e11539 {
-                let _e11541 = r1027_;
-                let _e11543 = r1026_;
-                r1028_ = (_e11541 + _e11543);
-            }
-            let _e11547 = active_1040_;
-            if _e11547 {
-                let _e11549 = r1020_;
-                r126_ = _e11549;
-            }
-            let _e11552 = active_1040_;
-            if _e11552 {
-                let _e11554 = r1028_;
-                r215_ = _e11554;
-            }
-            let _e11557 = active_1040_;
-            if _e11557 {
-                let _e11559 = r126_;
-                r1029_ = (_e11559 + 4294967295u);
-            }
-            let _e11564 = active_1040_;
-            if _e11564 {
-                let _e11566 = r1029_;
-                let _e11568 = r126_;
-                r1030_ = (_e11566 < _e11568);
-            }
-            let _e11572 = active_1040_;
-            if _e11572 {
-                let _e11574 = r1030_;
-                r1031_ = u32(_e11574);
-            }
-            let _e11578 = active_1040_;
-            if _e11578 {
-                let _e11580 = r215_;
-                r1032_ = (_e11580 + 0u);
-            }
-            let _e11585 = active_1040_;
-            if _e11585 {
-                let _e11587 = r1032_;
-                let _e11589 = r1031_;
-                r1033_ = (_e11587 + _e11589);
-            }
-            let _e11593 = active_1040_;
-            if _e11593 {
-                let _e11595 = r1029_;
-                r127_ = _e11595;
-            }
-            let _e11598 = active_1040_;
-            if _e11598 {
-                let _e11600 = r1033_;
-                r216_ = _e11600;
-            }
-            let _e11603 = active_1040_;
-            if _e11603 {
-                let _e11607 = r123_;
-                let _e11615 = r127_;
-                let _e11616 = atomicAdd((&T[bitcast<u32>(((_e11607 * 2i) + 0i))]), _e11615);
-                r1034_ = _e11616;
-            }
-            let _e11619 = active_1040_;
-            if _e11619 {
-                let _e11621 = r1034_;
-                let _e11623 = r127_;
-                r1035_ = (_e11621 + _e11623);
-            }
-            let _e11627 = active_1040_;
-            if _e11627 {
-                let _e11629 = r1035_;
-                let _e11631 = r1034_;
-                r1036_ = (_e11629 < _e11631);
-            }
-            let _e11635 = active_1040_;
-            if _e11635 {
-                let _e11637 = r1036_;
-                r1037_ = u32(_e11637);
-            }
-            let _e11641 = active_1040_;
-            if _e11641 {
-                let _e11643 = r216_;
-                let _e11645 = r1037_;
-                r1038_ = (_e11643 + _e11645);
-            }
-            let _e11649 = active_1040_;
-            if _e11649 {
-                let _e11653 = r123_;
-                let _e11661 = r1038_;
-                atomicAdd((&T[bitcast<u32>(((_e11653 * 2i) + 1i))]), _e11661);
+            let _e11297 = active_1176_;
+            if _e11297 {
+                let _e11299 = r277_;
+                av_u002e_hi_276_ = _e11299;
             }
         }
-        let _e11663 = saved_1061_;
-        let _e11665 = taken_1062_;
-        let _e11669 = exited_1041_;
-        active_1040_ = ((_e11663 && !(_e11665)) && !(_e11669));
+        let _e11302 = saved_1197_;
+        let _e11304 = taken_1198_;
+        let _e11308 = exited_1177_;
+        active_1176_ = ((_e11302 && !(_e11304)) && !(_e11308));
         {
         }
-        let _e11674 = saved_1061_;
-        let _e11676 = exited_1041_;
-        active_1040_ = (_e11674 && !(_e11676));
+        let _e11313 = saved_1197_;
+        let _e11315 = exited_1177_;
+        active_1176_ = (_e11313 && !(_e11315));
+        let _e11320 = active_1176_;
+        if _e11320 {
+            let _e11322 = av_u002e_lo_122_;
+            r126_ = _e11322;
+        }
+        let _e11325 = active_1176_;
+        if _e11325 {
+            let _e11327 = av_u002e_hi_276_;
+            r278_ = _e11327;
+        }
+        let _e11330 = active_1176_;
+        if _e11330 {
+            r127_ = (i32(local_index) % 32i);
+        }
+        let _e11337 = active_1176_;
+        if _e11337 {
+            r128_ = 32i;
+        }
+        let _e11341 = active_1176_;
+        if _e11341 {
+            let _e11343 = r128_;
+            r129_ = (_e11343 >> bitcast<u32>(1i));
+        }
+        let _e11349 = active_1176_;
+        entry_1199_ = _e11349;
+        broken_1200_ = false;
+        loop {
+            continued_1201_ = false;
+            let _e11356 = entry_1199_;
+            let _e11358 = exited_1177_;
+            let _e11360 = broken_1200_;
+            let _e11362 = continued_1201_;
+            active_1176_ = (_e11356 && !((_e11358 || (_e11360 || _e11362))));
+            let _e11369 = vote_number_1178_;
+            vote_number_1178_ = (_e11369 + 1u);
+            let _e11374 = active_1176_;
+            if _e11374 {
+                let _e11377 = vote_number_1178_;
+                atomicMax((&workgroup_votes), _e11377);
+            }
+            workgroupBarrier();
+            if (local_index == 0u) {
+                let _e11382 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e11382;
+            }
+            let _e11385 = workgroupUniformLoad((&workgroup_any));
+            let _e11387 = vote_number_1178_;
+            if (u32((_e11385 == _e11387)) == 0u) {
+                break;
+            }
+            {
+                let _e11393 = active_1176_;
+                if _e11393 {
+                    let _e11395 = r129_;
+                    r130_ = (_e11395 < 1i);
+                }
+                let _e11400 = active_1176_;
+                saved_1202_ = _e11400;
+                let _e11403 = r130_;
+                let _e11405 = saved_1202_;
+                let _e11406 = (_e11405 && _e11403);
+                taken_1203_ = _e11406;
+                active_1176_ = _e11406;
+                {
+                    let _e11410 = active_1176_;
+                    let _e11412 = broken_1200_;
+                    broken_1200_ = (_e11412 || _e11410);
+                    active_1176_ = false;
+                }
+                let _e11418 = saved_1202_;
+                let _e11420 = taken_1203_;
+                let _e11424 = exited_1177_;
+                let _e11426 = broken_1200_;
+                let _e11428 = continued_1201_;
+                active_1176_ = ((_e11418 && !(_e11420)) && !((_e11424 || (_e11426 || _e11428))));
+                {
+                }
+                let _e11435 = saved_1202_;
+                let _e11437 = exited_1177_;
+                let _e11439 = broken_1200_;
+                let _e11441 = continued_1201_;
+                active_1176_ = (_e11435 && !((_e11437 || (_e11439 || _e11441))));
+                workgroupBarrier();
+                let _e11448 = r126_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11448);
+                let _e11459 = active_1176_;
+                lane_active[local_index] = u32(_e11459);
+                workgroupBarrier();
+                let _e11462 = active_1176_;
+                if _e11462 {
+                    let _e11466 = (i32(local_index) % 32i);
+                    let _e11468 = i32(local_index);
+                    let _e11471 = r129_;
+                    let _e11473 = (_e11466 + _e11471);
+                    let _e11478 = ((_e11468 - _e11466) + _e11473);
+                    let _e11481 = (((_e11473 >= 0i) && (_e11473 < 32i)) && (_e11478 < 60i));
+                    let _e11482 = select(_e11468, _e11478, _e11481);
+                    let _e11486 = lane_active[bitcast<u32>(_e11482)];
+                    let _e11493 = lane_values[bitcast<u32>(_e11482)];
+                    let _e11497 = lane_values[bitcast<u32>(_e11468)];
+                    r1089_ = select(_e11497, _e11493, (_e11481 && (_e11486 != 0u)));
+                }
+                workgroupBarrier();
+                let _e11501 = r278_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11501);
+                let _e11512 = active_1176_;
+                lane_active[local_index] = u32(_e11512);
+                workgroupBarrier();
+                let _e11515 = active_1176_;
+                if _e11515 {
+                    let _e11519 = (i32(local_index) % 32i);
+                    let _e11521 = i32(local_index);
+                    let _e11524 = r129_;
+                    let _e11526 = (_e11519 + _e11524);
+                    let _e11531 = ((_e11521 - _e11519) + _e11526);
+                    let _e11534 = (((_e11526 >= 0i) && (_e11526 < 32i)) && (_e11531 < 60i));
+                    let _e11535 = select(_e11521, _e11531, _e11534);
+                    let _e11539 = lane_active[bitcast<u32>(_e11535)];
+                    let _e11546 = lane_values[bitcast<u32>(_e11535)];
+                    let _e11550 = lane_values[bitcast<u32>(_e11521)];
+                    r1090_ = select(_e11550, _e11546, (_e11534 && (_e11539 != 0u)));
+                }
+                let _e11554 = active_1176_;
+                if _e11554 {
+                    let _e11556 = r1089_;
+                    r131_ = _e11556;
+                }
+                let _e11559 = active_1176_;
+                if _e11559 {
+                    let _e11561 = r1090_;
+                    r279_ = _e11561;
+                }
+                let _e11564 = active_1176_;
+                if _e11564 {
+                    let _e11566 = r127_;
+                    let _e11568 = r129_;
+                    r132_ = (_e11566 + _e11568);
+                }
+                let _e11572 = active_1176_;
+                if _e11572 {
+                    let _e11574 = r132_;
+                    let _e11576 = r128_;
+                    r133_ = (_e11574 < _e11576);
+                }
+                let _e11580 = active_1176_;
+                if _e11580 {
+                    r134_ = i32(local_index);
+                }
+                let _e11585 = active_1176_;
+                if _e11585 {
+                    r135_ = 60i;
+                }
+                let _e11589 = active_1176_;
+                if _e11589 {
+                    let _e11591 = r134_;
+                    let _e11593 = r129_;
+                    r136_ = (_e11591 + _e11593);
+                }
+                let _e11597 = active_1176_;
+                if _e11597 {
+                    let _e11599 = r136_;
+                    let _e11601 = r135_;
+                    r137_ = (_e11599 < _e11601);
+                }
+                let _e11605 = active_1176_;
+                if _e11605 {
+                    let _e11607 = r133_;
+                    let _e11609 = r137_;
+                    r138_ = select(false, _e11609, _e11607);
+                }
+                let _e11614 = active_1176_;
+                if _e11614 {
+                    let _e11616 = r126_;
+                    let _e11618 = r131_;
+                    r1091_ = (_e11616 + _e11618);
+                }
+                let _e11622 = active_1176_;
+                if _e11622 {
+                    let _e11624 = r1091_;
+                    let _e11626 = r126_;
+                    r1092_ = (_e11624 < _e11626);
+                }
+                let _e11630 = active_1176_;
+                if _e11630 {
+                    let _e11632 = r1092_;
+                    r1093_ = u32(_e11632);
+                }
+                let _e11636 = active_1176_;
+                if _e11636 {
+                    let _e11638 = r278_;
+                    let _e11640 = r279_;
+                    r1094_ = (_e11638 + _e11640);
+                }
+                let _e11644 = active_1176_;
+                if _e11644 {
+                    let _e11646 = r1094_;
+                    let _e11648 = r1093_;
+                    r1095_ = (_e11646 + _e11648);
+                }
+                let _e11652 = active_1176_;
+                if _e11652 {
+                    let _e11654 = r1091_;
+                    r139_ = _e11654;
+                }
+                let _e11657 = active_1176_;
+                if _e11657 {
+                    let _e11659 = r1095_;
+                    r280_ = _e11659;
+                }
+                let _e11662 = active_1176_;
+                if _e11662 {
+                    let _e11664 = r138_;
+                    let _e11666 = r139_;
+                    let _e11668 = r126_;
+                    r1096_ = select(_e11668, _e11666, _e11664);
+                }
+                let _e11672 = active_1176_;
+                if _e11672 {
+                    let _e11674 = r138_;
+                    let _e11676 = r280_;
+                    let _e11678 = r278_;
+                    r1097_ = select(_e11678, _e11676, _e11674);
+                }
+                let _e11682 = active_1176_;
+                if _e11682 {
+                    let _e11684 = r1096_;
+                    r126_ = _e11684;
+                }
+                let _e11687 = active_1176_;
+                if _e11687 {
+                    let _e11689 = r1097_;
+                    r278_ = _e11689;
+                }
+                let _e11692 = active_1176_;
+                if _e11692 {
+                    let _e11694 = r129_;
+                    r129_ = (_e11694 >> bitcast<u32>(1i));
+                }
+            }
+            continuing {
+                let _e11700 = entry_1199_;
+                continued_1201_ = false;
+                let _e11704 = exited_1177_;
+                let _e11706 = broken_1200_;
+                let _e11708 = continued_1201_;
+                active_1176_ = (_e11700 && !((_e11704 || (_e11706 || _e11708))));
+                {
+                }
+            }
+        }
+        let _e11715 = entry_1199_;
+        let _e11717 = exited_1177_;
+        active_1176_ = (_e11715 && !(_e11717));
+        workgroupBarrier();
+        let _e11722 = r126_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11722);
+        let _e11733 = active_1176_;
+        lane_active[local_index] = u32(_e11733);
+        workgroupBarrier();
+        let _e11736 = active_1176_;
+        if _e11736 {
+            let _e11742 = i32(local_index);
+            let _e11748 = (((0i % 32i) + 32i) % 32i);
+            let _e11753 = ((_e11742 - (i32(local_index) % 32i)) + _e11748);
+            let _e11756 = (((_e11748 >= 0i) && (_e11748 < 32i)) && (_e11753 < 60i));
+            let _e11757 = select(_e11742, _e11753, _e11756);
+            let _e11761 = lane_active[bitcast<u32>(_e11757)];
+            let _e11768 = lane_values[bitcast<u32>(_e11757)];
+            let _e11772 = lane_values[bitcast<u32>(_e11742)];
+            r1098_ = select(_e11772, _e11768, (_e11756 && (_e11761 != 0u)));
+        }
+        workgroupBarrier();
+        let _e11776 = r278_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11776);
+        let _e11787 = active_1176_;
+        lane_active[local_index] = u32(_e11787);
+        workgroupBarrier();
+        let _e11790 = active_1176_;
+        if _e11790 {
+            let _e11796 = i32(local_index);
+            let _e11802 = (((0i % 32i) + 32i) % 32i);
+            let _e11807 = ((_e11796 - (i32(local_index) % 32i)) + _e11802);
+            let _e11810 = (((_e11802 >= 0i) && (_e11802 < 32i)) && (_e11807 < 60i));
+            let _e11811 = select(_e11796, _e11807, _e11810);
+            let _e11815 = lane_active[bitcast<u32>(_e11811)];
+            let _e11822 = lane_values[bitcast<u32>(_e11811)];
+            let _e11826 = lane_values[bitcast<u32>(_e11796)];
+            r1099_ = select(_e11826, _e11822, (_e11810 && (_e11815 != 0u)));
+        }
+        let _e11830 = active_1176_;
+        if _e11830 {
+            let _e11832 = r1098_;
+            r140_ = _e11832;
+        }
+        let _e11835 = active_1176_;
+        if _e11835 {
+            let _e11837 = r1099_;
+            r281_ = _e11837;
+        }
+        let _e11840 = active_1176_;
+        if _e11840 {
+            let _e11842 = av_u002e_lo_122_;
+            r141_ = _e11842;
+        }
+        let _e11845 = active_1176_;
+        if _e11845 {
+            let _e11847 = av_u002e_hi_276_;
+            r282_ = _e11847;
+        }
+        let _e11850 = active_1176_;
+        if _e11850 {
+            r142_ = (i32(local_index) % 32i);
+        }
+        let _e11857 = active_1176_;
+        if _e11857 {
+            r143_ = 32i;
+        }
+        let _e11861 = active_1176_;
+        if _e11861 {
+            let _e11863 = r143_;
+            r144_ = (_e11863 >> bitcast<u32>(1i));
+        }
+        let _e11869 = active_1176_;
+        entry_1204_ = _e11869;
+        broken_1205_ = false;
+        loop {
+            continued_1206_ = false;
+            let _e11876 = entry_1204_;
+            let _e11878 = exited_1177_;
+            let _e11880 = broken_1205_;
+            let _e11882 = continued_1206_;
+            active_1176_ = (_e11876 && !((_e11878 || (_e11880 || _e11882))));
+            let _e11889 = vote_number_1178_;
+            vote_number_1178_ = (_e11889 + 1u);
+            let _e11894 = active_1176_;
+            if _e11894 {
+                let _e11897 = vote_number_1178_;
+                atomicMax((&workgroup_votes), _e11897);
+            }
+            workgroupBarrier();
+            if (local_index == 0u) {
+                let _e11902 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e11902;
+            }
+            let _e11905 = workgroupUniformLoad((&workgroup_any));
+            let _e11907 = vote_number_1178_;
+            if (u32((_e11905 == _e11907)) == 0u) {
+                break;
+            }
+            {
+                let _e11913 = active_1176_;
+                if _e11913 {
+                    let _e11915 = r144_;
+                    r145_ = (_e11915 < 1i);
+                }
+                let _e11920 = active_1176_;
+                saved_1207_ = _e11920;
+                let _e11923 = r145_;
+                let _e11925 = saved_1207_;
+                let _e11926 = (_e11925 && _e11923);
+                taken_1208_ = _e11926;
+                active_1176_ = _e11926;
+                {
+                    let _e11930 = active_1176_;
+                    let _e11932 = broken_1205_;
+                    broken_1205_ = (_e11932 || _e11930);
+                    active_1176_ = false;
+                }
+                let _e11938 = saved_1207_;
+                let _e11940 = taken_1208_;
+                let _e11944 = exited_1177_;
+                let _e11946 = broken_1205_;
+                let _e11948 = continued_1206_;
+                active_1176_ = ((_e11938 && !(_e11940)) && !((_e11944 || (_e11946 || _e11948))));
+                {
+                }
+                let _e11955 = saved_1207_;
+                let _e11957 = exited_1177_;
+                let _e11959 = broken_1205_;
+                let _e11961 = continued_1206_;
+                active_1176_ = (_e11955 && !((_e11957 || (_e11959 || _e11961))));
+                workgroupBarrier();
+                let _e11968 = r141_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11968);
+                let _e11979 = active_1176_;
+                lane_active[local_index] = u32(_e11979);
+                workgroupBarrier();
+                let _e11982 = active_1176_;
+                if _e11982 {
+                    let _e11986 = (i32(local_index) % 32i);
+                    let _e11988 = i32(local_index);
+                    let _e11991 = r144_;
+                    let _e11993 = (_e11986 + _e11991);
+                    let _e11998 = ((_e11988 - _e11986) + _e11993);
+                    let _e12001 = (((_e11993 >= 0i) && (_e11993 < 32i)) && (_e11998 < 60i));
+                    let _e12002 = select(_e11988, _e11998, _e12001);
+                    let _e12006 = lane_active[bitcast<u32>(_e12002)];
+                    let _e12013 = lane_values[bitcast<u32>(_e12002)];
+                    let _e12017 = lane_values[bitcast<u32>(_e11988)];
+                    r1100_ = select(_e12017, _e12013, (_e12001 && (_e12006 != 0u)));
+                }
+                workgroupBarrier();
+                let _e12021 = r282_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12021);
+                let _e12032 = active_1176_;
+                lane_active[local_index] = u32(_e12032);
+                workgroupBarrier();
+                let _e12035 = active_1176_;
+                if _e12035 {
+                    let _e12039 = (i32(local_index) % 32i);
+                    let _e12041 = i32(local_index);
+                    let _e12044 = r144_;
+                    let _e12046 = (_e12039 + _e12044);
+                    let _e12051 = ((_e12041 - _e12039) + _e12046);
+                    let _e12054 = (((_e12046 >= 0i) && (_e12046 < 32i)) && (_e12051 < 60i));
+                    let _e12055 = select(_e12041, _e12051, _e12054);
+                    let _e12059 = lane_active[bitcast<u32>(_e12055)];
+                    let _e12066 = lane_values[bitcast<u32>(_e12055)];
+                    let _e12070 = lane_values[bitcast<u32>(_e12041)];
+                    r1101_ = select(_e12070, _e12066, (_e12054 && (_e12059 != 0u)));
+                }
+                let _e12074 = active_1176_;
+                if _e12074 {
+                    let _e12076 = r1100_;
+                    r146_ = _e12076;
+                }
+                let _e12079 = active_1176_;
+                if _e12079 {
+                    let _e12081 = r1101_;
+                    r283_ = _e12081;
+                }
+                let _e12084 = active_1176_;
+                if _e12084 {
+                    let _e12086 = r142_;
+                    let _e12088 = r144_;
+                    r147_ = (_e12086 + _e12088);
+                }
+                let _e12092 = active_1176_;
+                if _e12092 {
+                    let _e12094 = r147_;
+                    let _e12096 = r143_;
+                    r148_ = (_e12094 < _e12096);
+                }
+                let _e12100 = active_1176_;
+                if _e12100 {
+                    r149_ = i32(local_index);
+                }
+                let _e12105 = active_1176_;
+                if _e12105 {
+                    r150_ = 60i;
+                }
+                let _e12109 = active_1176_;
+                if _e12109 {
+                    let _e12111 = r149_;
+                    let _e12113 = r144_;
+                    r151_ = (_e12111 + _e12113);
+                }
+                let _e12117 = active_1176_;
+                if _e12117 {
+                    let _e12119 = r151_;
+                    let _e12121 = r150_;
+                    r152_ = (_e12119 < _e12121);
+                }
+                let _e12125 = active_1176_;
+                if _e12125 {
+                    let _e12127 = r148_;
+                    let _e12129 = r152_;
+                    r153_ = select(false, _e12129, _e12127);
+                }
+                let _e12134 = active_1176_;
+                if _e12134 {
+                    let _e12136 = r282_;
+                    r1102_ = bitcast<i32>(_e12136);
+                }
+                let _e12140 = active_1176_;
+                if _e12140 {
+                    let _e12142 = r283_;
+                    r1103_ = bitcast<i32>(_e12142);
+                }
+                let _e12146 = active_1176_;
+                if _e12146 {
+                    let _e12148 = r1102_;
+                    let _e12150 = r1103_;
+                    r1104_ = (_e12148 < _e12150);
+                }
+                let _e12154 = active_1176_;
+                if _e12154 {
+                    let _e12156 = r282_;
+                    let _e12158 = r283_;
+                    r1105_ = (_e12156 == _e12158);
+                }
+                let _e12162 = active_1176_;
+                if _e12162 {
+                    let _e12164 = r141_;
+                    let _e12166 = r146_;
+                    r1106_ = (_e12164 < _e12166);
+                }
+                let _e12170 = active_1176_;
+                if _e12170 {
+                    let _e12172 = r1105_;
+                    let _e12174 = r1106_;
+                    let _e12176 = r1104_;
+                    r1107_ = select(_e12176, _e12174, _e12172);
+                }
+                let _e12180 = active_1176_;
+                if _e12180 {
+                    let _e12182 = r1107_;
+                    let _e12184 = r146_;
+                    let _e12186 = r141_;
+                    r1108_ = select(_e12186, _e12184, _e12182);
+                }
+                let _e12190 = active_1176_;
+                if _e12190 {
+                    let _e12192 = r1107_;
+                    let _e12194 = r283_;
+                    let _e12196 = r282_;
+                    r1109_ = select(_e12196, _e12194, _e12192);
+                }
+                let _e12200 = active_1176_;
+                if _e12200 {
+                    let _e12202 = r1108_;
+                    r154_ = _e12202;
+                }
+                let _e12205 = active_1176_;
+                if _e12205 {
+                    let _e12207 = r1109_;
+                    r284_ = _e12207;
+                }
+                let _e12210 = active_1176_;
+                if _e12210 {
+                    let _e12212 = r153_;
+                    let _e12214 = r154_;
+                    let _e12216 = r141_;
+                    r1110_ = select(_e12216, _e12214, _e12212);
+                }
+                let _e12220 = active_1176_;
+                if _e12220 {
+                    let _e12222 = r153_;
+                    let _e12224 = r284_;
+                    let _e12226 = r282_;
+                    r1111_ = select(_e12226, _e12224, _e12222);
+                }
+                let _e12230 = active_1176_;
+                if _e12230 {
+                    let _e12232 = r1110_;
+                    r141_ = _e12232;
+                }
+                let _e12235 = active_1176_;
+                if _e12235 {
+                    let _e12237 = r1111_;
+                    r282_ = _e12237;
+                }
+                let _e12240 = active_1176_;
+                if _e12240 {
+                    let _e12242 = r144_;
+                    r144_ = (_e12242 >> bitcast<u32>(1i));
+                }
+            }
+            continuing {
+                let _e12248 = entry_1204_;
+                continued_1206_ = false;
+                let _e12252 = exited_1177_;
+                let _e12254 = broken_1205_;
+                let _e12256 = continued_1206_;
+                active_1176_ = (_e12248 && !((_e12252 || (_e12254 || _e12256))));
+                {
+                }
+            }
+        }
+        let _e12263 = entry_1204_;
+        let _e12265 = exited_1177_;
+        active_1176_ = (_e12263 && !(_e12265));
+        workgroupBarrier();
+        let _e12270 = r141_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12270);
+        let _e12281 = active_1176_;
+        lane_active[local_index] = u32(_e12281);
+        workgroupBarrier();
+        let _e12284 = active_1176_;
+        if _e12284 {
+            let _e12290 = i32(local_index);
+            let _e12296 = (((0i % 32i) + 32i) % 32i);
+            let _e12301 = ((_e12290 - (i32(local_index) % 32i)) + _e12296);
+            let _e12304 = (((_e12296 >= 0i) && (_e12296 < 32i)) && (_e12301 < 60i));
+            let _e12305 = select(_e12290, _e12301, _e12304);
+            let _e12309 = lane_active[bitcast<u32>(_e12305)];
+            let _e12316 = lane_values[bitcast<u32>(_e12305)];
+            let _e12320 = lane_values[bitcast<u32>(_e12290)];
+            r1112_ = select(_e12320, _e12316, (_e12304 && (_e12309 != 0u)));
+        }
+        workgroupBarrier();
+        let _e12324 = r282_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12324);
+        let _e12335 = active_1176_;
+        lane_active[local_index] = u32(_e12335);
+        workgroupBarrier();
+        let _e12338 = active_1176_;
+        if _e12338 {
+            let _e12344 = i32(local_index);
+            let _e12350 = (((0i % 32i) + 32i) % 32i);
+            let _e12355 = ((_e12344 - (i32(local_index) % 32i)) + _e12350);
+            let _e12358 = (((_e12350 >= 0i) && (_e12350 < 32i)) && (_e12355 < 60i));
+            let _e12359 = select(_e12344, _e12355, _e12358);
+            let _e12363 = lane_active[bitcast<u32>(_e12359)];
+            let _e12370 = lane_values[bitcast<u32>(_e12359)];
+            let _e12374 = lane_values[bitcast<u32>(_e12344)];
+            r1113_ = select(_e12374, _e12370, (_e12358 && (_e12363 != 0u)));
+        }
+        let _e12378 = active_1176_;
+        if _e12378 {
+            let _e12380 = r1112_;
+            r155_ = _e12380;
+        }
+        let _e12383 = active_1176_;
+        if _e12383 {
+            let _e12385 = r1113_;
+            r285_ = _e12385;
+        }
+        let _e12388 = active_1176_;
+        if _e12388 {
+            let _e12390 = r140_;
+            let _e12392 = r155_;
+            r1114_ = (_e12390 ^ _e12392);
+        }
+        let _e12396 = active_1176_;
+        if _e12396 {
+            let _e12398 = r281_;
+            let _e12400 = r285_;
+            r1115_ = (_e12398 ^ _e12400);
+        }
+        let _e12404 = active_1176_;
+        if _e12404 {
+            let _e12406 = r1114_;
+            r156_ = _e12406;
+        }
+        let _e12409 = active_1176_;
+        if _e12409 {
+            let _e12411 = r1115_;
+            r286_ = _e12411;
+        }
+        let _e12414 = active_1176_;
+        if _e12414 {
+            let _e12416 = av_u002e_lo_122_;
+            r157_ = _e12416;
+        }
+        let _e12419 = active_1176_;
+        if _e12419 {
+            let _e12421 = av_u002e_hi_276_;
+            r287_ = _e12421;
+        }
+        let _e12424 = active_1176_;
+        if _e12424 {
+            r158_ = (i32(local_index) % 32i);
+        }
+        let _e12431 = active_1176_;
+        if _e12431 {
+            r159_ = 32i;
+        }
+        let _e12435 = active_1176_;
+        if _e12435 {
+            let _e12437 = r159_;
+            r160_ = (_e12437 >> bitcast<u32>(1i));
+        }
+        let _e12443 = active_1176_;
+        entry_1209_ = _e12443;
+        broken_1210_ = false;
+        loop {
+            continued_1211_ = false;
+            let _e12450 = entry_1209_;
+            let _e12452 = exited_1177_;
+            let _e12454 = broken_1210_;
+            let _e12456 = continued_1211_;
+            active_1176_ = (_e12450 && !((_e12452 || (_e12454 || _e12456))));
+            let _e12463 = vote_number_1178_;
+            vote_number_1178_ = (_e12463 + 1u);
+            let _e12468 = active_1176_;
+            if _e12468 {
+                let _e12471 = vote_number_1178_;
+                atomicMax((&workgroup_votes), _e12471);
+            }
+            workgroupBarrier();
+            if (local_index == 0u) {
+                let _e12476 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e12476;
+            }
+            let _e12479 = workgroupUniformLoad((&workgroup_any));
+            let _e12481 = vote_number_1178_;
+            if (u32((_e12479 == _e12481)) == 0u) {
+                break;
+            }
+            {
+                let _e12487 = active_1176_;
+                if _e12487 {
+                    let _e12489 = r160_;
+                    r161_ = (_e12489 < 1i);
+                }
+                let _e12494 = active_1176_;
+                saved_1212_ = _e12494;
+                let _e12497 = r161_;
+                let _e12499 = saved_1212_;
+                let _e12500 = (_e12499 && _e12497);
+                taken_1213_ = _e12500;
+                active_1176_ = _e12500;
+                {
+                    let _e12504 = active_1176_;
+                    let _e12506 = broken_1210_;
+                    broken_1210_ = (_e12506 || _e12504);
+                    active_1176_ = false;
+                }
+                let _e12512 = saved_1212_;
+                let _e12514 = taken_1213_;
+                let _e12518 = exited_1177_;
+                let _e12520 = broken_1210_;
+                let _e12522 = continued_1211_;
+                active_1176_ = ((_e12512 && !(_e12514)) && !((_e12518 || (_e12520 || _e12522))));
+                {
+                }
+                let _e12529 = saved_1212_;
+                let _e12531 = exited_1177_;
+                let _e12533 = broken_1210_;
+                let _e12535 = continued_1211_;
+                active_1176_ = (_e12529 && !((_e12531 || (_e12533 || _e12535))));
+                workgroupBarrier();
+                let _e12542 = r157_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12542);
+                let _e12553 = active_1176_;
+                lane_active[local_index] = u32(_e12553);
+                workgroupBarrier();
+                let _e12556 = active_1176_;
+                if _e12556 {
+                    let _e12560 = (i32(local_index) % 32i);
+                    let _e12562 = i32(local_index);
+                    let _e12565 = r160_;
+                    let _e12567 = (_e12560 + _e12565);
+                    let _e12572 = ((_e12562 - _e12560) + _e12567);
+                    let _e12575 = (((_e12567 >= 0i) && (_e12567 < 32i)) && (_e12572 < 60i));
+                    let _e12576 = select(_e12562, _e12572, _e12575);
+                    let _e12580 = lane_active[bitcast<u32>(_e12576)];
+                    let _e12587 = lane_values[bitcast<u32>(_e12576)];
+                    let _e12591 = lane_values[bitcast<u32>(_e12562)];
+                    r1116_ = select(_e12591, _e12587, (_e12575 && (_e12580 != 0u)));
+                }
+                workgroupBarrier();
+                let _e12595 = r287_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12595);
+                let _e12606 = active_1176_;
+                lane_active[local_index] = u32(_e12606);
+                workgroupBarrier();
+                let _e12609 = active_1176_;
+                if _e12609 {
+                    let _e12613 = (i32(local_index) % 32i);
+                    let _e12615 = i32(local_index);
+                    let _e12618 = r160_;
+                    let _e12620 = (_e12613 + _e12618);
+                    let _e12625 = ((_e12615 - _e12613) + _e12620);
+                    let _e12628 = (((_e12620 >= 0i) && (_e12620 < 32i)) && (_e12625 < 60i));
+                    let _e12629 = select(_e12615, _e12625, _e12628);
+                    let _e12633 = lane_active[bitcast<u32>(_e12629)];
+                    let _e12640 = lane_values[bitcast<u32>(_e12629)];
+                    let _e12644 = lane_values[bitcast<u32>(_e12615)];
+                    r1117_ = select(_e12644, _e12640, (_e12628 && (_e12633 != 0u)));
+                }
+                let _e12648 = active_1176_;
+                if _e12648 {
+                    let _e12650 = r1116_;
+                    r162_ = _e12650;
+                }
+                let _e12653 = active_1176_;
+                if _e12653 {
+                    let _e12655 = r1117_;
+                    r288_ = _e12655;
+                }
+                let _e12658 = active_1176_;
+                if _e12658 {
+                    let _e12660 = r158_;
+                    let _e12662 = r160_;
+                    r163_ = (_e12660 + _e12662);
+                }
+                let _e12666 = active_1176_;
+                if _e12666 {
+                    let _e12668 = r163_;
+                    let _e12670 = r159_;
+                    r164_ = (_e12668 < _e12670);
+                }
+                let _e12674 = active_1176_;
+                if _e12674 {
+                    r165_ = i32(local_index);
+                }
+                let _e12679 = active_1176_;
+                if _e12679 {
+                    r166_ = 60i;
+                }
+                let _e12683 = active_1176_;
+                if _e12683 {
+                    let _e12685 = r165_;
+                    let _e12687 = r160_;
+                    r167_ = (_e12685 + _e12687);
+                }
+                let _e12691 = active_1176_;
+                if _e12691 {
+                    let _e12693 = r167_;
+                    let _e12695 = r166_;
+                    r168_ = (_e12693 < _e12695);
+                }
+                let _e12699 = active_1176_;
+                if _e12699 {
+                    let _e12701 = r164_;
+                    let _e12703 = r168_;
+                    r169_ = select(false, _e12703, _e12701);
+                }
+                let _e12708 = active_1176_;
+                if _e12708 {
+                    let _e12710 = r287_;
+                    r1118_ = bitcast<i32>(_e12710);
+                }
+                let _e12714 = active_1176_;
+                if _e12714 {
+                    let _e12716 = r288_;
+                    r1119_ = bitcast<i32>(_e12716);
+                }
+                let _e12720 = active_1176_;
+                if _e12720 {
+                    let _e12722 = r1118_;
+                    let _e12724 = r1119_;
+                    r1120_ = (_e12722 < _e12724);
+                }
+                let _e12728 = active_1176_;
+                if _e12728 {
+                    let _e12730 = r287_;
+                    let _e12732 = r288_;
+                    r1121_ = (_e12730 == _e12732);
+                }
+                let _e12736 = active_1176_;
+                if _e12736 {
+                    let _e12738 = r157_;
+                    let _e12740 = r162_;
+                    r1122_ = (_e12738 < _e12740);
+                }
+                let _e12744 = active_1176_;
+                if _e12744 {
+                    let _e12746 = r1121_;
+                    let _e12748 = r1122_;
+                    let _e12750 = r1120_;
+                    r1123_ = select(_e12750, _e12748, _e12746);
+                }
+                let _e12754 = active_1176_;
+                if _e12754 {
+                    let _e12756 = r1123_;
+                    let _e12758 = r157_;
+                    let _e12760 = r162_;
+                    r1124_ = select(_e12760, _e12758, _e12756);
+                }
+                let _e12764 = active_1176_;
+                if _e12764 {
+                    let _e12766 = r1123_;
+                    let _e12768 = r287_;
+                    let _e12770 = r288_;
+                    r1125_ = select(_e12770, _e12768, _e12766);
+                }
+                let _e12774 = active_1176_;
+                if _e12774 {
+                    let _e12776 = r1124_;
+                    r170_ = _e12776;
+                }
+                let _e12779 = active_1176_;
+                if _e12779 {
+                    let _e12781 = r1125_;
+                    r289_ = _e12781;
+                }
+                let _e12784 = active_1176_;
+                if _e12784 {
+                    let _e12786 = r169_;
+                    let _e12788 = r170_;
+                    let _e12790 = r157_;
+                    r1126_ = select(_e12790, _e12788, _e12786);
+                }
+                let _e12794 = active_1176_;
+                if _e12794 {
+                    let _e12796 = r169_;
+                    let _e12798 = r289_;
+                    let _e12800 = r287_;
+                    r1127_ = select(_e12800, _e12798, _e12796);
+                }
+                let _e12804 = active_1176_;
+                if _e12804 {
+                    let _e12806 = r1126_;
+                    r157_ = _e12806;
+                }
+                let _e12809 = active_1176_;
+                if _e12809 {
+                    let _e12811 = r1127_;
+                    r287_ = _e12811;
+                }
+                let _e12814 = active_1176_;
+                if _e12814 {
+                    let _e12816 = r160_;
+                    r160_ = (_e12816 >> bitcast<u32>(1i));
+                }
+            }
+            continuing {
+                let _e12822 = entry_1209_;
+                continued_1211_ = false;
+                let _e12826 = exited_1177_;
+                let _e12828 = broken_1210_;
+                let _e12830 = continued_1211_;
+                active_1176_ = (_e12822 && !((_e12826 || (_e12828 || _e12830))));
+                {
+                }
+            }
+        }
+        let _e12837 = entry_1209_;
+        let _e12839 = exited_1177_;
+        active_1176_ = (_e12837 && !(_e12839));
+        workgroupBarrier();
+        let _e12844 = r157_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12844);
+        let _e12855 = active_1176_;
+        lane_active[local_index] = u32(_e12855);
+        workgroupBarrier();
+        let _e12858 = active_1176_;
+        if _e12858 {
+            let _e12864 = i32(local_index);
+            let _e12870 = (((0i % 32i) + 32i) % 32i);
+            let _e12875 = ((_e12864 - (i32(local_index) % 32i)) + _e12870);
+            let _e12878 = (((_e12870 >= 0i) && (_e12870 < 32i)) && (_e12875 < 60i));
+            let _e12879 = select(_e12864, _e12875, _e12878);
+            let _e12883 = lane_active[bitcast<u32>(_e12879)];
+            let _e12890 = lane_values[bitcast<u32>(_e12879)];
+            let _e12894 = lane_values[bitcast<u32>(_e12864)];
+            r1128_ = select(_e12894, _e12890, (_e12878 && (_e12883 != 0u)));
+        }
+        workgroupBarrier();
+        let _e12898 = r287_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12898);
+        let _e12909 = active_1176_;
+        lane_active[local_index] = u32(_e12909);
+        workgroupBarrier();
+        let _e12912 = active_1176_;
+        if _e12912 {
+            let _e12918 = i32(local_index);
+            let _e12924 = (((0i % 32i) + 32i) % 32i);
+            let _e12929 = ((_e12918 - (i32(local_index) % 32i)) + _e12924);
+            let _e12932 = (((_e12924 >= 0i) && (_e12924 < 32i)) && (_e12929 < 60i));
+            let _e12933 = select(_e12918, _e12929, _e12932);
+            let _e12937 = lane_active[bitcast<u32>(_e12933)];
+            let _e12944 = lane_values[bitcast<u32>(_e12933)];
+            let _e12948 = lane_values[bitcast<u32>(_e12918)];
+            r1129_ = select(_e12948, _e12944, (_e12932 && (_e12937 != 0u)));
+        }
+        let _e12952 = active_1176_;
+        if _e12952 {
+            let _e12954 = r1128_;
+            r171_ = _e12954;
+        }
+        let _e12957 = active_1176_;
+        if _e12957 {
+            let _e12959 = r1129_;
+            r290_ = _e12959;
+        }
+        let _e12962 = active_1176_;
+        if _e12962 {
+            let _e12964 = r156_;
+            let _e12966 = r171_;
+            r1130_ = (_e12964 ^ _e12966);
+        }
+        let _e12970 = active_1176_;
+        if _e12970 {
+            let _e12972 = r286_;
+            let _e12974 = r290_;
+            r1131_ = (_e12972 ^ _e12974);
+        }
+        let _e12978 = active_1176_;
+        if _e12978 {
+            let _e12980 = r1130_;
+            r172_ = _e12980;
+        }
+        let _e12983 = active_1176_;
+        if _e12983 {
+            let _e12985 = r1131_;
+            r291_ = _e12985;
+        }
+        let _e12988 = active_1176_;
+        if _e12988 {
+            let _e12990 = r172_;
+            total_u002e_lo_173_ = _e12990;
+        }
+        let _e12993 = active_1176_;
+        if _e12993 {
+            let _e12995 = r291_;
+            total_u002e_hi_292_ = _e12995;
+        }
+        let _e12998 = active_1176_;
+        if _e12998 {
+            let _e13000 = av_u002e_lo_122_;
+            r174_ = _e13000;
+        }
+        let _e13003 = active_1176_;
+        if _e13003 {
+            let _e13005 = av_u002e_hi_276_;
+            r293_ = _e13005;
+        }
+        let _e13008 = active_1176_;
+        if _e13008 {
+            r175_ = (i32(local_index) % 32i);
+        }
+        let _e13015 = active_1176_;
+        if _e13015 {
+            r176_ = 32i;
+        }
+        let _e13019 = active_1176_;
+        if _e13019 {
+            r177_ = 1i;
+        }
+        let _e13023 = active_1176_;
+        entry_1214_ = _e13023;
+        broken_1215_ = false;
+        loop {
+            continued_1216_ = false;
+            let _e13030 = entry_1214_;
+            let _e13032 = exited_1177_;
+            let _e13034 = broken_1215_;
+            let _e13036 = continued_1216_;
+            active_1176_ = (_e13030 && !((_e13032 || (_e13034 || _e13036))));
+            let _e13043 = vote_number_1178_;
+            vote_number_1178_ = (_e13043 + 1u);
+            let _e13048 = active_1176_;
+            if _e13048 {
+                let _e13051 = vote_number_1178_;
+                atomicMax((&workgroup_votes), _e13051);
+            }
+            workgroupBarrier();
+            if (local_index == 0u) {
+                let _e13056 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e13056;
+            }
+            let _e13059 = workgroupUniformLoad((&workgroup_any));
+            let _e13061 = vote_number_1178_;
+            if (u32((_e13059 == _e13061)) == 0u) {
+                break;
+            }
+            {
+                let _e13067 = active_1176_;
+                if _e13067 {
+                    let _e13069 = r177_;
+                    let _e13071 = r176_;
+                    r178_ = (_e13069 >= _e13071);
+                }
+                let _e13075 = active_1176_;
+                saved_1217_ = _e13075;
+                let _e13078 = r178_;
+                let _e13080 = saved_1217_;
+                let _e13081 = (_e13080 && _e13078);
+                taken_1218_ = _e13081;
+                active_1176_ = _e13081;
+                {
+                    let _e13085 = active_1176_;
+                    let _e13087 = broken_1215_;
+                    broken_1215_ = (_e13087 || _e13085);
+                    active_1176_ = false;
+                }
+                let _e13093 = saved_1217_;
+                let _e13095 = taken_1218_;
+                let _e13099 = exited_1177_;
+                let _e13101 = broken_1215_;
+                let _e13103 = continued_1216_;
+                active_1176_ = ((_e13093 && !(_e13095)) && !((_e13099 || (_e13101 || _e13103))));
+                {
+                }
+                let _e13110 = saved_1217_;
+                let _e13112 = exited_1177_;
+                let _e13114 = broken_1215_;
+                let _e13116 = continued_1216_;
+                active_1176_ = (_e13110 && !((_e13112 || (_e13114 || _e13116))));
+                workgroupBarrier();
+                let _e13123 = r174_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e13123);
+                let _e13134 = active_1176_;
+                lane_active[local_index] = u32(_e13134);
+                workgroupBarrier();
+                let _e13137 = active_1176_;
+                if _e13137 {
+                    let _e13141 = (i32(local_index) % 32i);
+                    let _e13143 = i32(local_index);
+                    let _e13146 = r177_;
+                    let _e13148 = (_e13141 - _e13146);
+                    let _e13153 = ((_e13143 - _e13141) + _e13148);
+                    let _e13156 = (((_e13148 >= 0i) && (_e13148 < 32i)) && (_e13153 < 60i));
+                    let _e13157 = select(_e13143, _e13153, _e13156);
+                    let _e13161 = lane_active[bitcast<u32>(_e13157)];
+                    let _e13168 = lane_values[bitcast<u32>(_e13157)];
+                    let _e13172 = lane_values[bitcast<u32>(_e13143)];
+                    r1132_ = select(_e13172, _e13168, (_e13156 && (_e13161 != 0u)));
+                }
+                workgroupBarrier();
+                let _e13176 = r293_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e13176);
+                let _e13187 = active_1176_;
+                lane_active[local_index] = u32(_e13187);
+                workgroupBarrier();
+                let _e13190 = active_1176_;
+                if _e13190 {
+                    let _e13194 = (i32(local_index) % 32i);
+                    let _e13196 = i32(local_index);
+                    let _e13199 = r177_;
+                    let _e13201 = (_e13194 - _e13199);
+                    let _e13206 = ((_e13196 - _e13194) + _e13201);
+                    let _e13209 = (((_e13201 >= 0i) && (_e13201 < 32i)) && (_e13206 < 60i));
+                    let _e13210 = select(_e13196, _e13206, _e13209);
+                    let _e13214 = lane_active[bitcast<u32>(_e13210)];
+                    let _e13221 = lane_values[bitcast<u32>(_e13210)];
+                    let _e13225 = lane_values[bitcast<u32>(_e13196)];
+                    r1133_ = select(_e13225, _e13221, (_e13209 && (_e13214 != 0u)));
+                }
+                let _e13229 = active_1176_;
+                if _e13229 {
+                    let _e13231 = r1132_;
+                    r179_ = _e13231;
+                }
+                let _e13234 = active_1176_;
+                if _e13234 {
+                    let _e13236 = r1133_;
+                    r294_ = _e13236;
+                }
+                let _e13239 = active_1176_;
+                if _e13239 {
+                    let _e13241 = r175_;
+                    let _e13243 = r177_;
+                    r180_ = (_e13241 >= _e13243);
+                }
+                let _e13247 = active_1176_;
+                if _e13247 {
+                    let _e13249 = r174_;
+                    let _e13251 = r179_;
+                    r1134_ = (_e13249 + _e13251);
+                }
+                let _e13255 = active_1176_;
+                if _e13255 {
+                    let _e13257 = r1134_;
+                    let _e13259 = r174_;
+                    r1135_ = (_e13257 < _e13259);
+                }
+                let _e13263 = active_1176_;
+                if _e13263 {
+                    let _e13265 = r1135_;
+                    r1136_ = u32(_e13265);
+                }
+                let _e13269 = active_1176_;
+                if _e13269 {
+                    let _e13271 = r293_;
+                    let _e13273 = r294_;
+                    r1137_ = (_e13271 + _e13273);
+                }
+                let _e13277 = active_1176_;
+                if _e13277 {
+                    let _e13279 = r1137_;
+                    let _e13281 = r1136_;
+                    r1138_ = (_e13279 + _e13281);
+                }
+                let _e13285 = active_1176_;
+                if _e13285 {
+                    let _e13287 = r1134_;
+                    r181_ = _e13287;
+                }
+                let _e13290 = active_1176_;
+                if _e13290 {
+                    let _e13292 = r1138_;
+                    r295_ = _e13292;
+                }
+                let _e13295 = active_1176_;
+                if _e13295 {
+                    let _e13297 = r180_;
+                    let _e13299 = r181_;
+                    let _e13301 = r174_;
+                    r1139_ = select(_e13301, _e13299, _e13297);
+                }
+                let _e13305 = active_1176_;
+                if _e13305 {
+                    let _e13307 = r180_;
+                    let _e13309 = r295_;
+                    let _e13311 = r293_;
+                    r1140_ = select(_e13311, _e13309, _e13307);
+                }
+                let _e13315 = active_1176_;
+                if _e13315 {
+                    let _e13317 = r1139_;
+                    r174_ = _e13317;
+                }
+                let _e13320 = active_1176_;
+                if _e13320 {
+                    let _e13322 = r1140_;
+                    r293_ = _e13322;
+                }
+                let _e13325 = active_1176_;
+                if _e13325 {
+                    let _e13327 = r177_;
+                    r177_ = (_e13327 << bitcast<u32>(1i));
+                }
+            }
+            continuing {
+                let _e13333 = entry_1214_;
+                continued_1216_ = false;
+                let _e13337 = exited_1177_;
+                let _e13339 = broken_1215_;
+                let _e13341 = continued_1216_;
+                active_1176_ = (_e13333 && !((_e13337 || (_e13339 || _e13341))));
+                {
+                }
+            }
+        }
+        let _e13348 = entry_1214_;
+        let _e13350 = exited_1177_;
+        active_1176_ = (_e13348 && !(_e13350));
+        let _e13355 = active_1176_;
+        if _e13355 {
+            let _e13357 = r174_;
+            before_u002e_lo_182_ = _e13357;
+        }
+        let _e13360 = active_1176_;
+        if _e13360 {
+            let _e13362 = r293_;
+            before_u002e_hi_296_ = _e13362;
+        }
+        let _e13365 = active_1176_;
+        if _e13365 {
+            let _e13368 = params.N;
+            r183_ = _e13368;
+        }
+        let _e13371 = active_1176_;
+        if _e13371 {
+            let _e13373 = i_5_;
+            let _e13375 = r183_;
+            r184_ = (_e13373 < _e13375);
+        }
+        let _e13379 = active_1176_;
+        saved_1219_ = _e13379;
+        let _e13382 = r184_;
+        let _e13384 = saved_1219_;
+        let _e13385 = (_e13384 && _e13382);
+        taken_1220_ = _e13385;
+        active_1176_ = _e13385;
+        {
+            let _e13389 = active_1176_;
+            if _e13389 {
+                let _e13391 = total_u002e_lo_173_;
+                let _e13398 = i_5_;
+                R[bitcast<u32>(((((_e13398 * 18i) + 16i) * 2i) + 0i))] = _e13391;
+            }
+            let _e13409 = active_1176_;
+            if _e13409 {
+                let _e13411 = total_u002e_hi_292_;
+                let _e13418 = i_5_;
+                R[bitcast<u32>(((((_e13418 * 18i) + 16i) * 2i) + 1i))] = _e13411;
+            }
+            let _e13429 = active_1176_;
+            if _e13429 {
+                let _e13431 = before_u002e_lo_182_;
+                let _e13438 = i_5_;
+                R[bitcast<u32>(((((_e13438 * 18i) + 17i) * 2i) + 0i))] = _e13431;
+            }
+            let _e13449 = active_1176_;
+            if _e13449 {
+                let _e13451 = before_u002e_hi_296_;
+                let _e13458 = i_5_;
+                R[bitcast<u32>(((((_e13458 * 18i) + 17i) * 2i) + 1i))] = _e13451;
+            }
+            let _e13469 = active_1176_;
+            if _e13469 {
+                let _e13471 = s_u002e_lo_115_;
+                let _e13478 = i_5_;
+                R[bitcast<u32>(((((_e13478 * 18i) + 14i) * 2i) + 0i))] = _e13471;
+            }
+            let _e13489 = active_1176_;
+            if _e13489 {
+                let _e13491 = s_u002e_hi_269_;
+                let _e13498 = i_5_;
+                R[bitcast<u32>(((((_e13498 * 18i) + 14i) * 2i) + 1i))] = _e13491;
+            }
+            let _e13509 = active_1176_;
+            if _e13509 {
+                let _e13511 = q_u002e_lo_120_;
+                let _e13518 = i_5_;
+                R[bitcast<u32>(((((_e13518 * 18i) + 15i) * 2i) + 0i))] = _e13511;
+            }
+            let _e13529 = active_1176_;
+            if _e13529 {
+                let _e13531 = q_u002e_hi_274_;
+                let _e13538 = i_5_;
+                R[bitcast<u32>(((((_e13538 * 18i) + 15i) * 2i) + 1i))] = _e13531;
+            }
+            let _e13549 = active_1176_;
+            if _e13549 {
+                let _e13551 = i_5_;
+                r185_ = (_e13551 % 4i);
+            }
+            let _e13556 = active_1176_;
+            if _e13556 {
+                let _e13562 = i_5_;
+                let _e13569 = A[bitcast<u32>(((_e13562 * 2i) + 0i))];
+                r186_ = _e13569;
+            }
+            let _e13572 = active_1176_;
+            if _e13572 {
+                let _e13578 = i_5_;
+                let _e13585 = A[bitcast<u32>(((_e13578 * 2i) + 1i))];
+                r297_ = _e13585;
+            }
+            let _e13588 = active_1176_;
+            if _e13588 {
+                let _e13590 = r186_;
+                r187_ = _e13590;
+            }
+            let _e13593 = active_1176_;
+            if _e13593 {
+                let _e13595 = r297_;
+                r298_ = _e13595;
+            }
+            let _e13598 = active_1176_;
+            if _e13598 {
+                let _e13600 = r187_;
+                r1141_ = (_e13600 & 65535u);
+            }
+            let _e13605 = active_1176_;
+            if _e13605 {
+                let _e13607 = r187_;
+                r1142_ = (_e13607 >> bitcast<u32>(16u));
+            }
+            let _e13613 = active_1176_;
+            if _e13613 {
+                r1143_ = 3u;
+            }
+            let _e13617 = active_1176_;
+            if _e13617 {
+                r1144_ = 0u;
+            }
+            let _e13621 = active_1176_;
+            if _e13621 {
+                let _e13623 = r1141_;
+                r1145_ = (_e13623 * 3u);
+            }
+            let _e13628 = active_1176_;
+            if _e13628 {
+                let _e13630 = r1141_;
+                r1146_ = (_e13630 * 0u);
+            }
+            let _e13635 = active_1176_;
+            if _e13635 {
+                let _e13637 = r1142_;
+                r1147_ = (_e13637 * 3u);
+            }
+            let _e13642 = active_1176_;
+            if _e13642 {
+                let _e13644 = r1142_;
+                r1148_ = (_e13644 * 0u);
+            }
+            let _e13649 = active_1176_;
+            if _e13649 {
+                let _e13651 = r1146_;
+                r1149_ = (_e13651 & 65535u);
+            }
+            let _e13656 = active_1176_;
+            if _e13656 {
+                let _e13658 = r1146_;
+                r1150_ = (_e13658 >> bitcast<u32>(16u));
+            }
+            let _e13664 = active_1176_;
+            if _e13664 {
+                let _e13666 = r1147_;
+                r1151_ = (_e13666 & 65535u);
+            }
+            let _e13671 = active_1176_;
+            if _e13671 {
+                let _e13673 = r1147_;
+                r1152_ = (_e13673 >> bitcast<u32>(16u));
+            }
+            let _e13679 = active_1176_;
+            if _e13679 {
+                let _e13681 = r1145_;
+                r1153_ = (_e13681 >> bitcast<u32>(16u));
+            }
+            let _e13687 = active_1176_;
+            if _e13687 {
+                let _e13689 = r1153_;
+                let _e13691 = r1149_;
+                r1154_ = (_e13689 + _e13691);
+            }
+            let _e13695 = active_1176_;
+            if _e13695 {
+                let _e13697 = r1154_;
+                let _e13699 = r1151_;
+                r1155_ = (_e13697 + _e13699);
+            }
+            let _e13703 = active_1176_;
+            if _e13703 {
+                let _e13705 = r187_;
+                r1156_ = (_e13705 * 3u);
+            }
+            let _e13710 = active_1176_;
+            if _e13710 {
+                let _e13712 = r1148_;
+                let _e13714 = r1150_;
+                r1157_ = (_e13712 + _e13714);
+            }
+            let _e13718 = active_1176_;
+            if _e13718 {
+                let _e13720 = r1157_;
+                let _e13722 = r1152_;
+                r1158_ = (_e13720 + _e13722);
+            }
+            let _e13726 = active_1176_;
+            if _e13726 {
+                let _e13728 = r1155_;
+                r1159_ = (_e13728 >> bitcast<u32>(16u));
+            }
+            let _e13734 = active_1176_;
+            if _e13734 {
+                let _e13736 = r1158_;
+                let _e13738 = r1159_;
+                r1160_ = (_e13736 + _e13738);
+            }
+            let _e13742 = active_1176_;
+            if _e13742 {
+                let _e13744 = r187_;
+                r1161_ = (_e13744 * 0u);
+            }
+            let _e13749 = active_1176_;
+            if _e13749 {
+                let _e13751 = r298_;
+                r1162_ = (_e13751 * 3u);
+            }
+            let _e13756 = active_1176_;
+            if _e13756 {
+                let _e13758 = r1160_;
+                let _e13760 = r1161_;
+                r1163_ = (_e13758 + _e13760);
+            }
+            let _e13764 = active_1176_;
+            if _e13764 {
+                let _e13766 = r1163_;
+                let _e13768 = r1162_;
+                r1164_ = (_e13766 + _e13768);
+            }
+            let _e13772 = active_1176_;
+            if _e13772 {
+                let _e13774 = r1156_;
+                r188_ = _e13774;
+            }
+            let _e13777 = active_1176_;
+            if _e13777 {
+                let _e13779 = r1164_;
+                r299_ = _e13779;
+            }
+            let _e13782 = active_1176_;
+            if _e13782 {
+                let _e13784 = r188_;
+                r1165_ = (_e13784 + 4294967295u);
+            }
+            let _e13789 = active_1176_;
+            if _e13789 {
+                let _e13791 = r1165_;
+                let _e13793 = r188_;
+                r1166_ = (_e13791 < _e13793);
+            }
+            let _e13797 = active_1176_;
+            if _e13797 {
+                let _e13799 = r1166_;
+                r1167_ = u32(_e13799);
+            }
+            let _e13803 = active_1176_;
+            if _e13803 {
+                let _e13805 = r299_;
+                r1168_ = (_e13805 + 0u);
+            }
+            let _e13810 = active_1176_;
+            if _e13810 {
+                let _e13812 = r1168_;
+                let _e13814 = r1167_;
+                r1169_ = (_e13812 + _e13814);
+            }
+            let _e13818 = active_1176_;
+            if _e13818 {
+                let _e13820 = r1165_;
+                r189_ = _e13820;
+            }
+            let _e13823 = active_1176_;
+            if _e13823 {
+                let _e13825 = r1169_;
+                r300_ = _e13825;
+            }
+            let _e13828 = active_1176_;
+            if _e13828 {
+                let _e13832 = r185_;
+                let _e13840 = r189_;
+                let _e13841 = atomicAdd((&T[bitcast<u32>(((_e13832 * 2i) + 0i))]), _e13840);
+                r1170_ = _e13841;
+            }
+            let _e13844 = active_1176_;
+            if _e13844 {
+                let _e13846 = r1170_;
+                let _e13848 = r189_;
+                r1171_ = (_e13846 + _e13848);
+            }
+            let _e13852 = active_1176_;
+            if _e13852 {
+                let _e13854 = r1171_;
+                let _e13856 = r1170_;
+                r1172_ = (_e13854 < _e13856);
+            }
+            let _e13860 = active_1176_;
+            if _e13860 {
+                let _e13862 = r1172_;
+                r1173_ = u32(_e13862);
+            }
+            let _e13866 = active_1176_;
+            if _e13866 {
+                let _e13868 = r300_;
+                let _e13870 = r1173_;
+                r1174_ = (_e13868 + _e13870);
+            }
+            let _e13874 = active_1176_;
+            if _e13874 {
+                let _e13878 = r185_;
+                let _e13886 = r1174_;
+                atomicAdd((&T[bitcast<u32>(((_e13878 * 2i) + 1i))]), _e13886);
+            }
+        }
+        let _e13888 = saved_1219_;
+        let _e13890 = taken_1220_;
+        let _e13894 = exited_1177_;
+        active_1176_ = ((_e13888 && !(_e13890)) && !(_e13894));
+        {
+        }
+        let _e13899 = saved_1219_;
+        let _e13901 = exited_1177_;
+        active_1176_ = (_e13899 && !(_e13901));
     }
 }
