@@ -72,7 +72,7 @@ fn every_examples_arguments_follow_its_ptx_parameter_list() {
                         let mut back = tensor.clone();
                         back.set_from_memory(words.iter().copied());
                         assert_eq!(back.bits, tensor.bits, "{context}");
-                        let bytes = tensor.bits.len() as u64 * tensor.element.size();
+                        let bytes = tensor.len() as u64 * tensor.element.size();
                         assert_eq!(words.len() as u64, bytes.div_ceil(4).max(1), "{context}");
                     }
                     Argument::Buffer { param: None, words } => {
