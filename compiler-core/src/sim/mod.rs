@@ -282,49 +282,39 @@ pub fn run_with(
     kernel: &Kernel,
     args: &mut Args,
     options: SimOptions,
-    mut observers: Observers,
+    observers: Observers,
 ) -> Result<Stats, Fault> {
-    let options = words_options(kernel, options);
     in_words(
         kernel,
         args,
-        observers.writers.as_deref_mut(),
-        |kernel, args, writers| {
-            let observers = Observers {
-                writers,
-                progress: observers.progress,
-            };
+        options,
+        observers,
+        |kernel, args, options, observers| {
             run_observed(kernel, args, options, observers, None, None)
         },
     )
 }
 
-/// The options for `kernel` as run: a kernel split into words counts the emulation's
-/// statements too (a 64-bit division is a 64-trip loop), so it gets 16 times the step limit.
-fn words_options(kernel: &Kernel, options: SimOptions) -> SimOptions {
-    if wide::has_wide(kernel) {
-        SimOptions {
-            step_limit: options.step_limit.saturating_mul(16),
-            ..options
-        }
-    } else {
-        options
-    }
-}
-
 /// Runs `run` on `kernel` as 32-bit words (`ir::wide`) when it has 64-bit integers: its 64-bit
-/// tensors have a last axis of 2, their words, meanwhile (the same bits), and who wrote an
-/// element is who wrote its low word.
+/// tensors have a last axis of 2, their words, meanwhile (the same bits); who wrote an element
+/// is who wrote its low word; and the step limit is 16 times the launch's, since the split
+/// kernel's statements count (a 64-bit division is some 1,500).
 fn in_words<T>(
     kernel: &Kernel,
     args: &mut Args,
-    writers: Option<&mut Writers>,
-    run: impl FnOnce(&Kernel, &mut Args, Option<&mut Writers>) -> T,
+    options: SimOptions,
+    observers: Observers,
+    run: impl FnOnce(&Kernel, &mut Args, SimOptions, Observers) -> T,
 ) -> T {
     if !wide::has_wide(kernel) {
-        return run(kernel, args, writers);
+        return run(kernel, args, options, observers);
     }
     let split = wide::split(kernel);
+    let options = SimOptions {
+        step_limit: options.step_limit.saturating_mul(16),
+        ..options
+    };
+    let Observers { writers, progress } = observers;
     let wide: Vec<bool> = args
         .params
         .iter()
@@ -343,7 +333,11 @@ fn in_words<T>(
     };
     word_axis(args, true);
     let mut word_writers = writers.as_ref().map(|_| Writers::new());
-    let result = run(&split, args, word_writers.as_mut());
+    let observers = Observers {
+        writers: word_writers.as_mut(),
+        progress,
+    };
+    let result = run(&split, args, options, observers);
     word_axis(args, false);
     if let (Some(writers), Some(words)) = (writers, word_writers) {
         *writers = words
@@ -405,17 +399,12 @@ pub fn run_traced(
     block: Dim3,
     limits: TraceLimits,
 ) -> (Result<Stats, Fault>, Trace) {
-    let mut observers = observers;
-    let options = words_options(kernel, options);
     in_words(
         kernel,
         args,
-        observers.writers.as_deref_mut(),
-        |kernel, args, writers| {
-            let observers = Observers {
-                writers,
-                progress: observers.progress,
-            };
+        options,
+        observers,
+        |kernel, args, options, observers| {
             run_traced_words(kernel, args, options, observers, block, limits)
         },
     )
@@ -455,21 +444,9 @@ pub fn run_profiled(
     kernel: &Kernel,
     args: &mut Args,
     options: SimOptions,
-    mut observers: Observers,
+    observers: Observers,
 ) -> (Result<Stats, Fault>, MemoryProfile) {
-    let options = words_options(kernel, options);
-    in_words(
-        kernel,
-        args,
-        observers.writers.as_deref_mut(),
-        |kernel, args, writers| {
-            let observers = Observers {
-                writers,
-                progress: observers.progress,
-            };
-            run_profiled_words(kernel, args, options, observers)
-        },
-    )
+    in_words(kernel, args, options, observers, run_profiled_words)
 }
 
 fn run_profiled_words(
