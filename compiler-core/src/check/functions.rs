@@ -77,23 +77,49 @@ fn calls_in(stmts: &[Stmt], functions: &[Function], found: &mut Vec<(usize, Span
     }
 }
 
+/// Which parameters of each function its body writes, found once a function: a call graph's
+/// paths may be many (a function calling another twice, and so on down), its functions few.
+#[derive(Default)]
+pub(super) struct Written {
+    known: HashMap<usize, Vec<bool>>,
+    /// The functions whose bodies are being read: one met again is recursion (E0207), and
+    /// writes nothing more here.
+    open: HashSet<usize>,
+}
+
 /// Which parameters of `functions[index]` its body (or a function it calls) stores into, by
 /// position: a caller's argument there is written.
-pub(super) fn written_params(functions: &[Function], index: usize, depth: usize) -> Vec<bool> {
+pub(super) fn written_params(
+    functions: &[Function],
+    index: usize,
+    written: &mut Written,
+) -> Vec<bool> {
     let function = &functions[index];
-    let mut names = HashSet::new();
-    if depth < MAX_CALL_DEPTH {
-        stored_names(&function.body.stmts, functions, depth + 1, &mut names);
+    if let Some(known) = written.known.get(&index) {
+        return known.clone();
     }
-    function
+    if !written.open.insert(index) {
+        return vec![false; function.params.len()];
+    }
+    let mut names = HashSet::new();
+    stored_names(&function.body.stmts, functions, written, &mut names);
+    written.open.remove(&index);
+    let params: Vec<bool> = function
         .params
         .iter()
         .map(|p| names.contains(&p.name.name))
-        .collect()
+        .collect();
+    written.known.insert(index, params.clone());
+    params
 }
 
 /// How deep calls may nest: deeper means recursion, which E0207 reports.
 pub(super) const MAX_CALL_DEPTH: usize = 32;
+
+/// How many function bodies one kernel's calls may paste in (each call inlines its function,
+/// and a function calling another twice, down a chain of 20, would paste a million): past it,
+/// E0207, rather than a checker and a lowering that never end.
+pub(super) const MAX_INLINED: usize = 1024;
 
 /// Whether `stmts` end in a `return` on every path.
 fn always_returns(stmts: &[Stmt]) -> bool {
@@ -166,13 +192,18 @@ fn recursion(functions: &[Function]) -> Vec<Diagnostic> {
         .collect();
     let mut diagnostics = Vec::new();
     let mut reported: Vec<Vec<usize>> = Vec::new();
-    // Depth-first from each function, along the path of calls taken.
+    // Depth-first from each function, along the path of calls taken. A function whose calls
+    // reach no cycle is `clean` and not walked again: a chain of functions each calling the
+    // next twice has a path count that doubles a function, and no cycle.
     fn walk(
         at: usize,
         path: &mut Vec<(usize, Span)>,
         edges: &[Vec<(usize, Span)>],
         found: &mut Vec<Vec<(usize, Span)>>,
-    ) {
+        clean: &mut [bool],
+    ) -> bool {
+        let before = found.len();
+        let mut truncated = false;
         for &(to, span) in &edges[at] {
             if let Some(start) = path.iter().position(|&(f, _)| f == to) {
                 let mut cycle = path[start..].to_vec();
@@ -180,13 +211,23 @@ fn recursion(functions: &[Function]) -> Vec<Diagnostic> {
                 found.push(cycle);
                 continue;
             }
+            if clean[to] {
+                continue;
+            }
             if path.len() < MAX_CALL_DEPTH {
                 path.push((to, span));
-                walk(to, path, edges, found);
+                truncated |= walk(to, path, edges, found, clean);
                 path.pop();
+            } else {
+                truncated = true;
             }
         }
+        if found.len() == before && !truncated {
+            clean[at] = true;
+        }
+        truncated
     }
+    let mut clean = vec![false; functions.len()];
     for start in 0..functions.len() {
         let mut cycles = Vec::new();
         walk(
@@ -194,6 +235,7 @@ fn recursion(functions: &[Function]) -> Vec<Diagnostic> {
             &mut vec![(start, functions[start].name.span)],
             &edges,
             &mut cycles,
+            &mut clean,
         );
         for cycle in cycles {
             let mut members: Vec<usize> = cycle[1..].iter().map(|&(f, _)| f).collect();
@@ -389,7 +431,12 @@ impl KernelChecker {
             .map(|p| (p.name.name.clone(), p.name.name.clone()))
             .collect();
         self.written = HashSet::new();
-        stored_names(&function.body.stmts, &functions, 0, &mut self.written);
+        stored_names(
+            &function.body.stmts,
+            &functions,
+            &mut Written::default(),
+            &mut self.written,
+        );
         self.enter(index, None, result, &types, &values, aliases, true);
     }
 
@@ -461,7 +508,7 @@ impl KernelChecker {
         if fits {
             fits = self.extents_agree(callee, args, &values, function);
         }
-        let written = written_params(&functions, index, 0);
+        let written = written_params(&functions, index, &mut Written::default());
         for ((arg, value), (param, written)) in args
             .iter()
             .zip(&values)
@@ -495,7 +542,32 @@ impl KernelChecker {
         }
         let recursive =
             self.calls.iter().any(|c| c.function == index) || self.calls.len() >= MAX_CALL_DEPTH;
-        if !fits || recursive {
+        if !fits || recursive || self.inlined > MAX_INLINED {
+            return Value::new(result_type, Uniformity::Varying);
+        }
+        self.inlined += 1;
+        // A function checked alone stops pasting too, but only a kernel, whose calls the
+        // lowering pastes, reports it: once.
+        let alone = self.calls.first().is_some_and(|c| c.call.is_none());
+        if self.inlined > MAX_INLINED && !alone {
+            let chain: Vec<&str> = self
+                .calls
+                .iter()
+                .map(|c| functions[c.function].name.name.as_str())
+                .chain([callee.name.as_str()])
+                .collect();
+            self.error(
+                Diagnostic::error(
+                    Code::E0207,
+                    span,
+                    format!("the kernel's calls paste more than {MAX_INLINED} function bodies"),
+                )
+                .with_label(format!("the {}th, by {}", MAX_INLINED + 1, chain.join(" → ")))
+                .with_help("each call is pasted where it stands: a function that calls another twice, down a chain, doubles the kernel at each step; call it once and keep its result in a variable"),
+            );
+            return Value::new(result_type, Uniformity::Varying);
+        }
+        if self.inlined > MAX_INLINED {
             return Value::new(result_type, Uniformity::Varying);
         }
         let aliases = function
@@ -547,7 +619,12 @@ impl KernelChecker {
         // What this body writes, and what the caller's arguments already had written.
         let mut written = HashSet::new();
         if call.is_some() {
-            stored_names(&function.body.stmts, &functions, 0, &mut written);
+            stored_names(
+                &function.body.stmts,
+                &functions,
+                &mut Written::default(),
+                &mut written,
+            );
             for (param, value) in function.params.iter().zip(values) {
                 let outer = aliases.get(&param.name.name);
                 if value.ty.is_tile() || outer.is_some_and(|o| self.written.contains(o)) {

@@ -291,6 +291,8 @@ struct KernelChecker {
     /// The call a statement is, whose value nothing uses (an atomic whose old value is
     /// dropped: a 64-bit `atomic_add` must be one).
     dropped_call: Option<Span>,
+    /// The function bodies the kernel's calls paste in so far ([`functions::MAX_INLINED`]).
+    inlined: usize,
 }
 
 /// Joins `b` into `a` variable by variable; `a` keeps its length (variables declared after
@@ -326,6 +328,7 @@ impl KernelChecker {
             calls: Vec::new(),
             loop_salt: 0,
             dropped_call: None,
+            inlined: 0,
         }
     }
 
@@ -336,19 +339,17 @@ impl KernelChecker {
 
 /// The names `stmts` store into, at any depth: `X` for every `X[..] = ..`, `X[..] op= ..` and
 /// atomic on `X[..]`, `t` for a whole `t = ..` or `t op= ..`, and an argument a called function
-/// writes (`depth` calls down).
+/// writes (`written` remembers each function's, found once).
 fn stored_names<'s>(
     stmts: impl IntoIterator<Item = &'s Stmt>,
     functions: &[Function],
-    depth: usize,
+    written: &mut functions::Written,
     names: &mut HashSet<String>,
 ) {
-    let atomic_targets =
-        |e: &Expr, names: &mut HashSet<String>| atomic_targets(e, functions, depth, names);
     for stmt in stmts {
         match &stmt.kind {
             StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => {
-                atomic_targets(value, names)
+                atomic_targets(value, functions, written, names)
             }
             StmtKind::Assign { target, value, .. } => {
                 match &target.kind {
@@ -363,17 +364,17 @@ fn stored_names<'s>(
                     }
                     _ => {}
                 }
-                atomic_targets(target, names);
-                atomic_targets(value, names);
+                atomic_targets(target, functions, written, names);
+                atomic_targets(value, functions, written, names);
             }
             StmtKind::If {
                 condition,
                 then_block,
                 else_branch,
             } => {
-                atomic_targets(condition, names);
-                stored_names(&then_block.stmts, functions, depth, names);
-                stored_names(else_branch.as_deref(), functions, depth, names);
+                atomic_targets(condition, functions, written, names);
+                stored_names(&then_block.stmts, functions, written, names);
+                stored_names(else_branch.as_deref(), functions, written, names);
             }
             StmtKind::While { condition, body }
             | StmtKind::For {
@@ -381,10 +382,10 @@ fn stored_names<'s>(
                 body,
                 ..
             } => {
-                atomic_targets(condition, names);
-                stored_names(&body.stmts, functions, depth, names)
+                atomic_targets(condition, functions, written, names);
+                stored_names(&body.stmts, functions, written, names)
             }
-            StmtKind::Block(body) => stored_names(&body.stmts, functions, depth, names),
+            StmtKind::Block(body) => stored_names(&body.stmts, functions, written, names),
             _ => {}
         }
     }
@@ -392,15 +393,18 @@ fn stored_names<'s>(
 
 /// The names atomics in `expr` change (`H` for `atomic_add(H[b], 1)`), and the arguments the
 /// functions it calls write.
-fn atomic_targets(expr: &Expr, functions: &[Function], depth: usize, names: &mut HashSet<String>) {
+fn atomic_targets(
+    expr: &Expr,
+    functions: &[Function],
+    written: &mut functions::Written,
+    names: &mut HashSet<String>,
+) {
     if let ExprKind::Call { callee, args } = &expr.kind {
         if let Some(index) = functions.iter().position(|f| f.name.name == callee.name) {
-            if depth < functions::MAX_CALL_DEPTH {
-                let written = functions::written_params(functions, index, depth);
-                for (arg, written) in args.iter().zip(written) {
-                    if let (ExprKind::Name(name), true) = (&arg.kind, written) {
-                        names.insert(name.clone());
-                    }
+            let params = functions::written_params(functions, index, written);
+            for (arg, param) in args.iter().zip(params) {
+                if let (ExprKind::Name(name), true) = (&arg.kind, param) {
+                    names.insert(name.clone());
                 }
             }
         }
@@ -413,7 +417,7 @@ fn atomic_targets(expr: &Expr, functions: &[Function], depth: usize, names: &mut
         }
     }
     for child in expr.children() {
-        atomic_targets(child, functions, depth, names);
+        atomic_targets(child, functions, written, names);
     }
 }
 
@@ -422,7 +426,12 @@ impl KernelChecker {
     /// them is varying (the spec's "Uniformity" section says why).
     fn note_written(&mut self, kernel: &Kernel) {
         let functions = self.functions.clone();
-        stored_names(&kernel.body.stmts, &functions, 0, &mut self.written);
+        stored_names(
+            &kernel.body.stmts,
+            &functions,
+            &mut functions::Written::default(),
+            &mut self.written,
+        );
     }
 }
 

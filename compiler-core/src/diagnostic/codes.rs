@@ -114,7 +114,7 @@ codes! {
         E0204 => "only a var can be assigned",
         E0205 => "two kernels, programs or functions have the same name",
         E0206 => "a function is called that does not exist",
-        E0207 => "a function calls itself, directly or through others",
+        E0207 => "a function calls itself, directly or through others, or a kernel's calls paste in too many bodies",
         E0208 => "a function cannot take a built-in's name",
         // Types.
         E0301 => "the types of an operation's operands do not fit it",
