@@ -8,7 +8,7 @@
 //! kernel's tensors, always; a Fortran-ordered input (numpy writes one for a transposed
 //! array, `np.save(p, A.T)`) is read as numpy means it.
 
-use crate::ir::{f16_storage, Scalar};
+use crate::ir::{f16_storage, join_words, Scalar};
 use npyz::WriterBuilder;
 use std::io::{Cursor, Write};
 
@@ -64,25 +64,16 @@ pub fn write(element: Scalar, shape: &[usize], bits: &[u32]) -> Vec<u8> {
 
 /// A 64-bit tensor's elements from its words (low, high).
 fn wide_words(bits: &[u32]) -> impl Iterator<Item = u64> + '_ {
-    bits.chunks_exact(2)
-        .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
+    bits.chunks_exact(2).map(join_words)
 }
 
-/// 64-bit values as a launch's data (`f64`s), refused where one has no `f64` of its own: a
-/// launch carries its inputs as numbers, exact up to 2^53.
-fn exact_values<T: Copy + std::fmt::Display>(
-    values: Vec<T>,
-    to_f64: impl Fn(T) -> f64,
-    back: impl Fn(f64) -> T,
-    same: impl Fn(T, T) -> bool,
-    what: &str,
-) -> Result<Vec<f64>, String> {
+/// 64-bit values as a launch's data (`f64`s), refused past 2^53 in magnitude: a launch carries
+/// its inputs as numbers, exact up to there.
+fn exact_values(values: impl Iterator<Item = i128>, what: &str) -> Result<Vec<f64>, String> {
     values
-        .into_iter()
         .map(|v| {
-            let f = to_f64(v);
-            if same(back(f), v) && f.abs() <= 9_007_199_254_740_992.0 {
-                Ok(f)
+            if v.unsigned_abs() <= 1 << 53 {
+                Ok(v as f64)
             } else {
                 Err(format!(
                     "{what} holds {v}, which an input cannot carry exactly: a launch's values are numbers, exact up to 2^53 (9007199254740992)"
@@ -130,19 +121,16 @@ pub fn read(
         Scalar::U32 | Scalar::Bool => npy
             .into_vec::<u32>()
             .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::I64 => {
-            let v = npy
-                .into_vec::<i64>()
-                .map_err(|e| format!("cannot read the values of {what}: {e}"))?;
-            return exact_values(v, |x| x as f64, |f| f as i64, |a, b| a == b, what)
-                .map(|values| (shape.clone(), reorder(&shape, order, values)));
-        }
-        Scalar::U64 => {
-            let v = npy
-                .into_vec::<u64>()
-                .map_err(|e| format!("cannot read the values of {what}: {e}"))?;
-            return exact_values(v, |x| x as f64, |f| f as u64, |a, b| a == b, what)
-                .map(|values| (shape.clone(), reorder(&shape, order, values)));
+        Scalar::I64 | Scalar::U64 => {
+            let wide: Vec<i128> = if element == Scalar::I64 {
+                npy.into_vec::<i64>()
+                    .map(|v| v.into_iter().map(i128::from).collect())
+            } else {
+                npy.into_vec::<u64>()
+                    .map(|v| v.into_iter().map(i128::from).collect())
+            }
+            .map_err(|e| format!("cannot read the values of {what}: {e}"))?;
+            Ok(exact_values(wide.into_iter(), what)?)
         }
     }
     .map_err(|e| format!("cannot read the values of {what}: {e}"))?;

@@ -33,7 +33,9 @@ pub use lower::lower;
 pub use print::print;
 pub use program::{lower_program, Condition, LaunchArg, Program, Step, Temporary};
 pub use size::{Size, SizeOp};
-pub use types::{f16_from_storage, f16_round, f16_storage, Axis, CtxField, Scalar};
+pub use types::{
+    f16_from_storage, f16_round, f16_storage, join_words, split_words, Axis, CtxField, Scalar,
+};
 
 use crate::span::Span;
 use serde::{Deserialize, Serialize};

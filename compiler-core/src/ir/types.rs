@@ -79,11 +79,6 @@ impl Scalar {
         matches!(self, Scalar::I64 | Scalar::U64)
     }
 
-    /// Whether integer arithmetic on it is signed.
-    pub fn is_signed(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::I8 | Scalar::I64)
-    }
-
     /// The 32-bit words an element takes in a tensor's `bits` (2 for a 64-bit integer).
     pub fn words(self) -> usize {
         if self.is_wide() {
@@ -193,7 +188,7 @@ impl Scalar {
     /// first, for a 64-bit integer).
     pub fn show_words(self, words: &[u32]) -> String {
         match words {
-            [lo, hi] if self.is_wide() => self.show_wide(u64::from(*lo) | u64::from(*hi) << 32),
+            [_, _] if self.is_wide() => self.show_wide(join_words(words)),
             [w, ..] => self.show(*w),
             [] => String::new(),
         }
@@ -226,6 +221,17 @@ impl Scalar {
             Scalar::Bool => f64::from(u32::from(bits != 0)),
         }
     }
+}
+
+/// A 64-bit element from its words in a tensor's `bits`, the low first (a missing word is 0).
+pub fn join_words(words: &[u32]) -> u64 {
+    let word = |i: usize| u64::from(words.get(i).copied().unwrap_or(0));
+    word(0) | word(1) << 32
+}
+
+/// A 64-bit element's words, the low first, as a tensor's `bits` hold them.
+pub fn split_words(value: u64) -> [u32; 2] {
+    [value as u32, (value >> 32) as u32]
 }
 
 /// The `f16` nearest the `f32` with bits `bits` (ties to even; past the largest `f16`, an

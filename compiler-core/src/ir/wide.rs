@@ -25,15 +25,11 @@
 
 use super::*;
 
-/// Whether `kernel` has a 64-bit register, tensor or array, and is not split yet.
+/// Whether `kernel` (as lowered, not split) has a 64-bit register, tensor or array.
 pub fn has_wide(kernel: &Kernel) -> bool {
     kernel.regs.iter().any(|r| r.ty.is_wide())
-        || kernel.params.iter().any(|p| match p {
-            Param::Tensor { element, dims, .. } => {
-                element.is_wide() && dims.last() != Some(&DimRef::Literal(2))
-            }
-            Param::Scalar { .. } => false,
-        })
+        || kernel.params.iter().any(|p| p.element().is_wide())
+        || kernel.locals.iter().any(|a| a.element.is_wide())
 }
 
 /// `kernel` with its 64-bit values as words (see the module doc).
@@ -127,17 +123,12 @@ impl Splitter<'_> {
 
     /// A new temporary of `ty` holding `op`.
     fn op(&mut self, ty: Scalar, op: Op) -> Operand {
-        self.regs.push(RegInfo {
-            ty,
-            name: None,
-            variable: false,
-            high_of: None,
-        });
-        let r = Reg(self.regs.len() as u32 - 1);
+        let r = self.reg(ty);
         self.set(r, op);
         Operand::Reg(r)
     }
 
+    /// A new temporary of `ty`.
     fn reg(&mut self, ty: Scalar) -> Reg {
         self.regs.push(RegInfo {
             ty,
@@ -148,7 +139,7 @@ impl Splitter<'_> {
         Reg(self.regs.len() as u32 - 1)
     }
 
-    fn wide_reg(&mut self, original: Reg) -> bool {
+    fn wide_reg(&self, original: Reg) -> bool {
         self.kernel
             .regs
             .get(original.0 as usize)
@@ -782,13 +773,10 @@ impl Splitter<'_> {
     fn let_(&mut self, dst: Reg, op: &Op, stmt: &Stmt) {
         let wide_dst = self.wide_reg(dst);
         match op {
-            Op::Const64(bits) => self.put(
-                dst,
-                (
-                    Operand::Const(*bits as u32),
-                    Operand::Const((bits >> 32) as u32),
-                ),
-            ),
+            Op::Const64(bits) => {
+                let [lo, hi] = split_words(*bits);
+                self.put(dst, (Operand::Const(lo), Operand::Const(hi)));
+            }
             Op::Copy(a) if wide_dst => {
                 let w = self.words(*a);
                 self.put(dst, w);

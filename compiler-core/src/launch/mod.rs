@@ -8,7 +8,7 @@
 //! the simulator or, through its WGSL, on a GPU; or a diagnostic that says what does not fit.
 
 use crate::hierarchy::Dim3;
-use crate::ir::{DimRef, Kernel, Param, Scalar};
+use crate::ir::{split_words, DimRef, Kernel, Param, Scalar};
 pub use crate::target::MAX_ELEMENTS;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -152,20 +152,16 @@ fn splitmix(state: &mut u64) -> u64 {
 
 fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
     if element.is_wide() {
-        // Two words an element, the low first: the values as the 32-bit generators give
-        // them, extended to 64 bits (an `i64` by its sign).
-        let low = generate(input, Scalar::I32, count);
+        // Two words an element, the low first: data by its values, the others as the `i32`
+        // generator gives them, sign-extended.
         return match input {
             Input::Data { values, .. } => values
                 .iter()
-                .flat_map(|v| {
-                    let bits = element.wide_bits(*v);
-                    [bits as u32, (bits >> 32) as u32]
-                })
+                .flat_map(|v| split_words(element.wide_bits(*v)))
                 .collect(),
-            _ => low
+            _ => generate(input, Scalar::I32, count)
                 .into_iter()
-                .flat_map(|w| [w, if (w as i32) < 0 { u32::MAX } else { 0 }])
+                .flat_map(|w| split_words(w as i32 as i64 as u64))
                 .collect(),
         };
     }

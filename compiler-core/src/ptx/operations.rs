@@ -181,6 +181,7 @@ impl<'a> Emitter<'a> {
             return self.divide_by_power_of_two(d, b, t, &x, shift);
         }
         let x = self.in_reg(x, t);
+        let count = y;
         let y = self.src(y, t);
         let s = suffix(t);
         let float = t == Scalar::F32;
@@ -212,14 +213,15 @@ impl<'a> Emitter<'a> {
             }
             BinaryOp::Shl | BinaryOp::Shr if t.is_wide() => {
                 // The count's low 6 bits (PTX would clamp larger counts), as a `.u32`.
-                let count = self.temp(Kind::B32);
-                match y.parse::<u64>() {
-                    Ok(n) => self.line(format!("mov.b32 {count}, {};", n & 63), None),
-                    Err(_) => {
-                        self.line(format!("cvt.u32.u64 {count}, {y};"), None);
-                        self.line(format!("and.b32 {count}, {count}, 63;"), None);
+                let low = self.temp(Kind::B32);
+                match count {
+                    Operand::Const(n) => self.line(format!("mov.b32 {low}, {};", n & 63), None),
+                    Operand::Reg(_) => {
+                        self.line(format!("cvt.u32.u64 {low}, {y};"), None);
+                        self.line(format!("and.b32 {low}, {low}, 63;"), None);
                     }
                 }
+                let count = low;
                 let op = match (b, t) {
                     (BinaryOp::Shl, _) => "shl.b64",
                     (_, Scalar::I64) => "shr.s64",

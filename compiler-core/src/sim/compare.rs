@@ -1,7 +1,7 @@
 //! Comparing another run of a tensor (a GPU's) with the simulator's: the one rule the
 //! playground's verdict and the GPU tests share.
 
-use crate::ir::Scalar;
+use crate::ir::{join_words, Scalar};
 
 /// A GPU's floats agree with the simulator's when within this difference, relative to the
 /// simulator's value (at least 1): subgroup reductions may add in another order, and `exp` and
@@ -29,11 +29,10 @@ impl Comparison {
 /// mismatch is its index among the elements.
 pub fn compare_tensor(element: Scalar, got: &[u32], want: &[u32]) -> Comparison {
     if element.is_wide() {
-        let whole = |w: &[u32]| u64::from(w[0]) | u64::from(w.get(1).copied().unwrap_or(0)) << 32;
         let mut first_mismatch = (got.len() != want.len()).then_some(got.len().min(want.len()) / 2);
         let mut largest = 0.0f64;
         for (i, (g, w)) in got.chunks(2).zip(want.chunks(2)).enumerate() {
-            let (g, w) = (whole(g), whole(w));
+            let (g, w) = (join_words(g), join_words(w));
             if g != w {
                 let (g, w) = (element.wide_value(g), element.wide_value(w));
                 largest = largest.max((g - w).abs().max(1.0));

@@ -125,9 +125,7 @@ impl Tensor {
         let w = self.element.words();
         let words = self.bits.get(i * w..(i + 1) * w)?;
         Some(match words {
-            [lo, hi] => self
-                .element
-                .wide_value(u64::from(*lo) | u64::from(*hi) << 32),
+            [_, _] => self.element.wide_value(join_words(words)),
             _ => self.element.value(words[0]),
         })
     }

@@ -629,7 +629,7 @@ fn wide_summary(tensor: &Tensor) -> String {
         .bits
         .chunks_exact(2)
         .map(|w| {
-            let v = u64::from(w[0]) | u64::from(w[1]) << 32;
+            let v = compiler_core::ir::join_words(w);
             if signed {
                 i128::from(v as i64)
             } else {
