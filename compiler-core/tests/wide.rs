@@ -430,3 +430,21 @@ fn wide_warp_collectives_combine_each_warp() {
         }
     }
 }
+
+/// A 64-bit tensor with a last extent of 2, written with constants only (no 64-bit register),
+/// is split like any other: its elements hold the constants.
+#[test]
+fn a_pair_axis_of_constants_is_split_too() {
+    let source = "@launch(32)\nkernel k(X: tensor<i64>[N, 2]) {\n  X[ctx.thread, 1] = 5000000000\n  X[ctx.thread, 0] = 7\n}\n";
+    let launch = Launch {
+        dims: [("N".to_owned(), 32)].into(),
+        ..Launch::default()
+    };
+    let output = compiler_core::compile(source)
+        .run(&launch)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let Arg::Tensor(x) = &output.args.params[0] else {
+        panic!("X is a tensor")
+    };
+    assert_eq!(wide(&x.bits), [7, 5_000_000_000].repeat(32));
+}
