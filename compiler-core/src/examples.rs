@@ -68,6 +68,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("attention_rows"),
     example!("gemm_f16_f32"),
     example!("fnv_hash"),
+    example!("splitmix"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

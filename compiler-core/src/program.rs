@@ -156,7 +156,7 @@ struct Walk<'p> {
     program: &'p Program,
     module: &'p Module,
     dims: Vec<i64>,
-    scalars: Vec<Option<(Scalar, u32)>>,
+    scalars: Vec<Option<(Scalar, u64)>>,
     counters: Vec<i64>,
     buffers: Buffers,
     stats: Stats,
@@ -760,10 +760,12 @@ impl<'m> Walk<'m> {
                 LaunchArg::Integer(_) => {
                     let n = integer.unwrap_or(0);
                     let bits = match param.element() {
-                        Scalar::U32 if (0..=i64::from(u32::MAX)).contains(&n) => n as u32,
+                        Scalar::U32 if (0..=i64::from(u32::MAX)).contains(&n) => n as u64,
                         Scalar::I32 if (i64::from(i32::MIN)..=i64::from(i32::MAX)).contains(&n) => {
-                            n as i32 as u32
+                            u64::from(n as i32 as u32)
                         }
+                        Scalar::I64 => n as u64,
+                        Scalar::U64 if n >= 0 => n as u64,
                         ty => {
                             return Err(size_problem(
                                 span,
@@ -782,10 +784,10 @@ impl<'m> Walk<'m> {
                 // once (an `f16` from the literal or the program's `f32` itself).
                 LaunchArg::Scalar(i) => {
                     let value = self.scalars.get(*i).copied().flatten();
-                    let value = value.map_or(0.0, |(ty, bits)| ty.value(bits));
-                    Arg::Scalar(param.element().bits(value))
+                    let value = value.map_or(0.0, |(ty, bits)| ty.argument_value(bits));
+                    Arg::Scalar(param.element().argument_bits(value))
                 }
-                LaunchArg::Float(x) => Arg::Scalar(param.element().bits(*x)),
+                LaunchArg::Float(x) => Arg::Scalar(param.element().argument_bits(*x)),
             });
         }
         Ok(Args {
@@ -864,7 +866,7 @@ impl<'m> Walk<'m> {
         Ok(match size {
             Size::Dim(i) => self.dims.get(*i).copied().unwrap_or(0),
             Size::Scalar(i) => match self.scalars.get(*i).copied().flatten() {
-                Some((ty, bits)) => ty.value(bits) as i64,
+                Some((ty, bits)) => ty.argument_value(bits) as i64,
                 None => 0,
             },
             Size::Counter(i) => self.counters.get(*i).copied().unwrap_or(0),

@@ -1256,3 +1256,36 @@ fn fnv_hash_is_rusts_fnv1a() {
     }
     assert_eq!(hash.bits.len(), 2 * data.shape[0]);
 }
+
+/// SplitMix64 with a `u64` scalar seed past 32 bits (issue 53): every element is Rust's
+/// SplitMix64 of `seed + i + 1` and its top 24 bits as an `f32` in [0, 1).
+#[test]
+fn splitmix_is_splitmix64_of_its_u64_seed() {
+    let example = compiler_core::examples::all()
+        .into_iter()
+        .find(|e| e.name == "splitmix")
+        .unwrap_or_else(|| panic!("no example splitmix"));
+    let seed = example.launch.scalars["seed"] as u64;
+    assert!(seed > u64::from(u32::MAX), "the seed's high word is used");
+    let output = compiler_core::compile(example.source)
+        .run(&example.launch)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let (Arg::Tensor(bits), Arg::Tensor(u)) = (&output.args.params[0], &output.args.params[1])
+    else {
+        panic!("two tensors")
+    };
+    assert!(matches!(output.args.params[2], Arg::Scalar(s) if s == seed));
+    for (i, (words, &f)) in bits.bits.chunks(2).zip(&u.bits).enumerate() {
+        let mut z = seed.wrapping_add((i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        assert_eq!(compiler_core::ir::join_words(words), z, "element {i}");
+        assert_eq!(
+            f32::from_bits(f),
+            (z >> 40) as f32 / 16_777_216.0,
+            "element {i}"
+        );
+    }
+    assert_eq!(u.bits.len(), 1000);
+}

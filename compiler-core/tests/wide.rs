@@ -448,3 +448,59 @@ fn a_pair_axis_of_constants_is_split_too() {
     };
     assert_eq!(wide(&x.bits), [7, 5_000_000_000].repeat(32));
 }
+
+/// A 64-bit scalar parameter: the kernel reads both words (a negative `i64`, a `u64` past 32
+/// bits), a program passes it its own parameter and integers it computes in 64 bits, and a
+/// launch refuses a value a number cannot carry exactly (2^53 and past).
+#[test]
+fn wide_scalar_parameters_carry_both_words() {
+    let source = "@launch(32)
+kernel put(Y: tensor<i64>[N], a: i64, b: u64) {
+  Y[ctx.thread] = a * i64(ctx.thread) + i64(b >> 1)
+}
+program twice(Y: tensor<i64>[N], Z: tensor<i64>[N], a: i64, b: u64) {
+  launch put(Y, a, b) grid(1)
+  launch put(Z, a * 3, b + 4294967296) grid(1)
+}
+";
+    let compilation = compiler_core::compile(source);
+    let (a, b) = (-6_000_000_000i64, 8_589_934_594u64);
+    let launch = |a: f64, b: f64| Launch {
+        dims: [("N".to_owned(), 32)].into(),
+        scalars: [("a".to_owned(), a), ("b".to_owned(), b)].into(),
+        ..Launch::default()
+    };
+    let want = |a: i64, b: u64| {
+        (0..32)
+            .map(|t| a.wrapping_mul(t).wrapping_add((b >> 1) as i64) as u64)
+            .collect::<Vec<_>>()
+    };
+    let kernel = compilation
+        .run(&launch(a as f64, b as f64))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let Arg::Tensor(y) = &kernel.args.params[0] else {
+        panic!("Y is a tensor")
+    };
+    assert_eq!(wide(&y.bits), want(a, b));
+    let program = compilation
+        .prepare_program(&launch(a as f64, b as f64), RunLimits::TERMINAL)
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .simulate()
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let tensor = |i: usize| match &program.args.params[i] {
+        Arg::Tensor(t) => wide(&t.bits),
+        Arg::Scalar(_) => panic!("parameter {i} is a tensor"),
+    };
+    assert_eq!(tensor(0), want(a, b));
+    assert_eq!(tensor(1), want(3 * a, b + (1 << 32)));
+    for (a, b) in [(2f64.powi(53), 0.0), (0.0, -(2f64.powi(53)))] {
+        let problems = compilation
+            .prepare(&launch(a, b), RunLimits::TERMINAL)
+            .err()
+            .unwrap_or_else(|| panic!("{a} {b} refused"));
+        assert!(
+            problems.iter().any(|d| d.message.contains("below 2^53")),
+            "{problems:?}"
+        );
+    }
+}

@@ -14,7 +14,7 @@ async function runOnGpu(play: PlayPage, example: string, lanes: string, mode: st
   return play.gpuOutcome();
 }
 
-for (const example of ['matvec', 'warp_reduce', 'prefix_sum', 'cta_scan', 'votes', 'shuffles', 'softmax', 'histogram', 'gelu', 'channel_scale', 'dot_f16', 'quantize', 'radix_sort_f32', 'bitonic_sort', 'attention_rows', 'gemm_f16_f32', 'fnv_hash']) {
+for (const example of ['matvec', 'warp_reduce', 'prefix_sum', 'cta_scan', 'votes', 'shuffles', 'softmax', 'histogram', 'gelu', 'channel_scale', 'dot_f16', 'quantize', 'radix_sort_f32', 'bitonic_sort', 'attention_rows', 'gemm_f16_f32', 'fnv_hash', 'splitmix']) {
   test(`${example} on WebGPU subgroups of 4 equals the simulator`, async ({ play }) => {
     const outcome = await runOnGpu(play, example, '4', 'subgroups');
     test.skip(outcome.includes('not run'), `no WebGPU here: ${outcome}`);

@@ -267,6 +267,8 @@ pub enum Argument {
     },
     /// A dimension's value or a scalar's bits, passed by value (an `f32` as its bits).
     Word(u32),
+    /// A 64-bit scalar's bits, passed by value (`.u64`).
+    Wide(u64),
 }
 
 /// The arguments a launch of `kernel` over `args` passes, in [`ptx::entry_params`] order.
@@ -292,8 +294,9 @@ pub fn arguments(
                     kernel.dims[dim]
                 ))),
             },
-            EntryParam::Scalar { param, .. } => match args.params.get(param) {
-                Some(Arg::Scalar(bits)) => Ok(Argument::Word(*bits)),
+            EntryParam::Scalar { param, ty } => match args.params.get(param) {
+                Some(Arg::Scalar(bits)) if ty.is_wide() => Ok(Argument::Wide(*bits)),
+                Some(Arg::Scalar(bits)) => Ok(Argument::Word(*bits as u32)),
                 _ => Err(missing(kernel, param)),
             },
             EntryParam::LoopGuard => Ok(Argument::Buffer {
@@ -394,6 +397,9 @@ impl<'a> Loaded<'a> {
                 match argument {
                     Argument::Word(word) => {
                         builder.arg(word);
+                    }
+                    Argument::Wide(bits) => {
+                        builder.arg(bits);
                     }
                     Argument::Buffer { .. } => {
                         if let Some((_, buffer)) = next_buffer.next() {

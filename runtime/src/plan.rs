@@ -37,8 +37,12 @@ pub(crate) fn plan(
     check_limits(report, wgsl, args)?;
     let mut uniform: Vec<u32> = args.dims.iter().map(|d| *d as u32).collect();
     for (param, arg) in kernel.params.iter().zip(&args.params) {
-        if let (Param::Scalar { .. }, Arg::Scalar(bits)) = (param, arg) {
-            uniform.push(*bits);
+        if let (Param::Scalar { ty, .. }, Arg::Scalar(bits)) = (param, arg) {
+            let [low, high] = compiler_core::ir::split_words(*bits);
+            uniform.push(low);
+            if ty.is_wide() {
+                uniform.push(high);
+            }
         }
     }
     uniform.resize((wgsl.uniform_bytes / 4) as usize, 0);

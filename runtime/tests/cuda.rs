@@ -86,17 +86,27 @@ fn every_examples_arguments_follow_its_ptx_parameter_list() {
                         assert_eq!(ty, "u32", "{context}");
                         assert_eq!(Some(*word), dims.next().map(|d| *d as u32), "{context}");
                     }
-                    Argument::Word(word) => {
+                    Argument::Word(_) | Argument::Wide(_) => {
                         let param = kernel
                             .params
                             .iter()
                             .position(|p| name.ends_with(&format!("_param_{}", p.name())))
                             .unwrap_or_else(|| panic!("{context}: no such scalar"));
+                        let (bits, types) = match argument {
+                            Argument::Wide(bits) => (*bits, &["u64"][..]),
+                            Argument::Word(word) => (u64::from(*word), &["u32", "f32"][..]),
+                            _ => unreachable!(),
+                        };
                         assert!(
-                            matches!(prepared.args.params.get(param), Some(Arg::Scalar(bits)) if bits == word),
+                            matches!(prepared.args.params.get(param), Some(Arg::Scalar(b)) if *b == bits),
                             "{context}"
                         );
-                        assert!(ty == "u32" || ty == "f32", "{context}");
+                        assert!(types.contains(&ty.as_str()), "{context}");
+                        assert_eq!(
+                            kernel.params[param].element().is_wide(),
+                            types == ["u64"],
+                            "{context}"
+                        );
                     }
                 }
             }

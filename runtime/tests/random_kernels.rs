@@ -279,7 +279,8 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
             Just("v = v + i32(bitcast<u32>(v) >> 28)".to_owned()).boxed(),
         ),
         // Issue 53's 64-bit integers, folded back to an i32: products and quotients past 32
-        // bits, shifts by any of 64 counts, an unsigned LCG step, a conversion to f32.
+        // bits (with the 64-bit scalar parameter `s`, past 32 bits and negative), shifts by
+        // any of 64 counts, an unsigned LCG step, a conversion to f32.
         (
             1,
             (
@@ -289,7 +290,7 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
                 prop::sample::select(vec!["*", "+", "-", "/", "%", "^", "<<"]),
             )
                 .prop_map(|(x, y, k, op)| {
-                    format!("v = v ^ i32((i64({x}) {op} ((i64({y}) | 1) * 4294967311)) >> {k})")
+                    format!("v = v ^ i32((i64({x}) {op} ((i64({y}) | 1) * s)) >> {k})")
                 })
                 .boxed(),
         ),
@@ -555,7 +556,7 @@ fn kernel() -> impl Strategy<Value = (String, u32)> {
     (prop::sample::select(vec![32u32, 36, 64]), block(Control::Uniform, 2)).prop_map(
         |(threads, body)| {
             let source = format!(
-                "{FUNCTIONS}@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[128], G: tensor<f32>[4], W: tensor<f16>[N], B: tensor<i8>[N]) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  var h: f16 = 0.5\n  var r = array<i32>[4](1)\n  if i < N {{\n    v = X[i] + B[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a + r[0] - r[3]\n    Z[i] = f + g\n    W[i] = h\n    B[i] = i8(v ^ a)\n  }}\n}}\n",
+                "{FUNCTIONS}@launch({threads})\nkernel rnd(X: tensor<i32>[N], Y: tensor<i32>[N], Z: tensor<f32>[N], H: tensor<i32>[128], G: tensor<f32>[4], W: tensor<f16>[N], B: tensor<i8>[N], s: i64) {{\n  let i = ctx.block.x * ctx.threads + ctx.thread\n  var v = 0\n  var a = ctx.lane\n  var e = 0.5\n  var f = 0.25\n  var g = 1.0\n  var h: f16 = 0.5\n  var r = array<i32>[4](1)\n  if i < N {{\n    v = X[i] + B[i]\n  }}\n{}  if i < N {{\n    Y[i] = v + a + r[0] - r[3]\n    Z[i] = f + g\n    W[i] = h\n    B[i] = i8(v ^ a)\n  }}\n}}\n",
                 indent(body)
             );
             (source, threads)
@@ -610,15 +611,8 @@ fn compare_with(
         ));
     }
     let launch = Launch {
-        grid: Dim3::new(2, 1, 1),
-        dims: [("N".to_owned(), i64::from(2 * threads - 5))].into(),
-        inputs: [
-            ("X".to_owned(), Input::Rand(7)),
-            ("B".to_owned(), Input::Rand(8)),
-        ]
-        .into(),
         lanes,
-        ..Launch::default()
+        ..launch(2, threads)
     };
     let prepared = compilation
         .prepare(&launch, RunLimits::TERMINAL)
@@ -659,6 +653,22 @@ fn compare_with(
             got.get(at).map_or(f32::NAN, |b| f32::from_bits(*b)),
             want.get(at).map_or(f32::NAN, |b| f32::from_bits(*b))
         )),
+    }
+}
+
+/// A random kernel's launch on `ctas` CTAs of `threads`: N five short of them (a partial
+/// warp), random X and B, and the 64-bit scalar `s` past 32 bits and negative.
+fn launch(ctas: u32, threads: u32) -> Launch {
+    Launch {
+        grid: Dim3::new(ctas, 1, 1),
+        dims: [("N".to_owned(), i64::from(ctas * threads - 5))].into(),
+        scalars: [("s".to_owned(), -6_000_000_007.0)].into(),
+        inputs: [
+            ("X".to_owned(), Input::Rand(7)),
+            ("B".to_owned(), Input::Rand(8)),
+        ]
+        .into(),
+        ..Launch::default()
     }
 }
 
@@ -717,16 +727,7 @@ fn random_kernels_agree_with_the_simulator_on_cuda() {
 fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
     let compilation = compiler_core::compile(source);
     let n = 2 * threads - 5;
-    let launch = Launch {
-        grid: Dim3::new(2, 1, 1),
-        dims: [("N".to_owned(), i64::from(n))].into(),
-        inputs: [
-            ("X".to_owned(), Input::Rand(7)),
-            ("B".to_owned(), Input::Rand(8)),
-        ]
-        .into(),
-        ..Launch::default()
-    };
+    let launch = launch(2, threads);
     let prepared = compilation
         .prepare(&launch, RunLimits::TERMINAL)
         .map_err(|d| format!("launch: {d:?}"))?;
@@ -793,16 +794,7 @@ proptest! {
 /// writers and the statistics, bit for bit.
 fn threads_agree(source: &str, threads: u32, workers: usize) -> Result<(), String> {
     let compilation = compiler_core::compile(source);
-    let launch = Launch {
-        grid: Dim3::new(7, 1, 1),
-        dims: [("N".to_owned(), i64::from(7 * threads - 5))].into(),
-        inputs: [
-            ("X".to_owned(), Input::Rand(7)),
-            ("B".to_owned(), Input::Rand(8)),
-        ]
-        .into(),
-        ..Launch::default()
-    };
+    let launch = launch(7, threads);
     let mut prepared = compilation
         .prepare(&launch, RunLimits::TERMINAL)
         .map_err(|d| format!("launch: {d:?}"))?;
@@ -868,7 +860,7 @@ fn the_generator_draws_every_kind_of_statement() {
         "i8(v * 7)",
         "bitcast<i32>(",
         "bitcast<u32>(v)",
-        "(i64(",
+        "| 1) * s)",
         "6364136223846793005",
         "<over ctx.lane>(i64(v)",
         // Issue 51's classes: NaN and infinite constants, and an atomic's old value used.

@@ -247,22 +247,7 @@ impl KernelChecker {
             })
             .collect();
         for param in &kernel.params {
-            let mut ty = self.param_type(&param.ty);
-            // A launch gives a scalar an `f64` and a GPU a 32-bit uniform: a 64-bit scalar has
-            // neither yet.
-            if matches!(param.ty, TypeExpr::Named(_))
-                && self.refuse_wide(
-                    &ty,
-                    param.ty.span(),
-                    "a scalar parameter",
-                    &format!(
-                        "pass it in a one-element tensor (n: tensor<{}>[1], read as n[0]), or as two u32 words",
-                        ty.clone().concrete()
-                    ),
-                )
-            {
-                ty = Type::Error;
-            }
+            let ty = self.param_type(&param.ty);
             if duplicate(self, &param.name, "parameter") && param.name.name != "ctx" {
                 self.declare(
                     &param.name,

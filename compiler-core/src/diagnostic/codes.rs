@@ -136,7 +136,7 @@ codes! {
         E0317 => "an atomic changes one element of a tensor or of a var tile, of type i32 or u32 (f32 for atomic_add, and i64 or u64 for an atomic_add whose old value is not used)",
         E0318 => "a return fits what it leaves: no value from a kernel or a function with no result, a value of the result's type on every path of one with a result",
         E0319 => "a per-thread array has one or two literal extents, at most 256 elements of a scalar type, and is read and written by element, within its extents",
-        E0320 => "a 64-bit integer (i64, u64) goes in scalars, arrays, tensors, integer arithmetic and a warp's collectives, not in tiles, a CTA's collectives or a scalar parameter",
+        E0320 => "a 64-bit integer (i64, u64) goes in scalars, arrays, tensors, integer arithmetic and a warp's collectives, not in tiles or a CTA's collectives",
         // Uniformity.
         E0401 => "barrier(), tile operations and collectives over ctx.thread need uniform control",
         E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",

@@ -86,7 +86,7 @@ fn op_registers(op: &Op) -> Vec<Reg> {
         }
         Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
         Op::Load { indices, .. } | Op::SharedLoad { indices, .. } => indices.clone(),
-        Op::Ctx(_) | Op::Dim(_) | Op::Scalar(_) | Op::Const64(_) => Vec::new(),
+        Op::Ctx(_) | Op::Dim(_) | Op::Scalar(_) | Op::ScalarHigh(_) | Op::Const64(_) => Vec::new(),
     };
     operands
         .into_iter()

@@ -504,8 +504,12 @@ pub enum Op {
     Ctx(CtxField),
     /// The value of dimension `dims[i]`.
     Dim(usize),
-    /// The value of scalar parameter `params[i]`.
+    /// The value of scalar parameter `params[i]` (of a 64-bit one, in a kernel split into
+    /// words, its low word).
     Scalar(usize),
+    /// The high word of 64-bit scalar parameter `params[i]`, in a kernel split into words
+    /// (`wide.rs`); nowhere else.
+    ScalarHigh(usize),
     Unary(UnaryOp, Scalar, Operand),
     Binary(BinaryOp, Scalar, Operand, Operand),
     Compare(CompareOp, Scalar, Operand, Operand),

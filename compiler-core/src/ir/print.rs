@@ -278,6 +278,10 @@ fn op_text(kernel: &Kernel, op: &Op, ty: Scalar) -> String {
         Op::Ctx(field) => field.name(),
         Op::Dim(i) => format!("dim {}", kernel.dims.get(*i).cloned().unwrap_or_default()),
         Op::Scalar(i) => format!("param {}", kernel.params.get(*i).map_or("?", |p| p.name())),
+        Op::ScalarHigh(i) => format!(
+            "param {}.hi",
+            kernel.params.get(*i).map_or("?", |p| p.name())
+        ),
         Op::Unary(u, t, x) => format!("{u:?} {}", o(x, *t)).to_lowercase(),
         Op::Binary(b, t, x, y) => format!(
             "{}.{} {}, {}",

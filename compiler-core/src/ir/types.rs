@@ -166,6 +166,25 @@ impl Scalar {
         }
     }
 
+    /// A scalar argument's bits as a launch binds `value`: a 64-bit type's two words, any
+    /// other's one word in the low 32 bits.
+    pub fn argument_bits(self, value: f64) -> u64 {
+        if self.is_wide() {
+            self.wide_bits(value)
+        } else {
+            u64::from(self.bits(value))
+        }
+    }
+
+    /// The number a scalar argument's bits hold (a 64-bit one exact up to 2^53).
+    pub fn argument_value(self, bits: u64) -> f64 {
+        if self.is_wide() {
+            self.wide_value(bits)
+        } else {
+            self.value(bits as u32)
+        }
+    }
+
     /// A 64-bit element's bits as the number it holds (exact up to 2^53).
     pub fn wide_value(self, bits: u64) -> f64 {
         if self == Scalar::I64 {

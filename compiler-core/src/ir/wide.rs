@@ -20,8 +20,9 @@
 //!
 //! Invariant: a kernel without 64-bit values comes back unchanged; afterwards no register or
 //! operation names `i64` or `u64`, and only a tensor's or array's element type (with its word
-//! axis) does. The checker keeps 64-bit values out of
-//! tiles, collectives, scalar parameters and every other atomic, so none reaches them here.
+//! axis) does, and a 64-bit scalar parameter's type (`Op::Scalar` reads its low word,
+//! `Op::ScalarHigh` its high one). The checker keeps 64-bit values out of tiles, a CTA's
+//! collectives and every other atomic, so none reaches them here.
 
 use super::*;
 
@@ -776,6 +777,10 @@ impl Splitter<'_> {
             Op::Const64(bits) => {
                 let [lo, hi] = split_words(*bits);
                 self.put(dst, (Operand::Const(lo), Operand::Const(hi)));
+            }
+            Op::Scalar(i) if wide_dst => {
+                let w = (self.op(U, Op::Scalar(*i)), self.op(U, Op::ScalarHigh(*i)));
+                self.put(dst, w);
             }
             Op::Copy(a) if wide_dst => {
                 let w = self.words(*a);

@@ -271,6 +271,18 @@ impl Launch {
                             format!("give it an integer (on the command line: --scalar {name}=N)")
                         }),
                     ),
+                    // A launch's values are numbers (`f64`): past 2^53 one may already have
+                    // been rounded, as an `.npy` input's would be.
+                    Some(&value) if ty.is_wide() && value.abs() >= 9_007_199_254_740_992.0 => problems.push(
+                        LaunchProblem::new(
+                            LaunchField::Scalar(name.clone()),
+                            format!(
+                                "the scalar `{name}: {}` takes values below 2^53 (9007199254740992) in magnitude, not about {value}: a launch's values are numbers, exact only there",
+                                ty.name()
+                            ),
+                        )
+                        .with_help("a constant past 2^53 goes in the kernel as a literal (`let seed: u64 = 14695981039346656037`)"),
+                    ),
                     Some(_) => {}
                 }
             }
@@ -331,7 +343,7 @@ impl Launch {
             .zip(tensor_shapes(kernel, &dims))
             .map(|(param, shape)| match param {
                 Param::Scalar { name, ty } => {
-                    Arg::Scalar(ty.bits(self.scalars.get(name).copied().unwrap_or(0.0)))
+                    Arg::Scalar(ty.argument_bits(self.scalars.get(name).copied().unwrap_or(0.0)))
                 }
                 Param::Tensor { name, element, .. } => {
                     let shape = shape.unwrap_or_default();

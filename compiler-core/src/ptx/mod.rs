@@ -75,7 +75,8 @@ pub enum EntryParam {
     Tensor { param: usize },
     /// A dimension's value (`.u32`): the kernel's dimension `dim`.
     Dim { dim: usize },
-    /// A scalar's bits (`.f32` or `.u32`): the kernel's parameter `param`.
+    /// A scalar's bits (`.f32`, `.u32`, or `.u64` for a 64-bit one): the kernel's parameter
+    /// `param`.
     Scalar { param: usize, ty: Scalar },
     /// The loop guard's word's global address (`.u64`): a `u32`, 0 before the launch.
     LoopGuard,
@@ -90,6 +91,7 @@ impl EntryParam {
             EntryParam::Scalar {
                 ty: Scalar::F32, ..
             } => "f32",
+            EntryParam::Scalar { ty, .. } if ty.is_wide() => "u64",
             EntryParam::Scalar { .. } => "u32",
         }
     }
@@ -444,7 +446,7 @@ impl<'a> Emitter<'a> {
                 }
                 Param::Scalar { name: p, ty } => {
                     let r = self.temp(kind_of(*ty));
-                    let t = if *ty == Scalar::F32 { "f32" } else { "u32" };
+                    let t = EntryParam::Scalar { param: i, ty: *ty }.ptx_type();
                     self.line(format!("ld.param.{t} {r}, [{name}_param_{p}];"), None);
                     self.params[i] = Some(r);
                 }

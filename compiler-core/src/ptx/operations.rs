@@ -41,9 +41,14 @@ impl<'a> Emitter<'a> {
             }
             Op::Scalar(i) => {
                 let r = self.params.get(*i).cloned().flatten().unwrap_or_default();
-                let t = if ty == Scalar::F32 { "f32" } else { "b32" };
+                let t = match ty {
+                    Scalar::F32 => "f32",
+                    t if t.is_wide() => "b64",
+                    _ => "b32",
+                };
                 self.line(format!("mov.{t} {d}, {r};"), None);
             }
+            Op::ScalarHigh(_) => unreachable!("a kernel split into words does not reach PTX"),
             Op::Unary(u, t, a) => {
                 let a = self.src(*a, *t);
                 let text = match (u, t) {

@@ -205,7 +205,9 @@ pub struct Args {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Arg {
     Tensor(Tensor),
-    Scalar(u32),
+    /// A scalar's bits ([`Scalar::argument_bits`]): a 64-bit one's two words, any other's one
+    /// word in the low 32 bits.
+    Scalar(u64),
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

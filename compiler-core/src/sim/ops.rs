@@ -17,10 +17,16 @@ impl<'a> Cta<'a> {
                 let value = self.args.dims.get(*i).copied().unwrap_or(0) as u32;
                 self.lanewise(dst, mask, |_, _| value)
             }
-            Op::Scalar(i) => {
-                let value = match self.args.params.get(*i) {
+            Op::Scalar(i) | Op::ScalarHigh(i) => {
+                let bits = match self.args.params.get(*i) {
                     Some(Arg::Scalar(bits)) => *bits,
                     _ => 0,
+                };
+                let [low, high] = crate::ir::split_words(bits);
+                let value = if matches!(op, Op::Scalar(_)) {
+                    low
+                } else {
+                    high
                 };
                 self.lanewise(dst, mask, |_, _| value)
             }

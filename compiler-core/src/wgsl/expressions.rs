@@ -67,6 +67,10 @@ impl<'k> Builder<'k> {
                 let member = self.scalar_members[*i].unwrap_or(0);
                 self.uniform(block, member)
             }
+            Op::ScalarHigh(i) => {
+                let member = self.scalar_members[*i].unwrap_or(0) + 1;
+                self.uniform(block, member)
+            }
             // WGSL has no `-` on u32; Tessera's wraps, as `0u - x` does.
             Op::Unary(ir::UnaryOp::Neg, Scalar::U32, a) => {
                 let zero = self.constant(block, 0, Scalar::U32);

@@ -395,7 +395,8 @@ impl<'k> Builder<'k> {
                 });
             }
         }
-        // One uniform struct: the dimension values, then the scalars, 4 bytes each.
+        // One uniform struct: the dimension values, then the scalars, 4 bytes each (a 64-bit
+        // scalar two `u32`s, its low word first, then `NAME_hi`).
         let mut members = Vec::new();
         let i32_t = scalar_type(&mut module, naga::Scalar::I32);
         let mut dim_members = Vec::new();
@@ -411,14 +412,20 @@ impl<'k> Builder<'k> {
         let mut scalar_members = vec![None; kernel.params.len()];
         for (i, param) in kernel.params.iter().enumerate() {
             if let Param::Scalar { name, ty } = param {
-                let t = scalar_type(&mut module, naga_scalar(*ty));
                 scalar_members[i] = Some(members.len() as u32);
-                members.push(StructMember {
-                    name: Some(name.clone()),
-                    ty: t,
-                    binding: None,
-                    offset: 4 * members.len() as u32,
-                });
+                let t = scalar_type(&mut module, naga_scalar(*ty));
+                let mut words = vec![name.clone()];
+                if ty.is_wide() {
+                    words.push(format!("{name}_hi"));
+                }
+                for name in words {
+                    members.push(StructMember {
+                        name: Some(name),
+                        ty: t,
+                        binding: None,
+                        offset: 4 * members.len() as u32,
+                    });
+                }
             }
         }
         if members.is_empty() {
