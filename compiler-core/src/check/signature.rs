@@ -318,7 +318,7 @@ impl KernelChecker {
                             "a scalar parameter cannot be a `bool`",
                         )
                         .with_label("not a parameter type")
-                        .with_help("scalar parameters are f32, f16, i32 or u32: pass an i32, 0 or 1, and test `flag != 0`"),
+                        .with_help("scalar parameters are f32, f16, i32, u32, i64 or u64: pass an i32, 0 or 1, and test `flag != 0`"),
                     );
                     Type::Error
                 }
@@ -327,7 +327,7 @@ impl KernelChecker {
                         Diagnostic::error(Code::E0201, name.span, format!("unknown type `{}`", name.name))
                             .with_label("not a parameter type")
                             .with_help(super::statements::eight_bit_help(&name.name).unwrap_or_else(|| {
-                                "scalar parameters are f32, i32, u32 or f16; tensors are tensor<f32>[N, K]".to_owned()
+                                "scalar parameters are f32, i32, u32, i64, u64 or f16; tensors are tensor<f32>[N, K]".to_owned()
                             })),
                     );
                     Type::Error

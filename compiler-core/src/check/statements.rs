@@ -120,7 +120,8 @@ impl KernelChecker {
                         .with_label("not a type")
                         .with_help(
                             eight_bit_help(&name.name).unwrap_or_else(|| {
-                                "the scalar types are f32, i32, u32, f16 and bool".to_owned()
+                                "the scalar types are f32, i32, u32, i64, u64, f16 and bool"
+                                    .to_owned()
                             }),
                         ),
                     );
