@@ -106,12 +106,54 @@ fn the_values_of_a_step_are_each_lanes_own() {
     let values = trace.values_after(step);
     let vars = trace.variables.len();
     for t in 0..64 {
-        assert_eq!(values[t * vars + variable], Some(x[t]), "thread {t}");
+        assert_eq!(
+            values[t * vars + variable],
+            Some(u64::from(x[t])),
+            "thread {t}"
+        );
     }
     // Before its `let`, x has no value.
     assert_eq!(trace.values_after(step - 1)[variable], None);
     let writes: Vec<u32> = trace.steps[step].writes.iter().map(|w| w.thread).collect();
     assert_eq!(writes, (0..64).collect::<Vec<u32>>());
+}
+
+/// A 64-bit variable and a 64-bit array element, split into words to run, are one variable
+/// each in the trace, with their 64-bit values, written once a thread a step.
+#[test]
+fn a_64_bit_variable_is_one_value_not_two_words() {
+    let source = "@launch(32)\nkernel k(Y: tensor<i64>[N]) {\n  var h: i64 = 5000000000 * i64(ctx.thread) - 7\n  var acc = array<u64>[2](0)\n  acc[1] = u64(h) + 18446744073709551615\n  Y[ctx.thread] = h + i64(acc[1])\n}\n";
+    let (trace, _) = trace_of(source, &launch(&[("N", 32)], &[]));
+    let names: Vec<&str> = trace.variables.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["h", "acc[0]", "acc[1]"]);
+    let vars = trace.variables.len();
+    let store = "acc[1] = u64(h) + 18446744073709551615";
+    let step = steps_of(&trace, source, store)[0];
+    let values = trace.values_after(step);
+    for t in 0..32u64 {
+        let h = (5_000_000_000 * t as i64 - 7) as u64;
+        assert_eq!(values[t as usize * vars], Some(h), "h of thread {t}");
+        assert_eq!(
+            values[t as usize * vars + 2],
+            Some(h.wrapping_sub(1)),
+            "acc[1] of {t}"
+        );
+        assert_eq!(trace.variables[0].show(h), (h as i64).to_string());
+    }
+    for text in ["var h: i64 = 5000000000 * i64(ctx.thread) - 7", store] {
+        let step = steps_of(&trace, source, text)[0];
+        let writers: Vec<u32> = trace.steps[step].writes.iter().map(|w| w.thread).collect();
+        assert_eq!(writers, (0..32).collect::<Vec<u32>>(), "{text}");
+    }
+    // Its store is one access an element, in elements (the words are the run's business).
+    assert_eq!(trace.shapes[0], [32]);
+    let step = steps_of(&trace, source, "Y[ctx.thread] = h + i64(acc[1])")[0];
+    let elements: Vec<u32> = trace.steps[step]
+        .accesses
+        .iter()
+        .map(|a| a.element)
+        .collect();
+    assert_eq!(elements, (0..32).collect::<Vec<u32>>());
 }
 
 #[test]

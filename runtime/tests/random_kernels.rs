@@ -760,7 +760,7 @@ fn trace_agrees(source: &str, threads: u32) -> Result<(), String> {
         if i >= n {
             continue;
         }
-        let at = |var: usize| values[t as usize * vars + var].unwrap_or(0);
+        let at = |var: usize| values[t as usize * vars + var].unwrap_or(0) as u32;
         let sum = at(v)
             .wrapping_add(at(a))
             .wrapping_add(at(r0))

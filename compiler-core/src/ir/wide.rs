@@ -42,7 +42,7 @@ pub fn split(kernel: &Kernel) -> Kernel {
     let mut high = vec![None; kernel.regs.len()];
     for (i, info) in kernel.regs.iter().enumerate() {
         if info.ty.is_wide() {
-            // A variable's words are variables too: the trace shows `n.lo` and `n.hi`.
+            // A variable's words are named `n.lo` and `n.hi` (the trace joins them again).
             out.regs[i].ty = Scalar::U32;
             out.regs[i].name = info.name.as_ref().map(|n| format!("{n}.lo"));
             out.regs.push(RegInfo {

@@ -57,19 +57,30 @@ pub struct Trace {
     /// Every variable's value after every [`CHECKPOINT`]th step, so that a jump to any step
     /// replays at most that many steps.
     #[serde(skip)]
-    checkpoints: Vec<Vec<Option<u32>>>,
+    checkpoints: Vec<Vec<Option<u64>>>,
 }
 
 /// Steps between two stored states of all variables.
 const CHECKPOINT: usize = 256;
 
-/// A variable of the source: a `let`, a `var` or a `for` counter.
+/// A variable of the source: a `let`, a `var`, a `for` counter or an array's element.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Variable {
     pub name: String,
     pub ty: Scalar,
     /// The statement that first gives it a value: tells apart two variables of one name.
     pub declared: Span,
+}
+
+impl Variable {
+    /// A value of this variable as the trace shows it ([`Write::bits`]).
+    pub fn show(&self, bits: u64) -> String {
+        if self.ty.is_wide() {
+            self.ty.show_wide(bits)
+        } else {
+            self.ty.show(bits as u32)
+        }
+    }
 }
 
 /// A set of the CTA's threads.
@@ -128,7 +139,8 @@ pub struct Write {
     pub thread: u32,
     /// The index in [`Trace::variables`].
     pub variable: u32,
-    pub bits: u32,
+    /// The value's bits: a 64-bit variable's both words, any other's in the low 32 bits.
+    pub bits: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -258,7 +270,7 @@ impl Trace {
 
     /// The value of every variable of every thread after step `step` (`None` before its
     /// first value): indexed `thread * variables + variable`.
-    pub fn values_after(&self, step: usize) -> Vec<Option<u32>> {
+    pub fn values_after(&self, step: usize) -> Vec<Option<u64>> {
         let step = step.min(self.steps.len().saturating_sub(1));
         let checkpoint = (step + 1) / CHECKPOINT;
         let (mut values, from) = match checkpoint.checked_sub(1) {
@@ -273,11 +285,11 @@ impl Trace {
         values
     }
 
-    fn no_values(&self) -> Vec<Option<u32>> {
+    fn no_values(&self) -> Vec<Option<u64>> {
         vec![None; self.threads as usize * self.variables.len()]
     }
 
-    fn apply(&self, step: &Step, values: &mut [Option<u32>]) {
+    fn apply(&self, step: &Step, values: &mut [Option<u64>]) {
         let vars = self.variables.len();
         for w in &step.writes {
             values[w.thread as usize * vars + w.variable as usize] = Some(w.bits);
@@ -322,36 +334,60 @@ impl Recorder {
         limits: TraceLimits,
     ) -> Self {
         let mut trace = Trace::empty(block, kernel.threads, lanes);
+        // A 64-bit tensor's shape without its word axis: the trace speaks of elements.
         trace.shapes = args
             .params
             .iter()
-            .map(|p| match p {
+            .zip(&kernel.params)
+            .map(|(arg, param)| match arg {
+                Arg::Tensor(t) if param.element().is_wide() => {
+                    t.shape[..t.shape.len().saturating_sub(1)].to_vec()
+                }
                 Arg::Tensor(t) => t.shape.clone(),
                 Arg::Scalar(_) => Vec::new(),
             })
             .collect();
         let mut declared = vec![None; kernel.regs.len()];
         first_assignments(&kernel.body, &mut declared);
+        // A 64-bit variable, split into words (`ir::wide`), is one variable written when its
+        // high word is, the last of the two: its low word's register names it.
+        let mut wide_of = vec![None; kernel.regs.len()];
+        for (r, info) in kernel.regs.iter().enumerate() {
+            if let Some((low, ty)) = info.high_of {
+                wide_of[low as usize] = Some((r, ty));
+            }
+        }
         let mut variable_of = vec![None; kernel.regs.len()];
         for (r, info) in kernel.regs.iter().enumerate() {
-            if let Some(name) = info.name.as_ref().filter(|_| info.variable) {
-                variable_of[r] = Some(trace.variables.len() as u32);
-                trace.variables.push(Variable {
-                    name: name.clone(),
-                    ty: info.ty,
-                    declared: declared[r].unwrap_or(kernel.span),
-                });
-            }
+            let Some(name) = info
+                .name
+                .as_ref()
+                .filter(|_| info.variable && info.high_of.is_none())
+            else {
+                continue;
+            };
+            let (written, name, ty) = match wide_of[r] {
+                Some((high, ty)) => (high, name.strip_suffix(".lo").unwrap_or(name), ty),
+                None => (r, name.as_str(), info.ty),
+            };
+            variable_of[written] = Some(trace.variables.len() as u32);
+            trace.variables.push(Variable {
+                name: name.to_owned(),
+                ty,
+                declared: declared[r].unwrap_or(kernel.span),
+            });
         }
         let mut arrays_declared = vec![None; kernel.locals.len()];
         first_array_stores(&kernel.body, &mut arrays_declared);
         let mut elements_of = Vec::new();
         for (array, declared) in kernel.locals.iter().zip(arrays_declared) {
             elements_of.push(trace.variables.len() as u32);
-            for e in 0..array.len() {
+            // A 64-bit element's two words (the split's last axis) are one variable.
+            let shape = &array.shape[..array.shape.len() - usize::from(array.element.is_wide())];
+            for e in 0..shape.iter().product::<u32>() as usize {
                 let mut at = Vec::new();
                 let mut rest = e;
-                for &extent in array.shape.iter().rev() {
+                for &extent in shape.iter().rev() {
                     at.push((rest % extent as usize).to_string());
                     rest /= extent as usize;
                 }
@@ -424,7 +460,7 @@ impl Recorder {
         self.variable_of.get(reg.0 as usize).copied().flatten()
     }
 
-    pub(super) fn write(&mut self, thread: usize, variable: u32, bits: u32) {
+    pub(super) fn write(&mut self, thread: usize, variable: u32, bits: u64) {
         self.bytes += std::mem::size_of::<Write>();
         if let Some(step) = self.step() {
             step.writes.push(Write {
@@ -565,21 +601,37 @@ impl<'a> Cta<'a> {
         let Some(variable) = recorder.variable(*dst).filter(|_| recorder.recording) else {
             return;
         };
+        // A 64-bit variable's high word, written after its low word: both words.
+        let low = self.kernel.regs[dst.0 as usize]
+            .high_of
+            .map(|(low, _)| low as usize);
         let start = dst.0 as usize * self.threads;
         for t in (0..self.threads).filter(|&t| mask[t]) {
-            recorder.write(t, variable, self.regs[start + t]);
+            let word = u64::from(self.regs[start + t]);
+            let bits = match low {
+                Some(low) => u64::from(self.regs[low * self.threads + t]) | word << 32,
+                None => word,
+            };
+            recorder.write(t, variable, bits);
         }
     }
 
     /// After a store into a per-thread array: each active thread's element's new value.
     fn trace_array_store(&mut self, array: usize, index: Operand, mask: &[bool]) {
         let len = self.kernel.locals.get(array).map_or(0, LocalArray::len);
-        let values: Vec<(usize, usize, u32)> = (0..self.threads)
+        // A 64-bit element's words are stored low, then high: the high word's store records
+        // the element.
+        let wide = self.kernel.locals[array].element.is_wide();
+        let word = |t: usize, e: usize| u64::from(self.locals[array][t * len + e]);
+        let values: Vec<(usize, usize, u64)> = (0..self.threads)
             .filter(|&t| mask[t])
             .map(|t| self.get(index, t) as usize)
             .zip((0..self.threads).filter(|&t| mask[t]))
-            .filter(|&(e, _)| e < len)
-            .map(|(e, t)| (t, e, self.locals[array][t * len + e]))
+            .filter(|&(e, _)| e < len && (!wide || e % 2 == 1))
+            .map(|(e, t)| match wide {
+                true => (t, e / 2, word(t, e - 1) | word(t, e) << 32),
+                false => (t, e, word(t, e)),
+            })
             .collect();
         let Some(recorder) = self.trace.as_deref_mut().filter(|r| r.recording) else {
             return;
@@ -653,6 +705,9 @@ impl<'a> Cta<'a> {
                     Place::Tensor { tensor, indices } => (Memory::Tensor(*tensor), indices),
                     Place::Shared { array, indices } => (Memory::Shared(*array), indices),
                 };
+                if self.high_word(memory, indices) {
+                    return;
+                }
                 let before = recorder.accesses_recorded();
                 self.record_accesses(recorder, memory, indices, mask, true);
                 let elements = recorder.accesses_since(before);
@@ -680,6 +735,9 @@ impl<'a> Cta<'a> {
         mask: &[bool],
         write: bool,
     ) {
+        if self.high_word(memory, indices) {
+            return;
+        }
         let shape: Vec<usize> = match memory {
             Memory::Tensor(i) => match self.args.params.get(i) {
                 Some(Arg::Tensor(t)) => t.shape.clone(),
@@ -691,11 +749,23 @@ impl<'a> Cta<'a> {
             },
             Memory::Partials | Memory::Local(_) => return,
         };
+        // A 64-bit tensor's low word `2 e` is its element `e`.
+        let words = match memory {
+            Memory::Tensor(i) if self.kernel.params[i].element().is_wide() => 2,
+            _ => 1,
+        };
         for t in (0..self.threads).filter(|&t| mask[t]) {
             if let Some(element) = self.flat_index(indices, &shape, t) {
-                recorder.access(t, memory, element, write);
+                recorder.access(t, memory, element / words, write);
             }
         }
+    }
+
+    /// Whether `indices` reach the high words of a 64-bit tensor (`ir::wide`'s last index 1):
+    /// the trace records a 64-bit element's access once, at its low word, as one access.
+    fn high_word(&self, memory: Memory, indices: &[Operand]) -> bool {
+        matches!(memory, Memory::Tensor(i) if self.kernel.params.get(i).is_some_and(|p| p.element().is_wide()))
+            && indices.last() == Some(&Operand::Const(1))
     }
 
     fn barrier_arrivals(&self, mask: &[bool]) -> Barrier {

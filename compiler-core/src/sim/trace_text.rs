@@ -109,7 +109,7 @@ impl Trace {
                     step.writes
                         .iter()
                         .filter(|w| w.variable == v)
-                        .map(|w| (w.thread, variable.ty.show(w.bits))),
+                        .map(|w| (w.thread, variable.show(w.bits))),
                 );
                 format!("{} = {values}", variable.name)
             })

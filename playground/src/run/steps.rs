@@ -358,7 +358,7 @@ pub fn step_view(run: &TracedCta, index: usize, warp: u32) -> Option<StepView> {
                 Some(t) => (0..vars)
                     .map(|v| {
                         let text = values[t as usize * vars + v]
-                            .map_or("—".to_owned(), |bits| trace.variables[v].ty.show(bits));
+                            .map_or("—".to_owned(), |bits| trace.variables[v].show(bits));
                         let wrote = step
                             .writes
                             .iter()
