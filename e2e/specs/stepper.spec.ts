@@ -304,3 +304,24 @@ for (const [name, viewport] of [
     expect(overflow).toBeLessThanOrEqual(0);
   });
 }
+
+test('a 64-bit variable is one column holding its value, not two words', async ({ play, page }, info) => {
+  await play.open('?example=splitmix');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('step-through').click();
+  await page.getByTestId('step-forward').click();
+  await page.getByTestId('step-forward').click();
+  await expect(page.getByTestId('step-position')).toHaveText(/^Step 3 of \d+ · line 10$/);
+  const headings = await page.locator('[data-testid="lane-values"] thead th').allTextContents();
+  expect(headings).toContain('z');
+  expect(headings.join(' ')).not.toContain('.lo');
+  const z = headings.indexOf('z');
+  // seed + 1 × 0x9E3779B97F4A7C15 for thread 0: past 2^63, shown in full.
+  await expect(page.locator('[data-testid="lane-values"] tr[data-lane="0"] > *').nth(z)).toHaveText('11400714823618178126');
+  await page.getByTestId('stepper').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: info.outputPath('stepper-wide.png'), fullPage: true });
+  // The u64 seed's field takes what a launch's number carries exactly, and says so past it.
+  await play.setField('scalar-seed', '9007199254740993');
+  await expect(page.getByTestId('problem-scalar-seed')).toHaveText(/^9007199254740993 is too large: a launch carries up to 2\^53 - 1 exactly/);
+});

@@ -101,6 +101,7 @@ fn number_input(
             inputmode=if decimal { "decimal" } else { "numeric" }
             step=decimal.then_some("any")
             data-testid=testid.to_owned()
+            class:wide=kind == Kind::Wide
             prop:value=value
             placeholder=placeholder
             aria-invalid=move || problem.with(Option::is_some).to_string()
@@ -121,6 +122,9 @@ pub struct UnreadFields(pub RwSignal<Vec<(String, String)>, LocalStorage>);
 enum Kind {
     /// A whole number of either sign (a dimension, an integer scalar).
     Whole,
+    /// A whole number below 2^53 in magnitude, which a launch's number carries exactly (a
+    /// 64-bit scalar): a wider field.
+    Wide,
     /// Any number (a float scalar).
     Decimal,
     /// A whole number from 0 to the bound (a grid axis, the lanes, the nodes, a seed, a step
@@ -147,6 +151,9 @@ fn refusal(text: &str, kind: Kind, may_be_empty: bool) -> Option<String> {
             Some(format!("{text} is {what}: this field takes 0 to {max}"))
         }
         Kind::Whole if i64::try_from(n).is_err() => Some(format!("{text} is too large")),
+        Kind::Wide if n.abs() >= 1 << 53 => Some(format!(
+            "{text} is too large: a launch carries up to 2^53 - 1 exactly; write a larger constant in the kernel"
+        )),
         _ => None,
     }
 }
@@ -417,6 +424,8 @@ pub fn LaunchPanel(
                         problem_at(problems, LaunchField::Scalar(name.clone())),
                         if ty.is_float() {
                             Kind::Decimal
+                        } else if ty.is_wide() {
+                            Kind::Wide
                         } else {
                             Kind::Whole
                         },
@@ -575,6 +584,13 @@ mod tests {
                 Some("99999999999999999999 is too large"),
             ),
             ("-0.5", Kind::Decimal, false, None),
+            ("-9007199254740991", Kind::Wide, false, None),
+            (
+                "9007199254740993",
+                Kind::Wide,
+                false,
+                Some("9007199254740993 is too large: a launch carries up to 2^53 - 1 exactly; write a larger constant in the kernel"),
+            ),
         ];
         for (text, kind, may_be_empty, expected) in cases {
             assert_eq!(
