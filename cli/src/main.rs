@@ -8,6 +8,7 @@ mod compiled;
 mod explain;
 mod fmt;
 mod lsp;
+mod mma;
 #[cfg(feature = "mpi")]
 mod mpi_run;
 mod occupancy;
@@ -58,6 +59,9 @@ enum Command {
     Fmt(fmt::FmtArgs),
     /// Print a diagnostic code's entry in the error index: what it means, an example and the fix.
     Explain(explain::ExplainArgs),
+    /// Which lane holds which element of a warp's matrix operation (mma m16n8k16): A, B and C
+    /// drawn with LANE:INDEX in each cell, or as JSON with --json.
+    Mma(mma::MmaArgs),
 }
 
 #[derive(clap::Args)]
@@ -101,6 +105,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => return explain::run(&args),
         Command::Fmt(args) => return fmt::run(&args),
         Command::Ctx(args) => ctx(&args),
+        Command::Mma(args) => mma::run(&args),
         Command::Gpu => gpu(),
     };
     match result {

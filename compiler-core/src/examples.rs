@@ -69,6 +69,7 @@ const SOURCES: &[(&str, &str)] = &[
     example!("gemm_f16_f32"),
     example!("fnv_hash"),
     example!("splitmix"),
+    example!("mma_gemm"),
 ];
 
 const LAUNCHES: &str = include_str!("../../examples/launches.json");

@@ -26,6 +26,7 @@ pub mod guard;
 pub mod hierarchy;
 pub mod ir;
 pub mod launch;
+pub mod mma;
 pub mod npy;
 pub mod occupancy;
 pub mod program;

@@ -33,6 +33,14 @@ fn ptx(source: &str, arch: Arch) -> compiler_core::ptx::Ptx {
     }
 }
 
+/// Whether `source`'s kernel is refused for `arch` because it uses `mma` and `arch` is sm_70,
+/// which has no m16n8k16 (E0522): the one refusal an example may meet.
+fn refused_for_mma(source: &str, arch: Arch) -> bool {
+    arch == Arch::Sm70
+        && matches!(compiler_core::compile(source).ptx(None, arch),
+            Err(d) if d.iter().any(|d| d.code == compiler_core::Code::E0522))
+}
+
 /// `text` assembled by ptxas for `arch` (written to a file named `name` in the temp folder).
 fn assemble(name: &str, text: &str, arch: Arch) -> std::process::Output {
     let file = std::env::temp_dir().join(format!(
@@ -55,6 +63,9 @@ fn ptxas_accepts_every_example_for_every_target() {
     let mut failures = Vec::new();
     for (name, source) in examples() {
         for arch in Arch::ALL {
+            if refused_for_mma(&source, arch) {
+                continue;
+            }
             let output = assemble(&name, &ptx(&source, arch).text, arch);
             if !output.status.success() {
                 failures.push(format!(
@@ -83,6 +94,9 @@ fn ptxas_accepts_every_example_with_its_loops_guarded() {
             panic!("{name}: no kernel");
         };
         for arch in Arch::ALL {
+            if refused_for_mma(&source, arch) {
+                continue;
+            }
             let guarded = compiler_core::ptx::emit(
                 kernel,
                 &source,

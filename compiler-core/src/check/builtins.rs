@@ -487,6 +487,9 @@ impl KernelChecker {
         args: &[Expr],
         span: Span,
     ) -> Value {
+        if super::matrix::MMA_OPS.contains(&op.name.as_str()) {
+            return self.mma_op(op, over, args, span);
+        }
         let values: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
         let name = op.name.as_str();
         if name == "barrier" {

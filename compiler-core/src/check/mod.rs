@@ -22,6 +22,7 @@ mod arrays;
 mod builtins;
 mod expressions;
 mod functions;
+mod matrix;
 mod program;
 mod scopes;
 mod signature;
@@ -293,6 +294,9 @@ struct KernelChecker {
     dropped_call: Option<Span>,
     /// The function bodies the kernel's calls paste in so far ([`functions::MAX_INLINED`]).
     inlined: usize,
+    /// The first matrix operation (`mma<over ctx.lane>` and its loads and store): the kernel
+    /// then runs whole warps.
+    mma_call: Option<Span>,
 }
 
 /// Joins `b` into `a` variable by variable; `a` keeps its length (variables declared after
@@ -329,6 +333,7 @@ impl KernelChecker {
             loop_salt: 0,
             dropped_call: None,
             inlined: 0,
+            mma_call: None,
         }
     }
 
@@ -349,7 +354,10 @@ fn stored_names<'s>(
     for stmt in stmts {
         match &stmt.kind {
             StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => {
-                atomic_targets(value, functions, written, names)
+                atomic_targets(value, functions, written, names);
+                if let Some(name) = matrix::stored_name(value) {
+                    names.insert(name.to_owned());
+                }
             }
             StmtKind::Assign { target, value, .. } => {
                 match &target.kind {

@@ -13,6 +13,7 @@ impl KernelChecker {
         let exits = self.block(&kernel.body);
         // A `return` ends the kernel; a stray break/continue was reported where it stands.
         drop(exits);
+        self.mma_needs_whole_warps(kernel, threads);
         if let Some((dim, _)) = &cluster {
             self.what_a_cluster_can_split(dim, &params);
         }

@@ -72,7 +72,10 @@ impl KernelChecker {
         } else {
             NameKind::Let
         };
-        if value.ty.is_array() && !matches!(value_expr.kind, ExprKind::Array { .. }) {
+        if value.ty.is_array()
+            && !matches!(value_expr.kind, ExprKind::Array { .. })
+            && !super::matrix::gives_fragment(value_expr)
+        {
             self.whole_array(value_expr.span, &value.ty);
         }
         let ty = match declared {
@@ -194,7 +197,8 @@ impl KernelChecker {
                     uniformity,
                     declared_at: Some(declared_at),
                 });
-                if ty.is_array() {
+                // A whole array takes only a fragment (`acc = mma<over ctx.lane>(a, b, acc)`).
+                if ty.is_array() && !(op.is_none() && super::matrix::gives_fragment(value_expr)) {
                     self.whole_array(target.span, &ty);
                     return;
                 }

@@ -137,6 +137,7 @@ codes! {
         E0318 => "a return fits what it leaves: no value from a kernel or a function with no result, a value of the result's type on every path of one with a result",
         E0319 => "a per-thread array has one or two literal extents, at most 256 elements of a scalar type, and is read and written by element, within its extents",
         E0320 => "a 64-bit integer (i64, u64) goes in scalars, arrays, tensors, integer arithmetic and a warp's collectives, not in tiles or a CTA's collectives",
+        E0321 => "a warp's matrix operation (mma, m16n8k16) takes f16 fragments of 16 x 16 and 16 x 8 blocks and an f32 accumulator, in a kernel of whole warps",
         // Uniformity.
         E0401 => "barrier(), tile operations and collectives over ctx.thread need uniform control",
         E0402 => "collectives over ctx.lane and shuffles need warp-uniform control",
@@ -160,6 +161,7 @@ codes! {
         E0516 => "two threads touch one tensor element with nothing ordering them, one of them writing (two atomics never race)",
         E0517 => "a program ran past a limit: a while loop's passes, or the launches a run may make",
         E0518 => "a per-thread array index outside its extents",
+        E0519 => "a warp's matrix operation (mma) is not run by all 32 lanes of the warp together",
     }
     Launch {
         E0515 => "a launch does not fit the kernel: its grid, dimensions, scalars or inputs",
@@ -167,6 +169,7 @@ codes! {
     Backend {
         E0520 => "the WGSL backend built a module naga rejects (a bug in Tessera)",
         E0521 => "the kernel needs more shared memory than the target gives a CTA",
+        E0522 => "the target has no instruction for a warp's matrix operation: m16n8k16 needs sm_80 or later",
     }
 }
 

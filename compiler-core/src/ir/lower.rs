@@ -207,7 +207,10 @@ impl Lowering {
                 name, ty, value, ..
             } => {
                 let hint = ty.as_ref().map(scalar_of);
-                if let Some(array) = self.local_array(&name.name, value) {
+                if let Some(array) = self
+                    .local_array(&name.name, value)
+                    .or_else(|| self.fragment_let(&name.name, value))
+                {
                     self.bind(&name.name, Binding::Local(array));
                     return;
                 }
@@ -230,6 +233,9 @@ impl Lowering {
             }
             AstStmt::Assign { target, op, value } => self.assign(target, *op, value, span),
             AstStmt::Expr(expr) => {
+                if self.fragment_store(expr) {
+                    return;
+                }
                 if let ExprKind::Call { callee, args } = &expr.kind {
                     if callee.name == "barrier" {
                         self.emit(StmtKind::Barrier, span);
@@ -407,6 +413,10 @@ impl Lowering {
                     Some(Binding::Reg(dst, ty)) => (dst, ty),
                     Some(Binding::Tile(array)) => {
                         self.tile_assign(array, op.and_then(binary_op), value, span);
+                        return;
+                    }
+                    Some(Binding::Local(array)) => {
+                        self.fragment_into(array, value);
                         return;
                     }
                     _ => return,

@@ -20,6 +20,7 @@ mod half;
 mod lint;
 mod lower;
 mod lowering;
+pub mod matrix;
 mod print;
 mod program;
 mod size;
@@ -304,6 +305,14 @@ pub enum StmtKind {
     Continue,
     Return,
     Barrier,
+    /// A warp's matrix operation (`matrix.rs`): per-thread arrays `d = a · b + c`, each this
+    /// lane's fragment (`crate::mma`); `d` may be `c`. All 32 lanes of the warp run it together.
+    Mma {
+        a: usize,
+        b: usize,
+        c: usize,
+        d: usize,
+    },
 }
 
 /// An atomic read-modify-write of one element, thread by thread; `dst` takes the value the

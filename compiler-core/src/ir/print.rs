@@ -240,6 +240,17 @@ fn block(out: &mut String, kernel: &Kernel, stmts: &[Stmt], depth: usize) {
             StmtKind::Barrier => {
                 let _ = writeln!(out, "{pad}barrier");
             }
+            StmtKind::Mma { a, b, c, d } => {
+                let name = |array: usize| local_name(kernel, array).0;
+                let _ = writeln!(
+                    out,
+                    "{pad}{} = mma.m16n8k16 over the warp ({}, {}, {})",
+                    name(*d),
+                    name(*a),
+                    name(*b),
+                    name(*c)
+                );
+            }
         }
     }
 }

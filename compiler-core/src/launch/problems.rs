@@ -192,6 +192,18 @@ impl Launch {
                 .with_help(format!("run it with ctx.lanes = {widest} or fewer")),
             );
         }
+        if self.lanes != crate::mma::MMA_LANES && crate::ir::matrix::first_mma(&kernel.body).is_some() {
+            problems.push(
+                LaunchProblem::new(
+                    LaunchField::Lanes,
+                    format!(
+                        "kernel `{}` uses mma<over ctx.lane>, which takes warps of 32 lanes, not {}",
+                        kernel.name, self.lanes
+                    ),
+                )
+                .with_help("run it with ctx.lanes = 32 (NVIDIA's warps; on a GPU with other subgroups, 32-lane warps are emulated)"),
+            );
+        }
         let param = |name: &str| kernel.param_index(name).map(|i| &kernel.params[i]);
         let params = |scalars: bool| -> Vec<&str> {
             kernel

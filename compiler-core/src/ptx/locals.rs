@@ -108,6 +108,21 @@ impl Emitter<'_> {
         }
     }
 
+    /// `array[index] = r`, `r` a register of the array's element type.
+    pub(super) fn local_store_register(&mut self, array: usize, index: u32, r: &str) {
+        let element = self.kernel.locals[array].element;
+        match self.locals.get(array).and_then(|regs| regs.get(index as usize)).cloned() {
+            Some(target) => self.line(format!("mov.{} {target}, {r};", move_type(element)), None),
+            None => {
+                let address = self.local_address(array, Operand::Const(index));
+                self.line(
+                    format!("st.local.{} [{address}], {r};", local_type(element)),
+                    None,
+                );
+            }
+        }
+    }
+
     /// `array[index] = value`; in an in-register array, a constant index past its end
     /// stores nothing (as `local_load`).
     pub(super) fn local_store(&mut self, array: usize, index: Operand, value: Operand) {

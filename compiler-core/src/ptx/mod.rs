@@ -22,6 +22,7 @@ mod atomics;
 mod collectives;
 mod induction;
 mod locals;
+mod matrix;
 mod operations;
 
 use crate::diagnostic::{Code, Diagnostic};
@@ -192,6 +193,17 @@ pub fn emit_module(
 }
 
 pub fn emit(kernel: &Kernel, source: &str, arch: Arch, guard: Guard) -> Result<Ptx, Diagnostic> {
+    if let (Arch::Sm70, Some(at)) = (arch, crate::ir::matrix::first_mma(&kernel.body)) {
+        return Err(Diagnostic::error(
+            Code::E0522,
+            at,
+            format!(
+                "kernel `{}` uses mma<over ctx.lane>, and sm_70 has no m16n8k16 matrix instruction",
+                kernel.name
+            ),
+        )
+        .with_help("choose sm_80 or sm_90 (A100, H100 and later), where mma.sync.m16n8k16 runs on the tensor cores"));
+    }
     let mut emitter = Emitter::new(kernel, source, arch);
     if let Guard::Trips(budget) = guard {
         emitter.guard = Some(PtxGuard {
@@ -778,6 +790,7 @@ impl<'a> Emitter<'a> {
             }
             StmtKind::Return => self.line("ret;", span),
             StmtKind::Barrier => self.line("bar.sync 0;", span),
+            StmtKind::Mma { a, b, c, d } => self.mma(*a, *b, *c, *d),
         }
         for line in &mut self.lines[start..] {
             if line.1.is_none() && !line.0.ends_with(':') {

@@ -136,6 +136,7 @@ impl<'a> Cta<'a> {
                 Ok(())
             }
             StmtKind::Atomic(atomic) => self.atomic(atomic, mask, stmt.span),
+            StmtKind::Mma { a, b, c, d } => self.mma([*a, *b, *c, *d], mask, stmt.span),
             StmtKind::If {
                 condition,
                 then_block,

@@ -37,6 +37,7 @@ mod arith;
 mod compare;
 mod control;
 mod fault;
+mod matrix;
 mod memory;
 mod ops;
 mod profile;

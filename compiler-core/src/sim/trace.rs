@@ -591,6 +591,13 @@ impl<'a> Cta<'a> {
             self.trace_array_store(*array, *index, mask);
             return;
         }
+        // A warp's matrix operation writes every element of its `d` fragment.
+        if let StmtKind::Mma { d, .. } = &stmt.kind {
+            for e in 0..self.kernel.locals.get(*d).map_or(0, LocalArray::len) {
+                self.trace_array_store(*d, Operand::Const(e as u32), mask);
+            }
+            return;
+        }
         let dst = match &stmt.kind {
             StmtKind::Let { dst, .. } | StmtKind::Atomic(Atomic { dst: Some(dst), .. }) => dst,
             _ => return,

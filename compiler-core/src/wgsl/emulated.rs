@@ -286,6 +286,8 @@ impl<'k> Builder<'k> {
                 block,
                 St::ControlBarrier(Barrier::WORK_GROUP | Barrier::STORAGE),
             ),
+            // `emit` wrote each `mma` as shuffles and arithmetic (`ir::matrix::expand`).
+            StmtKind::Mma { .. } => {}
         }
     }
 

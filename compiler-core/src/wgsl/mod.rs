@@ -168,6 +168,9 @@ pub enum WarpMode {
 /// subgroups, or emulated in workgroup memory (on any GPU, with no subgroup operations); its
 /// loops stop past a trip budget when `guard` says so.
 pub fn emit(kernel: &Kernel, lanes: u32, mode: WarpMode, guard: Guard) -> Result<Wgsl, Diagnostic> {
+    // WGSL has no matrix instructions: a warp's `mma` is shuffles and f32 arithmetic.
+    let expanded = ir::matrix::first_mma(&kernel.body).map(|_| ir::matrix::expand(kernel));
+    let kernel = expanded.as_ref().unwrap_or(kernel);
     // WGSL has no 64-bit integers: such a kernel runs as 32-bit words.
     let split = ir::wide::has_wide(kernel).then(|| ir::wide::split(kernel));
     let kernel = split.as_ref().unwrap_or(kernel);
