@@ -67,7 +67,10 @@ fn the_json_map_is_the_ptx_isas_for_every_lane_and_element() {
                     .unwrap_or_else(|| panic!("{operand}[{n}] has no {name}: {e}"))
             };
             let (lane, index) = (field("lane"), field("index"));
-            assert_eq!((lane, index), ((n / per_lane) as u64, (n % per_lane) as u64));
+            assert_eq!(
+                (lane, index),
+                ((n / per_lane) as u64, (n % per_lane) as u64)
+            );
             assert_eq!(
                 (field("row"), field("col")),
                 isa(operand, lane, index),
@@ -84,7 +87,9 @@ fn the_text_map_names_each_cells_lane_and_index() {
     let out = text(&output.stdout);
     // Lane 17 (group 4, thread 1 of its group) holds c0 and c1 at row 4, columns 2 and 3,
     // and c2, c3 at row 12.
-    let c = &out[out.find("\nc (16 x 8").unwrap_or_else(|| panic!("no C in {out}"))..];
+    let c = &out[out
+        .find("\nc (16 x 8")
+        .unwrap_or_else(|| panic!("no C in {out}"))..];
     let row = |r: usize| {
         c.lines()
             .filter(|l| l.contains(':'))
@@ -96,7 +101,10 @@ fn the_text_map_names_each_cells_lane_and_index() {
     };
     assert_eq!(row(4)[2..4], ["17:0", "17:1"]);
     assert_eq!(row(12)[2..4], ["17:2", "17:3"]);
-    assert_eq!(row(0), ["0:0", "0:1", "1:0", "1:1", "2:0", "2:1", "3:0", "3:1"]);
+    assert_eq!(
+        row(0),
+        ["0:0", "0:1", "1:0", "1:1", "2:0", "2:1", "3:0", "3:1"]
+    );
 }
 
 #[test]

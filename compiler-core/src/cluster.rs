@@ -240,6 +240,7 @@ mod tests {
             body: Vec::new(),
             span: crate::span::Span::empty(0),
             cluster: Some(Cluster { dim: 1, size: 2 }),
+            matrix: None,
         };
         let whole = Args {
             grid: crate::hierarchy::Dim3::new(1, 1, 1),

@@ -182,6 +182,7 @@ fn a_barrier_not_reached_by_every_thread_is_a_fault() {
         ],
         span,
         cluster: None,
+        matrix: None,
     };
     let mut args = Args {
         grid: Dim3::new(1, 1, 1),

@@ -17,7 +17,9 @@ fn tensor(args: &compiler_core::sim::Args, i: usize) -> &Tensor {
 }
 
 fn values(t: &Tensor) -> Vec<f64> {
-    (0..t.len()).map(|i| t.value(i).unwrap_or(f64::NAN)).collect()
+    (0..t.len())
+        .map(|i| t.value(i).unwrap_or(f64::NAN))
+        .collect()
 }
 
 const FRAGMENTS: &str = "@launch(64)
@@ -76,6 +78,27 @@ fn fragments_hold_the_tables_elements() {
     }
 }
 
+/// A launch whose warps are not 32 lanes is refused, saying why; a kernel that launches a
+/// partial warp does not compile (E0321, in the UI cases).
+#[test]
+fn a_launch_with_other_warps_is_refused() {
+    let launch = Launch {
+        lanes: 8,
+        inputs: [("A".to_owned(), Input::Iota), ("B".to_owned(), Input::Iota)].into(),
+        ..Launch::default()
+    };
+    let problems = compiler_core::compile(FRAGMENTS)
+        .prepare(&launch, compiler_core::RunLimits::TERMINAL)
+        .err()
+        .unwrap_or_else(|| panic!("8-lane warps were taken"));
+    assert!(
+        problems
+            .iter()
+            .any(|d| d.message.contains("takes warps of 32 lanes, not 8")),
+        "{problems:?}"
+    );
+}
+
 /// The example GEMM over 2 x 3 CTAs of four warps: C is the rule's sum, bit for bit, and the
 /// exact product of the f16 inputs within f32's rounding of 64 terms.
 #[test]
@@ -111,7 +134,10 @@ fn a_gemm_on_many_ctas_gives_the_rules_sums() {
                 }
                 let got = c[i * n + j];
                 assert_eq!(got, f64::from(acc), "C[{i}, {j}]");
-                assert!((got - exact).abs() <= 1e-5 * (1.0 + exact.abs()), "C[{i}, {j}]");
+                assert!(
+                    (got - exact).abs() <= 1e-5 * (1.0 + exact.abs()),
+                    "C[{i}, {j}]"
+                );
             }
         }
     }

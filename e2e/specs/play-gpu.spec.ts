@@ -27,7 +27,7 @@ for (const example of ['matvec', 'warp_reduce', 'prefix_sum', 'cta_scan', 'votes
   });
 }
 
-for (const example of ['matvec', 'block_sum', 'scratch_sum', 'cta_scan', 'votes', 'tiled_matmul', 'softmax', 'histogram', 'radix_sort_f32', 'bitonic_sort', 'attention_rows', 'gemm_f16_f32', 'fnv_hash']) {
+for (const example of ['matvec', 'block_sum', 'scratch_sum', 'cta_scan', 'votes', 'tiled_matmul', 'softmax', 'histogram', 'radix_sort_f32', 'bitonic_sort', 'attention_rows', 'gemm_f16_f32', 'fnv_hash', 'mma_gemm']) {
   test(`${example} with 32-lane warps emulated on WebGPU equals the simulator`, async ({ play }) => {
     const outcome = await runOnGpu(play, example, '32', 'emulated');
     test.skip(outcome.includes('not run'), `no WebGPU here: ${outcome}`);

@@ -100,7 +100,13 @@ impl KernelChecker {
                 Value::new(fragment(Scalar::F32, 4), Uniformity::Varying)
             }
             _ => {
-                self.block_slice(&args[0], Scalar::F32, crate::mma::Operand::C.extents(), name, true);
+                self.block_slice(
+                    &args[0],
+                    Scalar::F32,
+                    crate::mma::Operand::C.extents(),
+                    name,
+                    true,
+                );
                 self.fragment_arg(&args[1], &fragment(Scalar::F32, 4), "`mma_store`'s d");
                 Value::new(Type::Unit, Uniformity::Uniform)
             }
@@ -198,7 +204,8 @@ impl KernelChecker {
             refuse(self, arg.span, format!("expected {example}"));
         } else if ok && store {
             if let Type::Tensor { .. } = &base_value.ty {
-                self.tensor_stores.push((self.kernel_name(base_name), base.span));
+                self.tensor_stores
+                    .push((self.kernel_name(base_name), base.span));
             } else if !matches!(self.vars[id].kind, NameKind::Var | NameKind::Param) {
                 self.error(
                     Diagnostic::error(

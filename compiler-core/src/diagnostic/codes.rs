@@ -161,7 +161,6 @@ codes! {
         E0516 => "two threads touch one tensor element with nothing ordering them, one of them writing (two atomics never race)",
         E0517 => "a program ran past a limit: a while loop's passes, or the launches a run may make",
         E0518 => "a per-thread array index outside its extents",
-        E0519 => "a warp's matrix operation (mma) is not run by all 32 lanes of the warp together",
     }
     Launch {
         E0515 => "a launch does not fit the kernel: its grid, dimensions, scalars or inputs",

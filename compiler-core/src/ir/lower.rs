@@ -71,6 +71,7 @@ impl Lowering {
             shared: Vec::new(),
             locals: Vec::new(),
             indexed_tiles: Vec::new(),
+            matrix: None,
             dims: Vec::new(),
             derived: Vec::new(),
             regs: Vec::new(),
@@ -171,6 +172,7 @@ impl Lowering {
             body: self.blocks.into_iter().next().unwrap_or_default(),
             span: kernel.span,
             cluster: None,
+            matrix: self.matrix,
         };
         super::tiles::pad_tiles(&mut lowered, &indexed);
         super::arrays::mark_registers(&mut lowered);

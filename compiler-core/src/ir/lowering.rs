@@ -30,6 +30,8 @@ pub(super) struct Lowering {
     pub(super) locals: Vec<LocalArray>,
     /// The tiles the source reads or writes by element (`t[i, j]`), which padding may help.
     pub(super) indexed_tiles: Vec<bool>,
+    /// The first matrix operation lowered (`Kernel::matrix`).
+    pub(super) matrix: Option<Span>,
     pub(super) dims: Vec<String>,
     pub(super) derived: Vec<DerivedDim>,
     pub(super) regs: Vec<RegInfo>,

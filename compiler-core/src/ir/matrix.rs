@@ -10,8 +10,8 @@
 //! need, and `f32` products and sums in the rule's order, so WGSL gives the simulator's bits.
 //!
 //! Invariant: the checker let these through only with their operands' types and block shapes,
-//! under warp-uniform control, in a kernel of whole warps; the run checks that all 32 lanes of
-//! the warp reach an `mma` (E0519) and that warps have 32 lanes.
+//! under warp-uniform control, in a kernel of whole warps; the launch checks that warps have 32
+//! lanes, and the simulator again that all 32 lanes of a warp reach each `mma` together.
 
 use super::lowering::{Binding, Lowering};
 use super::*;
@@ -22,7 +22,10 @@ use crate::syntax::ast::{self, ExprKind, IndexArg};
 fn fragment_call(value: &ast::Expr) -> Option<(&str, &[ast::Expr])> {
     match &value.kind {
         ExprKind::Collective { op, args, .. }
-            if matches!(op.name.as_str(), "mma_load_a" | "mma_load_b" | "mma" | "mma_store") =>
+            if matches!(
+                op.name.as_str(),
+                "mma_load_a" | "mma_load_b" | "mma" | "mma_store"
+            ) =>
         {
             Some((op.name.as_str(), args))
         }
@@ -56,6 +59,7 @@ impl Lowering {
             return false;
         };
         let span = value.span;
+        self.matrix.get_or_insert(span);
         match op {
             "mma_load_a" | "mma_load_b" => {
                 let operand = if op == "mma_load_a" {
@@ -120,7 +124,9 @@ impl Lowering {
             return false;
         };
         let span = expr.span;
-        let (Some(block), ExprKind::Name(name)) = (self.block_start(&args[0]), &args[1].kind) else {
+        self.matrix.get_or_insert(span);
+        let (Some(block), ExprKind::Name(name)) = (self.block_start(&args[0]), &args[1].kind)
+        else {
             return true;
         };
         let Some(Binding::Local(fragment)) = self.lookup(name) else {
@@ -199,16 +205,32 @@ impl Lowering {
         // Lane 0's element `index`, and what a lane adds to it: its group (lane / 4) on one
         // axis, twice its place in the group on the other (the table's form).
         let (row0, col0) = operand.element(0, index);
-        let group = self.value(Op::Binary(BinaryOp::Shr, i, lane, Operand::Const(2)), i, span);
-        let place = self.value(Op::Binary(BinaryOp::And, i, lane, Operand::Const(3)), i, span);
-        let pair = self.value(Op::Binary(BinaryOp::Shl, i, place, Operand::Const(1)), i, span);
+        let group = self.value(
+            Op::Binary(BinaryOp::Shr, i, lane, Operand::Const(2)),
+            i,
+            span,
+        );
+        let place = self.value(
+            Op::Binary(BinaryOp::And, i, lane, Operand::Const(3)),
+            i,
+            span,
+        );
+        let pair = self.value(
+            Op::Binary(BinaryOp::Shl, i, place, Operand::Const(1)),
+            i,
+            span,
+        );
         let (down, across) = match operand {
             Matrix::B => (pair, group),
             Matrix::A | Matrix::C => (group, pair),
         };
         let at = |l: &mut Self, start: Operand, lane_part: Operand, fixed: u32| {
             let x = l.value(Op::Binary(BinaryOp::Add, i, start, lane_part), i, span);
-            l.value(Op::Binary(BinaryOp::Add, i, x, Operand::Const(fixed)), i, span)
+            l.value(
+                Op::Binary(BinaryOp::Add, i, x, Operand::Const(fixed)),
+                i,
+                span,
+            )
         };
         let row = at(self, block.row, down, row0);
         let col = at(self, block.col, across, col0);
@@ -328,7 +350,7 @@ impl Expander<'_> {
     }
 
     /// This lane's `value` from lane `from` of its warp, as an `f32`.
-    fn from_lane(&mut self, array: usize, index: u32, from: Operand) -> Operand {
+    fn taken_from(&mut self, array: usize, index: u32, from: Operand) -> Operand {
         let value = self.element(array, index, Scalar::F16);
         let moved = self.value(Scalar::F16, Op::Shuffle(Shuffle::Index, value, from));
         self.value(
@@ -360,12 +382,12 @@ impl Expander<'_> {
             let (_, a_index) = Matrix::A.holder(0, k);
             let (_, b_index) = Matrix::B.holder(k, 0);
             let rows = [
-                self.from_lane(a, a_index, a_lane),
-                self.from_lane(a, a_index + 2, a_lane),
+                self.taken_from(a, a_index, a_lane),
+                self.taken_from(a, a_index + 2, a_lane),
             ];
             let cols = [
-                self.from_lane(b, b_index, b_lane),
-                self.from_lane(b, b_index, b_lane_odd),
+                self.taken_from(b, b_index, b_lane),
+                self.taken_from(b, b_index, b_lane_odd),
             ];
             for (e, sum) in sums.iter_mut().enumerate() {
                 let product = self.value(f, Op::Binary(BinaryOp::Mul, f, rows[e / 2], cols[e % 2]));

@@ -67,6 +67,9 @@ pub struct Kernel {
     pub span: Span,
     /// `@cluster(dim: size)`: super-tiles over one dimension (see [`crate::cluster`]).
     pub cluster: Option<Cluster>,
+    /// The first of the kernel's matrix operations (`matrix.rs`), if it has one: each lane's
+    /// fragment is then the table's for 32-lane warps, the only warps it runs with.
+    pub matrix: Option<Span>,
 }
 
 /// A dimension computed from others when the kernel is launched: `Kernel::dims[dim]` is its

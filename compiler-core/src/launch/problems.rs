@@ -192,7 +192,7 @@ impl Launch {
                 .with_help(format!("run it with ctx.lanes = {widest} or fewer")),
             );
         }
-        if self.lanes != crate::mma::MMA_LANES && crate::ir::matrix::first_mma(&kernel.body).is_some() {
+        if self.lanes != crate::mma::MMA_LANES && kernel.matrix.is_some() {
             problems.push(
                 LaunchProblem::new(
                     LaunchField::Lanes,

@@ -111,7 +111,12 @@ impl Emitter<'_> {
     /// `array[index] = r`, `r` a register of the array's element type.
     pub(super) fn local_store_register(&mut self, array: usize, index: u32, r: &str) {
         let element = self.kernel.locals[array].element;
-        match self.locals.get(array).and_then(|regs| regs.get(index as usize)).cloned() {
+        match self
+            .locals
+            .get(array)
+            .and_then(|regs| regs.get(index as usize))
+            .cloned()
+        {
             Some(target) => self.line(format!("mov.{} {target}, {r};", move_type(element)), None),
             None => {
                 let address = self.local_address(array, Operand::Const(index));

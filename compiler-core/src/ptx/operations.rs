@@ -555,6 +555,7 @@ mod tests {
             body: Vec::new(),
             span: Span { start: 0, end: 0 },
             cluster: None,
+            matrix: None,
         }
     }
 

@@ -3,8 +3,10 @@
 //! exact products, `f32` sums in increasing `k`, then C added).
 //!
 //! In: the statement's arrays and the active mask. Out: the `d` array of every lane of every
-//! warp that runs it, or a fault (E0519) where a warp runs it with some of its lanes but not
-//! all, or with warps that are not 32 lanes.
+//! warp that runs it, or a fault where a warp runs it with some of its lanes but not all
+//! (E0402, the checker's rule, which it enforces first) or warps are not 32 lanes (E0515, a
+//! launch the kernel does not fit, which the launch refuses first): the simulator's last guard,
+//! as PTX's `.aligned` is undefined behaviour on a GPU.
 
 use super::*;
 
@@ -19,7 +21,7 @@ impl Cta<'_> {
         if self.options.lanes as usize != lanes {
             let first = mask.iter().position(|&m| m).unwrap_or(0);
             return Err(self.fault(
-                Code::E0519,
+                Code::E0515,
                 span,
                 first,
                 format!(
@@ -49,7 +51,7 @@ impl Cta<'_> {
                     "which took another branch".to_owned()
                 };
                 return Err(self.fault(
-                    Code::E0519,
+                    Code::E0402,
                     span,
                     present,
                     format!(
@@ -63,7 +65,9 @@ impl Cta<'_> {
             let gather = |locals: &[u32], per: usize, n: usize| -> Vec<f32> {
                 (0..lanes)
                     .flat_map(|l| (0..n).map(move |e| (l, e)))
-                    .map(|(l, e)| f32::from_bits(locals.get((warp + l) * per + e).copied().unwrap_or(0)))
+                    .map(|(l, e)| {
+                        f32::from_bits(locals.get((warp + l) * per + e).copied().unwrap_or(0))
+                    })
                     .collect()
             };
             let av = gather(&self.locals[a], la, 8);
