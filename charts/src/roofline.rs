@@ -30,7 +30,7 @@ pub fn marks(flops: u64, bytes: u64) -> Option<Vec<RooflineMark>> {
             .map(|arch| {
                 let peak = arch.peak();
                 let attainable = (intensity * peak.bytes_per_second).min(peak.flops_per_second);
-                let (least, bound) = peak.least_seconds(flops, bytes);
+                let (least, bound) = peak.least_seconds(flops, 0, bytes);
                 RooflineMark {
                     arch,
                     attainable,
@@ -166,7 +166,7 @@ pub fn roofline(flops: u64, bytes: u64, measured: Option<f64>) -> String {
         (_, 0) => "This run moved no global memory, so it has no intensity to place: the roofs alone.".to_owned(),
         (0, _) => format!(
             "This run did no floating-point arithmetic over {bytes} bytes of global traffic: an intensity of 0, left of any log scale, memory-bound on every target (at least {} on {}).",
-            seconds(Arch::Sm90.peak().least_seconds(0, bytes).0),
+            seconds(Arch::Sm90.peak().least_seconds(0, 0, bytes).0),
             Arch::Sm90.peak().gpu
         ),
         _ => format!(

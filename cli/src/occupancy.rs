@@ -34,6 +34,20 @@ pub fn run(args: &OccupancyArgs) -> ExitCode {
     for arch in archs {
         let ptx = match compilation.ptx(args.kernel.as_deref(), arch) {
             Ok(ptx) => ptx,
+            // Every target asked: one without the kernel's instructions (sm_70 and `mma`)
+            // says so, and the others are still worked out.
+            Err(diagnostics)
+                if args.arch.is_none()
+                    && diagnostics
+                        .iter()
+                        .all(|d| d.code == compiler_core::Code::E0522) =>
+            {
+                let why = diagnostics
+                    .first()
+                    .map_or(String::new(), |d| d.message.clone());
+                print_out(&format!("{}: no occupancy: {why}\n", arch.name()));
+                continue;
+            }
             Err(diagnostics) => return report(&diagnostics, &compilation, &args.file),
         };
         let threads = match compilation.kernel(args.kernel.as_deref()) {

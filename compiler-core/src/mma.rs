@@ -149,29 +149,39 @@ impl Default for Fragments {
     }
 }
 
-/// `d = a · b + c` over the warp, by Tessera's rule: element `[i, j]` of D is the sum over
-/// `k`, in increasing `k` from 0, of `a[i, k] · b[k, j]`, each product exact in `f32` (an
-/// `f16` × `f16` product is) and each addition rounded to `f32`, then added to `c[i, j]`,
-/// rounded once more (the tile product's rule, the spec's "Mixed-precision tiles"). `a`, `b`
-/// and `c` are each lane's fragments (lane-major, [`Operand::per_lane`] values a lane) as
-/// `f32` values; the result is D's fragments the same way.
+/// `d = a · b + c` over the warp, by Tessera's rule: element `[i, j]` of D is the sum of
+/// `a[i, k] · b[k, j]` in increasing `k`, starting from the product for `k = 0`, each product
+/// exact in `f32` (an `f16` × `f16` product is) and each addition rounded to `f32`, then added
+/// to `c[i, j]`, rounded once more. (Starting from the first product rather than from +0 keeps
+/// a sum of -0 products -0, as GPU compilers do that fold `0 + x` to `x`.) `a`, `b` and `c`
+/// are each lane's fragments (lane-major, [`Operand::per_lane`] values a lane) as `f32`
+/// values; the result is D's fragments the same way.
 pub fn multiply(a: &[f32], b: &[f32], c: &[f32]) -> Vec<f32> {
-    let at = |operand: Operand, values: &[f32], row: u32, col: u32| {
-        let (lane, index) = operand.holder(row, col);
-        values
-            .get((lane * operand.per_lane() + index) as usize)
-            .copied()
-            .unwrap_or(0.0)
+    // Each operand as its matrix, row-major, from the lanes' fragments.
+    let matrix = |operand: Operand, values: &[f32]| {
+        let (rows, cols) = operand.extents();
+        let mut m = vec![0.0f32; (rows * cols) as usize];
+        for (e, &v) in operand.table().iter().zip(values) {
+            m[(e.row * cols + e.col) as usize] = v;
+        }
+        m
     };
+    let (a, b, c) = (
+        matrix(Operand::A, a),
+        matrix(Operand::B, b),
+        matrix(Operand::C, c),
+    );
+    let (k, n) = (K as usize, N as usize);
     Operand::C
         .table()
         .iter()
         .map(|e| {
-            let mut sum = 0.0f32;
-            for k in 0..K {
-                sum += at(Operand::A, a, e.row, k) * at(Operand::B, b, k, e.col);
+            let (row, col) = (e.row as usize, e.col as usize);
+            let mut sum = a[row * k] * b[col];
+            for kk in 1..k {
+                sum += a[row * k + kk] * b[kk * n + col];
             }
-            at(Operand::C, c, e.row, e.col) + sum
+            c[row * n + col] + sum
         })
         .collect()
 }

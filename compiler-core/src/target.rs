@@ -18,6 +18,8 @@ pub struct Peak {
     pub gpu: &'static str,
     /// FP32 floating-point operations a second (a fused multiply-add two).
     pub flops_per_second: f64,
+    /// Dense FP16 matrix operations with FP32 accumulation a second, on the tensor cores.
+    pub tensor_flops_per_second: f64,
     /// DRAM bytes a second.
     pub bytes_per_second: f64,
 }
@@ -28,12 +30,14 @@ impl Peak {
         self.flops_per_second / self.bytes_per_second
     }
 
-    /// The least time `flops` operations over `bytes` of traffic can take on this GPU: the
-    /// larger of the two at peak, and whether memory is the bound. A bound, not a measurement:
+    /// The least time `flops` operations on the FP32 pipe and `tensor_flops` on the tensor
+    /// cores, over `bytes` of traffic, can take on this GPU: the largest of the three at peak
+    /// (the units run at once), and whether memory is the bound. A bound, not a measurement:
     /// no caches, no latency, every unit busy.
-    pub fn least_seconds(self, flops: u64, bytes: u64) -> (f64, Bound) {
+    pub fn least_seconds(self, flops: u64, tensor_flops: u64, bytes: u64) -> (f64, Bound) {
         let memory = bytes as f64 / self.bytes_per_second;
-        let compute = flops as f64 / self.flops_per_second;
+        let compute = (flops as f64 / self.flops_per_second)
+            .max(tensor_flops as f64 / self.tensor_flops_per_second);
         if memory >= compute {
             (memory, Bound::Memory)
         } else {
@@ -122,22 +126,28 @@ impl Arch {
     /// the SXM parts): FP32 without tensor cores, and DRAM bandwidth.
     pub fn peak(self) -> Peak {
         match self {
-            // NVIDIA Tesla V100 data sheet (2018): 15.7 TFLOPS single precision, HBM2 900 GB/s.
+            // NVIDIA Tesla V100 data sheet (2018): 15.7 TFLOPS single precision, 125 TFLOPS
+            // tensor performance (FP16 products, FP32 sums), HBM2 900 GB/s.
             Arch::Sm70 => Peak {
                 gpu: "V100",
                 flops_per_second: 15.7e12,
+                tensor_flops_per_second: 125e12,
                 bytes_per_second: 900e9,
             },
-            // NVIDIA A100 data sheet (2021), 80 GB SXM: 19.5 TFLOPS FP32, HBM2e 2,039 GB/s.
+            // NVIDIA A100 data sheet (2021), 80 GB SXM: 19.5 TFLOPS FP32, 312 TFLOPS FP16
+            // Tensor Core (dense; 624 with sparsity), HBM2e 2,039 GB/s.
             Arch::Sm80 => Peak {
                 gpu: "A100",
                 flops_per_second: 19.5e12,
+                tensor_flops_per_second: 312e12,
                 bytes_per_second: 2039e9,
             },
-            // NVIDIA H100 data sheet (2023), SXM: 67 TFLOPS FP32, HBM3 3.35 TB/s.
+            // NVIDIA H100 data sheet (2023), SXM: 67 TFLOPS FP32, 1,979 TFLOPS FP16 Tensor
+            // Core with sparsity (989.5 dense), HBM3 3.35 TB/s.
             Arch::Sm90 => Peak {
                 gpu: "H100",
                 flops_per_second: 67e12,
+                tensor_flops_per_second: 989.5e12,
                 bytes_per_second: 3.35e12,
             },
         }

@@ -443,7 +443,7 @@ fn axpy_is_two_flops_and_twelve_bytes_an_element() {
     assert_eq!(p.intensity(), Some(2.0 / 12.0));
     let (seconds, bound) = Arch::Sm70
         .peak()
-        .least_seconds(p.work.flops(), p.global_bytes());
+        .least_seconds(p.work.flops(), 0, p.global_bytes());
     assert_eq!(bound, Bound::Memory);
     assert!((seconds - 12_288.0 / 900e9).abs() < 1e-15, "{seconds}");
     assert!(
@@ -475,7 +475,7 @@ kernel busy(X: tensor<f32>[N], Y: tensor<f32>[N]) {
     assert_eq!(p.intensity(), Some(250.0));
     for arch in Arch::ALL {
         let peak = arch.peak();
-        let (seconds, bound) = peak.least_seconds(p.work.flops(), p.global_bytes());
+        let (seconds, bound) = peak.least_seconds(p.work.flops(), 0, p.global_bytes());
         assert_eq!(bound, Bound::Compute, "{}", arch.name());
         assert_eq!(seconds, 128_000.0 / peak.flops_per_second);
     }

@@ -1,7 +1,8 @@
 //! A warp's matrix operation (`mma` m16n8k16) on the simulator: fragments hold the elements
 //! the table (`compiler_core::mma`, checked against the PTX ISA in `cli/tests/mma.rs`) gives
 //! each lane, and a GEMM over many CTAs gives the rule's sums bit for bit (exact products,
-//! `f32` sums in increasing `k` from 0, each 16-term sum then added to the accumulator) and
+//! `f32` sums in increasing `k` from the first product, each 16-term sum then added to the
+//! accumulator) and
 //! the exact product within `f32`'s rounding.
 
 use compiler_core::hierarchy::Dim3;
@@ -124,13 +125,13 @@ fn a_gemm_on_many_ctas_gives_the_rules_sums() {
                 let mut acc = 0.0f32;
                 let mut exact = 0.0f64;
                 for block in (0..k).step_by(16) {
-                    let mut sum = 0.0f32;
+                    let mut sum = None;
                     for kk in block..block + 16 {
                         let (x, y) = (a[i * k + kk] as f32, b[kk * n + j] as f32);
-                        sum += x * y;
+                        sum = Some(sum.map_or(x * y, |s: f32| s + x * y));
                         exact += f64::from(x) * f64::from(y);
                     }
-                    acc += sum;
+                    acc += sum.unwrap_or(0.0);
                 }
                 let got = c[i * n + j];
                 assert_eq!(got, f64::from(acc), "C[{i}, {j}]");
@@ -142,4 +143,36 @@ fn a_gemm_on_many_ctas_gives_the_rules_sums() {
         }
     }
     assert!(example.launch.grid == Dim3::new(2, 3, 1));
+}
+
+/// The run's work counts each warp's `mma` as 2 · 16 · 8 · 16 operations on the tensor cores,
+/// apart from the FP32 pipe's (none here: the GEMM's arithmetic is all in `mma`), and the
+/// summary places the run against each target's tensor-core roof.
+#[test]
+fn the_work_counts_a_gemms_products_on_the_tensor_cores() {
+    let example = compiler_core::examples::all()
+        .into_iter()
+        .find(|e| e.name == "mma_gemm")
+        .unwrap_or_else(|| panic!("no example mma_gemm"));
+    let compilation = compiler_core::compile(example.source);
+    let prepared = compilation
+        .prepare(&example.launch, compiler_core::RunLimits::TERMINAL)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let profiled = prepared.simulate_profiled();
+    let profile = profiled.profile.unwrap_or_else(|why| panic!("{why}"));
+    let (m, k, n) = (48, 64, 64);
+    assert_eq!(profile.work.tensor_flops, 2 * m * n * k);
+    assert_eq!(profile.work.flops(), 0);
+    let summary = profile.summary();
+    assert!(
+        summary.contains("393216 floating-point operations on the tensor cores"),
+        "{summary}"
+    );
+    assert!(summary.contains("312 on tensor cores"), "{summary}");
+    // The A100's least time: the tensor work at 312 TFLOP/s or the traffic at 2039 GB/s.
+    let peak = compiler_core::target::Arch::Sm80.peak();
+    let (seconds, _) = peak.least_seconds(0, profile.work.tensor_flops, profile.global_bytes());
+    let want =
+        (profile.work.tensor_flops as f64 / 312e12).max(profile.global_bytes() as f64 / 2039e9);
+    assert!((seconds - want).abs() < 1e-15, "{seconds} {want}");
 }

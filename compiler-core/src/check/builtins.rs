@@ -11,7 +11,7 @@ use crate::ir::AtomicOp;
 use crate::ir::{CtxField, Scalar};
 use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind, Ident};
-use crate::syntax::builtins::{FAMILIES, LANE_ONLY, MATH, REDUCTIONS, SHUFFLES};
+use crate::syntax::builtins::{FAMILIES, LANE_ONLY, MATH, MATRIX, REDUCTIONS, SHUFFLES};
 use crate::syntax::ctx;
 pub(super) use crate::syntax::similar::closest;
 
@@ -204,6 +204,18 @@ impl KernelChecker {
                 self.numeric_call(callee, args, &values, span, uniformity)
             }
             _ if MATH.contains(&name) => self.numeric_call(callee, args, &values, span, uniformity),
+            _ if MATRIX.contains(&name) => {
+                self.error(
+                    Diagnostic::error(
+                        Code::E0315,
+                        callee.span,
+                        format!("`{name}` needs <over ctx.lane>"),
+                    )
+                    .with_label("a warp's 32 lanes do one matrix operation together")
+                    .with_help(format!("write {name}<over ctx.lane>(...)")),
+                );
+                Value::error()
+            }
             _ if REDUCTIONS.contains(&name) || LANE_ONLY.contains(&name) => {
                 self.error(
                     Diagnostic::error(Code::E0315, callee.span, format!("`{name}` needs <over ctx.lane> or <over ctx.thread>"))
@@ -487,7 +499,7 @@ impl KernelChecker {
         args: &[Expr],
         span: Span,
     ) -> Value {
-        if super::matrix::MMA_OPS.contains(&op.name.as_str()) {
+        if MATRIX.contains(&op.name.as_str()) {
             return self.mma_op(op, over, args, span);
         }
         let values: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();

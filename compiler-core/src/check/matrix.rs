@@ -11,14 +11,16 @@
 
 use super::*;
 
-/// The matrix operations' names.
-pub(super) const MMA_OPS: [&str; 4] = ["mma_load_a", "mma_load_b", "mma", "mma_store"];
-
 /// Whether `expr` is a matrix operation that gives a fragment, a whole array that a `let` or
-/// an assignment to an array may take.
+/// an assignment to an array may take (or one written without `<over …>`, which is refused
+/// for that alone).
 pub(super) fn gives_fragment(expr: &Expr) -> bool {
-    matches!(&expr.kind, ExprKind::Collective { op, .. }
-        if matches!(op.name.as_str(), "mma_load_a" | "mma_load_b" | "mma"))
+    let name = match &expr.kind {
+        ExprKind::Collective { op, .. } => &op.name,
+        ExprKind::Call { callee, .. } => &callee.name,
+        _ => return false,
+    };
+    matches!(name.as_str(), "mma_load_a" | "mma_load_b" | "mma")
 }
 
 /// `mma_store`'s target's name, where it is a named tensor or tile: what it writes.
@@ -39,7 +41,15 @@ pub(super) fn stored_name(expr: &Expr) -> Option<&str> {
 }
 
 impl KernelChecker {
-    /// One of [`MMA_OPS`], `name<over …>(args)`.
+    /// The value of a `let` or of an assignment: where a fragment may be given.
+    pub(super) fn fragment_value(&mut self, value: &Expr) -> Value {
+        let outer = self.fragment_site.replace(value.span);
+        let result = self.expr(value);
+        self.fragment_site = outer;
+        result
+    }
+
+    /// One of the matrix operations (`syntax::builtins::MATRIX`), `name<over …>(args)`.
     pub(super) fn mma_op(&mut self, op: &Ident, over: &Expr, args: &[Expr], span: Span) -> Value {
         let name = op.name.as_str();
         let over_lanes = matches!(&over.kind, ExprKind::Ctx(path)
@@ -71,6 +81,22 @@ impl KernelChecker {
         }
         self.require_control(Uniformity::WarpUniform, &what, span);
         self.mma_call.get_or_insert(span);
+        // A fragment is a whole array: it is given to a variable, which the operations then
+        // take by name.
+        let site = self.fragment_site.take();
+        if name != "mma_store" && site != Some(span) {
+            self.error(
+                Diagnostic::error(
+                    Code::E0321,
+                    span,
+                    format!("`{name}` gives a whole fragment, which only a variable takes"),
+                )
+                .with_label("not the whole value of a let or an assignment")
+                .with_help(format!(
+                    "give it a name first: let f = {name}<over ctx.lane>(...), or acc = {name}<over ctx.lane>(...)"
+                )),
+            );
+        }
         let fragment = |element, n: u32| Type::Array {
             element,
             shape: vec![u64::from(n)],
@@ -113,9 +139,25 @@ impl KernelChecker {
         }
     }
 
-    /// A fragment argument: a per-thread array of type `want`.
+    /// A fragment argument: a per-thread array of type `want`, by its name.
     fn fragment_arg(&mut self, arg: &Expr, want: &Type, role: &str) {
         let value = self.expr(arg);
+        // A matrix operation here has said why it cannot be.
+        if gives_fragment(arg) {
+            return;
+        }
+        if !matches!(arg.kind, ExprKind::Name(_)) && !value.ty.is_error() {
+            self.error(
+                Diagnostic::error(
+                    Code::E0321,
+                    arg.span,
+                    format!("{role} is a fragment, passed by its name"),
+                )
+                .with_label("not a variable")
+                .with_help("give it a name first: var acc = array<f32>[4](0.0), let a = mma_load_a<over ctx.lane>(...)"),
+            );
+            return;
+        }
         if value.ty.is_error() || value.ty == *want {
             return;
         }
@@ -147,7 +189,7 @@ impl KernelChecker {
                     Code::E0321,
                     span,
                     format!(
-                        "`{name}` takes a {rows} x {cols} block of an {} tensor or tile",
+                        "`{name}` takes a {rows} x {cols} block of a two-axis {} tensor or tile",
                         element.name()
                     ),
                 )
@@ -183,8 +225,14 @@ impl KernelChecker {
                 IndexArg::Whole(_) => {}
             }
         }
+        // A rank-2 tensor or tile of `element`.
         let holds = match &base_value.ty {
-            Type::Tensor { element: e, .. } | Type::Tile { element: e, .. } => *e == element,
+            Type::Tensor {
+                element: e,
+                extents,
+                ..
+            } => *e == element && extents.len() == 2,
+            Type::Tile { element: e, shape } => *e == element && shape.len() == 2,
             Type::Error => return,
             _ => false,
         };

@@ -297,6 +297,9 @@ struct KernelChecker {
     /// The first matrix operation (`mma<over ctx.lane>` and its loads and store): the kernel
     /// then runs whole warps.
     mma_call: Option<Span>,
+    /// The one place a fragment may be given: the whole value of the `let` or assignment
+    /// being checked.
+    fragment_site: Option<Span>,
 }
 
 /// Joins `b` into `a` variable by variable; `a` keeps its length (variables declared after
@@ -334,6 +337,7 @@ impl KernelChecker {
             dropped_call: None,
             inlined: 0,
             mma_call: None,
+            fragment_site: None,
         }
     }
 

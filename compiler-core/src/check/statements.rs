@@ -66,7 +66,7 @@ impl KernelChecker {
         declared: Option<&TypeExpr>,
         value_expr: &Expr,
     ) {
-        let value = self.expr(value_expr);
+        let value = self.fragment_value(value_expr);
         let kind = if mutable {
             NameKind::Var
         } else {
@@ -177,7 +177,10 @@ impl KernelChecker {
         value_expr: &Expr,
         span: Span,
     ) {
-        let value = self.expr(value_expr);
+        let value = match op {
+            None => self.fragment_value(value_expr),
+            Some(_) => self.expr(value_expr),
+        };
         match &target.kind {
             ExprKind::Name(name) => {
                 let Some(id) = self.lookup(name) else {

@@ -22,10 +22,7 @@ use crate::syntax::ast::{self, ExprKind, IndexArg};
 fn fragment_call(value: &ast::Expr) -> Option<(&str, &[ast::Expr])> {
     match &value.kind {
         ExprKind::Collective { op, args, .. }
-            if matches!(
-                op.name.as_str(),
-                "mma_load_a" | "mma_load_b" | "mma" | "mma_store"
-            ) =>
+            if crate::syntax::builtins::MATRIX.contains(&op.name.as_str()) =>
         {
             Some((op.name.as_str(), args))
         }
@@ -269,8 +266,8 @@ pub fn first_mma(block: &Block) -> Option<Span> {
 /// `kernel` with each [`StmtKind::Mma`] written as shuffles and `f32` arithmetic, for a
 /// target without matrix instructions (WGSL): each lane takes, for each `k` in increasing
 /// order, the A elements of its rows and the B elements of its columns from the lanes that
-/// hold them, multiplies them exactly in `f32`, and adds them to sums that start at 0; then it
-/// adds each sum to its element of C. This is `crate::mma::multiply`'s order, so the result is
+/// hold them, multiplies them exactly in `f32`, and adds them to sums that start with the
+/// first product; then it adds each sum to its element of C. This is `crate::mma::multiply`'s order, so the result is
 /// the simulator's, bit for bit. A kernel without `mma` comes back unchanged.
 pub fn expand(kernel: &Kernel) -> Kernel {
     let mut out = kernel.clone();
@@ -372,7 +369,7 @@ impl Expander<'_> {
         // 2 · place and 2 · place + 1 (lanes 8 · place …, 8 · place + 4 …).
         let rows_at = self.value(i, Op::Binary(BinaryOp::Shl, i, group, Operand::Const(2)));
         let cols_at = self.value(i, Op::Binary(BinaryOp::Shl, i, place, Operand::Const(3)));
-        let mut sums = [Operand::Const(0); 4];
+        let mut sums: [Option<Operand>; 4] = [None; 4];
         for k in 0..table::K {
             let step = Operand::Const((k % 8) / 2);
             let a_lane = self.value(i, Op::Binary(BinaryOp::Add, i, rows_at, step));
@@ -391,13 +388,17 @@ impl Expander<'_> {
             ];
             for (e, sum) in sums.iter_mut().enumerate() {
                 let product = self.value(f, Op::Binary(BinaryOp::Mul, f, rows[e / 2], cols[e % 2]));
-                *sum = self.value(f, Op::Binary(BinaryOp::Add, f, *sum, product));
+                *sum = Some(match *sum {
+                    None => product,
+                    Some(s) => self.value(f, Op::Binary(BinaryOp::Add, f, s, product)),
+                });
             }
         }
         let results: Vec<Operand> = (0..4u32)
             .map(|e| {
                 let old = self.element(c, e, f);
-                self.value(f, Op::Binary(BinaryOp::Add, f, old, sums[e as usize]))
+                let sum = sums[e as usize].unwrap_or(Operand::Const(0));
+                self.value(f, Op::Binary(BinaryOp::Add, f, old, sum))
             })
             .collect();
         for (e, value) in results.into_iter().enumerate() {

@@ -255,7 +255,8 @@ pub struct MemoryProfile {
 /// (divisions, square roots, the approximate built-ins, `min`, `max`, comparisons) apart, since
 /// a GPU runs them as sequences or special units. A warp `sum` or `prefix_sum` counts the adds
 /// of its butterfly: log2 of the warp's width a lane. Loads, stores, moves, casts and selects
-/// are not arithmetic.
+/// are not arithmetic. A warp's matrix operation (`mma`, m16n8k16) counts 2 · 16 · 8 · 16 =
+/// 4096 operations a warp, on the tensor cores, apart from the FP32 pipe's.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Work {
     pub float_adds: u64,
@@ -263,12 +264,21 @@ pub struct Work {
     pub float_fmas: u64,
     pub float_other: u64,
     pub int_ops: u64,
+    /// Floating-point operations on the tensor cores: 4096 a warp's `mma`.
+    #[serde(default)]
+    pub tensor_flops: u64,
 }
 
 impl Work {
-    /// Floating-point operations: an add or a multiply one, a fused multiply-add two.
+    /// Floating-point operations on the FP32 pipe: an add or a multiply one, a fused
+    /// multiply-add two.
     pub fn flops(&self) -> u64 {
         self.float_adds + self.float_muls + 2 * self.float_fmas
+    }
+
+    /// Every floating-point operation: the FP32 pipe's and the tensor cores'.
+    pub fn all_flops(&self) -> u64 {
+        self.flops() + self.tensor_flops
     }
 
     fn add(&mut self, other: &Work) {
@@ -277,6 +287,7 @@ impl Work {
         self.float_fmas += other.float_fmas;
         self.float_other += other.float_other;
         self.int_ops += other.int_ops;
+        self.tensor_flops += other.tensor_flops;
     }
 
     /// Counts `op` run by `active` lanes of warps `lanes` wide.
@@ -588,6 +599,12 @@ impl<'a> Cta<'a> {
             let active = mask.iter().filter(|&&m| m).count() as u64;
             counter.work.count(op, active, self.options.lanes);
         }
+        if let (StmtKind::Mma { .. }, Some(counter)) = (&stmt.kind, self.profile.as_deref_mut()) {
+            let warps =
+                mask.iter().filter(|&&m| m).count() as u64 / u64::from(crate::mma::MMA_LANES);
+            counter.work.tensor_flops +=
+                warps * u64::from(2 * crate::mma::M * crate::mma::N * crate::mma::K);
+        }
         if let StmtKind::Let {
             op: Op::Reduce(_, Over::Cta, ..),
             ..
@@ -809,7 +826,7 @@ impl MemoryProfile {
     /// Floating-point operations per byte of global traffic; `None` without traffic.
     pub fn intensity(&self) -> Option<f64> {
         let bytes = self.global_bytes();
-        (bytes > 0).then(|| self.work.flops() as f64 / bytes as f64)
+        (bytes > 0).then(|| self.work.all_flops() as f64 / bytes as f64)
     }
 
     /// The run's work in a few lines: floating-point operations, integer operations, global
@@ -818,13 +835,17 @@ impl MemoryProfile {
     pub fn summary(&self) -> String {
         let w = &self.work;
         let mut text = format!(
-            "\nwork: {} floating-point operations ({} adds, {} multiplies, {} fused multiply-adds counting 2; {} other float operations apart), {} integer operations\nglobal memory: {} bytes moved in 32-byte sectors, {} bytes asked for; shared memory: {} wavefronts\n",
+            "\nwork: {} floating-point operations ({} adds, {} multiplies, {} fused multiply-adds counting 2; {} other float operations apart), {} integer operations{}\nglobal memory: {} bytes moved in 32-byte sectors, {} bytes asked for; shared memory: {} wavefronts\n",
             w.flops(),
             w.float_adds,
             w.float_muls,
             w.float_fmas,
             w.float_other,
             w.int_ops,
+            match w.tensor_flops {
+                0 => String::new(),
+                n => format!("; {n} floating-point operations on the tensor cores (mma, 4096 a warp)"),
+            },
             self.global_bytes(),
             self.requested_bytes(),
             self.shared_wavefronts()
@@ -843,10 +864,18 @@ impl MemoryProfile {
             );
             for arch in crate::target::Arch::ALL {
                 let peak = arch.peak();
-                let (seconds, bound) = peak.least_seconds(w.flops(), self.global_bytes());
+                let (seconds, bound) =
+                    peak.least_seconds(w.flops(), w.tensor_flops, self.global_bytes());
                 let bound = bound.name();
+                let tensor = match w.tensor_flops {
+                    0 => String::new(),
+                    _ => format!(
+                        ", {:.0} on tensor cores",
+                        peak.tensor_flops_per_second / 1e12
+                    ),
+                };
                 text += &format!(
-                    "  {} {} ({:.1} TFLOP/s, {:.0} GB/s, ridge {:.1} FLOP/byte): {bound}, at least {:.3} µs\n",
+                    "  {} {} ({:.1} TFLOP/s{tensor}, {:.0} GB/s, ridge {:.1} FLOP/byte): {bound}, at least {:.3} µs\n",
                     arch.name(),
                     peak.gpu,
                     peak.flops_per_second / 1e12,

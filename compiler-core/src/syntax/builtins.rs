@@ -15,6 +15,8 @@ pub const SHUFFLES: [&str; 5] = [
 ];
 pub const REDUCTIONS: [&str; 6] = ["sum", "max", "min", "and", "or", "xor"];
 pub const LANE_ONLY: [&str; 4] = ["any", "all", "ballot", "prefix_sum"];
+/// A warp's matrix operation (tensor cores, m16n8k16), all over `ctx.lane`.
+pub const MATRIX: [&str; 4] = ["mma_load_a", "mma_load_b", "mma", "mma_store"];
 /// Atomic read-modify-writes of one element of a tensor or a tile: each returns the element's
 /// old value.
 pub const ATOMICS: [&str; 9] = [
@@ -34,7 +36,15 @@ pub const OTHERS: [&str; 18] = [
 ];
 
 /// Every family, in the order completion lists them.
-pub const FAMILIES: [&[&str]; 6] = [&MATH, &SHUFFLES, &REDUCTIONS, &LANE_ONLY, &ATOMICS, &OTHERS];
+pub const FAMILIES: [&[&str]; 7] = [
+    &MATH,
+    &SHUFFLES,
+    &REDUCTIONS,
+    &LANE_ONLY,
+    &MATRIX,
+    &ATOMICS,
+    &OTHERS,
+];
 
 /// Whether `name` is a built-in function (the highlighter colours it as one).
 pub fn is_builtin(name: &str) -> bool {
@@ -72,6 +82,10 @@ pub fn describe(name: &str) -> Option<&'static str> {
         "all" => "all<over ctx.lane>(b): whether b is true in every lane of the warp",
         "ballot" => "ballot<over ctx.lane>(b): a u32 with bit N set when lane N's b is true",
         "prefix_sum" => "prefix_sum<over ctx.lane>(x): the sum of lanes 0 to this one (inclusive)",
+        "mma_load_a" => "mma_load_a<over ctx.lane>(A[r :+ 16, k :+ 16]): this lane's 8 elements of an f16 16 x 16 block, an array<f16>[8] (tensor cores, m16n8k16)",
+        "mma_load_b" => "mma_load_b<over ctx.lane>(B[k :+ 16, c :+ 8]): this lane's 4 elements of an f16 16 x 8 block, an array<f16>[4]",
+        "mma" => "mma<over ctx.lane>(a, b, c): the warp's a · b + c on the tensor cores; this lane's 4 elements of the 16 x 8 f32 result",
+        "mma_store" => "mma_store<over ctx.lane>(C[r :+ 16, c :+ 8], d): writes this lane's 4 elements of d into an f32 16 x 8 block",
         "shuffle" => "shuffle(x, l): x from lane l mod ctx.lanes of this warp",
         "shuffle_xor" => {
             "shuffle_xor(x, m): x from lane ctx.lane ^ m (outside the warp: this lane's own)"

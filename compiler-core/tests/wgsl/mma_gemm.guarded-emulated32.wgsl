@@ -208,13 +208,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r180_: f32;
     var r181_: f32;
     var r182_: f32;
-    var r183_: f32;
-    var r184_: f32;
-    var r185_: f32;
+    var r183_: i32;
+    var r184_: i32;
+    var r185_: i32;
     var r186_: f32;
-    var r187_: i32;
-    var r188_: i32;
-    var r189_: i32;
+    var r187_: f32;
+    var r188_: f32;
+    var r189_: f32;
     var r190_: f32;
     var r191_: f32;
     var r192_: f32;
@@ -231,13 +231,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r203_: f32;
     var r204_: f32;
     var r205_: f32;
-    var r206_: f32;
-    var r207_: f32;
-    var r208_: f32;
+    var r206_: i32;
+    var r207_: i32;
+    var r208_: i32;
     var r209_: f32;
-    var r210_: i32;
-    var r211_: i32;
-    var r212_: i32;
+    var r210_: f32;
+    var r211_: f32;
+    var r212_: f32;
     var r213_: f32;
     var r214_: f32;
     var r215_: f32;
@@ -254,13 +254,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r226_: f32;
     var r227_: f32;
     var r228_: f32;
-    var r229_: f32;
-    var r230_: f32;
-    var r231_: f32;
+    var r229_: i32;
+    var r230_: i32;
+    var r231_: i32;
     var r232_: f32;
-    var r233_: i32;
-    var r234_: i32;
-    var r235_: i32;
+    var r233_: f32;
+    var r234_: f32;
+    var r235_: f32;
     var r236_: f32;
     var r237_: f32;
     var r238_: f32;
@@ -277,13 +277,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r249_: f32;
     var r250_: f32;
     var r251_: f32;
-    var r252_: f32;
-    var r253_: f32;
-    var r254_: f32;
+    var r252_: i32;
+    var r253_: i32;
+    var r254_: i32;
     var r255_: f32;
-    var r256_: i32;
-    var r257_: i32;
-    var r258_: i32;
+    var r256_: f32;
+    var r257_: f32;
+    var r258_: f32;
     var r259_: f32;
     var r260_: f32;
     var r261_: f32;
@@ -300,13 +300,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r272_: f32;
     var r273_: f32;
     var r274_: f32;
-    var r275_: f32;
-    var r276_: f32;
-    var r277_: f32;
+    var r275_: i32;
+    var r276_: i32;
+    var r277_: i32;
     var r278_: f32;
-    var r279_: i32;
-    var r280_: i32;
-    var r281_: i32;
+    var r279_: f32;
+    var r280_: f32;
+    var r281_: f32;
     var r282_: f32;
     var r283_: f32;
     var r284_: f32;
@@ -323,13 +323,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r295_: f32;
     var r296_: f32;
     var r297_: f32;
-    var r298_: f32;
-    var r299_: f32;
-    var r300_: f32;
+    var r298_: i32;
+    var r299_: i32;
+    var r300_: i32;
     var r301_: f32;
-    var r302_: i32;
-    var r303_: i32;
-    var r304_: i32;
+    var r302_: f32;
+    var r303_: f32;
+    var r304_: f32;
     var r305_: f32;
     var r306_: f32;
     var r307_: f32;
@@ -346,13 +346,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r318_: f32;
     var r319_: f32;
     var r320_: f32;
-    var r321_: f32;
-    var r322_: f32;
-    var r323_: f32;
+    var r321_: i32;
+    var r322_: i32;
+    var r323_: i32;
     var r324_: f32;
-    var r325_: i32;
-    var r326_: i32;
-    var r327_: i32;
+    var r325_: f32;
+    var r326_: f32;
+    var r327_: f32;
     var r328_: f32;
     var r329_: f32;
     var r330_: f32;
@@ -369,13 +369,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r341_: f32;
     var r342_: f32;
     var r343_: f32;
-    var r344_: f32;
-    var r345_: f32;
-    var r346_: f32;
+    var r344_: i32;
+    var r345_: i32;
+    var r346_: i32;
     var r347_: f32;
-    var r348_: i32;
-    var r349_: i32;
-    var r350_: i32;
+    var r348_: f32;
+    var r349_: f32;
+    var r350_: f32;
     var r351_: f32;
     var r352_: f32;
     var r353_: f32;
@@ -392,13 +392,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r364_: f32;
     var r365_: f32;
     var r366_: f32;
-    var r367_: f32;
-    var r368_: f32;
-    var r369_: f32;
+    var r367_: i32;
+    var r368_: i32;
+    var r369_: i32;
     var r370_: f32;
-    var r371_: i32;
-    var r372_: i32;
-    var r373_: i32;
+    var r371_: f32;
+    var r372_: f32;
+    var r373_: f32;
     var r374_: f32;
     var r375_: f32;
     var r376_: f32;
@@ -415,13 +415,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r387_: f32;
     var r388_: f32;
     var r389_: f32;
-    var r390_: f32;
-    var r391_: f32;
-    var r392_: f32;
+    var r390_: i32;
+    var r391_: i32;
+    var r392_: i32;
     var r393_: f32;
-    var r394_: i32;
-    var r395_: i32;
-    var r396_: i32;
+    var r394_: f32;
+    var r395_: f32;
+    var r396_: f32;
     var r397_: f32;
     var r398_: f32;
     var r399_: f32;
@@ -438,13 +438,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r410_: f32;
     var r411_: f32;
     var r412_: f32;
-    var r413_: f32;
-    var r414_: f32;
-    var r415_: f32;
+    var r413_: i32;
+    var r414_: i32;
+    var r415_: i32;
     var r416_: f32;
-    var r417_: i32;
-    var r418_: i32;
-    var r419_: i32;
+    var r417_: f32;
+    var r418_: f32;
+    var r419_: f32;
     var r420_: f32;
     var r421_: f32;
     var r422_: f32;
@@ -461,13 +461,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r433_: f32;
     var r434_: f32;
     var r435_: f32;
-    var r436_: f32;
-    var r437_: f32;
-    var r438_: f32;
+    var r436_: i32;
+    var r437_: i32;
+    var r438_: i32;
     var r439_: f32;
-    var r440_: i32;
-    var r441_: i32;
-    var r442_: i32;
+    var r440_: f32;
+    var r441_: f32;
+    var r442_: f32;
     var r443_: f32;
     var r444_: f32;
     var r445_: f32;
@@ -484,13 +484,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r456_: f32;
     var r457_: f32;
     var r458_: f32;
-    var r459_: f32;
-    var r460_: f32;
-    var r461_: f32;
+    var r459_: i32;
+    var r460_: i32;
+    var r461_: i32;
     var r462_: f32;
-    var r463_: i32;
-    var r464_: i32;
-    var r465_: i32;
+    var r463_: f32;
+    var r464_: f32;
+    var r465_: f32;
     var r466_: f32;
     var r467_: f32;
     var r468_: f32;
@@ -507,13 +507,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r479_: f32;
     var r480_: f32;
     var r481_: f32;
-    var r482_: f32;
-    var r483_: f32;
-    var r484_: f32;
+    var r482_: i32;
+    var r483_: i32;
+    var r484_: i32;
     var r485_: f32;
-    var r486_: i32;
-    var r487_: i32;
-    var r488_: i32;
+    var r486_: f32;
+    var r487_: f32;
+    var r488_: f32;
     var r489_: f32;
     var r490_: f32;
     var r491_: f32;
@@ -530,13 +530,13 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r502_: f32;
     var r503_: f32;
     var r504_: f32;
-    var r505_: f32;
-    var r506_: f32;
-    var r507_: f32;
+    var r505_: i32;
+    var r506_: i32;
+    var r507_: i32;
     var r508_: f32;
-    var r509_: i32;
-    var r510_: i32;
-    var r511_: i32;
+    var r509_: f32;
+    var r510_: f32;
+    var r511_: f32;
     var r512_: f32;
     var r513_: f32;
     var r514_: f32;
@@ -561,121 +561,117 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r533_: f32;
     var r534_: f32;
     var r535_: f32;
-    var r536_: f32;
-    var r537_: f32;
-    var r538_: f32;
-    var r539_: f32;
     var acc_local0_: array<f32, 4>;
     var a_local1_: array<f32, 8>;
     var b_local2_: array<f32, 4>;
-    var trips_543_: u32 = 0u;
-    var active_544_: bool;
-    var exited_545_: bool;
-    var vote_number_546_: u32;
-    var entry_547_: bool;
-    var broken_548_: bool;
-    var continued_549_: bool;
-    var left_550_: bool = false;
-    var saved_551_: bool;
-    var taken_552_: bool;
+    var trips_539_: u32 = 0u;
+    var active_540_: bool;
+    var exited_541_: bool;
+    var vote_number_542_: u32;
+    var entry_543_: bool;
+    var broken_544_: bool;
+    var continued_545_: bool;
+    var left_546_: bool = false;
+    var saved_547_: bool;
+    var taken_548_: bool;
 
-    active_544_ = true;
-    exited_545_ = false;
-    vote_number_546_ = 0u;
+    active_540_ = true;
+    exited_541_ = false;
+    vote_number_542_ = 0u;
     {
-        let _e8 = active_544_;
+        let _e8 = active_540_;
         if _e8 {
             r0_ = i32(block.y);
         }
-        let _e14 = active_544_;
+        let _e14 = active_540_;
         if _e14 {
             let _e17 = r0_;
             r1_ = (16i * _e17);
         }
-        let _e21 = active_544_;
+        let _e21 = active_540_;
         if _e21 {
             let _e23 = r1_;
             row_2_ = _e23;
         }
-        let _e26 = active_544_;
+        let _e26 = active_540_;
         if _e26 {
             r3_ = i32(block.x);
         }
-        let _e32 = active_544_;
+        let _e32 = active_540_;
         if _e32 {
             let _e35 = r3_;
             r4_ = (4i * _e35);
         }
-        let _e39 = active_544_;
+        let _e39 = active_540_;
         if _e39 {
             r5_ = (i32(local_index) / 32i);
         }
-        let _e46 = active_544_;
+        let _e46 = active_540_;
         if _e46 {
             let _e48 = r4_;
             let _e50 = r5_;
             r6_ = (_e48 + _e50);
         }
-        let _e54 = active_544_;
+        let _e54 = active_540_;
         if _e54 {
             let _e57 = r6_;
             r7_ = (8i * _e57);
         }
-        let _e61 = active_544_;
+        let _e61 = active_540_;
         if _e61 {
             let _e63 = r7_;
             col_8_ = _e63;
         }
-        let _e66 = active_544_;
+        let _e66 = active_540_;
         if _e66 {
             acc_local0_[0i] = 0f;
         }
-        let _e72 = active_544_;
+        let _e72 = active_540_;
         if _e72 {
             acc_local0_[1i] = 0f;
         }
-        let _e78 = active_544_;
+        let _e78 = active_540_;
         if _e78 {
             acc_local0_[2i] = 0f;
         }
-        let _e84 = active_544_;
+        let _e84 = active_540_;
         if _e84 {
             acc_local0_[3i] = 0f;
         }
-        let _e90 = active_544_;
+        let _e90 = active_540_;
         if _e90 {
             let _e93 = params.K;
             r9_ = _e93;
         }
-        let _e96 = active_544_;
+        let _e96 = active_540_;
         if _e96 {
             let _e98 = r9_;
             r10_ = _e98;
         }
-        let _e101 = active_544_;
+        let _e101 = active_540_;
         if _e101 {
             r11_ = 16i;
         }
-        let _e105 = active_544_;
+        let _e105 = active_540_;
         if _e105 {
             k_12_ = 0i;
         }
-        let _e109 = active_544_;
-        entry_547_ = _e109;
-        broken_548_ = false;
-        left_550_ = false;
+        let _e109 = active_540_;
+        entry_543_ = _e109;
+        broken_544_ = false;
+        left_546_ = false;
         loop {
-            continued_549_ = false;
-            let _e119 = entry_547_;
-            let _e121 = exited_545_;
-            let _e123 = broken_548_;
-            let _e125 = continued_549_;
-            active_544_ = (_e119 && !((_e121 || (_e123 || _e125))));
-            let _e132 = vote_number_546_;
-            vote_number_546_ = (_e132 + 1u);
-            let _e137 = active_544_;
+            continued_545_ = false;
+            let _e119 = entry_543_;
+            let _e121 = exited_541_;
+            let _e123 = broken_544_;
+            let _e125 = continued_545_;
+            active_540_ = (_e119 && !((_e121 || (_e123 || _e125))));
+            let _e132 = vote_number_542_;
+            vote_number_542_ = (_e132 + 1u);
+            let _e137 = active_540_;
             if _e137 {
-                let _e140 = vote_number_546_;
+                let _e140 = vote_number_542_;
                 atomicMax((&workgroup_votes), _e140);
             }
             workgroupBarrier();
@@ -684,102 +680,102 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                 workgroup_any = _e145;
             }
             let _e148 = workgroupUniformLoad((&workgroup_any));
-            let _e150 = vote_number_546_;
+            let _e150 = vote_number_542_;
             if (u32((_e148 == _e150)) == 0u) {
-                left_550_ = true;
+                left_546_ = true;
                 break;
             }
-            let _e158 = active_544_;
+            let _e158 = active_540_;
             if _e158 {
-                let _e168 = trips_543_;
+                let _e168 = trips_539_;
                 let _e170 = (_e168 + 1u);
-                trips_543_ = _e170;
+                trips_539_ = _e170;
                 if (_e170 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_545_ = true;
-                    active_544_ = false;
+                    exited_541_ = true;
+                    active_540_ = false;
                 }
             }
             {
-                let _e174 = active_544_;
+                let _e174 = active_540_;
                 if _e174 {
                     let _e176 = k_12_;
                     let _e178 = r10_;
                     r13_ = (_e176 < _e178);
                 }
-                let _e182 = active_544_;
+                let _e182 = active_540_;
                 if _e182 {
                     let _e184 = r13_;
                     r14_ = !(_e184);
                 }
-                let _e188 = active_544_;
-                saved_551_ = _e188;
+                let _e188 = active_540_;
+                saved_547_ = _e188;
                 let _e191 = r14_;
-                let _e193 = saved_551_;
+                let _e193 = saved_547_;
                 let _e194 = (_e193 && _e191);
-                taken_552_ = _e194;
-                active_544_ = _e194;
+                taken_548_ = _e194;
+                active_540_ = _e194;
                 {
-                    let _e198 = active_544_;
-                    let _e200 = broken_548_;
-                    broken_548_ = (_e200 || _e198);
-                    active_544_ = false;
+                    let _e198 = active_540_;
+                    let _e200 = broken_544_;
+                    broken_544_ = (_e200 || _e198);
+                    active_540_ = false;
                 }
-                let _e206 = saved_551_;
-                let _e208 = taken_552_;
-                let _e212 = exited_545_;
-                let _e214 = broken_548_;
-                let _e216 = continued_549_;
-                active_544_ = ((_e206 && !(_e208)) && !((_e212 || (_e214 || _e216))));
+                let _e206 = saved_547_;
+                let _e208 = taken_548_;
+                let _e212 = exited_541_;
+                let _e214 = broken_544_;
+                let _e216 = continued_545_;
+                active_540_ = ((_e206 && !(_e208)) && !((_e212 || (_e214 || _e216))));
                 {
                 }
-                let _e223 = saved_551_;
-                let _e225 = exited_545_;
-                let _e227 = broken_548_;
-                let _e229 = continued_549_;
-                active_544_ = (_e223 && !((_e225 || (_e227 || _e229))));
-                let _e236 = active_544_;
+                let _e223 = saved_547_;
+                let _e225 = exited_541_;
+                let _e227 = broken_544_;
+                let _e229 = continued_545_;
+                active_540_ = (_e223 && !((_e225 || (_e227 || _e229))));
+                let _e236 = active_540_;
                 if _e236 {
                     r15_ = (i32(local_index) % 32i);
                 }
-                let _e243 = active_544_;
+                let _e243 = active_540_;
                 if _e243 {
                     let _e245 = r15_;
                     r16_ = (_e245 >> bitcast<u32>(2i));
                 }
-                let _e251 = active_544_;
+                let _e251 = active_540_;
                 if _e251 {
                     let _e253 = r15_;
                     r17_ = (_e253 & 3i);
                 }
-                let _e258 = active_544_;
+                let _e258 = active_540_;
                 if _e258 {
                     let _e260 = r17_;
                     r18_ = (_e260 << bitcast<u32>(1i));
                 }
-                let _e266 = active_544_;
+                let _e266 = active_540_;
                 if _e266 {
                     let _e268 = row_2_;
                     let _e270 = r16_;
                     r19_ = (_e268 + _e270);
                 }
-                let _e274 = active_544_;
+                let _e274 = active_540_;
                 if _e274 {
                     let _e276 = r19_;
                     r20_ = (_e276 + 0i);
                 }
-                let _e281 = active_544_;
+                let _e281 = active_540_;
                 if _e281 {
                     let _e283 = k_12_;
                     let _e285 = r18_;
                     r21_ = (_e283 + _e285);
                 }
-                let _e289 = active_544_;
+                let _e289 = active_540_;
                 if _e289 {
                     let _e291 = r21_;
                     r22_ = (_e291 + 0i);
                 }
-                let _e296 = active_544_;
+                let _e296 = active_540_;
                 if _e296 {
                     let _e302 = params.K;
                     let _e304 = r20_;
@@ -791,53 +787,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e323 = (_e321 << 13u);
                     r23_ = bitcast<f32>((select(select((_e323 + 939524096u), (_e323 | 2139095040u), (_e321 >= 31744u)), bitcast<u32>((f32(_e321) * 0.000000059604645f)), (_e321 < 1024u)) | ((_e319 & 32768u) << 16u)));
                 }
-                let _e346 = active_544_;
+                let _e346 = active_540_;
                 if _e346 {
                     let _e348 = r23_;
                     a_local1_[0i] = _e348;
                 }
-                let _e353 = active_544_;
+                let _e353 = active_540_;
                 if _e353 {
                     r24_ = (i32(local_index) % 32i);
                 }
-                let _e360 = active_544_;
+                let _e360 = active_540_;
                 if _e360 {
                     let _e362 = r24_;
                     r25_ = (_e362 >> bitcast<u32>(2i));
                 }
-                let _e368 = active_544_;
+                let _e368 = active_540_;
                 if _e368 {
                     let _e370 = r24_;
                     r26_ = (_e370 & 3i);
                 }
-                let _e375 = active_544_;
+                let _e375 = active_540_;
                 if _e375 {
                     let _e377 = r26_;
                     r27_ = (_e377 << bitcast<u32>(1i));
                 }
-                let _e383 = active_544_;
+                let _e383 = active_540_;
                 if _e383 {
                     let _e385 = row_2_;
                     let _e387 = r25_;
                     r28_ = (_e385 + _e387);
                 }
-                let _e391 = active_544_;
+                let _e391 = active_540_;
                 if _e391 {
                     let _e393 = r28_;
                     r29_ = (_e393 + 0i);
                 }
-                let _e398 = active_544_;
+                let _e398 = active_540_;
                 if _e398 {
                     let _e400 = k_12_;
                     let _e402 = r27_;
                     r30_ = (_e400 + _e402);
                 }
-                let _e406 = active_544_;
+                let _e406 = active_540_;
                 if _e406 {
                     let _e408 = r30_;
                     r31_ = (_e408 + 1i);
                 }
-                let _e413 = active_544_;
+                let _e413 = active_540_;
                 if _e413 {
                     let _e419 = params.K;
                     let _e421 = r29_;
@@ -849,53 +845,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e440 = (_e438 << 13u);
                     r32_ = bitcast<f32>((select(select((_e440 + 939524096u), (_e440 | 2139095040u), (_e438 >= 31744u)), bitcast<u32>((f32(_e438) * 0.000000059604645f)), (_e438 < 1024u)) | ((_e436 & 32768u) << 16u)));
                 }
-                let _e463 = active_544_;
+                let _e463 = active_540_;
                 if _e463 {
                     let _e465 = r32_;
                     a_local1_[1i] = _e465;
                 }
-                let _e470 = active_544_;
+                let _e470 = active_540_;
                 if _e470 {
                     r33_ = (i32(local_index) % 32i);
                 }
-                let _e477 = active_544_;
+                let _e477 = active_540_;
                 if _e477 {
                     let _e479 = r33_;
                     r34_ = (_e479 >> bitcast<u32>(2i));
                 }
-                let _e485 = active_544_;
+                let _e485 = active_540_;
                 if _e485 {
                     let _e487 = r33_;
                     r35_ = (_e487 & 3i);
                 }
-                let _e492 = active_544_;
+                let _e492 = active_540_;
                 if _e492 {
                     let _e494 = r35_;
                     r36_ = (_e494 << bitcast<u32>(1i));
                 }
-                let _e500 = active_544_;
+                let _e500 = active_540_;
                 if _e500 {
                     let _e502 = row_2_;
                     let _e504 = r34_;
                     r37_ = (_e502 + _e504);
                 }
-                let _e508 = active_544_;
+                let _e508 = active_540_;
                 if _e508 {
                     let _e510 = r37_;
                     r38_ = (_e510 + 8i);
                 }
-                let _e515 = active_544_;
+                let _e515 = active_540_;
                 if _e515 {
                     let _e517 = k_12_;
                     let _e519 = r36_;
                     r39_ = (_e517 + _e519);
                 }
-                let _e523 = active_544_;
+                let _e523 = active_540_;
                 if _e523 {
                     let _e525 = r39_;
                     r40_ = (_e525 + 0i);
                 }
-                let _e530 = active_544_;
+                let _e530 = active_540_;
                 if _e530 {
                     let _e536 = params.K;
                     let _e538 = r38_;
@@ -907,53 +903,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e557 = (_e555 << 13u);
                     r41_ = bitcast<f32>((select(select((_e557 + 939524096u), (_e557 | 2139095040u), (_e555 >= 31744u)), bitcast<u32>((f32(_e555) * 0.000000059604645f)), (_e555 < 1024u)) | ((_e553 & 32768u) << 16u)));
                 }
-                let _e580 = active_544_;
+                let _e580 = active_540_;
                 if _e580 {
                     let _e582 = r41_;
                     a_local1_[2i] = _e582;
                 }
-                let _e587 = active_544_;
+                let _e587 = active_540_;
                 if _e587 {
                     r42_ = (i32(local_index) % 32i);
                 }
-                let _e594 = active_544_;
+                let _e594 = active_540_;
                 if _e594 {
                     let _e596 = r42_;
                     r43_ = (_e596 >> bitcast<u32>(2i));
                 }
-                let _e602 = active_544_;
+                let _e602 = active_540_;
                 if _e602 {
                     let _e604 = r42_;
                     r44_ = (_e604 & 3i);
                 }
-                let _e609 = active_544_;
+                let _e609 = active_540_;
                 if _e609 {
                     let _e611 = r44_;
                     r45_ = (_e611 << bitcast<u32>(1i));
                 }
-                let _e617 = active_544_;
+                let _e617 = active_540_;
                 if _e617 {
                     let _e619 = row_2_;
                     let _e621 = r43_;
                     r46_ = (_e619 + _e621);
                 }
-                let _e625 = active_544_;
+                let _e625 = active_540_;
                 if _e625 {
                     let _e627 = r46_;
                     r47_ = (_e627 + 8i);
                 }
-                let _e632 = active_544_;
+                let _e632 = active_540_;
                 if _e632 {
                     let _e634 = k_12_;
                     let _e636 = r45_;
                     r48_ = (_e634 + _e636);
                 }
-                let _e640 = active_544_;
+                let _e640 = active_540_;
                 if _e640 {
                     let _e642 = r48_;
                     r49_ = (_e642 + 1i);
                 }
-                let _e647 = active_544_;
+                let _e647 = active_540_;
                 if _e647 {
                     let _e653 = params.K;
                     let _e655 = r47_;
@@ -965,53 +961,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e674 = (_e672 << 13u);
                     r50_ = bitcast<f32>((select(select((_e674 + 939524096u), (_e674 | 2139095040u), (_e672 >= 31744u)), bitcast<u32>((f32(_e672) * 0.000000059604645f)), (_e672 < 1024u)) | ((_e670 & 32768u) << 16u)));
                 }
-                let _e697 = active_544_;
+                let _e697 = active_540_;
                 if _e697 {
                     let _e699 = r50_;
                     a_local1_[3i] = _e699;
                 }
-                let _e704 = active_544_;
+                let _e704 = active_540_;
                 if _e704 {
                     r51_ = (i32(local_index) % 32i);
                 }
-                let _e711 = active_544_;
+                let _e711 = active_540_;
                 if _e711 {
                     let _e713 = r51_;
                     r52_ = (_e713 >> bitcast<u32>(2i));
                 }
-                let _e719 = active_544_;
+                let _e719 = active_540_;
                 if _e719 {
                     let _e721 = r51_;
                     r53_ = (_e721 & 3i);
                 }
-                let _e726 = active_544_;
+                let _e726 = active_540_;
                 if _e726 {
                     let _e728 = r53_;
                     r54_ = (_e728 << bitcast<u32>(1i));
                 }
-                let _e734 = active_544_;
+                let _e734 = active_540_;
                 if _e734 {
                     let _e736 = row_2_;
                     let _e738 = r52_;
                     r55_ = (_e736 + _e738);
                 }
-                let _e742 = active_544_;
+                let _e742 = active_540_;
                 if _e742 {
                     let _e744 = r55_;
                     r56_ = (_e744 + 0i);
                 }
-                let _e749 = active_544_;
+                let _e749 = active_540_;
                 if _e749 {
                     let _e751 = k_12_;
                     let _e753 = r54_;
                     r57_ = (_e751 + _e753);
                 }
-                let _e757 = active_544_;
+                let _e757 = active_540_;
                 if _e757 {
                     let _e759 = r57_;
                     r58_ = (_e759 + 8i);
                 }
-                let _e764 = active_544_;
+                let _e764 = active_540_;
                 if _e764 {
                     let _e770 = params.K;
                     let _e772 = r56_;
@@ -1023,53 +1019,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e791 = (_e789 << 13u);
                     r59_ = bitcast<f32>((select(select((_e791 + 939524096u), (_e791 | 2139095040u), (_e789 >= 31744u)), bitcast<u32>((f32(_e789) * 0.000000059604645f)), (_e789 < 1024u)) | ((_e787 & 32768u) << 16u)));
                 }
-                let _e814 = active_544_;
+                let _e814 = active_540_;
                 if _e814 {
                     let _e816 = r59_;
                     a_local1_[4i] = _e816;
                 }
-                let _e821 = active_544_;
+                let _e821 = active_540_;
                 if _e821 {
                     r60_ = (i32(local_index) % 32i);
                 }
-                let _e828 = active_544_;
+                let _e828 = active_540_;
                 if _e828 {
                     let _e830 = r60_;
                     r61_ = (_e830 >> bitcast<u32>(2i));
                 }
-                let _e836 = active_544_;
+                let _e836 = active_540_;
                 if _e836 {
                     let _e838 = r60_;
                     r62_ = (_e838 & 3i);
                 }
-                let _e843 = active_544_;
+                let _e843 = active_540_;
                 if _e843 {
                     let _e845 = r62_;
                     r63_ = (_e845 << bitcast<u32>(1i));
                 }
-                let _e851 = active_544_;
+                let _e851 = active_540_;
                 if _e851 {
                     let _e853 = row_2_;
                     let _e855 = r61_;
                     r64_ = (_e853 + _e855);
                 }
-                let _e859 = active_544_;
+                let _e859 = active_540_;
                 if _e859 {
                     let _e861 = r64_;
                     r65_ = (_e861 + 0i);
                 }
-                let _e866 = active_544_;
+                let _e866 = active_540_;
                 if _e866 {
                     let _e868 = k_12_;
                     let _e870 = r63_;
                     r66_ = (_e868 + _e870);
                 }
-                let _e874 = active_544_;
+                let _e874 = active_540_;
                 if _e874 {
                     let _e876 = r66_;
                     r67_ = (_e876 + 9i);
                 }
-                let _e881 = active_544_;
+                let _e881 = active_540_;
                 if _e881 {
                     let _e887 = params.K;
                     let _e889 = r65_;
@@ -1081,53 +1077,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e908 = (_e906 << 13u);
                     r68_ = bitcast<f32>((select(select((_e908 + 939524096u), (_e908 | 2139095040u), (_e906 >= 31744u)), bitcast<u32>((f32(_e906) * 0.000000059604645f)), (_e906 < 1024u)) | ((_e904 & 32768u) << 16u)));
                 }
-                let _e931 = active_544_;
+                let _e931 = active_540_;
                 if _e931 {
                     let _e933 = r68_;
                     a_local1_[5i] = _e933;
                 }
-                let _e938 = active_544_;
+                let _e938 = active_540_;
                 if _e938 {
                     r69_ = (i32(local_index) % 32i);
                 }
-                let _e945 = active_544_;
+                let _e945 = active_540_;
                 if _e945 {
                     let _e947 = r69_;
                     r70_ = (_e947 >> bitcast<u32>(2i));
                 }
-                let _e953 = active_544_;
+                let _e953 = active_540_;
                 if _e953 {
                     let _e955 = r69_;
                     r71_ = (_e955 & 3i);
                 }
-                let _e960 = active_544_;
+                let _e960 = active_540_;
                 if _e960 {
                     let _e962 = r71_;
                     r72_ = (_e962 << bitcast<u32>(1i));
                 }
-                let _e968 = active_544_;
+                let _e968 = active_540_;
                 if _e968 {
                     let _e970 = row_2_;
                     let _e972 = r70_;
                     r73_ = (_e970 + _e972);
                 }
-                let _e976 = active_544_;
+                let _e976 = active_540_;
                 if _e976 {
                     let _e978 = r73_;
                     r74_ = (_e978 + 8i);
                 }
-                let _e983 = active_544_;
+                let _e983 = active_540_;
                 if _e983 {
                     let _e985 = k_12_;
                     let _e987 = r72_;
                     r75_ = (_e985 + _e987);
                 }
-                let _e991 = active_544_;
+                let _e991 = active_540_;
                 if _e991 {
                     let _e993 = r75_;
                     r76_ = (_e993 + 8i);
                 }
-                let _e998 = active_544_;
+                let _e998 = active_540_;
                 if _e998 {
                     let _e1004 = params.K;
                     let _e1006 = r74_;
@@ -1139,53 +1135,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1025 = (_e1023 << 13u);
                     r77_ = bitcast<f32>((select(select((_e1025 + 939524096u), (_e1025 | 2139095040u), (_e1023 >= 31744u)), bitcast<u32>((f32(_e1023) * 0.000000059604645f)), (_e1023 < 1024u)) | ((_e1021 & 32768u) << 16u)));
                 }
-                let _e1048 = active_544_;
+                let _e1048 = active_540_;
                 if _e1048 {
                     let _e1050 = r77_;
                     a_local1_[6i] = _e1050;
                 }
-                let _e1055 = active_544_;
+                let _e1055 = active_540_;
                 if _e1055 {
                     r78_ = (i32(local_index) % 32i);
                 }
-                let _e1062 = active_544_;
+                let _e1062 = active_540_;
                 if _e1062 {
                     let _e1064 = r78_;
                     r79_ = (_e1064 >> bitcast<u32>(2i));
                 }
-                let _e1070 = active_544_;
+                let _e1070 = active_540_;
                 if _e1070 {
                     let _e1072 = r78_;
                     r80_ = (_e1072 & 3i);
                 }
-                let _e1077 = active_544_;
+                let _e1077 = active_540_;
                 if _e1077 {
                     let _e1079 = r80_;
                     r81_ = (_e1079 << bitcast<u32>(1i));
                 }
-                let _e1085 = active_544_;
+                let _e1085 = active_540_;
                 if _e1085 {
                     let _e1087 = row_2_;
                     let _e1089 = r79_;
                     r82_ = (_e1087 + _e1089);
                 }
-                let _e1093 = active_544_;
+                let _e1093 = active_540_;
                 if _e1093 {
                     let _e1095 = r82_;
                     r83_ = (_e1095 + 8i);
                 }
-                let _e1100 = active_544_;
+                let _e1100 = active_540_;
                 if _e1100 {
                     let _e1102 = k_12_;
                     let _e1104 = r81_;
                     r84_ = (_e1102 + _e1104);
                 }
-                let _e1108 = active_544_;
+                let _e1108 = active_540_;
                 if _e1108 {
                     let _e1110 = r84_;
                     r85_ = (_e1110 + 9i);
                 }
-                let _e1115 = active_544_;
+                let _e1115 = active_540_;
                 if _e1115 {
                     let _e1121 = params.K;
                     let _e1123 = r83_;
@@ -1197,53 +1193,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1142 = (_e1140 << 13u);
                     r86_ = bitcast<f32>((select(select((_e1142 + 939524096u), (_e1142 | 2139095040u), (_e1140 >= 31744u)), bitcast<u32>((f32(_e1140) * 0.000000059604645f)), (_e1140 < 1024u)) | ((_e1138 & 32768u) << 16u)));
                 }
-                let _e1165 = active_544_;
+                let _e1165 = active_540_;
                 if _e1165 {
                     let _e1167 = r86_;
                     a_local1_[7i] = _e1167;
                 }
-                let _e1172 = active_544_;
+                let _e1172 = active_540_;
                 if _e1172 {
                     r87_ = (i32(local_index) % 32i);
                 }
-                let _e1179 = active_544_;
+                let _e1179 = active_540_;
                 if _e1179 {
                     let _e1181 = r87_;
                     r88_ = (_e1181 >> bitcast<u32>(2i));
                 }
-                let _e1187 = active_544_;
+                let _e1187 = active_540_;
                 if _e1187 {
                     let _e1189 = r87_;
                     r89_ = (_e1189 & 3i);
                 }
-                let _e1194 = active_544_;
+                let _e1194 = active_540_;
                 if _e1194 {
                     let _e1196 = r89_;
                     r90_ = (_e1196 << bitcast<u32>(1i));
                 }
-                let _e1202 = active_544_;
+                let _e1202 = active_540_;
                 if _e1202 {
                     let _e1204 = k_12_;
                     let _e1206 = r90_;
                     r91_ = (_e1204 + _e1206);
                 }
-                let _e1210 = active_544_;
+                let _e1210 = active_540_;
                 if _e1210 {
                     let _e1212 = r91_;
                     r92_ = (_e1212 + 0i);
                 }
-                let _e1217 = active_544_;
+                let _e1217 = active_540_;
                 if _e1217 {
                     let _e1219 = col_8_;
                     let _e1221 = r88_;
                     r93_ = (_e1219 + _e1221);
                 }
-                let _e1225 = active_544_;
+                let _e1225 = active_540_;
                 if _e1225 {
                     let _e1227 = r93_;
                     r94_ = (_e1227 + 0i);
                 }
-                let _e1232 = active_544_;
+                let _e1232 = active_540_;
                 if _e1232 {
                     let _e1238 = params.N;
                     let _e1240 = r92_;
@@ -1255,53 +1251,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1259 = (_e1257 << 13u);
                     r95_ = bitcast<f32>((select(select((_e1259 + 939524096u), (_e1259 | 2139095040u), (_e1257 >= 31744u)), bitcast<u32>((f32(_e1257) * 0.000000059604645f)), (_e1257 < 1024u)) | ((_e1255 & 32768u) << 16u)));
                 }
-                let _e1282 = active_544_;
+                let _e1282 = active_540_;
                 if _e1282 {
                     let _e1284 = r95_;
                     b_local2_[0i] = _e1284;
                 }
-                let _e1289 = active_544_;
+                let _e1289 = active_540_;
                 if _e1289 {
                     r96_ = (i32(local_index) % 32i);
                 }
-                let _e1296 = active_544_;
+                let _e1296 = active_540_;
                 if _e1296 {
                     let _e1298 = r96_;
                     r97_ = (_e1298 >> bitcast<u32>(2i));
                 }
-                let _e1304 = active_544_;
+                let _e1304 = active_540_;
                 if _e1304 {
                     let _e1306 = r96_;
                     r98_ = (_e1306 & 3i);
                 }
-                let _e1311 = active_544_;
+                let _e1311 = active_540_;
                 if _e1311 {
                     let _e1313 = r98_;
                     r99_ = (_e1313 << bitcast<u32>(1i));
                 }
-                let _e1319 = active_544_;
+                let _e1319 = active_540_;
                 if _e1319 {
                     let _e1321 = k_12_;
                     let _e1323 = r99_;
                     r100_ = (_e1321 + _e1323);
                 }
-                let _e1327 = active_544_;
+                let _e1327 = active_540_;
                 if _e1327 {
                     let _e1329 = r100_;
                     r101_ = (_e1329 + 1i);
                 }
-                let _e1334 = active_544_;
+                let _e1334 = active_540_;
                 if _e1334 {
                     let _e1336 = col_8_;
                     let _e1338 = r97_;
                     r102_ = (_e1336 + _e1338);
                 }
-                let _e1342 = active_544_;
+                let _e1342 = active_540_;
                 if _e1342 {
                     let _e1344 = r102_;
                     r103_ = (_e1344 + 0i);
                 }
-                let _e1349 = active_544_;
+                let _e1349 = active_540_;
                 if _e1349 {
                     let _e1355 = params.N;
                     let _e1357 = r101_;
@@ -1313,53 +1309,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1376 = (_e1374 << 13u);
                     r104_ = bitcast<f32>((select(select((_e1376 + 939524096u), (_e1376 | 2139095040u), (_e1374 >= 31744u)), bitcast<u32>((f32(_e1374) * 0.000000059604645f)), (_e1374 < 1024u)) | ((_e1372 & 32768u) << 16u)));
                 }
-                let _e1399 = active_544_;
+                let _e1399 = active_540_;
                 if _e1399 {
                     let _e1401 = r104_;
                     b_local2_[1i] = _e1401;
                 }
-                let _e1406 = active_544_;
+                let _e1406 = active_540_;
                 if _e1406 {
                     r105_ = (i32(local_index) % 32i);
                 }
-                let _e1413 = active_544_;
+                let _e1413 = active_540_;
                 if _e1413 {
                     let _e1415 = r105_;
                     r106_ = (_e1415 >> bitcast<u32>(2i));
                 }
-                let _e1421 = active_544_;
+                let _e1421 = active_540_;
                 if _e1421 {
                     let _e1423 = r105_;
                     r107_ = (_e1423 & 3i);
                 }
-                let _e1428 = active_544_;
+                let _e1428 = active_540_;
                 if _e1428 {
                     let _e1430 = r107_;
                     r108_ = (_e1430 << bitcast<u32>(1i));
                 }
-                let _e1436 = active_544_;
+                let _e1436 = active_540_;
                 if _e1436 {
                     let _e1438 = k_12_;
                     let _e1440 = r108_;
                     r109_ = (_e1438 + _e1440);
                 }
-                let _e1444 = active_544_;
+                let _e1444 = active_540_;
                 if _e1444 {
                     let _e1446 = r109_;
                     r110_ = (_e1446 + 8i);
                 }
-                let _e1451 = active_544_;
+                let _e1451 = active_540_;
                 if _e1451 {
                     let _e1453 = col_8_;
                     let _e1455 = r106_;
                     r111_ = (_e1453 + _e1455);
                 }
-                let _e1459 = active_544_;
+                let _e1459 = active_540_;
                 if _e1459 {
                     let _e1461 = r111_;
                     r112_ = (_e1461 + 0i);
                 }
-                let _e1466 = active_544_;
+                let _e1466 = active_540_;
                 if _e1466 {
                     let _e1472 = params.N;
                     let _e1474 = r110_;
@@ -1371,53 +1367,53 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1493 = (_e1491 << 13u);
                     r113_ = bitcast<f32>((select(select((_e1493 + 939524096u), (_e1493 | 2139095040u), (_e1491 >= 31744u)), bitcast<u32>((f32(_e1491) * 0.000000059604645f)), (_e1491 < 1024u)) | ((_e1489 & 32768u) << 16u)));
                 }
-                let _e1516 = active_544_;
+                let _e1516 = active_540_;
                 if _e1516 {
                     let _e1518 = r113_;
                     b_local2_[2i] = _e1518;
                 }
-                let _e1523 = active_544_;
+                let _e1523 = active_540_;
                 if _e1523 {
                     r114_ = (i32(local_index) % 32i);
                 }
-                let _e1530 = active_544_;
+                let _e1530 = active_540_;
                 if _e1530 {
                     let _e1532 = r114_;
                     r115_ = (_e1532 >> bitcast<u32>(2i));
                 }
-                let _e1538 = active_544_;
+                let _e1538 = active_540_;
                 if _e1538 {
                     let _e1540 = r114_;
                     r116_ = (_e1540 & 3i);
                 }
-                let _e1545 = active_544_;
+                let _e1545 = active_540_;
                 if _e1545 {
                     let _e1547 = r116_;
                     r117_ = (_e1547 << bitcast<u32>(1i));
                 }
-                let _e1553 = active_544_;
+                let _e1553 = active_540_;
                 if _e1553 {
                     let _e1555 = k_12_;
                     let _e1557 = r117_;
                     r118_ = (_e1555 + _e1557);
                 }
-                let _e1561 = active_544_;
+                let _e1561 = active_540_;
                 if _e1561 {
                     let _e1563 = r118_;
                     r119_ = (_e1563 + 9i);
                 }
-                let _e1568 = active_544_;
+                let _e1568 = active_540_;
                 if _e1568 {
                     let _e1570 = col_8_;
                     let _e1572 = r115_;
                     r120_ = (_e1570 + _e1572);
                 }
-                let _e1576 = active_544_;
+                let _e1576 = active_540_;
                 if _e1576 {
                     let _e1578 = r120_;
                     r121_ = (_e1578 + 0i);
                 }
-                let _e1583 = active_544_;
+                let _e1583 = active_540_;
                 if _e1583 {
                     let _e1589 = params.N;
                     let _e1591 = r119_;
@@ -1429,51 +1425,51 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1610 = (_e1608 << 13u);
                     r122_ = bitcast<f32>((select(select((_e1610 + 939524096u), (_e1610 | 2139095040u), (_e1608 >= 31744u)), bitcast<u32>((f32(_e1608) * 0.000000059604645f)), (_e1608 < 1024u)) | ((_e1606 & 32768u) << 16u)));
                 }
-                let _e1633 = active_544_;
+                let _e1633 = active_540_;
                 if _e1633 {
                     let _e1635 = r122_;
                     b_local2_[3i] = _e1635;
                 }
-                let _e1640 = active_544_;
+                let _e1640 = active_540_;
                 if _e1640 {
                     r159_ = (i32(local_index) % 32i);
                 }
-                let _e1647 = active_544_;
+                let _e1647 = active_540_;
                 if _e1647 {
                     let _e1649 = r159_;
                     r160_ = (_e1649 >> bitcast<u32>(2i));
                 }
-                let _e1655 = active_544_;
+                let _e1655 = active_540_;
                 if _e1655 {
                     let _e1657 = r159_;
                     r161_ = (_e1657 & 3i);
                 }
-                let _e1662 = active_544_;
+                let _e1662 = active_540_;
                 if _e1662 {
                     let _e1664 = r160_;
                     r162_ = (_e1664 << bitcast<u32>(2i));
                 }
-                let _e1670 = active_544_;
+                let _e1670 = active_540_;
                 if _e1670 {
                     let _e1672 = r161_;
                     r163_ = (_e1672 << bitcast<u32>(3i));
                 }
-                let _e1678 = active_544_;
+                let _e1678 = active_540_;
                 if _e1678 {
                     let _e1680 = r162_;
                     r164_ = (_e1680 + 0i);
                 }
-                let _e1685 = active_544_;
+                let _e1685 = active_540_;
                 if _e1685 {
                     let _e1687 = r163_;
                     r165_ = (_e1687 + 0i);
                 }
-                let _e1692 = active_544_;
+                let _e1692 = active_540_;
                 if _e1692 {
                     let _e1694 = r165_;
                     r166_ = (_e1694 + 4i);
                 }
-                let _e1699 = active_544_;
+                let _e1699 = active_540_;
                 if _e1699 {
                     let _e1703 = a_local1_[0i];
                     r167_ = _e1703;
@@ -1481,10 +1477,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                 workgroupBarrier();
                 let _e1706 = r167_;
                 lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1706);
-                let _e1717 = active_544_;
+                let _e1717 = active_540_;
                 lane_active[local_index] = u32(_e1717);
                 workgroupBarrier();
-                let _e1720 = active_544_;
+                let _e1720 = active_540_;
                 if _e1720 {
                     let _e1726 = i32(local_index);
                     let _e1729 = r164_;
@@ -1497,12 +1493,12 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1757 = lane_values[bitcast<u32>(_e1726)];
                     r168_ = bitcast<f32>(select(_e1757, _e1753, (_e1741 && (_e1746 != 0u))));
                 }
-                let _e1762 = active_544_;
+                let _e1762 = active_540_;
                 if _e1762 {
                     let _e1764 = r168_;
                     r169_ = f32(_e1764);
                 }
-                let _e1768 = active_544_;
+                let _e1768 = active_540_;
                 if _e1768 {
                     let _e1772 = a_local1_[2i];
                     r170_ = _e1772;
@@ -1510,10 +1506,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                 workgroupBarrier();
                 let _e1775 = r170_;
                 lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1775);
-                let _e1786 = active_544_;
+                let _e1786 = active_540_;
                 lane_active[local_index] = u32(_e1786);
                 workgroupBarrier();
-                let _e1789 = active_544_;
+                let _e1789 = active_540_;
                 if _e1789 {
                     let _e1795 = i32(local_index);
                     let _e1798 = r164_;
@@ -1526,12 +1522,12 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1826 = lane_values[bitcast<u32>(_e1795)];
                     r171_ = bitcast<f32>(select(_e1826, _e1822, (_e1810 && (_e1815 != 0u))));
                 }
-                let _e1831 = active_544_;
+                let _e1831 = active_540_;
                 if _e1831 {
                     let _e1833 = r171_;
                     r172_ = f32(_e1833);
                 }
-                let _e1837 = active_544_;
+                let _e1837 = active_540_;
                 if _e1837 {
                     let _e1841 = b_local2_[0i];
                     r173_ = _e1841;
@@ -1539,10 +1535,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                 workgroupBarrier();
                 let _e1844 = r173_;
                 lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1844);
-                let _e1855 = active_544_;
+                let _e1855 = active_540_;
                 lane_active[local_index] = u32(_e1855);
                 workgroupBarrier();
-                let _e1858 = active_544_;
+                let _e1858 = active_540_;
                 if _e1858 {
                     let _e1864 = i32(local_index);
                     let _e1867 = r165_;
@@ -1555,12 +1551,12 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1895 = lane_values[bitcast<u32>(_e1864)];
                     r174_ = bitcast<f32>(select(_e1895, _e1891, (_e1879 && (_e1884 != 0u))));
                 }
-                let _e1900 = active_544_;
+                let _e1900 = active_540_;
                 if _e1900 {
                     let _e1902 = r174_;
                     r175_ = f32(_e1902);
                 }
-                let _e1906 = active_544_;
+                let _e1906 = active_540_;
                 if _e1906 {
                     let _e1910 = b_local2_[0i];
                     r176_ = _e1910;
@@ -1568,10 +1564,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                 workgroupBarrier();
                 let _e1913 = r176_;
                 lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1913);
-                let _e1924 = active_544_;
+                let _e1924 = active_540_;
                 lane_active[local_index] = u32(_e1924);
                 workgroupBarrier();
-                let _e1927 = active_544_;
+                let _e1927 = active_540_;
                 if _e1927 {
                     let _e1933 = i32(local_index);
                     let _e1936 = r166_;
@@ -1584,3043 +1580,3023 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e1964 = lane_values[bitcast<u32>(_e1933)];
                     r177_ = bitcast<f32>(select(_e1964, _e1960, (_e1948 && (_e1953 != 0u))));
                 }
-                let _e1969 = active_544_;
+                let _e1969 = active_540_;
                 if _e1969 {
                     let _e1971 = r177_;
                     r178_ = f32(_e1971);
                 }
-                let _e1975 = active_544_;
+                let _e1975 = active_540_;
                 if _e1975 {
                     let _e1977 = r169_;
                     let _e1979 = r175_;
                     r179_ = (_e1977 * _e1979);
                 }
-                let _e1983 = active_544_;
+                let _e1983 = active_540_;
                 if _e1983 {
-                    let _e1986 = r179_;
-                    r180_ = (0f + _e1986);
+                    let _e1985 = r169_;
+                    let _e1987 = r178_;
+                    r180_ = (_e1985 * _e1987);
                 }
-                let _e1990 = active_544_;
-                if _e1990 {
-                    let _e1992 = r169_;
-                    let _e1994 = r178_;
-                    r181_ = (_e1992 * _e1994);
+                let _e1991 = active_540_;
+                if _e1991 {
+                    let _e1993 = r172_;
+                    let _e1995 = r175_;
+                    r181_ = (_e1993 * _e1995);
                 }
-                let _e1998 = active_544_;
-                if _e1998 {
-                    let _e2001 = r181_;
-                    r182_ = (0f + _e2001);
+                let _e1999 = active_540_;
+                if _e1999 {
+                    let _e2001 = r172_;
+                    let _e2003 = r178_;
+                    r182_ = (_e2001 * _e2003);
                 }
-                let _e2005 = active_544_;
-                if _e2005 {
-                    let _e2007 = r172_;
-                    let _e2009 = r175_;
-                    r183_ = (_e2007 * _e2009);
+                let _e2007 = active_540_;
+                if _e2007 {
+                    let _e2009 = r162_;
+                    r183_ = (_e2009 + 0i);
                 }
-                let _e2013 = active_544_;
-                if _e2013 {
-                    let _e2016 = r183_;
-                    r184_ = (0f + _e2016);
+                let _e2014 = active_540_;
+                if _e2014 {
+                    let _e2016 = r163_;
+                    r184_ = (_e2016 + 0i);
                 }
-                let _e2020 = active_544_;
-                if _e2020 {
-                    let _e2022 = r172_;
-                    let _e2024 = r178_;
-                    r185_ = (_e2022 * _e2024);
+                let _e2021 = active_540_;
+                if _e2021 {
+                    let _e2023 = r184_;
+                    r185_ = (_e2023 + 4i);
                 }
-                let _e2028 = active_544_;
+                let _e2028 = active_540_;
                 if _e2028 {
-                    let _e2031 = r185_;
-                    r186_ = (0f + _e2031);
+                    let _e2032 = a_local1_[1i];
+                    r186_ = _e2032;
                 }
-                let _e2035 = active_544_;
-                if _e2035 {
-                    let _e2037 = r162_;
-                    r187_ = (_e2037 + 0i);
-                }
-                let _e2042 = active_544_;
-                if _e2042 {
-                    let _e2044 = r163_;
-                    r188_ = (_e2044 + 0i);
-                }
-                let _e2049 = active_544_;
+                workgroupBarrier();
+                let _e2035 = r186_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2035);
+                let _e2046 = active_540_;
+                lane_active[local_index] = u32(_e2046);
+                workgroupBarrier();
+                let _e2049 = active_540_;
                 if _e2049 {
-                    let _e2051 = r188_;
-                    r189_ = (_e2051 + 4i);
+                    let _e2055 = i32(local_index);
+                    let _e2058 = r183_;
+                    let _e2062 = (((_e2058 % 32i) + 32i) % 32i);
+                    let _e2067 = ((_e2055 - (i32(local_index) % 32i)) + _e2062);
+                    let _e2070 = (((_e2062 >= 0i) && (_e2062 < 32i)) && (_e2067 < 128i));
+                    let _e2071 = select(_e2055, _e2067, _e2070);
+                    let _e2075 = lane_active[bitcast<u32>(_e2071)];
+                    let _e2082 = lane_values[bitcast<u32>(_e2071)];
+                    let _e2086 = lane_values[bitcast<u32>(_e2055)];
+                    r187_ = bitcast<f32>(select(_e2086, _e2082, (_e2070 && (_e2075 != 0u))));
                 }
-                let _e2056 = active_544_;
-                if _e2056 {
-                    let _e2060 = a_local1_[1i];
-                    r190_ = _e2060;
+                let _e2091 = active_540_;
+                if _e2091 {
+                    let _e2093 = r187_;
+                    r188_ = f32(_e2093);
                 }
-                workgroupBarrier();
-                let _e2063 = r190_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2063);
-                let _e2074 = active_544_;
-                lane_active[local_index] = u32(_e2074);
-                workgroupBarrier();
-                let _e2077 = active_544_;
-                if _e2077 {
-                    let _e2083 = i32(local_index);
-                    let _e2086 = r187_;
-                    let _e2090 = (((_e2086 % 32i) + 32i) % 32i);
-                    let _e2095 = ((_e2083 - (i32(local_index) % 32i)) + _e2090);
-                    let _e2098 = (((_e2090 >= 0i) && (_e2090 < 32i)) && (_e2095 < 128i));
-                    let _e2099 = select(_e2083, _e2095, _e2098);
-                    let _e2103 = lane_active[bitcast<u32>(_e2099)];
-                    let _e2110 = lane_values[bitcast<u32>(_e2099)];
-                    let _e2114 = lane_values[bitcast<u32>(_e2083)];
-                    r191_ = bitcast<f32>(select(_e2114, _e2110, (_e2098 && (_e2103 != 0u))));
-                }
-                let _e2119 = active_544_;
-                if _e2119 {
-                    let _e2121 = r191_;
-                    r192_ = f32(_e2121);
-                }
-                let _e2125 = active_544_;
-                if _e2125 {
-                    let _e2129 = a_local1_[3i];
-                    r193_ = _e2129;
+                let _e2097 = active_540_;
+                if _e2097 {
+                    let _e2101 = a_local1_[3i];
+                    r189_ = _e2101;
                 }
                 workgroupBarrier();
-                let _e2132 = r193_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2132);
-                let _e2143 = active_544_;
-                lane_active[local_index] = u32(_e2143);
+                let _e2104 = r189_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2104);
+                let _e2115 = active_540_;
+                lane_active[local_index] = u32(_e2115);
                 workgroupBarrier();
-                let _e2146 = active_544_;
-                if _e2146 {
-                    let _e2152 = i32(local_index);
-                    let _e2155 = r187_;
-                    let _e2159 = (((_e2155 % 32i) + 32i) % 32i);
-                    let _e2164 = ((_e2152 - (i32(local_index) % 32i)) + _e2159);
-                    let _e2167 = (((_e2159 >= 0i) && (_e2159 < 32i)) && (_e2164 < 128i));
-                    let _e2168 = select(_e2152, _e2164, _e2167);
-                    let _e2172 = lane_active[bitcast<u32>(_e2168)];
-                    let _e2179 = lane_values[bitcast<u32>(_e2168)];
-                    let _e2183 = lane_values[bitcast<u32>(_e2152)];
-                    r194_ = bitcast<f32>(select(_e2183, _e2179, (_e2167 && (_e2172 != 0u))));
+                let _e2118 = active_540_;
+                if _e2118 {
+                    let _e2124 = i32(local_index);
+                    let _e2127 = r183_;
+                    let _e2131 = (((_e2127 % 32i) + 32i) % 32i);
+                    let _e2136 = ((_e2124 - (i32(local_index) % 32i)) + _e2131);
+                    let _e2139 = (((_e2131 >= 0i) && (_e2131 < 32i)) && (_e2136 < 128i));
+                    let _e2140 = select(_e2124, _e2136, _e2139);
+                    let _e2144 = lane_active[bitcast<u32>(_e2140)];
+                    let _e2151 = lane_values[bitcast<u32>(_e2140)];
+                    let _e2155 = lane_values[bitcast<u32>(_e2124)];
+                    r190_ = bitcast<f32>(select(_e2155, _e2151, (_e2139 && (_e2144 != 0u))));
                 }
-                let _e2188 = active_544_;
-                if _e2188 {
-                    let _e2190 = r194_;
-                    r195_ = f32(_e2190);
+                let _e2160 = active_540_;
+                if _e2160 {
+                    let _e2162 = r190_;
+                    r191_ = f32(_e2162);
                 }
-                let _e2194 = active_544_;
-                if _e2194 {
-                    let _e2198 = b_local2_[1i];
-                    r196_ = _e2198;
-                }
-                workgroupBarrier();
-                let _e2201 = r196_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2201);
-                let _e2212 = active_544_;
-                lane_active[local_index] = u32(_e2212);
-                workgroupBarrier();
-                let _e2215 = active_544_;
-                if _e2215 {
-                    let _e2221 = i32(local_index);
-                    let _e2224 = r188_;
-                    let _e2228 = (((_e2224 % 32i) + 32i) % 32i);
-                    let _e2233 = ((_e2221 - (i32(local_index) % 32i)) + _e2228);
-                    let _e2236 = (((_e2228 >= 0i) && (_e2228 < 32i)) && (_e2233 < 128i));
-                    let _e2237 = select(_e2221, _e2233, _e2236);
-                    let _e2241 = lane_active[bitcast<u32>(_e2237)];
-                    let _e2248 = lane_values[bitcast<u32>(_e2237)];
-                    let _e2252 = lane_values[bitcast<u32>(_e2221)];
-                    r197_ = bitcast<f32>(select(_e2252, _e2248, (_e2236 && (_e2241 != 0u))));
-                }
-                let _e2257 = active_544_;
-                if _e2257 {
-                    let _e2259 = r197_;
-                    r198_ = f32(_e2259);
-                }
-                let _e2263 = active_544_;
-                if _e2263 {
-                    let _e2267 = b_local2_[1i];
-                    r199_ = _e2267;
+                let _e2166 = active_540_;
+                if _e2166 {
+                    let _e2170 = b_local2_[1i];
+                    r192_ = _e2170;
                 }
                 workgroupBarrier();
-                let _e2270 = r199_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2270);
-                let _e2281 = active_544_;
-                lane_active[local_index] = u32(_e2281);
+                let _e2173 = r192_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2173);
+                let _e2184 = active_540_;
+                lane_active[local_index] = u32(_e2184);
                 workgroupBarrier();
-                let _e2284 = active_544_;
-                if _e2284 {
-                    let _e2290 = i32(local_index);
-                    let _e2293 = r189_;
-                    let _e2297 = (((_e2293 % 32i) + 32i) % 32i);
-                    let _e2302 = ((_e2290 - (i32(local_index) % 32i)) + _e2297);
-                    let _e2305 = (((_e2297 >= 0i) && (_e2297 < 32i)) && (_e2302 < 128i));
-                    let _e2306 = select(_e2290, _e2302, _e2305);
-                    let _e2310 = lane_active[bitcast<u32>(_e2306)];
-                    let _e2317 = lane_values[bitcast<u32>(_e2306)];
-                    let _e2321 = lane_values[bitcast<u32>(_e2290)];
-                    r200_ = bitcast<f32>(select(_e2321, _e2317, (_e2305 && (_e2310 != 0u))));
+                let _e2187 = active_540_;
+                if _e2187 {
+                    let _e2193 = i32(local_index);
+                    let _e2196 = r184_;
+                    let _e2200 = (((_e2196 % 32i) + 32i) % 32i);
+                    let _e2205 = ((_e2193 - (i32(local_index) % 32i)) + _e2200);
+                    let _e2208 = (((_e2200 >= 0i) && (_e2200 < 32i)) && (_e2205 < 128i));
+                    let _e2209 = select(_e2193, _e2205, _e2208);
+                    let _e2213 = lane_active[bitcast<u32>(_e2209)];
+                    let _e2220 = lane_values[bitcast<u32>(_e2209)];
+                    let _e2224 = lane_values[bitcast<u32>(_e2193)];
+                    r193_ = bitcast<f32>(select(_e2224, _e2220, (_e2208 && (_e2213 != 0u))));
                 }
-                let _e2326 = active_544_;
-                if _e2326 {
-                    let _e2328 = r200_;
-                    r201_ = f32(_e2328);
+                let _e2229 = active_540_;
+                if _e2229 {
+                    let _e2231 = r193_;
+                    r194_ = f32(_e2231);
                 }
-                let _e2332 = active_544_;
-                if _e2332 {
-                    let _e2334 = r192_;
-                    let _e2336 = r198_;
-                    r202_ = (_e2334 * _e2336);
+                let _e2235 = active_540_;
+                if _e2235 {
+                    let _e2239 = b_local2_[1i];
+                    r195_ = _e2239;
                 }
-                let _e2340 = active_544_;
-                if _e2340 {
-                    let _e2342 = r180_;
-                    let _e2344 = r202_;
-                    r203_ = (_e2342 + _e2344);
+                workgroupBarrier();
+                let _e2242 = r195_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2242);
+                let _e2253 = active_540_;
+                lane_active[local_index] = u32(_e2253);
+                workgroupBarrier();
+                let _e2256 = active_540_;
+                if _e2256 {
+                    let _e2262 = i32(local_index);
+                    let _e2265 = r185_;
+                    let _e2269 = (((_e2265 % 32i) + 32i) % 32i);
+                    let _e2274 = ((_e2262 - (i32(local_index) % 32i)) + _e2269);
+                    let _e2277 = (((_e2269 >= 0i) && (_e2269 < 32i)) && (_e2274 < 128i));
+                    let _e2278 = select(_e2262, _e2274, _e2277);
+                    let _e2282 = lane_active[bitcast<u32>(_e2278)];
+                    let _e2289 = lane_values[bitcast<u32>(_e2278)];
+                    let _e2293 = lane_values[bitcast<u32>(_e2262)];
+                    r196_ = bitcast<f32>(select(_e2293, _e2289, (_e2277 && (_e2282 != 0u))));
                 }
-                let _e2348 = active_544_;
-                if _e2348 {
-                    let _e2350 = r192_;
-                    let _e2352 = r201_;
-                    r204_ = (_e2350 * _e2352);
+                let _e2298 = active_540_;
+                if _e2298 {
+                    let _e2300 = r196_;
+                    r197_ = f32(_e2300);
                 }
-                let _e2356 = active_544_;
-                if _e2356 {
-                    let _e2358 = r182_;
-                    let _e2360 = r204_;
-                    r205_ = (_e2358 + _e2360);
+                let _e2304 = active_540_;
+                if _e2304 {
+                    let _e2306 = r188_;
+                    let _e2308 = r194_;
+                    r198_ = (_e2306 * _e2308);
                 }
-                let _e2364 = active_544_;
-                if _e2364 {
-                    let _e2366 = r195_;
-                    let _e2368 = r198_;
-                    r206_ = (_e2366 * _e2368);
+                let _e2312 = active_540_;
+                if _e2312 {
+                    let _e2314 = r179_;
+                    let _e2316 = r198_;
+                    r199_ = (_e2314 + _e2316);
                 }
-                let _e2372 = active_544_;
-                if _e2372 {
-                    let _e2374 = r184_;
-                    let _e2376 = r206_;
-                    r207_ = (_e2374 + _e2376);
+                let _e2320 = active_540_;
+                if _e2320 {
+                    let _e2322 = r188_;
+                    let _e2324 = r197_;
+                    r200_ = (_e2322 * _e2324);
                 }
-                let _e2380 = active_544_;
-                if _e2380 {
-                    let _e2382 = r195_;
-                    let _e2384 = r201_;
-                    r208_ = (_e2382 * _e2384);
+                let _e2328 = active_540_;
+                if _e2328 {
+                    let _e2330 = r180_;
+                    let _e2332 = r200_;
+                    r201_ = (_e2330 + _e2332);
                 }
-                let _e2388 = active_544_;
-                if _e2388 {
-                    let _e2390 = r186_;
-                    let _e2392 = r208_;
-                    r209_ = (_e2390 + _e2392);
+                let _e2336 = active_540_;
+                if _e2336 {
+                    let _e2338 = r191_;
+                    let _e2340 = r194_;
+                    r202_ = (_e2338 * _e2340);
                 }
-                let _e2396 = active_544_;
-                if _e2396 {
-                    let _e2398 = r162_;
-                    r210_ = (_e2398 + 1i);
+                let _e2344 = active_540_;
+                if _e2344 {
+                    let _e2346 = r181_;
+                    let _e2348 = r202_;
+                    r203_ = (_e2346 + _e2348);
                 }
-                let _e2403 = active_544_;
-                if _e2403 {
-                    let _e2405 = r163_;
-                    r211_ = (_e2405 + 1i);
+                let _e2352 = active_540_;
+                if _e2352 {
+                    let _e2354 = r191_;
+                    let _e2356 = r197_;
+                    r204_ = (_e2354 * _e2356);
                 }
-                let _e2410 = active_544_;
+                let _e2360 = active_540_;
+                if _e2360 {
+                    let _e2362 = r182_;
+                    let _e2364 = r204_;
+                    r205_ = (_e2362 + _e2364);
+                }
+                let _e2368 = active_540_;
+                if _e2368 {
+                    let _e2370 = r162_;
+                    r206_ = (_e2370 + 1i);
+                }
+                let _e2375 = active_540_;
+                if _e2375 {
+                    let _e2377 = r163_;
+                    r207_ = (_e2377 + 1i);
+                }
+                let _e2382 = active_540_;
+                if _e2382 {
+                    let _e2384 = r207_;
+                    r208_ = (_e2384 + 4i);
+                }
+                let _e2389 = active_540_;
+                if _e2389 {
+                    let _e2393 = a_local1_[0i];
+                    r209_ = _e2393;
+                }
+                workgroupBarrier();
+                let _e2396 = r209_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2396);
+                let _e2407 = active_540_;
+                lane_active[local_index] = u32(_e2407);
+                workgroupBarrier();
+                let _e2410 = active_540_;
                 if _e2410 {
-                    let _e2412 = r211_;
-                    r212_ = (_e2412 + 4i);
+                    let _e2416 = i32(local_index);
+                    let _e2419 = r206_;
+                    let _e2423 = (((_e2419 % 32i) + 32i) % 32i);
+                    let _e2428 = ((_e2416 - (i32(local_index) % 32i)) + _e2423);
+                    let _e2431 = (((_e2423 >= 0i) && (_e2423 < 32i)) && (_e2428 < 128i));
+                    let _e2432 = select(_e2416, _e2428, _e2431);
+                    let _e2436 = lane_active[bitcast<u32>(_e2432)];
+                    let _e2443 = lane_values[bitcast<u32>(_e2432)];
+                    let _e2447 = lane_values[bitcast<u32>(_e2416)];
+                    r210_ = bitcast<f32>(select(_e2447, _e2443, (_e2431 && (_e2436 != 0u))));
                 }
-                let _e2417 = active_544_;
-                if _e2417 {
-                    let _e2421 = a_local1_[0i];
-                    r213_ = _e2421;
+                let _e2452 = active_540_;
+                if _e2452 {
+                    let _e2454 = r210_;
+                    r211_ = f32(_e2454);
                 }
-                workgroupBarrier();
-                let _e2424 = r213_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2424);
-                let _e2435 = active_544_;
-                lane_active[local_index] = u32(_e2435);
-                workgroupBarrier();
-                let _e2438 = active_544_;
-                if _e2438 {
-                    let _e2444 = i32(local_index);
-                    let _e2447 = r210_;
-                    let _e2451 = (((_e2447 % 32i) + 32i) % 32i);
-                    let _e2456 = ((_e2444 - (i32(local_index) % 32i)) + _e2451);
-                    let _e2459 = (((_e2451 >= 0i) && (_e2451 < 32i)) && (_e2456 < 128i));
-                    let _e2460 = select(_e2444, _e2456, _e2459);
-                    let _e2464 = lane_active[bitcast<u32>(_e2460)];
-                    let _e2471 = lane_values[bitcast<u32>(_e2460)];
-                    let _e2475 = lane_values[bitcast<u32>(_e2444)];
-                    r214_ = bitcast<f32>(select(_e2475, _e2471, (_e2459 && (_e2464 != 0u))));
-                }
-                let _e2480 = active_544_;
-                if _e2480 {
-                    let _e2482 = r214_;
-                    r215_ = f32(_e2482);
-                }
-                let _e2486 = active_544_;
-                if _e2486 {
-                    let _e2490 = a_local1_[2i];
-                    r216_ = _e2490;
+                let _e2458 = active_540_;
+                if _e2458 {
+                    let _e2462 = a_local1_[2i];
+                    r212_ = _e2462;
                 }
                 workgroupBarrier();
-                let _e2493 = r216_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2493);
-                let _e2504 = active_544_;
-                lane_active[local_index] = u32(_e2504);
+                let _e2465 = r212_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2465);
+                let _e2476 = active_540_;
+                lane_active[local_index] = u32(_e2476);
                 workgroupBarrier();
-                let _e2507 = active_544_;
-                if _e2507 {
-                    let _e2513 = i32(local_index);
-                    let _e2516 = r210_;
-                    let _e2520 = (((_e2516 % 32i) + 32i) % 32i);
-                    let _e2525 = ((_e2513 - (i32(local_index) % 32i)) + _e2520);
-                    let _e2528 = (((_e2520 >= 0i) && (_e2520 < 32i)) && (_e2525 < 128i));
-                    let _e2529 = select(_e2513, _e2525, _e2528);
-                    let _e2533 = lane_active[bitcast<u32>(_e2529)];
-                    let _e2540 = lane_values[bitcast<u32>(_e2529)];
-                    let _e2544 = lane_values[bitcast<u32>(_e2513)];
-                    r217_ = bitcast<f32>(select(_e2544, _e2540, (_e2528 && (_e2533 != 0u))));
+                let _e2479 = active_540_;
+                if _e2479 {
+                    let _e2485 = i32(local_index);
+                    let _e2488 = r206_;
+                    let _e2492 = (((_e2488 % 32i) + 32i) % 32i);
+                    let _e2497 = ((_e2485 - (i32(local_index) % 32i)) + _e2492);
+                    let _e2500 = (((_e2492 >= 0i) && (_e2492 < 32i)) && (_e2497 < 128i));
+                    let _e2501 = select(_e2485, _e2497, _e2500);
+                    let _e2505 = lane_active[bitcast<u32>(_e2501)];
+                    let _e2512 = lane_values[bitcast<u32>(_e2501)];
+                    let _e2516 = lane_values[bitcast<u32>(_e2485)];
+                    r213_ = bitcast<f32>(select(_e2516, _e2512, (_e2500 && (_e2505 != 0u))));
                 }
-                let _e2549 = active_544_;
-                if _e2549 {
-                    let _e2551 = r217_;
-                    r218_ = f32(_e2551);
+                let _e2521 = active_540_;
+                if _e2521 {
+                    let _e2523 = r213_;
+                    r214_ = f32(_e2523);
                 }
-                let _e2555 = active_544_;
-                if _e2555 {
-                    let _e2559 = b_local2_[0i];
-                    r219_ = _e2559;
-                }
-                workgroupBarrier();
-                let _e2562 = r219_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2562);
-                let _e2573 = active_544_;
-                lane_active[local_index] = u32(_e2573);
-                workgroupBarrier();
-                let _e2576 = active_544_;
-                if _e2576 {
-                    let _e2582 = i32(local_index);
-                    let _e2585 = r211_;
-                    let _e2589 = (((_e2585 % 32i) + 32i) % 32i);
-                    let _e2594 = ((_e2582 - (i32(local_index) % 32i)) + _e2589);
-                    let _e2597 = (((_e2589 >= 0i) && (_e2589 < 32i)) && (_e2594 < 128i));
-                    let _e2598 = select(_e2582, _e2594, _e2597);
-                    let _e2602 = lane_active[bitcast<u32>(_e2598)];
-                    let _e2609 = lane_values[bitcast<u32>(_e2598)];
-                    let _e2613 = lane_values[bitcast<u32>(_e2582)];
-                    r220_ = bitcast<f32>(select(_e2613, _e2609, (_e2597 && (_e2602 != 0u))));
-                }
-                let _e2618 = active_544_;
-                if _e2618 {
-                    let _e2620 = r220_;
-                    r221_ = f32(_e2620);
-                }
-                let _e2624 = active_544_;
-                if _e2624 {
-                    let _e2628 = b_local2_[0i];
-                    r222_ = _e2628;
+                let _e2527 = active_540_;
+                if _e2527 {
+                    let _e2531 = b_local2_[0i];
+                    r215_ = _e2531;
                 }
                 workgroupBarrier();
-                let _e2631 = r222_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2631);
-                let _e2642 = active_544_;
-                lane_active[local_index] = u32(_e2642);
+                let _e2534 = r215_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2534);
+                let _e2545 = active_540_;
+                lane_active[local_index] = u32(_e2545);
                 workgroupBarrier();
-                let _e2645 = active_544_;
-                if _e2645 {
-                    let _e2651 = i32(local_index);
-                    let _e2654 = r212_;
-                    let _e2658 = (((_e2654 % 32i) + 32i) % 32i);
-                    let _e2663 = ((_e2651 - (i32(local_index) % 32i)) + _e2658);
-                    let _e2666 = (((_e2658 >= 0i) && (_e2658 < 32i)) && (_e2663 < 128i));
-                    let _e2667 = select(_e2651, _e2663, _e2666);
-                    let _e2671 = lane_active[bitcast<u32>(_e2667)];
-                    let _e2678 = lane_values[bitcast<u32>(_e2667)];
-                    let _e2682 = lane_values[bitcast<u32>(_e2651)];
-                    r223_ = bitcast<f32>(select(_e2682, _e2678, (_e2666 && (_e2671 != 0u))));
+                let _e2548 = active_540_;
+                if _e2548 {
+                    let _e2554 = i32(local_index);
+                    let _e2557 = r207_;
+                    let _e2561 = (((_e2557 % 32i) + 32i) % 32i);
+                    let _e2566 = ((_e2554 - (i32(local_index) % 32i)) + _e2561);
+                    let _e2569 = (((_e2561 >= 0i) && (_e2561 < 32i)) && (_e2566 < 128i));
+                    let _e2570 = select(_e2554, _e2566, _e2569);
+                    let _e2574 = lane_active[bitcast<u32>(_e2570)];
+                    let _e2581 = lane_values[bitcast<u32>(_e2570)];
+                    let _e2585 = lane_values[bitcast<u32>(_e2554)];
+                    r216_ = bitcast<f32>(select(_e2585, _e2581, (_e2569 && (_e2574 != 0u))));
                 }
-                let _e2687 = active_544_;
-                if _e2687 {
-                    let _e2689 = r223_;
-                    r224_ = f32(_e2689);
+                let _e2590 = active_540_;
+                if _e2590 {
+                    let _e2592 = r216_;
+                    r217_ = f32(_e2592);
                 }
-                let _e2693 = active_544_;
-                if _e2693 {
-                    let _e2695 = r215_;
-                    let _e2697 = r221_;
-                    r225_ = (_e2695 * _e2697);
+                let _e2596 = active_540_;
+                if _e2596 {
+                    let _e2600 = b_local2_[0i];
+                    r218_ = _e2600;
                 }
-                let _e2701 = active_544_;
-                if _e2701 {
-                    let _e2703 = r203_;
-                    let _e2705 = r225_;
-                    r226_ = (_e2703 + _e2705);
+                workgroupBarrier();
+                let _e2603 = r218_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2603);
+                let _e2614 = active_540_;
+                lane_active[local_index] = u32(_e2614);
+                workgroupBarrier();
+                let _e2617 = active_540_;
+                if _e2617 {
+                    let _e2623 = i32(local_index);
+                    let _e2626 = r208_;
+                    let _e2630 = (((_e2626 % 32i) + 32i) % 32i);
+                    let _e2635 = ((_e2623 - (i32(local_index) % 32i)) + _e2630);
+                    let _e2638 = (((_e2630 >= 0i) && (_e2630 < 32i)) && (_e2635 < 128i));
+                    let _e2639 = select(_e2623, _e2635, _e2638);
+                    let _e2643 = lane_active[bitcast<u32>(_e2639)];
+                    let _e2650 = lane_values[bitcast<u32>(_e2639)];
+                    let _e2654 = lane_values[bitcast<u32>(_e2623)];
+                    r219_ = bitcast<f32>(select(_e2654, _e2650, (_e2638 && (_e2643 != 0u))));
                 }
-                let _e2709 = active_544_;
-                if _e2709 {
-                    let _e2711 = r215_;
-                    let _e2713 = r224_;
-                    r227_ = (_e2711 * _e2713);
+                let _e2659 = active_540_;
+                if _e2659 {
+                    let _e2661 = r219_;
+                    r220_ = f32(_e2661);
                 }
-                let _e2717 = active_544_;
-                if _e2717 {
-                    let _e2719 = r205_;
-                    let _e2721 = r227_;
-                    r228_ = (_e2719 + _e2721);
+                let _e2665 = active_540_;
+                if _e2665 {
+                    let _e2667 = r211_;
+                    let _e2669 = r217_;
+                    r221_ = (_e2667 * _e2669);
                 }
-                let _e2725 = active_544_;
-                if _e2725 {
-                    let _e2727 = r218_;
-                    let _e2729 = r221_;
-                    r229_ = (_e2727 * _e2729);
+                let _e2673 = active_540_;
+                if _e2673 {
+                    let _e2675 = r199_;
+                    let _e2677 = r221_;
+                    r222_ = (_e2675 + _e2677);
                 }
-                let _e2733 = active_544_;
-                if _e2733 {
-                    let _e2735 = r207_;
-                    let _e2737 = r229_;
-                    r230_ = (_e2735 + _e2737);
+                let _e2681 = active_540_;
+                if _e2681 {
+                    let _e2683 = r211_;
+                    let _e2685 = r220_;
+                    r223_ = (_e2683 * _e2685);
                 }
-                let _e2741 = active_544_;
-                if _e2741 {
-                    let _e2743 = r218_;
-                    let _e2745 = r224_;
-                    r231_ = (_e2743 * _e2745);
+                let _e2689 = active_540_;
+                if _e2689 {
+                    let _e2691 = r201_;
+                    let _e2693 = r223_;
+                    r224_ = (_e2691 + _e2693);
                 }
-                let _e2749 = active_544_;
-                if _e2749 {
-                    let _e2751 = r209_;
-                    let _e2753 = r231_;
-                    r232_ = (_e2751 + _e2753);
+                let _e2697 = active_540_;
+                if _e2697 {
+                    let _e2699 = r214_;
+                    let _e2701 = r217_;
+                    r225_ = (_e2699 * _e2701);
                 }
-                let _e2757 = active_544_;
-                if _e2757 {
-                    let _e2759 = r162_;
-                    r233_ = (_e2759 + 1i);
+                let _e2705 = active_540_;
+                if _e2705 {
+                    let _e2707 = r203_;
+                    let _e2709 = r225_;
+                    r226_ = (_e2707 + _e2709);
                 }
-                let _e2764 = active_544_;
-                if _e2764 {
-                    let _e2766 = r163_;
-                    r234_ = (_e2766 + 1i);
+                let _e2713 = active_540_;
+                if _e2713 {
+                    let _e2715 = r214_;
+                    let _e2717 = r220_;
+                    r227_ = (_e2715 * _e2717);
                 }
-                let _e2771 = active_544_;
+                let _e2721 = active_540_;
+                if _e2721 {
+                    let _e2723 = r205_;
+                    let _e2725 = r227_;
+                    r228_ = (_e2723 + _e2725);
+                }
+                let _e2729 = active_540_;
+                if _e2729 {
+                    let _e2731 = r162_;
+                    r229_ = (_e2731 + 1i);
+                }
+                let _e2736 = active_540_;
+                if _e2736 {
+                    let _e2738 = r163_;
+                    r230_ = (_e2738 + 1i);
+                }
+                let _e2743 = active_540_;
+                if _e2743 {
+                    let _e2745 = r230_;
+                    r231_ = (_e2745 + 4i);
+                }
+                let _e2750 = active_540_;
+                if _e2750 {
+                    let _e2754 = a_local1_[1i];
+                    r232_ = _e2754;
+                }
+                workgroupBarrier();
+                let _e2757 = r232_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2757);
+                let _e2768 = active_540_;
+                lane_active[local_index] = u32(_e2768);
+                workgroupBarrier();
+                let _e2771 = active_540_;
                 if _e2771 {
-                    let _e2773 = r234_;
-                    r235_ = (_e2773 + 4i);
+                    let _e2777 = i32(local_index);
+                    let _e2780 = r229_;
+                    let _e2784 = (((_e2780 % 32i) + 32i) % 32i);
+                    let _e2789 = ((_e2777 - (i32(local_index) % 32i)) + _e2784);
+                    let _e2792 = (((_e2784 >= 0i) && (_e2784 < 32i)) && (_e2789 < 128i));
+                    let _e2793 = select(_e2777, _e2789, _e2792);
+                    let _e2797 = lane_active[bitcast<u32>(_e2793)];
+                    let _e2804 = lane_values[bitcast<u32>(_e2793)];
+                    let _e2808 = lane_values[bitcast<u32>(_e2777)];
+                    r233_ = bitcast<f32>(select(_e2808, _e2804, (_e2792 && (_e2797 != 0u))));
                 }
-                let _e2778 = active_544_;
-                if _e2778 {
-                    let _e2782 = a_local1_[1i];
-                    r236_ = _e2782;
+                let _e2813 = active_540_;
+                if _e2813 {
+                    let _e2815 = r233_;
+                    r234_ = f32(_e2815);
                 }
-                workgroupBarrier();
-                let _e2785 = r236_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2785);
-                let _e2796 = active_544_;
-                lane_active[local_index] = u32(_e2796);
-                workgroupBarrier();
-                let _e2799 = active_544_;
-                if _e2799 {
-                    let _e2805 = i32(local_index);
-                    let _e2808 = r233_;
-                    let _e2812 = (((_e2808 % 32i) + 32i) % 32i);
-                    let _e2817 = ((_e2805 - (i32(local_index) % 32i)) + _e2812);
-                    let _e2820 = (((_e2812 >= 0i) && (_e2812 < 32i)) && (_e2817 < 128i));
-                    let _e2821 = select(_e2805, _e2817, _e2820);
-                    let _e2825 = lane_active[bitcast<u32>(_e2821)];
-                    let _e2832 = lane_values[bitcast<u32>(_e2821)];
-                    let _e2836 = lane_values[bitcast<u32>(_e2805)];
-                    r237_ = bitcast<f32>(select(_e2836, _e2832, (_e2820 && (_e2825 != 0u))));
-                }
-                let _e2841 = active_544_;
-                if _e2841 {
-                    let _e2843 = r237_;
-                    r238_ = f32(_e2843);
-                }
-                let _e2847 = active_544_;
-                if _e2847 {
-                    let _e2851 = a_local1_[3i];
-                    r239_ = _e2851;
+                let _e2819 = active_540_;
+                if _e2819 {
+                    let _e2823 = a_local1_[3i];
+                    r235_ = _e2823;
                 }
                 workgroupBarrier();
-                let _e2854 = r239_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2854);
-                let _e2865 = active_544_;
-                lane_active[local_index] = u32(_e2865);
+                let _e2826 = r235_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2826);
+                let _e2837 = active_540_;
+                lane_active[local_index] = u32(_e2837);
                 workgroupBarrier();
-                let _e2868 = active_544_;
-                if _e2868 {
-                    let _e2874 = i32(local_index);
-                    let _e2877 = r233_;
-                    let _e2881 = (((_e2877 % 32i) + 32i) % 32i);
-                    let _e2886 = ((_e2874 - (i32(local_index) % 32i)) + _e2881);
-                    let _e2889 = (((_e2881 >= 0i) && (_e2881 < 32i)) && (_e2886 < 128i));
-                    let _e2890 = select(_e2874, _e2886, _e2889);
-                    let _e2894 = lane_active[bitcast<u32>(_e2890)];
-                    let _e2901 = lane_values[bitcast<u32>(_e2890)];
-                    let _e2905 = lane_values[bitcast<u32>(_e2874)];
-                    r240_ = bitcast<f32>(select(_e2905, _e2901, (_e2889 && (_e2894 != 0u))));
+                let _e2840 = active_540_;
+                if _e2840 {
+                    let _e2846 = i32(local_index);
+                    let _e2849 = r229_;
+                    let _e2853 = (((_e2849 % 32i) + 32i) % 32i);
+                    let _e2858 = ((_e2846 - (i32(local_index) % 32i)) + _e2853);
+                    let _e2861 = (((_e2853 >= 0i) && (_e2853 < 32i)) && (_e2858 < 128i));
+                    let _e2862 = select(_e2846, _e2858, _e2861);
+                    let _e2866 = lane_active[bitcast<u32>(_e2862)];
+                    let _e2873 = lane_values[bitcast<u32>(_e2862)];
+                    let _e2877 = lane_values[bitcast<u32>(_e2846)];
+                    r236_ = bitcast<f32>(select(_e2877, _e2873, (_e2861 && (_e2866 != 0u))));
                 }
-                let _e2910 = active_544_;
-                if _e2910 {
-                    let _e2912 = r240_;
-                    r241_ = f32(_e2912);
+                let _e2882 = active_540_;
+                if _e2882 {
+                    let _e2884 = r236_;
+                    r237_ = f32(_e2884);
                 }
-                let _e2916 = active_544_;
-                if _e2916 {
-                    let _e2920 = b_local2_[1i];
-                    r242_ = _e2920;
-                }
-                workgroupBarrier();
-                let _e2923 = r242_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2923);
-                let _e2934 = active_544_;
-                lane_active[local_index] = u32(_e2934);
-                workgroupBarrier();
-                let _e2937 = active_544_;
-                if _e2937 {
-                    let _e2943 = i32(local_index);
-                    let _e2946 = r234_;
-                    let _e2950 = (((_e2946 % 32i) + 32i) % 32i);
-                    let _e2955 = ((_e2943 - (i32(local_index) % 32i)) + _e2950);
-                    let _e2958 = (((_e2950 >= 0i) && (_e2950 < 32i)) && (_e2955 < 128i));
-                    let _e2959 = select(_e2943, _e2955, _e2958);
-                    let _e2963 = lane_active[bitcast<u32>(_e2959)];
-                    let _e2970 = lane_values[bitcast<u32>(_e2959)];
-                    let _e2974 = lane_values[bitcast<u32>(_e2943)];
-                    r243_ = bitcast<f32>(select(_e2974, _e2970, (_e2958 && (_e2963 != 0u))));
-                }
-                let _e2979 = active_544_;
-                if _e2979 {
-                    let _e2981 = r243_;
-                    r244_ = f32(_e2981);
-                }
-                let _e2985 = active_544_;
-                if _e2985 {
-                    let _e2989 = b_local2_[1i];
-                    r245_ = _e2989;
+                let _e2888 = active_540_;
+                if _e2888 {
+                    let _e2892 = b_local2_[1i];
+                    r238_ = _e2892;
                 }
                 workgroupBarrier();
-                let _e2992 = r245_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2992);
-                let _e3003 = active_544_;
-                lane_active[local_index] = u32(_e3003);
+                let _e2895 = r238_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2895);
+                let _e2906 = active_540_;
+                lane_active[local_index] = u32(_e2906);
                 workgroupBarrier();
-                let _e3006 = active_544_;
-                if _e3006 {
-                    let _e3012 = i32(local_index);
-                    let _e3015 = r235_;
-                    let _e3019 = (((_e3015 % 32i) + 32i) % 32i);
-                    let _e3024 = ((_e3012 - (i32(local_index) % 32i)) + _e3019);
-                    let _e3027 = (((_e3019 >= 0i) && (_e3019 < 32i)) && (_e3024 < 128i));
-                    let _e3028 = select(_e3012, _e3024, _e3027);
-                    let _e3032 = lane_active[bitcast<u32>(_e3028)];
-                    let _e3039 = lane_values[bitcast<u32>(_e3028)];
-                    let _e3043 = lane_values[bitcast<u32>(_e3012)];
-                    r246_ = bitcast<f32>(select(_e3043, _e3039, (_e3027 && (_e3032 != 0u))));
+                let _e2909 = active_540_;
+                if _e2909 {
+                    let _e2915 = i32(local_index);
+                    let _e2918 = r230_;
+                    let _e2922 = (((_e2918 % 32i) + 32i) % 32i);
+                    let _e2927 = ((_e2915 - (i32(local_index) % 32i)) + _e2922);
+                    let _e2930 = (((_e2922 >= 0i) && (_e2922 < 32i)) && (_e2927 < 128i));
+                    let _e2931 = select(_e2915, _e2927, _e2930);
+                    let _e2935 = lane_active[bitcast<u32>(_e2931)];
+                    let _e2942 = lane_values[bitcast<u32>(_e2931)];
+                    let _e2946 = lane_values[bitcast<u32>(_e2915)];
+                    r239_ = bitcast<f32>(select(_e2946, _e2942, (_e2930 && (_e2935 != 0u))));
                 }
-                let _e3048 = active_544_;
-                if _e3048 {
-                    let _e3050 = r246_;
-                    r247_ = f32(_e3050);
+                let _e2951 = active_540_;
+                if _e2951 {
+                    let _e2953 = r239_;
+                    r240_ = f32(_e2953);
                 }
-                let _e3054 = active_544_;
-                if _e3054 {
-                    let _e3056 = r238_;
-                    let _e3058 = r244_;
-                    r248_ = (_e3056 * _e3058);
+                let _e2957 = active_540_;
+                if _e2957 {
+                    let _e2961 = b_local2_[1i];
+                    r241_ = _e2961;
                 }
-                let _e3062 = active_544_;
-                if _e3062 {
-                    let _e3064 = r226_;
-                    let _e3066 = r248_;
-                    r249_ = (_e3064 + _e3066);
+                workgroupBarrier();
+                let _e2964 = r241_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2964);
+                let _e2975 = active_540_;
+                lane_active[local_index] = u32(_e2975);
+                workgroupBarrier();
+                let _e2978 = active_540_;
+                if _e2978 {
+                    let _e2984 = i32(local_index);
+                    let _e2987 = r231_;
+                    let _e2991 = (((_e2987 % 32i) + 32i) % 32i);
+                    let _e2996 = ((_e2984 - (i32(local_index) % 32i)) + _e2991);
+                    let _e2999 = (((_e2991 >= 0i) && (_e2991 < 32i)) && (_e2996 < 128i));
+                    let _e3000 = select(_e2984, _e2996, _e2999);
+                    let _e3004 = lane_active[bitcast<u32>(_e3000)];
+                    let _e3011 = lane_values[bitcast<u32>(_e3000)];
+                    let _e3015 = lane_values[bitcast<u32>(_e2984)];
+                    r242_ = bitcast<f32>(select(_e3015, _e3011, (_e2999 && (_e3004 != 0u))));
                 }
-                let _e3070 = active_544_;
-                if _e3070 {
-                    let _e3072 = r238_;
-                    let _e3074 = r247_;
-                    r250_ = (_e3072 * _e3074);
+                let _e3020 = active_540_;
+                if _e3020 {
+                    let _e3022 = r242_;
+                    r243_ = f32(_e3022);
                 }
-                let _e3078 = active_544_;
-                if _e3078 {
-                    let _e3080 = r228_;
-                    let _e3082 = r250_;
-                    r251_ = (_e3080 + _e3082);
+                let _e3026 = active_540_;
+                if _e3026 {
+                    let _e3028 = r234_;
+                    let _e3030 = r240_;
+                    r244_ = (_e3028 * _e3030);
                 }
-                let _e3086 = active_544_;
-                if _e3086 {
-                    let _e3088 = r241_;
-                    let _e3090 = r244_;
-                    r252_ = (_e3088 * _e3090);
+                let _e3034 = active_540_;
+                if _e3034 {
+                    let _e3036 = r222_;
+                    let _e3038 = r244_;
+                    r245_ = (_e3036 + _e3038);
                 }
-                let _e3094 = active_544_;
-                if _e3094 {
-                    let _e3096 = r230_;
-                    let _e3098 = r252_;
-                    r253_ = (_e3096 + _e3098);
+                let _e3042 = active_540_;
+                if _e3042 {
+                    let _e3044 = r234_;
+                    let _e3046 = r243_;
+                    r246_ = (_e3044 * _e3046);
                 }
-                let _e3102 = active_544_;
-                if _e3102 {
-                    let _e3104 = r241_;
-                    let _e3106 = r247_;
-                    r254_ = (_e3104 * _e3106);
+                let _e3050 = active_540_;
+                if _e3050 {
+                    let _e3052 = r224_;
+                    let _e3054 = r246_;
+                    r247_ = (_e3052 + _e3054);
                 }
-                let _e3110 = active_544_;
-                if _e3110 {
-                    let _e3112 = r232_;
-                    let _e3114 = r254_;
-                    r255_ = (_e3112 + _e3114);
+                let _e3058 = active_540_;
+                if _e3058 {
+                    let _e3060 = r237_;
+                    let _e3062 = r240_;
+                    r248_ = (_e3060 * _e3062);
                 }
-                let _e3118 = active_544_;
-                if _e3118 {
-                    let _e3120 = r162_;
-                    r256_ = (_e3120 + 2i);
+                let _e3066 = active_540_;
+                if _e3066 {
+                    let _e3068 = r226_;
+                    let _e3070 = r248_;
+                    r249_ = (_e3068 + _e3070);
                 }
-                let _e3125 = active_544_;
-                if _e3125 {
-                    let _e3127 = r163_;
-                    r257_ = (_e3127 + 2i);
+                let _e3074 = active_540_;
+                if _e3074 {
+                    let _e3076 = r237_;
+                    let _e3078 = r243_;
+                    r250_ = (_e3076 * _e3078);
                 }
-                let _e3132 = active_544_;
+                let _e3082 = active_540_;
+                if _e3082 {
+                    let _e3084 = r228_;
+                    let _e3086 = r250_;
+                    r251_ = (_e3084 + _e3086);
+                }
+                let _e3090 = active_540_;
+                if _e3090 {
+                    let _e3092 = r162_;
+                    r252_ = (_e3092 + 2i);
+                }
+                let _e3097 = active_540_;
+                if _e3097 {
+                    let _e3099 = r163_;
+                    r253_ = (_e3099 + 2i);
+                }
+                let _e3104 = active_540_;
+                if _e3104 {
+                    let _e3106 = r253_;
+                    r254_ = (_e3106 + 4i);
+                }
+                let _e3111 = active_540_;
+                if _e3111 {
+                    let _e3115 = a_local1_[0i];
+                    r255_ = _e3115;
+                }
+                workgroupBarrier();
+                let _e3118 = r255_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3118);
+                let _e3129 = active_540_;
+                lane_active[local_index] = u32(_e3129);
+                workgroupBarrier();
+                let _e3132 = active_540_;
                 if _e3132 {
-                    let _e3134 = r257_;
-                    r258_ = (_e3134 + 4i);
+                    let _e3138 = i32(local_index);
+                    let _e3141 = r252_;
+                    let _e3145 = (((_e3141 % 32i) + 32i) % 32i);
+                    let _e3150 = ((_e3138 - (i32(local_index) % 32i)) + _e3145);
+                    let _e3153 = (((_e3145 >= 0i) && (_e3145 < 32i)) && (_e3150 < 128i));
+                    let _e3154 = select(_e3138, _e3150, _e3153);
+                    let _e3158 = lane_active[bitcast<u32>(_e3154)];
+                    let _e3165 = lane_values[bitcast<u32>(_e3154)];
+                    let _e3169 = lane_values[bitcast<u32>(_e3138)];
+                    r256_ = bitcast<f32>(select(_e3169, _e3165, (_e3153 && (_e3158 != 0u))));
                 }
-                let _e3139 = active_544_;
-                if _e3139 {
-                    let _e3143 = a_local1_[0i];
-                    r259_ = _e3143;
+                let _e3174 = active_540_;
+                if _e3174 {
+                    let _e3176 = r256_;
+                    r257_ = f32(_e3176);
                 }
-                workgroupBarrier();
-                let _e3146 = r259_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3146);
-                let _e3157 = active_544_;
-                lane_active[local_index] = u32(_e3157);
-                workgroupBarrier();
-                let _e3160 = active_544_;
-                if _e3160 {
-                    let _e3166 = i32(local_index);
-                    let _e3169 = r256_;
-                    let _e3173 = (((_e3169 % 32i) + 32i) % 32i);
-                    let _e3178 = ((_e3166 - (i32(local_index) % 32i)) + _e3173);
-                    let _e3181 = (((_e3173 >= 0i) && (_e3173 < 32i)) && (_e3178 < 128i));
-                    let _e3182 = select(_e3166, _e3178, _e3181);
-                    let _e3186 = lane_active[bitcast<u32>(_e3182)];
-                    let _e3193 = lane_values[bitcast<u32>(_e3182)];
-                    let _e3197 = lane_values[bitcast<u32>(_e3166)];
-                    r260_ = bitcast<f32>(select(_e3197, _e3193, (_e3181 && (_e3186 != 0u))));
-                }
-                let _e3202 = active_544_;
-                if _e3202 {
-                    let _e3204 = r260_;
-                    r261_ = f32(_e3204);
-                }
-                let _e3208 = active_544_;
-                if _e3208 {
-                    let _e3212 = a_local1_[2i];
-                    r262_ = _e3212;
+                let _e3180 = active_540_;
+                if _e3180 {
+                    let _e3184 = a_local1_[2i];
+                    r258_ = _e3184;
                 }
                 workgroupBarrier();
-                let _e3215 = r262_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3215);
-                let _e3226 = active_544_;
-                lane_active[local_index] = u32(_e3226);
+                let _e3187 = r258_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3187);
+                let _e3198 = active_540_;
+                lane_active[local_index] = u32(_e3198);
                 workgroupBarrier();
-                let _e3229 = active_544_;
-                if _e3229 {
-                    let _e3235 = i32(local_index);
-                    let _e3238 = r256_;
-                    let _e3242 = (((_e3238 % 32i) + 32i) % 32i);
-                    let _e3247 = ((_e3235 - (i32(local_index) % 32i)) + _e3242);
-                    let _e3250 = (((_e3242 >= 0i) && (_e3242 < 32i)) && (_e3247 < 128i));
-                    let _e3251 = select(_e3235, _e3247, _e3250);
-                    let _e3255 = lane_active[bitcast<u32>(_e3251)];
-                    let _e3262 = lane_values[bitcast<u32>(_e3251)];
-                    let _e3266 = lane_values[bitcast<u32>(_e3235)];
-                    r263_ = bitcast<f32>(select(_e3266, _e3262, (_e3250 && (_e3255 != 0u))));
+                let _e3201 = active_540_;
+                if _e3201 {
+                    let _e3207 = i32(local_index);
+                    let _e3210 = r252_;
+                    let _e3214 = (((_e3210 % 32i) + 32i) % 32i);
+                    let _e3219 = ((_e3207 - (i32(local_index) % 32i)) + _e3214);
+                    let _e3222 = (((_e3214 >= 0i) && (_e3214 < 32i)) && (_e3219 < 128i));
+                    let _e3223 = select(_e3207, _e3219, _e3222);
+                    let _e3227 = lane_active[bitcast<u32>(_e3223)];
+                    let _e3234 = lane_values[bitcast<u32>(_e3223)];
+                    let _e3238 = lane_values[bitcast<u32>(_e3207)];
+                    r259_ = bitcast<f32>(select(_e3238, _e3234, (_e3222 && (_e3227 != 0u))));
                 }
-                let _e3271 = active_544_;
-                if _e3271 {
-                    let _e3273 = r263_;
-                    r264_ = f32(_e3273);
+                let _e3243 = active_540_;
+                if _e3243 {
+                    let _e3245 = r259_;
+                    r260_ = f32(_e3245);
                 }
-                let _e3277 = active_544_;
-                if _e3277 {
-                    let _e3281 = b_local2_[0i];
-                    r265_ = _e3281;
-                }
-                workgroupBarrier();
-                let _e3284 = r265_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3284);
-                let _e3295 = active_544_;
-                lane_active[local_index] = u32(_e3295);
-                workgroupBarrier();
-                let _e3298 = active_544_;
-                if _e3298 {
-                    let _e3304 = i32(local_index);
-                    let _e3307 = r257_;
-                    let _e3311 = (((_e3307 % 32i) + 32i) % 32i);
-                    let _e3316 = ((_e3304 - (i32(local_index) % 32i)) + _e3311);
-                    let _e3319 = (((_e3311 >= 0i) && (_e3311 < 32i)) && (_e3316 < 128i));
-                    let _e3320 = select(_e3304, _e3316, _e3319);
-                    let _e3324 = lane_active[bitcast<u32>(_e3320)];
-                    let _e3331 = lane_values[bitcast<u32>(_e3320)];
-                    let _e3335 = lane_values[bitcast<u32>(_e3304)];
-                    r266_ = bitcast<f32>(select(_e3335, _e3331, (_e3319 && (_e3324 != 0u))));
-                }
-                let _e3340 = active_544_;
-                if _e3340 {
-                    let _e3342 = r266_;
-                    r267_ = f32(_e3342);
-                }
-                let _e3346 = active_544_;
-                if _e3346 {
-                    let _e3350 = b_local2_[0i];
-                    r268_ = _e3350;
+                let _e3249 = active_540_;
+                if _e3249 {
+                    let _e3253 = b_local2_[0i];
+                    r261_ = _e3253;
                 }
                 workgroupBarrier();
-                let _e3353 = r268_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3353);
-                let _e3364 = active_544_;
-                lane_active[local_index] = u32(_e3364);
+                let _e3256 = r261_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3256);
+                let _e3267 = active_540_;
+                lane_active[local_index] = u32(_e3267);
                 workgroupBarrier();
-                let _e3367 = active_544_;
-                if _e3367 {
-                    let _e3373 = i32(local_index);
-                    let _e3376 = r258_;
-                    let _e3380 = (((_e3376 % 32i) + 32i) % 32i);
-                    let _e3385 = ((_e3373 - (i32(local_index) % 32i)) + _e3380);
-                    let _e3388 = (((_e3380 >= 0i) && (_e3380 < 32i)) && (_e3385 < 128i));
-                    let _e3389 = select(_e3373, _e3385, _e3388);
-                    let _e3393 = lane_active[bitcast<u32>(_e3389)];
-                    let _e3400 = lane_values[bitcast<u32>(_e3389)];
-                    let _e3404 = lane_values[bitcast<u32>(_e3373)];
-                    r269_ = bitcast<f32>(select(_e3404, _e3400, (_e3388 && (_e3393 != 0u))));
+                let _e3270 = active_540_;
+                if _e3270 {
+                    let _e3276 = i32(local_index);
+                    let _e3279 = r253_;
+                    let _e3283 = (((_e3279 % 32i) + 32i) % 32i);
+                    let _e3288 = ((_e3276 - (i32(local_index) % 32i)) + _e3283);
+                    let _e3291 = (((_e3283 >= 0i) && (_e3283 < 32i)) && (_e3288 < 128i));
+                    let _e3292 = select(_e3276, _e3288, _e3291);
+                    let _e3296 = lane_active[bitcast<u32>(_e3292)];
+                    let _e3303 = lane_values[bitcast<u32>(_e3292)];
+                    let _e3307 = lane_values[bitcast<u32>(_e3276)];
+                    r262_ = bitcast<f32>(select(_e3307, _e3303, (_e3291 && (_e3296 != 0u))));
                 }
-                let _e3409 = active_544_;
-                if _e3409 {
-                    let _e3411 = r269_;
-                    r270_ = f32(_e3411);
+                let _e3312 = active_540_;
+                if _e3312 {
+                    let _e3314 = r262_;
+                    r263_ = f32(_e3314);
                 }
-                let _e3415 = active_544_;
-                if _e3415 {
-                    let _e3417 = r261_;
-                    let _e3419 = r267_;
-                    r271_ = (_e3417 * _e3419);
+                let _e3318 = active_540_;
+                if _e3318 {
+                    let _e3322 = b_local2_[0i];
+                    r264_ = _e3322;
                 }
-                let _e3423 = active_544_;
-                if _e3423 {
-                    let _e3425 = r249_;
-                    let _e3427 = r271_;
-                    r272_ = (_e3425 + _e3427);
+                workgroupBarrier();
+                let _e3325 = r264_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3325);
+                let _e3336 = active_540_;
+                lane_active[local_index] = u32(_e3336);
+                workgroupBarrier();
+                let _e3339 = active_540_;
+                if _e3339 {
+                    let _e3345 = i32(local_index);
+                    let _e3348 = r254_;
+                    let _e3352 = (((_e3348 % 32i) + 32i) % 32i);
+                    let _e3357 = ((_e3345 - (i32(local_index) % 32i)) + _e3352);
+                    let _e3360 = (((_e3352 >= 0i) && (_e3352 < 32i)) && (_e3357 < 128i));
+                    let _e3361 = select(_e3345, _e3357, _e3360);
+                    let _e3365 = lane_active[bitcast<u32>(_e3361)];
+                    let _e3372 = lane_values[bitcast<u32>(_e3361)];
+                    let _e3376 = lane_values[bitcast<u32>(_e3345)];
+                    r265_ = bitcast<f32>(select(_e3376, _e3372, (_e3360 && (_e3365 != 0u))));
                 }
-                let _e3431 = active_544_;
-                if _e3431 {
-                    let _e3433 = r261_;
-                    let _e3435 = r270_;
-                    r273_ = (_e3433 * _e3435);
+                let _e3381 = active_540_;
+                if _e3381 {
+                    let _e3383 = r265_;
+                    r266_ = f32(_e3383);
                 }
-                let _e3439 = active_544_;
-                if _e3439 {
-                    let _e3441 = r251_;
-                    let _e3443 = r273_;
-                    r274_ = (_e3441 + _e3443);
+                let _e3387 = active_540_;
+                if _e3387 {
+                    let _e3389 = r257_;
+                    let _e3391 = r263_;
+                    r267_ = (_e3389 * _e3391);
                 }
-                let _e3447 = active_544_;
-                if _e3447 {
-                    let _e3449 = r264_;
-                    let _e3451 = r267_;
-                    r275_ = (_e3449 * _e3451);
+                let _e3395 = active_540_;
+                if _e3395 {
+                    let _e3397 = r245_;
+                    let _e3399 = r267_;
+                    r268_ = (_e3397 + _e3399);
                 }
-                let _e3455 = active_544_;
-                if _e3455 {
-                    let _e3457 = r253_;
-                    let _e3459 = r275_;
-                    r276_ = (_e3457 + _e3459);
+                let _e3403 = active_540_;
+                if _e3403 {
+                    let _e3405 = r257_;
+                    let _e3407 = r266_;
+                    r269_ = (_e3405 * _e3407);
                 }
-                let _e3463 = active_544_;
-                if _e3463 {
-                    let _e3465 = r264_;
-                    let _e3467 = r270_;
-                    r277_ = (_e3465 * _e3467);
+                let _e3411 = active_540_;
+                if _e3411 {
+                    let _e3413 = r247_;
+                    let _e3415 = r269_;
+                    r270_ = (_e3413 + _e3415);
                 }
-                let _e3471 = active_544_;
-                if _e3471 {
-                    let _e3473 = r255_;
-                    let _e3475 = r277_;
-                    r278_ = (_e3473 + _e3475);
+                let _e3419 = active_540_;
+                if _e3419 {
+                    let _e3421 = r260_;
+                    let _e3423 = r263_;
+                    r271_ = (_e3421 * _e3423);
                 }
-                let _e3479 = active_544_;
-                if _e3479 {
-                    let _e3481 = r162_;
-                    r279_ = (_e3481 + 2i);
+                let _e3427 = active_540_;
+                if _e3427 {
+                    let _e3429 = r249_;
+                    let _e3431 = r271_;
+                    r272_ = (_e3429 + _e3431);
                 }
-                let _e3486 = active_544_;
-                if _e3486 {
-                    let _e3488 = r163_;
-                    r280_ = (_e3488 + 2i);
+                let _e3435 = active_540_;
+                if _e3435 {
+                    let _e3437 = r260_;
+                    let _e3439 = r266_;
+                    r273_ = (_e3437 * _e3439);
                 }
-                let _e3493 = active_544_;
+                let _e3443 = active_540_;
+                if _e3443 {
+                    let _e3445 = r251_;
+                    let _e3447 = r273_;
+                    r274_ = (_e3445 + _e3447);
+                }
+                let _e3451 = active_540_;
+                if _e3451 {
+                    let _e3453 = r162_;
+                    r275_ = (_e3453 + 2i);
+                }
+                let _e3458 = active_540_;
+                if _e3458 {
+                    let _e3460 = r163_;
+                    r276_ = (_e3460 + 2i);
+                }
+                let _e3465 = active_540_;
+                if _e3465 {
+                    let _e3467 = r276_;
+                    r277_ = (_e3467 + 4i);
+                }
+                let _e3472 = active_540_;
+                if _e3472 {
+                    let _e3476 = a_local1_[1i];
+                    r278_ = _e3476;
+                }
+                workgroupBarrier();
+                let _e3479 = r278_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3479);
+                let _e3490 = active_540_;
+                lane_active[local_index] = u32(_e3490);
+                workgroupBarrier();
+                let _e3493 = active_540_;
                 if _e3493 {
-                    let _e3495 = r280_;
-                    r281_ = (_e3495 + 4i);
+                    let _e3499 = i32(local_index);
+                    let _e3502 = r275_;
+                    let _e3506 = (((_e3502 % 32i) + 32i) % 32i);
+                    let _e3511 = ((_e3499 - (i32(local_index) % 32i)) + _e3506);
+                    let _e3514 = (((_e3506 >= 0i) && (_e3506 < 32i)) && (_e3511 < 128i));
+                    let _e3515 = select(_e3499, _e3511, _e3514);
+                    let _e3519 = lane_active[bitcast<u32>(_e3515)];
+                    let _e3526 = lane_values[bitcast<u32>(_e3515)];
+                    let _e3530 = lane_values[bitcast<u32>(_e3499)];
+                    r279_ = bitcast<f32>(select(_e3530, _e3526, (_e3514 && (_e3519 != 0u))));
                 }
-                let _e3500 = active_544_;
-                if _e3500 {
-                    let _e3504 = a_local1_[1i];
-                    r282_ = _e3504;
+                let _e3535 = active_540_;
+                if _e3535 {
+                    let _e3537 = r279_;
+                    r280_ = f32(_e3537);
                 }
-                workgroupBarrier();
-                let _e3507 = r282_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3507);
-                let _e3518 = active_544_;
-                lane_active[local_index] = u32(_e3518);
-                workgroupBarrier();
-                let _e3521 = active_544_;
-                if _e3521 {
-                    let _e3527 = i32(local_index);
-                    let _e3530 = r279_;
-                    let _e3534 = (((_e3530 % 32i) + 32i) % 32i);
-                    let _e3539 = ((_e3527 - (i32(local_index) % 32i)) + _e3534);
-                    let _e3542 = (((_e3534 >= 0i) && (_e3534 < 32i)) && (_e3539 < 128i));
-                    let _e3543 = select(_e3527, _e3539, _e3542);
-                    let _e3547 = lane_active[bitcast<u32>(_e3543)];
-                    let _e3554 = lane_values[bitcast<u32>(_e3543)];
-                    let _e3558 = lane_values[bitcast<u32>(_e3527)];
-                    r283_ = bitcast<f32>(select(_e3558, _e3554, (_e3542 && (_e3547 != 0u))));
-                }
-                let _e3563 = active_544_;
-                if _e3563 {
-                    let _e3565 = r283_;
-                    r284_ = f32(_e3565);
-                }
-                let _e3569 = active_544_;
-                if _e3569 {
-                    let _e3573 = a_local1_[3i];
-                    r285_ = _e3573;
+                let _e3541 = active_540_;
+                if _e3541 {
+                    let _e3545 = a_local1_[3i];
+                    r281_ = _e3545;
                 }
                 workgroupBarrier();
-                let _e3576 = r285_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3576);
-                let _e3587 = active_544_;
-                lane_active[local_index] = u32(_e3587);
+                let _e3548 = r281_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3548);
+                let _e3559 = active_540_;
+                lane_active[local_index] = u32(_e3559);
                 workgroupBarrier();
-                let _e3590 = active_544_;
-                if _e3590 {
-                    let _e3596 = i32(local_index);
-                    let _e3599 = r279_;
-                    let _e3603 = (((_e3599 % 32i) + 32i) % 32i);
-                    let _e3608 = ((_e3596 - (i32(local_index) % 32i)) + _e3603);
-                    let _e3611 = (((_e3603 >= 0i) && (_e3603 < 32i)) && (_e3608 < 128i));
-                    let _e3612 = select(_e3596, _e3608, _e3611);
-                    let _e3616 = lane_active[bitcast<u32>(_e3612)];
-                    let _e3623 = lane_values[bitcast<u32>(_e3612)];
-                    let _e3627 = lane_values[bitcast<u32>(_e3596)];
-                    r286_ = bitcast<f32>(select(_e3627, _e3623, (_e3611 && (_e3616 != 0u))));
+                let _e3562 = active_540_;
+                if _e3562 {
+                    let _e3568 = i32(local_index);
+                    let _e3571 = r275_;
+                    let _e3575 = (((_e3571 % 32i) + 32i) % 32i);
+                    let _e3580 = ((_e3568 - (i32(local_index) % 32i)) + _e3575);
+                    let _e3583 = (((_e3575 >= 0i) && (_e3575 < 32i)) && (_e3580 < 128i));
+                    let _e3584 = select(_e3568, _e3580, _e3583);
+                    let _e3588 = lane_active[bitcast<u32>(_e3584)];
+                    let _e3595 = lane_values[bitcast<u32>(_e3584)];
+                    let _e3599 = lane_values[bitcast<u32>(_e3568)];
+                    r282_ = bitcast<f32>(select(_e3599, _e3595, (_e3583 && (_e3588 != 0u))));
                 }
-                let _e3632 = active_544_;
-                if _e3632 {
-                    let _e3634 = r286_;
-                    r287_ = f32(_e3634);
+                let _e3604 = active_540_;
+                if _e3604 {
+                    let _e3606 = r282_;
+                    r283_ = f32(_e3606);
                 }
-                let _e3638 = active_544_;
-                if _e3638 {
-                    let _e3642 = b_local2_[1i];
-                    r288_ = _e3642;
-                }
-                workgroupBarrier();
-                let _e3645 = r288_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3645);
-                let _e3656 = active_544_;
-                lane_active[local_index] = u32(_e3656);
-                workgroupBarrier();
-                let _e3659 = active_544_;
-                if _e3659 {
-                    let _e3665 = i32(local_index);
-                    let _e3668 = r280_;
-                    let _e3672 = (((_e3668 % 32i) + 32i) % 32i);
-                    let _e3677 = ((_e3665 - (i32(local_index) % 32i)) + _e3672);
-                    let _e3680 = (((_e3672 >= 0i) && (_e3672 < 32i)) && (_e3677 < 128i));
-                    let _e3681 = select(_e3665, _e3677, _e3680);
-                    let _e3685 = lane_active[bitcast<u32>(_e3681)];
-                    let _e3692 = lane_values[bitcast<u32>(_e3681)];
-                    let _e3696 = lane_values[bitcast<u32>(_e3665)];
-                    r289_ = bitcast<f32>(select(_e3696, _e3692, (_e3680 && (_e3685 != 0u))));
-                }
-                let _e3701 = active_544_;
-                if _e3701 {
-                    let _e3703 = r289_;
-                    r290_ = f32(_e3703);
-                }
-                let _e3707 = active_544_;
-                if _e3707 {
-                    let _e3711 = b_local2_[1i];
-                    r291_ = _e3711;
+                let _e3610 = active_540_;
+                if _e3610 {
+                    let _e3614 = b_local2_[1i];
+                    r284_ = _e3614;
                 }
                 workgroupBarrier();
-                let _e3714 = r291_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3714);
-                let _e3725 = active_544_;
-                lane_active[local_index] = u32(_e3725);
+                let _e3617 = r284_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3617);
+                let _e3628 = active_540_;
+                lane_active[local_index] = u32(_e3628);
                 workgroupBarrier();
-                let _e3728 = active_544_;
-                if _e3728 {
-                    let _e3734 = i32(local_index);
-                    let _e3737 = r281_;
-                    let _e3741 = (((_e3737 % 32i) + 32i) % 32i);
-                    let _e3746 = ((_e3734 - (i32(local_index) % 32i)) + _e3741);
-                    let _e3749 = (((_e3741 >= 0i) && (_e3741 < 32i)) && (_e3746 < 128i));
-                    let _e3750 = select(_e3734, _e3746, _e3749);
-                    let _e3754 = lane_active[bitcast<u32>(_e3750)];
-                    let _e3761 = lane_values[bitcast<u32>(_e3750)];
-                    let _e3765 = lane_values[bitcast<u32>(_e3734)];
-                    r292_ = bitcast<f32>(select(_e3765, _e3761, (_e3749 && (_e3754 != 0u))));
+                let _e3631 = active_540_;
+                if _e3631 {
+                    let _e3637 = i32(local_index);
+                    let _e3640 = r276_;
+                    let _e3644 = (((_e3640 % 32i) + 32i) % 32i);
+                    let _e3649 = ((_e3637 - (i32(local_index) % 32i)) + _e3644);
+                    let _e3652 = (((_e3644 >= 0i) && (_e3644 < 32i)) && (_e3649 < 128i));
+                    let _e3653 = select(_e3637, _e3649, _e3652);
+                    let _e3657 = lane_active[bitcast<u32>(_e3653)];
+                    let _e3664 = lane_values[bitcast<u32>(_e3653)];
+                    let _e3668 = lane_values[bitcast<u32>(_e3637)];
+                    r285_ = bitcast<f32>(select(_e3668, _e3664, (_e3652 && (_e3657 != 0u))));
                 }
-                let _e3770 = active_544_;
-                if _e3770 {
-                    let _e3772 = r292_;
-                    r293_ = f32(_e3772);
+                let _e3673 = active_540_;
+                if _e3673 {
+                    let _e3675 = r285_;
+                    r286_ = f32(_e3675);
                 }
-                let _e3776 = active_544_;
-                if _e3776 {
-                    let _e3778 = r284_;
-                    let _e3780 = r290_;
-                    r294_ = (_e3778 * _e3780);
+                let _e3679 = active_540_;
+                if _e3679 {
+                    let _e3683 = b_local2_[1i];
+                    r287_ = _e3683;
                 }
-                let _e3784 = active_544_;
-                if _e3784 {
-                    let _e3786 = r272_;
-                    let _e3788 = r294_;
-                    r295_ = (_e3786 + _e3788);
+                workgroupBarrier();
+                let _e3686 = r287_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3686);
+                let _e3697 = active_540_;
+                lane_active[local_index] = u32(_e3697);
+                workgroupBarrier();
+                let _e3700 = active_540_;
+                if _e3700 {
+                    let _e3706 = i32(local_index);
+                    let _e3709 = r277_;
+                    let _e3713 = (((_e3709 % 32i) + 32i) % 32i);
+                    let _e3718 = ((_e3706 - (i32(local_index) % 32i)) + _e3713);
+                    let _e3721 = (((_e3713 >= 0i) && (_e3713 < 32i)) && (_e3718 < 128i));
+                    let _e3722 = select(_e3706, _e3718, _e3721);
+                    let _e3726 = lane_active[bitcast<u32>(_e3722)];
+                    let _e3733 = lane_values[bitcast<u32>(_e3722)];
+                    let _e3737 = lane_values[bitcast<u32>(_e3706)];
+                    r288_ = bitcast<f32>(select(_e3737, _e3733, (_e3721 && (_e3726 != 0u))));
                 }
-                let _e3792 = active_544_;
-                if _e3792 {
-                    let _e3794 = r284_;
-                    let _e3796 = r293_;
-                    r296_ = (_e3794 * _e3796);
+                let _e3742 = active_540_;
+                if _e3742 {
+                    let _e3744 = r288_;
+                    r289_ = f32(_e3744);
                 }
-                let _e3800 = active_544_;
-                if _e3800 {
-                    let _e3802 = r274_;
-                    let _e3804 = r296_;
-                    r297_ = (_e3802 + _e3804);
+                let _e3748 = active_540_;
+                if _e3748 {
+                    let _e3750 = r280_;
+                    let _e3752 = r286_;
+                    r290_ = (_e3750 * _e3752);
                 }
-                let _e3808 = active_544_;
-                if _e3808 {
-                    let _e3810 = r287_;
-                    let _e3812 = r290_;
-                    r298_ = (_e3810 * _e3812);
+                let _e3756 = active_540_;
+                if _e3756 {
+                    let _e3758 = r268_;
+                    let _e3760 = r290_;
+                    r291_ = (_e3758 + _e3760);
                 }
-                let _e3816 = active_544_;
-                if _e3816 {
-                    let _e3818 = r276_;
-                    let _e3820 = r298_;
-                    r299_ = (_e3818 + _e3820);
+                let _e3764 = active_540_;
+                if _e3764 {
+                    let _e3766 = r280_;
+                    let _e3768 = r289_;
+                    r292_ = (_e3766 * _e3768);
                 }
-                let _e3824 = active_544_;
-                if _e3824 {
-                    let _e3826 = r287_;
-                    let _e3828 = r293_;
-                    r300_ = (_e3826 * _e3828);
+                let _e3772 = active_540_;
+                if _e3772 {
+                    let _e3774 = r270_;
+                    let _e3776 = r292_;
+                    r293_ = (_e3774 + _e3776);
                 }
-                let _e3832 = active_544_;
-                if _e3832 {
-                    let _e3834 = r278_;
-                    let _e3836 = r300_;
-                    r301_ = (_e3834 + _e3836);
+                let _e3780 = active_540_;
+                if _e3780 {
+                    let _e3782 = r283_;
+                    let _e3784 = r286_;
+                    r294_ = (_e3782 * _e3784);
                 }
-                let _e3840 = active_544_;
-                if _e3840 {
-                    let _e3842 = r162_;
-                    r302_ = (_e3842 + 3i);
+                let _e3788 = active_540_;
+                if _e3788 {
+                    let _e3790 = r272_;
+                    let _e3792 = r294_;
+                    r295_ = (_e3790 + _e3792);
                 }
-                let _e3847 = active_544_;
-                if _e3847 {
-                    let _e3849 = r163_;
-                    r303_ = (_e3849 + 3i);
+                let _e3796 = active_540_;
+                if _e3796 {
+                    let _e3798 = r283_;
+                    let _e3800 = r289_;
+                    r296_ = (_e3798 * _e3800);
                 }
-                let _e3854 = active_544_;
+                let _e3804 = active_540_;
+                if _e3804 {
+                    let _e3806 = r274_;
+                    let _e3808 = r296_;
+                    r297_ = (_e3806 + _e3808);
+                }
+                let _e3812 = active_540_;
+                if _e3812 {
+                    let _e3814 = r162_;
+                    r298_ = (_e3814 + 3i);
+                }
+                let _e3819 = active_540_;
+                if _e3819 {
+                    let _e3821 = r163_;
+                    r299_ = (_e3821 + 3i);
+                }
+                let _e3826 = active_540_;
+                if _e3826 {
+                    let _e3828 = r299_;
+                    r300_ = (_e3828 + 4i);
+                }
+                let _e3833 = active_540_;
+                if _e3833 {
+                    let _e3837 = a_local1_[0i];
+                    r301_ = _e3837;
+                }
+                workgroupBarrier();
+                let _e3840 = r301_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3840);
+                let _e3851 = active_540_;
+                lane_active[local_index] = u32(_e3851);
+                workgroupBarrier();
+                let _e3854 = active_540_;
                 if _e3854 {
-                    let _e3856 = r303_;
-                    r304_ = (_e3856 + 4i);
+                    let _e3860 = i32(local_index);
+                    let _e3863 = r298_;
+                    let _e3867 = (((_e3863 % 32i) + 32i) % 32i);
+                    let _e3872 = ((_e3860 - (i32(local_index) % 32i)) + _e3867);
+                    let _e3875 = (((_e3867 >= 0i) && (_e3867 < 32i)) && (_e3872 < 128i));
+                    let _e3876 = select(_e3860, _e3872, _e3875);
+                    let _e3880 = lane_active[bitcast<u32>(_e3876)];
+                    let _e3887 = lane_values[bitcast<u32>(_e3876)];
+                    let _e3891 = lane_values[bitcast<u32>(_e3860)];
+                    r302_ = bitcast<f32>(select(_e3891, _e3887, (_e3875 && (_e3880 != 0u))));
                 }
-                let _e3861 = active_544_;
-                if _e3861 {
-                    let _e3865 = a_local1_[0i];
-                    r305_ = _e3865;
+                let _e3896 = active_540_;
+                if _e3896 {
+                    let _e3898 = r302_;
+                    r303_ = f32(_e3898);
                 }
-                workgroupBarrier();
-                let _e3868 = r305_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3868);
-                let _e3879 = active_544_;
-                lane_active[local_index] = u32(_e3879);
-                workgroupBarrier();
-                let _e3882 = active_544_;
-                if _e3882 {
-                    let _e3888 = i32(local_index);
-                    let _e3891 = r302_;
-                    let _e3895 = (((_e3891 % 32i) + 32i) % 32i);
-                    let _e3900 = ((_e3888 - (i32(local_index) % 32i)) + _e3895);
-                    let _e3903 = (((_e3895 >= 0i) && (_e3895 < 32i)) && (_e3900 < 128i));
-                    let _e3904 = select(_e3888, _e3900, _e3903);
-                    let _e3908 = lane_active[bitcast<u32>(_e3904)];
-                    let _e3915 = lane_values[bitcast<u32>(_e3904)];
-                    let _e3919 = lane_values[bitcast<u32>(_e3888)];
-                    r306_ = bitcast<f32>(select(_e3919, _e3915, (_e3903 && (_e3908 != 0u))));
-                }
-                let _e3924 = active_544_;
-                if _e3924 {
-                    let _e3926 = r306_;
-                    r307_ = f32(_e3926);
-                }
-                let _e3930 = active_544_;
-                if _e3930 {
-                    let _e3934 = a_local1_[2i];
-                    r308_ = _e3934;
+                let _e3902 = active_540_;
+                if _e3902 {
+                    let _e3906 = a_local1_[2i];
+                    r304_ = _e3906;
                 }
                 workgroupBarrier();
-                let _e3937 = r308_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3937);
-                let _e3948 = active_544_;
-                lane_active[local_index] = u32(_e3948);
+                let _e3909 = r304_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3909);
+                let _e3920 = active_540_;
+                lane_active[local_index] = u32(_e3920);
                 workgroupBarrier();
-                let _e3951 = active_544_;
-                if _e3951 {
-                    let _e3957 = i32(local_index);
-                    let _e3960 = r302_;
-                    let _e3964 = (((_e3960 % 32i) + 32i) % 32i);
-                    let _e3969 = ((_e3957 - (i32(local_index) % 32i)) + _e3964);
-                    let _e3972 = (((_e3964 >= 0i) && (_e3964 < 32i)) && (_e3969 < 128i));
-                    let _e3973 = select(_e3957, _e3969, _e3972);
-                    let _e3977 = lane_active[bitcast<u32>(_e3973)];
-                    let _e3984 = lane_values[bitcast<u32>(_e3973)];
-                    let _e3988 = lane_values[bitcast<u32>(_e3957)];
-                    r309_ = bitcast<f32>(select(_e3988, _e3984, (_e3972 && (_e3977 != 0u))));
+                let _e3923 = active_540_;
+                if _e3923 {
+                    let _e3929 = i32(local_index);
+                    let _e3932 = r298_;
+                    let _e3936 = (((_e3932 % 32i) + 32i) % 32i);
+                    let _e3941 = ((_e3929 - (i32(local_index) % 32i)) + _e3936);
+                    let _e3944 = (((_e3936 >= 0i) && (_e3936 < 32i)) && (_e3941 < 128i));
+                    let _e3945 = select(_e3929, _e3941, _e3944);
+                    let _e3949 = lane_active[bitcast<u32>(_e3945)];
+                    let _e3956 = lane_values[bitcast<u32>(_e3945)];
+                    let _e3960 = lane_values[bitcast<u32>(_e3929)];
+                    r305_ = bitcast<f32>(select(_e3960, _e3956, (_e3944 && (_e3949 != 0u))));
                 }
-                let _e3993 = active_544_;
-                if _e3993 {
-                    let _e3995 = r309_;
-                    r310_ = f32(_e3995);
+                let _e3965 = active_540_;
+                if _e3965 {
+                    let _e3967 = r305_;
+                    r306_ = f32(_e3967);
                 }
-                let _e3999 = active_544_;
-                if _e3999 {
-                    let _e4003 = b_local2_[0i];
-                    r311_ = _e4003;
-                }
-                workgroupBarrier();
-                let _e4006 = r311_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4006);
-                let _e4017 = active_544_;
-                lane_active[local_index] = u32(_e4017);
-                workgroupBarrier();
-                let _e4020 = active_544_;
-                if _e4020 {
-                    let _e4026 = i32(local_index);
-                    let _e4029 = r303_;
-                    let _e4033 = (((_e4029 % 32i) + 32i) % 32i);
-                    let _e4038 = ((_e4026 - (i32(local_index) % 32i)) + _e4033);
-                    let _e4041 = (((_e4033 >= 0i) && (_e4033 < 32i)) && (_e4038 < 128i));
-                    let _e4042 = select(_e4026, _e4038, _e4041);
-                    let _e4046 = lane_active[bitcast<u32>(_e4042)];
-                    let _e4053 = lane_values[bitcast<u32>(_e4042)];
-                    let _e4057 = lane_values[bitcast<u32>(_e4026)];
-                    r312_ = bitcast<f32>(select(_e4057, _e4053, (_e4041 && (_e4046 != 0u))));
-                }
-                let _e4062 = active_544_;
-                if _e4062 {
-                    let _e4064 = r312_;
-                    r313_ = f32(_e4064);
-                }
-                let _e4068 = active_544_;
-                if _e4068 {
-                    let _e4072 = b_local2_[0i];
-                    r314_ = _e4072;
+                let _e3971 = active_540_;
+                if _e3971 {
+                    let _e3975 = b_local2_[0i];
+                    r307_ = _e3975;
                 }
                 workgroupBarrier();
-                let _e4075 = r314_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4075);
-                let _e4086 = active_544_;
-                lane_active[local_index] = u32(_e4086);
+                let _e3978 = r307_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3978);
+                let _e3989 = active_540_;
+                lane_active[local_index] = u32(_e3989);
                 workgroupBarrier();
-                let _e4089 = active_544_;
-                if _e4089 {
-                    let _e4095 = i32(local_index);
-                    let _e4098 = r304_;
-                    let _e4102 = (((_e4098 % 32i) + 32i) % 32i);
-                    let _e4107 = ((_e4095 - (i32(local_index) % 32i)) + _e4102);
-                    let _e4110 = (((_e4102 >= 0i) && (_e4102 < 32i)) && (_e4107 < 128i));
-                    let _e4111 = select(_e4095, _e4107, _e4110);
-                    let _e4115 = lane_active[bitcast<u32>(_e4111)];
-                    let _e4122 = lane_values[bitcast<u32>(_e4111)];
-                    let _e4126 = lane_values[bitcast<u32>(_e4095)];
-                    r315_ = bitcast<f32>(select(_e4126, _e4122, (_e4110 && (_e4115 != 0u))));
+                let _e3992 = active_540_;
+                if _e3992 {
+                    let _e3998 = i32(local_index);
+                    let _e4001 = r299_;
+                    let _e4005 = (((_e4001 % 32i) + 32i) % 32i);
+                    let _e4010 = ((_e3998 - (i32(local_index) % 32i)) + _e4005);
+                    let _e4013 = (((_e4005 >= 0i) && (_e4005 < 32i)) && (_e4010 < 128i));
+                    let _e4014 = select(_e3998, _e4010, _e4013);
+                    let _e4018 = lane_active[bitcast<u32>(_e4014)];
+                    let _e4025 = lane_values[bitcast<u32>(_e4014)];
+                    let _e4029 = lane_values[bitcast<u32>(_e3998)];
+                    r308_ = bitcast<f32>(select(_e4029, _e4025, (_e4013 && (_e4018 != 0u))));
                 }
-                let _e4131 = active_544_;
-                if _e4131 {
-                    let _e4133 = r315_;
-                    r316_ = f32(_e4133);
+                let _e4034 = active_540_;
+                if _e4034 {
+                    let _e4036 = r308_;
+                    r309_ = f32(_e4036);
                 }
-                let _e4137 = active_544_;
-                if _e4137 {
-                    let _e4139 = r307_;
-                    let _e4141 = r313_;
-                    r317_ = (_e4139 * _e4141);
+                let _e4040 = active_540_;
+                if _e4040 {
+                    let _e4044 = b_local2_[0i];
+                    r310_ = _e4044;
                 }
-                let _e4145 = active_544_;
-                if _e4145 {
-                    let _e4147 = r295_;
-                    let _e4149 = r317_;
-                    r318_ = (_e4147 + _e4149);
+                workgroupBarrier();
+                let _e4047 = r310_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4047);
+                let _e4058 = active_540_;
+                lane_active[local_index] = u32(_e4058);
+                workgroupBarrier();
+                let _e4061 = active_540_;
+                if _e4061 {
+                    let _e4067 = i32(local_index);
+                    let _e4070 = r300_;
+                    let _e4074 = (((_e4070 % 32i) + 32i) % 32i);
+                    let _e4079 = ((_e4067 - (i32(local_index) % 32i)) + _e4074);
+                    let _e4082 = (((_e4074 >= 0i) && (_e4074 < 32i)) && (_e4079 < 128i));
+                    let _e4083 = select(_e4067, _e4079, _e4082);
+                    let _e4087 = lane_active[bitcast<u32>(_e4083)];
+                    let _e4094 = lane_values[bitcast<u32>(_e4083)];
+                    let _e4098 = lane_values[bitcast<u32>(_e4067)];
+                    r311_ = bitcast<f32>(select(_e4098, _e4094, (_e4082 && (_e4087 != 0u))));
                 }
-                let _e4153 = active_544_;
-                if _e4153 {
-                    let _e4155 = r307_;
-                    let _e4157 = r316_;
-                    r319_ = (_e4155 * _e4157);
+                let _e4103 = active_540_;
+                if _e4103 {
+                    let _e4105 = r311_;
+                    r312_ = f32(_e4105);
                 }
-                let _e4161 = active_544_;
-                if _e4161 {
-                    let _e4163 = r297_;
-                    let _e4165 = r319_;
-                    r320_ = (_e4163 + _e4165);
+                let _e4109 = active_540_;
+                if _e4109 {
+                    let _e4111 = r303_;
+                    let _e4113 = r309_;
+                    r313_ = (_e4111 * _e4113);
                 }
-                let _e4169 = active_544_;
-                if _e4169 {
-                    let _e4171 = r310_;
-                    let _e4173 = r313_;
-                    r321_ = (_e4171 * _e4173);
+                let _e4117 = active_540_;
+                if _e4117 {
+                    let _e4119 = r291_;
+                    let _e4121 = r313_;
+                    r314_ = (_e4119 + _e4121);
                 }
-                let _e4177 = active_544_;
-                if _e4177 {
-                    let _e4179 = r299_;
-                    let _e4181 = r321_;
-                    r322_ = (_e4179 + _e4181);
+                let _e4125 = active_540_;
+                if _e4125 {
+                    let _e4127 = r303_;
+                    let _e4129 = r312_;
+                    r315_ = (_e4127 * _e4129);
                 }
-                let _e4185 = active_544_;
-                if _e4185 {
-                    let _e4187 = r310_;
-                    let _e4189 = r316_;
-                    r323_ = (_e4187 * _e4189);
+                let _e4133 = active_540_;
+                if _e4133 {
+                    let _e4135 = r293_;
+                    let _e4137 = r315_;
+                    r316_ = (_e4135 + _e4137);
                 }
-                let _e4193 = active_544_;
-                if _e4193 {
-                    let _e4195 = r301_;
-                    let _e4197 = r323_;
-                    r324_ = (_e4195 + _e4197);
+                let _e4141 = active_540_;
+                if _e4141 {
+                    let _e4143 = r306_;
+                    let _e4145 = r309_;
+                    r317_ = (_e4143 * _e4145);
                 }
-                let _e4201 = active_544_;
-                if _e4201 {
-                    let _e4203 = r162_;
-                    r325_ = (_e4203 + 3i);
+                let _e4149 = active_540_;
+                if _e4149 {
+                    let _e4151 = r295_;
+                    let _e4153 = r317_;
+                    r318_ = (_e4151 + _e4153);
                 }
-                let _e4208 = active_544_;
-                if _e4208 {
-                    let _e4210 = r163_;
-                    r326_ = (_e4210 + 3i);
+                let _e4157 = active_540_;
+                if _e4157 {
+                    let _e4159 = r306_;
+                    let _e4161 = r312_;
+                    r319_ = (_e4159 * _e4161);
                 }
-                let _e4215 = active_544_;
+                let _e4165 = active_540_;
+                if _e4165 {
+                    let _e4167 = r297_;
+                    let _e4169 = r319_;
+                    r320_ = (_e4167 + _e4169);
+                }
+                let _e4173 = active_540_;
+                if _e4173 {
+                    let _e4175 = r162_;
+                    r321_ = (_e4175 + 3i);
+                }
+                let _e4180 = active_540_;
+                if _e4180 {
+                    let _e4182 = r163_;
+                    r322_ = (_e4182 + 3i);
+                }
+                let _e4187 = active_540_;
+                if _e4187 {
+                    let _e4189 = r322_;
+                    r323_ = (_e4189 + 4i);
+                }
+                let _e4194 = active_540_;
+                if _e4194 {
+                    let _e4198 = a_local1_[1i];
+                    r324_ = _e4198;
+                }
+                workgroupBarrier();
+                let _e4201 = r324_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4201);
+                let _e4212 = active_540_;
+                lane_active[local_index] = u32(_e4212);
+                workgroupBarrier();
+                let _e4215 = active_540_;
                 if _e4215 {
-                    let _e4217 = r326_;
-                    r327_ = (_e4217 + 4i);
+                    let _e4221 = i32(local_index);
+                    let _e4224 = r321_;
+                    let _e4228 = (((_e4224 % 32i) + 32i) % 32i);
+                    let _e4233 = ((_e4221 - (i32(local_index) % 32i)) + _e4228);
+                    let _e4236 = (((_e4228 >= 0i) && (_e4228 < 32i)) && (_e4233 < 128i));
+                    let _e4237 = select(_e4221, _e4233, _e4236);
+                    let _e4241 = lane_active[bitcast<u32>(_e4237)];
+                    let _e4248 = lane_values[bitcast<u32>(_e4237)];
+                    let _e4252 = lane_values[bitcast<u32>(_e4221)];
+                    r325_ = bitcast<f32>(select(_e4252, _e4248, (_e4236 && (_e4241 != 0u))));
                 }
-                let _e4222 = active_544_;
-                if _e4222 {
-                    let _e4226 = a_local1_[1i];
-                    r328_ = _e4226;
+                let _e4257 = active_540_;
+                if _e4257 {
+                    let _e4259 = r325_;
+                    r326_ = f32(_e4259);
                 }
-                workgroupBarrier();
-                let _e4229 = r328_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4229);
-                let _e4240 = active_544_;
-                lane_active[local_index] = u32(_e4240);
-                workgroupBarrier();
-                let _e4243 = active_544_;
-                if _e4243 {
-                    let _e4249 = i32(local_index);
-                    let _e4252 = r325_;
-                    let _e4256 = (((_e4252 % 32i) + 32i) % 32i);
-                    let _e4261 = ((_e4249 - (i32(local_index) % 32i)) + _e4256);
-                    let _e4264 = (((_e4256 >= 0i) && (_e4256 < 32i)) && (_e4261 < 128i));
-                    let _e4265 = select(_e4249, _e4261, _e4264);
-                    let _e4269 = lane_active[bitcast<u32>(_e4265)];
-                    let _e4276 = lane_values[bitcast<u32>(_e4265)];
-                    let _e4280 = lane_values[bitcast<u32>(_e4249)];
-                    r329_ = bitcast<f32>(select(_e4280, _e4276, (_e4264 && (_e4269 != 0u))));
-                }
-                let _e4285 = active_544_;
-                if _e4285 {
-                    let _e4287 = r329_;
-                    r330_ = f32(_e4287);
-                }
-                let _e4291 = active_544_;
-                if _e4291 {
-                    let _e4295 = a_local1_[3i];
-                    r331_ = _e4295;
+                let _e4263 = active_540_;
+                if _e4263 {
+                    let _e4267 = a_local1_[3i];
+                    r327_ = _e4267;
                 }
                 workgroupBarrier();
-                let _e4298 = r331_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4298);
-                let _e4309 = active_544_;
-                lane_active[local_index] = u32(_e4309);
+                let _e4270 = r327_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4270);
+                let _e4281 = active_540_;
+                lane_active[local_index] = u32(_e4281);
                 workgroupBarrier();
-                let _e4312 = active_544_;
-                if _e4312 {
-                    let _e4318 = i32(local_index);
-                    let _e4321 = r325_;
-                    let _e4325 = (((_e4321 % 32i) + 32i) % 32i);
-                    let _e4330 = ((_e4318 - (i32(local_index) % 32i)) + _e4325);
-                    let _e4333 = (((_e4325 >= 0i) && (_e4325 < 32i)) && (_e4330 < 128i));
-                    let _e4334 = select(_e4318, _e4330, _e4333);
-                    let _e4338 = lane_active[bitcast<u32>(_e4334)];
-                    let _e4345 = lane_values[bitcast<u32>(_e4334)];
-                    let _e4349 = lane_values[bitcast<u32>(_e4318)];
-                    r332_ = bitcast<f32>(select(_e4349, _e4345, (_e4333 && (_e4338 != 0u))));
+                let _e4284 = active_540_;
+                if _e4284 {
+                    let _e4290 = i32(local_index);
+                    let _e4293 = r321_;
+                    let _e4297 = (((_e4293 % 32i) + 32i) % 32i);
+                    let _e4302 = ((_e4290 - (i32(local_index) % 32i)) + _e4297);
+                    let _e4305 = (((_e4297 >= 0i) && (_e4297 < 32i)) && (_e4302 < 128i));
+                    let _e4306 = select(_e4290, _e4302, _e4305);
+                    let _e4310 = lane_active[bitcast<u32>(_e4306)];
+                    let _e4317 = lane_values[bitcast<u32>(_e4306)];
+                    let _e4321 = lane_values[bitcast<u32>(_e4290)];
+                    r328_ = bitcast<f32>(select(_e4321, _e4317, (_e4305 && (_e4310 != 0u))));
                 }
-                let _e4354 = active_544_;
-                if _e4354 {
-                    let _e4356 = r332_;
-                    r333_ = f32(_e4356);
+                let _e4326 = active_540_;
+                if _e4326 {
+                    let _e4328 = r328_;
+                    r329_ = f32(_e4328);
                 }
-                let _e4360 = active_544_;
-                if _e4360 {
-                    let _e4364 = b_local2_[1i];
-                    r334_ = _e4364;
-                }
-                workgroupBarrier();
-                let _e4367 = r334_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4367);
-                let _e4378 = active_544_;
-                lane_active[local_index] = u32(_e4378);
-                workgroupBarrier();
-                let _e4381 = active_544_;
-                if _e4381 {
-                    let _e4387 = i32(local_index);
-                    let _e4390 = r326_;
-                    let _e4394 = (((_e4390 % 32i) + 32i) % 32i);
-                    let _e4399 = ((_e4387 - (i32(local_index) % 32i)) + _e4394);
-                    let _e4402 = (((_e4394 >= 0i) && (_e4394 < 32i)) && (_e4399 < 128i));
-                    let _e4403 = select(_e4387, _e4399, _e4402);
-                    let _e4407 = lane_active[bitcast<u32>(_e4403)];
-                    let _e4414 = lane_values[bitcast<u32>(_e4403)];
-                    let _e4418 = lane_values[bitcast<u32>(_e4387)];
-                    r335_ = bitcast<f32>(select(_e4418, _e4414, (_e4402 && (_e4407 != 0u))));
-                }
-                let _e4423 = active_544_;
-                if _e4423 {
-                    let _e4425 = r335_;
-                    r336_ = f32(_e4425);
-                }
-                let _e4429 = active_544_;
-                if _e4429 {
-                    let _e4433 = b_local2_[1i];
-                    r337_ = _e4433;
+                let _e4332 = active_540_;
+                if _e4332 {
+                    let _e4336 = b_local2_[1i];
+                    r330_ = _e4336;
                 }
                 workgroupBarrier();
-                let _e4436 = r337_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4436);
-                let _e4447 = active_544_;
-                lane_active[local_index] = u32(_e4447);
+                let _e4339 = r330_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4339);
+                let _e4350 = active_540_;
+                lane_active[local_index] = u32(_e4350);
                 workgroupBarrier();
-                let _e4450 = active_544_;
-                if _e4450 {
-                    let _e4456 = i32(local_index);
-                    let _e4459 = r327_;
-                    let _e4463 = (((_e4459 % 32i) + 32i) % 32i);
-                    let _e4468 = ((_e4456 - (i32(local_index) % 32i)) + _e4463);
-                    let _e4471 = (((_e4463 >= 0i) && (_e4463 < 32i)) && (_e4468 < 128i));
-                    let _e4472 = select(_e4456, _e4468, _e4471);
-                    let _e4476 = lane_active[bitcast<u32>(_e4472)];
-                    let _e4483 = lane_values[bitcast<u32>(_e4472)];
-                    let _e4487 = lane_values[bitcast<u32>(_e4456)];
-                    r338_ = bitcast<f32>(select(_e4487, _e4483, (_e4471 && (_e4476 != 0u))));
+                let _e4353 = active_540_;
+                if _e4353 {
+                    let _e4359 = i32(local_index);
+                    let _e4362 = r322_;
+                    let _e4366 = (((_e4362 % 32i) + 32i) % 32i);
+                    let _e4371 = ((_e4359 - (i32(local_index) % 32i)) + _e4366);
+                    let _e4374 = (((_e4366 >= 0i) && (_e4366 < 32i)) && (_e4371 < 128i));
+                    let _e4375 = select(_e4359, _e4371, _e4374);
+                    let _e4379 = lane_active[bitcast<u32>(_e4375)];
+                    let _e4386 = lane_values[bitcast<u32>(_e4375)];
+                    let _e4390 = lane_values[bitcast<u32>(_e4359)];
+                    r331_ = bitcast<f32>(select(_e4390, _e4386, (_e4374 && (_e4379 != 0u))));
                 }
-                let _e4492 = active_544_;
-                if _e4492 {
-                    let _e4494 = r338_;
-                    r339_ = f32(_e4494);
+                let _e4395 = active_540_;
+                if _e4395 {
+                    let _e4397 = r331_;
+                    r332_ = f32(_e4397);
                 }
-                let _e4498 = active_544_;
-                if _e4498 {
-                    let _e4500 = r330_;
-                    let _e4502 = r336_;
-                    r340_ = (_e4500 * _e4502);
+                let _e4401 = active_540_;
+                if _e4401 {
+                    let _e4405 = b_local2_[1i];
+                    r333_ = _e4405;
                 }
-                let _e4506 = active_544_;
-                if _e4506 {
-                    let _e4508 = r318_;
-                    let _e4510 = r340_;
-                    r341_ = (_e4508 + _e4510);
+                workgroupBarrier();
+                let _e4408 = r333_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4408);
+                let _e4419 = active_540_;
+                lane_active[local_index] = u32(_e4419);
+                workgroupBarrier();
+                let _e4422 = active_540_;
+                if _e4422 {
+                    let _e4428 = i32(local_index);
+                    let _e4431 = r323_;
+                    let _e4435 = (((_e4431 % 32i) + 32i) % 32i);
+                    let _e4440 = ((_e4428 - (i32(local_index) % 32i)) + _e4435);
+                    let _e4443 = (((_e4435 >= 0i) && (_e4435 < 32i)) && (_e4440 < 128i));
+                    let _e4444 = select(_e4428, _e4440, _e4443);
+                    let _e4448 = lane_active[bitcast<u32>(_e4444)];
+                    let _e4455 = lane_values[bitcast<u32>(_e4444)];
+                    let _e4459 = lane_values[bitcast<u32>(_e4428)];
+                    r334_ = bitcast<f32>(select(_e4459, _e4455, (_e4443 && (_e4448 != 0u))));
                 }
-                let _e4514 = active_544_;
-                if _e4514 {
-                    let _e4516 = r330_;
-                    let _e4518 = r339_;
-                    r342_ = (_e4516 * _e4518);
+                let _e4464 = active_540_;
+                if _e4464 {
+                    let _e4466 = r334_;
+                    r335_ = f32(_e4466);
                 }
-                let _e4522 = active_544_;
-                if _e4522 {
-                    let _e4524 = r320_;
-                    let _e4526 = r342_;
-                    r343_ = (_e4524 + _e4526);
+                let _e4470 = active_540_;
+                if _e4470 {
+                    let _e4472 = r326_;
+                    let _e4474 = r332_;
+                    r336_ = (_e4472 * _e4474);
                 }
-                let _e4530 = active_544_;
-                if _e4530 {
-                    let _e4532 = r333_;
-                    let _e4534 = r336_;
-                    r344_ = (_e4532 * _e4534);
+                let _e4478 = active_540_;
+                if _e4478 {
+                    let _e4480 = r314_;
+                    let _e4482 = r336_;
+                    r337_ = (_e4480 + _e4482);
                 }
-                let _e4538 = active_544_;
-                if _e4538 {
-                    let _e4540 = r322_;
-                    let _e4542 = r344_;
-                    r345_ = (_e4540 + _e4542);
+                let _e4486 = active_540_;
+                if _e4486 {
+                    let _e4488 = r326_;
+                    let _e4490 = r335_;
+                    r338_ = (_e4488 * _e4490);
                 }
-                let _e4546 = active_544_;
-                if _e4546 {
-                    let _e4548 = r333_;
-                    let _e4550 = r339_;
-                    r346_ = (_e4548 * _e4550);
+                let _e4494 = active_540_;
+                if _e4494 {
+                    let _e4496 = r316_;
+                    let _e4498 = r338_;
+                    r339_ = (_e4496 + _e4498);
                 }
-                let _e4554 = active_544_;
-                if _e4554 {
-                    let _e4556 = r324_;
-                    let _e4558 = r346_;
-                    r347_ = (_e4556 + _e4558);
+                let _e4502 = active_540_;
+                if _e4502 {
+                    let _e4504 = r329_;
+                    let _e4506 = r332_;
+                    r340_ = (_e4504 * _e4506);
                 }
-                let _e4562 = active_544_;
-                if _e4562 {
-                    let _e4564 = r162_;
-                    r348_ = (_e4564 + 0i);
+                let _e4510 = active_540_;
+                if _e4510 {
+                    let _e4512 = r318_;
+                    let _e4514 = r340_;
+                    r341_ = (_e4512 + _e4514);
                 }
-                let _e4569 = active_544_;
-                if _e4569 {
-                    let _e4571 = r163_;
-                    r349_ = (_e4571 + 0i);
+                let _e4518 = active_540_;
+                if _e4518 {
+                    let _e4520 = r329_;
+                    let _e4522 = r335_;
+                    r342_ = (_e4520 * _e4522);
                 }
-                let _e4576 = active_544_;
+                let _e4526 = active_540_;
+                if _e4526 {
+                    let _e4528 = r320_;
+                    let _e4530 = r342_;
+                    r343_ = (_e4528 + _e4530);
+                }
+                let _e4534 = active_540_;
+                if _e4534 {
+                    let _e4536 = r162_;
+                    r344_ = (_e4536 + 0i);
+                }
+                let _e4541 = active_540_;
+                if _e4541 {
+                    let _e4543 = r163_;
+                    r345_ = (_e4543 + 0i);
+                }
+                let _e4548 = active_540_;
+                if _e4548 {
+                    let _e4550 = r345_;
+                    r346_ = (_e4550 + 4i);
+                }
+                let _e4555 = active_540_;
+                if _e4555 {
+                    let _e4559 = a_local1_[4i];
+                    r347_ = _e4559;
+                }
+                workgroupBarrier();
+                let _e4562 = r347_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4562);
+                let _e4573 = active_540_;
+                lane_active[local_index] = u32(_e4573);
+                workgroupBarrier();
+                let _e4576 = active_540_;
                 if _e4576 {
-                    let _e4578 = r349_;
-                    r350_ = (_e4578 + 4i);
+                    let _e4582 = i32(local_index);
+                    let _e4585 = r344_;
+                    let _e4589 = (((_e4585 % 32i) + 32i) % 32i);
+                    let _e4594 = ((_e4582 - (i32(local_index) % 32i)) + _e4589);
+                    let _e4597 = (((_e4589 >= 0i) && (_e4589 < 32i)) && (_e4594 < 128i));
+                    let _e4598 = select(_e4582, _e4594, _e4597);
+                    let _e4602 = lane_active[bitcast<u32>(_e4598)];
+                    let _e4609 = lane_values[bitcast<u32>(_e4598)];
+                    let _e4613 = lane_values[bitcast<u32>(_e4582)];
+                    r348_ = bitcast<f32>(select(_e4613, _e4609, (_e4597 && (_e4602 != 0u))));
                 }
-                let _e4583 = active_544_;
-                if _e4583 {
-                    let _e4587 = a_local1_[4i];
-                    r351_ = _e4587;
+                let _e4618 = active_540_;
+                if _e4618 {
+                    let _e4620 = r348_;
+                    r349_ = f32(_e4620);
                 }
-                workgroupBarrier();
-                let _e4590 = r351_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4590);
-                let _e4601 = active_544_;
-                lane_active[local_index] = u32(_e4601);
-                workgroupBarrier();
-                let _e4604 = active_544_;
-                if _e4604 {
-                    let _e4610 = i32(local_index);
-                    let _e4613 = r348_;
-                    let _e4617 = (((_e4613 % 32i) + 32i) % 32i);
-                    let _e4622 = ((_e4610 - (i32(local_index) % 32i)) + _e4617);
-                    let _e4625 = (((_e4617 >= 0i) && (_e4617 < 32i)) && (_e4622 < 128i));
-                    let _e4626 = select(_e4610, _e4622, _e4625);
-                    let _e4630 = lane_active[bitcast<u32>(_e4626)];
-                    let _e4637 = lane_values[bitcast<u32>(_e4626)];
-                    let _e4641 = lane_values[bitcast<u32>(_e4610)];
-                    r352_ = bitcast<f32>(select(_e4641, _e4637, (_e4625 && (_e4630 != 0u))));
-                }
-                let _e4646 = active_544_;
-                if _e4646 {
-                    let _e4648 = r352_;
-                    r353_ = f32(_e4648);
-                }
-                let _e4652 = active_544_;
-                if _e4652 {
-                    let _e4656 = a_local1_[6i];
-                    r354_ = _e4656;
+                let _e4624 = active_540_;
+                if _e4624 {
+                    let _e4628 = a_local1_[6i];
+                    r350_ = _e4628;
                 }
                 workgroupBarrier();
-                let _e4659 = r354_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4659);
-                let _e4670 = active_544_;
-                lane_active[local_index] = u32(_e4670);
+                let _e4631 = r350_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4631);
+                let _e4642 = active_540_;
+                lane_active[local_index] = u32(_e4642);
                 workgroupBarrier();
-                let _e4673 = active_544_;
-                if _e4673 {
-                    let _e4679 = i32(local_index);
-                    let _e4682 = r348_;
-                    let _e4686 = (((_e4682 % 32i) + 32i) % 32i);
-                    let _e4691 = ((_e4679 - (i32(local_index) % 32i)) + _e4686);
-                    let _e4694 = (((_e4686 >= 0i) && (_e4686 < 32i)) && (_e4691 < 128i));
-                    let _e4695 = select(_e4679, _e4691, _e4694);
-                    let _e4699 = lane_active[bitcast<u32>(_e4695)];
-                    let _e4706 = lane_values[bitcast<u32>(_e4695)];
-                    let _e4710 = lane_values[bitcast<u32>(_e4679)];
-                    r355_ = bitcast<f32>(select(_e4710, _e4706, (_e4694 && (_e4699 != 0u))));
+                let _e4645 = active_540_;
+                if _e4645 {
+                    let _e4651 = i32(local_index);
+                    let _e4654 = r344_;
+                    let _e4658 = (((_e4654 % 32i) + 32i) % 32i);
+                    let _e4663 = ((_e4651 - (i32(local_index) % 32i)) + _e4658);
+                    let _e4666 = (((_e4658 >= 0i) && (_e4658 < 32i)) && (_e4663 < 128i));
+                    let _e4667 = select(_e4651, _e4663, _e4666);
+                    let _e4671 = lane_active[bitcast<u32>(_e4667)];
+                    let _e4678 = lane_values[bitcast<u32>(_e4667)];
+                    let _e4682 = lane_values[bitcast<u32>(_e4651)];
+                    r351_ = bitcast<f32>(select(_e4682, _e4678, (_e4666 && (_e4671 != 0u))));
                 }
-                let _e4715 = active_544_;
-                if _e4715 {
-                    let _e4717 = r355_;
-                    r356_ = f32(_e4717);
+                let _e4687 = active_540_;
+                if _e4687 {
+                    let _e4689 = r351_;
+                    r352_ = f32(_e4689);
                 }
-                let _e4721 = active_544_;
-                if _e4721 {
-                    let _e4725 = b_local2_[2i];
-                    r357_ = _e4725;
-                }
-                workgroupBarrier();
-                let _e4728 = r357_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4728);
-                let _e4739 = active_544_;
-                lane_active[local_index] = u32(_e4739);
-                workgroupBarrier();
-                let _e4742 = active_544_;
-                if _e4742 {
-                    let _e4748 = i32(local_index);
-                    let _e4751 = r349_;
-                    let _e4755 = (((_e4751 % 32i) + 32i) % 32i);
-                    let _e4760 = ((_e4748 - (i32(local_index) % 32i)) + _e4755);
-                    let _e4763 = (((_e4755 >= 0i) && (_e4755 < 32i)) && (_e4760 < 128i));
-                    let _e4764 = select(_e4748, _e4760, _e4763);
-                    let _e4768 = lane_active[bitcast<u32>(_e4764)];
-                    let _e4775 = lane_values[bitcast<u32>(_e4764)];
-                    let _e4779 = lane_values[bitcast<u32>(_e4748)];
-                    r358_ = bitcast<f32>(select(_e4779, _e4775, (_e4763 && (_e4768 != 0u))));
-                }
-                let _e4784 = active_544_;
-                if _e4784 {
-                    let _e4786 = r358_;
-                    r359_ = f32(_e4786);
-                }
-                let _e4790 = active_544_;
-                if _e4790 {
-                    let _e4794 = b_local2_[2i];
-                    r360_ = _e4794;
+                let _e4693 = active_540_;
+                if _e4693 {
+                    let _e4697 = b_local2_[2i];
+                    r353_ = _e4697;
                 }
                 workgroupBarrier();
-                let _e4797 = r360_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4797);
-                let _e4808 = active_544_;
-                lane_active[local_index] = u32(_e4808);
+                let _e4700 = r353_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4700);
+                let _e4711 = active_540_;
+                lane_active[local_index] = u32(_e4711);
                 workgroupBarrier();
-                let _e4811 = active_544_;
-                if _e4811 {
-                    let _e4817 = i32(local_index);
-                    let _e4820 = r350_;
-                    let _e4824 = (((_e4820 % 32i) + 32i) % 32i);
-                    let _e4829 = ((_e4817 - (i32(local_index) % 32i)) + _e4824);
-                    let _e4832 = (((_e4824 >= 0i) && (_e4824 < 32i)) && (_e4829 < 128i));
-                    let _e4833 = select(_e4817, _e4829, _e4832);
-                    let _e4837 = lane_active[bitcast<u32>(_e4833)];
-                    let _e4844 = lane_values[bitcast<u32>(_e4833)];
-                    let _e4848 = lane_values[bitcast<u32>(_e4817)];
-                    r361_ = bitcast<f32>(select(_e4848, _e4844, (_e4832 && (_e4837 != 0u))));
+                let _e4714 = active_540_;
+                if _e4714 {
+                    let _e4720 = i32(local_index);
+                    let _e4723 = r345_;
+                    let _e4727 = (((_e4723 % 32i) + 32i) % 32i);
+                    let _e4732 = ((_e4720 - (i32(local_index) % 32i)) + _e4727);
+                    let _e4735 = (((_e4727 >= 0i) && (_e4727 < 32i)) && (_e4732 < 128i));
+                    let _e4736 = select(_e4720, _e4732, _e4735);
+                    let _e4740 = lane_active[bitcast<u32>(_e4736)];
+                    let _e4747 = lane_values[bitcast<u32>(_e4736)];
+                    let _e4751 = lane_values[bitcast<u32>(_e4720)];
+                    r354_ = bitcast<f32>(select(_e4751, _e4747, (_e4735 && (_e4740 != 0u))));
                 }
-                let _e4853 = active_544_;
-                if _e4853 {
-                    let _e4855 = r361_;
-                    r362_ = f32(_e4855);
+                let _e4756 = active_540_;
+                if _e4756 {
+                    let _e4758 = r354_;
+                    r355_ = f32(_e4758);
                 }
-                let _e4859 = active_544_;
-                if _e4859 {
-                    let _e4861 = r353_;
-                    let _e4863 = r359_;
-                    r363_ = (_e4861 * _e4863);
+                let _e4762 = active_540_;
+                if _e4762 {
+                    let _e4766 = b_local2_[2i];
+                    r356_ = _e4766;
                 }
-                let _e4867 = active_544_;
-                if _e4867 {
-                    let _e4869 = r341_;
-                    let _e4871 = r363_;
-                    r364_ = (_e4869 + _e4871);
+                workgroupBarrier();
+                let _e4769 = r356_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4769);
+                let _e4780 = active_540_;
+                lane_active[local_index] = u32(_e4780);
+                workgroupBarrier();
+                let _e4783 = active_540_;
+                if _e4783 {
+                    let _e4789 = i32(local_index);
+                    let _e4792 = r346_;
+                    let _e4796 = (((_e4792 % 32i) + 32i) % 32i);
+                    let _e4801 = ((_e4789 - (i32(local_index) % 32i)) + _e4796);
+                    let _e4804 = (((_e4796 >= 0i) && (_e4796 < 32i)) && (_e4801 < 128i));
+                    let _e4805 = select(_e4789, _e4801, _e4804);
+                    let _e4809 = lane_active[bitcast<u32>(_e4805)];
+                    let _e4816 = lane_values[bitcast<u32>(_e4805)];
+                    let _e4820 = lane_values[bitcast<u32>(_e4789)];
+                    r357_ = bitcast<f32>(select(_e4820, _e4816, (_e4804 && (_e4809 != 0u))));
                 }
-                let _e4875 = active_544_;
-                if _e4875 {
-                    let _e4877 = r353_;
-                    let _e4879 = r362_;
-                    r365_ = (_e4877 * _e4879);
+                let _e4825 = active_540_;
+                if _e4825 {
+                    let _e4827 = r357_;
+                    r358_ = f32(_e4827);
                 }
-                let _e4883 = active_544_;
-                if _e4883 {
-                    let _e4885 = r343_;
-                    let _e4887 = r365_;
-                    r366_ = (_e4885 + _e4887);
+                let _e4831 = active_540_;
+                if _e4831 {
+                    let _e4833 = r349_;
+                    let _e4835 = r355_;
+                    r359_ = (_e4833 * _e4835);
                 }
-                let _e4891 = active_544_;
-                if _e4891 {
-                    let _e4893 = r356_;
-                    let _e4895 = r359_;
-                    r367_ = (_e4893 * _e4895);
+                let _e4839 = active_540_;
+                if _e4839 {
+                    let _e4841 = r337_;
+                    let _e4843 = r359_;
+                    r360_ = (_e4841 + _e4843);
                 }
-                let _e4899 = active_544_;
-                if _e4899 {
-                    let _e4901 = r345_;
-                    let _e4903 = r367_;
-                    r368_ = (_e4901 + _e4903);
+                let _e4847 = active_540_;
+                if _e4847 {
+                    let _e4849 = r349_;
+                    let _e4851 = r358_;
+                    r361_ = (_e4849 * _e4851);
                 }
-                let _e4907 = active_544_;
-                if _e4907 {
-                    let _e4909 = r356_;
-                    let _e4911 = r362_;
-                    r369_ = (_e4909 * _e4911);
+                let _e4855 = active_540_;
+                if _e4855 {
+                    let _e4857 = r339_;
+                    let _e4859 = r361_;
+                    r362_ = (_e4857 + _e4859);
                 }
-                let _e4915 = active_544_;
-                if _e4915 {
-                    let _e4917 = r347_;
-                    let _e4919 = r369_;
-                    r370_ = (_e4917 + _e4919);
+                let _e4863 = active_540_;
+                if _e4863 {
+                    let _e4865 = r352_;
+                    let _e4867 = r355_;
+                    r363_ = (_e4865 * _e4867);
                 }
-                let _e4923 = active_544_;
-                if _e4923 {
-                    let _e4925 = r162_;
-                    r371_ = (_e4925 + 0i);
+                let _e4871 = active_540_;
+                if _e4871 {
+                    let _e4873 = r341_;
+                    let _e4875 = r363_;
+                    r364_ = (_e4873 + _e4875);
                 }
-                let _e4930 = active_544_;
-                if _e4930 {
-                    let _e4932 = r163_;
-                    r372_ = (_e4932 + 0i);
+                let _e4879 = active_540_;
+                if _e4879 {
+                    let _e4881 = r352_;
+                    let _e4883 = r358_;
+                    r365_ = (_e4881 * _e4883);
                 }
-                let _e4937 = active_544_;
+                let _e4887 = active_540_;
+                if _e4887 {
+                    let _e4889 = r343_;
+                    let _e4891 = r365_;
+                    r366_ = (_e4889 + _e4891);
+                }
+                let _e4895 = active_540_;
+                if _e4895 {
+                    let _e4897 = r162_;
+                    r367_ = (_e4897 + 0i);
+                }
+                let _e4902 = active_540_;
+                if _e4902 {
+                    let _e4904 = r163_;
+                    r368_ = (_e4904 + 0i);
+                }
+                let _e4909 = active_540_;
+                if _e4909 {
+                    let _e4911 = r368_;
+                    r369_ = (_e4911 + 4i);
+                }
+                let _e4916 = active_540_;
+                if _e4916 {
+                    let _e4920 = a_local1_[5i];
+                    r370_ = _e4920;
+                }
+                workgroupBarrier();
+                let _e4923 = r370_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4923);
+                let _e4934 = active_540_;
+                lane_active[local_index] = u32(_e4934);
+                workgroupBarrier();
+                let _e4937 = active_540_;
                 if _e4937 {
-                    let _e4939 = r372_;
-                    r373_ = (_e4939 + 4i);
+                    let _e4943 = i32(local_index);
+                    let _e4946 = r367_;
+                    let _e4950 = (((_e4946 % 32i) + 32i) % 32i);
+                    let _e4955 = ((_e4943 - (i32(local_index) % 32i)) + _e4950);
+                    let _e4958 = (((_e4950 >= 0i) && (_e4950 < 32i)) && (_e4955 < 128i));
+                    let _e4959 = select(_e4943, _e4955, _e4958);
+                    let _e4963 = lane_active[bitcast<u32>(_e4959)];
+                    let _e4970 = lane_values[bitcast<u32>(_e4959)];
+                    let _e4974 = lane_values[bitcast<u32>(_e4943)];
+                    r371_ = bitcast<f32>(select(_e4974, _e4970, (_e4958 && (_e4963 != 0u))));
                 }
-                let _e4944 = active_544_;
-                if _e4944 {
-                    let _e4948 = a_local1_[5i];
-                    r374_ = _e4948;
+                let _e4979 = active_540_;
+                if _e4979 {
+                    let _e4981 = r371_;
+                    r372_ = f32(_e4981);
                 }
-                workgroupBarrier();
-                let _e4951 = r374_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4951);
-                let _e4962 = active_544_;
-                lane_active[local_index] = u32(_e4962);
-                workgroupBarrier();
-                let _e4965 = active_544_;
-                if _e4965 {
-                    let _e4971 = i32(local_index);
-                    let _e4974 = r371_;
-                    let _e4978 = (((_e4974 % 32i) + 32i) % 32i);
-                    let _e4983 = ((_e4971 - (i32(local_index) % 32i)) + _e4978);
-                    let _e4986 = (((_e4978 >= 0i) && (_e4978 < 32i)) && (_e4983 < 128i));
-                    let _e4987 = select(_e4971, _e4983, _e4986);
-                    let _e4991 = lane_active[bitcast<u32>(_e4987)];
-                    let _e4998 = lane_values[bitcast<u32>(_e4987)];
-                    let _e5002 = lane_values[bitcast<u32>(_e4971)];
-                    r375_ = bitcast<f32>(select(_e5002, _e4998, (_e4986 && (_e4991 != 0u))));
-                }
-                let _e5007 = active_544_;
-                if _e5007 {
-                    let _e5009 = r375_;
-                    r376_ = f32(_e5009);
-                }
-                let _e5013 = active_544_;
-                if _e5013 {
-                    let _e5017 = a_local1_[7i];
-                    r377_ = _e5017;
+                let _e4985 = active_540_;
+                if _e4985 {
+                    let _e4989 = a_local1_[7i];
+                    r373_ = _e4989;
                 }
                 workgroupBarrier();
-                let _e5020 = r377_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5020);
-                let _e5031 = active_544_;
-                lane_active[local_index] = u32(_e5031);
+                let _e4992 = r373_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4992);
+                let _e5003 = active_540_;
+                lane_active[local_index] = u32(_e5003);
                 workgroupBarrier();
-                let _e5034 = active_544_;
-                if _e5034 {
-                    let _e5040 = i32(local_index);
-                    let _e5043 = r371_;
-                    let _e5047 = (((_e5043 % 32i) + 32i) % 32i);
-                    let _e5052 = ((_e5040 - (i32(local_index) % 32i)) + _e5047);
-                    let _e5055 = (((_e5047 >= 0i) && (_e5047 < 32i)) && (_e5052 < 128i));
-                    let _e5056 = select(_e5040, _e5052, _e5055);
-                    let _e5060 = lane_active[bitcast<u32>(_e5056)];
-                    let _e5067 = lane_values[bitcast<u32>(_e5056)];
-                    let _e5071 = lane_values[bitcast<u32>(_e5040)];
-                    r378_ = bitcast<f32>(select(_e5071, _e5067, (_e5055 && (_e5060 != 0u))));
+                let _e5006 = active_540_;
+                if _e5006 {
+                    let _e5012 = i32(local_index);
+                    let _e5015 = r367_;
+                    let _e5019 = (((_e5015 % 32i) + 32i) % 32i);
+                    let _e5024 = ((_e5012 - (i32(local_index) % 32i)) + _e5019);
+                    let _e5027 = (((_e5019 >= 0i) && (_e5019 < 32i)) && (_e5024 < 128i));
+                    let _e5028 = select(_e5012, _e5024, _e5027);
+                    let _e5032 = lane_active[bitcast<u32>(_e5028)];
+                    let _e5039 = lane_values[bitcast<u32>(_e5028)];
+                    let _e5043 = lane_values[bitcast<u32>(_e5012)];
+                    r374_ = bitcast<f32>(select(_e5043, _e5039, (_e5027 && (_e5032 != 0u))));
                 }
-                let _e5076 = active_544_;
-                if _e5076 {
-                    let _e5078 = r378_;
-                    r379_ = f32(_e5078);
+                let _e5048 = active_540_;
+                if _e5048 {
+                    let _e5050 = r374_;
+                    r375_ = f32(_e5050);
                 }
-                let _e5082 = active_544_;
-                if _e5082 {
-                    let _e5086 = b_local2_[3i];
-                    r380_ = _e5086;
-                }
-                workgroupBarrier();
-                let _e5089 = r380_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5089);
-                let _e5100 = active_544_;
-                lane_active[local_index] = u32(_e5100);
-                workgroupBarrier();
-                let _e5103 = active_544_;
-                if _e5103 {
-                    let _e5109 = i32(local_index);
-                    let _e5112 = r372_;
-                    let _e5116 = (((_e5112 % 32i) + 32i) % 32i);
-                    let _e5121 = ((_e5109 - (i32(local_index) % 32i)) + _e5116);
-                    let _e5124 = (((_e5116 >= 0i) && (_e5116 < 32i)) && (_e5121 < 128i));
-                    let _e5125 = select(_e5109, _e5121, _e5124);
-                    let _e5129 = lane_active[bitcast<u32>(_e5125)];
-                    let _e5136 = lane_values[bitcast<u32>(_e5125)];
-                    let _e5140 = lane_values[bitcast<u32>(_e5109)];
-                    r381_ = bitcast<f32>(select(_e5140, _e5136, (_e5124 && (_e5129 != 0u))));
-                }
-                let _e5145 = active_544_;
-                if _e5145 {
-                    let _e5147 = r381_;
-                    r382_ = f32(_e5147);
-                }
-                let _e5151 = active_544_;
-                if _e5151 {
-                    let _e5155 = b_local2_[3i];
-                    r383_ = _e5155;
+                let _e5054 = active_540_;
+                if _e5054 {
+                    let _e5058 = b_local2_[3i];
+                    r376_ = _e5058;
                 }
                 workgroupBarrier();
-                let _e5158 = r383_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5158);
-                let _e5169 = active_544_;
-                lane_active[local_index] = u32(_e5169);
+                let _e5061 = r376_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5061);
+                let _e5072 = active_540_;
+                lane_active[local_index] = u32(_e5072);
                 workgroupBarrier();
-                let _e5172 = active_544_;
-                if _e5172 {
-                    let _e5178 = i32(local_index);
-                    let _e5181 = r373_;
-                    let _e5185 = (((_e5181 % 32i) + 32i) % 32i);
-                    let _e5190 = ((_e5178 - (i32(local_index) % 32i)) + _e5185);
-                    let _e5193 = (((_e5185 >= 0i) && (_e5185 < 32i)) && (_e5190 < 128i));
-                    let _e5194 = select(_e5178, _e5190, _e5193);
-                    let _e5198 = lane_active[bitcast<u32>(_e5194)];
-                    let _e5205 = lane_values[bitcast<u32>(_e5194)];
-                    let _e5209 = lane_values[bitcast<u32>(_e5178)];
-                    r384_ = bitcast<f32>(select(_e5209, _e5205, (_e5193 && (_e5198 != 0u))));
+                let _e5075 = active_540_;
+                if _e5075 {
+                    let _e5081 = i32(local_index);
+                    let _e5084 = r368_;
+                    let _e5088 = (((_e5084 % 32i) + 32i) % 32i);
+                    let _e5093 = ((_e5081 - (i32(local_index) % 32i)) + _e5088);
+                    let _e5096 = (((_e5088 >= 0i) && (_e5088 < 32i)) && (_e5093 < 128i));
+                    let _e5097 = select(_e5081, _e5093, _e5096);
+                    let _e5101 = lane_active[bitcast<u32>(_e5097)];
+                    let _e5108 = lane_values[bitcast<u32>(_e5097)];
+                    let _e5112 = lane_values[bitcast<u32>(_e5081)];
+                    r377_ = bitcast<f32>(select(_e5112, _e5108, (_e5096 && (_e5101 != 0u))));
                 }
-                let _e5214 = active_544_;
-                if _e5214 {
-                    let _e5216 = r384_;
-                    r385_ = f32(_e5216);
+                let _e5117 = active_540_;
+                if _e5117 {
+                    let _e5119 = r377_;
+                    r378_ = f32(_e5119);
                 }
-                let _e5220 = active_544_;
-                if _e5220 {
-                    let _e5222 = r376_;
-                    let _e5224 = r382_;
-                    r386_ = (_e5222 * _e5224);
+                let _e5123 = active_540_;
+                if _e5123 {
+                    let _e5127 = b_local2_[3i];
+                    r379_ = _e5127;
                 }
-                let _e5228 = active_544_;
-                if _e5228 {
-                    let _e5230 = r364_;
-                    let _e5232 = r386_;
-                    r387_ = (_e5230 + _e5232);
+                workgroupBarrier();
+                let _e5130 = r379_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5130);
+                let _e5141 = active_540_;
+                lane_active[local_index] = u32(_e5141);
+                workgroupBarrier();
+                let _e5144 = active_540_;
+                if _e5144 {
+                    let _e5150 = i32(local_index);
+                    let _e5153 = r369_;
+                    let _e5157 = (((_e5153 % 32i) + 32i) % 32i);
+                    let _e5162 = ((_e5150 - (i32(local_index) % 32i)) + _e5157);
+                    let _e5165 = (((_e5157 >= 0i) && (_e5157 < 32i)) && (_e5162 < 128i));
+                    let _e5166 = select(_e5150, _e5162, _e5165);
+                    let _e5170 = lane_active[bitcast<u32>(_e5166)];
+                    let _e5177 = lane_values[bitcast<u32>(_e5166)];
+                    let _e5181 = lane_values[bitcast<u32>(_e5150)];
+                    r380_ = bitcast<f32>(select(_e5181, _e5177, (_e5165 && (_e5170 != 0u))));
                 }
-                let _e5236 = active_544_;
-                if _e5236 {
-                    let _e5238 = r376_;
-                    let _e5240 = r385_;
-                    r388_ = (_e5238 * _e5240);
+                let _e5186 = active_540_;
+                if _e5186 {
+                    let _e5188 = r380_;
+                    r381_ = f32(_e5188);
                 }
-                let _e5244 = active_544_;
-                if _e5244 {
-                    let _e5246 = r366_;
-                    let _e5248 = r388_;
-                    r389_ = (_e5246 + _e5248);
+                let _e5192 = active_540_;
+                if _e5192 {
+                    let _e5194 = r372_;
+                    let _e5196 = r378_;
+                    r382_ = (_e5194 * _e5196);
                 }
-                let _e5252 = active_544_;
-                if _e5252 {
-                    let _e5254 = r379_;
-                    let _e5256 = r382_;
-                    r390_ = (_e5254 * _e5256);
+                let _e5200 = active_540_;
+                if _e5200 {
+                    let _e5202 = r360_;
+                    let _e5204 = r382_;
+                    r383_ = (_e5202 + _e5204);
                 }
-                let _e5260 = active_544_;
-                if _e5260 {
-                    let _e5262 = r368_;
-                    let _e5264 = r390_;
-                    r391_ = (_e5262 + _e5264);
+                let _e5208 = active_540_;
+                if _e5208 {
+                    let _e5210 = r372_;
+                    let _e5212 = r381_;
+                    r384_ = (_e5210 * _e5212);
                 }
-                let _e5268 = active_544_;
-                if _e5268 {
-                    let _e5270 = r379_;
-                    let _e5272 = r385_;
-                    r392_ = (_e5270 * _e5272);
+                let _e5216 = active_540_;
+                if _e5216 {
+                    let _e5218 = r362_;
+                    let _e5220 = r384_;
+                    r385_ = (_e5218 + _e5220);
                 }
-                let _e5276 = active_544_;
-                if _e5276 {
-                    let _e5278 = r370_;
-                    let _e5280 = r392_;
-                    r393_ = (_e5278 + _e5280);
+                let _e5224 = active_540_;
+                if _e5224 {
+                    let _e5226 = r375_;
+                    let _e5228 = r378_;
+                    r386_ = (_e5226 * _e5228);
                 }
-                let _e5284 = active_544_;
-                if _e5284 {
-                    let _e5286 = r162_;
-                    r394_ = (_e5286 + 1i);
+                let _e5232 = active_540_;
+                if _e5232 {
+                    let _e5234 = r364_;
+                    let _e5236 = r386_;
+                    r387_ = (_e5234 + _e5236);
                 }
-                let _e5291 = active_544_;
-                if _e5291 {
-                    let _e5293 = r163_;
-                    r395_ = (_e5293 + 1i);
+                let _e5240 = active_540_;
+                if _e5240 {
+                    let _e5242 = r375_;
+                    let _e5244 = r381_;
+                    r388_ = (_e5242 * _e5244);
                 }
-                let _e5298 = active_544_;
+                let _e5248 = active_540_;
+                if _e5248 {
+                    let _e5250 = r366_;
+                    let _e5252 = r388_;
+                    r389_ = (_e5250 + _e5252);
+                }
+                let _e5256 = active_540_;
+                if _e5256 {
+                    let _e5258 = r162_;
+                    r390_ = (_e5258 + 1i);
+                }
+                let _e5263 = active_540_;
+                if _e5263 {
+                    let _e5265 = r163_;
+                    r391_ = (_e5265 + 1i);
+                }
+                let _e5270 = active_540_;
+                if _e5270 {
+                    let _e5272 = r391_;
+                    r392_ = (_e5272 + 4i);
+                }
+                let _e5277 = active_540_;
+                if _e5277 {
+                    let _e5281 = a_local1_[4i];
+                    r393_ = _e5281;
+                }
+                workgroupBarrier();
+                let _e5284 = r393_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5284);
+                let _e5295 = active_540_;
+                lane_active[local_index] = u32(_e5295);
+                workgroupBarrier();
+                let _e5298 = active_540_;
                 if _e5298 {
-                    let _e5300 = r395_;
-                    r396_ = (_e5300 + 4i);
+                    let _e5304 = i32(local_index);
+                    let _e5307 = r390_;
+                    let _e5311 = (((_e5307 % 32i) + 32i) % 32i);
+                    let _e5316 = ((_e5304 - (i32(local_index) % 32i)) + _e5311);
+                    let _e5319 = (((_e5311 >= 0i) && (_e5311 < 32i)) && (_e5316 < 128i));
+                    let _e5320 = select(_e5304, _e5316, _e5319);
+                    let _e5324 = lane_active[bitcast<u32>(_e5320)];
+                    let _e5331 = lane_values[bitcast<u32>(_e5320)];
+                    let _e5335 = lane_values[bitcast<u32>(_e5304)];
+                    r394_ = bitcast<f32>(select(_e5335, _e5331, (_e5319 && (_e5324 != 0u))));
                 }
-                let _e5305 = active_544_;
-                if _e5305 {
-                    let _e5309 = a_local1_[4i];
-                    r397_ = _e5309;
+                let _e5340 = active_540_;
+                if _e5340 {
+                    let _e5342 = r394_;
+                    r395_ = f32(_e5342);
                 }
-                workgroupBarrier();
-                let _e5312 = r397_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5312);
-                let _e5323 = active_544_;
-                lane_active[local_index] = u32(_e5323);
-                workgroupBarrier();
-                let _e5326 = active_544_;
-                if _e5326 {
-                    let _e5332 = i32(local_index);
-                    let _e5335 = r394_;
-                    let _e5339 = (((_e5335 % 32i) + 32i) % 32i);
-                    let _e5344 = ((_e5332 - (i32(local_index) % 32i)) + _e5339);
-                    let _e5347 = (((_e5339 >= 0i) && (_e5339 < 32i)) && (_e5344 < 128i));
-                    let _e5348 = select(_e5332, _e5344, _e5347);
-                    let _e5352 = lane_active[bitcast<u32>(_e5348)];
-                    let _e5359 = lane_values[bitcast<u32>(_e5348)];
-                    let _e5363 = lane_values[bitcast<u32>(_e5332)];
-                    r398_ = bitcast<f32>(select(_e5363, _e5359, (_e5347 && (_e5352 != 0u))));
-                }
-                let _e5368 = active_544_;
-                if _e5368 {
-                    let _e5370 = r398_;
-                    r399_ = f32(_e5370);
-                }
-                let _e5374 = active_544_;
-                if _e5374 {
-                    let _e5378 = a_local1_[6i];
-                    r400_ = _e5378;
+                let _e5346 = active_540_;
+                if _e5346 {
+                    let _e5350 = a_local1_[6i];
+                    r396_ = _e5350;
                 }
                 workgroupBarrier();
-                let _e5381 = r400_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5381);
-                let _e5392 = active_544_;
-                lane_active[local_index] = u32(_e5392);
+                let _e5353 = r396_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5353);
+                let _e5364 = active_540_;
+                lane_active[local_index] = u32(_e5364);
                 workgroupBarrier();
-                let _e5395 = active_544_;
-                if _e5395 {
-                    let _e5401 = i32(local_index);
-                    let _e5404 = r394_;
-                    let _e5408 = (((_e5404 % 32i) + 32i) % 32i);
-                    let _e5413 = ((_e5401 - (i32(local_index) % 32i)) + _e5408);
-                    let _e5416 = (((_e5408 >= 0i) && (_e5408 < 32i)) && (_e5413 < 128i));
-                    let _e5417 = select(_e5401, _e5413, _e5416);
-                    let _e5421 = lane_active[bitcast<u32>(_e5417)];
-                    let _e5428 = lane_values[bitcast<u32>(_e5417)];
-                    let _e5432 = lane_values[bitcast<u32>(_e5401)];
-                    r401_ = bitcast<f32>(select(_e5432, _e5428, (_e5416 && (_e5421 != 0u))));
+                let _e5367 = active_540_;
+                if _e5367 {
+                    let _e5373 = i32(local_index);
+                    let _e5376 = r390_;
+                    let _e5380 = (((_e5376 % 32i) + 32i) % 32i);
+                    let _e5385 = ((_e5373 - (i32(local_index) % 32i)) + _e5380);
+                    let _e5388 = (((_e5380 >= 0i) && (_e5380 < 32i)) && (_e5385 < 128i));
+                    let _e5389 = select(_e5373, _e5385, _e5388);
+                    let _e5393 = lane_active[bitcast<u32>(_e5389)];
+                    let _e5400 = lane_values[bitcast<u32>(_e5389)];
+                    let _e5404 = lane_values[bitcast<u32>(_e5373)];
+                    r397_ = bitcast<f32>(select(_e5404, _e5400, (_e5388 && (_e5393 != 0u))));
                 }
-                let _e5437 = active_544_;
-                if _e5437 {
-                    let _e5439 = r401_;
-                    r402_ = f32(_e5439);
+                let _e5409 = active_540_;
+                if _e5409 {
+                    let _e5411 = r397_;
+                    r398_ = f32(_e5411);
                 }
-                let _e5443 = active_544_;
-                if _e5443 {
-                    let _e5447 = b_local2_[2i];
-                    r403_ = _e5447;
-                }
-                workgroupBarrier();
-                let _e5450 = r403_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5450);
-                let _e5461 = active_544_;
-                lane_active[local_index] = u32(_e5461);
-                workgroupBarrier();
-                let _e5464 = active_544_;
-                if _e5464 {
-                    let _e5470 = i32(local_index);
-                    let _e5473 = r395_;
-                    let _e5477 = (((_e5473 % 32i) + 32i) % 32i);
-                    let _e5482 = ((_e5470 - (i32(local_index) % 32i)) + _e5477);
-                    let _e5485 = (((_e5477 >= 0i) && (_e5477 < 32i)) && (_e5482 < 128i));
-                    let _e5486 = select(_e5470, _e5482, _e5485);
-                    let _e5490 = lane_active[bitcast<u32>(_e5486)];
-                    let _e5497 = lane_values[bitcast<u32>(_e5486)];
-                    let _e5501 = lane_values[bitcast<u32>(_e5470)];
-                    r404_ = bitcast<f32>(select(_e5501, _e5497, (_e5485 && (_e5490 != 0u))));
-                }
-                let _e5506 = active_544_;
-                if _e5506 {
-                    let _e5508 = r404_;
-                    r405_ = f32(_e5508);
-                }
-                let _e5512 = active_544_;
-                if _e5512 {
-                    let _e5516 = b_local2_[2i];
-                    r406_ = _e5516;
+                let _e5415 = active_540_;
+                if _e5415 {
+                    let _e5419 = b_local2_[2i];
+                    r399_ = _e5419;
                 }
                 workgroupBarrier();
-                let _e5519 = r406_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5519);
-                let _e5530 = active_544_;
-                lane_active[local_index] = u32(_e5530);
+                let _e5422 = r399_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5422);
+                let _e5433 = active_540_;
+                lane_active[local_index] = u32(_e5433);
                 workgroupBarrier();
-                let _e5533 = active_544_;
-                if _e5533 {
-                    let _e5539 = i32(local_index);
-                    let _e5542 = r396_;
-                    let _e5546 = (((_e5542 % 32i) + 32i) % 32i);
-                    let _e5551 = ((_e5539 - (i32(local_index) % 32i)) + _e5546);
-                    let _e5554 = (((_e5546 >= 0i) && (_e5546 < 32i)) && (_e5551 < 128i));
-                    let _e5555 = select(_e5539, _e5551, _e5554);
-                    let _e5559 = lane_active[bitcast<u32>(_e5555)];
-                    let _e5566 = lane_values[bitcast<u32>(_e5555)];
-                    let _e5570 = lane_values[bitcast<u32>(_e5539)];
-                    r407_ = bitcast<f32>(select(_e5570, _e5566, (_e5554 && (_e5559 != 0u))));
+                let _e5436 = active_540_;
+                if _e5436 {
+                    let _e5442 = i32(local_index);
+                    let _e5445 = r391_;
+                    let _e5449 = (((_e5445 % 32i) + 32i) % 32i);
+                    let _e5454 = ((_e5442 - (i32(local_index) % 32i)) + _e5449);
+                    let _e5457 = (((_e5449 >= 0i) && (_e5449 < 32i)) && (_e5454 < 128i));
+                    let _e5458 = select(_e5442, _e5454, _e5457);
+                    let _e5462 = lane_active[bitcast<u32>(_e5458)];
+                    let _e5469 = lane_values[bitcast<u32>(_e5458)];
+                    let _e5473 = lane_values[bitcast<u32>(_e5442)];
+                    r400_ = bitcast<f32>(select(_e5473, _e5469, (_e5457 && (_e5462 != 0u))));
                 }
-                let _e5575 = active_544_;
-                if _e5575 {
-                    let _e5577 = r407_;
-                    r408_ = f32(_e5577);
+                let _e5478 = active_540_;
+                if _e5478 {
+                    let _e5480 = r400_;
+                    r401_ = f32(_e5480);
                 }
-                let _e5581 = active_544_;
-                if _e5581 {
-                    let _e5583 = r399_;
-                    let _e5585 = r405_;
-                    r409_ = (_e5583 * _e5585);
+                let _e5484 = active_540_;
+                if _e5484 {
+                    let _e5488 = b_local2_[2i];
+                    r402_ = _e5488;
                 }
-                let _e5589 = active_544_;
-                if _e5589 {
-                    let _e5591 = r387_;
-                    let _e5593 = r409_;
-                    r410_ = (_e5591 + _e5593);
+                workgroupBarrier();
+                let _e5491 = r402_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5491);
+                let _e5502 = active_540_;
+                lane_active[local_index] = u32(_e5502);
+                workgroupBarrier();
+                let _e5505 = active_540_;
+                if _e5505 {
+                    let _e5511 = i32(local_index);
+                    let _e5514 = r392_;
+                    let _e5518 = (((_e5514 % 32i) + 32i) % 32i);
+                    let _e5523 = ((_e5511 - (i32(local_index) % 32i)) + _e5518);
+                    let _e5526 = (((_e5518 >= 0i) && (_e5518 < 32i)) && (_e5523 < 128i));
+                    let _e5527 = select(_e5511, _e5523, _e5526);
+                    let _e5531 = lane_active[bitcast<u32>(_e5527)];
+                    let _e5538 = lane_values[bitcast<u32>(_e5527)];
+                    let _e5542 = lane_values[bitcast<u32>(_e5511)];
+                    r403_ = bitcast<f32>(select(_e5542, _e5538, (_e5526 && (_e5531 != 0u))));
                 }
-                let _e5597 = active_544_;
-                if _e5597 {
-                    let _e5599 = r399_;
-                    let _e5601 = r408_;
-                    r411_ = (_e5599 * _e5601);
+                let _e5547 = active_540_;
+                if _e5547 {
+                    let _e5549 = r403_;
+                    r404_ = f32(_e5549);
                 }
-                let _e5605 = active_544_;
-                if _e5605 {
-                    let _e5607 = r389_;
-                    let _e5609 = r411_;
-                    r412_ = (_e5607 + _e5609);
+                let _e5553 = active_540_;
+                if _e5553 {
+                    let _e5555 = r395_;
+                    let _e5557 = r401_;
+                    r405_ = (_e5555 * _e5557);
                 }
-                let _e5613 = active_544_;
-                if _e5613 {
-                    let _e5615 = r402_;
-                    let _e5617 = r405_;
-                    r413_ = (_e5615 * _e5617);
+                let _e5561 = active_540_;
+                if _e5561 {
+                    let _e5563 = r383_;
+                    let _e5565 = r405_;
+                    r406_ = (_e5563 + _e5565);
                 }
-                let _e5621 = active_544_;
-                if _e5621 {
-                    let _e5623 = r391_;
-                    let _e5625 = r413_;
-                    r414_ = (_e5623 + _e5625);
+                let _e5569 = active_540_;
+                if _e5569 {
+                    let _e5571 = r395_;
+                    let _e5573 = r404_;
+                    r407_ = (_e5571 * _e5573);
                 }
-                let _e5629 = active_544_;
-                if _e5629 {
-                    let _e5631 = r402_;
-                    let _e5633 = r408_;
-                    r415_ = (_e5631 * _e5633);
+                let _e5577 = active_540_;
+                if _e5577 {
+                    let _e5579 = r385_;
+                    let _e5581 = r407_;
+                    r408_ = (_e5579 + _e5581);
                 }
-                let _e5637 = active_544_;
-                if _e5637 {
-                    let _e5639 = r393_;
-                    let _e5641 = r415_;
-                    r416_ = (_e5639 + _e5641);
+                let _e5585 = active_540_;
+                if _e5585 {
+                    let _e5587 = r398_;
+                    let _e5589 = r401_;
+                    r409_ = (_e5587 * _e5589);
                 }
-                let _e5645 = active_544_;
-                if _e5645 {
-                    let _e5647 = r162_;
-                    r417_ = (_e5647 + 1i);
+                let _e5593 = active_540_;
+                if _e5593 {
+                    let _e5595 = r387_;
+                    let _e5597 = r409_;
+                    r410_ = (_e5595 + _e5597);
                 }
-                let _e5652 = active_544_;
-                if _e5652 {
-                    let _e5654 = r163_;
-                    r418_ = (_e5654 + 1i);
+                let _e5601 = active_540_;
+                if _e5601 {
+                    let _e5603 = r398_;
+                    let _e5605 = r404_;
+                    r411_ = (_e5603 * _e5605);
                 }
-                let _e5659 = active_544_;
+                let _e5609 = active_540_;
+                if _e5609 {
+                    let _e5611 = r389_;
+                    let _e5613 = r411_;
+                    r412_ = (_e5611 + _e5613);
+                }
+                let _e5617 = active_540_;
+                if _e5617 {
+                    let _e5619 = r162_;
+                    r413_ = (_e5619 + 1i);
+                }
+                let _e5624 = active_540_;
+                if _e5624 {
+                    let _e5626 = r163_;
+                    r414_ = (_e5626 + 1i);
+                }
+                let _e5631 = active_540_;
+                if _e5631 {
+                    let _e5633 = r414_;
+                    r415_ = (_e5633 + 4i);
+                }
+                let _e5638 = active_540_;
+                if _e5638 {
+                    let _e5642 = a_local1_[5i];
+                    r416_ = _e5642;
+                }
+                workgroupBarrier();
+                let _e5645 = r416_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5645);
+                let _e5656 = active_540_;
+                lane_active[local_index] = u32(_e5656);
+                workgroupBarrier();
+                let _e5659 = active_540_;
                 if _e5659 {
-                    let _e5661 = r418_;
-                    r419_ = (_e5661 + 4i);
+                    let _e5665 = i32(local_index);
+                    let _e5668 = r413_;
+                    let _e5672 = (((_e5668 % 32i) + 32i) % 32i);
+                    let _e5677 = ((_e5665 - (i32(local_index) % 32i)) + _e5672);
+                    let _e5680 = (((_e5672 >= 0i) && (_e5672 < 32i)) && (_e5677 < 128i));
+                    let _e5681 = select(_e5665, _e5677, _e5680);
+                    let _e5685 = lane_active[bitcast<u32>(_e5681)];
+                    let _e5692 = lane_values[bitcast<u32>(_e5681)];
+                    let _e5696 = lane_values[bitcast<u32>(_e5665)];
+                    r417_ = bitcast<f32>(select(_e5696, _e5692, (_e5680 && (_e5685 != 0u))));
                 }
-                let _e5666 = active_544_;
-                if _e5666 {
-                    let _e5670 = a_local1_[5i];
-                    r420_ = _e5670;
+                let _e5701 = active_540_;
+                if _e5701 {
+                    let _e5703 = r417_;
+                    r418_ = f32(_e5703);
                 }
-                workgroupBarrier();
-                let _e5673 = r420_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5673);
-                let _e5684 = active_544_;
-                lane_active[local_index] = u32(_e5684);
-                workgroupBarrier();
-                let _e5687 = active_544_;
-                if _e5687 {
-                    let _e5693 = i32(local_index);
-                    let _e5696 = r417_;
-                    let _e5700 = (((_e5696 % 32i) + 32i) % 32i);
-                    let _e5705 = ((_e5693 - (i32(local_index) % 32i)) + _e5700);
-                    let _e5708 = (((_e5700 >= 0i) && (_e5700 < 32i)) && (_e5705 < 128i));
-                    let _e5709 = select(_e5693, _e5705, _e5708);
-                    let _e5713 = lane_active[bitcast<u32>(_e5709)];
-                    let _e5720 = lane_values[bitcast<u32>(_e5709)];
-                    let _e5724 = lane_values[bitcast<u32>(_e5693)];
-                    r421_ = bitcast<f32>(select(_e5724, _e5720, (_e5708 && (_e5713 != 0u))));
-                }
-                let _e5729 = active_544_;
-                if _e5729 {
-                    let _e5731 = r421_;
-                    r422_ = f32(_e5731);
-                }
-                let _e5735 = active_544_;
-                if _e5735 {
-                    let _e5739 = a_local1_[7i];
-                    r423_ = _e5739;
+                let _e5707 = active_540_;
+                if _e5707 {
+                    let _e5711 = a_local1_[7i];
+                    r419_ = _e5711;
                 }
                 workgroupBarrier();
-                let _e5742 = r423_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5742);
-                let _e5753 = active_544_;
-                lane_active[local_index] = u32(_e5753);
+                let _e5714 = r419_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5714);
+                let _e5725 = active_540_;
+                lane_active[local_index] = u32(_e5725);
                 workgroupBarrier();
-                let _e5756 = active_544_;
-                if _e5756 {
-                    let _e5762 = i32(local_index);
-                    let _e5765 = r417_;
-                    let _e5769 = (((_e5765 % 32i) + 32i) % 32i);
-                    let _e5774 = ((_e5762 - (i32(local_index) % 32i)) + _e5769);
-                    let _e5777 = (((_e5769 >= 0i) && (_e5769 < 32i)) && (_e5774 < 128i));
-                    let _e5778 = select(_e5762, _e5774, _e5777);
-                    let _e5782 = lane_active[bitcast<u32>(_e5778)];
-                    let _e5789 = lane_values[bitcast<u32>(_e5778)];
-                    let _e5793 = lane_values[bitcast<u32>(_e5762)];
-                    r424_ = bitcast<f32>(select(_e5793, _e5789, (_e5777 && (_e5782 != 0u))));
+                let _e5728 = active_540_;
+                if _e5728 {
+                    let _e5734 = i32(local_index);
+                    let _e5737 = r413_;
+                    let _e5741 = (((_e5737 % 32i) + 32i) % 32i);
+                    let _e5746 = ((_e5734 - (i32(local_index) % 32i)) + _e5741);
+                    let _e5749 = (((_e5741 >= 0i) && (_e5741 < 32i)) && (_e5746 < 128i));
+                    let _e5750 = select(_e5734, _e5746, _e5749);
+                    let _e5754 = lane_active[bitcast<u32>(_e5750)];
+                    let _e5761 = lane_values[bitcast<u32>(_e5750)];
+                    let _e5765 = lane_values[bitcast<u32>(_e5734)];
+                    r420_ = bitcast<f32>(select(_e5765, _e5761, (_e5749 && (_e5754 != 0u))));
                 }
-                let _e5798 = active_544_;
-                if _e5798 {
-                    let _e5800 = r424_;
-                    r425_ = f32(_e5800);
+                let _e5770 = active_540_;
+                if _e5770 {
+                    let _e5772 = r420_;
+                    r421_ = f32(_e5772);
                 }
-                let _e5804 = active_544_;
-                if _e5804 {
-                    let _e5808 = b_local2_[3i];
-                    r426_ = _e5808;
-                }
-                workgroupBarrier();
-                let _e5811 = r426_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5811);
-                let _e5822 = active_544_;
-                lane_active[local_index] = u32(_e5822);
-                workgroupBarrier();
-                let _e5825 = active_544_;
-                if _e5825 {
-                    let _e5831 = i32(local_index);
-                    let _e5834 = r418_;
-                    let _e5838 = (((_e5834 % 32i) + 32i) % 32i);
-                    let _e5843 = ((_e5831 - (i32(local_index) % 32i)) + _e5838);
-                    let _e5846 = (((_e5838 >= 0i) && (_e5838 < 32i)) && (_e5843 < 128i));
-                    let _e5847 = select(_e5831, _e5843, _e5846);
-                    let _e5851 = lane_active[bitcast<u32>(_e5847)];
-                    let _e5858 = lane_values[bitcast<u32>(_e5847)];
-                    let _e5862 = lane_values[bitcast<u32>(_e5831)];
-                    r427_ = bitcast<f32>(select(_e5862, _e5858, (_e5846 && (_e5851 != 0u))));
-                }
-                let _e5867 = active_544_;
-                if _e5867 {
-                    let _e5869 = r427_;
-                    r428_ = f32(_e5869);
-                }
-                let _e5873 = active_544_;
-                if _e5873 {
-                    let _e5877 = b_local2_[3i];
-                    r429_ = _e5877;
+                let _e5776 = active_540_;
+                if _e5776 {
+                    let _e5780 = b_local2_[3i];
+                    r422_ = _e5780;
                 }
                 workgroupBarrier();
-                let _e5880 = r429_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5880);
-                let _e5891 = active_544_;
-                lane_active[local_index] = u32(_e5891);
+                let _e5783 = r422_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5783);
+                let _e5794 = active_540_;
+                lane_active[local_index] = u32(_e5794);
                 workgroupBarrier();
-                let _e5894 = active_544_;
-                if _e5894 {
-                    let _e5900 = i32(local_index);
-                    let _e5903 = r419_;
-                    let _e5907 = (((_e5903 % 32i) + 32i) % 32i);
-                    let _e5912 = ((_e5900 - (i32(local_index) % 32i)) + _e5907);
-                    let _e5915 = (((_e5907 >= 0i) && (_e5907 < 32i)) && (_e5912 < 128i));
-                    let _e5916 = select(_e5900, _e5912, _e5915);
-                    let _e5920 = lane_active[bitcast<u32>(_e5916)];
-                    let _e5927 = lane_values[bitcast<u32>(_e5916)];
-                    let _e5931 = lane_values[bitcast<u32>(_e5900)];
-                    r430_ = bitcast<f32>(select(_e5931, _e5927, (_e5915 && (_e5920 != 0u))));
+                let _e5797 = active_540_;
+                if _e5797 {
+                    let _e5803 = i32(local_index);
+                    let _e5806 = r414_;
+                    let _e5810 = (((_e5806 % 32i) + 32i) % 32i);
+                    let _e5815 = ((_e5803 - (i32(local_index) % 32i)) + _e5810);
+                    let _e5818 = (((_e5810 >= 0i) && (_e5810 < 32i)) && (_e5815 < 128i));
+                    let _e5819 = select(_e5803, _e5815, _e5818);
+                    let _e5823 = lane_active[bitcast<u32>(_e5819)];
+                    let _e5830 = lane_values[bitcast<u32>(_e5819)];
+                    let _e5834 = lane_values[bitcast<u32>(_e5803)];
+                    r423_ = bitcast<f32>(select(_e5834, _e5830, (_e5818 && (_e5823 != 0u))));
                 }
-                let _e5936 = active_544_;
-                if _e5936 {
-                    let _e5938 = r430_;
-                    r431_ = f32(_e5938);
+                let _e5839 = active_540_;
+                if _e5839 {
+                    let _e5841 = r423_;
+                    r424_ = f32(_e5841);
                 }
-                let _e5942 = active_544_;
-                if _e5942 {
-                    let _e5944 = r422_;
-                    let _e5946 = r428_;
-                    r432_ = (_e5944 * _e5946);
+                let _e5845 = active_540_;
+                if _e5845 {
+                    let _e5849 = b_local2_[3i];
+                    r425_ = _e5849;
                 }
-                let _e5950 = active_544_;
-                if _e5950 {
-                    let _e5952 = r410_;
-                    let _e5954 = r432_;
-                    r433_ = (_e5952 + _e5954);
+                workgroupBarrier();
+                let _e5852 = r425_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5852);
+                let _e5863 = active_540_;
+                lane_active[local_index] = u32(_e5863);
+                workgroupBarrier();
+                let _e5866 = active_540_;
+                if _e5866 {
+                    let _e5872 = i32(local_index);
+                    let _e5875 = r415_;
+                    let _e5879 = (((_e5875 % 32i) + 32i) % 32i);
+                    let _e5884 = ((_e5872 - (i32(local_index) % 32i)) + _e5879);
+                    let _e5887 = (((_e5879 >= 0i) && (_e5879 < 32i)) && (_e5884 < 128i));
+                    let _e5888 = select(_e5872, _e5884, _e5887);
+                    let _e5892 = lane_active[bitcast<u32>(_e5888)];
+                    let _e5899 = lane_values[bitcast<u32>(_e5888)];
+                    let _e5903 = lane_values[bitcast<u32>(_e5872)];
+                    r426_ = bitcast<f32>(select(_e5903, _e5899, (_e5887 && (_e5892 != 0u))));
                 }
-                let _e5958 = active_544_;
-                if _e5958 {
-                    let _e5960 = r422_;
-                    let _e5962 = r431_;
-                    r434_ = (_e5960 * _e5962);
+                let _e5908 = active_540_;
+                if _e5908 {
+                    let _e5910 = r426_;
+                    r427_ = f32(_e5910);
                 }
-                let _e5966 = active_544_;
-                if _e5966 {
-                    let _e5968 = r412_;
-                    let _e5970 = r434_;
-                    r435_ = (_e5968 + _e5970);
+                let _e5914 = active_540_;
+                if _e5914 {
+                    let _e5916 = r418_;
+                    let _e5918 = r424_;
+                    r428_ = (_e5916 * _e5918);
                 }
-                let _e5974 = active_544_;
-                if _e5974 {
-                    let _e5976 = r425_;
-                    let _e5978 = r428_;
-                    r436_ = (_e5976 * _e5978);
+                let _e5922 = active_540_;
+                if _e5922 {
+                    let _e5924 = r406_;
+                    let _e5926 = r428_;
+                    r429_ = (_e5924 + _e5926);
                 }
-                let _e5982 = active_544_;
-                if _e5982 {
-                    let _e5984 = r414_;
-                    let _e5986 = r436_;
-                    r437_ = (_e5984 + _e5986);
+                let _e5930 = active_540_;
+                if _e5930 {
+                    let _e5932 = r418_;
+                    let _e5934 = r427_;
+                    r430_ = (_e5932 * _e5934);
                 }
-                let _e5990 = active_544_;
-                if _e5990 {
-                    let _e5992 = r425_;
-                    let _e5994 = r431_;
-                    r438_ = (_e5992 * _e5994);
+                let _e5938 = active_540_;
+                if _e5938 {
+                    let _e5940 = r408_;
+                    let _e5942 = r430_;
+                    r431_ = (_e5940 + _e5942);
                 }
-                let _e5998 = active_544_;
-                if _e5998 {
-                    let _e6000 = r416_;
-                    let _e6002 = r438_;
-                    r439_ = (_e6000 + _e6002);
+                let _e5946 = active_540_;
+                if _e5946 {
+                    let _e5948 = r421_;
+                    let _e5950 = r424_;
+                    r432_ = (_e5948 * _e5950);
                 }
-                let _e6006 = active_544_;
-                if _e6006 {
-                    let _e6008 = r162_;
-                    r440_ = (_e6008 + 2i);
+                let _e5954 = active_540_;
+                if _e5954 {
+                    let _e5956 = r410_;
+                    let _e5958 = r432_;
+                    r433_ = (_e5956 + _e5958);
                 }
-                let _e6013 = active_544_;
-                if _e6013 {
-                    let _e6015 = r163_;
-                    r441_ = (_e6015 + 2i);
+                let _e5962 = active_540_;
+                if _e5962 {
+                    let _e5964 = r421_;
+                    let _e5966 = r427_;
+                    r434_ = (_e5964 * _e5966);
                 }
-                let _e6020 = active_544_;
+                let _e5970 = active_540_;
+                if _e5970 {
+                    let _e5972 = r412_;
+                    let _e5974 = r434_;
+                    r435_ = (_e5972 + _e5974);
+                }
+                let _e5978 = active_540_;
+                if _e5978 {
+                    let _e5980 = r162_;
+                    r436_ = (_e5980 + 2i);
+                }
+                let _e5985 = active_540_;
+                if _e5985 {
+                    let _e5987 = r163_;
+                    r437_ = (_e5987 + 2i);
+                }
+                let _e5992 = active_540_;
+                if _e5992 {
+                    let _e5994 = r437_;
+                    r438_ = (_e5994 + 4i);
+                }
+                let _e5999 = active_540_;
+                if _e5999 {
+                    let _e6003 = a_local1_[4i];
+                    r439_ = _e6003;
+                }
+                workgroupBarrier();
+                let _e6006 = r439_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6006);
+                let _e6017 = active_540_;
+                lane_active[local_index] = u32(_e6017);
+                workgroupBarrier();
+                let _e6020 = active_540_;
                 if _e6020 {
-                    let _e6022 = r441_;
-                    r442_ = (_e6022 + 4i);
+                    let _e6026 = i32(local_index);
+                    let _e6029 = r436_;
+                    let _e6033 = (((_e6029 % 32i) + 32i) % 32i);
+                    let _e6038 = ((_e6026 - (i32(local_index) % 32i)) + _e6033);
+                    let _e6041 = (((_e6033 >= 0i) && (_e6033 < 32i)) && (_e6038 < 128i));
+                    let _e6042 = select(_e6026, _e6038, _e6041);
+                    let _e6046 = lane_active[bitcast<u32>(_e6042)];
+                    let _e6053 = lane_values[bitcast<u32>(_e6042)];
+                    let _e6057 = lane_values[bitcast<u32>(_e6026)];
+                    r440_ = bitcast<f32>(select(_e6057, _e6053, (_e6041 && (_e6046 != 0u))));
                 }
-                let _e6027 = active_544_;
-                if _e6027 {
-                    let _e6031 = a_local1_[4i];
-                    r443_ = _e6031;
+                let _e6062 = active_540_;
+                if _e6062 {
+                    let _e6064 = r440_;
+                    r441_ = f32(_e6064);
                 }
-                workgroupBarrier();
-                let _e6034 = r443_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6034);
-                let _e6045 = active_544_;
-                lane_active[local_index] = u32(_e6045);
-                workgroupBarrier();
-                let _e6048 = active_544_;
-                if _e6048 {
-                    let _e6054 = i32(local_index);
-                    let _e6057 = r440_;
-                    let _e6061 = (((_e6057 % 32i) + 32i) % 32i);
-                    let _e6066 = ((_e6054 - (i32(local_index) % 32i)) + _e6061);
-                    let _e6069 = (((_e6061 >= 0i) && (_e6061 < 32i)) && (_e6066 < 128i));
-                    let _e6070 = select(_e6054, _e6066, _e6069);
-                    let _e6074 = lane_active[bitcast<u32>(_e6070)];
-                    let _e6081 = lane_values[bitcast<u32>(_e6070)];
-                    let _e6085 = lane_values[bitcast<u32>(_e6054)];
-                    r444_ = bitcast<f32>(select(_e6085, _e6081, (_e6069 && (_e6074 != 0u))));
-                }
-                let _e6090 = active_544_;
-                if _e6090 {
-                    let _e6092 = r444_;
-                    r445_ = f32(_e6092);
-                }
-                let _e6096 = active_544_;
-                if _e6096 {
-                    let _e6100 = a_local1_[6i];
-                    r446_ = _e6100;
+                let _e6068 = active_540_;
+                if _e6068 {
+                    let _e6072 = a_local1_[6i];
+                    r442_ = _e6072;
                 }
                 workgroupBarrier();
-                let _e6103 = r446_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6103);
-                let _e6114 = active_544_;
-                lane_active[local_index] = u32(_e6114);
+                let _e6075 = r442_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6075);
+                let _e6086 = active_540_;
+                lane_active[local_index] = u32(_e6086);
                 workgroupBarrier();
-                let _e6117 = active_544_;
-                if _e6117 {
-                    let _e6123 = i32(local_index);
-                    let _e6126 = r440_;
-                    let _e6130 = (((_e6126 % 32i) + 32i) % 32i);
-                    let _e6135 = ((_e6123 - (i32(local_index) % 32i)) + _e6130);
-                    let _e6138 = (((_e6130 >= 0i) && (_e6130 < 32i)) && (_e6135 < 128i));
-                    let _e6139 = select(_e6123, _e6135, _e6138);
-                    let _e6143 = lane_active[bitcast<u32>(_e6139)];
-                    let _e6150 = lane_values[bitcast<u32>(_e6139)];
-                    let _e6154 = lane_values[bitcast<u32>(_e6123)];
-                    r447_ = bitcast<f32>(select(_e6154, _e6150, (_e6138 && (_e6143 != 0u))));
+                let _e6089 = active_540_;
+                if _e6089 {
+                    let _e6095 = i32(local_index);
+                    let _e6098 = r436_;
+                    let _e6102 = (((_e6098 % 32i) + 32i) % 32i);
+                    let _e6107 = ((_e6095 - (i32(local_index) % 32i)) + _e6102);
+                    let _e6110 = (((_e6102 >= 0i) && (_e6102 < 32i)) && (_e6107 < 128i));
+                    let _e6111 = select(_e6095, _e6107, _e6110);
+                    let _e6115 = lane_active[bitcast<u32>(_e6111)];
+                    let _e6122 = lane_values[bitcast<u32>(_e6111)];
+                    let _e6126 = lane_values[bitcast<u32>(_e6095)];
+                    r443_ = bitcast<f32>(select(_e6126, _e6122, (_e6110 && (_e6115 != 0u))));
                 }
-                let _e6159 = active_544_;
-                if _e6159 {
-                    let _e6161 = r447_;
-                    r448_ = f32(_e6161);
+                let _e6131 = active_540_;
+                if _e6131 {
+                    let _e6133 = r443_;
+                    r444_ = f32(_e6133);
                 }
-                let _e6165 = active_544_;
-                if _e6165 {
-                    let _e6169 = b_local2_[2i];
-                    r449_ = _e6169;
-                }
-                workgroupBarrier();
-                let _e6172 = r449_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6172);
-                let _e6183 = active_544_;
-                lane_active[local_index] = u32(_e6183);
-                workgroupBarrier();
-                let _e6186 = active_544_;
-                if _e6186 {
-                    let _e6192 = i32(local_index);
-                    let _e6195 = r441_;
-                    let _e6199 = (((_e6195 % 32i) + 32i) % 32i);
-                    let _e6204 = ((_e6192 - (i32(local_index) % 32i)) + _e6199);
-                    let _e6207 = (((_e6199 >= 0i) && (_e6199 < 32i)) && (_e6204 < 128i));
-                    let _e6208 = select(_e6192, _e6204, _e6207);
-                    let _e6212 = lane_active[bitcast<u32>(_e6208)];
-                    let _e6219 = lane_values[bitcast<u32>(_e6208)];
-                    let _e6223 = lane_values[bitcast<u32>(_e6192)];
-                    r450_ = bitcast<f32>(select(_e6223, _e6219, (_e6207 && (_e6212 != 0u))));
-                }
-                let _e6228 = active_544_;
-                if _e6228 {
-                    let _e6230 = r450_;
-                    r451_ = f32(_e6230);
-                }
-                let _e6234 = active_544_;
-                if _e6234 {
-                    let _e6238 = b_local2_[2i];
-                    r452_ = _e6238;
+                let _e6137 = active_540_;
+                if _e6137 {
+                    let _e6141 = b_local2_[2i];
+                    r445_ = _e6141;
                 }
                 workgroupBarrier();
-                let _e6241 = r452_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6241);
-                let _e6252 = active_544_;
-                lane_active[local_index] = u32(_e6252);
+                let _e6144 = r445_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6144);
+                let _e6155 = active_540_;
+                lane_active[local_index] = u32(_e6155);
                 workgroupBarrier();
-                let _e6255 = active_544_;
-                if _e6255 {
-                    let _e6261 = i32(local_index);
-                    let _e6264 = r442_;
-                    let _e6268 = (((_e6264 % 32i) + 32i) % 32i);
-                    let _e6273 = ((_e6261 - (i32(local_index) % 32i)) + _e6268);
-                    let _e6276 = (((_e6268 >= 0i) && (_e6268 < 32i)) && (_e6273 < 128i));
-                    let _e6277 = select(_e6261, _e6273, _e6276);
-                    let _e6281 = lane_active[bitcast<u32>(_e6277)];
-                    let _e6288 = lane_values[bitcast<u32>(_e6277)];
-                    let _e6292 = lane_values[bitcast<u32>(_e6261)];
-                    r453_ = bitcast<f32>(select(_e6292, _e6288, (_e6276 && (_e6281 != 0u))));
+                let _e6158 = active_540_;
+                if _e6158 {
+                    let _e6164 = i32(local_index);
+                    let _e6167 = r437_;
+                    let _e6171 = (((_e6167 % 32i) + 32i) % 32i);
+                    let _e6176 = ((_e6164 - (i32(local_index) % 32i)) + _e6171);
+                    let _e6179 = (((_e6171 >= 0i) && (_e6171 < 32i)) && (_e6176 < 128i));
+                    let _e6180 = select(_e6164, _e6176, _e6179);
+                    let _e6184 = lane_active[bitcast<u32>(_e6180)];
+                    let _e6191 = lane_values[bitcast<u32>(_e6180)];
+                    let _e6195 = lane_values[bitcast<u32>(_e6164)];
+                    r446_ = bitcast<f32>(select(_e6195, _e6191, (_e6179 && (_e6184 != 0u))));
                 }
-                let _e6297 = active_544_;
-                if _e6297 {
-                    let _e6299 = r453_;
-                    r454_ = f32(_e6299);
+                let _e6200 = active_540_;
+                if _e6200 {
+                    let _e6202 = r446_;
+                    r447_ = f32(_e6202);
                 }
-                let _e6303 = active_544_;
-                if _e6303 {
-                    let _e6305 = r445_;
-                    let _e6307 = r451_;
-                    r455_ = (_e6305 * _e6307);
+                let _e6206 = active_540_;
+                if _e6206 {
+                    let _e6210 = b_local2_[2i];
+                    r448_ = _e6210;
                 }
-                let _e6311 = active_544_;
-                if _e6311 {
-                    let _e6313 = r433_;
-                    let _e6315 = r455_;
-                    r456_ = (_e6313 + _e6315);
+                workgroupBarrier();
+                let _e6213 = r448_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6213);
+                let _e6224 = active_540_;
+                lane_active[local_index] = u32(_e6224);
+                workgroupBarrier();
+                let _e6227 = active_540_;
+                if _e6227 {
+                    let _e6233 = i32(local_index);
+                    let _e6236 = r438_;
+                    let _e6240 = (((_e6236 % 32i) + 32i) % 32i);
+                    let _e6245 = ((_e6233 - (i32(local_index) % 32i)) + _e6240);
+                    let _e6248 = (((_e6240 >= 0i) && (_e6240 < 32i)) && (_e6245 < 128i));
+                    let _e6249 = select(_e6233, _e6245, _e6248);
+                    let _e6253 = lane_active[bitcast<u32>(_e6249)];
+                    let _e6260 = lane_values[bitcast<u32>(_e6249)];
+                    let _e6264 = lane_values[bitcast<u32>(_e6233)];
+                    r449_ = bitcast<f32>(select(_e6264, _e6260, (_e6248 && (_e6253 != 0u))));
                 }
-                let _e6319 = active_544_;
-                if _e6319 {
-                    let _e6321 = r445_;
-                    let _e6323 = r454_;
-                    r457_ = (_e6321 * _e6323);
+                let _e6269 = active_540_;
+                if _e6269 {
+                    let _e6271 = r449_;
+                    r450_ = f32(_e6271);
                 }
-                let _e6327 = active_544_;
-                if _e6327 {
-                    let _e6329 = r435_;
-                    let _e6331 = r457_;
-                    r458_ = (_e6329 + _e6331);
+                let _e6275 = active_540_;
+                if _e6275 {
+                    let _e6277 = r441_;
+                    let _e6279 = r447_;
+                    r451_ = (_e6277 * _e6279);
                 }
-                let _e6335 = active_544_;
-                if _e6335 {
-                    let _e6337 = r448_;
-                    let _e6339 = r451_;
-                    r459_ = (_e6337 * _e6339);
+                let _e6283 = active_540_;
+                if _e6283 {
+                    let _e6285 = r429_;
+                    let _e6287 = r451_;
+                    r452_ = (_e6285 + _e6287);
                 }
-                let _e6343 = active_544_;
-                if _e6343 {
-                    let _e6345 = r437_;
-                    let _e6347 = r459_;
-                    r460_ = (_e6345 + _e6347);
+                let _e6291 = active_540_;
+                if _e6291 {
+                    let _e6293 = r441_;
+                    let _e6295 = r450_;
+                    r453_ = (_e6293 * _e6295);
                 }
-                let _e6351 = active_544_;
-                if _e6351 {
-                    let _e6353 = r448_;
-                    let _e6355 = r454_;
-                    r461_ = (_e6353 * _e6355);
+                let _e6299 = active_540_;
+                if _e6299 {
+                    let _e6301 = r431_;
+                    let _e6303 = r453_;
+                    r454_ = (_e6301 + _e6303);
                 }
-                let _e6359 = active_544_;
-                if _e6359 {
-                    let _e6361 = r439_;
-                    let _e6363 = r461_;
-                    r462_ = (_e6361 + _e6363);
+                let _e6307 = active_540_;
+                if _e6307 {
+                    let _e6309 = r444_;
+                    let _e6311 = r447_;
+                    r455_ = (_e6309 * _e6311);
                 }
-                let _e6367 = active_544_;
-                if _e6367 {
-                    let _e6369 = r162_;
-                    r463_ = (_e6369 + 2i);
+                let _e6315 = active_540_;
+                if _e6315 {
+                    let _e6317 = r433_;
+                    let _e6319 = r455_;
+                    r456_ = (_e6317 + _e6319);
                 }
-                let _e6374 = active_544_;
-                if _e6374 {
-                    let _e6376 = r163_;
-                    r464_ = (_e6376 + 2i);
+                let _e6323 = active_540_;
+                if _e6323 {
+                    let _e6325 = r444_;
+                    let _e6327 = r450_;
+                    r457_ = (_e6325 * _e6327);
                 }
-                let _e6381 = active_544_;
+                let _e6331 = active_540_;
+                if _e6331 {
+                    let _e6333 = r435_;
+                    let _e6335 = r457_;
+                    r458_ = (_e6333 + _e6335);
+                }
+                let _e6339 = active_540_;
+                if _e6339 {
+                    let _e6341 = r162_;
+                    r459_ = (_e6341 + 2i);
+                }
+                let _e6346 = active_540_;
+                if _e6346 {
+                    let _e6348 = r163_;
+                    r460_ = (_e6348 + 2i);
+                }
+                let _e6353 = active_540_;
+                if _e6353 {
+                    let _e6355 = r460_;
+                    r461_ = (_e6355 + 4i);
+                }
+                let _e6360 = active_540_;
+                if _e6360 {
+                    let _e6364 = a_local1_[5i];
+                    r462_ = _e6364;
+                }
+                workgroupBarrier();
+                let _e6367 = r462_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6367);
+                let _e6378 = active_540_;
+                lane_active[local_index] = u32(_e6378);
+                workgroupBarrier();
+                let _e6381 = active_540_;
                 if _e6381 {
-                    let _e6383 = r464_;
-                    r465_ = (_e6383 + 4i);
+                    let _e6387 = i32(local_index);
+                    let _e6390 = r459_;
+                    let _e6394 = (((_e6390 % 32i) + 32i) % 32i);
+                    let _e6399 = ((_e6387 - (i32(local_index) % 32i)) + _e6394);
+                    let _e6402 = (((_e6394 >= 0i) && (_e6394 < 32i)) && (_e6399 < 128i));
+                    let _e6403 = select(_e6387, _e6399, _e6402);
+                    let _e6407 = lane_active[bitcast<u32>(_e6403)];
+                    let _e6414 = lane_values[bitcast<u32>(_e6403)];
+                    let _e6418 = lane_values[bitcast<u32>(_e6387)];
+                    r463_ = bitcast<f32>(select(_e6418, _e6414, (_e6402 && (_e6407 != 0u))));
                 }
-                let _e6388 = active_544_;
-                if _e6388 {
-                    let _e6392 = a_local1_[5i];
-                    r466_ = _e6392;
+                let _e6423 = active_540_;
+                if _e6423 {
+                    let _e6425 = r463_;
+                    r464_ = f32(_e6425);
                 }
-                workgroupBarrier();
-                let _e6395 = r466_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6395);
-                let _e6406 = active_544_;
-                lane_active[local_index] = u32(_e6406);
-                workgroupBarrier();
-                let _e6409 = active_544_;
-                if _e6409 {
-                    let _e6415 = i32(local_index);
-                    let _e6418 = r463_;
-                    let _e6422 = (((_e6418 % 32i) + 32i) % 32i);
-                    let _e6427 = ((_e6415 - (i32(local_index) % 32i)) + _e6422);
-                    let _e6430 = (((_e6422 >= 0i) && (_e6422 < 32i)) && (_e6427 < 128i));
-                    let _e6431 = select(_e6415, _e6427, _e6430);
-                    let _e6435 = lane_active[bitcast<u32>(_e6431)];
-                    let _e6442 = lane_values[bitcast<u32>(_e6431)];
-                    let _e6446 = lane_values[bitcast<u32>(_e6415)];
-                    r467_ = bitcast<f32>(select(_e6446, _e6442, (_e6430 && (_e6435 != 0u))));
-                }
-                let _e6451 = active_544_;
-                if _e6451 {
-                    let _e6453 = r467_;
-                    r468_ = f32(_e6453);
-                }
-                let _e6457 = active_544_;
-                if _e6457 {
-                    let _e6461 = a_local1_[7i];
-                    r469_ = _e6461;
+                let _e6429 = active_540_;
+                if _e6429 {
+                    let _e6433 = a_local1_[7i];
+                    r465_ = _e6433;
                 }
                 workgroupBarrier();
-                let _e6464 = r469_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6464);
-                let _e6475 = active_544_;
-                lane_active[local_index] = u32(_e6475);
+                let _e6436 = r465_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6436);
+                let _e6447 = active_540_;
+                lane_active[local_index] = u32(_e6447);
                 workgroupBarrier();
-                let _e6478 = active_544_;
-                if _e6478 {
-                    let _e6484 = i32(local_index);
-                    let _e6487 = r463_;
-                    let _e6491 = (((_e6487 % 32i) + 32i) % 32i);
-                    let _e6496 = ((_e6484 - (i32(local_index) % 32i)) + _e6491);
-                    let _e6499 = (((_e6491 >= 0i) && (_e6491 < 32i)) && (_e6496 < 128i));
-                    let _e6500 = select(_e6484, _e6496, _e6499);
-                    let _e6504 = lane_active[bitcast<u32>(_e6500)];
-                    let _e6511 = lane_values[bitcast<u32>(_e6500)];
-                    let _e6515 = lane_values[bitcast<u32>(_e6484)];
-                    r470_ = bitcast<f32>(select(_e6515, _e6511, (_e6499 && (_e6504 != 0u))));
+                let _e6450 = active_540_;
+                if _e6450 {
+                    let _e6456 = i32(local_index);
+                    let _e6459 = r459_;
+                    let _e6463 = (((_e6459 % 32i) + 32i) % 32i);
+                    let _e6468 = ((_e6456 - (i32(local_index) % 32i)) + _e6463);
+                    let _e6471 = (((_e6463 >= 0i) && (_e6463 < 32i)) && (_e6468 < 128i));
+                    let _e6472 = select(_e6456, _e6468, _e6471);
+                    let _e6476 = lane_active[bitcast<u32>(_e6472)];
+                    let _e6483 = lane_values[bitcast<u32>(_e6472)];
+                    let _e6487 = lane_values[bitcast<u32>(_e6456)];
+                    r466_ = bitcast<f32>(select(_e6487, _e6483, (_e6471 && (_e6476 != 0u))));
                 }
-                let _e6520 = active_544_;
-                if _e6520 {
-                    let _e6522 = r470_;
-                    r471_ = f32(_e6522);
+                let _e6492 = active_540_;
+                if _e6492 {
+                    let _e6494 = r466_;
+                    r467_ = f32(_e6494);
                 }
-                let _e6526 = active_544_;
-                if _e6526 {
-                    let _e6530 = b_local2_[3i];
-                    r472_ = _e6530;
-                }
-                workgroupBarrier();
-                let _e6533 = r472_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6533);
-                let _e6544 = active_544_;
-                lane_active[local_index] = u32(_e6544);
-                workgroupBarrier();
-                let _e6547 = active_544_;
-                if _e6547 {
-                    let _e6553 = i32(local_index);
-                    let _e6556 = r464_;
-                    let _e6560 = (((_e6556 % 32i) + 32i) % 32i);
-                    let _e6565 = ((_e6553 - (i32(local_index) % 32i)) + _e6560);
-                    let _e6568 = (((_e6560 >= 0i) && (_e6560 < 32i)) && (_e6565 < 128i));
-                    let _e6569 = select(_e6553, _e6565, _e6568);
-                    let _e6573 = lane_active[bitcast<u32>(_e6569)];
-                    let _e6580 = lane_values[bitcast<u32>(_e6569)];
-                    let _e6584 = lane_values[bitcast<u32>(_e6553)];
-                    r473_ = bitcast<f32>(select(_e6584, _e6580, (_e6568 && (_e6573 != 0u))));
-                }
-                let _e6589 = active_544_;
-                if _e6589 {
-                    let _e6591 = r473_;
-                    r474_ = f32(_e6591);
-                }
-                let _e6595 = active_544_;
-                if _e6595 {
-                    let _e6599 = b_local2_[3i];
-                    r475_ = _e6599;
+                let _e6498 = active_540_;
+                if _e6498 {
+                    let _e6502 = b_local2_[3i];
+                    r468_ = _e6502;
                 }
                 workgroupBarrier();
-                let _e6602 = r475_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6602);
-                let _e6613 = active_544_;
-                lane_active[local_index] = u32(_e6613);
+                let _e6505 = r468_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6505);
+                let _e6516 = active_540_;
+                lane_active[local_index] = u32(_e6516);
                 workgroupBarrier();
-                let _e6616 = active_544_;
-                if _e6616 {
-                    let _e6622 = i32(local_index);
-                    let _e6625 = r465_;
-                    let _e6629 = (((_e6625 % 32i) + 32i) % 32i);
-                    let _e6634 = ((_e6622 - (i32(local_index) % 32i)) + _e6629);
-                    let _e6637 = (((_e6629 >= 0i) && (_e6629 < 32i)) && (_e6634 < 128i));
-                    let _e6638 = select(_e6622, _e6634, _e6637);
-                    let _e6642 = lane_active[bitcast<u32>(_e6638)];
-                    let _e6649 = lane_values[bitcast<u32>(_e6638)];
-                    let _e6653 = lane_values[bitcast<u32>(_e6622)];
-                    r476_ = bitcast<f32>(select(_e6653, _e6649, (_e6637 && (_e6642 != 0u))));
+                let _e6519 = active_540_;
+                if _e6519 {
+                    let _e6525 = i32(local_index);
+                    let _e6528 = r460_;
+                    let _e6532 = (((_e6528 % 32i) + 32i) % 32i);
+                    let _e6537 = ((_e6525 - (i32(local_index) % 32i)) + _e6532);
+                    let _e6540 = (((_e6532 >= 0i) && (_e6532 < 32i)) && (_e6537 < 128i));
+                    let _e6541 = select(_e6525, _e6537, _e6540);
+                    let _e6545 = lane_active[bitcast<u32>(_e6541)];
+                    let _e6552 = lane_values[bitcast<u32>(_e6541)];
+                    let _e6556 = lane_values[bitcast<u32>(_e6525)];
+                    r469_ = bitcast<f32>(select(_e6556, _e6552, (_e6540 && (_e6545 != 0u))));
                 }
-                let _e6658 = active_544_;
-                if _e6658 {
-                    let _e6660 = r476_;
-                    r477_ = f32(_e6660);
+                let _e6561 = active_540_;
+                if _e6561 {
+                    let _e6563 = r469_;
+                    r470_ = f32(_e6563);
                 }
-                let _e6664 = active_544_;
-                if _e6664 {
-                    let _e6666 = r468_;
-                    let _e6668 = r474_;
-                    r478_ = (_e6666 * _e6668);
+                let _e6567 = active_540_;
+                if _e6567 {
+                    let _e6571 = b_local2_[3i];
+                    r471_ = _e6571;
                 }
-                let _e6672 = active_544_;
-                if _e6672 {
-                    let _e6674 = r456_;
-                    let _e6676 = r478_;
-                    r479_ = (_e6674 + _e6676);
+                workgroupBarrier();
+                let _e6574 = r471_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6574);
+                let _e6585 = active_540_;
+                lane_active[local_index] = u32(_e6585);
+                workgroupBarrier();
+                let _e6588 = active_540_;
+                if _e6588 {
+                    let _e6594 = i32(local_index);
+                    let _e6597 = r461_;
+                    let _e6601 = (((_e6597 % 32i) + 32i) % 32i);
+                    let _e6606 = ((_e6594 - (i32(local_index) % 32i)) + _e6601);
+                    let _e6609 = (((_e6601 >= 0i) && (_e6601 < 32i)) && (_e6606 < 128i));
+                    let _e6610 = select(_e6594, _e6606, _e6609);
+                    let _e6614 = lane_active[bitcast<u32>(_e6610)];
+                    let _e6621 = lane_values[bitcast<u32>(_e6610)];
+                    let _e6625 = lane_values[bitcast<u32>(_e6594)];
+                    r472_ = bitcast<f32>(select(_e6625, _e6621, (_e6609 && (_e6614 != 0u))));
                 }
-                let _e6680 = active_544_;
-                if _e6680 {
-                    let _e6682 = r468_;
-                    let _e6684 = r477_;
-                    r480_ = (_e6682 * _e6684);
+                let _e6630 = active_540_;
+                if _e6630 {
+                    let _e6632 = r472_;
+                    r473_ = f32(_e6632);
                 }
-                let _e6688 = active_544_;
-                if _e6688 {
-                    let _e6690 = r458_;
-                    let _e6692 = r480_;
-                    r481_ = (_e6690 + _e6692);
+                let _e6636 = active_540_;
+                if _e6636 {
+                    let _e6638 = r464_;
+                    let _e6640 = r470_;
+                    r474_ = (_e6638 * _e6640);
                 }
-                let _e6696 = active_544_;
-                if _e6696 {
-                    let _e6698 = r471_;
-                    let _e6700 = r474_;
-                    r482_ = (_e6698 * _e6700);
+                let _e6644 = active_540_;
+                if _e6644 {
+                    let _e6646 = r452_;
+                    let _e6648 = r474_;
+                    r475_ = (_e6646 + _e6648);
                 }
-                let _e6704 = active_544_;
-                if _e6704 {
-                    let _e6706 = r460_;
-                    let _e6708 = r482_;
-                    r483_ = (_e6706 + _e6708);
+                let _e6652 = active_540_;
+                if _e6652 {
+                    let _e6654 = r464_;
+                    let _e6656 = r473_;
+                    r476_ = (_e6654 * _e6656);
                 }
-                let _e6712 = active_544_;
-                if _e6712 {
-                    let _e6714 = r471_;
-                    let _e6716 = r477_;
-                    r484_ = (_e6714 * _e6716);
+                let _e6660 = active_540_;
+                if _e6660 {
+                    let _e6662 = r454_;
+                    let _e6664 = r476_;
+                    r477_ = (_e6662 + _e6664);
                 }
-                let _e6720 = active_544_;
-                if _e6720 {
-                    let _e6722 = r462_;
-                    let _e6724 = r484_;
-                    r485_ = (_e6722 + _e6724);
+                let _e6668 = active_540_;
+                if _e6668 {
+                    let _e6670 = r467_;
+                    let _e6672 = r470_;
+                    r478_ = (_e6670 * _e6672);
                 }
-                let _e6728 = active_544_;
-                if _e6728 {
-                    let _e6730 = r162_;
-                    r486_ = (_e6730 + 3i);
+                let _e6676 = active_540_;
+                if _e6676 {
+                    let _e6678 = r456_;
+                    let _e6680 = r478_;
+                    r479_ = (_e6678 + _e6680);
                 }
-                let _e6735 = active_544_;
-                if _e6735 {
-                    let _e6737 = r163_;
-                    r487_ = (_e6737 + 3i);
+                let _e6684 = active_540_;
+                if _e6684 {
+                    let _e6686 = r467_;
+                    let _e6688 = r473_;
+                    r480_ = (_e6686 * _e6688);
                 }
-                let _e6742 = active_544_;
+                let _e6692 = active_540_;
+                if _e6692 {
+                    let _e6694 = r458_;
+                    let _e6696 = r480_;
+                    r481_ = (_e6694 + _e6696);
+                }
+                let _e6700 = active_540_;
+                if _e6700 {
+                    let _e6702 = r162_;
+                    r482_ = (_e6702 + 3i);
+                }
+                let _e6707 = active_540_;
+                if _e6707 {
+                    let _e6709 = r163_;
+                    r483_ = (_e6709 + 3i);
+                }
+                let _e6714 = active_540_;
+                if _e6714 {
+                    let _e6716 = r483_;
+                    r484_ = (_e6716 + 4i);
+                }
+                let _e6721 = active_540_;
+                if _e6721 {
+                    let _e6725 = a_local1_[4i];
+                    r485_ = _e6725;
+                }
+                workgroupBarrier();
+                let _e6728 = r485_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6728);
+                let _e6739 = active_540_;
+                lane_active[local_index] = u32(_e6739);
+                workgroupBarrier();
+                let _e6742 = active_540_;
                 if _e6742 {
-                    let _e6744 = r487_;
-                    r488_ = (_e6744 + 4i);
+                    let _e6748 = i32(local_index);
+                    let _e6751 = r482_;
+                    let _e6755 = (((_e6751 % 32i) + 32i) % 32i);
+                    let _e6760 = ((_e6748 - (i32(local_index) % 32i)) + _e6755);
+                    let _e6763 = (((_e6755 >= 0i) && (_e6755 < 32i)) && (_e6760 < 128i));
+                    let _e6764 = select(_e6748, _e6760, _e6763);
+                    let _e6768 = lane_active[bitcast<u32>(_e6764)];
+                    let _e6775 = lane_values[bitcast<u32>(_e6764)];
+                    let _e6779 = lane_values[bitcast<u32>(_e6748)];
+                    r486_ = bitcast<f32>(select(_e6779, _e6775, (_e6763 && (_e6768 != 0u))));
                 }
-                let _e6749 = active_544_;
-                if _e6749 {
-                    let _e6753 = a_local1_[4i];
-                    r489_ = _e6753;
+                let _e6784 = active_540_;
+                if _e6784 {
+                    let _e6786 = r486_;
+                    r487_ = f32(_e6786);
                 }
-                workgroupBarrier();
-                let _e6756 = r489_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6756);
-                let _e6767 = active_544_;
-                lane_active[local_index] = u32(_e6767);
-                workgroupBarrier();
-                let _e6770 = active_544_;
-                if _e6770 {
-                    let _e6776 = i32(local_index);
-                    let _e6779 = r486_;
-                    let _e6783 = (((_e6779 % 32i) + 32i) % 32i);
-                    let _e6788 = ((_e6776 - (i32(local_index) % 32i)) + _e6783);
-                    let _e6791 = (((_e6783 >= 0i) && (_e6783 < 32i)) && (_e6788 < 128i));
-                    let _e6792 = select(_e6776, _e6788, _e6791);
-                    let _e6796 = lane_active[bitcast<u32>(_e6792)];
-                    let _e6803 = lane_values[bitcast<u32>(_e6792)];
-                    let _e6807 = lane_values[bitcast<u32>(_e6776)];
-                    r490_ = bitcast<f32>(select(_e6807, _e6803, (_e6791 && (_e6796 != 0u))));
-                }
-                let _e6812 = active_544_;
-                if _e6812 {
-                    let _e6814 = r490_;
-                    r491_ = f32(_e6814);
-                }
-                let _e6818 = active_544_;
-                if _e6818 {
-                    let _e6822 = a_local1_[6i];
-                    r492_ = _e6822;
+                let _e6790 = active_540_;
+                if _e6790 {
+                    let _e6794 = a_local1_[6i];
+                    r488_ = _e6794;
                 }
                 workgroupBarrier();
-                let _e6825 = r492_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6825);
-                let _e6836 = active_544_;
-                lane_active[local_index] = u32(_e6836);
+                let _e6797 = r488_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6797);
+                let _e6808 = active_540_;
+                lane_active[local_index] = u32(_e6808);
                 workgroupBarrier();
-                let _e6839 = active_544_;
-                if _e6839 {
-                    let _e6845 = i32(local_index);
-                    let _e6848 = r486_;
-                    let _e6852 = (((_e6848 % 32i) + 32i) % 32i);
-                    let _e6857 = ((_e6845 - (i32(local_index) % 32i)) + _e6852);
-                    let _e6860 = (((_e6852 >= 0i) && (_e6852 < 32i)) && (_e6857 < 128i));
-                    let _e6861 = select(_e6845, _e6857, _e6860);
-                    let _e6865 = lane_active[bitcast<u32>(_e6861)];
-                    let _e6872 = lane_values[bitcast<u32>(_e6861)];
-                    let _e6876 = lane_values[bitcast<u32>(_e6845)];
-                    r493_ = bitcast<f32>(select(_e6876, _e6872, (_e6860 && (_e6865 != 0u))));
+                let _e6811 = active_540_;
+                if _e6811 {
+                    let _e6817 = i32(local_index);
+                    let _e6820 = r482_;
+                    let _e6824 = (((_e6820 % 32i) + 32i) % 32i);
+                    let _e6829 = ((_e6817 - (i32(local_index) % 32i)) + _e6824);
+                    let _e6832 = (((_e6824 >= 0i) && (_e6824 < 32i)) && (_e6829 < 128i));
+                    let _e6833 = select(_e6817, _e6829, _e6832);
+                    let _e6837 = lane_active[bitcast<u32>(_e6833)];
+                    let _e6844 = lane_values[bitcast<u32>(_e6833)];
+                    let _e6848 = lane_values[bitcast<u32>(_e6817)];
+                    r489_ = bitcast<f32>(select(_e6848, _e6844, (_e6832 && (_e6837 != 0u))));
                 }
-                let _e6881 = active_544_;
-                if _e6881 {
-                    let _e6883 = r493_;
-                    r494_ = f32(_e6883);
+                let _e6853 = active_540_;
+                if _e6853 {
+                    let _e6855 = r489_;
+                    r490_ = f32(_e6855);
                 }
-                let _e6887 = active_544_;
-                if _e6887 {
-                    let _e6891 = b_local2_[2i];
-                    r495_ = _e6891;
-                }
-                workgroupBarrier();
-                let _e6894 = r495_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6894);
-                let _e6905 = active_544_;
-                lane_active[local_index] = u32(_e6905);
-                workgroupBarrier();
-                let _e6908 = active_544_;
-                if _e6908 {
-                    let _e6914 = i32(local_index);
-                    let _e6917 = r487_;
-                    let _e6921 = (((_e6917 % 32i) + 32i) % 32i);
-                    let _e6926 = ((_e6914 - (i32(local_index) % 32i)) + _e6921);
-                    let _e6929 = (((_e6921 >= 0i) && (_e6921 < 32i)) && (_e6926 < 128i));
-                    let _e6930 = select(_e6914, _e6926, _e6929);
-                    let _e6934 = lane_active[bitcast<u32>(_e6930)];
-                    let _e6941 = lane_values[bitcast<u32>(_e6930)];
-                    let _e6945 = lane_values[bitcast<u32>(_e6914)];
-                    r496_ = bitcast<f32>(select(_e6945, _e6941, (_e6929 && (_e6934 != 0u))));
-                }
-                let _e6950 = active_544_;
-                if _e6950 {
-                    let _e6952 = r496_;
-                    r497_ = f32(_e6952);
-                }
-                let _e6956 = active_544_;
-                if _e6956 {
-                    let _e6960 = b_local2_[2i];
-                    r498_ = _e6960;
+                let _e6859 = active_540_;
+                if _e6859 {
+                    let _e6863 = b_local2_[2i];
+                    r491_ = _e6863;
                 }
                 workgroupBarrier();
-                let _e6963 = r498_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6963);
-                let _e6974 = active_544_;
-                lane_active[local_index] = u32(_e6974);
+                let _e6866 = r491_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6866);
+                let _e6877 = active_540_;
+                lane_active[local_index] = u32(_e6877);
                 workgroupBarrier();
-                let _e6977 = active_544_;
-                if _e6977 {
-                    let _e6983 = i32(local_index);
-                    let _e6986 = r488_;
-                    let _e6990 = (((_e6986 % 32i) + 32i) % 32i);
-                    let _e6995 = ((_e6983 - (i32(local_index) % 32i)) + _e6990);
-                    let _e6998 = (((_e6990 >= 0i) && (_e6990 < 32i)) && (_e6995 < 128i));
-                    let _e6999 = select(_e6983, _e6995, _e6998);
-                    let _e7003 = lane_active[bitcast<u32>(_e6999)];
-                    let _e7010 = lane_values[bitcast<u32>(_e6999)];
-                    let _e7014 = lane_values[bitcast<u32>(_e6983)];
-                    r499_ = bitcast<f32>(select(_e7014, _e7010, (_e6998 && (_e7003 != 0u))));
+                let _e6880 = active_540_;
+                if _e6880 {
+                    let _e6886 = i32(local_index);
+                    let _e6889 = r483_;
+                    let _e6893 = (((_e6889 % 32i) + 32i) % 32i);
+                    let _e6898 = ((_e6886 - (i32(local_index) % 32i)) + _e6893);
+                    let _e6901 = (((_e6893 >= 0i) && (_e6893 < 32i)) && (_e6898 < 128i));
+                    let _e6902 = select(_e6886, _e6898, _e6901);
+                    let _e6906 = lane_active[bitcast<u32>(_e6902)];
+                    let _e6913 = lane_values[bitcast<u32>(_e6902)];
+                    let _e6917 = lane_values[bitcast<u32>(_e6886)];
+                    r492_ = bitcast<f32>(select(_e6917, _e6913, (_e6901 && (_e6906 != 0u))));
                 }
-                let _e7019 = active_544_;
-                if _e7019 {
-                    let _e7021 = r499_;
-                    r500_ = f32(_e7021);
+                let _e6922 = active_540_;
+                if _e6922 {
+                    let _e6924 = r492_;
+                    r493_ = f32(_e6924);
                 }
-                let _e7025 = active_544_;
-                if _e7025 {
-                    let _e7027 = r491_;
-                    let _e7029 = r497_;
-                    r501_ = (_e7027 * _e7029);
+                let _e6928 = active_540_;
+                if _e6928 {
+                    let _e6932 = b_local2_[2i];
+                    r494_ = _e6932;
                 }
-                let _e7033 = active_544_;
-                if _e7033 {
-                    let _e7035 = r479_;
-                    let _e7037 = r501_;
-                    r502_ = (_e7035 + _e7037);
+                workgroupBarrier();
+                let _e6935 = r494_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6935);
+                let _e6946 = active_540_;
+                lane_active[local_index] = u32(_e6946);
+                workgroupBarrier();
+                let _e6949 = active_540_;
+                if _e6949 {
+                    let _e6955 = i32(local_index);
+                    let _e6958 = r484_;
+                    let _e6962 = (((_e6958 % 32i) + 32i) % 32i);
+                    let _e6967 = ((_e6955 - (i32(local_index) % 32i)) + _e6962);
+                    let _e6970 = (((_e6962 >= 0i) && (_e6962 < 32i)) && (_e6967 < 128i));
+                    let _e6971 = select(_e6955, _e6967, _e6970);
+                    let _e6975 = lane_active[bitcast<u32>(_e6971)];
+                    let _e6982 = lane_values[bitcast<u32>(_e6971)];
+                    let _e6986 = lane_values[bitcast<u32>(_e6955)];
+                    r495_ = bitcast<f32>(select(_e6986, _e6982, (_e6970 && (_e6975 != 0u))));
                 }
-                let _e7041 = active_544_;
-                if _e7041 {
-                    let _e7043 = r491_;
-                    let _e7045 = r500_;
-                    r503_ = (_e7043 * _e7045);
+                let _e6991 = active_540_;
+                if _e6991 {
+                    let _e6993 = r495_;
+                    r496_ = f32(_e6993);
                 }
-                let _e7049 = active_544_;
-                if _e7049 {
-                    let _e7051 = r481_;
-                    let _e7053 = r503_;
-                    r504_ = (_e7051 + _e7053);
+                let _e6997 = active_540_;
+                if _e6997 {
+                    let _e6999 = r487_;
+                    let _e7001 = r493_;
+                    r497_ = (_e6999 * _e7001);
                 }
-                let _e7057 = active_544_;
-                if _e7057 {
-                    let _e7059 = r494_;
-                    let _e7061 = r497_;
-                    r505_ = (_e7059 * _e7061);
+                let _e7005 = active_540_;
+                if _e7005 {
+                    let _e7007 = r475_;
+                    let _e7009 = r497_;
+                    r498_ = (_e7007 + _e7009);
                 }
-                let _e7065 = active_544_;
-                if _e7065 {
-                    let _e7067 = r483_;
-                    let _e7069 = r505_;
-                    r506_ = (_e7067 + _e7069);
+                let _e7013 = active_540_;
+                if _e7013 {
+                    let _e7015 = r487_;
+                    let _e7017 = r496_;
+                    r499_ = (_e7015 * _e7017);
                 }
-                let _e7073 = active_544_;
-                if _e7073 {
-                    let _e7075 = r494_;
-                    let _e7077 = r500_;
-                    r507_ = (_e7075 * _e7077);
+                let _e7021 = active_540_;
+                if _e7021 {
+                    let _e7023 = r477_;
+                    let _e7025 = r499_;
+                    r500_ = (_e7023 + _e7025);
                 }
-                let _e7081 = active_544_;
-                if _e7081 {
-                    let _e7083 = r485_;
-                    let _e7085 = r507_;
-                    r508_ = (_e7083 + _e7085);
+                let _e7029 = active_540_;
+                if _e7029 {
+                    let _e7031 = r490_;
+                    let _e7033 = r493_;
+                    r501_ = (_e7031 * _e7033);
                 }
-                let _e7089 = active_544_;
-                if _e7089 {
-                    let _e7091 = r162_;
-                    r509_ = (_e7091 + 3i);
+                let _e7037 = active_540_;
+                if _e7037 {
+                    let _e7039 = r479_;
+                    let _e7041 = r501_;
+                    r502_ = (_e7039 + _e7041);
                 }
-                let _e7096 = active_544_;
-                if _e7096 {
-                    let _e7098 = r163_;
-                    r510_ = (_e7098 + 3i);
+                let _e7045 = active_540_;
+                if _e7045 {
+                    let _e7047 = r490_;
+                    let _e7049 = r496_;
+                    r503_ = (_e7047 * _e7049);
                 }
-                let _e7103 = active_544_;
+                let _e7053 = active_540_;
+                if _e7053 {
+                    let _e7055 = r481_;
+                    let _e7057 = r503_;
+                    r504_ = (_e7055 + _e7057);
+                }
+                let _e7061 = active_540_;
+                if _e7061 {
+                    let _e7063 = r162_;
+                    r505_ = (_e7063 + 3i);
+                }
+                let _e7068 = active_540_;
+                if _e7068 {
+                    let _e7070 = r163_;
+                    r506_ = (_e7070 + 3i);
+                }
+                let _e7075 = active_540_;
+                if _e7075 {
+                    let _e7077 = r506_;
+                    r507_ = (_e7077 + 4i);
+                }
+                let _e7082 = active_540_;
+                if _e7082 {
+                    let _e7086 = a_local1_[5i];
+                    r508_ = _e7086;
+                }
+                workgroupBarrier();
+                let _e7089 = r508_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7089);
+                let _e7100 = active_540_;
+                lane_active[local_index] = u32(_e7100);
+                workgroupBarrier();
+                let _e7103 = active_540_;
                 if _e7103 {
-                    let _e7105 = r510_;
-                    r511_ = (_e7105 + 4i);
+                    let _e7109 = i32(local_index);
+                    let _e7112 = r505_;
+                    let _e7116 = (((_e7112 % 32i) + 32i) % 32i);
+                    let _e7121 = ((_e7109 - (i32(local_index) % 32i)) + _e7116);
+                    let _e7124 = (((_e7116 >= 0i) && (_e7116 < 32i)) && (_e7121 < 128i));
+                    let _e7125 = select(_e7109, _e7121, _e7124);
+                    let _e7129 = lane_active[bitcast<u32>(_e7125)];
+                    let _e7136 = lane_values[bitcast<u32>(_e7125)];
+                    let _e7140 = lane_values[bitcast<u32>(_e7109)];
+                    r509_ = bitcast<f32>(select(_e7140, _e7136, (_e7124 && (_e7129 != 0u))));
                 }
-                let _e7110 = active_544_;
-                if _e7110 {
-                    let _e7114 = a_local1_[5i];
-                    r512_ = _e7114;
+                let _e7145 = active_540_;
+                if _e7145 {
+                    let _e7147 = r509_;
+                    r510_ = f32(_e7147);
                 }
-                workgroupBarrier();
-                let _e7117 = r512_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7117);
-                let _e7128 = active_544_;
-                lane_active[local_index] = u32(_e7128);
-                workgroupBarrier();
-                let _e7131 = active_544_;
-                if _e7131 {
-                    let _e7137 = i32(local_index);
-                    let _e7140 = r509_;
-                    let _e7144 = (((_e7140 % 32i) + 32i) % 32i);
-                    let _e7149 = ((_e7137 - (i32(local_index) % 32i)) + _e7144);
-                    let _e7152 = (((_e7144 >= 0i) && (_e7144 < 32i)) && (_e7149 < 128i));
-                    let _e7153 = select(_e7137, _e7149, _e7152);
-                    let _e7157 = lane_active[bitcast<u32>(_e7153)];
-                    let _e7164 = lane_values[bitcast<u32>(_e7153)];
-                    let _e7168 = lane_values[bitcast<u32>(_e7137)];
-                    r513_ = bitcast<f32>(select(_e7168, _e7164, (_e7152 && (_e7157 != 0u))));
-                }
-                let _e7173 = active_544_;
-                if _e7173 {
-                    let _e7175 = r513_;
-                    r514_ = f32(_e7175);
-                }
-                let _e7179 = active_544_;
-                if _e7179 {
-                    let _e7183 = a_local1_[7i];
-                    r515_ = _e7183;
+                let _e7151 = active_540_;
+                if _e7151 {
+                    let _e7155 = a_local1_[7i];
+                    r511_ = _e7155;
                 }
                 workgroupBarrier();
-                let _e7186 = r515_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7186);
-                let _e7197 = active_544_;
-                lane_active[local_index] = u32(_e7197);
+                let _e7158 = r511_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7158);
+                let _e7169 = active_540_;
+                lane_active[local_index] = u32(_e7169);
                 workgroupBarrier();
-                let _e7200 = active_544_;
-                if _e7200 {
-                    let _e7206 = i32(local_index);
-                    let _e7209 = r509_;
-                    let _e7213 = (((_e7209 % 32i) + 32i) % 32i);
-                    let _e7218 = ((_e7206 - (i32(local_index) % 32i)) + _e7213);
-                    let _e7221 = (((_e7213 >= 0i) && (_e7213 < 32i)) && (_e7218 < 128i));
-                    let _e7222 = select(_e7206, _e7218, _e7221);
-                    let _e7226 = lane_active[bitcast<u32>(_e7222)];
-                    let _e7233 = lane_values[bitcast<u32>(_e7222)];
-                    let _e7237 = lane_values[bitcast<u32>(_e7206)];
-                    r516_ = bitcast<f32>(select(_e7237, _e7233, (_e7221 && (_e7226 != 0u))));
+                let _e7172 = active_540_;
+                if _e7172 {
+                    let _e7178 = i32(local_index);
+                    let _e7181 = r505_;
+                    let _e7185 = (((_e7181 % 32i) + 32i) % 32i);
+                    let _e7190 = ((_e7178 - (i32(local_index) % 32i)) + _e7185);
+                    let _e7193 = (((_e7185 >= 0i) && (_e7185 < 32i)) && (_e7190 < 128i));
+                    let _e7194 = select(_e7178, _e7190, _e7193);
+                    let _e7198 = lane_active[bitcast<u32>(_e7194)];
+                    let _e7205 = lane_values[bitcast<u32>(_e7194)];
+                    let _e7209 = lane_values[bitcast<u32>(_e7178)];
+                    r512_ = bitcast<f32>(select(_e7209, _e7205, (_e7193 && (_e7198 != 0u))));
                 }
-                let _e7242 = active_544_;
-                if _e7242 {
-                    let _e7244 = r516_;
-                    r517_ = f32(_e7244);
+                let _e7214 = active_540_;
+                if _e7214 {
+                    let _e7216 = r512_;
+                    r513_ = f32(_e7216);
                 }
-                let _e7248 = active_544_;
-                if _e7248 {
-                    let _e7252 = b_local2_[3i];
-                    r518_ = _e7252;
-                }
-                workgroupBarrier();
-                let _e7255 = r518_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7255);
-                let _e7266 = active_544_;
-                lane_active[local_index] = u32(_e7266);
-                workgroupBarrier();
-                let _e7269 = active_544_;
-                if _e7269 {
-                    let _e7275 = i32(local_index);
-                    let _e7278 = r510_;
-                    let _e7282 = (((_e7278 % 32i) + 32i) % 32i);
-                    let _e7287 = ((_e7275 - (i32(local_index) % 32i)) + _e7282);
-                    let _e7290 = (((_e7282 >= 0i) && (_e7282 < 32i)) && (_e7287 < 128i));
-                    let _e7291 = select(_e7275, _e7287, _e7290);
-                    let _e7295 = lane_active[bitcast<u32>(_e7291)];
-                    let _e7302 = lane_values[bitcast<u32>(_e7291)];
-                    let _e7306 = lane_values[bitcast<u32>(_e7275)];
-                    r519_ = bitcast<f32>(select(_e7306, _e7302, (_e7290 && (_e7295 != 0u))));
-                }
-                let _e7311 = active_544_;
-                if _e7311 {
-                    let _e7313 = r519_;
-                    r520_ = f32(_e7313);
-                }
-                let _e7317 = active_544_;
-                if _e7317 {
-                    let _e7321 = b_local2_[3i];
-                    r521_ = _e7321;
+                let _e7220 = active_540_;
+                if _e7220 {
+                    let _e7224 = b_local2_[3i];
+                    r514_ = _e7224;
                 }
                 workgroupBarrier();
-                let _e7324 = r521_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7324);
-                let _e7335 = active_544_;
-                lane_active[local_index] = u32(_e7335);
+                let _e7227 = r514_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7227);
+                let _e7238 = active_540_;
+                lane_active[local_index] = u32(_e7238);
                 workgroupBarrier();
-                let _e7338 = active_544_;
-                if _e7338 {
-                    let _e7344 = i32(local_index);
-                    let _e7347 = r511_;
-                    let _e7351 = (((_e7347 % 32i) + 32i) % 32i);
-                    let _e7356 = ((_e7344 - (i32(local_index) % 32i)) + _e7351);
-                    let _e7359 = (((_e7351 >= 0i) && (_e7351 < 32i)) && (_e7356 < 128i));
-                    let _e7360 = select(_e7344, _e7356, _e7359);
-                    let _e7364 = lane_active[bitcast<u32>(_e7360)];
-                    let _e7371 = lane_values[bitcast<u32>(_e7360)];
-                    let _e7375 = lane_values[bitcast<u32>(_e7344)];
-                    r522_ = bitcast<f32>(select(_e7375, _e7371, (_e7359 && (_e7364 != 0u))));
+                let _e7241 = active_540_;
+                if _e7241 {
+                    let _e7247 = i32(local_index);
+                    let _e7250 = r506_;
+                    let _e7254 = (((_e7250 % 32i) + 32i) % 32i);
+                    let _e7259 = ((_e7247 - (i32(local_index) % 32i)) + _e7254);
+                    let _e7262 = (((_e7254 >= 0i) && (_e7254 < 32i)) && (_e7259 < 128i));
+                    let _e7263 = select(_e7247, _e7259, _e7262);
+                    let _e7267 = lane_active[bitcast<u32>(_e7263)];
+                    let _e7274 = lane_values[bitcast<u32>(_e7263)];
+                    let _e7278 = lane_values[bitcast<u32>(_e7247)];
+                    r515_ = bitcast<f32>(select(_e7278, _e7274, (_e7262 && (_e7267 != 0u))));
                 }
-                let _e7380 = active_544_;
-                if _e7380 {
-                    let _e7382 = r522_;
-                    r523_ = f32(_e7382);
+                let _e7283 = active_540_;
+                if _e7283 {
+                    let _e7285 = r515_;
+                    r516_ = f32(_e7285);
                 }
-                let _e7386 = active_544_;
-                if _e7386 {
-                    let _e7388 = r514_;
-                    let _e7390 = r520_;
-                    r524_ = (_e7388 * _e7390);
+                let _e7289 = active_540_;
+                if _e7289 {
+                    let _e7293 = b_local2_[3i];
+                    r517_ = _e7293;
                 }
-                let _e7394 = active_544_;
-                if _e7394 {
-                    let _e7396 = r502_;
-                    let _e7398 = r524_;
-                    r525_ = (_e7396 + _e7398);
+                workgroupBarrier();
+                let _e7296 = r517_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7296);
+                let _e7307 = active_540_;
+                lane_active[local_index] = u32(_e7307);
+                workgroupBarrier();
+                let _e7310 = active_540_;
+                if _e7310 {
+                    let _e7316 = i32(local_index);
+                    let _e7319 = r507_;
+                    let _e7323 = (((_e7319 % 32i) + 32i) % 32i);
+                    let _e7328 = ((_e7316 - (i32(local_index) % 32i)) + _e7323);
+                    let _e7331 = (((_e7323 >= 0i) && (_e7323 < 32i)) && (_e7328 < 128i));
+                    let _e7332 = select(_e7316, _e7328, _e7331);
+                    let _e7336 = lane_active[bitcast<u32>(_e7332)];
+                    let _e7343 = lane_values[bitcast<u32>(_e7332)];
+                    let _e7347 = lane_values[bitcast<u32>(_e7316)];
+                    r518_ = bitcast<f32>(select(_e7347, _e7343, (_e7331 && (_e7336 != 0u))));
                 }
-                let _e7402 = active_544_;
-                if _e7402 {
-                    let _e7404 = r514_;
-                    let _e7406 = r523_;
-                    r526_ = (_e7404 * _e7406);
+                let _e7352 = active_540_;
+                if _e7352 {
+                    let _e7354 = r518_;
+                    r519_ = f32(_e7354);
                 }
-                let _e7410 = active_544_;
-                if _e7410 {
-                    let _e7412 = r504_;
-                    let _e7414 = r526_;
-                    r527_ = (_e7412 + _e7414);
+                let _e7358 = active_540_;
+                if _e7358 {
+                    let _e7360 = r510_;
+                    let _e7362 = r516_;
+                    r520_ = (_e7360 * _e7362);
                 }
-                let _e7418 = active_544_;
-                if _e7418 {
-                    let _e7420 = r517_;
-                    let _e7422 = r520_;
-                    r528_ = (_e7420 * _e7422);
+                let _e7366 = active_540_;
+                if _e7366 {
+                    let _e7368 = r498_;
+                    let _e7370 = r520_;
+                    r521_ = (_e7368 + _e7370);
                 }
-                let _e7426 = active_544_;
-                if _e7426 {
-                    let _e7428 = r506_;
-                    let _e7430 = r528_;
-                    r529_ = (_e7428 + _e7430);
+                let _e7374 = active_540_;
+                if _e7374 {
+                    let _e7376 = r510_;
+                    let _e7378 = r519_;
+                    r522_ = (_e7376 * _e7378);
                 }
-                let _e7434 = active_544_;
-                if _e7434 {
-                    let _e7436 = r517_;
-                    let _e7438 = r523_;
-                    r530_ = (_e7436 * _e7438);
+                let _e7382 = active_540_;
+                if _e7382 {
+                    let _e7384 = r500_;
+                    let _e7386 = r522_;
+                    r523_ = (_e7384 + _e7386);
                 }
-                let _e7442 = active_544_;
-                if _e7442 {
-                    let _e7444 = r508_;
+                let _e7390 = active_540_;
+                if _e7390 {
+                    let _e7392 = r513_;
+                    let _e7394 = r516_;
+                    r524_ = (_e7392 * _e7394);
+                }
+                let _e7398 = active_540_;
+                if _e7398 {
+                    let _e7400 = r502_;
+                    let _e7402 = r524_;
+                    r525_ = (_e7400 + _e7402);
+                }
+                let _e7406 = active_540_;
+                if _e7406 {
+                    let _e7408 = r513_;
+                    let _e7410 = r519_;
+                    r526_ = (_e7408 * _e7410);
+                }
+                let _e7414 = active_540_;
+                if _e7414 {
+                    let _e7416 = r504_;
+                    let _e7418 = r526_;
+                    r527_ = (_e7416 + _e7418);
+                }
+                let _e7422 = active_540_;
+                if _e7422 {
+                    let _e7426 = acc_local0_[0i];
+                    r528_ = _e7426;
+                }
+                let _e7429 = active_540_;
+                if _e7429 {
+                    let _e7431 = r528_;
+                    let _e7433 = r521_;
+                    r529_ = (_e7431 + _e7433);
+                }
+                let _e7437 = active_540_;
+                if _e7437 {
+                    let _e7441 = acc_local0_[1i];
+                    r530_ = _e7441;
+                }
+                let _e7444 = active_540_;
+                if _e7444 {
                     let _e7446 = r530_;
-                    r531_ = (_e7444 + _e7446);
+                    let _e7448 = r523_;
+                    r531_ = (_e7446 + _e7448);
                 }
-                let _e7450 = active_544_;
-                if _e7450 {
-                    let _e7454 = acc_local0_[0i];
-                    r532_ = _e7454;
+                let _e7452 = active_540_;
+                if _e7452 {
+                    let _e7456 = acc_local0_[2i];
+                    r532_ = _e7456;
                 }
-                let _e7457 = active_544_;
-                if _e7457 {
-                    let _e7459 = r532_;
-                    let _e7461 = r525_;
-                    r533_ = (_e7459 + _e7461);
+                let _e7459 = active_540_;
+                if _e7459 {
+                    let _e7461 = r532_;
+                    let _e7463 = r525_;
+                    r533_ = (_e7461 + _e7463);
                 }
-                let _e7465 = active_544_;
-                if _e7465 {
-                    let _e7469 = acc_local0_[1i];
-                    r534_ = _e7469;
+                let _e7467 = active_540_;
+                if _e7467 {
+                    let _e7471 = acc_local0_[3i];
+                    r534_ = _e7471;
                 }
-                let _e7472 = active_544_;
-                if _e7472 {
-                    let _e7474 = r534_;
-                    let _e7476 = r527_;
-                    r535_ = (_e7474 + _e7476);
+                let _e7474 = active_540_;
+                if _e7474 {
+                    let _e7476 = r534_;
+                    let _e7478 = r527_;
+                    r535_ = (_e7476 + _e7478);
                 }
-                let _e7480 = active_544_;
-                if _e7480 {
-                    let _e7484 = acc_local0_[2i];
-                    r536_ = _e7484;
+                let _e7482 = active_540_;
+                if _e7482 {
+                    let _e7484 = r529_;
+                    acc_local0_[0i] = _e7484;
                 }
-                let _e7487 = active_544_;
-                if _e7487 {
-                    let _e7489 = r536_;
-                    let _e7491 = r529_;
-                    r537_ = (_e7489 + _e7491);
+                let _e7489 = active_540_;
+                if _e7489 {
+                    let _e7491 = r531_;
+                    acc_local0_[1i] = _e7491;
                 }
-                let _e7495 = active_544_;
-                if _e7495 {
-                    let _e7499 = acc_local0_[3i];
-                    r538_ = _e7499;
+                let _e7496 = active_540_;
+                if _e7496 {
+                    let _e7498 = r533_;
+                    acc_local0_[2i] = _e7498;
                 }
-                let _e7502 = active_544_;
-                if _e7502 {
-                    let _e7504 = r538_;
-                    let _e7506 = r531_;
-                    r539_ = (_e7504 + _e7506);
-                }
-                let _e7510 = active_544_;
-                if _e7510 {
-                    let _e7512 = r533_;
-                    acc_local0_[0i] = _e7512;
-                }
-                let _e7517 = active_544_;
-                if _e7517 {
-                    let _e7519 = r535_;
-                    acc_local0_[1i] = _e7519;
-                }
-                let _e7524 = active_544_;
-                if _e7524 {
-                    let _e7526 = r537_;
-                    acc_local0_[2i] = _e7526;
-                }
-                let _e7531 = active_544_;
-                if _e7531 {
-                    let _e7533 = r539_;
-                    acc_local0_[3i] = _e7533;
+                let _e7503 = active_540_;
+                if _e7503 {
+                    let _e7505 = r535_;
+                    acc_local0_[3i] = _e7505;
                 }
             }
             continuing {
-                let _e7538 = entry_547_;
-                continued_549_ = false;
-                let _e7542 = exited_545_;
-                let _e7544 = broken_548_;
-                let _e7546 = continued_549_;
-                active_544_ = (_e7538 && !((_e7542 || (_e7544 || _e7546))));
+                let _e7510 = entry_543_;
+                continued_545_ = false;
+                let _e7514 = exited_541_;
+                let _e7516 = broken_544_;
+                let _e7518 = continued_545_;
+                active_540_ = (_e7510 && !((_e7514 || (_e7516 || _e7518))));
                 {
-                    let _e7553 = active_544_;
-                    if _e7553 {
-                        let _e7555 = k_12_;
-                        k_12_ = (_e7555 + 16i);
+                    let _e7525 = active_540_;
+                    if _e7525 {
+                        let _e7527 = k_12_;
+                        k_12_ = (_e7527 + 16i);
                     }
                 }
             }
         }
-        let _e7560 = left_550_;
-        if !(_e7560) {
+        let _e7532 = left_546_;
+        if !(_e7532) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e7567 = entry_547_;
-        let _e7569 = exited_545_;
-        active_544_ = (_e7567 && !(_e7569));
-        let _e7574 = active_544_;
-        if _e7574 {
+        let _e7539 = entry_543_;
+        let _e7541 = exited_541_;
+        active_540_ = (_e7539 && !(_e7541));
+        let _e7546 = active_540_;
+        if _e7546 {
             r123_ = (i32(local_index) % 32i);
         }
-        let _e7581 = active_544_;
-        if _e7581 {
-            let _e7583 = r123_;
-            r124_ = (_e7583 >> bitcast<u32>(2i));
+        let _e7553 = active_540_;
+        if _e7553 {
+            let _e7555 = r123_;
+            r124_ = (_e7555 >> bitcast<u32>(2i));
         }
-        let _e7589 = active_544_;
-        if _e7589 {
-            let _e7591 = r123_;
-            r125_ = (_e7591 & 3i);
+        let _e7561 = active_540_;
+        if _e7561 {
+            let _e7563 = r123_;
+            r125_ = (_e7563 & 3i);
         }
-        let _e7596 = active_544_;
-        if _e7596 {
-            let _e7598 = r125_;
-            r126_ = (_e7598 << bitcast<u32>(1i));
+        let _e7568 = active_540_;
+        if _e7568 {
+            let _e7570 = r125_;
+            r126_ = (_e7570 << bitcast<u32>(1i));
         }
-        let _e7604 = active_544_;
-        if _e7604 {
-            let _e7606 = row_2_;
-            let _e7608 = r124_;
-            r127_ = (_e7606 + _e7608);
+        let _e7576 = active_540_;
+        if _e7576 {
+            let _e7578 = row_2_;
+            let _e7580 = r124_;
+            r127_ = (_e7578 + _e7580);
         }
-        let _e7612 = active_544_;
-        if _e7612 {
-            let _e7614 = r127_;
-            r128_ = (_e7614 + 0i);
+        let _e7584 = active_540_;
+        if _e7584 {
+            let _e7586 = r127_;
+            r128_ = (_e7586 + 0i);
         }
-        let _e7619 = active_544_;
-        if _e7619 {
-            let _e7621 = col_8_;
-            let _e7623 = r126_;
-            r129_ = (_e7621 + _e7623);
+        let _e7591 = active_540_;
+        if _e7591 {
+            let _e7593 = col_8_;
+            let _e7595 = r126_;
+            r129_ = (_e7593 + _e7595);
         }
-        let _e7627 = active_544_;
-        if _e7627 {
-            let _e7629 = r129_;
-            r130_ = (_e7629 + 0i);
+        let _e7599 = active_540_;
+        if _e7599 {
+            let _e7601 = r129_;
+            r130_ = (_e7601 + 0i);
         }
-        let _e7634 = active_544_;
-        if _e7634 {
-            let _e7638 = acc_local0_[0i];
-            r131_ = _e7638;
+        let _e7606 = active_540_;
+        if _e7606 {
+            let _e7610 = acc_local0_[0i];
+            r131_ = _e7610;
         }
-        let _e7641 = active_544_;
-        if _e7641 {
-            let _e7643 = r131_;
-            let _e7649 = params.N;
-            let _e7651 = r128_;
-            let _e7653 = r130_;
-            C[bitcast<u32>(((_e7651 * _e7649) + _e7653))] = _e7643;
+        let _e7613 = active_540_;
+        if _e7613 {
+            let _e7615 = r131_;
+            let _e7621 = params.N;
+            let _e7623 = r128_;
+            let _e7625 = r130_;
+            C[bitcast<u32>(((_e7623 * _e7621) + _e7625))] = _e7615;
         }
-        let _e7660 = active_544_;
-        if _e7660 {
+        let _e7632 = active_540_;
+        if _e7632 {
             r132_ = (i32(local_index) % 32i);
         }
-        let _e7667 = active_544_;
-        if _e7667 {
-            let _e7669 = r132_;
-            r133_ = (_e7669 >> bitcast<u32>(2i));
+        let _e7639 = active_540_;
+        if _e7639 {
+            let _e7641 = r132_;
+            r133_ = (_e7641 >> bitcast<u32>(2i));
         }
-        let _e7675 = active_544_;
-        if _e7675 {
-            let _e7677 = r132_;
-            r134_ = (_e7677 & 3i);
+        let _e7647 = active_540_;
+        if _e7647 {
+            let _e7649 = r132_;
+            r134_ = (_e7649 & 3i);
         }
-        let _e7682 = active_544_;
-        if _e7682 {
-            let _e7684 = r134_;
-            r135_ = (_e7684 << bitcast<u32>(1i));
+        let _e7654 = active_540_;
+        if _e7654 {
+            let _e7656 = r134_;
+            r135_ = (_e7656 << bitcast<u32>(1i));
         }
-        let _e7690 = active_544_;
-        if _e7690 {
-            let _e7692 = row_2_;
-            let _e7694 = r133_;
-            r136_ = (_e7692 + _e7694);
+        let _e7662 = active_540_;
+        if _e7662 {
+            let _e7664 = row_2_;
+            let _e7666 = r133_;
+            r136_ = (_e7664 + _e7666);
         }
-        let _e7698 = active_544_;
-        if _e7698 {
-            let _e7700 = r136_;
-            r137_ = (_e7700 + 0i);
+        let _e7670 = active_540_;
+        if _e7670 {
+            let _e7672 = r136_;
+            r137_ = (_e7672 + 0i);
         }
-        let _e7705 = active_544_;
-        if _e7705 {
-            let _e7707 = col_8_;
-            let _e7709 = r135_;
-            r138_ = (_e7707 + _e7709);
+        let _e7677 = active_540_;
+        if _e7677 {
+            let _e7679 = col_8_;
+            let _e7681 = r135_;
+            r138_ = (_e7679 + _e7681);
         }
-        let _e7713 = active_544_;
-        if _e7713 {
-            let _e7715 = r138_;
-            r139_ = (_e7715 + 1i);
+        let _e7685 = active_540_;
+        if _e7685 {
+            let _e7687 = r138_;
+            r139_ = (_e7687 + 1i);
         }
-        let _e7720 = active_544_;
-        if _e7720 {
-            let _e7724 = acc_local0_[1i];
-            r140_ = _e7724;
+        let _e7692 = active_540_;
+        if _e7692 {
+            let _e7696 = acc_local0_[1i];
+            r140_ = _e7696;
         }
-        let _e7727 = active_544_;
-        if _e7727 {
-            let _e7729 = r140_;
-            let _e7735 = params.N;
-            let _e7737 = r137_;
-            let _e7739 = r139_;
-            C[bitcast<u32>(((_e7737 * _e7735) + _e7739))] = _e7729;
+        let _e7699 = active_540_;
+        if _e7699 {
+            let _e7701 = r140_;
+            let _e7707 = params.N;
+            let _e7709 = r137_;
+            let _e7711 = r139_;
+            C[bitcast<u32>(((_e7709 * _e7707) + _e7711))] = _e7701;
         }
-        let _e7746 = active_544_;
-        if _e7746 {
+        let _e7718 = active_540_;
+        if _e7718 {
             r141_ = (i32(local_index) % 32i);
         }
-        let _e7753 = active_544_;
-        if _e7753 {
-            let _e7755 = r141_;
-            r142_ = (_e7755 >> bitcast<u32>(2i));
+        let _e7725 = active_540_;
+        if _e7725 {
+            let _e7727 = r141_;
+            r142_ = (_e7727 >> bitcast<u32>(2i));
         }
-        let _e7761 = active_544_;
-        if _e7761 {
-            let _e7763 = r141_;
-            r143_ = (_e7763 & 3i);
+        let _e7733 = active_540_;
+        if _e7733 {
+            let _e7735 = r141_;
+            r143_ = (_e7735 & 3i);
         }
-        let _e7768 = active_544_;
-        if _e7768 {
-            let _e7770 = r143_;
-            r144_ = (_e7770 << bitcast<u32>(1i));
+        let _e7740 = active_540_;
+        if _e7740 {
+            let _e7742 = r143_;
+            r144_ = (_e7742 << bitcast<u32>(1i));
         }
-        let _e7776 = active_544_;
-        if _e7776 {
-            let _e7778 = row_2_;
-            let _e7780 = r142_;
-            r145_ = (_e7778 + _e7780);
+        let _e7748 = active_540_;
+        if _e7748 {
+            let _e7750 = row_2_;
+            let _e7752 = r142_;
+            r145_ = (_e7750 + _e7752);
         }
-        let _e7784 = active_544_;
-        if _e7784 {
-            let _e7786 = r145_;
-            r146_ = (_e7786 + 8i);
+        let _e7756 = active_540_;
+        if _e7756 {
+            let _e7758 = r145_;
+            r146_ = (_e7758 + 8i);
         }
-        let _e7791 = active_544_;
-        if _e7791 {
-            let _e7793 = col_8_;
-            let _e7795 = r144_;
-            r147_ = (_e7793 + _e7795);
+        let _e7763 = active_540_;
+        if _e7763 {
+            let _e7765 = col_8_;
+            let _e7767 = r144_;
+            r147_ = (_e7765 + _e7767);
         }
-        let _e7799 = active_544_;
-        if _e7799 {
-            let _e7801 = r147_;
-            r148_ = (_e7801 + 0i);
+        let _e7771 = active_540_;
+        if _e7771 {
+            let _e7773 = r147_;
+            r148_ = (_e7773 + 0i);
         }
-        let _e7806 = active_544_;
-        if _e7806 {
-            let _e7810 = acc_local0_[2i];
-            r149_ = _e7810;
+        let _e7778 = active_540_;
+        if _e7778 {
+            let _e7782 = acc_local0_[2i];
+            r149_ = _e7782;
         }
-        let _e7813 = active_544_;
-        if _e7813 {
-            let _e7815 = r149_;
-            let _e7821 = params.N;
-            let _e7823 = r146_;
-            let _e7825 = r148_;
-            C[bitcast<u32>(((_e7823 * _e7821) + _e7825))] = _e7815;
+        let _e7785 = active_540_;
+        if _e7785 {
+            let _e7787 = r149_;
+            let _e7793 = params.N;
+            let _e7795 = r146_;
+            let _e7797 = r148_;
+            C[bitcast<u32>(((_e7795 * _e7793) + _e7797))] = _e7787;
         }
-        let _e7832 = active_544_;
-        if _e7832 {
+        let _e7804 = active_540_;
+        if _e7804 {
             r150_ = (i32(local_index) % 32i);
         }
-        let _e7839 = active_544_;
-        if _e7839 {
-            let _e7841 = r150_;
-            r151_ = (_e7841 >> bitcast<u32>(2i));
+        let _e7811 = active_540_;
+        if _e7811 {
+            let _e7813 = r150_;
+            r151_ = (_e7813 >> bitcast<u32>(2i));
         }
-        let _e7847 = active_544_;
-        if _e7847 {
-            let _e7849 = r150_;
-            r152_ = (_e7849 & 3i);
+        let _e7819 = active_540_;
+        if _e7819 {
+            let _e7821 = r150_;
+            r152_ = (_e7821 & 3i);
         }
-        let _e7854 = active_544_;
-        if _e7854 {
-            let _e7856 = r152_;
-            r153_ = (_e7856 << bitcast<u32>(1i));
+        let _e7826 = active_540_;
+        if _e7826 {
+            let _e7828 = r152_;
+            r153_ = (_e7828 << bitcast<u32>(1i));
         }
-        let _e7862 = active_544_;
-        if _e7862 {
-            let _e7864 = row_2_;
-            let _e7866 = r151_;
-            r154_ = (_e7864 + _e7866);
+        let _e7834 = active_540_;
+        if _e7834 {
+            let _e7836 = row_2_;
+            let _e7838 = r151_;
+            r154_ = (_e7836 + _e7838);
         }
-        let _e7870 = active_544_;
-        if _e7870 {
-            let _e7872 = r154_;
-            r155_ = (_e7872 + 8i);
+        let _e7842 = active_540_;
+        if _e7842 {
+            let _e7844 = r154_;
+            r155_ = (_e7844 + 8i);
         }
-        let _e7877 = active_544_;
-        if _e7877 {
-            let _e7879 = col_8_;
-            let _e7881 = r153_;
-            r156_ = (_e7879 + _e7881);
+        let _e7849 = active_540_;
+        if _e7849 {
+            let _e7851 = col_8_;
+            let _e7853 = r153_;
+            r156_ = (_e7851 + _e7853);
         }
-        let _e7885 = active_544_;
-        if _e7885 {
-            let _e7887 = r156_;
-            r157_ = (_e7887 + 1i);
+        let _e7857 = active_540_;
+        if _e7857 {
+            let _e7859 = r156_;
+            r157_ = (_e7859 + 1i);
         }
-        let _e7892 = active_544_;
-        if _e7892 {
-            let _e7896 = acc_local0_[3i];
-            r158_ = _e7896;
+        let _e7864 = active_540_;
+        if _e7864 {
+            let _e7868 = acc_local0_[3i];
+            r158_ = _e7868;
         }
-        let _e7899 = active_544_;
-        if _e7899 {
-            let _e7901 = r158_;
-            let _e7907 = params.N;
-            let _e7909 = r155_;
-            let _e7911 = r157_;
-            C[bitcast<u32>(((_e7909 * _e7907) + _e7911))] = _e7901;
+        let _e7871 = active_540_;
+        if _e7871 {
+            let _e7873 = r158_;
+            let _e7879 = params.N;
+            let _e7881 = r155_;
+            let _e7883 = r157_;
+            C[bitcast<u32>(((_e7881 * _e7879) + _e7883))] = _e7873;
         }
     }
 }
