@@ -67,8 +67,9 @@ impl Lowering {
                 let Some(block) = self.block_start(&args[0]) else {
                     return true;
                 };
+                let origin = self.lane_origin(operand, &block, span);
                 for index in 0..operand.per_lane() {
-                    let indices = self.element_indices(operand, &block, index, span);
+                    let indices = self.element_indices(operand, origin, index, span);
                     let element = self.locals[array].element;
                     let loaded = match block.memory {
                         Memory::Tensor(tensor) => Op::Load {
@@ -129,8 +130,9 @@ impl Lowering {
         let Some(Binding::Local(fragment)) = self.lookup(name) else {
             return true;
         };
+        let origin = self.lane_origin(Matrix::C, &block, span);
         for index in 0..Matrix::C.per_lane() {
-            let indices = self.element_indices(Matrix::C, &block, index, span);
+            let indices = self.element_indices(Matrix::C, origin, index, span);
             let value = self.value(
                 Op::LocalLoad {
                     array: fragment,
@@ -187,21 +189,13 @@ impl Lowering {
         Some(Block2 { memory, row, col })
     }
 
-    /// The indices of the element `index` of this lane's fragment of `operand` in `block`:
-    /// the table's row and column (`crate::mma`), computed from `ctx.lane`, past the block's
-    /// start.
-    fn element_indices(
-        &mut self,
-        operand: Matrix,
-        block: &Block2,
-        index: u32,
-        span: Span,
-    ) -> Vec<Operand> {
+    /// Where this lane's fragment of `operand` starts in `block`: the row and column of lane
+    /// 0's element 0 plus what the lane adds to every element (the table's form: its group,
+    /// `lane / 4`, on one axis, twice its place in the group on the other). Computed once a
+    /// load or store; each element adds only its constant (`element_indices`).
+    fn lane_origin(&mut self, operand: Matrix, block: &Block2, span: Span) -> [Operand; 2] {
         let i = Scalar::I32;
         let lane = self.value(Op::Ctx(CtxField::Lane), i, span);
-        // Lane 0's element `index`, and what a lane adds to it: its group (lane / 4) on one
-        // axis, twice its place in the group on the other (the table's form).
-        let (row0, col0) = operand.element(0, index);
         let group = self.value(
             Op::Binary(BinaryOp::Shr, i, lane, Operand::Const(2)),
             i,
@@ -221,17 +215,34 @@ impl Lowering {
             Matrix::B => (pair, group),
             Matrix::A | Matrix::C => (group, pair),
         };
-        let at = |l: &mut Self, start: Operand, lane_part: Operand, fixed: u32| {
-            let x = l.value(Op::Binary(BinaryOp::Add, i, start, lane_part), i, span);
-            l.value(
-                Op::Binary(BinaryOp::Add, i, x, Operand::Const(fixed)),
-                i,
-                span,
-            )
-        };
-        let row = at(self, block.row, down, row0);
-        let col = at(self, block.col, across, col0);
-        vec![row, col]
+        [
+            self.value(Op::Binary(BinaryOp::Add, i, block.row, down), i, span),
+            self.value(Op::Binary(BinaryOp::Add, i, block.col, across), i, span),
+        ]
+    }
+
+    /// The indices of element `index` of this lane's fragment of `operand`, from its
+    /// `origin`: the table's row and column (`crate::mma`).
+    fn element_indices(
+        &mut self,
+        operand: Matrix,
+        origin: [Operand; 2],
+        index: u32,
+        span: Span,
+    ) -> Vec<Operand> {
+        let (row, col) = operand.element(0, index);
+        origin
+            .into_iter()
+            .zip([row, col])
+            .map(|(at, fixed)| match fixed {
+                0 => at,
+                _ => self.value(
+                    Op::Binary(BinaryOp::Add, Scalar::I32, at, Operand::Const(fixed)),
+                    Scalar::I32,
+                    span,
+                ),
+            })
+            .collect()
     }
 }
 

@@ -46,152 +46,152 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r18_: i32;
     var r19_: i32;
     var r20_: i32;
-    var r21_: i32;
+    var r21_: f32;
     var r22_: i32;
     var r23_: f32;
     var r24_: i32;
-    var r25_: i32;
+    var r25_: f32;
     var r26_: i32;
     var r27_: i32;
-    var r28_: i32;
+    var r28_: f32;
     var r29_: i32;
-    var r30_: i32;
+    var r30_: f32;
     var r31_: i32;
     var r32_: f32;
     var r33_: i32;
     var r34_: i32;
-    var r35_: i32;
+    var r35_: f32;
     var r36_: i32;
     var r37_: i32;
-    var r38_: i32;
+    var r38_: f32;
     var r39_: i32;
     var r40_: i32;
-    var r41_: f32;
+    var r41_: i32;
     var r42_: i32;
     var r43_: i32;
     var r44_: i32;
-    var r45_: i32;
+    var r45_: f32;
     var r46_: i32;
-    var r47_: i32;
+    var r47_: f32;
     var r48_: i32;
-    var r49_: i32;
-    var r50_: f32;
-    var r51_: i32;
+    var r49_: f32;
+    var r50_: i32;
+    var r51_: f32;
     var r52_: i32;
     var r53_: i32;
     var r54_: i32;
     var r55_: i32;
     var r56_: i32;
     var r57_: i32;
-    var r58_: i32;
-    var r59_: f32;
-    var r60_: i32;
+    var r58_: f32;
+    var r59_: i32;
+    var r60_: f32;
     var r61_: i32;
-    var r62_: i32;
+    var r62_: f32;
     var r63_: i32;
     var r64_: i32;
-    var r65_: i32;
+    var r65_: f32;
     var r66_: i32;
     var r67_: i32;
-    var r68_: f32;
+    var r68_: i32;
     var r69_: i32;
     var r70_: i32;
     var r71_: i32;
     var r72_: i32;
     var r73_: i32;
-    var r74_: i32;
-    var r75_: i32;
-    var r76_: i32;
+    var r74_: f32;
+    var r75_: f32;
+    var r76_: f32;
     var r77_: f32;
-    var r78_: i32;
-    var r79_: i32;
-    var r80_: i32;
-    var r81_: i32;
-    var r82_: i32;
-    var r83_: i32;
-    var r84_: i32;
-    var r85_: i32;
+    var r78_: f32;
+    var r79_: f32;
+    var r80_: f32;
+    var r81_: f32;
+    var r82_: f32;
+    var r83_: f32;
+    var r84_: f32;
+    var r85_: f32;
     var r86_: f32;
-    var r87_: i32;
-    var r88_: i32;
-    var r89_: i32;
+    var r87_: f32;
+    var r88_: f32;
+    var r89_: f32;
     var r90_: i32;
     var r91_: i32;
     var r92_: i32;
-    var r93_: i32;
-    var r94_: i32;
+    var r93_: f32;
+    var r94_: f32;
     var r95_: f32;
-    var r96_: i32;
-    var r97_: i32;
-    var r98_: i32;
-    var r99_: i32;
-    var r100_: i32;
-    var r101_: i32;
-    var r102_: i32;
-    var r103_: i32;
+    var r96_: f32;
+    var r97_: f32;
+    var r98_: f32;
+    var r99_: f32;
+    var r100_: f32;
+    var r101_: f32;
+    var r102_: f32;
+    var r103_: f32;
     var r104_: f32;
-    var r105_: i32;
-    var r106_: i32;
-    var r107_: i32;
-    var r108_: i32;
-    var r109_: i32;
-    var r110_: i32;
-    var r111_: i32;
-    var r112_: i32;
-    var r113_: f32;
+    var r105_: f32;
+    var r106_: f32;
+    var r107_: f32;
+    var r108_: f32;
+    var r109_: f32;
+    var r110_: f32;
+    var r111_: f32;
+    var r112_: f32;
+    var r113_: i32;
     var r114_: i32;
     var r115_: i32;
-    var r116_: i32;
-    var r117_: i32;
-    var r118_: i32;
-    var r119_: i32;
-    var r120_: i32;
-    var r121_: i32;
+    var r116_: f32;
+    var r117_: f32;
+    var r118_: f32;
+    var r119_: f32;
+    var r120_: f32;
+    var r121_: f32;
     var r122_: f32;
-    var r123_: i32;
-    var r124_: i32;
-    var r125_: i32;
-    var r126_: i32;
-    var r127_: i32;
-    var r128_: i32;
-    var r129_: i32;
-    var r130_: i32;
+    var r123_: f32;
+    var r124_: f32;
+    var r125_: f32;
+    var r126_: f32;
+    var r127_: f32;
+    var r128_: f32;
+    var r129_: f32;
+    var r130_: f32;
     var r131_: f32;
-    var r132_: i32;
-    var r133_: i32;
-    var r134_: i32;
-    var r135_: i32;
+    var r132_: f32;
+    var r133_: f32;
+    var r134_: f32;
+    var r135_: f32;
     var r136_: i32;
     var r137_: i32;
     var r138_: i32;
-    var r139_: i32;
+    var r139_: f32;
     var r140_: f32;
-    var r141_: i32;
-    var r142_: i32;
-    var r143_: i32;
-    var r144_: i32;
-    var r145_: i32;
-    var r146_: i32;
-    var r147_: i32;
-    var r148_: i32;
+    var r141_: f32;
+    var r142_: f32;
+    var r143_: f32;
+    var r144_: f32;
+    var r145_: f32;
+    var r146_: f32;
+    var r147_: f32;
+    var r148_: f32;
     var r149_: f32;
-    var r150_: i32;
-    var r151_: i32;
-    var r152_: i32;
-    var r153_: i32;
-    var r154_: i32;
-    var r155_: i32;
-    var r156_: i32;
-    var r157_: i32;
+    var r150_: f32;
+    var r151_: f32;
+    var r152_: f32;
+    var r153_: f32;
+    var r154_: f32;
+    var r155_: f32;
+    var r156_: f32;
+    var r157_: f32;
     var r158_: f32;
     var r159_: i32;
     var r160_: i32;
     var r161_: i32;
-    var r162_: i32;
-    var r163_: i32;
-    var r164_: i32;
-    var r165_: i32;
-    var r166_: i32;
+    var r162_: f32;
+    var r163_: f32;
+    var r164_: f32;
+    var r165_: f32;
+    var r166_: f32;
     var r167_: f32;
     var r168_: f32;
     var r169_: f32;
@@ -207,10 +207,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r179_: f32;
     var r180_: f32;
     var r181_: f32;
-    var r182_: f32;
+    var r182_: i32;
     var r183_: i32;
     var r184_: i32;
-    var r185_: i32;
+    var r185_: f32;
     var r186_: f32;
     var r187_: f32;
     var r188_: f32;
@@ -230,10 +230,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r202_: f32;
     var r203_: f32;
     var r204_: f32;
-    var r205_: f32;
+    var r205_: i32;
     var r206_: i32;
     var r207_: i32;
-    var r208_: i32;
+    var r208_: f32;
     var r209_: f32;
     var r210_: f32;
     var r211_: f32;
@@ -253,10 +253,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r225_: f32;
     var r226_: f32;
     var r227_: f32;
-    var r228_: f32;
+    var r228_: i32;
     var r229_: i32;
     var r230_: i32;
-    var r231_: i32;
+    var r231_: f32;
     var r232_: f32;
     var r233_: f32;
     var r234_: f32;
@@ -276,10 +276,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r248_: f32;
     var r249_: f32;
     var r250_: f32;
-    var r251_: f32;
+    var r251_: i32;
     var r252_: i32;
     var r253_: i32;
-    var r254_: i32;
+    var r254_: f32;
     var r255_: f32;
     var r256_: f32;
     var r257_: f32;
@@ -299,10 +299,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r271_: f32;
     var r272_: f32;
     var r273_: f32;
-    var r274_: f32;
+    var r274_: i32;
     var r275_: i32;
     var r276_: i32;
-    var r277_: i32;
+    var r277_: f32;
     var r278_: f32;
     var r279_: f32;
     var r280_: f32;
@@ -322,10 +322,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r294_: f32;
     var r295_: f32;
     var r296_: f32;
-    var r297_: f32;
+    var r297_: i32;
     var r298_: i32;
     var r299_: i32;
-    var r300_: i32;
+    var r300_: f32;
     var r301_: f32;
     var r302_: f32;
     var r303_: f32;
@@ -345,10 +345,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r317_: f32;
     var r318_: f32;
     var r319_: f32;
-    var r320_: f32;
+    var r320_: i32;
     var r321_: i32;
     var r322_: i32;
-    var r323_: i32;
+    var r323_: f32;
     var r324_: f32;
     var r325_: f32;
     var r326_: f32;
@@ -368,10 +368,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r340_: f32;
     var r341_: f32;
     var r342_: f32;
-    var r343_: f32;
+    var r343_: i32;
     var r344_: i32;
     var r345_: i32;
-    var r346_: i32;
+    var r346_: f32;
     var r347_: f32;
     var r348_: f32;
     var r349_: f32;
@@ -391,10 +391,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r363_: f32;
     var r364_: f32;
     var r365_: f32;
-    var r366_: f32;
+    var r366_: i32;
     var r367_: i32;
     var r368_: i32;
-    var r369_: i32;
+    var r369_: f32;
     var r370_: f32;
     var r371_: f32;
     var r372_: f32;
@@ -414,10 +414,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r386_: f32;
     var r387_: f32;
     var r388_: f32;
-    var r389_: f32;
+    var r389_: i32;
     var r390_: i32;
     var r391_: i32;
-    var r392_: i32;
+    var r392_: f32;
     var r393_: f32;
     var r394_: f32;
     var r395_: f32;
@@ -437,10 +437,10 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r409_: f32;
     var r410_: f32;
     var r411_: f32;
-    var r412_: f32;
+    var r412_: i32;
     var r413_: i32;
     var r414_: i32;
-    var r415_: i32;
+    var r415_: f32;
     var r416_: f32;
     var r417_: f32;
     var r418_: f32;
@@ -461,217 +461,124 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r433_: f32;
     var r434_: f32;
     var r435_: f32;
-    var r436_: i32;
-    var r437_: i32;
-    var r438_: i32;
+    var r436_: f32;
+    var r437_: f32;
+    var r438_: f32;
     var r439_: f32;
     var r440_: f32;
     var r441_: f32;
     var r442_: f32;
-    var r443_: f32;
-    var r444_: f32;
-    var r445_: f32;
-    var r446_: f32;
-    var r447_: f32;
-    var r448_: f32;
-    var r449_: f32;
-    var r450_: f32;
-    var r451_: f32;
-    var r452_: f32;
-    var r453_: f32;
-    var r454_: f32;
-    var r455_: f32;
-    var r456_: f32;
-    var r457_: f32;
-    var r458_: f32;
-    var r459_: i32;
-    var r460_: i32;
-    var r461_: i32;
-    var r462_: f32;
-    var r463_: f32;
-    var r464_: f32;
-    var r465_: f32;
-    var r466_: f32;
-    var r467_: f32;
-    var r468_: f32;
-    var r469_: f32;
-    var r470_: f32;
-    var r471_: f32;
-    var r472_: f32;
-    var r473_: f32;
-    var r474_: f32;
-    var r475_: f32;
-    var r476_: f32;
-    var r477_: f32;
-    var r478_: f32;
-    var r479_: f32;
-    var r480_: f32;
-    var r481_: f32;
-    var r482_: i32;
-    var r483_: i32;
-    var r484_: i32;
-    var r485_: f32;
-    var r486_: f32;
-    var r487_: f32;
-    var r488_: f32;
-    var r489_: f32;
-    var r490_: f32;
-    var r491_: f32;
-    var r492_: f32;
-    var r493_: f32;
-    var r494_: f32;
-    var r495_: f32;
-    var r496_: f32;
-    var r497_: f32;
-    var r498_: f32;
-    var r499_: f32;
-    var r500_: f32;
-    var r501_: f32;
-    var r502_: f32;
-    var r503_: f32;
-    var r504_: f32;
-    var r505_: i32;
-    var r506_: i32;
-    var r507_: i32;
-    var r508_: f32;
-    var r509_: f32;
-    var r510_: f32;
-    var r511_: f32;
-    var r512_: f32;
-    var r513_: f32;
-    var r514_: f32;
-    var r515_: f32;
-    var r516_: f32;
-    var r517_: f32;
-    var r518_: f32;
-    var r519_: f32;
-    var r520_: f32;
-    var r521_: f32;
-    var r522_: f32;
-    var r523_: f32;
-    var r524_: f32;
-    var r525_: f32;
-    var r526_: f32;
-    var r527_: f32;
-    var r528_: f32;
-    var r529_: f32;
-    var r530_: f32;
-    var r531_: f32;
-    var r532_: f32;
-    var r533_: f32;
-    var r534_: f32;
-    var r535_: f32;
     var acc_local0_: array<f32, 4>;
     var a_local1_: array<f32, 8>;
     var b_local2_: array<f32, 4>;
-    var trips_539_: u32 = 0u;
-    var active_540_: bool;
-    var exited_541_: bool;
-    var vote_number_542_: u32;
-    var entry_543_: bool;
-    var broken_544_: bool;
-    var continued_545_: bool;
-    var left_546_: bool = false;
-    var saved_547_: bool;
-    var taken_548_: bool;
+    var trips_446_: u32 = 0u;
+    var active_447_: bool;
+    var exited_448_: bool;
+    var vote_number_449_: u32;
+    var entry_450_: bool;
+    var broken_451_: bool;
+    var continued_452_: bool;
+    var left_453_: bool = false;
+    var saved_454_: bool;
+    var taken_455_: bool;
 
-    active_540_ = true;
-    exited_541_ = false;
-    vote_number_542_ = 0u;
+    active_447_ = true;
+    exited_448_ = false;
+    vote_number_449_ = 0u;
     {
-        let _e8 = active_540_;
+        let _e8 = active_447_;
         if _e8 {
             r0_ = i32(block.y);
         }
-        let _e14 = active_540_;
+        let _e14 = active_447_;
         if _e14 {
             let _e17 = r0_;
             r1_ = (16i * _e17);
         }
-        let _e21 = active_540_;
+        let _e21 = active_447_;
         if _e21 {
             let _e23 = r1_;
             row_2_ = _e23;
         }
-        let _e26 = active_540_;
+        let _e26 = active_447_;
         if _e26 {
             r3_ = i32(block.x);
         }
-        let _e32 = active_540_;
+        let _e32 = active_447_;
         if _e32 {
             let _e35 = r3_;
             r4_ = (4i * _e35);
         }
-        let _e39 = active_540_;
+        let _e39 = active_447_;
         if _e39 {
             r5_ = (i32(local_index) / 32i);
         }
-        let _e46 = active_540_;
+        let _e46 = active_447_;
         if _e46 {
             let _e48 = r4_;
             let _e50 = r5_;
             r6_ = (_e48 + _e50);
         }
-        let _e54 = active_540_;
+        let _e54 = active_447_;
         if _e54 {
             let _e57 = r6_;
             r7_ = (8i * _e57);
         }
-        let _e61 = active_540_;
+        let _e61 = active_447_;
         if _e61 {
             let _e63 = r7_;
             col_8_ = _e63;
         }
-        let _e66 = active_540_;
+        let _e66 = active_447_;
         if _e66 {
             acc_local0_[0i] = 0f;
         }
-        let _e72 = active_540_;
+        let _e72 = active_447_;
         if _e72 {
             acc_local0_[1i] = 0f;
         }
-        let _e78 = active_540_;
+        let _e78 = active_447_;
         if _e78 {
             acc_local0_[2i] = 0f;
         }
-        let _e84 = active_540_;
+        let _e84 = active_447_;
         if _e84 {
             acc_local0_[3i] = 0f;
         }
-        let _e90 = active_540_;
+        let _e90 = active_447_;
         if _e90 {
             let _e93 = params.K;
             r9_ = _e93;
         }
-        let _e96 = active_540_;
+        let _e96 = active_447_;
         if _e96 {
             let _e98 = r9_;
             r10_ = _e98;
         }
-        let _e101 = active_540_;
+        let _e101 = active_447_;
         if _e101 {
             r11_ = 16i;
         }
-        let _e105 = active_540_;
+        let _e105 = active_447_;
         if _e105 {
             k_12_ = 0i;
         }
-        let _e109 = active_540_;
-        entry_543_ = _e109;
-        broken_544_ = false;
-        left_546_ = false;
+        let _e109 = active_447_;
+        entry_450_ = _e109;
+        broken_451_ = false;
+        left_453_ = false;
         loop {
-            continued_545_ = false;
-            let _e119 = entry_543_;
-            let _e121 = exited_541_;
-            let _e123 = broken_544_;
-            let _e125 = continued_545_;
-            active_540_ = (_e119 && !((_e121 || (_e123 || _e125))));
-            let _e132 = vote_number_542_;
-            vote_number_542_ = (_e132 + 1u);
-            let _e137 = active_540_;
+            continued_452_ = false;
+            let _e119 = entry_450_;
+            let _e121 = exited_448_;
+            let _e123 = broken_451_;
+            let _e125 = continued_452_;
+            active_447_ = (_e119 && !((_e121 || (_e123 || _e125))));
+            let _e132 = vote_number_449_;
+            vote_number_449_ = (_e132 + 1u);
+            let _e137 = active_447_;
             if _e137 {
-                let _e140 = vote_number_542_;
+                let _e140 = vote_number_449_;
                 atomicMax((&workgroup_votes), _e140);
             }
             workgroupBarrier();
@@ -680,3923 +587,3445 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                 workgroup_any = _e145;
             }
             let _e148 = workgroupUniformLoad((&workgroup_any));
-            let _e150 = vote_number_542_;
+            let _e150 = vote_number_449_;
             if (u32((_e148 == _e150)) == 0u) {
-                left_546_ = true;
+                left_453_ = true;
                 break;
             }
-            let _e158 = active_540_;
+            let _e158 = active_447_;
             if _e158 {
-                let _e168 = trips_539_;
+                let _e168 = trips_446_;
                 let _e170 = (_e168 + 1u);
-                trips_539_ = _e170;
+                trips_446_ = _e170;
                 if (_e170 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_541_ = true;
-                    active_540_ = false;
+                    exited_448_ = true;
+                    active_447_ = false;
                 }
             }
             {
-                let _e174 = active_540_;
+                let _e174 = active_447_;
                 if _e174 {
                     let _e176 = k_12_;
                     let _e178 = r10_;
                     r13_ = (_e176 < _e178);
                 }
-                let _e182 = active_540_;
+                let _e182 = active_447_;
                 if _e182 {
                     let _e184 = r13_;
                     r14_ = !(_e184);
                 }
-                let _e188 = active_540_;
-                saved_547_ = _e188;
+                let _e188 = active_447_;
+                saved_454_ = _e188;
                 let _e191 = r14_;
-                let _e193 = saved_547_;
+                let _e193 = saved_454_;
                 let _e194 = (_e193 && _e191);
-                taken_548_ = _e194;
-                active_540_ = _e194;
+                taken_455_ = _e194;
+                active_447_ = _e194;
                 {
-                    let _e198 = active_540_;
-                    let _e200 = broken_544_;
-                    broken_544_ = (_e200 || _e198);
-                    active_540_ = false;
+                    let _e198 = active_447_;
+                    let _e200 = broken_451_;
+                    broken_451_ = (_e200 || _e198);
+                    active_447_ = false;
                 }
-                let _e206 = saved_547_;
-                let _e208 = taken_548_;
-                let _e212 = exited_541_;
-                let _e214 = broken_544_;
-                let _e216 = continued_545_;
-                active_540_ = ((_e206 && !(_e208)) && !((_e212 || (_e214 || _e216))));
+                let _e206 = saved_454_;
+                let _e208 = taken_455_;
+                let _e212 = exited_448_;
+                let _e214 = broken_451_;
+                let _e216 = continued_452_;
+                active_447_ = ((_e206 && !(_e208)) && !((_e212 || (_e214 || _e216))));
                 {
                 }
-                let _e223 = saved_547_;
-                let _e225 = exited_541_;
-                let _e227 = broken_544_;
-                let _e229 = continued_545_;
-                active_540_ = (_e223 && !((_e225 || (_e227 || _e229))));
-                let _e236 = active_540_;
+                let _e223 = saved_454_;
+                let _e225 = exited_448_;
+                let _e227 = broken_451_;
+                let _e229 = continued_452_;
+                active_447_ = (_e223 && !((_e225 || (_e227 || _e229))));
+                let _e236 = active_447_;
                 if _e236 {
                     r15_ = (i32(local_index) % 32i);
                 }
-                let _e243 = active_540_;
+                let _e243 = active_447_;
                 if _e243 {
                     let _e245 = r15_;
                     r16_ = (_e245 >> bitcast<u32>(2i));
                 }
-                let _e251 = active_540_;
+                let _e251 = active_447_;
                 if _e251 {
                     let _e253 = r15_;
                     r17_ = (_e253 & 3i);
                 }
-                let _e258 = active_540_;
+                let _e258 = active_447_;
                 if _e258 {
                     let _e260 = r17_;
                     r18_ = (_e260 << bitcast<u32>(1i));
                 }
-                let _e266 = active_540_;
+                let _e266 = active_447_;
                 if _e266 {
                     let _e268 = row_2_;
                     let _e270 = r16_;
                     r19_ = (_e268 + _e270);
                 }
-                let _e274 = active_540_;
+                let _e274 = active_447_;
                 if _e274 {
-                    let _e276 = r19_;
-                    r20_ = (_e276 + 0i);
+                    let _e276 = k_12_;
+                    let _e278 = r18_;
+                    r20_ = (_e276 + _e278);
                 }
-                let _e281 = active_540_;
-                if _e281 {
-                    let _e283 = k_12_;
-                    let _e285 = r18_;
-                    r21_ = (_e283 + _e285);
+                let _e282 = active_447_;
+                if _e282 {
+                    let _e288 = params.K;
+                    let _e290 = r19_;
+                    let _e292 = r20_;
+                    let _e295 = bitcast<u32>(((_e290 * _e288) + _e292));
+                    let _e304 = A[(_e295 >> 1u)];
+                    let _e305 = (_e304 >> ((_e295 & 1u) << 4u));
+                    let _e307 = (_e305 & 32767u);
+                    let _e309 = (_e307 << 13u);
+                    r21_ = bitcast<f32>((select(select((_e309 + 939524096u), (_e309 | 2139095040u), (_e307 >= 31744u)), bitcast<u32>((f32(_e307) * 0.000000059604645f)), (_e307 < 1024u)) | ((_e305 & 32768u) << 16u)));
                 }
-                let _e289 = active_540_;
-                if _e289 {
-                    let _e291 = r21_;
-                    r22_ = (_e291 + 0i);
+                let _e332 = active_447_;
+                if _e332 {
+                    let _e334 = r21_;
+                    a_local1_[0i] = _e334;
                 }
-                let _e296 = active_540_;
-                if _e296 {
-                    let _e302 = params.K;
-                    let _e304 = r20_;
-                    let _e306 = r22_;
-                    let _e309 = bitcast<u32>(((_e304 * _e302) + _e306));
-                    let _e318 = A[(_e309 >> 1u)];
-                    let _e319 = (_e318 >> ((_e309 & 1u) << 4u));
-                    let _e321 = (_e319 & 32767u);
-                    let _e323 = (_e321 << 13u);
-                    r23_ = bitcast<f32>((select(select((_e323 + 939524096u), (_e323 | 2139095040u), (_e321 >= 31744u)), bitcast<u32>((f32(_e321) * 0.000000059604645f)), (_e321 < 1024u)) | ((_e319 & 32768u) << 16u)));
+                let _e339 = active_447_;
+                if _e339 {
+                    let _e341 = r20_;
+                    r22_ = (_e341 + 1i);
                 }
-                let _e346 = active_540_;
+                let _e346 = active_447_;
                 if _e346 {
-                    let _e348 = r23_;
-                    a_local1_[0i] = _e348;
+                    let _e352 = params.K;
+                    let _e354 = r19_;
+                    let _e356 = r22_;
+                    let _e359 = bitcast<u32>(((_e354 * _e352) + _e356));
+                    let _e368 = A[(_e359 >> 1u)];
+                    let _e369 = (_e368 >> ((_e359 & 1u) << 4u));
+                    let _e371 = (_e369 & 32767u);
+                    let _e373 = (_e371 << 13u);
+                    r23_ = bitcast<f32>((select(select((_e373 + 939524096u), (_e373 | 2139095040u), (_e371 >= 31744u)), bitcast<u32>((f32(_e371) * 0.000000059604645f)), (_e371 < 1024u)) | ((_e369 & 32768u) << 16u)));
                 }
-                let _e353 = active_540_;
-                if _e353 {
-                    r24_ = (i32(local_index) % 32i);
+                let _e396 = active_447_;
+                if _e396 {
+                    let _e398 = r23_;
+                    a_local1_[1i] = _e398;
                 }
-                let _e360 = active_540_;
-                if _e360 {
-                    let _e362 = r24_;
-                    r25_ = (_e362 >> bitcast<u32>(2i));
+                let _e403 = active_447_;
+                if _e403 {
+                    let _e405 = r19_;
+                    r24_ = (_e405 + 8i);
                 }
-                let _e368 = active_540_;
-                if _e368 {
-                    let _e370 = r24_;
-                    r26_ = (_e370 & 3i);
+                let _e410 = active_447_;
+                if _e410 {
+                    let _e416 = params.K;
+                    let _e418 = r24_;
+                    let _e420 = r20_;
+                    let _e423 = bitcast<u32>(((_e418 * _e416) + _e420));
+                    let _e432 = A[(_e423 >> 1u)];
+                    let _e433 = (_e432 >> ((_e423 & 1u) << 4u));
+                    let _e435 = (_e433 & 32767u);
+                    let _e437 = (_e435 << 13u);
+                    r25_ = bitcast<f32>((select(select((_e437 + 939524096u), (_e437 | 2139095040u), (_e435 >= 31744u)), bitcast<u32>((f32(_e435) * 0.000000059604645f)), (_e435 < 1024u)) | ((_e433 & 32768u) << 16u)));
                 }
-                let _e375 = active_540_;
-                if _e375 {
-                    let _e377 = r26_;
-                    r27_ = (_e377 << bitcast<u32>(1i));
+                let _e460 = active_447_;
+                if _e460 {
+                    let _e462 = r25_;
+                    a_local1_[2i] = _e462;
                 }
-                let _e383 = active_540_;
-                if _e383 {
-                    let _e385 = row_2_;
-                    let _e387 = r25_;
-                    r28_ = (_e385 + _e387);
+                let _e467 = active_447_;
+                if _e467 {
+                    let _e469 = r19_;
+                    r26_ = (_e469 + 8i);
                 }
-                let _e391 = active_540_;
-                if _e391 {
-                    let _e393 = r28_;
-                    r29_ = (_e393 + 0i);
+                let _e474 = active_447_;
+                if _e474 {
+                    let _e476 = r20_;
+                    r27_ = (_e476 + 1i);
                 }
-                let _e398 = active_540_;
-                if _e398 {
-                    let _e400 = k_12_;
-                    let _e402 = r27_;
-                    r30_ = (_e400 + _e402);
+                let _e481 = active_447_;
+                if _e481 {
+                    let _e487 = params.K;
+                    let _e489 = r26_;
+                    let _e491 = r27_;
+                    let _e494 = bitcast<u32>(((_e489 * _e487) + _e491));
+                    let _e503 = A[(_e494 >> 1u)];
+                    let _e504 = (_e503 >> ((_e494 & 1u) << 4u));
+                    let _e506 = (_e504 & 32767u);
+                    let _e508 = (_e506 << 13u);
+                    r28_ = bitcast<f32>((select(select((_e508 + 939524096u), (_e508 | 2139095040u), (_e506 >= 31744u)), bitcast<u32>((f32(_e506) * 0.000000059604645f)), (_e506 < 1024u)) | ((_e504 & 32768u) << 16u)));
                 }
-                let _e406 = active_540_;
-                if _e406 {
-                    let _e408 = r30_;
-                    r31_ = (_e408 + 1i);
+                let _e531 = active_447_;
+                if _e531 {
+                    let _e533 = r28_;
+                    a_local1_[3i] = _e533;
                 }
-                let _e413 = active_540_;
-                if _e413 {
-                    let _e419 = params.K;
-                    let _e421 = r29_;
-                    let _e423 = r31_;
-                    let _e426 = bitcast<u32>(((_e421 * _e419) + _e423));
-                    let _e435 = A[(_e426 >> 1u)];
-                    let _e436 = (_e435 >> ((_e426 & 1u) << 4u));
-                    let _e438 = (_e436 & 32767u);
-                    let _e440 = (_e438 << 13u);
-                    r32_ = bitcast<f32>((select(select((_e440 + 939524096u), (_e440 | 2139095040u), (_e438 >= 31744u)), bitcast<u32>((f32(_e438) * 0.000000059604645f)), (_e438 < 1024u)) | ((_e436 & 32768u) << 16u)));
+                let _e538 = active_447_;
+                if _e538 {
+                    let _e540 = r20_;
+                    r29_ = (_e540 + 8i);
                 }
-                let _e463 = active_540_;
-                if _e463 {
-                    let _e465 = r32_;
-                    a_local1_[1i] = _e465;
+                let _e545 = active_447_;
+                if _e545 {
+                    let _e551 = params.K;
+                    let _e553 = r19_;
+                    let _e555 = r29_;
+                    let _e558 = bitcast<u32>(((_e553 * _e551) + _e555));
+                    let _e567 = A[(_e558 >> 1u)];
+                    let _e568 = (_e567 >> ((_e558 & 1u) << 4u));
+                    let _e570 = (_e568 & 32767u);
+                    let _e572 = (_e570 << 13u);
+                    r30_ = bitcast<f32>((select(select((_e572 + 939524096u), (_e572 | 2139095040u), (_e570 >= 31744u)), bitcast<u32>((f32(_e570) * 0.000000059604645f)), (_e570 < 1024u)) | ((_e568 & 32768u) << 16u)));
                 }
-                let _e470 = active_540_;
-                if _e470 {
-                    r33_ = (i32(local_index) % 32i);
+                let _e595 = active_447_;
+                if _e595 {
+                    let _e597 = r30_;
+                    a_local1_[4i] = _e597;
                 }
-                let _e477 = active_540_;
-                if _e477 {
-                    let _e479 = r33_;
-                    r34_ = (_e479 >> bitcast<u32>(2i));
-                }
-                let _e485 = active_540_;
-                if _e485 {
-                    let _e487 = r33_;
-                    r35_ = (_e487 & 3i);
-                }
-                let _e492 = active_540_;
-                if _e492 {
-                    let _e494 = r35_;
-                    r36_ = (_e494 << bitcast<u32>(1i));
-                }
-                let _e500 = active_540_;
-                if _e500 {
-                    let _e502 = row_2_;
-                    let _e504 = r34_;
-                    r37_ = (_e502 + _e504);
-                }
-                let _e508 = active_540_;
-                if _e508 {
-                    let _e510 = r37_;
-                    r38_ = (_e510 + 8i);
-                }
-                let _e515 = active_540_;
-                if _e515 {
-                    let _e517 = k_12_;
-                    let _e519 = r36_;
-                    r39_ = (_e517 + _e519);
-                }
-                let _e523 = active_540_;
-                if _e523 {
-                    let _e525 = r39_;
-                    r40_ = (_e525 + 0i);
-                }
-                let _e530 = active_540_;
-                if _e530 {
-                    let _e536 = params.K;
-                    let _e538 = r38_;
-                    let _e540 = r40_;
-                    let _e543 = bitcast<u32>(((_e538 * _e536) + _e540));
-                    let _e552 = A[(_e543 >> 1u)];
-                    let _e553 = (_e552 >> ((_e543 & 1u) << 4u));
-                    let _e555 = (_e553 & 32767u);
-                    let _e557 = (_e555 << 13u);
-                    r41_ = bitcast<f32>((select(select((_e557 + 939524096u), (_e557 | 2139095040u), (_e555 >= 31744u)), bitcast<u32>((f32(_e555) * 0.000000059604645f)), (_e555 < 1024u)) | ((_e553 & 32768u) << 16u)));
-                }
-                let _e580 = active_540_;
-                if _e580 {
-                    let _e582 = r41_;
-                    a_local1_[2i] = _e582;
-                }
-                let _e587 = active_540_;
-                if _e587 {
-                    r42_ = (i32(local_index) % 32i);
-                }
-                let _e594 = active_540_;
-                if _e594 {
-                    let _e596 = r42_;
-                    r43_ = (_e596 >> bitcast<u32>(2i));
-                }
-                let _e602 = active_540_;
+                let _e602 = active_447_;
                 if _e602 {
-                    let _e604 = r42_;
-                    r44_ = (_e604 & 3i);
+                    let _e604 = r20_;
+                    r31_ = (_e604 + 9i);
                 }
-                let _e609 = active_540_;
+                let _e609 = active_447_;
                 if _e609 {
-                    let _e611 = r44_;
-                    r45_ = (_e611 << bitcast<u32>(1i));
+                    let _e615 = params.K;
+                    let _e617 = r19_;
+                    let _e619 = r31_;
+                    let _e622 = bitcast<u32>(((_e617 * _e615) + _e619));
+                    let _e631 = A[(_e622 >> 1u)];
+                    let _e632 = (_e631 >> ((_e622 & 1u) << 4u));
+                    let _e634 = (_e632 & 32767u);
+                    let _e636 = (_e634 << 13u);
+                    r32_ = bitcast<f32>((select(select((_e636 + 939524096u), (_e636 | 2139095040u), (_e634 >= 31744u)), bitcast<u32>((f32(_e634) * 0.000000059604645f)), (_e634 < 1024u)) | ((_e632 & 32768u) << 16u)));
                 }
-                let _e617 = active_540_;
-                if _e617 {
-                    let _e619 = row_2_;
-                    let _e621 = r43_;
-                    r46_ = (_e619 + _e621);
+                let _e659 = active_447_;
+                if _e659 {
+                    let _e661 = r32_;
+                    a_local1_[5i] = _e661;
                 }
-                let _e625 = active_540_;
-                if _e625 {
-                    let _e627 = r46_;
-                    r47_ = (_e627 + 8i);
+                let _e666 = active_447_;
+                if _e666 {
+                    let _e668 = r19_;
+                    r33_ = (_e668 + 8i);
                 }
-                let _e632 = active_540_;
-                if _e632 {
-                    let _e634 = k_12_;
-                    let _e636 = r45_;
-                    r48_ = (_e634 + _e636);
+                let _e673 = active_447_;
+                if _e673 {
+                    let _e675 = r20_;
+                    r34_ = (_e675 + 8i);
                 }
-                let _e640 = active_540_;
-                if _e640 {
-                    let _e642 = r48_;
-                    r49_ = (_e642 + 1i);
+                let _e680 = active_447_;
+                if _e680 {
+                    let _e686 = params.K;
+                    let _e688 = r33_;
+                    let _e690 = r34_;
+                    let _e693 = bitcast<u32>(((_e688 * _e686) + _e690));
+                    let _e702 = A[(_e693 >> 1u)];
+                    let _e703 = (_e702 >> ((_e693 & 1u) << 4u));
+                    let _e705 = (_e703 & 32767u);
+                    let _e707 = (_e705 << 13u);
+                    r35_ = bitcast<f32>((select(select((_e707 + 939524096u), (_e707 | 2139095040u), (_e705 >= 31744u)), bitcast<u32>((f32(_e705) * 0.000000059604645f)), (_e705 < 1024u)) | ((_e703 & 32768u) << 16u)));
                 }
-                let _e647 = active_540_;
-                if _e647 {
-                    let _e653 = params.K;
-                    let _e655 = r47_;
-                    let _e657 = r49_;
-                    let _e660 = bitcast<u32>(((_e655 * _e653) + _e657));
-                    let _e669 = A[(_e660 >> 1u)];
-                    let _e670 = (_e669 >> ((_e660 & 1u) << 4u));
-                    let _e672 = (_e670 & 32767u);
-                    let _e674 = (_e672 << 13u);
-                    r50_ = bitcast<f32>((select(select((_e674 + 939524096u), (_e674 | 2139095040u), (_e672 >= 31744u)), bitcast<u32>((f32(_e672) * 0.000000059604645f)), (_e672 < 1024u)) | ((_e670 & 32768u) << 16u)));
+                let _e730 = active_447_;
+                if _e730 {
+                    let _e732 = r35_;
+                    a_local1_[6i] = _e732;
                 }
-                let _e697 = active_540_;
-                if _e697 {
-                    let _e699 = r50_;
-                    a_local1_[3i] = _e699;
+                let _e737 = active_447_;
+                if _e737 {
+                    let _e739 = r19_;
+                    r36_ = (_e739 + 8i);
                 }
-                let _e704 = active_540_;
-                if _e704 {
-                    r51_ = (i32(local_index) % 32i);
+                let _e744 = active_447_;
+                if _e744 {
+                    let _e746 = r20_;
+                    r37_ = (_e746 + 9i);
                 }
-                let _e711 = active_540_;
-                if _e711 {
-                    let _e713 = r51_;
-                    r52_ = (_e713 >> bitcast<u32>(2i));
+                let _e751 = active_447_;
+                if _e751 {
+                    let _e757 = params.K;
+                    let _e759 = r36_;
+                    let _e761 = r37_;
+                    let _e764 = bitcast<u32>(((_e759 * _e757) + _e761));
+                    let _e773 = A[(_e764 >> 1u)];
+                    let _e774 = (_e773 >> ((_e764 & 1u) << 4u));
+                    let _e776 = (_e774 & 32767u);
+                    let _e778 = (_e776 << 13u);
+                    r38_ = bitcast<f32>((select(select((_e778 + 939524096u), (_e778 | 2139095040u), (_e776 >= 31744u)), bitcast<u32>((f32(_e776) * 0.000000059604645f)), (_e776 < 1024u)) | ((_e774 & 32768u) << 16u)));
                 }
-                let _e719 = active_540_;
-                if _e719 {
-                    let _e721 = r51_;
-                    r53_ = (_e721 & 3i);
+                let _e801 = active_447_;
+                if _e801 {
+                    let _e803 = r38_;
+                    a_local1_[7i] = _e803;
                 }
-                let _e726 = active_540_;
-                if _e726 {
-                    let _e728 = r53_;
-                    r54_ = (_e728 << bitcast<u32>(1i));
+                let _e808 = active_447_;
+                if _e808 {
+                    r39_ = (i32(local_index) % 32i);
                 }
-                let _e734 = active_540_;
-                if _e734 {
-                    let _e736 = row_2_;
-                    let _e738 = r52_;
-                    r55_ = (_e736 + _e738);
+                let _e815 = active_447_;
+                if _e815 {
+                    let _e817 = r39_;
+                    r40_ = (_e817 >> bitcast<u32>(2i));
                 }
-                let _e742 = active_540_;
-                if _e742 {
-                    let _e744 = r55_;
-                    r56_ = (_e744 + 0i);
+                let _e823 = active_447_;
+                if _e823 {
+                    let _e825 = r39_;
+                    r41_ = (_e825 & 3i);
                 }
-                let _e749 = active_540_;
-                if _e749 {
-                    let _e751 = k_12_;
-                    let _e753 = r54_;
-                    r57_ = (_e751 + _e753);
+                let _e830 = active_447_;
+                if _e830 {
+                    let _e832 = r41_;
+                    r42_ = (_e832 << bitcast<u32>(1i));
                 }
-                let _e757 = active_540_;
-                if _e757 {
-                    let _e759 = r57_;
-                    r58_ = (_e759 + 8i);
+                let _e838 = active_447_;
+                if _e838 {
+                    let _e840 = k_12_;
+                    let _e842 = r42_;
+                    r43_ = (_e840 + _e842);
                 }
-                let _e764 = active_540_;
-                if _e764 {
-                    let _e770 = params.K;
-                    let _e772 = r56_;
-                    let _e774 = r58_;
-                    let _e777 = bitcast<u32>(((_e772 * _e770) + _e774));
-                    let _e786 = A[(_e777 >> 1u)];
-                    let _e787 = (_e786 >> ((_e777 & 1u) << 4u));
-                    let _e789 = (_e787 & 32767u);
-                    let _e791 = (_e789 << 13u);
-                    r59_ = bitcast<f32>((select(select((_e791 + 939524096u), (_e791 | 2139095040u), (_e789 >= 31744u)), bitcast<u32>((f32(_e789) * 0.000000059604645f)), (_e789 < 1024u)) | ((_e787 & 32768u) << 16u)));
+                let _e846 = active_447_;
+                if _e846 {
+                    let _e848 = col_8_;
+                    let _e850 = r40_;
+                    r44_ = (_e848 + _e850);
                 }
-                let _e814 = active_540_;
-                if _e814 {
-                    let _e816 = r59_;
-                    a_local1_[4i] = _e816;
+                let _e854 = active_447_;
+                if _e854 {
+                    let _e860 = params.N;
+                    let _e862 = r43_;
+                    let _e864 = r44_;
+                    let _e867 = bitcast<u32>(((_e862 * _e860) + _e864));
+                    let _e876 = B[(_e867 >> 1u)];
+                    let _e877 = (_e876 >> ((_e867 & 1u) << 4u));
+                    let _e879 = (_e877 & 32767u);
+                    let _e881 = (_e879 << 13u);
+                    r45_ = bitcast<f32>((select(select((_e881 + 939524096u), (_e881 | 2139095040u), (_e879 >= 31744u)), bitcast<u32>((f32(_e879) * 0.000000059604645f)), (_e879 < 1024u)) | ((_e877 & 32768u) << 16u)));
                 }
-                let _e821 = active_540_;
-                if _e821 {
-                    r60_ = (i32(local_index) % 32i);
+                let _e904 = active_447_;
+                if _e904 {
+                    let _e906 = r45_;
+                    b_local2_[0i] = _e906;
                 }
-                let _e828 = active_540_;
-                if _e828 {
-                    let _e830 = r60_;
-                    r61_ = (_e830 >> bitcast<u32>(2i));
+                let _e911 = active_447_;
+                if _e911 {
+                    let _e913 = r43_;
+                    r46_ = (_e913 + 1i);
                 }
-                let _e836 = active_540_;
-                if _e836 {
-                    let _e838 = r60_;
-                    r62_ = (_e838 & 3i);
+                let _e918 = active_447_;
+                if _e918 {
+                    let _e924 = params.N;
+                    let _e926 = r46_;
+                    let _e928 = r44_;
+                    let _e931 = bitcast<u32>(((_e926 * _e924) + _e928));
+                    let _e940 = B[(_e931 >> 1u)];
+                    let _e941 = (_e940 >> ((_e931 & 1u) << 4u));
+                    let _e943 = (_e941 & 32767u);
+                    let _e945 = (_e943 << 13u);
+                    r47_ = bitcast<f32>((select(select((_e945 + 939524096u), (_e945 | 2139095040u), (_e943 >= 31744u)), bitcast<u32>((f32(_e943) * 0.000000059604645f)), (_e943 < 1024u)) | ((_e941 & 32768u) << 16u)));
                 }
-                let _e843 = active_540_;
-                if _e843 {
-                    let _e845 = r62_;
-                    r63_ = (_e845 << bitcast<u32>(1i));
-                }
-                let _e851 = active_540_;
-                if _e851 {
-                    let _e853 = row_2_;
-                    let _e855 = r61_;
-                    r64_ = (_e853 + _e855);
-                }
-                let _e859 = active_540_;
-                if _e859 {
-                    let _e861 = r64_;
-                    r65_ = (_e861 + 0i);
-                }
-                let _e866 = active_540_;
-                if _e866 {
-                    let _e868 = k_12_;
-                    let _e870 = r63_;
-                    r66_ = (_e868 + _e870);
-                }
-                let _e874 = active_540_;
-                if _e874 {
-                    let _e876 = r66_;
-                    r67_ = (_e876 + 9i);
-                }
-                let _e881 = active_540_;
-                if _e881 {
-                    let _e887 = params.K;
-                    let _e889 = r65_;
-                    let _e891 = r67_;
-                    let _e894 = bitcast<u32>(((_e889 * _e887) + _e891));
-                    let _e903 = A[(_e894 >> 1u)];
-                    let _e904 = (_e903 >> ((_e894 & 1u) << 4u));
-                    let _e906 = (_e904 & 32767u);
-                    let _e908 = (_e906 << 13u);
-                    r68_ = bitcast<f32>((select(select((_e908 + 939524096u), (_e908 | 2139095040u), (_e906 >= 31744u)), bitcast<u32>((f32(_e906) * 0.000000059604645f)), (_e906 < 1024u)) | ((_e904 & 32768u) << 16u)));
-                }
-                let _e931 = active_540_;
-                if _e931 {
-                    let _e933 = r68_;
-                    a_local1_[5i] = _e933;
-                }
-                let _e938 = active_540_;
-                if _e938 {
-                    r69_ = (i32(local_index) % 32i);
-                }
-                let _e945 = active_540_;
-                if _e945 {
-                    let _e947 = r69_;
-                    r70_ = (_e947 >> bitcast<u32>(2i));
-                }
-                let _e953 = active_540_;
-                if _e953 {
-                    let _e955 = r69_;
-                    r71_ = (_e955 & 3i);
-                }
-                let _e960 = active_540_;
-                if _e960 {
-                    let _e962 = r71_;
-                    r72_ = (_e962 << bitcast<u32>(1i));
-                }
-                let _e968 = active_540_;
+                let _e968 = active_447_;
                 if _e968 {
-                    let _e970 = row_2_;
-                    let _e972 = r70_;
-                    r73_ = (_e970 + _e972);
+                    let _e970 = r47_;
+                    b_local2_[1i] = _e970;
                 }
-                let _e976 = active_540_;
-                if _e976 {
-                    let _e978 = r73_;
-                    r74_ = (_e978 + 8i);
+                let _e975 = active_447_;
+                if _e975 {
+                    let _e977 = r43_;
+                    r48_ = (_e977 + 8i);
                 }
-                let _e983 = active_540_;
-                if _e983 {
-                    let _e985 = k_12_;
-                    let _e987 = r72_;
-                    r75_ = (_e985 + _e987);
+                let _e982 = active_447_;
+                if _e982 {
+                    let _e988 = params.N;
+                    let _e990 = r48_;
+                    let _e992 = r44_;
+                    let _e995 = bitcast<u32>(((_e990 * _e988) + _e992));
+                    let _e1004 = B[(_e995 >> 1u)];
+                    let _e1005 = (_e1004 >> ((_e995 & 1u) << 4u));
+                    let _e1007 = (_e1005 & 32767u);
+                    let _e1009 = (_e1007 << 13u);
+                    r49_ = bitcast<f32>((select(select((_e1009 + 939524096u), (_e1009 | 2139095040u), (_e1007 >= 31744u)), bitcast<u32>((f32(_e1007) * 0.000000059604645f)), (_e1007 < 1024u)) | ((_e1005 & 32768u) << 16u)));
                 }
-                let _e991 = active_540_;
-                if _e991 {
-                    let _e993 = r75_;
-                    r76_ = (_e993 + 8i);
+                let _e1032 = active_447_;
+                if _e1032 {
+                    let _e1034 = r49_;
+                    b_local2_[2i] = _e1034;
                 }
-                let _e998 = active_540_;
-                if _e998 {
-                    let _e1004 = params.K;
-                    let _e1006 = r74_;
-                    let _e1008 = r76_;
-                    let _e1011 = bitcast<u32>(((_e1006 * _e1004) + _e1008));
-                    let _e1020 = A[(_e1011 >> 1u)];
-                    let _e1021 = (_e1020 >> ((_e1011 & 1u) << 4u));
-                    let _e1023 = (_e1021 & 32767u);
-                    let _e1025 = (_e1023 << 13u);
-                    r77_ = bitcast<f32>((select(select((_e1025 + 939524096u), (_e1025 | 2139095040u), (_e1023 >= 31744u)), bitcast<u32>((f32(_e1023) * 0.000000059604645f)), (_e1023 < 1024u)) | ((_e1021 & 32768u) << 16u)));
+                let _e1039 = active_447_;
+                if _e1039 {
+                    let _e1041 = r43_;
+                    r50_ = (_e1041 + 9i);
                 }
-                let _e1048 = active_540_;
-                if _e1048 {
-                    let _e1050 = r77_;
-                    a_local1_[6i] = _e1050;
+                let _e1046 = active_447_;
+                if _e1046 {
+                    let _e1052 = params.N;
+                    let _e1054 = r50_;
+                    let _e1056 = r44_;
+                    let _e1059 = bitcast<u32>(((_e1054 * _e1052) + _e1056));
+                    let _e1068 = B[(_e1059 >> 1u)];
+                    let _e1069 = (_e1068 >> ((_e1059 & 1u) << 4u));
+                    let _e1071 = (_e1069 & 32767u);
+                    let _e1073 = (_e1071 << 13u);
+                    r51_ = bitcast<f32>((select(select((_e1073 + 939524096u), (_e1073 | 2139095040u), (_e1071 >= 31744u)), bitcast<u32>((f32(_e1071) * 0.000000059604645f)), (_e1071 < 1024u)) | ((_e1069 & 32768u) << 16u)));
                 }
-                let _e1055 = active_540_;
-                if _e1055 {
-                    r78_ = (i32(local_index) % 32i);
+                let _e1096 = active_447_;
+                if _e1096 {
+                    let _e1098 = r51_;
+                    b_local2_[3i] = _e1098;
                 }
-                let _e1062 = active_540_;
-                if _e1062 {
-                    let _e1064 = r78_;
-                    r79_ = (_e1064 >> bitcast<u32>(2i));
+                let _e1103 = active_447_;
+                if _e1103 {
+                    r66_ = (i32(local_index) % 32i);
                 }
-                let _e1070 = active_540_;
-                if _e1070 {
-                    let _e1072 = r78_;
-                    r80_ = (_e1072 & 3i);
+                let _e1110 = active_447_;
+                if _e1110 {
+                    let _e1112 = r66_;
+                    r67_ = (_e1112 >> bitcast<u32>(2i));
                 }
-                let _e1077 = active_540_;
-                if _e1077 {
-                    let _e1079 = r80_;
-                    r81_ = (_e1079 << bitcast<u32>(1i));
+                let _e1118 = active_447_;
+                if _e1118 {
+                    let _e1120 = r66_;
+                    r68_ = (_e1120 & 3i);
                 }
-                let _e1085 = active_540_;
-                if _e1085 {
-                    let _e1087 = row_2_;
-                    let _e1089 = r79_;
-                    r82_ = (_e1087 + _e1089);
+                let _e1125 = active_447_;
+                if _e1125 {
+                    let _e1127 = r67_;
+                    r69_ = (_e1127 << bitcast<u32>(2i));
                 }
-                let _e1093 = active_540_;
-                if _e1093 {
-                    let _e1095 = r82_;
-                    r83_ = (_e1095 + 8i);
+                let _e1133 = active_447_;
+                if _e1133 {
+                    let _e1135 = r68_;
+                    r70_ = (_e1135 << bitcast<u32>(3i));
                 }
-                let _e1100 = active_540_;
-                if _e1100 {
-                    let _e1102 = k_12_;
-                    let _e1104 = r81_;
-                    r84_ = (_e1102 + _e1104);
+                let _e1141 = active_447_;
+                if _e1141 {
+                    let _e1143 = r69_;
+                    r71_ = (_e1143 + 0i);
                 }
-                let _e1108 = active_540_;
-                if _e1108 {
-                    let _e1110 = r84_;
-                    r85_ = (_e1110 + 9i);
+                let _e1148 = active_447_;
+                if _e1148 {
+                    let _e1150 = r70_;
+                    r72_ = (_e1150 + 0i);
                 }
-                let _e1115 = active_540_;
-                if _e1115 {
-                    let _e1121 = params.K;
-                    let _e1123 = r83_;
-                    let _e1125 = r85_;
-                    let _e1128 = bitcast<u32>(((_e1123 * _e1121) + _e1125));
-                    let _e1137 = A[(_e1128 >> 1u)];
-                    let _e1138 = (_e1137 >> ((_e1128 & 1u) << 4u));
-                    let _e1140 = (_e1138 & 32767u);
-                    let _e1142 = (_e1140 << 13u);
-                    r86_ = bitcast<f32>((select(select((_e1142 + 939524096u), (_e1142 | 2139095040u), (_e1140 >= 31744u)), bitcast<u32>((f32(_e1140) * 0.000000059604645f)), (_e1140 < 1024u)) | ((_e1138 & 32768u) << 16u)));
+                let _e1155 = active_447_;
+                if _e1155 {
+                    let _e1157 = r72_;
+                    r73_ = (_e1157 + 4i);
                 }
-                let _e1165 = active_540_;
-                if _e1165 {
-                    let _e1167 = r86_;
-                    a_local1_[7i] = _e1167;
+                let _e1162 = active_447_;
+                if _e1162 {
+                    let _e1166 = a_local1_[0i];
+                    r74_ = _e1166;
                 }
-                let _e1172 = active_540_;
-                if _e1172 {
-                    r87_ = (i32(local_index) % 32i);
+                workgroupBarrier();
+                let _e1169 = r74_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1169);
+                let _e1180 = active_447_;
+                lane_active[local_index] = u32(_e1180);
+                workgroupBarrier();
+                let _e1183 = active_447_;
+                if _e1183 {
+                    let _e1189 = i32(local_index);
+                    let _e1192 = r71_;
+                    let _e1196 = (((_e1192 % 32i) + 32i) % 32i);
+                    let _e1201 = ((_e1189 - (i32(local_index) % 32i)) + _e1196);
+                    let _e1204 = (((_e1196 >= 0i) && (_e1196 < 32i)) && (_e1201 < 128i));
+                    let _e1205 = select(_e1189, _e1201, _e1204);
+                    let _e1209 = lane_active[bitcast<u32>(_e1205)];
+                    let _e1216 = lane_values[bitcast<u32>(_e1205)];
+                    let _e1220 = lane_values[bitcast<u32>(_e1189)];
+                    r75_ = bitcast<f32>(select(_e1220, _e1216, (_e1204 && (_e1209 != 0u))));
                 }
-                let _e1179 = active_540_;
-                if _e1179 {
-                    let _e1181 = r87_;
-                    r88_ = (_e1181 >> bitcast<u32>(2i));
-                }
-                let _e1187 = active_540_;
-                if _e1187 {
-                    let _e1189 = r87_;
-                    r89_ = (_e1189 & 3i);
-                }
-                let _e1194 = active_540_;
-                if _e1194 {
-                    let _e1196 = r89_;
-                    r90_ = (_e1196 << bitcast<u32>(1i));
-                }
-                let _e1202 = active_540_;
-                if _e1202 {
-                    let _e1204 = k_12_;
-                    let _e1206 = r90_;
-                    r91_ = (_e1204 + _e1206);
-                }
-                let _e1210 = active_540_;
-                if _e1210 {
-                    let _e1212 = r91_;
-                    r92_ = (_e1212 + 0i);
-                }
-                let _e1217 = active_540_;
-                if _e1217 {
-                    let _e1219 = col_8_;
-                    let _e1221 = r88_;
-                    r93_ = (_e1219 + _e1221);
-                }
-                let _e1225 = active_540_;
+                let _e1225 = active_447_;
                 if _e1225 {
-                    let _e1227 = r93_;
-                    r94_ = (_e1227 + 0i);
+                    let _e1227 = r75_;
+                    r76_ = f32(_e1227);
                 }
-                let _e1232 = active_540_;
-                if _e1232 {
-                    let _e1238 = params.N;
-                    let _e1240 = r92_;
-                    let _e1242 = r94_;
-                    let _e1245 = bitcast<u32>(((_e1240 * _e1238) + _e1242));
-                    let _e1254 = B[(_e1245 >> 1u)];
-                    let _e1255 = (_e1254 >> ((_e1245 & 1u) << 4u));
-                    let _e1257 = (_e1255 & 32767u);
-                    let _e1259 = (_e1257 << 13u);
-                    r95_ = bitcast<f32>((select(select((_e1259 + 939524096u), (_e1259 | 2139095040u), (_e1257 >= 31744u)), bitcast<u32>((f32(_e1257) * 0.000000059604645f)), (_e1257 < 1024u)) | ((_e1255 & 32768u) << 16u)));
+                let _e1231 = active_447_;
+                if _e1231 {
+                    let _e1235 = a_local1_[2i];
+                    r77_ = _e1235;
                 }
-                let _e1282 = active_540_;
-                if _e1282 {
-                    let _e1284 = r95_;
-                    b_local2_[0i] = _e1284;
+                workgroupBarrier();
+                let _e1238 = r77_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1238);
+                let _e1249 = active_447_;
+                lane_active[local_index] = u32(_e1249);
+                workgroupBarrier();
+                let _e1252 = active_447_;
+                if _e1252 {
+                    let _e1258 = i32(local_index);
+                    let _e1261 = r71_;
+                    let _e1265 = (((_e1261 % 32i) + 32i) % 32i);
+                    let _e1270 = ((_e1258 - (i32(local_index) % 32i)) + _e1265);
+                    let _e1273 = (((_e1265 >= 0i) && (_e1265 < 32i)) && (_e1270 < 128i));
+                    let _e1274 = select(_e1258, _e1270, _e1273);
+                    let _e1278 = lane_active[bitcast<u32>(_e1274)];
+                    let _e1285 = lane_values[bitcast<u32>(_e1274)];
+                    let _e1289 = lane_values[bitcast<u32>(_e1258)];
+                    r78_ = bitcast<f32>(select(_e1289, _e1285, (_e1273 && (_e1278 != 0u))));
                 }
-                let _e1289 = active_540_;
-                if _e1289 {
-                    r96_ = (i32(local_index) % 32i);
+                let _e1294 = active_447_;
+                if _e1294 {
+                    let _e1296 = r78_;
+                    r79_ = f32(_e1296);
                 }
-                let _e1296 = active_540_;
-                if _e1296 {
-                    let _e1298 = r96_;
-                    r97_ = (_e1298 >> bitcast<u32>(2i));
+                let _e1300 = active_447_;
+                if _e1300 {
+                    let _e1304 = b_local2_[0i];
+                    r80_ = _e1304;
                 }
-                let _e1304 = active_540_;
-                if _e1304 {
-                    let _e1306 = r96_;
-                    r98_ = (_e1306 & 3i);
+                workgroupBarrier();
+                let _e1307 = r80_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1307);
+                let _e1318 = active_447_;
+                lane_active[local_index] = u32(_e1318);
+                workgroupBarrier();
+                let _e1321 = active_447_;
+                if _e1321 {
+                    let _e1327 = i32(local_index);
+                    let _e1330 = r72_;
+                    let _e1334 = (((_e1330 % 32i) + 32i) % 32i);
+                    let _e1339 = ((_e1327 - (i32(local_index) % 32i)) + _e1334);
+                    let _e1342 = (((_e1334 >= 0i) && (_e1334 < 32i)) && (_e1339 < 128i));
+                    let _e1343 = select(_e1327, _e1339, _e1342);
+                    let _e1347 = lane_active[bitcast<u32>(_e1343)];
+                    let _e1354 = lane_values[bitcast<u32>(_e1343)];
+                    let _e1358 = lane_values[bitcast<u32>(_e1327)];
+                    r81_ = bitcast<f32>(select(_e1358, _e1354, (_e1342 && (_e1347 != 0u))));
                 }
-                let _e1311 = active_540_;
-                if _e1311 {
-                    let _e1313 = r98_;
-                    r99_ = (_e1313 << bitcast<u32>(1i));
+                let _e1363 = active_447_;
+                if _e1363 {
+                    let _e1365 = r81_;
+                    r82_ = f32(_e1365);
                 }
-                let _e1319 = active_540_;
-                if _e1319 {
-                    let _e1321 = k_12_;
-                    let _e1323 = r99_;
-                    r100_ = (_e1321 + _e1323);
+                let _e1369 = active_447_;
+                if _e1369 {
+                    let _e1373 = b_local2_[0i];
+                    r83_ = _e1373;
                 }
-                let _e1327 = active_540_;
-                if _e1327 {
-                    let _e1329 = r100_;
-                    r101_ = (_e1329 + 1i);
+                workgroupBarrier();
+                let _e1376 = r83_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1376);
+                let _e1387 = active_447_;
+                lane_active[local_index] = u32(_e1387);
+                workgroupBarrier();
+                let _e1390 = active_447_;
+                if _e1390 {
+                    let _e1396 = i32(local_index);
+                    let _e1399 = r73_;
+                    let _e1403 = (((_e1399 % 32i) + 32i) % 32i);
+                    let _e1408 = ((_e1396 - (i32(local_index) % 32i)) + _e1403);
+                    let _e1411 = (((_e1403 >= 0i) && (_e1403 < 32i)) && (_e1408 < 128i));
+                    let _e1412 = select(_e1396, _e1408, _e1411);
+                    let _e1416 = lane_active[bitcast<u32>(_e1412)];
+                    let _e1423 = lane_values[bitcast<u32>(_e1412)];
+                    let _e1427 = lane_values[bitcast<u32>(_e1396)];
+                    r84_ = bitcast<f32>(select(_e1427, _e1423, (_e1411 && (_e1416 != 0u))));
                 }
-                let _e1334 = active_540_;
-                if _e1334 {
-                    let _e1336 = col_8_;
-                    let _e1338 = r97_;
-                    r102_ = (_e1336 + _e1338);
+                let _e1432 = active_447_;
+                if _e1432 {
+                    let _e1434 = r84_;
+                    r85_ = f32(_e1434);
                 }
-                let _e1342 = active_540_;
-                if _e1342 {
-                    let _e1344 = r102_;
-                    r103_ = (_e1344 + 0i);
+                let _e1438 = active_447_;
+                if _e1438 {
+                    let _e1440 = r76_;
+                    let _e1442 = r82_;
+                    r86_ = (_e1440 * _e1442);
                 }
-                let _e1349 = active_540_;
-                if _e1349 {
-                    let _e1355 = params.N;
-                    let _e1357 = r101_;
-                    let _e1359 = r103_;
-                    let _e1362 = bitcast<u32>(((_e1357 * _e1355) + _e1359));
-                    let _e1371 = B[(_e1362 >> 1u)];
-                    let _e1372 = (_e1371 >> ((_e1362 & 1u) << 4u));
-                    let _e1374 = (_e1372 & 32767u);
-                    let _e1376 = (_e1374 << 13u);
-                    r104_ = bitcast<f32>((select(select((_e1376 + 939524096u), (_e1376 | 2139095040u), (_e1374 >= 31744u)), bitcast<u32>((f32(_e1374) * 0.000000059604645f)), (_e1374 < 1024u)) | ((_e1372 & 32768u) << 16u)));
+                let _e1446 = active_447_;
+                if _e1446 {
+                    let _e1448 = r76_;
+                    let _e1450 = r85_;
+                    r87_ = (_e1448 * _e1450);
                 }
-                let _e1399 = active_540_;
-                if _e1399 {
-                    let _e1401 = r104_;
-                    b_local2_[1i] = _e1401;
+                let _e1454 = active_447_;
+                if _e1454 {
+                    let _e1456 = r79_;
+                    let _e1458 = r82_;
+                    r88_ = (_e1456 * _e1458);
                 }
-                let _e1406 = active_540_;
-                if _e1406 {
-                    r105_ = (i32(local_index) % 32i);
+                let _e1462 = active_447_;
+                if _e1462 {
+                    let _e1464 = r79_;
+                    let _e1466 = r85_;
+                    r89_ = (_e1464 * _e1466);
                 }
-                let _e1413 = active_540_;
-                if _e1413 {
-                    let _e1415 = r105_;
-                    r106_ = (_e1415 >> bitcast<u32>(2i));
+                let _e1470 = active_447_;
+                if _e1470 {
+                    let _e1472 = r69_;
+                    r90_ = (_e1472 + 0i);
                 }
-                let _e1421 = active_540_;
-                if _e1421 {
-                    let _e1423 = r105_;
-                    r107_ = (_e1423 & 3i);
+                let _e1477 = active_447_;
+                if _e1477 {
+                    let _e1479 = r70_;
+                    r91_ = (_e1479 + 0i);
                 }
-                let _e1428 = active_540_;
-                if _e1428 {
-                    let _e1430 = r107_;
-                    r108_ = (_e1430 << bitcast<u32>(1i));
+                let _e1484 = active_447_;
+                if _e1484 {
+                    let _e1486 = r91_;
+                    r92_ = (_e1486 + 4i);
                 }
-                let _e1436 = active_540_;
-                if _e1436 {
-                    let _e1438 = k_12_;
-                    let _e1440 = r108_;
-                    r109_ = (_e1438 + _e1440);
+                let _e1491 = active_447_;
+                if _e1491 {
+                    let _e1495 = a_local1_[1i];
+                    r93_ = _e1495;
                 }
-                let _e1444 = active_540_;
-                if _e1444 {
-                    let _e1446 = r109_;
-                    r110_ = (_e1446 + 8i);
+                workgroupBarrier();
+                let _e1498 = r93_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1498);
+                let _e1509 = active_447_;
+                lane_active[local_index] = u32(_e1509);
+                workgroupBarrier();
+                let _e1512 = active_447_;
+                if _e1512 {
+                    let _e1518 = i32(local_index);
+                    let _e1521 = r90_;
+                    let _e1525 = (((_e1521 % 32i) + 32i) % 32i);
+                    let _e1530 = ((_e1518 - (i32(local_index) % 32i)) + _e1525);
+                    let _e1533 = (((_e1525 >= 0i) && (_e1525 < 32i)) && (_e1530 < 128i));
+                    let _e1534 = select(_e1518, _e1530, _e1533);
+                    let _e1538 = lane_active[bitcast<u32>(_e1534)];
+                    let _e1545 = lane_values[bitcast<u32>(_e1534)];
+                    let _e1549 = lane_values[bitcast<u32>(_e1518)];
+                    r94_ = bitcast<f32>(select(_e1549, _e1545, (_e1533 && (_e1538 != 0u))));
                 }
-                let _e1451 = active_540_;
-                if _e1451 {
-                    let _e1453 = col_8_;
-                    let _e1455 = r106_;
-                    r111_ = (_e1453 + _e1455);
+                let _e1554 = active_447_;
+                if _e1554 {
+                    let _e1556 = r94_;
+                    r95_ = f32(_e1556);
                 }
-                let _e1459 = active_540_;
-                if _e1459 {
-                    let _e1461 = r111_;
-                    r112_ = (_e1461 + 0i);
+                let _e1560 = active_447_;
+                if _e1560 {
+                    let _e1564 = a_local1_[3i];
+                    r96_ = _e1564;
                 }
-                let _e1466 = active_540_;
-                if _e1466 {
-                    let _e1472 = params.N;
-                    let _e1474 = r110_;
-                    let _e1476 = r112_;
-                    let _e1479 = bitcast<u32>(((_e1474 * _e1472) + _e1476));
-                    let _e1488 = B[(_e1479 >> 1u)];
-                    let _e1489 = (_e1488 >> ((_e1479 & 1u) << 4u));
-                    let _e1491 = (_e1489 & 32767u);
-                    let _e1493 = (_e1491 << 13u);
-                    r113_ = bitcast<f32>((select(select((_e1493 + 939524096u), (_e1493 | 2139095040u), (_e1491 >= 31744u)), bitcast<u32>((f32(_e1491) * 0.000000059604645f)), (_e1491 < 1024u)) | ((_e1489 & 32768u) << 16u)));
+                workgroupBarrier();
+                let _e1567 = r96_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1567);
+                let _e1578 = active_447_;
+                lane_active[local_index] = u32(_e1578);
+                workgroupBarrier();
+                let _e1581 = active_447_;
+                if _e1581 {
+                    let _e1587 = i32(local_index);
+                    let _e1590 = r90_;
+                    let _e1594 = (((_e1590 % 32i) + 32i) % 32i);
+                    let _e1599 = ((_e1587 - (i32(local_index) % 32i)) + _e1594);
+                    let _e1602 = (((_e1594 >= 0i) && (_e1594 < 32i)) && (_e1599 < 128i));
+                    let _e1603 = select(_e1587, _e1599, _e1602);
+                    let _e1607 = lane_active[bitcast<u32>(_e1603)];
+                    let _e1614 = lane_values[bitcast<u32>(_e1603)];
+                    let _e1618 = lane_values[bitcast<u32>(_e1587)];
+                    r97_ = bitcast<f32>(select(_e1618, _e1614, (_e1602 && (_e1607 != 0u))));
                 }
-                let _e1516 = active_540_;
-                if _e1516 {
-                    let _e1518 = r113_;
-                    b_local2_[2i] = _e1518;
+                let _e1623 = active_447_;
+                if _e1623 {
+                    let _e1625 = r97_;
+                    r98_ = f32(_e1625);
                 }
-                let _e1523 = active_540_;
-                if _e1523 {
-                    r114_ = (i32(local_index) % 32i);
+                let _e1629 = active_447_;
+                if _e1629 {
+                    let _e1633 = b_local2_[1i];
+                    r99_ = _e1633;
                 }
-                let _e1530 = active_540_;
-                if _e1530 {
-                    let _e1532 = r114_;
-                    r115_ = (_e1532 >> bitcast<u32>(2i));
+                workgroupBarrier();
+                let _e1636 = r99_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1636);
+                let _e1647 = active_447_;
+                lane_active[local_index] = u32(_e1647);
+                workgroupBarrier();
+                let _e1650 = active_447_;
+                if _e1650 {
+                    let _e1656 = i32(local_index);
+                    let _e1659 = r91_;
+                    let _e1663 = (((_e1659 % 32i) + 32i) % 32i);
+                    let _e1668 = ((_e1656 - (i32(local_index) % 32i)) + _e1663);
+                    let _e1671 = (((_e1663 >= 0i) && (_e1663 < 32i)) && (_e1668 < 128i));
+                    let _e1672 = select(_e1656, _e1668, _e1671);
+                    let _e1676 = lane_active[bitcast<u32>(_e1672)];
+                    let _e1683 = lane_values[bitcast<u32>(_e1672)];
+                    let _e1687 = lane_values[bitcast<u32>(_e1656)];
+                    r100_ = bitcast<f32>(select(_e1687, _e1683, (_e1671 && (_e1676 != 0u))));
                 }
-                let _e1538 = active_540_;
-                if _e1538 {
-                    let _e1540 = r114_;
-                    r116_ = (_e1540 & 3i);
-                }
-                let _e1545 = active_540_;
-                if _e1545 {
-                    let _e1547 = r116_;
-                    r117_ = (_e1547 << bitcast<u32>(1i));
-                }
-                let _e1553 = active_540_;
-                if _e1553 {
-                    let _e1555 = k_12_;
-                    let _e1557 = r117_;
-                    r118_ = (_e1555 + _e1557);
-                }
-                let _e1561 = active_540_;
-                if _e1561 {
-                    let _e1563 = r118_;
-                    r119_ = (_e1563 + 9i);
-                }
-                let _e1568 = active_540_;
-                if _e1568 {
-                    let _e1570 = col_8_;
-                    let _e1572 = r115_;
-                    r120_ = (_e1570 + _e1572);
-                }
-                let _e1576 = active_540_;
-                if _e1576 {
-                    let _e1578 = r120_;
-                    r121_ = (_e1578 + 0i);
-                }
-                let _e1583 = active_540_;
-                if _e1583 {
-                    let _e1589 = params.N;
-                    let _e1591 = r119_;
-                    let _e1593 = r121_;
-                    let _e1596 = bitcast<u32>(((_e1591 * _e1589) + _e1593));
-                    let _e1605 = B[(_e1596 >> 1u)];
-                    let _e1606 = (_e1605 >> ((_e1596 & 1u) << 4u));
-                    let _e1608 = (_e1606 & 32767u);
-                    let _e1610 = (_e1608 << 13u);
-                    r122_ = bitcast<f32>((select(select((_e1610 + 939524096u), (_e1610 | 2139095040u), (_e1608 >= 31744u)), bitcast<u32>((f32(_e1608) * 0.000000059604645f)), (_e1608 < 1024u)) | ((_e1606 & 32768u) << 16u)));
-                }
-                let _e1633 = active_540_;
-                if _e1633 {
-                    let _e1635 = r122_;
-                    b_local2_[3i] = _e1635;
-                }
-                let _e1640 = active_540_;
-                if _e1640 {
-                    r159_ = (i32(local_index) % 32i);
-                }
-                let _e1647 = active_540_;
-                if _e1647 {
-                    let _e1649 = r159_;
-                    r160_ = (_e1649 >> bitcast<u32>(2i));
-                }
-                let _e1655 = active_540_;
-                if _e1655 {
-                    let _e1657 = r159_;
-                    r161_ = (_e1657 & 3i);
-                }
-                let _e1662 = active_540_;
-                if _e1662 {
-                    let _e1664 = r160_;
-                    r162_ = (_e1664 << bitcast<u32>(2i));
-                }
-                let _e1670 = active_540_;
-                if _e1670 {
-                    let _e1672 = r161_;
-                    r163_ = (_e1672 << bitcast<u32>(3i));
-                }
-                let _e1678 = active_540_;
-                if _e1678 {
-                    let _e1680 = r162_;
-                    r164_ = (_e1680 + 0i);
-                }
-                let _e1685 = active_540_;
-                if _e1685 {
-                    let _e1687 = r163_;
-                    r165_ = (_e1687 + 0i);
-                }
-                let _e1692 = active_540_;
+                let _e1692 = active_447_;
                 if _e1692 {
-                    let _e1694 = r165_;
-                    r166_ = (_e1694 + 4i);
+                    let _e1694 = r100_;
+                    r101_ = f32(_e1694);
                 }
-                let _e1699 = active_540_;
-                if _e1699 {
-                    let _e1703 = a_local1_[0i];
-                    r167_ = _e1703;
-                }
-                workgroupBarrier();
-                let _e1706 = r167_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1706);
-                let _e1717 = active_540_;
-                lane_active[local_index] = u32(_e1717);
-                workgroupBarrier();
-                let _e1720 = active_540_;
-                if _e1720 {
-                    let _e1726 = i32(local_index);
-                    let _e1729 = r164_;
-                    let _e1733 = (((_e1729 % 32i) + 32i) % 32i);
-                    let _e1738 = ((_e1726 - (i32(local_index) % 32i)) + _e1733);
-                    let _e1741 = (((_e1733 >= 0i) && (_e1733 < 32i)) && (_e1738 < 128i));
-                    let _e1742 = select(_e1726, _e1738, _e1741);
-                    let _e1746 = lane_active[bitcast<u32>(_e1742)];
-                    let _e1753 = lane_values[bitcast<u32>(_e1742)];
-                    let _e1757 = lane_values[bitcast<u32>(_e1726)];
-                    r168_ = bitcast<f32>(select(_e1757, _e1753, (_e1741 && (_e1746 != 0u))));
-                }
-                let _e1762 = active_540_;
-                if _e1762 {
-                    let _e1764 = r168_;
-                    r169_ = f32(_e1764);
-                }
-                let _e1768 = active_540_;
-                if _e1768 {
-                    let _e1772 = a_local1_[2i];
-                    r170_ = _e1772;
+                let _e1698 = active_447_;
+                if _e1698 {
+                    let _e1702 = b_local2_[1i];
+                    r102_ = _e1702;
                 }
                 workgroupBarrier();
-                let _e1775 = r170_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1775);
-                let _e1786 = active_540_;
-                lane_active[local_index] = u32(_e1786);
+                let _e1705 = r102_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1705);
+                let _e1716 = active_447_;
+                lane_active[local_index] = u32(_e1716);
                 workgroupBarrier();
-                let _e1789 = active_540_;
-                if _e1789 {
-                    let _e1795 = i32(local_index);
-                    let _e1798 = r164_;
-                    let _e1802 = (((_e1798 % 32i) + 32i) % 32i);
-                    let _e1807 = ((_e1795 - (i32(local_index) % 32i)) + _e1802);
-                    let _e1810 = (((_e1802 >= 0i) && (_e1802 < 32i)) && (_e1807 < 128i));
-                    let _e1811 = select(_e1795, _e1807, _e1810);
-                    let _e1815 = lane_active[bitcast<u32>(_e1811)];
-                    let _e1822 = lane_values[bitcast<u32>(_e1811)];
-                    let _e1826 = lane_values[bitcast<u32>(_e1795)];
-                    r171_ = bitcast<f32>(select(_e1826, _e1822, (_e1810 && (_e1815 != 0u))));
+                let _e1719 = active_447_;
+                if _e1719 {
+                    let _e1725 = i32(local_index);
+                    let _e1728 = r92_;
+                    let _e1732 = (((_e1728 % 32i) + 32i) % 32i);
+                    let _e1737 = ((_e1725 - (i32(local_index) % 32i)) + _e1732);
+                    let _e1740 = (((_e1732 >= 0i) && (_e1732 < 32i)) && (_e1737 < 128i));
+                    let _e1741 = select(_e1725, _e1737, _e1740);
+                    let _e1745 = lane_active[bitcast<u32>(_e1741)];
+                    let _e1752 = lane_values[bitcast<u32>(_e1741)];
+                    let _e1756 = lane_values[bitcast<u32>(_e1725)];
+                    r103_ = bitcast<f32>(select(_e1756, _e1752, (_e1740 && (_e1745 != 0u))));
                 }
-                let _e1831 = active_540_;
+                let _e1761 = active_447_;
+                if _e1761 {
+                    let _e1763 = r103_;
+                    r104_ = f32(_e1763);
+                }
+                let _e1767 = active_447_;
+                if _e1767 {
+                    let _e1769 = r95_;
+                    let _e1771 = r101_;
+                    r105_ = (_e1769 * _e1771);
+                }
+                let _e1775 = active_447_;
+                if _e1775 {
+                    let _e1777 = r86_;
+                    let _e1779 = r105_;
+                    r106_ = (_e1777 + _e1779);
+                }
+                let _e1783 = active_447_;
+                if _e1783 {
+                    let _e1785 = r95_;
+                    let _e1787 = r104_;
+                    r107_ = (_e1785 * _e1787);
+                }
+                let _e1791 = active_447_;
+                if _e1791 {
+                    let _e1793 = r87_;
+                    let _e1795 = r107_;
+                    r108_ = (_e1793 + _e1795);
+                }
+                let _e1799 = active_447_;
+                if _e1799 {
+                    let _e1801 = r98_;
+                    let _e1803 = r101_;
+                    r109_ = (_e1801 * _e1803);
+                }
+                let _e1807 = active_447_;
+                if _e1807 {
+                    let _e1809 = r88_;
+                    let _e1811 = r109_;
+                    r110_ = (_e1809 + _e1811);
+                }
+                let _e1815 = active_447_;
+                if _e1815 {
+                    let _e1817 = r98_;
+                    let _e1819 = r104_;
+                    r111_ = (_e1817 * _e1819);
+                }
+                let _e1823 = active_447_;
+                if _e1823 {
+                    let _e1825 = r89_;
+                    let _e1827 = r111_;
+                    r112_ = (_e1825 + _e1827);
+                }
+                let _e1831 = active_447_;
                 if _e1831 {
-                    let _e1833 = r171_;
-                    r172_ = f32(_e1833);
+                    let _e1833 = r69_;
+                    r113_ = (_e1833 + 1i);
                 }
-                let _e1837 = active_540_;
-                if _e1837 {
-                    let _e1841 = b_local2_[0i];
-                    r173_ = _e1841;
+                let _e1838 = active_447_;
+                if _e1838 {
+                    let _e1840 = r70_;
+                    r114_ = (_e1840 + 1i);
                 }
-                workgroupBarrier();
-                let _e1844 = r173_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1844);
-                let _e1855 = active_540_;
-                lane_active[local_index] = u32(_e1855);
-                workgroupBarrier();
-                let _e1858 = active_540_;
-                if _e1858 {
-                    let _e1864 = i32(local_index);
-                    let _e1867 = r165_;
-                    let _e1871 = (((_e1867 % 32i) + 32i) % 32i);
-                    let _e1876 = ((_e1864 - (i32(local_index) % 32i)) + _e1871);
-                    let _e1879 = (((_e1871 >= 0i) && (_e1871 < 32i)) && (_e1876 < 128i));
-                    let _e1880 = select(_e1864, _e1876, _e1879);
-                    let _e1884 = lane_active[bitcast<u32>(_e1880)];
-                    let _e1891 = lane_values[bitcast<u32>(_e1880)];
-                    let _e1895 = lane_values[bitcast<u32>(_e1864)];
-                    r174_ = bitcast<f32>(select(_e1895, _e1891, (_e1879 && (_e1884 != 0u))));
+                let _e1845 = active_447_;
+                if _e1845 {
+                    let _e1847 = r114_;
+                    r115_ = (_e1847 + 4i);
                 }
-                let _e1900 = active_540_;
-                if _e1900 {
-                    let _e1902 = r174_;
-                    r175_ = f32(_e1902);
-                }
-                let _e1906 = active_540_;
-                if _e1906 {
-                    let _e1910 = b_local2_[0i];
-                    r176_ = _e1910;
+                let _e1852 = active_447_;
+                if _e1852 {
+                    let _e1856 = a_local1_[0i];
+                    r116_ = _e1856;
                 }
                 workgroupBarrier();
-                let _e1913 = r176_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1913);
-                let _e1924 = active_540_;
-                lane_active[local_index] = u32(_e1924);
+                let _e1859 = r116_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1859);
+                let _e1870 = active_447_;
+                lane_active[local_index] = u32(_e1870);
                 workgroupBarrier();
-                let _e1927 = active_540_;
-                if _e1927 {
-                    let _e1933 = i32(local_index);
-                    let _e1936 = r166_;
-                    let _e1940 = (((_e1936 % 32i) + 32i) % 32i);
-                    let _e1945 = ((_e1933 - (i32(local_index) % 32i)) + _e1940);
-                    let _e1948 = (((_e1940 >= 0i) && (_e1940 < 32i)) && (_e1945 < 128i));
-                    let _e1949 = select(_e1933, _e1945, _e1948);
-                    let _e1953 = lane_active[bitcast<u32>(_e1949)];
-                    let _e1960 = lane_values[bitcast<u32>(_e1949)];
-                    let _e1964 = lane_values[bitcast<u32>(_e1933)];
-                    r177_ = bitcast<f32>(select(_e1964, _e1960, (_e1948 && (_e1953 != 0u))));
+                let _e1873 = active_447_;
+                if _e1873 {
+                    let _e1879 = i32(local_index);
+                    let _e1882 = r113_;
+                    let _e1886 = (((_e1882 % 32i) + 32i) % 32i);
+                    let _e1891 = ((_e1879 - (i32(local_index) % 32i)) + _e1886);
+                    let _e1894 = (((_e1886 >= 0i) && (_e1886 < 32i)) && (_e1891 < 128i));
+                    let _e1895 = select(_e1879, _e1891, _e1894);
+                    let _e1899 = lane_active[bitcast<u32>(_e1895)];
+                    let _e1906 = lane_values[bitcast<u32>(_e1895)];
+                    let _e1910 = lane_values[bitcast<u32>(_e1879)];
+                    r117_ = bitcast<f32>(select(_e1910, _e1906, (_e1894 && (_e1899 != 0u))));
                 }
-                let _e1969 = active_540_;
-                if _e1969 {
-                    let _e1971 = r177_;
-                    r178_ = f32(_e1971);
+                let _e1915 = active_447_;
+                if _e1915 {
+                    let _e1917 = r117_;
+                    r118_ = f32(_e1917);
                 }
-                let _e1975 = active_540_;
-                if _e1975 {
-                    let _e1977 = r169_;
-                    let _e1979 = r175_;
-                    r179_ = (_e1977 * _e1979);
-                }
-                let _e1983 = active_540_;
-                if _e1983 {
-                    let _e1985 = r169_;
-                    let _e1987 = r178_;
-                    r180_ = (_e1985 * _e1987);
-                }
-                let _e1991 = active_540_;
-                if _e1991 {
-                    let _e1993 = r172_;
-                    let _e1995 = r175_;
-                    r181_ = (_e1993 * _e1995);
-                }
-                let _e1999 = active_540_;
-                if _e1999 {
-                    let _e2001 = r172_;
-                    let _e2003 = r178_;
-                    r182_ = (_e2001 * _e2003);
-                }
-                let _e2007 = active_540_;
-                if _e2007 {
-                    let _e2009 = r162_;
-                    r183_ = (_e2009 + 0i);
-                }
-                let _e2014 = active_540_;
-                if _e2014 {
-                    let _e2016 = r163_;
-                    r184_ = (_e2016 + 0i);
-                }
-                let _e2021 = active_540_;
-                if _e2021 {
-                    let _e2023 = r184_;
-                    r185_ = (_e2023 + 4i);
-                }
-                let _e2028 = active_540_;
-                if _e2028 {
-                    let _e2032 = a_local1_[1i];
-                    r186_ = _e2032;
+                let _e1921 = active_447_;
+                if _e1921 {
+                    let _e1925 = a_local1_[2i];
+                    r119_ = _e1925;
                 }
                 workgroupBarrier();
-                let _e2035 = r186_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2035);
-                let _e2046 = active_540_;
-                lane_active[local_index] = u32(_e2046);
+                let _e1928 = r119_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1928);
+                let _e1939 = active_447_;
+                lane_active[local_index] = u32(_e1939);
                 workgroupBarrier();
-                let _e2049 = active_540_;
-                if _e2049 {
-                    let _e2055 = i32(local_index);
-                    let _e2058 = r183_;
-                    let _e2062 = (((_e2058 % 32i) + 32i) % 32i);
-                    let _e2067 = ((_e2055 - (i32(local_index) % 32i)) + _e2062);
-                    let _e2070 = (((_e2062 >= 0i) && (_e2062 < 32i)) && (_e2067 < 128i));
-                    let _e2071 = select(_e2055, _e2067, _e2070);
-                    let _e2075 = lane_active[bitcast<u32>(_e2071)];
-                    let _e2082 = lane_values[bitcast<u32>(_e2071)];
-                    let _e2086 = lane_values[bitcast<u32>(_e2055)];
-                    r187_ = bitcast<f32>(select(_e2086, _e2082, (_e2070 && (_e2075 != 0u))));
+                let _e1942 = active_447_;
+                if _e1942 {
+                    let _e1948 = i32(local_index);
+                    let _e1951 = r113_;
+                    let _e1955 = (((_e1951 % 32i) + 32i) % 32i);
+                    let _e1960 = ((_e1948 - (i32(local_index) % 32i)) + _e1955);
+                    let _e1963 = (((_e1955 >= 0i) && (_e1955 < 32i)) && (_e1960 < 128i));
+                    let _e1964 = select(_e1948, _e1960, _e1963);
+                    let _e1968 = lane_active[bitcast<u32>(_e1964)];
+                    let _e1975 = lane_values[bitcast<u32>(_e1964)];
+                    let _e1979 = lane_values[bitcast<u32>(_e1948)];
+                    r120_ = bitcast<f32>(select(_e1979, _e1975, (_e1963 && (_e1968 != 0u))));
                 }
-                let _e2091 = active_540_;
-                if _e2091 {
-                    let _e2093 = r187_;
-                    r188_ = f32(_e2093);
+                let _e1984 = active_447_;
+                if _e1984 {
+                    let _e1986 = r120_;
+                    r121_ = f32(_e1986);
                 }
-                let _e2097 = active_540_;
-                if _e2097 {
-                    let _e2101 = a_local1_[3i];
-                    r189_ = _e2101;
+                let _e1990 = active_447_;
+                if _e1990 {
+                    let _e1994 = b_local2_[0i];
+                    r122_ = _e1994;
                 }
                 workgroupBarrier();
-                let _e2104 = r189_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2104);
-                let _e2115 = active_540_;
-                lane_active[local_index] = u32(_e2115);
+                let _e1997 = r122_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1997);
+                let _e2008 = active_447_;
+                lane_active[local_index] = u32(_e2008);
                 workgroupBarrier();
-                let _e2118 = active_540_;
-                if _e2118 {
-                    let _e2124 = i32(local_index);
-                    let _e2127 = r183_;
-                    let _e2131 = (((_e2127 % 32i) + 32i) % 32i);
-                    let _e2136 = ((_e2124 - (i32(local_index) % 32i)) + _e2131);
-                    let _e2139 = (((_e2131 >= 0i) && (_e2131 < 32i)) && (_e2136 < 128i));
-                    let _e2140 = select(_e2124, _e2136, _e2139);
-                    let _e2144 = lane_active[bitcast<u32>(_e2140)];
-                    let _e2151 = lane_values[bitcast<u32>(_e2140)];
-                    let _e2155 = lane_values[bitcast<u32>(_e2124)];
-                    r190_ = bitcast<f32>(select(_e2155, _e2151, (_e2139 && (_e2144 != 0u))));
+                let _e2011 = active_447_;
+                if _e2011 {
+                    let _e2017 = i32(local_index);
+                    let _e2020 = r114_;
+                    let _e2024 = (((_e2020 % 32i) + 32i) % 32i);
+                    let _e2029 = ((_e2017 - (i32(local_index) % 32i)) + _e2024);
+                    let _e2032 = (((_e2024 >= 0i) && (_e2024 < 32i)) && (_e2029 < 128i));
+                    let _e2033 = select(_e2017, _e2029, _e2032);
+                    let _e2037 = lane_active[bitcast<u32>(_e2033)];
+                    let _e2044 = lane_values[bitcast<u32>(_e2033)];
+                    let _e2048 = lane_values[bitcast<u32>(_e2017)];
+                    r123_ = bitcast<f32>(select(_e2048, _e2044, (_e2032 && (_e2037 != 0u))));
                 }
-                let _e2160 = active_540_;
+                let _e2053 = active_447_;
+                if _e2053 {
+                    let _e2055 = r123_;
+                    r124_ = f32(_e2055);
+                }
+                let _e2059 = active_447_;
+                if _e2059 {
+                    let _e2063 = b_local2_[0i];
+                    r125_ = _e2063;
+                }
+                workgroupBarrier();
+                let _e2066 = r125_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2066);
+                let _e2077 = active_447_;
+                lane_active[local_index] = u32(_e2077);
+                workgroupBarrier();
+                let _e2080 = active_447_;
+                if _e2080 {
+                    let _e2086 = i32(local_index);
+                    let _e2089 = r115_;
+                    let _e2093 = (((_e2089 % 32i) + 32i) % 32i);
+                    let _e2098 = ((_e2086 - (i32(local_index) % 32i)) + _e2093);
+                    let _e2101 = (((_e2093 >= 0i) && (_e2093 < 32i)) && (_e2098 < 128i));
+                    let _e2102 = select(_e2086, _e2098, _e2101);
+                    let _e2106 = lane_active[bitcast<u32>(_e2102)];
+                    let _e2113 = lane_values[bitcast<u32>(_e2102)];
+                    let _e2117 = lane_values[bitcast<u32>(_e2086)];
+                    r126_ = bitcast<f32>(select(_e2117, _e2113, (_e2101 && (_e2106 != 0u))));
+                }
+                let _e2122 = active_447_;
+                if _e2122 {
+                    let _e2124 = r126_;
+                    r127_ = f32(_e2124);
+                }
+                let _e2128 = active_447_;
+                if _e2128 {
+                    let _e2130 = r118_;
+                    let _e2132 = r124_;
+                    r128_ = (_e2130 * _e2132);
+                }
+                let _e2136 = active_447_;
+                if _e2136 {
+                    let _e2138 = r106_;
+                    let _e2140 = r128_;
+                    r129_ = (_e2138 + _e2140);
+                }
+                let _e2144 = active_447_;
+                if _e2144 {
+                    let _e2146 = r118_;
+                    let _e2148 = r127_;
+                    r130_ = (_e2146 * _e2148);
+                }
+                let _e2152 = active_447_;
+                if _e2152 {
+                    let _e2154 = r108_;
+                    let _e2156 = r130_;
+                    r131_ = (_e2154 + _e2156);
+                }
+                let _e2160 = active_447_;
                 if _e2160 {
-                    let _e2162 = r190_;
-                    r191_ = f32(_e2162);
+                    let _e2162 = r121_;
+                    let _e2164 = r124_;
+                    r132_ = (_e2162 * _e2164);
                 }
-                let _e2166 = active_540_;
-                if _e2166 {
-                    let _e2170 = b_local2_[1i];
-                    r192_ = _e2170;
+                let _e2168 = active_447_;
+                if _e2168 {
+                    let _e2170 = r110_;
+                    let _e2172 = r132_;
+                    r133_ = (_e2170 + _e2172);
                 }
-                workgroupBarrier();
-                let _e2173 = r192_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2173);
-                let _e2184 = active_540_;
-                lane_active[local_index] = u32(_e2184);
-                workgroupBarrier();
-                let _e2187 = active_540_;
-                if _e2187 {
-                    let _e2193 = i32(local_index);
-                    let _e2196 = r184_;
-                    let _e2200 = (((_e2196 % 32i) + 32i) % 32i);
-                    let _e2205 = ((_e2193 - (i32(local_index) % 32i)) + _e2200);
-                    let _e2208 = (((_e2200 >= 0i) && (_e2200 < 32i)) && (_e2205 < 128i));
-                    let _e2209 = select(_e2193, _e2205, _e2208);
-                    let _e2213 = lane_active[bitcast<u32>(_e2209)];
-                    let _e2220 = lane_values[bitcast<u32>(_e2209)];
-                    let _e2224 = lane_values[bitcast<u32>(_e2193)];
-                    r193_ = bitcast<f32>(select(_e2224, _e2220, (_e2208 && (_e2213 != 0u))));
+                let _e2176 = active_447_;
+                if _e2176 {
+                    let _e2178 = r121_;
+                    let _e2180 = r127_;
+                    r134_ = (_e2178 * _e2180);
                 }
-                let _e2229 = active_540_;
-                if _e2229 {
-                    let _e2231 = r193_;
-                    r194_ = f32(_e2231);
+                let _e2184 = active_447_;
+                if _e2184 {
+                    let _e2186 = r112_;
+                    let _e2188 = r134_;
+                    r135_ = (_e2186 + _e2188);
                 }
-                let _e2235 = active_540_;
-                if _e2235 {
-                    let _e2239 = b_local2_[1i];
-                    r195_ = _e2239;
+                let _e2192 = active_447_;
+                if _e2192 {
+                    let _e2194 = r69_;
+                    r136_ = (_e2194 + 1i);
                 }
-                workgroupBarrier();
-                let _e2242 = r195_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2242);
-                let _e2253 = active_540_;
-                lane_active[local_index] = u32(_e2253);
-                workgroupBarrier();
-                let _e2256 = active_540_;
-                if _e2256 {
-                    let _e2262 = i32(local_index);
-                    let _e2265 = r185_;
-                    let _e2269 = (((_e2265 % 32i) + 32i) % 32i);
-                    let _e2274 = ((_e2262 - (i32(local_index) % 32i)) + _e2269);
-                    let _e2277 = (((_e2269 >= 0i) && (_e2269 < 32i)) && (_e2274 < 128i));
-                    let _e2278 = select(_e2262, _e2274, _e2277);
-                    let _e2282 = lane_active[bitcast<u32>(_e2278)];
-                    let _e2289 = lane_values[bitcast<u32>(_e2278)];
-                    let _e2293 = lane_values[bitcast<u32>(_e2262)];
-                    r196_ = bitcast<f32>(select(_e2293, _e2289, (_e2277 && (_e2282 != 0u))));
+                let _e2199 = active_447_;
+                if _e2199 {
+                    let _e2201 = r70_;
+                    r137_ = (_e2201 + 1i);
                 }
-                let _e2298 = active_540_;
-                if _e2298 {
-                    let _e2300 = r196_;
-                    r197_ = f32(_e2300);
+                let _e2206 = active_447_;
+                if _e2206 {
+                    let _e2208 = r137_;
+                    r138_ = (_e2208 + 4i);
                 }
-                let _e2304 = active_540_;
-                if _e2304 {
-                    let _e2306 = r188_;
-                    let _e2308 = r194_;
-                    r198_ = (_e2306 * _e2308);
-                }
-                let _e2312 = active_540_;
-                if _e2312 {
-                    let _e2314 = r179_;
-                    let _e2316 = r198_;
-                    r199_ = (_e2314 + _e2316);
-                }
-                let _e2320 = active_540_;
-                if _e2320 {
-                    let _e2322 = r188_;
-                    let _e2324 = r197_;
-                    r200_ = (_e2322 * _e2324);
-                }
-                let _e2328 = active_540_;
-                if _e2328 {
-                    let _e2330 = r180_;
-                    let _e2332 = r200_;
-                    r201_ = (_e2330 + _e2332);
-                }
-                let _e2336 = active_540_;
-                if _e2336 {
-                    let _e2338 = r191_;
-                    let _e2340 = r194_;
-                    r202_ = (_e2338 * _e2340);
-                }
-                let _e2344 = active_540_;
-                if _e2344 {
-                    let _e2346 = r181_;
-                    let _e2348 = r202_;
-                    r203_ = (_e2346 + _e2348);
-                }
-                let _e2352 = active_540_;
-                if _e2352 {
-                    let _e2354 = r191_;
-                    let _e2356 = r197_;
-                    r204_ = (_e2354 * _e2356);
-                }
-                let _e2360 = active_540_;
-                if _e2360 {
-                    let _e2362 = r182_;
-                    let _e2364 = r204_;
-                    r205_ = (_e2362 + _e2364);
-                }
-                let _e2368 = active_540_;
-                if _e2368 {
-                    let _e2370 = r162_;
-                    r206_ = (_e2370 + 1i);
-                }
-                let _e2375 = active_540_;
-                if _e2375 {
-                    let _e2377 = r163_;
-                    r207_ = (_e2377 + 1i);
-                }
-                let _e2382 = active_540_;
-                if _e2382 {
-                    let _e2384 = r207_;
-                    r208_ = (_e2384 + 4i);
-                }
-                let _e2389 = active_540_;
-                if _e2389 {
-                    let _e2393 = a_local1_[0i];
-                    r209_ = _e2393;
+                let _e2213 = active_447_;
+                if _e2213 {
+                    let _e2217 = a_local1_[1i];
+                    r139_ = _e2217;
                 }
                 workgroupBarrier();
-                let _e2396 = r209_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2396);
-                let _e2407 = active_540_;
-                lane_active[local_index] = u32(_e2407);
+                let _e2220 = r139_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2220);
+                let _e2231 = active_447_;
+                lane_active[local_index] = u32(_e2231);
                 workgroupBarrier();
-                let _e2410 = active_540_;
-                if _e2410 {
-                    let _e2416 = i32(local_index);
-                    let _e2419 = r206_;
-                    let _e2423 = (((_e2419 % 32i) + 32i) % 32i);
-                    let _e2428 = ((_e2416 - (i32(local_index) % 32i)) + _e2423);
-                    let _e2431 = (((_e2423 >= 0i) && (_e2423 < 32i)) && (_e2428 < 128i));
-                    let _e2432 = select(_e2416, _e2428, _e2431);
-                    let _e2436 = lane_active[bitcast<u32>(_e2432)];
-                    let _e2443 = lane_values[bitcast<u32>(_e2432)];
-                    let _e2447 = lane_values[bitcast<u32>(_e2416)];
-                    r210_ = bitcast<f32>(select(_e2447, _e2443, (_e2431 && (_e2436 != 0u))));
+                let _e2234 = active_447_;
+                if _e2234 {
+                    let _e2240 = i32(local_index);
+                    let _e2243 = r136_;
+                    let _e2247 = (((_e2243 % 32i) + 32i) % 32i);
+                    let _e2252 = ((_e2240 - (i32(local_index) % 32i)) + _e2247);
+                    let _e2255 = (((_e2247 >= 0i) && (_e2247 < 32i)) && (_e2252 < 128i));
+                    let _e2256 = select(_e2240, _e2252, _e2255);
+                    let _e2260 = lane_active[bitcast<u32>(_e2256)];
+                    let _e2267 = lane_values[bitcast<u32>(_e2256)];
+                    let _e2271 = lane_values[bitcast<u32>(_e2240)];
+                    r140_ = bitcast<f32>(select(_e2271, _e2267, (_e2255 && (_e2260 != 0u))));
                 }
-                let _e2452 = active_540_;
-                if _e2452 {
-                    let _e2454 = r210_;
-                    r211_ = f32(_e2454);
+                let _e2276 = active_447_;
+                if _e2276 {
+                    let _e2278 = r140_;
+                    r141_ = f32(_e2278);
                 }
-                let _e2458 = active_540_;
-                if _e2458 {
-                    let _e2462 = a_local1_[2i];
-                    r212_ = _e2462;
+                let _e2282 = active_447_;
+                if _e2282 {
+                    let _e2286 = a_local1_[3i];
+                    r142_ = _e2286;
                 }
                 workgroupBarrier();
-                let _e2465 = r212_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2465);
-                let _e2476 = active_540_;
-                lane_active[local_index] = u32(_e2476);
+                let _e2289 = r142_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2289);
+                let _e2300 = active_447_;
+                lane_active[local_index] = u32(_e2300);
                 workgroupBarrier();
-                let _e2479 = active_540_;
-                if _e2479 {
-                    let _e2485 = i32(local_index);
-                    let _e2488 = r206_;
-                    let _e2492 = (((_e2488 % 32i) + 32i) % 32i);
-                    let _e2497 = ((_e2485 - (i32(local_index) % 32i)) + _e2492);
-                    let _e2500 = (((_e2492 >= 0i) && (_e2492 < 32i)) && (_e2497 < 128i));
-                    let _e2501 = select(_e2485, _e2497, _e2500);
-                    let _e2505 = lane_active[bitcast<u32>(_e2501)];
-                    let _e2512 = lane_values[bitcast<u32>(_e2501)];
-                    let _e2516 = lane_values[bitcast<u32>(_e2485)];
-                    r213_ = bitcast<f32>(select(_e2516, _e2512, (_e2500 && (_e2505 != 0u))));
+                let _e2303 = active_447_;
+                if _e2303 {
+                    let _e2309 = i32(local_index);
+                    let _e2312 = r136_;
+                    let _e2316 = (((_e2312 % 32i) + 32i) % 32i);
+                    let _e2321 = ((_e2309 - (i32(local_index) % 32i)) + _e2316);
+                    let _e2324 = (((_e2316 >= 0i) && (_e2316 < 32i)) && (_e2321 < 128i));
+                    let _e2325 = select(_e2309, _e2321, _e2324);
+                    let _e2329 = lane_active[bitcast<u32>(_e2325)];
+                    let _e2336 = lane_values[bitcast<u32>(_e2325)];
+                    let _e2340 = lane_values[bitcast<u32>(_e2309)];
+                    r143_ = bitcast<f32>(select(_e2340, _e2336, (_e2324 && (_e2329 != 0u))));
                 }
-                let _e2521 = active_540_;
+                let _e2345 = active_447_;
+                if _e2345 {
+                    let _e2347 = r143_;
+                    r144_ = f32(_e2347);
+                }
+                let _e2351 = active_447_;
+                if _e2351 {
+                    let _e2355 = b_local2_[1i];
+                    r145_ = _e2355;
+                }
+                workgroupBarrier();
+                let _e2358 = r145_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2358);
+                let _e2369 = active_447_;
+                lane_active[local_index] = u32(_e2369);
+                workgroupBarrier();
+                let _e2372 = active_447_;
+                if _e2372 {
+                    let _e2378 = i32(local_index);
+                    let _e2381 = r137_;
+                    let _e2385 = (((_e2381 % 32i) + 32i) % 32i);
+                    let _e2390 = ((_e2378 - (i32(local_index) % 32i)) + _e2385);
+                    let _e2393 = (((_e2385 >= 0i) && (_e2385 < 32i)) && (_e2390 < 128i));
+                    let _e2394 = select(_e2378, _e2390, _e2393);
+                    let _e2398 = lane_active[bitcast<u32>(_e2394)];
+                    let _e2405 = lane_values[bitcast<u32>(_e2394)];
+                    let _e2409 = lane_values[bitcast<u32>(_e2378)];
+                    r146_ = bitcast<f32>(select(_e2409, _e2405, (_e2393 && (_e2398 != 0u))));
+                }
+                let _e2414 = active_447_;
+                if _e2414 {
+                    let _e2416 = r146_;
+                    r147_ = f32(_e2416);
+                }
+                let _e2420 = active_447_;
+                if _e2420 {
+                    let _e2424 = b_local2_[1i];
+                    r148_ = _e2424;
+                }
+                workgroupBarrier();
+                let _e2427 = r148_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2427);
+                let _e2438 = active_447_;
+                lane_active[local_index] = u32(_e2438);
+                workgroupBarrier();
+                let _e2441 = active_447_;
+                if _e2441 {
+                    let _e2447 = i32(local_index);
+                    let _e2450 = r138_;
+                    let _e2454 = (((_e2450 % 32i) + 32i) % 32i);
+                    let _e2459 = ((_e2447 - (i32(local_index) % 32i)) + _e2454);
+                    let _e2462 = (((_e2454 >= 0i) && (_e2454 < 32i)) && (_e2459 < 128i));
+                    let _e2463 = select(_e2447, _e2459, _e2462);
+                    let _e2467 = lane_active[bitcast<u32>(_e2463)];
+                    let _e2474 = lane_values[bitcast<u32>(_e2463)];
+                    let _e2478 = lane_values[bitcast<u32>(_e2447)];
+                    r149_ = bitcast<f32>(select(_e2478, _e2474, (_e2462 && (_e2467 != 0u))));
+                }
+                let _e2483 = active_447_;
+                if _e2483 {
+                    let _e2485 = r149_;
+                    r150_ = f32(_e2485);
+                }
+                let _e2489 = active_447_;
+                if _e2489 {
+                    let _e2491 = r141_;
+                    let _e2493 = r147_;
+                    r151_ = (_e2491 * _e2493);
+                }
+                let _e2497 = active_447_;
+                if _e2497 {
+                    let _e2499 = r129_;
+                    let _e2501 = r151_;
+                    r152_ = (_e2499 + _e2501);
+                }
+                let _e2505 = active_447_;
+                if _e2505 {
+                    let _e2507 = r141_;
+                    let _e2509 = r150_;
+                    r153_ = (_e2507 * _e2509);
+                }
+                let _e2513 = active_447_;
+                if _e2513 {
+                    let _e2515 = r131_;
+                    let _e2517 = r153_;
+                    r154_ = (_e2515 + _e2517);
+                }
+                let _e2521 = active_447_;
                 if _e2521 {
-                    let _e2523 = r213_;
-                    r214_ = f32(_e2523);
+                    let _e2523 = r144_;
+                    let _e2525 = r147_;
+                    r155_ = (_e2523 * _e2525);
                 }
-                let _e2527 = active_540_;
-                if _e2527 {
-                    let _e2531 = b_local2_[0i];
-                    r215_ = _e2531;
+                let _e2529 = active_447_;
+                if _e2529 {
+                    let _e2531 = r133_;
+                    let _e2533 = r155_;
+                    r156_ = (_e2531 + _e2533);
                 }
-                workgroupBarrier();
-                let _e2534 = r215_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2534);
-                let _e2545 = active_540_;
-                lane_active[local_index] = u32(_e2545);
-                workgroupBarrier();
-                let _e2548 = active_540_;
-                if _e2548 {
-                    let _e2554 = i32(local_index);
-                    let _e2557 = r207_;
-                    let _e2561 = (((_e2557 % 32i) + 32i) % 32i);
-                    let _e2566 = ((_e2554 - (i32(local_index) % 32i)) + _e2561);
-                    let _e2569 = (((_e2561 >= 0i) && (_e2561 < 32i)) && (_e2566 < 128i));
-                    let _e2570 = select(_e2554, _e2566, _e2569);
-                    let _e2574 = lane_active[bitcast<u32>(_e2570)];
-                    let _e2581 = lane_values[bitcast<u32>(_e2570)];
-                    let _e2585 = lane_values[bitcast<u32>(_e2554)];
-                    r216_ = bitcast<f32>(select(_e2585, _e2581, (_e2569 && (_e2574 != 0u))));
+                let _e2537 = active_447_;
+                if _e2537 {
+                    let _e2539 = r144_;
+                    let _e2541 = r150_;
+                    r157_ = (_e2539 * _e2541);
                 }
-                let _e2590 = active_540_;
-                if _e2590 {
-                    let _e2592 = r216_;
-                    r217_ = f32(_e2592);
+                let _e2545 = active_447_;
+                if _e2545 {
+                    let _e2547 = r135_;
+                    let _e2549 = r157_;
+                    r158_ = (_e2547 + _e2549);
                 }
-                let _e2596 = active_540_;
-                if _e2596 {
-                    let _e2600 = b_local2_[0i];
-                    r218_ = _e2600;
+                let _e2553 = active_447_;
+                if _e2553 {
+                    let _e2555 = r69_;
+                    r159_ = (_e2555 + 2i);
                 }
-                workgroupBarrier();
-                let _e2603 = r218_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2603);
-                let _e2614 = active_540_;
-                lane_active[local_index] = u32(_e2614);
-                workgroupBarrier();
-                let _e2617 = active_540_;
-                if _e2617 {
-                    let _e2623 = i32(local_index);
-                    let _e2626 = r208_;
-                    let _e2630 = (((_e2626 % 32i) + 32i) % 32i);
-                    let _e2635 = ((_e2623 - (i32(local_index) % 32i)) + _e2630);
-                    let _e2638 = (((_e2630 >= 0i) && (_e2630 < 32i)) && (_e2635 < 128i));
-                    let _e2639 = select(_e2623, _e2635, _e2638);
-                    let _e2643 = lane_active[bitcast<u32>(_e2639)];
-                    let _e2650 = lane_values[bitcast<u32>(_e2639)];
-                    let _e2654 = lane_values[bitcast<u32>(_e2623)];
-                    r219_ = bitcast<f32>(select(_e2654, _e2650, (_e2638 && (_e2643 != 0u))));
+                let _e2560 = active_447_;
+                if _e2560 {
+                    let _e2562 = r70_;
+                    r160_ = (_e2562 + 2i);
                 }
-                let _e2659 = active_540_;
-                if _e2659 {
-                    let _e2661 = r219_;
-                    r220_ = f32(_e2661);
+                let _e2567 = active_447_;
+                if _e2567 {
+                    let _e2569 = r160_;
+                    r161_ = (_e2569 + 4i);
                 }
-                let _e2665 = active_540_;
-                if _e2665 {
-                    let _e2667 = r211_;
-                    let _e2669 = r217_;
-                    r221_ = (_e2667 * _e2669);
-                }
-                let _e2673 = active_540_;
-                if _e2673 {
-                    let _e2675 = r199_;
-                    let _e2677 = r221_;
-                    r222_ = (_e2675 + _e2677);
-                }
-                let _e2681 = active_540_;
-                if _e2681 {
-                    let _e2683 = r211_;
-                    let _e2685 = r220_;
-                    r223_ = (_e2683 * _e2685);
-                }
-                let _e2689 = active_540_;
-                if _e2689 {
-                    let _e2691 = r201_;
-                    let _e2693 = r223_;
-                    r224_ = (_e2691 + _e2693);
-                }
-                let _e2697 = active_540_;
-                if _e2697 {
-                    let _e2699 = r214_;
-                    let _e2701 = r217_;
-                    r225_ = (_e2699 * _e2701);
-                }
-                let _e2705 = active_540_;
-                if _e2705 {
-                    let _e2707 = r203_;
-                    let _e2709 = r225_;
-                    r226_ = (_e2707 + _e2709);
-                }
-                let _e2713 = active_540_;
-                if _e2713 {
-                    let _e2715 = r214_;
-                    let _e2717 = r220_;
-                    r227_ = (_e2715 * _e2717);
-                }
-                let _e2721 = active_540_;
-                if _e2721 {
-                    let _e2723 = r205_;
-                    let _e2725 = r227_;
-                    r228_ = (_e2723 + _e2725);
-                }
-                let _e2729 = active_540_;
-                if _e2729 {
-                    let _e2731 = r162_;
-                    r229_ = (_e2731 + 1i);
-                }
-                let _e2736 = active_540_;
-                if _e2736 {
-                    let _e2738 = r163_;
-                    r230_ = (_e2738 + 1i);
-                }
-                let _e2743 = active_540_;
-                if _e2743 {
-                    let _e2745 = r230_;
-                    r231_ = (_e2745 + 4i);
-                }
-                let _e2750 = active_540_;
-                if _e2750 {
-                    let _e2754 = a_local1_[1i];
-                    r232_ = _e2754;
+                let _e2574 = active_447_;
+                if _e2574 {
+                    let _e2578 = a_local1_[0i];
+                    r162_ = _e2578;
                 }
                 workgroupBarrier();
-                let _e2757 = r232_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2757);
-                let _e2768 = active_540_;
-                lane_active[local_index] = u32(_e2768);
+                let _e2581 = r162_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2581);
+                let _e2592 = active_447_;
+                lane_active[local_index] = u32(_e2592);
                 workgroupBarrier();
-                let _e2771 = active_540_;
-                if _e2771 {
-                    let _e2777 = i32(local_index);
-                    let _e2780 = r229_;
-                    let _e2784 = (((_e2780 % 32i) + 32i) % 32i);
-                    let _e2789 = ((_e2777 - (i32(local_index) % 32i)) + _e2784);
-                    let _e2792 = (((_e2784 >= 0i) && (_e2784 < 32i)) && (_e2789 < 128i));
-                    let _e2793 = select(_e2777, _e2789, _e2792);
-                    let _e2797 = lane_active[bitcast<u32>(_e2793)];
-                    let _e2804 = lane_values[bitcast<u32>(_e2793)];
-                    let _e2808 = lane_values[bitcast<u32>(_e2777)];
-                    r233_ = bitcast<f32>(select(_e2808, _e2804, (_e2792 && (_e2797 != 0u))));
+                let _e2595 = active_447_;
+                if _e2595 {
+                    let _e2601 = i32(local_index);
+                    let _e2604 = r159_;
+                    let _e2608 = (((_e2604 % 32i) + 32i) % 32i);
+                    let _e2613 = ((_e2601 - (i32(local_index) % 32i)) + _e2608);
+                    let _e2616 = (((_e2608 >= 0i) && (_e2608 < 32i)) && (_e2613 < 128i));
+                    let _e2617 = select(_e2601, _e2613, _e2616);
+                    let _e2621 = lane_active[bitcast<u32>(_e2617)];
+                    let _e2628 = lane_values[bitcast<u32>(_e2617)];
+                    let _e2632 = lane_values[bitcast<u32>(_e2601)];
+                    r163_ = bitcast<f32>(select(_e2632, _e2628, (_e2616 && (_e2621 != 0u))));
                 }
-                let _e2813 = active_540_;
-                if _e2813 {
-                    let _e2815 = r233_;
-                    r234_ = f32(_e2815);
+                let _e2637 = active_447_;
+                if _e2637 {
+                    let _e2639 = r163_;
+                    r164_ = f32(_e2639);
                 }
-                let _e2819 = active_540_;
-                if _e2819 {
-                    let _e2823 = a_local1_[3i];
-                    r235_ = _e2823;
+                let _e2643 = active_447_;
+                if _e2643 {
+                    let _e2647 = a_local1_[2i];
+                    r165_ = _e2647;
                 }
                 workgroupBarrier();
-                let _e2826 = r235_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2826);
-                let _e2837 = active_540_;
-                lane_active[local_index] = u32(_e2837);
+                let _e2650 = r165_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2650);
+                let _e2661 = active_447_;
+                lane_active[local_index] = u32(_e2661);
                 workgroupBarrier();
-                let _e2840 = active_540_;
-                if _e2840 {
-                    let _e2846 = i32(local_index);
-                    let _e2849 = r229_;
-                    let _e2853 = (((_e2849 % 32i) + 32i) % 32i);
-                    let _e2858 = ((_e2846 - (i32(local_index) % 32i)) + _e2853);
-                    let _e2861 = (((_e2853 >= 0i) && (_e2853 < 32i)) && (_e2858 < 128i));
-                    let _e2862 = select(_e2846, _e2858, _e2861);
-                    let _e2866 = lane_active[bitcast<u32>(_e2862)];
-                    let _e2873 = lane_values[bitcast<u32>(_e2862)];
-                    let _e2877 = lane_values[bitcast<u32>(_e2846)];
-                    r236_ = bitcast<f32>(select(_e2877, _e2873, (_e2861 && (_e2866 != 0u))));
+                let _e2664 = active_447_;
+                if _e2664 {
+                    let _e2670 = i32(local_index);
+                    let _e2673 = r159_;
+                    let _e2677 = (((_e2673 % 32i) + 32i) % 32i);
+                    let _e2682 = ((_e2670 - (i32(local_index) % 32i)) + _e2677);
+                    let _e2685 = (((_e2677 >= 0i) && (_e2677 < 32i)) && (_e2682 < 128i));
+                    let _e2686 = select(_e2670, _e2682, _e2685);
+                    let _e2690 = lane_active[bitcast<u32>(_e2686)];
+                    let _e2697 = lane_values[bitcast<u32>(_e2686)];
+                    let _e2701 = lane_values[bitcast<u32>(_e2670)];
+                    r166_ = bitcast<f32>(select(_e2701, _e2697, (_e2685 && (_e2690 != 0u))));
                 }
-                let _e2882 = active_540_;
+                let _e2706 = active_447_;
+                if _e2706 {
+                    let _e2708 = r166_;
+                    r167_ = f32(_e2708);
+                }
+                let _e2712 = active_447_;
+                if _e2712 {
+                    let _e2716 = b_local2_[0i];
+                    r168_ = _e2716;
+                }
+                workgroupBarrier();
+                let _e2719 = r168_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2719);
+                let _e2730 = active_447_;
+                lane_active[local_index] = u32(_e2730);
+                workgroupBarrier();
+                let _e2733 = active_447_;
+                if _e2733 {
+                    let _e2739 = i32(local_index);
+                    let _e2742 = r160_;
+                    let _e2746 = (((_e2742 % 32i) + 32i) % 32i);
+                    let _e2751 = ((_e2739 - (i32(local_index) % 32i)) + _e2746);
+                    let _e2754 = (((_e2746 >= 0i) && (_e2746 < 32i)) && (_e2751 < 128i));
+                    let _e2755 = select(_e2739, _e2751, _e2754);
+                    let _e2759 = lane_active[bitcast<u32>(_e2755)];
+                    let _e2766 = lane_values[bitcast<u32>(_e2755)];
+                    let _e2770 = lane_values[bitcast<u32>(_e2739)];
+                    r169_ = bitcast<f32>(select(_e2770, _e2766, (_e2754 && (_e2759 != 0u))));
+                }
+                let _e2775 = active_447_;
+                if _e2775 {
+                    let _e2777 = r169_;
+                    r170_ = f32(_e2777);
+                }
+                let _e2781 = active_447_;
+                if _e2781 {
+                    let _e2785 = b_local2_[0i];
+                    r171_ = _e2785;
+                }
+                workgroupBarrier();
+                let _e2788 = r171_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2788);
+                let _e2799 = active_447_;
+                lane_active[local_index] = u32(_e2799);
+                workgroupBarrier();
+                let _e2802 = active_447_;
+                if _e2802 {
+                    let _e2808 = i32(local_index);
+                    let _e2811 = r161_;
+                    let _e2815 = (((_e2811 % 32i) + 32i) % 32i);
+                    let _e2820 = ((_e2808 - (i32(local_index) % 32i)) + _e2815);
+                    let _e2823 = (((_e2815 >= 0i) && (_e2815 < 32i)) && (_e2820 < 128i));
+                    let _e2824 = select(_e2808, _e2820, _e2823);
+                    let _e2828 = lane_active[bitcast<u32>(_e2824)];
+                    let _e2835 = lane_values[bitcast<u32>(_e2824)];
+                    let _e2839 = lane_values[bitcast<u32>(_e2808)];
+                    r172_ = bitcast<f32>(select(_e2839, _e2835, (_e2823 && (_e2828 != 0u))));
+                }
+                let _e2844 = active_447_;
+                if _e2844 {
+                    let _e2846 = r172_;
+                    r173_ = f32(_e2846);
+                }
+                let _e2850 = active_447_;
+                if _e2850 {
+                    let _e2852 = r164_;
+                    let _e2854 = r170_;
+                    r174_ = (_e2852 * _e2854);
+                }
+                let _e2858 = active_447_;
+                if _e2858 {
+                    let _e2860 = r152_;
+                    let _e2862 = r174_;
+                    r175_ = (_e2860 + _e2862);
+                }
+                let _e2866 = active_447_;
+                if _e2866 {
+                    let _e2868 = r164_;
+                    let _e2870 = r173_;
+                    r176_ = (_e2868 * _e2870);
+                }
+                let _e2874 = active_447_;
+                if _e2874 {
+                    let _e2876 = r154_;
+                    let _e2878 = r176_;
+                    r177_ = (_e2876 + _e2878);
+                }
+                let _e2882 = active_447_;
                 if _e2882 {
-                    let _e2884 = r236_;
-                    r237_ = f32(_e2884);
+                    let _e2884 = r167_;
+                    let _e2886 = r170_;
+                    r178_ = (_e2884 * _e2886);
                 }
-                let _e2888 = active_540_;
-                if _e2888 {
-                    let _e2892 = b_local2_[1i];
-                    r238_ = _e2892;
+                let _e2890 = active_447_;
+                if _e2890 {
+                    let _e2892 = r156_;
+                    let _e2894 = r178_;
+                    r179_ = (_e2892 + _e2894);
                 }
-                workgroupBarrier();
-                let _e2895 = r238_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2895);
-                let _e2906 = active_540_;
-                lane_active[local_index] = u32(_e2906);
-                workgroupBarrier();
-                let _e2909 = active_540_;
-                if _e2909 {
-                    let _e2915 = i32(local_index);
-                    let _e2918 = r230_;
-                    let _e2922 = (((_e2918 % 32i) + 32i) % 32i);
-                    let _e2927 = ((_e2915 - (i32(local_index) % 32i)) + _e2922);
-                    let _e2930 = (((_e2922 >= 0i) && (_e2922 < 32i)) && (_e2927 < 128i));
-                    let _e2931 = select(_e2915, _e2927, _e2930);
-                    let _e2935 = lane_active[bitcast<u32>(_e2931)];
-                    let _e2942 = lane_values[bitcast<u32>(_e2931)];
-                    let _e2946 = lane_values[bitcast<u32>(_e2915)];
-                    r239_ = bitcast<f32>(select(_e2946, _e2942, (_e2930 && (_e2935 != 0u))));
+                let _e2898 = active_447_;
+                if _e2898 {
+                    let _e2900 = r167_;
+                    let _e2902 = r173_;
+                    r180_ = (_e2900 * _e2902);
                 }
-                let _e2951 = active_540_;
-                if _e2951 {
-                    let _e2953 = r239_;
-                    r240_ = f32(_e2953);
+                let _e2906 = active_447_;
+                if _e2906 {
+                    let _e2908 = r158_;
+                    let _e2910 = r180_;
+                    r181_ = (_e2908 + _e2910);
                 }
-                let _e2957 = active_540_;
-                if _e2957 {
-                    let _e2961 = b_local2_[1i];
-                    r241_ = _e2961;
+                let _e2914 = active_447_;
+                if _e2914 {
+                    let _e2916 = r69_;
+                    r182_ = (_e2916 + 2i);
                 }
-                workgroupBarrier();
-                let _e2964 = r241_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2964);
-                let _e2975 = active_540_;
-                lane_active[local_index] = u32(_e2975);
-                workgroupBarrier();
-                let _e2978 = active_540_;
-                if _e2978 {
-                    let _e2984 = i32(local_index);
-                    let _e2987 = r231_;
-                    let _e2991 = (((_e2987 % 32i) + 32i) % 32i);
-                    let _e2996 = ((_e2984 - (i32(local_index) % 32i)) + _e2991);
-                    let _e2999 = (((_e2991 >= 0i) && (_e2991 < 32i)) && (_e2996 < 128i));
-                    let _e3000 = select(_e2984, _e2996, _e2999);
-                    let _e3004 = lane_active[bitcast<u32>(_e3000)];
-                    let _e3011 = lane_values[bitcast<u32>(_e3000)];
-                    let _e3015 = lane_values[bitcast<u32>(_e2984)];
-                    r242_ = bitcast<f32>(select(_e3015, _e3011, (_e2999 && (_e3004 != 0u))));
+                let _e2921 = active_447_;
+                if _e2921 {
+                    let _e2923 = r70_;
+                    r183_ = (_e2923 + 2i);
                 }
-                let _e3020 = active_540_;
-                if _e3020 {
-                    let _e3022 = r242_;
-                    r243_ = f32(_e3022);
+                let _e2928 = active_447_;
+                if _e2928 {
+                    let _e2930 = r183_;
+                    r184_ = (_e2930 + 4i);
                 }
-                let _e3026 = active_540_;
-                if _e3026 {
-                    let _e3028 = r234_;
-                    let _e3030 = r240_;
-                    r244_ = (_e3028 * _e3030);
-                }
-                let _e3034 = active_540_;
-                if _e3034 {
-                    let _e3036 = r222_;
-                    let _e3038 = r244_;
-                    r245_ = (_e3036 + _e3038);
-                }
-                let _e3042 = active_540_;
-                if _e3042 {
-                    let _e3044 = r234_;
-                    let _e3046 = r243_;
-                    r246_ = (_e3044 * _e3046);
-                }
-                let _e3050 = active_540_;
-                if _e3050 {
-                    let _e3052 = r224_;
-                    let _e3054 = r246_;
-                    r247_ = (_e3052 + _e3054);
-                }
-                let _e3058 = active_540_;
-                if _e3058 {
-                    let _e3060 = r237_;
-                    let _e3062 = r240_;
-                    r248_ = (_e3060 * _e3062);
-                }
-                let _e3066 = active_540_;
-                if _e3066 {
-                    let _e3068 = r226_;
-                    let _e3070 = r248_;
-                    r249_ = (_e3068 + _e3070);
-                }
-                let _e3074 = active_540_;
-                if _e3074 {
-                    let _e3076 = r237_;
-                    let _e3078 = r243_;
-                    r250_ = (_e3076 * _e3078);
-                }
-                let _e3082 = active_540_;
-                if _e3082 {
-                    let _e3084 = r228_;
-                    let _e3086 = r250_;
-                    r251_ = (_e3084 + _e3086);
-                }
-                let _e3090 = active_540_;
-                if _e3090 {
-                    let _e3092 = r162_;
-                    r252_ = (_e3092 + 2i);
-                }
-                let _e3097 = active_540_;
-                if _e3097 {
-                    let _e3099 = r163_;
-                    r253_ = (_e3099 + 2i);
-                }
-                let _e3104 = active_540_;
-                if _e3104 {
-                    let _e3106 = r253_;
-                    r254_ = (_e3106 + 4i);
-                }
-                let _e3111 = active_540_;
-                if _e3111 {
-                    let _e3115 = a_local1_[0i];
-                    r255_ = _e3115;
+                let _e2935 = active_447_;
+                if _e2935 {
+                    let _e2939 = a_local1_[1i];
+                    r185_ = _e2939;
                 }
                 workgroupBarrier();
-                let _e3118 = r255_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3118);
-                let _e3129 = active_540_;
-                lane_active[local_index] = u32(_e3129);
+                let _e2942 = r185_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2942);
+                let _e2953 = active_447_;
+                lane_active[local_index] = u32(_e2953);
                 workgroupBarrier();
-                let _e3132 = active_540_;
-                if _e3132 {
-                    let _e3138 = i32(local_index);
-                    let _e3141 = r252_;
-                    let _e3145 = (((_e3141 % 32i) + 32i) % 32i);
-                    let _e3150 = ((_e3138 - (i32(local_index) % 32i)) + _e3145);
-                    let _e3153 = (((_e3145 >= 0i) && (_e3145 < 32i)) && (_e3150 < 128i));
-                    let _e3154 = select(_e3138, _e3150, _e3153);
-                    let _e3158 = lane_active[bitcast<u32>(_e3154)];
-                    let _e3165 = lane_values[bitcast<u32>(_e3154)];
-                    let _e3169 = lane_values[bitcast<u32>(_e3138)];
-                    r256_ = bitcast<f32>(select(_e3169, _e3165, (_e3153 && (_e3158 != 0u))));
+                let _e2956 = active_447_;
+                if _e2956 {
+                    let _e2962 = i32(local_index);
+                    let _e2965 = r182_;
+                    let _e2969 = (((_e2965 % 32i) + 32i) % 32i);
+                    let _e2974 = ((_e2962 - (i32(local_index) % 32i)) + _e2969);
+                    let _e2977 = (((_e2969 >= 0i) && (_e2969 < 32i)) && (_e2974 < 128i));
+                    let _e2978 = select(_e2962, _e2974, _e2977);
+                    let _e2982 = lane_active[bitcast<u32>(_e2978)];
+                    let _e2989 = lane_values[bitcast<u32>(_e2978)];
+                    let _e2993 = lane_values[bitcast<u32>(_e2962)];
+                    r186_ = bitcast<f32>(select(_e2993, _e2989, (_e2977 && (_e2982 != 0u))));
                 }
-                let _e3174 = active_540_;
-                if _e3174 {
-                    let _e3176 = r256_;
-                    r257_ = f32(_e3176);
+                let _e2998 = active_447_;
+                if _e2998 {
+                    let _e3000 = r186_;
+                    r187_ = f32(_e3000);
                 }
-                let _e3180 = active_540_;
-                if _e3180 {
-                    let _e3184 = a_local1_[2i];
-                    r258_ = _e3184;
+                let _e3004 = active_447_;
+                if _e3004 {
+                    let _e3008 = a_local1_[3i];
+                    r188_ = _e3008;
                 }
                 workgroupBarrier();
-                let _e3187 = r258_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3187);
-                let _e3198 = active_540_;
-                lane_active[local_index] = u32(_e3198);
+                let _e3011 = r188_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3011);
+                let _e3022 = active_447_;
+                lane_active[local_index] = u32(_e3022);
                 workgroupBarrier();
-                let _e3201 = active_540_;
-                if _e3201 {
-                    let _e3207 = i32(local_index);
-                    let _e3210 = r252_;
-                    let _e3214 = (((_e3210 % 32i) + 32i) % 32i);
-                    let _e3219 = ((_e3207 - (i32(local_index) % 32i)) + _e3214);
-                    let _e3222 = (((_e3214 >= 0i) && (_e3214 < 32i)) && (_e3219 < 128i));
-                    let _e3223 = select(_e3207, _e3219, _e3222);
-                    let _e3227 = lane_active[bitcast<u32>(_e3223)];
-                    let _e3234 = lane_values[bitcast<u32>(_e3223)];
-                    let _e3238 = lane_values[bitcast<u32>(_e3207)];
-                    r259_ = bitcast<f32>(select(_e3238, _e3234, (_e3222 && (_e3227 != 0u))));
+                let _e3025 = active_447_;
+                if _e3025 {
+                    let _e3031 = i32(local_index);
+                    let _e3034 = r182_;
+                    let _e3038 = (((_e3034 % 32i) + 32i) % 32i);
+                    let _e3043 = ((_e3031 - (i32(local_index) % 32i)) + _e3038);
+                    let _e3046 = (((_e3038 >= 0i) && (_e3038 < 32i)) && (_e3043 < 128i));
+                    let _e3047 = select(_e3031, _e3043, _e3046);
+                    let _e3051 = lane_active[bitcast<u32>(_e3047)];
+                    let _e3058 = lane_values[bitcast<u32>(_e3047)];
+                    let _e3062 = lane_values[bitcast<u32>(_e3031)];
+                    r189_ = bitcast<f32>(select(_e3062, _e3058, (_e3046 && (_e3051 != 0u))));
                 }
-                let _e3243 = active_540_;
+                let _e3067 = active_447_;
+                if _e3067 {
+                    let _e3069 = r189_;
+                    r190_ = f32(_e3069);
+                }
+                let _e3073 = active_447_;
+                if _e3073 {
+                    let _e3077 = b_local2_[1i];
+                    r191_ = _e3077;
+                }
+                workgroupBarrier();
+                let _e3080 = r191_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3080);
+                let _e3091 = active_447_;
+                lane_active[local_index] = u32(_e3091);
+                workgroupBarrier();
+                let _e3094 = active_447_;
+                if _e3094 {
+                    let _e3100 = i32(local_index);
+                    let _e3103 = r183_;
+                    let _e3107 = (((_e3103 % 32i) + 32i) % 32i);
+                    let _e3112 = ((_e3100 - (i32(local_index) % 32i)) + _e3107);
+                    let _e3115 = (((_e3107 >= 0i) && (_e3107 < 32i)) && (_e3112 < 128i));
+                    let _e3116 = select(_e3100, _e3112, _e3115);
+                    let _e3120 = lane_active[bitcast<u32>(_e3116)];
+                    let _e3127 = lane_values[bitcast<u32>(_e3116)];
+                    let _e3131 = lane_values[bitcast<u32>(_e3100)];
+                    r192_ = bitcast<f32>(select(_e3131, _e3127, (_e3115 && (_e3120 != 0u))));
+                }
+                let _e3136 = active_447_;
+                if _e3136 {
+                    let _e3138 = r192_;
+                    r193_ = f32(_e3138);
+                }
+                let _e3142 = active_447_;
+                if _e3142 {
+                    let _e3146 = b_local2_[1i];
+                    r194_ = _e3146;
+                }
+                workgroupBarrier();
+                let _e3149 = r194_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3149);
+                let _e3160 = active_447_;
+                lane_active[local_index] = u32(_e3160);
+                workgroupBarrier();
+                let _e3163 = active_447_;
+                if _e3163 {
+                    let _e3169 = i32(local_index);
+                    let _e3172 = r184_;
+                    let _e3176 = (((_e3172 % 32i) + 32i) % 32i);
+                    let _e3181 = ((_e3169 - (i32(local_index) % 32i)) + _e3176);
+                    let _e3184 = (((_e3176 >= 0i) && (_e3176 < 32i)) && (_e3181 < 128i));
+                    let _e3185 = select(_e3169, _e3181, _e3184);
+                    let _e3189 = lane_active[bitcast<u32>(_e3185)];
+                    let _e3196 = lane_values[bitcast<u32>(_e3185)];
+                    let _e3200 = lane_values[bitcast<u32>(_e3169)];
+                    r195_ = bitcast<f32>(select(_e3200, _e3196, (_e3184 && (_e3189 != 0u))));
+                }
+                let _e3205 = active_447_;
+                if _e3205 {
+                    let _e3207 = r195_;
+                    r196_ = f32(_e3207);
+                }
+                let _e3211 = active_447_;
+                if _e3211 {
+                    let _e3213 = r187_;
+                    let _e3215 = r193_;
+                    r197_ = (_e3213 * _e3215);
+                }
+                let _e3219 = active_447_;
+                if _e3219 {
+                    let _e3221 = r175_;
+                    let _e3223 = r197_;
+                    r198_ = (_e3221 + _e3223);
+                }
+                let _e3227 = active_447_;
+                if _e3227 {
+                    let _e3229 = r187_;
+                    let _e3231 = r196_;
+                    r199_ = (_e3229 * _e3231);
+                }
+                let _e3235 = active_447_;
+                if _e3235 {
+                    let _e3237 = r177_;
+                    let _e3239 = r199_;
+                    r200_ = (_e3237 + _e3239);
+                }
+                let _e3243 = active_447_;
                 if _e3243 {
-                    let _e3245 = r259_;
-                    r260_ = f32(_e3245);
+                    let _e3245 = r190_;
+                    let _e3247 = r193_;
+                    r201_ = (_e3245 * _e3247);
                 }
-                let _e3249 = active_540_;
-                if _e3249 {
-                    let _e3253 = b_local2_[0i];
-                    r261_ = _e3253;
+                let _e3251 = active_447_;
+                if _e3251 {
+                    let _e3253 = r179_;
+                    let _e3255 = r201_;
+                    r202_ = (_e3253 + _e3255);
                 }
-                workgroupBarrier();
-                let _e3256 = r261_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3256);
-                let _e3267 = active_540_;
-                lane_active[local_index] = u32(_e3267);
-                workgroupBarrier();
-                let _e3270 = active_540_;
-                if _e3270 {
-                    let _e3276 = i32(local_index);
-                    let _e3279 = r253_;
-                    let _e3283 = (((_e3279 % 32i) + 32i) % 32i);
-                    let _e3288 = ((_e3276 - (i32(local_index) % 32i)) + _e3283);
-                    let _e3291 = (((_e3283 >= 0i) && (_e3283 < 32i)) && (_e3288 < 128i));
-                    let _e3292 = select(_e3276, _e3288, _e3291);
-                    let _e3296 = lane_active[bitcast<u32>(_e3292)];
-                    let _e3303 = lane_values[bitcast<u32>(_e3292)];
-                    let _e3307 = lane_values[bitcast<u32>(_e3276)];
-                    r262_ = bitcast<f32>(select(_e3307, _e3303, (_e3291 && (_e3296 != 0u))));
+                let _e3259 = active_447_;
+                if _e3259 {
+                    let _e3261 = r190_;
+                    let _e3263 = r196_;
+                    r203_ = (_e3261 * _e3263);
                 }
-                let _e3312 = active_540_;
-                if _e3312 {
-                    let _e3314 = r262_;
-                    r263_ = f32(_e3314);
+                let _e3267 = active_447_;
+                if _e3267 {
+                    let _e3269 = r181_;
+                    let _e3271 = r203_;
+                    r204_ = (_e3269 + _e3271);
                 }
-                let _e3318 = active_540_;
-                if _e3318 {
-                    let _e3322 = b_local2_[0i];
-                    r264_ = _e3322;
+                let _e3275 = active_447_;
+                if _e3275 {
+                    let _e3277 = r69_;
+                    r205_ = (_e3277 + 3i);
                 }
-                workgroupBarrier();
-                let _e3325 = r264_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3325);
-                let _e3336 = active_540_;
-                lane_active[local_index] = u32(_e3336);
-                workgroupBarrier();
-                let _e3339 = active_540_;
-                if _e3339 {
-                    let _e3345 = i32(local_index);
-                    let _e3348 = r254_;
-                    let _e3352 = (((_e3348 % 32i) + 32i) % 32i);
-                    let _e3357 = ((_e3345 - (i32(local_index) % 32i)) + _e3352);
-                    let _e3360 = (((_e3352 >= 0i) && (_e3352 < 32i)) && (_e3357 < 128i));
-                    let _e3361 = select(_e3345, _e3357, _e3360);
-                    let _e3365 = lane_active[bitcast<u32>(_e3361)];
-                    let _e3372 = lane_values[bitcast<u32>(_e3361)];
-                    let _e3376 = lane_values[bitcast<u32>(_e3345)];
-                    r265_ = bitcast<f32>(select(_e3376, _e3372, (_e3360 && (_e3365 != 0u))));
+                let _e3282 = active_447_;
+                if _e3282 {
+                    let _e3284 = r70_;
+                    r206_ = (_e3284 + 3i);
                 }
-                let _e3381 = active_540_;
-                if _e3381 {
-                    let _e3383 = r265_;
-                    r266_ = f32(_e3383);
+                let _e3289 = active_447_;
+                if _e3289 {
+                    let _e3291 = r206_;
+                    r207_ = (_e3291 + 4i);
                 }
-                let _e3387 = active_540_;
-                if _e3387 {
-                    let _e3389 = r257_;
-                    let _e3391 = r263_;
-                    r267_ = (_e3389 * _e3391);
-                }
-                let _e3395 = active_540_;
-                if _e3395 {
-                    let _e3397 = r245_;
-                    let _e3399 = r267_;
-                    r268_ = (_e3397 + _e3399);
-                }
-                let _e3403 = active_540_;
-                if _e3403 {
-                    let _e3405 = r257_;
-                    let _e3407 = r266_;
-                    r269_ = (_e3405 * _e3407);
-                }
-                let _e3411 = active_540_;
-                if _e3411 {
-                    let _e3413 = r247_;
-                    let _e3415 = r269_;
-                    r270_ = (_e3413 + _e3415);
-                }
-                let _e3419 = active_540_;
-                if _e3419 {
-                    let _e3421 = r260_;
-                    let _e3423 = r263_;
-                    r271_ = (_e3421 * _e3423);
-                }
-                let _e3427 = active_540_;
-                if _e3427 {
-                    let _e3429 = r249_;
-                    let _e3431 = r271_;
-                    r272_ = (_e3429 + _e3431);
-                }
-                let _e3435 = active_540_;
-                if _e3435 {
-                    let _e3437 = r260_;
-                    let _e3439 = r266_;
-                    r273_ = (_e3437 * _e3439);
-                }
-                let _e3443 = active_540_;
-                if _e3443 {
-                    let _e3445 = r251_;
-                    let _e3447 = r273_;
-                    r274_ = (_e3445 + _e3447);
-                }
-                let _e3451 = active_540_;
-                if _e3451 {
-                    let _e3453 = r162_;
-                    r275_ = (_e3453 + 2i);
-                }
-                let _e3458 = active_540_;
-                if _e3458 {
-                    let _e3460 = r163_;
-                    r276_ = (_e3460 + 2i);
-                }
-                let _e3465 = active_540_;
-                if _e3465 {
-                    let _e3467 = r276_;
-                    r277_ = (_e3467 + 4i);
-                }
-                let _e3472 = active_540_;
-                if _e3472 {
-                    let _e3476 = a_local1_[1i];
-                    r278_ = _e3476;
+                let _e3296 = active_447_;
+                if _e3296 {
+                    let _e3300 = a_local1_[0i];
+                    r208_ = _e3300;
                 }
                 workgroupBarrier();
-                let _e3479 = r278_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3479);
-                let _e3490 = active_540_;
-                lane_active[local_index] = u32(_e3490);
+                let _e3303 = r208_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3303);
+                let _e3314 = active_447_;
+                lane_active[local_index] = u32(_e3314);
                 workgroupBarrier();
-                let _e3493 = active_540_;
-                if _e3493 {
-                    let _e3499 = i32(local_index);
-                    let _e3502 = r275_;
-                    let _e3506 = (((_e3502 % 32i) + 32i) % 32i);
-                    let _e3511 = ((_e3499 - (i32(local_index) % 32i)) + _e3506);
-                    let _e3514 = (((_e3506 >= 0i) && (_e3506 < 32i)) && (_e3511 < 128i));
-                    let _e3515 = select(_e3499, _e3511, _e3514);
-                    let _e3519 = lane_active[bitcast<u32>(_e3515)];
-                    let _e3526 = lane_values[bitcast<u32>(_e3515)];
-                    let _e3530 = lane_values[bitcast<u32>(_e3499)];
-                    r279_ = bitcast<f32>(select(_e3530, _e3526, (_e3514 && (_e3519 != 0u))));
+                let _e3317 = active_447_;
+                if _e3317 {
+                    let _e3323 = i32(local_index);
+                    let _e3326 = r205_;
+                    let _e3330 = (((_e3326 % 32i) + 32i) % 32i);
+                    let _e3335 = ((_e3323 - (i32(local_index) % 32i)) + _e3330);
+                    let _e3338 = (((_e3330 >= 0i) && (_e3330 < 32i)) && (_e3335 < 128i));
+                    let _e3339 = select(_e3323, _e3335, _e3338);
+                    let _e3343 = lane_active[bitcast<u32>(_e3339)];
+                    let _e3350 = lane_values[bitcast<u32>(_e3339)];
+                    let _e3354 = lane_values[bitcast<u32>(_e3323)];
+                    r209_ = bitcast<f32>(select(_e3354, _e3350, (_e3338 && (_e3343 != 0u))));
                 }
-                let _e3535 = active_540_;
-                if _e3535 {
-                    let _e3537 = r279_;
-                    r280_ = f32(_e3537);
+                let _e3359 = active_447_;
+                if _e3359 {
+                    let _e3361 = r209_;
+                    r210_ = f32(_e3361);
                 }
-                let _e3541 = active_540_;
-                if _e3541 {
-                    let _e3545 = a_local1_[3i];
-                    r281_ = _e3545;
+                let _e3365 = active_447_;
+                if _e3365 {
+                    let _e3369 = a_local1_[2i];
+                    r211_ = _e3369;
                 }
                 workgroupBarrier();
-                let _e3548 = r281_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3548);
-                let _e3559 = active_540_;
-                lane_active[local_index] = u32(_e3559);
+                let _e3372 = r211_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3372);
+                let _e3383 = active_447_;
+                lane_active[local_index] = u32(_e3383);
                 workgroupBarrier();
-                let _e3562 = active_540_;
-                if _e3562 {
-                    let _e3568 = i32(local_index);
-                    let _e3571 = r275_;
-                    let _e3575 = (((_e3571 % 32i) + 32i) % 32i);
-                    let _e3580 = ((_e3568 - (i32(local_index) % 32i)) + _e3575);
-                    let _e3583 = (((_e3575 >= 0i) && (_e3575 < 32i)) && (_e3580 < 128i));
-                    let _e3584 = select(_e3568, _e3580, _e3583);
-                    let _e3588 = lane_active[bitcast<u32>(_e3584)];
-                    let _e3595 = lane_values[bitcast<u32>(_e3584)];
-                    let _e3599 = lane_values[bitcast<u32>(_e3568)];
-                    r282_ = bitcast<f32>(select(_e3599, _e3595, (_e3583 && (_e3588 != 0u))));
+                let _e3386 = active_447_;
+                if _e3386 {
+                    let _e3392 = i32(local_index);
+                    let _e3395 = r205_;
+                    let _e3399 = (((_e3395 % 32i) + 32i) % 32i);
+                    let _e3404 = ((_e3392 - (i32(local_index) % 32i)) + _e3399);
+                    let _e3407 = (((_e3399 >= 0i) && (_e3399 < 32i)) && (_e3404 < 128i));
+                    let _e3408 = select(_e3392, _e3404, _e3407);
+                    let _e3412 = lane_active[bitcast<u32>(_e3408)];
+                    let _e3419 = lane_values[bitcast<u32>(_e3408)];
+                    let _e3423 = lane_values[bitcast<u32>(_e3392)];
+                    r212_ = bitcast<f32>(select(_e3423, _e3419, (_e3407 && (_e3412 != 0u))));
                 }
-                let _e3604 = active_540_;
+                let _e3428 = active_447_;
+                if _e3428 {
+                    let _e3430 = r212_;
+                    r213_ = f32(_e3430);
+                }
+                let _e3434 = active_447_;
+                if _e3434 {
+                    let _e3438 = b_local2_[0i];
+                    r214_ = _e3438;
+                }
+                workgroupBarrier();
+                let _e3441 = r214_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3441);
+                let _e3452 = active_447_;
+                lane_active[local_index] = u32(_e3452);
+                workgroupBarrier();
+                let _e3455 = active_447_;
+                if _e3455 {
+                    let _e3461 = i32(local_index);
+                    let _e3464 = r206_;
+                    let _e3468 = (((_e3464 % 32i) + 32i) % 32i);
+                    let _e3473 = ((_e3461 - (i32(local_index) % 32i)) + _e3468);
+                    let _e3476 = (((_e3468 >= 0i) && (_e3468 < 32i)) && (_e3473 < 128i));
+                    let _e3477 = select(_e3461, _e3473, _e3476);
+                    let _e3481 = lane_active[bitcast<u32>(_e3477)];
+                    let _e3488 = lane_values[bitcast<u32>(_e3477)];
+                    let _e3492 = lane_values[bitcast<u32>(_e3461)];
+                    r215_ = bitcast<f32>(select(_e3492, _e3488, (_e3476 && (_e3481 != 0u))));
+                }
+                let _e3497 = active_447_;
+                if _e3497 {
+                    let _e3499 = r215_;
+                    r216_ = f32(_e3499);
+                }
+                let _e3503 = active_447_;
+                if _e3503 {
+                    let _e3507 = b_local2_[0i];
+                    r217_ = _e3507;
+                }
+                workgroupBarrier();
+                let _e3510 = r217_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3510);
+                let _e3521 = active_447_;
+                lane_active[local_index] = u32(_e3521);
+                workgroupBarrier();
+                let _e3524 = active_447_;
+                if _e3524 {
+                    let _e3530 = i32(local_index);
+                    let _e3533 = r207_;
+                    let _e3537 = (((_e3533 % 32i) + 32i) % 32i);
+                    let _e3542 = ((_e3530 - (i32(local_index) % 32i)) + _e3537);
+                    let _e3545 = (((_e3537 >= 0i) && (_e3537 < 32i)) && (_e3542 < 128i));
+                    let _e3546 = select(_e3530, _e3542, _e3545);
+                    let _e3550 = lane_active[bitcast<u32>(_e3546)];
+                    let _e3557 = lane_values[bitcast<u32>(_e3546)];
+                    let _e3561 = lane_values[bitcast<u32>(_e3530)];
+                    r218_ = bitcast<f32>(select(_e3561, _e3557, (_e3545 && (_e3550 != 0u))));
+                }
+                let _e3566 = active_447_;
+                if _e3566 {
+                    let _e3568 = r218_;
+                    r219_ = f32(_e3568);
+                }
+                let _e3572 = active_447_;
+                if _e3572 {
+                    let _e3574 = r210_;
+                    let _e3576 = r216_;
+                    r220_ = (_e3574 * _e3576);
+                }
+                let _e3580 = active_447_;
+                if _e3580 {
+                    let _e3582 = r198_;
+                    let _e3584 = r220_;
+                    r221_ = (_e3582 + _e3584);
+                }
+                let _e3588 = active_447_;
+                if _e3588 {
+                    let _e3590 = r210_;
+                    let _e3592 = r219_;
+                    r222_ = (_e3590 * _e3592);
+                }
+                let _e3596 = active_447_;
+                if _e3596 {
+                    let _e3598 = r200_;
+                    let _e3600 = r222_;
+                    r223_ = (_e3598 + _e3600);
+                }
+                let _e3604 = active_447_;
                 if _e3604 {
-                    let _e3606 = r282_;
-                    r283_ = f32(_e3606);
+                    let _e3606 = r213_;
+                    let _e3608 = r216_;
+                    r224_ = (_e3606 * _e3608);
                 }
-                let _e3610 = active_540_;
-                if _e3610 {
-                    let _e3614 = b_local2_[1i];
-                    r284_ = _e3614;
+                let _e3612 = active_447_;
+                if _e3612 {
+                    let _e3614 = r202_;
+                    let _e3616 = r224_;
+                    r225_ = (_e3614 + _e3616);
                 }
-                workgroupBarrier();
-                let _e3617 = r284_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3617);
-                let _e3628 = active_540_;
-                lane_active[local_index] = u32(_e3628);
-                workgroupBarrier();
-                let _e3631 = active_540_;
-                if _e3631 {
-                    let _e3637 = i32(local_index);
-                    let _e3640 = r276_;
-                    let _e3644 = (((_e3640 % 32i) + 32i) % 32i);
-                    let _e3649 = ((_e3637 - (i32(local_index) % 32i)) + _e3644);
-                    let _e3652 = (((_e3644 >= 0i) && (_e3644 < 32i)) && (_e3649 < 128i));
-                    let _e3653 = select(_e3637, _e3649, _e3652);
-                    let _e3657 = lane_active[bitcast<u32>(_e3653)];
-                    let _e3664 = lane_values[bitcast<u32>(_e3653)];
-                    let _e3668 = lane_values[bitcast<u32>(_e3637)];
-                    r285_ = bitcast<f32>(select(_e3668, _e3664, (_e3652 && (_e3657 != 0u))));
+                let _e3620 = active_447_;
+                if _e3620 {
+                    let _e3622 = r213_;
+                    let _e3624 = r219_;
+                    r226_ = (_e3622 * _e3624);
                 }
-                let _e3673 = active_540_;
-                if _e3673 {
-                    let _e3675 = r285_;
-                    r286_ = f32(_e3675);
+                let _e3628 = active_447_;
+                if _e3628 {
+                    let _e3630 = r204_;
+                    let _e3632 = r226_;
+                    r227_ = (_e3630 + _e3632);
                 }
-                let _e3679 = active_540_;
-                if _e3679 {
-                    let _e3683 = b_local2_[1i];
-                    r287_ = _e3683;
+                let _e3636 = active_447_;
+                if _e3636 {
+                    let _e3638 = r69_;
+                    r228_ = (_e3638 + 3i);
                 }
-                workgroupBarrier();
-                let _e3686 = r287_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3686);
-                let _e3697 = active_540_;
-                lane_active[local_index] = u32(_e3697);
-                workgroupBarrier();
-                let _e3700 = active_540_;
-                if _e3700 {
-                    let _e3706 = i32(local_index);
-                    let _e3709 = r277_;
-                    let _e3713 = (((_e3709 % 32i) + 32i) % 32i);
-                    let _e3718 = ((_e3706 - (i32(local_index) % 32i)) + _e3713);
-                    let _e3721 = (((_e3713 >= 0i) && (_e3713 < 32i)) && (_e3718 < 128i));
-                    let _e3722 = select(_e3706, _e3718, _e3721);
-                    let _e3726 = lane_active[bitcast<u32>(_e3722)];
-                    let _e3733 = lane_values[bitcast<u32>(_e3722)];
-                    let _e3737 = lane_values[bitcast<u32>(_e3706)];
-                    r288_ = bitcast<f32>(select(_e3737, _e3733, (_e3721 && (_e3726 != 0u))));
+                let _e3643 = active_447_;
+                if _e3643 {
+                    let _e3645 = r70_;
+                    r229_ = (_e3645 + 3i);
                 }
-                let _e3742 = active_540_;
-                if _e3742 {
-                    let _e3744 = r288_;
-                    r289_ = f32(_e3744);
+                let _e3650 = active_447_;
+                if _e3650 {
+                    let _e3652 = r229_;
+                    r230_ = (_e3652 + 4i);
                 }
-                let _e3748 = active_540_;
-                if _e3748 {
-                    let _e3750 = r280_;
-                    let _e3752 = r286_;
-                    r290_ = (_e3750 * _e3752);
-                }
-                let _e3756 = active_540_;
-                if _e3756 {
-                    let _e3758 = r268_;
-                    let _e3760 = r290_;
-                    r291_ = (_e3758 + _e3760);
-                }
-                let _e3764 = active_540_;
-                if _e3764 {
-                    let _e3766 = r280_;
-                    let _e3768 = r289_;
-                    r292_ = (_e3766 * _e3768);
-                }
-                let _e3772 = active_540_;
-                if _e3772 {
-                    let _e3774 = r270_;
-                    let _e3776 = r292_;
-                    r293_ = (_e3774 + _e3776);
-                }
-                let _e3780 = active_540_;
-                if _e3780 {
-                    let _e3782 = r283_;
-                    let _e3784 = r286_;
-                    r294_ = (_e3782 * _e3784);
-                }
-                let _e3788 = active_540_;
-                if _e3788 {
-                    let _e3790 = r272_;
-                    let _e3792 = r294_;
-                    r295_ = (_e3790 + _e3792);
-                }
-                let _e3796 = active_540_;
-                if _e3796 {
-                    let _e3798 = r283_;
-                    let _e3800 = r289_;
-                    r296_ = (_e3798 * _e3800);
-                }
-                let _e3804 = active_540_;
-                if _e3804 {
-                    let _e3806 = r274_;
-                    let _e3808 = r296_;
-                    r297_ = (_e3806 + _e3808);
-                }
-                let _e3812 = active_540_;
-                if _e3812 {
-                    let _e3814 = r162_;
-                    r298_ = (_e3814 + 3i);
-                }
-                let _e3819 = active_540_;
-                if _e3819 {
-                    let _e3821 = r163_;
-                    r299_ = (_e3821 + 3i);
-                }
-                let _e3826 = active_540_;
-                if _e3826 {
-                    let _e3828 = r299_;
-                    r300_ = (_e3828 + 4i);
-                }
-                let _e3833 = active_540_;
-                if _e3833 {
-                    let _e3837 = a_local1_[0i];
-                    r301_ = _e3837;
+                let _e3657 = active_447_;
+                if _e3657 {
+                    let _e3661 = a_local1_[1i];
+                    r231_ = _e3661;
                 }
                 workgroupBarrier();
-                let _e3840 = r301_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3840);
-                let _e3851 = active_540_;
-                lane_active[local_index] = u32(_e3851);
+                let _e3664 = r231_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3664);
+                let _e3675 = active_447_;
+                lane_active[local_index] = u32(_e3675);
                 workgroupBarrier();
-                let _e3854 = active_540_;
-                if _e3854 {
-                    let _e3860 = i32(local_index);
-                    let _e3863 = r298_;
-                    let _e3867 = (((_e3863 % 32i) + 32i) % 32i);
-                    let _e3872 = ((_e3860 - (i32(local_index) % 32i)) + _e3867);
-                    let _e3875 = (((_e3867 >= 0i) && (_e3867 < 32i)) && (_e3872 < 128i));
-                    let _e3876 = select(_e3860, _e3872, _e3875);
-                    let _e3880 = lane_active[bitcast<u32>(_e3876)];
-                    let _e3887 = lane_values[bitcast<u32>(_e3876)];
-                    let _e3891 = lane_values[bitcast<u32>(_e3860)];
-                    r302_ = bitcast<f32>(select(_e3891, _e3887, (_e3875 && (_e3880 != 0u))));
+                let _e3678 = active_447_;
+                if _e3678 {
+                    let _e3684 = i32(local_index);
+                    let _e3687 = r228_;
+                    let _e3691 = (((_e3687 % 32i) + 32i) % 32i);
+                    let _e3696 = ((_e3684 - (i32(local_index) % 32i)) + _e3691);
+                    let _e3699 = (((_e3691 >= 0i) && (_e3691 < 32i)) && (_e3696 < 128i));
+                    let _e3700 = select(_e3684, _e3696, _e3699);
+                    let _e3704 = lane_active[bitcast<u32>(_e3700)];
+                    let _e3711 = lane_values[bitcast<u32>(_e3700)];
+                    let _e3715 = lane_values[bitcast<u32>(_e3684)];
+                    r232_ = bitcast<f32>(select(_e3715, _e3711, (_e3699 && (_e3704 != 0u))));
                 }
-                let _e3896 = active_540_;
-                if _e3896 {
-                    let _e3898 = r302_;
-                    r303_ = f32(_e3898);
+                let _e3720 = active_447_;
+                if _e3720 {
+                    let _e3722 = r232_;
+                    r233_ = f32(_e3722);
                 }
-                let _e3902 = active_540_;
-                if _e3902 {
-                    let _e3906 = a_local1_[2i];
-                    r304_ = _e3906;
+                let _e3726 = active_447_;
+                if _e3726 {
+                    let _e3730 = a_local1_[3i];
+                    r234_ = _e3730;
                 }
                 workgroupBarrier();
-                let _e3909 = r304_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3909);
-                let _e3920 = active_540_;
-                lane_active[local_index] = u32(_e3920);
+                let _e3733 = r234_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3733);
+                let _e3744 = active_447_;
+                lane_active[local_index] = u32(_e3744);
                 workgroupBarrier();
-                let _e3923 = active_540_;
-                if _e3923 {
-                    let _e3929 = i32(local_index);
-                    let _e3932 = r298_;
-                    let _e3936 = (((_e3932 % 32i) + 32i) % 32i);
-                    let _e3941 = ((_e3929 - (i32(local_index) % 32i)) + _e3936);
-                    let _e3944 = (((_e3936 >= 0i) && (_e3936 < 32i)) && (_e3941 < 128i));
-                    let _e3945 = select(_e3929, _e3941, _e3944);
-                    let _e3949 = lane_active[bitcast<u32>(_e3945)];
-                    let _e3956 = lane_values[bitcast<u32>(_e3945)];
-                    let _e3960 = lane_values[bitcast<u32>(_e3929)];
-                    r305_ = bitcast<f32>(select(_e3960, _e3956, (_e3944 && (_e3949 != 0u))));
+                let _e3747 = active_447_;
+                if _e3747 {
+                    let _e3753 = i32(local_index);
+                    let _e3756 = r228_;
+                    let _e3760 = (((_e3756 % 32i) + 32i) % 32i);
+                    let _e3765 = ((_e3753 - (i32(local_index) % 32i)) + _e3760);
+                    let _e3768 = (((_e3760 >= 0i) && (_e3760 < 32i)) && (_e3765 < 128i));
+                    let _e3769 = select(_e3753, _e3765, _e3768);
+                    let _e3773 = lane_active[bitcast<u32>(_e3769)];
+                    let _e3780 = lane_values[bitcast<u32>(_e3769)];
+                    let _e3784 = lane_values[bitcast<u32>(_e3753)];
+                    r235_ = bitcast<f32>(select(_e3784, _e3780, (_e3768 && (_e3773 != 0u))));
                 }
-                let _e3965 = active_540_;
+                let _e3789 = active_447_;
+                if _e3789 {
+                    let _e3791 = r235_;
+                    r236_ = f32(_e3791);
+                }
+                let _e3795 = active_447_;
+                if _e3795 {
+                    let _e3799 = b_local2_[1i];
+                    r237_ = _e3799;
+                }
+                workgroupBarrier();
+                let _e3802 = r237_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3802);
+                let _e3813 = active_447_;
+                lane_active[local_index] = u32(_e3813);
+                workgroupBarrier();
+                let _e3816 = active_447_;
+                if _e3816 {
+                    let _e3822 = i32(local_index);
+                    let _e3825 = r229_;
+                    let _e3829 = (((_e3825 % 32i) + 32i) % 32i);
+                    let _e3834 = ((_e3822 - (i32(local_index) % 32i)) + _e3829);
+                    let _e3837 = (((_e3829 >= 0i) && (_e3829 < 32i)) && (_e3834 < 128i));
+                    let _e3838 = select(_e3822, _e3834, _e3837);
+                    let _e3842 = lane_active[bitcast<u32>(_e3838)];
+                    let _e3849 = lane_values[bitcast<u32>(_e3838)];
+                    let _e3853 = lane_values[bitcast<u32>(_e3822)];
+                    r238_ = bitcast<f32>(select(_e3853, _e3849, (_e3837 && (_e3842 != 0u))));
+                }
+                let _e3858 = active_447_;
+                if _e3858 {
+                    let _e3860 = r238_;
+                    r239_ = f32(_e3860);
+                }
+                let _e3864 = active_447_;
+                if _e3864 {
+                    let _e3868 = b_local2_[1i];
+                    r240_ = _e3868;
+                }
+                workgroupBarrier();
+                let _e3871 = r240_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3871);
+                let _e3882 = active_447_;
+                lane_active[local_index] = u32(_e3882);
+                workgroupBarrier();
+                let _e3885 = active_447_;
+                if _e3885 {
+                    let _e3891 = i32(local_index);
+                    let _e3894 = r230_;
+                    let _e3898 = (((_e3894 % 32i) + 32i) % 32i);
+                    let _e3903 = ((_e3891 - (i32(local_index) % 32i)) + _e3898);
+                    let _e3906 = (((_e3898 >= 0i) && (_e3898 < 32i)) && (_e3903 < 128i));
+                    let _e3907 = select(_e3891, _e3903, _e3906);
+                    let _e3911 = lane_active[bitcast<u32>(_e3907)];
+                    let _e3918 = lane_values[bitcast<u32>(_e3907)];
+                    let _e3922 = lane_values[bitcast<u32>(_e3891)];
+                    r241_ = bitcast<f32>(select(_e3922, _e3918, (_e3906 && (_e3911 != 0u))));
+                }
+                let _e3927 = active_447_;
+                if _e3927 {
+                    let _e3929 = r241_;
+                    r242_ = f32(_e3929);
+                }
+                let _e3933 = active_447_;
+                if _e3933 {
+                    let _e3935 = r233_;
+                    let _e3937 = r239_;
+                    r243_ = (_e3935 * _e3937);
+                }
+                let _e3941 = active_447_;
+                if _e3941 {
+                    let _e3943 = r221_;
+                    let _e3945 = r243_;
+                    r244_ = (_e3943 + _e3945);
+                }
+                let _e3949 = active_447_;
+                if _e3949 {
+                    let _e3951 = r233_;
+                    let _e3953 = r242_;
+                    r245_ = (_e3951 * _e3953);
+                }
+                let _e3957 = active_447_;
+                if _e3957 {
+                    let _e3959 = r223_;
+                    let _e3961 = r245_;
+                    r246_ = (_e3959 + _e3961);
+                }
+                let _e3965 = active_447_;
                 if _e3965 {
-                    let _e3967 = r305_;
-                    r306_ = f32(_e3967);
+                    let _e3967 = r236_;
+                    let _e3969 = r239_;
+                    r247_ = (_e3967 * _e3969);
                 }
-                let _e3971 = active_540_;
-                if _e3971 {
-                    let _e3975 = b_local2_[0i];
-                    r307_ = _e3975;
+                let _e3973 = active_447_;
+                if _e3973 {
+                    let _e3975 = r225_;
+                    let _e3977 = r247_;
+                    r248_ = (_e3975 + _e3977);
                 }
-                workgroupBarrier();
-                let _e3978 = r307_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3978);
-                let _e3989 = active_540_;
-                lane_active[local_index] = u32(_e3989);
-                workgroupBarrier();
-                let _e3992 = active_540_;
-                if _e3992 {
-                    let _e3998 = i32(local_index);
-                    let _e4001 = r299_;
-                    let _e4005 = (((_e4001 % 32i) + 32i) % 32i);
-                    let _e4010 = ((_e3998 - (i32(local_index) % 32i)) + _e4005);
-                    let _e4013 = (((_e4005 >= 0i) && (_e4005 < 32i)) && (_e4010 < 128i));
-                    let _e4014 = select(_e3998, _e4010, _e4013);
-                    let _e4018 = lane_active[bitcast<u32>(_e4014)];
-                    let _e4025 = lane_values[bitcast<u32>(_e4014)];
-                    let _e4029 = lane_values[bitcast<u32>(_e3998)];
-                    r308_ = bitcast<f32>(select(_e4029, _e4025, (_e4013 && (_e4018 != 0u))));
+                let _e3981 = active_447_;
+                if _e3981 {
+                    let _e3983 = r236_;
+                    let _e3985 = r242_;
+                    r249_ = (_e3983 * _e3985);
                 }
-                let _e4034 = active_540_;
-                if _e4034 {
-                    let _e4036 = r308_;
-                    r309_ = f32(_e4036);
+                let _e3989 = active_447_;
+                if _e3989 {
+                    let _e3991 = r227_;
+                    let _e3993 = r249_;
+                    r250_ = (_e3991 + _e3993);
                 }
-                let _e4040 = active_540_;
-                if _e4040 {
-                    let _e4044 = b_local2_[0i];
-                    r310_ = _e4044;
+                let _e3997 = active_447_;
+                if _e3997 {
+                    let _e3999 = r69_;
+                    r251_ = (_e3999 + 0i);
                 }
-                workgroupBarrier();
-                let _e4047 = r310_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4047);
-                let _e4058 = active_540_;
-                lane_active[local_index] = u32(_e4058);
-                workgroupBarrier();
-                let _e4061 = active_540_;
-                if _e4061 {
-                    let _e4067 = i32(local_index);
-                    let _e4070 = r300_;
-                    let _e4074 = (((_e4070 % 32i) + 32i) % 32i);
-                    let _e4079 = ((_e4067 - (i32(local_index) % 32i)) + _e4074);
-                    let _e4082 = (((_e4074 >= 0i) && (_e4074 < 32i)) && (_e4079 < 128i));
-                    let _e4083 = select(_e4067, _e4079, _e4082);
-                    let _e4087 = lane_active[bitcast<u32>(_e4083)];
-                    let _e4094 = lane_values[bitcast<u32>(_e4083)];
-                    let _e4098 = lane_values[bitcast<u32>(_e4067)];
-                    r311_ = bitcast<f32>(select(_e4098, _e4094, (_e4082 && (_e4087 != 0u))));
+                let _e4004 = active_447_;
+                if _e4004 {
+                    let _e4006 = r70_;
+                    r252_ = (_e4006 + 0i);
                 }
-                let _e4103 = active_540_;
-                if _e4103 {
-                    let _e4105 = r311_;
-                    r312_ = f32(_e4105);
+                let _e4011 = active_447_;
+                if _e4011 {
+                    let _e4013 = r252_;
+                    r253_ = (_e4013 + 4i);
                 }
-                let _e4109 = active_540_;
-                if _e4109 {
-                    let _e4111 = r303_;
-                    let _e4113 = r309_;
-                    r313_ = (_e4111 * _e4113);
-                }
-                let _e4117 = active_540_;
-                if _e4117 {
-                    let _e4119 = r291_;
-                    let _e4121 = r313_;
-                    r314_ = (_e4119 + _e4121);
-                }
-                let _e4125 = active_540_;
-                if _e4125 {
-                    let _e4127 = r303_;
-                    let _e4129 = r312_;
-                    r315_ = (_e4127 * _e4129);
-                }
-                let _e4133 = active_540_;
-                if _e4133 {
-                    let _e4135 = r293_;
-                    let _e4137 = r315_;
-                    r316_ = (_e4135 + _e4137);
-                }
-                let _e4141 = active_540_;
-                if _e4141 {
-                    let _e4143 = r306_;
-                    let _e4145 = r309_;
-                    r317_ = (_e4143 * _e4145);
-                }
-                let _e4149 = active_540_;
-                if _e4149 {
-                    let _e4151 = r295_;
-                    let _e4153 = r317_;
-                    r318_ = (_e4151 + _e4153);
-                }
-                let _e4157 = active_540_;
-                if _e4157 {
-                    let _e4159 = r306_;
-                    let _e4161 = r312_;
-                    r319_ = (_e4159 * _e4161);
-                }
-                let _e4165 = active_540_;
-                if _e4165 {
-                    let _e4167 = r297_;
-                    let _e4169 = r319_;
-                    r320_ = (_e4167 + _e4169);
-                }
-                let _e4173 = active_540_;
-                if _e4173 {
-                    let _e4175 = r162_;
-                    r321_ = (_e4175 + 3i);
-                }
-                let _e4180 = active_540_;
-                if _e4180 {
-                    let _e4182 = r163_;
-                    r322_ = (_e4182 + 3i);
-                }
-                let _e4187 = active_540_;
-                if _e4187 {
-                    let _e4189 = r322_;
-                    r323_ = (_e4189 + 4i);
-                }
-                let _e4194 = active_540_;
-                if _e4194 {
-                    let _e4198 = a_local1_[1i];
-                    r324_ = _e4198;
+                let _e4018 = active_447_;
+                if _e4018 {
+                    let _e4022 = a_local1_[4i];
+                    r254_ = _e4022;
                 }
                 workgroupBarrier();
-                let _e4201 = r324_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4201);
-                let _e4212 = active_540_;
-                lane_active[local_index] = u32(_e4212);
+                let _e4025 = r254_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4025);
+                let _e4036 = active_447_;
+                lane_active[local_index] = u32(_e4036);
                 workgroupBarrier();
-                let _e4215 = active_540_;
-                if _e4215 {
-                    let _e4221 = i32(local_index);
-                    let _e4224 = r321_;
-                    let _e4228 = (((_e4224 % 32i) + 32i) % 32i);
-                    let _e4233 = ((_e4221 - (i32(local_index) % 32i)) + _e4228);
-                    let _e4236 = (((_e4228 >= 0i) && (_e4228 < 32i)) && (_e4233 < 128i));
-                    let _e4237 = select(_e4221, _e4233, _e4236);
-                    let _e4241 = lane_active[bitcast<u32>(_e4237)];
-                    let _e4248 = lane_values[bitcast<u32>(_e4237)];
-                    let _e4252 = lane_values[bitcast<u32>(_e4221)];
-                    r325_ = bitcast<f32>(select(_e4252, _e4248, (_e4236 && (_e4241 != 0u))));
+                let _e4039 = active_447_;
+                if _e4039 {
+                    let _e4045 = i32(local_index);
+                    let _e4048 = r251_;
+                    let _e4052 = (((_e4048 % 32i) + 32i) % 32i);
+                    let _e4057 = ((_e4045 - (i32(local_index) % 32i)) + _e4052);
+                    let _e4060 = (((_e4052 >= 0i) && (_e4052 < 32i)) && (_e4057 < 128i));
+                    let _e4061 = select(_e4045, _e4057, _e4060);
+                    let _e4065 = lane_active[bitcast<u32>(_e4061)];
+                    let _e4072 = lane_values[bitcast<u32>(_e4061)];
+                    let _e4076 = lane_values[bitcast<u32>(_e4045)];
+                    r255_ = bitcast<f32>(select(_e4076, _e4072, (_e4060 && (_e4065 != 0u))));
                 }
-                let _e4257 = active_540_;
-                if _e4257 {
-                    let _e4259 = r325_;
-                    r326_ = f32(_e4259);
+                let _e4081 = active_447_;
+                if _e4081 {
+                    let _e4083 = r255_;
+                    r256_ = f32(_e4083);
                 }
-                let _e4263 = active_540_;
-                if _e4263 {
-                    let _e4267 = a_local1_[3i];
-                    r327_ = _e4267;
+                let _e4087 = active_447_;
+                if _e4087 {
+                    let _e4091 = a_local1_[6i];
+                    r257_ = _e4091;
                 }
                 workgroupBarrier();
-                let _e4270 = r327_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4270);
-                let _e4281 = active_540_;
-                lane_active[local_index] = u32(_e4281);
+                let _e4094 = r257_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4094);
+                let _e4105 = active_447_;
+                lane_active[local_index] = u32(_e4105);
                 workgroupBarrier();
-                let _e4284 = active_540_;
-                if _e4284 {
-                    let _e4290 = i32(local_index);
-                    let _e4293 = r321_;
-                    let _e4297 = (((_e4293 % 32i) + 32i) % 32i);
-                    let _e4302 = ((_e4290 - (i32(local_index) % 32i)) + _e4297);
-                    let _e4305 = (((_e4297 >= 0i) && (_e4297 < 32i)) && (_e4302 < 128i));
-                    let _e4306 = select(_e4290, _e4302, _e4305);
-                    let _e4310 = lane_active[bitcast<u32>(_e4306)];
-                    let _e4317 = lane_values[bitcast<u32>(_e4306)];
-                    let _e4321 = lane_values[bitcast<u32>(_e4290)];
-                    r328_ = bitcast<f32>(select(_e4321, _e4317, (_e4305 && (_e4310 != 0u))));
+                let _e4108 = active_447_;
+                if _e4108 {
+                    let _e4114 = i32(local_index);
+                    let _e4117 = r251_;
+                    let _e4121 = (((_e4117 % 32i) + 32i) % 32i);
+                    let _e4126 = ((_e4114 - (i32(local_index) % 32i)) + _e4121);
+                    let _e4129 = (((_e4121 >= 0i) && (_e4121 < 32i)) && (_e4126 < 128i));
+                    let _e4130 = select(_e4114, _e4126, _e4129);
+                    let _e4134 = lane_active[bitcast<u32>(_e4130)];
+                    let _e4141 = lane_values[bitcast<u32>(_e4130)];
+                    let _e4145 = lane_values[bitcast<u32>(_e4114)];
+                    r258_ = bitcast<f32>(select(_e4145, _e4141, (_e4129 && (_e4134 != 0u))));
                 }
-                let _e4326 = active_540_;
+                let _e4150 = active_447_;
+                if _e4150 {
+                    let _e4152 = r258_;
+                    r259_ = f32(_e4152);
+                }
+                let _e4156 = active_447_;
+                if _e4156 {
+                    let _e4160 = b_local2_[2i];
+                    r260_ = _e4160;
+                }
+                workgroupBarrier();
+                let _e4163 = r260_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4163);
+                let _e4174 = active_447_;
+                lane_active[local_index] = u32(_e4174);
+                workgroupBarrier();
+                let _e4177 = active_447_;
+                if _e4177 {
+                    let _e4183 = i32(local_index);
+                    let _e4186 = r252_;
+                    let _e4190 = (((_e4186 % 32i) + 32i) % 32i);
+                    let _e4195 = ((_e4183 - (i32(local_index) % 32i)) + _e4190);
+                    let _e4198 = (((_e4190 >= 0i) && (_e4190 < 32i)) && (_e4195 < 128i));
+                    let _e4199 = select(_e4183, _e4195, _e4198);
+                    let _e4203 = lane_active[bitcast<u32>(_e4199)];
+                    let _e4210 = lane_values[bitcast<u32>(_e4199)];
+                    let _e4214 = lane_values[bitcast<u32>(_e4183)];
+                    r261_ = bitcast<f32>(select(_e4214, _e4210, (_e4198 && (_e4203 != 0u))));
+                }
+                let _e4219 = active_447_;
+                if _e4219 {
+                    let _e4221 = r261_;
+                    r262_ = f32(_e4221);
+                }
+                let _e4225 = active_447_;
+                if _e4225 {
+                    let _e4229 = b_local2_[2i];
+                    r263_ = _e4229;
+                }
+                workgroupBarrier();
+                let _e4232 = r263_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4232);
+                let _e4243 = active_447_;
+                lane_active[local_index] = u32(_e4243);
+                workgroupBarrier();
+                let _e4246 = active_447_;
+                if _e4246 {
+                    let _e4252 = i32(local_index);
+                    let _e4255 = r253_;
+                    let _e4259 = (((_e4255 % 32i) + 32i) % 32i);
+                    let _e4264 = ((_e4252 - (i32(local_index) % 32i)) + _e4259);
+                    let _e4267 = (((_e4259 >= 0i) && (_e4259 < 32i)) && (_e4264 < 128i));
+                    let _e4268 = select(_e4252, _e4264, _e4267);
+                    let _e4272 = lane_active[bitcast<u32>(_e4268)];
+                    let _e4279 = lane_values[bitcast<u32>(_e4268)];
+                    let _e4283 = lane_values[bitcast<u32>(_e4252)];
+                    r264_ = bitcast<f32>(select(_e4283, _e4279, (_e4267 && (_e4272 != 0u))));
+                }
+                let _e4288 = active_447_;
+                if _e4288 {
+                    let _e4290 = r264_;
+                    r265_ = f32(_e4290);
+                }
+                let _e4294 = active_447_;
+                if _e4294 {
+                    let _e4296 = r256_;
+                    let _e4298 = r262_;
+                    r266_ = (_e4296 * _e4298);
+                }
+                let _e4302 = active_447_;
+                if _e4302 {
+                    let _e4304 = r244_;
+                    let _e4306 = r266_;
+                    r267_ = (_e4304 + _e4306);
+                }
+                let _e4310 = active_447_;
+                if _e4310 {
+                    let _e4312 = r256_;
+                    let _e4314 = r265_;
+                    r268_ = (_e4312 * _e4314);
+                }
+                let _e4318 = active_447_;
+                if _e4318 {
+                    let _e4320 = r246_;
+                    let _e4322 = r268_;
+                    r269_ = (_e4320 + _e4322);
+                }
+                let _e4326 = active_447_;
                 if _e4326 {
-                    let _e4328 = r328_;
-                    r329_ = f32(_e4328);
+                    let _e4328 = r259_;
+                    let _e4330 = r262_;
+                    r270_ = (_e4328 * _e4330);
                 }
-                let _e4332 = active_540_;
-                if _e4332 {
-                    let _e4336 = b_local2_[1i];
-                    r330_ = _e4336;
+                let _e4334 = active_447_;
+                if _e4334 {
+                    let _e4336 = r248_;
+                    let _e4338 = r270_;
+                    r271_ = (_e4336 + _e4338);
                 }
-                workgroupBarrier();
-                let _e4339 = r330_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4339);
-                let _e4350 = active_540_;
-                lane_active[local_index] = u32(_e4350);
-                workgroupBarrier();
-                let _e4353 = active_540_;
-                if _e4353 {
-                    let _e4359 = i32(local_index);
-                    let _e4362 = r322_;
-                    let _e4366 = (((_e4362 % 32i) + 32i) % 32i);
-                    let _e4371 = ((_e4359 - (i32(local_index) % 32i)) + _e4366);
-                    let _e4374 = (((_e4366 >= 0i) && (_e4366 < 32i)) && (_e4371 < 128i));
-                    let _e4375 = select(_e4359, _e4371, _e4374);
-                    let _e4379 = lane_active[bitcast<u32>(_e4375)];
-                    let _e4386 = lane_values[bitcast<u32>(_e4375)];
-                    let _e4390 = lane_values[bitcast<u32>(_e4359)];
-                    r331_ = bitcast<f32>(select(_e4390, _e4386, (_e4374 && (_e4379 != 0u))));
+                let _e4342 = active_447_;
+                if _e4342 {
+                    let _e4344 = r259_;
+                    let _e4346 = r265_;
+                    r272_ = (_e4344 * _e4346);
                 }
-                let _e4395 = active_540_;
-                if _e4395 {
-                    let _e4397 = r331_;
-                    r332_ = f32(_e4397);
+                let _e4350 = active_447_;
+                if _e4350 {
+                    let _e4352 = r250_;
+                    let _e4354 = r272_;
+                    r273_ = (_e4352 + _e4354);
                 }
-                let _e4401 = active_540_;
-                if _e4401 {
-                    let _e4405 = b_local2_[1i];
-                    r333_ = _e4405;
+                let _e4358 = active_447_;
+                if _e4358 {
+                    let _e4360 = r69_;
+                    r274_ = (_e4360 + 0i);
                 }
-                workgroupBarrier();
-                let _e4408 = r333_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4408);
-                let _e4419 = active_540_;
-                lane_active[local_index] = u32(_e4419);
-                workgroupBarrier();
-                let _e4422 = active_540_;
-                if _e4422 {
-                    let _e4428 = i32(local_index);
-                    let _e4431 = r323_;
-                    let _e4435 = (((_e4431 % 32i) + 32i) % 32i);
-                    let _e4440 = ((_e4428 - (i32(local_index) % 32i)) + _e4435);
-                    let _e4443 = (((_e4435 >= 0i) && (_e4435 < 32i)) && (_e4440 < 128i));
-                    let _e4444 = select(_e4428, _e4440, _e4443);
-                    let _e4448 = lane_active[bitcast<u32>(_e4444)];
-                    let _e4455 = lane_values[bitcast<u32>(_e4444)];
-                    let _e4459 = lane_values[bitcast<u32>(_e4428)];
-                    r334_ = bitcast<f32>(select(_e4459, _e4455, (_e4443 && (_e4448 != 0u))));
+                let _e4365 = active_447_;
+                if _e4365 {
+                    let _e4367 = r70_;
+                    r275_ = (_e4367 + 0i);
                 }
-                let _e4464 = active_540_;
-                if _e4464 {
-                    let _e4466 = r334_;
-                    r335_ = f32(_e4466);
+                let _e4372 = active_447_;
+                if _e4372 {
+                    let _e4374 = r275_;
+                    r276_ = (_e4374 + 4i);
                 }
-                let _e4470 = active_540_;
-                if _e4470 {
-                    let _e4472 = r326_;
-                    let _e4474 = r332_;
-                    r336_ = (_e4472 * _e4474);
-                }
-                let _e4478 = active_540_;
-                if _e4478 {
-                    let _e4480 = r314_;
-                    let _e4482 = r336_;
-                    r337_ = (_e4480 + _e4482);
-                }
-                let _e4486 = active_540_;
-                if _e4486 {
-                    let _e4488 = r326_;
-                    let _e4490 = r335_;
-                    r338_ = (_e4488 * _e4490);
-                }
-                let _e4494 = active_540_;
-                if _e4494 {
-                    let _e4496 = r316_;
-                    let _e4498 = r338_;
-                    r339_ = (_e4496 + _e4498);
-                }
-                let _e4502 = active_540_;
-                if _e4502 {
-                    let _e4504 = r329_;
-                    let _e4506 = r332_;
-                    r340_ = (_e4504 * _e4506);
-                }
-                let _e4510 = active_540_;
-                if _e4510 {
-                    let _e4512 = r318_;
-                    let _e4514 = r340_;
-                    r341_ = (_e4512 + _e4514);
-                }
-                let _e4518 = active_540_;
-                if _e4518 {
-                    let _e4520 = r329_;
-                    let _e4522 = r335_;
-                    r342_ = (_e4520 * _e4522);
-                }
-                let _e4526 = active_540_;
-                if _e4526 {
-                    let _e4528 = r320_;
-                    let _e4530 = r342_;
-                    r343_ = (_e4528 + _e4530);
-                }
-                let _e4534 = active_540_;
-                if _e4534 {
-                    let _e4536 = r162_;
-                    r344_ = (_e4536 + 0i);
-                }
-                let _e4541 = active_540_;
-                if _e4541 {
-                    let _e4543 = r163_;
-                    r345_ = (_e4543 + 0i);
-                }
-                let _e4548 = active_540_;
-                if _e4548 {
-                    let _e4550 = r345_;
-                    r346_ = (_e4550 + 4i);
-                }
-                let _e4555 = active_540_;
-                if _e4555 {
-                    let _e4559 = a_local1_[4i];
-                    r347_ = _e4559;
+                let _e4379 = active_447_;
+                if _e4379 {
+                    let _e4383 = a_local1_[5i];
+                    r277_ = _e4383;
                 }
                 workgroupBarrier();
-                let _e4562 = r347_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4562);
-                let _e4573 = active_540_;
-                lane_active[local_index] = u32(_e4573);
+                let _e4386 = r277_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4386);
+                let _e4397 = active_447_;
+                lane_active[local_index] = u32(_e4397);
                 workgroupBarrier();
-                let _e4576 = active_540_;
-                if _e4576 {
-                    let _e4582 = i32(local_index);
-                    let _e4585 = r344_;
-                    let _e4589 = (((_e4585 % 32i) + 32i) % 32i);
-                    let _e4594 = ((_e4582 - (i32(local_index) % 32i)) + _e4589);
-                    let _e4597 = (((_e4589 >= 0i) && (_e4589 < 32i)) && (_e4594 < 128i));
-                    let _e4598 = select(_e4582, _e4594, _e4597);
-                    let _e4602 = lane_active[bitcast<u32>(_e4598)];
-                    let _e4609 = lane_values[bitcast<u32>(_e4598)];
-                    let _e4613 = lane_values[bitcast<u32>(_e4582)];
-                    r348_ = bitcast<f32>(select(_e4613, _e4609, (_e4597 && (_e4602 != 0u))));
+                let _e4400 = active_447_;
+                if _e4400 {
+                    let _e4406 = i32(local_index);
+                    let _e4409 = r274_;
+                    let _e4413 = (((_e4409 % 32i) + 32i) % 32i);
+                    let _e4418 = ((_e4406 - (i32(local_index) % 32i)) + _e4413);
+                    let _e4421 = (((_e4413 >= 0i) && (_e4413 < 32i)) && (_e4418 < 128i));
+                    let _e4422 = select(_e4406, _e4418, _e4421);
+                    let _e4426 = lane_active[bitcast<u32>(_e4422)];
+                    let _e4433 = lane_values[bitcast<u32>(_e4422)];
+                    let _e4437 = lane_values[bitcast<u32>(_e4406)];
+                    r278_ = bitcast<f32>(select(_e4437, _e4433, (_e4421 && (_e4426 != 0u))));
                 }
-                let _e4618 = active_540_;
-                if _e4618 {
-                    let _e4620 = r348_;
-                    r349_ = f32(_e4620);
+                let _e4442 = active_447_;
+                if _e4442 {
+                    let _e4444 = r278_;
+                    r279_ = f32(_e4444);
                 }
-                let _e4624 = active_540_;
-                if _e4624 {
-                    let _e4628 = a_local1_[6i];
-                    r350_ = _e4628;
+                let _e4448 = active_447_;
+                if _e4448 {
+                    let _e4452 = a_local1_[7i];
+                    r280_ = _e4452;
                 }
                 workgroupBarrier();
-                let _e4631 = r350_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4631);
-                let _e4642 = active_540_;
-                lane_active[local_index] = u32(_e4642);
+                let _e4455 = r280_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4455);
+                let _e4466 = active_447_;
+                lane_active[local_index] = u32(_e4466);
                 workgroupBarrier();
-                let _e4645 = active_540_;
-                if _e4645 {
-                    let _e4651 = i32(local_index);
-                    let _e4654 = r344_;
-                    let _e4658 = (((_e4654 % 32i) + 32i) % 32i);
-                    let _e4663 = ((_e4651 - (i32(local_index) % 32i)) + _e4658);
-                    let _e4666 = (((_e4658 >= 0i) && (_e4658 < 32i)) && (_e4663 < 128i));
-                    let _e4667 = select(_e4651, _e4663, _e4666);
-                    let _e4671 = lane_active[bitcast<u32>(_e4667)];
-                    let _e4678 = lane_values[bitcast<u32>(_e4667)];
-                    let _e4682 = lane_values[bitcast<u32>(_e4651)];
-                    r351_ = bitcast<f32>(select(_e4682, _e4678, (_e4666 && (_e4671 != 0u))));
+                let _e4469 = active_447_;
+                if _e4469 {
+                    let _e4475 = i32(local_index);
+                    let _e4478 = r274_;
+                    let _e4482 = (((_e4478 % 32i) + 32i) % 32i);
+                    let _e4487 = ((_e4475 - (i32(local_index) % 32i)) + _e4482);
+                    let _e4490 = (((_e4482 >= 0i) && (_e4482 < 32i)) && (_e4487 < 128i));
+                    let _e4491 = select(_e4475, _e4487, _e4490);
+                    let _e4495 = lane_active[bitcast<u32>(_e4491)];
+                    let _e4502 = lane_values[bitcast<u32>(_e4491)];
+                    let _e4506 = lane_values[bitcast<u32>(_e4475)];
+                    r281_ = bitcast<f32>(select(_e4506, _e4502, (_e4490 && (_e4495 != 0u))));
                 }
-                let _e4687 = active_540_;
+                let _e4511 = active_447_;
+                if _e4511 {
+                    let _e4513 = r281_;
+                    r282_ = f32(_e4513);
+                }
+                let _e4517 = active_447_;
+                if _e4517 {
+                    let _e4521 = b_local2_[3i];
+                    r283_ = _e4521;
+                }
+                workgroupBarrier();
+                let _e4524 = r283_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4524);
+                let _e4535 = active_447_;
+                lane_active[local_index] = u32(_e4535);
+                workgroupBarrier();
+                let _e4538 = active_447_;
+                if _e4538 {
+                    let _e4544 = i32(local_index);
+                    let _e4547 = r275_;
+                    let _e4551 = (((_e4547 % 32i) + 32i) % 32i);
+                    let _e4556 = ((_e4544 - (i32(local_index) % 32i)) + _e4551);
+                    let _e4559 = (((_e4551 >= 0i) && (_e4551 < 32i)) && (_e4556 < 128i));
+                    let _e4560 = select(_e4544, _e4556, _e4559);
+                    let _e4564 = lane_active[bitcast<u32>(_e4560)];
+                    let _e4571 = lane_values[bitcast<u32>(_e4560)];
+                    let _e4575 = lane_values[bitcast<u32>(_e4544)];
+                    r284_ = bitcast<f32>(select(_e4575, _e4571, (_e4559 && (_e4564 != 0u))));
+                }
+                let _e4580 = active_447_;
+                if _e4580 {
+                    let _e4582 = r284_;
+                    r285_ = f32(_e4582);
+                }
+                let _e4586 = active_447_;
+                if _e4586 {
+                    let _e4590 = b_local2_[3i];
+                    r286_ = _e4590;
+                }
+                workgroupBarrier();
+                let _e4593 = r286_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4593);
+                let _e4604 = active_447_;
+                lane_active[local_index] = u32(_e4604);
+                workgroupBarrier();
+                let _e4607 = active_447_;
+                if _e4607 {
+                    let _e4613 = i32(local_index);
+                    let _e4616 = r276_;
+                    let _e4620 = (((_e4616 % 32i) + 32i) % 32i);
+                    let _e4625 = ((_e4613 - (i32(local_index) % 32i)) + _e4620);
+                    let _e4628 = (((_e4620 >= 0i) && (_e4620 < 32i)) && (_e4625 < 128i));
+                    let _e4629 = select(_e4613, _e4625, _e4628);
+                    let _e4633 = lane_active[bitcast<u32>(_e4629)];
+                    let _e4640 = lane_values[bitcast<u32>(_e4629)];
+                    let _e4644 = lane_values[bitcast<u32>(_e4613)];
+                    r287_ = bitcast<f32>(select(_e4644, _e4640, (_e4628 && (_e4633 != 0u))));
+                }
+                let _e4649 = active_447_;
+                if _e4649 {
+                    let _e4651 = r287_;
+                    r288_ = f32(_e4651);
+                }
+                let _e4655 = active_447_;
+                if _e4655 {
+                    let _e4657 = r279_;
+                    let _e4659 = r285_;
+                    r289_ = (_e4657 * _e4659);
+                }
+                let _e4663 = active_447_;
+                if _e4663 {
+                    let _e4665 = r267_;
+                    let _e4667 = r289_;
+                    r290_ = (_e4665 + _e4667);
+                }
+                let _e4671 = active_447_;
+                if _e4671 {
+                    let _e4673 = r279_;
+                    let _e4675 = r288_;
+                    r291_ = (_e4673 * _e4675);
+                }
+                let _e4679 = active_447_;
+                if _e4679 {
+                    let _e4681 = r269_;
+                    let _e4683 = r291_;
+                    r292_ = (_e4681 + _e4683);
+                }
+                let _e4687 = active_447_;
                 if _e4687 {
-                    let _e4689 = r351_;
-                    r352_ = f32(_e4689);
+                    let _e4689 = r282_;
+                    let _e4691 = r285_;
+                    r293_ = (_e4689 * _e4691);
                 }
-                let _e4693 = active_540_;
-                if _e4693 {
-                    let _e4697 = b_local2_[2i];
-                    r353_ = _e4697;
+                let _e4695 = active_447_;
+                if _e4695 {
+                    let _e4697 = r271_;
+                    let _e4699 = r293_;
+                    r294_ = (_e4697 + _e4699);
                 }
-                workgroupBarrier();
-                let _e4700 = r353_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4700);
-                let _e4711 = active_540_;
-                lane_active[local_index] = u32(_e4711);
-                workgroupBarrier();
-                let _e4714 = active_540_;
-                if _e4714 {
-                    let _e4720 = i32(local_index);
-                    let _e4723 = r345_;
-                    let _e4727 = (((_e4723 % 32i) + 32i) % 32i);
-                    let _e4732 = ((_e4720 - (i32(local_index) % 32i)) + _e4727);
-                    let _e4735 = (((_e4727 >= 0i) && (_e4727 < 32i)) && (_e4732 < 128i));
-                    let _e4736 = select(_e4720, _e4732, _e4735);
-                    let _e4740 = lane_active[bitcast<u32>(_e4736)];
-                    let _e4747 = lane_values[bitcast<u32>(_e4736)];
-                    let _e4751 = lane_values[bitcast<u32>(_e4720)];
-                    r354_ = bitcast<f32>(select(_e4751, _e4747, (_e4735 && (_e4740 != 0u))));
+                let _e4703 = active_447_;
+                if _e4703 {
+                    let _e4705 = r282_;
+                    let _e4707 = r288_;
+                    r295_ = (_e4705 * _e4707);
                 }
-                let _e4756 = active_540_;
-                if _e4756 {
-                    let _e4758 = r354_;
-                    r355_ = f32(_e4758);
+                let _e4711 = active_447_;
+                if _e4711 {
+                    let _e4713 = r273_;
+                    let _e4715 = r295_;
+                    r296_ = (_e4713 + _e4715);
                 }
-                let _e4762 = active_540_;
-                if _e4762 {
-                    let _e4766 = b_local2_[2i];
-                    r356_ = _e4766;
+                let _e4719 = active_447_;
+                if _e4719 {
+                    let _e4721 = r69_;
+                    r297_ = (_e4721 + 1i);
                 }
-                workgroupBarrier();
-                let _e4769 = r356_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4769);
-                let _e4780 = active_540_;
-                lane_active[local_index] = u32(_e4780);
-                workgroupBarrier();
-                let _e4783 = active_540_;
-                if _e4783 {
-                    let _e4789 = i32(local_index);
-                    let _e4792 = r346_;
-                    let _e4796 = (((_e4792 % 32i) + 32i) % 32i);
-                    let _e4801 = ((_e4789 - (i32(local_index) % 32i)) + _e4796);
-                    let _e4804 = (((_e4796 >= 0i) && (_e4796 < 32i)) && (_e4801 < 128i));
-                    let _e4805 = select(_e4789, _e4801, _e4804);
-                    let _e4809 = lane_active[bitcast<u32>(_e4805)];
-                    let _e4816 = lane_values[bitcast<u32>(_e4805)];
-                    let _e4820 = lane_values[bitcast<u32>(_e4789)];
-                    r357_ = bitcast<f32>(select(_e4820, _e4816, (_e4804 && (_e4809 != 0u))));
+                let _e4726 = active_447_;
+                if _e4726 {
+                    let _e4728 = r70_;
+                    r298_ = (_e4728 + 1i);
                 }
-                let _e4825 = active_540_;
-                if _e4825 {
-                    let _e4827 = r357_;
-                    r358_ = f32(_e4827);
+                let _e4733 = active_447_;
+                if _e4733 {
+                    let _e4735 = r298_;
+                    r299_ = (_e4735 + 4i);
                 }
-                let _e4831 = active_540_;
-                if _e4831 {
-                    let _e4833 = r349_;
-                    let _e4835 = r355_;
-                    r359_ = (_e4833 * _e4835);
-                }
-                let _e4839 = active_540_;
-                if _e4839 {
-                    let _e4841 = r337_;
-                    let _e4843 = r359_;
-                    r360_ = (_e4841 + _e4843);
-                }
-                let _e4847 = active_540_;
-                if _e4847 {
-                    let _e4849 = r349_;
-                    let _e4851 = r358_;
-                    r361_ = (_e4849 * _e4851);
-                }
-                let _e4855 = active_540_;
-                if _e4855 {
-                    let _e4857 = r339_;
-                    let _e4859 = r361_;
-                    r362_ = (_e4857 + _e4859);
-                }
-                let _e4863 = active_540_;
-                if _e4863 {
-                    let _e4865 = r352_;
-                    let _e4867 = r355_;
-                    r363_ = (_e4865 * _e4867);
-                }
-                let _e4871 = active_540_;
-                if _e4871 {
-                    let _e4873 = r341_;
-                    let _e4875 = r363_;
-                    r364_ = (_e4873 + _e4875);
-                }
-                let _e4879 = active_540_;
-                if _e4879 {
-                    let _e4881 = r352_;
-                    let _e4883 = r358_;
-                    r365_ = (_e4881 * _e4883);
-                }
-                let _e4887 = active_540_;
-                if _e4887 {
-                    let _e4889 = r343_;
-                    let _e4891 = r365_;
-                    r366_ = (_e4889 + _e4891);
-                }
-                let _e4895 = active_540_;
-                if _e4895 {
-                    let _e4897 = r162_;
-                    r367_ = (_e4897 + 0i);
-                }
-                let _e4902 = active_540_;
-                if _e4902 {
-                    let _e4904 = r163_;
-                    r368_ = (_e4904 + 0i);
-                }
-                let _e4909 = active_540_;
-                if _e4909 {
-                    let _e4911 = r368_;
-                    r369_ = (_e4911 + 4i);
-                }
-                let _e4916 = active_540_;
-                if _e4916 {
-                    let _e4920 = a_local1_[5i];
-                    r370_ = _e4920;
+                let _e4740 = active_447_;
+                if _e4740 {
+                    let _e4744 = a_local1_[4i];
+                    r300_ = _e4744;
                 }
                 workgroupBarrier();
-                let _e4923 = r370_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4923);
-                let _e4934 = active_540_;
-                lane_active[local_index] = u32(_e4934);
+                let _e4747 = r300_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4747);
+                let _e4758 = active_447_;
+                lane_active[local_index] = u32(_e4758);
                 workgroupBarrier();
-                let _e4937 = active_540_;
-                if _e4937 {
-                    let _e4943 = i32(local_index);
-                    let _e4946 = r367_;
-                    let _e4950 = (((_e4946 % 32i) + 32i) % 32i);
-                    let _e4955 = ((_e4943 - (i32(local_index) % 32i)) + _e4950);
-                    let _e4958 = (((_e4950 >= 0i) && (_e4950 < 32i)) && (_e4955 < 128i));
-                    let _e4959 = select(_e4943, _e4955, _e4958);
-                    let _e4963 = lane_active[bitcast<u32>(_e4959)];
-                    let _e4970 = lane_values[bitcast<u32>(_e4959)];
-                    let _e4974 = lane_values[bitcast<u32>(_e4943)];
-                    r371_ = bitcast<f32>(select(_e4974, _e4970, (_e4958 && (_e4963 != 0u))));
+                let _e4761 = active_447_;
+                if _e4761 {
+                    let _e4767 = i32(local_index);
+                    let _e4770 = r297_;
+                    let _e4774 = (((_e4770 % 32i) + 32i) % 32i);
+                    let _e4779 = ((_e4767 - (i32(local_index) % 32i)) + _e4774);
+                    let _e4782 = (((_e4774 >= 0i) && (_e4774 < 32i)) && (_e4779 < 128i));
+                    let _e4783 = select(_e4767, _e4779, _e4782);
+                    let _e4787 = lane_active[bitcast<u32>(_e4783)];
+                    let _e4794 = lane_values[bitcast<u32>(_e4783)];
+                    let _e4798 = lane_values[bitcast<u32>(_e4767)];
+                    r301_ = bitcast<f32>(select(_e4798, _e4794, (_e4782 && (_e4787 != 0u))));
                 }
-                let _e4979 = active_540_;
-                if _e4979 {
-                    let _e4981 = r371_;
-                    r372_ = f32(_e4981);
+                let _e4803 = active_447_;
+                if _e4803 {
+                    let _e4805 = r301_;
+                    r302_ = f32(_e4805);
                 }
-                let _e4985 = active_540_;
-                if _e4985 {
-                    let _e4989 = a_local1_[7i];
-                    r373_ = _e4989;
+                let _e4809 = active_447_;
+                if _e4809 {
+                    let _e4813 = a_local1_[6i];
+                    r303_ = _e4813;
                 }
                 workgroupBarrier();
-                let _e4992 = r373_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4992);
-                let _e5003 = active_540_;
-                lane_active[local_index] = u32(_e5003);
+                let _e4816 = r303_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4816);
+                let _e4827 = active_447_;
+                lane_active[local_index] = u32(_e4827);
                 workgroupBarrier();
-                let _e5006 = active_540_;
-                if _e5006 {
-                    let _e5012 = i32(local_index);
-                    let _e5015 = r367_;
-                    let _e5019 = (((_e5015 % 32i) + 32i) % 32i);
-                    let _e5024 = ((_e5012 - (i32(local_index) % 32i)) + _e5019);
-                    let _e5027 = (((_e5019 >= 0i) && (_e5019 < 32i)) && (_e5024 < 128i));
-                    let _e5028 = select(_e5012, _e5024, _e5027);
-                    let _e5032 = lane_active[bitcast<u32>(_e5028)];
-                    let _e5039 = lane_values[bitcast<u32>(_e5028)];
-                    let _e5043 = lane_values[bitcast<u32>(_e5012)];
-                    r374_ = bitcast<f32>(select(_e5043, _e5039, (_e5027 && (_e5032 != 0u))));
+                let _e4830 = active_447_;
+                if _e4830 {
+                    let _e4836 = i32(local_index);
+                    let _e4839 = r297_;
+                    let _e4843 = (((_e4839 % 32i) + 32i) % 32i);
+                    let _e4848 = ((_e4836 - (i32(local_index) % 32i)) + _e4843);
+                    let _e4851 = (((_e4843 >= 0i) && (_e4843 < 32i)) && (_e4848 < 128i));
+                    let _e4852 = select(_e4836, _e4848, _e4851);
+                    let _e4856 = lane_active[bitcast<u32>(_e4852)];
+                    let _e4863 = lane_values[bitcast<u32>(_e4852)];
+                    let _e4867 = lane_values[bitcast<u32>(_e4836)];
+                    r304_ = bitcast<f32>(select(_e4867, _e4863, (_e4851 && (_e4856 != 0u))));
                 }
-                let _e5048 = active_540_;
+                let _e4872 = active_447_;
+                if _e4872 {
+                    let _e4874 = r304_;
+                    r305_ = f32(_e4874);
+                }
+                let _e4878 = active_447_;
+                if _e4878 {
+                    let _e4882 = b_local2_[2i];
+                    r306_ = _e4882;
+                }
+                workgroupBarrier();
+                let _e4885 = r306_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4885);
+                let _e4896 = active_447_;
+                lane_active[local_index] = u32(_e4896);
+                workgroupBarrier();
+                let _e4899 = active_447_;
+                if _e4899 {
+                    let _e4905 = i32(local_index);
+                    let _e4908 = r298_;
+                    let _e4912 = (((_e4908 % 32i) + 32i) % 32i);
+                    let _e4917 = ((_e4905 - (i32(local_index) % 32i)) + _e4912);
+                    let _e4920 = (((_e4912 >= 0i) && (_e4912 < 32i)) && (_e4917 < 128i));
+                    let _e4921 = select(_e4905, _e4917, _e4920);
+                    let _e4925 = lane_active[bitcast<u32>(_e4921)];
+                    let _e4932 = lane_values[bitcast<u32>(_e4921)];
+                    let _e4936 = lane_values[bitcast<u32>(_e4905)];
+                    r307_ = bitcast<f32>(select(_e4936, _e4932, (_e4920 && (_e4925 != 0u))));
+                }
+                let _e4941 = active_447_;
+                if _e4941 {
+                    let _e4943 = r307_;
+                    r308_ = f32(_e4943);
+                }
+                let _e4947 = active_447_;
+                if _e4947 {
+                    let _e4951 = b_local2_[2i];
+                    r309_ = _e4951;
+                }
+                workgroupBarrier();
+                let _e4954 = r309_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4954);
+                let _e4965 = active_447_;
+                lane_active[local_index] = u32(_e4965);
+                workgroupBarrier();
+                let _e4968 = active_447_;
+                if _e4968 {
+                    let _e4974 = i32(local_index);
+                    let _e4977 = r299_;
+                    let _e4981 = (((_e4977 % 32i) + 32i) % 32i);
+                    let _e4986 = ((_e4974 - (i32(local_index) % 32i)) + _e4981);
+                    let _e4989 = (((_e4981 >= 0i) && (_e4981 < 32i)) && (_e4986 < 128i));
+                    let _e4990 = select(_e4974, _e4986, _e4989);
+                    let _e4994 = lane_active[bitcast<u32>(_e4990)];
+                    let _e5001 = lane_values[bitcast<u32>(_e4990)];
+                    let _e5005 = lane_values[bitcast<u32>(_e4974)];
+                    r310_ = bitcast<f32>(select(_e5005, _e5001, (_e4989 && (_e4994 != 0u))));
+                }
+                let _e5010 = active_447_;
+                if _e5010 {
+                    let _e5012 = r310_;
+                    r311_ = f32(_e5012);
+                }
+                let _e5016 = active_447_;
+                if _e5016 {
+                    let _e5018 = r302_;
+                    let _e5020 = r308_;
+                    r312_ = (_e5018 * _e5020);
+                }
+                let _e5024 = active_447_;
+                if _e5024 {
+                    let _e5026 = r290_;
+                    let _e5028 = r312_;
+                    r313_ = (_e5026 + _e5028);
+                }
+                let _e5032 = active_447_;
+                if _e5032 {
+                    let _e5034 = r302_;
+                    let _e5036 = r311_;
+                    r314_ = (_e5034 * _e5036);
+                }
+                let _e5040 = active_447_;
+                if _e5040 {
+                    let _e5042 = r292_;
+                    let _e5044 = r314_;
+                    r315_ = (_e5042 + _e5044);
+                }
+                let _e5048 = active_447_;
                 if _e5048 {
-                    let _e5050 = r374_;
-                    r375_ = f32(_e5050);
+                    let _e5050 = r305_;
+                    let _e5052 = r308_;
+                    r316_ = (_e5050 * _e5052);
                 }
-                let _e5054 = active_540_;
-                if _e5054 {
-                    let _e5058 = b_local2_[3i];
-                    r376_ = _e5058;
+                let _e5056 = active_447_;
+                if _e5056 {
+                    let _e5058 = r294_;
+                    let _e5060 = r316_;
+                    r317_ = (_e5058 + _e5060);
                 }
-                workgroupBarrier();
-                let _e5061 = r376_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5061);
-                let _e5072 = active_540_;
-                lane_active[local_index] = u32(_e5072);
-                workgroupBarrier();
-                let _e5075 = active_540_;
-                if _e5075 {
-                    let _e5081 = i32(local_index);
-                    let _e5084 = r368_;
-                    let _e5088 = (((_e5084 % 32i) + 32i) % 32i);
-                    let _e5093 = ((_e5081 - (i32(local_index) % 32i)) + _e5088);
-                    let _e5096 = (((_e5088 >= 0i) && (_e5088 < 32i)) && (_e5093 < 128i));
-                    let _e5097 = select(_e5081, _e5093, _e5096);
-                    let _e5101 = lane_active[bitcast<u32>(_e5097)];
-                    let _e5108 = lane_values[bitcast<u32>(_e5097)];
-                    let _e5112 = lane_values[bitcast<u32>(_e5081)];
-                    r377_ = bitcast<f32>(select(_e5112, _e5108, (_e5096 && (_e5101 != 0u))));
+                let _e5064 = active_447_;
+                if _e5064 {
+                    let _e5066 = r305_;
+                    let _e5068 = r311_;
+                    r318_ = (_e5066 * _e5068);
                 }
-                let _e5117 = active_540_;
-                if _e5117 {
-                    let _e5119 = r377_;
-                    r378_ = f32(_e5119);
+                let _e5072 = active_447_;
+                if _e5072 {
+                    let _e5074 = r296_;
+                    let _e5076 = r318_;
+                    r319_ = (_e5074 + _e5076);
                 }
-                let _e5123 = active_540_;
-                if _e5123 {
-                    let _e5127 = b_local2_[3i];
-                    r379_ = _e5127;
+                let _e5080 = active_447_;
+                if _e5080 {
+                    let _e5082 = r69_;
+                    r320_ = (_e5082 + 1i);
                 }
-                workgroupBarrier();
-                let _e5130 = r379_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5130);
-                let _e5141 = active_540_;
-                lane_active[local_index] = u32(_e5141);
-                workgroupBarrier();
-                let _e5144 = active_540_;
-                if _e5144 {
-                    let _e5150 = i32(local_index);
-                    let _e5153 = r369_;
-                    let _e5157 = (((_e5153 % 32i) + 32i) % 32i);
-                    let _e5162 = ((_e5150 - (i32(local_index) % 32i)) + _e5157);
-                    let _e5165 = (((_e5157 >= 0i) && (_e5157 < 32i)) && (_e5162 < 128i));
-                    let _e5166 = select(_e5150, _e5162, _e5165);
-                    let _e5170 = lane_active[bitcast<u32>(_e5166)];
-                    let _e5177 = lane_values[bitcast<u32>(_e5166)];
-                    let _e5181 = lane_values[bitcast<u32>(_e5150)];
-                    r380_ = bitcast<f32>(select(_e5181, _e5177, (_e5165 && (_e5170 != 0u))));
+                let _e5087 = active_447_;
+                if _e5087 {
+                    let _e5089 = r70_;
+                    r321_ = (_e5089 + 1i);
                 }
-                let _e5186 = active_540_;
-                if _e5186 {
-                    let _e5188 = r380_;
-                    r381_ = f32(_e5188);
+                let _e5094 = active_447_;
+                if _e5094 {
+                    let _e5096 = r321_;
+                    r322_ = (_e5096 + 4i);
                 }
-                let _e5192 = active_540_;
-                if _e5192 {
-                    let _e5194 = r372_;
-                    let _e5196 = r378_;
-                    r382_ = (_e5194 * _e5196);
-                }
-                let _e5200 = active_540_;
-                if _e5200 {
-                    let _e5202 = r360_;
-                    let _e5204 = r382_;
-                    r383_ = (_e5202 + _e5204);
-                }
-                let _e5208 = active_540_;
-                if _e5208 {
-                    let _e5210 = r372_;
-                    let _e5212 = r381_;
-                    r384_ = (_e5210 * _e5212);
-                }
-                let _e5216 = active_540_;
-                if _e5216 {
-                    let _e5218 = r362_;
-                    let _e5220 = r384_;
-                    r385_ = (_e5218 + _e5220);
-                }
-                let _e5224 = active_540_;
-                if _e5224 {
-                    let _e5226 = r375_;
-                    let _e5228 = r378_;
-                    r386_ = (_e5226 * _e5228);
-                }
-                let _e5232 = active_540_;
-                if _e5232 {
-                    let _e5234 = r364_;
-                    let _e5236 = r386_;
-                    r387_ = (_e5234 + _e5236);
-                }
-                let _e5240 = active_540_;
-                if _e5240 {
-                    let _e5242 = r375_;
-                    let _e5244 = r381_;
-                    r388_ = (_e5242 * _e5244);
-                }
-                let _e5248 = active_540_;
-                if _e5248 {
-                    let _e5250 = r366_;
-                    let _e5252 = r388_;
-                    r389_ = (_e5250 + _e5252);
-                }
-                let _e5256 = active_540_;
-                if _e5256 {
-                    let _e5258 = r162_;
-                    r390_ = (_e5258 + 1i);
-                }
-                let _e5263 = active_540_;
-                if _e5263 {
-                    let _e5265 = r163_;
-                    r391_ = (_e5265 + 1i);
-                }
-                let _e5270 = active_540_;
-                if _e5270 {
-                    let _e5272 = r391_;
-                    r392_ = (_e5272 + 4i);
-                }
-                let _e5277 = active_540_;
-                if _e5277 {
-                    let _e5281 = a_local1_[4i];
-                    r393_ = _e5281;
+                let _e5101 = active_447_;
+                if _e5101 {
+                    let _e5105 = a_local1_[5i];
+                    r323_ = _e5105;
                 }
                 workgroupBarrier();
-                let _e5284 = r393_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5284);
-                let _e5295 = active_540_;
-                lane_active[local_index] = u32(_e5295);
+                let _e5108 = r323_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5108);
+                let _e5119 = active_447_;
+                lane_active[local_index] = u32(_e5119);
                 workgroupBarrier();
-                let _e5298 = active_540_;
-                if _e5298 {
-                    let _e5304 = i32(local_index);
-                    let _e5307 = r390_;
-                    let _e5311 = (((_e5307 % 32i) + 32i) % 32i);
-                    let _e5316 = ((_e5304 - (i32(local_index) % 32i)) + _e5311);
-                    let _e5319 = (((_e5311 >= 0i) && (_e5311 < 32i)) && (_e5316 < 128i));
-                    let _e5320 = select(_e5304, _e5316, _e5319);
-                    let _e5324 = lane_active[bitcast<u32>(_e5320)];
-                    let _e5331 = lane_values[bitcast<u32>(_e5320)];
-                    let _e5335 = lane_values[bitcast<u32>(_e5304)];
-                    r394_ = bitcast<f32>(select(_e5335, _e5331, (_e5319 && (_e5324 != 0u))));
+                let _e5122 = active_447_;
+                if _e5122 {
+                    let _e5128 = i32(local_index);
+                    let _e5131 = r320_;
+                    let _e5135 = (((_e5131 % 32i) + 32i) % 32i);
+                    let _e5140 = ((_e5128 - (i32(local_index) % 32i)) + _e5135);
+                    let _e5143 = (((_e5135 >= 0i) && (_e5135 < 32i)) && (_e5140 < 128i));
+                    let _e5144 = select(_e5128, _e5140, _e5143);
+                    let _e5148 = lane_active[bitcast<u32>(_e5144)];
+                    let _e5155 = lane_values[bitcast<u32>(_e5144)];
+                    let _e5159 = lane_values[bitcast<u32>(_e5128)];
+                    r324_ = bitcast<f32>(select(_e5159, _e5155, (_e5143 && (_e5148 != 0u))));
                 }
-                let _e5340 = active_540_;
-                if _e5340 {
-                    let _e5342 = r394_;
-                    r395_ = f32(_e5342);
+                let _e5164 = active_447_;
+                if _e5164 {
+                    let _e5166 = r324_;
+                    r325_ = f32(_e5166);
                 }
-                let _e5346 = active_540_;
-                if _e5346 {
-                    let _e5350 = a_local1_[6i];
-                    r396_ = _e5350;
+                let _e5170 = active_447_;
+                if _e5170 {
+                    let _e5174 = a_local1_[7i];
+                    r326_ = _e5174;
                 }
                 workgroupBarrier();
-                let _e5353 = r396_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5353);
-                let _e5364 = active_540_;
-                lane_active[local_index] = u32(_e5364);
+                let _e5177 = r326_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5177);
+                let _e5188 = active_447_;
+                lane_active[local_index] = u32(_e5188);
                 workgroupBarrier();
-                let _e5367 = active_540_;
-                if _e5367 {
-                    let _e5373 = i32(local_index);
-                    let _e5376 = r390_;
-                    let _e5380 = (((_e5376 % 32i) + 32i) % 32i);
-                    let _e5385 = ((_e5373 - (i32(local_index) % 32i)) + _e5380);
-                    let _e5388 = (((_e5380 >= 0i) && (_e5380 < 32i)) && (_e5385 < 128i));
-                    let _e5389 = select(_e5373, _e5385, _e5388);
-                    let _e5393 = lane_active[bitcast<u32>(_e5389)];
-                    let _e5400 = lane_values[bitcast<u32>(_e5389)];
-                    let _e5404 = lane_values[bitcast<u32>(_e5373)];
-                    r397_ = bitcast<f32>(select(_e5404, _e5400, (_e5388 && (_e5393 != 0u))));
+                let _e5191 = active_447_;
+                if _e5191 {
+                    let _e5197 = i32(local_index);
+                    let _e5200 = r320_;
+                    let _e5204 = (((_e5200 % 32i) + 32i) % 32i);
+                    let _e5209 = ((_e5197 - (i32(local_index) % 32i)) + _e5204);
+                    let _e5212 = (((_e5204 >= 0i) && (_e5204 < 32i)) && (_e5209 < 128i));
+                    let _e5213 = select(_e5197, _e5209, _e5212);
+                    let _e5217 = lane_active[bitcast<u32>(_e5213)];
+                    let _e5224 = lane_values[bitcast<u32>(_e5213)];
+                    let _e5228 = lane_values[bitcast<u32>(_e5197)];
+                    r327_ = bitcast<f32>(select(_e5228, _e5224, (_e5212 && (_e5217 != 0u))));
                 }
-                let _e5409 = active_540_;
+                let _e5233 = active_447_;
+                if _e5233 {
+                    let _e5235 = r327_;
+                    r328_ = f32(_e5235);
+                }
+                let _e5239 = active_447_;
+                if _e5239 {
+                    let _e5243 = b_local2_[3i];
+                    r329_ = _e5243;
+                }
+                workgroupBarrier();
+                let _e5246 = r329_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5246);
+                let _e5257 = active_447_;
+                lane_active[local_index] = u32(_e5257);
+                workgroupBarrier();
+                let _e5260 = active_447_;
+                if _e5260 {
+                    let _e5266 = i32(local_index);
+                    let _e5269 = r321_;
+                    let _e5273 = (((_e5269 % 32i) + 32i) % 32i);
+                    let _e5278 = ((_e5266 - (i32(local_index) % 32i)) + _e5273);
+                    let _e5281 = (((_e5273 >= 0i) && (_e5273 < 32i)) && (_e5278 < 128i));
+                    let _e5282 = select(_e5266, _e5278, _e5281);
+                    let _e5286 = lane_active[bitcast<u32>(_e5282)];
+                    let _e5293 = lane_values[bitcast<u32>(_e5282)];
+                    let _e5297 = lane_values[bitcast<u32>(_e5266)];
+                    r330_ = bitcast<f32>(select(_e5297, _e5293, (_e5281 && (_e5286 != 0u))));
+                }
+                let _e5302 = active_447_;
+                if _e5302 {
+                    let _e5304 = r330_;
+                    r331_ = f32(_e5304);
+                }
+                let _e5308 = active_447_;
+                if _e5308 {
+                    let _e5312 = b_local2_[3i];
+                    r332_ = _e5312;
+                }
+                workgroupBarrier();
+                let _e5315 = r332_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5315);
+                let _e5326 = active_447_;
+                lane_active[local_index] = u32(_e5326);
+                workgroupBarrier();
+                let _e5329 = active_447_;
+                if _e5329 {
+                    let _e5335 = i32(local_index);
+                    let _e5338 = r322_;
+                    let _e5342 = (((_e5338 % 32i) + 32i) % 32i);
+                    let _e5347 = ((_e5335 - (i32(local_index) % 32i)) + _e5342);
+                    let _e5350 = (((_e5342 >= 0i) && (_e5342 < 32i)) && (_e5347 < 128i));
+                    let _e5351 = select(_e5335, _e5347, _e5350);
+                    let _e5355 = lane_active[bitcast<u32>(_e5351)];
+                    let _e5362 = lane_values[bitcast<u32>(_e5351)];
+                    let _e5366 = lane_values[bitcast<u32>(_e5335)];
+                    r333_ = bitcast<f32>(select(_e5366, _e5362, (_e5350 && (_e5355 != 0u))));
+                }
+                let _e5371 = active_447_;
+                if _e5371 {
+                    let _e5373 = r333_;
+                    r334_ = f32(_e5373);
+                }
+                let _e5377 = active_447_;
+                if _e5377 {
+                    let _e5379 = r325_;
+                    let _e5381 = r331_;
+                    r335_ = (_e5379 * _e5381);
+                }
+                let _e5385 = active_447_;
+                if _e5385 {
+                    let _e5387 = r313_;
+                    let _e5389 = r335_;
+                    r336_ = (_e5387 + _e5389);
+                }
+                let _e5393 = active_447_;
+                if _e5393 {
+                    let _e5395 = r325_;
+                    let _e5397 = r334_;
+                    r337_ = (_e5395 * _e5397);
+                }
+                let _e5401 = active_447_;
+                if _e5401 {
+                    let _e5403 = r315_;
+                    let _e5405 = r337_;
+                    r338_ = (_e5403 + _e5405);
+                }
+                let _e5409 = active_447_;
                 if _e5409 {
-                    let _e5411 = r397_;
-                    r398_ = f32(_e5411);
+                    let _e5411 = r328_;
+                    let _e5413 = r331_;
+                    r339_ = (_e5411 * _e5413);
                 }
-                let _e5415 = active_540_;
-                if _e5415 {
-                    let _e5419 = b_local2_[2i];
-                    r399_ = _e5419;
+                let _e5417 = active_447_;
+                if _e5417 {
+                    let _e5419 = r317_;
+                    let _e5421 = r339_;
+                    r340_ = (_e5419 + _e5421);
                 }
-                workgroupBarrier();
-                let _e5422 = r399_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5422);
-                let _e5433 = active_540_;
-                lane_active[local_index] = u32(_e5433);
-                workgroupBarrier();
-                let _e5436 = active_540_;
-                if _e5436 {
-                    let _e5442 = i32(local_index);
-                    let _e5445 = r391_;
-                    let _e5449 = (((_e5445 % 32i) + 32i) % 32i);
-                    let _e5454 = ((_e5442 - (i32(local_index) % 32i)) + _e5449);
-                    let _e5457 = (((_e5449 >= 0i) && (_e5449 < 32i)) && (_e5454 < 128i));
-                    let _e5458 = select(_e5442, _e5454, _e5457);
-                    let _e5462 = lane_active[bitcast<u32>(_e5458)];
-                    let _e5469 = lane_values[bitcast<u32>(_e5458)];
-                    let _e5473 = lane_values[bitcast<u32>(_e5442)];
-                    r400_ = bitcast<f32>(select(_e5473, _e5469, (_e5457 && (_e5462 != 0u))));
+                let _e5425 = active_447_;
+                if _e5425 {
+                    let _e5427 = r328_;
+                    let _e5429 = r334_;
+                    r341_ = (_e5427 * _e5429);
                 }
-                let _e5478 = active_540_;
-                if _e5478 {
-                    let _e5480 = r400_;
-                    r401_ = f32(_e5480);
+                let _e5433 = active_447_;
+                if _e5433 {
+                    let _e5435 = r319_;
+                    let _e5437 = r341_;
+                    r342_ = (_e5435 + _e5437);
                 }
-                let _e5484 = active_540_;
-                if _e5484 {
-                    let _e5488 = b_local2_[2i];
-                    r402_ = _e5488;
+                let _e5441 = active_447_;
+                if _e5441 {
+                    let _e5443 = r69_;
+                    r343_ = (_e5443 + 2i);
                 }
-                workgroupBarrier();
-                let _e5491 = r402_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5491);
-                let _e5502 = active_540_;
-                lane_active[local_index] = u32(_e5502);
-                workgroupBarrier();
-                let _e5505 = active_540_;
-                if _e5505 {
-                    let _e5511 = i32(local_index);
-                    let _e5514 = r392_;
-                    let _e5518 = (((_e5514 % 32i) + 32i) % 32i);
-                    let _e5523 = ((_e5511 - (i32(local_index) % 32i)) + _e5518);
-                    let _e5526 = (((_e5518 >= 0i) && (_e5518 < 32i)) && (_e5523 < 128i));
-                    let _e5527 = select(_e5511, _e5523, _e5526);
-                    let _e5531 = lane_active[bitcast<u32>(_e5527)];
-                    let _e5538 = lane_values[bitcast<u32>(_e5527)];
-                    let _e5542 = lane_values[bitcast<u32>(_e5511)];
-                    r403_ = bitcast<f32>(select(_e5542, _e5538, (_e5526 && (_e5531 != 0u))));
+                let _e5448 = active_447_;
+                if _e5448 {
+                    let _e5450 = r70_;
+                    r344_ = (_e5450 + 2i);
                 }
-                let _e5547 = active_540_;
-                if _e5547 {
-                    let _e5549 = r403_;
-                    r404_ = f32(_e5549);
+                let _e5455 = active_447_;
+                if _e5455 {
+                    let _e5457 = r344_;
+                    r345_ = (_e5457 + 4i);
                 }
-                let _e5553 = active_540_;
-                if _e5553 {
-                    let _e5555 = r395_;
-                    let _e5557 = r401_;
-                    r405_ = (_e5555 * _e5557);
-                }
-                let _e5561 = active_540_;
-                if _e5561 {
-                    let _e5563 = r383_;
-                    let _e5565 = r405_;
-                    r406_ = (_e5563 + _e5565);
-                }
-                let _e5569 = active_540_;
-                if _e5569 {
-                    let _e5571 = r395_;
-                    let _e5573 = r404_;
-                    r407_ = (_e5571 * _e5573);
-                }
-                let _e5577 = active_540_;
-                if _e5577 {
-                    let _e5579 = r385_;
-                    let _e5581 = r407_;
-                    r408_ = (_e5579 + _e5581);
-                }
-                let _e5585 = active_540_;
-                if _e5585 {
-                    let _e5587 = r398_;
-                    let _e5589 = r401_;
-                    r409_ = (_e5587 * _e5589);
-                }
-                let _e5593 = active_540_;
-                if _e5593 {
-                    let _e5595 = r387_;
-                    let _e5597 = r409_;
-                    r410_ = (_e5595 + _e5597);
-                }
-                let _e5601 = active_540_;
-                if _e5601 {
-                    let _e5603 = r398_;
-                    let _e5605 = r404_;
-                    r411_ = (_e5603 * _e5605);
-                }
-                let _e5609 = active_540_;
-                if _e5609 {
-                    let _e5611 = r389_;
-                    let _e5613 = r411_;
-                    r412_ = (_e5611 + _e5613);
-                }
-                let _e5617 = active_540_;
-                if _e5617 {
-                    let _e5619 = r162_;
-                    r413_ = (_e5619 + 1i);
-                }
-                let _e5624 = active_540_;
-                if _e5624 {
-                    let _e5626 = r163_;
-                    r414_ = (_e5626 + 1i);
-                }
-                let _e5631 = active_540_;
-                if _e5631 {
-                    let _e5633 = r414_;
-                    r415_ = (_e5633 + 4i);
-                }
-                let _e5638 = active_540_;
-                if _e5638 {
-                    let _e5642 = a_local1_[5i];
-                    r416_ = _e5642;
+                let _e5462 = active_447_;
+                if _e5462 {
+                    let _e5466 = a_local1_[4i];
+                    r346_ = _e5466;
                 }
                 workgroupBarrier();
-                let _e5645 = r416_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5645);
-                let _e5656 = active_540_;
-                lane_active[local_index] = u32(_e5656);
+                let _e5469 = r346_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5469);
+                let _e5480 = active_447_;
+                lane_active[local_index] = u32(_e5480);
                 workgroupBarrier();
-                let _e5659 = active_540_;
-                if _e5659 {
-                    let _e5665 = i32(local_index);
-                    let _e5668 = r413_;
-                    let _e5672 = (((_e5668 % 32i) + 32i) % 32i);
-                    let _e5677 = ((_e5665 - (i32(local_index) % 32i)) + _e5672);
-                    let _e5680 = (((_e5672 >= 0i) && (_e5672 < 32i)) && (_e5677 < 128i));
-                    let _e5681 = select(_e5665, _e5677, _e5680);
-                    let _e5685 = lane_active[bitcast<u32>(_e5681)];
-                    let _e5692 = lane_values[bitcast<u32>(_e5681)];
-                    let _e5696 = lane_values[bitcast<u32>(_e5665)];
-                    r417_ = bitcast<f32>(select(_e5696, _e5692, (_e5680 && (_e5685 != 0u))));
+                let _e5483 = active_447_;
+                if _e5483 {
+                    let _e5489 = i32(local_index);
+                    let _e5492 = r343_;
+                    let _e5496 = (((_e5492 % 32i) + 32i) % 32i);
+                    let _e5501 = ((_e5489 - (i32(local_index) % 32i)) + _e5496);
+                    let _e5504 = (((_e5496 >= 0i) && (_e5496 < 32i)) && (_e5501 < 128i));
+                    let _e5505 = select(_e5489, _e5501, _e5504);
+                    let _e5509 = lane_active[bitcast<u32>(_e5505)];
+                    let _e5516 = lane_values[bitcast<u32>(_e5505)];
+                    let _e5520 = lane_values[bitcast<u32>(_e5489)];
+                    r347_ = bitcast<f32>(select(_e5520, _e5516, (_e5504 && (_e5509 != 0u))));
                 }
-                let _e5701 = active_540_;
-                if _e5701 {
-                    let _e5703 = r417_;
-                    r418_ = f32(_e5703);
+                let _e5525 = active_447_;
+                if _e5525 {
+                    let _e5527 = r347_;
+                    r348_ = f32(_e5527);
                 }
-                let _e5707 = active_540_;
-                if _e5707 {
-                    let _e5711 = a_local1_[7i];
-                    r419_ = _e5711;
+                let _e5531 = active_447_;
+                if _e5531 {
+                    let _e5535 = a_local1_[6i];
+                    r349_ = _e5535;
                 }
                 workgroupBarrier();
-                let _e5714 = r419_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5714);
-                let _e5725 = active_540_;
-                lane_active[local_index] = u32(_e5725);
+                let _e5538 = r349_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5538);
+                let _e5549 = active_447_;
+                lane_active[local_index] = u32(_e5549);
                 workgroupBarrier();
-                let _e5728 = active_540_;
-                if _e5728 {
-                    let _e5734 = i32(local_index);
-                    let _e5737 = r413_;
-                    let _e5741 = (((_e5737 % 32i) + 32i) % 32i);
-                    let _e5746 = ((_e5734 - (i32(local_index) % 32i)) + _e5741);
-                    let _e5749 = (((_e5741 >= 0i) && (_e5741 < 32i)) && (_e5746 < 128i));
-                    let _e5750 = select(_e5734, _e5746, _e5749);
-                    let _e5754 = lane_active[bitcast<u32>(_e5750)];
-                    let _e5761 = lane_values[bitcast<u32>(_e5750)];
-                    let _e5765 = lane_values[bitcast<u32>(_e5734)];
-                    r420_ = bitcast<f32>(select(_e5765, _e5761, (_e5749 && (_e5754 != 0u))));
+                let _e5552 = active_447_;
+                if _e5552 {
+                    let _e5558 = i32(local_index);
+                    let _e5561 = r343_;
+                    let _e5565 = (((_e5561 % 32i) + 32i) % 32i);
+                    let _e5570 = ((_e5558 - (i32(local_index) % 32i)) + _e5565);
+                    let _e5573 = (((_e5565 >= 0i) && (_e5565 < 32i)) && (_e5570 < 128i));
+                    let _e5574 = select(_e5558, _e5570, _e5573);
+                    let _e5578 = lane_active[bitcast<u32>(_e5574)];
+                    let _e5585 = lane_values[bitcast<u32>(_e5574)];
+                    let _e5589 = lane_values[bitcast<u32>(_e5558)];
+                    r350_ = bitcast<f32>(select(_e5589, _e5585, (_e5573 && (_e5578 != 0u))));
                 }
-                let _e5770 = active_540_;
+                let _e5594 = active_447_;
+                if _e5594 {
+                    let _e5596 = r350_;
+                    r351_ = f32(_e5596);
+                }
+                let _e5600 = active_447_;
+                if _e5600 {
+                    let _e5604 = b_local2_[2i];
+                    r352_ = _e5604;
+                }
+                workgroupBarrier();
+                let _e5607 = r352_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5607);
+                let _e5618 = active_447_;
+                lane_active[local_index] = u32(_e5618);
+                workgroupBarrier();
+                let _e5621 = active_447_;
+                if _e5621 {
+                    let _e5627 = i32(local_index);
+                    let _e5630 = r344_;
+                    let _e5634 = (((_e5630 % 32i) + 32i) % 32i);
+                    let _e5639 = ((_e5627 - (i32(local_index) % 32i)) + _e5634);
+                    let _e5642 = (((_e5634 >= 0i) && (_e5634 < 32i)) && (_e5639 < 128i));
+                    let _e5643 = select(_e5627, _e5639, _e5642);
+                    let _e5647 = lane_active[bitcast<u32>(_e5643)];
+                    let _e5654 = lane_values[bitcast<u32>(_e5643)];
+                    let _e5658 = lane_values[bitcast<u32>(_e5627)];
+                    r353_ = bitcast<f32>(select(_e5658, _e5654, (_e5642 && (_e5647 != 0u))));
+                }
+                let _e5663 = active_447_;
+                if _e5663 {
+                    let _e5665 = r353_;
+                    r354_ = f32(_e5665);
+                }
+                let _e5669 = active_447_;
+                if _e5669 {
+                    let _e5673 = b_local2_[2i];
+                    r355_ = _e5673;
+                }
+                workgroupBarrier();
+                let _e5676 = r355_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5676);
+                let _e5687 = active_447_;
+                lane_active[local_index] = u32(_e5687);
+                workgroupBarrier();
+                let _e5690 = active_447_;
+                if _e5690 {
+                    let _e5696 = i32(local_index);
+                    let _e5699 = r345_;
+                    let _e5703 = (((_e5699 % 32i) + 32i) % 32i);
+                    let _e5708 = ((_e5696 - (i32(local_index) % 32i)) + _e5703);
+                    let _e5711 = (((_e5703 >= 0i) && (_e5703 < 32i)) && (_e5708 < 128i));
+                    let _e5712 = select(_e5696, _e5708, _e5711);
+                    let _e5716 = lane_active[bitcast<u32>(_e5712)];
+                    let _e5723 = lane_values[bitcast<u32>(_e5712)];
+                    let _e5727 = lane_values[bitcast<u32>(_e5696)];
+                    r356_ = bitcast<f32>(select(_e5727, _e5723, (_e5711 && (_e5716 != 0u))));
+                }
+                let _e5732 = active_447_;
+                if _e5732 {
+                    let _e5734 = r356_;
+                    r357_ = f32(_e5734);
+                }
+                let _e5738 = active_447_;
+                if _e5738 {
+                    let _e5740 = r348_;
+                    let _e5742 = r354_;
+                    r358_ = (_e5740 * _e5742);
+                }
+                let _e5746 = active_447_;
+                if _e5746 {
+                    let _e5748 = r336_;
+                    let _e5750 = r358_;
+                    r359_ = (_e5748 + _e5750);
+                }
+                let _e5754 = active_447_;
+                if _e5754 {
+                    let _e5756 = r348_;
+                    let _e5758 = r357_;
+                    r360_ = (_e5756 * _e5758);
+                }
+                let _e5762 = active_447_;
+                if _e5762 {
+                    let _e5764 = r338_;
+                    let _e5766 = r360_;
+                    r361_ = (_e5764 + _e5766);
+                }
+                let _e5770 = active_447_;
                 if _e5770 {
-                    let _e5772 = r420_;
-                    r421_ = f32(_e5772);
+                    let _e5772 = r351_;
+                    let _e5774 = r354_;
+                    r362_ = (_e5772 * _e5774);
                 }
-                let _e5776 = active_540_;
-                if _e5776 {
-                    let _e5780 = b_local2_[3i];
-                    r422_ = _e5780;
+                let _e5778 = active_447_;
+                if _e5778 {
+                    let _e5780 = r340_;
+                    let _e5782 = r362_;
+                    r363_ = (_e5780 + _e5782);
                 }
-                workgroupBarrier();
-                let _e5783 = r422_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5783);
-                let _e5794 = active_540_;
-                lane_active[local_index] = u32(_e5794);
-                workgroupBarrier();
-                let _e5797 = active_540_;
-                if _e5797 {
-                    let _e5803 = i32(local_index);
-                    let _e5806 = r414_;
-                    let _e5810 = (((_e5806 % 32i) + 32i) % 32i);
-                    let _e5815 = ((_e5803 - (i32(local_index) % 32i)) + _e5810);
-                    let _e5818 = (((_e5810 >= 0i) && (_e5810 < 32i)) && (_e5815 < 128i));
-                    let _e5819 = select(_e5803, _e5815, _e5818);
-                    let _e5823 = lane_active[bitcast<u32>(_e5819)];
-                    let _e5830 = lane_values[bitcast<u32>(_e5819)];
-                    let _e5834 = lane_values[bitcast<u32>(_e5803)];
-                    r423_ = bitcast<f32>(select(_e5834, _e5830, (_e5818 && (_e5823 != 0u))));
+                let _e5786 = active_447_;
+                if _e5786 {
+                    let _e5788 = r351_;
+                    let _e5790 = r357_;
+                    r364_ = (_e5788 * _e5790);
                 }
-                let _e5839 = active_540_;
-                if _e5839 {
-                    let _e5841 = r423_;
-                    r424_ = f32(_e5841);
+                let _e5794 = active_447_;
+                if _e5794 {
+                    let _e5796 = r342_;
+                    let _e5798 = r364_;
+                    r365_ = (_e5796 + _e5798);
                 }
-                let _e5845 = active_540_;
-                if _e5845 {
-                    let _e5849 = b_local2_[3i];
-                    r425_ = _e5849;
+                let _e5802 = active_447_;
+                if _e5802 {
+                    let _e5804 = r69_;
+                    r366_ = (_e5804 + 2i);
                 }
-                workgroupBarrier();
-                let _e5852 = r425_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5852);
-                let _e5863 = active_540_;
-                lane_active[local_index] = u32(_e5863);
-                workgroupBarrier();
-                let _e5866 = active_540_;
-                if _e5866 {
-                    let _e5872 = i32(local_index);
-                    let _e5875 = r415_;
-                    let _e5879 = (((_e5875 % 32i) + 32i) % 32i);
-                    let _e5884 = ((_e5872 - (i32(local_index) % 32i)) + _e5879);
-                    let _e5887 = (((_e5879 >= 0i) && (_e5879 < 32i)) && (_e5884 < 128i));
-                    let _e5888 = select(_e5872, _e5884, _e5887);
-                    let _e5892 = lane_active[bitcast<u32>(_e5888)];
-                    let _e5899 = lane_values[bitcast<u32>(_e5888)];
-                    let _e5903 = lane_values[bitcast<u32>(_e5872)];
-                    r426_ = bitcast<f32>(select(_e5903, _e5899, (_e5887 && (_e5892 != 0u))));
+                let _e5809 = active_447_;
+                if _e5809 {
+                    let _e5811 = r70_;
+                    r367_ = (_e5811 + 2i);
                 }
-                let _e5908 = active_540_;
-                if _e5908 {
-                    let _e5910 = r426_;
-                    r427_ = f32(_e5910);
+                let _e5816 = active_447_;
+                if _e5816 {
+                    let _e5818 = r367_;
+                    r368_ = (_e5818 + 4i);
                 }
-                let _e5914 = active_540_;
-                if _e5914 {
-                    let _e5916 = r418_;
-                    let _e5918 = r424_;
-                    r428_ = (_e5916 * _e5918);
-                }
-                let _e5922 = active_540_;
-                if _e5922 {
-                    let _e5924 = r406_;
-                    let _e5926 = r428_;
-                    r429_ = (_e5924 + _e5926);
-                }
-                let _e5930 = active_540_;
-                if _e5930 {
-                    let _e5932 = r418_;
-                    let _e5934 = r427_;
-                    r430_ = (_e5932 * _e5934);
-                }
-                let _e5938 = active_540_;
-                if _e5938 {
-                    let _e5940 = r408_;
-                    let _e5942 = r430_;
-                    r431_ = (_e5940 + _e5942);
-                }
-                let _e5946 = active_540_;
-                if _e5946 {
-                    let _e5948 = r421_;
-                    let _e5950 = r424_;
-                    r432_ = (_e5948 * _e5950);
-                }
-                let _e5954 = active_540_;
-                if _e5954 {
-                    let _e5956 = r410_;
-                    let _e5958 = r432_;
-                    r433_ = (_e5956 + _e5958);
-                }
-                let _e5962 = active_540_;
-                if _e5962 {
-                    let _e5964 = r421_;
-                    let _e5966 = r427_;
-                    r434_ = (_e5964 * _e5966);
-                }
-                let _e5970 = active_540_;
-                if _e5970 {
-                    let _e5972 = r412_;
-                    let _e5974 = r434_;
-                    r435_ = (_e5972 + _e5974);
-                }
-                let _e5978 = active_540_;
-                if _e5978 {
-                    let _e5980 = r162_;
-                    r436_ = (_e5980 + 2i);
-                }
-                let _e5985 = active_540_;
-                if _e5985 {
-                    let _e5987 = r163_;
-                    r437_ = (_e5987 + 2i);
-                }
-                let _e5992 = active_540_;
-                if _e5992 {
-                    let _e5994 = r437_;
-                    r438_ = (_e5994 + 4i);
-                }
-                let _e5999 = active_540_;
-                if _e5999 {
-                    let _e6003 = a_local1_[4i];
-                    r439_ = _e6003;
+                let _e5823 = active_447_;
+                if _e5823 {
+                    let _e5827 = a_local1_[5i];
+                    r369_ = _e5827;
                 }
                 workgroupBarrier();
-                let _e6006 = r439_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6006);
-                let _e6017 = active_540_;
-                lane_active[local_index] = u32(_e6017);
+                let _e5830 = r369_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5830);
+                let _e5841 = active_447_;
+                lane_active[local_index] = u32(_e5841);
                 workgroupBarrier();
-                let _e6020 = active_540_;
-                if _e6020 {
-                    let _e6026 = i32(local_index);
-                    let _e6029 = r436_;
-                    let _e6033 = (((_e6029 % 32i) + 32i) % 32i);
-                    let _e6038 = ((_e6026 - (i32(local_index) % 32i)) + _e6033);
-                    let _e6041 = (((_e6033 >= 0i) && (_e6033 < 32i)) && (_e6038 < 128i));
-                    let _e6042 = select(_e6026, _e6038, _e6041);
-                    let _e6046 = lane_active[bitcast<u32>(_e6042)];
-                    let _e6053 = lane_values[bitcast<u32>(_e6042)];
-                    let _e6057 = lane_values[bitcast<u32>(_e6026)];
-                    r440_ = bitcast<f32>(select(_e6057, _e6053, (_e6041 && (_e6046 != 0u))));
+                let _e5844 = active_447_;
+                if _e5844 {
+                    let _e5850 = i32(local_index);
+                    let _e5853 = r366_;
+                    let _e5857 = (((_e5853 % 32i) + 32i) % 32i);
+                    let _e5862 = ((_e5850 - (i32(local_index) % 32i)) + _e5857);
+                    let _e5865 = (((_e5857 >= 0i) && (_e5857 < 32i)) && (_e5862 < 128i));
+                    let _e5866 = select(_e5850, _e5862, _e5865);
+                    let _e5870 = lane_active[bitcast<u32>(_e5866)];
+                    let _e5877 = lane_values[bitcast<u32>(_e5866)];
+                    let _e5881 = lane_values[bitcast<u32>(_e5850)];
+                    r370_ = bitcast<f32>(select(_e5881, _e5877, (_e5865 && (_e5870 != 0u))));
                 }
-                let _e6062 = active_540_;
-                if _e6062 {
-                    let _e6064 = r440_;
-                    r441_ = f32(_e6064);
+                let _e5886 = active_447_;
+                if _e5886 {
+                    let _e5888 = r370_;
+                    r371_ = f32(_e5888);
                 }
-                let _e6068 = active_540_;
-                if _e6068 {
-                    let _e6072 = a_local1_[6i];
-                    r442_ = _e6072;
+                let _e5892 = active_447_;
+                if _e5892 {
+                    let _e5896 = a_local1_[7i];
+                    r372_ = _e5896;
                 }
                 workgroupBarrier();
-                let _e6075 = r442_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6075);
-                let _e6086 = active_540_;
-                lane_active[local_index] = u32(_e6086);
+                let _e5899 = r372_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5899);
+                let _e5910 = active_447_;
+                lane_active[local_index] = u32(_e5910);
                 workgroupBarrier();
-                let _e6089 = active_540_;
-                if _e6089 {
-                    let _e6095 = i32(local_index);
-                    let _e6098 = r436_;
-                    let _e6102 = (((_e6098 % 32i) + 32i) % 32i);
-                    let _e6107 = ((_e6095 - (i32(local_index) % 32i)) + _e6102);
-                    let _e6110 = (((_e6102 >= 0i) && (_e6102 < 32i)) && (_e6107 < 128i));
-                    let _e6111 = select(_e6095, _e6107, _e6110);
-                    let _e6115 = lane_active[bitcast<u32>(_e6111)];
-                    let _e6122 = lane_values[bitcast<u32>(_e6111)];
-                    let _e6126 = lane_values[bitcast<u32>(_e6095)];
-                    r443_ = bitcast<f32>(select(_e6126, _e6122, (_e6110 && (_e6115 != 0u))));
+                let _e5913 = active_447_;
+                if _e5913 {
+                    let _e5919 = i32(local_index);
+                    let _e5922 = r366_;
+                    let _e5926 = (((_e5922 % 32i) + 32i) % 32i);
+                    let _e5931 = ((_e5919 - (i32(local_index) % 32i)) + _e5926);
+                    let _e5934 = (((_e5926 >= 0i) && (_e5926 < 32i)) && (_e5931 < 128i));
+                    let _e5935 = select(_e5919, _e5931, _e5934);
+                    let _e5939 = lane_active[bitcast<u32>(_e5935)];
+                    let _e5946 = lane_values[bitcast<u32>(_e5935)];
+                    let _e5950 = lane_values[bitcast<u32>(_e5919)];
+                    r373_ = bitcast<f32>(select(_e5950, _e5946, (_e5934 && (_e5939 != 0u))));
                 }
-                let _e6131 = active_540_;
+                let _e5955 = active_447_;
+                if _e5955 {
+                    let _e5957 = r373_;
+                    r374_ = f32(_e5957);
+                }
+                let _e5961 = active_447_;
+                if _e5961 {
+                    let _e5965 = b_local2_[3i];
+                    r375_ = _e5965;
+                }
+                workgroupBarrier();
+                let _e5968 = r375_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5968);
+                let _e5979 = active_447_;
+                lane_active[local_index] = u32(_e5979);
+                workgroupBarrier();
+                let _e5982 = active_447_;
+                if _e5982 {
+                    let _e5988 = i32(local_index);
+                    let _e5991 = r367_;
+                    let _e5995 = (((_e5991 % 32i) + 32i) % 32i);
+                    let _e6000 = ((_e5988 - (i32(local_index) % 32i)) + _e5995);
+                    let _e6003 = (((_e5995 >= 0i) && (_e5995 < 32i)) && (_e6000 < 128i));
+                    let _e6004 = select(_e5988, _e6000, _e6003);
+                    let _e6008 = lane_active[bitcast<u32>(_e6004)];
+                    let _e6015 = lane_values[bitcast<u32>(_e6004)];
+                    let _e6019 = lane_values[bitcast<u32>(_e5988)];
+                    r376_ = bitcast<f32>(select(_e6019, _e6015, (_e6003 && (_e6008 != 0u))));
+                }
+                let _e6024 = active_447_;
+                if _e6024 {
+                    let _e6026 = r376_;
+                    r377_ = f32(_e6026);
+                }
+                let _e6030 = active_447_;
+                if _e6030 {
+                    let _e6034 = b_local2_[3i];
+                    r378_ = _e6034;
+                }
+                workgroupBarrier();
+                let _e6037 = r378_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6037);
+                let _e6048 = active_447_;
+                lane_active[local_index] = u32(_e6048);
+                workgroupBarrier();
+                let _e6051 = active_447_;
+                if _e6051 {
+                    let _e6057 = i32(local_index);
+                    let _e6060 = r368_;
+                    let _e6064 = (((_e6060 % 32i) + 32i) % 32i);
+                    let _e6069 = ((_e6057 - (i32(local_index) % 32i)) + _e6064);
+                    let _e6072 = (((_e6064 >= 0i) && (_e6064 < 32i)) && (_e6069 < 128i));
+                    let _e6073 = select(_e6057, _e6069, _e6072);
+                    let _e6077 = lane_active[bitcast<u32>(_e6073)];
+                    let _e6084 = lane_values[bitcast<u32>(_e6073)];
+                    let _e6088 = lane_values[bitcast<u32>(_e6057)];
+                    r379_ = bitcast<f32>(select(_e6088, _e6084, (_e6072 && (_e6077 != 0u))));
+                }
+                let _e6093 = active_447_;
+                if _e6093 {
+                    let _e6095 = r379_;
+                    r380_ = f32(_e6095);
+                }
+                let _e6099 = active_447_;
+                if _e6099 {
+                    let _e6101 = r371_;
+                    let _e6103 = r377_;
+                    r381_ = (_e6101 * _e6103);
+                }
+                let _e6107 = active_447_;
+                if _e6107 {
+                    let _e6109 = r359_;
+                    let _e6111 = r381_;
+                    r382_ = (_e6109 + _e6111);
+                }
+                let _e6115 = active_447_;
+                if _e6115 {
+                    let _e6117 = r371_;
+                    let _e6119 = r380_;
+                    r383_ = (_e6117 * _e6119);
+                }
+                let _e6123 = active_447_;
+                if _e6123 {
+                    let _e6125 = r361_;
+                    let _e6127 = r383_;
+                    r384_ = (_e6125 + _e6127);
+                }
+                let _e6131 = active_447_;
                 if _e6131 {
-                    let _e6133 = r443_;
-                    r444_ = f32(_e6133);
+                    let _e6133 = r374_;
+                    let _e6135 = r377_;
+                    r385_ = (_e6133 * _e6135);
                 }
-                let _e6137 = active_540_;
-                if _e6137 {
-                    let _e6141 = b_local2_[2i];
-                    r445_ = _e6141;
+                let _e6139 = active_447_;
+                if _e6139 {
+                    let _e6141 = r363_;
+                    let _e6143 = r385_;
+                    r386_ = (_e6141 + _e6143);
                 }
-                workgroupBarrier();
-                let _e6144 = r445_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6144);
-                let _e6155 = active_540_;
-                lane_active[local_index] = u32(_e6155);
-                workgroupBarrier();
-                let _e6158 = active_540_;
-                if _e6158 {
-                    let _e6164 = i32(local_index);
-                    let _e6167 = r437_;
-                    let _e6171 = (((_e6167 % 32i) + 32i) % 32i);
-                    let _e6176 = ((_e6164 - (i32(local_index) % 32i)) + _e6171);
-                    let _e6179 = (((_e6171 >= 0i) && (_e6171 < 32i)) && (_e6176 < 128i));
-                    let _e6180 = select(_e6164, _e6176, _e6179);
-                    let _e6184 = lane_active[bitcast<u32>(_e6180)];
-                    let _e6191 = lane_values[bitcast<u32>(_e6180)];
-                    let _e6195 = lane_values[bitcast<u32>(_e6164)];
-                    r446_ = bitcast<f32>(select(_e6195, _e6191, (_e6179 && (_e6184 != 0u))));
+                let _e6147 = active_447_;
+                if _e6147 {
+                    let _e6149 = r374_;
+                    let _e6151 = r380_;
+                    r387_ = (_e6149 * _e6151);
                 }
-                let _e6200 = active_540_;
-                if _e6200 {
-                    let _e6202 = r446_;
-                    r447_ = f32(_e6202);
+                let _e6155 = active_447_;
+                if _e6155 {
+                    let _e6157 = r365_;
+                    let _e6159 = r387_;
+                    r388_ = (_e6157 + _e6159);
                 }
-                let _e6206 = active_540_;
-                if _e6206 {
-                    let _e6210 = b_local2_[2i];
-                    r448_ = _e6210;
+                let _e6163 = active_447_;
+                if _e6163 {
+                    let _e6165 = r69_;
+                    r389_ = (_e6165 + 3i);
                 }
-                workgroupBarrier();
-                let _e6213 = r448_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6213);
-                let _e6224 = active_540_;
-                lane_active[local_index] = u32(_e6224);
-                workgroupBarrier();
-                let _e6227 = active_540_;
-                if _e6227 {
-                    let _e6233 = i32(local_index);
-                    let _e6236 = r438_;
-                    let _e6240 = (((_e6236 % 32i) + 32i) % 32i);
-                    let _e6245 = ((_e6233 - (i32(local_index) % 32i)) + _e6240);
-                    let _e6248 = (((_e6240 >= 0i) && (_e6240 < 32i)) && (_e6245 < 128i));
-                    let _e6249 = select(_e6233, _e6245, _e6248);
-                    let _e6253 = lane_active[bitcast<u32>(_e6249)];
-                    let _e6260 = lane_values[bitcast<u32>(_e6249)];
-                    let _e6264 = lane_values[bitcast<u32>(_e6233)];
-                    r449_ = bitcast<f32>(select(_e6264, _e6260, (_e6248 && (_e6253 != 0u))));
+                let _e6170 = active_447_;
+                if _e6170 {
+                    let _e6172 = r70_;
+                    r390_ = (_e6172 + 3i);
                 }
-                let _e6269 = active_540_;
-                if _e6269 {
-                    let _e6271 = r449_;
-                    r450_ = f32(_e6271);
+                let _e6177 = active_447_;
+                if _e6177 {
+                    let _e6179 = r390_;
+                    r391_ = (_e6179 + 4i);
                 }
-                let _e6275 = active_540_;
-                if _e6275 {
-                    let _e6277 = r441_;
-                    let _e6279 = r447_;
-                    r451_ = (_e6277 * _e6279);
-                }
-                let _e6283 = active_540_;
-                if _e6283 {
-                    let _e6285 = r429_;
-                    let _e6287 = r451_;
-                    r452_ = (_e6285 + _e6287);
-                }
-                let _e6291 = active_540_;
-                if _e6291 {
-                    let _e6293 = r441_;
-                    let _e6295 = r450_;
-                    r453_ = (_e6293 * _e6295);
-                }
-                let _e6299 = active_540_;
-                if _e6299 {
-                    let _e6301 = r431_;
-                    let _e6303 = r453_;
-                    r454_ = (_e6301 + _e6303);
-                }
-                let _e6307 = active_540_;
-                if _e6307 {
-                    let _e6309 = r444_;
-                    let _e6311 = r447_;
-                    r455_ = (_e6309 * _e6311);
-                }
-                let _e6315 = active_540_;
-                if _e6315 {
-                    let _e6317 = r433_;
-                    let _e6319 = r455_;
-                    r456_ = (_e6317 + _e6319);
-                }
-                let _e6323 = active_540_;
-                if _e6323 {
-                    let _e6325 = r444_;
-                    let _e6327 = r450_;
-                    r457_ = (_e6325 * _e6327);
-                }
-                let _e6331 = active_540_;
-                if _e6331 {
-                    let _e6333 = r435_;
-                    let _e6335 = r457_;
-                    r458_ = (_e6333 + _e6335);
-                }
-                let _e6339 = active_540_;
-                if _e6339 {
-                    let _e6341 = r162_;
-                    r459_ = (_e6341 + 2i);
-                }
-                let _e6346 = active_540_;
-                if _e6346 {
-                    let _e6348 = r163_;
-                    r460_ = (_e6348 + 2i);
-                }
-                let _e6353 = active_540_;
-                if _e6353 {
-                    let _e6355 = r460_;
-                    r461_ = (_e6355 + 4i);
-                }
-                let _e6360 = active_540_;
-                if _e6360 {
-                    let _e6364 = a_local1_[5i];
-                    r462_ = _e6364;
+                let _e6184 = active_447_;
+                if _e6184 {
+                    let _e6188 = a_local1_[4i];
+                    r392_ = _e6188;
                 }
                 workgroupBarrier();
-                let _e6367 = r462_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6367);
-                let _e6378 = active_540_;
-                lane_active[local_index] = u32(_e6378);
+                let _e6191 = r392_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6191);
+                let _e6202 = active_447_;
+                lane_active[local_index] = u32(_e6202);
                 workgroupBarrier();
-                let _e6381 = active_540_;
-                if _e6381 {
-                    let _e6387 = i32(local_index);
-                    let _e6390 = r459_;
-                    let _e6394 = (((_e6390 % 32i) + 32i) % 32i);
-                    let _e6399 = ((_e6387 - (i32(local_index) % 32i)) + _e6394);
-                    let _e6402 = (((_e6394 >= 0i) && (_e6394 < 32i)) && (_e6399 < 128i));
-                    let _e6403 = select(_e6387, _e6399, _e6402);
-                    let _e6407 = lane_active[bitcast<u32>(_e6403)];
-                    let _e6414 = lane_values[bitcast<u32>(_e6403)];
-                    let _e6418 = lane_values[bitcast<u32>(_e6387)];
-                    r463_ = bitcast<f32>(select(_e6418, _e6414, (_e6402 && (_e6407 != 0u))));
+                let _e6205 = active_447_;
+                if _e6205 {
+                    let _e6211 = i32(local_index);
+                    let _e6214 = r389_;
+                    let _e6218 = (((_e6214 % 32i) + 32i) % 32i);
+                    let _e6223 = ((_e6211 - (i32(local_index) % 32i)) + _e6218);
+                    let _e6226 = (((_e6218 >= 0i) && (_e6218 < 32i)) && (_e6223 < 128i));
+                    let _e6227 = select(_e6211, _e6223, _e6226);
+                    let _e6231 = lane_active[bitcast<u32>(_e6227)];
+                    let _e6238 = lane_values[bitcast<u32>(_e6227)];
+                    let _e6242 = lane_values[bitcast<u32>(_e6211)];
+                    r393_ = bitcast<f32>(select(_e6242, _e6238, (_e6226 && (_e6231 != 0u))));
                 }
-                let _e6423 = active_540_;
-                if _e6423 {
-                    let _e6425 = r463_;
-                    r464_ = f32(_e6425);
+                let _e6247 = active_447_;
+                if _e6247 {
+                    let _e6249 = r393_;
+                    r394_ = f32(_e6249);
                 }
-                let _e6429 = active_540_;
-                if _e6429 {
-                    let _e6433 = a_local1_[7i];
-                    r465_ = _e6433;
+                let _e6253 = active_447_;
+                if _e6253 {
+                    let _e6257 = a_local1_[6i];
+                    r395_ = _e6257;
                 }
                 workgroupBarrier();
-                let _e6436 = r465_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6436);
-                let _e6447 = active_540_;
-                lane_active[local_index] = u32(_e6447);
+                let _e6260 = r395_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6260);
+                let _e6271 = active_447_;
+                lane_active[local_index] = u32(_e6271);
                 workgroupBarrier();
-                let _e6450 = active_540_;
-                if _e6450 {
-                    let _e6456 = i32(local_index);
-                    let _e6459 = r459_;
-                    let _e6463 = (((_e6459 % 32i) + 32i) % 32i);
-                    let _e6468 = ((_e6456 - (i32(local_index) % 32i)) + _e6463);
-                    let _e6471 = (((_e6463 >= 0i) && (_e6463 < 32i)) && (_e6468 < 128i));
-                    let _e6472 = select(_e6456, _e6468, _e6471);
-                    let _e6476 = lane_active[bitcast<u32>(_e6472)];
-                    let _e6483 = lane_values[bitcast<u32>(_e6472)];
-                    let _e6487 = lane_values[bitcast<u32>(_e6456)];
-                    r466_ = bitcast<f32>(select(_e6487, _e6483, (_e6471 && (_e6476 != 0u))));
+                let _e6274 = active_447_;
+                if _e6274 {
+                    let _e6280 = i32(local_index);
+                    let _e6283 = r389_;
+                    let _e6287 = (((_e6283 % 32i) + 32i) % 32i);
+                    let _e6292 = ((_e6280 - (i32(local_index) % 32i)) + _e6287);
+                    let _e6295 = (((_e6287 >= 0i) && (_e6287 < 32i)) && (_e6292 < 128i));
+                    let _e6296 = select(_e6280, _e6292, _e6295);
+                    let _e6300 = lane_active[bitcast<u32>(_e6296)];
+                    let _e6307 = lane_values[bitcast<u32>(_e6296)];
+                    let _e6311 = lane_values[bitcast<u32>(_e6280)];
+                    r396_ = bitcast<f32>(select(_e6311, _e6307, (_e6295 && (_e6300 != 0u))));
                 }
-                let _e6492 = active_540_;
+                let _e6316 = active_447_;
+                if _e6316 {
+                    let _e6318 = r396_;
+                    r397_ = f32(_e6318);
+                }
+                let _e6322 = active_447_;
+                if _e6322 {
+                    let _e6326 = b_local2_[2i];
+                    r398_ = _e6326;
+                }
+                workgroupBarrier();
+                let _e6329 = r398_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6329);
+                let _e6340 = active_447_;
+                lane_active[local_index] = u32(_e6340);
+                workgroupBarrier();
+                let _e6343 = active_447_;
+                if _e6343 {
+                    let _e6349 = i32(local_index);
+                    let _e6352 = r390_;
+                    let _e6356 = (((_e6352 % 32i) + 32i) % 32i);
+                    let _e6361 = ((_e6349 - (i32(local_index) % 32i)) + _e6356);
+                    let _e6364 = (((_e6356 >= 0i) && (_e6356 < 32i)) && (_e6361 < 128i));
+                    let _e6365 = select(_e6349, _e6361, _e6364);
+                    let _e6369 = lane_active[bitcast<u32>(_e6365)];
+                    let _e6376 = lane_values[bitcast<u32>(_e6365)];
+                    let _e6380 = lane_values[bitcast<u32>(_e6349)];
+                    r399_ = bitcast<f32>(select(_e6380, _e6376, (_e6364 && (_e6369 != 0u))));
+                }
+                let _e6385 = active_447_;
+                if _e6385 {
+                    let _e6387 = r399_;
+                    r400_ = f32(_e6387);
+                }
+                let _e6391 = active_447_;
+                if _e6391 {
+                    let _e6395 = b_local2_[2i];
+                    r401_ = _e6395;
+                }
+                workgroupBarrier();
+                let _e6398 = r401_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6398);
+                let _e6409 = active_447_;
+                lane_active[local_index] = u32(_e6409);
+                workgroupBarrier();
+                let _e6412 = active_447_;
+                if _e6412 {
+                    let _e6418 = i32(local_index);
+                    let _e6421 = r391_;
+                    let _e6425 = (((_e6421 % 32i) + 32i) % 32i);
+                    let _e6430 = ((_e6418 - (i32(local_index) % 32i)) + _e6425);
+                    let _e6433 = (((_e6425 >= 0i) && (_e6425 < 32i)) && (_e6430 < 128i));
+                    let _e6434 = select(_e6418, _e6430, _e6433);
+                    let _e6438 = lane_active[bitcast<u32>(_e6434)];
+                    let _e6445 = lane_values[bitcast<u32>(_e6434)];
+                    let _e6449 = lane_values[bitcast<u32>(_e6418)];
+                    r402_ = bitcast<f32>(select(_e6449, _e6445, (_e6433 && (_e6438 != 0u))));
+                }
+                let _e6454 = active_447_;
+                if _e6454 {
+                    let _e6456 = r402_;
+                    r403_ = f32(_e6456);
+                }
+                let _e6460 = active_447_;
+                if _e6460 {
+                    let _e6462 = r394_;
+                    let _e6464 = r400_;
+                    r404_ = (_e6462 * _e6464);
+                }
+                let _e6468 = active_447_;
+                if _e6468 {
+                    let _e6470 = r382_;
+                    let _e6472 = r404_;
+                    r405_ = (_e6470 + _e6472);
+                }
+                let _e6476 = active_447_;
+                if _e6476 {
+                    let _e6478 = r394_;
+                    let _e6480 = r403_;
+                    r406_ = (_e6478 * _e6480);
+                }
+                let _e6484 = active_447_;
+                if _e6484 {
+                    let _e6486 = r384_;
+                    let _e6488 = r406_;
+                    r407_ = (_e6486 + _e6488);
+                }
+                let _e6492 = active_447_;
                 if _e6492 {
-                    let _e6494 = r466_;
-                    r467_ = f32(_e6494);
+                    let _e6494 = r397_;
+                    let _e6496 = r400_;
+                    r408_ = (_e6494 * _e6496);
                 }
-                let _e6498 = active_540_;
-                if _e6498 {
-                    let _e6502 = b_local2_[3i];
-                    r468_ = _e6502;
+                let _e6500 = active_447_;
+                if _e6500 {
+                    let _e6502 = r386_;
+                    let _e6504 = r408_;
+                    r409_ = (_e6502 + _e6504);
                 }
-                workgroupBarrier();
-                let _e6505 = r468_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6505);
-                let _e6516 = active_540_;
-                lane_active[local_index] = u32(_e6516);
-                workgroupBarrier();
-                let _e6519 = active_540_;
-                if _e6519 {
-                    let _e6525 = i32(local_index);
-                    let _e6528 = r460_;
-                    let _e6532 = (((_e6528 % 32i) + 32i) % 32i);
-                    let _e6537 = ((_e6525 - (i32(local_index) % 32i)) + _e6532);
-                    let _e6540 = (((_e6532 >= 0i) && (_e6532 < 32i)) && (_e6537 < 128i));
-                    let _e6541 = select(_e6525, _e6537, _e6540);
-                    let _e6545 = lane_active[bitcast<u32>(_e6541)];
-                    let _e6552 = lane_values[bitcast<u32>(_e6541)];
-                    let _e6556 = lane_values[bitcast<u32>(_e6525)];
-                    r469_ = bitcast<f32>(select(_e6556, _e6552, (_e6540 && (_e6545 != 0u))));
+                let _e6508 = active_447_;
+                if _e6508 {
+                    let _e6510 = r397_;
+                    let _e6512 = r403_;
+                    r410_ = (_e6510 * _e6512);
                 }
-                let _e6561 = active_540_;
-                if _e6561 {
-                    let _e6563 = r469_;
-                    r470_ = f32(_e6563);
+                let _e6516 = active_447_;
+                if _e6516 {
+                    let _e6518 = r388_;
+                    let _e6520 = r410_;
+                    r411_ = (_e6518 + _e6520);
                 }
-                let _e6567 = active_540_;
-                if _e6567 {
-                    let _e6571 = b_local2_[3i];
-                    r471_ = _e6571;
+                let _e6524 = active_447_;
+                if _e6524 {
+                    let _e6526 = r69_;
+                    r412_ = (_e6526 + 3i);
                 }
-                workgroupBarrier();
-                let _e6574 = r471_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6574);
-                let _e6585 = active_540_;
-                lane_active[local_index] = u32(_e6585);
-                workgroupBarrier();
-                let _e6588 = active_540_;
-                if _e6588 {
-                    let _e6594 = i32(local_index);
-                    let _e6597 = r461_;
-                    let _e6601 = (((_e6597 % 32i) + 32i) % 32i);
-                    let _e6606 = ((_e6594 - (i32(local_index) % 32i)) + _e6601);
-                    let _e6609 = (((_e6601 >= 0i) && (_e6601 < 32i)) && (_e6606 < 128i));
-                    let _e6610 = select(_e6594, _e6606, _e6609);
-                    let _e6614 = lane_active[bitcast<u32>(_e6610)];
-                    let _e6621 = lane_values[bitcast<u32>(_e6610)];
-                    let _e6625 = lane_values[bitcast<u32>(_e6594)];
-                    r472_ = bitcast<f32>(select(_e6625, _e6621, (_e6609 && (_e6614 != 0u))));
+                let _e6531 = active_447_;
+                if _e6531 {
+                    let _e6533 = r70_;
+                    r413_ = (_e6533 + 3i);
                 }
-                let _e6630 = active_540_;
-                if _e6630 {
-                    let _e6632 = r472_;
-                    r473_ = f32(_e6632);
+                let _e6538 = active_447_;
+                if _e6538 {
+                    let _e6540 = r413_;
+                    r414_ = (_e6540 + 4i);
                 }
-                let _e6636 = active_540_;
-                if _e6636 {
-                    let _e6638 = r464_;
-                    let _e6640 = r470_;
-                    r474_ = (_e6638 * _e6640);
-                }
-                let _e6644 = active_540_;
-                if _e6644 {
-                    let _e6646 = r452_;
-                    let _e6648 = r474_;
-                    r475_ = (_e6646 + _e6648);
-                }
-                let _e6652 = active_540_;
-                if _e6652 {
-                    let _e6654 = r464_;
-                    let _e6656 = r473_;
-                    r476_ = (_e6654 * _e6656);
-                }
-                let _e6660 = active_540_;
-                if _e6660 {
-                    let _e6662 = r454_;
-                    let _e6664 = r476_;
-                    r477_ = (_e6662 + _e6664);
-                }
-                let _e6668 = active_540_;
-                if _e6668 {
-                    let _e6670 = r467_;
-                    let _e6672 = r470_;
-                    r478_ = (_e6670 * _e6672);
-                }
-                let _e6676 = active_540_;
-                if _e6676 {
-                    let _e6678 = r456_;
-                    let _e6680 = r478_;
-                    r479_ = (_e6678 + _e6680);
-                }
-                let _e6684 = active_540_;
-                if _e6684 {
-                    let _e6686 = r467_;
-                    let _e6688 = r473_;
-                    r480_ = (_e6686 * _e6688);
-                }
-                let _e6692 = active_540_;
-                if _e6692 {
-                    let _e6694 = r458_;
-                    let _e6696 = r480_;
-                    r481_ = (_e6694 + _e6696);
-                }
-                let _e6700 = active_540_;
-                if _e6700 {
-                    let _e6702 = r162_;
-                    r482_ = (_e6702 + 3i);
-                }
-                let _e6707 = active_540_;
-                if _e6707 {
-                    let _e6709 = r163_;
-                    r483_ = (_e6709 + 3i);
-                }
-                let _e6714 = active_540_;
-                if _e6714 {
-                    let _e6716 = r483_;
-                    r484_ = (_e6716 + 4i);
-                }
-                let _e6721 = active_540_;
-                if _e6721 {
-                    let _e6725 = a_local1_[4i];
-                    r485_ = _e6725;
+                let _e6545 = active_447_;
+                if _e6545 {
+                    let _e6549 = a_local1_[5i];
+                    r415_ = _e6549;
                 }
                 workgroupBarrier();
-                let _e6728 = r485_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6728);
-                let _e6739 = active_540_;
-                lane_active[local_index] = u32(_e6739);
+                let _e6552 = r415_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6552);
+                let _e6563 = active_447_;
+                lane_active[local_index] = u32(_e6563);
                 workgroupBarrier();
-                let _e6742 = active_540_;
-                if _e6742 {
-                    let _e6748 = i32(local_index);
-                    let _e6751 = r482_;
-                    let _e6755 = (((_e6751 % 32i) + 32i) % 32i);
-                    let _e6760 = ((_e6748 - (i32(local_index) % 32i)) + _e6755);
-                    let _e6763 = (((_e6755 >= 0i) && (_e6755 < 32i)) && (_e6760 < 128i));
-                    let _e6764 = select(_e6748, _e6760, _e6763);
-                    let _e6768 = lane_active[bitcast<u32>(_e6764)];
-                    let _e6775 = lane_values[bitcast<u32>(_e6764)];
-                    let _e6779 = lane_values[bitcast<u32>(_e6748)];
-                    r486_ = bitcast<f32>(select(_e6779, _e6775, (_e6763 && (_e6768 != 0u))));
+                let _e6566 = active_447_;
+                if _e6566 {
+                    let _e6572 = i32(local_index);
+                    let _e6575 = r412_;
+                    let _e6579 = (((_e6575 % 32i) + 32i) % 32i);
+                    let _e6584 = ((_e6572 - (i32(local_index) % 32i)) + _e6579);
+                    let _e6587 = (((_e6579 >= 0i) && (_e6579 < 32i)) && (_e6584 < 128i));
+                    let _e6588 = select(_e6572, _e6584, _e6587);
+                    let _e6592 = lane_active[bitcast<u32>(_e6588)];
+                    let _e6599 = lane_values[bitcast<u32>(_e6588)];
+                    let _e6603 = lane_values[bitcast<u32>(_e6572)];
+                    r416_ = bitcast<f32>(select(_e6603, _e6599, (_e6587 && (_e6592 != 0u))));
                 }
-                let _e6784 = active_540_;
-                if _e6784 {
-                    let _e6786 = r486_;
-                    r487_ = f32(_e6786);
+                let _e6608 = active_447_;
+                if _e6608 {
+                    let _e6610 = r416_;
+                    r417_ = f32(_e6610);
                 }
-                let _e6790 = active_540_;
-                if _e6790 {
-                    let _e6794 = a_local1_[6i];
-                    r488_ = _e6794;
+                let _e6614 = active_447_;
+                if _e6614 {
+                    let _e6618 = a_local1_[7i];
+                    r418_ = _e6618;
                 }
                 workgroupBarrier();
-                let _e6797 = r488_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6797);
-                let _e6808 = active_540_;
-                lane_active[local_index] = u32(_e6808);
+                let _e6621 = r418_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6621);
+                let _e6632 = active_447_;
+                lane_active[local_index] = u32(_e6632);
                 workgroupBarrier();
-                let _e6811 = active_540_;
-                if _e6811 {
-                    let _e6817 = i32(local_index);
-                    let _e6820 = r482_;
-                    let _e6824 = (((_e6820 % 32i) + 32i) % 32i);
-                    let _e6829 = ((_e6817 - (i32(local_index) % 32i)) + _e6824);
-                    let _e6832 = (((_e6824 >= 0i) && (_e6824 < 32i)) && (_e6829 < 128i));
-                    let _e6833 = select(_e6817, _e6829, _e6832);
-                    let _e6837 = lane_active[bitcast<u32>(_e6833)];
-                    let _e6844 = lane_values[bitcast<u32>(_e6833)];
-                    let _e6848 = lane_values[bitcast<u32>(_e6817)];
-                    r489_ = bitcast<f32>(select(_e6848, _e6844, (_e6832 && (_e6837 != 0u))));
+                let _e6635 = active_447_;
+                if _e6635 {
+                    let _e6641 = i32(local_index);
+                    let _e6644 = r412_;
+                    let _e6648 = (((_e6644 % 32i) + 32i) % 32i);
+                    let _e6653 = ((_e6641 - (i32(local_index) % 32i)) + _e6648);
+                    let _e6656 = (((_e6648 >= 0i) && (_e6648 < 32i)) && (_e6653 < 128i));
+                    let _e6657 = select(_e6641, _e6653, _e6656);
+                    let _e6661 = lane_active[bitcast<u32>(_e6657)];
+                    let _e6668 = lane_values[bitcast<u32>(_e6657)];
+                    let _e6672 = lane_values[bitcast<u32>(_e6641)];
+                    r419_ = bitcast<f32>(select(_e6672, _e6668, (_e6656 && (_e6661 != 0u))));
                 }
-                let _e6853 = active_540_;
+                let _e6677 = active_447_;
+                if _e6677 {
+                    let _e6679 = r419_;
+                    r420_ = f32(_e6679);
+                }
+                let _e6683 = active_447_;
+                if _e6683 {
+                    let _e6687 = b_local2_[3i];
+                    r421_ = _e6687;
+                }
+                workgroupBarrier();
+                let _e6690 = r421_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6690);
+                let _e6701 = active_447_;
+                lane_active[local_index] = u32(_e6701);
+                workgroupBarrier();
+                let _e6704 = active_447_;
+                if _e6704 {
+                    let _e6710 = i32(local_index);
+                    let _e6713 = r413_;
+                    let _e6717 = (((_e6713 % 32i) + 32i) % 32i);
+                    let _e6722 = ((_e6710 - (i32(local_index) % 32i)) + _e6717);
+                    let _e6725 = (((_e6717 >= 0i) && (_e6717 < 32i)) && (_e6722 < 128i));
+                    let _e6726 = select(_e6710, _e6722, _e6725);
+                    let _e6730 = lane_active[bitcast<u32>(_e6726)];
+                    let _e6737 = lane_values[bitcast<u32>(_e6726)];
+                    let _e6741 = lane_values[bitcast<u32>(_e6710)];
+                    r422_ = bitcast<f32>(select(_e6741, _e6737, (_e6725 && (_e6730 != 0u))));
+                }
+                let _e6746 = active_447_;
+                if _e6746 {
+                    let _e6748 = r422_;
+                    r423_ = f32(_e6748);
+                }
+                let _e6752 = active_447_;
+                if _e6752 {
+                    let _e6756 = b_local2_[3i];
+                    r424_ = _e6756;
+                }
+                workgroupBarrier();
+                let _e6759 = r424_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6759);
+                let _e6770 = active_447_;
+                lane_active[local_index] = u32(_e6770);
+                workgroupBarrier();
+                let _e6773 = active_447_;
+                if _e6773 {
+                    let _e6779 = i32(local_index);
+                    let _e6782 = r414_;
+                    let _e6786 = (((_e6782 % 32i) + 32i) % 32i);
+                    let _e6791 = ((_e6779 - (i32(local_index) % 32i)) + _e6786);
+                    let _e6794 = (((_e6786 >= 0i) && (_e6786 < 32i)) && (_e6791 < 128i));
+                    let _e6795 = select(_e6779, _e6791, _e6794);
+                    let _e6799 = lane_active[bitcast<u32>(_e6795)];
+                    let _e6806 = lane_values[bitcast<u32>(_e6795)];
+                    let _e6810 = lane_values[bitcast<u32>(_e6779)];
+                    r425_ = bitcast<f32>(select(_e6810, _e6806, (_e6794 && (_e6799 != 0u))));
+                }
+                let _e6815 = active_447_;
+                if _e6815 {
+                    let _e6817 = r425_;
+                    r426_ = f32(_e6817);
+                }
+                let _e6821 = active_447_;
+                if _e6821 {
+                    let _e6823 = r417_;
+                    let _e6825 = r423_;
+                    r427_ = (_e6823 * _e6825);
+                }
+                let _e6829 = active_447_;
+                if _e6829 {
+                    let _e6831 = r405_;
+                    let _e6833 = r427_;
+                    r428_ = (_e6831 + _e6833);
+                }
+                let _e6837 = active_447_;
+                if _e6837 {
+                    let _e6839 = r417_;
+                    let _e6841 = r426_;
+                    r429_ = (_e6839 * _e6841);
+                }
+                let _e6845 = active_447_;
+                if _e6845 {
+                    let _e6847 = r407_;
+                    let _e6849 = r429_;
+                    r430_ = (_e6847 + _e6849);
+                }
+                let _e6853 = active_447_;
                 if _e6853 {
-                    let _e6855 = r489_;
-                    r490_ = f32(_e6855);
+                    let _e6855 = r420_;
+                    let _e6857 = r423_;
+                    r431_ = (_e6855 * _e6857);
                 }
-                let _e6859 = active_540_;
-                if _e6859 {
-                    let _e6863 = b_local2_[2i];
-                    r491_ = _e6863;
+                let _e6861 = active_447_;
+                if _e6861 {
+                    let _e6863 = r409_;
+                    let _e6865 = r431_;
+                    r432_ = (_e6863 + _e6865);
                 }
-                workgroupBarrier();
-                let _e6866 = r491_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6866);
-                let _e6877 = active_540_;
-                lane_active[local_index] = u32(_e6877);
-                workgroupBarrier();
-                let _e6880 = active_540_;
-                if _e6880 {
-                    let _e6886 = i32(local_index);
-                    let _e6889 = r483_;
-                    let _e6893 = (((_e6889 % 32i) + 32i) % 32i);
-                    let _e6898 = ((_e6886 - (i32(local_index) % 32i)) + _e6893);
-                    let _e6901 = (((_e6893 >= 0i) && (_e6893 < 32i)) && (_e6898 < 128i));
-                    let _e6902 = select(_e6886, _e6898, _e6901);
-                    let _e6906 = lane_active[bitcast<u32>(_e6902)];
-                    let _e6913 = lane_values[bitcast<u32>(_e6902)];
-                    let _e6917 = lane_values[bitcast<u32>(_e6886)];
-                    r492_ = bitcast<f32>(select(_e6917, _e6913, (_e6901 && (_e6906 != 0u))));
+                let _e6869 = active_447_;
+                if _e6869 {
+                    let _e6871 = r420_;
+                    let _e6873 = r426_;
+                    r433_ = (_e6871 * _e6873);
                 }
-                let _e6922 = active_540_;
+                let _e6877 = active_447_;
+                if _e6877 {
+                    let _e6879 = r411_;
+                    let _e6881 = r433_;
+                    r434_ = (_e6879 + _e6881);
+                }
+                let _e6885 = active_447_;
+                if _e6885 {
+                    let _e6889 = acc_local0_[0i];
+                    r435_ = _e6889;
+                }
+                let _e6892 = active_447_;
+                if _e6892 {
+                    let _e6894 = r435_;
+                    let _e6896 = r428_;
+                    r436_ = (_e6894 + _e6896);
+                }
+                let _e6900 = active_447_;
+                if _e6900 {
+                    let _e6904 = acc_local0_[1i];
+                    r437_ = _e6904;
+                }
+                let _e6907 = active_447_;
+                if _e6907 {
+                    let _e6909 = r437_;
+                    let _e6911 = r430_;
+                    r438_ = (_e6909 + _e6911);
+                }
+                let _e6915 = active_447_;
+                if _e6915 {
+                    let _e6919 = acc_local0_[2i];
+                    r439_ = _e6919;
+                }
+                let _e6922 = active_447_;
                 if _e6922 {
-                    let _e6924 = r492_;
-                    r493_ = f32(_e6924);
+                    let _e6924 = r439_;
+                    let _e6926 = r432_;
+                    r440_ = (_e6924 + _e6926);
                 }
-                let _e6928 = active_540_;
-                if _e6928 {
-                    let _e6932 = b_local2_[2i];
-                    r494_ = _e6932;
+                let _e6930 = active_447_;
+                if _e6930 {
+                    let _e6934 = acc_local0_[3i];
+                    r441_ = _e6934;
                 }
-                workgroupBarrier();
-                let _e6935 = r494_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6935);
-                let _e6946 = active_540_;
-                lane_active[local_index] = u32(_e6946);
-                workgroupBarrier();
-                let _e6949 = active_540_;
-                if _e6949 {
-                    let _e6955 = i32(local_index);
-                    let _e6958 = r484_;
-                    let _e6962 = (((_e6958 % 32i) + 32i) % 32i);
-                    let _e6967 = ((_e6955 - (i32(local_index) % 32i)) + _e6962);
-                    let _e6970 = (((_e6962 >= 0i) && (_e6962 < 32i)) && (_e6967 < 128i));
-                    let _e6971 = select(_e6955, _e6967, _e6970);
-                    let _e6975 = lane_active[bitcast<u32>(_e6971)];
-                    let _e6982 = lane_values[bitcast<u32>(_e6971)];
-                    let _e6986 = lane_values[bitcast<u32>(_e6955)];
-                    r495_ = bitcast<f32>(select(_e6986, _e6982, (_e6970 && (_e6975 != 0u))));
+                let _e6937 = active_447_;
+                if _e6937 {
+                    let _e6939 = r441_;
+                    let _e6941 = r434_;
+                    r442_ = (_e6939 + _e6941);
                 }
-                let _e6991 = active_540_;
-                if _e6991 {
-                    let _e6993 = r495_;
-                    r496_ = f32(_e6993);
+                let _e6945 = active_447_;
+                if _e6945 {
+                    let _e6947 = r436_;
+                    acc_local0_[0i] = _e6947;
                 }
-                let _e6997 = active_540_;
-                if _e6997 {
-                    let _e6999 = r487_;
-                    let _e7001 = r493_;
-                    r497_ = (_e6999 * _e7001);
+                let _e6952 = active_447_;
+                if _e6952 {
+                    let _e6954 = r438_;
+                    acc_local0_[1i] = _e6954;
                 }
-                let _e7005 = active_540_;
-                if _e7005 {
-                    let _e7007 = r475_;
-                    let _e7009 = r497_;
-                    r498_ = (_e7007 + _e7009);
+                let _e6959 = active_447_;
+                if _e6959 {
+                    let _e6961 = r440_;
+                    acc_local0_[2i] = _e6961;
                 }
-                let _e7013 = active_540_;
-                if _e7013 {
-                    let _e7015 = r487_;
-                    let _e7017 = r496_;
-                    r499_ = (_e7015 * _e7017);
-                }
-                let _e7021 = active_540_;
-                if _e7021 {
-                    let _e7023 = r477_;
-                    let _e7025 = r499_;
-                    r500_ = (_e7023 + _e7025);
-                }
-                let _e7029 = active_540_;
-                if _e7029 {
-                    let _e7031 = r490_;
-                    let _e7033 = r493_;
-                    r501_ = (_e7031 * _e7033);
-                }
-                let _e7037 = active_540_;
-                if _e7037 {
-                    let _e7039 = r479_;
-                    let _e7041 = r501_;
-                    r502_ = (_e7039 + _e7041);
-                }
-                let _e7045 = active_540_;
-                if _e7045 {
-                    let _e7047 = r490_;
-                    let _e7049 = r496_;
-                    r503_ = (_e7047 * _e7049);
-                }
-                let _e7053 = active_540_;
-                if _e7053 {
-                    let _e7055 = r481_;
-                    let _e7057 = r503_;
-                    r504_ = (_e7055 + _e7057);
-                }
-                let _e7061 = active_540_;
-                if _e7061 {
-                    let _e7063 = r162_;
-                    r505_ = (_e7063 + 3i);
-                }
-                let _e7068 = active_540_;
-                if _e7068 {
-                    let _e7070 = r163_;
-                    r506_ = (_e7070 + 3i);
-                }
-                let _e7075 = active_540_;
-                if _e7075 {
-                    let _e7077 = r506_;
-                    r507_ = (_e7077 + 4i);
-                }
-                let _e7082 = active_540_;
-                if _e7082 {
-                    let _e7086 = a_local1_[5i];
-                    r508_ = _e7086;
-                }
-                workgroupBarrier();
-                let _e7089 = r508_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7089);
-                let _e7100 = active_540_;
-                lane_active[local_index] = u32(_e7100);
-                workgroupBarrier();
-                let _e7103 = active_540_;
-                if _e7103 {
-                    let _e7109 = i32(local_index);
-                    let _e7112 = r505_;
-                    let _e7116 = (((_e7112 % 32i) + 32i) % 32i);
-                    let _e7121 = ((_e7109 - (i32(local_index) % 32i)) + _e7116);
-                    let _e7124 = (((_e7116 >= 0i) && (_e7116 < 32i)) && (_e7121 < 128i));
-                    let _e7125 = select(_e7109, _e7121, _e7124);
-                    let _e7129 = lane_active[bitcast<u32>(_e7125)];
-                    let _e7136 = lane_values[bitcast<u32>(_e7125)];
-                    let _e7140 = lane_values[bitcast<u32>(_e7109)];
-                    r509_ = bitcast<f32>(select(_e7140, _e7136, (_e7124 && (_e7129 != 0u))));
-                }
-                let _e7145 = active_540_;
-                if _e7145 {
-                    let _e7147 = r509_;
-                    r510_ = f32(_e7147);
-                }
-                let _e7151 = active_540_;
-                if _e7151 {
-                    let _e7155 = a_local1_[7i];
-                    r511_ = _e7155;
-                }
-                workgroupBarrier();
-                let _e7158 = r511_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7158);
-                let _e7169 = active_540_;
-                lane_active[local_index] = u32(_e7169);
-                workgroupBarrier();
-                let _e7172 = active_540_;
-                if _e7172 {
-                    let _e7178 = i32(local_index);
-                    let _e7181 = r505_;
-                    let _e7185 = (((_e7181 % 32i) + 32i) % 32i);
-                    let _e7190 = ((_e7178 - (i32(local_index) % 32i)) + _e7185);
-                    let _e7193 = (((_e7185 >= 0i) && (_e7185 < 32i)) && (_e7190 < 128i));
-                    let _e7194 = select(_e7178, _e7190, _e7193);
-                    let _e7198 = lane_active[bitcast<u32>(_e7194)];
-                    let _e7205 = lane_values[bitcast<u32>(_e7194)];
-                    let _e7209 = lane_values[bitcast<u32>(_e7178)];
-                    r512_ = bitcast<f32>(select(_e7209, _e7205, (_e7193 && (_e7198 != 0u))));
-                }
-                let _e7214 = active_540_;
-                if _e7214 {
-                    let _e7216 = r512_;
-                    r513_ = f32(_e7216);
-                }
-                let _e7220 = active_540_;
-                if _e7220 {
-                    let _e7224 = b_local2_[3i];
-                    r514_ = _e7224;
-                }
-                workgroupBarrier();
-                let _e7227 = r514_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7227);
-                let _e7238 = active_540_;
-                lane_active[local_index] = u32(_e7238);
-                workgroupBarrier();
-                let _e7241 = active_540_;
-                if _e7241 {
-                    let _e7247 = i32(local_index);
-                    let _e7250 = r506_;
-                    let _e7254 = (((_e7250 % 32i) + 32i) % 32i);
-                    let _e7259 = ((_e7247 - (i32(local_index) % 32i)) + _e7254);
-                    let _e7262 = (((_e7254 >= 0i) && (_e7254 < 32i)) && (_e7259 < 128i));
-                    let _e7263 = select(_e7247, _e7259, _e7262);
-                    let _e7267 = lane_active[bitcast<u32>(_e7263)];
-                    let _e7274 = lane_values[bitcast<u32>(_e7263)];
-                    let _e7278 = lane_values[bitcast<u32>(_e7247)];
-                    r515_ = bitcast<f32>(select(_e7278, _e7274, (_e7262 && (_e7267 != 0u))));
-                }
-                let _e7283 = active_540_;
-                if _e7283 {
-                    let _e7285 = r515_;
-                    r516_ = f32(_e7285);
-                }
-                let _e7289 = active_540_;
-                if _e7289 {
-                    let _e7293 = b_local2_[3i];
-                    r517_ = _e7293;
-                }
-                workgroupBarrier();
-                let _e7296 = r517_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7296);
-                let _e7307 = active_540_;
-                lane_active[local_index] = u32(_e7307);
-                workgroupBarrier();
-                let _e7310 = active_540_;
-                if _e7310 {
-                    let _e7316 = i32(local_index);
-                    let _e7319 = r507_;
-                    let _e7323 = (((_e7319 % 32i) + 32i) % 32i);
-                    let _e7328 = ((_e7316 - (i32(local_index) % 32i)) + _e7323);
-                    let _e7331 = (((_e7323 >= 0i) && (_e7323 < 32i)) && (_e7328 < 128i));
-                    let _e7332 = select(_e7316, _e7328, _e7331);
-                    let _e7336 = lane_active[bitcast<u32>(_e7332)];
-                    let _e7343 = lane_values[bitcast<u32>(_e7332)];
-                    let _e7347 = lane_values[bitcast<u32>(_e7316)];
-                    r518_ = bitcast<f32>(select(_e7347, _e7343, (_e7331 && (_e7336 != 0u))));
-                }
-                let _e7352 = active_540_;
-                if _e7352 {
-                    let _e7354 = r518_;
-                    r519_ = f32(_e7354);
-                }
-                let _e7358 = active_540_;
-                if _e7358 {
-                    let _e7360 = r510_;
-                    let _e7362 = r516_;
-                    r520_ = (_e7360 * _e7362);
-                }
-                let _e7366 = active_540_;
-                if _e7366 {
-                    let _e7368 = r498_;
-                    let _e7370 = r520_;
-                    r521_ = (_e7368 + _e7370);
-                }
-                let _e7374 = active_540_;
-                if _e7374 {
-                    let _e7376 = r510_;
-                    let _e7378 = r519_;
-                    r522_ = (_e7376 * _e7378);
-                }
-                let _e7382 = active_540_;
-                if _e7382 {
-                    let _e7384 = r500_;
-                    let _e7386 = r522_;
-                    r523_ = (_e7384 + _e7386);
-                }
-                let _e7390 = active_540_;
-                if _e7390 {
-                    let _e7392 = r513_;
-                    let _e7394 = r516_;
-                    r524_ = (_e7392 * _e7394);
-                }
-                let _e7398 = active_540_;
-                if _e7398 {
-                    let _e7400 = r502_;
-                    let _e7402 = r524_;
-                    r525_ = (_e7400 + _e7402);
-                }
-                let _e7406 = active_540_;
-                if _e7406 {
-                    let _e7408 = r513_;
-                    let _e7410 = r519_;
-                    r526_ = (_e7408 * _e7410);
-                }
-                let _e7414 = active_540_;
-                if _e7414 {
-                    let _e7416 = r504_;
-                    let _e7418 = r526_;
-                    r527_ = (_e7416 + _e7418);
-                }
-                let _e7422 = active_540_;
-                if _e7422 {
-                    let _e7426 = acc_local0_[0i];
-                    r528_ = _e7426;
-                }
-                let _e7429 = active_540_;
-                if _e7429 {
-                    let _e7431 = r528_;
-                    let _e7433 = r521_;
-                    r529_ = (_e7431 + _e7433);
-                }
-                let _e7437 = active_540_;
-                if _e7437 {
-                    let _e7441 = acc_local0_[1i];
-                    r530_ = _e7441;
-                }
-                let _e7444 = active_540_;
-                if _e7444 {
-                    let _e7446 = r530_;
-                    let _e7448 = r523_;
-                    r531_ = (_e7446 + _e7448);
-                }
-                let _e7452 = active_540_;
-                if _e7452 {
-                    let _e7456 = acc_local0_[2i];
-                    r532_ = _e7456;
-                }
-                let _e7459 = active_540_;
-                if _e7459 {
-                    let _e7461 = r532_;
-                    let _e7463 = r525_;
-                    r533_ = (_e7461 + _e7463);
-                }
-                let _e7467 = active_540_;
-                if _e7467 {
-                    let _e7471 = acc_local0_[3i];
-                    r534_ = _e7471;
-                }
-                let _e7474 = active_540_;
-                if _e7474 {
-                    let _e7476 = r534_;
-                    let _e7478 = r527_;
-                    r535_ = (_e7476 + _e7478);
-                }
-                let _e7482 = active_540_;
-                if _e7482 {
-                    let _e7484 = r529_;
-                    acc_local0_[0i] = _e7484;
-                }
-                let _e7489 = active_540_;
-                if _e7489 {
-                    let _e7491 = r531_;
-                    acc_local0_[1i] = _e7491;
-                }
-                let _e7496 = active_540_;
-                if _e7496 {
-                    let _e7498 = r533_;
-                    acc_local0_[2i] = _e7498;
-                }
-                let _e7503 = active_540_;
-                if _e7503 {
-                    let _e7505 = r535_;
-                    acc_local0_[3i] = _e7505;
+                let _e6966 = active_447_;
+                if _e6966 {
+                    let _e6968 = r442_;
+                    acc_local0_[3i] = _e6968;
                 }
             }
             continuing {
-                let _e7510 = entry_543_;
-                continued_545_ = false;
-                let _e7514 = exited_541_;
-                let _e7516 = broken_544_;
-                let _e7518 = continued_545_;
-                active_540_ = (_e7510 && !((_e7514 || (_e7516 || _e7518))));
+                let _e6973 = entry_450_;
+                continued_452_ = false;
+                let _e6977 = exited_448_;
+                let _e6979 = broken_451_;
+                let _e6981 = continued_452_;
+                active_447_ = (_e6973 && !((_e6977 || (_e6979 || _e6981))));
                 {
-                    let _e7525 = active_540_;
-                    if _e7525 {
-                        let _e7527 = k_12_;
-                        k_12_ = (_e7527 + 16i);
+                    let _e6988 = active_447_;
+                    if _e6988 {
+                        let _e6990 = k_12_;
+                        k_12_ = (_e6990 + 16i);
                     }
                 }
             }
         }
-        let _e7532 = left_546_;
-        if !(_e7532) {
+        let _e6995 = left_453_;
+        if !(_e6995) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e7539 = entry_543_;
-        let _e7541 = exited_541_;
-        active_540_ = (_e7539 && !(_e7541));
-        let _e7546 = active_540_;
-        if _e7546 {
-            r123_ = (i32(local_index) % 32i);
+        let _e7002 = entry_450_;
+        let _e7004 = exited_448_;
+        active_447_ = (_e7002 && !(_e7004));
+        let _e7009 = active_447_;
+        if _e7009 {
+            r52_ = (i32(local_index) % 32i);
         }
-        let _e7553 = active_540_;
-        if _e7553 {
-            let _e7555 = r123_;
-            r124_ = (_e7555 >> bitcast<u32>(2i));
+        let _e7016 = active_447_;
+        if _e7016 {
+            let _e7018 = r52_;
+            r53_ = (_e7018 >> bitcast<u32>(2i));
         }
-        let _e7561 = active_540_;
-        if _e7561 {
-            let _e7563 = r123_;
-            r125_ = (_e7563 & 3i);
+        let _e7024 = active_447_;
+        if _e7024 {
+            let _e7026 = r52_;
+            r54_ = (_e7026 & 3i);
         }
-        let _e7568 = active_540_;
-        if _e7568 {
-            let _e7570 = r125_;
-            r126_ = (_e7570 << bitcast<u32>(1i));
+        let _e7031 = active_447_;
+        if _e7031 {
+            let _e7033 = r54_;
+            r55_ = (_e7033 << bitcast<u32>(1i));
         }
-        let _e7576 = active_540_;
-        if _e7576 {
-            let _e7578 = row_2_;
-            let _e7580 = r124_;
-            r127_ = (_e7578 + _e7580);
+        let _e7039 = active_447_;
+        if _e7039 {
+            let _e7041 = row_2_;
+            let _e7043 = r53_;
+            r56_ = (_e7041 + _e7043);
         }
-        let _e7584 = active_540_;
-        if _e7584 {
-            let _e7586 = r127_;
-            r128_ = (_e7586 + 0i);
+        let _e7047 = active_447_;
+        if _e7047 {
+            let _e7049 = col_8_;
+            let _e7051 = r55_;
+            r57_ = (_e7049 + _e7051);
         }
-        let _e7591 = active_540_;
-        if _e7591 {
-            let _e7593 = col_8_;
-            let _e7595 = r126_;
-            r129_ = (_e7593 + _e7595);
+        let _e7055 = active_447_;
+        if _e7055 {
+            let _e7059 = acc_local0_[0i];
+            r58_ = _e7059;
         }
-        let _e7599 = active_540_;
-        if _e7599 {
-            let _e7601 = r129_;
-            r130_ = (_e7601 + 0i);
+        let _e7062 = active_447_;
+        if _e7062 {
+            let _e7064 = r58_;
+            let _e7070 = params.N;
+            let _e7072 = r56_;
+            let _e7074 = r57_;
+            C[bitcast<u32>(((_e7072 * _e7070) + _e7074))] = _e7064;
         }
-        let _e7606 = active_540_;
-        if _e7606 {
-            let _e7610 = acc_local0_[0i];
-            r131_ = _e7610;
+        let _e7081 = active_447_;
+        if _e7081 {
+            let _e7083 = r57_;
+            r59_ = (_e7083 + 1i);
         }
-        let _e7613 = active_540_;
-        if _e7613 {
-            let _e7615 = r131_;
-            let _e7621 = params.N;
-            let _e7623 = r128_;
-            let _e7625 = r130_;
-            C[bitcast<u32>(((_e7623 * _e7621) + _e7625))] = _e7615;
+        let _e7088 = active_447_;
+        if _e7088 {
+            let _e7092 = acc_local0_[1i];
+            r60_ = _e7092;
         }
-        let _e7632 = active_540_;
-        if _e7632 {
-            r132_ = (i32(local_index) % 32i);
+        let _e7095 = active_447_;
+        if _e7095 {
+            let _e7097 = r60_;
+            let _e7103 = params.N;
+            let _e7105 = r56_;
+            let _e7107 = r59_;
+            C[bitcast<u32>(((_e7105 * _e7103) + _e7107))] = _e7097;
         }
-        let _e7639 = active_540_;
-        if _e7639 {
-            let _e7641 = r132_;
-            r133_ = (_e7641 >> bitcast<u32>(2i));
+        let _e7114 = active_447_;
+        if _e7114 {
+            let _e7116 = r56_;
+            r61_ = (_e7116 + 8i);
         }
-        let _e7647 = active_540_;
-        if _e7647 {
-            let _e7649 = r132_;
-            r134_ = (_e7649 & 3i);
+        let _e7121 = active_447_;
+        if _e7121 {
+            let _e7125 = acc_local0_[2i];
+            r62_ = _e7125;
         }
-        let _e7654 = active_540_;
-        if _e7654 {
-            let _e7656 = r134_;
-            r135_ = (_e7656 << bitcast<u32>(1i));
+        let _e7128 = active_447_;
+        if _e7128 {
+            let _e7130 = r62_;
+            let _e7136 = params.N;
+            let _e7138 = r61_;
+            let _e7140 = r57_;
+            C[bitcast<u32>(((_e7138 * _e7136) + _e7140))] = _e7130;
         }
-        let _e7662 = active_540_;
-        if _e7662 {
-            let _e7664 = row_2_;
-            let _e7666 = r133_;
-            r136_ = (_e7664 + _e7666);
+        let _e7147 = active_447_;
+        if _e7147 {
+            let _e7149 = r56_;
+            r63_ = (_e7149 + 8i);
         }
-        let _e7670 = active_540_;
-        if _e7670 {
-            let _e7672 = r136_;
-            r137_ = (_e7672 + 0i);
+        let _e7154 = active_447_;
+        if _e7154 {
+            let _e7156 = r57_;
+            r64_ = (_e7156 + 1i);
         }
-        let _e7677 = active_540_;
-        if _e7677 {
-            let _e7679 = col_8_;
-            let _e7681 = r135_;
-            r138_ = (_e7679 + _e7681);
+        let _e7161 = active_447_;
+        if _e7161 {
+            let _e7165 = acc_local0_[3i];
+            r65_ = _e7165;
         }
-        let _e7685 = active_540_;
-        if _e7685 {
-            let _e7687 = r138_;
-            r139_ = (_e7687 + 1i);
-        }
-        let _e7692 = active_540_;
-        if _e7692 {
-            let _e7696 = acc_local0_[1i];
-            r140_ = _e7696;
-        }
-        let _e7699 = active_540_;
-        if _e7699 {
-            let _e7701 = r140_;
-            let _e7707 = params.N;
-            let _e7709 = r137_;
-            let _e7711 = r139_;
-            C[bitcast<u32>(((_e7709 * _e7707) + _e7711))] = _e7701;
-        }
-        let _e7718 = active_540_;
-        if _e7718 {
-            r141_ = (i32(local_index) % 32i);
-        }
-        let _e7725 = active_540_;
-        if _e7725 {
-            let _e7727 = r141_;
-            r142_ = (_e7727 >> bitcast<u32>(2i));
-        }
-        let _e7733 = active_540_;
-        if _e7733 {
-            let _e7735 = r141_;
-            r143_ = (_e7735 & 3i);
-        }
-        let _e7740 = active_540_;
-        if _e7740 {
-            let _e7742 = r143_;
-            r144_ = (_e7742 << bitcast<u32>(1i));
-        }
-        let _e7748 = active_540_;
-        if _e7748 {
-            let _e7750 = row_2_;
-            let _e7752 = r142_;
-            r145_ = (_e7750 + _e7752);
-        }
-        let _e7756 = active_540_;
-        if _e7756 {
-            let _e7758 = r145_;
-            r146_ = (_e7758 + 8i);
-        }
-        let _e7763 = active_540_;
-        if _e7763 {
-            let _e7765 = col_8_;
-            let _e7767 = r144_;
-            r147_ = (_e7765 + _e7767);
-        }
-        let _e7771 = active_540_;
-        if _e7771 {
-            let _e7773 = r147_;
-            r148_ = (_e7773 + 0i);
-        }
-        let _e7778 = active_540_;
-        if _e7778 {
-            let _e7782 = acc_local0_[2i];
-            r149_ = _e7782;
-        }
-        let _e7785 = active_540_;
-        if _e7785 {
-            let _e7787 = r149_;
-            let _e7793 = params.N;
-            let _e7795 = r146_;
-            let _e7797 = r148_;
-            C[bitcast<u32>(((_e7795 * _e7793) + _e7797))] = _e7787;
-        }
-        let _e7804 = active_540_;
-        if _e7804 {
-            r150_ = (i32(local_index) % 32i);
-        }
-        let _e7811 = active_540_;
-        if _e7811 {
-            let _e7813 = r150_;
-            r151_ = (_e7813 >> bitcast<u32>(2i));
-        }
-        let _e7819 = active_540_;
-        if _e7819 {
-            let _e7821 = r150_;
-            r152_ = (_e7821 & 3i);
-        }
-        let _e7826 = active_540_;
-        if _e7826 {
-            let _e7828 = r152_;
-            r153_ = (_e7828 << bitcast<u32>(1i));
-        }
-        let _e7834 = active_540_;
-        if _e7834 {
-            let _e7836 = row_2_;
-            let _e7838 = r151_;
-            r154_ = (_e7836 + _e7838);
-        }
-        let _e7842 = active_540_;
-        if _e7842 {
-            let _e7844 = r154_;
-            r155_ = (_e7844 + 8i);
-        }
-        let _e7849 = active_540_;
-        if _e7849 {
-            let _e7851 = col_8_;
-            let _e7853 = r153_;
-            r156_ = (_e7851 + _e7853);
-        }
-        let _e7857 = active_540_;
-        if _e7857 {
-            let _e7859 = r156_;
-            r157_ = (_e7859 + 1i);
-        }
-        let _e7864 = active_540_;
-        if _e7864 {
-            let _e7868 = acc_local0_[3i];
-            r158_ = _e7868;
-        }
-        let _e7871 = active_540_;
-        if _e7871 {
-            let _e7873 = r158_;
-            let _e7879 = params.N;
-            let _e7881 = r155_;
-            let _e7883 = r157_;
-            C[bitcast<u32>(((_e7881 * _e7879) + _e7883))] = _e7873;
+        let _e7168 = active_447_;
+        if _e7168 {
+            let _e7170 = r65_;
+            let _e7176 = params.N;
+            let _e7178 = r63_;
+            let _e7180 = r64_;
+            C[bitcast<u32>(((_e7178 * _e7176) + _e7180))] = _e7170;
         }
     }
 }
