@@ -258,3 +258,15 @@ test.describe('the docs on a phone, by touch', () => {
     await expect(page.getByTestId('docs-menu').getByRole('link', { name: 'Collectives and shuffles' })).toBeHidden();
   });
 });
+
+test('the tensor-core page runs its GEMM on mma in the page, and WebGPU agrees bit for bit', async ({ page }) => {
+  await page.goto('/docs/tensor-cores');
+  await expect(page.getByRole('heading', { level: 1, name: 'Tensor cores' })).toBeVisible();
+  const kernel = page.getByTestId('kernel').filter({ hasText: 'kernel mma_gemm' });
+  await kernel.getByTestId('kernel-run').click();
+  await expect(kernel.getByTestId('sim-status')).toContainText('Simulator:');
+  await expect(kernel.getByTestId('result-C')).toBeVisible();
+  await expect(kernel.getByTestId('gpu-status')).not.toContainText('running', { timeout: 30_000 });
+  const gpu = (await kernel.getByTestId('gpu-status').textContent()) ?? '';
+  if (gpu.startsWith('WebGPU (')) await expect(kernel.getByTestId('verdict')).toHaveText(/^GPU = simulator · every element equal/);
+});
