@@ -112,6 +112,8 @@ pub enum Feature {
     Cluster,
     /// `atomic_add` and the other atomics.
     Atomic,
+    /// A warp's matrix operation, `mma<over ctx.lane>` (tensor cores).
+    Mma,
 }
 
 impl Feature {
@@ -126,6 +128,7 @@ impl Feature {
             Feature::Barrier => "a barrier()",
             Feature::Cluster => "an @cluster",
             Feature::Atomic => "an atomic",
+            Feature::Mma => "a warp's matrix operation (mma)",
         }
     }
 }
@@ -351,6 +354,9 @@ fn broken_rule(kernel: &Kernel, rules: &Rules) -> Option<Verdict> {
         }
         if matches!(kind, StmtKind::Atomic(_)) {
             used.push(Feature::Atomic);
+        }
+        if matches!(kind, StmtKind::Mma { .. }) {
+            used.push(Feature::Mma);
         }
         if let StmtKind::Let { op, .. } = kind {
             used.extend(match op {
