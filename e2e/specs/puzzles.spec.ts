@@ -40,7 +40,7 @@ const sidebarEntry = (page: Page, title: string) =>
 
 test('solving a puzzle shows the pass and marks it in the sidebar, also after a reload', async ({ page, consoleErrors }) => {
   await openPuzzle(page, 'puzzle-map');
-  await expect(page.getByTestId('puzzle-progress')).toHaveText(/0 of 16 solved/);
+  await expect(page.getByTestId('puzzle-progress')).toHaveText(/0 of 18 solved/);
   const entry = sidebarEntry(page, 'One thread, one element');
   await expect(entry).not.toHaveAttribute('data-solved');
 
@@ -59,7 +59,7 @@ test('solving a puzzle shows the pass and marks it in the sidebar, also after a 
   await expect(page.getByTestId('puzzle-stale')).toHaveCount(0);
   await expect(entry).toHaveAttribute('data-solved');
   await expect(entry).toHaveAccessibleName('One thread, one element (solved)');
-  await expect(page.getByTestId('puzzle-progress')).toHaveText(/1 of 16 solved/);
+  await expect(page.getByTestId('puzzle-progress')).toHaveText(/1 of 18 solved/);
 
   // Kept across a reload: the mark and the attempt.
   await page.reload();
