@@ -104,45 +104,41 @@ fn a_launch_with_other_warps_is_refused() {
 /// exact product of the f16 inputs within f32's rounding of 64 terms.
 #[test]
 fn a_gemm_on_many_ctas_gives_the_rules_sums() {
-    let example = compiler_core::examples::all()
-        .into_iter()
-        .find(|e| e.name == "mma_gemm")
-        .unwrap_or_else(|| panic!("no example mma_gemm"));
-    {
-        let output = compiler_core::compile(example.source)
-            .run(&example.launch)
-            .unwrap_or_else(|e| panic!("{e:?}"));
-        let (a, b, c) = (
-            tensor(&output.args, 0),
-            tensor(&output.args, 1),
-            tensor(&output.args, 2),
-        );
-        let (m, k, n) = (a.shape[0], a.shape[1], b.shape[1]);
-        assert_eq!((m, k, n), (48, 64, 64));
-        let (a, b, c) = (values(a), values(b), values(c));
-        for i in 0..m {
-            for j in 0..n {
-                let mut acc = 0.0f32;
-                let mut exact = 0.0f64;
-                for block in (0..k).step_by(16) {
-                    let mut sum = None;
-                    for kk in block..block + 16 {
-                        let (x, y) = (a[i * k + kk] as f32, b[kk * n + j] as f32);
-                        sum = Some(sum.map_or(x * y, |s: f32| s + x * y));
-                        exact += f64::from(x) * f64::from(y);
-                    }
-                    acc += sum.unwrap_or(0.0);
+    let example =
+        compiler_core::examples::find("mma_gemm").unwrap_or_else(|| panic!("no example mma_gemm"));
+    assert_eq!(example.launch.grid, Dim3::new(2, 3, 1));
+    let output = compiler_core::compile(example.source)
+        .run(&example.launch)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let (a, b, c) = (
+        tensor(&output.args, 0),
+        tensor(&output.args, 1),
+        tensor(&output.args, 2),
+    );
+    let (m, k, n) = (a.shape[0], a.shape[1], b.shape[1]);
+    assert_eq!((m, k, n), (48, 64, 64));
+    let (a, b, c) = (values(a), values(b), values(c));
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = 0.0f32;
+            let mut exact = 0.0f64;
+            for block in (0..k).step_by(16) {
+                let mut sum = None;
+                for kk in block..block + 16 {
+                    let (x, y) = (a[i * k + kk] as f32, b[kk * n + j] as f32);
+                    sum = Some(sum.map_or(x * y, |s: f32| s + x * y));
+                    exact += f64::from(x) * f64::from(y);
                 }
-                let got = c[i * n + j];
-                assert_eq!(got, f64::from(acc), "C[{i}, {j}]");
-                assert!(
-                    (got - exact).abs() <= 1e-5 * (1.0 + exact.abs()),
-                    "C[{i}, {j}]"
-                );
+                acc += sum.unwrap_or(0.0);
             }
+            let got = c[i * n + j];
+            assert_eq!(got, f64::from(acc), "C[{i}, {j}]");
+            assert!(
+                (got - exact).abs() <= 1e-5 * (1.0 + exact.abs()),
+                "C[{i}, {j}]"
+            );
         }
     }
-    assert!(example.launch.grid == Dim3::new(2, 3, 1));
 }
 
 /// The run's work counts each warp's `mma` as 2 · 16 · 8 · 16 operations on the tensor cores,
@@ -150,10 +146,8 @@ fn a_gemm_on_many_ctas_gives_the_rules_sums() {
 /// summary places the run against each target's tensor-core roof.
 #[test]
 fn the_work_counts_a_gemms_products_on_the_tensor_cores() {
-    let example = compiler_core::examples::all()
-        .into_iter()
-        .find(|e| e.name == "mma_gemm")
-        .unwrap_or_else(|| panic!("no example mma_gemm"));
+    let example =
+        compiler_core::examples::find("mma_gemm").unwrap_or_else(|| panic!("no example mma_gemm"));
     let compilation = compiler_core::compile(example.source);
     let prepared = compilation
         .prepare(&example.launch, compiler_core::RunLimits::TERMINAL)
