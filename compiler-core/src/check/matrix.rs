@@ -254,19 +254,8 @@ impl KernelChecker {
             if let Type::Tensor { .. } = &base_value.ty {
                 self.tensor_stores
                     .push((self.kernel_name(base_name), base.span));
-            } else if !matches!(self.vars[id].kind, NameKind::Var | NameKind::Param) {
-                self.error(
-                    Diagnostic::error(
-                        Code::E0204,
-                        base.span,
-                        format!("the tile `{base_name}` cannot be written: it is a let"),
-                    )
-                    .with_label("written here")
-                    .with_secondary(self.vars[id].declared_at, "declared here")
-                    .with_help(format!(
-                        "declare it with `var {base_name} = ...` to write its elements"
-                    )),
-                );
+            } else {
+                self.tile_writable(id, base_name, base.span);
             }
         }
     }

@@ -377,21 +377,7 @@ impl KernelChecker {
         };
         let base_value = self.use_var(id, base.span);
         if let Type::Tile { .. } = &base_value.ty {
-            // A function's tile parameter is its argument, which the call holds to a var.
-            if !matches!(self.vars[id].kind, NameKind::Var | NameKind::Param) {
-                self.error(
-                    Diagnostic::error(
-                        Code::E0204,
-                        base.span,
-                        format!("the tile `{name}` cannot be written: it is a let"),
-                    )
-                    .with_label("written here")
-                    .with_secondary(self.vars[id].declared_at, "declared here")
-                    .with_help(format!(
-                        "declare it with `var {name} = ...` to write its elements"
-                    )),
-                );
-            }
+            self.tile_writable(id, name, base.span);
         }
         if let Type::Tensor { .. } = &base_value.ty {
             self.tensor_stores.push((self.kernel_name(name), base.span));
@@ -435,6 +421,26 @@ impl KernelChecker {
         join_env(&mut self.env, &after_then);
         self.control.pop();
         exits
+    }
+
+    /// E0204 where tile variable `id` (`name`, written at `span`) is a `let`. A function's
+    /// tile parameter is its argument, which the call holds to a var.
+    pub(super) fn tile_writable(&mut self, id: usize, name: &str, span: Span) {
+        if matches!(self.vars[id].kind, NameKind::Var | NameKind::Param) {
+            return;
+        }
+        self.error(
+            Diagnostic::error(
+                Code::E0204,
+                span,
+                format!("the tile `{name}` cannot be written: it is a let"),
+            )
+            .with_label("written here")
+            .with_secondary(self.vars[id].declared_at, "declared here")
+            .with_help(format!(
+                "declare it with `var {name} = ...` to write its elements"
+            )),
+        );
     }
 
     pub(super) fn condition(&mut self, condition: &Expr) -> Value {

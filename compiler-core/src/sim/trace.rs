@@ -757,10 +757,7 @@ impl<'a> Cta<'a> {
             Memory::Partials | Memory::Local(_) => return,
         };
         // A 64-bit tensor's low word `2 e` is its element `e`.
-        let words = match memory {
-            Memory::Tensor(i) if self.kernel.params[i].element().is_wide() => 2,
-            _ => 1,
-        };
+        let words = if self.wide_tensor(memory) { 2 } else { 1 };
         for t in (0..self.threads).filter(|&t| mask[t]) {
             if let Some(element) = self.flat_index(indices, &shape, t) {
                 recorder.access(t, memory, element / words, write);
@@ -771,8 +768,13 @@ impl<'a> Cta<'a> {
     /// Whether `indices` reach the high words of a 64-bit tensor (`ir::wide`'s last index 1):
     /// the trace records a 64-bit element's access once, at its low word, as one access.
     fn high_word(&self, memory: Memory, indices: &[Operand]) -> bool {
-        matches!(memory, Memory::Tensor(i) if self.kernel.params.get(i).is_some_and(|p| p.element().is_wide()))
-            && indices.last() == Some(&Operand::Const(1))
+        self.wide_tensor(memory) && indices.last() == Some(&Operand::Const(1))
+    }
+
+    /// Whether `memory` is a 64-bit tensor, split into words.
+    fn wide_tensor(&self, memory: Memory) -> bool {
+        matches!(memory, Memory::Tensor(i)
+            if self.kernel.params.get(i).is_some_and(|p| p.element().is_wide()))
     }
 
     fn barrier_arrivals(&self, mask: &[bool]) -> Barrier {
