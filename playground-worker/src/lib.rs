@@ -2,7 +2,7 @@
 //! as `window.tesseraWorker`), loaded in a Web Worker when the playground first needs it: a
 //! run, a trace, memory counts, a listing tab (PTX, WGSL, IR) or a GPU run's WGSL.
 //!
-//! In: the worker's messages (`playground::run::jobs::Job` as JSON). Out: their replies. It
+//! In: the worker's messages (`playground::run::messages::Job` as JSON). Out: their replies. It
 //! carries the simulator, the PTX writer and naga's WGSL writer and validator, so the page's
 //! module (`playground-wasm`) does not: a reader opening `/play` downloads only what the page
 //! draws and checks (ARCHITECTURE.md, "the worker has a module of its own"). No leptos here.

@@ -6,7 +6,7 @@
 //! stops with an explanation, and off the page's thread, so a long run never freezes the page.
 //! The GPU runs when the browser offers WebGPU; otherwise the outcome says why.
 
-use super::jobs::{first_problem, Done, Job, Reply, Simulation, Stepped, Traced};
+use super::messages::{first_problem, Done, GpuOutcome, Job, Reply, Simulation, Stepped, Traced};
 use crate::outputs::{Output, Shown};
 use compiler_core::cluster::ClusterRun;
 use compiler_core::grade::{Exercise, Verdict};
@@ -19,7 +19,6 @@ use compiler_core::sim::{Args, MemoryProfile, Writers};
 use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, Diagnostic};
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 
 /// What one press of Run produced.
@@ -69,46 +68,6 @@ pub struct SimRun {
     pub launches: Rc<Vec<LaunchRecord>>,
     /// Its f32 atomic sums depend on the order of their additions.
     pub order_dependent_sums: bool,
-}
-
-#[derive(Clone, Serialize, Deserialize)]
-pub enum GpuOutcome {
-    Pending,
-    Skipped(String),
-    Failed(String),
-    Done {
-        args: Args,
-        ms: f64,
-        how: String,
-        /// The kernel's own time (a program's: its launches' timeline) by the GPU's
-        /// timestamps, or why it has none.
-        timing: Result<GpuTime, String>,
-    },
-}
-
-/// What the GPU's timestamps measured of a run.
-#[derive(Clone, Serialize, Deserialize)]
-pub enum GpuTime {
-    /// A kernel: dispatches of it after the run.
-    Kernel(compiler_core::timing::Timing),
-    /// A program: each launch as it ran.
-    Launches(compiler_core::timing::LaunchTimes),
-}
-
-impl GpuTime {
-    /// The seconds the run's work took on the GPU, where the timestamps can say it: a
-    /// kernel's median, a program's launches summed (every one timed); none for a time under
-    /// the timestamps' step, or longer than the whole run (`run_ms`, measured under load).
-    pub fn seconds(&self, run_ms: f64) -> Option<f64> {
-        let (ns, step) = match self {
-            GpuTime::Kernel(t) => (t.median_ns(), t.resolution_ns),
-            GpuTime::Launches(l) if l.spans_ns.iter().all(Option::is_some) => {
-                (l.total_ns(), l.resolution_ns)
-            }
-            GpuTime::Launches(_) => return None,
-        };
-        (ns >= step && ns > 0.0 && ns <= run_ms * 1e6).then_some(ns * 1e-9)
-    }
 }
 
 fn now_ms() -> f64 {

@@ -2,7 +2,8 @@
 //! WebGPU, and the written tensors side by side with their largest difference.
 //!
 //! - `engine`: one press of Run (the simulator, then WebGPU), its progress and Cancel.
-//! - `jobs`: the worker's jobs (a run, a trace, memory counts, WGSL, listings) as data.
+//! - `messages`: the jobs the page asks for and the worker's replies, as data and bytes.
+//! - `jobs`: what makes each reply (a run, a trace, memory counts, a grading, listings).
 //! - `worker`: those jobs in a Web Worker, from a module of their own.
 //! - `results`: the run's status, its fault or its written tensors.
 //! - `tensors`: a tensor's table, numbers, downloads and verdicts.
@@ -17,6 +18,7 @@ mod engine;
 mod form;
 pub mod jobs;
 mod memory;
+pub mod messages;
 mod results;
 mod stepper;
 pub mod steps;
@@ -27,11 +29,12 @@ pub mod worker;
 
 pub use diagram::LaunchDiagram;
 pub use engine::{
-    grade_run, memory_run, run_on_gpu_anyway, start_run, trace_run, GpuOutcome, GradeRun, Latest,
+    grade_run, memory_run, run_on_gpu_anyway, start_run, trace_run, GradeRun, Latest,
     ListingWriter, MemoryRun, OnRequest, RunReport, Running, SimRun, Stage, StepReader, TraceRun,
 };
 pub use form::{LaunchPanel, UnreadFields};
 pub use memory::{ArchSelect, MemoryView, OccupancyView};
+pub use messages::GpuOutcome;
 pub use results::Results;
 pub use stepper::Stepper;
 pub use tensors::ResultsPlace;

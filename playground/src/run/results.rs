@@ -3,7 +3,8 @@
 //! launches, and each tensor the kernel writes (`tensors`: its table, numbers, downloads and
 //! the GPU's verdict), with the inputs the run began with.
 
-use super::engine::{GpuOutcome, GpuTime, RunReport, Running, SimRun, Stage};
+use super::engine::{RunReport, Running, SimRun, Stage};
+use super::messages::{GpuOutcome, GpuTime};
 use super::tensors::{save_zip, tensor, Inputs, ResultsPlace, TensorResult};
 use super::timeline::LaunchTimeline;
 use compiler_core::cluster::ClusterRun;

@@ -1,6 +1,6 @@
 //! The steps of one traced CTA as the stepper shows them, made where the trace is kept: in the
 //! run's Web Worker, beside the simulator. The page asks for one step of one warp at a time
-//! ([`super::jobs::Job::Step`]) and gets a [`StepView`]: a trace (up to 32 MiB) never crosses
+//! ([`super::messages::Job::Step`]) and gets a [`StepView`]: a trace (up to 32 MiB) never crosses
 //! to the page, and the page's module carries none of the code that reads one.
 //!
 //! In: a [`TracedCta`] (a trace, and the compilation and launch it is of), a step and a warp.

@@ -5,7 +5,7 @@
 //! opens its WebGPU device on its first GPU run and keeps it; Cancel ends the worker and the
 //! device with it.
 //!
-//! In (page → worker): a [`Job`] as bytes (a `Uint8Array`, [`super::jobs::to_bytes`]). Out
+//! In (page → worker): a [`Job`] as bytes (a `Uint8Array`, [`super::messages::to_bytes`]). Out
 //! (worker → page): `{kind: "ready"}` once the module is up, `{kind: "progress", done, total}`
 //! at most every [`PROGRESS_MS`], and `{kind: "done", header, buffers}`: the [`Reply`] as bytes
 //! with a run's bits moved out into `buffers` (`Uint32Array`s, transferred, not copied: the
@@ -14,8 +14,7 @@
 //! Invariants: one job at a time per worker; cancelling ends the worker (`terminate`), which
 //! stops a run at once wherever it is, and the next job starts a new one.
 
-use super::engine::{GpuOutcome, GpuTime};
-use super::jobs::{from_bytes, to_bytes, Done, Job, Progress, Reply};
+use super::messages::{from_bytes, to_bytes, Done, GpuOutcome, GpuTime, Job, Progress, Reply};
 use compiler_core::launch::Launch;
 use compiler_core::sim::{Arg, Args};
 use compiler_core::wgsl::WarpMode;
