@@ -3,6 +3,12 @@
 //! DRAM traffic), both on log scales. Each target's roof is its bandwidth times the intensity
 //! up to the ridge, its peak after. A run is a vertical line at its intensity; where that line
 //! meets a roof is the most the run could do there, and so the least time it could take.
+//!
+//! A run with tensor-core work (`mma`, counted apart from the FP32 pipe's) gets each target's
+//! tensor-core roof as well: the same bandwidth slope, rising past the FP32 ridge to the dense
+//! f16 peak. Its mark is the run's whole work over its least time (`Peak::least_seconds`, the
+//! FP32 and tensor-core work each at its own peak). A run without such work keeps the FP32
+//! roofs alone: a roof it cannot use would only lower its chart's detail.
 
 use crate::axis::{decades, Frame, Scale};
 use crate::{escape, point, seconds, si};
@@ -21,16 +27,24 @@ pub struct RooflineMark {
     pub text: String,
 }
 
-/// The run's marks, one per target: `None` without global traffic (no intensity to place).
-pub fn marks(flops: u64, bytes: u64) -> Option<Vec<RooflineMark>> {
+/// The run's marks, one per target, for `flops` on the FP32 pipe and `tensor` on the tensor
+/// cores: `None` without global traffic (no intensity to place).
+pub fn marks(flops: u64, tensor: u64, bytes: u64) -> Option<Vec<RooflineMark>> {
     (bytes > 0).then(|| {
-        let intensity = flops as f64 / bytes as f64;
+        let all = flops + tensor;
+        let intensity = all as f64 / bytes as f64;
         Arch::ALL
             .into_iter()
             .map(|arch| {
                 let peak = arch.peak();
-                let attainable = (intensity * peak.bytes_per_second).min(peak.flops_per_second);
-                let (least, bound) = peak.least_seconds(flops, 0, bytes);
+                let (least, bound) = peak.least_seconds(flops, tensor, bytes);
+                // The roof at the intensity: for FP32 work alone, min(intensity · bandwidth,
+                // peak); with tensor work, the whole work over its least time, the same
+                // figure for the blend of both pipes.
+                let attainable = match tensor {
+                    0 => (intensity * peak.bytes_per_second).min(peak.flops_per_second),
+                    _ => all as f64 / least,
+                };
                 RooflineMark {
                     arch,
                     attainable,
@@ -70,14 +84,29 @@ fn rate_label(value: f64) -> String {
     si(value).replace(".00", "").replace(".0 ", " ")
 }
 
-/// The roofline of a run of `flops` floating-point operations over `bytes` of global traffic,
-/// as a `<figure>`: the three targets' roofs, the run's intensity and its marks, and a caption
-/// that says every mark's figures. With `measured`, the seconds the run's kernel work took on
-/// the reader's GPU (WebGPU's timestamps), the point it reached: `flops` over that time, at
-/// its intensity.
-pub fn roofline(flops: u64, bytes: u64, measured: Option<f64>) -> String {
-    let marks = marks(flops, bytes).unwrap_or_default();
-    let intensity = (bytes > 0 && flops > 0).then(|| flops as f64 / bytes as f64);
+/// Row `row` of the legend: a line of the roof's class and its words.
+fn legend_row(frame: &Frame, row: usize, class: &str, text: &str) -> String {
+    let y = frame.y.to + 16.0 + 16.0 * row as f64;
+    let x = frame.x.from + 10.0;
+    format!(
+        "<g class=\"legend {class}\" aria-hidden=\"true\"><line x1=\"{x}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/><text x=\"{:.1}\" y=\"{y:.1}\">{text}</text></g>",
+        y - 4.0,
+        x + 22.0,
+        y - 4.0,
+        x + 28.0,
+    )
+}
+
+/// The roofline of a run of `flops` floating-point operations on the FP32 pipe and `tensor` on
+/// the tensor cores over `bytes` of global traffic, as a `<figure>`: the three targets' roofs
+/// (and their tensor-core roofs, for a run with tensor work), the run's intensity and its
+/// marks, and a caption that says every mark's figures. With `measured`, the seconds the run's
+/// kernel work took on the reader's GPU (WebGPU's timestamps), the point it reached: all its
+/// operations over that time, at its intensity.
+pub fn roofline(flops: u64, tensor: u64, bytes: u64, measured: Option<f64>) -> String {
+    let marks = marks(flops, tensor, bytes).unwrap_or_default();
+    let all = flops + tensor;
+    let intensity = (bytes > 0 && all > 0).then(|| all as f64 / bytes as f64);
     // Decades wide enough for every ridge (about 10 to 20 FLOP/byte) and the run.
     let x_lo = intensity.map_or(-2, |i| (i.log10().floor() as i32).min(-2));
     let x_hi = intensity.map_or(3, |i| (i.log10().ceil() as i32).max(3));
@@ -86,10 +115,14 @@ pub fn roofline(flops: u64, bytes: u64, measured: Option<f64>) -> String {
         .iter()
         .map(|p| p.bytes_per_second)
         .fold(f64::MAX, f64::min);
-    let fastest = peaks.iter().map(|p| p.flops_per_second).fold(0.0, f64::max);
+    let top = |p: &compiler_core::target::Peak| match tensor {
+        0 => p.flops_per_second,
+        _ => p.tensor_flops_per_second,
+    };
+    let fastest = peaks.iter().map(top).fold(0.0, f64::max);
     let reached = measured
         .filter(|&s| s > 0.0 && intensity.is_some())
-        .map(|s| (flops as f64 / s, s));
+        .map(|s| (all as f64 / s, s));
     // Down to the measured point, which a software GPU puts far below the roofs.
     let y_lo = reached.map_or(i32::MAX, |(rate, _)| rate.log10().floor() as i32);
     let y_lo = y_lo.min((10f64.powi(x_lo) * slowest).log10().floor() as i32);
@@ -122,20 +155,45 @@ pub fn roofline(flops: u64, bytes: u64, measured: Option<f64>) -> String {
             "<polyline class=\"roof roof-{}\" points=\"{path}\"/>",
             arch.name()
         );
+        if tensor > 0 {
+            // The slope goes on past the FP32 ridge up to the tensor cores' peak.
+            let path = [
+                (ridge, peak.flops_per_second),
+                (
+                    peak.tensor_flops_per_second / peak.bytes_per_second,
+                    peak.tensor_flops_per_second,
+                ),
+                (x_max, peak.tensor_flops_per_second),
+            ]
+            .map(|(x, y)| format!("{:.1},{:.1}", frame.x.at(x), frame.y.at(y)))
+            .join(" ");
+            svg += &format!(
+                "<polyline class=\"roof tensor roof-{}\" points=\"{path}\"/>",
+                arch.name()
+            );
+        }
         // The legend, in the empty corner above the roofs' slopes.
-        let y = frame.y.to + 16.0 + 16.0 * row as f64;
-        let x = frame.x.from + 10.0;
-        svg += &format!(
-            "<g class=\"legend roof-{}\" aria-hidden=\"true\"><line x1=\"{x}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/><text x=\"{:.1}\" y=\"{y:.1}\">{} ({}): {}FLOP/s, {}B/s</text></g>",
-            arch.name(),
-            y - 4.0,
-            x + 22.0,
-            y - 4.0,
-            x + 28.0,
-            peak.gpu,
-            arch.name(),
-            si(peak.flops_per_second),
-            si(peak.bytes_per_second)
+        svg += &legend_row(
+            &frame,
+            row,
+            &format!("roof-{}", arch.name()),
+            &format!(
+                "{} ({}): {}FLOP/s, {}B/s",
+                peak.gpu,
+                arch.name(),
+                si(peak.flops_per_second),
+                si(peak.bytes_per_second)
+            ),
+        );
+    }
+    if tensor > 0 {
+        // One row for the thin roofs, each target's peak in the order above.
+        let peaks = Arch::ALL.map(|a| format!("{:.0}", a.peak().tensor_flops_per_second / 1e12));
+        svg += &legend_row(
+            &frame,
+            Arch::ALL.len(),
+            "tensor",
+            &format!("thin: tensor cores, {} TFLOP/s", peaks.join(" · ")),
         );
     }
     if let Some(i) = intensity {
@@ -162,7 +220,11 @@ pub fn roofline(flops: u64, bytes: u64, measured: Option<f64>) -> String {
         svg += &point("measured", frame.x.at(i), y, &measured_text(rate, s));
     }
     svg += "</svg>";
-    let run = match (flops, bytes) {
+    let on_tensor_cores = match tensor {
+        0 => String::new(),
+        t => format!(" ({t} of them on the tensor cores)"),
+    };
+    let run = match (all, bytes) {
         (_, 0) => "This run moved no global memory, so it has no intensity to place: the roofs alone.".to_owned(),
         (0, _) => format!(
             "This run did no floating-point arithmetic over {bytes} bytes of global traffic: an intensity of 0, left of any log scale, memory-bound on every target (at least {} on {}).",
@@ -170,15 +232,19 @@ pub fn roofline(flops: u64, bytes: u64, measured: Option<f64>) -> String {
             Arch::Sm90.peak().gpu
         ),
         _ => format!(
-            "This run: {flops} floating-point operations over {bytes} bytes of global traffic, {:.3} FLOP/byte. {}.",
-            flops as f64 / bytes as f64,
+            "This run: {all} floating-point operations{on_tensor_cores} over {bytes} bytes of global traffic, {:.3} FLOP/byte. {}.",
+            all as f64 / bytes as f64,
             marks.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join("; ")
         ),
     };
     // The measured point says its figures itself (its name and title): the caption keeps its
     // length, so a time that arrives after the counts moves nothing below the chart.
+    let peaks = match tensor {
+        0 => "FP32 without tensor cores",
+        _ => "FP32, and the tensor cores' dense f16 with f32 sums, the thin roofs",
+    };
     format!(
-        "<figure class=\"chart-figure roofline\" data-testid=\"roofline\">{svg}<figcaption>{} Bounds at the data sheets' peaks (FP32 without tensor cores, DRAM bandwidth), not measurements: the counts assume no cache and no latency. <a href=\"/docs/costs\">What the roofline says</a>.</figcaption></figure>",
+        "<figure class=\"chart-figure roofline\" data-testid=\"roofline\">{svg}<figcaption>{} Bounds at the data sheets' peaks ({peaks}; DRAM bandwidth), not measurements: the counts assume no cache and no latency. <a href=\"/docs/costs\">What the roofline says</a>.</figcaption></figure>",
         escape(&run)
     )
 }
@@ -191,7 +257,7 @@ mod tests {
     fn axpy_is_memory_bound_everywhere_at_its_bandwidth_times_its_intensity() {
         // 2 flops over 12 bytes an element, a million elements.
         let n = 1 << 20;
-        let marks = marks(2 * n, 12 * n).unwrap_or_default();
+        let marks = marks(2 * n, 0, 12 * n).unwrap_or_default();
         assert_eq!(marks.len(), 3);
         for mark in &marks {
             let peak = mark.arch.peak();
@@ -209,7 +275,7 @@ mod tests {
     #[test]
     fn past_the_ridge_the_roof_is_the_peak() {
         // 1000 fmas an element: 2000 flops over 8 bytes, 250 FLOP/byte.
-        let marks = marks(2000, 8).unwrap_or_default();
+        let marks = marks(2000, 0, 8).unwrap_or_default();
         for mark in &marks {
             assert_eq!(mark.bound, Bound::Compute);
             assert_eq!(mark.attainable, mark.arch.peak().flops_per_second);
@@ -218,7 +284,7 @@ mod tests {
 
     #[test]
     fn the_chart_has_a_roof_per_target_and_a_focusable_mark_each() {
-        let figure = roofline(2 * 1024, 12 * 1024, None);
+        let figure = roofline(2 * 1024, 0, 12 * 1024, None);
         assert_eq!(figure.matches("<polyline class=\"roof ").count(), 3);
         assert_eq!(figure.matches("tabindex=\"0\"").count(), 3);
         assert!(figure.contains("aria-label=\"V100 (sm_70) at 0.167 FLOP/byte: memory-bound"));
@@ -228,24 +294,24 @@ mod tests {
 
     #[test]
     fn a_run_without_flops_or_traffic_says_so_instead_of_a_mark() {
-        let none = roofline(0, 4096, None);
+        let none = roofline(0, 0, 4096, None);
         assert!(!none.contains("tabindex"));
         assert!(none.contains("did no floating-point arithmetic over 4096 bytes"));
-        assert!(roofline(10, 0, None).contains("moved no global memory"));
+        assert!(roofline(10, 0, 0, None).contains("moved no global memory"));
     }
 
     #[test]
     fn the_axes_widen_for_an_intensity_beyond_them() {
-        let figure = roofline(1_000_000, 10, None);
+        let figure = roofline(1_000_000, 0, 10, None);
         assert!(figure.contains(">100000<"), "{figure}");
-        let figure = roofline(1, 100_000, None);
+        let figure = roofline(1, 0, 100_000, None);
         assert!(figure.contains(">0.00001<"), "{figure}");
     }
 
     #[test]
     fn a_measured_time_places_the_point_the_run_reached() {
         // 2 GFLOP over 12 GB in a second: 2 GFLOP/s at 0.167 FLOP/byte.
-        let figure = roofline(2_000_000_000, 12_000_000_000, Some(1.0));
+        let figure = roofline(2_000_000_000, 0, 12_000_000_000, Some(1.0));
         assert_eq!(figure.matches("class=\"point measured\"").count(), 1);
         assert!(
             figure.contains(
@@ -257,16 +323,58 @@ mod tests {
         // moves nothing on the page.
         assert_eq!(
             figure.split("<figcaption>").nth(1),
-            roofline(2_000_000_000, 12_000_000_000, None)
+            roofline(2_000_000_000, 0, 12_000_000_000, None)
                 .split("<figcaption>")
                 .nth(1)
         );
         assert_eq!(
-            roofline(2, 0, Some(1.0)).matches("point measured").count(),
+            roofline(2, 0, 0, Some(1.0))
+                .matches("point measured")
+                .count(),
             0
         );
         // A software GPU's 1.68 MFLOP/s: the scale goes down to it, not to the roofs' 1 G.
-        let slow = roofline(602_151, 414_112, Some(0.358));
+        let slow = roofline(602_151, 0, 414_112, Some(0.358));
         assert!(slow.contains(">1 M</text>"), "{slow}");
+    }
+
+    #[test]
+    fn tensor_work_gets_the_tensor_cores_roofs_and_its_marks_blend_both_pipes() {
+        // A warp's mma: 4096 tensor operations; 16 FP32 adds besides; 1024 bytes.
+        let figure = roofline(16, 4096, 1024, None);
+        assert_eq!(figure.matches("<polyline class=\"roof tensor ").count(), 3);
+        assert_eq!(figure.matches("<polyline class=\"roof ").count(), 6);
+        assert!(
+            figure.contains("thin: tensor cores, 125 · 312 · 990 TFLOP/s"),
+            "{figure}"
+        );
+        assert!(figure.contains("This run: 4112 floating-point operations (4096 of them on the tensor cores) over 1024 bytes"));
+        assert!(figure.contains("the thin roofs"));
+        // Up to the H100's tensor peak: the scale reaches 1 P.
+        assert!(figure.contains(">1 P<"), "{figure}");
+        // Memory-bound at 4 FLOP/byte: each mark is the bandwidth times the intensity.
+        for mark in marks(16, 4096, 1024).unwrap_or_default() {
+            let peak = mark.arch.peak();
+            assert_eq!(mark.bound, Bound::Memory);
+            assert!(
+                (mark.attainable / (4112.0 / 1024.0 * peak.bytes_per_second) - 1.0).abs() < 1e-12
+            );
+        }
+        // Past every ridge: the tensor cores' peak, far above the FP32 pipe's.
+        for mark in marks(0, 1 << 40, 1024).unwrap_or_default() {
+            assert_eq!(mark.bound, Bound::Compute);
+            assert!(
+                (mark.attainable / mark.arch.peak().tensor_flops_per_second - 1.0).abs() < 1e-12
+            );
+        }
+        // Both pipes busy: the slower of the two sets the time, and the mark is the whole
+        // work over it (V100: 1 TFLOP of FP32 at 15.7 T takes longer than 1 T on 125 T).
+        let v100 = &marks(1 << 40, 1 << 40, 1024).unwrap_or_default()[0];
+        let seconds = (1u64 << 40) as f64 / v100.arch.peak().flops_per_second;
+        assert!((v100.seconds / seconds - 1.0).abs() < 1e-12);
+        assert!((v100.attainable * seconds / (2u64 << 40) as f64 - 1.0).abs() < 1e-12);
+        // Without tensor work the chart is as before.
+        let plain = roofline(16, 0, 1024, None);
+        assert!(!plain.contains("roof tensor") && !plain.contains("thin:"));
     }
 }

@@ -9,7 +9,7 @@ use compiler_core::hierarchy::Dim3;
 use compiler_core::sim::TraceLimits;
 use compiler_core::RunLimits;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use launches::MATVEC;
+use launches::{FMA_GEMM, MATVEC, MMA_GEMM};
 
 fn simulator(c: &mut Criterion) {
     let compilation = compiler_core::compile(MATVEC);
@@ -181,12 +181,33 @@ fn half_precision(c: &mut Criterion) {
     group.finish();
 }
 
+/// A warp's `mma` against scalar multiply-adds: the same GEMM of `f16` inputs and `f32` sums
+/// at 256 cubed, in FLOP/s, one thread (issue 54; `tests/wasm_throughput.rs` runs the same two
+/// in wasm).
+fn tensor_cores(c: &mut Criterion) {
+    let launch = launches::gemm(256);
+    let mut group = c.benchmark_group("mma");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(2 * 256u64.pow(3)));
+    for (name, source) in [("mma_gemm 256^3", MMA_GEMM), ("gemm_fma 256^3", FMA_GEMM)] {
+        let compilation = compiler_core::compile(source);
+        let mut prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => panic!("{diagnostics:?}"),
+        };
+        prepared.options.threads = 1;
+        group.bench_function(name, |b| b.iter(|| prepared.simulate().is_ok()));
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     simulator,
     trace,
     memory,
     grid_level,
-    half_precision
+    half_precision,
+    tensor_cores
 );
 criterion_main!(benches);

@@ -7,7 +7,7 @@
 mod launches;
 
 use compiler_core::RunLimits;
-use launches::MATVEC;
+use launches::{FMA_GEMM, MATVEC, MMA_GEMM};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -96,4 +96,35 @@ fn memory_counts_against_the_plain_run() {
             counted / plain
         );
     }
+}
+
+/// The GEMM on `mma` against the same GEMM in scalar multiply-adds (issue 54's target: at
+/// least 3x the FLOP/s), at 256 cubed (a 512-cubed run of the multiply-adds takes seconds here).
+#[wasm_bindgen_test]
+fn mma_gemm_against_multiply_adds() {
+    let launch = launches::gemm(256);
+    let flops = 2.0 * 256f64.powi(3);
+    let median = |source: &str| {
+        let compilation = compiler_core::compile(source);
+        let prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => panic!("{diagnostics:?}"),
+        };
+        let mut times: Vec<f64> = (0..5)
+            .map(|_| {
+                let start = js_sys::Date::now();
+                assert!(prepared.simulate().is_ok());
+                js_sys::Date::now() - start
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+    let (mma, fma) = (median(MMA_GEMM), median(FMA_GEMM));
+    console_log!(
+        "wasm GEMM 256^3: mma {mma:.0} ms ({:.1} MFLOP/s), multiply-adds {fma:.0} ms ({:.1} MFLOP/s), {:.2}x",
+        flops / mma / 1e3,
+        flops / fma / 1e3,
+        fma / mma
+    );
 }

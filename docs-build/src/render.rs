@@ -443,9 +443,15 @@ fn counted(
     if table {
         html += &memory_table(compilation.source(), &profile);
     }
-    let counts = [profile.work.flops(), profile.global_bytes()];
+    // The run's every operation and byte, for the rates of the reader's GPU time.
+    let counts = [profile.work.all_flops(), profile.global_bytes()];
     if roofline {
-        html += &charts::roofline(counts[0], counts[1], None);
+        html += &charts::roofline(
+            profile.work.flops(),
+            profile.work.tensor_flops,
+            counts[1],
+            None,
+        );
     }
     Ok((html, counts))
 }

@@ -53,6 +53,18 @@ test('the playground after a run, with the stepper and the memory counts open, h
   expect(await seriousViolations(page)).toEqual([]);
 });
 
+test('the lane map of a kernel that uses mma, with a lane followed in the stepper, has no serious accessibility violation', async ({ play, page }) => {
+  await play.open('?example=mma_gemm');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('step-through').click();
+  await expect(page.getByTestId('step-position')).toContainText('Step 1 of');
+  await page.getByTestId('fragment-lane').selectOption('17');
+  await page.getByRole('gridcell', { name: 'A[4, 3]: lane 17, a[1]' }).click();
+  await play.gpuOutcome();
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
 test('a program\'s timeline, the roofline\'s measured point and a quick fix have no serious accessibility violation', async ({ play, page }) => {
   await play.open('?example=grid_sum');
   await play.run();

@@ -36,9 +36,9 @@ use editor::Editor;
 use leptos::prelude::*;
 use outputs::{ListingView, Output};
 use run::{
-    memory_run, run_on_gpu_anyway, start_run, trace_run, ArchSelect, LaunchDiagram, LaunchPanel,
-    ListingWriter, MemoryRun, MemoryView, OccupancyView, OnRequest, Results, ResultsPlace,
-    RunReport, Running, StepReader, Stepper, TraceRun, UnreadFields,
+    memory_run, run_on_gpu_anyway, start_run, trace_run, ArchSelect, FragmentMap, LaunchDiagram,
+    LaunchPanel, ListingWriter, MemoryRun, MemoryView, OccupancyView, OnRequest, Results,
+    ResultsPlace, RunReport, Running, StepReader, Stepper, TraceRun, UnreadFields,
 };
 use std::rc::Rc;
 
@@ -384,7 +384,7 @@ pub fn Playground() -> impl IntoView {
         measured.with(|m| {
             m.as_ref()
                 .and_then(|m| m.profile.as_ref().ok())
-                .map(|p| (p.work.flops(), p.global_bytes()))
+                .map(|p| (p.work.all_flops(), p.global_bytes()))
         })
     });
     // The accesses with poor figures, underlined while the counts are of the source as it is.
@@ -526,11 +526,18 @@ pub fn Playground() -> impl IntoView {
         })
     });
     let form_kernel = Signal::derive_local(move || kernel.get());
+    // The lane the reader follows: the stepper's strip, the diagram and the lane map of a kernel
+    // that uses mma show the same one.
+    let followed = RwSignal::new(None::<u32>);
     let kernel_names = Signal::derive(move || compilation.with(|c| c.runnable_names()));
     // A program's launches each have their own grid and kernel: the diagram and the occupancy
     // show one kernel's launch.
     let runs_a_program = Memo::new(move |_| {
         compilation.with(|c| launch.with(|l| c.runs_a_program(l.kernel.as_deref())))
+    });
+    let uses_mma = Memo::new(move |_| {
+        !runs_a_program.get()
+            && form_kernel.with(|k| k.as_ref().is_some_and(|k| k.matrix.is_some()))
     });
     let program_names = Signal::derive(move || {
         compilation
@@ -693,7 +700,7 @@ pub fn Playground() -> impl IntoView {
                     <div class="tab-panel" id="output-panel" role="tabpanel" tabindex="0" aria-labelledby=move || format!("tab-{}", tab.get().label())>
                         {move || match tab.get() {
                             Tab::Run => view! {
-                                <RunSections memory=memory_open stepper=stepper_open report=report/>
+                                <RunSections memory=memory_open stepper=stepper_open fragments=uses_mma report=report/>
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems unread=unread on_run=on_run/>
                                 {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
                                 <Results report=report place=results_place running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure counts=counts/>
@@ -701,10 +708,13 @@ pub fn Playground() -> impl IntoView {
                                     <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale gpu_seconds=gpu_seconds on_measure=measure on_close=close_memory/>
                                 })}
                                 {move || stepper_open.get().then(|| view! {
-                                    <Stepper traced=traced reader=step_reader stepping=stepping tracing=tracer.status("Tracing") stale=trace_stale on_trace=trace/>
+                                    <Stepper traced=traced reader=step_reader stepping=stepping tracing=tracer.status("Tracing") stale=trace_stale on_trace=trace followed=followed/>
+                                })}
+                                {move || uses_mma.get().then(|| view! {
+                                    <FragmentMap lane=followed/>
                                 })}
                                 {move || match runs_a_program.get() {
-                                    false => view! { <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through/> }.into_any(),
+                                    false => view! { <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through followed=followed/> }.into_any(),
                                     true => view! {
                                         <p class="hint" data-testid="program-diagram">"Each launch of a program has a grid of its own, computed from its dimensions (its list is under the results): pick one of the program's kernels in Kernel to see a launch of it in the diagram, with its occupancy."</p>
                                     }.into_any(),
@@ -763,6 +773,9 @@ fn bring_into_view(selector: &str) {
 fn RunSections(
     #[prop(into)] memory: Signal<bool>,
     #[prop(into)] stepper: Signal<bool>,
+    /// The kernel uses mma: it has a lane map.
+    #[prop(into)]
+    fragments: Signal<bool>,
     report: RwSignal<Option<RunReport>, LocalStorage>,
 ) -> impl IntoView {
     let go = |selector: &'static str| move |_| bring_into_view(selector);
@@ -773,6 +786,7 @@ fn RunSections(
             {move || ran().then(|| view! { <button type="button" data-testid="go-results" on:click=go("[data-testid=run-status]")>"Results"</button> })}
             {move || memory.get().then(|| view! { <button type="button" data-testid="go-memory" on:click=go("[data-testid=memory]")>"Memory"</button> })}
             {move || stepper.get().then(|| view! { <button type="button" data-testid="go-stepper" on:click=go("[data-testid=stepper]")>"Stepper"</button> })}
+            {move || fragments.get().then(|| view! { <button type="button" data-testid="go-fragments" on:click=go("[data-testid=fragment-map]")>"Lane map"</button> })}
             <button type="button" data-testid="go-diagram" on:click=go(".launch-diagram, [data-testid=program-diagram]")>"Diagram"</button>
         </nav>
     }

@@ -6,6 +6,8 @@ use compiler_core::launch::{Input, Launch};
 
 pub const MATVEC: &str = include_str!("../../../examples/matvec.tsr");
 pub const TILED_TRANSPOSE: &str = include_str!("../../../examples/tiled_transpose.tsr");
+pub const MMA_GEMM: &str = include_str!("../../../examples/mma_gemm.tsr");
+pub const FMA_GEMM: &str = include_str!("../../../bench/mma/gemm_fma.tsr");
 
 /// A launch of `grid` with `dims`, each named input random from its seed.
 pub fn launch(grid: Dim3, dims: &[(&str, i64)], inputs: &[(&str, u64)]) -> Launch {
@@ -48,4 +50,18 @@ pub fn memory_cases() -> [(&'static str, &'static str, Launch); 2] {
             launch(Dim3::new(8, 8, 1), &[("R", 256), ("C", 256)], &[("In", 1)]),
         ),
     ]
+}
+
+/// The GEMM of `f16` inputs with `f32` sums at M = K = N = `n`, for `mma_gemm` and
+/// `gemm_fma`, which share their grid: (N / 32, M / 16).
+pub fn gemm(n: i64) -> Launch {
+    let (x, y) = (
+        u32::try_from(n / 32).unwrap_or(1),
+        u32::try_from(n / 16).unwrap_or(1),
+    );
+    launch(
+        Dim3::new(x, y, 1),
+        &[("M", n), ("K", n), ("N", n)],
+        &[("A", 36), ("B", 37)],
+    )
 }

@@ -65,6 +65,10 @@ pub fn LaunchDiagram(
     /// Opens the stepper on a warp (CTA, warp), offered once a warp is picked after a run.
     #[prop(optional)]
     on_step_through: Option<Callback<Stepping>>,
+    /// The lane followed, shared with the stepper and the lane map: a lane picked in the
+    /// diagram is followed, and a lane followed elsewhere is shown, in the warp on show (else
+    /// warp 0 of CTA (0, 0)).
+    followed: RwSignal<Option<u32>>,
 ) -> impl IntoView {
     let config = Signal::derive_local(move || {
         let kernel = kernel
@@ -90,10 +94,32 @@ pub fn LaunchDiagram(
         config.check()?;
         Ok::<_, String>(config)
     });
+    let lanes = move || launch.with(|l| l.lanes).max(1);
     let picked = RwSignal::new(None::<(Dim3, u32)>);
-    let on_pick = Callback::new(move |p| picked.set(p));
+    let on_pick = Callback::new(move |p: Option<(Dim3, u32)>| {
+        picked.set(p);
+        // Leaving the lane level follows no other lane: the reader is only looking around.
+        if let Some((_, thread)) = p {
+            let lane = Some(thread % lanes());
+            if followed.get_untracked() != lane {
+                followed.set(lane);
+            }
+        }
+    });
     let picked_warp = RwSignal::new(None::<(Dim3, u32)>);
     let on_warp = Callback::new(move |w| picked_warp.set(w));
+    // A lane followed elsewhere: the diagram zooms onto it, unless it shows that lane already.
+    let show = RwSignal::new(None::<(Dim3, u32)>);
+    Effect::new(move |_| {
+        let Some(lane) = followed.get() else { return };
+        let here = picked.get_untracked().map(|(_, thread)| thread % lanes());
+        if here != Some(lane) {
+            let (block, warp) = picked_warp
+                .get_untracked()
+                .unwrap_or((Dim3::new(0, 0, 0), 0));
+            show.set(Some((block, warp * lanes() + lane)));
+        }
+    });
     let step_offer = move || {
         let (block, warp) = picked_warp.get()?;
         let step_through = on_step_through?;
@@ -117,7 +143,7 @@ pub fn LaunchDiagram(
             {move || match config.get() {
                 Err(why) => view! { <p class="hint" data-testid="launch-diagram-error">{why}</p> }.into_any(),
                 Ok(c) => view! {
-                    <HierarchyDiagram config=c label="This launch, from the grid to one lane" on_pick=on_pick on_warp=on_warp stacked=true/>
+                    <HierarchyDiagram config=c label="This launch, from the grid to one lane" show=show on_pick=on_pick on_warp=on_warp stacked=true/>
                 }.into_any(),
             }}
             {step_offer}

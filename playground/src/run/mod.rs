@@ -9,6 +9,7 @@
 //! - `tensors`: a tensor's table, numbers, downloads and verdicts.
 //! - `form`: the launch form.
 //! - `diagram`: the launch in the hierarchy diagram, and what a picked thread wrote.
+//! - `fragments`: the lane ↔ element map of a kernel that uses `mma`.
 //! - `steps`: a traced CTA's steps as the stepper shows them, made in the worker.
 //! - `stepper`: one warp of a traced CTA, step by step.
 //! - `memory`: the run's memory accesses counted per access in the source, and occupancy.
@@ -16,6 +17,7 @@
 mod diagram;
 mod engine;
 mod form;
+mod fragments;
 pub mod jobs;
 mod memory;
 pub mod messages;
@@ -33,6 +35,7 @@ pub use engine::{
     ListingWriter, MemoryRun, OnRequest, RunReport, Running, SimRun, Stage, StepReader, TraceRun,
 };
 pub use form::{LaunchPanel, UnreadFields};
+pub use fragments::FragmentMap;
 pub use memory::{ArchSelect, MemoryView, OccupancyView};
 pub use messages::GpuOutcome;
 pub use results::Results;

@@ -87,6 +87,7 @@ fn lane_strip(
     shape: StripShape,
     step: Memo<Option<StepView>>,
     pick: RwSignal<usize>,
+    followed: RwSignal<Option<u32>>,
 ) -> impl IntoView {
     let count = shape.lanes.max(1) as f64;
     let w = (STRIP_WIDTH - 2.0 * STRIP_MARGIN) / count;
@@ -109,8 +110,15 @@ fn lane_strip(
     let cells = (0..shape.lanes)
         .map(|lane| {
             let x = STRIP_MARGIN + lane as f64 * w;
+            // A click follows the lane (again: follows none), as the lane field does.
+            let follow = move |_| {
+                let lane = lane as u32;
+                followed.set((followed.get_untracked() != Some(lane)).then_some(lane));
+            };
             view! {
-                <g class=move || format!("lane {}", state_class(state(lane).unwrap_or(LaneState::NoThread))) data-lane=lane>
+                <g class=move || format!("lane {}", state_class(state(lane).unwrap_or(LaneState::NoThread)))
+                    class:followed=move || followed.get() == Some(lane as u32)
+                    data-lane=lane on:click=follow>
                     <rect x=x + 1.0 y=top width=w - 2.0 height=LANE_HEIGHT rx=3/>
                     <text x=x + w / 2.0 y=top + LANE_HEIGHT / 2.0 font-size=font text-anchor="middle" dominant-baseline="central">{lane}</text>
                 </g>
@@ -325,7 +333,9 @@ fn update_rows(body: &web_sys::Element, shown: &mut [ShownRow], lanes: &[LaneRow
         };
         if shown.state != lane.state {
             shown.state = lane.state;
+            let followed = row.class_list().contains("followed");
             row.set_class_name(state_class(lane.state));
+            let _ = row.class_list().toggle_with_force("followed", followed);
             if let Some(cell) = row.children().item(LEADING_CELLS - 1) {
                 set_text(&cell, state_words(lane.state));
             }
@@ -363,7 +373,11 @@ fn set_text(cell: &web_sys::Element, text: &str) {
     }
 }
 
-fn values_table(shape: TableShape, step: Memo<Option<StepView>>) -> impl IntoView {
+fn values_table(
+    shape: TableShape,
+    step: Memo<Option<StepView>>,
+    followed: RwSignal<Option<u32>>,
+) -> impl IntoView {
     let columns = shape.variables.len();
     // The table is born showing the step on show, and the effect below keeps it so.
     let lanes = step.with_untracked(|v| v.as_ref().map(|v| v.lanes.clone()).unwrap_or_default());
@@ -406,6 +420,18 @@ fn values_table(shape: TableShape, step: Memo<Option<StepView>>) -> impl IntoVie
         })
         .collect();
     let body = NodeRef::<leptos::html::Tbody>::new();
+    // The followed lane's row, marked in place (`update_rows` keeps the mark).
+    Effect::new(move |_| {
+        let followed = followed.get().map(|l| l.to_string());
+        let Some(body) = body.get() else { return };
+        let rows = body.children();
+        for r in 0..rows.length() {
+            if let Some(row) = rows.item(r) {
+                let on = followed.is_some() && row.get_attribute("data-lane") == followed;
+                let _ = row.class_list().toggle_with_force("followed", on);
+            }
+        }
+    });
     Effect::new(move |_| {
         step.with(|v| {
             let (Some(v), Some(body)) = (v.as_ref(), body.get()) else {
@@ -453,6 +479,9 @@ pub fn Stepper(
     stale: Signal<bool, LocalStorage>,
     /// Traces the position's CTA (again).
     on_trace: Callback<Stepping>,
+    /// The lane followed: marked in the strip and the table, and shared with the diagram and
+    /// the lane map of a kernel that uses `mma`.
+    followed: RwSignal<Option<u32>>,
 ) -> impl IntoView {
     let position = move || stepping.get();
     let go = move |step: usize| {
@@ -600,6 +629,15 @@ pub fn Stepper(
                         }).collect_view()}
                     </select>
                 </label>
+                <label class="field small">
+                    <span>"follow lane"</span>
+                    <select data-testid="step-lane" on:change=move |ev| followed.set(event_target_value(&ev).parse::<u32>().ok())>
+                        <option value="" selected=move || followed.get().is_none()>"none"</option>
+                        {move || (0..lanes()).map(|l| view! {
+                            <option value=l selected=move || followed.get() == Some(l)>{l}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
             </div>
             {move || tracing.get().map(|text| view! { <p class="hint" role="status">{text}</p> })}
             {move || stale.get().then(|| view! {
@@ -656,7 +694,7 @@ pub fn Stepper(
                     {move || active.get().unwrap_or_default()}
                 </p>
             })}
-            {move || strip_shape.get().map(|shape| lane_strip(shape, view_now, memory_pick))}
+            {move || strip_shape.get().map(|shape| lane_strip(shape, view_now, memory_pick, followed))}
             {move || has_view.get().then(|| view! {
                 <p class="lane-legend" aria-hidden="true">
                     <span><span class="swatch active"></span>"active"</span>
@@ -714,7 +752,7 @@ pub fn Stepper(
                     </div>
                 })}
             })}
-            {move || table_shape.get().map(|shape| values_table(shape, view_now))}
+            {move || table_shape.get().map(|shape| values_table(shape, view_now, followed))}
             <p class="visually-hidden" aria-live="polite" data-testid="step-announce">{move || view_now.get().map(|v| v.announce).unwrap_or_default()}</p>
         </section>
     }

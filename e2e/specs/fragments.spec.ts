@@ -1,0 +1,99 @@
+// The lane map of a kernel that uses mma: A, B and C as grids of the lanes that hold each
+// element, linked both ways with the stepper's lane strip and the diagram, by mouse and by
+// keyboard, with words for every pick (issue 54).
+import { test, expect } from '../fixtures/pages';
+
+test('pick lane 17: its 16 elements light up; pick an element: its lane and index are named', async ({ play, page, consoleErrors }) => {
+  await play.open('?example=mma_gemm');
+  const map = page.getByTestId('fragment-map');
+  await expect(map).toBeVisible();
+  await expect(map.getByTestId('fragment-a').locator('td')).toHaveCount(256);
+  await expect(map.getByTestId('fragment-b').locator('td')).toHaveCount(128);
+  await expect(map.getByTestId('fragment-c').locator('td')).toHaveCount(128);
+  // The PTX ISA's table: C[12, 3] is lane 4 · 4 + 1 = 17's c3; every lane holds 16 cells.
+  await expect(map.getByRole('gridcell', { name: 'C[12, 3]: lane 17, c[3]' })).toHaveText('17');
+
+  await map.getByTestId('fragment-lane').selectOption('17');
+  await expect(map.locator('td.picked')).toHaveCount(16);
+  await expect(map.getByTestId('fragment-a').locator('td.picked')).toHaveCount(8);
+  await expect(map.locator('td.picked').first()).toHaveAttribute('data-lane', '17');
+  await expect(map.getByTestId('fragment-readout')).toHaveText(/^Lane 17 holds A\[4, 2\], A\[4, 3\], A\[12, 2\]/);
+
+  // A click on an element names it, and follows its lane.
+  await map.getByRole('gridcell', { name: 'B[9, 6]: lane 24, b[3]' }).click();
+  await expect(map.getByTestId('fragment-readout')).toHaveText(/^B\[9, 6\] is held by lane 24, at index 3 of its B fragment \(b\[3\], of 4\)\./);
+  await expect(map.getByTestId('fragment-lane')).toHaveValue('24');
+  await expect(map.locator('td.picked')).toHaveCount(16);
+
+  // The keyboard: the arrows move the pick within a grid (selection follows focus), Escape
+  // clears it, and the grid keeps one tab stop.
+  await map.getByRole('gridcell', { name: 'A[0, 0]: lane 0, a[0]' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.locator(':focus')).toHaveAccessibleName('A[0, 1]: lane 0, a[1]');
+  await page.keyboard.press('ArrowDown');
+  await expect(page.locator(':focus')).toHaveAccessibleName('A[1, 1]: lane 4, a[1]');
+  await expect(map.getByTestId('fragment-readout')).toHaveText(/^A\[1, 1\] is held by lane 4, at index 1/);
+  await expect(map.getByTestId('fragment-a').locator('td[tabindex="0"]')).toHaveCount(1);
+  await page.keyboard.press('End');
+  await expect(page.locator(':focus')).toHaveAccessibleName('A[1, 15]: lane 7, a[5]');
+  await page.keyboard.press('Escape');
+  await expect(map.getByTestId('fragment-lane')).toHaveValue('');
+  await expect(map.locator('td.picked')).toHaveCount(0);
+  expect(consoleErrors).toEqual([]);
+});
+
+test('the map, the stepper and the diagram follow one lane, whichever picks it', async ({ play, page }) => {
+  await play.open('?example=mma_gemm');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
+  await page.getByTestId('step-through').click();
+  await expect(page.getByTestId('step-position')).toContainText('Step 1 of');
+  const map = page.getByTestId('fragment-map');
+  const strip = page.getByTestId('lane-strip');
+  const diagram = page.getByTestId('hierarchy');
+
+  // The map picks: the stepper's field, its strip and its table row, and the diagram follow.
+  await map.getByTestId('fragment-lane').selectOption('17');
+  await expect(page.getByTestId('step-lane')).toHaveValue('17');
+  await expect(strip.locator('g.lane.followed')).toHaveAttribute('data-lane', '17');
+  await expect(page.locator('[data-testid="lane-values"] tr.followed')).toHaveAttribute('data-lane', '17');
+  await expect(diagram.getByTestId('readout-sentence')).toContainText('lane 17');
+
+  // The strip picks (a click on lane 5).
+  await strip.locator('g.lane[data-lane="5"]').click();
+  await expect(map.getByTestId('fragment-lane')).toHaveValue('5');
+  await expect(map.getByRole('gridcell', { name: 'C[1, 2]: lane 5, c[0]' })).toHaveClass(/picked/);
+  await expect(diagram.getByTestId('readout-sentence')).toContainText('lane 5');
+
+  // The stepper's field picks, by keyboard.
+  await page.getByTestId('step-lane').selectOption('30');
+  await expect(map.getByTestId('fragment-lane')).toHaveValue('30');
+
+  // The diagram picks: up to the warp on show (which follows no other lane), then its lane 9.
+  await diagram.getByRole('button', { name: 'Warp 0' }).click();
+  await expect(map.getByTestId('fragment-lane')).toHaveValue('30');
+  await diagram.getByRole('option', { name: 'Lane 9, thread 9' }).click();
+  await expect(map.getByTestId('fragment-lane')).toHaveValue('9');
+  await expect(page.getByTestId('step-lane')).toHaveValue('9');
+});
+
+test('a kernel without mma has no lane map', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await expect(page.getByTestId('hierarchy')).toBeVisible();
+  await expect(page.getByTestId('fragment-map')).toHaveCount(0);
+  await expect(page.getByTestId('go-fragments')).toHaveCount(0);
+});
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test('the map fits the width, its grids scroll within it, and a tap picks', async ({ play, page }) => {
+    await play.open('?example=mma_gemm');
+    const map = page.getByTestId('fragment-map');
+    await map.scrollIntoViewIfNeeded();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(390);
+    await map.getByRole('gridcell', { name: 'C[0, 0]: lane 0, c[0]' }).tap();
+    await expect(map.getByTestId('fragment-readout')).toHaveText(/^C\[0, 0\] is held by lane 0, at index 0/);
+  });
+});
