@@ -95,7 +95,7 @@ case "${1:-}" in
   build) build_tools ;;
   test)
     build_tools
-    apt_packages chromium mesa-vulkan-drivers
+    apt_packages chromium mesa-vulkan-drivers python3-numpy
     ptxas
     # Runs on stable with --sanitizer none (scripts/fuzz.sh); libFuzzer builds with g++.
     apt_packages g++

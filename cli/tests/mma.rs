@@ -117,3 +117,35 @@ fn another_shape_is_refused_with_the_one_there_is() {
         text(&output.stderr)
     );
 }
+
+/// The simulator's GEMM on `mma` against numpy, for several shapes over up to 64 CTAs: bit for
+/// bit with the spec's rule written in numpy's f32 arithmetic, and within the tolerance of
+/// numpy's float64 product (`tests/mma_numpy.py` says how). numpy is Debian's `python3-numpy`,
+/// which `scripts/install-tools.sh test` installs, so the test runs Debian's python.
+#[test]
+fn gemms_of_several_shapes_agree_with_numpy() {
+    let python = match std::path::Path::new("/usr/bin/python3").exists() {
+        true => "/usr/bin/python3",
+        false => "python3",
+    };
+    let manifest = env!("CARGO_MANIFEST_DIR");
+    let scratch = std::env::temp_dir().join(format!("tessera-mma-numpy-{}", std::process::id()));
+    let output = match Command::new(python)
+        .arg(format!("{manifest}/tests/mma_numpy.py"))
+        .arg(env!("CARGO_BIN_EXE_tessera"))
+        .arg(format!("{manifest}/../examples/mma_gemm.tsr"))
+        .arg(&scratch)
+        .output()
+    {
+        Ok(output) => output,
+        Err(error) => panic!("{python} did not start: {error}"),
+    };
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    assert_eq!(text(&output.stdout).matches("the rule's bits").count(), 5);
+}

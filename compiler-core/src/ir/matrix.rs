@@ -68,8 +68,9 @@ impl Lowering {
                     return true;
                 };
                 let origin = self.lane_origin(operand, &block, span);
+                let mut offsets = Vec::new();
                 for index in 0..operand.per_lane() {
-                    let indices = self.element_indices(operand, origin, index, span);
+                    let indices = self.element_indices(operand, origin, index, &mut offsets, span);
                     let element = self.locals[array].element;
                     let loaded = match block.memory {
                         Memory::Tensor(tensor) => Op::Load {
@@ -131,8 +132,9 @@ impl Lowering {
             return true;
         };
         let origin = self.lane_origin(Matrix::C, &block, span);
+        let mut offsets = Vec::new();
         for index in 0..Matrix::C.per_lane() {
-            let indices = self.element_indices(Matrix::C, origin, index, span);
+            let indices = self.element_indices(Matrix::C, origin, index, &mut offsets, span);
             let value = self.value(
                 Op::LocalLoad {
                     array: fragment,
@@ -222,25 +224,36 @@ impl Lowering {
     }
 
     /// The indices of element `index` of this lane's fragment of `operand`, from its
-    /// `origin`: the table's row and column (`crate::mma`).
+    /// `origin`: the table's row and column (`crate::mma`). `offsets` keeps each (axis,
+    /// constant) index already made for this fragment, so `row + 8` is added once, not for each
+    /// element in that row.
     fn element_indices(
         &mut self,
         operand: Matrix,
         origin: [Operand; 2],
         index: u32,
+        offsets: &mut Vec<((usize, u32), Operand)>,
         span: Span,
     ) -> Vec<Operand> {
         let (row, col) = operand.element(0, index);
         origin
             .into_iter()
             .zip([row, col])
-            .map(|(at, fixed)| match fixed {
-                0 => at,
-                _ => self.value(
+            .enumerate()
+            .map(|(axis, (at, fixed))| {
+                if fixed == 0 {
+                    return at;
+                }
+                if let Some(&(_, made)) = offsets.iter().find(|(key, _)| *key == (axis, fixed)) {
+                    return made;
+                }
+                let made = self.value(
                     Op::Binary(BinaryOp::Add, Scalar::I32, at, Operand::Const(fixed)),
                     Scalar::I32,
                     span,
-                ),
+                );
+                offsets.push(((axis, fixed), made));
+                made
             })
             .collect()
     }

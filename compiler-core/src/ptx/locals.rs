@@ -1,7 +1,10 @@
 //! Per-thread arrays in PTX: a register per element where every index is a constant
 //! ([`LocalArray::in_registers`]), else `.local` memory, 4 bytes an element (an `f16` as its
 //! `f32` value, a `bool` as 0 or 1), addressed by the flat index. The listing says which, in a
-//! comment at the kernel's head.
+//! comment at the kernel's head. An `f16` array's element registers are `.b16`, holding the
+//! `f16` itself (a read converts it to the `f32` the spec's `f16` arithmetic uses, a write
+//! rounds back, exactly: its values are `f16`s): so a tensor-core fragment reaches `mma`
+//! packed as it was loaded, with no conversion between.
 
 use super::*;
 
@@ -14,7 +17,7 @@ impl Emitter<'_> {
             .iter()
             .map(|array| match array.in_registers {
                 true => (0..array.len())
-                    .map(|_| self.temp(kind_of(array.element)))
+                    .map(|_| self.temp(register_kind(array.element)))
                     .collect(),
                 false => Vec::new(),
             })
@@ -76,6 +79,9 @@ impl Emitter<'_> {
         if let (Some(regs), Operand::Const(at)) = (self.locals.get(array), index) {
             if !regs.is_empty() {
                 match regs.get(at as usize).cloned() {
+                    Some(source) if element == Scalar::F16 => {
+                        self.line(format!("cvt.f32.f16 {d}, {source};"), None)
+                    }
                     Some(source) => {
                         self.line(format!("mov.{} {d}, {source};", move_type(element)), None)
                     }
@@ -117,7 +123,7 @@ impl Emitter<'_> {
             .and_then(|regs| regs.get(index as usize))
             .cloned()
         {
-            Some(target) => self.line(format!("mov.{} {target}, {r};", move_type(element)), None),
+            Some(target) => self.set_element(&target, element, r),
             None => {
                 let address = self.local_address(array, Operand::Const(index));
                 self.line(
@@ -135,9 +141,13 @@ impl Emitter<'_> {
         if let (Some(regs), Operand::Const(at)) = (self.locals.get(array), index) {
             if !regs.is_empty() {
                 match regs.get(at as usize).cloned() {
+                    Some(target) if element == Scalar::F16 => {
+                        let v = self.in_reg(value, element);
+                        self.set_element(&target, element, &v);
+                    }
                     Some(target) => {
                         let v = self.src(value, element);
-                        self.line(format!("mov.{} {target}, {v};", move_type(element)), None);
+                        self.set_element(&target, element, &v);
                     }
                     None => self.line(
                         format!(
@@ -165,6 +175,23 @@ impl Emitter<'_> {
             other => local_type(other),
         };
         self.line(format!("st.local.{t} [{address}], {v};"), None);
+    }
+
+    /// An in-register element `target` set to `v` (a register or an immediate of the array's
+    /// element type; an `f16`'s `f32` value is rounded into its `.b16`, exactly).
+    fn set_element(&mut self, target: &str, element: Scalar, v: &str) {
+        match element {
+            Scalar::F16 => self.line(format!("cvt.rn.f16.f32 {target}, {v};"), None),
+            _ => self.line(format!("mov.{} {target}, {v};", move_type(element)), None),
+        }
+    }
+}
+
+/// The register an in-register element is kept in: an `f16` as itself, in a `.b16`.
+pub(super) fn register_kind(element: Scalar) -> Kind {
+    match element {
+        Scalar::F16 => Kind::B16,
+        other => kind_of(other),
     }
 }
 

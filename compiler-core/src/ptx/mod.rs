@@ -270,6 +270,9 @@ struct Emitter<'a> {
     guard: Option<PtxGuard>,
     /// Each per-thread array's element registers (none for one in `.local` memory).
     locals: Vec<Vec<String>>,
+    /// The `.b16` element register the next `f16` load goes straight into (`block`'s fusion of
+    /// a load and the store of it into an `f16` array in registers).
+    f16_into: Option<String>,
 }
 
 /// The loop guard's registers and the loops it numbered.
@@ -349,6 +352,7 @@ impl<'a> Emitter<'a> {
             strided: Vec::new(),
             guard: None,
             locals: Vec::new(),
+            f16_into: None,
         };
         emitter.regs = kernel
             .regs
@@ -422,7 +426,11 @@ impl<'a> Emitter<'a> {
     fn load(&mut self, d: &str, space: &str, element: Scalar, address: &str, p: Option<&str>) {
         let guard = p.map(|p| format!("@{p} ")).unwrap_or_default();
         if element == Scalar::F16 {
-            let h = self.temp(Kind::B16);
+            let h = match p {
+                None => self.f16_into.take(),
+                Some(_) => None,
+            };
+            let h = h.unwrap_or_else(|| self.temp(Kind::B16));
             self.line(format!("{guard}ld.{space}.b16 {h}, [{address}];"), None);
             self.line(format!("{guard}cvt.f32.f16 {d}, {h};"), None);
         } else {
@@ -687,9 +695,50 @@ impl<'a> Emitter<'a> {
     }
 
     fn block(&mut self, stmts: &[Stmt]) {
-        for stmt in stmts {
+        let mut stored = false;
+        for (i, stmt) in stmts.iter().enumerate() {
+            if std::mem::take(&mut stored) {
+                continue;
+            }
+            // An `f16` loaded and stored at once into an `f16` array kept in registers (a
+            // tensor-core fragment's load): the load goes into the element's `.b16` itself,
+            // and the load's own `f32` register is still written from it (dead where, as for a
+            // fragment, nothing else reads it: ptxas drops it).
+            self.f16_into = stmts
+                .get(i + 1)
+                .and_then(|next| self.fused_element(stmt, next));
             self.stmt(stmt);
+            stored = self.f16_into.is_none()
+                && stmts.get(i + 1).is_some_and(|next| {
+                    matches!(next.kind, StmtKind::LocalStore { .. })
+                        && self.fused_element(stmt, next).is_some()
+                });
+            self.f16_into = None;
         }
+    }
+
+    /// The `.b16` element register `next` stores `stmt`'s loaded `f16` into, where the two
+    /// fuse: an unguarded `f16` load into a register that `next` stores, at a constant index,
+    /// into an `f16` array in registers.
+    fn fused_element(&self, stmt: &Stmt, next: &Stmt) -> Option<String> {
+        let StmtKind::Let { dst, op } = &stmt.kind else {
+            return None;
+        };
+        let loads = matches!(op, Op::Load { guarded: false, .. } | Op::SharedLoad { .. });
+        let StmtKind::LocalStore {
+            array,
+            index: Operand::Const(at),
+            value: Operand::Reg(stored),
+            ..
+        } = &next.kind
+        else {
+            return None;
+        };
+        (loads && stored == dst && self.ty(*dst) == Scalar::F16)
+            .then(|| self.kernel.locals.get(*array))
+            .flatten()
+            .filter(|a| a.element == Scalar::F16)
+            .and_then(|_| self.locals.get(*array)?.get(*at as usize).cloned())
     }
 
     fn stmt(&mut self, stmt: &Stmt) {

@@ -235,9 +235,16 @@ impl<'a> Emitter<'a> {
                 format!("{op} {d}, {x}, {count};")
             }
             BinaryOp::Shl | BinaryOp::Shr => {
-                // Tessera shifts by the count's low 5 bits; PTX would clamp larger counts.
-                let count = self.temp(Kind::B32);
-                self.line(format!("and.b32 {count}, {y}, 31;"), None);
+                // Tessera shifts by the count's low 5 bits; PTX would clamp larger counts. A
+                // constant count is masked here.
+                let count = match count {
+                    Operand::Const(n) => (n & 31).to_string(),
+                    Operand::Reg(_) => {
+                        let masked = self.temp(Kind::B32);
+                        self.line(format!("and.b32 {masked}, {y}, 31;"), None);
+                        masked
+                    }
+                };
                 let op = match (b, t) {
                     (BinaryOp::Shl, _) => "shl.b32",
                     (_, Scalar::I32) => "shr.s32",

@@ -51,54 +51,54 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r23_: f32;
     var r24_: i32;
     var r25_: f32;
-    var r26_: i32;
+    var r26_: f32;
     var r27_: i32;
     var r28_: f32;
     var r29_: i32;
     var r30_: f32;
-    var r31_: i32;
+    var r31_: f32;
     var r32_: f32;
     var r33_: i32;
     var r34_: i32;
-    var r35_: f32;
+    var r35_: i32;
     var r36_: i32;
     var r37_: i32;
-    var r38_: f32;
-    var r39_: i32;
+    var r38_: i32;
+    var r39_: f32;
     var r40_: i32;
-    var r41_: i32;
+    var r41_: f32;
     var r42_: i32;
-    var r43_: i32;
+    var r43_: f32;
     var r44_: i32;
     var r45_: f32;
     var r46_: i32;
-    var r47_: f32;
+    var r47_: i32;
     var r48_: i32;
-    var r49_: f32;
+    var r49_: i32;
     var r50_: i32;
-    var r51_: f32;
-    var r52_: i32;
+    var r51_: i32;
+    var r52_: f32;
     var r53_: i32;
-    var r54_: i32;
+    var r54_: f32;
     var r55_: i32;
-    var r56_: i32;
-    var r57_: i32;
-    var r58_: f32;
+    var r56_: f32;
+    var r57_: f32;
+    var r58_: i32;
     var r59_: i32;
-    var r60_: f32;
+    var r60_: i32;
     var r61_: i32;
-    var r62_: f32;
+    var r62_: i32;
     var r63_: i32;
     var r64_: i32;
-    var r65_: f32;
-    var r66_: i32;
-    var r67_: i32;
-    var r68_: i32;
-    var r69_: i32;
-    var r70_: i32;
-    var r71_: i32;
-    var r72_: i32;
-    var r73_: i32;
+    var r65_: i32;
+    var r66_: f32;
+    var r67_: f32;
+    var r68_: f32;
+    var r69_: f32;
+    var r70_: f32;
+    var r71_: f32;
+    var r72_: f32;
+    var r73_: f32;
     var r74_: f32;
     var r75_: f32;
     var r76_: f32;
@@ -107,17 +107,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r79_: f32;
     var r80_: f32;
     var r81_: f32;
-    var r82_: f32;
-    var r83_: f32;
-    var r84_: f32;
+    var r82_: i32;
+    var r83_: i32;
+    var r84_: i32;
     var r85_: f32;
     var r86_: f32;
     var r87_: f32;
     var r88_: f32;
     var r89_: f32;
-    var r90_: i32;
-    var r91_: i32;
-    var r92_: i32;
+    var r90_: f32;
+    var r91_: f32;
+    var r92_: f32;
     var r93_: f32;
     var r94_: f32;
     var r95_: f32;
@@ -130,17 +130,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r102_: f32;
     var r103_: f32;
     var r104_: f32;
-    var r105_: f32;
-    var r106_: f32;
-    var r107_: f32;
+    var r105_: i32;
+    var r106_: i32;
+    var r107_: i32;
     var r108_: f32;
     var r109_: f32;
     var r110_: f32;
     var r111_: f32;
     var r112_: f32;
-    var r113_: i32;
-    var r114_: i32;
-    var r115_: i32;
+    var r113_: f32;
+    var r114_: f32;
+    var r115_: f32;
     var r116_: f32;
     var r117_: f32;
     var r118_: f32;
@@ -153,17 +153,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r125_: f32;
     var r126_: f32;
     var r127_: f32;
-    var r128_: f32;
-    var r129_: f32;
-    var r130_: f32;
+    var r128_: i32;
+    var r129_: i32;
+    var r130_: i32;
     var r131_: f32;
     var r132_: f32;
     var r133_: f32;
     var r134_: f32;
     var r135_: f32;
-    var r136_: i32;
-    var r137_: i32;
-    var r138_: i32;
+    var r136_: f32;
+    var r137_: f32;
+    var r138_: f32;
     var r139_: f32;
     var r140_: f32;
     var r141_: f32;
@@ -176,17 +176,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r148_: f32;
     var r149_: f32;
     var r150_: f32;
-    var r151_: f32;
-    var r152_: f32;
-    var r153_: f32;
+    var r151_: i32;
+    var r152_: i32;
+    var r153_: i32;
     var r154_: f32;
     var r155_: f32;
     var r156_: f32;
     var r157_: f32;
     var r158_: f32;
-    var r159_: i32;
-    var r160_: i32;
-    var r161_: i32;
+    var r159_: f32;
+    var r160_: f32;
+    var r161_: f32;
     var r162_: f32;
     var r163_: f32;
     var r164_: f32;
@@ -199,17 +199,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r171_: f32;
     var r172_: f32;
     var r173_: f32;
-    var r174_: f32;
-    var r175_: f32;
-    var r176_: f32;
+    var r174_: i32;
+    var r175_: i32;
+    var r176_: i32;
     var r177_: f32;
     var r178_: f32;
     var r179_: f32;
     var r180_: f32;
     var r181_: f32;
-    var r182_: i32;
-    var r183_: i32;
-    var r184_: i32;
+    var r182_: f32;
+    var r183_: f32;
+    var r184_: f32;
     var r185_: f32;
     var r186_: f32;
     var r187_: f32;
@@ -222,17 +222,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r194_: f32;
     var r195_: f32;
     var r196_: f32;
-    var r197_: f32;
-    var r198_: f32;
-    var r199_: f32;
+    var r197_: i32;
+    var r198_: i32;
+    var r199_: i32;
     var r200_: f32;
     var r201_: f32;
     var r202_: f32;
     var r203_: f32;
     var r204_: f32;
-    var r205_: i32;
-    var r206_: i32;
-    var r207_: i32;
+    var r205_: f32;
+    var r206_: f32;
+    var r207_: f32;
     var r208_: f32;
     var r209_: f32;
     var r210_: f32;
@@ -245,17 +245,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r217_: f32;
     var r218_: f32;
     var r219_: f32;
-    var r220_: f32;
-    var r221_: f32;
-    var r222_: f32;
+    var r220_: i32;
+    var r221_: i32;
+    var r222_: i32;
     var r223_: f32;
     var r224_: f32;
     var r225_: f32;
     var r226_: f32;
     var r227_: f32;
-    var r228_: i32;
-    var r229_: i32;
-    var r230_: i32;
+    var r228_: f32;
+    var r229_: f32;
+    var r230_: f32;
     var r231_: f32;
     var r232_: f32;
     var r233_: f32;
@@ -268,17 +268,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r240_: f32;
     var r241_: f32;
     var r242_: f32;
-    var r243_: f32;
-    var r244_: f32;
-    var r245_: f32;
+    var r243_: i32;
+    var r244_: i32;
+    var r245_: i32;
     var r246_: f32;
     var r247_: f32;
     var r248_: f32;
     var r249_: f32;
     var r250_: f32;
-    var r251_: i32;
-    var r252_: i32;
-    var r253_: i32;
+    var r251_: f32;
+    var r252_: f32;
+    var r253_: f32;
     var r254_: f32;
     var r255_: f32;
     var r256_: f32;
@@ -291,17 +291,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r263_: f32;
     var r264_: f32;
     var r265_: f32;
-    var r266_: f32;
-    var r267_: f32;
-    var r268_: f32;
+    var r266_: i32;
+    var r267_: i32;
+    var r268_: i32;
     var r269_: f32;
     var r270_: f32;
     var r271_: f32;
     var r272_: f32;
     var r273_: f32;
-    var r274_: i32;
-    var r275_: i32;
-    var r276_: i32;
+    var r274_: f32;
+    var r275_: f32;
+    var r276_: f32;
     var r277_: f32;
     var r278_: f32;
     var r279_: f32;
@@ -314,17 +314,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r286_: f32;
     var r287_: f32;
     var r288_: f32;
-    var r289_: f32;
-    var r290_: f32;
-    var r291_: f32;
+    var r289_: i32;
+    var r290_: i32;
+    var r291_: i32;
     var r292_: f32;
     var r293_: f32;
     var r294_: f32;
     var r295_: f32;
     var r296_: f32;
-    var r297_: i32;
-    var r298_: i32;
-    var r299_: i32;
+    var r297_: f32;
+    var r298_: f32;
+    var r299_: f32;
     var r300_: f32;
     var r301_: f32;
     var r302_: f32;
@@ -337,17 +337,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r309_: f32;
     var r310_: f32;
     var r311_: f32;
-    var r312_: f32;
-    var r313_: f32;
-    var r314_: f32;
+    var r312_: i32;
+    var r313_: i32;
+    var r314_: i32;
     var r315_: f32;
     var r316_: f32;
     var r317_: f32;
     var r318_: f32;
     var r319_: f32;
-    var r320_: i32;
-    var r321_: i32;
-    var r322_: i32;
+    var r320_: f32;
+    var r321_: f32;
+    var r322_: f32;
     var r323_: f32;
     var r324_: f32;
     var r325_: f32;
@@ -360,17 +360,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r332_: f32;
     var r333_: f32;
     var r334_: f32;
-    var r335_: f32;
-    var r336_: f32;
-    var r337_: f32;
+    var r335_: i32;
+    var r336_: i32;
+    var r337_: i32;
     var r338_: f32;
     var r339_: f32;
     var r340_: f32;
     var r341_: f32;
     var r342_: f32;
-    var r343_: i32;
-    var r344_: i32;
-    var r345_: i32;
+    var r343_: f32;
+    var r344_: f32;
+    var r345_: f32;
     var r346_: f32;
     var r347_: f32;
     var r348_: f32;
@@ -383,17 +383,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r355_: f32;
     var r356_: f32;
     var r357_: f32;
-    var r358_: f32;
-    var r359_: f32;
-    var r360_: f32;
+    var r358_: i32;
+    var r359_: i32;
+    var r360_: i32;
     var r361_: f32;
     var r362_: f32;
     var r363_: f32;
     var r364_: f32;
     var r365_: f32;
-    var r366_: i32;
-    var r367_: i32;
-    var r368_: i32;
+    var r366_: f32;
+    var r367_: f32;
+    var r368_: f32;
     var r369_: f32;
     var r370_: f32;
     var r371_: f32;
@@ -406,17 +406,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r378_: f32;
     var r379_: f32;
     var r380_: f32;
-    var r381_: f32;
-    var r382_: f32;
-    var r383_: f32;
+    var r381_: i32;
+    var r382_: i32;
+    var r383_: i32;
     var r384_: f32;
     var r385_: f32;
     var r386_: f32;
     var r387_: f32;
     var r388_: f32;
-    var r389_: i32;
-    var r390_: i32;
-    var r391_: i32;
+    var r389_: f32;
+    var r390_: f32;
+    var r391_: f32;
     var r392_: f32;
     var r393_: f32;
     var r394_: f32;
@@ -429,17 +429,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r401_: f32;
     var r402_: f32;
     var r403_: f32;
-    var r404_: f32;
-    var r405_: f32;
-    var r406_: f32;
+    var r404_: i32;
+    var r405_: i32;
+    var r406_: i32;
     var r407_: f32;
     var r408_: f32;
     var r409_: f32;
     var r410_: f32;
     var r411_: f32;
-    var r412_: i32;
-    var r413_: i32;
-    var r414_: i32;
+    var r412_: f32;
+    var r413_: f32;
+    var r414_: f32;
     var r415_: f32;
     var r416_: f32;
     var r417_: f32;
@@ -460,125 +460,117 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
     var r432_: f32;
     var r433_: f32;
     var r434_: f32;
-    var r435_: f32;
-    var r436_: f32;
-    var r437_: f32;
-    var r438_: f32;
-    var r439_: f32;
-    var r440_: f32;
-    var r441_: f32;
-    var r442_: f32;
     var acc_local0_: array<f32, 4>;
     var a_local1_: array<f32, 8>;
     var b_local2_: array<f32, 4>;
-    var trips_446_: u32 = 0u;
-    var active_447_: bool;
-    var exited_448_: bool;
-    var vote_number_449_: u32;
-    var entry_450_: bool;
-    var broken_451_: bool;
-    var continued_452_: bool;
-    var left_453_: bool = false;
-    var saved_454_: bool;
-    var taken_455_: bool;
+    var trips_438_: u32 = 0u;
+    var active_439_: bool;
+    var exited_440_: bool;
+    var vote_number_441_: u32;
+    var entry_442_: bool;
+    var broken_443_: bool;
+    var continued_444_: bool;
+    var left_445_: bool = false;
+    var saved_446_: bool;
+    var taken_447_: bool;
 
-    active_447_ = true;
-    exited_448_ = false;
-    vote_number_449_ = 0u;
+    active_439_ = true;
+    exited_440_ = false;
+    vote_number_441_ = 0u;
     {
-        let _e8 = active_447_;
+        let _e8 = active_439_;
         if _e8 {
             r0_ = i32(block.y);
         }
-        let _e14 = active_447_;
+        let _e14 = active_439_;
         if _e14 {
             let _e17 = r0_;
             r1_ = (16i * _e17);
         }
-        let _e21 = active_447_;
+        let _e21 = active_439_;
         if _e21 {
             let _e23 = r1_;
             row_2_ = _e23;
         }
-        let _e26 = active_447_;
+        let _e26 = active_439_;
         if _e26 {
             r3_ = i32(block.x);
         }
-        let _e32 = active_447_;
+        let _e32 = active_439_;
         if _e32 {
             let _e35 = r3_;
             r4_ = (4i * _e35);
         }
-        let _e39 = active_447_;
+        let _e39 = active_439_;
         if _e39 {
             r5_ = (i32(local_index) / 32i);
         }
-        let _e46 = active_447_;
+        let _e46 = active_439_;
         if _e46 {
             let _e48 = r4_;
             let _e50 = r5_;
             r6_ = (_e48 + _e50);
         }
-        let _e54 = active_447_;
+        let _e54 = active_439_;
         if _e54 {
             let _e57 = r6_;
             r7_ = (8i * _e57);
         }
-        let _e61 = active_447_;
+        let _e61 = active_439_;
         if _e61 {
             let _e63 = r7_;
             col_8_ = _e63;
         }
-        let _e66 = active_447_;
+        let _e66 = active_439_;
         if _e66 {
             acc_local0_[0i] = 0f;
         }
-        let _e72 = active_447_;
+        let _e72 = active_439_;
         if _e72 {
             acc_local0_[1i] = 0f;
         }
-        let _e78 = active_447_;
+        let _e78 = active_439_;
         if _e78 {
             acc_local0_[2i] = 0f;
         }
-        let _e84 = active_447_;
+        let _e84 = active_439_;
         if _e84 {
             acc_local0_[3i] = 0f;
         }
-        let _e90 = active_447_;
+        let _e90 = active_439_;
         if _e90 {
             let _e93 = params.K;
             r9_ = _e93;
         }
-        let _e96 = active_447_;
+        let _e96 = active_439_;
         if _e96 {
             let _e98 = r9_;
             r10_ = _e98;
         }
-        let _e101 = active_447_;
+        let _e101 = active_439_;
         if _e101 {
             r11_ = 16i;
         }
-        let _e105 = active_447_;
+        let _e105 = active_439_;
         if _e105 {
             k_12_ = 0i;
         }
-        let _e109 = active_447_;
-        entry_450_ = _e109;
-        broken_451_ = false;
-        left_453_ = false;
+        let _e109 = active_439_;
+        entry_442_ = _e109;
+        broken_443_ = false;
+        left_445_ = false;
         loop {
-            continued_452_ = false;
-            let _e119 = entry_450_;
-            let _e121 = exited_448_;
-            let _e123 = broken_451_;
-            let _e125 = continued_452_;
-            active_447_ = (_e119 && !((_e121 || (_e123 || _e125))));
-            let _e132 = vote_number_449_;
-            vote_number_449_ = (_e132 + 1u);
-            let _e137 = active_447_;
+            continued_444_ = false;
+            let _e119 = entry_442_;
+            let _e121 = exited_440_;
+            let _e123 = broken_443_;
+            let _e125 = continued_444_;
+            active_439_ = (_e119 && !((_e121 || (_e123 || _e125))));
+            let _e132 = vote_number_441_;
+            vote_number_441_ = (_e132 + 1u);
+            let _e137 = active_439_;
             if _e137 {
-                let _e140 = vote_number_449_;
+                let _e140 = vote_number_441_;
                 atomicMax((&workgroup_votes), _e140);
             }
             workgroupBarrier();
@@ -587,92 +579,92 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                 workgroup_any = _e145;
             }
             let _e148 = workgroupUniformLoad((&workgroup_any));
-            let _e150 = vote_number_449_;
+            let _e150 = vote_number_441_;
             if (u32((_e148 == _e150)) == 0u) {
-                left_453_ = true;
+                left_445_ = true;
                 break;
             }
-            let _e158 = active_447_;
+            let _e158 = active_439_;
             if _e158 {
-                let _e168 = trips_446_;
+                let _e168 = trips_438_;
                 let _e170 = (_e168 + 1u);
-                trips_446_ = _e170;
+                trips_438_ = _e170;
                 if (_e170 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_448_ = true;
-                    active_447_ = false;
+                    exited_440_ = true;
+                    active_439_ = false;
                 }
             }
             {
-                let _e174 = active_447_;
+                let _e174 = active_439_;
                 if _e174 {
                     let _e176 = k_12_;
                     let _e178 = r10_;
                     r13_ = (_e176 < _e178);
                 }
-                let _e182 = active_447_;
+                let _e182 = active_439_;
                 if _e182 {
                     let _e184 = r13_;
                     r14_ = !(_e184);
                 }
-                let _e188 = active_447_;
-                saved_454_ = _e188;
+                let _e188 = active_439_;
+                saved_446_ = _e188;
                 let _e191 = r14_;
-                let _e193 = saved_454_;
+                let _e193 = saved_446_;
                 let _e194 = (_e193 && _e191);
-                taken_455_ = _e194;
-                active_447_ = _e194;
+                taken_447_ = _e194;
+                active_439_ = _e194;
                 {
-                    let _e198 = active_447_;
-                    let _e200 = broken_451_;
-                    broken_451_ = (_e200 || _e198);
-                    active_447_ = false;
+                    let _e198 = active_439_;
+                    let _e200 = broken_443_;
+                    broken_443_ = (_e200 || _e198);
+                    active_439_ = false;
                 }
-                let _e206 = saved_454_;
-                let _e208 = taken_455_;
-                let _e212 = exited_448_;
-                let _e214 = broken_451_;
-                let _e216 = continued_452_;
-                active_447_ = ((_e206 && !(_e208)) && !((_e212 || (_e214 || _e216))));
+                let _e206 = saved_446_;
+                let _e208 = taken_447_;
+                let _e212 = exited_440_;
+                let _e214 = broken_443_;
+                let _e216 = continued_444_;
+                active_439_ = ((_e206 && !(_e208)) && !((_e212 || (_e214 || _e216))));
                 {
                 }
-                let _e223 = saved_454_;
-                let _e225 = exited_448_;
-                let _e227 = broken_451_;
-                let _e229 = continued_452_;
-                active_447_ = (_e223 && !((_e225 || (_e227 || _e229))));
-                let _e236 = active_447_;
+                let _e223 = saved_446_;
+                let _e225 = exited_440_;
+                let _e227 = broken_443_;
+                let _e229 = continued_444_;
+                active_439_ = (_e223 && !((_e225 || (_e227 || _e229))));
+                let _e236 = active_439_;
                 if _e236 {
                     r15_ = (i32(local_index) % 32i);
                 }
-                let _e243 = active_447_;
+                let _e243 = active_439_;
                 if _e243 {
                     let _e245 = r15_;
                     r16_ = (_e245 >> bitcast<u32>(2i));
                 }
-                let _e251 = active_447_;
+                let _e251 = active_439_;
                 if _e251 {
                     let _e253 = r15_;
                     r17_ = (_e253 & 3i);
                 }
-                let _e258 = active_447_;
+                let _e258 = active_439_;
                 if _e258 {
                     let _e260 = r17_;
                     r18_ = (_e260 << bitcast<u32>(1i));
                 }
-                let _e266 = active_447_;
+                let _e266 = active_439_;
                 if _e266 {
                     let _e268 = row_2_;
                     let _e270 = r16_;
                     r19_ = (_e268 + _e270);
                 }
-                let _e274 = active_447_;
+                let _e274 = active_439_;
                 if _e274 {
                     let _e276 = k_12_;
                     let _e278 = r18_;
                     r20_ = (_e276 + _e278);
                 }
-                let _e282 = active_447_;
+                let _e282 = active_439_;
                 if _e282 {
                     let _e288 = params.K;
                     let _e290 = r19_;
@@ -684,17 +676,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e309 = (_e307 << 13u);
                     r21_ = bitcast<f32>((select(select((_e309 + 939524096u), (_e309 | 2139095040u), (_e307 >= 31744u)), bitcast<u32>((f32(_e307) * 0.000000059604645f)), (_e307 < 1024u)) | ((_e305 & 32768u) << 16u)));
                 }
-                let _e332 = active_447_;
+                let _e332 = active_439_;
                 if _e332 {
                     let _e334 = r21_;
                     a_local1_[0i] = _e334;
                 }
-                let _e339 = active_447_;
+                let _e339 = active_439_;
                 if _e339 {
                     let _e341 = r20_;
                     r22_ = (_e341 + 1i);
                 }
-                let _e346 = active_447_;
+                let _e346 = active_439_;
                 if _e346 {
                     let _e352 = params.K;
                     let _e354 = r19_;
@@ -706,17 +698,17 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e373 = (_e371 << 13u);
                     r23_ = bitcast<f32>((select(select((_e373 + 939524096u), (_e373 | 2139095040u), (_e371 >= 31744u)), bitcast<u32>((f32(_e371) * 0.000000059604645f)), (_e371 < 1024u)) | ((_e369 & 32768u) << 16u)));
                 }
-                let _e396 = active_447_;
+                let _e396 = active_439_;
                 if _e396 {
                     let _e398 = r23_;
                     a_local1_[1i] = _e398;
                 }
-                let _e403 = active_447_;
+                let _e403 = active_439_;
                 if _e403 {
                     let _e405 = r19_;
                     r24_ = (_e405 + 8i);
                 }
-                let _e410 = active_447_;
+                let _e410 = active_439_;
                 if _e410 {
                     let _e416 = params.K;
                     let _e418 = r24_;
@@ -728,3304 +720,3264 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e437 = (_e435 << 13u);
                     r25_ = bitcast<f32>((select(select((_e437 + 939524096u), (_e437 | 2139095040u), (_e435 >= 31744u)), bitcast<u32>((f32(_e435) * 0.000000059604645f)), (_e435 < 1024u)) | ((_e433 & 32768u) << 16u)));
                 }
-                let _e460 = active_447_;
+                let _e460 = active_439_;
                 if _e460 {
                     let _e462 = r25_;
                     a_local1_[2i] = _e462;
                 }
-                let _e467 = active_447_;
+                let _e467 = active_439_;
                 if _e467 {
-                    let _e469 = r19_;
-                    r26_ = (_e469 + 8i);
+                    let _e473 = params.K;
+                    let _e475 = r24_;
+                    let _e477 = r22_;
+                    let _e480 = bitcast<u32>(((_e475 * _e473) + _e477));
+                    let _e489 = A[(_e480 >> 1u)];
+                    let _e490 = (_e489 >> ((_e480 & 1u) << 4u));
+                    let _e492 = (_e490 & 32767u);
+                    let _e494 = (_e492 << 13u);
+                    r26_ = bitcast<f32>((select(select((_e494 + 939524096u), (_e494 | 2139095040u), (_e492 >= 31744u)), bitcast<u32>((f32(_e492) * 0.000000059604645f)), (_e492 < 1024u)) | ((_e490 & 32768u) << 16u)));
                 }
-                let _e474 = active_447_;
-                if _e474 {
-                    let _e476 = r20_;
-                    r27_ = (_e476 + 1i);
+                let _e517 = active_439_;
+                if _e517 {
+                    let _e519 = r26_;
+                    a_local1_[3i] = _e519;
                 }
-                let _e481 = active_447_;
-                if _e481 {
-                    let _e487 = params.K;
-                    let _e489 = r26_;
-                    let _e491 = r27_;
-                    let _e494 = bitcast<u32>(((_e489 * _e487) + _e491));
-                    let _e503 = A[(_e494 >> 1u)];
-                    let _e504 = (_e503 >> ((_e494 & 1u) << 4u));
-                    let _e506 = (_e504 & 32767u);
-                    let _e508 = (_e506 << 13u);
-                    r28_ = bitcast<f32>((select(select((_e508 + 939524096u), (_e508 | 2139095040u), (_e506 >= 31744u)), bitcast<u32>((f32(_e506) * 0.000000059604645f)), (_e506 < 1024u)) | ((_e504 & 32768u) << 16u)));
+                let _e524 = active_439_;
+                if _e524 {
+                    let _e526 = r20_;
+                    r27_ = (_e526 + 8i);
                 }
-                let _e531 = active_447_;
+                let _e531 = active_439_;
                 if _e531 {
-                    let _e533 = r28_;
-                    a_local1_[3i] = _e533;
+                    let _e537 = params.K;
+                    let _e539 = r19_;
+                    let _e541 = r27_;
+                    let _e544 = bitcast<u32>(((_e539 * _e537) + _e541));
+                    let _e553 = A[(_e544 >> 1u)];
+                    let _e554 = (_e553 >> ((_e544 & 1u) << 4u));
+                    let _e556 = (_e554 & 32767u);
+                    let _e558 = (_e556 << 13u);
+                    r28_ = bitcast<f32>((select(select((_e558 + 939524096u), (_e558 | 2139095040u), (_e556 >= 31744u)), bitcast<u32>((f32(_e556) * 0.000000059604645f)), (_e556 < 1024u)) | ((_e554 & 32768u) << 16u)));
                 }
-                let _e538 = active_447_;
-                if _e538 {
-                    let _e540 = r20_;
-                    r29_ = (_e540 + 8i);
+                let _e581 = active_439_;
+                if _e581 {
+                    let _e583 = r28_;
+                    a_local1_[4i] = _e583;
                 }
-                let _e545 = active_447_;
-                if _e545 {
-                    let _e551 = params.K;
-                    let _e553 = r19_;
-                    let _e555 = r29_;
-                    let _e558 = bitcast<u32>(((_e553 * _e551) + _e555));
-                    let _e567 = A[(_e558 >> 1u)];
-                    let _e568 = (_e567 >> ((_e558 & 1u) << 4u));
-                    let _e570 = (_e568 & 32767u);
-                    let _e572 = (_e570 << 13u);
-                    r30_ = bitcast<f32>((select(select((_e572 + 939524096u), (_e572 | 2139095040u), (_e570 >= 31744u)), bitcast<u32>((f32(_e570) * 0.000000059604645f)), (_e570 < 1024u)) | ((_e568 & 32768u) << 16u)));
+                let _e588 = active_439_;
+                if _e588 {
+                    let _e590 = r20_;
+                    r29_ = (_e590 + 9i);
                 }
-                let _e595 = active_447_;
+                let _e595 = active_439_;
                 if _e595 {
-                    let _e597 = r30_;
-                    a_local1_[4i] = _e597;
+                    let _e601 = params.K;
+                    let _e603 = r19_;
+                    let _e605 = r29_;
+                    let _e608 = bitcast<u32>(((_e603 * _e601) + _e605));
+                    let _e617 = A[(_e608 >> 1u)];
+                    let _e618 = (_e617 >> ((_e608 & 1u) << 4u));
+                    let _e620 = (_e618 & 32767u);
+                    let _e622 = (_e620 << 13u);
+                    r30_ = bitcast<f32>((select(select((_e622 + 939524096u), (_e622 | 2139095040u), (_e620 >= 31744u)), bitcast<u32>((f32(_e620) * 0.000000059604645f)), (_e620 < 1024u)) | ((_e618 & 32768u) << 16u)));
                 }
-                let _e602 = active_447_;
-                if _e602 {
-                    let _e604 = r20_;
-                    r31_ = (_e604 + 9i);
+                let _e645 = active_439_;
+                if _e645 {
+                    let _e647 = r30_;
+                    a_local1_[5i] = _e647;
                 }
-                let _e609 = active_447_;
-                if _e609 {
-                    let _e615 = params.K;
-                    let _e617 = r19_;
-                    let _e619 = r31_;
-                    let _e622 = bitcast<u32>(((_e617 * _e615) + _e619));
-                    let _e631 = A[(_e622 >> 1u)];
-                    let _e632 = (_e631 >> ((_e622 & 1u) << 4u));
-                    let _e634 = (_e632 & 32767u);
-                    let _e636 = (_e634 << 13u);
-                    r32_ = bitcast<f32>((select(select((_e636 + 939524096u), (_e636 | 2139095040u), (_e634 >= 31744u)), bitcast<u32>((f32(_e634) * 0.000000059604645f)), (_e634 < 1024u)) | ((_e632 & 32768u) << 16u)));
+                let _e652 = active_439_;
+                if _e652 {
+                    let _e658 = params.K;
+                    let _e660 = r24_;
+                    let _e662 = r27_;
+                    let _e665 = bitcast<u32>(((_e660 * _e658) + _e662));
+                    let _e674 = A[(_e665 >> 1u)];
+                    let _e675 = (_e674 >> ((_e665 & 1u) << 4u));
+                    let _e677 = (_e675 & 32767u);
+                    let _e679 = (_e677 << 13u);
+                    r31_ = bitcast<f32>((select(select((_e679 + 939524096u), (_e679 | 2139095040u), (_e677 >= 31744u)), bitcast<u32>((f32(_e677) * 0.000000059604645f)), (_e677 < 1024u)) | ((_e675 & 32768u) << 16u)));
                 }
-                let _e659 = active_447_;
-                if _e659 {
-                    let _e661 = r32_;
-                    a_local1_[5i] = _e661;
+                let _e702 = active_439_;
+                if _e702 {
+                    let _e704 = r31_;
+                    a_local1_[6i] = _e704;
                 }
-                let _e666 = active_447_;
-                if _e666 {
-                    let _e668 = r19_;
-                    r33_ = (_e668 + 8i);
+                let _e709 = active_439_;
+                if _e709 {
+                    let _e715 = params.K;
+                    let _e717 = r24_;
+                    let _e719 = r29_;
+                    let _e722 = bitcast<u32>(((_e717 * _e715) + _e719));
+                    let _e731 = A[(_e722 >> 1u)];
+                    let _e732 = (_e731 >> ((_e722 & 1u) << 4u));
+                    let _e734 = (_e732 & 32767u);
+                    let _e736 = (_e734 << 13u);
+                    r32_ = bitcast<f32>((select(select((_e736 + 939524096u), (_e736 | 2139095040u), (_e734 >= 31744u)), bitcast<u32>((f32(_e734) * 0.000000059604645f)), (_e734 < 1024u)) | ((_e732 & 32768u) << 16u)));
                 }
-                let _e673 = active_447_;
-                if _e673 {
-                    let _e675 = r20_;
-                    r34_ = (_e675 + 8i);
+                let _e759 = active_439_;
+                if _e759 {
+                    let _e761 = r32_;
+                    a_local1_[7i] = _e761;
                 }
-                let _e680 = active_447_;
-                if _e680 {
-                    let _e686 = params.K;
-                    let _e688 = r33_;
-                    let _e690 = r34_;
-                    let _e693 = bitcast<u32>(((_e688 * _e686) + _e690));
-                    let _e702 = A[(_e693 >> 1u)];
-                    let _e703 = (_e702 >> ((_e693 & 1u) << 4u));
-                    let _e705 = (_e703 & 32767u);
-                    let _e707 = (_e705 << 13u);
-                    r35_ = bitcast<f32>((select(select((_e707 + 939524096u), (_e707 | 2139095040u), (_e705 >= 31744u)), bitcast<u32>((f32(_e705) * 0.000000059604645f)), (_e705 < 1024u)) | ((_e703 & 32768u) << 16u)));
+                let _e766 = active_439_;
+                if _e766 {
+                    r33_ = (i32(local_index) % 32i);
                 }
-                let _e730 = active_447_;
-                if _e730 {
-                    let _e732 = r35_;
-                    a_local1_[6i] = _e732;
+                let _e773 = active_439_;
+                if _e773 {
+                    let _e775 = r33_;
+                    r34_ = (_e775 >> bitcast<u32>(2i));
                 }
-                let _e737 = active_447_;
-                if _e737 {
-                    let _e739 = r19_;
-                    r36_ = (_e739 + 8i);
+                let _e781 = active_439_;
+                if _e781 {
+                    let _e783 = r33_;
+                    r35_ = (_e783 & 3i);
                 }
-                let _e744 = active_447_;
-                if _e744 {
-                    let _e746 = r20_;
-                    r37_ = (_e746 + 9i);
+                let _e788 = active_439_;
+                if _e788 {
+                    let _e790 = r35_;
+                    r36_ = (_e790 << bitcast<u32>(1i));
                 }
-                let _e751 = active_447_;
-                if _e751 {
-                    let _e757 = params.K;
-                    let _e759 = r36_;
-                    let _e761 = r37_;
-                    let _e764 = bitcast<u32>(((_e759 * _e757) + _e761));
-                    let _e773 = A[(_e764 >> 1u)];
-                    let _e774 = (_e773 >> ((_e764 & 1u) << 4u));
-                    let _e776 = (_e774 & 32767u);
-                    let _e778 = (_e776 << 13u);
-                    r38_ = bitcast<f32>((select(select((_e778 + 939524096u), (_e778 | 2139095040u), (_e776 >= 31744u)), bitcast<u32>((f32(_e776) * 0.000000059604645f)), (_e776 < 1024u)) | ((_e774 & 32768u) << 16u)));
+                let _e796 = active_439_;
+                if _e796 {
+                    let _e798 = k_12_;
+                    let _e800 = r36_;
+                    r37_ = (_e798 + _e800);
                 }
-                let _e801 = active_447_;
-                if _e801 {
-                    let _e803 = r38_;
-                    a_local1_[7i] = _e803;
+                let _e804 = active_439_;
+                if _e804 {
+                    let _e806 = col_8_;
+                    let _e808 = r34_;
+                    r38_ = (_e806 + _e808);
                 }
-                let _e808 = active_447_;
-                if _e808 {
-                    r39_ = (i32(local_index) % 32i);
+                let _e812 = active_439_;
+                if _e812 {
+                    let _e818 = params.N;
+                    let _e820 = r37_;
+                    let _e822 = r38_;
+                    let _e825 = bitcast<u32>(((_e820 * _e818) + _e822));
+                    let _e834 = B[(_e825 >> 1u)];
+                    let _e835 = (_e834 >> ((_e825 & 1u) << 4u));
+                    let _e837 = (_e835 & 32767u);
+                    let _e839 = (_e837 << 13u);
+                    r39_ = bitcast<f32>((select(select((_e839 + 939524096u), (_e839 | 2139095040u), (_e837 >= 31744u)), bitcast<u32>((f32(_e837) * 0.000000059604645f)), (_e837 < 1024u)) | ((_e835 & 32768u) << 16u)));
                 }
-                let _e815 = active_447_;
-                if _e815 {
-                    let _e817 = r39_;
-                    r40_ = (_e817 >> bitcast<u32>(2i));
+                let _e862 = active_439_;
+                if _e862 {
+                    let _e864 = r39_;
+                    b_local2_[0i] = _e864;
                 }
-                let _e823 = active_447_;
-                if _e823 {
-                    let _e825 = r39_;
-                    r41_ = (_e825 & 3i);
+                let _e869 = active_439_;
+                if _e869 {
+                    let _e871 = r37_;
+                    r40_ = (_e871 + 1i);
                 }
-                let _e830 = active_447_;
-                if _e830 {
-                    let _e832 = r41_;
-                    r42_ = (_e832 << bitcast<u32>(1i));
+                let _e876 = active_439_;
+                if _e876 {
+                    let _e882 = params.N;
+                    let _e884 = r40_;
+                    let _e886 = r38_;
+                    let _e889 = bitcast<u32>(((_e884 * _e882) + _e886));
+                    let _e898 = B[(_e889 >> 1u)];
+                    let _e899 = (_e898 >> ((_e889 & 1u) << 4u));
+                    let _e901 = (_e899 & 32767u);
+                    let _e903 = (_e901 << 13u);
+                    r41_ = bitcast<f32>((select(select((_e903 + 939524096u), (_e903 | 2139095040u), (_e901 >= 31744u)), bitcast<u32>((f32(_e901) * 0.000000059604645f)), (_e901 < 1024u)) | ((_e899 & 32768u) << 16u)));
                 }
-                let _e838 = active_447_;
-                if _e838 {
-                    let _e840 = k_12_;
-                    let _e842 = r42_;
-                    r43_ = (_e840 + _e842);
+                let _e926 = active_439_;
+                if _e926 {
+                    let _e928 = r41_;
+                    b_local2_[1i] = _e928;
                 }
-                let _e846 = active_447_;
-                if _e846 {
-                    let _e848 = col_8_;
-                    let _e850 = r40_;
-                    r44_ = (_e848 + _e850);
+                let _e933 = active_439_;
+                if _e933 {
+                    let _e935 = r37_;
+                    r42_ = (_e935 + 8i);
                 }
-                let _e854 = active_447_;
-                if _e854 {
-                    let _e860 = params.N;
-                    let _e862 = r43_;
-                    let _e864 = r44_;
-                    let _e867 = bitcast<u32>(((_e862 * _e860) + _e864));
-                    let _e876 = B[(_e867 >> 1u)];
-                    let _e877 = (_e876 >> ((_e867 & 1u) << 4u));
-                    let _e879 = (_e877 & 32767u);
-                    let _e881 = (_e879 << 13u);
-                    r45_ = bitcast<f32>((select(select((_e881 + 939524096u), (_e881 | 2139095040u), (_e879 >= 31744u)), bitcast<u32>((f32(_e879) * 0.000000059604645f)), (_e879 < 1024u)) | ((_e877 & 32768u) << 16u)));
+                let _e940 = active_439_;
+                if _e940 {
+                    let _e946 = params.N;
+                    let _e948 = r42_;
+                    let _e950 = r38_;
+                    let _e953 = bitcast<u32>(((_e948 * _e946) + _e950));
+                    let _e962 = B[(_e953 >> 1u)];
+                    let _e963 = (_e962 >> ((_e953 & 1u) << 4u));
+                    let _e965 = (_e963 & 32767u);
+                    let _e967 = (_e965 << 13u);
+                    r43_ = bitcast<f32>((select(select((_e967 + 939524096u), (_e967 | 2139095040u), (_e965 >= 31744u)), bitcast<u32>((f32(_e965) * 0.000000059604645f)), (_e965 < 1024u)) | ((_e963 & 32768u) << 16u)));
                 }
-                let _e904 = active_447_;
-                if _e904 {
-                    let _e906 = r45_;
-                    b_local2_[0i] = _e906;
+                let _e990 = active_439_;
+                if _e990 {
+                    let _e992 = r43_;
+                    b_local2_[2i] = _e992;
                 }
-                let _e911 = active_447_;
-                if _e911 {
-                    let _e913 = r43_;
-                    r46_ = (_e913 + 1i);
+                let _e997 = active_439_;
+                if _e997 {
+                    let _e999 = r37_;
+                    r44_ = (_e999 + 9i);
                 }
-                let _e918 = active_447_;
-                if _e918 {
-                    let _e924 = params.N;
-                    let _e926 = r46_;
-                    let _e928 = r44_;
-                    let _e931 = bitcast<u32>(((_e926 * _e924) + _e928));
-                    let _e940 = B[(_e931 >> 1u)];
-                    let _e941 = (_e940 >> ((_e931 & 1u) << 4u));
-                    let _e943 = (_e941 & 32767u);
-                    let _e945 = (_e943 << 13u);
-                    r47_ = bitcast<f32>((select(select((_e945 + 939524096u), (_e945 | 2139095040u), (_e943 >= 31744u)), bitcast<u32>((f32(_e943) * 0.000000059604645f)), (_e943 < 1024u)) | ((_e941 & 32768u) << 16u)));
+                let _e1004 = active_439_;
+                if _e1004 {
+                    let _e1010 = params.N;
+                    let _e1012 = r44_;
+                    let _e1014 = r38_;
+                    let _e1017 = bitcast<u32>(((_e1012 * _e1010) + _e1014));
+                    let _e1026 = B[(_e1017 >> 1u)];
+                    let _e1027 = (_e1026 >> ((_e1017 & 1u) << 4u));
+                    let _e1029 = (_e1027 & 32767u);
+                    let _e1031 = (_e1029 << 13u);
+                    r45_ = bitcast<f32>((select(select((_e1031 + 939524096u), (_e1031 | 2139095040u), (_e1029 >= 31744u)), bitcast<u32>((f32(_e1029) * 0.000000059604645f)), (_e1029 < 1024u)) | ((_e1027 & 32768u) << 16u)));
                 }
-                let _e968 = active_447_;
-                if _e968 {
-                    let _e970 = r47_;
-                    b_local2_[1i] = _e970;
+                let _e1054 = active_439_;
+                if _e1054 {
+                    let _e1056 = r45_;
+                    b_local2_[3i] = _e1056;
                 }
-                let _e975 = active_447_;
-                if _e975 {
-                    let _e977 = r43_;
-                    r48_ = (_e977 + 8i);
+                let _e1061 = active_439_;
+                if _e1061 {
+                    r58_ = (i32(local_index) % 32i);
                 }
-                let _e982 = active_447_;
-                if _e982 {
-                    let _e988 = params.N;
-                    let _e990 = r48_;
-                    let _e992 = r44_;
-                    let _e995 = bitcast<u32>(((_e990 * _e988) + _e992));
-                    let _e1004 = B[(_e995 >> 1u)];
-                    let _e1005 = (_e1004 >> ((_e995 & 1u) << 4u));
-                    let _e1007 = (_e1005 & 32767u);
-                    let _e1009 = (_e1007 << 13u);
-                    r49_ = bitcast<f32>((select(select((_e1009 + 939524096u), (_e1009 | 2139095040u), (_e1007 >= 31744u)), bitcast<u32>((f32(_e1007) * 0.000000059604645f)), (_e1007 < 1024u)) | ((_e1005 & 32768u) << 16u)));
+                let _e1068 = active_439_;
+                if _e1068 {
+                    let _e1070 = r58_;
+                    r59_ = (_e1070 >> bitcast<u32>(2i));
                 }
-                let _e1032 = active_447_;
-                if _e1032 {
-                    let _e1034 = r49_;
-                    b_local2_[2i] = _e1034;
+                let _e1076 = active_439_;
+                if _e1076 {
+                    let _e1078 = r58_;
+                    r60_ = (_e1078 & 3i);
                 }
-                let _e1039 = active_447_;
-                if _e1039 {
-                    let _e1041 = r43_;
-                    r50_ = (_e1041 + 9i);
+                let _e1083 = active_439_;
+                if _e1083 {
+                    let _e1085 = r59_;
+                    r61_ = (_e1085 << bitcast<u32>(2i));
                 }
-                let _e1046 = active_447_;
-                if _e1046 {
-                    let _e1052 = params.N;
-                    let _e1054 = r50_;
-                    let _e1056 = r44_;
-                    let _e1059 = bitcast<u32>(((_e1054 * _e1052) + _e1056));
-                    let _e1068 = B[(_e1059 >> 1u)];
-                    let _e1069 = (_e1068 >> ((_e1059 & 1u) << 4u));
-                    let _e1071 = (_e1069 & 32767u);
-                    let _e1073 = (_e1071 << 13u);
-                    r51_ = bitcast<f32>((select(select((_e1073 + 939524096u), (_e1073 | 2139095040u), (_e1071 >= 31744u)), bitcast<u32>((f32(_e1071) * 0.000000059604645f)), (_e1071 < 1024u)) | ((_e1069 & 32768u) << 16u)));
+                let _e1091 = active_439_;
+                if _e1091 {
+                    let _e1093 = r60_;
+                    r62_ = (_e1093 << bitcast<u32>(3i));
                 }
-                let _e1096 = active_447_;
-                if _e1096 {
-                    let _e1098 = r51_;
-                    b_local2_[3i] = _e1098;
+                let _e1099 = active_439_;
+                if _e1099 {
+                    let _e1101 = r61_;
+                    r63_ = (_e1101 + 0i);
                 }
-                let _e1103 = active_447_;
-                if _e1103 {
-                    r66_ = (i32(local_index) % 32i);
+                let _e1106 = active_439_;
+                if _e1106 {
+                    let _e1108 = r62_;
+                    r64_ = (_e1108 + 0i);
                 }
-                let _e1110 = active_447_;
-                if _e1110 {
-                    let _e1112 = r66_;
-                    r67_ = (_e1112 >> bitcast<u32>(2i));
+                let _e1113 = active_439_;
+                if _e1113 {
+                    let _e1115 = r64_;
+                    r65_ = (_e1115 + 4i);
                 }
-                let _e1118 = active_447_;
-                if _e1118 {
-                    let _e1120 = r66_;
-                    r68_ = (_e1120 & 3i);
+                let _e1120 = active_439_;
+                if _e1120 {
+                    let _e1124 = a_local1_[0i];
+                    r66_ = _e1124;
                 }
-                let _e1125 = active_447_;
-                if _e1125 {
-                    let _e1127 = r67_;
-                    r69_ = (_e1127 << bitcast<u32>(2i));
-                }
-                let _e1133 = active_447_;
-                if _e1133 {
-                    let _e1135 = r68_;
-                    r70_ = (_e1135 << bitcast<u32>(3i));
-                }
-                let _e1141 = active_447_;
+                workgroupBarrier();
+                let _e1127 = r66_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1127);
+                let _e1138 = active_439_;
+                lane_active[local_index] = u32(_e1138);
+                workgroupBarrier();
+                let _e1141 = active_439_;
                 if _e1141 {
-                    let _e1143 = r69_;
-                    r71_ = (_e1143 + 0i);
+                    let _e1147 = i32(local_index);
+                    let _e1150 = r63_;
+                    let _e1154 = (((_e1150 % 32i) + 32i) % 32i);
+                    let _e1159 = ((_e1147 - (i32(local_index) % 32i)) + _e1154);
+                    let _e1162 = (((_e1154 >= 0i) && (_e1154 < 32i)) && (_e1159 < 128i));
+                    let _e1163 = select(_e1147, _e1159, _e1162);
+                    let _e1167 = lane_active[bitcast<u32>(_e1163)];
+                    let _e1174 = lane_values[bitcast<u32>(_e1163)];
+                    let _e1178 = lane_values[bitcast<u32>(_e1147)];
+                    r67_ = bitcast<f32>(select(_e1178, _e1174, (_e1162 && (_e1167 != 0u))));
                 }
-                let _e1148 = active_447_;
-                if _e1148 {
-                    let _e1150 = r70_;
-                    r72_ = (_e1150 + 0i);
-                }
-                let _e1155 = active_447_;
-                if _e1155 {
-                    let _e1157 = r72_;
-                    r73_ = (_e1157 + 4i);
-                }
-                let _e1162 = active_447_;
-                if _e1162 {
-                    let _e1166 = a_local1_[0i];
-                    r74_ = _e1166;
-                }
-                workgroupBarrier();
-                let _e1169 = r74_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1169);
-                let _e1180 = active_447_;
-                lane_active[local_index] = u32(_e1180);
-                workgroupBarrier();
-                let _e1183 = active_447_;
+                let _e1183 = active_439_;
                 if _e1183 {
-                    let _e1189 = i32(local_index);
-                    let _e1192 = r71_;
-                    let _e1196 = (((_e1192 % 32i) + 32i) % 32i);
-                    let _e1201 = ((_e1189 - (i32(local_index) % 32i)) + _e1196);
-                    let _e1204 = (((_e1196 >= 0i) && (_e1196 < 32i)) && (_e1201 < 128i));
-                    let _e1205 = select(_e1189, _e1201, _e1204);
-                    let _e1209 = lane_active[bitcast<u32>(_e1205)];
-                    let _e1216 = lane_values[bitcast<u32>(_e1205)];
-                    let _e1220 = lane_values[bitcast<u32>(_e1189)];
-                    r75_ = bitcast<f32>(select(_e1220, _e1216, (_e1204 && (_e1209 != 0u))));
+                    let _e1185 = r67_;
+                    r68_ = f32(_e1185);
                 }
-                let _e1225 = active_447_;
-                if _e1225 {
-                    let _e1227 = r75_;
-                    r76_ = f32(_e1227);
-                }
-                let _e1231 = active_447_;
-                if _e1231 {
-                    let _e1235 = a_local1_[2i];
-                    r77_ = _e1235;
+                let _e1189 = active_439_;
+                if _e1189 {
+                    let _e1193 = a_local1_[2i];
+                    r69_ = _e1193;
                 }
                 workgroupBarrier();
-                let _e1238 = r77_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1238);
-                let _e1249 = active_447_;
-                lane_active[local_index] = u32(_e1249);
+                let _e1196 = r69_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1196);
+                let _e1207 = active_439_;
+                lane_active[local_index] = u32(_e1207);
                 workgroupBarrier();
-                let _e1252 = active_447_;
+                let _e1210 = active_439_;
+                if _e1210 {
+                    let _e1216 = i32(local_index);
+                    let _e1219 = r63_;
+                    let _e1223 = (((_e1219 % 32i) + 32i) % 32i);
+                    let _e1228 = ((_e1216 - (i32(local_index) % 32i)) + _e1223);
+                    let _e1231 = (((_e1223 >= 0i) && (_e1223 < 32i)) && (_e1228 < 128i));
+                    let _e1232 = select(_e1216, _e1228, _e1231);
+                    let _e1236 = lane_active[bitcast<u32>(_e1232)];
+                    let _e1243 = lane_values[bitcast<u32>(_e1232)];
+                    let _e1247 = lane_values[bitcast<u32>(_e1216)];
+                    r70_ = bitcast<f32>(select(_e1247, _e1243, (_e1231 && (_e1236 != 0u))));
+                }
+                let _e1252 = active_439_;
                 if _e1252 {
-                    let _e1258 = i32(local_index);
-                    let _e1261 = r71_;
-                    let _e1265 = (((_e1261 % 32i) + 32i) % 32i);
-                    let _e1270 = ((_e1258 - (i32(local_index) % 32i)) + _e1265);
-                    let _e1273 = (((_e1265 >= 0i) && (_e1265 < 32i)) && (_e1270 < 128i));
-                    let _e1274 = select(_e1258, _e1270, _e1273);
-                    let _e1278 = lane_active[bitcast<u32>(_e1274)];
-                    let _e1285 = lane_values[bitcast<u32>(_e1274)];
-                    let _e1289 = lane_values[bitcast<u32>(_e1258)];
-                    r78_ = bitcast<f32>(select(_e1289, _e1285, (_e1273 && (_e1278 != 0u))));
+                    let _e1254 = r70_;
+                    r71_ = f32(_e1254);
                 }
-                let _e1294 = active_447_;
-                if _e1294 {
-                    let _e1296 = r78_;
-                    r79_ = f32(_e1296);
-                }
-                let _e1300 = active_447_;
-                if _e1300 {
-                    let _e1304 = b_local2_[0i];
-                    r80_ = _e1304;
+                let _e1258 = active_439_;
+                if _e1258 {
+                    let _e1262 = b_local2_[0i];
+                    r72_ = _e1262;
                 }
                 workgroupBarrier();
-                let _e1307 = r80_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1307);
-                let _e1318 = active_447_;
-                lane_active[local_index] = u32(_e1318);
+                let _e1265 = r72_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1265);
+                let _e1276 = active_439_;
+                lane_active[local_index] = u32(_e1276);
                 workgroupBarrier();
-                let _e1321 = active_447_;
+                let _e1279 = active_439_;
+                if _e1279 {
+                    let _e1285 = i32(local_index);
+                    let _e1288 = r64_;
+                    let _e1292 = (((_e1288 % 32i) + 32i) % 32i);
+                    let _e1297 = ((_e1285 - (i32(local_index) % 32i)) + _e1292);
+                    let _e1300 = (((_e1292 >= 0i) && (_e1292 < 32i)) && (_e1297 < 128i));
+                    let _e1301 = select(_e1285, _e1297, _e1300);
+                    let _e1305 = lane_active[bitcast<u32>(_e1301)];
+                    let _e1312 = lane_values[bitcast<u32>(_e1301)];
+                    let _e1316 = lane_values[bitcast<u32>(_e1285)];
+                    r73_ = bitcast<f32>(select(_e1316, _e1312, (_e1300 && (_e1305 != 0u))));
+                }
+                let _e1321 = active_439_;
                 if _e1321 {
-                    let _e1327 = i32(local_index);
-                    let _e1330 = r72_;
-                    let _e1334 = (((_e1330 % 32i) + 32i) % 32i);
-                    let _e1339 = ((_e1327 - (i32(local_index) % 32i)) + _e1334);
-                    let _e1342 = (((_e1334 >= 0i) && (_e1334 < 32i)) && (_e1339 < 128i));
-                    let _e1343 = select(_e1327, _e1339, _e1342);
-                    let _e1347 = lane_active[bitcast<u32>(_e1343)];
-                    let _e1354 = lane_values[bitcast<u32>(_e1343)];
-                    let _e1358 = lane_values[bitcast<u32>(_e1327)];
-                    r81_ = bitcast<f32>(select(_e1358, _e1354, (_e1342 && (_e1347 != 0u))));
+                    let _e1323 = r73_;
+                    r74_ = f32(_e1323);
                 }
-                let _e1363 = active_447_;
-                if _e1363 {
-                    let _e1365 = r81_;
-                    r82_ = f32(_e1365);
-                }
-                let _e1369 = active_447_;
-                if _e1369 {
-                    let _e1373 = b_local2_[0i];
-                    r83_ = _e1373;
+                let _e1327 = active_439_;
+                if _e1327 {
+                    let _e1331 = b_local2_[0i];
+                    r75_ = _e1331;
                 }
                 workgroupBarrier();
-                let _e1376 = r83_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1376);
-                let _e1387 = active_447_;
-                lane_active[local_index] = u32(_e1387);
+                let _e1334 = r75_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1334);
+                let _e1345 = active_439_;
+                lane_active[local_index] = u32(_e1345);
                 workgroupBarrier();
-                let _e1390 = active_447_;
+                let _e1348 = active_439_;
+                if _e1348 {
+                    let _e1354 = i32(local_index);
+                    let _e1357 = r65_;
+                    let _e1361 = (((_e1357 % 32i) + 32i) % 32i);
+                    let _e1366 = ((_e1354 - (i32(local_index) % 32i)) + _e1361);
+                    let _e1369 = (((_e1361 >= 0i) && (_e1361 < 32i)) && (_e1366 < 128i));
+                    let _e1370 = select(_e1354, _e1366, _e1369);
+                    let _e1374 = lane_active[bitcast<u32>(_e1370)];
+                    let _e1381 = lane_values[bitcast<u32>(_e1370)];
+                    let _e1385 = lane_values[bitcast<u32>(_e1354)];
+                    r76_ = bitcast<f32>(select(_e1385, _e1381, (_e1369 && (_e1374 != 0u))));
+                }
+                let _e1390 = active_439_;
                 if _e1390 {
-                    let _e1396 = i32(local_index);
-                    let _e1399 = r73_;
-                    let _e1403 = (((_e1399 % 32i) + 32i) % 32i);
-                    let _e1408 = ((_e1396 - (i32(local_index) % 32i)) + _e1403);
-                    let _e1411 = (((_e1403 >= 0i) && (_e1403 < 32i)) && (_e1408 < 128i));
-                    let _e1412 = select(_e1396, _e1408, _e1411);
-                    let _e1416 = lane_active[bitcast<u32>(_e1412)];
-                    let _e1423 = lane_values[bitcast<u32>(_e1412)];
-                    let _e1427 = lane_values[bitcast<u32>(_e1396)];
-                    r84_ = bitcast<f32>(select(_e1427, _e1423, (_e1411 && (_e1416 != 0u))));
+                    let _e1392 = r76_;
+                    r77_ = f32(_e1392);
                 }
-                let _e1432 = active_447_;
-                if _e1432 {
-                    let _e1434 = r84_;
-                    r85_ = f32(_e1434);
+                let _e1396 = active_439_;
+                if _e1396 {
+                    let _e1398 = r68_;
+                    let _e1400 = r74_;
+                    r78_ = (_e1398 * _e1400);
                 }
-                let _e1438 = active_447_;
-                if _e1438 {
-                    let _e1440 = r76_;
-                    let _e1442 = r82_;
-                    r86_ = (_e1440 * _e1442);
+                let _e1404 = active_439_;
+                if _e1404 {
+                    let _e1406 = r68_;
+                    let _e1408 = r77_;
+                    r79_ = (_e1406 * _e1408);
                 }
-                let _e1446 = active_447_;
-                if _e1446 {
-                    let _e1448 = r76_;
-                    let _e1450 = r85_;
-                    r87_ = (_e1448 * _e1450);
+                let _e1412 = active_439_;
+                if _e1412 {
+                    let _e1414 = r71_;
+                    let _e1416 = r74_;
+                    r80_ = (_e1414 * _e1416);
                 }
-                let _e1454 = active_447_;
-                if _e1454 {
-                    let _e1456 = r79_;
-                    let _e1458 = r82_;
-                    r88_ = (_e1456 * _e1458);
+                let _e1420 = active_439_;
+                if _e1420 {
+                    let _e1422 = r71_;
+                    let _e1424 = r77_;
+                    r81_ = (_e1422 * _e1424);
                 }
-                let _e1462 = active_447_;
-                if _e1462 {
-                    let _e1464 = r79_;
-                    let _e1466 = r85_;
-                    r89_ = (_e1464 * _e1466);
+                let _e1428 = active_439_;
+                if _e1428 {
+                    let _e1430 = r61_;
+                    r82_ = (_e1430 + 0i);
                 }
-                let _e1470 = active_447_;
+                let _e1435 = active_439_;
+                if _e1435 {
+                    let _e1437 = r62_;
+                    r83_ = (_e1437 + 0i);
+                }
+                let _e1442 = active_439_;
+                if _e1442 {
+                    let _e1444 = r83_;
+                    r84_ = (_e1444 + 4i);
+                }
+                let _e1449 = active_439_;
+                if _e1449 {
+                    let _e1453 = a_local1_[1i];
+                    r85_ = _e1453;
+                }
+                workgroupBarrier();
+                let _e1456 = r85_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1456);
+                let _e1467 = active_439_;
+                lane_active[local_index] = u32(_e1467);
+                workgroupBarrier();
+                let _e1470 = active_439_;
                 if _e1470 {
-                    let _e1472 = r69_;
-                    r90_ = (_e1472 + 0i);
+                    let _e1476 = i32(local_index);
+                    let _e1479 = r82_;
+                    let _e1483 = (((_e1479 % 32i) + 32i) % 32i);
+                    let _e1488 = ((_e1476 - (i32(local_index) % 32i)) + _e1483);
+                    let _e1491 = (((_e1483 >= 0i) && (_e1483 < 32i)) && (_e1488 < 128i));
+                    let _e1492 = select(_e1476, _e1488, _e1491);
+                    let _e1496 = lane_active[bitcast<u32>(_e1492)];
+                    let _e1503 = lane_values[bitcast<u32>(_e1492)];
+                    let _e1507 = lane_values[bitcast<u32>(_e1476)];
+                    r86_ = bitcast<f32>(select(_e1507, _e1503, (_e1491 && (_e1496 != 0u))));
                 }
-                let _e1477 = active_447_;
-                if _e1477 {
-                    let _e1479 = r70_;
-                    r91_ = (_e1479 + 0i);
-                }
-                let _e1484 = active_447_;
-                if _e1484 {
-                    let _e1486 = r91_;
-                    r92_ = (_e1486 + 4i);
-                }
-                let _e1491 = active_447_;
-                if _e1491 {
-                    let _e1495 = a_local1_[1i];
-                    r93_ = _e1495;
-                }
-                workgroupBarrier();
-                let _e1498 = r93_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1498);
-                let _e1509 = active_447_;
-                lane_active[local_index] = u32(_e1509);
-                workgroupBarrier();
-                let _e1512 = active_447_;
+                let _e1512 = active_439_;
                 if _e1512 {
-                    let _e1518 = i32(local_index);
-                    let _e1521 = r90_;
-                    let _e1525 = (((_e1521 % 32i) + 32i) % 32i);
-                    let _e1530 = ((_e1518 - (i32(local_index) % 32i)) + _e1525);
-                    let _e1533 = (((_e1525 >= 0i) && (_e1525 < 32i)) && (_e1530 < 128i));
-                    let _e1534 = select(_e1518, _e1530, _e1533);
-                    let _e1538 = lane_active[bitcast<u32>(_e1534)];
-                    let _e1545 = lane_values[bitcast<u32>(_e1534)];
-                    let _e1549 = lane_values[bitcast<u32>(_e1518)];
-                    r94_ = bitcast<f32>(select(_e1549, _e1545, (_e1533 && (_e1538 != 0u))));
+                    let _e1514 = r86_;
+                    r87_ = f32(_e1514);
                 }
-                let _e1554 = active_447_;
-                if _e1554 {
-                    let _e1556 = r94_;
-                    r95_ = f32(_e1556);
-                }
-                let _e1560 = active_447_;
-                if _e1560 {
-                    let _e1564 = a_local1_[3i];
-                    r96_ = _e1564;
+                let _e1518 = active_439_;
+                if _e1518 {
+                    let _e1522 = a_local1_[3i];
+                    r88_ = _e1522;
                 }
                 workgroupBarrier();
-                let _e1567 = r96_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1567);
-                let _e1578 = active_447_;
-                lane_active[local_index] = u32(_e1578);
+                let _e1525 = r88_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1525);
+                let _e1536 = active_439_;
+                lane_active[local_index] = u32(_e1536);
                 workgroupBarrier();
-                let _e1581 = active_447_;
+                let _e1539 = active_439_;
+                if _e1539 {
+                    let _e1545 = i32(local_index);
+                    let _e1548 = r82_;
+                    let _e1552 = (((_e1548 % 32i) + 32i) % 32i);
+                    let _e1557 = ((_e1545 - (i32(local_index) % 32i)) + _e1552);
+                    let _e1560 = (((_e1552 >= 0i) && (_e1552 < 32i)) && (_e1557 < 128i));
+                    let _e1561 = select(_e1545, _e1557, _e1560);
+                    let _e1565 = lane_active[bitcast<u32>(_e1561)];
+                    let _e1572 = lane_values[bitcast<u32>(_e1561)];
+                    let _e1576 = lane_values[bitcast<u32>(_e1545)];
+                    r89_ = bitcast<f32>(select(_e1576, _e1572, (_e1560 && (_e1565 != 0u))));
+                }
+                let _e1581 = active_439_;
                 if _e1581 {
-                    let _e1587 = i32(local_index);
-                    let _e1590 = r90_;
-                    let _e1594 = (((_e1590 % 32i) + 32i) % 32i);
-                    let _e1599 = ((_e1587 - (i32(local_index) % 32i)) + _e1594);
-                    let _e1602 = (((_e1594 >= 0i) && (_e1594 < 32i)) && (_e1599 < 128i));
-                    let _e1603 = select(_e1587, _e1599, _e1602);
-                    let _e1607 = lane_active[bitcast<u32>(_e1603)];
-                    let _e1614 = lane_values[bitcast<u32>(_e1603)];
-                    let _e1618 = lane_values[bitcast<u32>(_e1587)];
-                    r97_ = bitcast<f32>(select(_e1618, _e1614, (_e1602 && (_e1607 != 0u))));
+                    let _e1583 = r89_;
+                    r90_ = f32(_e1583);
                 }
-                let _e1623 = active_447_;
-                if _e1623 {
-                    let _e1625 = r97_;
-                    r98_ = f32(_e1625);
-                }
-                let _e1629 = active_447_;
-                if _e1629 {
-                    let _e1633 = b_local2_[1i];
-                    r99_ = _e1633;
+                let _e1587 = active_439_;
+                if _e1587 {
+                    let _e1591 = b_local2_[1i];
+                    r91_ = _e1591;
                 }
                 workgroupBarrier();
-                let _e1636 = r99_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1636);
-                let _e1647 = active_447_;
-                lane_active[local_index] = u32(_e1647);
+                let _e1594 = r91_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1594);
+                let _e1605 = active_439_;
+                lane_active[local_index] = u32(_e1605);
                 workgroupBarrier();
-                let _e1650 = active_447_;
+                let _e1608 = active_439_;
+                if _e1608 {
+                    let _e1614 = i32(local_index);
+                    let _e1617 = r83_;
+                    let _e1621 = (((_e1617 % 32i) + 32i) % 32i);
+                    let _e1626 = ((_e1614 - (i32(local_index) % 32i)) + _e1621);
+                    let _e1629 = (((_e1621 >= 0i) && (_e1621 < 32i)) && (_e1626 < 128i));
+                    let _e1630 = select(_e1614, _e1626, _e1629);
+                    let _e1634 = lane_active[bitcast<u32>(_e1630)];
+                    let _e1641 = lane_values[bitcast<u32>(_e1630)];
+                    let _e1645 = lane_values[bitcast<u32>(_e1614)];
+                    r92_ = bitcast<f32>(select(_e1645, _e1641, (_e1629 && (_e1634 != 0u))));
+                }
+                let _e1650 = active_439_;
                 if _e1650 {
-                    let _e1656 = i32(local_index);
-                    let _e1659 = r91_;
-                    let _e1663 = (((_e1659 % 32i) + 32i) % 32i);
-                    let _e1668 = ((_e1656 - (i32(local_index) % 32i)) + _e1663);
-                    let _e1671 = (((_e1663 >= 0i) && (_e1663 < 32i)) && (_e1668 < 128i));
-                    let _e1672 = select(_e1656, _e1668, _e1671);
-                    let _e1676 = lane_active[bitcast<u32>(_e1672)];
-                    let _e1683 = lane_values[bitcast<u32>(_e1672)];
-                    let _e1687 = lane_values[bitcast<u32>(_e1656)];
-                    r100_ = bitcast<f32>(select(_e1687, _e1683, (_e1671 && (_e1676 != 0u))));
+                    let _e1652 = r92_;
+                    r93_ = f32(_e1652);
                 }
-                let _e1692 = active_447_;
-                if _e1692 {
-                    let _e1694 = r100_;
-                    r101_ = f32(_e1694);
-                }
-                let _e1698 = active_447_;
-                if _e1698 {
-                    let _e1702 = b_local2_[1i];
-                    r102_ = _e1702;
+                let _e1656 = active_439_;
+                if _e1656 {
+                    let _e1660 = b_local2_[1i];
+                    r94_ = _e1660;
                 }
                 workgroupBarrier();
-                let _e1705 = r102_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1705);
-                let _e1716 = active_447_;
-                lane_active[local_index] = u32(_e1716);
+                let _e1663 = r94_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1663);
+                let _e1674 = active_439_;
+                lane_active[local_index] = u32(_e1674);
                 workgroupBarrier();
-                let _e1719 = active_447_;
+                let _e1677 = active_439_;
+                if _e1677 {
+                    let _e1683 = i32(local_index);
+                    let _e1686 = r84_;
+                    let _e1690 = (((_e1686 % 32i) + 32i) % 32i);
+                    let _e1695 = ((_e1683 - (i32(local_index) % 32i)) + _e1690);
+                    let _e1698 = (((_e1690 >= 0i) && (_e1690 < 32i)) && (_e1695 < 128i));
+                    let _e1699 = select(_e1683, _e1695, _e1698);
+                    let _e1703 = lane_active[bitcast<u32>(_e1699)];
+                    let _e1710 = lane_values[bitcast<u32>(_e1699)];
+                    let _e1714 = lane_values[bitcast<u32>(_e1683)];
+                    r95_ = bitcast<f32>(select(_e1714, _e1710, (_e1698 && (_e1703 != 0u))));
+                }
+                let _e1719 = active_439_;
                 if _e1719 {
-                    let _e1725 = i32(local_index);
-                    let _e1728 = r92_;
-                    let _e1732 = (((_e1728 % 32i) + 32i) % 32i);
-                    let _e1737 = ((_e1725 - (i32(local_index) % 32i)) + _e1732);
-                    let _e1740 = (((_e1732 >= 0i) && (_e1732 < 32i)) && (_e1737 < 128i));
-                    let _e1741 = select(_e1725, _e1737, _e1740);
-                    let _e1745 = lane_active[bitcast<u32>(_e1741)];
-                    let _e1752 = lane_values[bitcast<u32>(_e1741)];
-                    let _e1756 = lane_values[bitcast<u32>(_e1725)];
-                    r103_ = bitcast<f32>(select(_e1756, _e1752, (_e1740 && (_e1745 != 0u))));
+                    let _e1721 = r95_;
+                    r96_ = f32(_e1721);
                 }
-                let _e1761 = active_447_;
-                if _e1761 {
-                    let _e1763 = r103_;
-                    r104_ = f32(_e1763);
+                let _e1725 = active_439_;
+                if _e1725 {
+                    let _e1727 = r87_;
+                    let _e1729 = r93_;
+                    r97_ = (_e1727 * _e1729);
                 }
-                let _e1767 = active_447_;
-                if _e1767 {
-                    let _e1769 = r95_;
-                    let _e1771 = r101_;
-                    r105_ = (_e1769 * _e1771);
+                let _e1733 = active_439_;
+                if _e1733 {
+                    let _e1735 = r78_;
+                    let _e1737 = r97_;
+                    r98_ = (_e1735 + _e1737);
                 }
-                let _e1775 = active_447_;
-                if _e1775 {
-                    let _e1777 = r86_;
-                    let _e1779 = r105_;
-                    r106_ = (_e1777 + _e1779);
+                let _e1741 = active_439_;
+                if _e1741 {
+                    let _e1743 = r87_;
+                    let _e1745 = r96_;
+                    r99_ = (_e1743 * _e1745);
                 }
-                let _e1783 = active_447_;
-                if _e1783 {
-                    let _e1785 = r95_;
-                    let _e1787 = r104_;
-                    r107_ = (_e1785 * _e1787);
+                let _e1749 = active_439_;
+                if _e1749 {
+                    let _e1751 = r79_;
+                    let _e1753 = r99_;
+                    r100_ = (_e1751 + _e1753);
                 }
-                let _e1791 = active_447_;
-                if _e1791 {
-                    let _e1793 = r87_;
-                    let _e1795 = r107_;
-                    r108_ = (_e1793 + _e1795);
+                let _e1757 = active_439_;
+                if _e1757 {
+                    let _e1759 = r90_;
+                    let _e1761 = r93_;
+                    r101_ = (_e1759 * _e1761);
                 }
-                let _e1799 = active_447_;
-                if _e1799 {
-                    let _e1801 = r98_;
-                    let _e1803 = r101_;
-                    r109_ = (_e1801 * _e1803);
+                let _e1765 = active_439_;
+                if _e1765 {
+                    let _e1767 = r80_;
+                    let _e1769 = r101_;
+                    r102_ = (_e1767 + _e1769);
                 }
-                let _e1807 = active_447_;
-                if _e1807 {
-                    let _e1809 = r88_;
-                    let _e1811 = r109_;
-                    r110_ = (_e1809 + _e1811);
+                let _e1773 = active_439_;
+                if _e1773 {
+                    let _e1775 = r90_;
+                    let _e1777 = r96_;
+                    r103_ = (_e1775 * _e1777);
                 }
-                let _e1815 = active_447_;
-                if _e1815 {
-                    let _e1817 = r98_;
-                    let _e1819 = r104_;
-                    r111_ = (_e1817 * _e1819);
+                let _e1781 = active_439_;
+                if _e1781 {
+                    let _e1783 = r81_;
+                    let _e1785 = r103_;
+                    r104_ = (_e1783 + _e1785);
                 }
-                let _e1823 = active_447_;
-                if _e1823 {
-                    let _e1825 = r89_;
-                    let _e1827 = r111_;
-                    r112_ = (_e1825 + _e1827);
+                let _e1789 = active_439_;
+                if _e1789 {
+                    let _e1791 = r61_;
+                    r105_ = (_e1791 + 1i);
                 }
-                let _e1831 = active_447_;
+                let _e1796 = active_439_;
+                if _e1796 {
+                    let _e1798 = r62_;
+                    r106_ = (_e1798 + 1i);
+                }
+                let _e1803 = active_439_;
+                if _e1803 {
+                    let _e1805 = r106_;
+                    r107_ = (_e1805 + 4i);
+                }
+                let _e1810 = active_439_;
+                if _e1810 {
+                    let _e1814 = a_local1_[0i];
+                    r108_ = _e1814;
+                }
+                workgroupBarrier();
+                let _e1817 = r108_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1817);
+                let _e1828 = active_439_;
+                lane_active[local_index] = u32(_e1828);
+                workgroupBarrier();
+                let _e1831 = active_439_;
                 if _e1831 {
-                    let _e1833 = r69_;
-                    r113_ = (_e1833 + 1i);
+                    let _e1837 = i32(local_index);
+                    let _e1840 = r105_;
+                    let _e1844 = (((_e1840 % 32i) + 32i) % 32i);
+                    let _e1849 = ((_e1837 - (i32(local_index) % 32i)) + _e1844);
+                    let _e1852 = (((_e1844 >= 0i) && (_e1844 < 32i)) && (_e1849 < 128i));
+                    let _e1853 = select(_e1837, _e1849, _e1852);
+                    let _e1857 = lane_active[bitcast<u32>(_e1853)];
+                    let _e1864 = lane_values[bitcast<u32>(_e1853)];
+                    let _e1868 = lane_values[bitcast<u32>(_e1837)];
+                    r109_ = bitcast<f32>(select(_e1868, _e1864, (_e1852 && (_e1857 != 0u))));
                 }
-                let _e1838 = active_447_;
-                if _e1838 {
-                    let _e1840 = r70_;
-                    r114_ = (_e1840 + 1i);
-                }
-                let _e1845 = active_447_;
-                if _e1845 {
-                    let _e1847 = r114_;
-                    r115_ = (_e1847 + 4i);
-                }
-                let _e1852 = active_447_;
-                if _e1852 {
-                    let _e1856 = a_local1_[0i];
-                    r116_ = _e1856;
-                }
-                workgroupBarrier();
-                let _e1859 = r116_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1859);
-                let _e1870 = active_447_;
-                lane_active[local_index] = u32(_e1870);
-                workgroupBarrier();
-                let _e1873 = active_447_;
+                let _e1873 = active_439_;
                 if _e1873 {
-                    let _e1879 = i32(local_index);
-                    let _e1882 = r113_;
-                    let _e1886 = (((_e1882 % 32i) + 32i) % 32i);
-                    let _e1891 = ((_e1879 - (i32(local_index) % 32i)) + _e1886);
-                    let _e1894 = (((_e1886 >= 0i) && (_e1886 < 32i)) && (_e1891 < 128i));
-                    let _e1895 = select(_e1879, _e1891, _e1894);
-                    let _e1899 = lane_active[bitcast<u32>(_e1895)];
-                    let _e1906 = lane_values[bitcast<u32>(_e1895)];
-                    let _e1910 = lane_values[bitcast<u32>(_e1879)];
-                    r117_ = bitcast<f32>(select(_e1910, _e1906, (_e1894 && (_e1899 != 0u))));
+                    let _e1875 = r109_;
+                    r110_ = f32(_e1875);
                 }
-                let _e1915 = active_447_;
-                if _e1915 {
-                    let _e1917 = r117_;
-                    r118_ = f32(_e1917);
-                }
-                let _e1921 = active_447_;
-                if _e1921 {
-                    let _e1925 = a_local1_[2i];
-                    r119_ = _e1925;
+                let _e1879 = active_439_;
+                if _e1879 {
+                    let _e1883 = a_local1_[2i];
+                    r111_ = _e1883;
                 }
                 workgroupBarrier();
-                let _e1928 = r119_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1928);
-                let _e1939 = active_447_;
-                lane_active[local_index] = u32(_e1939);
+                let _e1886 = r111_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1886);
+                let _e1897 = active_439_;
+                lane_active[local_index] = u32(_e1897);
                 workgroupBarrier();
-                let _e1942 = active_447_;
+                let _e1900 = active_439_;
+                if _e1900 {
+                    let _e1906 = i32(local_index);
+                    let _e1909 = r105_;
+                    let _e1913 = (((_e1909 % 32i) + 32i) % 32i);
+                    let _e1918 = ((_e1906 - (i32(local_index) % 32i)) + _e1913);
+                    let _e1921 = (((_e1913 >= 0i) && (_e1913 < 32i)) && (_e1918 < 128i));
+                    let _e1922 = select(_e1906, _e1918, _e1921);
+                    let _e1926 = lane_active[bitcast<u32>(_e1922)];
+                    let _e1933 = lane_values[bitcast<u32>(_e1922)];
+                    let _e1937 = lane_values[bitcast<u32>(_e1906)];
+                    r112_ = bitcast<f32>(select(_e1937, _e1933, (_e1921 && (_e1926 != 0u))));
+                }
+                let _e1942 = active_439_;
                 if _e1942 {
-                    let _e1948 = i32(local_index);
-                    let _e1951 = r113_;
-                    let _e1955 = (((_e1951 % 32i) + 32i) % 32i);
-                    let _e1960 = ((_e1948 - (i32(local_index) % 32i)) + _e1955);
-                    let _e1963 = (((_e1955 >= 0i) && (_e1955 < 32i)) && (_e1960 < 128i));
-                    let _e1964 = select(_e1948, _e1960, _e1963);
-                    let _e1968 = lane_active[bitcast<u32>(_e1964)];
-                    let _e1975 = lane_values[bitcast<u32>(_e1964)];
-                    let _e1979 = lane_values[bitcast<u32>(_e1948)];
-                    r120_ = bitcast<f32>(select(_e1979, _e1975, (_e1963 && (_e1968 != 0u))));
+                    let _e1944 = r112_;
+                    r113_ = f32(_e1944);
                 }
-                let _e1984 = active_447_;
-                if _e1984 {
-                    let _e1986 = r120_;
-                    r121_ = f32(_e1986);
-                }
-                let _e1990 = active_447_;
-                if _e1990 {
-                    let _e1994 = b_local2_[0i];
-                    r122_ = _e1994;
+                let _e1948 = active_439_;
+                if _e1948 {
+                    let _e1952 = b_local2_[0i];
+                    r114_ = _e1952;
                 }
                 workgroupBarrier();
-                let _e1997 = r122_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1997);
-                let _e2008 = active_447_;
-                lane_active[local_index] = u32(_e2008);
+                let _e1955 = r114_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1955);
+                let _e1966 = active_439_;
+                lane_active[local_index] = u32(_e1966);
                 workgroupBarrier();
-                let _e2011 = active_447_;
+                let _e1969 = active_439_;
+                if _e1969 {
+                    let _e1975 = i32(local_index);
+                    let _e1978 = r106_;
+                    let _e1982 = (((_e1978 % 32i) + 32i) % 32i);
+                    let _e1987 = ((_e1975 - (i32(local_index) % 32i)) + _e1982);
+                    let _e1990 = (((_e1982 >= 0i) && (_e1982 < 32i)) && (_e1987 < 128i));
+                    let _e1991 = select(_e1975, _e1987, _e1990);
+                    let _e1995 = lane_active[bitcast<u32>(_e1991)];
+                    let _e2002 = lane_values[bitcast<u32>(_e1991)];
+                    let _e2006 = lane_values[bitcast<u32>(_e1975)];
+                    r115_ = bitcast<f32>(select(_e2006, _e2002, (_e1990 && (_e1995 != 0u))));
+                }
+                let _e2011 = active_439_;
                 if _e2011 {
-                    let _e2017 = i32(local_index);
-                    let _e2020 = r114_;
-                    let _e2024 = (((_e2020 % 32i) + 32i) % 32i);
-                    let _e2029 = ((_e2017 - (i32(local_index) % 32i)) + _e2024);
-                    let _e2032 = (((_e2024 >= 0i) && (_e2024 < 32i)) && (_e2029 < 128i));
-                    let _e2033 = select(_e2017, _e2029, _e2032);
-                    let _e2037 = lane_active[bitcast<u32>(_e2033)];
-                    let _e2044 = lane_values[bitcast<u32>(_e2033)];
-                    let _e2048 = lane_values[bitcast<u32>(_e2017)];
-                    r123_ = bitcast<f32>(select(_e2048, _e2044, (_e2032 && (_e2037 != 0u))));
+                    let _e2013 = r115_;
+                    r116_ = f32(_e2013);
                 }
-                let _e2053 = active_447_;
-                if _e2053 {
-                    let _e2055 = r123_;
-                    r124_ = f32(_e2055);
-                }
-                let _e2059 = active_447_;
-                if _e2059 {
-                    let _e2063 = b_local2_[0i];
-                    r125_ = _e2063;
+                let _e2017 = active_439_;
+                if _e2017 {
+                    let _e2021 = b_local2_[0i];
+                    r117_ = _e2021;
                 }
                 workgroupBarrier();
-                let _e2066 = r125_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2066);
-                let _e2077 = active_447_;
-                lane_active[local_index] = u32(_e2077);
+                let _e2024 = r117_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2024);
+                let _e2035 = active_439_;
+                lane_active[local_index] = u32(_e2035);
                 workgroupBarrier();
-                let _e2080 = active_447_;
+                let _e2038 = active_439_;
+                if _e2038 {
+                    let _e2044 = i32(local_index);
+                    let _e2047 = r107_;
+                    let _e2051 = (((_e2047 % 32i) + 32i) % 32i);
+                    let _e2056 = ((_e2044 - (i32(local_index) % 32i)) + _e2051);
+                    let _e2059 = (((_e2051 >= 0i) && (_e2051 < 32i)) && (_e2056 < 128i));
+                    let _e2060 = select(_e2044, _e2056, _e2059);
+                    let _e2064 = lane_active[bitcast<u32>(_e2060)];
+                    let _e2071 = lane_values[bitcast<u32>(_e2060)];
+                    let _e2075 = lane_values[bitcast<u32>(_e2044)];
+                    r118_ = bitcast<f32>(select(_e2075, _e2071, (_e2059 && (_e2064 != 0u))));
+                }
+                let _e2080 = active_439_;
                 if _e2080 {
-                    let _e2086 = i32(local_index);
-                    let _e2089 = r115_;
-                    let _e2093 = (((_e2089 % 32i) + 32i) % 32i);
-                    let _e2098 = ((_e2086 - (i32(local_index) % 32i)) + _e2093);
-                    let _e2101 = (((_e2093 >= 0i) && (_e2093 < 32i)) && (_e2098 < 128i));
-                    let _e2102 = select(_e2086, _e2098, _e2101);
-                    let _e2106 = lane_active[bitcast<u32>(_e2102)];
-                    let _e2113 = lane_values[bitcast<u32>(_e2102)];
-                    let _e2117 = lane_values[bitcast<u32>(_e2086)];
-                    r126_ = bitcast<f32>(select(_e2117, _e2113, (_e2101 && (_e2106 != 0u))));
+                    let _e2082 = r118_;
+                    r119_ = f32(_e2082);
                 }
-                let _e2122 = active_447_;
-                if _e2122 {
-                    let _e2124 = r126_;
-                    r127_ = f32(_e2124);
+                let _e2086 = active_439_;
+                if _e2086 {
+                    let _e2088 = r110_;
+                    let _e2090 = r116_;
+                    r120_ = (_e2088 * _e2090);
                 }
-                let _e2128 = active_447_;
-                if _e2128 {
-                    let _e2130 = r118_;
-                    let _e2132 = r124_;
-                    r128_ = (_e2130 * _e2132);
+                let _e2094 = active_439_;
+                if _e2094 {
+                    let _e2096 = r98_;
+                    let _e2098 = r120_;
+                    r121_ = (_e2096 + _e2098);
                 }
-                let _e2136 = active_447_;
-                if _e2136 {
-                    let _e2138 = r106_;
-                    let _e2140 = r128_;
-                    r129_ = (_e2138 + _e2140);
+                let _e2102 = active_439_;
+                if _e2102 {
+                    let _e2104 = r110_;
+                    let _e2106 = r119_;
+                    r122_ = (_e2104 * _e2106);
                 }
-                let _e2144 = active_447_;
-                if _e2144 {
-                    let _e2146 = r118_;
-                    let _e2148 = r127_;
-                    r130_ = (_e2146 * _e2148);
+                let _e2110 = active_439_;
+                if _e2110 {
+                    let _e2112 = r100_;
+                    let _e2114 = r122_;
+                    r123_ = (_e2112 + _e2114);
                 }
-                let _e2152 = active_447_;
-                if _e2152 {
-                    let _e2154 = r108_;
-                    let _e2156 = r130_;
-                    r131_ = (_e2154 + _e2156);
+                let _e2118 = active_439_;
+                if _e2118 {
+                    let _e2120 = r113_;
+                    let _e2122 = r116_;
+                    r124_ = (_e2120 * _e2122);
                 }
-                let _e2160 = active_447_;
-                if _e2160 {
-                    let _e2162 = r121_;
-                    let _e2164 = r124_;
-                    r132_ = (_e2162 * _e2164);
+                let _e2126 = active_439_;
+                if _e2126 {
+                    let _e2128 = r102_;
+                    let _e2130 = r124_;
+                    r125_ = (_e2128 + _e2130);
                 }
-                let _e2168 = active_447_;
-                if _e2168 {
-                    let _e2170 = r110_;
-                    let _e2172 = r132_;
-                    r133_ = (_e2170 + _e2172);
+                let _e2134 = active_439_;
+                if _e2134 {
+                    let _e2136 = r113_;
+                    let _e2138 = r119_;
+                    r126_ = (_e2136 * _e2138);
                 }
-                let _e2176 = active_447_;
-                if _e2176 {
-                    let _e2178 = r121_;
-                    let _e2180 = r127_;
-                    r134_ = (_e2178 * _e2180);
+                let _e2142 = active_439_;
+                if _e2142 {
+                    let _e2144 = r104_;
+                    let _e2146 = r126_;
+                    r127_ = (_e2144 + _e2146);
                 }
-                let _e2184 = active_447_;
-                if _e2184 {
-                    let _e2186 = r112_;
-                    let _e2188 = r134_;
-                    r135_ = (_e2186 + _e2188);
+                let _e2150 = active_439_;
+                if _e2150 {
+                    let _e2152 = r61_;
+                    r128_ = (_e2152 + 1i);
                 }
-                let _e2192 = active_447_;
+                let _e2157 = active_439_;
+                if _e2157 {
+                    let _e2159 = r62_;
+                    r129_ = (_e2159 + 1i);
+                }
+                let _e2164 = active_439_;
+                if _e2164 {
+                    let _e2166 = r129_;
+                    r130_ = (_e2166 + 4i);
+                }
+                let _e2171 = active_439_;
+                if _e2171 {
+                    let _e2175 = a_local1_[1i];
+                    r131_ = _e2175;
+                }
+                workgroupBarrier();
+                let _e2178 = r131_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2178);
+                let _e2189 = active_439_;
+                lane_active[local_index] = u32(_e2189);
+                workgroupBarrier();
+                let _e2192 = active_439_;
                 if _e2192 {
-                    let _e2194 = r69_;
-                    r136_ = (_e2194 + 1i);
+                    let _e2198 = i32(local_index);
+                    let _e2201 = r128_;
+                    let _e2205 = (((_e2201 % 32i) + 32i) % 32i);
+                    let _e2210 = ((_e2198 - (i32(local_index) % 32i)) + _e2205);
+                    let _e2213 = (((_e2205 >= 0i) && (_e2205 < 32i)) && (_e2210 < 128i));
+                    let _e2214 = select(_e2198, _e2210, _e2213);
+                    let _e2218 = lane_active[bitcast<u32>(_e2214)];
+                    let _e2225 = lane_values[bitcast<u32>(_e2214)];
+                    let _e2229 = lane_values[bitcast<u32>(_e2198)];
+                    r132_ = bitcast<f32>(select(_e2229, _e2225, (_e2213 && (_e2218 != 0u))));
                 }
-                let _e2199 = active_447_;
-                if _e2199 {
-                    let _e2201 = r70_;
-                    r137_ = (_e2201 + 1i);
-                }
-                let _e2206 = active_447_;
-                if _e2206 {
-                    let _e2208 = r137_;
-                    r138_ = (_e2208 + 4i);
-                }
-                let _e2213 = active_447_;
-                if _e2213 {
-                    let _e2217 = a_local1_[1i];
-                    r139_ = _e2217;
-                }
-                workgroupBarrier();
-                let _e2220 = r139_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2220);
-                let _e2231 = active_447_;
-                lane_active[local_index] = u32(_e2231);
-                workgroupBarrier();
-                let _e2234 = active_447_;
+                let _e2234 = active_439_;
                 if _e2234 {
-                    let _e2240 = i32(local_index);
-                    let _e2243 = r136_;
-                    let _e2247 = (((_e2243 % 32i) + 32i) % 32i);
-                    let _e2252 = ((_e2240 - (i32(local_index) % 32i)) + _e2247);
-                    let _e2255 = (((_e2247 >= 0i) && (_e2247 < 32i)) && (_e2252 < 128i));
-                    let _e2256 = select(_e2240, _e2252, _e2255);
-                    let _e2260 = lane_active[bitcast<u32>(_e2256)];
-                    let _e2267 = lane_values[bitcast<u32>(_e2256)];
-                    let _e2271 = lane_values[bitcast<u32>(_e2240)];
-                    r140_ = bitcast<f32>(select(_e2271, _e2267, (_e2255 && (_e2260 != 0u))));
+                    let _e2236 = r132_;
+                    r133_ = f32(_e2236);
                 }
-                let _e2276 = active_447_;
-                if _e2276 {
-                    let _e2278 = r140_;
-                    r141_ = f32(_e2278);
-                }
-                let _e2282 = active_447_;
-                if _e2282 {
-                    let _e2286 = a_local1_[3i];
-                    r142_ = _e2286;
+                let _e2240 = active_439_;
+                if _e2240 {
+                    let _e2244 = a_local1_[3i];
+                    r134_ = _e2244;
                 }
                 workgroupBarrier();
-                let _e2289 = r142_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2289);
-                let _e2300 = active_447_;
-                lane_active[local_index] = u32(_e2300);
+                let _e2247 = r134_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2247);
+                let _e2258 = active_439_;
+                lane_active[local_index] = u32(_e2258);
                 workgroupBarrier();
-                let _e2303 = active_447_;
+                let _e2261 = active_439_;
+                if _e2261 {
+                    let _e2267 = i32(local_index);
+                    let _e2270 = r128_;
+                    let _e2274 = (((_e2270 % 32i) + 32i) % 32i);
+                    let _e2279 = ((_e2267 - (i32(local_index) % 32i)) + _e2274);
+                    let _e2282 = (((_e2274 >= 0i) && (_e2274 < 32i)) && (_e2279 < 128i));
+                    let _e2283 = select(_e2267, _e2279, _e2282);
+                    let _e2287 = lane_active[bitcast<u32>(_e2283)];
+                    let _e2294 = lane_values[bitcast<u32>(_e2283)];
+                    let _e2298 = lane_values[bitcast<u32>(_e2267)];
+                    r135_ = bitcast<f32>(select(_e2298, _e2294, (_e2282 && (_e2287 != 0u))));
+                }
+                let _e2303 = active_439_;
                 if _e2303 {
-                    let _e2309 = i32(local_index);
-                    let _e2312 = r136_;
-                    let _e2316 = (((_e2312 % 32i) + 32i) % 32i);
-                    let _e2321 = ((_e2309 - (i32(local_index) % 32i)) + _e2316);
-                    let _e2324 = (((_e2316 >= 0i) && (_e2316 < 32i)) && (_e2321 < 128i));
-                    let _e2325 = select(_e2309, _e2321, _e2324);
-                    let _e2329 = lane_active[bitcast<u32>(_e2325)];
-                    let _e2336 = lane_values[bitcast<u32>(_e2325)];
-                    let _e2340 = lane_values[bitcast<u32>(_e2309)];
-                    r143_ = bitcast<f32>(select(_e2340, _e2336, (_e2324 && (_e2329 != 0u))));
+                    let _e2305 = r135_;
+                    r136_ = f32(_e2305);
                 }
-                let _e2345 = active_447_;
-                if _e2345 {
-                    let _e2347 = r143_;
-                    r144_ = f32(_e2347);
-                }
-                let _e2351 = active_447_;
-                if _e2351 {
-                    let _e2355 = b_local2_[1i];
-                    r145_ = _e2355;
+                let _e2309 = active_439_;
+                if _e2309 {
+                    let _e2313 = b_local2_[1i];
+                    r137_ = _e2313;
                 }
                 workgroupBarrier();
-                let _e2358 = r145_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2358);
-                let _e2369 = active_447_;
-                lane_active[local_index] = u32(_e2369);
+                let _e2316 = r137_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2316);
+                let _e2327 = active_439_;
+                lane_active[local_index] = u32(_e2327);
                 workgroupBarrier();
-                let _e2372 = active_447_;
+                let _e2330 = active_439_;
+                if _e2330 {
+                    let _e2336 = i32(local_index);
+                    let _e2339 = r129_;
+                    let _e2343 = (((_e2339 % 32i) + 32i) % 32i);
+                    let _e2348 = ((_e2336 - (i32(local_index) % 32i)) + _e2343);
+                    let _e2351 = (((_e2343 >= 0i) && (_e2343 < 32i)) && (_e2348 < 128i));
+                    let _e2352 = select(_e2336, _e2348, _e2351);
+                    let _e2356 = lane_active[bitcast<u32>(_e2352)];
+                    let _e2363 = lane_values[bitcast<u32>(_e2352)];
+                    let _e2367 = lane_values[bitcast<u32>(_e2336)];
+                    r138_ = bitcast<f32>(select(_e2367, _e2363, (_e2351 && (_e2356 != 0u))));
+                }
+                let _e2372 = active_439_;
                 if _e2372 {
-                    let _e2378 = i32(local_index);
-                    let _e2381 = r137_;
-                    let _e2385 = (((_e2381 % 32i) + 32i) % 32i);
-                    let _e2390 = ((_e2378 - (i32(local_index) % 32i)) + _e2385);
-                    let _e2393 = (((_e2385 >= 0i) && (_e2385 < 32i)) && (_e2390 < 128i));
-                    let _e2394 = select(_e2378, _e2390, _e2393);
-                    let _e2398 = lane_active[bitcast<u32>(_e2394)];
-                    let _e2405 = lane_values[bitcast<u32>(_e2394)];
-                    let _e2409 = lane_values[bitcast<u32>(_e2378)];
-                    r146_ = bitcast<f32>(select(_e2409, _e2405, (_e2393 && (_e2398 != 0u))));
+                    let _e2374 = r138_;
+                    r139_ = f32(_e2374);
                 }
-                let _e2414 = active_447_;
-                if _e2414 {
-                    let _e2416 = r146_;
-                    r147_ = f32(_e2416);
-                }
-                let _e2420 = active_447_;
-                if _e2420 {
-                    let _e2424 = b_local2_[1i];
-                    r148_ = _e2424;
+                let _e2378 = active_439_;
+                if _e2378 {
+                    let _e2382 = b_local2_[1i];
+                    r140_ = _e2382;
                 }
                 workgroupBarrier();
-                let _e2427 = r148_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2427);
-                let _e2438 = active_447_;
-                lane_active[local_index] = u32(_e2438);
+                let _e2385 = r140_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2385);
+                let _e2396 = active_439_;
+                lane_active[local_index] = u32(_e2396);
                 workgroupBarrier();
-                let _e2441 = active_447_;
+                let _e2399 = active_439_;
+                if _e2399 {
+                    let _e2405 = i32(local_index);
+                    let _e2408 = r130_;
+                    let _e2412 = (((_e2408 % 32i) + 32i) % 32i);
+                    let _e2417 = ((_e2405 - (i32(local_index) % 32i)) + _e2412);
+                    let _e2420 = (((_e2412 >= 0i) && (_e2412 < 32i)) && (_e2417 < 128i));
+                    let _e2421 = select(_e2405, _e2417, _e2420);
+                    let _e2425 = lane_active[bitcast<u32>(_e2421)];
+                    let _e2432 = lane_values[bitcast<u32>(_e2421)];
+                    let _e2436 = lane_values[bitcast<u32>(_e2405)];
+                    r141_ = bitcast<f32>(select(_e2436, _e2432, (_e2420 && (_e2425 != 0u))));
+                }
+                let _e2441 = active_439_;
                 if _e2441 {
-                    let _e2447 = i32(local_index);
-                    let _e2450 = r138_;
-                    let _e2454 = (((_e2450 % 32i) + 32i) % 32i);
-                    let _e2459 = ((_e2447 - (i32(local_index) % 32i)) + _e2454);
-                    let _e2462 = (((_e2454 >= 0i) && (_e2454 < 32i)) && (_e2459 < 128i));
-                    let _e2463 = select(_e2447, _e2459, _e2462);
-                    let _e2467 = lane_active[bitcast<u32>(_e2463)];
-                    let _e2474 = lane_values[bitcast<u32>(_e2463)];
-                    let _e2478 = lane_values[bitcast<u32>(_e2447)];
-                    r149_ = bitcast<f32>(select(_e2478, _e2474, (_e2462 && (_e2467 != 0u))));
+                    let _e2443 = r141_;
+                    r142_ = f32(_e2443);
                 }
-                let _e2483 = active_447_;
-                if _e2483 {
-                    let _e2485 = r149_;
-                    r150_ = f32(_e2485);
+                let _e2447 = active_439_;
+                if _e2447 {
+                    let _e2449 = r133_;
+                    let _e2451 = r139_;
+                    r143_ = (_e2449 * _e2451);
                 }
-                let _e2489 = active_447_;
-                if _e2489 {
-                    let _e2491 = r141_;
-                    let _e2493 = r147_;
-                    r151_ = (_e2491 * _e2493);
+                let _e2455 = active_439_;
+                if _e2455 {
+                    let _e2457 = r121_;
+                    let _e2459 = r143_;
+                    r144_ = (_e2457 + _e2459);
                 }
-                let _e2497 = active_447_;
-                if _e2497 {
-                    let _e2499 = r129_;
-                    let _e2501 = r151_;
-                    r152_ = (_e2499 + _e2501);
+                let _e2463 = active_439_;
+                if _e2463 {
+                    let _e2465 = r133_;
+                    let _e2467 = r142_;
+                    r145_ = (_e2465 * _e2467);
                 }
-                let _e2505 = active_447_;
-                if _e2505 {
-                    let _e2507 = r141_;
-                    let _e2509 = r150_;
-                    r153_ = (_e2507 * _e2509);
+                let _e2471 = active_439_;
+                if _e2471 {
+                    let _e2473 = r123_;
+                    let _e2475 = r145_;
+                    r146_ = (_e2473 + _e2475);
                 }
-                let _e2513 = active_447_;
-                if _e2513 {
-                    let _e2515 = r131_;
-                    let _e2517 = r153_;
-                    r154_ = (_e2515 + _e2517);
+                let _e2479 = active_439_;
+                if _e2479 {
+                    let _e2481 = r136_;
+                    let _e2483 = r139_;
+                    r147_ = (_e2481 * _e2483);
                 }
-                let _e2521 = active_447_;
-                if _e2521 {
-                    let _e2523 = r144_;
-                    let _e2525 = r147_;
-                    r155_ = (_e2523 * _e2525);
+                let _e2487 = active_439_;
+                if _e2487 {
+                    let _e2489 = r125_;
+                    let _e2491 = r147_;
+                    r148_ = (_e2489 + _e2491);
                 }
-                let _e2529 = active_447_;
-                if _e2529 {
-                    let _e2531 = r133_;
-                    let _e2533 = r155_;
-                    r156_ = (_e2531 + _e2533);
+                let _e2495 = active_439_;
+                if _e2495 {
+                    let _e2497 = r136_;
+                    let _e2499 = r142_;
+                    r149_ = (_e2497 * _e2499);
                 }
-                let _e2537 = active_447_;
-                if _e2537 {
-                    let _e2539 = r144_;
-                    let _e2541 = r150_;
-                    r157_ = (_e2539 * _e2541);
+                let _e2503 = active_439_;
+                if _e2503 {
+                    let _e2505 = r127_;
+                    let _e2507 = r149_;
+                    r150_ = (_e2505 + _e2507);
                 }
-                let _e2545 = active_447_;
-                if _e2545 {
-                    let _e2547 = r135_;
-                    let _e2549 = r157_;
-                    r158_ = (_e2547 + _e2549);
+                let _e2511 = active_439_;
+                if _e2511 {
+                    let _e2513 = r61_;
+                    r151_ = (_e2513 + 2i);
                 }
-                let _e2553 = active_447_;
+                let _e2518 = active_439_;
+                if _e2518 {
+                    let _e2520 = r62_;
+                    r152_ = (_e2520 + 2i);
+                }
+                let _e2525 = active_439_;
+                if _e2525 {
+                    let _e2527 = r152_;
+                    r153_ = (_e2527 + 4i);
+                }
+                let _e2532 = active_439_;
+                if _e2532 {
+                    let _e2536 = a_local1_[0i];
+                    r154_ = _e2536;
+                }
+                workgroupBarrier();
+                let _e2539 = r154_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2539);
+                let _e2550 = active_439_;
+                lane_active[local_index] = u32(_e2550);
+                workgroupBarrier();
+                let _e2553 = active_439_;
                 if _e2553 {
-                    let _e2555 = r69_;
-                    r159_ = (_e2555 + 2i);
+                    let _e2559 = i32(local_index);
+                    let _e2562 = r151_;
+                    let _e2566 = (((_e2562 % 32i) + 32i) % 32i);
+                    let _e2571 = ((_e2559 - (i32(local_index) % 32i)) + _e2566);
+                    let _e2574 = (((_e2566 >= 0i) && (_e2566 < 32i)) && (_e2571 < 128i));
+                    let _e2575 = select(_e2559, _e2571, _e2574);
+                    let _e2579 = lane_active[bitcast<u32>(_e2575)];
+                    let _e2586 = lane_values[bitcast<u32>(_e2575)];
+                    let _e2590 = lane_values[bitcast<u32>(_e2559)];
+                    r155_ = bitcast<f32>(select(_e2590, _e2586, (_e2574 && (_e2579 != 0u))));
                 }
-                let _e2560 = active_447_;
-                if _e2560 {
-                    let _e2562 = r70_;
-                    r160_ = (_e2562 + 2i);
-                }
-                let _e2567 = active_447_;
-                if _e2567 {
-                    let _e2569 = r160_;
-                    r161_ = (_e2569 + 4i);
-                }
-                let _e2574 = active_447_;
-                if _e2574 {
-                    let _e2578 = a_local1_[0i];
-                    r162_ = _e2578;
-                }
-                workgroupBarrier();
-                let _e2581 = r162_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2581);
-                let _e2592 = active_447_;
-                lane_active[local_index] = u32(_e2592);
-                workgroupBarrier();
-                let _e2595 = active_447_;
+                let _e2595 = active_439_;
                 if _e2595 {
-                    let _e2601 = i32(local_index);
-                    let _e2604 = r159_;
-                    let _e2608 = (((_e2604 % 32i) + 32i) % 32i);
-                    let _e2613 = ((_e2601 - (i32(local_index) % 32i)) + _e2608);
-                    let _e2616 = (((_e2608 >= 0i) && (_e2608 < 32i)) && (_e2613 < 128i));
-                    let _e2617 = select(_e2601, _e2613, _e2616);
-                    let _e2621 = lane_active[bitcast<u32>(_e2617)];
-                    let _e2628 = lane_values[bitcast<u32>(_e2617)];
-                    let _e2632 = lane_values[bitcast<u32>(_e2601)];
-                    r163_ = bitcast<f32>(select(_e2632, _e2628, (_e2616 && (_e2621 != 0u))));
+                    let _e2597 = r155_;
+                    r156_ = f32(_e2597);
                 }
-                let _e2637 = active_447_;
-                if _e2637 {
-                    let _e2639 = r163_;
-                    r164_ = f32(_e2639);
-                }
-                let _e2643 = active_447_;
-                if _e2643 {
-                    let _e2647 = a_local1_[2i];
-                    r165_ = _e2647;
+                let _e2601 = active_439_;
+                if _e2601 {
+                    let _e2605 = a_local1_[2i];
+                    r157_ = _e2605;
                 }
                 workgroupBarrier();
-                let _e2650 = r165_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2650);
-                let _e2661 = active_447_;
-                lane_active[local_index] = u32(_e2661);
+                let _e2608 = r157_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2608);
+                let _e2619 = active_439_;
+                lane_active[local_index] = u32(_e2619);
                 workgroupBarrier();
-                let _e2664 = active_447_;
+                let _e2622 = active_439_;
+                if _e2622 {
+                    let _e2628 = i32(local_index);
+                    let _e2631 = r151_;
+                    let _e2635 = (((_e2631 % 32i) + 32i) % 32i);
+                    let _e2640 = ((_e2628 - (i32(local_index) % 32i)) + _e2635);
+                    let _e2643 = (((_e2635 >= 0i) && (_e2635 < 32i)) && (_e2640 < 128i));
+                    let _e2644 = select(_e2628, _e2640, _e2643);
+                    let _e2648 = lane_active[bitcast<u32>(_e2644)];
+                    let _e2655 = lane_values[bitcast<u32>(_e2644)];
+                    let _e2659 = lane_values[bitcast<u32>(_e2628)];
+                    r158_ = bitcast<f32>(select(_e2659, _e2655, (_e2643 && (_e2648 != 0u))));
+                }
+                let _e2664 = active_439_;
                 if _e2664 {
-                    let _e2670 = i32(local_index);
-                    let _e2673 = r159_;
-                    let _e2677 = (((_e2673 % 32i) + 32i) % 32i);
-                    let _e2682 = ((_e2670 - (i32(local_index) % 32i)) + _e2677);
-                    let _e2685 = (((_e2677 >= 0i) && (_e2677 < 32i)) && (_e2682 < 128i));
-                    let _e2686 = select(_e2670, _e2682, _e2685);
-                    let _e2690 = lane_active[bitcast<u32>(_e2686)];
-                    let _e2697 = lane_values[bitcast<u32>(_e2686)];
-                    let _e2701 = lane_values[bitcast<u32>(_e2670)];
-                    r166_ = bitcast<f32>(select(_e2701, _e2697, (_e2685 && (_e2690 != 0u))));
+                    let _e2666 = r158_;
+                    r159_ = f32(_e2666);
                 }
-                let _e2706 = active_447_;
-                if _e2706 {
-                    let _e2708 = r166_;
-                    r167_ = f32(_e2708);
-                }
-                let _e2712 = active_447_;
-                if _e2712 {
-                    let _e2716 = b_local2_[0i];
-                    r168_ = _e2716;
+                let _e2670 = active_439_;
+                if _e2670 {
+                    let _e2674 = b_local2_[0i];
+                    r160_ = _e2674;
                 }
                 workgroupBarrier();
-                let _e2719 = r168_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2719);
-                let _e2730 = active_447_;
-                lane_active[local_index] = u32(_e2730);
+                let _e2677 = r160_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2677);
+                let _e2688 = active_439_;
+                lane_active[local_index] = u32(_e2688);
                 workgroupBarrier();
-                let _e2733 = active_447_;
+                let _e2691 = active_439_;
+                if _e2691 {
+                    let _e2697 = i32(local_index);
+                    let _e2700 = r152_;
+                    let _e2704 = (((_e2700 % 32i) + 32i) % 32i);
+                    let _e2709 = ((_e2697 - (i32(local_index) % 32i)) + _e2704);
+                    let _e2712 = (((_e2704 >= 0i) && (_e2704 < 32i)) && (_e2709 < 128i));
+                    let _e2713 = select(_e2697, _e2709, _e2712);
+                    let _e2717 = lane_active[bitcast<u32>(_e2713)];
+                    let _e2724 = lane_values[bitcast<u32>(_e2713)];
+                    let _e2728 = lane_values[bitcast<u32>(_e2697)];
+                    r161_ = bitcast<f32>(select(_e2728, _e2724, (_e2712 && (_e2717 != 0u))));
+                }
+                let _e2733 = active_439_;
                 if _e2733 {
-                    let _e2739 = i32(local_index);
-                    let _e2742 = r160_;
-                    let _e2746 = (((_e2742 % 32i) + 32i) % 32i);
-                    let _e2751 = ((_e2739 - (i32(local_index) % 32i)) + _e2746);
-                    let _e2754 = (((_e2746 >= 0i) && (_e2746 < 32i)) && (_e2751 < 128i));
-                    let _e2755 = select(_e2739, _e2751, _e2754);
-                    let _e2759 = lane_active[bitcast<u32>(_e2755)];
-                    let _e2766 = lane_values[bitcast<u32>(_e2755)];
-                    let _e2770 = lane_values[bitcast<u32>(_e2739)];
-                    r169_ = bitcast<f32>(select(_e2770, _e2766, (_e2754 && (_e2759 != 0u))));
+                    let _e2735 = r161_;
+                    r162_ = f32(_e2735);
                 }
-                let _e2775 = active_447_;
-                if _e2775 {
-                    let _e2777 = r169_;
-                    r170_ = f32(_e2777);
-                }
-                let _e2781 = active_447_;
-                if _e2781 {
-                    let _e2785 = b_local2_[0i];
-                    r171_ = _e2785;
+                let _e2739 = active_439_;
+                if _e2739 {
+                    let _e2743 = b_local2_[0i];
+                    r163_ = _e2743;
                 }
                 workgroupBarrier();
-                let _e2788 = r171_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2788);
-                let _e2799 = active_447_;
-                lane_active[local_index] = u32(_e2799);
+                let _e2746 = r163_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2746);
+                let _e2757 = active_439_;
+                lane_active[local_index] = u32(_e2757);
                 workgroupBarrier();
-                let _e2802 = active_447_;
+                let _e2760 = active_439_;
+                if _e2760 {
+                    let _e2766 = i32(local_index);
+                    let _e2769 = r153_;
+                    let _e2773 = (((_e2769 % 32i) + 32i) % 32i);
+                    let _e2778 = ((_e2766 - (i32(local_index) % 32i)) + _e2773);
+                    let _e2781 = (((_e2773 >= 0i) && (_e2773 < 32i)) && (_e2778 < 128i));
+                    let _e2782 = select(_e2766, _e2778, _e2781);
+                    let _e2786 = lane_active[bitcast<u32>(_e2782)];
+                    let _e2793 = lane_values[bitcast<u32>(_e2782)];
+                    let _e2797 = lane_values[bitcast<u32>(_e2766)];
+                    r164_ = bitcast<f32>(select(_e2797, _e2793, (_e2781 && (_e2786 != 0u))));
+                }
+                let _e2802 = active_439_;
                 if _e2802 {
-                    let _e2808 = i32(local_index);
-                    let _e2811 = r161_;
-                    let _e2815 = (((_e2811 % 32i) + 32i) % 32i);
-                    let _e2820 = ((_e2808 - (i32(local_index) % 32i)) + _e2815);
-                    let _e2823 = (((_e2815 >= 0i) && (_e2815 < 32i)) && (_e2820 < 128i));
-                    let _e2824 = select(_e2808, _e2820, _e2823);
-                    let _e2828 = lane_active[bitcast<u32>(_e2824)];
-                    let _e2835 = lane_values[bitcast<u32>(_e2824)];
-                    let _e2839 = lane_values[bitcast<u32>(_e2808)];
-                    r172_ = bitcast<f32>(select(_e2839, _e2835, (_e2823 && (_e2828 != 0u))));
+                    let _e2804 = r164_;
+                    r165_ = f32(_e2804);
                 }
-                let _e2844 = active_447_;
-                if _e2844 {
-                    let _e2846 = r172_;
-                    r173_ = f32(_e2846);
+                let _e2808 = active_439_;
+                if _e2808 {
+                    let _e2810 = r156_;
+                    let _e2812 = r162_;
+                    r166_ = (_e2810 * _e2812);
                 }
-                let _e2850 = active_447_;
-                if _e2850 {
-                    let _e2852 = r164_;
-                    let _e2854 = r170_;
-                    r174_ = (_e2852 * _e2854);
+                let _e2816 = active_439_;
+                if _e2816 {
+                    let _e2818 = r144_;
+                    let _e2820 = r166_;
+                    r167_ = (_e2818 + _e2820);
                 }
-                let _e2858 = active_447_;
-                if _e2858 {
-                    let _e2860 = r152_;
-                    let _e2862 = r174_;
-                    r175_ = (_e2860 + _e2862);
+                let _e2824 = active_439_;
+                if _e2824 {
+                    let _e2826 = r156_;
+                    let _e2828 = r165_;
+                    r168_ = (_e2826 * _e2828);
                 }
-                let _e2866 = active_447_;
-                if _e2866 {
-                    let _e2868 = r164_;
-                    let _e2870 = r173_;
-                    r176_ = (_e2868 * _e2870);
+                let _e2832 = active_439_;
+                if _e2832 {
+                    let _e2834 = r146_;
+                    let _e2836 = r168_;
+                    r169_ = (_e2834 + _e2836);
                 }
-                let _e2874 = active_447_;
-                if _e2874 {
-                    let _e2876 = r154_;
-                    let _e2878 = r176_;
-                    r177_ = (_e2876 + _e2878);
+                let _e2840 = active_439_;
+                if _e2840 {
+                    let _e2842 = r159_;
+                    let _e2844 = r162_;
+                    r170_ = (_e2842 * _e2844);
                 }
-                let _e2882 = active_447_;
-                if _e2882 {
-                    let _e2884 = r167_;
-                    let _e2886 = r170_;
-                    r178_ = (_e2884 * _e2886);
+                let _e2848 = active_439_;
+                if _e2848 {
+                    let _e2850 = r148_;
+                    let _e2852 = r170_;
+                    r171_ = (_e2850 + _e2852);
                 }
-                let _e2890 = active_447_;
-                if _e2890 {
-                    let _e2892 = r156_;
-                    let _e2894 = r178_;
-                    r179_ = (_e2892 + _e2894);
+                let _e2856 = active_439_;
+                if _e2856 {
+                    let _e2858 = r159_;
+                    let _e2860 = r165_;
+                    r172_ = (_e2858 * _e2860);
                 }
-                let _e2898 = active_447_;
-                if _e2898 {
-                    let _e2900 = r167_;
-                    let _e2902 = r173_;
-                    r180_ = (_e2900 * _e2902);
+                let _e2864 = active_439_;
+                if _e2864 {
+                    let _e2866 = r150_;
+                    let _e2868 = r172_;
+                    r173_ = (_e2866 + _e2868);
                 }
-                let _e2906 = active_447_;
-                if _e2906 {
-                    let _e2908 = r158_;
-                    let _e2910 = r180_;
-                    r181_ = (_e2908 + _e2910);
+                let _e2872 = active_439_;
+                if _e2872 {
+                    let _e2874 = r61_;
+                    r174_ = (_e2874 + 2i);
                 }
-                let _e2914 = active_447_;
+                let _e2879 = active_439_;
+                if _e2879 {
+                    let _e2881 = r62_;
+                    r175_ = (_e2881 + 2i);
+                }
+                let _e2886 = active_439_;
+                if _e2886 {
+                    let _e2888 = r175_;
+                    r176_ = (_e2888 + 4i);
+                }
+                let _e2893 = active_439_;
+                if _e2893 {
+                    let _e2897 = a_local1_[1i];
+                    r177_ = _e2897;
+                }
+                workgroupBarrier();
+                let _e2900 = r177_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2900);
+                let _e2911 = active_439_;
+                lane_active[local_index] = u32(_e2911);
+                workgroupBarrier();
+                let _e2914 = active_439_;
                 if _e2914 {
-                    let _e2916 = r69_;
-                    r182_ = (_e2916 + 2i);
+                    let _e2920 = i32(local_index);
+                    let _e2923 = r174_;
+                    let _e2927 = (((_e2923 % 32i) + 32i) % 32i);
+                    let _e2932 = ((_e2920 - (i32(local_index) % 32i)) + _e2927);
+                    let _e2935 = (((_e2927 >= 0i) && (_e2927 < 32i)) && (_e2932 < 128i));
+                    let _e2936 = select(_e2920, _e2932, _e2935);
+                    let _e2940 = lane_active[bitcast<u32>(_e2936)];
+                    let _e2947 = lane_values[bitcast<u32>(_e2936)];
+                    let _e2951 = lane_values[bitcast<u32>(_e2920)];
+                    r178_ = bitcast<f32>(select(_e2951, _e2947, (_e2935 && (_e2940 != 0u))));
                 }
-                let _e2921 = active_447_;
-                if _e2921 {
-                    let _e2923 = r70_;
-                    r183_ = (_e2923 + 2i);
-                }
-                let _e2928 = active_447_;
-                if _e2928 {
-                    let _e2930 = r183_;
-                    r184_ = (_e2930 + 4i);
-                }
-                let _e2935 = active_447_;
-                if _e2935 {
-                    let _e2939 = a_local1_[1i];
-                    r185_ = _e2939;
-                }
-                workgroupBarrier();
-                let _e2942 = r185_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2942);
-                let _e2953 = active_447_;
-                lane_active[local_index] = u32(_e2953);
-                workgroupBarrier();
-                let _e2956 = active_447_;
+                let _e2956 = active_439_;
                 if _e2956 {
-                    let _e2962 = i32(local_index);
-                    let _e2965 = r182_;
-                    let _e2969 = (((_e2965 % 32i) + 32i) % 32i);
-                    let _e2974 = ((_e2962 - (i32(local_index) % 32i)) + _e2969);
-                    let _e2977 = (((_e2969 >= 0i) && (_e2969 < 32i)) && (_e2974 < 128i));
-                    let _e2978 = select(_e2962, _e2974, _e2977);
-                    let _e2982 = lane_active[bitcast<u32>(_e2978)];
-                    let _e2989 = lane_values[bitcast<u32>(_e2978)];
-                    let _e2993 = lane_values[bitcast<u32>(_e2962)];
-                    r186_ = bitcast<f32>(select(_e2993, _e2989, (_e2977 && (_e2982 != 0u))));
+                    let _e2958 = r178_;
+                    r179_ = f32(_e2958);
                 }
-                let _e2998 = active_447_;
-                if _e2998 {
-                    let _e3000 = r186_;
-                    r187_ = f32(_e3000);
-                }
-                let _e3004 = active_447_;
-                if _e3004 {
-                    let _e3008 = a_local1_[3i];
-                    r188_ = _e3008;
+                let _e2962 = active_439_;
+                if _e2962 {
+                    let _e2966 = a_local1_[3i];
+                    r180_ = _e2966;
                 }
                 workgroupBarrier();
-                let _e3011 = r188_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3011);
-                let _e3022 = active_447_;
-                lane_active[local_index] = u32(_e3022);
+                let _e2969 = r180_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2969);
+                let _e2980 = active_439_;
+                lane_active[local_index] = u32(_e2980);
                 workgroupBarrier();
-                let _e3025 = active_447_;
+                let _e2983 = active_439_;
+                if _e2983 {
+                    let _e2989 = i32(local_index);
+                    let _e2992 = r174_;
+                    let _e2996 = (((_e2992 % 32i) + 32i) % 32i);
+                    let _e3001 = ((_e2989 - (i32(local_index) % 32i)) + _e2996);
+                    let _e3004 = (((_e2996 >= 0i) && (_e2996 < 32i)) && (_e3001 < 128i));
+                    let _e3005 = select(_e2989, _e3001, _e3004);
+                    let _e3009 = lane_active[bitcast<u32>(_e3005)];
+                    let _e3016 = lane_values[bitcast<u32>(_e3005)];
+                    let _e3020 = lane_values[bitcast<u32>(_e2989)];
+                    r181_ = bitcast<f32>(select(_e3020, _e3016, (_e3004 && (_e3009 != 0u))));
+                }
+                let _e3025 = active_439_;
                 if _e3025 {
-                    let _e3031 = i32(local_index);
-                    let _e3034 = r182_;
-                    let _e3038 = (((_e3034 % 32i) + 32i) % 32i);
-                    let _e3043 = ((_e3031 - (i32(local_index) % 32i)) + _e3038);
-                    let _e3046 = (((_e3038 >= 0i) && (_e3038 < 32i)) && (_e3043 < 128i));
-                    let _e3047 = select(_e3031, _e3043, _e3046);
-                    let _e3051 = lane_active[bitcast<u32>(_e3047)];
-                    let _e3058 = lane_values[bitcast<u32>(_e3047)];
-                    let _e3062 = lane_values[bitcast<u32>(_e3031)];
-                    r189_ = bitcast<f32>(select(_e3062, _e3058, (_e3046 && (_e3051 != 0u))));
+                    let _e3027 = r181_;
+                    r182_ = f32(_e3027);
                 }
-                let _e3067 = active_447_;
-                if _e3067 {
-                    let _e3069 = r189_;
-                    r190_ = f32(_e3069);
-                }
-                let _e3073 = active_447_;
-                if _e3073 {
-                    let _e3077 = b_local2_[1i];
-                    r191_ = _e3077;
+                let _e3031 = active_439_;
+                if _e3031 {
+                    let _e3035 = b_local2_[1i];
+                    r183_ = _e3035;
                 }
                 workgroupBarrier();
-                let _e3080 = r191_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3080);
-                let _e3091 = active_447_;
-                lane_active[local_index] = u32(_e3091);
+                let _e3038 = r183_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3038);
+                let _e3049 = active_439_;
+                lane_active[local_index] = u32(_e3049);
                 workgroupBarrier();
-                let _e3094 = active_447_;
+                let _e3052 = active_439_;
+                if _e3052 {
+                    let _e3058 = i32(local_index);
+                    let _e3061 = r175_;
+                    let _e3065 = (((_e3061 % 32i) + 32i) % 32i);
+                    let _e3070 = ((_e3058 - (i32(local_index) % 32i)) + _e3065);
+                    let _e3073 = (((_e3065 >= 0i) && (_e3065 < 32i)) && (_e3070 < 128i));
+                    let _e3074 = select(_e3058, _e3070, _e3073);
+                    let _e3078 = lane_active[bitcast<u32>(_e3074)];
+                    let _e3085 = lane_values[bitcast<u32>(_e3074)];
+                    let _e3089 = lane_values[bitcast<u32>(_e3058)];
+                    r184_ = bitcast<f32>(select(_e3089, _e3085, (_e3073 && (_e3078 != 0u))));
+                }
+                let _e3094 = active_439_;
                 if _e3094 {
-                    let _e3100 = i32(local_index);
-                    let _e3103 = r183_;
-                    let _e3107 = (((_e3103 % 32i) + 32i) % 32i);
-                    let _e3112 = ((_e3100 - (i32(local_index) % 32i)) + _e3107);
-                    let _e3115 = (((_e3107 >= 0i) && (_e3107 < 32i)) && (_e3112 < 128i));
-                    let _e3116 = select(_e3100, _e3112, _e3115);
-                    let _e3120 = lane_active[bitcast<u32>(_e3116)];
-                    let _e3127 = lane_values[bitcast<u32>(_e3116)];
-                    let _e3131 = lane_values[bitcast<u32>(_e3100)];
-                    r192_ = bitcast<f32>(select(_e3131, _e3127, (_e3115 && (_e3120 != 0u))));
+                    let _e3096 = r184_;
+                    r185_ = f32(_e3096);
                 }
-                let _e3136 = active_447_;
-                if _e3136 {
-                    let _e3138 = r192_;
-                    r193_ = f32(_e3138);
-                }
-                let _e3142 = active_447_;
-                if _e3142 {
-                    let _e3146 = b_local2_[1i];
-                    r194_ = _e3146;
+                let _e3100 = active_439_;
+                if _e3100 {
+                    let _e3104 = b_local2_[1i];
+                    r186_ = _e3104;
                 }
                 workgroupBarrier();
-                let _e3149 = r194_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3149);
-                let _e3160 = active_447_;
-                lane_active[local_index] = u32(_e3160);
+                let _e3107 = r186_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3107);
+                let _e3118 = active_439_;
+                lane_active[local_index] = u32(_e3118);
                 workgroupBarrier();
-                let _e3163 = active_447_;
+                let _e3121 = active_439_;
+                if _e3121 {
+                    let _e3127 = i32(local_index);
+                    let _e3130 = r176_;
+                    let _e3134 = (((_e3130 % 32i) + 32i) % 32i);
+                    let _e3139 = ((_e3127 - (i32(local_index) % 32i)) + _e3134);
+                    let _e3142 = (((_e3134 >= 0i) && (_e3134 < 32i)) && (_e3139 < 128i));
+                    let _e3143 = select(_e3127, _e3139, _e3142);
+                    let _e3147 = lane_active[bitcast<u32>(_e3143)];
+                    let _e3154 = lane_values[bitcast<u32>(_e3143)];
+                    let _e3158 = lane_values[bitcast<u32>(_e3127)];
+                    r187_ = bitcast<f32>(select(_e3158, _e3154, (_e3142 && (_e3147 != 0u))));
+                }
+                let _e3163 = active_439_;
                 if _e3163 {
-                    let _e3169 = i32(local_index);
-                    let _e3172 = r184_;
-                    let _e3176 = (((_e3172 % 32i) + 32i) % 32i);
-                    let _e3181 = ((_e3169 - (i32(local_index) % 32i)) + _e3176);
-                    let _e3184 = (((_e3176 >= 0i) && (_e3176 < 32i)) && (_e3181 < 128i));
-                    let _e3185 = select(_e3169, _e3181, _e3184);
-                    let _e3189 = lane_active[bitcast<u32>(_e3185)];
-                    let _e3196 = lane_values[bitcast<u32>(_e3185)];
-                    let _e3200 = lane_values[bitcast<u32>(_e3169)];
-                    r195_ = bitcast<f32>(select(_e3200, _e3196, (_e3184 && (_e3189 != 0u))));
+                    let _e3165 = r187_;
+                    r188_ = f32(_e3165);
                 }
-                let _e3205 = active_447_;
-                if _e3205 {
-                    let _e3207 = r195_;
-                    r196_ = f32(_e3207);
+                let _e3169 = active_439_;
+                if _e3169 {
+                    let _e3171 = r179_;
+                    let _e3173 = r185_;
+                    r189_ = (_e3171 * _e3173);
                 }
-                let _e3211 = active_447_;
-                if _e3211 {
-                    let _e3213 = r187_;
-                    let _e3215 = r193_;
-                    r197_ = (_e3213 * _e3215);
+                let _e3177 = active_439_;
+                if _e3177 {
+                    let _e3179 = r167_;
+                    let _e3181 = r189_;
+                    r190_ = (_e3179 + _e3181);
                 }
-                let _e3219 = active_447_;
-                if _e3219 {
-                    let _e3221 = r175_;
-                    let _e3223 = r197_;
-                    r198_ = (_e3221 + _e3223);
+                let _e3185 = active_439_;
+                if _e3185 {
+                    let _e3187 = r179_;
+                    let _e3189 = r188_;
+                    r191_ = (_e3187 * _e3189);
                 }
-                let _e3227 = active_447_;
-                if _e3227 {
-                    let _e3229 = r187_;
-                    let _e3231 = r196_;
-                    r199_ = (_e3229 * _e3231);
+                let _e3193 = active_439_;
+                if _e3193 {
+                    let _e3195 = r169_;
+                    let _e3197 = r191_;
+                    r192_ = (_e3195 + _e3197);
                 }
-                let _e3235 = active_447_;
-                if _e3235 {
-                    let _e3237 = r177_;
-                    let _e3239 = r199_;
-                    r200_ = (_e3237 + _e3239);
+                let _e3201 = active_439_;
+                if _e3201 {
+                    let _e3203 = r182_;
+                    let _e3205 = r185_;
+                    r193_ = (_e3203 * _e3205);
                 }
-                let _e3243 = active_447_;
-                if _e3243 {
-                    let _e3245 = r190_;
-                    let _e3247 = r193_;
-                    r201_ = (_e3245 * _e3247);
+                let _e3209 = active_439_;
+                if _e3209 {
+                    let _e3211 = r171_;
+                    let _e3213 = r193_;
+                    r194_ = (_e3211 + _e3213);
                 }
-                let _e3251 = active_447_;
-                if _e3251 {
-                    let _e3253 = r179_;
-                    let _e3255 = r201_;
-                    r202_ = (_e3253 + _e3255);
+                let _e3217 = active_439_;
+                if _e3217 {
+                    let _e3219 = r182_;
+                    let _e3221 = r188_;
+                    r195_ = (_e3219 * _e3221);
                 }
-                let _e3259 = active_447_;
-                if _e3259 {
-                    let _e3261 = r190_;
-                    let _e3263 = r196_;
-                    r203_ = (_e3261 * _e3263);
+                let _e3225 = active_439_;
+                if _e3225 {
+                    let _e3227 = r173_;
+                    let _e3229 = r195_;
+                    r196_ = (_e3227 + _e3229);
                 }
-                let _e3267 = active_447_;
-                if _e3267 {
-                    let _e3269 = r181_;
-                    let _e3271 = r203_;
-                    r204_ = (_e3269 + _e3271);
+                let _e3233 = active_439_;
+                if _e3233 {
+                    let _e3235 = r61_;
+                    r197_ = (_e3235 + 3i);
                 }
-                let _e3275 = active_447_;
+                let _e3240 = active_439_;
+                if _e3240 {
+                    let _e3242 = r62_;
+                    r198_ = (_e3242 + 3i);
+                }
+                let _e3247 = active_439_;
+                if _e3247 {
+                    let _e3249 = r198_;
+                    r199_ = (_e3249 + 4i);
+                }
+                let _e3254 = active_439_;
+                if _e3254 {
+                    let _e3258 = a_local1_[0i];
+                    r200_ = _e3258;
+                }
+                workgroupBarrier();
+                let _e3261 = r200_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3261);
+                let _e3272 = active_439_;
+                lane_active[local_index] = u32(_e3272);
+                workgroupBarrier();
+                let _e3275 = active_439_;
                 if _e3275 {
-                    let _e3277 = r69_;
-                    r205_ = (_e3277 + 3i);
+                    let _e3281 = i32(local_index);
+                    let _e3284 = r197_;
+                    let _e3288 = (((_e3284 % 32i) + 32i) % 32i);
+                    let _e3293 = ((_e3281 - (i32(local_index) % 32i)) + _e3288);
+                    let _e3296 = (((_e3288 >= 0i) && (_e3288 < 32i)) && (_e3293 < 128i));
+                    let _e3297 = select(_e3281, _e3293, _e3296);
+                    let _e3301 = lane_active[bitcast<u32>(_e3297)];
+                    let _e3308 = lane_values[bitcast<u32>(_e3297)];
+                    let _e3312 = lane_values[bitcast<u32>(_e3281)];
+                    r201_ = bitcast<f32>(select(_e3312, _e3308, (_e3296 && (_e3301 != 0u))));
                 }
-                let _e3282 = active_447_;
-                if _e3282 {
-                    let _e3284 = r70_;
-                    r206_ = (_e3284 + 3i);
-                }
-                let _e3289 = active_447_;
-                if _e3289 {
-                    let _e3291 = r206_;
-                    r207_ = (_e3291 + 4i);
-                }
-                let _e3296 = active_447_;
-                if _e3296 {
-                    let _e3300 = a_local1_[0i];
-                    r208_ = _e3300;
-                }
-                workgroupBarrier();
-                let _e3303 = r208_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3303);
-                let _e3314 = active_447_;
-                lane_active[local_index] = u32(_e3314);
-                workgroupBarrier();
-                let _e3317 = active_447_;
+                let _e3317 = active_439_;
                 if _e3317 {
-                    let _e3323 = i32(local_index);
-                    let _e3326 = r205_;
-                    let _e3330 = (((_e3326 % 32i) + 32i) % 32i);
-                    let _e3335 = ((_e3323 - (i32(local_index) % 32i)) + _e3330);
-                    let _e3338 = (((_e3330 >= 0i) && (_e3330 < 32i)) && (_e3335 < 128i));
-                    let _e3339 = select(_e3323, _e3335, _e3338);
-                    let _e3343 = lane_active[bitcast<u32>(_e3339)];
-                    let _e3350 = lane_values[bitcast<u32>(_e3339)];
-                    let _e3354 = lane_values[bitcast<u32>(_e3323)];
-                    r209_ = bitcast<f32>(select(_e3354, _e3350, (_e3338 && (_e3343 != 0u))));
+                    let _e3319 = r201_;
+                    r202_ = f32(_e3319);
                 }
-                let _e3359 = active_447_;
-                if _e3359 {
-                    let _e3361 = r209_;
-                    r210_ = f32(_e3361);
-                }
-                let _e3365 = active_447_;
-                if _e3365 {
-                    let _e3369 = a_local1_[2i];
-                    r211_ = _e3369;
+                let _e3323 = active_439_;
+                if _e3323 {
+                    let _e3327 = a_local1_[2i];
+                    r203_ = _e3327;
                 }
                 workgroupBarrier();
-                let _e3372 = r211_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3372);
-                let _e3383 = active_447_;
-                lane_active[local_index] = u32(_e3383);
+                let _e3330 = r203_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3330);
+                let _e3341 = active_439_;
+                lane_active[local_index] = u32(_e3341);
                 workgroupBarrier();
-                let _e3386 = active_447_;
+                let _e3344 = active_439_;
+                if _e3344 {
+                    let _e3350 = i32(local_index);
+                    let _e3353 = r197_;
+                    let _e3357 = (((_e3353 % 32i) + 32i) % 32i);
+                    let _e3362 = ((_e3350 - (i32(local_index) % 32i)) + _e3357);
+                    let _e3365 = (((_e3357 >= 0i) && (_e3357 < 32i)) && (_e3362 < 128i));
+                    let _e3366 = select(_e3350, _e3362, _e3365);
+                    let _e3370 = lane_active[bitcast<u32>(_e3366)];
+                    let _e3377 = lane_values[bitcast<u32>(_e3366)];
+                    let _e3381 = lane_values[bitcast<u32>(_e3350)];
+                    r204_ = bitcast<f32>(select(_e3381, _e3377, (_e3365 && (_e3370 != 0u))));
+                }
+                let _e3386 = active_439_;
                 if _e3386 {
-                    let _e3392 = i32(local_index);
-                    let _e3395 = r205_;
-                    let _e3399 = (((_e3395 % 32i) + 32i) % 32i);
-                    let _e3404 = ((_e3392 - (i32(local_index) % 32i)) + _e3399);
-                    let _e3407 = (((_e3399 >= 0i) && (_e3399 < 32i)) && (_e3404 < 128i));
-                    let _e3408 = select(_e3392, _e3404, _e3407);
-                    let _e3412 = lane_active[bitcast<u32>(_e3408)];
-                    let _e3419 = lane_values[bitcast<u32>(_e3408)];
-                    let _e3423 = lane_values[bitcast<u32>(_e3392)];
-                    r212_ = bitcast<f32>(select(_e3423, _e3419, (_e3407 && (_e3412 != 0u))));
+                    let _e3388 = r204_;
+                    r205_ = f32(_e3388);
                 }
-                let _e3428 = active_447_;
-                if _e3428 {
-                    let _e3430 = r212_;
-                    r213_ = f32(_e3430);
-                }
-                let _e3434 = active_447_;
-                if _e3434 {
-                    let _e3438 = b_local2_[0i];
-                    r214_ = _e3438;
+                let _e3392 = active_439_;
+                if _e3392 {
+                    let _e3396 = b_local2_[0i];
+                    r206_ = _e3396;
                 }
                 workgroupBarrier();
-                let _e3441 = r214_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3441);
-                let _e3452 = active_447_;
-                lane_active[local_index] = u32(_e3452);
+                let _e3399 = r206_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3399);
+                let _e3410 = active_439_;
+                lane_active[local_index] = u32(_e3410);
                 workgroupBarrier();
-                let _e3455 = active_447_;
+                let _e3413 = active_439_;
+                if _e3413 {
+                    let _e3419 = i32(local_index);
+                    let _e3422 = r198_;
+                    let _e3426 = (((_e3422 % 32i) + 32i) % 32i);
+                    let _e3431 = ((_e3419 - (i32(local_index) % 32i)) + _e3426);
+                    let _e3434 = (((_e3426 >= 0i) && (_e3426 < 32i)) && (_e3431 < 128i));
+                    let _e3435 = select(_e3419, _e3431, _e3434);
+                    let _e3439 = lane_active[bitcast<u32>(_e3435)];
+                    let _e3446 = lane_values[bitcast<u32>(_e3435)];
+                    let _e3450 = lane_values[bitcast<u32>(_e3419)];
+                    r207_ = bitcast<f32>(select(_e3450, _e3446, (_e3434 && (_e3439 != 0u))));
+                }
+                let _e3455 = active_439_;
                 if _e3455 {
-                    let _e3461 = i32(local_index);
-                    let _e3464 = r206_;
-                    let _e3468 = (((_e3464 % 32i) + 32i) % 32i);
-                    let _e3473 = ((_e3461 - (i32(local_index) % 32i)) + _e3468);
-                    let _e3476 = (((_e3468 >= 0i) && (_e3468 < 32i)) && (_e3473 < 128i));
-                    let _e3477 = select(_e3461, _e3473, _e3476);
-                    let _e3481 = lane_active[bitcast<u32>(_e3477)];
-                    let _e3488 = lane_values[bitcast<u32>(_e3477)];
-                    let _e3492 = lane_values[bitcast<u32>(_e3461)];
-                    r215_ = bitcast<f32>(select(_e3492, _e3488, (_e3476 && (_e3481 != 0u))));
+                    let _e3457 = r207_;
+                    r208_ = f32(_e3457);
                 }
-                let _e3497 = active_447_;
-                if _e3497 {
-                    let _e3499 = r215_;
-                    r216_ = f32(_e3499);
-                }
-                let _e3503 = active_447_;
-                if _e3503 {
-                    let _e3507 = b_local2_[0i];
-                    r217_ = _e3507;
+                let _e3461 = active_439_;
+                if _e3461 {
+                    let _e3465 = b_local2_[0i];
+                    r209_ = _e3465;
                 }
                 workgroupBarrier();
-                let _e3510 = r217_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3510);
-                let _e3521 = active_447_;
-                lane_active[local_index] = u32(_e3521);
+                let _e3468 = r209_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3468);
+                let _e3479 = active_439_;
+                lane_active[local_index] = u32(_e3479);
                 workgroupBarrier();
-                let _e3524 = active_447_;
+                let _e3482 = active_439_;
+                if _e3482 {
+                    let _e3488 = i32(local_index);
+                    let _e3491 = r199_;
+                    let _e3495 = (((_e3491 % 32i) + 32i) % 32i);
+                    let _e3500 = ((_e3488 - (i32(local_index) % 32i)) + _e3495);
+                    let _e3503 = (((_e3495 >= 0i) && (_e3495 < 32i)) && (_e3500 < 128i));
+                    let _e3504 = select(_e3488, _e3500, _e3503);
+                    let _e3508 = lane_active[bitcast<u32>(_e3504)];
+                    let _e3515 = lane_values[bitcast<u32>(_e3504)];
+                    let _e3519 = lane_values[bitcast<u32>(_e3488)];
+                    r210_ = bitcast<f32>(select(_e3519, _e3515, (_e3503 && (_e3508 != 0u))));
+                }
+                let _e3524 = active_439_;
                 if _e3524 {
-                    let _e3530 = i32(local_index);
-                    let _e3533 = r207_;
-                    let _e3537 = (((_e3533 % 32i) + 32i) % 32i);
-                    let _e3542 = ((_e3530 - (i32(local_index) % 32i)) + _e3537);
-                    let _e3545 = (((_e3537 >= 0i) && (_e3537 < 32i)) && (_e3542 < 128i));
-                    let _e3546 = select(_e3530, _e3542, _e3545);
-                    let _e3550 = lane_active[bitcast<u32>(_e3546)];
-                    let _e3557 = lane_values[bitcast<u32>(_e3546)];
-                    let _e3561 = lane_values[bitcast<u32>(_e3530)];
-                    r218_ = bitcast<f32>(select(_e3561, _e3557, (_e3545 && (_e3550 != 0u))));
+                    let _e3526 = r210_;
+                    r211_ = f32(_e3526);
                 }
-                let _e3566 = active_447_;
-                if _e3566 {
-                    let _e3568 = r218_;
-                    r219_ = f32(_e3568);
+                let _e3530 = active_439_;
+                if _e3530 {
+                    let _e3532 = r202_;
+                    let _e3534 = r208_;
+                    r212_ = (_e3532 * _e3534);
                 }
-                let _e3572 = active_447_;
-                if _e3572 {
-                    let _e3574 = r210_;
-                    let _e3576 = r216_;
-                    r220_ = (_e3574 * _e3576);
+                let _e3538 = active_439_;
+                if _e3538 {
+                    let _e3540 = r190_;
+                    let _e3542 = r212_;
+                    r213_ = (_e3540 + _e3542);
                 }
-                let _e3580 = active_447_;
-                if _e3580 {
-                    let _e3582 = r198_;
-                    let _e3584 = r220_;
-                    r221_ = (_e3582 + _e3584);
+                let _e3546 = active_439_;
+                if _e3546 {
+                    let _e3548 = r202_;
+                    let _e3550 = r211_;
+                    r214_ = (_e3548 * _e3550);
                 }
-                let _e3588 = active_447_;
-                if _e3588 {
-                    let _e3590 = r210_;
-                    let _e3592 = r219_;
-                    r222_ = (_e3590 * _e3592);
+                let _e3554 = active_439_;
+                if _e3554 {
+                    let _e3556 = r192_;
+                    let _e3558 = r214_;
+                    r215_ = (_e3556 + _e3558);
                 }
-                let _e3596 = active_447_;
-                if _e3596 {
-                    let _e3598 = r200_;
-                    let _e3600 = r222_;
-                    r223_ = (_e3598 + _e3600);
+                let _e3562 = active_439_;
+                if _e3562 {
+                    let _e3564 = r205_;
+                    let _e3566 = r208_;
+                    r216_ = (_e3564 * _e3566);
                 }
-                let _e3604 = active_447_;
-                if _e3604 {
-                    let _e3606 = r213_;
-                    let _e3608 = r216_;
-                    r224_ = (_e3606 * _e3608);
+                let _e3570 = active_439_;
+                if _e3570 {
+                    let _e3572 = r194_;
+                    let _e3574 = r216_;
+                    r217_ = (_e3572 + _e3574);
                 }
-                let _e3612 = active_447_;
-                if _e3612 {
-                    let _e3614 = r202_;
-                    let _e3616 = r224_;
-                    r225_ = (_e3614 + _e3616);
+                let _e3578 = active_439_;
+                if _e3578 {
+                    let _e3580 = r205_;
+                    let _e3582 = r211_;
+                    r218_ = (_e3580 * _e3582);
                 }
-                let _e3620 = active_447_;
-                if _e3620 {
-                    let _e3622 = r213_;
-                    let _e3624 = r219_;
-                    r226_ = (_e3622 * _e3624);
+                let _e3586 = active_439_;
+                if _e3586 {
+                    let _e3588 = r196_;
+                    let _e3590 = r218_;
+                    r219_ = (_e3588 + _e3590);
                 }
-                let _e3628 = active_447_;
-                if _e3628 {
-                    let _e3630 = r204_;
-                    let _e3632 = r226_;
-                    r227_ = (_e3630 + _e3632);
+                let _e3594 = active_439_;
+                if _e3594 {
+                    let _e3596 = r61_;
+                    r220_ = (_e3596 + 3i);
                 }
-                let _e3636 = active_447_;
+                let _e3601 = active_439_;
+                if _e3601 {
+                    let _e3603 = r62_;
+                    r221_ = (_e3603 + 3i);
+                }
+                let _e3608 = active_439_;
+                if _e3608 {
+                    let _e3610 = r221_;
+                    r222_ = (_e3610 + 4i);
+                }
+                let _e3615 = active_439_;
+                if _e3615 {
+                    let _e3619 = a_local1_[1i];
+                    r223_ = _e3619;
+                }
+                workgroupBarrier();
+                let _e3622 = r223_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3622);
+                let _e3633 = active_439_;
+                lane_active[local_index] = u32(_e3633);
+                workgroupBarrier();
+                let _e3636 = active_439_;
                 if _e3636 {
-                    let _e3638 = r69_;
-                    r228_ = (_e3638 + 3i);
+                    let _e3642 = i32(local_index);
+                    let _e3645 = r220_;
+                    let _e3649 = (((_e3645 % 32i) + 32i) % 32i);
+                    let _e3654 = ((_e3642 - (i32(local_index) % 32i)) + _e3649);
+                    let _e3657 = (((_e3649 >= 0i) && (_e3649 < 32i)) && (_e3654 < 128i));
+                    let _e3658 = select(_e3642, _e3654, _e3657);
+                    let _e3662 = lane_active[bitcast<u32>(_e3658)];
+                    let _e3669 = lane_values[bitcast<u32>(_e3658)];
+                    let _e3673 = lane_values[bitcast<u32>(_e3642)];
+                    r224_ = bitcast<f32>(select(_e3673, _e3669, (_e3657 && (_e3662 != 0u))));
                 }
-                let _e3643 = active_447_;
-                if _e3643 {
-                    let _e3645 = r70_;
-                    r229_ = (_e3645 + 3i);
-                }
-                let _e3650 = active_447_;
-                if _e3650 {
-                    let _e3652 = r229_;
-                    r230_ = (_e3652 + 4i);
-                }
-                let _e3657 = active_447_;
-                if _e3657 {
-                    let _e3661 = a_local1_[1i];
-                    r231_ = _e3661;
-                }
-                workgroupBarrier();
-                let _e3664 = r231_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3664);
-                let _e3675 = active_447_;
-                lane_active[local_index] = u32(_e3675);
-                workgroupBarrier();
-                let _e3678 = active_447_;
+                let _e3678 = active_439_;
                 if _e3678 {
-                    let _e3684 = i32(local_index);
-                    let _e3687 = r228_;
-                    let _e3691 = (((_e3687 % 32i) + 32i) % 32i);
-                    let _e3696 = ((_e3684 - (i32(local_index) % 32i)) + _e3691);
-                    let _e3699 = (((_e3691 >= 0i) && (_e3691 < 32i)) && (_e3696 < 128i));
-                    let _e3700 = select(_e3684, _e3696, _e3699);
-                    let _e3704 = lane_active[bitcast<u32>(_e3700)];
-                    let _e3711 = lane_values[bitcast<u32>(_e3700)];
-                    let _e3715 = lane_values[bitcast<u32>(_e3684)];
-                    r232_ = bitcast<f32>(select(_e3715, _e3711, (_e3699 && (_e3704 != 0u))));
+                    let _e3680 = r224_;
+                    r225_ = f32(_e3680);
                 }
-                let _e3720 = active_447_;
-                if _e3720 {
-                    let _e3722 = r232_;
-                    r233_ = f32(_e3722);
-                }
-                let _e3726 = active_447_;
-                if _e3726 {
-                    let _e3730 = a_local1_[3i];
-                    r234_ = _e3730;
+                let _e3684 = active_439_;
+                if _e3684 {
+                    let _e3688 = a_local1_[3i];
+                    r226_ = _e3688;
                 }
                 workgroupBarrier();
-                let _e3733 = r234_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3733);
-                let _e3744 = active_447_;
-                lane_active[local_index] = u32(_e3744);
+                let _e3691 = r226_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3691);
+                let _e3702 = active_439_;
+                lane_active[local_index] = u32(_e3702);
                 workgroupBarrier();
-                let _e3747 = active_447_;
+                let _e3705 = active_439_;
+                if _e3705 {
+                    let _e3711 = i32(local_index);
+                    let _e3714 = r220_;
+                    let _e3718 = (((_e3714 % 32i) + 32i) % 32i);
+                    let _e3723 = ((_e3711 - (i32(local_index) % 32i)) + _e3718);
+                    let _e3726 = (((_e3718 >= 0i) && (_e3718 < 32i)) && (_e3723 < 128i));
+                    let _e3727 = select(_e3711, _e3723, _e3726);
+                    let _e3731 = lane_active[bitcast<u32>(_e3727)];
+                    let _e3738 = lane_values[bitcast<u32>(_e3727)];
+                    let _e3742 = lane_values[bitcast<u32>(_e3711)];
+                    r227_ = bitcast<f32>(select(_e3742, _e3738, (_e3726 && (_e3731 != 0u))));
+                }
+                let _e3747 = active_439_;
                 if _e3747 {
-                    let _e3753 = i32(local_index);
-                    let _e3756 = r228_;
-                    let _e3760 = (((_e3756 % 32i) + 32i) % 32i);
-                    let _e3765 = ((_e3753 - (i32(local_index) % 32i)) + _e3760);
-                    let _e3768 = (((_e3760 >= 0i) && (_e3760 < 32i)) && (_e3765 < 128i));
-                    let _e3769 = select(_e3753, _e3765, _e3768);
-                    let _e3773 = lane_active[bitcast<u32>(_e3769)];
-                    let _e3780 = lane_values[bitcast<u32>(_e3769)];
-                    let _e3784 = lane_values[bitcast<u32>(_e3753)];
-                    r235_ = bitcast<f32>(select(_e3784, _e3780, (_e3768 && (_e3773 != 0u))));
+                    let _e3749 = r227_;
+                    r228_ = f32(_e3749);
                 }
-                let _e3789 = active_447_;
-                if _e3789 {
-                    let _e3791 = r235_;
-                    r236_ = f32(_e3791);
-                }
-                let _e3795 = active_447_;
-                if _e3795 {
-                    let _e3799 = b_local2_[1i];
-                    r237_ = _e3799;
+                let _e3753 = active_439_;
+                if _e3753 {
+                    let _e3757 = b_local2_[1i];
+                    r229_ = _e3757;
                 }
                 workgroupBarrier();
-                let _e3802 = r237_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3802);
-                let _e3813 = active_447_;
-                lane_active[local_index] = u32(_e3813);
+                let _e3760 = r229_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3760);
+                let _e3771 = active_439_;
+                lane_active[local_index] = u32(_e3771);
                 workgroupBarrier();
-                let _e3816 = active_447_;
+                let _e3774 = active_439_;
+                if _e3774 {
+                    let _e3780 = i32(local_index);
+                    let _e3783 = r221_;
+                    let _e3787 = (((_e3783 % 32i) + 32i) % 32i);
+                    let _e3792 = ((_e3780 - (i32(local_index) % 32i)) + _e3787);
+                    let _e3795 = (((_e3787 >= 0i) && (_e3787 < 32i)) && (_e3792 < 128i));
+                    let _e3796 = select(_e3780, _e3792, _e3795);
+                    let _e3800 = lane_active[bitcast<u32>(_e3796)];
+                    let _e3807 = lane_values[bitcast<u32>(_e3796)];
+                    let _e3811 = lane_values[bitcast<u32>(_e3780)];
+                    r230_ = bitcast<f32>(select(_e3811, _e3807, (_e3795 && (_e3800 != 0u))));
+                }
+                let _e3816 = active_439_;
                 if _e3816 {
-                    let _e3822 = i32(local_index);
-                    let _e3825 = r229_;
-                    let _e3829 = (((_e3825 % 32i) + 32i) % 32i);
-                    let _e3834 = ((_e3822 - (i32(local_index) % 32i)) + _e3829);
-                    let _e3837 = (((_e3829 >= 0i) && (_e3829 < 32i)) && (_e3834 < 128i));
-                    let _e3838 = select(_e3822, _e3834, _e3837);
-                    let _e3842 = lane_active[bitcast<u32>(_e3838)];
-                    let _e3849 = lane_values[bitcast<u32>(_e3838)];
-                    let _e3853 = lane_values[bitcast<u32>(_e3822)];
-                    r238_ = bitcast<f32>(select(_e3853, _e3849, (_e3837 && (_e3842 != 0u))));
+                    let _e3818 = r230_;
+                    r231_ = f32(_e3818);
                 }
-                let _e3858 = active_447_;
-                if _e3858 {
-                    let _e3860 = r238_;
-                    r239_ = f32(_e3860);
-                }
-                let _e3864 = active_447_;
-                if _e3864 {
-                    let _e3868 = b_local2_[1i];
-                    r240_ = _e3868;
+                let _e3822 = active_439_;
+                if _e3822 {
+                    let _e3826 = b_local2_[1i];
+                    r232_ = _e3826;
                 }
                 workgroupBarrier();
-                let _e3871 = r240_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3871);
-                let _e3882 = active_447_;
-                lane_active[local_index] = u32(_e3882);
+                let _e3829 = r232_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3829);
+                let _e3840 = active_439_;
+                lane_active[local_index] = u32(_e3840);
                 workgroupBarrier();
-                let _e3885 = active_447_;
+                let _e3843 = active_439_;
+                if _e3843 {
+                    let _e3849 = i32(local_index);
+                    let _e3852 = r222_;
+                    let _e3856 = (((_e3852 % 32i) + 32i) % 32i);
+                    let _e3861 = ((_e3849 - (i32(local_index) % 32i)) + _e3856);
+                    let _e3864 = (((_e3856 >= 0i) && (_e3856 < 32i)) && (_e3861 < 128i));
+                    let _e3865 = select(_e3849, _e3861, _e3864);
+                    let _e3869 = lane_active[bitcast<u32>(_e3865)];
+                    let _e3876 = lane_values[bitcast<u32>(_e3865)];
+                    let _e3880 = lane_values[bitcast<u32>(_e3849)];
+                    r233_ = bitcast<f32>(select(_e3880, _e3876, (_e3864 && (_e3869 != 0u))));
+                }
+                let _e3885 = active_439_;
                 if _e3885 {
-                    let _e3891 = i32(local_index);
-                    let _e3894 = r230_;
-                    let _e3898 = (((_e3894 % 32i) + 32i) % 32i);
-                    let _e3903 = ((_e3891 - (i32(local_index) % 32i)) + _e3898);
-                    let _e3906 = (((_e3898 >= 0i) && (_e3898 < 32i)) && (_e3903 < 128i));
-                    let _e3907 = select(_e3891, _e3903, _e3906);
-                    let _e3911 = lane_active[bitcast<u32>(_e3907)];
-                    let _e3918 = lane_values[bitcast<u32>(_e3907)];
-                    let _e3922 = lane_values[bitcast<u32>(_e3891)];
-                    r241_ = bitcast<f32>(select(_e3922, _e3918, (_e3906 && (_e3911 != 0u))));
+                    let _e3887 = r233_;
+                    r234_ = f32(_e3887);
                 }
-                let _e3927 = active_447_;
-                if _e3927 {
-                    let _e3929 = r241_;
-                    r242_ = f32(_e3929);
+                let _e3891 = active_439_;
+                if _e3891 {
+                    let _e3893 = r225_;
+                    let _e3895 = r231_;
+                    r235_ = (_e3893 * _e3895);
                 }
-                let _e3933 = active_447_;
-                if _e3933 {
-                    let _e3935 = r233_;
-                    let _e3937 = r239_;
-                    r243_ = (_e3935 * _e3937);
+                let _e3899 = active_439_;
+                if _e3899 {
+                    let _e3901 = r213_;
+                    let _e3903 = r235_;
+                    r236_ = (_e3901 + _e3903);
                 }
-                let _e3941 = active_447_;
-                if _e3941 {
-                    let _e3943 = r221_;
-                    let _e3945 = r243_;
-                    r244_ = (_e3943 + _e3945);
+                let _e3907 = active_439_;
+                if _e3907 {
+                    let _e3909 = r225_;
+                    let _e3911 = r234_;
+                    r237_ = (_e3909 * _e3911);
                 }
-                let _e3949 = active_447_;
-                if _e3949 {
-                    let _e3951 = r233_;
-                    let _e3953 = r242_;
-                    r245_ = (_e3951 * _e3953);
+                let _e3915 = active_439_;
+                if _e3915 {
+                    let _e3917 = r215_;
+                    let _e3919 = r237_;
+                    r238_ = (_e3917 + _e3919);
                 }
-                let _e3957 = active_447_;
-                if _e3957 {
-                    let _e3959 = r223_;
-                    let _e3961 = r245_;
-                    r246_ = (_e3959 + _e3961);
+                let _e3923 = active_439_;
+                if _e3923 {
+                    let _e3925 = r228_;
+                    let _e3927 = r231_;
+                    r239_ = (_e3925 * _e3927);
                 }
-                let _e3965 = active_447_;
-                if _e3965 {
-                    let _e3967 = r236_;
-                    let _e3969 = r239_;
-                    r247_ = (_e3967 * _e3969);
+                let _e3931 = active_439_;
+                if _e3931 {
+                    let _e3933 = r217_;
+                    let _e3935 = r239_;
+                    r240_ = (_e3933 + _e3935);
                 }
-                let _e3973 = active_447_;
-                if _e3973 {
-                    let _e3975 = r225_;
-                    let _e3977 = r247_;
-                    r248_ = (_e3975 + _e3977);
+                let _e3939 = active_439_;
+                if _e3939 {
+                    let _e3941 = r228_;
+                    let _e3943 = r234_;
+                    r241_ = (_e3941 * _e3943);
                 }
-                let _e3981 = active_447_;
-                if _e3981 {
-                    let _e3983 = r236_;
-                    let _e3985 = r242_;
-                    r249_ = (_e3983 * _e3985);
+                let _e3947 = active_439_;
+                if _e3947 {
+                    let _e3949 = r219_;
+                    let _e3951 = r241_;
+                    r242_ = (_e3949 + _e3951);
                 }
-                let _e3989 = active_447_;
-                if _e3989 {
-                    let _e3991 = r227_;
-                    let _e3993 = r249_;
-                    r250_ = (_e3991 + _e3993);
+                let _e3955 = active_439_;
+                if _e3955 {
+                    let _e3957 = r61_;
+                    r243_ = (_e3957 + 0i);
                 }
-                let _e3997 = active_447_;
+                let _e3962 = active_439_;
+                if _e3962 {
+                    let _e3964 = r62_;
+                    r244_ = (_e3964 + 0i);
+                }
+                let _e3969 = active_439_;
+                if _e3969 {
+                    let _e3971 = r244_;
+                    r245_ = (_e3971 + 4i);
+                }
+                let _e3976 = active_439_;
+                if _e3976 {
+                    let _e3980 = a_local1_[4i];
+                    r246_ = _e3980;
+                }
+                workgroupBarrier();
+                let _e3983 = r246_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3983);
+                let _e3994 = active_439_;
+                lane_active[local_index] = u32(_e3994);
+                workgroupBarrier();
+                let _e3997 = active_439_;
                 if _e3997 {
-                    let _e3999 = r69_;
-                    r251_ = (_e3999 + 0i);
+                    let _e4003 = i32(local_index);
+                    let _e4006 = r243_;
+                    let _e4010 = (((_e4006 % 32i) + 32i) % 32i);
+                    let _e4015 = ((_e4003 - (i32(local_index) % 32i)) + _e4010);
+                    let _e4018 = (((_e4010 >= 0i) && (_e4010 < 32i)) && (_e4015 < 128i));
+                    let _e4019 = select(_e4003, _e4015, _e4018);
+                    let _e4023 = lane_active[bitcast<u32>(_e4019)];
+                    let _e4030 = lane_values[bitcast<u32>(_e4019)];
+                    let _e4034 = lane_values[bitcast<u32>(_e4003)];
+                    r247_ = bitcast<f32>(select(_e4034, _e4030, (_e4018 && (_e4023 != 0u))));
                 }
-                let _e4004 = active_447_;
-                if _e4004 {
-                    let _e4006 = r70_;
-                    r252_ = (_e4006 + 0i);
-                }
-                let _e4011 = active_447_;
-                if _e4011 {
-                    let _e4013 = r252_;
-                    r253_ = (_e4013 + 4i);
-                }
-                let _e4018 = active_447_;
-                if _e4018 {
-                    let _e4022 = a_local1_[4i];
-                    r254_ = _e4022;
-                }
-                workgroupBarrier();
-                let _e4025 = r254_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4025);
-                let _e4036 = active_447_;
-                lane_active[local_index] = u32(_e4036);
-                workgroupBarrier();
-                let _e4039 = active_447_;
+                let _e4039 = active_439_;
                 if _e4039 {
-                    let _e4045 = i32(local_index);
-                    let _e4048 = r251_;
-                    let _e4052 = (((_e4048 % 32i) + 32i) % 32i);
-                    let _e4057 = ((_e4045 - (i32(local_index) % 32i)) + _e4052);
-                    let _e4060 = (((_e4052 >= 0i) && (_e4052 < 32i)) && (_e4057 < 128i));
-                    let _e4061 = select(_e4045, _e4057, _e4060);
-                    let _e4065 = lane_active[bitcast<u32>(_e4061)];
-                    let _e4072 = lane_values[bitcast<u32>(_e4061)];
-                    let _e4076 = lane_values[bitcast<u32>(_e4045)];
-                    r255_ = bitcast<f32>(select(_e4076, _e4072, (_e4060 && (_e4065 != 0u))));
+                    let _e4041 = r247_;
+                    r248_ = f32(_e4041);
                 }
-                let _e4081 = active_447_;
-                if _e4081 {
-                    let _e4083 = r255_;
-                    r256_ = f32(_e4083);
-                }
-                let _e4087 = active_447_;
-                if _e4087 {
-                    let _e4091 = a_local1_[6i];
-                    r257_ = _e4091;
+                let _e4045 = active_439_;
+                if _e4045 {
+                    let _e4049 = a_local1_[6i];
+                    r249_ = _e4049;
                 }
                 workgroupBarrier();
-                let _e4094 = r257_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4094);
-                let _e4105 = active_447_;
-                lane_active[local_index] = u32(_e4105);
+                let _e4052 = r249_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4052);
+                let _e4063 = active_439_;
+                lane_active[local_index] = u32(_e4063);
                 workgroupBarrier();
-                let _e4108 = active_447_;
+                let _e4066 = active_439_;
+                if _e4066 {
+                    let _e4072 = i32(local_index);
+                    let _e4075 = r243_;
+                    let _e4079 = (((_e4075 % 32i) + 32i) % 32i);
+                    let _e4084 = ((_e4072 - (i32(local_index) % 32i)) + _e4079);
+                    let _e4087 = (((_e4079 >= 0i) && (_e4079 < 32i)) && (_e4084 < 128i));
+                    let _e4088 = select(_e4072, _e4084, _e4087);
+                    let _e4092 = lane_active[bitcast<u32>(_e4088)];
+                    let _e4099 = lane_values[bitcast<u32>(_e4088)];
+                    let _e4103 = lane_values[bitcast<u32>(_e4072)];
+                    r250_ = bitcast<f32>(select(_e4103, _e4099, (_e4087 && (_e4092 != 0u))));
+                }
+                let _e4108 = active_439_;
                 if _e4108 {
-                    let _e4114 = i32(local_index);
-                    let _e4117 = r251_;
-                    let _e4121 = (((_e4117 % 32i) + 32i) % 32i);
-                    let _e4126 = ((_e4114 - (i32(local_index) % 32i)) + _e4121);
-                    let _e4129 = (((_e4121 >= 0i) && (_e4121 < 32i)) && (_e4126 < 128i));
-                    let _e4130 = select(_e4114, _e4126, _e4129);
-                    let _e4134 = lane_active[bitcast<u32>(_e4130)];
-                    let _e4141 = lane_values[bitcast<u32>(_e4130)];
-                    let _e4145 = lane_values[bitcast<u32>(_e4114)];
-                    r258_ = bitcast<f32>(select(_e4145, _e4141, (_e4129 && (_e4134 != 0u))));
+                    let _e4110 = r250_;
+                    r251_ = f32(_e4110);
                 }
-                let _e4150 = active_447_;
-                if _e4150 {
-                    let _e4152 = r258_;
-                    r259_ = f32(_e4152);
-                }
-                let _e4156 = active_447_;
-                if _e4156 {
-                    let _e4160 = b_local2_[2i];
-                    r260_ = _e4160;
+                let _e4114 = active_439_;
+                if _e4114 {
+                    let _e4118 = b_local2_[2i];
+                    r252_ = _e4118;
                 }
                 workgroupBarrier();
-                let _e4163 = r260_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4163);
-                let _e4174 = active_447_;
-                lane_active[local_index] = u32(_e4174);
+                let _e4121 = r252_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4121);
+                let _e4132 = active_439_;
+                lane_active[local_index] = u32(_e4132);
                 workgroupBarrier();
-                let _e4177 = active_447_;
+                let _e4135 = active_439_;
+                if _e4135 {
+                    let _e4141 = i32(local_index);
+                    let _e4144 = r244_;
+                    let _e4148 = (((_e4144 % 32i) + 32i) % 32i);
+                    let _e4153 = ((_e4141 - (i32(local_index) % 32i)) + _e4148);
+                    let _e4156 = (((_e4148 >= 0i) && (_e4148 < 32i)) && (_e4153 < 128i));
+                    let _e4157 = select(_e4141, _e4153, _e4156);
+                    let _e4161 = lane_active[bitcast<u32>(_e4157)];
+                    let _e4168 = lane_values[bitcast<u32>(_e4157)];
+                    let _e4172 = lane_values[bitcast<u32>(_e4141)];
+                    r253_ = bitcast<f32>(select(_e4172, _e4168, (_e4156 && (_e4161 != 0u))));
+                }
+                let _e4177 = active_439_;
                 if _e4177 {
-                    let _e4183 = i32(local_index);
-                    let _e4186 = r252_;
-                    let _e4190 = (((_e4186 % 32i) + 32i) % 32i);
-                    let _e4195 = ((_e4183 - (i32(local_index) % 32i)) + _e4190);
-                    let _e4198 = (((_e4190 >= 0i) && (_e4190 < 32i)) && (_e4195 < 128i));
-                    let _e4199 = select(_e4183, _e4195, _e4198);
-                    let _e4203 = lane_active[bitcast<u32>(_e4199)];
-                    let _e4210 = lane_values[bitcast<u32>(_e4199)];
-                    let _e4214 = lane_values[bitcast<u32>(_e4183)];
-                    r261_ = bitcast<f32>(select(_e4214, _e4210, (_e4198 && (_e4203 != 0u))));
+                    let _e4179 = r253_;
+                    r254_ = f32(_e4179);
                 }
-                let _e4219 = active_447_;
-                if _e4219 {
-                    let _e4221 = r261_;
-                    r262_ = f32(_e4221);
-                }
-                let _e4225 = active_447_;
-                if _e4225 {
-                    let _e4229 = b_local2_[2i];
-                    r263_ = _e4229;
+                let _e4183 = active_439_;
+                if _e4183 {
+                    let _e4187 = b_local2_[2i];
+                    r255_ = _e4187;
                 }
                 workgroupBarrier();
-                let _e4232 = r263_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4232);
-                let _e4243 = active_447_;
-                lane_active[local_index] = u32(_e4243);
+                let _e4190 = r255_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4190);
+                let _e4201 = active_439_;
+                lane_active[local_index] = u32(_e4201);
                 workgroupBarrier();
-                let _e4246 = active_447_;
+                let _e4204 = active_439_;
+                if _e4204 {
+                    let _e4210 = i32(local_index);
+                    let _e4213 = r245_;
+                    let _e4217 = (((_e4213 % 32i) + 32i) % 32i);
+                    let _e4222 = ((_e4210 - (i32(local_index) % 32i)) + _e4217);
+                    let _e4225 = (((_e4217 >= 0i) && (_e4217 < 32i)) && (_e4222 < 128i));
+                    let _e4226 = select(_e4210, _e4222, _e4225);
+                    let _e4230 = lane_active[bitcast<u32>(_e4226)];
+                    let _e4237 = lane_values[bitcast<u32>(_e4226)];
+                    let _e4241 = lane_values[bitcast<u32>(_e4210)];
+                    r256_ = bitcast<f32>(select(_e4241, _e4237, (_e4225 && (_e4230 != 0u))));
+                }
+                let _e4246 = active_439_;
                 if _e4246 {
-                    let _e4252 = i32(local_index);
-                    let _e4255 = r253_;
-                    let _e4259 = (((_e4255 % 32i) + 32i) % 32i);
-                    let _e4264 = ((_e4252 - (i32(local_index) % 32i)) + _e4259);
-                    let _e4267 = (((_e4259 >= 0i) && (_e4259 < 32i)) && (_e4264 < 128i));
-                    let _e4268 = select(_e4252, _e4264, _e4267);
-                    let _e4272 = lane_active[bitcast<u32>(_e4268)];
-                    let _e4279 = lane_values[bitcast<u32>(_e4268)];
-                    let _e4283 = lane_values[bitcast<u32>(_e4252)];
-                    r264_ = bitcast<f32>(select(_e4283, _e4279, (_e4267 && (_e4272 != 0u))));
+                    let _e4248 = r256_;
+                    r257_ = f32(_e4248);
                 }
-                let _e4288 = active_447_;
-                if _e4288 {
-                    let _e4290 = r264_;
-                    r265_ = f32(_e4290);
+                let _e4252 = active_439_;
+                if _e4252 {
+                    let _e4254 = r248_;
+                    let _e4256 = r254_;
+                    r258_ = (_e4254 * _e4256);
                 }
-                let _e4294 = active_447_;
-                if _e4294 {
-                    let _e4296 = r256_;
-                    let _e4298 = r262_;
-                    r266_ = (_e4296 * _e4298);
+                let _e4260 = active_439_;
+                if _e4260 {
+                    let _e4262 = r236_;
+                    let _e4264 = r258_;
+                    r259_ = (_e4262 + _e4264);
                 }
-                let _e4302 = active_447_;
-                if _e4302 {
-                    let _e4304 = r244_;
-                    let _e4306 = r266_;
-                    r267_ = (_e4304 + _e4306);
+                let _e4268 = active_439_;
+                if _e4268 {
+                    let _e4270 = r248_;
+                    let _e4272 = r257_;
+                    r260_ = (_e4270 * _e4272);
                 }
-                let _e4310 = active_447_;
-                if _e4310 {
-                    let _e4312 = r256_;
-                    let _e4314 = r265_;
-                    r268_ = (_e4312 * _e4314);
+                let _e4276 = active_439_;
+                if _e4276 {
+                    let _e4278 = r238_;
+                    let _e4280 = r260_;
+                    r261_ = (_e4278 + _e4280);
                 }
-                let _e4318 = active_447_;
-                if _e4318 {
-                    let _e4320 = r246_;
-                    let _e4322 = r268_;
-                    r269_ = (_e4320 + _e4322);
+                let _e4284 = active_439_;
+                if _e4284 {
+                    let _e4286 = r251_;
+                    let _e4288 = r254_;
+                    r262_ = (_e4286 * _e4288);
                 }
-                let _e4326 = active_447_;
-                if _e4326 {
-                    let _e4328 = r259_;
-                    let _e4330 = r262_;
-                    r270_ = (_e4328 * _e4330);
+                let _e4292 = active_439_;
+                if _e4292 {
+                    let _e4294 = r240_;
+                    let _e4296 = r262_;
+                    r263_ = (_e4294 + _e4296);
                 }
-                let _e4334 = active_447_;
-                if _e4334 {
-                    let _e4336 = r248_;
-                    let _e4338 = r270_;
-                    r271_ = (_e4336 + _e4338);
+                let _e4300 = active_439_;
+                if _e4300 {
+                    let _e4302 = r251_;
+                    let _e4304 = r257_;
+                    r264_ = (_e4302 * _e4304);
                 }
-                let _e4342 = active_447_;
-                if _e4342 {
-                    let _e4344 = r259_;
-                    let _e4346 = r265_;
-                    r272_ = (_e4344 * _e4346);
+                let _e4308 = active_439_;
+                if _e4308 {
+                    let _e4310 = r242_;
+                    let _e4312 = r264_;
+                    r265_ = (_e4310 + _e4312);
                 }
-                let _e4350 = active_447_;
-                if _e4350 {
-                    let _e4352 = r250_;
-                    let _e4354 = r272_;
-                    r273_ = (_e4352 + _e4354);
+                let _e4316 = active_439_;
+                if _e4316 {
+                    let _e4318 = r61_;
+                    r266_ = (_e4318 + 0i);
                 }
-                let _e4358 = active_447_;
+                let _e4323 = active_439_;
+                if _e4323 {
+                    let _e4325 = r62_;
+                    r267_ = (_e4325 + 0i);
+                }
+                let _e4330 = active_439_;
+                if _e4330 {
+                    let _e4332 = r267_;
+                    r268_ = (_e4332 + 4i);
+                }
+                let _e4337 = active_439_;
+                if _e4337 {
+                    let _e4341 = a_local1_[5i];
+                    r269_ = _e4341;
+                }
+                workgroupBarrier();
+                let _e4344 = r269_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4344);
+                let _e4355 = active_439_;
+                lane_active[local_index] = u32(_e4355);
+                workgroupBarrier();
+                let _e4358 = active_439_;
                 if _e4358 {
-                    let _e4360 = r69_;
-                    r274_ = (_e4360 + 0i);
+                    let _e4364 = i32(local_index);
+                    let _e4367 = r266_;
+                    let _e4371 = (((_e4367 % 32i) + 32i) % 32i);
+                    let _e4376 = ((_e4364 - (i32(local_index) % 32i)) + _e4371);
+                    let _e4379 = (((_e4371 >= 0i) && (_e4371 < 32i)) && (_e4376 < 128i));
+                    let _e4380 = select(_e4364, _e4376, _e4379);
+                    let _e4384 = lane_active[bitcast<u32>(_e4380)];
+                    let _e4391 = lane_values[bitcast<u32>(_e4380)];
+                    let _e4395 = lane_values[bitcast<u32>(_e4364)];
+                    r270_ = bitcast<f32>(select(_e4395, _e4391, (_e4379 && (_e4384 != 0u))));
                 }
-                let _e4365 = active_447_;
-                if _e4365 {
-                    let _e4367 = r70_;
-                    r275_ = (_e4367 + 0i);
-                }
-                let _e4372 = active_447_;
-                if _e4372 {
-                    let _e4374 = r275_;
-                    r276_ = (_e4374 + 4i);
-                }
-                let _e4379 = active_447_;
-                if _e4379 {
-                    let _e4383 = a_local1_[5i];
-                    r277_ = _e4383;
-                }
-                workgroupBarrier();
-                let _e4386 = r277_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4386);
-                let _e4397 = active_447_;
-                lane_active[local_index] = u32(_e4397);
-                workgroupBarrier();
-                let _e4400 = active_447_;
+                let _e4400 = active_439_;
                 if _e4400 {
-                    let _e4406 = i32(local_index);
-                    let _e4409 = r274_;
-                    let _e4413 = (((_e4409 % 32i) + 32i) % 32i);
-                    let _e4418 = ((_e4406 - (i32(local_index) % 32i)) + _e4413);
-                    let _e4421 = (((_e4413 >= 0i) && (_e4413 < 32i)) && (_e4418 < 128i));
-                    let _e4422 = select(_e4406, _e4418, _e4421);
-                    let _e4426 = lane_active[bitcast<u32>(_e4422)];
-                    let _e4433 = lane_values[bitcast<u32>(_e4422)];
-                    let _e4437 = lane_values[bitcast<u32>(_e4406)];
-                    r278_ = bitcast<f32>(select(_e4437, _e4433, (_e4421 && (_e4426 != 0u))));
+                    let _e4402 = r270_;
+                    r271_ = f32(_e4402);
                 }
-                let _e4442 = active_447_;
-                if _e4442 {
-                    let _e4444 = r278_;
-                    r279_ = f32(_e4444);
-                }
-                let _e4448 = active_447_;
-                if _e4448 {
-                    let _e4452 = a_local1_[7i];
-                    r280_ = _e4452;
+                let _e4406 = active_439_;
+                if _e4406 {
+                    let _e4410 = a_local1_[7i];
+                    r272_ = _e4410;
                 }
                 workgroupBarrier();
-                let _e4455 = r280_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4455);
-                let _e4466 = active_447_;
-                lane_active[local_index] = u32(_e4466);
+                let _e4413 = r272_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4413);
+                let _e4424 = active_439_;
+                lane_active[local_index] = u32(_e4424);
                 workgroupBarrier();
-                let _e4469 = active_447_;
+                let _e4427 = active_439_;
+                if _e4427 {
+                    let _e4433 = i32(local_index);
+                    let _e4436 = r266_;
+                    let _e4440 = (((_e4436 % 32i) + 32i) % 32i);
+                    let _e4445 = ((_e4433 - (i32(local_index) % 32i)) + _e4440);
+                    let _e4448 = (((_e4440 >= 0i) && (_e4440 < 32i)) && (_e4445 < 128i));
+                    let _e4449 = select(_e4433, _e4445, _e4448);
+                    let _e4453 = lane_active[bitcast<u32>(_e4449)];
+                    let _e4460 = lane_values[bitcast<u32>(_e4449)];
+                    let _e4464 = lane_values[bitcast<u32>(_e4433)];
+                    r273_ = bitcast<f32>(select(_e4464, _e4460, (_e4448 && (_e4453 != 0u))));
+                }
+                let _e4469 = active_439_;
                 if _e4469 {
-                    let _e4475 = i32(local_index);
-                    let _e4478 = r274_;
-                    let _e4482 = (((_e4478 % 32i) + 32i) % 32i);
-                    let _e4487 = ((_e4475 - (i32(local_index) % 32i)) + _e4482);
-                    let _e4490 = (((_e4482 >= 0i) && (_e4482 < 32i)) && (_e4487 < 128i));
-                    let _e4491 = select(_e4475, _e4487, _e4490);
-                    let _e4495 = lane_active[bitcast<u32>(_e4491)];
-                    let _e4502 = lane_values[bitcast<u32>(_e4491)];
-                    let _e4506 = lane_values[bitcast<u32>(_e4475)];
-                    r281_ = bitcast<f32>(select(_e4506, _e4502, (_e4490 && (_e4495 != 0u))));
+                    let _e4471 = r273_;
+                    r274_ = f32(_e4471);
                 }
-                let _e4511 = active_447_;
-                if _e4511 {
-                    let _e4513 = r281_;
-                    r282_ = f32(_e4513);
-                }
-                let _e4517 = active_447_;
-                if _e4517 {
-                    let _e4521 = b_local2_[3i];
-                    r283_ = _e4521;
+                let _e4475 = active_439_;
+                if _e4475 {
+                    let _e4479 = b_local2_[3i];
+                    r275_ = _e4479;
                 }
                 workgroupBarrier();
-                let _e4524 = r283_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4524);
-                let _e4535 = active_447_;
-                lane_active[local_index] = u32(_e4535);
+                let _e4482 = r275_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4482);
+                let _e4493 = active_439_;
+                lane_active[local_index] = u32(_e4493);
                 workgroupBarrier();
-                let _e4538 = active_447_;
+                let _e4496 = active_439_;
+                if _e4496 {
+                    let _e4502 = i32(local_index);
+                    let _e4505 = r267_;
+                    let _e4509 = (((_e4505 % 32i) + 32i) % 32i);
+                    let _e4514 = ((_e4502 - (i32(local_index) % 32i)) + _e4509);
+                    let _e4517 = (((_e4509 >= 0i) && (_e4509 < 32i)) && (_e4514 < 128i));
+                    let _e4518 = select(_e4502, _e4514, _e4517);
+                    let _e4522 = lane_active[bitcast<u32>(_e4518)];
+                    let _e4529 = lane_values[bitcast<u32>(_e4518)];
+                    let _e4533 = lane_values[bitcast<u32>(_e4502)];
+                    r276_ = bitcast<f32>(select(_e4533, _e4529, (_e4517 && (_e4522 != 0u))));
+                }
+                let _e4538 = active_439_;
                 if _e4538 {
-                    let _e4544 = i32(local_index);
-                    let _e4547 = r275_;
-                    let _e4551 = (((_e4547 % 32i) + 32i) % 32i);
-                    let _e4556 = ((_e4544 - (i32(local_index) % 32i)) + _e4551);
-                    let _e4559 = (((_e4551 >= 0i) && (_e4551 < 32i)) && (_e4556 < 128i));
-                    let _e4560 = select(_e4544, _e4556, _e4559);
-                    let _e4564 = lane_active[bitcast<u32>(_e4560)];
-                    let _e4571 = lane_values[bitcast<u32>(_e4560)];
-                    let _e4575 = lane_values[bitcast<u32>(_e4544)];
-                    r284_ = bitcast<f32>(select(_e4575, _e4571, (_e4559 && (_e4564 != 0u))));
+                    let _e4540 = r276_;
+                    r277_ = f32(_e4540);
                 }
-                let _e4580 = active_447_;
-                if _e4580 {
-                    let _e4582 = r284_;
-                    r285_ = f32(_e4582);
-                }
-                let _e4586 = active_447_;
-                if _e4586 {
-                    let _e4590 = b_local2_[3i];
-                    r286_ = _e4590;
+                let _e4544 = active_439_;
+                if _e4544 {
+                    let _e4548 = b_local2_[3i];
+                    r278_ = _e4548;
                 }
                 workgroupBarrier();
-                let _e4593 = r286_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4593);
-                let _e4604 = active_447_;
-                lane_active[local_index] = u32(_e4604);
+                let _e4551 = r278_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4551);
+                let _e4562 = active_439_;
+                lane_active[local_index] = u32(_e4562);
                 workgroupBarrier();
-                let _e4607 = active_447_;
+                let _e4565 = active_439_;
+                if _e4565 {
+                    let _e4571 = i32(local_index);
+                    let _e4574 = r268_;
+                    let _e4578 = (((_e4574 % 32i) + 32i) % 32i);
+                    let _e4583 = ((_e4571 - (i32(local_index) % 32i)) + _e4578);
+                    let _e4586 = (((_e4578 >= 0i) && (_e4578 < 32i)) && (_e4583 < 128i));
+                    let _e4587 = select(_e4571, _e4583, _e4586);
+                    let _e4591 = lane_active[bitcast<u32>(_e4587)];
+                    let _e4598 = lane_values[bitcast<u32>(_e4587)];
+                    let _e4602 = lane_values[bitcast<u32>(_e4571)];
+                    r279_ = bitcast<f32>(select(_e4602, _e4598, (_e4586 && (_e4591 != 0u))));
+                }
+                let _e4607 = active_439_;
                 if _e4607 {
-                    let _e4613 = i32(local_index);
-                    let _e4616 = r276_;
-                    let _e4620 = (((_e4616 % 32i) + 32i) % 32i);
-                    let _e4625 = ((_e4613 - (i32(local_index) % 32i)) + _e4620);
-                    let _e4628 = (((_e4620 >= 0i) && (_e4620 < 32i)) && (_e4625 < 128i));
-                    let _e4629 = select(_e4613, _e4625, _e4628);
-                    let _e4633 = lane_active[bitcast<u32>(_e4629)];
-                    let _e4640 = lane_values[bitcast<u32>(_e4629)];
-                    let _e4644 = lane_values[bitcast<u32>(_e4613)];
-                    r287_ = bitcast<f32>(select(_e4644, _e4640, (_e4628 && (_e4633 != 0u))));
+                    let _e4609 = r279_;
+                    r280_ = f32(_e4609);
                 }
-                let _e4649 = active_447_;
-                if _e4649 {
-                    let _e4651 = r287_;
-                    r288_ = f32(_e4651);
+                let _e4613 = active_439_;
+                if _e4613 {
+                    let _e4615 = r271_;
+                    let _e4617 = r277_;
+                    r281_ = (_e4615 * _e4617);
                 }
-                let _e4655 = active_447_;
-                if _e4655 {
-                    let _e4657 = r279_;
-                    let _e4659 = r285_;
-                    r289_ = (_e4657 * _e4659);
+                let _e4621 = active_439_;
+                if _e4621 {
+                    let _e4623 = r259_;
+                    let _e4625 = r281_;
+                    r282_ = (_e4623 + _e4625);
                 }
-                let _e4663 = active_447_;
-                if _e4663 {
-                    let _e4665 = r267_;
-                    let _e4667 = r289_;
-                    r290_ = (_e4665 + _e4667);
+                let _e4629 = active_439_;
+                if _e4629 {
+                    let _e4631 = r271_;
+                    let _e4633 = r280_;
+                    r283_ = (_e4631 * _e4633);
                 }
-                let _e4671 = active_447_;
-                if _e4671 {
-                    let _e4673 = r279_;
-                    let _e4675 = r288_;
-                    r291_ = (_e4673 * _e4675);
+                let _e4637 = active_439_;
+                if _e4637 {
+                    let _e4639 = r261_;
+                    let _e4641 = r283_;
+                    r284_ = (_e4639 + _e4641);
                 }
-                let _e4679 = active_447_;
-                if _e4679 {
-                    let _e4681 = r269_;
-                    let _e4683 = r291_;
-                    r292_ = (_e4681 + _e4683);
+                let _e4645 = active_439_;
+                if _e4645 {
+                    let _e4647 = r274_;
+                    let _e4649 = r277_;
+                    r285_ = (_e4647 * _e4649);
                 }
-                let _e4687 = active_447_;
-                if _e4687 {
-                    let _e4689 = r282_;
-                    let _e4691 = r285_;
-                    r293_ = (_e4689 * _e4691);
+                let _e4653 = active_439_;
+                if _e4653 {
+                    let _e4655 = r263_;
+                    let _e4657 = r285_;
+                    r286_ = (_e4655 + _e4657);
                 }
-                let _e4695 = active_447_;
-                if _e4695 {
-                    let _e4697 = r271_;
-                    let _e4699 = r293_;
-                    r294_ = (_e4697 + _e4699);
+                let _e4661 = active_439_;
+                if _e4661 {
+                    let _e4663 = r274_;
+                    let _e4665 = r280_;
+                    r287_ = (_e4663 * _e4665);
                 }
-                let _e4703 = active_447_;
-                if _e4703 {
-                    let _e4705 = r282_;
-                    let _e4707 = r288_;
-                    r295_ = (_e4705 * _e4707);
+                let _e4669 = active_439_;
+                if _e4669 {
+                    let _e4671 = r265_;
+                    let _e4673 = r287_;
+                    r288_ = (_e4671 + _e4673);
                 }
-                let _e4711 = active_447_;
-                if _e4711 {
-                    let _e4713 = r273_;
-                    let _e4715 = r295_;
-                    r296_ = (_e4713 + _e4715);
+                let _e4677 = active_439_;
+                if _e4677 {
+                    let _e4679 = r61_;
+                    r289_ = (_e4679 + 1i);
                 }
-                let _e4719 = active_447_;
+                let _e4684 = active_439_;
+                if _e4684 {
+                    let _e4686 = r62_;
+                    r290_ = (_e4686 + 1i);
+                }
+                let _e4691 = active_439_;
+                if _e4691 {
+                    let _e4693 = r290_;
+                    r291_ = (_e4693 + 4i);
+                }
+                let _e4698 = active_439_;
+                if _e4698 {
+                    let _e4702 = a_local1_[4i];
+                    r292_ = _e4702;
+                }
+                workgroupBarrier();
+                let _e4705 = r292_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4705);
+                let _e4716 = active_439_;
+                lane_active[local_index] = u32(_e4716);
+                workgroupBarrier();
+                let _e4719 = active_439_;
                 if _e4719 {
-                    let _e4721 = r69_;
-                    r297_ = (_e4721 + 1i);
+                    let _e4725 = i32(local_index);
+                    let _e4728 = r289_;
+                    let _e4732 = (((_e4728 % 32i) + 32i) % 32i);
+                    let _e4737 = ((_e4725 - (i32(local_index) % 32i)) + _e4732);
+                    let _e4740 = (((_e4732 >= 0i) && (_e4732 < 32i)) && (_e4737 < 128i));
+                    let _e4741 = select(_e4725, _e4737, _e4740);
+                    let _e4745 = lane_active[bitcast<u32>(_e4741)];
+                    let _e4752 = lane_values[bitcast<u32>(_e4741)];
+                    let _e4756 = lane_values[bitcast<u32>(_e4725)];
+                    r293_ = bitcast<f32>(select(_e4756, _e4752, (_e4740 && (_e4745 != 0u))));
                 }
-                let _e4726 = active_447_;
-                if _e4726 {
-                    let _e4728 = r70_;
-                    r298_ = (_e4728 + 1i);
-                }
-                let _e4733 = active_447_;
-                if _e4733 {
-                    let _e4735 = r298_;
-                    r299_ = (_e4735 + 4i);
-                }
-                let _e4740 = active_447_;
-                if _e4740 {
-                    let _e4744 = a_local1_[4i];
-                    r300_ = _e4744;
-                }
-                workgroupBarrier();
-                let _e4747 = r300_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4747);
-                let _e4758 = active_447_;
-                lane_active[local_index] = u32(_e4758);
-                workgroupBarrier();
-                let _e4761 = active_447_;
+                let _e4761 = active_439_;
                 if _e4761 {
-                    let _e4767 = i32(local_index);
-                    let _e4770 = r297_;
-                    let _e4774 = (((_e4770 % 32i) + 32i) % 32i);
-                    let _e4779 = ((_e4767 - (i32(local_index) % 32i)) + _e4774);
-                    let _e4782 = (((_e4774 >= 0i) && (_e4774 < 32i)) && (_e4779 < 128i));
-                    let _e4783 = select(_e4767, _e4779, _e4782);
-                    let _e4787 = lane_active[bitcast<u32>(_e4783)];
-                    let _e4794 = lane_values[bitcast<u32>(_e4783)];
-                    let _e4798 = lane_values[bitcast<u32>(_e4767)];
-                    r301_ = bitcast<f32>(select(_e4798, _e4794, (_e4782 && (_e4787 != 0u))));
+                    let _e4763 = r293_;
+                    r294_ = f32(_e4763);
                 }
-                let _e4803 = active_447_;
-                if _e4803 {
-                    let _e4805 = r301_;
-                    r302_ = f32(_e4805);
-                }
-                let _e4809 = active_447_;
-                if _e4809 {
-                    let _e4813 = a_local1_[6i];
-                    r303_ = _e4813;
+                let _e4767 = active_439_;
+                if _e4767 {
+                    let _e4771 = a_local1_[6i];
+                    r295_ = _e4771;
                 }
                 workgroupBarrier();
-                let _e4816 = r303_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4816);
-                let _e4827 = active_447_;
-                lane_active[local_index] = u32(_e4827);
+                let _e4774 = r295_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4774);
+                let _e4785 = active_439_;
+                lane_active[local_index] = u32(_e4785);
                 workgroupBarrier();
-                let _e4830 = active_447_;
+                let _e4788 = active_439_;
+                if _e4788 {
+                    let _e4794 = i32(local_index);
+                    let _e4797 = r289_;
+                    let _e4801 = (((_e4797 % 32i) + 32i) % 32i);
+                    let _e4806 = ((_e4794 - (i32(local_index) % 32i)) + _e4801);
+                    let _e4809 = (((_e4801 >= 0i) && (_e4801 < 32i)) && (_e4806 < 128i));
+                    let _e4810 = select(_e4794, _e4806, _e4809);
+                    let _e4814 = lane_active[bitcast<u32>(_e4810)];
+                    let _e4821 = lane_values[bitcast<u32>(_e4810)];
+                    let _e4825 = lane_values[bitcast<u32>(_e4794)];
+                    r296_ = bitcast<f32>(select(_e4825, _e4821, (_e4809 && (_e4814 != 0u))));
+                }
+                let _e4830 = active_439_;
                 if _e4830 {
-                    let _e4836 = i32(local_index);
-                    let _e4839 = r297_;
-                    let _e4843 = (((_e4839 % 32i) + 32i) % 32i);
-                    let _e4848 = ((_e4836 - (i32(local_index) % 32i)) + _e4843);
-                    let _e4851 = (((_e4843 >= 0i) && (_e4843 < 32i)) && (_e4848 < 128i));
-                    let _e4852 = select(_e4836, _e4848, _e4851);
-                    let _e4856 = lane_active[bitcast<u32>(_e4852)];
-                    let _e4863 = lane_values[bitcast<u32>(_e4852)];
-                    let _e4867 = lane_values[bitcast<u32>(_e4836)];
-                    r304_ = bitcast<f32>(select(_e4867, _e4863, (_e4851 && (_e4856 != 0u))));
+                    let _e4832 = r296_;
+                    r297_ = f32(_e4832);
                 }
-                let _e4872 = active_447_;
-                if _e4872 {
-                    let _e4874 = r304_;
-                    r305_ = f32(_e4874);
-                }
-                let _e4878 = active_447_;
-                if _e4878 {
-                    let _e4882 = b_local2_[2i];
-                    r306_ = _e4882;
+                let _e4836 = active_439_;
+                if _e4836 {
+                    let _e4840 = b_local2_[2i];
+                    r298_ = _e4840;
                 }
                 workgroupBarrier();
-                let _e4885 = r306_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4885);
-                let _e4896 = active_447_;
-                lane_active[local_index] = u32(_e4896);
+                let _e4843 = r298_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4843);
+                let _e4854 = active_439_;
+                lane_active[local_index] = u32(_e4854);
                 workgroupBarrier();
-                let _e4899 = active_447_;
+                let _e4857 = active_439_;
+                if _e4857 {
+                    let _e4863 = i32(local_index);
+                    let _e4866 = r290_;
+                    let _e4870 = (((_e4866 % 32i) + 32i) % 32i);
+                    let _e4875 = ((_e4863 - (i32(local_index) % 32i)) + _e4870);
+                    let _e4878 = (((_e4870 >= 0i) && (_e4870 < 32i)) && (_e4875 < 128i));
+                    let _e4879 = select(_e4863, _e4875, _e4878);
+                    let _e4883 = lane_active[bitcast<u32>(_e4879)];
+                    let _e4890 = lane_values[bitcast<u32>(_e4879)];
+                    let _e4894 = lane_values[bitcast<u32>(_e4863)];
+                    r299_ = bitcast<f32>(select(_e4894, _e4890, (_e4878 && (_e4883 != 0u))));
+                }
+                let _e4899 = active_439_;
                 if _e4899 {
-                    let _e4905 = i32(local_index);
-                    let _e4908 = r298_;
-                    let _e4912 = (((_e4908 % 32i) + 32i) % 32i);
-                    let _e4917 = ((_e4905 - (i32(local_index) % 32i)) + _e4912);
-                    let _e4920 = (((_e4912 >= 0i) && (_e4912 < 32i)) && (_e4917 < 128i));
-                    let _e4921 = select(_e4905, _e4917, _e4920);
-                    let _e4925 = lane_active[bitcast<u32>(_e4921)];
-                    let _e4932 = lane_values[bitcast<u32>(_e4921)];
-                    let _e4936 = lane_values[bitcast<u32>(_e4905)];
-                    r307_ = bitcast<f32>(select(_e4936, _e4932, (_e4920 && (_e4925 != 0u))));
+                    let _e4901 = r299_;
+                    r300_ = f32(_e4901);
                 }
-                let _e4941 = active_447_;
-                if _e4941 {
-                    let _e4943 = r307_;
-                    r308_ = f32(_e4943);
-                }
-                let _e4947 = active_447_;
-                if _e4947 {
-                    let _e4951 = b_local2_[2i];
-                    r309_ = _e4951;
+                let _e4905 = active_439_;
+                if _e4905 {
+                    let _e4909 = b_local2_[2i];
+                    r301_ = _e4909;
                 }
                 workgroupBarrier();
-                let _e4954 = r309_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4954);
-                let _e4965 = active_447_;
-                lane_active[local_index] = u32(_e4965);
+                let _e4912 = r301_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4912);
+                let _e4923 = active_439_;
+                lane_active[local_index] = u32(_e4923);
                 workgroupBarrier();
-                let _e4968 = active_447_;
+                let _e4926 = active_439_;
+                if _e4926 {
+                    let _e4932 = i32(local_index);
+                    let _e4935 = r291_;
+                    let _e4939 = (((_e4935 % 32i) + 32i) % 32i);
+                    let _e4944 = ((_e4932 - (i32(local_index) % 32i)) + _e4939);
+                    let _e4947 = (((_e4939 >= 0i) && (_e4939 < 32i)) && (_e4944 < 128i));
+                    let _e4948 = select(_e4932, _e4944, _e4947);
+                    let _e4952 = lane_active[bitcast<u32>(_e4948)];
+                    let _e4959 = lane_values[bitcast<u32>(_e4948)];
+                    let _e4963 = lane_values[bitcast<u32>(_e4932)];
+                    r302_ = bitcast<f32>(select(_e4963, _e4959, (_e4947 && (_e4952 != 0u))));
+                }
+                let _e4968 = active_439_;
                 if _e4968 {
-                    let _e4974 = i32(local_index);
-                    let _e4977 = r299_;
-                    let _e4981 = (((_e4977 % 32i) + 32i) % 32i);
-                    let _e4986 = ((_e4974 - (i32(local_index) % 32i)) + _e4981);
-                    let _e4989 = (((_e4981 >= 0i) && (_e4981 < 32i)) && (_e4986 < 128i));
-                    let _e4990 = select(_e4974, _e4986, _e4989);
-                    let _e4994 = lane_active[bitcast<u32>(_e4990)];
-                    let _e5001 = lane_values[bitcast<u32>(_e4990)];
-                    let _e5005 = lane_values[bitcast<u32>(_e4974)];
-                    r310_ = bitcast<f32>(select(_e5005, _e5001, (_e4989 && (_e4994 != 0u))));
+                    let _e4970 = r302_;
+                    r303_ = f32(_e4970);
                 }
-                let _e5010 = active_447_;
-                if _e5010 {
-                    let _e5012 = r310_;
-                    r311_ = f32(_e5012);
+                let _e4974 = active_439_;
+                if _e4974 {
+                    let _e4976 = r294_;
+                    let _e4978 = r300_;
+                    r304_ = (_e4976 * _e4978);
                 }
-                let _e5016 = active_447_;
-                if _e5016 {
-                    let _e5018 = r302_;
-                    let _e5020 = r308_;
-                    r312_ = (_e5018 * _e5020);
+                let _e4982 = active_439_;
+                if _e4982 {
+                    let _e4984 = r282_;
+                    let _e4986 = r304_;
+                    r305_ = (_e4984 + _e4986);
                 }
-                let _e5024 = active_447_;
-                if _e5024 {
-                    let _e5026 = r290_;
-                    let _e5028 = r312_;
-                    r313_ = (_e5026 + _e5028);
+                let _e4990 = active_439_;
+                if _e4990 {
+                    let _e4992 = r294_;
+                    let _e4994 = r303_;
+                    r306_ = (_e4992 * _e4994);
                 }
-                let _e5032 = active_447_;
-                if _e5032 {
-                    let _e5034 = r302_;
-                    let _e5036 = r311_;
-                    r314_ = (_e5034 * _e5036);
+                let _e4998 = active_439_;
+                if _e4998 {
+                    let _e5000 = r284_;
+                    let _e5002 = r306_;
+                    r307_ = (_e5000 + _e5002);
                 }
-                let _e5040 = active_447_;
-                if _e5040 {
-                    let _e5042 = r292_;
-                    let _e5044 = r314_;
-                    r315_ = (_e5042 + _e5044);
+                let _e5006 = active_439_;
+                if _e5006 {
+                    let _e5008 = r297_;
+                    let _e5010 = r300_;
+                    r308_ = (_e5008 * _e5010);
                 }
-                let _e5048 = active_447_;
-                if _e5048 {
-                    let _e5050 = r305_;
-                    let _e5052 = r308_;
-                    r316_ = (_e5050 * _e5052);
+                let _e5014 = active_439_;
+                if _e5014 {
+                    let _e5016 = r286_;
+                    let _e5018 = r308_;
+                    r309_ = (_e5016 + _e5018);
                 }
-                let _e5056 = active_447_;
-                if _e5056 {
-                    let _e5058 = r294_;
-                    let _e5060 = r316_;
-                    r317_ = (_e5058 + _e5060);
+                let _e5022 = active_439_;
+                if _e5022 {
+                    let _e5024 = r297_;
+                    let _e5026 = r303_;
+                    r310_ = (_e5024 * _e5026);
                 }
-                let _e5064 = active_447_;
-                if _e5064 {
-                    let _e5066 = r305_;
-                    let _e5068 = r311_;
-                    r318_ = (_e5066 * _e5068);
+                let _e5030 = active_439_;
+                if _e5030 {
+                    let _e5032 = r288_;
+                    let _e5034 = r310_;
+                    r311_ = (_e5032 + _e5034);
                 }
-                let _e5072 = active_447_;
-                if _e5072 {
-                    let _e5074 = r296_;
-                    let _e5076 = r318_;
-                    r319_ = (_e5074 + _e5076);
+                let _e5038 = active_439_;
+                if _e5038 {
+                    let _e5040 = r61_;
+                    r312_ = (_e5040 + 1i);
                 }
-                let _e5080 = active_447_;
+                let _e5045 = active_439_;
+                if _e5045 {
+                    let _e5047 = r62_;
+                    r313_ = (_e5047 + 1i);
+                }
+                let _e5052 = active_439_;
+                if _e5052 {
+                    let _e5054 = r313_;
+                    r314_ = (_e5054 + 4i);
+                }
+                let _e5059 = active_439_;
+                if _e5059 {
+                    let _e5063 = a_local1_[5i];
+                    r315_ = _e5063;
+                }
+                workgroupBarrier();
+                let _e5066 = r315_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5066);
+                let _e5077 = active_439_;
+                lane_active[local_index] = u32(_e5077);
+                workgroupBarrier();
+                let _e5080 = active_439_;
                 if _e5080 {
-                    let _e5082 = r69_;
-                    r320_ = (_e5082 + 1i);
+                    let _e5086 = i32(local_index);
+                    let _e5089 = r312_;
+                    let _e5093 = (((_e5089 % 32i) + 32i) % 32i);
+                    let _e5098 = ((_e5086 - (i32(local_index) % 32i)) + _e5093);
+                    let _e5101 = (((_e5093 >= 0i) && (_e5093 < 32i)) && (_e5098 < 128i));
+                    let _e5102 = select(_e5086, _e5098, _e5101);
+                    let _e5106 = lane_active[bitcast<u32>(_e5102)];
+                    let _e5113 = lane_values[bitcast<u32>(_e5102)];
+                    let _e5117 = lane_values[bitcast<u32>(_e5086)];
+                    r316_ = bitcast<f32>(select(_e5117, _e5113, (_e5101 && (_e5106 != 0u))));
                 }
-                let _e5087 = active_447_;
-                if _e5087 {
-                    let _e5089 = r70_;
-                    r321_ = (_e5089 + 1i);
-                }
-                let _e5094 = active_447_;
-                if _e5094 {
-                    let _e5096 = r321_;
-                    r322_ = (_e5096 + 4i);
-                }
-                let _e5101 = active_447_;
-                if _e5101 {
-                    let _e5105 = a_local1_[5i];
-                    r323_ = _e5105;
-                }
-                workgroupBarrier();
-                let _e5108 = r323_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5108);
-                let _e5119 = active_447_;
-                lane_active[local_index] = u32(_e5119);
-                workgroupBarrier();
-                let _e5122 = active_447_;
+                let _e5122 = active_439_;
                 if _e5122 {
-                    let _e5128 = i32(local_index);
-                    let _e5131 = r320_;
-                    let _e5135 = (((_e5131 % 32i) + 32i) % 32i);
-                    let _e5140 = ((_e5128 - (i32(local_index) % 32i)) + _e5135);
-                    let _e5143 = (((_e5135 >= 0i) && (_e5135 < 32i)) && (_e5140 < 128i));
-                    let _e5144 = select(_e5128, _e5140, _e5143);
-                    let _e5148 = lane_active[bitcast<u32>(_e5144)];
-                    let _e5155 = lane_values[bitcast<u32>(_e5144)];
-                    let _e5159 = lane_values[bitcast<u32>(_e5128)];
-                    r324_ = bitcast<f32>(select(_e5159, _e5155, (_e5143 && (_e5148 != 0u))));
+                    let _e5124 = r316_;
+                    r317_ = f32(_e5124);
                 }
-                let _e5164 = active_447_;
-                if _e5164 {
-                    let _e5166 = r324_;
-                    r325_ = f32(_e5166);
-                }
-                let _e5170 = active_447_;
-                if _e5170 {
-                    let _e5174 = a_local1_[7i];
-                    r326_ = _e5174;
+                let _e5128 = active_439_;
+                if _e5128 {
+                    let _e5132 = a_local1_[7i];
+                    r318_ = _e5132;
                 }
                 workgroupBarrier();
-                let _e5177 = r326_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5177);
-                let _e5188 = active_447_;
-                lane_active[local_index] = u32(_e5188);
+                let _e5135 = r318_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5135);
+                let _e5146 = active_439_;
+                lane_active[local_index] = u32(_e5146);
                 workgroupBarrier();
-                let _e5191 = active_447_;
+                let _e5149 = active_439_;
+                if _e5149 {
+                    let _e5155 = i32(local_index);
+                    let _e5158 = r312_;
+                    let _e5162 = (((_e5158 % 32i) + 32i) % 32i);
+                    let _e5167 = ((_e5155 - (i32(local_index) % 32i)) + _e5162);
+                    let _e5170 = (((_e5162 >= 0i) && (_e5162 < 32i)) && (_e5167 < 128i));
+                    let _e5171 = select(_e5155, _e5167, _e5170);
+                    let _e5175 = lane_active[bitcast<u32>(_e5171)];
+                    let _e5182 = lane_values[bitcast<u32>(_e5171)];
+                    let _e5186 = lane_values[bitcast<u32>(_e5155)];
+                    r319_ = bitcast<f32>(select(_e5186, _e5182, (_e5170 && (_e5175 != 0u))));
+                }
+                let _e5191 = active_439_;
                 if _e5191 {
-                    let _e5197 = i32(local_index);
-                    let _e5200 = r320_;
-                    let _e5204 = (((_e5200 % 32i) + 32i) % 32i);
-                    let _e5209 = ((_e5197 - (i32(local_index) % 32i)) + _e5204);
-                    let _e5212 = (((_e5204 >= 0i) && (_e5204 < 32i)) && (_e5209 < 128i));
-                    let _e5213 = select(_e5197, _e5209, _e5212);
-                    let _e5217 = lane_active[bitcast<u32>(_e5213)];
-                    let _e5224 = lane_values[bitcast<u32>(_e5213)];
-                    let _e5228 = lane_values[bitcast<u32>(_e5197)];
-                    r327_ = bitcast<f32>(select(_e5228, _e5224, (_e5212 && (_e5217 != 0u))));
+                    let _e5193 = r319_;
+                    r320_ = f32(_e5193);
                 }
-                let _e5233 = active_447_;
-                if _e5233 {
-                    let _e5235 = r327_;
-                    r328_ = f32(_e5235);
-                }
-                let _e5239 = active_447_;
-                if _e5239 {
-                    let _e5243 = b_local2_[3i];
-                    r329_ = _e5243;
+                let _e5197 = active_439_;
+                if _e5197 {
+                    let _e5201 = b_local2_[3i];
+                    r321_ = _e5201;
                 }
                 workgroupBarrier();
-                let _e5246 = r329_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5246);
-                let _e5257 = active_447_;
-                lane_active[local_index] = u32(_e5257);
+                let _e5204 = r321_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5204);
+                let _e5215 = active_439_;
+                lane_active[local_index] = u32(_e5215);
                 workgroupBarrier();
-                let _e5260 = active_447_;
+                let _e5218 = active_439_;
+                if _e5218 {
+                    let _e5224 = i32(local_index);
+                    let _e5227 = r313_;
+                    let _e5231 = (((_e5227 % 32i) + 32i) % 32i);
+                    let _e5236 = ((_e5224 - (i32(local_index) % 32i)) + _e5231);
+                    let _e5239 = (((_e5231 >= 0i) && (_e5231 < 32i)) && (_e5236 < 128i));
+                    let _e5240 = select(_e5224, _e5236, _e5239);
+                    let _e5244 = lane_active[bitcast<u32>(_e5240)];
+                    let _e5251 = lane_values[bitcast<u32>(_e5240)];
+                    let _e5255 = lane_values[bitcast<u32>(_e5224)];
+                    r322_ = bitcast<f32>(select(_e5255, _e5251, (_e5239 && (_e5244 != 0u))));
+                }
+                let _e5260 = active_439_;
                 if _e5260 {
-                    let _e5266 = i32(local_index);
-                    let _e5269 = r321_;
-                    let _e5273 = (((_e5269 % 32i) + 32i) % 32i);
-                    let _e5278 = ((_e5266 - (i32(local_index) % 32i)) + _e5273);
-                    let _e5281 = (((_e5273 >= 0i) && (_e5273 < 32i)) && (_e5278 < 128i));
-                    let _e5282 = select(_e5266, _e5278, _e5281);
-                    let _e5286 = lane_active[bitcast<u32>(_e5282)];
-                    let _e5293 = lane_values[bitcast<u32>(_e5282)];
-                    let _e5297 = lane_values[bitcast<u32>(_e5266)];
-                    r330_ = bitcast<f32>(select(_e5297, _e5293, (_e5281 && (_e5286 != 0u))));
+                    let _e5262 = r322_;
+                    r323_ = f32(_e5262);
                 }
-                let _e5302 = active_447_;
-                if _e5302 {
-                    let _e5304 = r330_;
-                    r331_ = f32(_e5304);
-                }
-                let _e5308 = active_447_;
-                if _e5308 {
-                    let _e5312 = b_local2_[3i];
-                    r332_ = _e5312;
+                let _e5266 = active_439_;
+                if _e5266 {
+                    let _e5270 = b_local2_[3i];
+                    r324_ = _e5270;
                 }
                 workgroupBarrier();
-                let _e5315 = r332_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5315);
-                let _e5326 = active_447_;
-                lane_active[local_index] = u32(_e5326);
+                let _e5273 = r324_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5273);
+                let _e5284 = active_439_;
+                lane_active[local_index] = u32(_e5284);
                 workgroupBarrier();
-                let _e5329 = active_447_;
+                let _e5287 = active_439_;
+                if _e5287 {
+                    let _e5293 = i32(local_index);
+                    let _e5296 = r314_;
+                    let _e5300 = (((_e5296 % 32i) + 32i) % 32i);
+                    let _e5305 = ((_e5293 - (i32(local_index) % 32i)) + _e5300);
+                    let _e5308 = (((_e5300 >= 0i) && (_e5300 < 32i)) && (_e5305 < 128i));
+                    let _e5309 = select(_e5293, _e5305, _e5308);
+                    let _e5313 = lane_active[bitcast<u32>(_e5309)];
+                    let _e5320 = lane_values[bitcast<u32>(_e5309)];
+                    let _e5324 = lane_values[bitcast<u32>(_e5293)];
+                    r325_ = bitcast<f32>(select(_e5324, _e5320, (_e5308 && (_e5313 != 0u))));
+                }
+                let _e5329 = active_439_;
                 if _e5329 {
-                    let _e5335 = i32(local_index);
-                    let _e5338 = r322_;
-                    let _e5342 = (((_e5338 % 32i) + 32i) % 32i);
-                    let _e5347 = ((_e5335 - (i32(local_index) % 32i)) + _e5342);
-                    let _e5350 = (((_e5342 >= 0i) && (_e5342 < 32i)) && (_e5347 < 128i));
-                    let _e5351 = select(_e5335, _e5347, _e5350);
-                    let _e5355 = lane_active[bitcast<u32>(_e5351)];
-                    let _e5362 = lane_values[bitcast<u32>(_e5351)];
-                    let _e5366 = lane_values[bitcast<u32>(_e5335)];
-                    r333_ = bitcast<f32>(select(_e5366, _e5362, (_e5350 && (_e5355 != 0u))));
+                    let _e5331 = r325_;
+                    r326_ = f32(_e5331);
                 }
-                let _e5371 = active_447_;
-                if _e5371 {
-                    let _e5373 = r333_;
-                    r334_ = f32(_e5373);
+                let _e5335 = active_439_;
+                if _e5335 {
+                    let _e5337 = r317_;
+                    let _e5339 = r323_;
+                    r327_ = (_e5337 * _e5339);
                 }
-                let _e5377 = active_447_;
-                if _e5377 {
-                    let _e5379 = r325_;
-                    let _e5381 = r331_;
-                    r335_ = (_e5379 * _e5381);
+                let _e5343 = active_439_;
+                if _e5343 {
+                    let _e5345 = r305_;
+                    let _e5347 = r327_;
+                    r328_ = (_e5345 + _e5347);
                 }
-                let _e5385 = active_447_;
-                if _e5385 {
-                    let _e5387 = r313_;
-                    let _e5389 = r335_;
-                    r336_ = (_e5387 + _e5389);
+                let _e5351 = active_439_;
+                if _e5351 {
+                    let _e5353 = r317_;
+                    let _e5355 = r326_;
+                    r329_ = (_e5353 * _e5355);
                 }
-                let _e5393 = active_447_;
-                if _e5393 {
-                    let _e5395 = r325_;
-                    let _e5397 = r334_;
-                    r337_ = (_e5395 * _e5397);
+                let _e5359 = active_439_;
+                if _e5359 {
+                    let _e5361 = r307_;
+                    let _e5363 = r329_;
+                    r330_ = (_e5361 + _e5363);
                 }
-                let _e5401 = active_447_;
-                if _e5401 {
-                    let _e5403 = r315_;
-                    let _e5405 = r337_;
-                    r338_ = (_e5403 + _e5405);
+                let _e5367 = active_439_;
+                if _e5367 {
+                    let _e5369 = r320_;
+                    let _e5371 = r323_;
+                    r331_ = (_e5369 * _e5371);
                 }
-                let _e5409 = active_447_;
-                if _e5409 {
-                    let _e5411 = r328_;
-                    let _e5413 = r331_;
-                    r339_ = (_e5411 * _e5413);
+                let _e5375 = active_439_;
+                if _e5375 {
+                    let _e5377 = r309_;
+                    let _e5379 = r331_;
+                    r332_ = (_e5377 + _e5379);
                 }
-                let _e5417 = active_447_;
-                if _e5417 {
-                    let _e5419 = r317_;
-                    let _e5421 = r339_;
-                    r340_ = (_e5419 + _e5421);
+                let _e5383 = active_439_;
+                if _e5383 {
+                    let _e5385 = r320_;
+                    let _e5387 = r326_;
+                    r333_ = (_e5385 * _e5387);
                 }
-                let _e5425 = active_447_;
-                if _e5425 {
-                    let _e5427 = r328_;
-                    let _e5429 = r334_;
-                    r341_ = (_e5427 * _e5429);
+                let _e5391 = active_439_;
+                if _e5391 {
+                    let _e5393 = r311_;
+                    let _e5395 = r333_;
+                    r334_ = (_e5393 + _e5395);
                 }
-                let _e5433 = active_447_;
-                if _e5433 {
-                    let _e5435 = r319_;
-                    let _e5437 = r341_;
-                    r342_ = (_e5435 + _e5437);
+                let _e5399 = active_439_;
+                if _e5399 {
+                    let _e5401 = r61_;
+                    r335_ = (_e5401 + 2i);
                 }
-                let _e5441 = active_447_;
+                let _e5406 = active_439_;
+                if _e5406 {
+                    let _e5408 = r62_;
+                    r336_ = (_e5408 + 2i);
+                }
+                let _e5413 = active_439_;
+                if _e5413 {
+                    let _e5415 = r336_;
+                    r337_ = (_e5415 + 4i);
+                }
+                let _e5420 = active_439_;
+                if _e5420 {
+                    let _e5424 = a_local1_[4i];
+                    r338_ = _e5424;
+                }
+                workgroupBarrier();
+                let _e5427 = r338_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5427);
+                let _e5438 = active_439_;
+                lane_active[local_index] = u32(_e5438);
+                workgroupBarrier();
+                let _e5441 = active_439_;
                 if _e5441 {
-                    let _e5443 = r69_;
-                    r343_ = (_e5443 + 2i);
+                    let _e5447 = i32(local_index);
+                    let _e5450 = r335_;
+                    let _e5454 = (((_e5450 % 32i) + 32i) % 32i);
+                    let _e5459 = ((_e5447 - (i32(local_index) % 32i)) + _e5454);
+                    let _e5462 = (((_e5454 >= 0i) && (_e5454 < 32i)) && (_e5459 < 128i));
+                    let _e5463 = select(_e5447, _e5459, _e5462);
+                    let _e5467 = lane_active[bitcast<u32>(_e5463)];
+                    let _e5474 = lane_values[bitcast<u32>(_e5463)];
+                    let _e5478 = lane_values[bitcast<u32>(_e5447)];
+                    r339_ = bitcast<f32>(select(_e5478, _e5474, (_e5462 && (_e5467 != 0u))));
                 }
-                let _e5448 = active_447_;
-                if _e5448 {
-                    let _e5450 = r70_;
-                    r344_ = (_e5450 + 2i);
-                }
-                let _e5455 = active_447_;
-                if _e5455 {
-                    let _e5457 = r344_;
-                    r345_ = (_e5457 + 4i);
-                }
-                let _e5462 = active_447_;
-                if _e5462 {
-                    let _e5466 = a_local1_[4i];
-                    r346_ = _e5466;
-                }
-                workgroupBarrier();
-                let _e5469 = r346_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5469);
-                let _e5480 = active_447_;
-                lane_active[local_index] = u32(_e5480);
-                workgroupBarrier();
-                let _e5483 = active_447_;
+                let _e5483 = active_439_;
                 if _e5483 {
-                    let _e5489 = i32(local_index);
-                    let _e5492 = r343_;
-                    let _e5496 = (((_e5492 % 32i) + 32i) % 32i);
-                    let _e5501 = ((_e5489 - (i32(local_index) % 32i)) + _e5496);
-                    let _e5504 = (((_e5496 >= 0i) && (_e5496 < 32i)) && (_e5501 < 128i));
-                    let _e5505 = select(_e5489, _e5501, _e5504);
-                    let _e5509 = lane_active[bitcast<u32>(_e5505)];
-                    let _e5516 = lane_values[bitcast<u32>(_e5505)];
-                    let _e5520 = lane_values[bitcast<u32>(_e5489)];
-                    r347_ = bitcast<f32>(select(_e5520, _e5516, (_e5504 && (_e5509 != 0u))));
+                    let _e5485 = r339_;
+                    r340_ = f32(_e5485);
                 }
-                let _e5525 = active_447_;
-                if _e5525 {
-                    let _e5527 = r347_;
-                    r348_ = f32(_e5527);
-                }
-                let _e5531 = active_447_;
-                if _e5531 {
-                    let _e5535 = a_local1_[6i];
-                    r349_ = _e5535;
+                let _e5489 = active_439_;
+                if _e5489 {
+                    let _e5493 = a_local1_[6i];
+                    r341_ = _e5493;
                 }
                 workgroupBarrier();
-                let _e5538 = r349_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5538);
-                let _e5549 = active_447_;
-                lane_active[local_index] = u32(_e5549);
+                let _e5496 = r341_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5496);
+                let _e5507 = active_439_;
+                lane_active[local_index] = u32(_e5507);
                 workgroupBarrier();
-                let _e5552 = active_447_;
+                let _e5510 = active_439_;
+                if _e5510 {
+                    let _e5516 = i32(local_index);
+                    let _e5519 = r335_;
+                    let _e5523 = (((_e5519 % 32i) + 32i) % 32i);
+                    let _e5528 = ((_e5516 - (i32(local_index) % 32i)) + _e5523);
+                    let _e5531 = (((_e5523 >= 0i) && (_e5523 < 32i)) && (_e5528 < 128i));
+                    let _e5532 = select(_e5516, _e5528, _e5531);
+                    let _e5536 = lane_active[bitcast<u32>(_e5532)];
+                    let _e5543 = lane_values[bitcast<u32>(_e5532)];
+                    let _e5547 = lane_values[bitcast<u32>(_e5516)];
+                    r342_ = bitcast<f32>(select(_e5547, _e5543, (_e5531 && (_e5536 != 0u))));
+                }
+                let _e5552 = active_439_;
                 if _e5552 {
-                    let _e5558 = i32(local_index);
-                    let _e5561 = r343_;
-                    let _e5565 = (((_e5561 % 32i) + 32i) % 32i);
-                    let _e5570 = ((_e5558 - (i32(local_index) % 32i)) + _e5565);
-                    let _e5573 = (((_e5565 >= 0i) && (_e5565 < 32i)) && (_e5570 < 128i));
-                    let _e5574 = select(_e5558, _e5570, _e5573);
-                    let _e5578 = lane_active[bitcast<u32>(_e5574)];
-                    let _e5585 = lane_values[bitcast<u32>(_e5574)];
-                    let _e5589 = lane_values[bitcast<u32>(_e5558)];
-                    r350_ = bitcast<f32>(select(_e5589, _e5585, (_e5573 && (_e5578 != 0u))));
+                    let _e5554 = r342_;
+                    r343_ = f32(_e5554);
                 }
-                let _e5594 = active_447_;
-                if _e5594 {
-                    let _e5596 = r350_;
-                    r351_ = f32(_e5596);
-                }
-                let _e5600 = active_447_;
-                if _e5600 {
-                    let _e5604 = b_local2_[2i];
-                    r352_ = _e5604;
+                let _e5558 = active_439_;
+                if _e5558 {
+                    let _e5562 = b_local2_[2i];
+                    r344_ = _e5562;
                 }
                 workgroupBarrier();
-                let _e5607 = r352_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5607);
-                let _e5618 = active_447_;
-                lane_active[local_index] = u32(_e5618);
+                let _e5565 = r344_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5565);
+                let _e5576 = active_439_;
+                lane_active[local_index] = u32(_e5576);
                 workgroupBarrier();
-                let _e5621 = active_447_;
+                let _e5579 = active_439_;
+                if _e5579 {
+                    let _e5585 = i32(local_index);
+                    let _e5588 = r336_;
+                    let _e5592 = (((_e5588 % 32i) + 32i) % 32i);
+                    let _e5597 = ((_e5585 - (i32(local_index) % 32i)) + _e5592);
+                    let _e5600 = (((_e5592 >= 0i) && (_e5592 < 32i)) && (_e5597 < 128i));
+                    let _e5601 = select(_e5585, _e5597, _e5600);
+                    let _e5605 = lane_active[bitcast<u32>(_e5601)];
+                    let _e5612 = lane_values[bitcast<u32>(_e5601)];
+                    let _e5616 = lane_values[bitcast<u32>(_e5585)];
+                    r345_ = bitcast<f32>(select(_e5616, _e5612, (_e5600 && (_e5605 != 0u))));
+                }
+                let _e5621 = active_439_;
                 if _e5621 {
-                    let _e5627 = i32(local_index);
-                    let _e5630 = r344_;
-                    let _e5634 = (((_e5630 % 32i) + 32i) % 32i);
-                    let _e5639 = ((_e5627 - (i32(local_index) % 32i)) + _e5634);
-                    let _e5642 = (((_e5634 >= 0i) && (_e5634 < 32i)) && (_e5639 < 128i));
-                    let _e5643 = select(_e5627, _e5639, _e5642);
-                    let _e5647 = lane_active[bitcast<u32>(_e5643)];
-                    let _e5654 = lane_values[bitcast<u32>(_e5643)];
-                    let _e5658 = lane_values[bitcast<u32>(_e5627)];
-                    r353_ = bitcast<f32>(select(_e5658, _e5654, (_e5642 && (_e5647 != 0u))));
+                    let _e5623 = r345_;
+                    r346_ = f32(_e5623);
                 }
-                let _e5663 = active_447_;
-                if _e5663 {
-                    let _e5665 = r353_;
-                    r354_ = f32(_e5665);
-                }
-                let _e5669 = active_447_;
-                if _e5669 {
-                    let _e5673 = b_local2_[2i];
-                    r355_ = _e5673;
+                let _e5627 = active_439_;
+                if _e5627 {
+                    let _e5631 = b_local2_[2i];
+                    r347_ = _e5631;
                 }
                 workgroupBarrier();
-                let _e5676 = r355_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5676);
-                let _e5687 = active_447_;
-                lane_active[local_index] = u32(_e5687);
+                let _e5634 = r347_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5634);
+                let _e5645 = active_439_;
+                lane_active[local_index] = u32(_e5645);
                 workgroupBarrier();
-                let _e5690 = active_447_;
+                let _e5648 = active_439_;
+                if _e5648 {
+                    let _e5654 = i32(local_index);
+                    let _e5657 = r337_;
+                    let _e5661 = (((_e5657 % 32i) + 32i) % 32i);
+                    let _e5666 = ((_e5654 - (i32(local_index) % 32i)) + _e5661);
+                    let _e5669 = (((_e5661 >= 0i) && (_e5661 < 32i)) && (_e5666 < 128i));
+                    let _e5670 = select(_e5654, _e5666, _e5669);
+                    let _e5674 = lane_active[bitcast<u32>(_e5670)];
+                    let _e5681 = lane_values[bitcast<u32>(_e5670)];
+                    let _e5685 = lane_values[bitcast<u32>(_e5654)];
+                    r348_ = bitcast<f32>(select(_e5685, _e5681, (_e5669 && (_e5674 != 0u))));
+                }
+                let _e5690 = active_439_;
                 if _e5690 {
-                    let _e5696 = i32(local_index);
-                    let _e5699 = r345_;
-                    let _e5703 = (((_e5699 % 32i) + 32i) % 32i);
-                    let _e5708 = ((_e5696 - (i32(local_index) % 32i)) + _e5703);
-                    let _e5711 = (((_e5703 >= 0i) && (_e5703 < 32i)) && (_e5708 < 128i));
-                    let _e5712 = select(_e5696, _e5708, _e5711);
-                    let _e5716 = lane_active[bitcast<u32>(_e5712)];
-                    let _e5723 = lane_values[bitcast<u32>(_e5712)];
-                    let _e5727 = lane_values[bitcast<u32>(_e5696)];
-                    r356_ = bitcast<f32>(select(_e5727, _e5723, (_e5711 && (_e5716 != 0u))));
+                    let _e5692 = r348_;
+                    r349_ = f32(_e5692);
                 }
-                let _e5732 = active_447_;
-                if _e5732 {
-                    let _e5734 = r356_;
-                    r357_ = f32(_e5734);
+                let _e5696 = active_439_;
+                if _e5696 {
+                    let _e5698 = r340_;
+                    let _e5700 = r346_;
+                    r350_ = (_e5698 * _e5700);
                 }
-                let _e5738 = active_447_;
-                if _e5738 {
-                    let _e5740 = r348_;
-                    let _e5742 = r354_;
-                    r358_ = (_e5740 * _e5742);
+                let _e5704 = active_439_;
+                if _e5704 {
+                    let _e5706 = r328_;
+                    let _e5708 = r350_;
+                    r351_ = (_e5706 + _e5708);
                 }
-                let _e5746 = active_447_;
-                if _e5746 {
-                    let _e5748 = r336_;
-                    let _e5750 = r358_;
-                    r359_ = (_e5748 + _e5750);
+                let _e5712 = active_439_;
+                if _e5712 {
+                    let _e5714 = r340_;
+                    let _e5716 = r349_;
+                    r352_ = (_e5714 * _e5716);
                 }
-                let _e5754 = active_447_;
-                if _e5754 {
-                    let _e5756 = r348_;
-                    let _e5758 = r357_;
-                    r360_ = (_e5756 * _e5758);
+                let _e5720 = active_439_;
+                if _e5720 {
+                    let _e5722 = r330_;
+                    let _e5724 = r352_;
+                    r353_ = (_e5722 + _e5724);
                 }
-                let _e5762 = active_447_;
-                if _e5762 {
-                    let _e5764 = r338_;
-                    let _e5766 = r360_;
-                    r361_ = (_e5764 + _e5766);
+                let _e5728 = active_439_;
+                if _e5728 {
+                    let _e5730 = r343_;
+                    let _e5732 = r346_;
+                    r354_ = (_e5730 * _e5732);
                 }
-                let _e5770 = active_447_;
-                if _e5770 {
-                    let _e5772 = r351_;
-                    let _e5774 = r354_;
-                    r362_ = (_e5772 * _e5774);
+                let _e5736 = active_439_;
+                if _e5736 {
+                    let _e5738 = r332_;
+                    let _e5740 = r354_;
+                    r355_ = (_e5738 + _e5740);
                 }
-                let _e5778 = active_447_;
-                if _e5778 {
-                    let _e5780 = r340_;
-                    let _e5782 = r362_;
-                    r363_ = (_e5780 + _e5782);
+                let _e5744 = active_439_;
+                if _e5744 {
+                    let _e5746 = r343_;
+                    let _e5748 = r349_;
+                    r356_ = (_e5746 * _e5748);
                 }
-                let _e5786 = active_447_;
-                if _e5786 {
-                    let _e5788 = r351_;
-                    let _e5790 = r357_;
-                    r364_ = (_e5788 * _e5790);
+                let _e5752 = active_439_;
+                if _e5752 {
+                    let _e5754 = r334_;
+                    let _e5756 = r356_;
+                    r357_ = (_e5754 + _e5756);
                 }
-                let _e5794 = active_447_;
-                if _e5794 {
-                    let _e5796 = r342_;
-                    let _e5798 = r364_;
-                    r365_ = (_e5796 + _e5798);
+                let _e5760 = active_439_;
+                if _e5760 {
+                    let _e5762 = r61_;
+                    r358_ = (_e5762 + 2i);
                 }
-                let _e5802 = active_447_;
+                let _e5767 = active_439_;
+                if _e5767 {
+                    let _e5769 = r62_;
+                    r359_ = (_e5769 + 2i);
+                }
+                let _e5774 = active_439_;
+                if _e5774 {
+                    let _e5776 = r359_;
+                    r360_ = (_e5776 + 4i);
+                }
+                let _e5781 = active_439_;
+                if _e5781 {
+                    let _e5785 = a_local1_[5i];
+                    r361_ = _e5785;
+                }
+                workgroupBarrier();
+                let _e5788 = r361_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5788);
+                let _e5799 = active_439_;
+                lane_active[local_index] = u32(_e5799);
+                workgroupBarrier();
+                let _e5802 = active_439_;
                 if _e5802 {
-                    let _e5804 = r69_;
-                    r366_ = (_e5804 + 2i);
+                    let _e5808 = i32(local_index);
+                    let _e5811 = r358_;
+                    let _e5815 = (((_e5811 % 32i) + 32i) % 32i);
+                    let _e5820 = ((_e5808 - (i32(local_index) % 32i)) + _e5815);
+                    let _e5823 = (((_e5815 >= 0i) && (_e5815 < 32i)) && (_e5820 < 128i));
+                    let _e5824 = select(_e5808, _e5820, _e5823);
+                    let _e5828 = lane_active[bitcast<u32>(_e5824)];
+                    let _e5835 = lane_values[bitcast<u32>(_e5824)];
+                    let _e5839 = lane_values[bitcast<u32>(_e5808)];
+                    r362_ = bitcast<f32>(select(_e5839, _e5835, (_e5823 && (_e5828 != 0u))));
                 }
-                let _e5809 = active_447_;
-                if _e5809 {
-                    let _e5811 = r70_;
-                    r367_ = (_e5811 + 2i);
-                }
-                let _e5816 = active_447_;
-                if _e5816 {
-                    let _e5818 = r367_;
-                    r368_ = (_e5818 + 4i);
-                }
-                let _e5823 = active_447_;
-                if _e5823 {
-                    let _e5827 = a_local1_[5i];
-                    r369_ = _e5827;
-                }
-                workgroupBarrier();
-                let _e5830 = r369_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5830);
-                let _e5841 = active_447_;
-                lane_active[local_index] = u32(_e5841);
-                workgroupBarrier();
-                let _e5844 = active_447_;
+                let _e5844 = active_439_;
                 if _e5844 {
-                    let _e5850 = i32(local_index);
-                    let _e5853 = r366_;
-                    let _e5857 = (((_e5853 % 32i) + 32i) % 32i);
-                    let _e5862 = ((_e5850 - (i32(local_index) % 32i)) + _e5857);
-                    let _e5865 = (((_e5857 >= 0i) && (_e5857 < 32i)) && (_e5862 < 128i));
-                    let _e5866 = select(_e5850, _e5862, _e5865);
-                    let _e5870 = lane_active[bitcast<u32>(_e5866)];
-                    let _e5877 = lane_values[bitcast<u32>(_e5866)];
-                    let _e5881 = lane_values[bitcast<u32>(_e5850)];
-                    r370_ = bitcast<f32>(select(_e5881, _e5877, (_e5865 && (_e5870 != 0u))));
+                    let _e5846 = r362_;
+                    r363_ = f32(_e5846);
                 }
-                let _e5886 = active_447_;
-                if _e5886 {
-                    let _e5888 = r370_;
-                    r371_ = f32(_e5888);
-                }
-                let _e5892 = active_447_;
-                if _e5892 {
-                    let _e5896 = a_local1_[7i];
-                    r372_ = _e5896;
+                let _e5850 = active_439_;
+                if _e5850 {
+                    let _e5854 = a_local1_[7i];
+                    r364_ = _e5854;
                 }
                 workgroupBarrier();
-                let _e5899 = r372_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5899);
-                let _e5910 = active_447_;
-                lane_active[local_index] = u32(_e5910);
+                let _e5857 = r364_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5857);
+                let _e5868 = active_439_;
+                lane_active[local_index] = u32(_e5868);
                 workgroupBarrier();
-                let _e5913 = active_447_;
+                let _e5871 = active_439_;
+                if _e5871 {
+                    let _e5877 = i32(local_index);
+                    let _e5880 = r358_;
+                    let _e5884 = (((_e5880 % 32i) + 32i) % 32i);
+                    let _e5889 = ((_e5877 - (i32(local_index) % 32i)) + _e5884);
+                    let _e5892 = (((_e5884 >= 0i) && (_e5884 < 32i)) && (_e5889 < 128i));
+                    let _e5893 = select(_e5877, _e5889, _e5892);
+                    let _e5897 = lane_active[bitcast<u32>(_e5893)];
+                    let _e5904 = lane_values[bitcast<u32>(_e5893)];
+                    let _e5908 = lane_values[bitcast<u32>(_e5877)];
+                    r365_ = bitcast<f32>(select(_e5908, _e5904, (_e5892 && (_e5897 != 0u))));
+                }
+                let _e5913 = active_439_;
                 if _e5913 {
-                    let _e5919 = i32(local_index);
-                    let _e5922 = r366_;
-                    let _e5926 = (((_e5922 % 32i) + 32i) % 32i);
-                    let _e5931 = ((_e5919 - (i32(local_index) % 32i)) + _e5926);
-                    let _e5934 = (((_e5926 >= 0i) && (_e5926 < 32i)) && (_e5931 < 128i));
-                    let _e5935 = select(_e5919, _e5931, _e5934);
-                    let _e5939 = lane_active[bitcast<u32>(_e5935)];
-                    let _e5946 = lane_values[bitcast<u32>(_e5935)];
-                    let _e5950 = lane_values[bitcast<u32>(_e5919)];
-                    r373_ = bitcast<f32>(select(_e5950, _e5946, (_e5934 && (_e5939 != 0u))));
+                    let _e5915 = r365_;
+                    r366_ = f32(_e5915);
                 }
-                let _e5955 = active_447_;
-                if _e5955 {
-                    let _e5957 = r373_;
-                    r374_ = f32(_e5957);
-                }
-                let _e5961 = active_447_;
-                if _e5961 {
-                    let _e5965 = b_local2_[3i];
-                    r375_ = _e5965;
+                let _e5919 = active_439_;
+                if _e5919 {
+                    let _e5923 = b_local2_[3i];
+                    r367_ = _e5923;
                 }
                 workgroupBarrier();
-                let _e5968 = r375_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5968);
-                let _e5979 = active_447_;
-                lane_active[local_index] = u32(_e5979);
+                let _e5926 = r367_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5926);
+                let _e5937 = active_439_;
+                lane_active[local_index] = u32(_e5937);
                 workgroupBarrier();
-                let _e5982 = active_447_;
+                let _e5940 = active_439_;
+                if _e5940 {
+                    let _e5946 = i32(local_index);
+                    let _e5949 = r359_;
+                    let _e5953 = (((_e5949 % 32i) + 32i) % 32i);
+                    let _e5958 = ((_e5946 - (i32(local_index) % 32i)) + _e5953);
+                    let _e5961 = (((_e5953 >= 0i) && (_e5953 < 32i)) && (_e5958 < 128i));
+                    let _e5962 = select(_e5946, _e5958, _e5961);
+                    let _e5966 = lane_active[bitcast<u32>(_e5962)];
+                    let _e5973 = lane_values[bitcast<u32>(_e5962)];
+                    let _e5977 = lane_values[bitcast<u32>(_e5946)];
+                    r368_ = bitcast<f32>(select(_e5977, _e5973, (_e5961 && (_e5966 != 0u))));
+                }
+                let _e5982 = active_439_;
                 if _e5982 {
-                    let _e5988 = i32(local_index);
-                    let _e5991 = r367_;
-                    let _e5995 = (((_e5991 % 32i) + 32i) % 32i);
-                    let _e6000 = ((_e5988 - (i32(local_index) % 32i)) + _e5995);
-                    let _e6003 = (((_e5995 >= 0i) && (_e5995 < 32i)) && (_e6000 < 128i));
-                    let _e6004 = select(_e5988, _e6000, _e6003);
-                    let _e6008 = lane_active[bitcast<u32>(_e6004)];
-                    let _e6015 = lane_values[bitcast<u32>(_e6004)];
-                    let _e6019 = lane_values[bitcast<u32>(_e5988)];
-                    r376_ = bitcast<f32>(select(_e6019, _e6015, (_e6003 && (_e6008 != 0u))));
+                    let _e5984 = r368_;
+                    r369_ = f32(_e5984);
                 }
-                let _e6024 = active_447_;
-                if _e6024 {
-                    let _e6026 = r376_;
-                    r377_ = f32(_e6026);
-                }
-                let _e6030 = active_447_;
-                if _e6030 {
-                    let _e6034 = b_local2_[3i];
-                    r378_ = _e6034;
+                let _e5988 = active_439_;
+                if _e5988 {
+                    let _e5992 = b_local2_[3i];
+                    r370_ = _e5992;
                 }
                 workgroupBarrier();
-                let _e6037 = r378_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6037);
-                let _e6048 = active_447_;
-                lane_active[local_index] = u32(_e6048);
+                let _e5995 = r370_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5995);
+                let _e6006 = active_439_;
+                lane_active[local_index] = u32(_e6006);
                 workgroupBarrier();
-                let _e6051 = active_447_;
+                let _e6009 = active_439_;
+                if _e6009 {
+                    let _e6015 = i32(local_index);
+                    let _e6018 = r360_;
+                    let _e6022 = (((_e6018 % 32i) + 32i) % 32i);
+                    let _e6027 = ((_e6015 - (i32(local_index) % 32i)) + _e6022);
+                    let _e6030 = (((_e6022 >= 0i) && (_e6022 < 32i)) && (_e6027 < 128i));
+                    let _e6031 = select(_e6015, _e6027, _e6030);
+                    let _e6035 = lane_active[bitcast<u32>(_e6031)];
+                    let _e6042 = lane_values[bitcast<u32>(_e6031)];
+                    let _e6046 = lane_values[bitcast<u32>(_e6015)];
+                    r371_ = bitcast<f32>(select(_e6046, _e6042, (_e6030 && (_e6035 != 0u))));
+                }
+                let _e6051 = active_439_;
                 if _e6051 {
-                    let _e6057 = i32(local_index);
-                    let _e6060 = r368_;
-                    let _e6064 = (((_e6060 % 32i) + 32i) % 32i);
-                    let _e6069 = ((_e6057 - (i32(local_index) % 32i)) + _e6064);
-                    let _e6072 = (((_e6064 >= 0i) && (_e6064 < 32i)) && (_e6069 < 128i));
-                    let _e6073 = select(_e6057, _e6069, _e6072);
-                    let _e6077 = lane_active[bitcast<u32>(_e6073)];
-                    let _e6084 = lane_values[bitcast<u32>(_e6073)];
-                    let _e6088 = lane_values[bitcast<u32>(_e6057)];
-                    r379_ = bitcast<f32>(select(_e6088, _e6084, (_e6072 && (_e6077 != 0u))));
+                    let _e6053 = r371_;
+                    r372_ = f32(_e6053);
                 }
-                let _e6093 = active_447_;
-                if _e6093 {
-                    let _e6095 = r379_;
-                    r380_ = f32(_e6095);
+                let _e6057 = active_439_;
+                if _e6057 {
+                    let _e6059 = r363_;
+                    let _e6061 = r369_;
+                    r373_ = (_e6059 * _e6061);
                 }
-                let _e6099 = active_447_;
-                if _e6099 {
-                    let _e6101 = r371_;
-                    let _e6103 = r377_;
-                    r381_ = (_e6101 * _e6103);
+                let _e6065 = active_439_;
+                if _e6065 {
+                    let _e6067 = r351_;
+                    let _e6069 = r373_;
+                    r374_ = (_e6067 + _e6069);
                 }
-                let _e6107 = active_447_;
-                if _e6107 {
-                    let _e6109 = r359_;
-                    let _e6111 = r381_;
-                    r382_ = (_e6109 + _e6111);
+                let _e6073 = active_439_;
+                if _e6073 {
+                    let _e6075 = r363_;
+                    let _e6077 = r372_;
+                    r375_ = (_e6075 * _e6077);
                 }
-                let _e6115 = active_447_;
-                if _e6115 {
-                    let _e6117 = r371_;
-                    let _e6119 = r380_;
-                    r383_ = (_e6117 * _e6119);
+                let _e6081 = active_439_;
+                if _e6081 {
+                    let _e6083 = r353_;
+                    let _e6085 = r375_;
+                    r376_ = (_e6083 + _e6085);
                 }
-                let _e6123 = active_447_;
-                if _e6123 {
-                    let _e6125 = r361_;
-                    let _e6127 = r383_;
-                    r384_ = (_e6125 + _e6127);
+                let _e6089 = active_439_;
+                if _e6089 {
+                    let _e6091 = r366_;
+                    let _e6093 = r369_;
+                    r377_ = (_e6091 * _e6093);
                 }
-                let _e6131 = active_447_;
-                if _e6131 {
-                    let _e6133 = r374_;
-                    let _e6135 = r377_;
-                    r385_ = (_e6133 * _e6135);
+                let _e6097 = active_439_;
+                if _e6097 {
+                    let _e6099 = r355_;
+                    let _e6101 = r377_;
+                    r378_ = (_e6099 + _e6101);
                 }
-                let _e6139 = active_447_;
-                if _e6139 {
-                    let _e6141 = r363_;
-                    let _e6143 = r385_;
-                    r386_ = (_e6141 + _e6143);
+                let _e6105 = active_439_;
+                if _e6105 {
+                    let _e6107 = r366_;
+                    let _e6109 = r372_;
+                    r379_ = (_e6107 * _e6109);
                 }
-                let _e6147 = active_447_;
-                if _e6147 {
-                    let _e6149 = r374_;
-                    let _e6151 = r380_;
-                    r387_ = (_e6149 * _e6151);
+                let _e6113 = active_439_;
+                if _e6113 {
+                    let _e6115 = r357_;
+                    let _e6117 = r379_;
+                    r380_ = (_e6115 + _e6117);
                 }
-                let _e6155 = active_447_;
-                if _e6155 {
-                    let _e6157 = r365_;
-                    let _e6159 = r387_;
-                    r388_ = (_e6157 + _e6159);
+                let _e6121 = active_439_;
+                if _e6121 {
+                    let _e6123 = r61_;
+                    r381_ = (_e6123 + 3i);
                 }
-                let _e6163 = active_447_;
+                let _e6128 = active_439_;
+                if _e6128 {
+                    let _e6130 = r62_;
+                    r382_ = (_e6130 + 3i);
+                }
+                let _e6135 = active_439_;
+                if _e6135 {
+                    let _e6137 = r382_;
+                    r383_ = (_e6137 + 4i);
+                }
+                let _e6142 = active_439_;
+                if _e6142 {
+                    let _e6146 = a_local1_[4i];
+                    r384_ = _e6146;
+                }
+                workgroupBarrier();
+                let _e6149 = r384_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6149);
+                let _e6160 = active_439_;
+                lane_active[local_index] = u32(_e6160);
+                workgroupBarrier();
+                let _e6163 = active_439_;
                 if _e6163 {
-                    let _e6165 = r69_;
-                    r389_ = (_e6165 + 3i);
+                    let _e6169 = i32(local_index);
+                    let _e6172 = r381_;
+                    let _e6176 = (((_e6172 % 32i) + 32i) % 32i);
+                    let _e6181 = ((_e6169 - (i32(local_index) % 32i)) + _e6176);
+                    let _e6184 = (((_e6176 >= 0i) && (_e6176 < 32i)) && (_e6181 < 128i));
+                    let _e6185 = select(_e6169, _e6181, _e6184);
+                    let _e6189 = lane_active[bitcast<u32>(_e6185)];
+                    let _e6196 = lane_values[bitcast<u32>(_e6185)];
+                    let _e6200 = lane_values[bitcast<u32>(_e6169)];
+                    r385_ = bitcast<f32>(select(_e6200, _e6196, (_e6184 && (_e6189 != 0u))));
                 }
-                let _e6170 = active_447_;
-                if _e6170 {
-                    let _e6172 = r70_;
-                    r390_ = (_e6172 + 3i);
-                }
-                let _e6177 = active_447_;
-                if _e6177 {
-                    let _e6179 = r390_;
-                    r391_ = (_e6179 + 4i);
-                }
-                let _e6184 = active_447_;
-                if _e6184 {
-                    let _e6188 = a_local1_[4i];
-                    r392_ = _e6188;
-                }
-                workgroupBarrier();
-                let _e6191 = r392_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6191);
-                let _e6202 = active_447_;
-                lane_active[local_index] = u32(_e6202);
-                workgroupBarrier();
-                let _e6205 = active_447_;
+                let _e6205 = active_439_;
                 if _e6205 {
-                    let _e6211 = i32(local_index);
-                    let _e6214 = r389_;
-                    let _e6218 = (((_e6214 % 32i) + 32i) % 32i);
-                    let _e6223 = ((_e6211 - (i32(local_index) % 32i)) + _e6218);
-                    let _e6226 = (((_e6218 >= 0i) && (_e6218 < 32i)) && (_e6223 < 128i));
-                    let _e6227 = select(_e6211, _e6223, _e6226);
-                    let _e6231 = lane_active[bitcast<u32>(_e6227)];
-                    let _e6238 = lane_values[bitcast<u32>(_e6227)];
-                    let _e6242 = lane_values[bitcast<u32>(_e6211)];
-                    r393_ = bitcast<f32>(select(_e6242, _e6238, (_e6226 && (_e6231 != 0u))));
+                    let _e6207 = r385_;
+                    r386_ = f32(_e6207);
                 }
-                let _e6247 = active_447_;
-                if _e6247 {
-                    let _e6249 = r393_;
-                    r394_ = f32(_e6249);
-                }
-                let _e6253 = active_447_;
-                if _e6253 {
-                    let _e6257 = a_local1_[6i];
-                    r395_ = _e6257;
+                let _e6211 = active_439_;
+                if _e6211 {
+                    let _e6215 = a_local1_[6i];
+                    r387_ = _e6215;
                 }
                 workgroupBarrier();
-                let _e6260 = r395_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6260);
-                let _e6271 = active_447_;
-                lane_active[local_index] = u32(_e6271);
+                let _e6218 = r387_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6218);
+                let _e6229 = active_439_;
+                lane_active[local_index] = u32(_e6229);
                 workgroupBarrier();
-                let _e6274 = active_447_;
+                let _e6232 = active_439_;
+                if _e6232 {
+                    let _e6238 = i32(local_index);
+                    let _e6241 = r381_;
+                    let _e6245 = (((_e6241 % 32i) + 32i) % 32i);
+                    let _e6250 = ((_e6238 - (i32(local_index) % 32i)) + _e6245);
+                    let _e6253 = (((_e6245 >= 0i) && (_e6245 < 32i)) && (_e6250 < 128i));
+                    let _e6254 = select(_e6238, _e6250, _e6253);
+                    let _e6258 = lane_active[bitcast<u32>(_e6254)];
+                    let _e6265 = lane_values[bitcast<u32>(_e6254)];
+                    let _e6269 = lane_values[bitcast<u32>(_e6238)];
+                    r388_ = bitcast<f32>(select(_e6269, _e6265, (_e6253 && (_e6258 != 0u))));
+                }
+                let _e6274 = active_439_;
                 if _e6274 {
-                    let _e6280 = i32(local_index);
-                    let _e6283 = r389_;
-                    let _e6287 = (((_e6283 % 32i) + 32i) % 32i);
-                    let _e6292 = ((_e6280 - (i32(local_index) % 32i)) + _e6287);
-                    let _e6295 = (((_e6287 >= 0i) && (_e6287 < 32i)) && (_e6292 < 128i));
-                    let _e6296 = select(_e6280, _e6292, _e6295);
-                    let _e6300 = lane_active[bitcast<u32>(_e6296)];
-                    let _e6307 = lane_values[bitcast<u32>(_e6296)];
-                    let _e6311 = lane_values[bitcast<u32>(_e6280)];
-                    r396_ = bitcast<f32>(select(_e6311, _e6307, (_e6295 && (_e6300 != 0u))));
+                    let _e6276 = r388_;
+                    r389_ = f32(_e6276);
                 }
-                let _e6316 = active_447_;
-                if _e6316 {
-                    let _e6318 = r396_;
-                    r397_ = f32(_e6318);
-                }
-                let _e6322 = active_447_;
-                if _e6322 {
-                    let _e6326 = b_local2_[2i];
-                    r398_ = _e6326;
+                let _e6280 = active_439_;
+                if _e6280 {
+                    let _e6284 = b_local2_[2i];
+                    r390_ = _e6284;
                 }
                 workgroupBarrier();
-                let _e6329 = r398_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6329);
-                let _e6340 = active_447_;
-                lane_active[local_index] = u32(_e6340);
+                let _e6287 = r390_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6287);
+                let _e6298 = active_439_;
+                lane_active[local_index] = u32(_e6298);
                 workgroupBarrier();
-                let _e6343 = active_447_;
+                let _e6301 = active_439_;
+                if _e6301 {
+                    let _e6307 = i32(local_index);
+                    let _e6310 = r382_;
+                    let _e6314 = (((_e6310 % 32i) + 32i) % 32i);
+                    let _e6319 = ((_e6307 - (i32(local_index) % 32i)) + _e6314);
+                    let _e6322 = (((_e6314 >= 0i) && (_e6314 < 32i)) && (_e6319 < 128i));
+                    let _e6323 = select(_e6307, _e6319, _e6322);
+                    let _e6327 = lane_active[bitcast<u32>(_e6323)];
+                    let _e6334 = lane_values[bitcast<u32>(_e6323)];
+                    let _e6338 = lane_values[bitcast<u32>(_e6307)];
+                    r391_ = bitcast<f32>(select(_e6338, _e6334, (_e6322 && (_e6327 != 0u))));
+                }
+                let _e6343 = active_439_;
                 if _e6343 {
-                    let _e6349 = i32(local_index);
-                    let _e6352 = r390_;
-                    let _e6356 = (((_e6352 % 32i) + 32i) % 32i);
-                    let _e6361 = ((_e6349 - (i32(local_index) % 32i)) + _e6356);
-                    let _e6364 = (((_e6356 >= 0i) && (_e6356 < 32i)) && (_e6361 < 128i));
-                    let _e6365 = select(_e6349, _e6361, _e6364);
-                    let _e6369 = lane_active[bitcast<u32>(_e6365)];
-                    let _e6376 = lane_values[bitcast<u32>(_e6365)];
-                    let _e6380 = lane_values[bitcast<u32>(_e6349)];
-                    r399_ = bitcast<f32>(select(_e6380, _e6376, (_e6364 && (_e6369 != 0u))));
+                    let _e6345 = r391_;
+                    r392_ = f32(_e6345);
                 }
-                let _e6385 = active_447_;
-                if _e6385 {
-                    let _e6387 = r399_;
-                    r400_ = f32(_e6387);
-                }
-                let _e6391 = active_447_;
-                if _e6391 {
-                    let _e6395 = b_local2_[2i];
-                    r401_ = _e6395;
+                let _e6349 = active_439_;
+                if _e6349 {
+                    let _e6353 = b_local2_[2i];
+                    r393_ = _e6353;
                 }
                 workgroupBarrier();
-                let _e6398 = r401_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6398);
-                let _e6409 = active_447_;
-                lane_active[local_index] = u32(_e6409);
+                let _e6356 = r393_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6356);
+                let _e6367 = active_439_;
+                lane_active[local_index] = u32(_e6367);
                 workgroupBarrier();
-                let _e6412 = active_447_;
+                let _e6370 = active_439_;
+                if _e6370 {
+                    let _e6376 = i32(local_index);
+                    let _e6379 = r383_;
+                    let _e6383 = (((_e6379 % 32i) + 32i) % 32i);
+                    let _e6388 = ((_e6376 - (i32(local_index) % 32i)) + _e6383);
+                    let _e6391 = (((_e6383 >= 0i) && (_e6383 < 32i)) && (_e6388 < 128i));
+                    let _e6392 = select(_e6376, _e6388, _e6391);
+                    let _e6396 = lane_active[bitcast<u32>(_e6392)];
+                    let _e6403 = lane_values[bitcast<u32>(_e6392)];
+                    let _e6407 = lane_values[bitcast<u32>(_e6376)];
+                    r394_ = bitcast<f32>(select(_e6407, _e6403, (_e6391 && (_e6396 != 0u))));
+                }
+                let _e6412 = active_439_;
                 if _e6412 {
-                    let _e6418 = i32(local_index);
-                    let _e6421 = r391_;
-                    let _e6425 = (((_e6421 % 32i) + 32i) % 32i);
-                    let _e6430 = ((_e6418 - (i32(local_index) % 32i)) + _e6425);
-                    let _e6433 = (((_e6425 >= 0i) && (_e6425 < 32i)) && (_e6430 < 128i));
-                    let _e6434 = select(_e6418, _e6430, _e6433);
-                    let _e6438 = lane_active[bitcast<u32>(_e6434)];
-                    let _e6445 = lane_values[bitcast<u32>(_e6434)];
-                    let _e6449 = lane_values[bitcast<u32>(_e6418)];
-                    r402_ = bitcast<f32>(select(_e6449, _e6445, (_e6433 && (_e6438 != 0u))));
+                    let _e6414 = r394_;
+                    r395_ = f32(_e6414);
                 }
-                let _e6454 = active_447_;
-                if _e6454 {
-                    let _e6456 = r402_;
-                    r403_ = f32(_e6456);
+                let _e6418 = active_439_;
+                if _e6418 {
+                    let _e6420 = r386_;
+                    let _e6422 = r392_;
+                    r396_ = (_e6420 * _e6422);
                 }
-                let _e6460 = active_447_;
-                if _e6460 {
-                    let _e6462 = r394_;
-                    let _e6464 = r400_;
-                    r404_ = (_e6462 * _e6464);
+                let _e6426 = active_439_;
+                if _e6426 {
+                    let _e6428 = r374_;
+                    let _e6430 = r396_;
+                    r397_ = (_e6428 + _e6430);
                 }
-                let _e6468 = active_447_;
-                if _e6468 {
-                    let _e6470 = r382_;
-                    let _e6472 = r404_;
-                    r405_ = (_e6470 + _e6472);
+                let _e6434 = active_439_;
+                if _e6434 {
+                    let _e6436 = r386_;
+                    let _e6438 = r395_;
+                    r398_ = (_e6436 * _e6438);
                 }
-                let _e6476 = active_447_;
-                if _e6476 {
-                    let _e6478 = r394_;
-                    let _e6480 = r403_;
-                    r406_ = (_e6478 * _e6480);
+                let _e6442 = active_439_;
+                if _e6442 {
+                    let _e6444 = r376_;
+                    let _e6446 = r398_;
+                    r399_ = (_e6444 + _e6446);
                 }
-                let _e6484 = active_447_;
-                if _e6484 {
-                    let _e6486 = r384_;
-                    let _e6488 = r406_;
-                    r407_ = (_e6486 + _e6488);
+                let _e6450 = active_439_;
+                if _e6450 {
+                    let _e6452 = r389_;
+                    let _e6454 = r392_;
+                    r400_ = (_e6452 * _e6454);
                 }
-                let _e6492 = active_447_;
-                if _e6492 {
-                    let _e6494 = r397_;
-                    let _e6496 = r400_;
-                    r408_ = (_e6494 * _e6496);
+                let _e6458 = active_439_;
+                if _e6458 {
+                    let _e6460 = r378_;
+                    let _e6462 = r400_;
+                    r401_ = (_e6460 + _e6462);
                 }
-                let _e6500 = active_447_;
-                if _e6500 {
-                    let _e6502 = r386_;
-                    let _e6504 = r408_;
-                    r409_ = (_e6502 + _e6504);
+                let _e6466 = active_439_;
+                if _e6466 {
+                    let _e6468 = r389_;
+                    let _e6470 = r395_;
+                    r402_ = (_e6468 * _e6470);
                 }
-                let _e6508 = active_447_;
-                if _e6508 {
-                    let _e6510 = r397_;
-                    let _e6512 = r403_;
-                    r410_ = (_e6510 * _e6512);
+                let _e6474 = active_439_;
+                if _e6474 {
+                    let _e6476 = r380_;
+                    let _e6478 = r402_;
+                    r403_ = (_e6476 + _e6478);
                 }
-                let _e6516 = active_447_;
-                if _e6516 {
-                    let _e6518 = r388_;
-                    let _e6520 = r410_;
-                    r411_ = (_e6518 + _e6520);
+                let _e6482 = active_439_;
+                if _e6482 {
+                    let _e6484 = r61_;
+                    r404_ = (_e6484 + 3i);
                 }
-                let _e6524 = active_447_;
+                let _e6489 = active_439_;
+                if _e6489 {
+                    let _e6491 = r62_;
+                    r405_ = (_e6491 + 3i);
+                }
+                let _e6496 = active_439_;
+                if _e6496 {
+                    let _e6498 = r405_;
+                    r406_ = (_e6498 + 4i);
+                }
+                let _e6503 = active_439_;
+                if _e6503 {
+                    let _e6507 = a_local1_[5i];
+                    r407_ = _e6507;
+                }
+                workgroupBarrier();
+                let _e6510 = r407_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6510);
+                let _e6521 = active_439_;
+                lane_active[local_index] = u32(_e6521);
+                workgroupBarrier();
+                let _e6524 = active_439_;
                 if _e6524 {
-                    let _e6526 = r69_;
-                    r412_ = (_e6526 + 3i);
+                    let _e6530 = i32(local_index);
+                    let _e6533 = r404_;
+                    let _e6537 = (((_e6533 % 32i) + 32i) % 32i);
+                    let _e6542 = ((_e6530 - (i32(local_index) % 32i)) + _e6537);
+                    let _e6545 = (((_e6537 >= 0i) && (_e6537 < 32i)) && (_e6542 < 128i));
+                    let _e6546 = select(_e6530, _e6542, _e6545);
+                    let _e6550 = lane_active[bitcast<u32>(_e6546)];
+                    let _e6557 = lane_values[bitcast<u32>(_e6546)];
+                    let _e6561 = lane_values[bitcast<u32>(_e6530)];
+                    r408_ = bitcast<f32>(select(_e6561, _e6557, (_e6545 && (_e6550 != 0u))));
                 }
-                let _e6531 = active_447_;
-                if _e6531 {
-                    let _e6533 = r70_;
-                    r413_ = (_e6533 + 3i);
-                }
-                let _e6538 = active_447_;
-                if _e6538 {
-                    let _e6540 = r413_;
-                    r414_ = (_e6540 + 4i);
-                }
-                let _e6545 = active_447_;
-                if _e6545 {
-                    let _e6549 = a_local1_[5i];
-                    r415_ = _e6549;
-                }
-                workgroupBarrier();
-                let _e6552 = r415_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6552);
-                let _e6563 = active_447_;
-                lane_active[local_index] = u32(_e6563);
-                workgroupBarrier();
-                let _e6566 = active_447_;
+                let _e6566 = active_439_;
                 if _e6566 {
-                    let _e6572 = i32(local_index);
-                    let _e6575 = r412_;
-                    let _e6579 = (((_e6575 % 32i) + 32i) % 32i);
-                    let _e6584 = ((_e6572 - (i32(local_index) % 32i)) + _e6579);
-                    let _e6587 = (((_e6579 >= 0i) && (_e6579 < 32i)) && (_e6584 < 128i));
-                    let _e6588 = select(_e6572, _e6584, _e6587);
-                    let _e6592 = lane_active[bitcast<u32>(_e6588)];
-                    let _e6599 = lane_values[bitcast<u32>(_e6588)];
-                    let _e6603 = lane_values[bitcast<u32>(_e6572)];
-                    r416_ = bitcast<f32>(select(_e6603, _e6599, (_e6587 && (_e6592 != 0u))));
+                    let _e6568 = r408_;
+                    r409_ = f32(_e6568);
                 }
-                let _e6608 = active_447_;
-                if _e6608 {
-                    let _e6610 = r416_;
-                    r417_ = f32(_e6610);
-                }
-                let _e6614 = active_447_;
-                if _e6614 {
-                    let _e6618 = a_local1_[7i];
-                    r418_ = _e6618;
+                let _e6572 = active_439_;
+                if _e6572 {
+                    let _e6576 = a_local1_[7i];
+                    r410_ = _e6576;
                 }
                 workgroupBarrier();
-                let _e6621 = r418_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6621);
-                let _e6632 = active_447_;
-                lane_active[local_index] = u32(_e6632);
+                let _e6579 = r410_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6579);
+                let _e6590 = active_439_;
+                lane_active[local_index] = u32(_e6590);
                 workgroupBarrier();
-                let _e6635 = active_447_;
+                let _e6593 = active_439_;
+                if _e6593 {
+                    let _e6599 = i32(local_index);
+                    let _e6602 = r404_;
+                    let _e6606 = (((_e6602 % 32i) + 32i) % 32i);
+                    let _e6611 = ((_e6599 - (i32(local_index) % 32i)) + _e6606);
+                    let _e6614 = (((_e6606 >= 0i) && (_e6606 < 32i)) && (_e6611 < 128i));
+                    let _e6615 = select(_e6599, _e6611, _e6614);
+                    let _e6619 = lane_active[bitcast<u32>(_e6615)];
+                    let _e6626 = lane_values[bitcast<u32>(_e6615)];
+                    let _e6630 = lane_values[bitcast<u32>(_e6599)];
+                    r411_ = bitcast<f32>(select(_e6630, _e6626, (_e6614 && (_e6619 != 0u))));
+                }
+                let _e6635 = active_439_;
                 if _e6635 {
-                    let _e6641 = i32(local_index);
-                    let _e6644 = r412_;
-                    let _e6648 = (((_e6644 % 32i) + 32i) % 32i);
-                    let _e6653 = ((_e6641 - (i32(local_index) % 32i)) + _e6648);
-                    let _e6656 = (((_e6648 >= 0i) && (_e6648 < 32i)) && (_e6653 < 128i));
-                    let _e6657 = select(_e6641, _e6653, _e6656);
-                    let _e6661 = lane_active[bitcast<u32>(_e6657)];
-                    let _e6668 = lane_values[bitcast<u32>(_e6657)];
-                    let _e6672 = lane_values[bitcast<u32>(_e6641)];
-                    r419_ = bitcast<f32>(select(_e6672, _e6668, (_e6656 && (_e6661 != 0u))));
+                    let _e6637 = r411_;
+                    r412_ = f32(_e6637);
                 }
-                let _e6677 = active_447_;
-                if _e6677 {
-                    let _e6679 = r419_;
-                    r420_ = f32(_e6679);
-                }
-                let _e6683 = active_447_;
-                if _e6683 {
-                    let _e6687 = b_local2_[3i];
-                    r421_ = _e6687;
+                let _e6641 = active_439_;
+                if _e6641 {
+                    let _e6645 = b_local2_[3i];
+                    r413_ = _e6645;
                 }
                 workgroupBarrier();
-                let _e6690 = r421_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6690);
-                let _e6701 = active_447_;
-                lane_active[local_index] = u32(_e6701);
+                let _e6648 = r413_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6648);
+                let _e6659 = active_439_;
+                lane_active[local_index] = u32(_e6659);
                 workgroupBarrier();
-                let _e6704 = active_447_;
+                let _e6662 = active_439_;
+                if _e6662 {
+                    let _e6668 = i32(local_index);
+                    let _e6671 = r405_;
+                    let _e6675 = (((_e6671 % 32i) + 32i) % 32i);
+                    let _e6680 = ((_e6668 - (i32(local_index) % 32i)) + _e6675);
+                    let _e6683 = (((_e6675 >= 0i) && (_e6675 < 32i)) && (_e6680 < 128i));
+                    let _e6684 = select(_e6668, _e6680, _e6683);
+                    let _e6688 = lane_active[bitcast<u32>(_e6684)];
+                    let _e6695 = lane_values[bitcast<u32>(_e6684)];
+                    let _e6699 = lane_values[bitcast<u32>(_e6668)];
+                    r414_ = bitcast<f32>(select(_e6699, _e6695, (_e6683 && (_e6688 != 0u))));
+                }
+                let _e6704 = active_439_;
                 if _e6704 {
-                    let _e6710 = i32(local_index);
-                    let _e6713 = r413_;
-                    let _e6717 = (((_e6713 % 32i) + 32i) % 32i);
-                    let _e6722 = ((_e6710 - (i32(local_index) % 32i)) + _e6717);
-                    let _e6725 = (((_e6717 >= 0i) && (_e6717 < 32i)) && (_e6722 < 128i));
-                    let _e6726 = select(_e6710, _e6722, _e6725);
-                    let _e6730 = lane_active[bitcast<u32>(_e6726)];
-                    let _e6737 = lane_values[bitcast<u32>(_e6726)];
-                    let _e6741 = lane_values[bitcast<u32>(_e6710)];
-                    r422_ = bitcast<f32>(select(_e6741, _e6737, (_e6725 && (_e6730 != 0u))));
+                    let _e6706 = r414_;
+                    r415_ = f32(_e6706);
                 }
-                let _e6746 = active_447_;
-                if _e6746 {
-                    let _e6748 = r422_;
-                    r423_ = f32(_e6748);
-                }
-                let _e6752 = active_447_;
-                if _e6752 {
-                    let _e6756 = b_local2_[3i];
-                    r424_ = _e6756;
+                let _e6710 = active_439_;
+                if _e6710 {
+                    let _e6714 = b_local2_[3i];
+                    r416_ = _e6714;
                 }
                 workgroupBarrier();
-                let _e6759 = r424_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6759);
-                let _e6770 = active_447_;
-                lane_active[local_index] = u32(_e6770);
+                let _e6717 = r416_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6717);
+                let _e6728 = active_439_;
+                lane_active[local_index] = u32(_e6728);
                 workgroupBarrier();
-                let _e6773 = active_447_;
+                let _e6731 = active_439_;
+                if _e6731 {
+                    let _e6737 = i32(local_index);
+                    let _e6740 = r406_;
+                    let _e6744 = (((_e6740 % 32i) + 32i) % 32i);
+                    let _e6749 = ((_e6737 - (i32(local_index) % 32i)) + _e6744);
+                    let _e6752 = (((_e6744 >= 0i) && (_e6744 < 32i)) && (_e6749 < 128i));
+                    let _e6753 = select(_e6737, _e6749, _e6752);
+                    let _e6757 = lane_active[bitcast<u32>(_e6753)];
+                    let _e6764 = lane_values[bitcast<u32>(_e6753)];
+                    let _e6768 = lane_values[bitcast<u32>(_e6737)];
+                    r417_ = bitcast<f32>(select(_e6768, _e6764, (_e6752 && (_e6757 != 0u))));
+                }
+                let _e6773 = active_439_;
                 if _e6773 {
-                    let _e6779 = i32(local_index);
-                    let _e6782 = r414_;
-                    let _e6786 = (((_e6782 % 32i) + 32i) % 32i);
-                    let _e6791 = ((_e6779 - (i32(local_index) % 32i)) + _e6786);
-                    let _e6794 = (((_e6786 >= 0i) && (_e6786 < 32i)) && (_e6791 < 128i));
-                    let _e6795 = select(_e6779, _e6791, _e6794);
-                    let _e6799 = lane_active[bitcast<u32>(_e6795)];
-                    let _e6806 = lane_values[bitcast<u32>(_e6795)];
-                    let _e6810 = lane_values[bitcast<u32>(_e6779)];
-                    r425_ = bitcast<f32>(select(_e6810, _e6806, (_e6794 && (_e6799 != 0u))));
+                    let _e6775 = r417_;
+                    r418_ = f32(_e6775);
                 }
-                let _e6815 = active_447_;
-                if _e6815 {
-                    let _e6817 = r425_;
-                    r426_ = f32(_e6817);
+                let _e6779 = active_439_;
+                if _e6779 {
+                    let _e6781 = r409_;
+                    let _e6783 = r415_;
+                    r419_ = (_e6781 * _e6783);
                 }
-                let _e6821 = active_447_;
-                if _e6821 {
-                    let _e6823 = r417_;
-                    let _e6825 = r423_;
-                    r427_ = (_e6823 * _e6825);
+                let _e6787 = active_439_;
+                if _e6787 {
+                    let _e6789 = r397_;
+                    let _e6791 = r419_;
+                    r420_ = (_e6789 + _e6791);
                 }
-                let _e6829 = active_447_;
-                if _e6829 {
-                    let _e6831 = r405_;
-                    let _e6833 = r427_;
-                    r428_ = (_e6831 + _e6833);
+                let _e6795 = active_439_;
+                if _e6795 {
+                    let _e6797 = r409_;
+                    let _e6799 = r418_;
+                    r421_ = (_e6797 * _e6799);
                 }
-                let _e6837 = active_447_;
-                if _e6837 {
-                    let _e6839 = r417_;
-                    let _e6841 = r426_;
-                    r429_ = (_e6839 * _e6841);
+                let _e6803 = active_439_;
+                if _e6803 {
+                    let _e6805 = r399_;
+                    let _e6807 = r421_;
+                    r422_ = (_e6805 + _e6807);
                 }
-                let _e6845 = active_447_;
-                if _e6845 {
-                    let _e6847 = r407_;
-                    let _e6849 = r429_;
-                    r430_ = (_e6847 + _e6849);
+                let _e6811 = active_439_;
+                if _e6811 {
+                    let _e6813 = r412_;
+                    let _e6815 = r415_;
+                    r423_ = (_e6813 * _e6815);
                 }
-                let _e6853 = active_447_;
-                if _e6853 {
-                    let _e6855 = r420_;
-                    let _e6857 = r423_;
-                    r431_ = (_e6855 * _e6857);
+                let _e6819 = active_439_;
+                if _e6819 {
+                    let _e6821 = r401_;
+                    let _e6823 = r423_;
+                    r424_ = (_e6821 + _e6823);
                 }
-                let _e6861 = active_447_;
-                if _e6861 {
-                    let _e6863 = r409_;
-                    let _e6865 = r431_;
-                    r432_ = (_e6863 + _e6865);
+                let _e6827 = active_439_;
+                if _e6827 {
+                    let _e6829 = r412_;
+                    let _e6831 = r418_;
+                    r425_ = (_e6829 * _e6831);
                 }
-                let _e6869 = active_447_;
-                if _e6869 {
-                    let _e6871 = r420_;
-                    let _e6873 = r426_;
-                    r433_ = (_e6871 * _e6873);
+                let _e6835 = active_439_;
+                if _e6835 {
+                    let _e6837 = r403_;
+                    let _e6839 = r425_;
+                    r426_ = (_e6837 + _e6839);
                 }
-                let _e6877 = active_447_;
-                if _e6877 {
-                    let _e6879 = r411_;
-                    let _e6881 = r433_;
-                    r434_ = (_e6879 + _e6881);
+                let _e6843 = active_439_;
+                if _e6843 {
+                    let _e6847 = acc_local0_[0i];
+                    r427_ = _e6847;
                 }
-                let _e6885 = active_447_;
-                if _e6885 {
-                    let _e6889 = acc_local0_[0i];
-                    r435_ = _e6889;
+                let _e6850 = active_439_;
+                if _e6850 {
+                    let _e6852 = r427_;
+                    let _e6854 = r420_;
+                    r428_ = (_e6852 + _e6854);
                 }
-                let _e6892 = active_447_;
-                if _e6892 {
-                    let _e6894 = r435_;
-                    let _e6896 = r428_;
-                    r436_ = (_e6894 + _e6896);
+                let _e6858 = active_439_;
+                if _e6858 {
+                    let _e6862 = acc_local0_[1i];
+                    r429_ = _e6862;
                 }
-                let _e6900 = active_447_;
-                if _e6900 {
-                    let _e6904 = acc_local0_[1i];
-                    r437_ = _e6904;
+                let _e6865 = active_439_;
+                if _e6865 {
+                    let _e6867 = r429_;
+                    let _e6869 = r422_;
+                    r430_ = (_e6867 + _e6869);
                 }
-                let _e6907 = active_447_;
-                if _e6907 {
-                    let _e6909 = r437_;
-                    let _e6911 = r430_;
-                    r438_ = (_e6909 + _e6911);
+                let _e6873 = active_439_;
+                if _e6873 {
+                    let _e6877 = acc_local0_[2i];
+                    r431_ = _e6877;
                 }
-                let _e6915 = active_447_;
-                if _e6915 {
-                    let _e6919 = acc_local0_[2i];
-                    r439_ = _e6919;
+                let _e6880 = active_439_;
+                if _e6880 {
+                    let _e6882 = r431_;
+                    let _e6884 = r424_;
+                    r432_ = (_e6882 + _e6884);
                 }
-                let _e6922 = active_447_;
-                if _e6922 {
-                    let _e6924 = r439_;
-                    let _e6926 = r432_;
-                    r440_ = (_e6924 + _e6926);
+                let _e6888 = active_439_;
+                if _e6888 {
+                    let _e6892 = acc_local0_[3i];
+                    r433_ = _e6892;
                 }
-                let _e6930 = active_447_;
-                if _e6930 {
-                    let _e6934 = acc_local0_[3i];
-                    r441_ = _e6934;
+                let _e6895 = active_439_;
+                if _e6895 {
+                    let _e6897 = r433_;
+                    let _e6899 = r426_;
+                    r434_ = (_e6897 + _e6899);
                 }
-                let _e6937 = active_447_;
-                if _e6937 {
-                    let _e6939 = r441_;
-                    let _e6941 = r434_;
-                    r442_ = (_e6939 + _e6941);
+                let _e6903 = active_439_;
+                if _e6903 {
+                    let _e6905 = r428_;
+                    acc_local0_[0i] = _e6905;
                 }
-                let _e6945 = active_447_;
-                if _e6945 {
-                    let _e6947 = r436_;
-                    acc_local0_[0i] = _e6947;
+                let _e6910 = active_439_;
+                if _e6910 {
+                    let _e6912 = r430_;
+                    acc_local0_[1i] = _e6912;
                 }
-                let _e6952 = active_447_;
-                if _e6952 {
-                    let _e6954 = r438_;
-                    acc_local0_[1i] = _e6954;
+                let _e6917 = active_439_;
+                if _e6917 {
+                    let _e6919 = r432_;
+                    acc_local0_[2i] = _e6919;
                 }
-                let _e6959 = active_447_;
-                if _e6959 {
-                    let _e6961 = r440_;
-                    acc_local0_[2i] = _e6961;
-                }
-                let _e6966 = active_447_;
-                if _e6966 {
-                    let _e6968 = r442_;
-                    acc_local0_[3i] = _e6968;
+                let _e6924 = active_439_;
+                if _e6924 {
+                    let _e6926 = r434_;
+                    acc_local0_[3i] = _e6926;
                 }
             }
             continuing {
-                let _e6973 = entry_450_;
-                continued_452_ = false;
-                let _e6977 = exited_448_;
-                let _e6979 = broken_451_;
-                let _e6981 = continued_452_;
-                active_447_ = (_e6973 && !((_e6977 || (_e6979 || _e6981))));
+                let _e6931 = entry_442_;
+                continued_444_ = false;
+                let _e6935 = exited_440_;
+                let _e6937 = broken_443_;
+                let _e6939 = continued_444_;
+                active_439_ = (_e6931 && !((_e6935 || (_e6937 || _e6939))));
                 {
-                    let _e6988 = active_447_;
-                    if _e6988 {
-                        let _e6990 = k_12_;
-                        k_12_ = (_e6990 + 16i);
+                    let _e6946 = active_439_;
+                    if _e6946 {
+                        let _e6948 = k_12_;
+                        k_12_ = (_e6948 + 16i);
                     }
                 }
             }
         }
-        let _e6995 = left_453_;
-        if !(_e6995) {
+        let _e6953 = left_445_;
+        if !(_e6953) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e7002 = entry_450_;
-        let _e7004 = exited_448_;
-        active_447_ = (_e7002 && !(_e7004));
-        let _e7009 = active_447_;
-        if _e7009 {
-            r52_ = (i32(local_index) % 32i);
+        let _e6960 = entry_442_;
+        let _e6962 = exited_440_;
+        active_439_ = (_e6960 && !(_e6962));
+        let _e6967 = active_439_;
+        if _e6967 {
+            r46_ = (i32(local_index) % 32i);
         }
-        let _e7016 = active_447_;
-        if _e7016 {
-            let _e7018 = r52_;
-            r53_ = (_e7018 >> bitcast<u32>(2i));
+        let _e6974 = active_439_;
+        if _e6974 {
+            let _e6976 = r46_;
+            r47_ = (_e6976 >> bitcast<u32>(2i));
         }
-        let _e7024 = active_447_;
-        if _e7024 {
-            let _e7026 = r52_;
-            r54_ = (_e7026 & 3i);
+        let _e6982 = active_439_;
+        if _e6982 {
+            let _e6984 = r46_;
+            r48_ = (_e6984 & 3i);
         }
-        let _e7031 = active_447_;
-        if _e7031 {
-            let _e7033 = r54_;
-            r55_ = (_e7033 << bitcast<u32>(1i));
+        let _e6989 = active_439_;
+        if _e6989 {
+            let _e6991 = r48_;
+            r49_ = (_e6991 << bitcast<u32>(1i));
         }
-        let _e7039 = active_447_;
+        let _e6997 = active_439_;
+        if _e6997 {
+            let _e6999 = row_2_;
+            let _e7001 = r47_;
+            r50_ = (_e6999 + _e7001);
+        }
+        let _e7005 = active_439_;
+        if _e7005 {
+            let _e7007 = col_8_;
+            let _e7009 = r49_;
+            r51_ = (_e7007 + _e7009);
+        }
+        let _e7013 = active_439_;
+        if _e7013 {
+            let _e7017 = acc_local0_[0i];
+            r52_ = _e7017;
+        }
+        let _e7020 = active_439_;
+        if _e7020 {
+            let _e7022 = r52_;
+            let _e7028 = params.N;
+            let _e7030 = r50_;
+            let _e7032 = r51_;
+            C[bitcast<u32>(((_e7030 * _e7028) + _e7032))] = _e7022;
+        }
+        let _e7039 = active_439_;
         if _e7039 {
-            let _e7041 = row_2_;
-            let _e7043 = r53_;
-            r56_ = (_e7041 + _e7043);
+            let _e7041 = r51_;
+            r53_ = (_e7041 + 1i);
         }
-        let _e7047 = active_447_;
-        if _e7047 {
-            let _e7049 = col_8_;
-            let _e7051 = r55_;
-            r57_ = (_e7049 + _e7051);
+        let _e7046 = active_439_;
+        if _e7046 {
+            let _e7050 = acc_local0_[1i];
+            r54_ = _e7050;
         }
-        let _e7055 = active_447_;
-        if _e7055 {
-            let _e7059 = acc_local0_[0i];
-            r58_ = _e7059;
+        let _e7053 = active_439_;
+        if _e7053 {
+            let _e7055 = r54_;
+            let _e7061 = params.N;
+            let _e7063 = r50_;
+            let _e7065 = r53_;
+            C[bitcast<u32>(((_e7063 * _e7061) + _e7065))] = _e7055;
         }
-        let _e7062 = active_447_;
-        if _e7062 {
-            let _e7064 = r58_;
-            let _e7070 = params.N;
-            let _e7072 = r56_;
-            let _e7074 = r57_;
-            C[bitcast<u32>(((_e7072 * _e7070) + _e7074))] = _e7064;
+        let _e7072 = active_439_;
+        if _e7072 {
+            let _e7074 = r50_;
+            r55_ = (_e7074 + 8i);
         }
-        let _e7081 = active_447_;
-        if _e7081 {
-            let _e7083 = r57_;
-            r59_ = (_e7083 + 1i);
+        let _e7079 = active_439_;
+        if _e7079 {
+            let _e7083 = acc_local0_[2i];
+            r56_ = _e7083;
         }
-        let _e7088 = active_447_;
-        if _e7088 {
-            let _e7092 = acc_local0_[1i];
-            r60_ = _e7092;
+        let _e7086 = active_439_;
+        if _e7086 {
+            let _e7088 = r56_;
+            let _e7094 = params.N;
+            let _e7096 = r55_;
+            let _e7098 = r51_;
+            C[bitcast<u32>(((_e7096 * _e7094) + _e7098))] = _e7088;
         }
-        let _e7095 = active_447_;
-        if _e7095 {
-            let _e7097 = r60_;
-            let _e7103 = params.N;
-            let _e7105 = r56_;
-            let _e7107 = r59_;
-            C[bitcast<u32>(((_e7105 * _e7103) + _e7107))] = _e7097;
+        let _e7105 = active_439_;
+        if _e7105 {
+            let _e7109 = acc_local0_[3i];
+            r57_ = _e7109;
         }
-        let _e7114 = active_447_;
-        if _e7114 {
-            let _e7116 = r56_;
-            r61_ = (_e7116 + 8i);
-        }
-        let _e7121 = active_447_;
-        if _e7121 {
-            let _e7125 = acc_local0_[2i];
-            r62_ = _e7125;
-        }
-        let _e7128 = active_447_;
-        if _e7128 {
-            let _e7130 = r62_;
-            let _e7136 = params.N;
-            let _e7138 = r61_;
-            let _e7140 = r57_;
-            C[bitcast<u32>(((_e7138 * _e7136) + _e7140))] = _e7130;
-        }
-        let _e7147 = active_447_;
-        if _e7147 {
-            let _e7149 = r56_;
-            r63_ = (_e7149 + 8i);
-        }
-        let _e7154 = active_447_;
-        if _e7154 {
-            let _e7156 = r57_;
-            r64_ = (_e7156 + 1i);
-        }
-        let _e7161 = active_447_;
-        if _e7161 {
-            let _e7165 = acc_local0_[3i];
-            r65_ = _e7165;
-        }
-        let _e7168 = active_447_;
-        if _e7168 {
-            let _e7170 = r65_;
-            let _e7176 = params.N;
-            let _e7178 = r63_;
-            let _e7180 = r64_;
-            C[bitcast<u32>(((_e7178 * _e7176) + _e7180))] = _e7170;
+        let _e7112 = active_439_;
+        if _e7112 {
+            let _e7114 = r57_;
+            let _e7120 = params.N;
+            let _e7122 = r55_;
+            let _e7124 = r53_;
+            C[bitcast<u32>(((_e7122 * _e7120) + _e7124))] = _e7114;
         }
     }
 }
