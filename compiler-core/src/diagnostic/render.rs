@@ -19,8 +19,16 @@ pub fn render_all(diagnostics: &[Diagnostic], source: &str, file_name: &str) -> 
         out.push('\n');
     }
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-    if diagnostics.iter().any(|d| d.code >= super::Code::E0510) {
+    use super::codes::Phase;
+    let phase = |p: Phase| diagnostics.iter().any(|d| d.code.phase() == p);
+    if phase(Phase::Launch) || phase(Phase::Run) {
         out += "error: the run stopped\n";
+        return out;
+    }
+    // A target's refusal (E0521, E0522) or a backend's failure: the source compiles, the
+    // listing for this target does not.
+    if phase(Phase::Backend) {
+        out += "error: could not compile for this target\n";
         return out;
     }
     match errors {
