@@ -144,32 +144,27 @@ pub fn roofline(flops: u64, tensor: u64, bytes: u64, measured: Option<f64>) -> S
     for (row, arch) in Arch::ALL.into_iter().enumerate() {
         let peak = arch.peak();
         let ridge = peak.ridge();
-        let path = [
+        // A roof: the bandwidth's slope, then flat at `top` from where the slope reaches it.
+        let roof = |class: &str, from: (f64, f64), top: f64| {
+            let path = [from, (top / peak.bytes_per_second, top), (x_max, top)]
+                .map(|(x, y)| format!("{:.1},{:.1}", frame.x.at(x), frame.y.at(y)))
+                .join(" ");
+            format!(
+                "<polyline class=\"roof {class}roof-{}\" points=\"{path}\"/>",
+                arch.name()
+            )
+        };
+        svg += &roof(
+            "",
             (x_min, x_min * peak.bytes_per_second),
-            (ridge, peak.flops_per_second),
-            (x_max, peak.flops_per_second),
-        ]
-        .map(|(x, y)| format!("{:.1},{:.1}", frame.x.at(x), frame.y.at(y)))
-        .join(" ");
-        svg += &format!(
-            "<polyline class=\"roof roof-{}\" points=\"{path}\"/>",
-            arch.name()
+            peak.flops_per_second,
         );
         if tensor > 0 {
             // The slope goes on past the FP32 ridge up to the tensor cores' peak.
-            let path = [
+            svg += &roof(
+                "tensor ",
                 (ridge, peak.flops_per_second),
-                (
-                    peak.tensor_flops_per_second / peak.bytes_per_second,
-                    peak.tensor_flops_per_second,
-                ),
-                (x_max, peak.tensor_flops_per_second),
-            ]
-            .map(|(x, y)| format!("{:.1},{:.1}", frame.x.at(x), frame.y.at(y)))
-            .join(" ");
-            svg += &format!(
-                "<polyline class=\"roof tensor roof-{}\" points=\"{path}\"/>",
-                arch.name()
+                peak.tensor_flops_per_second,
             );
         }
         // The legend, in the empty corner above the roofs' slopes.

@@ -1153,8 +1153,10 @@ fn attention_rows_equals_softmax_attention() {
     }
 }
 
-/// The mixed-precision GEMM (issue 53): each element of C is the f32 sum, k increasing, of
-/// exact products of the f16 inputs, so it equals that sum computed here in f32 bit for bit.
+/// The mixed-precision GEMM (issue 53), on tensor cores (issue 54): its 32 × 32 × 32 tile
+/// products are multiples of m16n8k16 in a CTA of whole warps, so each follows `mma`'s rule:
+/// per 16 columns of A, the exact f32 products summed in increasing k from the first, then the
+/// running total added. Computed here in f32, it is equal bit for bit.
 #[test]
 fn gemm_f16_f32_adds_exact_products_in_f32() {
     let (m, k, n) = (40usize, 70usize, 50usize);
@@ -1181,14 +1183,22 @@ fn gemm_f16_f32_adds_exact_products_in_f32() {
     let c = &tensor(&out, "C").bits;
     for i in 0..m {
         for j in 0..n {
-            // Tile by tile, as the kernel: each 32-term product sums from 0, then joins acc.
+            // Tile by tile, as the kernel: past K, both tiles hold +0.
+            let product = |kk: usize| match kk < k {
+                true => a[i * k + kk] * b[kk * n + j],
+                false => 0.0,
+            };
             let mut acc = 0f32;
             for k0 in (0..k).step_by(32) {
-                let mut sum = 0f32;
-                for kk in k0..(k0 + 32).min(k) {
-                    sum += a[i * k + kk] * b[kk * n + j];
+                let mut total = 0f32;
+                for c0 in (k0..k0 + 32).step_by(16) {
+                    let mut sum = product(c0);
+                    for kk in c0 + 1..c0 + 16 {
+                        sum += product(kk);
+                    }
+                    total = sum + total;
                 }
-                acc += sum;
+                acc += total;
             }
             assert_eq!(c[i * n + j], acc.to_bits(), "C[{i}, {j}]");
         }

@@ -170,3 +170,107 @@ fn the_work_counts_a_gemms_products_on_the_tensor_cores() {
         (profile.work.tensor_flops as f64 / 312e12).max(profile.global_bytes() as f64 / 2039e9);
     assert!((seconds - want).abs() < 1e-15, "{seconds} {want}");
 }
+
+/// A tile product of f16 tiles into f32, 32 x 48 x 32 (multiples of m16n8k16) over two CTAs of
+/// four warps: on tensor cores at 32-lane warps, element by element in `mma`'s order at 4, 8
+/// and 64 lanes (the same IR, the other branch of `tensor_cores`). Every warp width gives the
+/// same bits, and only the 32-lane run counts tensor-core work.
+const TILE_PRODUCT: &str = "@launch(128)
+kernel tile_product(A: tensor<f16>[32, 48], B: tensor<f16>[48, 64], C: tensor<f32>[32, 64]) {
+  let c = 32 * ctx.block.x
+  var acc = tile<f32>[32, 32](0.0)
+  acc += A[0 :+ 32, 0 :+ 48] @ B[0 :+ 48, c :+ 32]
+  C[0 :+ 32, c :+ 32] = acc
+}
+";
+
+#[test]
+fn a_tile_product_on_tensor_cores_gives_the_same_bits_at_every_warp_width() {
+    let compilation = compiler_core::compile(TILE_PRODUCT);
+    let kernel = compilation.kernel(None).unwrap_or_else(|d| panic!("{d:?}"));
+    // The product's mma statements, and no source matrix operation: no launch is refused.
+    assert!(compiler_core::ir::matrix::first_mma(&kernel.body).is_some());
+    assert!(kernel.matrix.is_none());
+    let run = |lanes: u32| {
+        let launch = Launch {
+            grid: Dim3::new(2, 1, 1),
+            lanes,
+            inputs: [
+                ("A".to_owned(), Input::Rand(54)),
+                ("B".to_owned(), Input::Rand(55)),
+            ]
+            .into(),
+            ..Launch::default()
+        };
+        let prepared = compilation
+            .prepare(&launch, compiler_core::RunLimits::TERMINAL)
+            .unwrap_or_else(|d| panic!("{lanes} lanes: {d:?}"));
+        let profiled = prepared.simulate_profiled();
+        let output = profiled
+            .output
+            .unwrap_or_else(|d| panic!("{lanes} lanes: {d:?}"));
+        let tensor_flops = profiled.profile.map_or(0, |p| p.work.tensor_flops);
+        let f32s = |i| -> Vec<f32> {
+            values(tensor(&output.args, i))
+                .iter()
+                .map(|&v| v as f32)
+                .collect()
+        };
+        (
+            tensor(&output.args, 2).bits.clone(),
+            tensor_flops,
+            f32s(0),
+            f32s(1),
+        )
+    };
+    let (bits, flops, a, b) = run(32);
+    // Two CTAs, each 8 blocks of 16 x 8 (32 x 32) by three mma (48 = 3 x 16): 48 mma of 4096.
+    assert_eq!(flops, 2 * 8 * 3 * 4096);
+    for lanes in [4, 8, 64] {
+        let (other, other_flops, _, _) = run(lanes);
+        assert_eq!(other, bits, "{lanes} lanes");
+        assert_eq!(other_flops, 0, "{lanes} lanes");
+    }
+    // The rule, computed here: per 16 values of k, the exact products summed from the first,
+    // then the running total added; then `acc` (+0) plus the product.
+    for i in 0..32 {
+        for j in 0..64 {
+            let mut total = 0f32;
+            for k0 in (0..48).step_by(16) {
+                let mut sum = a[i * 48 + k0] * b[k0 * 64 + j];
+                for k in k0 + 1..k0 + 16 {
+                    sum += a[i * 48 + k] * b[k * 64 + j];
+                }
+                total = sum + total;
+            }
+            assert_eq!(bits[i * 64 + j], (0f32 + total).to_bits(), "C[{i}, {j}]");
+        }
+    }
+}
+
+/// The PTX of a tile product on tensor cores: `mma.sync` for sm_80 and sm_90; on sm_70, which
+/// has no m16n8k16, the kernel is not refused: its `tensor_cores` is 0 and the warp branch a
+/// `trap` never reached.
+#[test]
+fn a_tile_product_takes_mma_sync_from_sm_80_and_its_other_branch_on_sm_70() {
+    use compiler_core::target::Arch;
+    let compilation = compiler_core::compile(TILE_PRODUCT);
+    for arch in Arch::ALL {
+        let ptx = compilation
+            .ptx(None, arch)
+            .unwrap_or_else(|d| panic!("{}: {d:?}", arch.name()));
+        let text = &ptx.text;
+        assert_eq!(
+            text.contains("mma.sync.aligned.m16n8k16"),
+            arch != Arch::Sm70,
+            "{}",
+            arch.name()
+        );
+        assert_eq!(
+            text.contains("trap;"),
+            arch == Arch::Sm70,
+            "{}",
+            arch.name()
+        );
+    }
+}

@@ -55,6 +55,7 @@ fn field(expr: &Expr) -> Option<Field> {
         CtxField::Threads => (Level::Thread, true),
         CtxField::Lane => (Level::Lane, false),
         CtxField::Lanes => (Level::Lane, true),
+        CtxField::TensorCores => return None,
     };
     Some(Field {
         level,
@@ -74,6 +75,7 @@ fn other(field: CtxField) -> CtxField {
         CtxField::Threads => CtxField::Thread,
         CtxField::Lane => CtxField::Lanes,
         CtxField::Lanes => CtxField::Lane,
+        CtxField::TensorCores => CtxField::TensorCores,
     }
 }
 

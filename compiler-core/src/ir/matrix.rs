@@ -67,33 +67,7 @@ impl Lowering {
                 let Some(block) = self.block_start(&args[0]) else {
                     return true;
                 };
-                let origin = self.lane_origin(operand, &block, span);
-                let mut offsets = Vec::new();
-                for index in 0..operand.per_lane() {
-                    let indices = self.element_indices(operand, origin, index, &mut offsets, span);
-                    let element = self.locals[array].element;
-                    let loaded = match block.memory {
-                        Memory::Tensor(tensor) => Op::Load {
-                            tensor,
-                            indices,
-                            guarded: false,
-                        },
-                        Memory::Tile(shared) => Op::SharedLoad {
-                            array: shared,
-                            indices,
-                        },
-                    };
-                    let value = self.value(loaded, element, span);
-                    self.emit(
-                        StmtKind::LocalStore {
-                            array,
-                            index: Operand::Const(index),
-                            coordinates: Vec::new(),
-                            value,
-                        },
-                        span,
-                    );
-                }
+                self.load_fragment(operand, &block, array, span);
             }
             "mma" => {
                 let named = |l: &Self, e: &ast::Expr| match &e.kind {
@@ -131,7 +105,51 @@ impl Lowering {
         let Some(Binding::Local(fragment)) = self.lookup(name) else {
             return true;
         };
-        let origin = self.lane_origin(Matrix::C, &block, span);
+        self.store_fragment(&block, fragment, span);
+        true
+    }
+
+    /// Fills fragment `array` with this lane's elements of `operand` (A or B) in `block`, at
+    /// the table's places.
+    pub(super) fn load_fragment(
+        &mut self,
+        operand: Matrix,
+        block: &Block2,
+        array: usize,
+        span: Span,
+    ) {
+        let origin = self.lane_origin(operand, block, span);
+        let mut offsets = Vec::new();
+        for index in 0..operand.per_lane() {
+            let indices = self.element_indices(operand, origin, index, &mut offsets, span);
+            let element = self.locals[array].element;
+            let loaded = match block.memory {
+                Memory::Tensor(tensor) => Op::Load {
+                    tensor,
+                    indices,
+                    guarded: false,
+                },
+                Memory::Tile(shared) => Op::SharedLoad {
+                    array: shared,
+                    indices,
+                },
+            };
+            let value = self.value(loaded, element, span);
+            self.emit(
+                StmtKind::LocalStore {
+                    array,
+                    index: Operand::Const(index),
+                    coordinates: Vec::new(),
+                    value,
+                },
+                span,
+            );
+        }
+    }
+
+    /// Writes this lane's elements of C, fragment `fragment`, to `block`.
+    pub(super) fn store_fragment(&mut self, block: &Block2, fragment: usize, span: Span) {
+        let origin = self.lane_origin(Matrix::C, block, span);
         let mut offsets = Vec::new();
         for index in 0..Matrix::C.per_lane() {
             let indices = self.element_indices(Matrix::C, origin, index, &mut offsets, span);
@@ -164,7 +182,6 @@ impl Lowering {
                 ),
             }
         }
-        true
     }
 
     /// `X[r :+ m, c :+ n]`'s memory and first row and column.
@@ -261,16 +278,16 @@ impl Lowering {
 
 /// Where a block lives.
 #[derive(Clone, Copy)]
-enum Memory {
+pub(super) enum Memory {
     Tensor(usize),
     Tile(usize),
 }
 
 /// A 16 × 16 or 16 × 8 block: its memory and first row and column.
-struct Block2 {
-    memory: Memory,
-    row: Operand,
-    col: Operand,
+pub(super) struct Block2 {
+    pub(super) memory: Memory,
+    pub(super) row: Operand,
+    pub(super) col: Operand,
 }
 
 /// The first [`StmtKind::Mma`] in `block`, at any depth: where a target without it says so.

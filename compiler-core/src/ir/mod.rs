@@ -24,6 +24,7 @@ pub mod matrix;
 mod print;
 mod program;
 mod size;
+mod tensor_tiles;
 mod tiles;
 mod types;
 pub mod wide;

@@ -6,6 +6,9 @@
 //! Loads read 0 outside the tensor and stores outside it are dropped (`guarded`), as the
 //! brief's tile semantics say; the checker has already made tile starts uniform, lengths
 //! literal and the control around tile operations uniform.
+//!
+//! The product of `f16` tiles into `f32` whose extents are multiples of m16n8k16's, in a CTA of
+//! whole warps, goes to tensor cores where the target has them (`tensor_tiles.rs`).
 
 use super::lowering::{Binding, Lowering};
 use super::*;
@@ -106,7 +109,12 @@ impl Lowering {
     }
 
     /// `for k in range(count) { body(k) }` in every thread.
-    fn counted(&mut self, count: u32, span: Span, body: impl FnOnce(&mut Self, Operand)) {
+    pub(super) fn counted(
+        &mut self,
+        count: u32,
+        span: Span,
+        body: impl FnOnce(&mut Self, Operand),
+    ) {
         self.counting_loop(
             "k",
             Op::Copy(Operand::Const(0)),
@@ -118,7 +126,7 @@ impl Lowering {
     }
 
     /// `name = start; while name < count { body(name); name += step }`.
-    fn counting_loop(
+    pub(super) fn counting_loop(
         &mut self,
         name: &str,
         start: Op,
@@ -157,7 +165,7 @@ impl Lowering {
     }
 
     /// The coordinates of flat element `e` in a row-major `shape`.
-    fn unflatten(&mut self, e: Operand, shape: &[u32], span: Span) -> Vec<Operand> {
+    pub(super) fn unflatten(&mut self, e: Operand, shape: &[u32], span: Span) -> Vec<Operand> {
         let mut coordinates = Vec::new();
         let mut stride: u32 = shape.iter().product();
         for &extent in shape {
@@ -326,6 +334,10 @@ impl Lowering {
             self.shared[b].shape[1],
         );
         let array = self.new_array("matmul", element, vec![m, n]);
+        if super::tensor_tiles::on_tensor_cores(operand, element, [m, k, n], self.threads) {
+            self.tensor_core_product(a, b, array, [m, k, n], span);
+            return Some(array);
+        }
         self.cooperative(m * n, span, |lw, e| {
             let ij = lw.unflatten(e, &[m, n], span);
             let acc = lw.internal_reg(element, "acc");

@@ -313,6 +313,10 @@ pub enum CtxField {
     Warp,
     Thread,
     Lane,
+    /// Not a source field: 1 where a warp's m16n8k16 `mma` runs (warps of 32 lanes in the
+    /// simulator and WGSL, sm_80 and later in PTX), else 0. The tile product on tensor cores
+    /// (`ir/tiles.rs`) branches on it, and both branches give the same bits.
+    TensorCores,
 }
 
 impl CtxField {
@@ -331,6 +335,7 @@ impl CtxField {
             CtxField::Warp => "ctx.warp".into(),
             CtxField::Thread => "ctx.thread".into(),
             CtxField::Lane => "ctx.lane".into(),
+            CtxField::TensorCores => "tensor_cores".into(),
         }
     }
 }

@@ -13,6 +13,14 @@ use super::*;
 
 impl Emitter<'_> {
     pub(super) fn mma(&mut self, a: usize, b: usize, c: usize, d: usize) {
+        if self.arch == Arch::Sm70 {
+            // Only a tile product's, under `tensor_cores` (0 here): never reached.
+            self.line(
+                "trap; // sm_70 has no mma.m16n8k16: the tile product's other branch runs",
+                None,
+            );
+            return;
+        }
         let a = self.packed_halves(a, 8);
         let b = self.packed_halves(b, 4);
         let c: Vec<String> = (0..4).map(|i| self.element(c, i)).collect();

@@ -193,7 +193,9 @@ pub fn emit_module(
 }
 
 pub fn emit(kernel: &Kernel, source: &str, arch: Arch, guard: Guard) -> Result<Ptx, Diagnostic> {
-    if let (Arch::Sm70, Some(at)) = (arch, crate::ir::matrix::first_mma(&kernel.body)) {
+    // The source's own matrix operations; a tile product's `mma`s (`ir/tiles.rs`) sit under
+    // `tensor_cores`, 0 on sm_70, whose other branch computes the same product.
+    if let (Arch::Sm70, Some(at)) = (arch, kernel.matrix) {
         return Err(Diagnostic::error(
             Code::E0522,
             at,

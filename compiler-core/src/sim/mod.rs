@@ -910,6 +910,7 @@ impl<'a> Cta<'a> {
             CtxField::Warp => (t / lanes) as u32,
             CtxField::Thread => t as u32,
             CtxField::Lane => (t % lanes) as u32,
+            CtxField::TensorCores => u32::from(lanes as u32 == crate::mma::MMA_LANES),
         }
     }
 }

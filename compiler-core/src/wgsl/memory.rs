@@ -39,6 +39,10 @@ impl<'k> Builder<'k> {
                 Literal::I32(self.kernel.threads.div_ceil(self.lanes) as i32),
             ),
             CtxField::Lanes => self.lit(block, Literal::I32(self.lanes as i32)),
+            CtxField::TensorCores => self.lit(
+                block,
+                Literal::I32(i32::from(self.lanes == crate::mma::MMA_LANES)),
+            ),
             CtxField::Block(a) | CtxField::Blocks(a) => {
                 let argument = if matches!(field, CtxField::Block(_)) {
                     1

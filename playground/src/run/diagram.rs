@@ -108,16 +108,20 @@ pub fn LaunchDiagram(
     });
     let picked_warp = RwSignal::new(None::<(Dim3, u32)>);
     let on_warp = Callback::new(move |w| picked_warp.set(w));
-    // A lane followed elsewhere: the diagram zooms onto it, unless it shows that lane already.
+    // A lane followed elsewhere: the diagram zooms onto it, unless it shows that lane already
+    // or the warp on show has no such lane (a partial warp, or a lane past this launch's
+    // warps): then the diagram stays where the reader left it.
     let show = RwSignal::new(None::<(Dim3, u32)>);
     Effect::new(move |_| {
         let Some(lane) = followed.get() else { return };
         let here = picked.get_untracked().map(|(_, thread)| thread % lanes());
-        if here != Some(lane) {
-            let (block, warp) = picked_warp
-                .get_untracked()
-                .unwrap_or((Dim3::new(0, 0, 0), 0));
-            show.set(Some((block, warp * lanes() + lane)));
+        let (block, warp) = picked_warp
+            .get_untracked()
+            .unwrap_or((Dim3::new(0, 0, 0), 0));
+        let thread = warp * lanes() + lane;
+        let threads = kernel.with_untracked(|k| k.as_ref().map_or(0, |k| k.threads));
+        if here != Some(lane) && lane < lanes() && thread < threads {
+            show.set(Some((block, thread)));
         }
     });
     let step_offer = move || {
