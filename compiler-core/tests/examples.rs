@@ -1196,7 +1196,7 @@ fn gemm_f16_f32_adds_exact_products_in_f32() {
                     for kk in c0 + 1..c0 + 16 {
                         sum += product(kk);
                     }
-                    total = sum + total;
+                    total += sum; // the sum plus the running total: an addition commutes
                 }
                 acc += total;
             }

@@ -241,7 +241,7 @@ fn a_tile_product_on_tensor_cores_gives_the_same_bits_at_every_warp_width() {
                 for k in k0 + 1..k0 + 16 {
                     sum += a[i * 48 + k] * b[k * 64 + j];
                 }
-                total = sum + total;
+                total += sum; // the sum plus the running total: an addition commutes
             }
             assert_eq!(bits[i * 64 + j], (0f32 + total).to_bits(), "C[{i}, {j}]");
         }

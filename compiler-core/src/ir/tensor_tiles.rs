@@ -25,7 +25,7 @@ pub(super) fn on_tensor_cores(
     [m, k, n]: [u32; 3],
     threads: u32,
 ) -> bool {
-    let whole = |extent: u32, of: u32| extent > 0 && extent % of == 0;
+    let whole = |extent: u32, of: u32| extent > 0 && extent.is_multiple_of(of);
     operand == Scalar::F16
         && element == Scalar::F32
         && whole(m, crate::mma::M)
