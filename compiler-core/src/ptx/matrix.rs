@@ -1,13 +1,15 @@
 //! A warp's matrix operation in PTX: `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`
-//! (PTX ISA 7.0, sm_80 and later; sm_70 has no m16n8k16 and the kernel is refused there,
-//! E0522). A's and B's `f16`s are packed two to a `.b32`, the lower element in the low half,
-//! as the ISA's fragments are: from a fragment's `.b16` element registers (`locals`) as they
-//! are, or from `.local` memory rounded to `.f16` (exact: they are `f16` values); C and D are
-//! four `.f32` registers each. A fragment
-//! kept in registers (every index a constant, as a fragment's always are unless the kernel
-//! indexes it at run time) is read and written in place: the instruction takes C's element
-//! registers and writes D's, the same ones for `acc = mma(a, b, acc)` (an instruction reads
-//! its sources before it writes).
+//! (PTX ISA 7.0, sm_80 and later). sm_70 has no m16n8k16: a kernel whose source uses `mma` is
+//! refused there (E0522), and a tile product's `mma`, under `tensor_cores` (0 on sm_70), is a
+//! `trap` never reached.
+//!
+//! A's and B's `f16`s are packed two to a `.b32`, the lower element in the low half, as the
+//! ISA's fragments are: from a fragment's `.b16` element registers (`locals`) as they are, or
+//! from `.local` memory rounded to `.f16` (exact: they are `f16` values). C and D are four
+//! `.f32` registers each. A fragment kept in registers (every index a constant, as a
+//! fragment's always are unless the kernel indexes it at run time) is read and written in
+//! place: the instruction takes C's element registers and writes D's, the same ones for
+//! `acc = mma(a, b, acc)` (an instruction reads its sources before it writes).
 
 use super::*;
 
