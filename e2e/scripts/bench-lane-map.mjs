@@ -3,7 +3,8 @@
 // the browser delivers one) to every effect run and the page laid out again: the map's 512
 // cells, the stepper's strip and table row, and the diagram zoomed onto the lane, all of which
 // follow the pick. A frame is 16.7 ms at 60 Hz; the pick's work should fit in one.
-//   node scripts/bench-lane-map.mjs   (after `make site`; RUNS=N picks, 40 unless told)
+//   node scripts/bench-lane-map.mjs   (after `make site`; RUNS=N picks, 40 unless told;
+//   NO_STEPPER=1 leaves the stepper closed)
 import { open, median, worst } from './site.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 40);

@@ -17,6 +17,9 @@ use super::matrix::{Block2, Memory};
 use super::*;
 use crate::mma::Operand as Matrix;
 
+/// The product's factors, `f16`, taken in `f32` (exactly).
+const HALVES_IN_F32: [Scalar; 2] = [Scalar::F16, Scalar::F32];
+
 /// Whether `a @ b` into `element` runs on tensor cores where the target has them: `f16` tiles
 /// into `f32`, extents multiples of m16n8k16's (M 16, K 16, N 8), a CTA of whole warps.
 pub(super) fn on_tensor_cores(
@@ -171,7 +174,7 @@ impl Lowering {
                     span,
                 );
                 let sum = lw.internal_reg(Scalar::F32, "sum");
-                let first = lw.exact_product(a, b, &ij, k0, span);
+                let first = lw.product_term([a, b], &ij, k0, HALVES_IN_F32, span);
                 lw.emit(
                     StmtKind::Let {
                         dst: sum,
@@ -179,18 +182,18 @@ impl Lowering {
                     },
                     span,
                 );
+                let next = lw.value(
+                    Op::Binary(BinaryOp::Add, Scalar::I32, k0, Operand::Const(1)),
+                    Scalar::I32,
+                    span,
+                );
                 lw.counted(15, span, |lw, j| {
-                    let next = lw.value(
-                        Op::Binary(BinaryOp::Add, Scalar::I32, k0, Operand::Const(1)),
-                        Scalar::I32,
-                        span,
-                    );
                     let kk = lw.value(
                         Op::Binary(BinaryOp::Add, Scalar::I32, next, j),
                         Scalar::I32,
                         span,
                     );
-                    let p = lw.exact_product(a, b, &ij, kk, span);
+                    let p = lw.product_term([a, b], &ij, kk, HALVES_IN_F32, span);
                     lw.emit(
                         StmtKind::Let {
                             dst: sum,
@@ -221,35 +224,5 @@ impl Lowering {
                 span,
             );
         });
-    }
-
-    /// `a[i, kk] * b[kk, j]` of `f16` tiles, exact in `f32`.
-    fn exact_product(
-        &mut self,
-        a: usize,
-        b: usize,
-        ij: &[Operand],
-        kk: Operand,
-        span: Span,
-    ) -> Operand {
-        let widened = |lw: &mut Self, array: usize, indices: Vec<Operand>| {
-            let half = lw.value(Op::SharedLoad { array, indices }, Scalar::F16, span);
-            lw.value(
-                Op::Cast {
-                    from: Scalar::F16,
-                    to: Scalar::F32,
-                    value: half,
-                },
-                Scalar::F32,
-                span,
-            )
-        };
-        let x = widened(self, a, vec![ij[0], kk]);
-        let y = widened(self, b, vec![kk, ij[1]]);
-        self.value(
-            Op::Binary(BinaryOp::Mul, Scalar::F32, x, y),
-            Scalar::F32,
-            span,
-        )
     }
 }

@@ -349,40 +349,7 @@ impl Lowering {
                 span,
             );
             lw.counted(k, span, |lw, kk| {
-                let x = lw.value(
-                    Op::SharedLoad {
-                        array: a,
-                        indices: vec![ij[0], kk],
-                    },
-                    operand,
-                    span,
-                );
-                let y = lw.value(
-                    Op::SharedLoad {
-                        array: b,
-                        indices: vec![kk, ij[1]],
-                    },
-                    operand,
-                    span,
-                );
-                let (x, y) = match element == operand {
-                    true => (x, y),
-                    false => {
-                        let widen = |lw: &mut Self, v| {
-                            lw.value(
-                                Op::Cast {
-                                    from: operand,
-                                    to: element,
-                                    value: v,
-                                },
-                                element,
-                                span,
-                            )
-                        };
-                        (widen(lw, x), widen(lw, y))
-                    }
-                };
-                let product = lw.value(Op::Binary(BinaryOp::Mul, element, x, y), element, span);
+                let product = lw.product_term([a, b], &ij, kk, [operand, element], span);
                 lw.emit(
                     StmtKind::Let {
                         dst: acc,
@@ -401,6 +368,52 @@ impl Lowering {
             );
         });
         Some(array)
+    }
+
+    /// `a[i, kk] * b[kk, j]` of tiles of `operand`, taken in `element` (each factor widened
+    /// first where the two differ: an `f16` product in `f32` is exact).
+    pub(super) fn product_term(
+        &mut self,
+        [a, b]: [usize; 2],
+        ij: &[Operand],
+        kk: Operand,
+        [operand, element]: [Scalar; 2],
+        span: Span,
+    ) -> Operand {
+        let x = self.value(
+            Op::SharedLoad {
+                array: a,
+                indices: vec![ij[0], kk],
+            },
+            operand,
+            span,
+        );
+        let y = self.value(
+            Op::SharedLoad {
+                array: b,
+                indices: vec![kk, ij[1]],
+            },
+            operand,
+            span,
+        );
+        let (x, y) = match element == operand {
+            true => (x, y),
+            false => {
+                let widen = |lw: &mut Self, v| {
+                    lw.value(
+                        Op::Cast {
+                            from: operand,
+                            to: element,
+                            value: v,
+                        },
+                        element,
+                        span,
+                    )
+                };
+                (widen(self, x), widen(self, y))
+            }
+        };
+        self.value(Op::Binary(BinaryOp::Mul, element, x, y), element, span)
     }
 
     /// The other tile expressions: a negation, a reduction of a tile along an axis.

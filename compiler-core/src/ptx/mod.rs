@@ -706,16 +706,13 @@ impl<'a> Emitter<'a> {
             // tensor-core fragment's load): the load goes into the element's `.b16` itself,
             // and the load's own `f32` register is still written from it (dead where, as for a
             // fragment, nothing else reads it: ptxas drops it).
-            self.f16_into = stmts
+            let fused = stmts
                 .get(i + 1)
                 .and_then(|next| self.fused_element(stmt, next));
+            self.f16_into.clone_from(&fused);
             self.stmt(stmt);
-            stored = self.f16_into.is_none()
-                && stmts.get(i + 1).is_some_and(|next| {
-                    matches!(next.kind, StmtKind::LocalStore { .. })
-                        && self.fused_element(stmt, next).is_some()
-                });
-            self.f16_into = None;
+            // The load took the register: the store is done.
+            stored = fused.is_some() && self.f16_into.take().is_none();
         }
     }
 

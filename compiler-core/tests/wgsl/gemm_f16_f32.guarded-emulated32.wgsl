@@ -149,10 +149,10 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
     var r117_: f32;
     var r118_: f32;
     var r119_: f32;
-    var k_120_: i32;
-    var r121_: bool;
+    var r120_: i32;
+    var k_121_: i32;
     var r122_: bool;
-    var r123_: i32;
+    var r123_: bool;
     var r124_: i32;
     var r125_: f32;
     var r126_: f32;
@@ -4999,24 +4999,24 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                     }
                                     let _e8209 = active_533_;
                                     if _e8209 {
-                                        let _e8211 = r115_;
-                                        r116_ = _e8211;
+                                        let _e8213 = r113_;
+                                        let _e8215 = r108_;
+                                        let _e8221 = tile2_B_tile[bitcast<u32>(((_e8213 * 32i) + _e8215))];
+                                        r116_ = _e8221;
                                     }
-                                    let _e8214 = active_533_;
-                                    if _e8214 {
-                                        let _e8218 = r113_;
-                                        let _e8220 = r108_;
-                                        let _e8226 = tile2_B_tile[bitcast<u32>(((_e8218 * 32i) + _e8220))];
+                                    let _e8224 = active_533_;
+                                    if _e8224 {
+                                        let _e8226 = r115_;
                                         r117_ = _e8226;
                                     }
                                     let _e8229 = active_533_;
                                     if _e8229 {
-                                        let _e8231 = r117_;
+                                        let _e8231 = r116_;
                                         r118_ = _e8231;
                                     }
                                     let _e8234 = active_533_;
                                     if _e8234 {
-                                        let _e8236 = r116_;
+                                        let _e8236 = r117_;
                                         let _e8238 = r118_;
                                         r119_ = (_e8236 * _e8238);
                                     }
@@ -5027,94 +5027,94 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                     }
                                     let _e8247 = active_533_;
                                     if _e8247 {
-                                        k_120_ = 0i;
+                                        let _e8249 = r113_;
+                                        r120_ = (_e8249 + 1i);
                                     }
-                                    let _e8251 = active_533_;
-                                    entry_586_ = _e8251;
+                                    let _e8254 = active_533_;
+                                    if _e8254 {
+                                        k_121_ = 0i;
+                                    }
+                                    let _e8258 = active_533_;
+                                    entry_586_ = _e8258;
                                     broken_587_ = false;
                                     left_589_ = false;
                                     loop {
                                         continued_588_ = false;
-                                        let _e8261 = entry_586_;
-                                        let _e8263 = exited_534_;
-                                        let _e8265 = broken_587_;
-                                        let _e8267 = continued_588_;
-                                        active_533_ = (_e8261 && !((_e8263 || (_e8265 || _e8267))));
-                                        let _e8274 = vote_number_535_;
-                                        vote_number_535_ = (_e8274 + 1u);
-                                        let _e8279 = active_533_;
-                                        if _e8279 {
-                                            let _e8282 = vote_number_535_;
-                                            atomicMax((&workgroup_votes), _e8282);
+                                        let _e8268 = entry_586_;
+                                        let _e8270 = exited_534_;
+                                        let _e8272 = broken_587_;
+                                        let _e8274 = continued_588_;
+                                        active_533_ = (_e8268 && !((_e8270 || (_e8272 || _e8274))));
+                                        let _e8281 = vote_number_535_;
+                                        vote_number_535_ = (_e8281 + 1u);
+                                        let _e8286 = active_533_;
+                                        if _e8286 {
+                                            let _e8289 = vote_number_535_;
+                                            atomicMax((&workgroup_votes), _e8289);
                                         }
                                         workgroupBarrier();
                                         if (local_index == 0u) {
-                                            let _e8287 = atomicLoad((&workgroup_votes));
-                                            workgroup_any = _e8287;
+                                            let _e8294 = atomicLoad((&workgroup_votes));
+                                            workgroup_any = _e8294;
                                         }
-                                        let _e8290 = workgroupUniformLoad((&workgroup_any));
-                                        let _e8292 = vote_number_535_;
-                                        if (u32((_e8290 == _e8292)) == 0u) {
+                                        let _e8297 = workgroupUniformLoad((&workgroup_any));
+                                        let _e8299 = vote_number_535_;
+                                        if (u32((_e8297 == _e8299)) == 0u) {
                                             left_589_ = true;
                                             break;
                                         }
-                                        let _e8300 = active_533_;
-                                        if _e8300 {
-                                            let _e8310 = trips_532_;
-                                            let _e8312 = (_e8310 + 1u);
-                                            trips_532_ = _e8312;
-                                            if (_e8312 > 4096u) {
+                                        let _e8307 = active_533_;
+                                        if _e8307 {
+                                            let _e8317 = trips_532_;
+                                            let _e8319 = (_e8317 + 1u);
+                                            trips_532_ = _e8319;
+                                            if (_e8319 > 4096u) {
                                                 loop_guard[0u] = 9u;
                                                 exited_534_ = true;
                                                 active_533_ = false;
                                             }
                                         }
                                         {
-                                            let _e8316 = active_533_;
-                                            if _e8316 {
-                                                let _e8318 = k_120_;
-                                                r121_ = (_e8318 < 15i);
-                                            }
                                             let _e8323 = active_533_;
                                             if _e8323 {
-                                                let _e8325 = r121_;
-                                                r122_ = !(_e8325);
+                                                let _e8325 = k_121_;
+                                                r122_ = (_e8325 < 15i);
                                             }
-                                            let _e8329 = active_533_;
-                                            saved_590_ = _e8329;
-                                            let _e8332 = r122_;
-                                            let _e8334 = saved_590_;
-                                            let _e8335 = (_e8334 && _e8332);
-                                            taken_591_ = _e8335;
-                                            active_533_ = _e8335;
+                                            let _e8330 = active_533_;
+                                            if _e8330 {
+                                                let _e8332 = r122_;
+                                                r123_ = !(_e8332);
+                                            }
+                                            let _e8336 = active_533_;
+                                            saved_590_ = _e8336;
+                                            let _e8339 = r123_;
+                                            let _e8341 = saved_590_;
+                                            let _e8342 = (_e8341 && _e8339);
+                                            taken_591_ = _e8342;
+                                            active_533_ = _e8342;
                                             {
-                                                let _e8339 = active_533_;
-                                                let _e8341 = broken_587_;
-                                                broken_587_ = (_e8341 || _e8339);
+                                                let _e8346 = active_533_;
+                                                let _e8348 = broken_587_;
+                                                broken_587_ = (_e8348 || _e8346);
                                                 active_533_ = false;
                                             }
-                                            let _e8347 = saved_590_;
-                                            let _e8349 = taken_591_;
-                                            let _e8353 = exited_534_;
-                                            let _e8355 = broken_587_;
-                                            let _e8357 = continued_588_;
-                                            active_533_ = ((_e8347 && !(_e8349)) && !((_e8353 || (_e8355 || _e8357))));
+                                            let _e8354 = saved_590_;
+                                            let _e8356 = taken_591_;
+                                            let _e8360 = exited_534_;
+                                            let _e8362 = broken_587_;
+                                            let _e8364 = continued_588_;
+                                            active_533_ = ((_e8354 && !(_e8356)) && !((_e8360 || (_e8362 || _e8364))));
                                             {
                                             }
-                                            let _e8364 = saved_590_;
-                                            let _e8366 = exited_534_;
-                                            let _e8368 = broken_587_;
-                                            let _e8370 = continued_588_;
-                                            active_533_ = (_e8364 && !((_e8366 || (_e8368 || _e8370))));
-                                            let _e8377 = active_533_;
-                                            if _e8377 {
-                                                let _e8379 = r113_;
-                                                r123_ = (_e8379 + 1i);
-                                            }
+                                            let _e8371 = saved_590_;
+                                            let _e8373 = exited_534_;
+                                            let _e8375 = broken_587_;
+                                            let _e8377 = continued_588_;
+                                            active_533_ = (_e8371 && !((_e8373 || (_e8375 || _e8377))));
                                             let _e8384 = active_533_;
                                             if _e8384 {
-                                                let _e8386 = r123_;
-                                                let _e8388 = k_120_;
+                                                let _e8386 = r120_;
+                                                let _e8388 = k_121_;
                                                 r124_ = (_e8386 + _e8388);
                                             }
                                             let _e8392 = active_533_;
@@ -5126,24 +5126,24 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                             }
                                             let _e8407 = active_533_;
                                             if _e8407 {
-                                                let _e8409 = r125_;
-                                                r126_ = _e8409;
+                                                let _e8411 = r124_;
+                                                let _e8413 = r108_;
+                                                let _e8419 = tile2_B_tile[bitcast<u32>(((_e8411 * 32i) + _e8413))];
+                                                r126_ = _e8419;
                                             }
-                                            let _e8412 = active_533_;
-                                            if _e8412 {
-                                                let _e8416 = r124_;
-                                                let _e8418 = r108_;
-                                                let _e8424 = tile2_B_tile[bitcast<u32>(((_e8416 * 32i) + _e8418))];
+                                            let _e8422 = active_533_;
+                                            if _e8422 {
+                                                let _e8424 = r125_;
                                                 r127_ = _e8424;
                                             }
                                             let _e8427 = active_533_;
                                             if _e8427 {
-                                                let _e8429 = r127_;
+                                                let _e8429 = r126_;
                                                 r128_ = _e8429;
                                             }
                                             let _e8432 = active_533_;
                                             if _e8432 {
-                                                let _e8434 = r126_;
+                                                let _e8434 = r127_;
                                                 let _e8436 = r128_;
                                                 r129_ = (_e8434 * _e8436);
                                             }
@@ -5164,8 +5164,8 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                             {
                                                 let _e8463 = active_533_;
                                                 if _e8463 {
-                                                    let _e8465 = k_120_;
-                                                    k_120_ = (_e8465 + 1i);
+                                                    let _e8465 = k_121_;
+                                                    k_121_ = (_e8465 + 1i);
                                                 }
                                             }
                                         }

@@ -147,10 +147,10 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
     var r117_: f32;
     var r118_: f32;
     var r119_: f32;
-    var k_120_: i32;
-    var r121_: bool;
+    var r120_: i32;
+    var k_121_: i32;
     var r122_: bool;
-    var r123_: i32;
+    var r123_: bool;
     var r124_: i32;
     var r125_: f32;
     var r126_: f32;
@@ -2300,58 +2300,58 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                 let _e4508 = r113_;
                                 let _e4514 = tile1_A_tile[bitcast<u32>(((_e4506 * 32i) + _e4508))];
                                 r115_ = _e4514;
-                                let _e4517 = r115_;
-                                r116_ = _e4517;
-                                let _e4522 = r113_;
-                                let _e4524 = r108_;
-                                let _e4530 = tile2_B_tile[bitcast<u32>(((_e4522 * 32i) + _e4524))];
+                                let _e4519 = r113_;
+                                let _e4521 = r108_;
+                                let _e4527 = tile2_B_tile[bitcast<u32>(((_e4519 * 32i) + _e4521))];
+                                r116_ = _e4527;
+                                let _e4530 = r115_;
                                 r117_ = _e4530;
-                                let _e4533 = r117_;
+                                let _e4533 = r116_;
                                 r118_ = _e4533;
-                                let _e4536 = r116_;
+                                let _e4536 = r117_;
                                 let _e4538 = r118_;
                                 r119_ = (_e4536 * _e4538);
                                 let _e4542 = r119_;
                                 sum_114_ = _e4542;
-                                k_120_ = 0i;
+                                let _e4545 = r113_;
+                                r120_ = (_e4545 + 1i);
+                                k_121_ = 0i;
                                 left_542_ = false;
                                 loop {
-                                    let _e4556 = trips_532_;
-                                    let _e4558 = (_e4556 + 1u);
-                                    trips_532_ = _e4558;
-                                    if (_e4558 > 4096u) {
+                                    let _e4561 = trips_532_;
+                                    let _e4563 = (_e4561 + 1u);
+                                    trips_532_ = _e4563;
+                                    if (_e4563 > 4096u) {
                                         loop_guard[0u] = 9u;
                                         left_542_ = true;
                                         break;
                                     }
                                     {
-                                        let _e4562 = k_120_;
-                                        r121_ = (_e4562 < 15i);
-                                        let _e4567 = r121_;
-                                        r122_ = !(_e4567);
-                                        let _e4571 = r122_;
-                                        if _e4571 {
+                                        let _e4567 = k_121_;
+                                        r122_ = (_e4567 < 15i);
+                                        let _e4572 = r122_;
+                                        r123_ = !(_e4572);
+                                        let _e4576 = r123_;
+                                        if _e4576 {
                                             left_542_ = true;
                                             break;
                                         }
-                                        let _e4575 = r113_;
-                                        r123_ = (_e4575 + 1i);
-                                        let _e4580 = r123_;
-                                        let _e4582 = k_120_;
+                                        let _e4580 = r120_;
+                                        let _e4582 = k_121_;
                                         r124_ = (_e4580 + _e4582);
                                         let _e4588 = r106_;
                                         let _e4590 = r124_;
                                         let _e4596 = tile1_A_tile[bitcast<u32>(((_e4588 * 32i) + _e4590))];
                                         r125_ = _e4596;
-                                        let _e4599 = r125_;
-                                        r126_ = _e4599;
-                                        let _e4604 = r124_;
-                                        let _e4606 = r108_;
-                                        let _e4612 = tile2_B_tile[bitcast<u32>(((_e4604 * 32i) + _e4606))];
+                                        let _e4601 = r124_;
+                                        let _e4603 = r108_;
+                                        let _e4609 = tile2_B_tile[bitcast<u32>(((_e4601 * 32i) + _e4603))];
+                                        r126_ = _e4609;
+                                        let _e4612 = r125_;
                                         r127_ = _e4612;
-                                        let _e4615 = r127_;
+                                        let _e4615 = r126_;
                                         r128_ = _e4615;
-                                        let _e4618 = r126_;
+                                        let _e4618 = r127_;
                                         let _e4620 = r128_;
                                         r129_ = (_e4618 * _e4620);
                                         let _e4624 = sum_114_;
@@ -2359,8 +2359,8 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                         sum_114_ = (_e4624 + _e4626);
                                     }
                                     continuing {
-                                        let _e4630 = k_120_;
-                                        k_120_ = (_e4630 + 1i);
+                                        let _e4630 = k_121_;
+                                        k_121_ = (_e4630 + 1i);
                                     }
                                 }
                                 let _e4635 = left_542_;

@@ -144,10 +144,10 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
     var r117_: f32;
     var r118_: f32;
     var r119_: f32;
-    var k_120_: i32;
-    var r121_: bool;
+    var r120_: i32;
+    var k_121_: i32;
     var r122_: bool;
-    var r123_: i32;
+    var r123_: bool;
     var r124_: i32;
     var r125_: f32;
     var r126_: f32;
@@ -2171,55 +2171,55 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                     let _e4335 = r113_;
                     let _e4341 = tile1_A_tile[bitcast<u32>(((_e4333 * 32i) + _e4335))];
                     r115_ = _e4341;
-                    let _e4344 = r115_;
-                    r116_ = _e4344;
-                    let _e4349 = r113_;
-                    let _e4351 = r108_;
-                    let _e4357 = tile2_B_tile[bitcast<u32>(((_e4349 * 32i) + _e4351))];
+                    let _e4346 = r113_;
+                    let _e4348 = r108_;
+                    let _e4354 = tile2_B_tile[bitcast<u32>(((_e4346 * 32i) + _e4348))];
+                    r116_ = _e4354;
+                    let _e4357 = r115_;
                     r117_ = _e4357;
-                    let _e4360 = r117_;
+                    let _e4360 = r116_;
                     r118_ = _e4360;
-                    let _e4363 = r116_;
+                    let _e4363 = r117_;
                     let _e4365 = r118_;
                     r119_ = (_e4363 * _e4365);
                     let _e4369 = r119_;
                     sum_114_ = _e4369;
-                    k_120_ = 0i;
+                    let _e4372 = r113_;
+                    r120_ = (_e4372 + 1i);
+                    k_121_ = 0i;
                     loop {
-                        let _e4374 = k_120_;
-                        r121_ = (_e4374 < 15i);
-                        let _e4379 = r121_;
-                        r122_ = !(_e4379);
-                        let _e4383 = r122_;
-                        if _e4383 {
+                        let _e4379 = k_121_;
+                        r122_ = (_e4379 < 15i);
+                        let _e4384 = r122_;
+                        r123_ = !(_e4384);
+                        let _e4388 = r123_;
+                        if _e4388 {
                             break;
                         }
-                        let _e4385 = r113_;
-                        r123_ = (_e4385 + 1i);
-                        let _e4390 = r123_;
-                        let _e4392 = k_120_;
+                        let _e4390 = r120_;
+                        let _e4392 = k_121_;
                         r124_ = (_e4390 + _e4392);
                         let _e4398 = r106_;
                         let _e4400 = r124_;
                         let _e4406 = tile1_A_tile[bitcast<u32>(((_e4398 * 32i) + _e4400))];
                         r125_ = _e4406;
-                        let _e4409 = r125_;
-                        r126_ = _e4409;
-                        let _e4414 = r124_;
-                        let _e4416 = r108_;
-                        let _e4422 = tile2_B_tile[bitcast<u32>(((_e4414 * 32i) + _e4416))];
+                        let _e4411 = r124_;
+                        let _e4413 = r108_;
+                        let _e4419 = tile2_B_tile[bitcast<u32>(((_e4411 * 32i) + _e4413))];
+                        r126_ = _e4419;
+                        let _e4422 = r125_;
                         r127_ = _e4422;
-                        let _e4425 = r127_;
+                        let _e4425 = r126_;
                         r128_ = _e4425;
-                        let _e4428 = r126_;
+                        let _e4428 = r127_;
                         let _e4430 = r128_;
                         r129_ = (_e4428 * _e4430);
                         let _e4434 = sum_114_;
                         let _e4436 = r129_;
                         sum_114_ = (_e4434 + _e4436);
                         continuing {
-                            let _e4440 = k_120_;
-                            k_120_ = (_e4440 + 1i);
+                            let _e4440 = k_121_;
+                            k_121_ = (_e4440 + 1i);
                         }
                     }
                     let _e4445 = sum_114_;

@@ -19,11 +19,6 @@ use leptos::prelude::*;
 /// A cell of one operand: (row, column).
 type Cell = (u32, u32);
 
-/// The fragment's name: `a`, `b`, `c`.
-fn letter(op: Operand) -> &'static str {
-    op.name()
-}
-
 /// The matrix's name: `A`, `B`, `C`.
 fn matrix(op: Operand) -> String {
     op.name().to_ascii_uppercase()
@@ -45,8 +40,8 @@ fn lane_holds(lane: u32) -> String {
             format!(
                 "{} as {}[0] to {}[{}]",
                 cells.join(", "),
-                letter(op),
-                letter(op),
+                op.name(),
+                op.name(),
                 op.per_lane() - 1
             )
         })
@@ -63,7 +58,7 @@ pub fn readout(lane: Option<u32>, element: Option<(Operand, Cell)>) -> String {
                 "{} is held by lane {lane}, at index {index} of its {} fragment ({}[{index}], of {}). Lane {lane} holds {}.",
                 element_name(op, cell),
                 matrix(op),
-                letter(op),
+                op.name(),
                 op.per_lane(),
                 lane_holds(lane)
             )
@@ -77,7 +72,7 @@ pub fn readout(lane: Option<u32>, element: Option<(Operand, Cell)>) -> String {
 
 /// The id of `op`'s cell.
 fn cell_id(op: Operand, (row, col): Cell) -> String {
-    format!("fragment-{}-{row}-{col}", letter(op))
+    format!("fragment-{}-{row}-{col}", op.name())
 }
 
 fn set_attribute(id: &str, name: &str, value: &str) {
@@ -150,7 +145,7 @@ fn grid(
                         <td role="gridcell" id=id((r, c)) class="fragment-cell"
                             style=format!("--lane-hue: {}", hue(holder))
                             tabindex=if (r, c) == (0, 0) { "0" } else { "-1" }
-                            aria-label=format!("{}: lane {holder}, {}[{index}]", element_name(op, (r, c)), letter(op))
+                            aria-label=format!("{}: lane {holder}, {}[{index}]", element_name(op, (r, c)), op.name())
                             aria-selected="false"
                             data-lane=holder data-index=index
                             on:focus=move |_| pick((r, c))
@@ -183,9 +178,9 @@ fn grid(
     );
     view! {
         <figure class="fragment-grid">
-            <figcaption id=format!("fragment-{}-title", letter(op))>{title}</figcaption>
+            <figcaption id=format!("fragment-{}-title", op.name())>{title}</figcaption>
             <div class="table-scroll">
-                <table role="grid" aria-labelledby=format!("fragment-{}-title", letter(op)) data-testid=format!("fragment-{}", letter(op)) on:keydown=on_key>
+                <table role="grid" aria-labelledby=format!("fragment-{}-title", op.name()) data-testid=format!("fragment-{}", op.name()) on:keydown=on_key>
                     <thead><tr><th></th>{(0..cols).map(|c| view! { <th scope="col">{c}</th> }).collect_view()}</tr></thead>
                     <tbody>{body}</tbody>
                 </table>
