@@ -25,8 +25,8 @@ test('pick lane 17: its 16 elements light up; pick an element: its lane and inde
   await expect(map.getByTestId('fragment-lane')).toHaveValue('24');
   await expect(map.locator('td.picked')).toHaveCount(16);
 
-  // The keyboard: the arrows move the pick within a grid (selection follows focus), Escape
-  // clears it, and the grid keeps one tab stop.
+  // The keyboard: the arrows move the pick within a grid, Escape clears it, and the grid
+  // keeps one tab stop.
   await map.getByRole('gridcell', { name: 'A[0, 0]: lane 0, a[0]' }).focus();
   await page.keyboard.press('ArrowRight');
   await expect(page.locator(':focus')).toHaveAccessibleName('A[0, 1]: lane 0, a[1]');
@@ -39,6 +39,13 @@ test('pick lane 17: its 16 elements light up; pick an element: its lane and inde
   await page.keyboard.press('Escape');
   await expect(map.getByTestId('fragment-lane')).toHaveValue('');
   await expect(map.locator('td.picked')).toHaveCount(0);
+  // Tab passes into the next grid, at the cell last picked there, without picking; Enter
+  // picks the cell in focus.
+  await page.keyboard.press('Tab');
+  await expect(page.locator(':focus')).toHaveAccessibleName('B[9, 6]: lane 24, b[3]');
+  await expect(map.getByTestId('fragment-lane')).toHaveValue('');
+  await page.keyboard.press('Enter');
+  await expect(map.getByTestId('fragment-lane')).toHaveValue('24');
   expect(consoleErrors).toEqual([]);
 });
 

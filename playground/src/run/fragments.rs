@@ -4,14 +4,15 @@
 //! In: the picked lane, shared with the stepper's lane strip and the diagram (`lane`), and
 //! `compiler_core::mma`'s table, the one the simulator, PTX and WGSL follow. Out: the grids, a
 //! lane field, and a sentence of what the pick holds. Picking a lane (the field, the stepper,
-//! the diagram) lights up its 16 elements; picking an element (a click, or the arrow keys in a
-//! grid: selection follows focus) names its lane and its index in that lane's fragment, and
-//! picks that lane everywhere.
+//! the diagram) lights up its 16 elements; picking an element (a click or a tap; in a grid, the
+//! arrow keys, or Enter on the cell in focus) names its lane and its index in that lane's
+//! fragment, and picks that lane everywhere. Tab only passes through a grid: a reader tabbing
+//! along the page changes no pick.
 //!
 //! Each grid is an ARIA grid with one tab stop (the cell last focused); each cell's name says
 //! its element, lane and index, and the sentence under the field is a polite live region, so
-//! the map reads without its colours. A pick changes each cell's class and tab stop in place
-//! (a reactive attribute per cell): nothing is built again.
+//! the map reads without its colours. A pick changes, in place, the classes of the cells it
+//! concerns and the tab stop: nothing is built again.
 
 use compiler_core::mma::{Operand, MMA_LANES, SHAPE};
 use leptos::prelude::*;
@@ -121,6 +122,7 @@ fn grid(
             "End" => (r, cols - 1),
             "PageUp" => (0, c),
             "PageDown" => (rows - 1, c),
+            "Enter" | " " => (r, c),
             "Escape" => {
                 lane.set(None);
                 element.set(None);
@@ -130,6 +132,7 @@ fn grid(
             _ => return,
         };
         ev.prevent_default();
+        pick(to);
         if let Some(cell) = document().get_element_by_id(&id(to)) {
             if let Ok(cell) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(cell) {
                 let _ = cell.focus();
@@ -148,7 +151,6 @@ fn grid(
                             aria-label=format!("{}: lane {holder}, {}[{index}]", element_name(op, (r, c)), op.name())
                             aria-selected="false"
                             data-lane=holder data-index=index
-                            on:focus=move |_| pick((r, c))
                             on:click=move |_| pick((r, c))>{holder}</td>
                     }
                 })
